@@ -1,0 +1,80 @@
+"""passhat: pass@k, pass^k and mean success of repeated AI-agent trials.
+
+Examples
+--------
+>>> import passhat as ph
+>>> est = ph.estimate(ph.load_example("abcd"), k=2)
+>>> round(est.value("pass_hat_k", 2), 3)
+0.425
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from passhat import io
+from passhat.errors import (
+    CountError,
+    DependencyError,
+    FormatError,
+    InputError,
+    ModelError,
+    OptionError,
+    PasshatError,
+    ShortTaskError,
+    ValidationError,
+)
+from passhat.estimators import (
+    METRICS,
+    Estimate,
+    estimate,
+    mean_success,
+    pass_at_k,
+    pass_at_k_variance,
+    pass_hat_k,
+    pass_hat_k_variance,
+    pass_hat_k_variance_estimate,
+    per_task_metrics,
+    plugin_pass_at_k,
+    plugin_pass_hat_k,
+)
+from passhat.examples import load_example
+from passhat.io import read, read_counts, read_trials
+from passhat.trials import Trials, counts_from_arrays
+
+try:
+    __version__ = version("passhat")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "METRICS",
+    "CountError",
+    "DependencyError",
+    "Estimate",
+    "FormatError",
+    "InputError",
+    "ModelError",
+    "OptionError",
+    "PasshatError",
+    "ShortTaskError",
+    "Trials",
+    "ValidationError",
+    "__version__",
+    "counts_from_arrays",
+    "estimate",
+    "io",
+    "load_example",
+    "mean_success",
+    "pass_at_k",
+    "pass_at_k_variance",
+    "pass_hat_k",
+    "pass_hat_k_variance",
+    "pass_hat_k_variance_estimate",
+    "per_task_metrics",
+    "plugin_pass_at_k",
+    "plugin_pass_hat_k",
+    "read",
+    "read_counts",
+    "read_trials",
+]

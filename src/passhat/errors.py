@@ -1,0 +1,75 @@
+"""Error hierarchy.
+
+Every error passhat raises on purpose is a :class:`PasshatError`. The CLI
+prints its message on one line and exits non-zero; the Python API lets it
+propagate. Messages name the file, row or task and the rule that was broken.
+
+Examples
+--------
+>>> import passhat as ph
+>>> try:
+...     ph.pass_hat_k(3, 4, 2)
+... except ph.PasshatError as err:
+...     print(type(err).__name__)
+CountError
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CountError",
+    "DependencyError",
+    "FormatError",
+    "InputError",
+    "ModelError",
+    "OptionError",
+    "PasshatError",
+    "ShortTaskError",
+    "ValidationError",
+]
+
+
+class PasshatError(Exception):
+    """Base class of every error passhat raises deliberately."""
+
+
+class InputError(PasshatError, ValueError):
+    """The data given to passhat break a rule (file, row, task named)."""
+
+
+class FormatError(InputError):
+    """A file is not in the format claimed or cannot be sniffed/parsed."""
+
+
+class ValidationError(InputError):
+    """A trial table breaks a data-model rule (duplicates, bad values, missing columns)."""
+
+
+class CountError(InputError):
+    """Counts are invalid: c > n, negative, or not whole numbers."""
+
+
+class ShortTaskError(InputError):
+    """A requested k exceeds the decided runs n of some tasks.
+
+    Attributes
+    ----------
+    tasks : list of (system, task, n)
+        The offending tasks.
+    """
+
+    def __init__(self, message: str, tasks: list[tuple[str, str, int]] | None = None) -> None:
+        super().__init__(message)
+        self.tasks = tasks or []
+
+
+class OptionError(PasshatError, ValueError):
+    """An option is out of range or contradicts another option."""
+
+
+class DependencyError(PasshatError, ImportError):
+    """An optional dependency is needed and not installed (the extra is named)."""
+
+
+class ModelError(PasshatError, RuntimeError):
+    """A model could not be built, fitted or loaded."""

@@ -1,0 +1,594 @@
+"""Unbiased per-task estimators of mean success, pass@k and pass^k, and their average.
+
+For a task with ``n`` decided runs and ``c`` successes the unbiased (UMVUE)
+estimators are
+
+* pass^k = C(c, k) / C(n, k)           (all k of a random k-subset pass)
+* pass@k = 1 − C(n − c, k) / C(n, k)   (at least one of k passes)
+* mean   = c / n
+
+computed in log space with :func:`scipy.special.betaln` (no big integers,
+no overflow for n up to 10^6 and beyond). The benchmark value is the
+weighted mean of the per-task values (equal weight per task by default).
+
+Examples
+--------
+>>> import passhat as ph
+>>> round(float(ph.pass_hat_k(10, 8, 5)), 3), round(float(ph.plugin_pass_hat_k(10, 8, 5)), 3)
+(0.222, 0.328)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
+from passhat.trials import Trials, validate_counts
+
+__all__ = [
+    "METRICS",
+    "Estimate",
+    "as_counts",
+    "estimate",
+    "mean_success",
+    "pass_at_k",
+    "pass_at_k_variance",
+    "pass_hat_k",
+    "pass_hat_k_variance",
+    "pass_hat_k_variance_estimate",
+    "per_task_metrics",
+    "plugin_pass_at_k",
+    "plugin_pass_hat_k",
+    "subset_ratio",
+    "task_weights",
+]
+
+#: The three metrics, in the order tables show them.
+METRICS = ("mean", "pass_at_k", "pass_hat_k")
+
+WeightSpec = None | str | Mapping[str, float]
+
+
+# --------------------------------------------------------------- validation
+def _check_counts(n: ArrayLike, c: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    n_arr = np.asarray(n, dtype=float)
+    c_arr = np.asarray(c, dtype=float)
+    for name, arr in (("n", n_arr), ("c", c_arr)):
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
+            raise CountError(f"{name} must hold whole numbers (got {arr.ravel()[:5].tolist()})")
+        if np.any(arr < 0):
+            raise CountError(f"{name} must be non-negative (got {arr[arr < 0].ravel()[0]:g})")
+    if np.any(c_arr > n_arr):
+        nb, cb = np.broadcast_arrays(n_arr, c_arr)
+        i = np.flatnonzero(cb > nb)[0]
+        raise CountError(
+            f"c = {cb.ravel()[i]:g} successes exceeds n = {nb.ravel()[i]:g} runs; require 0 ≤ c ≤ n"
+        )
+    return n_arr, c_arr
+
+
+def _check_k(k: ArrayLike) -> NDArray[np.float64]:
+    k_arr = np.asarray(k, dtype=float)
+    if not np.all(np.isfinite(k_arr)) or np.any(k_arr != np.floor(k_arr)) or np.any(k_arr < 1):
+        raise OptionError(f"k must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})")
+    return k_arr
+
+
+def _check_k_le_n(n: NDArray[np.float64], k: NDArray[np.float64]) -> None:
+    if np.any(k > n):
+        nb, kb = np.broadcast_arrays(n, k)
+        i = np.flatnonzero(kb > nb)[0]
+        raise ShortTaskError(
+            f"k = {kb.ravel()[i]:g} exceeds n = {nb.ravel()[i]:g} runs; the unbiased estimator "
+            "needs k ≤ n"
+        )
+
+
+# ------------------------------------------------------------ elementwise
+def subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """C(a, k) / C(n, k) for whole a ≤ n and k ≥ 1, elementwise, in log space.
+
+    Zero where a < k. Uses C(a,k)/C(n,k) = B(n−k+1, k) / B(a−k+1, k).
+
+    Examples
+    --------
+    >>> from passhat.estimators import subset_ratio
+    >>> float(subset_ratio(4, 5, 2))
+    0.6
+    """
+    a_arr, n_arr, k_arr = np.broadcast_arrays(
+        np.asarray(a, float), np.asarray(n, float), np.asarray(k, float)
+    )
+    out = np.zeros(a_arr.shape, dtype=float)
+    ok = a_arr >= k_arr
+    if np.any(ok):
+        aa, nn, kk = a_arr[ok], n_arr[ok], k_arr[ok]
+        out[ok] = np.exp(special.betaln(nn - kk + 1.0, kk) - special.betaln(aa - kk + 1.0, kk))
+    return out
+
+
+def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """Unbiased per-task pass^k: C(c, k) / C(n, k), with numpy broadcasting.
+
+    Parameters
+    ----------
+    n, c : array_like of int
+        Decided runs and successes, 0 ≤ c ≤ n.
+    k : array_like of int
+        1 ≤ k ≤ n.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimate, broadcast over the inputs.
+
+    Raises
+    ------
+    CountError
+        Negative or non-integer counts, or c > n.
+    ShortTaskError
+        k > n.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ph.pass_hat_k([5, 5, 5, 5], [5, 4, 2, 0], 2).round(3).tolist()
+    [1.0, 0.6, 0.1, 0.0]
+    """
+    n_arr, c_arr = _check_counts(n, c)
+    k_arr = _check_k(k)
+    _check_k_le_n(n_arr, k_arr)
+    return subset_ratio(c_arr, n_arr, k_arr)
+
+
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """Unbiased per-task pass@k: 1 − C(n − c, k) / C(n, k).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ph.pass_at_k([5, 5, 5, 5], [5, 4, 2, 0], 2).round(3).tolist()
+    [1.0, 1.0, 0.7, 0.0]
+    """
+    n_arr, c_arr = _check_counts(n, c)
+    k_arr = _check_k(k)
+    _check_k_le_n(n_arr, k_arr)
+    return 1.0 - subset_ratio(n_arr - c_arr, n_arr, k_arr)
+
+
+def mean_success(n: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
+    """Per-task success rate c / n (needs n ≥ 1).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> float(ph.mean_success(5, 4))
+    0.8
+    """
+    n_arr, c_arr = _check_counts(n, c)
+    if np.any(n_arr < 1):
+        raise ShortTaskError("a task with n = 0 decided runs has no success rate")
+    return c_arr / n_arr
+
+
+def plugin_pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """Plug-in (c/n)^k: biased upward for small n. Provided only as a contrast.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> round(float(ph.plugin_pass_hat_k(10, 8, 3)), 3)
+    0.512
+    """
+    return np.power(mean_success(n, c), _check_k(k))
+
+
+def plugin_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """Plug-in 1 − (1 − c/n)^k: biased on small n. Provided only as a contrast."""
+    return 1.0 - np.power(1.0 - mean_success(n, c), _check_k(k))
+
+
+def _overlap_weights(n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
+    """h_j = C(k,j) C(n−k,k−j) / C(n,k) for j = 1..k; shape n.shape + (k,)."""
+    j = np.arange(1, k + 1, dtype=float)
+    nn = n[..., None]
+
+    # log C(k,j) + log C(n-k, k-j) - log C(n,k), zero where k-j > n-k
+    def logcomb(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+        return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
+
+    valid = (k - j) <= (nn - k)
+    lw = (
+        logcomb(np.full_like(j, k), j)
+        + logcomb(np.maximum(nn - k, k - j), k - j)
+        - logcomb(nn, np.full_like(nn, k))
+    )
+    return np.where(valid, np.exp(np.where(valid, lw, 0.0)), 0.0)
+
+
+def pass_hat_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float64]:
+    """Exact variance of the unbiased pass^k estimator given the true rate p.
+
+    Var = Σ_{j=1..k} [C(k,j) C(n−k,k−j)/C(n,k)] (p^{2k−j} − p^{2k}), where the
+    bracket is the probability that two random k-subsets of n runs share j.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> round(float(ph.pass_hat_k_variance(10, 0.5, 1)), 4)   # p(1-p)/n
+    0.025
+    """
+    k_i = int(_check_k(k))
+    n_arr = np.asarray(n, dtype=float)
+    _check_k_le_n(n_arr, np.asarray(float(k_i)))
+    p_arr = np.asarray(p, dtype=float)
+    if np.any((p_arr < 0) | (p_arr > 1)):
+        raise OptionError("p must lie in [0, 1]")
+    n_b, p_b = np.broadcast_arrays(n_arr, p_arr)
+    h = _overlap_weights(n_b, k_i)
+    j = np.arange(1, k_i + 1, dtype=float)
+    terms = np.power(p_b[..., None], 2 * k_i - j) - np.power(p_b[..., None], 2 * k_i)
+    return np.maximum((h * terms).sum(axis=-1), 0.0)
+
+
+def pass_at_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float64]:
+    """Exact variance of the unbiased pass@k estimator given p (pass^k of failures)."""
+    return pass_hat_k_variance(n, 1.0 - np.asarray(p, dtype=float), k)
+
+
+def pass_hat_k_variance_estimate(n: ArrayLike, c: ArrayLike, k: int) -> NDArray[np.float64]:
+    """Unbiased estimate of the pass^k estimator's variance: U² − C(c,2k)/C(n,2k).
+
+    Needs n ≥ 2k (NaN where n < 2k). It can be slightly negative by chance;
+    it is returned as is so that sums over tasks stay unbiased.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> round(float(ph.pass_hat_k_variance_estimate(10, 5, 1)), 4)   # c(n-c)/(n²(n-1))
+    0.0278
+    """
+    n_arr, c_arr = _check_counts(n, c)
+    k_i = int(_check_k(k))
+    _check_k_le_n(n_arr, np.asarray(float(k_i)))
+    u = subset_ratio(c_arr, n_arr, k_i)
+    enough = n_arr >= 2 * k_i
+    u2k = subset_ratio(c_arr, np.where(enough, n_arr, 2 * k_i), 2 * k_i)
+    return np.where(enough, u * u - u2k, np.nan)
+
+
+# ------------------------------------------------------------ count tables
+def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
+    """The count table of trials, or a validated copy of a count table."""
+    if isinstance(data, Trials):
+        return data.counts()
+    if isinstance(data, xr.Dataset):
+        return validate_counts(data)
+    raise ValidationError(
+        f"expected passhat.Trials or a count-table xarray.Dataset, got {type(data).__name__}"
+    )
+
+
+def _norm_k(k: int | Sequence[int]) -> list[int]:
+    ks = [k] if isinstance(k, int | np.integer) else list(k)
+    if not ks:
+        raise OptionError("k must name at least one value")
+    for v in ks:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+            raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
+    return sorted({int(v) for v in ks})
+
+
+def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
+    """Per-task weights over (system, task), before normalisation.
+
+    Parameters
+    ----------
+    weights : None, "equal", "declared", "category", or mapping
+        ``None``/"equal": every task counts the same. "declared": the
+        ``weight`` variable (a ``weight`` column of the trials). "category":
+        every category gets the same total weight, shared equally by its
+        tasks. A mapping gives a weight per task id, or per category when its
+        keys are category names; every task (or category) must be covered.
+    """
+    base = xr.ones_like(ds["n"], dtype=float)
+    if weights is None or weights == "equal":
+        return base
+    if weights == "declared":
+        if not ds.attrs.get("declared_weights"):
+            raise OptionError("weights='declared' but the data declare no weight column")
+        return ds["weight"].astype(float)
+    if weights == "category" or isinstance(weights, Mapping):
+        if weights == "category" or (
+            "category" in ds.coords
+            and set(map(str, weights)) <= set(map(str, ds["category"].values))  # type: ignore[arg-type]
+        ):
+            if "category" not in ds.coords:
+                raise OptionError("weights by category need a category column")
+            cat = pd.Series(ds["category"].values, dtype=object)
+            if cat.isna().any():
+                t = ds["task"].values[int(np.flatnonzero(cat.isna().to_numpy())[0])]
+                raise ValidationError(f"task {t!r} has no category; weights by category need one")
+            cat = cat.astype(str)
+            present = ds["present"].values
+            w = np.zeros(ds["n"].shape)
+            for s in range(ds.sizes["system"]):
+                sizes = cat[present[s]].value_counts()
+                if isinstance(weights, Mapping):
+                    missing = sorted(set(sizes.index) - set(map(str, weights)))
+                    if missing:
+                        raise OptionError(f"no weight given for categories {missing}")
+                    cw = {str(key): float(v) for key, v in weights.items()}
+                else:
+                    cw = dict.fromkeys(sizes.index, 1.0)
+                w[s] = [cw[c] / sizes[c] if c in sizes.index else 0.0 for c in cat]
+            return xr.DataArray(w, dims=("system", "task"), coords=base.coords)
+        tw = {str(key): float(v) for key, v in weights.items()}
+        missing = [t for t in map(str, ds["task"].values) if t not in tw]
+        if missing:
+            raise OptionError(
+                f"no weight given for {len(missing)} task(s), e.g. {', '.join(missing[:5])}"
+            )
+        vals = np.array([tw[t] for t in map(str, ds["task"].values)])
+        if np.any(vals < 0) or not np.all(np.isfinite(vals)):
+            raise OptionError("task weights must be finite and non-negative")
+        return base * vals[None, :]
+    raise OptionError(
+        f"weights must be None, 'equal', 'declared', 'category' or a mapping (got {weights!r})"
+    )
+
+
+def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
+    """Per-task mean, pass@k and pass^k over (system, task, k).
+
+    Tasks with n < k (or not run by a system) hold NaN; callers decide
+    whether that is an error (see :func:`estimate`). The work is done once per
+    distinct (n, c) pair, so its cost does not grow with the number of tasks.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([5, 5, 5, 5], [5, 4, 2, 0])
+    >>> ph.per_task_metrics(ds, 2)["pass_hat_k"].values.round(3).ravel().tolist()
+    [1.0, 0.6, 0.1, 0.0]
+    """
+    ks = np.asarray(_norm_k(k), dtype=float)
+    n = np.asarray(ds["n"].values, dtype=np.int64)
+    c = np.asarray(ds["c"].values, dtype=np.int64)
+    pairs, inverse = np.unique(
+        np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True
+    )
+    inverse = inverse.ravel()
+    pn = pairs[:, 0].astype(float)[:, None]
+    pc = pairs[:, 1].astype(float)[:, None]
+    kk = ks[None, :]
+    short = kk > pn
+    hat = np.where(short, np.nan, subset_ratio(pc, np.maximum(pn, kk), kk))
+    at = np.where(short, np.nan, 1.0 - subset_ratio(pn - pc, np.maximum(pn, kk), kk))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(pn > 0, pc / np.where(pn > 0, pn, 1.0), np.nan)
+    shape = (*n.shape, len(ks))
+    absent = ~np.asarray(ds["present"].values, dtype=bool)[..., None]
+    out = xr.Dataset(
+        {
+            "mean": (
+                ("system", "task", "k"),
+                np.where(absent, np.nan, np.broadcast_to(mean, hat.shape)[inverse].reshape(shape)),
+            ),
+            "pass_at_k": (
+                ("system", "task", "k"),
+                np.where(absent, np.nan, at[inverse].reshape(shape)),
+            ),
+            "pass_hat_k": (
+                ("system", "task", "k"),
+                np.where(absent, np.nan, hat[inverse].reshape(shape)),
+            ),
+        },
+        coords={**{name: crd for name, crd in ds.coords.items()}, "k": ks.astype(int)},
+    )
+    return out
+
+
+# ---------------------------------------------------------------- estimate
+@dataclass
+class Estimate:
+    """Result of :func:`estimate`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Tidy: system, k, metric, value, tasks (and, when intervals were asked
+        for, lower, upper, scope, method).
+    per_task : xarray.Dataset
+        Per-task metrics over (system, task, k) with n, c, unscored, weight.
+    excluded : pandas.DataFrame
+        Tasks left out of the averages (system, task, n, reason).
+    summary : pandas.DataFrame
+        Per system: tasks, runs, unscored, excluded tasks.
+    settings : dict
+        The options used (k, weights, on_short, ...).
+    """
+
+    table: pd.DataFrame
+    per_task: xr.Dataset
+    excluded: pd.DataFrame
+    summary: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def wide(self) -> pd.DataFrame:
+        """One row per (system, k), one column per metric."""
+        return self.table.pivot_table(
+            index=["system", "k"], columns="metric", values="value", sort=False
+        )[list(METRICS)].reset_index()
+
+    def value(self, metric: str, k: int, system: str | None = None) -> float:
+        """A single benchmark value."""
+        t = self.table
+        sel = (t["metric"] == metric) & (t["k"] == k)
+        if system is not None:
+            sel &= t["system"] == system
+        vals = t.loc[sel, "value"]
+        if len(vals) != 1:
+            raise OptionError(
+                f"expected one value for metric={metric!r}, k={k}, system={system!r}; "
+                f"found {len(vals)} (name the system when there are several)"
+            )
+        return float(vals.iloc[0])
+
+
+def _included(
+    ds: xr.Dataset, kmax: int, *, on_short: str, min_runs: int | None
+) -> tuple[NDArray[np.bool_], pd.DataFrame]:
+    """Mask of tasks that enter the averages, and the excluded tasks with reasons."""
+    n = ds["n"].values
+    present = ds["present"].values
+    floor = min_runs or 0
+    below_floor = present & (n < floor)
+    short = present & ~below_floor & (n < kmax)
+    if short.any() and on_short == "error":
+        bad = [
+            (str(ds["system"].values[s]), str(ds["task"].values[t]), int(n[s, t]))
+            for s, t in np.argwhere(short)
+        ]
+        shown = ", ".join(f"{t} (n={nn})" for _, t, nn in bad[:8])
+        more = f" and {len(bad) - 8} more" if len(bad) > 8 else ""
+        raise ShortTaskError(
+            f"k = {kmax} exceeds the decided runs of {len(bad)} task(s): {shown}{more}; "
+            "run more trials, lower k, or exclude them (--min-runs / on_short='exclude')",
+            tasks=bad,
+        )
+    rows = []
+    for s, t in np.argwhere(below_floor | short):
+        nn = int(n[s, t])
+        reason = (
+            f"n = {nn} decided runs < min_runs = {min_runs}"
+            if below_floor[s, t]
+            else f"n = {nn} decided runs < k = {kmax}"
+        )
+        rows.append(
+            {
+                "system": str(ds["system"].values[s]),
+                "task": str(ds["task"].values[t]),
+                "n": nn,
+                "unscored": int(ds["unscored"].values[s, t]),
+                "reason": reason,
+            }
+        )
+    excluded = pd.DataFrame(rows, columns=["system", "task", "n", "unscored", "reason"])
+    return present & ~below_floor & ~short, excluded
+
+
+def estimate(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = 1,
+    weights: WeightSpec = None,
+    on_short: Literal["error", "exclude"] = "error",
+    min_runs: int | None = None,
+) -> Estimate:
+    """Benchmark mean success, pass@k and pass^k per system.
+
+    Each task's unbiased estimate is computed first and then averaged with
+    the task weights (equal by default). Uncertainty: see
+    :func:`passhat.intervals` (added by ``ci=`` in later versions).
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        Trials, or a count table.
+    k : int or sequence of int
+        The k values (each ≥ 1).
+    weights : None, "equal", "declared", "category" or mapping
+        See :func:`task_weights`.
+    on_short : {"error", "exclude"}
+        What to do with tasks whose decided runs n are fewer than the largest
+        k: raise :class:`ShortTaskError` naming them (default), or leave them
+        out of every average and list them in ``excluded``.
+    min_runs : int, optional
+        Also exclude tasks with fewer decided runs than this (listed in
+        ``excluded``).
+
+    Returns
+    -------
+    Estimate
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> est = ph.estimate(ph.load_example("abcd"), k=2)
+    >>> est.wide()[["mean", "pass_at_k", "pass_hat_k"]].round(3).values.tolist()
+    [[0.55, 0.675, 0.425]]
+    """
+    if on_short not in ("error", "exclude"):
+        raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
+    if min_runs is not None and (
+        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
+    ):
+        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    ks = _norm_k(k)
+    ds = as_counts(data)
+    include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
+    w = task_weights(ds, weights).values * include
+    tot = w.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        wn = np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
+    per = per_task_metrics(ds, ks)
+    for var in ("n", "c", "unscored", "present"):
+        per[var] = ds[var]
+    per["weight"] = (("system", "task"), wn)
+    per["included"] = (("system", "task"), include)
+    rows = []
+    systems = [str(s) for s in ds["system"].values]
+    n_tasks = include.sum(axis=1)
+    for metric in METRICS:
+        vals = np.nansum(
+            np.where(include[..., None], per[metric].values, 0.0) * wn[..., None], axis=1
+        )
+        for s, name in enumerate(systems):
+            for ki, kv in enumerate(ks):
+                value = float(vals[s, ki]) if n_tasks[s] > 0 else float("nan")
+                rows.append(
+                    {
+                        "system": name,
+                        "k": kv,
+                        "metric": metric,
+                        "value": value,
+                        "tasks": int(n_tasks[s]),
+                    }
+                )
+    table = pd.DataFrame(rows)
+    order = {m: i for i, m in enumerate(METRICS)}
+    table = table.sort_values(
+        ["system", "k", "metric"],
+        key=lambda c: c.map(order) if c.name == "metric" else c,
+        kind="stable",
+    ).reset_index(drop=True)
+    table["system"] = pd.Categorical(table["system"], categories=systems, ordered=True)
+    table = table.sort_values(["system", "k"], kind="stable").reset_index(drop=True)
+    table["system"] = table["system"].astype(str)
+    summary = pd.DataFrame(
+        {
+            "system": systems,
+            "tasks": n_tasks.astype(int),
+            "runs": (ds["n"].values * include).sum(axis=1).astype(int),
+            "unscored": ds["unscored"].values.sum(axis=1).astype(int),
+            "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
+        }
+    )
+    settings = {
+        "k": ks,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": on_short,
+        "min_runs": min_runs,
+    }
+    return Estimate(
+        table=table, per_task=per, excluded=excluded, summary=summary, settings=settings
+    )

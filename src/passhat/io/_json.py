@@ -1,0 +1,31 @@
+"""Shared JSON helpers for readers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from passhat.errors import FormatError
+
+__all__ = ["load_json", "scenario_fingerprint"]
+
+
+def load_json(path: Path) -> Any:
+    """Parse a JSON file; a syntax error names the line and column."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as err:
+        raise FormatError(
+            f"{path}: line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})"
+        ) from err
+    except UnicodeDecodeError as err:
+        raise FormatError(f"{path}: not a UTF-8 text file") from err
+
+
+def scenario_fingerprint(obj: Any) -> str:
+    """A short, stable hash of a task definition (canonical JSON)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,127 @@
+"""Count tables: one row per (system,) task with n decided runs and c successes.
+
+Columns ``task_id, n, c`` and optionally ``system``, ``unscored``,
+``weight``, ``category``; CSV, JSONL or Parquet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from passhat.errors import CountError, FormatError, ValidationError
+from passhat.io._registry import register_reader
+from passhat.trials import DEFAULT_SYSTEM, validate_counts
+
+__all__ = ["counts_from_table", "read_count_table"]
+
+
+def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dataset:
+    """Build the count table (an xarray Dataset) from rows of task_id, n, c."""
+    if "task" in df.columns and "task_id" not in df.columns:
+        df = df.rename(columns={"task": "task_id"})
+    for col in ("task_id", "n", "c"):
+        if col not in df.columns:
+            raise ValidationError(
+                f"{where}: required column {col!r} is missing (columns: {', '.join(df.columns)})"
+            )
+    if len(df) == 0:
+        raise ValidationError(f"{where}: no rows")
+    df = df.copy()
+    if "system" not in df.columns:
+        df["system"] = DEFAULT_SYSTEM
+    df["system"] = df["system"].astype(str)
+    df["task_id"] = df["task_id"].astype(str)
+    for col in ("n", "c", "unscored", "weight"):
+        if col not in df.columns:
+            continue
+        num = pd.to_numeric(df[col], errors="coerce")
+        bad = num.isna() | ~np.isfinite(num)
+        if col != "weight":
+            bad |= num != np.floor(num)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            kind = "a number" if col == "weight" else "a whole number"
+            raise CountError(
+                f"{where}: row {row + 1} (task {df['task_id'].iloc[row]!r}): "
+                f"{col} = {df[col].iloc[row]!r} is not {kind}"
+            )
+        df[col] = num
+    dup = df.duplicated(["system", "task_id"], keep=False)
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise ValidationError(
+            f"{where}: row {row + 1}: task {df['task_id'].iloc[row]!r} (system "
+            f"{df['system'].iloc[row]!r}) appears more than once; counts are never summed"
+        )
+    systems = list(pd.unique(df["system"]))
+    tasks = list(pd.unique(df["task_id"]))
+    si = pd.Index(systems).get_indexer(df["system"])
+    ti = pd.Index(tasks).get_indexer(df["task_id"])
+    shape = (len(systems), len(tasks))
+
+    def grid(col: str, fill: float) -> np.ndarray:
+        out = np.full(shape, fill, dtype=float)
+        if col in df.columns:
+            out[si, ti] = df[col].to_numpy(dtype=float)
+        return out
+
+    present = np.zeros(shape, dtype=bool)
+    present[si, ti] = True
+    ds = xr.Dataset(
+        {
+            "n": (("system", "task"), grid("n", 0)),
+            "c": (("system", "task"), grid("c", 0)),
+            "unscored": (("system", "task"), grid("unscored", 0)),
+            "present": (("system", "task"), present),
+            "weight": (("system", "task"), grid("weight", 1.0)),
+        },
+        coords={"system": np.array(systems, dtype=object), "task": np.array(tasks, dtype=object)},
+    )
+    if "weight" in df.columns:
+        ds.attrs["declared_weights"] = 1
+    if "category" in df.columns:
+        cat = df.groupby("task_id", sort=False)["category"].first().reindex(tasks)
+        ds = ds.assign_coords(category=("task", cat.to_numpy(dtype=object)))
+    ds = validate_counts(ds, where=where)
+    # validate_counts names tasks; rows are easier to find in a file:
+    return ds
+
+
+def read_count_table(path: Path, **options: Any) -> xr.Dataset:
+    """Read a count table from CSV, JSONL or Parquet."""
+    if options:
+        raise ValidationError(
+            f"{path}: options {', '.join(sorted(options))} do not apply to a count table"
+        )
+    suffix = path.suffix.lower()
+    try:
+        if suffix in {".parquet", ".pq"}:
+            df = pd.read_parquet(path)
+        elif suffix in {".jsonl", ".ndjson"}:
+            df = pd.read_json(path, lines=True, dtype=False)
+        else:
+            df = pd.read_csv(path, dtype=object)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise FormatError(f"{path}: cannot read the count table ({err})") from err
+    return counts_from_table(df, where=str(path))
+
+
+def _sniff_counts(path: Path, head: str) -> bool:
+    first = head.splitlines()[0] if head.strip() else ""
+    if first.lstrip().startswith("{"):
+        import json
+
+        keys = set(json.loads(first))
+        return (
+            {"n", "c"} <= keys and ("task_id" in keys or "task" in keys) and "success" not in keys
+        )
+    cols = {c.strip().strip('"') for c in first.split(",")}
+    return {"n", "c"} <= cols and ("task_id" in cols or "task" in cols) and "success" not in cols
+
+
+register_reader("counts", read_count_table, sniff=_sniff_counts, kind="counts", priority=20)

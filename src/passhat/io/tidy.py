@@ -1,0 +1,179 @@
+"""Tidy trial tables: CSV, JSONL and Parquet, with a column map.
+
+Columns are the data model's (``system, task_id, trial, success, status,
+score, category, weight, scenario_hash, duration_s, cost``); map other names
+with keyword options, e.g. ``task="question_id", success="passed"``. A
+numeric reward column becomes success with ``threshold``:
+``success = score >= threshold``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from passhat.errors import FormatError, ValidationError
+from passhat.io._registry import register_reader
+from passhat.trials import Trials
+
+__all__ = ["frame_to_trials", "read_csv", "read_jsonl", "read_parquet"]
+
+#: option name -> data-model column
+_MAP_OPTIONS = {
+    "system": "system",
+    "task": "task_id",
+    "task_id": "task_id",
+    "trial": "trial",
+    "success": "success",
+    "status": "status",
+    "score": "score",
+    "category": "category",
+    "weight": "weight",
+    "scenario_hash": "scenario_hash",
+    "duration": "duration_s",
+    "cost": "cost",
+}
+
+
+def frame_to_trials(
+    df: pd.DataFrame,
+    *,
+    where: str,
+    threshold: float | None = None,
+    system_name: str | None = None,
+    **column_map: str,
+) -> Trials:
+    """Rename mapped columns, derive success from a score, and validate.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The raw table.
+    where : str
+        Name for error messages.
+    threshold : float, optional
+        With a numeric ``score`` (or a numeric ``success``) column: success is
+        ``score >= threshold``; missing scores stay undecided.
+    system_name : str, optional
+        System name when the table has no system column.
+    **column_map
+        ``task="question_id"`` etc.: data-model field = source column.
+    """
+    rename: dict[str, str] = {}
+    for opt, src in column_map.items():
+        if src is None:
+            continue
+        if opt not in _MAP_OPTIONS:
+            raise ValidationError(
+                f"{where}: unknown column option {opt!r}; known: {', '.join(sorted(_MAP_OPTIONS))}"
+            )
+        if src not in df.columns:
+            raise ValidationError(
+                f"{where}: column {src!r} (given for {opt}) is missing; "
+                f"columns: {', '.join(map(str, df.columns))}"
+            )
+        rename[src] = _MAP_OPTIONS[opt]
+    df = df.rename(columns=rename)
+    if "task_id" not in df.columns and "task" in df.columns:
+        df = df.rename(columns={"task": "task_id"})
+    if threshold is not None:
+        src = "score" if "score" in df.columns else "success" if "success" in df.columns else None
+        if src is None:
+            raise ValidationError(f"{where}: threshold given but there is no score column")
+        score = pd.to_numeric(df[src], errors="coerce")
+        bad = score.isna() & df[src].notna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValidationError(
+                f"{where}: row {row + 1}: score {df[src].iloc[row]!r} is not a number"
+            )
+        df["score"] = score
+        df["success"] = pd.Series(score >= threshold, dtype="boolean").where(score.notna())
+    elif "success" not in df.columns and "score" in df.columns:
+        raise ValidationError(
+            f"{where}: no success column, only a score column; give threshold= (--threshold)"
+        )
+    if system_name is not None and "system" not in df.columns:
+        df["system"] = system_name
+    return Trials.from_frame(df, where=where)
+
+
+def read_csv(path: Path, **options: Any) -> Trials:
+    """Read a CSV trial table."""
+    try:
+        df = pd.read_csv(path, dtype=object, keep_default_na=True)
+    except pd.errors.EmptyDataError as err:
+        raise FormatError(f"{path}: the file is empty") from err
+    except pd.errors.ParserError as err:
+        raise FormatError(f"{path}: not valid CSV ({err})") from err
+    if len(df.columns) < 2 and len(df) == 0:
+        raise FormatError(f"{path}: no rows")
+    return frame_to_trials(df, where=str(path), **options)
+
+
+def _jsonl_records(path: Path) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+            if not isinstance(obj, dict):
+                raise FormatError(
+                    f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
+                )
+            records.append(obj)
+    if not records:
+        raise FormatError(f"{path}: the file has no records")
+    return records
+
+
+def read_jsonl(path: Path, **options: Any) -> Trials:
+    """Read a JSON-lines trial table (one object per line)."""
+    df = pd.DataFrame.from_records(_jsonl_records(path))
+    return frame_to_trials(df, where=str(path), **options)
+
+
+def read_parquet(path: Path, **options: Any) -> Trials:
+    """Read a Parquet trial table."""
+    try:
+        df = pd.read_parquet(path)
+    except Exception as err:  # pyarrow raises several types
+        raise FormatError(f"{path}: not a readable Parquet file ({err})") from err
+    return frame_to_trials(df, where=str(path), **options)
+
+
+def _looks_tabular_csv(path: Path, head: str) -> bool:
+    if path.suffix.lower() not in {".csv", ".tsv", ".txt", ""}:
+        return False
+    first = head.splitlines()[0] if head.strip() else ""
+    return "," in first and not first.lstrip().startswith(("{", "["))
+
+
+def _looks_jsonl(path: Path, head: str) -> bool:
+    lines = [ln for ln in head.splitlines() if ln.strip()]
+    return (
+        bool(lines)
+        and lines[0].lstrip().startswith("{")
+        and (
+            path.suffix.lower() in {".jsonl", ".ndjson"}
+            or (len(lines) > 1 and lines[1].lstrip().startswith("{"))
+        )
+    )
+
+
+register_reader("csv", read_csv, sniff=_looks_tabular_csv, priority=80)
+register_reader("jsonl", read_jsonl, sniff=_looks_jsonl, priority=80)
+register_reader(
+    "parquet",
+    read_parquet,
+    sniff=lambda p, head: p.suffix.lower() in {".parquet", ".pq"} or head.startswith("PAR1"),
+    priority=10,
+)

@@ -1,0 +1,434 @@
+"""The trial table (one row per run) and the count table (per system × task).
+
+The trial table is the tidy form every reader produces::
+
+    system  task_id  trial  success  status  [score category weight scenario_hash ...]
+
+``success`` is a nullable boolean: missing means the run was not decided
+(grader error, infrastructure outage, ...). Undecided runs are counted as
+``unscored`` and never enter ``n``.
+
+The count table is an :class:`xarray.Dataset` over ``(system, task)`` with
+``n`` (decided runs), ``c`` (successes), ``unscored`` (undecided runs),
+``present`` (the system ran the task at all) and ``weight``, plus task
+coordinates such as ``category``. Every estimator works on counts.
+
+Examples
+--------
+>>> import pandas as pd
+>>> import passhat as ph
+>>> df = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "trial": [0, 1, 0, 1],
+...                    "success": [True, False, True, None]})
+>>> t = ph.Trials.from_frame(df)
+>>> ds = t.counts()
+>>> int(ds["n"].sel(system="system", task="b")), int(ds["unscored"].sum())
+(1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from passhat.errors import CountError, ValidationError
+
+__all__ = [
+    "DEFAULT_SYSTEM",
+    "UNSCORED_STATUSES",
+    "Trials",
+    "counts_from_arrays",
+    "counts_from_frame",
+    "validate_counts",
+]
+
+DEFAULT_SYSTEM = "system"
+
+#: Statuses that mean "the run was not decided": neither pass nor fail.
+UNSCORED_STATUSES = frozenset(
+    {"grader_error", "infrastructure_error", "infra_error", "unscored", "cancelled", "not_run"}
+)
+
+REQUIRED = ("system", "task_id", "trial", "success", "status")
+OPTIONAL = ("score", "category", "weight", "scenario_hash", "duration_s", "cost")
+TASK_ATTRS = ("category", "weight", "scenario_hash")
+
+
+def _as_str_series(s: pd.Series) -> pd.Series:
+    return s.astype(str)
+
+
+@dataclass
+class Trials:
+    """A validated trial table.
+
+    Use :meth:`from_frame` (or a reader such as :func:`passhat.read_trials`)
+    rather than the constructor.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per run with the columns of the data model.
+    source : dict
+        Where the data came from: ``path``, ``format``, ``sha256``, ...
+    excluded : pandas.DataFrame
+        Rows excluded before analysis, with a ``reason`` column (readers fill
+        this; nothing is dropped without being listed here).
+    """
+
+    frame: pd.DataFrame
+    source: dict[str, Any] = field(default_factory=dict)
+    excluded: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        source: Mapping[str, Any] | None = None,
+        excluded: pd.DataFrame | None = None,
+        where: str = "table",
+    ) -> Trials:
+        """Validate a data frame with the data model's columns.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            Needs ``task_id`` and ``success``; ``system`` defaults to
+            ``"system"``, ``trial`` to the order of appearance within the task
+            and ``status`` to ``"ok"`` for decided runs and ``"unscored"``
+            otherwise.
+        source : mapping, optional
+            Provenance stored on the result.
+        excluded : pandas.DataFrame, optional
+            Rows a reader excluded, with a ``reason`` column.
+        where : str
+            Name used in error messages (a file path).
+
+        Returns
+        -------
+        Trials
+
+        Raises
+        ------
+        ValidationError
+            Missing columns, non-boolean success values, duplicate
+            (system, task_id, trial), missing task ids.
+        """
+        df = df.copy()
+        for col in ("task_id", "success"):
+            if col not in df.columns:
+                raise ValidationError(
+                    f"{where}: required column {col!r} is missing "
+                    f"(columns: {', '.join(map(str, df.columns))})"
+                )
+        if len(df) == 0:
+            raise ValidationError(f"{where}: no trials (the table is empty)")
+        if "system" not in df.columns:
+            df["system"] = DEFAULT_SYSTEM
+        if df["system"].isna().any():
+            row = int(np.flatnonzero(df["system"].isna().to_numpy())[0])
+            raise ValidationError(f"{where}: row {row + 1}: system is missing")
+        if df["task_id"].isna().any():
+            row = int(np.flatnonzero(df["task_id"].isna().to_numpy())[0])
+            raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
+        df["system"] = _as_str_series(df["system"])
+        df["task_id"] = _as_str_series(df["task_id"])
+        df["success"] = _coerce_success(df["success"], where=where)
+        if "trial" not in df.columns:
+            df["trial"] = df.groupby(["system", "task_id"], sort=False).cumcount()
+        else:
+            df["trial"] = _coerce_trial(df["trial"], where=where)
+        if "status" not in df.columns:
+            df["status"] = np.where(df["success"].isna(), "unscored", "ok")
+        else:
+            st = df["status"].astype("string").str.strip()
+            df["status"] = st.fillna(
+                pd.Series(np.where(df["success"].isna(), "unscored", "ok"), index=df.index)
+            ).astype(str)
+        # A run the grader could not score is not decided, whatever success says.
+        undecided_status = df["status"].isin(UNSCORED_STATUSES)
+        if undecided_status.any():
+            df.loc[undecided_status, "success"] = pd.NA
+        dup = df.duplicated(["system", "task_id", "trial"], keep=False)
+        if dup.any():
+            rows = np.flatnonzero(dup.to_numpy())
+            first = df.iloc[rows[0]]
+            raise ValidationError(
+                f"{where}: duplicate (system, task_id, trial) = "
+                f"({first['system']}, {first['task_id']}, {first['trial']}) at rows "
+                f"{', '.join(str(r + 1) for r in rows[:5])}"
+                f"{' ...' if len(rows) > 5 else ''} ({len(rows)} rows in duplicate groups);"
+                " duplicates are never summed"
+            )
+        if "weight" in df.columns:
+            w = pd.to_numeric(df["weight"], errors="coerce")
+            bad = w.isna() & df["weight"].notna() | (w < 0)
+            if bad.any():
+                row = int(np.flatnonzero(bad.to_numpy())[0])
+                raise ValidationError(
+                    f"{where}: row {row + 1}: weight {df['weight'].iloc[row]!r} "
+                    "is not a non-negative number"
+                )
+            df["weight"] = w
+        cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
+        df = df[cols].reset_index(drop=True)
+        exc = excluded if excluded is not None else pd.DataFrame(columns=["reason"])
+        return cls(frame=df, source=dict(source or {}), excluded=exc)
+
+    # --------------------------------------------------------------- queries
+    @property
+    def systems(self) -> list[str]:
+        """System names in order of first appearance."""
+        return list(pd.unique(self.frame["system"]))
+
+    @property
+    def tasks(self) -> list[str]:
+        """Task ids in order of first appearance."""
+        return list(pd.unique(self.frame["task_id"]))
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        n_unscored = int(self.frame["success"].isna().sum())
+        return (
+            f"Trials({len(self.frame)} runs, {len(self.systems)} system(s), "
+            f"{len(self.tasks)} tasks, {n_unscored} unscored)"
+        )
+
+    def select(self, *, systems: list[str] | None = None) -> Trials:
+        """Keep only some systems."""
+        df = self.frame
+        if systems is not None:
+            missing = sorted(set(systems) - set(self.systems))
+            if missing:
+                raise ValidationError(
+                    f"system(s) {', '.join(missing)} not found; have {', '.join(self.systems)}"
+                )
+            df = df[df["system"].isin(systems)]
+        return Trials(frame=df.reset_index(drop=True), source=self.source, excluded=self.excluded)
+
+    def counts(self) -> xr.Dataset:
+        """Aggregate to the count table (see module docstring)."""
+        ds = counts_from_frame(self.frame)
+        ds.attrs.update({f"source_{k}": str(v) for k, v in self.source.items()})
+        return ds
+
+
+# ----------------------------------------------------------------- helpers
+_TRUE = {"true", "t", "yes", "y", "1", "pass", "passed", "success", "c", "correct"}
+_FALSE = {"false", "f", "no", "n", "0", "fail", "failed", "failure", "i", "incorrect"}
+_MISSING = {"", "na", "nan", "none", "null"}
+
+
+def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
+    """Map boolean-like values to a nullable boolean; reject anything else."""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.astype("boolean")
+    out = pd.Series(pd.NA, index=s.index, dtype="boolean")
+    bad_rows: list[int] = []
+    seen_bad: list[str] = []
+    values = s.to_numpy(dtype=object)
+    for i, v in enumerate(values):
+        if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
+            continue
+        if isinstance(v, bool | np.bool_):
+            out.iat[i] = bool(v)
+            continue
+        if isinstance(v, int | np.integer | float | np.floating):
+            if v == 1:
+                out.iat[i] = True
+                continue
+            if v == 0:
+                out.iat[i] = False
+                continue
+        else:
+            key = str(v).strip().lower()
+            if key in _TRUE:
+                out.iat[i] = True
+                continue
+            if key in _FALSE:
+                out.iat[i] = False
+                continue
+            if key in _MISSING:
+                continue
+        bad_rows.append(i)
+        if repr(v) not in seen_bad:
+            seen_bad.append(repr(v))
+    if bad_rows:
+        raise ValidationError(
+            f"{where}: row {bad_rows[0] + 1}: success values must be boolean-like "
+            f"(true/false, 1/0, pass/fail, C/I); saw {', '.join(seen_bad[:6])}"
+            f"{' ...' if len(seen_bad) > 6 else ''} in {len(bad_rows)} row(s)"
+            " (for numeric rewards give a threshold)"
+        )
+    return out
+
+
+def _coerce_trial(s: pd.Series, *, where: str) -> pd.Series:
+    t = pd.to_numeric(s, errors="coerce")
+    bad = t.isna() | (t != np.floor(t)) | (t < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValidationError(
+            f"{where}: row {row + 1}: trial {s.iloc[row]!r} is not a non-negative whole number"
+        )
+    return t.astype(np.int64)
+
+
+def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
+    """Aggregate a validated trial frame to the count table."""
+    systems = list(pd.unique(df["system"]))
+    tasks = list(pd.unique(df["task_id"]))
+    sys_idx = pd.Index(systems).get_indexer(df["system"])
+    task_idx = pd.Index(tasks).get_indexer(df["task_id"])
+    shape = (len(systems), len(tasks))
+    decided = df["success"].notna().to_numpy()
+    succ = df["success"].fillna(False).to_numpy(dtype=bool)
+    flat = sys_idx * len(tasks) + task_idx
+    size = shape[0] * shape[1]
+    n = np.bincount(flat, weights=decided, minlength=size).astype(np.int64).reshape(shape)
+    c = np.bincount(flat, weights=succ & decided, minlength=size).astype(np.int64).reshape(shape)
+    rows = np.bincount(flat, minlength=size).reshape(shape)
+    unscored = rows - n
+    ds = xr.Dataset(
+        {
+            "n": (("system", "task"), n),
+            "c": (("system", "task"), c),
+            "unscored": (("system", "task"), unscored),
+            "present": (("system", "task"), rows > 0),
+        },
+        coords={"system": np.array(systems, dtype=object), "task": np.array(tasks, dtype=object)},
+    )
+    weight = np.ones(shape)
+    if "weight" in df.columns:
+        wt = df.groupby(["system", "task_id"], sort=False)["weight"].agg(["min", "max"])
+        diff = wt[wt["min"] != wt["max"]]
+        if len(diff):
+            s, t = diff.index[0]
+            raise ValidationError(
+                f"task {t!r} (system {s!r}): runs declare different weights "
+                f"({diff['min'].iloc[0]} and {diff['max'].iloc[0]}); a weight belongs to a task"
+            )
+        w = np.full(shape, np.nan)
+        si = pd.Index(systems).get_indexer(wt.index.get_level_values(0))
+        ti = pd.Index(tasks).get_indexer(wt.index.get_level_values(1))
+        w[si, ti] = wt["min"].to_numpy()
+        weight = np.where(np.isnan(w), 1.0, w)
+        ds.attrs["declared_weights"] = 1
+    ds["weight"] = (("system", "task"), weight)
+    for attr in TASK_ATTRS:
+        if attr in df.columns and attr != "weight":
+            per_task = df.groupby("task_id", sort=False)[attr].agg(
+                lambda x: x.dropna().iloc[0] if x.notna().any() else None
+            )
+            ds = ds.assign_coords({attr: ("task", per_task.reindex(tasks).to_numpy(dtype=object))})
+    return ds
+
+
+def counts_from_arrays(
+    n: Any,
+    c: Any,
+    *,
+    tasks: Any = None,
+    system: str = DEFAULT_SYSTEM,
+    weight: Any = None,
+    category: Any = None,
+    unscored: Any = None,
+) -> xr.Dataset:
+    """Build a one-system count table from arrays of n and c.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([5, 5, 5, 5], [5, 4, 2, 0], tasks=list("ABCD"))
+    >>> ds["c"].values.tolist()
+    [[5, 4, 2, 0]]
+    """
+    n_arr = np.asarray(n)
+    c_arr = np.asarray(c)
+    if n_arr.shape != c_arr.shape or n_arr.ndim != 1:
+        raise CountError(
+            f"n and c must be 1-d arrays of the same length (got {n_arr.shape} and {c_arr.shape})"
+        )
+    task_ids = np.array(
+        [str(t) for t in (tasks if tasks is not None else range(len(n_arr)))], dtype=object
+    )
+    data: dict[str, Any] = {
+        "n": (("system", "task"), n_arr[None, :]),
+        "c": (("system", "task"), c_arr[None, :]),
+        "unscored": (
+            ("system", "task"),
+            np.zeros_like(n_arr)[None, :] if unscored is None else np.asarray(unscored)[None, :],
+        ),
+        "present": (("system", "task"), np.ones((1, len(n_arr)), dtype=bool)),
+        "weight": (
+            ("system", "task"),
+            np.ones((1, len(n_arr))) if weight is None else np.asarray(weight, float)[None, :],
+        ),
+    }
+    coords: dict[str, Any] = {"system": np.array([system], dtype=object), "task": task_ids}
+    if category is not None:
+        coords["category"] = ("task", np.asarray(category, dtype=object))
+    ds = xr.Dataset(data, coords=coords)
+    if weight is not None:
+        ds.attrs["declared_weights"] = 1
+    return validate_counts(ds)
+
+
+def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset:
+    """Check a count table: integer n, c, unscored; 0 ≤ c ≤ n; weights ≥ 0.
+
+    Returns the dataset with integer dtypes. Raises :class:`CountError`
+    naming the first offending task.
+    """
+    for var in ("n", "c"):
+        if var not in ds:
+            raise CountError(f"{where}: variable {var!r} is missing")
+    out = ds.copy()
+    if "unscored" not in out:
+        out["unscored"] = xr.zeros_like(out["n"])
+    if "present" not in out:
+        out["present"] = (out["n"] + out["unscored"]) > 0
+    if "weight" not in out:
+        out["weight"] = xr.ones_like(out["n"], dtype=float)
+    for var in ("n", "c", "unscored"):
+        vals = np.asarray(out[var].values, dtype=float)
+        bad = ~np.isfinite(vals) | (vals != np.floor(vals))
+        if bad.any():
+            s, t = np.argwhere(bad)[0]
+            raise CountError(
+                f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
+                f"{var} = {vals[s, t]!r} is not a whole number"
+            )
+        if (vals < 0).any():
+            s, t = np.argwhere(vals < 0)[0]
+            raise CountError(
+                f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
+                f"{var} = {int(vals[s, t])} is negative"
+            )
+        out[var] = out[var].astype(np.int64)
+    gt = out["c"].values > out["n"].values
+    if gt.any():
+        s, t = np.argwhere(gt)[0]
+        raise CountError(
+            f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
+            f"c = {int(out['c'].values[s, t])} successes exceeds n = {int(out['n'].values[s, t])} "
+            "decided runs"
+        )
+    w = np.asarray(out["weight"].values, dtype=float)
+    if (~np.isfinite(w) | (w < 0)).any():
+        s, t = np.argwhere(~np.isfinite(w) | (w < 0))[0]
+        raise CountError(
+            f"{where}: task {out['task'].values[t]!r}: weight {w[s, t]!r} is not a "
+            "non-negative number"
+        )
+    out["weight"] = out["weight"].astype(float)
+    out["present"] = out["present"].astype(bool)
+    return out
