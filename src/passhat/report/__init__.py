@@ -1,0 +1,1 @@
+"""Reports: summaries (data) → render (Markdown/HTML) ← plots."""
