@@ -331,7 +331,8 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
                     cw = dict.fromkeys(sizes.index, 1.0)
                 w[s] = [cw[c] / sizes[c] if c in sizes.index else 0.0 for c in cat]
             return xr.DataArray(w, dims=("system", "task"), coords=base.coords)
-        tw = {str(key): float(v) for key, v in weights.items()}
+        task_map: Mapping[str, float] = weights  # type: ignore[assignment]
+        tw = {str(key): float(v) for key, v in task_map.items()}
         missing = [t for t in map(str, ds["task"].values) if t not in tw]
         if missing:
             raise OptionError(

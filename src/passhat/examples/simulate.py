@@ -77,7 +77,7 @@ def simulate_agents(
     category = rng.choice(CATEGORIES, size=n_tasks)
     task_ids = [f"{category[i]}_{i + 1:03d}" for i in range(n_tasks)]
     scenario = [f"{rng.integers(0, 2**48):012x}" for _ in range(n_tasks)]
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for system, rates in (("baseline", p_base), ("guided", p_guided)):
         for i in range(n_tasks):
             trial = 0

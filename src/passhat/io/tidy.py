@@ -81,15 +81,17 @@ def frame_to_trials(
     if "task_id" not in df.columns and "task" in df.columns:
         df = df.rename(columns={"task": "task_id"})
     if threshold is not None:
-        src = "score" if "score" in df.columns else "success" if "success" in df.columns else None
-        if src is None:
+        score_col = (
+            "score" if "score" in df.columns else "success" if "success" in df.columns else None
+        )
+        if score_col is None:
             raise ValidationError(f"{where}: threshold given but there is no score column")
-        score = pd.to_numeric(df[src], errors="coerce")
-        bad = score.isna() & df[src].notna()
+        score = pd.to_numeric(df[score_col], errors="coerce")
+        bad = score.isna() & df[score_col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ValidationError(
-                f"{where}: row {row + 1}: score {df[src].iloc[row]!r} is not a number"
+                f"{where}: row {row + 1}: score {df[score_col].iloc[row]!r} is not a number"
             )
         df["score"] = score
         df["success"] = pd.Series(score >= threshold, dtype="boolean").where(score.notna())
