@@ -39,7 +39,9 @@ from passhat.estimators import (
     plugin_pass_hat_k,
 )
 from passhat.examples import load_example
+from passhat.intervals import Comparison, compare, task_intervals
 from passhat.io import read, read_counts, read_trials
+from passhat.spread import spread, spread_from_summary
 from passhat.trials import Trials, counts_from_arrays
 
 try:
@@ -61,6 +63,8 @@ __all__ = [
     "Trials",
     "ValidationError",
     "__version__",
+    "Comparison",
+    "compare",
     "counts_from_arrays",
     "estimate",
     "io",
@@ -74,7 +78,10 @@ __all__ = [
     "per_task_metrics",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
+    "task_intervals",
     "read",
     "read_counts",
     "read_trials",
+    "spread",
+    "spread_from_summary",
 ]

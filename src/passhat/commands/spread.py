@@ -1,0 +1,186 @@
+"""``passhat spread``: clustered vs uniform failures, from runs or from a published pair."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from passhat import __version__
+from passhat.cli import emit_json, input_options, input_stamp, load_input, parse_k, records
+from passhat.errors import OptionError
+from passhat.spread import fmt_ratio, spread, spread_from_summary
+
+__all__ = ["register"]
+
+
+def _rate(text: str | None, name: str) -> float | None:
+    """Parse 0.774 or 77.4% into a fraction."""
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
+    except ValueError as err:
+        raise OptionError(f"{name}: {text!r} is not a number (write 0.774 or 77.4%)") from err
+    if not 0.0 <= value <= 1.0 or not math.isfinite(value):
+        raise OptionError(f"{name}: {text!r} is outside [0, 1] (write 0.774 or 77.4%)")
+    return value
+
+
+def _pct(x: float) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
+
+
+@click.command("spread")
+@input_options
+@click.option("--mean", "mean_text", default=None, help="Published Mean@k (0.774 or 77.4%).")
+@click.option("--pass-hat", "hat_text", default=None, help="Published pass^k (0.530 or 53%).")
+@click.option(
+    "--k", "k_text", default=None, help="k of the pair (one value), or k values for runs."
+)
+@click.option("--label", default=None, help="Name of the published row.")
+@click.option(
+    "--runs", type=int, default=None, help="Runs per task for the mixed-share prediction."
+)
+@click.option(
+    "--mixed-share", "mixed_text", default=None, help="Published share of flaky tasks to check."
+)
+@click.option(
+    "--predict-k",
+    "predict_text",
+    default="1,2,3,5,10",
+    show_default=True,
+    help="k values at which the implied Beta predicts pass^k.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+def spread_cmd(
+    path: str | None,
+    example: str | None,
+    fmt: str | None,
+    maps: tuple[str, ...],
+    threshold: float | None,
+    system_name: str | None,
+    mean_text: str | None,
+    hat_text: str | None,
+    k_text: str | None,
+    label: str | None,
+    runs: int | None,
+    mixed_text: str | None,
+    predict_text: str,
+    as_json: bool,
+) -> None:
+    """Measured pass^k against the uniform-spread reference Mean^k.
+
+    From runs (a file or --example): per system and k, the ratio, the
+    consistency pass^k/Mean, the flaky share and which tasks carry the gap.
+    From a published pair (--mean, --pass-hat, --k): the same ratio and the
+    Beta heterogeneity the pair implies.
+    """
+    summary_mode = mean_text is not None or hat_text is not None
+    if summary_mode:
+        if path is not None or example is not None:
+            raise OptionError("give runs (a file or --example) or --mean/--pass-hat, not both")
+        mean = _rate(mean_text, "--mean")
+        hat = _rate(hat_text, "--pass-hat")
+        if mean is None or hat is None or k_text is None:
+            raise OptionError("a published pair needs --mean, --pass-hat and --k")
+        ks = parse_k(k_text)
+        if len(ks) != 1:
+            raise OptionError(f"--k: a published pair has one k (got {k_text!r})")
+        res = spread_from_summary(
+            mean=mean,
+            pass_hat_k=hat,
+            k=ks[0],
+            label=label,
+            predict_k=parse_k(predict_text),
+            runs=runs,
+            mixed_share=_rate(mixed_text, "--mixed-share"),
+        )
+        if as_json:
+            emit_json({"passhat_version": __version__, "spread": res.to_dict()})
+            return
+        _print_summary(res)
+        return
+    if label is not None or runs is not None or mixed_text is not None:
+        raise OptionError("--label, --runs and --mixed-share apply to a published pair only")
+    data = load_input(
+        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
+    )
+    sp = spread(data, k=parse_k(k_text or "1,2,5"))
+    if as_json:
+        top = sp.contributions
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "input": input_stamp(data),
+                "settings": sp.settings,
+                "method": sp.method,
+                "spread": records(sp.table),
+                "shares": records(sp.shares),
+                "contributions": records(top),
+                "excluded": records(sp.excluded),
+            }
+        )
+        return
+    console = Console()
+    table = Table(title="passhat spread: measured pass^k vs uniform-spread reference mean^k")
+    cols = ("system", "k", "mean", "pass^k", "mean^k", "ratio", "pass^k/mean", "flaky", "gap")
+    for col in cols:
+        table.add_column(col, justify="left" if col == "system" else "right")
+    for _, r in sp.table.iterrows():
+        table.add_row(
+            str(r["system"]),
+            str(r["k"]),
+            _pct(r["mean"]),
+            _pct(r["pass_hat_k"]),
+            _pct(r["uniform"]),
+            fmt_ratio(r["ratio"]),
+            f"{r['consistency']:.2f}",
+            _pct(r["flaky_share"]),
+            f"{r['gap'] * 100:.1f} pts",
+        )
+    console.print(table)
+    kmax = int(sp.table["k"].max())
+    for system in sp.table["system"].unique():
+        console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+
+
+def _print_summary(res: Any) -> None:
+    console = Console()
+    title = f"passhat spread: {res.label}" if res.label else "passhat spread"
+    table = Table(title=title)
+    for col in ("k", "mean", "pass^k", "mean^k (uniform)", "ratio", "pass^k/mean", "gap"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        str(res.k),
+        _pct(res.mean),
+        _pct(res.pass_hat_k),
+        _pct(res.uniform),
+        fmt_ratio(res.ratio),
+        f"{res.consistency:.2f}",
+        f"{res.gap * 100:.1f} pts",
+    )
+    console.print(table)
+    if res.beta is not None:
+        b = res.beta
+        bt = Table(title=f"Implied Beta spread: κ = {b.kappa:.3g}, ICC = {b.icc:.2f}")
+        for col in ("k", "pass^k (Beta)", "pass@k (Beta)", "mixed tasks in k runs"):
+            bt.add_column(col, justify="right")
+        for kv in sorted(b.pass_hat_k):
+            bt.add_row(
+                str(kv),
+                _pct(b.pass_hat_k[kv]),
+                _pct(b.pass_at_k[kv]),
+                _pct(b.mixed_share.get(kv, float("nan"))),
+            )
+        console.print(bt)
+    console.print(res.sentence(), markup=False, highlight=False)
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``spread`` to the CLI group."""
+    cli.add_command(spread_cmd)
