@@ -40,6 +40,7 @@ from passhat.estimators import (
 )
 from passhat.examples import load_example
 from passhat.intervals import Comparison, compare, task_intervals
+from passhat.intervals import Comparison, compare, task_intervals
 from passhat.io import read, read_counts, read_trials
 from passhat.spread import spread, spread_from_summary
 from passhat.trials import Trials, counts_from_arrays
@@ -65,6 +66,8 @@ __all__ = [
     "__version__",
     "Comparison",
     "compare",
+    "Comparison",
+    "compare",
     "counts_from_arrays",
     "estimate",
     "io",
@@ -78,6 +81,7 @@ __all__ = [
     "per_task_metrics",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
+    "task_intervals",
     "task_intervals",
     "read",
     "read_counts",

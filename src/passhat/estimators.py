@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -331,7 +331,8 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
 
 
 def _norm_k(k: int | Sequence[int]) -> list[int]:
-    ks = [k] if isinstance(k, int | np.integer) else list(k)
+    # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
+    ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
     if not ks:
         raise OptionError("k must name at least one value")
     for v in ks:
@@ -466,9 +467,15 @@ class Estimate:
     excluded : pandas.DataFrame
         Tasks left out of the averages (system, task, n, reason).
     summary : pandas.DataFrame
-        Per system: tasks, runs, unscored, excluded tasks.
+        Per system: tasks, runs, unscored, excluded tasks, and the shares of
+        included tasks that are flaky (both outcomes among decided runs),
+        all-pass and all-fail.
     settings : dict
         The options used (k, weights, on_short, ...).
+    tasks : pandas.DataFrame
+        Per task (tidy, one row per system × task): n, c, unscored, flaky,
+        all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
+        (see :func:`passhat.intervals.task_intervals`), and ``included``.
     """
 
     table: pd.DataFrame
@@ -476,6 +483,7 @@ class Estimate:
     excluded: pd.DataFrame
     summary: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    tasks: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def wide(self) -> pd.DataFrame:
         """One row per (system, k), one column per metric."""
@@ -547,12 +555,20 @@ def estimate(
     weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
+    ci: float | None = None,
+    n_boot: int = 10_000,
+    seed: int | None = None,
+    ci_method: Literal["bca", "percentile"] = "bca",
+    task_method: str = "wilson",
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
     Each task's unbiased estimate is computed first and then averaged with
-    the task weights (equal by default). Uncertainty: see
-    :func:`passhat.intervals` (added by ``ci=`` in later versions).
+    the task weights (equal by default). With ``ci`` every value gets two
+    intervals, one per scope (see :mod:`passhat.intervals`): ``benchmark``
+    (these tasks; within-task uncertainty from per-task variance estimates)
+    and ``population`` (a new task from the same distribution; task-level
+    bootstrap).
 
     Parameters
     ----------
@@ -569,6 +585,17 @@ def estimate(
     min_runs : int, optional
         Also exclude tasks with fewer decided runs than this (listed in
         ``excluded``).
+    ci : float, optional
+        Confidence level in (0, 1). When given, ``table`` has one row per
+        (system, k, metric, scope) with columns lower, upper, scope, method.
+    n_boot : int
+        Bootstrap resamples for the population scope (≥ 100).
+    seed : int, optional
+        Seed of the bootstrap.
+    ci_method : {"bca", "percentile"}
+        Bootstrap interval; BCa falls back to percentile where degenerate.
+    task_method : {"wilson", "clopper-pearson", "jeffreys"}
+        Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
 
     Returns
     -------
@@ -583,6 +610,11 @@ def estimate(
     """
     if on_short not in ("error", "exclude"):
         raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
+    from passhat import intervals as _iv  # late import: intervals builds on this module
+
+    if ci is not None:
+        ci = _iv.check_ci(ci)
+        n_boot = _iv.check_n_boot(n_boot)
     if min_runs is not None and (
         isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
     ):
@@ -628,6 +660,20 @@ def estimate(
     table["system"] = pd.Categorical(table["system"], categories=systems, ordered=True)
     table = table.sort_values(["system", "k"], kind="stable").reset_index(drop=True)
     table["system"] = table["system"].astype(str)
+    if ci is not None:
+        iv = _iv.estimate_intervals(
+            per, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
+        )
+        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    tasks_df = _iv.task_intervals(ds, method=task_method, ci=ci if ci is not None else 0.95, k=ks)
+    inc_df = pd.DataFrame(
+        {
+            "system": np.repeat(systems, ds.sizes["task"]),
+            "task": np.tile(np.asarray(ds["task"].values, dtype=object).astype(str), len(systems)),
+            "included": include.ravel(),
+        }
+    )
+    tasks_df = tasks_df.merge(inc_df, on=["system", "task"], how="left")
     summary = pd.DataFrame(
         {
             "system": systems,
@@ -637,12 +683,25 @@ def estimate(
             "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
         }
     )
-    settings = {
+    shares = _iv.task_outcome_shares(ds["n"].values, ds["c"].values)
+    for key, flag in shares.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            summary[f"{key}_share"] = (flag & include).sum(axis=1) / np.where(
+                n_tasks > 0, n_tasks, np.nan
+            )
+    settings: dict[str, Any] = {
         "k": ks,
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
     }
+    if ci is not None:
+        settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
     return Estimate(
-        table=table, per_task=per, excluded=excluded, summary=summary, settings=settings
+        table=table,
+        per_task=per,
+        excluded=excluded,
+        summary=summary,
+        settings=settings,
+        tasks=tasks_df,
     )
