@@ -13,6 +13,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from passhat import io
+from passhat import planner as plan
 from passhat.errors import (
     CountError,
     DependencyError,
@@ -79,6 +80,7 @@ __all__ = [
     "pass_hat_k_variance",
     "pass_hat_k_variance_estimate",
     "per_task_metrics",
+    "plan",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
     "task_intervals",
