@@ -228,47 +228,50 @@ _MISSING = {"", "na", "nan", "none", "null"}
 
 
 def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
-    """Map boolean-like values to a nullable boolean; reject anything else."""
+    """Map boolean-like values to a nullable boolean; reject anything else.
+
+    Accepted (case-insensitive, surrounding spaces ignored): booleans;
+    the numbers 1 and 0 (also written ``1.0`` / ``0.0``); true/false, t/f,
+    yes/no, y/n, pass/fail, passed/failed, success/failure, correct/incorrect,
+    C/I. Missing: empty, NA, NaN, None, null. Vectorised (pandas string ops).
+
+    Examples
+    --------
+    >>> _coerce_success(pd.Series(["yes", "FAIL", None, 1.0]), where="t").tolist()
+    [True, False, <NA>, True]
+    """
     if pd.api.types.is_bool_dtype(s.dtype):
-        return s.astype("boolean")
-    out = pd.Series(pd.NA, index=s.index, dtype="boolean")
-    bad_rows: list[int] = []
-    seen_bad: list[str] = []
-    values = s.to_numpy(dtype=object)
-    for i, v in enumerate(values):
-        if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
-            continue
-        if isinstance(v, bool | np.bool_):
-            out.iat[i] = bool(v)
-            continue
-        if isinstance(v, int | np.integer | float | np.floating):
-            if v == 1:
-                out.iat[i] = True
-                continue
-            if v == 0:
-                out.iat[i] = False
-                continue
-        else:
-            key = str(v).strip().lower()
-            if key in _TRUE:
-                out.iat[i] = True
-                continue
-            if key in _FALSE:
-                out.iat[i] = False
-                continue
-            if key in _MISSING:
-                continue
-        bad_rows.append(i)
-        if repr(v) not in seen_bad:
-            seen_bad.append(repr(v))
-    if bad_rows:
+        return s.astype("boolean").set_axis(s.index)
+    missing = s.isna().to_numpy()
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        num = s.to_numpy(dtype=float, na_value=np.nan)
+        is_true = num == 1
+        is_false = num == 0
+        undecided = missing
+    else:
+        key = s.astype("string").str.strip().str.lower()
+        word_true = key.isin(_TRUE).to_numpy(dtype=bool)
+        word_false = key.isin(_FALSE).to_numpy(dtype=bool)
+        word_missing = key.isin(_MISSING).to_numpy(dtype=bool)
+        other = ~(word_true | word_false | word_missing)
+        num = pd.to_numeric(key.where(other), errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan
+        )
+        is_true = word_true | (num == 1)
+        is_false = word_false | (num == 0)
+        undecided = missing | word_missing
+    bad = ~(is_true | is_false | undecided)
+    if bad.any():
+        bad_rows = np.flatnonzero(bad)
+        seen = list(dict.fromkeys(repr(v) for v in s.iloc[bad_rows[:1000]].tolist()))
         raise ValidationError(
             f"{where}: row {bad_rows[0] + 1}: success values must be boolean-like "
-            f"(true/false, 1/0, pass/fail, C/I); saw {', '.join(seen_bad[:6])}"
-            f"{' ...' if len(seen_bad) > 6 else ''} in {len(bad_rows)} row(s)"
+            f"(true/false, 1/0, pass/fail, C/I); saw {', '.join(seen[:6])}"
+            f"{' ...' if len(seen) > 6 else ''} in {len(bad_rows)} row(s)"
             " (for numeric rewards give a threshold)"
         )
-    return out
+    out = pd.Series(is_true, index=s.index, dtype="boolean")
+    return out.mask(undecided & ~is_true & ~is_false)
 
 
 def _coerce_trial(s: pd.Series, *, where: str) -> pd.Series:

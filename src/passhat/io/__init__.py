@@ -15,6 +15,8 @@ Examples
 from __future__ import annotations
 
 from passhat.io import counts as _counts  # noqa: F401  (registers)
+from passhat.io import inspect_log as _inspect  # noqa: F401  (registers)
+from passhat.io import tau2_bench as _tau2  # noqa: F401  (registers)
 from passhat.io import tau_bench as _tau  # noqa: F401  (registers)
 from passhat.io import tidy as _tidy  # noqa: F401  (registers)
 from passhat.io._registry import (

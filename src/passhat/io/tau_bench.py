@@ -28,7 +28,7 @@ __all__ = ["read_tau_bench", "tau_bench_records"]
 
 def tau_bench_records(path: Path) -> list[dict[str, Any]]:
     """Load and check the records of a τ-bench result file."""
-    data = load_json(path)
+    data = load_json(path, expected="τ-bench result file")
     if not isinstance(data, list):
         raise FormatError(
             f"{path}: not a τ-bench result file (expected a JSON list of records, "

@@ -1,0 +1,272 @@
+"""Inspect AI evaluation logs (``.eval`` and ``.json``).
+
+Read through :func:`inspect_ai.log.read_eval_log` (the optional extra:
+``pip install 'passhat[inspect]'``). Each sample of the log is one run: the
+sample ``id`` is the task, its 1-based ``epoch`` is the trial, and the chosen
+scorer's value decides success.
+
+**Success rule.** A score value is turned into a number the way Inspect's
+own reducers do (``value_to_float``): ``C`` = 1, ``I`` = 0, ``P`` (partial) =
+0.5, ``N`` (no answer) = 0, booleans and yes/no/true/false as 1/0, numbers
+as themselves. The run succeeds when that number is ≥ ``threshold``
+(default 1.0, the ``value`` default of Inspect's ``pass_k`` / ``pass_at``
+reducers). So by default a partial answer is a failure (``threshold=0.5``
+counts it as a success) and no answer (``N``) is a failure of the system,
+not an unscored run. A NaN score is Inspect's "unscored" sentinel and stays
+unscored. Dict- or list-valued scores are refused (name a scalar scorer).
+
+**Errored samples** (``sample.error`` set, e.g. a solver or model error kept
+with ``fail_on_error=False``) are **unscored**: status ``error``, the message
+in the ``error`` column, excluded from n, exactly as Inspect leaves them out
+of its epoch reducers. ``errors="failure"`` counts them as failures instead.
+A sample with no score from the scorer and no error is unscored too
+(status ``unscored``).
+
+The system name is the log's model (``log.eval.model``). With several
+scorers in the log, ``scorer=`` picks one (an error lists them when it is
+missing). Each sample's ``input`` and ``target`` are fingerprinted into
+``scenario_hash``.
+
+Examples
+--------
+>>> import passhat as ph
+>>> trials = ph.read_trials("logs/my-task.eval", scorer="match")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io._json import scenario_fingerprint
+from passhat.io._registry import register_reader
+from passhat.trials import Trials
+
+__all__ = ["inspect_value_to_float", "read_inspect_log"]
+
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def inspect_value_to_float(value: Any) -> float | None:
+    """A scalar Inspect score value as a number (Inspect's default mapping).
+
+    Returns ``None`` for values that have no numeric meaning (dicts, lists,
+    free text), ``nan`` for Inspect's unscored sentinel.
+
+    Examples
+    --------
+    >>> [inspect_value_to_float(v) for v in ("C", "I", "P", "N", True, 0.25, "0.5")]
+    [1.0, 0.0, 0.5, 0.0, 1.0, 0.25, 0.5]
+    """
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        key = value.strip()
+        if key in _LETTERS:
+            return _LETTERS[key]
+        if key.lower() in _WORDS:
+            return _WORDS[key.lower()]
+        try:
+            return float(key)
+        except ValueError:
+            return None
+    return None
+
+
+def _import_read_eval_log() -> Any:
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError as err:
+        raise DependencyError(
+            "reading Inspect AI logs needs the inspect_ai package: pip install 'passhat[inspect]'"
+        ) from err
+    return read_eval_log
+
+
+def _load_log(path: Path) -> Any:
+    read_eval_log = _import_read_eval_log()
+    if path.is_dir():
+        raise FormatError(f"{path}: a directory, not an Inspect AI log file (.eval or .json)")
+    suffix = path.suffix.lower()
+    fmt = "eval" if suffix == ".eval" else "json" if suffix == ".json" else "auto"
+    if fmt == "auto":  # sniff: an .eval log is a zip archive
+        fmt = "eval" if zipfile.is_zipfile(path) else "json"
+    options: dict[str, Any] = {"format": fmt}
+    if fmt == "eval":
+        options["exclude_fields"] = {"messages", "events", "store", "attachments"}
+    try:
+        return read_eval_log(str(path), **options)
+    except Exception as err:  # pydantic, zipfile, json errors: all mean "not a log"
+        msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise FormatError(
+            f"{path}: not an Inspect AI log ({type(err).__name__}: {msg[:200]})"
+        ) from err
+
+
+def _pick_scorer(path: Path, samples: list[Any], scorer: str | None) -> str:
+    names: list[str] = []
+    for s in samples:
+        for name in s.scores or {}:
+            if name not in names:
+                names.append(name)
+    if scorer is not None:
+        if scorer not in names:
+            raise OptionError(
+                f"{path}: scorer {scorer!r} is not in the log; scorers: "
+                f"{', '.join(names) or 'none'}"
+            )
+        return scorer
+    if not names:
+        raise FormatError(f"{path}: no sample in the Inspect AI log has a score")
+    if len(names) > 1:
+        raise OptionError(
+            f"{path}: the log has several scorers ({', '.join(names)}); choose one with "
+            "scorer= (--map scorer=NAME)"
+        )
+    return names[0]
+
+
+def _fingerprint(sample: Any) -> str:
+    def plain(x: Any) -> Any:
+        if isinstance(x, list):
+            return [plain(v) for v in x]
+        dump = getattr(x, "model_dump", None)
+        return dump(exclude={"id"}) if callable(dump) else x
+
+    return scenario_fingerprint({"input": plain(sample.input), "target": plain(sample.target)})
+
+
+def read_inspect_log(
+    path: Path,
+    *,
+    scorer: str | None = None,
+    threshold: float = 1.0,
+    system_name: str | None = None,
+    errors: Literal["unscored", "failure"] = "unscored",
+) -> Trials:
+    """Read an Inspect AI log (``.eval`` or ``.json``) into trials.
+
+    Parameters
+    ----------
+    path : Path
+        The log file.
+    scorer : str, optional
+        Which scorer decides success (needed when the log has several).
+    threshold : float
+        Success is ``value_to_float(score) >= threshold`` (default 1.0: only
+        ``C`` / 1 / true passes; ``P`` = 0.5 and ``N`` = 0 fail).
+    system_name : str, optional
+        Overrides ``log.eval.model``.
+    errors : {"unscored", "failure"}
+        Errored samples are unscored (default) or failures.
+
+    Returns
+    -------
+    Trials
+        Columns ``task_id`` (sample id), ``trial`` (epoch), ``success``,
+        ``status`` (``ok``, ``no_answer``, ``error``, ``unscored``),
+        ``score``, ``error``, ``scenario_hash``, ``duration_s``.
+
+    Raises
+    ------
+    DependencyError
+        inspect_ai is not installed.
+    FormatError
+        The file is not an Inspect AI log, or has no samples.
+    OptionError
+        Several scorers and none chosen, or an unknown scorer.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ph.read_trials("logs/run.eval", format="inspect", threshold=0.5)  # doctest: +SKIP
+    """
+    if errors not in ("unscored", "failure"):
+        raise OptionError(f"errors must be 'unscored' or 'failure' (got {errors!r})")
+    try:
+        threshold = float(threshold)
+    except (TypeError, ValueError) as err:
+        raise OptionError(f"threshold must be a number (got {threshold!r})") from err
+    path = Path(path)
+    log = _load_log(path)
+    samples = list(log.samples or [])
+    if not samples:
+        raise FormatError(
+            f"{path}: the Inspect AI log has no samples (status {getattr(log, 'status', '?')}); "
+            "was it written with samples?"
+        )
+    name = _pick_scorer(path, samples, scorer)
+    rows = []
+    for s in samples:
+        score = (s.scores or {}).get(name)
+        row: dict[str, Any] = {
+            "task_id": str(s.id),
+            "trial": s.epoch,
+            "success": None,
+            "status": "unscored",
+            "score": math.nan,
+            "error": s.error.message if s.error is not None else None,
+            "scenario_hash": _fingerprint(s),
+            "duration_s": s.total_time,
+        }
+        if s.error is not None:
+            row["status"] = "error"
+            row["success"] = None if errors == "unscored" else False
+        elif score is not None:
+            value = inspect_value_to_float(score.value)
+            if value is None:
+                raise FormatError(
+                    f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
+                    f"{score.value!r} is not a scalar success value (C/I/P/N, bool or number)"
+                )
+            if not math.isnan(value):
+                row["score"] = value
+                row["success"] = value >= threshold
+                no_answer = isinstance(score.value, str) and score.value.strip() == "N"
+                row["status"] = "no_answer" if no_answer else "ok"
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    df["success"] = df["success"].astype("boolean")
+    if df["duration_s"].isna().all():
+        df = df.drop(columns="duration_s")
+    model = getattr(getattr(log, "eval", None), "model", None)
+    df["system"] = system_name or (str(model) if model else path.stem)
+    task_name = getattr(getattr(log, "eval", None), "task", None)
+    source = {
+        "system_from": "option" if system_name else "log.eval.model" if model else "file name",
+        "scorer": name,
+        "threshold": threshold,
+        "errored_samples": int(df["error"].notna().sum()),
+    }
+    if task_name:
+        source["inspect_task"] = str(task_name)
+    return Trials.from_frame(df, where=str(path), source=source)
+
+
+def _sniff(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    if head.startswith("PK"):
+        if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
+            return zipfile.is_zipfile(path)
+        return False
+    text = head.lstrip()
+    if not text.startswith("{"):
+        return False
+    window = text[:4096]
+    return (
+        '"eval"' in window
+        and '"version"' in window
+        and ('"status"' in window or '"plan"' in window)
+    )
+
+
+register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
