@@ -235,6 +235,9 @@ LARGE = [
     (10**6, 990_000, 600),
     (10**6, 500_000, 1000),
     (10**5, 99_990, 70_000),
+    (88_376, 1, 1),  # found by hypothesis: a factor near 0 needs log of the exact quotient
+    (10**6, 3, 2),
+    (10**6, 10**6 - 3, 999_990),
 ]
 
 
@@ -251,6 +254,19 @@ def test_large_n_matches_exact_integer_arithmetic(n: int, c: int, k: int) -> Non
     at_exact = 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
     assert _rel(float(ph.pass_hat_k(n, c, k)), hat_exact) < 1e-9
     assert _rel(float(ph.pass_at_k(n, c, k)), at_exact) < 1e-9
+
+
+def test_relative_precision_is_near_machine_epsilon() -> None:
+    """Oracle: exact Fractions; every (n, c, k) on a grid up to n = 10^4 within 1e-13·k relative."""
+    rng = np.random.default_rng(5)
+    n = rng.integers(1, 10**4, size=60)
+    c = np.array([rng.integers(0, m + 1) for m in n])
+    k = np.array([rng.integers(1, min(m, 40) + 1) for m in n])
+    hat, at = ph.pass_hat_k(n, c, k), ph.pass_at_k(n, c, k)
+    for i in range(len(n)):
+        nn, cc, kk = int(n[i]), int(c[i]), int(k[i])
+        assert _rel(float(hat[i]), exact_hat(nn, cc, kk)) < 1e-13 * kk
+        assert _rel(float(at[i]), exact_at(nn, cc, kk)) < 1e-13 * kk
 
 
 def test_large_n_log_ratio_matches_exact_logarithm() -> None:

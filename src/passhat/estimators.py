@@ -104,8 +104,9 @@ def log_subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.flo
     """log(C(a, k) / C(n, k)) for whole a ≤ n and k ≥ 1, elementwise; −inf where a < k.
 
     With d = n − a, C(a,k)/C(n,k) = Π_{j<k} (1 − d/(n−j)) = Π_{i<d} (1 − k/(n−i)).
-    The shorter of the two products is summed as log1p terms, each accurate to
-    an ulp, so the result keeps full relative precision for n up to 10^6 and
+    The shorter of the two products is summed term by term (log1p for factors
+    near 1, log of the exact integer quotient otherwise), each accurate to an
+    ulp, so the result keeps full relative precision for n up to 10^6 and
     beyond (lgamma/betaln differences lose ~1e-9 there). Cost: min(k, d)
     vectorised steps. Where the bound −k·d/n is below −800 the ratio underflows
     to 0 and −inf is returned without work; products longer than 50,000 terms
@@ -147,7 +148,10 @@ def log_subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.flo
         acc = np.zeros(order.size)
         for j in range(int(t_desc[0])):
             m = order.size - int(np.searchsorted(t_asc, j, side="right"))
-            acc[:m] += np.log1p(-s_o[:m] / (n_o[:m] - j))
+            den = n_o[:m] - j
+            frac = s_o[:m] / den  # factor = 1 − frac = (den − step) / den, exact integers
+            # log1p keeps precision for factors near 1, log of the exact quotient near 0
+            acc[:m] += np.where(frac <= 0.5, np.log1p(-frac), np.log((den - s_o[:m]) / den))
         res[order] = acc
     out[ok] = res
     return out
