@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import click
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
 from passhat.cli import emit_json, fmt_num, input_options, input_stamp, load_input, parse_k, records
+from passhat.estimators import Estimate
 from passhat.estimators import estimate as _estimate
+from passhat.intervals import check_ci, check_n_boot
 
 __all__ = ["register"]
 
@@ -29,6 +32,39 @@ __all__ = ["register"]
     default=None,
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
 )
+@click.option(
+    "--ci",
+    type=float,
+    default=None,
+    help="Confidence level, e.g. 0.95: add benchmark- and population-scope intervals.",
+)
+@click.option(
+    "--n-boot",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Task-bootstrap resamples (population scope).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap.")
+@click.option(
+    "--ci-method",
+    type=click.Choice(["bca", "percentile"]),
+    default="bca",
+    show_default=True,
+    help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+)
+@click.option(
+    "--per-task",
+    is_flag=True,
+    help="Per-task table: n, c, unscored, rates with intervals, flaky flag.",
+)
+@click.option(
+    "--task-method",
+    type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
+    default="wilson",
+    show_default=True,
+    help="Per-task interval method (with --per-task).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
 def estimate_cmd(
@@ -41,11 +77,20 @@ def estimate_cmd(
     k_text: str,
     weights: str,
     min_runs: int | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int | None,
+    ci_method: str,
+    per_task: bool,
+    task_method: str,
     as_json: bool,
     quiet: bool,
 ) -> None:
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
     ks = parse_k(k_text)
+    if ci is not None:
+        check_ci(ci)
+        check_n_boot(n_boot)
     data = load_input(
         path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
     )
@@ -55,6 +100,11 @@ def estimate_cmd(
         weights=None if weights == "equal" else weights,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,  # type: ignore[arg-type]
+        task_method=task_method,
     )
     if as_json:
         emit_json(
@@ -65,10 +115,18 @@ def estimate_cmd(
                 "summary": records(est.summary),
                 "estimates": records(est.table),
                 "excluded": records(est.excluded),
+                **({"tasks": records(est.tasks)} if per_task else {}),
             }
         )
         return
     console = Console()
+    if per_task:
+        console = Console(width=max(console.width, 120))
+        _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
+        return
+    if ci is not None:
+        _print_intervals(console, est, quiet=quiet)
+        return
     wide = est.wide().merge(est.summary, on="system")
     table = Table(title="passhat estimate (unbiased per-task estimates, averaged over tasks)")
     for col in ("system", "tasks", "runs", "unscored", "k", "mean", "pass@k", "pass^k"):
@@ -95,6 +153,76 @@ def estimate_cmd(
             console.print(
                 f"{unscored} unscored run(s) (not decided by the grader) are excluded from n."
             )
+
+
+def _iv(lo: float, hi: float) -> str:
+    return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
+
+
+def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
+    """One row per (system, k, metric): value, benchmark and population intervals."""
+    t = est.table
+    level = est.settings["ci"]
+    bench = t[t["scope"] == "benchmark"].reset_index(drop=True)
+    pop = t[t["scope"] == "population"].reset_index(drop=True)
+    table = Table(title=f"passhat estimate with {level:g} intervals (two scopes)")
+    for col in ("system", "tasks", "k", "metric", "value", "benchmark", "population"):
+        table.add_column(col, justify="left" if col in ("system", "metric") else "right")
+    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    for (_, b), (_, p) in zip(bench.iterrows(), pop.iterrows(), strict=True):
+        if b["metric"] == "mean" and b["k"] != bench["k"].min():
+            continue  # mean does not depend on k
+        table.add_row(
+            str(b["system"]),
+            str(b["tasks"]),
+            "—" if b["metric"] == "mean" else str(b["k"]),
+            names[str(b["metric"])],
+            fmt_num(b["value"]),
+            _iv(b["lower"], b["upper"]),
+            _iv(p["lower"], p["upper"]),
+        )
+    console.print(table)
+    if quiet:
+        return
+    console.print(
+        "benchmark: these tasks, uncertainty from their finite runs only; "
+        "population: a new task from the same distribution (task bootstrap)."
+    )
+    for scope, part in (("benchmark", bench), ("population", pop)):
+        for method, count in part.groupby("method", sort=False).size().items():
+            console.print(f"{scope} method ({count} rows): {method}")
+    s = est.summary
+    for _, r in s.iterrows():
+        console.print(
+            f"{r['system']}: flaky tasks {r['flaky_share']:.1%}, all-pass "
+            f"{r['all_pass_share']:.1%}, all-fail {r['all_fail_share']:.1%}"
+        )
+
+
+def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
+    """Per-task table: n, c, unscored, rate and pass^k with intervals, flaky."""
+    kmax = max(ks)
+    table = Table(
+        title=f"per-task estimates with {level:g} {tasks['method'].iloc[0].split()[0]} intervals"
+    )
+    cols = ["system", "task", "n", "c", "unscored", "rate", f"pass^{kmax}", f"pass@{kmax}", "flaky"]
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("system", "task") else "right")
+    for _, r in tasks.iterrows():
+        table.add_row(
+            str(r["system"]),
+            str(r["task"]),
+            str(r["n"]),
+            str(r["c"]),
+            str(r["unscored"]),
+            f"{fmt_num(r['rate'])} {_iv(r['rate_lower'], r['rate_upper'])}",
+            f"{fmt_num(r[f'pass_hat_{kmax}'])} "
+            f"{_iv(r[f'pass_hat_{kmax}_lower'], r[f'pass_hat_{kmax}_upper'])}",
+            f"{fmt_num(r[f'pass_at_{kmax}'])} "
+            f"{_iv(r[f'pass_at_{kmax}_lower'], r[f'pass_at_{kmax}_upper'])}",
+            "yes" if r["flaky"] else "",
+        )
+    console.print(table)
 
 
 def register(cli: click.Group) -> None:
