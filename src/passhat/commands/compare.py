@@ -1,0 +1,237 @@
+"""``passhat compare``: paired comparison of systems on matched tasks.
+
+Modes are dispatched in :func:`compare_cmd`: the paired difference
+(default) is :func:`_run_paired`. Other modes (e.g. a baseline-vs-candidate
+classification) add their options to ``MODE_OPTIONS`` and a branch in the
+dispatch, without touching the paired code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import xarray as xr
+from rich.console import Console
+from rich.table import Table
+
+from passhat import __version__
+from passhat.cli import emit_json, fmt_num, input_stamp, load_input, parse_k, records
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.examples import EXAMPLES
+from passhat.intervals import Comparison, check_ci, check_n_boot, compare
+from passhat.trials import Trials
+
+__all__ = ["register"]
+
+
+def _load_pair(
+    opts: dict[str, Any],
+) -> tuple[Trials | xr.Dataset, Trials | xr.Dataset | None, tuple[str, str] | None]:
+    """Read BASE (and CAND): two files, or one file/example with several systems."""
+    read_opts = {
+        "fmt": opts["fmt"],
+        "maps": opts["maps"],
+        "threshold": opts["threshold"],
+    }
+    base, cand, example = opts["base"], opts["cand"], opts["example"]
+    if example is not None:
+        if base is not None or cand is not None:
+            raise OptionError("give input files or --example, not both")
+        return load_input(None, example=example, **read_opts), None, None
+    if base is None:
+        raise OptionError("no input: give BASE and CAND files (or one file and --baseline NAME)")
+    data_a = load_input(base, example=None, **read_opts)
+    if cand is None:
+        return data_a, None, None
+    data_b = load_input(cand, example=None, **read_opts)
+    sa = [str(s) for s in as_counts(data_a)["system"].values]
+    sb = [str(s) for s in as_counts(data_b)["system"].values]
+    names = None
+    if len(sa) == 1 and len(sb) == 1 and sa == sb:
+        stems = (Path(base).stem, Path(cand).stem)
+        names = stems if stems[0] != stems[1] else ("base", "cand")
+    return data_a, data_b, names
+
+
+# Options of the paired comparison (the default mode).
+PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+    click.option("--k", "k_text", default="1", show_default=True, help="k values: 1,5 or 1-5."),
+    click.option("--ci", type=float, default=0.95, show_default=True, help="Confidence level."),
+    click.option(
+        "--n-boot", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
+    ),
+    click.option("--seed", type=int, default=None, help="Seed of bootstrap and permutations."),
+    click.option(
+        "--ci-method",
+        type=click.Choice(["bca", "percentile"]),
+        default="bca",
+        show_default=True,
+        help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+    ),
+    click.option(
+        "--intersect",
+        is_flag=True,
+        help="Compare the tasks both systems ran; report how many were dropped.",
+    ),
+    click.option(
+        "--baseline",
+        default=None,
+        help="With one input holding several systems: the system the others are compared to.",
+    ),
+]
+
+# Options of other modes are appended here by their modules' authors.
+MODE_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = []
+
+
+def _apply(
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]],
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return deco
+
+
+def _run_paired(
+    data_a: Trials | xr.Dataset,
+    data_b: Trials | xr.Dataset | None,
+    names: tuple[str, str] | None,
+    opts: dict[str, Any],
+) -> Comparison:
+    ks = parse_k(opts["k_text"])
+    check_ci(opts["ci"])
+    check_n_boot(opts["n_boot"])
+    return compare(
+        data_a,
+        data_b,
+        k=ks,
+        ci=opts["ci"],
+        n_boot=opts["n_boot"],
+        seed=opts["seed"],
+        intersect=opts["intersect"],
+        baseline=opts["baseline"],
+        method=opts["ci_method"],
+        names=names,
+    )
+
+
+def _p(x: float) -> str:
+    return "—" if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
+
+
+def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
+    console = Console(width=max(Console().width, 120))
+    t = cmp.table
+    level = cmp.settings["ci"]
+    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    for cand, part in t.groupby("candidate", sort=False):
+        base = str(part["baseline"].iloc[0])
+        pop = part[part["scope"] == "population"].reset_index(drop=True)
+        bench = part[part["scope"] == "benchmark"].reset_index(drop=True)
+        table = Table(
+            title=f"{cand} − {base}: paired difference on {int(part['tasks'].iloc[0])} "
+            f"matched tasks ({level:g} intervals)"
+        )
+        for col in (
+            "k",
+            "metric",
+            base,
+            str(cand),
+            "difference",
+            "population",
+            "p (perm)",
+            "benchmark",
+            "p (normal)",
+        ):
+            table.add_column(col, justify="left" if col == "metric" else "right")
+        kmin = int(pop["k"].min())
+        for (_, p), (_, b) in zip(pop.iterrows(), bench.iterrows(), strict=True):
+            if p["metric"] == "mean" and p["k"] != kmin:
+                continue
+            table.add_row(
+                "—" if p["metric"] == "mean" else str(p["k"]),
+                names[str(p["metric"])],
+                fmt_num(p["base_value"]),
+                fmt_num(p["cand_value"]),
+                f"{p['difference']:+.3f}",
+                f"[{p['lower']:+.3f}, {p['upper']:+.3f}]",
+                _p(p["p_value"]),
+                f"[{b['lower']:+.3f}, {b['upper']:+.3f}]",
+                _p(b["p_value"]),
+            )
+        console.print(table)
+        d = cmp.discordant[cmp.discordant["candidate"] == cand].iloc[0]
+        console.print(
+            f"k = 1, per task: only {base} succeeded in some run {d['only_base']}, only {cand} "
+            f"{d['only_cand']}; higher success rate: {base} {d['base_better']}, {cand} "
+            f"{d['cand_better']}, ties {d['ties']}"
+        )
+        if d["dropped_tasks"]:
+            console.print(
+                f"dropped {d['dropped_tasks']} task(s) not run by both systems (--intersect)"
+            )
+    if not quiet:
+        methods = t.drop_duplicates(["scope", "method", "p_method"])
+        for _, r in methods.iterrows():
+            console.print(f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}")
+        console.print(
+            "population: would the difference hold on new tasks from the same distribution; "
+            "benchmark: on these tasks, given their finitely many runs."
+        )
+
+
+@click.command("compare")
+@click.argument("base", required=False, type=click.Path(dir_okay=True))
+@click.argument("cand", required=False, type=click.Path(dir_okay=True))
+@click.option(
+    "--example",
+    type=click.Choice(sorted(EXAMPLES)),
+    default=None,
+    help="Use a bundled example (several systems) instead of files.",
+)
+@click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")
+@click.option(
+    "--map", "maps", multiple=True, metavar="FIELD=COLUMN", help="Column map for tidy files."
+)
+@click.option("--threshold", type=float, default=None, help="Numeric score → success when ≥ this.")
+@_apply(PAIRED_OPTIONS)
+@_apply(MODE_OPTIONS)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
+def compare_cmd(**opts: Any) -> None:
+    """Paired difference CAND − BASE on matched tasks, with intervals and p-values.
+
+    BASE and CAND are files with one system each, or BASE alone holds several
+    systems and --baseline names the one the others are compared to.
+    """
+    data_a, data_b, names = _load_pair(opts)
+    # ---- dispatch: other modes branch here before the default paired mode ----
+    cmp = _run_paired(data_a, data_b, names, opts)
+    if opts["as_json"]:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "input": {
+                    "base": input_stamp(data_a),
+                    **({"cand": input_stamp(data_b)} if data_b is not None else {}),
+                },
+                "settings": cmp.settings,
+                "comparison": records(cmp.table),
+                "discordant": records(cmp.discordant),
+                "dropped": records(cmp.dropped),
+            }
+        )
+        return
+    _print_paired(cmp, quiet=opts["quiet"])
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``compare`` to the CLI group."""
+    cli.add_command(compare_cmd)
