@@ -41,9 +41,12 @@ from passhat.estimators import (
 )
 from passhat.examples import load_example
 from passhat.intervals import Comparison, compare, task_intervals
-from passhat.intervals import Comparison, compare, task_intervals
 from passhat.io import read, read_counts, read_trials
+from passhat.slices import Slices, slices
 from passhat.spread import spread, spread_from_summary
+from passhat.compare import Classification, classify
+from passhat.io.traces import read_traces
+from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials, counts_from_arrays
 
 try:
@@ -62,14 +65,17 @@ __all__ = [
     "OptionError",
     "PasshatError",
     "ShortTaskError",
+    "Classification",
+    "Divergence",
+    "Traces",
     "Trials",
     "ValidationError",
     "__version__",
     "Comparison",
     "compare",
-    "Comparison",
-    "compare",
+    "classify",
     "counts_from_arrays",
+    "divergence",
     "estimate",
     "io",
     "load_example",
@@ -84,10 +90,12 @@ __all__ = [
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
     "task_intervals",
-    "task_intervals",
     "read",
     "read_counts",
     "read_trials",
+    "Slices",
+    "slices",
+    "read_traces",
     "spread",
     "spread_from_summary",
 ]

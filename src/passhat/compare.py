@@ -1,0 +1,307 @@
+"""Baseline vs candidate: classify each task's change between two run sets (pure).
+
+Each task present in both builds gets exactly one verdict, decided in this
+order:
+
+1. ``redefined``: the scenario fingerprint (``scenario_hash``) differs between
+   the builds, so the runs answer different questions (τ-bench's reader
+   fingerprints ``info.task``). Nothing else is said about it.
+2. ``undecided``: a build has fewer than ``min_runs`` decided runs of it.
+3. ``regression`` / ``fixed``: Fisher's exact test, one-sided, on the 2×2
+   table (successes, failures) × (base, candidate) finds the candidate's
+   success rate lower / higher at level ``alpha``. ``p_regression`` is
+   P(X ≥ c_base) and ``p_fixed`` P(X ≤ c_base) for X hypergeometric with the
+   table's margins (exact, conditional on the margins).
+4. ``stable_pass`` / ``stable_fail``: every decided run passed / failed in
+   both builds.
+5. ``flaky``: both outcomes within a build (the same scenario, unchanged),
+   and no significant change.
+6. ``undecided``: the rest, one build all-pass and the other all-fail with
+   too few runs for the test. ``more_runs_cand`` says how many more candidate
+   runs, continuing the candidate's outcome, would make the test significant
+   (the smallest m with one-sided p ≤ alpha), and ``more_runs_base`` how
+   many base runs bring a build to ``min_runs``.
+
+Tasks in only one build and runs without a verdict are never dropped
+silently: the first are listed in ``excluded`` with the reason, the second
+counted in ``unscored_base`` / ``unscored_cand``.
+
+Examples
+--------
+>>> import passhat as ph
+>>> base = ph.counts_from_arrays([10, 10, 10], [10, 10, 0], tasks=["a", "b", "c"])
+>>> cand = ph.counts_from_arrays([10, 10, 10], [10, 0, 0], tasks=["a", "b", "c"])
+>>> res = ph.classify(base, cand)
+>>> res.table["verdict"].tolist()
+['stable_pass', 'regression', 'stable_fail']
+>>> res.has("regression")
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats
+
+from passhat.errors import OptionError
+from passhat.trials import Trials, validate_counts
+
+__all__ = ["VERDICTS", "Classification", "classify", "runs_to_significance"]
+
+VERDICTS = (
+    "regression",
+    "fixed",
+    "flaky",
+    "redefined",
+    "undecided",
+    "stable_fail",
+    "stable_pass",
+)
+
+
+@dataclass
+class Classification:
+    """Per-task verdicts of a baseline vs candidate comparison.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per task in both builds: ``task, verdict, n_base, c_base,
+        n_cand, c_cand, unscored_base, unscored_cand, p_regression, p_fixed,
+        more_runs_base, more_runs_cand, note``.
+    excluded : pandas.DataFrame
+        Tasks not compared (``task``, ``reason``).
+    settings : dict
+        ``alpha``, ``min_runs``, the test, the systems compared.
+    """
+
+    table: pd.DataFrame
+    excluded: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Tasks per verdict (every verdict listed, zeros included)."""
+        vc = self.table["verdict"].value_counts()
+        return {v: int(vc.get(v, 0)) for v in VERDICTS}
+
+    def has(self, verdict: str) -> bool:
+        """Whether any task got this verdict."""
+        if verdict not in VERDICTS:
+            raise OptionError(f"unknown verdict {verdict!r}; verdicts: {', '.join(VERDICTS)}")
+        return bool((self.table["verdict"] == verdict).any())
+
+    def tasks(self, verdict: str) -> list[str]:
+        """Tasks with this verdict."""
+        self.has(verdict)
+        return self.table.loc[self.table["verdict"] == verdict, "task"].tolist()
+
+    def summary(self) -> str:
+        """One line fit for a CI log."""
+        c = self.counts
+        parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS)
+        line = (
+            f"passhat classify: {len(self.table)} tasks compared "
+            f"({self.settings.get('base', 'base')} → {self.settings.get('cand', 'cand')}; "
+            f"Fisher exact one-sided, α={self.settings.get('alpha')}, "
+            f"min_runs={self.settings.get('min_runs')}): {parts}"
+        )
+        if len(self.excluded):
+            line += f"; {len(self.excluded)} task(s) in one build only, not compared"
+        regs = self.tasks("regression")
+        if regs:
+            shown = ", ".join(regs[:5]) + (" ..." if len(regs) > 5 else "")
+            line += f"; regressed: {shown}"
+        return line
+
+
+def _one_system(data: Trials | xr.Dataset, name: str, system: str | None) -> xr.Dataset:
+    ds = data.counts() if isinstance(data, Trials) else validate_counts(data, where=name)
+    systems = [str(s) for s in ds["system"].values]
+    if system is not None:
+        if system not in systems:
+            raise OptionError(f"{name}: system {system!r} not found; have {', '.join(systems)}")
+        return ds.sel(system=[system])
+    if len(systems) != 1:
+        raise OptionError(
+            f"{name}: holds {len(systems)} systems ({', '.join(systems)}); choose one "
+            f"({name}_system=...)"
+        )
+    return ds
+
+
+def runs_to_significance(
+    n_base: int, c_base: int, n_cand: int, c_cand: int, *, alpha: float = 0.05, limit: int = 10_000
+) -> int | None:
+    """Smallest number of extra candidate runs, continuing the candidate's outcome, to reach p ≤ α.
+
+    For a task that passed every base run and failed every candidate run (or
+    the reverse), adds m candidate runs with the candidate's outcome and
+    returns the smallest m for which Fisher's exact one-sided test in that
+    direction reaches ``alpha``; ``None`` if not reached within ``limit``.
+
+    Examples
+    --------
+    >>> runs_to_significance(2, 2, 2, 0)   # 2/2 vs 0/2: p = 1/6; 2/2 vs 0/5: p = 1/21
+    3
+    """
+    m = np.arange(limit + 1)
+    regress = c_base / max(n_base, 1) >= c_cand / max(n_cand, 1)
+    nc = n_cand + m
+    if regress:
+        p = stats.hypergeom.sf(c_base - 1, n_base + nc, c_base + c_cand, n_base)
+    else:
+        p = stats.hypergeom.cdf(c_base, n_base + nc, c_base + c_cand + m, n_base)
+    hit = np.flatnonzero(p <= alpha)
+    return int(hit[0]) if len(hit) else None
+
+
+def classify(
+    base: Trials | xr.Dataset,
+    cand: Trials | xr.Dataset,
+    *,
+    alpha: float = 0.05,
+    min_runs: int = 3,
+    base_system: str | None = None,
+    cand_system: str | None = None,
+) -> Classification:
+    """Sort each task into stable_pass, stable_fail, regression, fixed, flaky, redefined, undecided.
+
+    Parameters
+    ----------
+    base, cand : Trials or count table
+        The baseline and candidate run sets of the same scenarios (one system each).
+    alpha : float
+        Level of Fisher's exact one-sided tests for regression and fixed.
+    min_runs : int
+        Fewer decided runs than this in a build leaves the task undecided.
+    base_system, cand_system : str, optional
+        Which system to use when a run set holds several.
+
+    Returns
+    -------
+    Classification
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> base = ph.counts_from_arrays([2, 4], [2, 2], tasks=["a", "b"])
+    >>> cand = ph.counts_from_arrays([2, 4], [0, 2], tasks=["a", "b"])
+    >>> r = ph.classify(base, cand, min_runs=2)
+    >>> r.table[["task", "verdict", "more_runs_cand"]].values.tolist()
+    [['a', 'undecided', 3], ['b', 'flaky', 0]]
+    """
+    if not (0 < alpha < 1):
+        raise OptionError(f"alpha must be in (0, 1) (got {alpha})")
+    if int(min_runs) != min_runs or min_runs < 1:
+        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs})")
+    b = _one_system(base, "base", base_system)
+    c = _one_system(cand, "cand", cand_system)
+    b_tasks = [str(t) for t in b["task"].values]
+    c_tasks = [str(t) for t in c["task"].values]
+    b_present = dict(zip(b_tasks, np.asarray(b["present"].values[0], bool), strict=True))
+    c_present = dict(zip(c_tasks, np.asarray(c["present"].values[0], bool), strict=True))
+    in_b = {t for t, p in b_present.items() if p}
+    in_c = {t for t, p in c_present.items() if p}
+    common = [t for t in b_tasks if t in in_b and t in in_c]
+    excluded = pd.DataFrame(
+        [
+            {"task": t, "reason": "only in base (no candidate run)"}
+            for t in b_tasks
+            if t in in_b and t not in in_c
+        ]
+        + [
+            {"task": t, "reason": "only in candidate (no base run)"}
+            for t in c_tasks
+            if t in in_c and t not in in_b
+        ],
+        columns=["task", "reason"],
+    )
+    if not common:
+        raise OptionError(
+            "base and candidate have no task in common; nothing to compare "
+            f"(base {len(in_b)} tasks, candidate {len(in_c)} tasks)"
+        )
+    bs = b.isel(system=0).sel(task=common)
+    cs = c.isel(system=0).sel(task=common)
+    nb = bs["n"].values.astype(np.int64)
+    cb = bs["c"].values.astype(np.int64)
+    nc = cs["n"].values.astype(np.int64)
+    cc = cs["c"].values.astype(np.int64)
+    M = nb + nc
+    K = cb + cc
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_reg = np.where(M > 0, stats.hypergeom.sf(cb - 1, M, K, nb), 1.0)
+        p_fix = np.where(M > 0, stats.hypergeom.cdf(cb, M, K, nb), 1.0)
+    p_reg = np.clip(np.nan_to_num(p_reg, nan=1.0), 0.0, 1.0)
+    p_fix = np.clip(np.nan_to_num(p_fix, nan=1.0), 0.0, 1.0)
+
+    hb = bs.coords["scenario_hash"].values if "scenario_hash" in bs.coords else [None] * len(common)
+    hc = cs.coords["scenario_hash"].values if "scenario_hash" in cs.coords else [None] * len(common)
+    has_b = np.array([h is not None and h == h for h in hb])
+    has_c = np.array([h is not None and h == h for h in hc])
+    redefined = has_b & has_c & np.array([str(x) != str(y) for x, y in zip(hb, hc, strict=True)])
+    short = (nb < min_runs) | (nc < min_runs)
+    reg = (p_reg <= alpha) & (cb * nc > cc * nb)
+    fix = (p_fix <= alpha) & (cb * nc < cc * nb)
+    all_pass = (cb == nb) & (cc == nc)
+    all_fail = (cb == 0) & (cc == 0)
+    mixed = ((cb > 0) & (cb < nb)) | ((cc > 0) & (cc < nc))
+    verdict = np.select(
+        [redefined, short, reg, fix, all_pass, all_fail, mixed],
+        ["redefined", "undecided", "regression", "fixed", "stable_pass", "stable_fail", "flaky"],
+        default="undecided",
+    )
+    more_b = np.zeros(len(common), dtype=np.int64)
+    more_c = np.zeros(len(common), dtype=np.int64)
+    notes = [""] * len(common)
+    for i in np.flatnonzero(verdict == "undecided"):
+        if short[i]:
+            more_b[i] = max(0, min_runs - nb[i])
+            more_c[i] = max(0, min_runs - nc[i])
+            notes[i] = f"fewer than min_runs={min_runs} decided runs in a build"
+            continue
+        m = runs_to_significance(int(nb[i]), int(cb[i]), int(nc[i]), int(cc[i]), alpha=alpha)
+        direction = "regression" if cb[i] * nc[i] > cc[i] * nb[i] else "fix"
+        more_c[i] = m if m is not None else -1
+        notes[i] = (
+            f"{m} more candidate run(s) with the same outcome would make the {direction} "
+            f"significant at α={alpha}"
+            if m is not None
+            else "no number of extra candidate runs reaches significance"
+        )
+    for i in np.flatnonzero(redefined):
+        notes[i] = "scenario fingerprint changed: runs are not comparable"
+    half = has_b ^ has_c
+    for i in np.flatnonzero(half & ~redefined):
+        notes[i] = (notes[i] + "; " if notes[i] else "") + "scenario fingerprint in one build only"
+    table = pd.DataFrame(
+        {
+            "task": common,
+            "verdict": verdict,
+            "n_base": nb,
+            "c_base": cb,
+            "n_cand": nc,
+            "c_cand": cc,
+            "unscored_base": bs["unscored"].values.astype(np.int64),
+            "unscored_cand": cs["unscored"].values.astype(np.int64),
+            "p_regression": p_reg,
+            "p_fixed": p_fix,
+            "more_runs_base": more_b,
+            "more_runs_cand": more_c,
+            "note": notes,
+        }
+    )
+    settings = {
+        "alpha": alpha,
+        "min_runs": int(min_runs),
+        "test": "Fisher's exact test, one-sided (hypergeometric), per task",
+        "base": str(b["system"].values[0]),
+        "cand": str(c["system"].values[0]),
+    }
+    return Classification(table=table, excluded=excluded, settings=settings)
