@@ -86,6 +86,34 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
 
 # Options of other modes are appended here by their modules' authors.
 MODE_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = []
+# Baseline-vs-candidate classification (issue 7; run by passhat.commands.traces.run_classify).
+MODE_OPTIONS += [
+    click.option(
+        "--classify",
+        is_flag=True,
+        help="Per-task verdicts: stable_pass/fail, regression, fixed, flaky, redefined, undecided.",
+    ),
+    click.option(
+        "--fail-on",
+        type=click.Choice(["regression", "flaky", "fixed", "redefined", "undecided"]),
+        multiple=True,
+        help="With --classify: exit 1 when a task gets this verdict (repeatable).",
+    ),
+    click.option(
+        "--alpha",
+        type=float,
+        default=0.05,
+        show_default=True,
+        help="With --classify: level of Fisher's exact one-sided test.",
+    ),
+    click.option(
+        "--min-runs",
+        type=int,
+        default=3,
+        show_default=True,
+        help="With --classify: fewer decided runs than this in a build leaves a task undecided.",
+    ),
+]
 
 
 def _apply(
@@ -213,6 +241,15 @@ def compare_cmd(**opts: Any) -> None:
     """
     data_a, data_b, names = _load_pair(opts)
     # ---- dispatch: other modes branch here before the default paired mode ----
+    if opts["classify"]:
+        from passhat.commands.traces import run_classify
+
+        status = run_classify(data_a, data_b, opts)
+        if status:
+            click.get_current_context().exit(status)
+        return
+    if opts["fail_on"]:
+        raise OptionError("--fail-on needs --classify")
     cmp = _run_paired(data_a, data_b, names, opts)
     if opts["as_json"]:
         emit_json(
