@@ -56,6 +56,7 @@ UNSCORED_STATUSES = frozenset(
 REQUIRED = ("system", "task_id", "trial", "success", "status")
 OPTIONAL = ("score", "category", "weight", "scenario_hash", "duration_s", "cost")
 TASK_ATTRS = ("category", "weight", "scenario_hash")
+NUMERIC = ("score", "duration_s", "cost")
 
 
 def _as_str_series(s: pd.Series) -> pd.Series:
@@ -176,6 +177,16 @@ class Trials:
                     "is not a non-negative number"
                 )
             df["weight"] = w
+        for col in NUMERIC:
+            if col in df.columns and not pd.api.types.is_numeric_dtype(df[col].dtype):
+                num = pd.to_numeric(df[col], errors="coerce")
+                bad = num.isna() & df[col].notna()
+                if bad.any():
+                    row = int(np.flatnonzero(bad.to_numpy())[0])
+                    raise ValidationError(
+                        f"{where}: row {row + 1}: {col} {df[col].iloc[row]!r} is not a number"
+                    )
+                df[col] = num.astype(float)
         cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
         df = df[cols].reset_index(drop=True)
         exc = excluded if excluded is not None else pd.DataFrame(columns=["reason"])

@@ -101,6 +101,10 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
                 return reader
         except Exception:  # a sniffer that cannot tell simply says no
             continue
+    if path.is_file() and (path.suffix.lower() == ".json" or head.lstrip().startswith(("{", "["))):
+        from passhat.io._json import load_json
+
+        load_json(path)  # a syntax error is the more useful message (line, column)
     raise FormatError(
         f"{path}: cannot tell the format from its name or content; pass format= "
         f"(--format) with one of: {', '.join(formats())}"

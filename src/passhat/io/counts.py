@@ -46,17 +46,21 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             kind = "a number" if col == "weight" else "a whole number"
+            value = df[col].iloc[row]
+            what = "is missing" if pd.isna(value) else f"= {value!r} is not {kind}"
             raise CountError(
-                f"{where}: row {row + 1} (task {df['task_id'].iloc[row]!r}): "
-                f"{col} = {df[col].iloc[row]!r} is not {kind}"
+                f"{where}: row {row + 1} (task {df['task_id'].iloc[row]!r}): {col} {what}"
             )
         df[col] = num
     dup = df.duplicated(["system", "task_id"], keep=False)
     if dup.any():
         row = int(np.flatnonzero(dup.to_numpy())[0])
+        task, system = df["task_id"].iloc[row], df["system"].iloc[row]
+        same = (df["task_id"] == task) & (df["system"] == system)
+        rows = ", ".join(str(r + 1) for r in np.flatnonzero(same.to_numpy())[:5])
         raise ValidationError(
-            f"{where}: row {row + 1}: task {df['task_id'].iloc[row]!r} (system "
-            f"{df['system'].iloc[row]!r}) appears more than once; counts are never summed"
+            f"{where}: rows {rows}: task {task!r} (system {system!r}) appears more than "
+            "once; counts are never summed"
         )
     systems = list(pd.unique(df["system"]))
     tasks = list(pd.unique(df["task_id"]))

@@ -91,7 +91,8 @@ def frame_to_trials(
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ValidationError(
-                f"{where}: row {row + 1}: score {df[score_col].iloc[row]!r} is not a number"
+                f"{where}: row {row + 1}: {score_col} {df[score_col].iloc[row]!r} is not a "
+                f"number (threshold={threshold} needs numeric scores)"
             )
         df["score"] = score
         df["success"] = pd.Series(score >= threshold, dtype="boolean").where(score.notna())

@@ -1,0 +1,108 @@
+"""Reader registry and sniffing: every format is recognised from its content,
+and files that are none of them fail with one clear message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat.errors import FormatError, InputError
+from passhat.io import _registry
+from passhat.trials import Trials
+
+
+def test_formats_listed() -> None:
+    assert {"counts", "csv", "inspect", "jsonl", "parquet", "tau-bench", "tau2-bench"} <= set(
+        ph.io.formats()
+    )
+
+
+def _samples(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    out["csv"] = tmp_path / "a.csv"
+    out["csv"].write_text("task_id,success\nt,1\n")
+    out["jsonl"] = tmp_path / "a.jsonl"
+    out["jsonl"].write_text('{"task_id": "t", "success": true}\n')
+    out["parquet"] = tmp_path / "a.parquet"
+    pd.DataFrame({"task_id": ["t"], "success": [True]}).to_parquet(out["parquet"])
+    out["counts"] = tmp_path / "c.csv"
+    out["counts"].write_text("task_id,n,c\nt,3,1\n")
+    out["tau-bench"] = tmp_path / "tau.json"
+    out["tau-bench"].write_text(json.dumps([{"task_id": 0, "reward": 1.0, "info": {}}]))
+    out["tau2-bench"] = tmp_path / "tau2.json"
+    sims = [{"task_id": "0", "trial": 0, "termination_reason": "user_stop"}]
+    out["tau2-bench"].write_text(json.dumps({"info": {}, "tasks": [], "simulations": sims}))
+    return out
+
+
+def test_each_format_sniffed(tmp_path: Path) -> None:
+    for fmt, path in _samples(tmp_path).items():
+        assert _registry._resolve(path, None).name == fmt, fmt
+
+
+def test_format_names_normalised(tmp_path: Path) -> None:
+    path = _samples(tmp_path)["tau-bench"]
+    assert _registry._resolve(path, "TAU_BENCH").name == "tau-bench"
+
+
+def test_unknown_format(tmp_path: Path) -> None:
+    f = _samples(tmp_path)["csv"]
+    with pytest.raises(FormatError, match=r"a\.csv: unknown format 'excel'; known formats: counts"):
+        ph.read_trials(f, format="excel")
+
+
+def test_missing_empty_and_unsniffable(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"nope\.csv: no such file"):
+        ph.read_trials(tmp_path / "nope.csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(FormatError, match=r"empty\.csv: the file is empty"):
+        ph.read_trials(empty)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("  \n\n")
+    with pytest.raises(FormatError, match=r"blank\.jsonl: the file is empty \(only whitespace\)"):
+        ph.read_trials(blank)
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello world\nsecond line\n")
+    with pytest.raises(FormatError, match=r"notes\.txt: cannot tell the format .* \(--format\)"):
+        ph.read_trials(junk)
+    valid_other = tmp_path / "other.json"
+    valid_other.write_text('{"a": 1}')
+    with pytest.raises(FormatError, match=r"other\.json: cannot tell the format"):
+        ph.read_trials(valid_other)
+
+
+def test_malformed_json_names_line_and_column(tmp_path: Path) -> None:
+    f = tmp_path / "broken.json"
+    f.write_text('[\n  {"task_id": 1,\n   "reward": }\n]\n')
+    with pytest.raises(FormatError, match=r"broken\.json: line 3, column 14: not valid JSON"):
+        ph.read_trials(f)
+    with pytest.raises(FormatError, match=r"broken\.json: not a τ-bench result file: line 3"):
+        ph.read_trials(f, format="tau-bench")
+
+
+def test_register_custom_reader(tmp_path: Path) -> None:
+    f = tmp_path / "x.mine"
+    f.write_text("MINE\nt1 1\nt1 0\n")
+
+    def read_mine(path: Path) -> Trials:
+        rows = [ln.split() for ln in path.read_text().splitlines()[1:]]
+        df = pd.DataFrame(rows, columns=["task_id", "success"])
+        return Trials.from_frame(df, where=str(path))
+
+    def broken_sniff(path: Path, head: str) -> bool:
+        raise RuntimeError("a sniffer that cannot tell says no")
+
+    try:
+        ph.io.register_reader("broken", read_mine, sniff=broken_sniff, priority=0)
+        ph.io.register_reader("mine", read_mine, sniff=lambda p, h: h.startswith("MINE"))
+        t = ph.read_trials(f)
+        assert t.source["format"] == "mine" and len(t) == 2
+        assert len(t.source["sha256"]) == 64
+    finally:
+        _registry._READERS.pop("mine", None)
+        _registry._READERS.pop("broken", None)
