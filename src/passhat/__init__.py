@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from passhat import io
 from passhat import planner as plan
+from passhat.compare import Classification, classify
 from passhat.errors import (
     CountError,
     DependencyError,
@@ -40,12 +41,15 @@ from passhat.estimators import (
     plugin_pass_hat_k,
 )
 from passhat.examples import load_example
-from passhat.intervals import Comparison, compare, task_intervals
+from passhat.intervals import (  # after passhat.compare: ph.compare is this function
+    Comparison,
+    compare,
+    task_intervals,
+)
 from passhat.io import read, read_counts, read_trials
+from passhat.io.traces import read_traces
 from passhat.slices import Slices, slices
 from passhat.spread import spread, spread_from_summary
-from passhat.compare import Classification, classify
-from passhat.io.traces import read_traces
 from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials, counts_from_arrays
 
@@ -56,8 +60,11 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "METRICS",
+    "Classification",
+    "Comparison",
     "CountError",
     "DependencyError",
+    "Divergence",
     "Estimate",
     "FormatError",
     "InputError",
@@ -65,15 +72,13 @@ __all__ = [
     "OptionError",
     "PasshatError",
     "ShortTaskError",
-    "Classification",
-    "Divergence",
+    "Slices",
     "Traces",
     "Trials",
     "ValidationError",
     "__version__",
-    "Comparison",
-    "compare",
     "classify",
+    "compare",
     "counts_from_arrays",
     "divergence",
     "estimate",
@@ -89,13 +94,12 @@ __all__ = [
     "plan",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
-    "task_intervals",
     "read",
     "read_counts",
-    "read_trials",
-    "Slices",
-    "slices",
     "read_traces",
+    "read_trials",
+    "slices",
     "spread",
     "spread_from_summary",
+    "task_intervals",
 ]
