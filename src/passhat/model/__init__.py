@@ -1,0 +1,43 @@
+"""Hierarchical Beta-Binomial model: build, fit (NUTS or exact grid), posterior metrics.
+
+The success rates p_i of a system's tasks are modelled as draws from
+Beta(μκ, (1 − μ)κ); the c_i successes in n_i runs are Binomial(n_i, p_i).
+Per posterior draw of (μ, κ) every metric has a closed form, in two scopes:
+
+* **population**: a new task from the same distribution (uncertainty =
+  which tasks were sampled + how few runs each had);
+* **benchmark**: the weighted mean over these tasks (uncertainty = how few
+  runs each task had, only).
+
+Examples
+--------
+>>> import passhat as ph
+>>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+>>> f.summary()[["metric", "scope"]].drop_duplicates().shape[0]
+7
+"""
+
+from __future__ import annotations
+
+from passhat.model.build import MODELS, Priors, build_model, compress
+from passhat.model.diagnostics import THRESHOLDS, Diagnostics
+from passhat.model.fit import Fit, compare_models, fit, load_fit
+from passhat.model.grid import grid_log_posterior, grid_posterior
+from passhat.model.metrics import population_metrics, rising_ratio
+
+__all__ = [
+    "MODELS",
+    "THRESHOLDS",
+    "Diagnostics",
+    "Fit",
+    "Priors",
+    "build_model",
+    "compare_models",
+    "compress",
+    "fit",
+    "grid_log_posterior",
+    "grid_posterior",
+    "load_fit",
+    "population_metrics",
+    "rising_ratio",
+]

@@ -1,0 +1,329 @@
+"""Model definition: priors, likelihood compression, the PyMC model and its exact log density.
+
+The model for one system with tasks i = 1..T is
+
+    c_i | p_i ~ Binomial(n_i, p_i),   p_i ~ Beta(a, b),   a = μκ, b = (1 − μ)κ,
+
+with p_i integrated out (Beta-Binomial likelihood). The two free parameters
+are sampled on the unconstrained scale θ = logit μ, λ = log κ. The
+zero/one-inflated variant (``model="inflated"``) lets a share π₁ of tasks
+always pass and a share π₀ always fail; the remaining share π_B has
+p_i ~ Beta(a, b).
+
+Because a task enters the likelihood only through its (n_i, c_i), the
+likelihood is a weighted sum over the *distinct* (n, c) pairs with their
+multiplicities: the cost of evaluating it (and of sampling) depends on the
+number of distinct pairs (at most Σ (n+1) over distinct n), not on the
+number of tasks.
+
+Examples
+--------
+>>> import numpy as np
+>>> from passhat.model.build import compress
+>>> comp = compress(np.array([5, 5, 5, 3]), np.array([5, 5, 0, 3]))
+>>> comp.n.tolist(), comp.c.tolist(), comp.mult.tolist()
+([3, 5, 5], [3, 0, 5], [1, 1, 2])
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from passhat.errors import OptionError
+
+__all__ = [
+    "MODELS",
+    "Compressed",
+    "Priors",
+    "build_model",
+    "compress",
+    "log_prior",
+    "pair_loglik",
+]
+
+ModelName = Literal["beta", "inflated"]
+MODELS: tuple[str, ...] = ("beta", "inflated")
+
+
+@dataclass(frozen=True)
+class Priors:
+    """Prior hyperparameters (all proper).
+
+    Parameters
+    ----------
+    mu_alpha, mu_beta : float, default 1, 1
+        μ ~ Beta(mu_alpha, mu_beta): the population mean success rate,
+        uniform by default.
+    log_kappa_mean, log_kappa_sd : float, default 0, 2
+        log κ ~ Normal(log_kappa_mean, log_kappa_sd). κ = a + b is the
+        concentration of task success rates; the run-to-run correlation
+        within a task (ICC) is 1/(κ + 1). The default puts κ = 1 (ICC 0.5)
+        at the centre and gives 95% prior mass to κ ∈ [0.02, 50], i.e.
+        ICC ∈ [0.02, 0.98]: from almost homogeneous tasks to tasks that
+        nearly always pass or always fail.
+    mix_concentration : tuple of 3 floats, default (1, 1, 1)
+        Inflated model only: (π₁, π₀, π_B) ~ Dirichlet(mix_concentration)
+        for the shares of always-pass, always-fail and Beta tasks.
+
+    Notes
+    -----
+    Why the prior on κ must be proper: when every task is all-pass (or
+    every task all-fail), the Beta-Binomial likelihood does not vanish as
+    κ → 0 or κ → ∞ (it tends to μ^T and μ^(Σn) respectively, both bounded
+    away from zero for μ near 1). The likelihood is then bounded but not
+    integrable in log κ, so an improper prior such as the popular
+    (a + b)^(−5/2) — flat-ish in log κ at one end — leaves the posterior
+    improper, and a sampler drifts forever. Such data are common in agent
+    evaluations. A Normal prior on log κ makes the posterior proper for
+    every data set (bounded likelihood × proper prior) and, in that
+    degenerate case, the posterior of κ simply stays close to the prior:
+    wide, as it should be.
+
+    Examples
+    --------
+    >>> from passhat.model import Priors
+    >>> Priors(log_kappa_sd=1.0).log_kappa_sd
+    1.0
+    """
+
+    mu_alpha: float = 1.0
+    mu_beta: float = 1.0
+    log_kappa_mean: float = 0.0
+    log_kappa_sd: float = 2.0
+    mix_concentration: tuple[float, float, float] = (1.0, 1.0, 1.0)
+
+    def __post_init__(self) -> None:
+        for name in ("mu_alpha", "mu_beta", "log_kappa_sd"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and np.isfinite(v) and v > 0):
+                raise OptionError(f"prior {name} must be a positive number (got {v!r})")
+        if not np.isfinite(self.log_kappa_mean):
+            raise OptionError(f"prior log_kappa_mean must be finite (got {self.log_kappa_mean!r})")
+        mix = tuple(float(x) for x in self.mix_concentration)
+        if len(mix) != 3 or not all(np.isfinite(x) and x > 0 for x in mix):
+            raise OptionError(
+                "prior mix_concentration must be 3 positive numbers "
+                f"(got {self.mix_concentration!r})"
+            )
+        object.__setattr__(self, "mix_concentration", mix)
+
+    def to_json(self) -> str:
+        """JSON text (stored in the fit's attributes)."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Priors:
+        """Inverse of :meth:`to_json`."""
+        d = json.loads(text)
+        d["mix_concentration"] = tuple(d.get("mix_concentration", (1.0, 1.0, 1.0)))
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """Distinct (n, c) pairs of a set of tasks.
+
+    Attributes
+    ----------
+    n, c : ndarray of int
+        The distinct pairs (sorted by n, then c).
+    mult : ndarray of int
+        How many tasks have each pair.
+    inverse : ndarray of int
+        For each task, the index of its pair.
+    """
+
+    n: NDArray[np.int64]
+    c: NDArray[np.int64]
+    mult: NDArray[np.int64]
+    inverse: NDArray[np.intp]
+
+    def __len__(self) -> int:
+        return len(self.n)
+
+
+def compress(n: Any, c: Any) -> Compressed:
+    """Compress per-task counts to distinct (n, c) pairs with multiplicities.
+
+    Examples
+    --------
+    >>> from passhat.model.build import compress
+    >>> len(compress([5] * 1000, [5] * 600 + [0] * 400))
+    2
+    """
+    n_arr = np.asarray(n, dtype=np.int64).ravel()
+    c_arr = np.asarray(c, dtype=np.int64).ravel()
+    pairs, inverse, mult = np.unique(
+        np.stack([n_arr, c_arr], axis=1), axis=0, return_inverse=True, return_counts=True
+    )
+    return Compressed(
+        n=pairs[:, 0].astype(np.int64),
+        c=pairs[:, 1].astype(np.int64),
+        mult=mult.astype(np.int64),
+        inverse=np.asarray(inverse).ravel().astype(np.intp),
+    )
+
+
+def check_model(model: str) -> str:
+    """Validate a model name."""
+    if model not in MODELS:
+        raise OptionError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
+    return model
+
+
+# ------------------------------------------------------------------- PyMC
+def build_model(
+    n: Any,
+    c: Any,
+    mult: Any | None = None,
+    *,
+    model: str = "beta",
+    priors: Priors | None = None,
+) -> Any:
+    """The PyMC model for one system, on compressed counts.
+
+    Parameters
+    ----------
+    n, c : array_like of int
+        Decided runs and successes per distinct pair (or per task).
+    mult : array_like of int, optional
+        Multiplicity of each pair (default 1 each).
+    model : {"beta", "inflated"}
+        Plain Beta-Binomial, or the zero/one-inflated mixture.
+    priors : Priors, optional
+        Defaults: see :class:`Priors`.
+
+    Returns
+    -------
+    pymc.Model
+        Free variables ``mu`` (Beta prior, sampled on logit μ), ``kappa``
+        (LogNormal prior, sampled on log κ) and, for the inflated model,
+        ``mix`` (Dirichlet) with deterministic ``pi_pass`` and ``pi_fail``.
+        The data are ``pm.Data`` containers ``n``, ``c``, ``w`` (the
+        multiplicities), so one compiled model serves every data set.
+        The likelihood is a ``pm.Potential`` named ``loglik``:
+        Σ_pairs w · log BetaBinomial(c | n, a, b), without the binomial
+        coefficient (a constant).
+
+    Examples
+    --------
+    >>> from passhat.model import build_model
+    >>> m = build_model([5, 5], [5, 0], [3, 1])
+    >>> sorted(v.name for v in m.free_RVs)
+    ['kappa', 'mu']
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    check_model(model)
+    pri = priors or Priors()
+    n_arr = np.asarray(n, dtype=np.float64).ravel()
+    c_arr = np.asarray(c, dtype=np.float64).ravel()
+    w_arr = np.ones_like(n_arr) if mult is None else np.asarray(mult, dtype=np.float64).ravel()
+    with pm.Model() as m:
+        nd = pm.Data("n", n_arr)
+        cd = pm.Data("c", c_arr)
+        wd = pm.Data("w", w_arr)
+        mu = pm.Beta("mu", alpha=pri.mu_alpha, beta=pri.mu_beta)
+        kappa = pm.LogNormal("kappa", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
+        a = mu * kappa
+        b = (1.0 - mu) * kappa
+        fd = nd - cd
+        bb = (
+            pt.gammaln(cd + a)
+            + pt.gammaln(fd + b)
+            - pt.gammaln(nd + kappa)
+            + pt.gammaln(kappa)
+            - pt.gammaln(a)
+            - pt.gammaln(b)
+        )
+        if model == "beta":
+            pm.Potential("loglik", pt.sum(wd * bb))
+        else:
+            mix = pm.Dirichlet("mix", a=np.asarray(pri.mix_concentration))
+            pi_pass = pm.Deterministic("pi_pass", mix[0])
+            pi_fail = pm.Deterministic("pi_fail", mix[1])
+            neg = -np.inf
+            lp_pass = pt.switch(pt.eq(cd, nd), pt.log(pi_pass), neg)
+            lp_fail = pt.switch(pt.eq(cd, 0), pt.log(pi_fail), neg)
+            lp_beta = pt.log(mix[2]) + bb
+            terms = pt.stack([lp_pass, lp_fail, lp_beta], axis=0)
+            pm.Potential("loglik", pt.sum(wd * pm.math.logsumexp(terms, axis=0)[0]))
+    return m
+
+
+# ----------------------------------------------------------------- numpy
+def _log_mu(theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """log μ and log(1 − μ) for μ = logistic(θ), stable for large |θ|."""
+    return -np.logaddexp(0.0, -theta), -np.logaddexp(0.0, theta)
+
+
+def log_prior(
+    theta: NDArray[np.float64], lam: NDArray[np.float64], priors: Priors
+) -> NDArray[np.float64]:
+    """Log prior density of the beta model on (θ = logit μ, λ = log κ), Jacobians included.
+
+    Identical (constants included) to the density PyMC samples.
+    """
+    lmu, l1mu = _log_mu(theta)
+    lp_theta = (
+        priors.mu_alpha * lmu
+        + priors.mu_beta * l1mu
+        - special.betaln(priors.mu_alpha, priors.mu_beta)
+    )
+    z = (lam - priors.log_kappa_mean) / priors.log_kappa_sd
+    lp_lam = -0.5 * z * z - np.log(priors.log_kappa_sd) - 0.5 * np.log(2.0 * np.pi)
+    return np.asarray(lp_theta + lp_lam)
+
+
+def pair_loglik(
+    n: NDArray[Any],
+    c: NDArray[Any],
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    pi_pass: NDArray[np.float64] | None = None,
+    pi_fail: NDArray[np.float64] | None = None,
+    binom_coef: bool = True,
+) -> NDArray[np.float64]:
+    """Log-likelihood of each pair at each draw, shape (draws, pairs).
+
+    ``a``, ``b`` (and the mixture shares) have shape (draws,). With
+    ``binom_coef`` the binomial coefficient is included (a proper pmf, for
+    LOO); without it the value matches the PyMC potential.
+    """
+    nn = np.asarray(n, dtype=float)[None, :]
+    cc = np.asarray(c, dtype=float)[None, :]
+    aa = np.asarray(a, dtype=float)[:, None]
+    bb_ = np.asarray(b, dtype=float)[:, None]
+    kk = aa + bb_
+    ll = (
+        special.gammaln(cc + aa)
+        + special.gammaln(nn - cc + bb_)
+        - special.gammaln(nn + kk)
+        + special.gammaln(kk)
+        - special.gammaln(aa)
+        - special.gammaln(bb_)
+    )
+    if binom_coef:
+        ll = ll + (special.gammaln(nn + 1) - special.gammaln(cc + 1) - special.gammaln(nn - cc + 1))
+    if pi_pass is None or pi_fail is None:
+        return np.asarray(ll)
+    p1 = np.asarray(pi_pass, dtype=float)[:, None]
+    p0 = np.asarray(pi_fail, dtype=float)[:, None]
+    pb = np.clip(1.0 - p1 - p0, 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        terms = np.stack(
+            [
+                np.where(cc == nn, np.log(p1), -np.inf) + 0.0 * ll,
+                np.where(cc == 0, np.log(p0), -np.inf) + 0.0 * ll,
+                np.log(pb) + ll,
+            ]
+        )
+    return np.asarray(special.logsumexp(terms, axis=0))

@@ -1,0 +1,124 @@
+"""Sampler diagnostics: R-hat, bulk/tail ESS, divergences, checked against thresholds.
+
+Thresholds follow Vehtari et al. (2021, "Rank-normalization, folding, and
+localization"): R-hat ≤ 1.01 and at least 100 effective draws per chain
+(bulk and tail); any divergent transition fails the fit. Grid fits produce
+independent draws: R-hat and divergences do not apply to them (R-hat is
+reported but not checked); ESS is still checked.
+
+Examples
+--------
+>>> from passhat.model.diagnostics import THRESHOLDS
+>>> THRESHOLDS["r_hat_max"]
+1.01
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["THRESHOLDS", "Diagnostics", "compute_diagnostics", "import_arviz"]
+
+THRESHOLDS: dict[str, float] = {"r_hat_max": 1.01, "ess_per_chain_min": 100.0, "divergences_max": 0}
+
+
+def import_arviz() -> Any:
+    """Import ArviZ without its refactor FutureWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        import arviz as az
+    return az
+
+
+@dataclass
+class Diagnostics:
+    """Convergence diagnostics of a fit.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (system, variable): r_hat, ess_bulk, ess_tail.
+    divergences : dict
+        Divergent transitions per system.
+    thresholds : dict
+        r_hat_max, ess_min (= 100 × chains), divergences_max.
+    problems : list of str
+        Human-readable failures, empty when all checks pass.
+    method : str
+        "nuts" or "grid".
+    """
+
+    table: pd.DataFrame
+    divergences: dict[str, int]
+    thresholds: dict[str, float]
+    problems: list[str] = field(default_factory=list)
+    method: str = "nuts"
+
+    @property
+    def passed(self) -> bool:
+        """True when every check passes."""
+        return not self.problems
+
+    def problems_for(self, system: str) -> list[str]:
+        """Failures of one system."""
+        return [p for p in self.problems if p.startswith(f"{system}:")]
+
+    def status(self, system: str | None = None) -> str:
+        """``"ok"`` or ``"FAILED: ..."``."""
+        probs = self.problems if system is None else self.problems_for(system)
+        return "ok" if not probs else "FAILED: " + "; ".join(probs)
+
+    def __repr__(self) -> str:
+        return f"Diagnostics({'passed' if self.passed else 'FAILED'}, method={self.method!r})"
+
+
+def compute_diagnostics(
+    posterior: Any, diverging: Any, *, variables: list[str], method: str
+) -> Diagnostics:
+    """Diagnostics from a posterior Dataset (chain, draw, system) and divergence flags."""
+    az = import_arviz()
+    chains = int(posterior.sizes["chain"])
+    ds = posterior[variables]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rhat = az.rhat(ds)
+        bulk = az.ess(ds, method="bulk")
+        tail = az.ess(ds, method="tail")
+    systems = [str(s) for s in posterior["system"].values]
+    thresholds = {
+        "r_hat_max": THRESHOLDS["r_hat_max"],
+        "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
+        "divergences_max": THRESHOLDS["divergences_max"],
+    }
+    rows = []
+    problems: list[str] = []
+    divs: dict[str, int] = {}
+    for si, s in enumerate(systems):
+        n_div = int(np.asarray(diverging)[..., si].sum()) if diverging is not None else 0
+        divs[s] = n_div
+        if method == "nuts" and n_div > thresholds["divergences_max"]:
+            problems.append(f"{s}: {n_div} divergent transition(s)")
+        for v in variables:
+            r = float(rhat[v].values[si])
+            eb = float(bulk[v].values[si])
+            et = float(tail[v].values[si])
+            rows.append({"system": s, "variable": v, "r_hat": r, "ess_bulk": eb, "ess_tail": et})
+            if method == "nuts" and not r <= thresholds["r_hat_max"]:
+                problems.append(f"{s}: r_hat({v}) = {r:.3f} > {thresholds['r_hat_max']}")
+            for name, val in (("bulk", eb), ("tail", et)):
+                if not val >= thresholds["ess_min"]:
+                    problems.append(
+                        f"{s}: {name} ESS({v}) = {val:.0f} < {thresholds['ess_min']:.0f}"
+                    )
+    return Diagnostics(
+        table=pd.DataFrame(rows, columns=["system", "variable", "r_hat", "ess_bulk", "ess_tail"]),
+        divergences=divs,
+        thresholds=thresholds,
+        problems=problems,
+        method=method,
+    )
