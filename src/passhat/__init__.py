@@ -48,6 +48,9 @@ from passhat.intervals import (  # after passhat.compare: ph.compare is this fun
 )
 from passhat.io import read, read_counts, read_trials
 from passhat.io.traces import read_traces
+from passhat.model import Fit, compare_models, fit, load_fit
+from passhat.report import report
+from passhat.report.plots import plot_ppc
 from passhat.slices import Slices, slices
 from passhat.spread import spread, spread_from_summary
 from passhat.traces import Divergence, Traces, divergence
@@ -66,6 +69,7 @@ __all__ = [
     "DependencyError",
     "Divergence",
     "Estimate",
+    "Fit",
     "FormatError",
     "InputError",
     "ModelError",
@@ -79,11 +83,14 @@ __all__ = [
     "__version__",
     "classify",
     "compare",
+    "compare_models",
     "counts_from_arrays",
     "divergence",
     "estimate",
+    "fit",
     "io",
     "load_example",
+    "load_fit",
     "mean_success",
     "pass_at_k",
     "pass_at_k_variance",
@@ -92,12 +99,14 @@ __all__ = [
     "pass_hat_k_variance_estimate",
     "per_task_metrics",
     "plan",
+    "plot_ppc",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
     "read",
     "read_counts",
     "read_traces",
     "read_trials",
+    "report",
     "slices",
     "spread",
     "spread_from_summary",

@@ -1,0 +1,109 @@
+"""``passhat report``: the reliability report as HTML, Markdown and JSON."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from passhat.cli import input_options, load_input, parse_k
+from passhat.errors import OptionError
+
+__all__ = ["register"]
+
+
+@click.command("report")
+@input_options
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Directory for index.html, report.md, figures/ and results.json.",
+)
+@click.option("--k", "k_text", default="1,2,5", show_default=True, help="k values: 1,2,5 or 1-5.")
+@click.option("--title", default=None, help="Title of the report.")
+@click.option("--no-model", is_flag=True, help="Skip the hierarchical model (fast).")
+@click.option(
+    "--model-method",
+    type=click.Choice(["grid", "nuts"]),
+    default="grid",
+    show_default=True,
+    help="How the model is fitted: exact quadrature (grid) or MCMC (nuts).",
+)
+@click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
+@click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
+@click.option("--n-boot", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--min-runs",
+    type=int,
+    default=None,
+    help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
+def report_cmd(
+    path: str | None,
+    example: str | None,
+    fmt: str | None,
+    maps: tuple[str, ...],
+    threshold: float | None,
+    system_name: str | None,
+    out_dir: str,
+    k_text: str,
+    title: str | None,
+    no_model: bool,
+    model_method: str,
+    no_plan: bool,
+    seed: int,
+    ci: float,
+    n_boot: int,
+    min_runs: int | None,
+    quiet: bool,
+) -> None:
+    """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
+    from passhat.report import report
+
+    ks = parse_k(k_text)
+    if not 0 < ci < 1:
+        raise OptionError(f"--ci must lie strictly between 0 and 1 (got {ci})")
+    data = load_input(
+        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
+    )
+    res = report(
+        data,
+        out_dir,
+        k=ks,
+        seed=seed,
+        model=not no_model,
+        title=title,
+        ci=ci,
+        n_boot=n_boot,
+        model_method=model_method,
+        plan=not no_plan,
+        on_short="exclude" if min_runs is not None else "error",
+        min_runs=min_runs,
+    )
+    if quiet:
+        click.echo(str(res.paths.html))
+        return
+    failed = [s for s in res.data.sections if s.status == "failed"]
+    skipped = [s for s in res.data.sections if s.status == "skipped"]
+    click.echo(f"report written to {res.paths.out_dir}/")
+    click.echo(f"  open:     {res.paths.html}")
+    click.echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
+    click.echo(f"  numbers:  {res.paths.json}")
+    spread = res.data.section("spread")
+    for line in spread.sentences:
+        click.echo(f"  {line}")
+    for s in skipped:
+        click.echo(f"  {s.title}: not shown ({s.note})")
+    for s in failed:
+        click.echo(f"  warning: {s.title}: {s.note}", err=True)
+    sys.stdout.flush()
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``report`` to the CLI group."""
+    cli.add_command(report_cmd)

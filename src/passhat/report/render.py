@@ -1,0 +1,257 @@
+"""Render a :class:`~passhat.report.summaries.ReportData` to files.
+
+``write_report(data, out_dir)`` writes
+
+* ``index.html``: one self-contained file (CSS inline, PNG figures embedded
+  as base64, no scripts, no external resources), every input string escaped
+  by Jinja2's autoescaping;
+* ``report.md`` with ``figures/*.png`` and ``figures/*.svg``;
+* ``results.json``: every number with scope and method, and the
+  reproducibility stamp. It holds no timestamps, so the same input and seed
+  give a byte-identical file.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from passhat.report.summaries import Column, ReportData
+from passhat.spread import fmt_ratio
+
+__all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
+
+
+@dataclass(frozen=True)
+class RenderedFigure:
+    """A figure as PNG and SVG bytes, with its title and alt text."""
+
+    id: str
+    title: str
+    alt: str
+    png: bytes
+    svg: bytes
+    width: int
+    height: int
+
+    @property
+    def png_b64(self) -> str:
+        return base64.b64encode(self.png).decode("ascii")
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where the report files are."""
+
+    out_dir: Path
+    html: Path
+    markdown: Path
+    json: Path
+    figures: tuple[Path, ...]
+
+
+# ----------------------------------------------------------------- formatting
+def _missing(x: Any) -> bool:
+    if x is None or x is pd.NA:
+        return True
+    return isinstance(x, float) and math.isnan(x)
+
+
+def _num(x: Any, fmt: str) -> str:
+    if _missing(x):
+        return "—"
+    if fmt == "pct":
+        return f"{float(x):.1%}"
+    if fmt == "pts":
+        return f"{float(x) * 100:+.1f} pts" if float(x) < 0 else f"{float(x) * 100:.1f} pts"
+    if fmt == "dpts":
+        return f"{float(x) * 100:+.1f} pts"
+    if fmt == "g":
+        return f"{float(x):g}"
+    if fmt == "ratio":
+        return fmt_ratio(float(x)) + "×"
+    if fmt == "int":
+        return str(int(x))
+    if fmt == "num":
+        v = float(x)
+        if v != 0 and abs(v) < 0.001:
+            return f"{v:.2g}"
+        return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
+    if fmt == "bool":
+        return "yes" if bool(x) else "no"
+    return str(x)
+
+
+def format_cell(row: dict[str, Any], col: Column) -> str:
+    """The text of one table cell (intervals read ``<key>_lower`` / ``<key>_upper``)."""
+    if col.fmt == "interval":
+        lo_raw, hi_raw = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
+        if _missing(lo_raw) or _missing(hi_raw):
+            return "—"
+        lo, hi = float(lo_raw), float(hi_raw)  # type: ignore[arg-type]
+        if col.key == "diff":
+            return f"{float(lo) * 100:+.1f} to {float(hi) * 100:+.1f} pts"
+        return f"{float(lo):.1%} – {float(hi):.1%}"
+    return _num(row.get(col.key), col.fmt)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def md_escape(value: Any) -> str:
+    """Escape a string for Markdown text and table cells (HTML characters too)."""
+    text = str(value).replace("\r", " ").replace("\n", " ")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _code(value: Any) -> str:
+    return str(value).replace("`", "'").replace("\n", " ")
+
+
+# -------------------------------------------------------------------- figures
+def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
+    """Draw every figure the report refers to."""
+    from passhat.report import plots
+
+    out: dict[str, RenderedFigure] = {}
+    fd = data.figure_data
+    makers: dict[str, Any] = {}
+    curve = fd.get("curve")
+    if isinstance(curve, pd.DataFrame) and len(curve):
+        makers["spread_curve"] = lambda: plots.plot_spread_curve(curve)
+    rates = fd.get("rates")
+    if isinstance(rates, pd.DataFrame) and len(rates):
+        makers["rate_histogram"] = lambda: plots.plot_rate_histogram(rates)
+    conc = fd.get("concentration")
+    if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
+        tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
+        makers["gap_concentration"] = lambda: plots.plot_gap_concentration(conc, tasks)
+    if "ppc" in data.figures and fd.get("fit") is not None:
+        makers["ppc"] = lambda: plots.plot_ppc(fd["fit"])  # type: ignore[attr-defined]
+    for fid, make in makers.items():
+        meta = data.figures.get(fid, {"title": fid, "alt": fid})
+        fig = make()
+        fig = getattr(fig, "figure", fig)  # an Axes → its Figure
+        png, svg = io.BytesIO(), io.BytesIO()
+        fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+        w, h = fig.get_size_inches() * 110
+        _close(fig)
+        out[fid] = RenderedFigure(
+            id=fid,
+            title=meta["title"],
+            alt=meta["alt"],
+            png=png.getvalue(),
+            svg=svg.getvalue(),
+            width=round(float(w)),
+            height=round(float(h)),
+        )
+    return out
+
+
+def _close(fig: Any) -> None:
+    try:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    except Exception:
+        pass
+
+
+# ------------------------------------------------------------------ templates
+def _env(autoescape: bool) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("passhat.report", "templates"),
+        autoescape=autoescape,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+    env.filters["md"] = md_escape
+    env.filters["code"] = _code
+    env.globals["cell"] = format_cell
+    return env
+
+
+def _stamp_items(data: ReportData) -> list[tuple[str, str]]:
+    st = data.stamp
+    items = [(f"input {k}", str(v)) for k, v in st.get("input", {}).items()]
+    items.append(("count table sha256", str(st.get("counts_sha256"))))
+    items.append(("seed", str(st.get("seed"))))
+    items.append(("settings", json.dumps(st.get("settings", {}), sort_keys=True, default=str)))
+    items.append(("versions", ", ".join(f"{k} {v}" for k, v in st.get("versions", {}).items())))
+    return items
+
+
+def _context(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[str, Any]:
+    from passhat import __version__
+
+    return {
+        "title": data.title,
+        "version": __version__,
+        "seed": data.stamp.get("seed"),
+        "ks": data.stamp.get("settings", {}).get("k", []),
+        "sections": data.sections,
+        "figures": figures,
+        "stamp_items": _stamp_items(data),
+    }
+
+
+def render_html(data: ReportData, figures: dict[str, RenderedFigure]) -> str:
+    """The self-contained HTML page."""
+    return str(_env(True).get_template("report.html.j2").render(**_context(data, figures)))
+
+
+def render_markdown(data: ReportData, figures: dict[str, RenderedFigure]) -> str:
+    """The Markdown report (figures referenced as ``figures/<id>.png``)."""
+    text = str(_env(False).get_template("report.md.j2").render(**_context(data, figures)))
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def results_json(data: ReportData) -> str:
+    """``results.json`` text: deterministic (sorted nothing, no timestamps)."""
+    return json.dumps(data.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
+    """Write ``index.html``, ``report.md``, ``figures/`` and ``results.json`` into ``out_dir``.
+
+    Examples
+    --------
+    >>> import passhat as ph, tempfile
+    >>> from passhat.report.summaries import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> paths = write_report(rd, tempfile.mkdtemp())
+    >>> paths.html.name, paths.json.name
+    ('index.html', 'results.json')
+    """
+    out = Path(out_dir)
+    fig_dir = out / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    figures = draw_figures(data)
+    fig_paths = []
+    for fid, f in figures.items():
+        (fig_dir / f"{fid}.png").write_bytes(f.png)
+        (fig_dir / f"{fid}.svg").write_bytes(f.svg)
+        fig_paths += [fig_dir / f"{fid}.png", fig_dir / f"{fid}.svg"]
+    html_path = out / "index.html"
+    md_path = out / "report.md"
+    json_path = out / "results.json"
+    html_path.write_text(render_html(data, figures), encoding="utf-8")
+    md_path.write_text(render_markdown(data, figures), encoding="utf-8")
+    json_path.write_text(results_json(data), encoding="utf-8")
+    return ReportPaths(
+        out_dir=out, html=html_path, markdown=md_path, json=json_path, figures=tuple(fig_paths)
+    )
