@@ -541,3 +541,21 @@ def test_as_counts_rejects_other_types() -> None:
     """Oracle: the API contract (Trials or a count-table Dataset)."""
     with pytest.raises(ph.ValidationError, match=r"expected passhat\.Trials"):
         ph.estimate(pd.DataFrame({"n": [1], "c": [1]}), k=1)  # type: ignore[arg-type]
+
+
+def test_macro_average_over_many_tasks_is_exact_to_rounding() -> None:
+    """Oracle: exact Fractions over the distinct (n, c) pairs × multiplicity (20,000 tasks).
+
+    A naive running sum over tasks drifts by ~ε·T (≈1e-12 at 10^5 tasks); the average
+    must stay within a few ulps of the exact value.
+    """
+    rng = np.random.default_rng(2026)
+    n = rng.integers(10, 13, size=20_000)
+    c = np.array([rng.integers(0, m + 1) for m in n])
+    ks = [1, 3, 10]
+    est = ph.estimate(ph.counts_from_arrays(n, c), k=ks)
+    pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    for k in ks:
+        terms = zip(pairs.tolist(), mult.tolist(), strict=True)
+        exact_hat_sum = sum((m * exact_hat(nn, cc, k) for (nn, cc), m in terms), Fraction(0))
+        assert abs(est.value("pass_hat_k", k) - float(exact_hat_sum / len(n))) < 1e-15

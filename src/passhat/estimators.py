@@ -140,19 +140,16 @@ def log_subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.flo
         res[long] = special.betaln(nn[long] - kk[long] + 1.0, kk[long]) - special.betaln(
             aa[long] - kk[long] + 1.0, kk[long]
         )
-    sel = np.flatnonzero(~underflow & ~long & (terms > 0))
-    if sel.size:
-        order = sel[np.argsort(-terms[sel], kind="stable")]
-        t_desc, s_o, n_o = terms[order], step[order], nn[order]
-        t_asc = t_desc[::-1]
-        acc = np.zeros(order.size)
-        for j in range(int(t_desc[0])):
-            m = order.size - int(np.searchsorted(t_asc, j, side="right"))
-            den = n_o[:m] - j
-            frac = s_o[:m] / den  # factor = 1 − frac = (den − step) / den, exact integers
-            # log1p keeps precision for factors near 1, log of the exact quotient near 0
-            acc[:m] += np.where(frac <= 0.5, np.log1p(-frac), np.log((den - s_o[:m]) / den))
-        res[order] = acc
+    idx = np.flatnonzero(~underflow & ~long & (terms > 0))
+    j = 0
+    while idx.size:  # step j touches only the elements with more than j factors
+        s_i = step[idx]
+        den = nn[idx] - j
+        frac = s_i / den  # factor = 1 − frac = (den − step) / den, exact integers
+        # log1p keeps precision for factors near 1, log of the exact quotient near 0
+        res[idx] += np.where(frac <= 0.5, np.log1p(-frac), np.log((den - s_i) / den))
+        j += 1
+        idx = idx[terms[idx] > j]
     out[ok] = res
     return out
 
@@ -422,9 +419,15 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     ks = np.asarray(_norm_k(k), dtype=float)
     n = np.asarray(ds["n"].values, dtype=np.int64)
     c = np.asarray(ds["c"].values, dtype=np.int64)
-    pairs, inverse = np.unique(
-        np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True
-    )
+    # distinct (n, c) pairs via a 1-d integer key (a row-wise unique is ~10× slower)
+    base = int(n.max(initial=0)) + 1
+    if base < 2**31:
+        keys, inverse = np.unique(n.ravel() * base + c.ravel(), return_inverse=True)
+        pairs = np.stack([keys // base, keys % base], axis=1)
+    else:
+        pairs, inverse = np.unique(
+            np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True
+        )
     inverse = inverse.ravel()
     pn = pairs[:, 0].astype(float)[:, None]
     pc = pairs[:, 1].astype(float)[:, None]
@@ -639,9 +642,10 @@ def estimate(
     systems = [str(s) for s in ds["system"].values]
     n_tasks = include.sum(axis=1)
     for metric in METRICS:
-        vals = np.nansum(
-            np.where(include[..., None], per[metric].values, 0.0) * wn[..., None], axis=1
-        )
+        contrib = np.where(include[..., None], per[metric].values, 0.0) * wn[..., None]
+        # sum over tasks along a contiguous last axis, where numpy sums pairwise (error
+        # ~ε·log T); summing axis=1 in place accumulates naively (~ε·T: 1e-12 at 10^5 tasks)
+        vals = np.nansum(np.ascontiguousarray(np.moveaxis(contrib, 1, -1)), axis=-1)
         for s, name in enumerate(systems):
             for ki, kv in enumerate(ks):
                 value = float(vals[s, ki]) if n_tasks[s] > 0 else float("nan")

@@ -1,0 +1,160 @@
+"""Benchmark: ``passhat.estimate`` vs the per-task ``math.comb`` loop.
+
+Count table: 100,000 tasks × 20 decided runs, c ~ Uniform{0..20} (seed 20261130),
+k = 1..20. The baseline is the loop τ-bench and Inspect AI use: for every k,
+Σ_tasks comb(c, k) / comb(n, k) (pass^k) and Σ_tasks 1 − comb(n − c, k) / comb(n, k)
+(pass@k), divided by the number of tasks. The loop runs on every task unless
+``--loop-tasks`` asks for a subset, in which case its time is scaled up linearly
+(stated in the output). Both results are compared (max abs difference).
+
+Run: ``.venv/bin/python benchmarks/bench_estimate.py [--tasks 100000] [--runs 20]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+import tracemalloc
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+
+import passhat as ph
+from passhat.estimators import per_task_metrics
+
+
+def exact_macro(n: np.ndarray, c: np.ndarray, ks: list[int]) -> dict[int, tuple[float, float]]:
+    """Exact macro pass^k / pass@k: Fractions over the distinct (n, c) pairs × multiplicity."""
+    pairs, counts = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    out = {}
+    for k in ks:
+        hat = at = Fraction(0)
+        for (ni, ci), m in zip(pairs.tolist(), counts.tolist(), strict=True):
+            hat += m * Fraction(comb(ci, k), comb(ni, k))
+            at += m * (1 - Fraction(comb(ni - ci, k), comb(ni, k)))
+        out[k] = (float(hat / len(n)), float(at / len(n)))
+    return out
+
+
+def core(ds, ks: list[int]) -> np.ndarray:
+    """The estimator core of estimate(): per-task metrics, then the equal-weight average."""
+    per = per_task_metrics(ds, ks)
+    return np.stack([per[m].values.mean(axis=1) for m in ph.METRICS])
+
+
+def comb_loop(n: np.ndarray, c: np.ndarray, ks: list[int]) -> dict[int, tuple[float, float]]:
+    """The τ-bench / Inspect per-task loop: exact big-int binomials, one task at a time."""
+    pairs = list(zip(n.tolist(), c.tolist(), strict=True))
+    out = {}
+    for k in ks:
+        hat = sum(comb(ci, k) / comb(ni, k) for ni, ci in pairs) / len(pairs)
+        at = sum(1 - comb(ni - ci, k) / comb(ni, k) for ni, ci in pairs) / len(pairs)
+        out[k] = (hat, at)
+    return out
+
+
+def best_of(fn, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--kmax", type=int, default=20)
+    parser.add_argument(
+        "--loop-tasks", type=int, default=None, help="time the comb loop on this many tasks only"
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=20261130)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(args.seed)
+    n = np.full(args.tasks, args.runs, dtype=np.int64)
+    c = rng.integers(0, args.runs + 1, size=args.tasks)
+    ks = list(range(1, args.kmax + 1))
+    ds = ph.counts_from_arrays(n, c)
+    ph.estimate(ph.counts_from_arrays(n[:10], c[:10]), k=ks)  # warm imports and caches
+
+    t_ph, est = best_of(lambda: ph.estimate(ds, k=ks), args.repeat)
+    tracemalloc.start()
+    ph.estimate(ds, k=ks)
+    _, peak_ph = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    t_core, _ = best_of(lambda: core(ds, ks), args.repeat)
+    tracemalloc.start()
+    core(ds, ks)
+    _, peak_core = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    t_tasks = None
+    try:  # the per-task interval table estimate() also builds (passhat.intervals), if present
+        from passhat.intervals import task_intervals
+
+        t_tasks, _ = best_of(
+            lambda: task_intervals(ds, method="wilson", ci=0.95, k=ks), min(args.repeat, 3)
+        )
+    except ImportError:
+        pass
+
+    m = args.loop_tasks or args.tasks
+    t_loop, loop = best_of(lambda: comb_loop(n[:m], c[:m], ks), 1 if m == args.tasks else 3)
+    scale = args.tasks / m
+    t_loop_full = t_loop * scale
+    tracemalloc.start()
+    comb_loop(n[: min(m, 10_000)], c[: min(m, 10_000)], ks)
+    _, peak_loop = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    # agreement: on the loop's tasks, passhat must give the loop's numbers
+    est_m = est if m == args.tasks else ph.estimate(ph.counts_from_arrays(n[:m], c[:m]), k=ks)
+    assert isinstance(loop, dict)
+    exact = exact_macro(n[:m], c[:m], ks)
+
+    def worst(a: dict[int, tuple[float, float]] | None, b: dict[int, tuple[float, float]]) -> float:
+        if a is None:
+            a = {k: (est_m.value("pass_hat_k", k), est_m.value("pass_at_k", k)) for k in ks}
+        return max(max(abs(a[k][0] - b[k][0]), abs(a[k][1] - b[k][1])) for k in ks)
+
+    diff, err_ph, err_loop = worst(None, loop), worst(None, exact), worst(loop, exact)
+
+    print(
+        f"count table: {args.tasks:,} tasks × {args.runs} runs, k = 1..{args.kmax} "
+        f"(seed {args.seed}); numpy {np.__version__}, passhat {ph.__version__}"
+    )
+    print(f"passhat.estimate (best of {args.repeat}):          {t_ph:9.3f} s")
+    note = "" if m == args.tasks else f" (timed on {m:,} tasks, scaled ×{scale:g})"
+    print(f"math.comb per-task loop (τ-bench/Inspect):   {t_loop_full:9.3f} s{note}")
+    print(f"speed-up:                                    {t_loop_full / t_ph:9.0f}×")
+    print(f"peak memory, passhat.estimate (tracemalloc): {peak_ph / 2**20:9.1f} MiB")
+    print(
+        f"peak memory, comb loop on {min(m, 10_000):,} tasks:        {peak_loop / 2**20:9.1f} MiB"
+    )
+    print("where estimate()'s time goes:")
+    print(
+        f"  estimator core (per_task_metrics + average): {t_core:7.3f} s  "
+        f"({t_loop_full / t_core:.0f}× the loop; peak {peak_core / 2**20:.1f} MiB)"
+    )
+    if t_tasks is not None:
+        print(f"  per-task interval table (task_intervals):    {t_tasks:7.3f} s")
+    print(f"max |passhat − loop| over k and metrics:     {diff:9.1e}")
+    print(f"max |passhat − exact (Fractions)|:           {err_ph:9.1e}")
+    print(f"max |loop − exact (Fractions)|:              {err_loop:9.1e}  (naive float sum)")
+    ok_time, ok_ratio = t_ph < 0.5, t_loop_full / t_ph >= 50
+    ok_same = diff < 1e-10 and err_ph < 1e-14
+    print(
+        f"targets: < 0.5 s {'met' if ok_time else 'MISSED'}; ≥ 50× {'met' if ok_ratio else 'MISSED'}"
+        f"; results agree (loop 1e-10, exact 1e-14) {'yes' if ok_same else 'NO'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
