@@ -173,7 +173,7 @@ class Trials:
             if bad.any():
                 row = int(np.flatnonzero(bad.to_numpy())[0])
                 raise ValidationError(
-                    f"{where}: row {row + 1}: weight {df['weight'].iloc[row]!r} "
+                    f"{where}: row {row + 1}: weight {_show(df['weight'].iloc[row])} "
                     "is not a non-negative number"
                 )
             df["weight"] = w
@@ -184,7 +184,7 @@ class Trials:
                 if bad.any():
                     row = int(np.flatnonzero(bad.to_numpy())[0])
                     raise ValidationError(
-                        f"{where}: row {row + 1}: {col} {df[col].iloc[row]!r} is not a number"
+                        f"{where}: row {row + 1}: {col} {_show(df[col].iloc[row])} is not a number"
                     )
                 df[col] = num.astype(float)
         cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
@@ -274,7 +274,7 @@ def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
     bad = ~(is_true | is_false | undecided)
     if bad.any():
         bad_rows = np.flatnonzero(bad)
-        seen = list(dict.fromkeys(repr(v) for v in s.iloc[bad_rows[:1000]].tolist()))
+        seen = list(dict.fromkeys(_show(v) for v in s.iloc[bad_rows[:1000]].tolist()))
         raise ValidationError(
             f"{where}: row {bad_rows[0] + 1}: success values must be boolean-like "
             f"(true/false, 1/0, pass/fail, C/I); saw {', '.join(seen[:6])}"
@@ -285,13 +285,20 @@ def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
     return out.mask(undecided & ~is_true & ~is_false)
 
 
+def _show(value: Any) -> str:
+    """repr of a value for messages, numpy scalars as plain Python values."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def _coerce_trial(s: pd.Series, *, where: str) -> pd.Series:
     t = pd.to_numeric(s, errors="coerce")
     bad = t.isna() | (t != np.floor(t)) | (t < 0)
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise ValidationError(
-            f"{where}: row {row + 1}: trial {s.iloc[row]!r} is not a non-negative whole number"
+            f"{where}: row {row + 1}: trial {_show(s.iloc[row])} is not a non-negative whole number"
         )
     return t.astype(np.int64)
 
@@ -412,27 +419,26 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
         out["present"] = (out["n"] + out["unscored"]) > 0
     if "weight" not in out:
         out["weight"] = xr.ones_like(out["n"], dtype=float)
+
+    def cell(s: int, t: int) -> str:
+        task, system = _show(out["task"].values[t]), _show(out["system"].values[s])
+        return f"{where}: task {task} (system {system})"
+
     for var in ("n", "c", "unscored"):
         vals = np.asarray(out[var].values, dtype=float)
         bad = ~np.isfinite(vals) | (vals != np.floor(vals))
         if bad.any():
             s, t = np.argwhere(bad)[0]
-            raise CountError(
-                f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
-                f"{var} = {vals[s, t]!r} is not a whole number"
-            )
+            raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} is not a whole number")
         if (vals < 0).any():
             s, t = np.argwhere(vals < 0)[0]
-            raise CountError(
-                f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
-                f"{var} = {int(vals[s, t])} is negative"
-            )
+            raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
         out[var] = out[var].astype(np.int64)
     gt = out["c"].values > out["n"].values
     if gt.any():
         s, t = np.argwhere(gt)[0]
         raise CountError(
-            f"{where}: task {out['task'].values[t]!r} (system {out['system'].values[s]!r}): "
+            f"{cell(s, t)}: "
             f"c = {int(out['c'].values[s, t])} successes exceeds n = {int(out['n'].values[s, t])} "
             "decided runs"
         )
@@ -440,7 +446,7 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
     if (~np.isfinite(w) | (w < 0)).any():
         s, t = np.argwhere(~np.isfinite(w) | (w < 0))[0]
         raise CountError(
-            f"{where}: task {out['task'].values[t]!r}: weight {w[s, t]!r} is not a "
+            f"{where}: task {_show(out['task'].values[t])}: weight {_show(w[s, t])} is not a "
             "non-negative number"
         )
     out["weight"] = out["weight"].astype(float)

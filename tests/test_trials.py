@@ -1,0 +1,184 @@
+"""Trial table and count table: validation and aggregation.
+
+Oracles: a plain element-by-element reference for the success coercion
+(written here, independent of the vectorised code) checked with hypothesis;
+counts worked out by hand; every invalid input raises naming the row/task.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import passhat as ph
+from passhat.errors import CountError, ValidationError
+from passhat.trials import _coerce_success
+
+TRUE_WORDS = ["true", "T", " yes ", "Y", "1", "pass", "PASSED", "success", "C", "correct", "1.0"]
+FALSE_WORDS = ["false", "F", "no", "n", "0", "fail", "failed", "failure", "I", "incorrect", "0.0"]
+MISSING_WORDS = ["", "NA", "nan", "None", "null"]
+BAD_WORDS = ["maybe", "P", "2", "0.5", "-1", "yes!"]
+
+
+def _reference(value: object) -> object:
+    """The rule, one value at a time: True / False / None (missing) / 'bad'."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | float):
+        return True if value == 1 else False if value == 0 else "bad"
+    key = str(value).strip().lower()
+    if key in {w.strip().lower() for w in TRUE_WORDS}:
+        return True
+    if key in {w.strip().lower() for w in FALSE_WORDS}:
+        return False
+    if key in {w.lower() for w in MISSING_WORDS}:
+        return None
+    return "bad"
+
+
+values = st.one_of(
+    st.sampled_from(TRUE_WORDS + FALSE_WORDS + MISSING_WORDS + BAD_WORDS),
+    st.sampled_from([True, False, None, 0, 1, 0.0, 1.0, float("nan"), 2, 0.5]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(values, min_size=1, max_size=25))
+def test_coerce_success_matches_reference(vals: list[object]) -> None:
+    ref = [_reference(v) for v in vals]
+    s = pd.Series(vals, dtype=object)
+    if "bad" in ref:
+        first = ref.index("bad") + 1
+        with pytest.raises(ValidationError, match=rf"^t: row {first}: success values must be"):
+            _coerce_success(s, where="t")
+        return
+    got = _coerce_success(s, where="t")
+    assert got.dtype == "boolean"
+    assert [None if v is pd.NA else bool(v) for v in got] == ref
+
+
+def test_coerce_success_lists_values_seen() -> None:
+    s = pd.Series(["pass", "maybe", "fail", "perhaps", "maybe"])
+    with pytest.raises(
+        ValidationError, match=r"row 2: .*saw 'maybe', 'perhaps' in 3 row\(s\).*threshold"
+    ):
+        _coerce_success(s, where="f.csv")
+
+
+def test_coerce_success_numeric_and_bool_dtypes() -> None:
+    assert _coerce_success(pd.Series([1, 0, 1]), where="t").tolist() == [True, False, True]
+    got = _coerce_success(pd.Series([1.0, np.nan, 0.0]), where="t")
+    assert got.isna().tolist() == [False, True, False]
+    with pytest.raises(ValidationError, match=r"row 2: .*saw 0\.7"):
+        _coerce_success(pd.Series([1.0, 0.7]), where="t")
+    b = pd.Series([True, False], index=[5, 9])
+    assert _coerce_success(b, where="t").index.tolist() == [5, 9]
+
+
+def _df(**cols: list[object]) -> pd.DataFrame:
+    return pd.DataFrame(cols)
+
+
+def test_defaults_and_counts() -> None:
+    t = ph.Trials.from_frame(
+        _df(task_id=["a", "a", "b", "b", "b"], success=[1, 0, None, "yes", "no"])
+    )
+    f = t.frame
+    assert f["system"].unique().tolist() == ["system"]
+    assert f["trial"].tolist() == [0, 1, 0, 1, 2]
+    assert f["status"].tolist() == ["ok", "ok", "unscored", "ok", "ok"]
+    ds = t.counts()
+    assert ds["n"].values.tolist() == [[2, 2]]
+    assert ds["c"].values.tolist() == [[1, 1]]
+    assert ds["unscored"].values.tolist() == [[0, 1]]
+    assert repr(t) == "Trials(5 runs, 1 system(s), 2 tasks, 1 unscored)"
+
+
+def test_unscored_status_overrides_success() -> None:
+    # a grader error is not decided, whatever success says
+    t = ph.Trials.from_frame(
+        _df(task_id=["a", "a"], success=[True, False], status=["ok", "grader_error"])
+    )
+    ds = t.counts()
+    assert (int(ds["n"].item()), int(ds["unscored"].item())) == (1, 1)
+    # a timeout is a failure of the system: decided
+    t = ph.Trials.from_frame(_df(task_id=["a"], success=[False], status=["timeout"]))
+    assert int(t.counts()["n"].item()) == 1
+
+
+def test_duplicate_trials() -> None:
+    df = _df(system=["s", "s", "s"], task_id=["a", "a", "a"], trial=[0, 1, 1], success=[1, 1, 0])
+    with pytest.raises(ValidationError, match=r"duplicate .* = \(s, a, 1\) at rows 2, 3"):
+        ph.Trials.from_frame(df, where="runs.csv")
+
+
+@pytest.mark.parametrize(
+    ("df", "pattern"),
+    [
+        (_df(task=["a"], success=[1]), r"required column 'task_id' is missing"),
+        (_df(task_id=["a"], ok=[1]), r"required column 'success' is missing"),
+        (_df(task_id=[], success=[]), r"no trials"),
+        (_df(task_id=["a", None], success=[1, 0]), r"row 2: task_id is missing"),
+        (_df(task_id=["a"], success=[1], system=[None]), r"row 1: system is missing"),
+        (_df(task_id=["a", "a"], success=[1, 0], trial=[0, -1]), r"row 2: trial -1 is not"),
+        (_df(task_id=["a"], success=[1], trial=["x"]), r"row 1: trial 'x' is not"),
+        (_df(task_id=["a"], success=[1], weight=["heavy"]), r"row 1: weight 'heavy'"),
+        (_df(task_id=["a"], success=[1], score=["high"]), r"row 1: score 'high' is not a number"),
+        (_df(task_id=["a"], success=[1], cost=["$3"]), r"row 1: cost '\$3' is not a number"),
+    ],
+)
+def test_invalid_trial_tables(df: pd.DataFrame, pattern: str) -> None:
+    with pytest.raises(ValidationError, match=r"^runs\.csv: " + pattern):
+        ph.Trials.from_frame(df, where="runs.csv")
+
+
+def test_numeric_text_columns_parsed() -> None:
+    t = ph.Trials.from_frame(_df(task_id=["a"], success=["1"], score=["0.5"], duration_s=["12"]))
+    assert t.frame["score"].tolist() == [0.5] and t.frame["duration_s"].tolist() == [12.0]
+
+
+def test_weights_belong_to_tasks() -> None:
+    df = _df(task_id=["a", "a", "b"], success=[1, 0, 1], weight=[2, 2, 1])
+    ds = ph.Trials.from_frame(df).counts()
+    assert ds["weight"].values.tolist() == [[2.0, 1.0]] and ds.attrs["declared_weights"] == 1
+    df = _df(task_id=["a", "a"], success=[1, 0], weight=[2, 3])
+    with pytest.raises(ValidationError, match=r"task 'a' .*different weights"):
+        ph.Trials.from_frame(df).counts()
+
+
+def test_task_coordinates_and_systems() -> None:
+    df = _df(
+        system=["x", "x", "y"],
+        task_id=["a", "b", "a"],
+        success=[1, 0, 1],
+        category=["air", "retail", "air"],
+    )
+    t = ph.Trials.from_frame(df)
+    ds = t.counts()
+    assert ds["category"].values.tolist() == ["air", "retail"]
+    assert ds["present"].values.tolist() == [[True, True], [True, False]]
+    assert t.select(systems=["y"]).systems == ["y"]
+    with pytest.raises(ValidationError, match="system\\(s\\) z not found"):
+        t.select(systems=["z"])
+
+
+def test_counts_from_arrays_and_validation() -> None:
+    ds = ph.counts_from_arrays([5, 4], [5, 0], tasks=["a", "b"], system="m")
+    assert ds["n"].dtype == np.int64 and ds["system"].values.tolist() == ["m"]
+    with pytest.raises(CountError, match=r"task 'b' .*c = 5 successes exceeds n = 4"):
+        ph.counts_from_arrays([5, 4], [5, 5], tasks=["a", "b"])
+    with pytest.raises(CountError, match=r"task '0' .*n = -1 is negative"):
+        ph.counts_from_arrays([-1], [0])
+    with pytest.raises(CountError, match=r"task '0' .*n = 2.5 is not a whole number"):
+        ph.counts_from_arrays([2.5], [1])
+    with pytest.raises(CountError, match="same length"):
+        ph.counts_from_arrays([2, 3], [1])
+    with pytest.raises(CountError, match=r"weight -1.0 is not a non-negative"):
+        ph.counts_from_arrays([2], [1], weight=[-1])
