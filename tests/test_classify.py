@@ -1,0 +1,217 @@
+"""Baseline vs candidate classification, and the two CLI entry points.
+
+Oracles
+-------
+* scipy.stats.fisher_exact (one-sided) for every task's p-values.
+* Simulated builds with known truth: tasks whose success probability drops
+  from 1 to 0.1, rises from 0 to 0.9, stays at 0.5 (flaky), stays at 1 / 0,
+  and one whose scenario fingerprint changes.
+* Simulation of unchanged tasks: the share flagged ``regression`` must not
+  exceed α (Fisher's exact test is conservative) beyond Monte-Carlo error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import passhat as ph
+from passhat.cli import main
+from passhat.compare import runs_to_significance
+from passhat.errors import OptionError
+
+
+def _build(spec: dict[str, tuple[float, int, str]], seed: int, system: str) -> ph.Trials:
+    """spec: task -> (p, n, scenario_hash)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task, (p, n, h) in spec.items():
+        for trial, ok in enumerate(rng.random(n) < p):
+            rows.append(
+                {
+                    "system": system,
+                    "task_id": task,
+                    "trial": trial,
+                    "success": bool(ok),
+                    "scenario_hash": h,
+                }
+            )
+    return ph.Trials.from_frame(pd.DataFrame(rows))
+
+
+BASE = {
+    "regressed": (1.0, 20, "h1"),
+    "fixed": (0.0, 20, "h2"),
+    "flaky": (0.5, 20, "h3"),
+    "redefined": (1.0, 20, "h4"),
+    "always": (1.0, 20, "h5"),
+    "never": (0.0, 20, "h6"),
+    "few": (1.0, 2, "h7"),
+    "base_only": (1.0, 5, "h8"),
+}
+CAND = {
+    "regressed": (0.1, 20, "h1"),
+    "fixed": (0.9, 20, "h2"),
+    "flaky": (0.5, 20, "h3"),
+    "redefined": (1.0, 20, "h4-changed"),
+    "always": (1.0, 20, "h5"),
+    "never": (0.0, 20, "h6"),
+    "few": (0.0, 2, "h7"),
+    "cand_only": (1.0, 5, "h9"),
+}
+TRUTH = {
+    "regressed": "regression",
+    "fixed": "fixed",
+    "flaky": "flaky",
+    "redefined": "redefined",
+    "always": "stable_pass",
+    "never": "stable_fail",
+    "few": "undecided",
+}
+
+
+@pytest.fixture(scope="module")
+def builds() -> tuple[ph.Trials, ph.Trials]:
+    return _build(BASE, 1, "v1"), _build(CAND, 2, "v2")
+
+
+def test_known_truth(builds) -> None:  # type: ignore[no-untyped-def]
+    base, cand = builds
+    res = ph.classify(base, cand, min_runs=2)
+    got = dict(zip(res.table["task"], res.table["verdict"], strict=True))
+    assert got == TRUTH
+    # the tasks in one build only are listed, not dropped silently
+    assert res.excluded.set_index("task")["reason"].to_dict() == {
+        "base_only": "only in base (no candidate run)",
+        "cand_only": "only in candidate (no base run)",
+    }
+    line = res.summary()
+    assert "1 regression" in line and "1 fixed" in line and "1 flaky" in line
+    assert "1 redefined" in line and "1 undecided" in line
+    assert "2 task(s) in one build only" in line and "regressed: regressed" in line
+    assert "α=0.05" in line and "\n" not in line
+    # 2/2 vs 0/2: p = 1/C(4,2) = 1/6; three more failing candidate runs give 1/C(7,2) = 1/21
+    few = res.table.set_index("task").loc["few"]
+    assert few["more_runs_cand"] == 3
+    assert "3 more candidate run(s)" in few["note"]
+
+
+def test_p_values_match_scipy_fisher(builds) -> None:  # type: ignore[no-untyped-def]
+    base, cand = builds
+    res = ph.classify(base, cand, min_runs=2)
+    for _, r in res.table.iterrows():
+        tab = [[r["c_base"], r["n_base"] - r["c_base"]], [r["c_cand"], r["n_cand"] - r["c_cand"]]]
+        assert r["p_regression"] == pytest.approx(
+            stats.fisher_exact(tab, alternative="greater")[1], rel=1e-9, abs=1e-12
+        )
+        assert r["p_fixed"] == pytest.approx(
+            stats.fisher_exact(tab, alternative="less")[1], rel=1e-9, abs=1e-12
+        )
+
+
+def test_min_runs_makes_small_tasks_undecided(builds) -> None:  # type: ignore[no-untyped-def]
+    base, cand = builds
+    res = ph.classify(base, cand, min_runs=3)
+    few = res.table.set_index("task").loc["few"]
+    assert few["verdict"] == "undecided"
+    assert (few["more_runs_base"], few["more_runs_cand"]) == (1, 1)
+
+
+@pytest.mark.parametrize(("nb", "nc", "want"), [(2, 2, 3), (3, 3, 0), (1, 1, 18), (5, 1, 1)])
+def test_runs_to_significance_brute_force(nb: int, nc: int, want: int) -> None:
+    """Oracle: the smallest m with 1/C(nb+nc+m, nb) ≤ 0.05, by enumeration."""
+    from math import comb
+
+    m = next(m for m in range(1000) if 1 / comb(nb + nc + m, nb) <= 0.05)
+    assert m == want
+    assert runs_to_significance(nb, nb, nc, 0) == want
+    # the mirror case (all fail before, all pass now) needs as many runs
+    assert runs_to_significance(nb, 0, nc, nc) == want
+
+
+def test_unchanged_tasks_rarely_flagged() -> None:
+    """2000 unchanged tasks with p = 0.7, n = 10 in both builds: regression share ≤ α."""
+    rng = np.random.default_rng(7)
+    T, n, p = 2000, 10, 0.7
+    tasks = [f"t{i}" for i in range(T)]
+    b = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, p, T), tasks=tasks)
+    c = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, p, T), tasks=tasks)
+    res = ph.classify(b, c)
+    share = (res.table["verdict"] == "regression").mean()
+    mc = 3 * np.sqrt(0.05 * 0.95 / T)
+    assert share <= 0.05 + mc
+    # and a real drop (0.9 → 0.2 with 10 runs) is found most of the time
+    c2 = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, 0.2, T), tasks=tasks)
+    b2 = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, 0.9, T), tasks=tasks)
+    power = (ph.classify(b2, c2).table["verdict"] == "regression").mean()
+    assert power > 0.9
+
+
+def test_bad_input() -> None:
+    a = ph.counts_from_arrays([5], [5], tasks=["x"])
+    b = ph.counts_from_arrays([5], [5], tasks=["y"])
+    with pytest.raises(OptionError, match="no task in common"):
+        ph.classify(a, b)
+    with pytest.raises(OptionError, match="alpha"):
+        ph.classify(a, a, alpha=1.5)
+    with pytest.raises(OptionError, match="min_runs"):
+        ph.classify(a, a, min_runs=0)
+    two = ph.load_example("agents")
+    if len(two.systems) > 1:
+        with pytest.raises(OptionError, match="systems"):
+            ph.classify(two, two)
+    res = ph.classify(a, a)
+    with pytest.raises(OptionError, match="unknown verdict"):
+        res.has("broken")
+
+
+def test_unscored_runs_counted_apart() -> None:
+    df = pd.DataFrame(
+        {"task_id": ["t"] * 4, "trial": range(4), "success": [True, True, True, None]}
+    )
+    t = ph.Trials.from_frame(df)
+    r = ph.classify(t, t).table.iloc[0]
+    assert (r["n_base"], r["unscored_base"], r["verdict"]) == (3, 1, "stable_pass")
+
+
+# --------------------------------------------------------------- CLI
+def _write_jsonl(path: Path, spec: dict[str, tuple[float, int, str]], seed: int) -> Path:
+    t = _build(spec, seed, "x").frame.drop(columns=["system"])
+    t["success"] = t["success"].astype(bool)
+    path.write_text("\n".join(json.dumps(r) for r in t.to_dict("records")) + "\n")
+    return path
+
+
+def test_cli_compare_classify_exit_status(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    base = _write_jsonl(tmp_path / "base.jsonl", BASE, 1)
+    cand = _write_jsonl(tmp_path / "cand.jsonl", CAND, 2)
+    rc = main(["compare", str(base), str(cand), "--classify", "--min-runs", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "passhat classify:" in out and "1 regression" in out
+    rc = main(["compare", str(base), str(cand), "--classify", "--fail-on", "regression", "-q"])
+    captured = capsys.readouterr()
+    assert rc == 1 and "failing on regression" in captured.err
+    same = ["compare", str(base), str(base), "--classify", "--fail-on", "regression", "--json"]
+    rc = main(same)
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["failed"] == [] and doc["counts"]["regression"] == 0
+    assert main(["compare", str(base), str(cand), "--fail-on", "regression"]) == 2
+    assert "--fail-on needs --classify" in capsys.readouterr().err
+
+
+def test_cli_traces(tau_airline_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rc = main(["traces", str(tau_airline_path), "--format", "tau-bench", "--task", "43", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert [r["step"] for r in doc["divergence"]] == [2, 2, 2]
+    assert doc["counts"]["tasks_mixed"] == 1
+    stages = tau_airline_path.parent / "nonexistent.toml"
+    assert main(["traces", str(tau_airline_path), "--stages", str(stages)]) == 2
+    rc = main(["traces", str(tau_airline_path), "--task", "16", "--task", "43"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "Where failing runs diverge" in out and "substitutes" in out

@@ -1,0 +1,413 @@
+"""Divergence points: normalisation, alignment, and the real τ-bench airline file.
+
+Oracles
+-------
+* Brute force: for small random action sequences, every optimal LCS alignment
+  of a failing run F with a passing run P is enumerated; the divergence step
+  of F must be the largest, over passing runs and over optimal alignments, of
+  the number of leading matched columns (+1, 1-based), which is what
+  ``passhat.traces`` documents.
+* Planted divergence (known truth): failing runs skip a permission check at
+  step 3; other runs, passing and failing, reorder harmless lookups.
+* The real τ-bench gpt-4o airline results, trajectories read by hand (the
+  reasons are written next to each assertion).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat.errors import OptionError, ValidationError
+from passhat.traces import canonical_args, normalise
+
+
+def _traces(runs: list[tuple[str, int, bool, list[str]]], args: dict | None = None) -> ph.Traces:
+    """Build traces from (task, trial, success, [action, ...]) rows."""
+    steps, trials = [], []
+    for task, trial, ok, actions in runs:
+        trials.append({"task_id": task, "trial": trial, "success": ok})
+        for i, a in enumerate(actions):
+            name, _, arg = a.partition(":")
+            steps.append(
+                {
+                    "task_id": task,
+                    "trial": trial,
+                    "step": i,
+                    "action": name,
+                    "args": {"id": arg} if arg else {},
+                }
+            )
+    return ph.Traces.from_frames(
+        pd.DataFrame(steps, columns=["task_id", "trial", "step", "action", "args"]),
+        pd.DataFrame(trials),
+    )
+
+
+# --------------------------------------------------------------- normalisation
+def test_canonical_args_key_order_whitespace_numbers() -> None:
+    a = canonical_args('{"b": 2.0, "a": {"y": [1, 2.50], "x": " v "}}')
+    b = canonical_args({"a": {"x": "v", "y": [1.0, 2.5]}, "b": 2})
+    assert a == b == '{"a":{"x":"v","y":[1,2.5]},"b":2}'
+    assert canonical_args(None) == canonical_args("") == "{}"
+    assert canonical_args("not json") == '"not json"'
+    assert canonical_args({"flag": True, "n": 1}) == '{"flag":true,"n":1}'  # bool stays bool
+
+
+def test_ignore_keys_at_any_depth_and_ignore_args() -> None:
+    tr = _traces([("t", 0, True, ["pay:1"]), ("t", 1, False, ["pay:2"])])
+    # the only argument is an id: ignoring it makes the two runs identical
+    d = ph.divergence(tr, ignore_keys=["id"])
+    assert d.table["kind"].tolist() == ["none"]
+    assert ph.divergence(tr, ignore_args=True).table["kind"].tolist() == ["none"]
+    d = ph.divergence(tr)
+    assert d.table[["step", "kind", "marker"]].values.tolist() == [[1, "differs", "pay"]]
+    nested = canonical_args({"a": {"id": 3, "k": 1}, "id": 9}, ignore_keys=["id"])
+    assert nested == '{"a":{"k":1}}'
+
+
+def test_stage_mapping_and_lookup_rule() -> None:
+    tr = _traces([("t", 0, True, ["fetch_x", "audit", "pay"]), ("t", 1, False, ["fetch_x", "pay"])])
+    n = normalise(tr, stages={"audit": "permission", "pay": "payment"})
+    lk = dict(zip(n.steps["action"], n.steps["lookup"], strict=True))
+    assert lk == {"fetch_x": True, "audit": False, "pay": False}
+    d = ph.divergence(tr, stages={"audit": "permission", "pay": "payment"})
+    assert d.by_stage["stage"].tolist() == ["permission"]
+    assert d.by_action["action"].tolist() == ["audit"]
+    # a tool mapped to the stage "lookup" becomes order-free
+    n2 = normalise(tr, stages={"audit": "lookup"})
+    assert bool(n2.steps.loc[n2.steps["action"] == "audit", "lookup"].iloc[0])
+
+
+def test_normalised_twice_is_an_error() -> None:
+    tr = normalise(_traces([("t", 0, True, ["a"]), ("t", 1, False, ["b"])]))
+    with pytest.raises(OptionError, match="normalised already"):
+        ph.divergence(tr, ignore_args=True)
+
+
+# --------------------------------------------------------------- planted truth
+def _planted(seed: int = 0, tasks: int = 6, per_task: int = 8) -> ph.Traces:
+    """Passing: lookups (any order), check_permission, refund, notify.
+
+    Failing: the same lookups (any order) and then refund without the check:
+    the planted divergence is step 3 (1-based), kind ``skips``, marker
+    ``check_permission``. Control failures ``ctl`` make exactly a passing run's
+    calls with the lookups reordered: no divergence may be reported for them.
+    """
+    rng = random.Random(seed)
+    runs = []
+    for t in range(tasks):
+        task = f"task{t}"
+        for trial in range(per_task):
+            lookups = [f"get_user:u{t}", f"get_order:o{t}"]
+            rng.shuffle(lookups)
+            tail = [f"check_permission:o{t}", f"refund:o{t}", f"notify:u{t}"]
+            role = trial % 4  # 0, 1 pass; 2 skips the check; 3 reorders only (control)
+            if role in (0, 1):
+                runs.append((task, trial, True, lookups + tail))
+            elif role == 2:
+                runs.append((task, trial, False, [*lookups, tail[1], tail[2]]))
+            else:
+                runs.append((task, trial, False, lookups[::-1] + tail))
+    return _traces(runs)
+
+
+def test_planted_skip_found_and_reordering_not_reported() -> None:
+    d = ph.divergence(_planted())
+    t = d.table
+    skip = t[t["trial"] % 4 == 2]
+    ctl = t[t["trial"] % 4 == 3]
+    assert len(skip) == 12 and len(ctl) == 12
+    assert skip["step"].tolist() == [3] * 12
+    assert set(skip["kind"]) == {"skips"}
+    assert set(skip["marker"]) == {"check_permission"}
+    assert set(skip["failing_action"]) == {"refund"}
+    assert all(p[0].startswith("check_permission(") for p in skip["passing_actions"])
+    # reordering harmless lookups alone: never a divergence
+    assert set(ctl["kind"]) == {"none"} and ctl["step"].isna().all()
+    assert d.counts["no_action_divergence"] == 12
+    assert d.by_action.iloc[0]["action"] == "check_permission"
+    assert d.by_action.iloc[0]["runs"] == 12 and d.by_action.iloc[0]["tasks"] == 6
+
+
+def test_index_by_index_would_be_wrong_here() -> None:
+    """An extra action early shifts every later index; alignment is not fooled.
+
+    Passing: a b c d. Failing: a x b c d (inserts x): divergence at step 2,
+    kind ``extra``, and the passing run's action there is b.
+    Failing 2: a c d (skips b): step 2, ``skips``, marker b.
+    """
+    d = ph.divergence(
+        _traces(
+            [
+                ("t", 0, True, ["pay_a", "pay_b", "pay_c", "pay_d"]),
+                ("t", 1, False, ["pay_a", "pay_x", "pay_b", "pay_c", "pay_d"]),
+                ("t", 2, False, ["pay_a", "pay_c", "pay_d"]),
+                ("t", 3, False, ["pay_a", "pay_b"]),
+                ("t", 4, False, ["pay_a", "pay_b", "pay_c", "pay_d", "pay_e"]),
+                ("t", 5, False, ["pay_a", "pay_z", "pay_q"]),
+            ]
+        )
+    )
+    got = d.table.set_index("trial")[["step", "kind", "marker"]]
+    assert got.loc[1].tolist() == [2, "extra", "pay_x"]
+    assert got.loc[2].tolist() == [2, "skips", "pay_b"]
+    assert got.loc[3].tolist() == [3, "stops", "pay_c"]
+    assert got.loc[4].tolist() == [5, "continues", "pay_e"]
+    assert got.loc[5].tolist() == [2, "substitutes", "pay_z"]
+
+
+def test_lookup_block_refinement() -> None:
+    """Inside a stretch of lookups: a missing, an extra and a changed lookup."""
+    p = ["get_a:1", "get_b:2", "pay:1"]
+    d = ph.divergence(
+        _traces(
+            [
+                ("t", 0, True, p),
+                ("t", 1, False, ["get_b:2", "pay:1"]),  # leaves out get_a: diverges at pay
+                ("t", 2, False, ["get_b:2", "get_c:3", "get_a:1", "pay:1"]),  # extra get_c
+                ("t", 3, False, ["get_b:2", "get_a:9", "pay:1"]),  # get_a with another id
+            ]
+        )
+    )
+    got = d.table.set_index("trial")[["step", "kind", "marker"]]
+    assert got.loc[1].tolist() == [2, "skips", "get_a"]
+    assert got.loc[2].tolist() == [2, "extra", "get_c"]
+    assert got.loc[3].tolist() == [2, "differs", "get_a"]
+
+
+def test_latest_point_over_passing_runs() -> None:
+    """F follows passing run 1 longer than passing run 0: the point is where it leaves run 1."""
+    d = ph.divergence(
+        _traces(
+            [
+                ("t", 0, True, ["do_a", "do_b", "do_c"]),
+                ("t", 1, True, ["do_a", "do_x", "do_y", "do_z"]),
+                ("t", 2, False, ["do_a", "do_x", "do_y", "do_q"]),
+            ]
+        )
+    )
+    r = d.table.iloc[0]
+    assert (r["step"], r["failing_action"], r["passing_actions"]) == (4, "do_q", ["do_z({})"])
+    assert r["n_passing_at_point"] == 1
+
+
+# --------------------------------------------------------------- brute-force oracle
+def _all_optimal_leading_matches(f: tuple[int, ...], p: tuple[int, ...]) -> int:
+    """Max over optimal LCS alignments of the number of leading matched columns."""
+
+    @functools.cache
+    def lcs(i: int, j: int) -> int:
+        if i == len(f) or j == len(p):
+            return 0
+        best = max(lcs(i + 1, j), lcs(i, j + 1))
+        if f[i] == p[j]:
+            best = max(best, 1 + lcs(i + 1, j + 1))
+        return best
+
+    # walk only along optimal alignments; count leading matches
+    @functools.cache
+    def lead(i: int, j: int) -> int:
+        if i == len(f) or j == len(p):
+            return 0
+        if f[i] == p[j] and lcs(i, j) == 1 + lcs(i + 1, j + 1):
+            return 1 + lead(i + 1, j + 1)
+        return 0
+
+    return lead(0, 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_divergence_equals_brute_force_lcs(seed: int) -> None:
+    rng = random.Random(seed)
+    runs = []
+    truth = {}
+    for t in range(8):
+        seqs = []
+        for trial in range(rng.randint(2, 5)):
+            n = rng.randint(0, 6)
+            seq = tuple(rng.randint(0, 2) for _ in range(n))
+            seqs.append((trial, trial % 2 == 0 or trial == 1, seq))
+        runs += [(f"t{t}", tr, ok, [f"act{a}" for a in s]) for tr, ok, s in seqs]
+        passing = [s for _, ok, s in seqs if ok]
+        for tr, ok, s in seqs:
+            if not ok and passing:
+                lead = max(_all_optimal_leading_matches(s, q) for q in passing)
+                identical = any(s == q for q in passing)
+                truth[(f"t{t}", tr)] = None if identical else lead + 1
+    d = ph.divergence(_traces(runs), lookups=[])
+    got = {
+        (r["task_id"], r["trial"]): (None if pd.isna(r["step"]) else int(r["step"]))
+        for _, r in d.table.iterrows()
+    }
+    assert got == truth
+
+
+# --------------------------------------------------------------- bad input
+def test_runs_without_tool_calls_and_unscored_are_counted() -> None:
+    steps = pd.DataFrame({"task_id": ["t"], "trial": [0], "action": ["book"]})
+    trials = pd.DataFrame(
+        {
+            "task_id": ["t", "t", "t", "u"],
+            "trial": [0, 1, 2, 0],
+            "success": [True, False, None, True],
+        }
+    )
+    d = ph.divergence(ph.Traces.from_frames(steps, trials))
+    assert d.table[["trial", "step", "kind", "marker", "n_steps"]].values.tolist() == [
+        [1, 1, "stops", "book", 0]
+    ]
+    assert d.counts["unscored_trials"] == 1
+    assert d.counts["failing_runs_without_tool_calls"] == 1
+    assert d.counts["tasks_all_pass"] == 1 and d.counts["tasks_mixed"] == 1
+    assert any("unscored" in n for n in d.notes())
+    assert any("no tool call" in n for n in d.notes())
+
+
+def test_from_frames_rejects_orphans_and_duplicates() -> None:
+    trials = pd.DataFrame({"task_id": ["t"], "trial": [0], "success": [True]})
+    with pytest.raises(ValidationError, match="have no outcome"):
+        ph.Traces.from_frames(
+            pd.DataFrame({"task_id": ["t"], "trial": [5], "action": ["a"]}), trials
+        )
+    with pytest.raises(ValidationError, match="duplicate step"):
+        ph.Traces.from_frames(
+            pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 0], "step": [1, 1], "action": "a"}),
+            trials,
+        )
+    with pytest.raises(ValidationError, match="duplicate trial"):
+        ph.Traces.from_frames(
+            pd.DataFrame(columns=["task_id", "trial", "action"]), pd.concat([trials, trials])
+        )
+    with pytest.raises(ValidationError, match="lacks column"):
+        ph.Traces.from_frames(pd.DataFrame({"task_id": ["t"]}), trials)
+
+
+def test_unknown_task_is_an_error() -> None:
+    with pytest.raises(OptionError, match="not in the traces"):
+        ph.divergence(_planted(), tasks=["nope"])
+
+
+# --------------------------------------------------------------- real τ-bench data
+@pytest.fixture(scope="module")
+def airline(tau_airline_path):  # type: ignore[no-untyped-def]
+    tr = ph.read_traces(tau_airline_path, format="tau-bench")
+    return tr, ph.divergence(tr)
+
+
+def test_every_mixed_task_gets_a_divergence_point(airline) -> None:  # type: ignore[no-untyped-def]
+    tr, d = airline
+    t = tr.trials
+    g = t.groupby("task_id")["success"].agg(["sum", "size"])
+    mixed = set(g[(g["sum"] > 0) & (g["sum"] < g["size"])].index)
+    assert len(mixed) == 26  # 50 tasks: 10 always pass, 14 always fail (pass^1 = 0.42)
+    assert set(d.table["task_id"]) == mixed
+    with_point = set(d.table.loc[d.table["kind"] != "none", "task_id"])
+    assert with_point == mixed
+    assert len(d.table) == d.counts["failing_runs"] == 60
+    assert d.by_action["runs"].sum() == d.counts["divergence_points"]
+
+
+def _row(d, task: str, trial: int) -> dict:  # type: ignore[no-untyped-def]
+    r = d.table[(d.table["task_id"] == task) & (d.table["trial"] == trial)]
+    assert len(r) == 1
+    return r.iloc[0].to_dict()
+
+
+def test_hand_verified_task_16(airline) -> None:  # type: ignore[no-untyped-def]
+    """Task 16 (send a 150 certificate). Read by hand: trials 0, 1, 2 (reward 0)
+    make no tool call at all and the user ends the chat; trial 3 (reward 1)
+    calls get_user_details, looks up nine reservations, then
+    send_certificate(amount 150). So each failing run stops at step 1, before
+    the passing run's first lookup."""
+    _, d = airline
+    for trial in (0, 1, 2):
+        r = _row(d, "16", trial)
+        assert (r["step"], r["kind"], r["failing_action"]) == (1, "stops", "<end>")
+        assert r["n_steps"] == 0 and r["termination"] == "user_stop"
+        assert 'get_user_details({"user_id":"ethan_martin_2396"})' in r["passing_actions"]
+
+
+def test_hand_verified_task_43(airline) -> None:  # type: ignore[no-untyped-def]
+    """Task 43 (rename a passenger on 3RK2T9). Read by hand: the passing trial 0
+    calls get_reservation_details(3RK2T9) then update_reservation_passengers.
+    Trials 2 and 3 make the same lookup and then call
+    transfer_to_human_agents at step 2 (they believe basic economy cannot be
+    changed); trial 1 makes the lookup and then stops. So: step 2 for all three,
+    'substitutes' (transfer instead of the update) for 2 and 3, 'stops' for 1."""
+    _, d = airline
+    for trial in (2, 3):
+        r = _row(d, "43", trial)
+        assert (r["step"], r["kind"], r["failing_action"]) == (
+            2,
+            "substitutes",
+            "transfer_to_human_agents",
+        )
+        assert r["termination"] == "transfer_to_human"
+        assert r["passing_actions"][0].startswith("update_reservation_passengers(")
+    r = _row(d, "43", 1)
+    assert (r["step"], r["kind"], r["marker"]) == (2, "stops", "update_reservation_passengers")
+
+
+def test_hand_verified_task_30(airline) -> None:  # type: ignore[no-untyped-def]
+    """Task 30 (cancel FDZ0T5 and HSR97W). Read by hand: every run makes the
+    same eight lookups (user, then seven reservations). The passing trials 1
+    and 3 then cancel FDZ0T5 and HSR97W. Trial 0 calls transfer_to_human_agents
+    at step 9; trial 2 cancels HSR97W at step 9 and never FDZ0T5: aligned, it
+    skips the passing runs' cancel of FDZ0T5 (its cancel of HSR97W matches
+    their next step)."""
+    _, d = airline
+    r = _row(d, "30", 0)
+    assert (r["step"], r["kind"], r["failing_action"]) == (
+        9,
+        "substitutes",
+        "transfer_to_human_agents",
+    )
+    assert r["n_passing_at_point"] == 2
+    r = _row(d, "30", 2)
+    assert (r["step"], r["kind"], r["failing_action"]) == (9, "skips", "cancel_reservation")
+    assert r["failing_args"] == '{"reservation_id":"HSR97W"}'
+    assert r["passing_actions"] == ['cancel_reservation({"reservation_id":"FDZ0T5"})']
+
+
+def test_hand_verified_task_39(airline) -> None:  # type: ignore[no-untyped-def]
+    """Task 39 (a cancellation the policy does not allow). Read by hand: the
+    passing trial 0 only looks up H8Q05L and makes no change. Trials 2 and 3
+    make the same lookup and then cancel_reservation(H8Q05L) at step 2: they
+    act after the passing run had stopped ('continues')."""
+    _, d = airline
+    for trial in (2, 3):
+        r = _row(d, "39", trial)
+        assert (r["step"], r["kind"], r["failing_action"]) == (2, "continues", "cancel_reservation")
+        assert r["passing_actions"] == ["<end>"]
+
+
+def test_task_filter_and_stage_aggregation(airline, tau_airline_path) -> None:  # type: ignore[no-untyped-def]
+    tr, full = airline
+    one = ph.divergence(tr, tasks=["43"])
+    assert set(one.table["task_id"]) == {"43"}
+    pd.testing.assert_frame_equal(
+        one.table.reset_index(drop=True),
+        full.table[full.table["task_id"] == "43"].reset_index(drop=True),
+    )
+    stages = {
+        "get_user_details": "lookup",
+        "get_reservation_details": "lookup",
+        "search_direct_flight": "lookup",
+        "search_onestop_flight": "lookup",
+        "calculate": "lookup",
+        "transfer_to_human_agents": "escalate",
+        "cancel_reservation": "write",
+        "update_reservation_flights": "write",
+        "update_reservation_passengers": "write",
+        "update_reservation_baggages": "write",
+        "book_reservation": "write",
+        "send_certificate": "write",
+    }
+    d = ph.divergence(tr, stages=stages)
+    assert set(d.by_stage["stage"]) <= {"lookup", "escalate", "write"}
+    assert d.by_stage["runs"].sum() == d.counts["divergence_points"]
