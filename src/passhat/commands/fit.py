@@ -1,0 +1,205 @@
+"""``passhat fit``: hierarchical Beta-Binomial posterior of pass^k / pass@k / mean per system."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from passhat import __version__
+from passhat.cli import emit_json, input_options, input_stamp, load_input, parse_k, records
+
+__all__ = ["register"]
+
+EXIT_DIAGNOSTICS = 3
+
+
+def _interval(row: Any) -> str:
+    return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
+
+
+def _pct(x: float) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x:.0%}"
+
+
+@click.command("fit")
+@input_options
+@click.option("--k", "k_text", default="1,2,5", show_default=True, help="k values: 1,2,5 or 1-5.")
+@click.option(
+    "--method",
+    type=click.Choice(["nuts", "grid"]),
+    default="nuts",
+    show_default=True,
+    help="NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model only).",
+)
+@click.option(
+    "--model",
+    "model_name",
+    type=click.Choice(["beta", "inflated"]),
+    default="beta",
+    show_default=True,
+    help="Beta-Binomial, or with shares of always-pass / always-fail tasks.",
+)
+@click.option(
+    "--weights",
+    type=click.Choice(["equal", "declared", "category"]),
+    default="equal",
+    show_default=True,
+    help="Task weights in benchmark-scope metrics.",
+)
+@click.option("--seed", type=int, default=None, help="Random seed (recorded in the output).")
+@click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
+@click.option("--tune", type=int, default=1000, show_default=True, help="Tuning steps per chain.")
+@click.option("--chains", type=int, default=4, show_default=True, help="Chains.")
+@click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
+@click.option(
+    "--sampler",
+    type=click.Choice(["auto", "nutpie", "pymc"]),
+    default="auto",
+    show_default=True,
+    help="NUTS implementation (auto: nutpie when installed).",
+)
+@click.option("-o", "--output", default=None, help="Save the posterior as netCDF here.")
+@click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
+def fit_cmd(
+    path: str | None,
+    example: str | None,
+    fmt: str | None,
+    maps: tuple[str, ...],
+    threshold: float | None,
+    system_name: str | None,
+    k_text: str,
+    method: str,
+    model_name: str,
+    weights: str,
+    seed: int | None,
+    draws: int,
+    tune: int,
+    chains: int,
+    ci: float,
+    sampler: str,
+    output: str | None,
+    strict: bool,
+    as_json: bool,
+    quiet: bool,
+) -> int:
+    """Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.
+
+    benchmark = these tasks (only within-task uncertainty); population = a
+    new task from the same distribution (adds task sampling).
+    """
+    from passhat.model import fit as _fit
+
+    ks = parse_k(k_text)
+    data = load_input(
+        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
+    )
+    result = _fit(
+        data,
+        k=ks,
+        method=method,
+        model=model_name,
+        weights=None if weights == "equal" else weights,
+        seed=seed,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        sampler=sampler,
+        progress=False if (quiet or as_json) else None,
+    )
+    summary = result.summary(k=ks, ci=ci)
+    diag = result.diagnostics
+    if output is not None:
+        result.to_netcdf(output)
+    if as_json:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "input": input_stamp(data),
+                "settings": {
+                    "k": ks,
+                    "method": method,
+                    "model": model_name,
+                    "sampler": result.sampler,
+                    "seed": result.seed,
+                    "draws": draws,
+                    "tune": tune,
+                    "chains": chains,
+                    "ci": ci,
+                    "weights": weights,
+                    "priors": result.priors.to_json(),
+                    "output": output,
+                },
+                "summary": records(summary),
+                "diagnostics": {
+                    "passed": diag.passed,
+                    "problems": diag.problems,
+                    "thresholds": diag.thresholds,
+                    "divergences": diag.divergences,
+                    "table": records(diag.table),
+                },
+            }
+        )
+        return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
+    console = Console(width=max(Console().width, 110))
+    table = Table(
+        title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
+        f"{result.seed})"
+    )
+    for col in ("system", "k", "metric", "benchmark", "population", "task-sampling share"):
+        table.add_column(col, justify="left" if col in ("system", "metric") else "right")
+    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    for s in result.systems:
+        part = summary[summary["system"] == s]
+        for kk in ks:
+            for m in ("mean", "pass_at_k", "pass_hat_k"):
+                if m == "mean" and kk != ks[0]:
+                    continue
+                rows = part[(part["metric"] == m) & (part["k"] == kk)]
+                b = rows[rows["scope"] == "benchmark"].iloc[0]
+                p = rows[rows["scope"] == "population"].iloc[0]
+                table.add_row(
+                    s,
+                    "—" if m == "mean" else str(kk),
+                    names[m],
+                    _interval(b),
+                    _interval(p),
+                    _pct(float(p["task_sampling_share"])),
+                )
+        icc = part[part["metric"] == "icc"].iloc[0]
+        table.add_row(s, "—", "ICC 1/(κ+1)", "", _interval(icc), "", end_section=True)
+    console.print(table)
+    for s in result.systems:
+        dt = diag.table[diag.table["system"] == s]
+        detail = (
+            f"max r_hat {dt['r_hat'].max():.3f}, min ESS bulk {dt['ess_bulk'].min():.0f} / "
+            f"tail {dt['ess_tail'].min():.0f}, {diag.divergences[s]} divergences"
+        )
+        if result.method == "grid":
+            detail = f"independent draws from the grid, min ESS bulk {dt['ess_bulk'].min():.0f}"
+        status = diag.status(s)
+        console.print(f"diagnostics {s}: {status} ({detail})", highlight=False)
+    if not quiet:
+        console.print(
+            "benchmark = these tasks, uncertainty from the finite runs per task only; "
+            "population = a new task from the same distribution, adding task sampling. "
+            "task-sampling share = part of the population-scope variance not explained by "
+            "within-task uncertainty.",
+            highlight=False,
+        )
+        if output is not None:
+            console.print(f"posterior saved to {output} (load with passhat.load_fit)")
+    if strict and not diag.passed:
+        console.print(f"--strict: diagnostics failed, exit status {EXIT_DIAGNOSTICS}")
+        return EXIT_DIAGNOSTICS
+    return 0
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``fit`` to the CLI group."""
+    cli.add_command(fit_cmd)
