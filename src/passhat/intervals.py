@@ -46,7 +46,6 @@ from passhat.estimators import (
     as_counts,
     pass_hat_k_variance,
     pass_hat_k_variance_estimate,
-    per_task_metrics,
     subset_ratio,
 )
 from passhat.trials import Trials
@@ -61,6 +60,7 @@ __all__ = [
     "check_n_boot",
     "compare",
     "estimate_intervals",
+    "paired_difference",
     "proportion_interval",
     "task_bootstrap",
     "task_intervals",
@@ -694,6 +694,124 @@ def _split_systems(
     return merged, base, [s for s in systems if s != base]
 
 
+def _values(n: NDArray[np.float64], c: NDArray[np.float64], ks: list[int]) -> NDArray[np.float64]:
+    """Per-task columns [mean, pass@k for ks..., pass^k for ks...] (needs n ≥ max k)."""
+    cols = [c / n]
+    cols += [1.0 - subset_ratio(n - c, n, kv) for kv in ks]
+    cols += [subset_ratio(c, n, kv) for kv in ks]
+    return np.column_stack(cols)
+
+
+def paired_difference(
+    n_a: ArrayLike,
+    c_a: ArrayLike,
+    n_b: ArrayLike,
+    c_b: ArrayLike,
+    *,
+    k: int | Sequence[int] = 1,
+    ci: float = 0.95,
+    n_boot: int = 10_000,
+    seed: int | np.random.Generator | None = None,
+    method: str = "bca",
+) -> pd.DataFrame:
+    """Paired difference B − A on matched tasks given as arrays (the core of :func:`compare`).
+
+    Parameters
+    ----------
+    n_a, c_a, n_b, c_b : array_like
+        Decided runs and successes of systems A and B on the same tasks, in
+        the same order; every n ≥ max k.
+    k, ci, n_boot, seed, method
+        As in :func:`compare`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (k, metric, scope): base_value, cand_value, difference,
+        lower, upper, p_value, tasks, method, p_method.
+
+    Examples
+    --------
+    >>> from passhat.intervals import paired_difference
+    >>> r = paired_difference([5, 5, 5], [1, 2, 3], [5, 5, 5], [1, 2, 3], n_boot=200, seed=0)
+    >>> r[["scope", "difference", "p_value"]].values.tolist()[:2]
+    [['benchmark', 0.0, 1.0], ['population', 0.0, 1.0]]
+    """
+    level = check_ci(ci)
+    nb = check_n_boot(n_boot)
+    meth = _check_method(method, CI_METHODS, "method")
+    ks = _norm_k(k)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    na, ca = np.asarray(n_a, dtype=float), np.asarray(c_a, dtype=float)
+    nc, cc = np.asarray(n_b, dtype=float), np.asarray(c_b, dtype=float)
+    if not (na.shape == ca.shape == nc.shape == cc.shape) or na.ndim != 1 or na.size == 0:
+        raise ValidationError("paired counts must be four 1-d arrays of one non-zero length")
+    if min(na.min(), nc.min()) < max(ks):
+        raise ShortTaskError(
+            f"k = {max(ks)} exceeds the smallest n = {int(min(na.min(), nc.min()))} "
+            "among the compared tasks"
+        )
+    z = float(stats.norm.isf((1 - level) / 2))
+    cols = [("mean", ks[0])] + [(m, kv) for m in ("pass_at_k", "pass_hat_k") for kv in ks]
+    va, vc = _values(na, ca, ks), _values(nc, cc, ks)
+    d = vc - va
+    t_n = d.shape[0]
+    theta = d.mean(axis=0)
+    comp = _compress(np.column_stack([na, ca, nc, cc]), d, np.ones(t_n))
+    draws = _draw_stats(comp, n_boot=nb, rng=rng)
+    lo, hi, labels = _interval_from_draws(theta, draws, comp, ci=level, method=meth)
+    # sign-flip permutation: per category, Σ of f_j random signs = 2·Bin(f_j, ½) − f_j
+    flips = np.empty((nb, d.shape[1]))
+    chunk = max(1, min(nb, _CHUNK_CELLS // comp.freq.size))
+    for start in range(0, nb, chunk):
+        bsz = min(chunk, nb - start)
+        signs = 2.0 * rng.binomial(comp.freq, 0.5, size=(bsz, comp.freq.size)) - comp.freq
+        flips[start : start + bsz] = (signs @ comp.values) / t_n
+    p_perm = (1.0 + (np.abs(flips) >= np.abs(theta) - 1e-12).sum(axis=0)) / (1.0 + nb)
+    rows: list[dict[str, Any]] = []
+    for j, (m, kv) in enumerate(cols):
+        se_a, _ = benchmark_se(na, ca, k=kv, metric=m)
+        se_c, _ = benchmark_se(nc, cc, k=kv, metric=m)
+        se = float(np.sqrt(se_a**2 + se_c**2))
+        if se > 0:
+            p_norm = float(2 * stats.norm.sf(abs(theta[j]) / se))
+        else:
+            p_norm = 1.0 if theta[j] == 0 else 0.0
+        scopes = (
+            (
+                "benchmark",
+                (theta[j] - z * se, theta[j] + z * se, p_norm),
+                "normal, unbiased per-task variances (independent runs)",
+                "normal approximation",
+            ),
+            (
+                "population",
+                (float(lo[j]), float(hi[j]), float(p_perm[j])),
+                f"paired task bootstrap {labels[j]}, {nb} resamples",
+                f"sign-flip permutation, {nb} flips",
+            ),
+        )
+        for kv_row in ks if m == "mean" else [kv]:
+            for scope, (lw, up, pv), mlabel, plabel in scopes:
+                rows.append(
+                    {
+                        "k": kv_row,
+                        "metric": m,
+                        "scope": scope,
+                        "base_value": float(va[:, j].mean()),
+                        "cand_value": float(vc[:, j].mean()),
+                        "difference": float(theta[j]),
+                        "lower": float(lw),
+                        "upper": float(up),
+                        "p_value": float(pv),
+                        "tasks": t_n,
+                        "method": mlabel,
+                        "p_method": plabel,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def compare(
     a: Trials | xr.Dataset,
     b: Trials | xr.Dataset | None = None,
@@ -762,14 +880,12 @@ def compare(
     ks = _norm_k(k)
     ds, base, cands = _split_systems(a, b, baseline, names)
     rng = np.random.default_rng(seed)
-    z = float(stats.norm.isf((1 - level) / 2))
     systems = [str(s) for s in ds["system"].values]
     present = np.asarray(ds["present"].values, dtype=bool)
     n_all = np.asarray(ds["n"].values, dtype=float)
     c_all = np.asarray(ds["c"].values, dtype=float)
     tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
     ib = systems.index(base)
-    per = per_task_metrics(ds, ks)
     rows: list[dict[str, Any]] = []
     disc_rows: list[dict[str, Any]] = []
     dropped_rows: list[dict[str, Any]] = []
@@ -810,67 +926,11 @@ def compare(
                 f"k = {kmax} exceeds the smallest n = {nmin} among the compared tasks "
                 f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
             )
-        cols = [("mean", ks[0])] + [(m, kv) for m in ("pass_at_k", "pass_hat_k") for kv in ks]
-        va = np.column_stack([per[m].values[ib, both, ks.index(kv)] for m, kv in cols])
-        vc = np.column_stack([per[m].values[ic, both, ks.index(kv)] for m, kv in cols])
-        d = vc - va
-        t_n = d.shape[0]
-        theta = d.mean(axis=0)
-        keys = np.column_stack([na, ca, nc, cc])
-        comp = _compress(keys, d, np.ones(t_n))
-        draws = _draw_stats(comp, n_boot=nb, rng=rng)
-        lo, hi, labels = _interval_from_draws(theta, draws, comp, ci=level, method=meth)
-        # sign-flip permutation: per category, Σ of f_j random signs = 2·Bin(f_j, ½) − f_j
-        flips = np.empty((nb, d.shape[1]))
-        chunk = max(1, min(nb, _CHUNK_CELLS // comp.freq.size))
-        for start in range(0, nb, chunk):
-            bsz = min(chunk, nb - start)
-            signs = 2.0 * rng.binomial(comp.freq, 0.5, size=(bsz, comp.freq.size)) - comp.freq
-            flips[start : start + bsz] = (signs @ comp.values) / t_n
-        tol = 1e-12
-        p_perm = (1.0 + (np.abs(flips) >= np.abs(theta) - tol).sum(axis=0)) / (1.0 + nb)
-        for j, (m, kv) in enumerate(cols):
-            se_a, _ = benchmark_se(na, ca, k=kv, metric=m)
-            se_c, _ = benchmark_se(nc, cc, k=kv, metric=m)
-            se = float(np.sqrt(se_a**2 + se_c**2))
-            p_norm = float(2 * stats.norm.sf(abs(theta[j]) / se)) if se > 0 else float("nan")
-            if se == 0 and theta[j] == 0:
-                p_norm = 1.0
-            bench = (theta[j] - z * se, theta[j] + z * se, p_norm)
-            pop = (float(lo[j]), float(hi[j]), float(p_perm[j]))
-            for kv_row in ks if m == "mean" else [kv]:
-                for scope, (lw, up, pv), mlabel, plabel in (
-                    (
-                        "benchmark",
-                        bench,
-                        "normal, unbiased per-task variances (independent runs)",
-                        "normal approximation",
-                    ),
-                    (
-                        "population",
-                        pop,
-                        f"paired task bootstrap {labels[j]}, {nb} resamples",
-                        f"sign-flip permutation, {nb} flips",
-                    ),
-                ):
-                    rows.append(
-                        {
-                            "baseline": base,
-                            "candidate": cand,
-                            "k": kv_row,
-                            "metric": m,
-                            "scope": scope,
-                            "base_value": float(va[:, j].mean()),
-                            "cand_value": float(vc[:, j].mean()),
-                            "difference": float(theta[j]),
-                            "lower": float(lw),
-                            "upper": float(up),
-                            "p_value": pv,
-                            "tasks": t_n,
-                            "method": mlabel,
-                            "p_method": plabel,
-                        }
-                    )
+        part = paired_difference(na, ca, nc, cc, k=ks, ci=level, n_boot=nb, seed=rng, method=meth)
+        t_n = int(both.sum())
+        part.insert(0, "candidate", cand)
+        part.insert(0, "baseline", base)
+        rows.extend(part.to_dict(orient="records"))
         rate_a, rate_c = ca / np.maximum(na, 1), cc / np.maximum(nc, 1)
         only_b = int(((ca > 0) & (cc == 0)).sum())
         only_c = int(((cc > 0) & (ca == 0)).sum())

@@ -1,0 +1,160 @@
+"""Paired comparison (passhat.intervals.compare).
+
+Oracles: the difference of the two systems' own estimates (exact), a
+hand-made McNemar example, scipy's binomtest (exact McNemar), and simulations
+with known truth: an A/A comparison rejects at ~the nominal rate, and a known
+shift is detected at the rate a normal-approximation power calculation with a
+Monte-Carlo variance predicts (tolerance = 3 binomial s.e. + 0.05 for the
+approximation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import passhat as ph
+from passhat.errors import OptionError, ShortTaskError, ValidationError
+from passhat.intervals import paired_difference
+
+
+def _pair(n_a, c_a, n_b, c_b, tasks=None, tasks_b=None):  # type: ignore[no-untyped-def]
+    a = ph.counts_from_arrays(n_a, c_a, tasks=tasks, system="A")
+    b = ph.counts_from_arrays(n_b, c_b, tasks=tasks_b if tasks_b is not None else tasks, system="B")
+    return a, b
+
+
+def test_ph_compare_is_the_paired_comparison() -> None:
+    # the module passhat.compare (classification) must not shadow the function
+    assert callable(ph.compare) and ph.compare is ph.intervals.compare
+
+
+def test_compare_matches_its_array_core() -> None:
+    a, b = _pair([5, 5, 4, 6], [1, 5, 2, 0], [5, 5, 4, 6], [3, 5, 2, 6])
+    got = ph.compare(a, b, k=[1, 2], n_boot=300, seed=4).table.drop(
+        columns=["baseline", "candidate"]
+    )
+    want = paired_difference(
+        [5, 5, 4, 6], [1, 5, 2, 0], [5, 5, 4, 6], [3, 5, 2, 6], k=[1, 2], n_boot=300, seed=4
+    )
+    import pandas as pd
+
+    key = ["k", "metric", "scope"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
+    )
+
+
+def test_difference_equals_difference_of_estimates() -> None:
+    trials = ph.load_example("agents")
+    cmp = ph.compare(trials, k=[1, 3], seed=0, n_boot=500)
+    est = ph.estimate(trials, k=[1, 3])
+    for _, r in cmp.table.iterrows():
+        want = est.value(r["metric"], r["k"], "guided") - est.value(r["metric"], r["k"], "baseline")
+        assert r["difference"] == pytest.approx(want, abs=1e-12)
+        assert r["lower"] <= r["difference"] <= r["upper"]
+        assert 0 < r["p_value"] <= 1
+    assert set(cmp.table["scope"]) == {"benchmark", "population"}
+    assert cmp.table["p_method"].str.contains("sign-flip").any()
+    assert len(cmp.table) == 2 * 3 * 2  # k × metric × scope
+
+
+def test_mcnemar_counts_hand_example() -> None:
+    # tasks: both pass; only A; only B ×3; both fail; A better rate but both succeed once
+    a, b = _pair([1] * 6, [1, 1, 0, 0, 0, 0], [1] * 6, [1, 0, 1, 1, 1, 0])
+    d = ph.compare(a, b, k=1, seed=0, n_boot=200).discordant.iloc[0]
+    assert (d["only_base"], d["only_cand"], d["ties"]) == (1, 3, 2)
+    assert d["mcnemar_p"] == pytest.approx(stats.binomtest(3, 4, 0.5).pvalue)
+    a, b = _pair([4, 4], [3, 0], [4, 4], [1, 2])
+    d = ph.compare(a, b, k=1, seed=0, n_boot=200).discordant.iloc[0]
+    assert (d["only_base"], d["only_cand"], d["base_better"], d["cand_better"]) == (0, 1, 1, 1)
+    assert np.isnan(d["mcnemar_p"])  # not single-run data
+
+
+def test_unmatched_tasks_error_or_intersect() -> None:
+    a, b = _pair(
+        [5, 5, 5], [1, 2, 3], [5, 5, 5], [1, 2, 3], tasks=["x", "y", "z"], tasks_b=["x", "y", "w"]
+    )
+    with pytest.raises(ValidationError, match=r"2 task\(s\) not run by both.*z \(only A\)"):
+        ph.compare(a, b, k=1)
+    cmp = ph.compare(a, b, k=1, intersect=True, n_boot=200, seed=0)
+    assert cmp.discordant["dropped_tasks"].iloc[0] == 2
+    assert sorted(cmp.dropped["task"]) == ["w", "z"]
+    assert (cmp.table["tasks"] == 2).all()
+
+
+def test_bad_input() -> None:
+    a, b = _pair([5, 5], [1, 2], [5, 5], [1, 2], tasks=["x", "y"], tasks_b=["u", "v"])
+    with pytest.raises(ValidationError, match="no task in common"):
+        ph.compare(a, b, k=1, intersect=True)
+    a, b = _pair([5, 3], [1, 2], [5, 5], [1, 2])
+    with pytest.raises(ShortTaskError, match="k = 4 exceeds the smallest n = 3"):
+        ph.compare(a, b, k=[1, 4])
+    with pytest.raises(OptionError, match="ci must"):
+        ph.compare(a, b, k=1, ci=0)
+    with pytest.raises(OptionError, match="n_boot"):
+        ph.compare(a, b, k=1, n_boot=99)
+    with pytest.raises(ValidationError, match=r"hold one"):
+        ph.compare(a, k=1)
+
+
+def test_baseline_with_several_systems() -> None:
+    df = ph.load_example("agents").frame
+    third = df[df["system"] == "guided"].assign(system="third")
+    import pandas as pd
+
+    trials = ph.Trials.from_frame(pd.concat([df, third]))
+    with pytest.raises(OptionError, match="name the baseline"):
+        ph.compare(trials, k=1)
+    cmp = ph.compare(trials, k=1, baseline="guided", seed=1, n_boot=300)
+    assert list(pd.unique(cmp.table["candidate"])) == ["baseline", "third"]
+    third_rows = cmp.table[cmp.table["candidate"] == "third"]
+    assert (third_rows["difference"] == 0).all() and (third_rows["p_value"] == 1).all()
+
+
+def _sim_pair(rng, t, n, pa, pb):  # type: ignore[no-untyped-def]
+    nn = np.full(t, n)
+    return nn, rng.binomial(n, pa), nn, rng.binomial(n, pb)
+
+
+def test_aa_false_positive_rate_is_nominal() -> None:
+    """A/A: both systems share every task's p; rejections at 5% ≈ 5% (3 MC s.e.)."""
+    rng = np.random.default_rng(20)
+    reps, t, n = 300, 60, 5
+    rej_perm = rej_ci = rej_bench = 0
+    for _ in range(reps):
+        p = rng.beta(0.6, 0.4, size=t)
+        tab = paired_difference(*_sim_pair(rng, t, n, p, p), k=2, n_boot=400, seed=rng)
+        r = tab[(tab["metric"] == "pass_hat_k")].set_index("scope")
+        rej_perm += r.loc["population", "p_value"] < 0.05
+        rej_ci += not (r.loc["population", "lower"] <= 0 <= r.loc["population", "upper"])
+        rej_bench += r.loc["benchmark", "p_value"] < 0.05
+    tol = 3 * np.sqrt(0.05 * 0.95 / reps)
+    for rate in (rej_perm / reps, rej_ci / reps, rej_bench / reps):
+        assert rate < 0.05 + tol + 0.01, (rej_perm, rej_ci, rej_bench)
+
+
+def test_known_shift_detected_at_predicted_rate() -> None:
+    """B = A + 0.1 on the logit-free scale (p_B = min(1, p_A + 0.1)); power vs prediction."""
+    rng = np.random.default_rng(21)
+    t, n, k = 80, 5, 1
+    # predicted power: normal approximation with Var(d_i) from a large simulation
+    big = 400_000
+    p = rng.beta(2, 2, size=big)
+    pb = np.minimum(1.0, p + 0.1)
+    d = rng.binomial(n, pb) / n - rng.binomial(n, p) / n
+    delta, sd = d.mean(), d.std()
+    z = stats.norm.isf(0.025)
+    shift = delta * np.sqrt(t) / sd
+    predicted = stats.norm.sf(z - shift) + stats.norm.cdf(-z - shift)
+    reps, hits = 300, 0
+    for _ in range(reps):
+        pa = rng.beta(2, 2, size=t)
+        pb = np.minimum(1.0, pa + 0.1)
+        tab = paired_difference(*_sim_pair(rng, t, n, pa, pb), k=k, n_boot=400, seed=rng)
+        r = tab[(tab["metric"] == "mean") & (tab["scope"] == "population")].iloc[0]
+        hits += r["p_value"] < 0.05
+    tol = 3 * np.sqrt(predicted * (1 - predicted) / reps) + 0.05
+    assert 0.3 < predicted < 0.95  # a test that can tell
+    assert abs(hits / reps - predicted) < tol, (hits / reps, predicted)
