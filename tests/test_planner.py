@@ -361,6 +361,19 @@ def test_from_counts_tau_airline(tau_airline_path):
     a = plan.from_counts(trials)
     # the ML mean sits near the raw mean success (τ-bench's published pass^1 = 0.420)
     assert a.mean == pytest.approx(0.42, abs=0.05)
+    # oracle: brute-force grid maximum of the Beta-Binomial log-likelihood over (μ, log κ)
+    ds = trials.counts()
+    n, c = ds["n"].values.ravel(), ds["c"].values.ravel()
+    mu = np.linspace(0.2, 0.7, 501)[:, None]
+    kap = np.exp(np.linspace(-3, 4, 701))[None, :]
+    ll = sum(
+        special.betaln(ci + mu * kap, ni - ci + (1 - mu) * kap)
+        - special.betaln(mu * kap, (1 - mu) * kap)
+        for ni, ci in zip(n, c, strict=True)
+    )
+    i, j = np.unravel_index(ll.argmax(), ll.shape)
+    assert a.mean == pytest.approx(mu[i, 0], abs=2e-3)
+    assert a.kappa == pytest.approx(kap[0, j], rel=0.02)
     t = plan.design(budget_runs=1000, k=4, prior=trials)
     assert t["optimal"].sum() == 3
 

@@ -67,6 +67,8 @@ __all__ = [
     "from_counts",
     "gate",
     "power",
+    "power_grid",
+    "power_table",
     "rate_for_pass_hat_k",
     "runs_for_width",
     "runs_to_certify",
@@ -318,7 +320,8 @@ def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.9
     what = "clean runs" if x == 0 else f"runs with {x} failure{'s' if x != 1 else ''}"
     reasoning = (
         f"{n} {what} rule out per-run failure rates above {_pct(bound)} at {_pct(q, 0)} "
-        f"confidence: a higher rate would give {x} or fewer failures in {n} runs with "
+        f"confidence: a higher rate would give "
+        f"{'no failures' if x == 0 else f'{x} or fewer failures'} in {n} runs with "
         f"probability below {_pct(alpha, 0)}."
     )
     return PlanResult(
@@ -742,7 +745,7 @@ class Assumptions:
     mean: float
     icc: float | None = None
     kappa: float | None = None
-    source: str = "stated"
+    source: str = "stated assumptions"
 
     def __post_init__(self) -> None:
         _prob("mean", self.mean)
@@ -1265,9 +1268,14 @@ def _sd_diff(model: _PowerModel, n: int) -> float:
 
 
 def _analytic_power(delta: float, sd: float, tasks: int, alpha: float) -> float:
-    z = stats.norm.ppf(1 - alpha / 2)
-    shift = abs(delta) * math.sqrt(tasks) / sd
-    return float(stats.norm.cdf(shift - z) + stats.norm.cdf(-shift - z))
+    """Power of the two-sided paired t-test: noncentral t with T − 1 degrees of freedom."""
+    df = tasks - 1
+    crit = stats.t.ppf(1 - alpha / 2, df)
+    nc = abs(delta) * math.sqrt(tasks) / sd
+    pw = float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+    if not math.isfinite(pw):  # scipy's nct breaks down for very large noncentrality
+        pw = float(stats.norm.cdf(nc - crit) + stats.norm.cdf(-nc - crit))
+    return min(max(pw, 0.0), 1.0)
 
 
 def _power_model(
@@ -1300,8 +1308,8 @@ def simulate_power(
     Each replicate draws ``tasks`` matched tasks (rates of A and B through a
     Gaussian copula with latent correlation ``correlation``), runs each
     ``runs_per_task`` times per system, and applies the paired two-sided
-    z-test on per-task differences of the unbiased estimator (SE from their
-    sample standard deviation).
+    t-test on per-task differences of the unbiased estimator (SE from their
+    sample standard deviation, t critical value with T − 1 degrees of freedom).
 
     Returns
     -------
@@ -1331,7 +1339,7 @@ def simulate_power(
     sd = d.std(axis=1, ddof=1)
     se = sd / math.sqrt(t)
     zstat = np.divide(d.mean(axis=1), se, out=np.zeros(replicates), where=se > 0)
-    zcrit = stats.norm.ppf(1 - alpha / 2)
+    zcrit = stats.t.ppf(1 - alpha / 2, t - 1)
     # a replicate where every difference is identical and non-zero rejects
     reject = np.where(se > 0, np.abs(zstat) > zcrit, d.mean(axis=1) != 0)
     pw = float(reject.mean())
@@ -1376,8 +1384,10 @@ def power(
     by a Gaussian copula with latent ``correlation``. The paired analysis
     tests the mean of per-task differences of the unbiased estimator; its SD
     is exact under the model (BetaBinomial moments plus the copula covariance
-    by Gauss–Hermite quadrature), and the power is the normal-approximation
-    Φ(|δ|√T/σ_d − z) + Φ(−|δ|√T/σ_d − z). ``method="simulation"`` simulates
+    by Gauss–Hermite quadrature), and the power is that of the two-sided
+    paired t-test, noncentral t with T − 1 df and noncentrality |δ|√T/σ_d
+    (exact for normal differences; the differences of bounded estimators are
+    not normal, which :func:`simulate_power` checks). ``method="simulation"`` simulates
     ``replicates`` benchmarks instead (the power's Monte-Carlo error is
     reported). Leave exactly one of ``delta``, ``tasks``, ``runs_per_task``,
     ``power`` as None to solve for it.
@@ -1518,9 +1528,9 @@ def power(
         q.update({"replicates": replicates, "mc_error": mce, "seed": seed})
     q["baseline_value"] = population_value(assumed.a, assumed.b, kk, metric)
     meth = (
-        "normal approximation of the paired test with the exact per-task difference SD"
+        "paired t-test power (noncentral t) with the exact per-task difference SD"
         if method == "analytic"
-        else f"simulation of {replicates} benchmarks (seed {seed}), paired z-test"
+        else f"simulation of {replicates} benchmarks (seed {seed}), paired t-test"
     )
     return PlanResult(
         "power",
@@ -1535,6 +1545,165 @@ def power(
         ),
         method=meth,
     )
+
+
+_power_query = power  # power_table/power_grid take a `power=` argument
+
+
+def power_table(
+    *,
+    delta: float,
+    power: float,
+    prior: Any,
+    k: int = 1,
+    metric: MetricName = "mean",
+    alpha: float = 0.05,
+    correlation: float = 0.5,
+    runs_per_task: Sequence[int] | None = None,
+    cost_per_run: float = 1.0,
+    cost_per_task: float = 0.0,
+    system: str | None = None,
+) -> pd.DataFrame:
+    """Tasks needed for each runs-per-task choice to detect ``delta`` (paired), cheapest marked.
+
+    For every n in ``runs_per_task`` (default k … k + 15) the number of
+    matched tasks T is solved as in :func:`power`; cost per system is
+    T·(cost_per_task + n·cost_per_run). ``attrs`` holds the optimum,
+    reasoning and assumptions.
+
+    Examples
+    --------
+    >>> from passhat import plan
+    >>> t = plan.power_table(delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3))
+    >>> bool(t["optimal"].sum() == 1)
+    True
+    """
+    kk = _whole("k", k, minimum=1)
+    ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
+    rows = []
+    res = None
+    for n in ns:
+        res = _power_query(
+            delta=delta,
+            runs_per_task=n,
+            power=power,
+            prior=prior,
+            k=kk,
+            metric=metric,
+            alpha=alpha,
+            correlation=correlation,
+            system=system,
+        )
+        t = int(res.value)
+        rows.append(
+            {
+                "runs_per_task": n,
+                "tasks": t,
+                "runs": t * n,
+                "cost": t * (cost_per_task + n * cost_per_run),
+                "sd_difference": res.quantities["sd_difference"],
+                "power": res.quantities["power"],
+            }
+        )
+    df = pd.DataFrame(rows)
+    df["optimal"] = False
+    best_i = int(np.lexsort((df["runs"].to_numpy(), df["cost"].to_numpy()))[0])
+    df.loc[best_i, "optimal"] = True
+    best = df.loc[best_i]
+    label = _LABEL[metric].replace("k", str(kk))
+    df.attrs.update(
+        {
+            "optimum": {key: _py(v) for key, v in best.items()},
+            "reasoning": (
+                f"To detect {float(delta):+.3f} in {label} with {_pct(float(power), 0)} power "
+                f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched tasks × "
+                f"{int(best['runs_per_task'])} runs per system (cost {best['cost']:g} per "
+                "system); more runs per task shrink only the within-task part of each "
+                "paired difference."
+            ),
+            "assumptions": list(res.assumptions) if res is not None else [],
+            "method": res.method if res is not None else "",
+        }
+    )
+    return df
+
+
+def power_grid(
+    *,
+    delta: float,
+    tasks: Sequence[int],
+    runs_per_task: Sequence[int],
+    prior: Any,
+    k: int = 1,
+    metric: MetricName = "mean",
+    alpha: float = 0.05,
+    correlation: float = 0.5,
+    replicates: int = 2000,
+    seed: int = 0,
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Power over a (tasks × runs per task) grid: analytic and simulated (through :func:`sweep`).
+
+    Each grid point gets its own seed (``seed`` + its index), so results do
+    not depend on the scheduler.
+
+    Examples
+    --------
+    >>> from passhat import plan
+    >>> df = plan.power_grid(delta=0.1, tasks=[20], runs_per_task=[3], replicates=100,
+    ...     prior=plan.Assumptions(mean=0.6, icc=0.3), scheduler="synchronous")
+    >>> list(df.columns)[:3]
+    ['tasks', 'runs_per_task', 'power']
+    """
+    points = [
+        {"tasks": int(t), "runs_per_task": int(n), "seed": seed + i}
+        for i, (t, n) in enumerate((t, n) for t in tasks for n in runs_per_task)
+    ]
+    common = {
+        "delta": delta,
+        "prior": prior,
+        "k": k,
+        "metric": metric,
+        "alpha": alpha,
+        "correlation": correlation,
+        "replicates": replicates,
+    }
+    df = sweep(simulate_power, points, scheduler=scheduler, progress=progress, **common)
+    df["power_analytic"] = [
+        float(
+            _power_query(
+                delta=delta,
+                tasks=p["tasks"],
+                runs_per_task=p["runs_per_task"],
+                prior=prior,
+                k=k,
+                metric=metric,
+                alpha=alpha,
+                correlation=correlation,
+            )
+        )
+        for p in points
+    ]
+    df["seed"] = [p["seed"] for p in points]
+    assumed, _ = _resolve_prior(prior)
+    label = _LABEL[metric].replace("k", str(k))
+    df.attrs.update(
+        {
+            "reasoning": (
+                f"Power of a paired test at α = {alpha:g} to detect {delta:+.3f} in {label}: the "
+                f"noncentral-t power with the exact per-task difference SD, and {replicates} "
+                "simulated benchmarks per design (binomial Monte-Carlo error shown)."
+            ),
+            "assumptions": [
+                assumed.describe() + "; system B has the same κ",
+                f"matched tasks; latent task correlation {correlation:g} (Gaussian copula)",
+                *_MODEL_ASSUMPTIONS,
+            ],
+            "replicates": replicates,
+        }
+    )
+    return df
 
 
 # ----------------------------------------------------------- simulation

@@ -1,0 +1,548 @@
+"""``passhat plan …``: how many runs, tasks and dollars, with the reasoning.
+
+Every subcommand prints the answer first, then one or two sentences of
+reasoning and the assumptions; ``--json`` writes the same as JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from passhat import __version__
+from passhat import planner as plan
+from passhat.cli import emit_json, input_stamp, load_input, parse_k, records
+from passhat.errors import OptionError
+
+__all__ = ["register"]
+
+
+def _fmt_value(res: plan.PlanResult) -> str:
+    v = res.value
+    s = res.solved_for
+    if s in ("runs", "runs_per_task"):
+        return f"{v} runs" + (" per task" if s == "runs_per_task" else "")
+    if s == "tasks":
+        return f"{v} tasks"
+    if s == "k":
+        return f"k = {v}"
+    if s == "delta":
+        return f"delta = {v:+.4f}"
+    if s == "half_width":
+        return f"±{v:.2%}"
+    if s == "all_must_pass":
+        q = res.quantities
+        return (
+            f"retry-until-green {q['retry_until_green']:.1%} vs all-must-pass "
+            f"{q['all_must_pass']:.1%}"
+        )
+    if s == "failure_rate":
+        return f"failure rate ≤ {v:.1%}"
+    return f"{s.replace('_', ' ')} = {v:.2%}"
+
+
+def _emit(res: plan.PlanResult, as_json: bool) -> None:
+    if as_json:
+        emit_json({"passhat_version": __version__, **res.to_dict()})
+        return
+    click.echo(_fmt_value(res))
+    click.echo(res.reasoning)
+    click.echo(f"Method: {res.method}.")
+    click.echo("Assumes: " + "; ".join(res.assumptions) + ".")
+
+
+def _solve_three(
+    names: tuple[str, str, str], values: list[Any], default_index: int, default: Any
+) -> list[Any]:
+    """Fill a default for the one optional quantity when two others are missing."""
+    missing = [i for i, v in enumerate(values) if v is None]
+    if not missing:
+        raise OptionError(
+            "give all but one of "
+            + ", ".join(f"--{n.replace('_', '-')}" for n in names)
+            + ": the missing one is solved for"
+        )
+    if len(missing) == 2 and default_index in missing:
+        values[default_index] = default
+    return values
+
+
+json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+
+
+# --------------------------------------------------------------- closed forms
+@click.command("detect")
+@click.option("--flip-rate", type=float, default=None, help="Per-run failure rate f.")
+@click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
+@click.option("--runs", type=int, default=None, help="Number of runs.")
+@json_opt
+def detect_cmd(
+    flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
+) -> None:
+    """Runs to see at least one failure with probability q at flip rate f."""
+    f, q, n = _solve_three(
+        ("flip_rate", "confidence", "runs"), [flip_rate, confidence, runs], 1, 0.95
+    )
+    _emit(plan.runs_to_detect(flip_rate=f, confidence=q, runs=n), as_json)
+
+
+@click.command("bound")
+@click.option("--runs", type=int, required=True, help="Runs observed.")
+@click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@json_opt
+def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
+    """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
+    _emit(plan.failure_upper_bound(runs=runs, failures=failures, confidence=confidence), as_json)
+
+
+@click.command("certify")
+@click.option("--max-failure-rate", type=float, default=None, help="Failure rate f₀ to rule out.")
+@click.option("--confidence", type=float, default=None, help="Confidence (default 0.95).")
+@click.option("--allowed-failures", type=int, default=0, show_default=True)
+@click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
+@json_opt
+def certify_cmd(
+    max_failure_rate: float | None,
+    confidence: float | None,
+    allowed_failures: int,
+    runs: int | None,
+    as_json: bool,
+) -> None:
+    """Runs needed to certify a failure rate below f₀ with x allowed failures."""
+    f, q, n = _solve_three(
+        ("max_failure_rate", "confidence", "runs"), [max_failure_rate, confidence, runs], 1, 0.95
+    )
+    _emit(
+        plan.runs_to_certify(
+            max_failure_rate=f, confidence=q, runs=n, allowed_failures=allowed_failures
+        ),
+        as_json,
+    )
+
+
+@click.command("width")
+@click.option("--half-width", type=float, default=None, help="Target interval half-width.")
+@click.option("--rate", type=float, required=True, help="Expected per-task success rate.")
+@click.option(
+    "--method",
+    type=click.Choice(["wilson", "clopper-pearson"]),
+    default="wilson",
+    show_default=True,
+)
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
+@json_opt
+def width_cmd(
+    half_width: float | None,
+    rate: float,
+    method: str,
+    confidence: float,
+    runs: int | None,
+    as_json: bool,
+) -> None:
+    """Runs for a per-task interval of a given half-width (exact search)."""
+    _emit(
+        plan.runs_for_width(
+            half_width=half_width,
+            rate=rate,
+            method=method,  # type: ignore[arg-type]
+            confidence=confidence,
+            runs=runs,
+        ),
+        as_json,
+    )
+
+
+@click.command("gate")
+@click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
+@click.option("--attempts", type=int, required=True, help="Attempts k.")
+@json_opt
+def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
+    """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
+    _emit(plan.gate(rate=rate, attempts=attempts), as_json)
+
+
+@click.command("table")
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@json_opt
+def table_cmd(confidence: float, as_json: bool) -> None:
+    """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
+    tables = plan.seed_tables(confidence=confidence)
+    if as_json:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "confidence": confidence,
+                **{k: records(v) for k, v in tables.items()},
+                "assumptions": list(plan.ASSUMPTIONS),
+            }
+        )
+        return
+    for _, r in tables["clean_runs"].iterrows():
+        click.echo(
+            f"{int(r['runs']):>2} clean runs rule out failure rates above "
+            f"{r['failure_rate_upper']:.1%}"
+        )
+    for _, r in tables["flip_rate"].iterrows():
+        click.echo(f"flip rate {r['flip_rate']:.0%}: {int(r['runs'])} runs")
+    g = tables["gate"].iloc[0]
+    click.echo(
+        f"p={g['rate']:g}, gate passes if any of {int(g['attempts'])} attempts passes: "
+        f"{g['retry_until_green']:.1%}; all {int(g['attempts'])} must pass: "
+        f"{g['all_must_pass']:.1%}"
+    )
+    click.echo(
+        f"Bounds are exact one-sided Clopper–Pearson at {confidence:.0%}; runs to see a flip "
+        f"are ⌈ln(1−q)/ln(1−f)⌉ at q = {confidence:.0%}."
+    )
+    click.echo("Assumes: " + "; ".join(plan.ASSUMPTIONS) + ".")
+
+
+# ------------------------------------------------------ design and power
+def prior_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--from RUNS (with --format/--system) or --mean with --icc/--kappa."""
+    f = click.option("--system", default=None, help="System in a multi-system input.")(f)
+    f = click.option("--format", "fmt", default=None, help="Format of --from (sniffed).")(f)
+    f = click.option("--kappa", type=float, default=None, help="Beta concentration κ.")(f)
+    f = click.option("--icc", type=float, default=None, help="Within-task correlation 1/(κ+1).")(f)
+    f = click.option("--mean", "mean_", type=float, default=None, help="Mean success μ.")(f)
+    f = click.option(
+        "--from",
+        "from_path",
+        default=None,
+        metavar="RUNS",
+        help="Trial results to fit (μ, κ) from (Beta-Binomial ML).",
+    )(f)
+    return f
+
+
+def _prior(
+    from_path: str | None,
+    mean_: float | None,
+    icc: float | None,
+    kappa: float | None,
+    fmt: str | None,
+    system: str | None,
+) -> tuple[plan.Assumptions, dict[str, Any]]:
+    if from_path is not None:
+        if mean_ is not None or icc is not None or kappa is not None:
+            raise OptionError("give --from RUNS or --mean with --icc/--kappa, not both")
+        data = load_input(from_path, example=None, fmt=fmt)
+        return plan.from_counts(data, system=system), input_stamp(data)
+    if mean_ is None:
+        raise OptionError("no assumptions: give --from RUNS, or --mean with --icc or --kappa")
+    if (icc is None) == (kappa is None):
+        raise OptionError("with --mean give exactly one of --icc or --kappa")
+    return plan.Assumptions(mean=mean_, icc=icc, kappa=kappa), {}
+
+
+def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) -> None:
+    table = Table(title=title)
+    for _, head, _ in cols:
+        table.add_column(head, justify="right")
+    for _, r in df.iterrows():
+        cells = []
+        for col, _, spec in cols:
+            v = int(r[col]) if spec == "d" else r[col]
+            cells.append(
+                "★" if col == "optimal" and v else "" if col == "optimal" else f"{v:{spec}}"
+            )
+        table.add_row(*cells)
+    Console().print(table)
+
+
+@click.command("design")
+@click.option("--budget-runs", type=float, default=None, help="Total runs you can afford.")
+@click.option("--budget-cost", type=float, default=None, help="Total money you can spend.")
+@click.option("--k", "k", type=int, default=5, show_default=True)
+@click.option("--cost-per-run", type=float, default=1.0, show_default=True)
+@click.option("--cost-per-task", type=float, default=0.0, show_default=True)
+@click.option(
+    "--metric",
+    type=click.Choice(["pass_hat_k", "mean", "pass_at_k"]),
+    default="pass_hat_k",
+    show_default=True,
+    help="The standard error the optimum minimises.",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["population", "benchmark"]),
+    default="population",
+    show_default=True,
+)
+@click.option("--tasks", type=int, default=None, help="Fix the number of tasks.")
+@click.option("--all", "show_all", is_flag=True, help="Show every row, not a selection.")
+@prior_options
+@json_opt
+def design_cmd(
+    budget_runs: float | None,
+    budget_cost: float | None,
+    k: int,
+    cost_per_run: float,
+    cost_per_task: float,
+    metric: str,
+    scope: str,
+    tasks: int | None,
+    show_all: bool,
+    from_path: str | None,
+    mean_: float | None,
+    icc: float | None,
+    kappa: float | None,
+    fmt: str | None,
+    system: str | None,
+    as_json: bool,
+) -> None:
+    """Tasks × runs per task for a budget: SEs of pass^k, mean and pass@k, optimum marked."""
+    if budget_runs is None and budget_cost is None:
+        raise OptionError("give --budget-runs or --budget-cost")
+    prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
+    t = plan.design(
+        budget_runs=budget_runs,
+        budget_cost=budget_cost,
+        k=k,
+        prior=prior,
+        cost_per_run=cost_per_run,
+        cost_per_task=cost_per_task,
+        metric=metric,  # type: ignore[arg-type]
+        scope=scope,  # type: ignore[arg-type]
+        tasks=tasks,
+    )
+    best = t.attrs["optimum"]
+    if as_json:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "input": stamp,
+                "optimum": best,
+                "reasoning": t.attrs["reasoning"],
+                "assumptions": t.attrs["assumptions"],
+                "method": t.attrs["method"],
+                "n_opt_k1": t.attrs["n_opt_k1"],
+                "table": records(t),
+            }
+        )
+        return
+    label = metric.replace("pass_hat_k", f"pass^{k}").replace("pass_at_k", f"pass@{k}")
+    click.echo(
+        f"{best['tasks']} tasks × {best['runs_per_task']} runs per task "
+        f"({best['runs']} runs, cost {best['cost']:g}): {scope} SE of {label} "
+        f"±{best['se_' + scope]:.4f}"
+    )
+    click.echo(t.attrs["reasoning"])
+    click.echo("Method: " + t.attrs["method"] + ".")
+    click.echo("Assumes: " + "; ".join(t.attrs["assumptions"]) + ".")
+    sub = t[t["metric"] == metric]
+    if not show_all and len(sub) > 20:
+        ns = sub["runs_per_task"].to_numpy()
+        keep = (ns <= k + 9) | sub["optimal"].to_numpy()
+        picks = set(sub.index[keep])
+        extra = sub.index[~keep]
+        step = max(1, len(extra) // 8)
+        picks.update(extra[::step])
+        sub = sub.loc[sorted(picks)]
+    _show_table(
+        sub,
+        [
+            ("tasks", "tasks", "d"),
+            ("runs_per_task", "runs/task", "d"),
+            ("runs", "runs", "d"),
+            ("cost", "cost", ".4g"),
+            ("se_benchmark", "SE benchmark", ".4f"),
+            ("se_task_spread", "SE task spread", ".4f"),
+            ("se_population", "SE population", ".4f"),
+            ("optimal", "opt", ""),
+        ],
+        f"{label}: standard errors by design (selection; --all for every row)"
+        if not show_all
+        else f"{label}: standard errors by design",
+    )
+
+
+def _int_list(text: str | None, name: str) -> list[int] | None:
+    if text is None:
+        return None
+    vals = parse_k(text) if text else []
+    if not vals:
+        raise OptionError(f"{name}: give values like 20,50,100")
+    return vals
+
+
+@click.command("power")
+@click.option("--delta", type=float, default=None, help="Difference to detect (B − A).")
+@click.option("--tasks", type=int, default=None, help="Matched tasks.")
+@click.option("--runs-per-task", type=int, default=None, help="Runs per task per system.")
+@click.option("--power", "power_", type=float, default=None, help="Required power.")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option(
+    "--metric",
+    type=click.Choice(["mean", "pass_hat_k", "pass_at_k"]),
+    default="mean",
+    show_default=True,
+)
+@click.option("--k", "k", type=int, default=1, show_default=True)
+@click.option(
+    "--correlation",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="Latent correlation of a task's rates under the two systems.",
+)
+@click.option(
+    "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
+)
+@click.option("--replicates", type=int, default=2000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
+@click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
+@click.option(
+    "--scheduler",
+    default=None,
+    help="Sweep: dask scheduler address, or synchronous/threads (default: a local cluster).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@prior_options
+@json_opt
+def power_cmd(
+    delta: float | None,
+    tasks: int | None,
+    runs_per_task: int | None,
+    power_: float | None,
+    alpha: float,
+    metric: str,
+    k: int,
+    correlation: float,
+    method: str,
+    replicates: int,
+    seed: int,
+    grid_tasks: str | None,
+    grid_runs: str | None,
+    scheduler: str | None,
+    quiet: bool,
+    from_path: str | None,
+    mean_: float | None,
+    icc: float | None,
+    kappa: float | None,
+    fmt: str | None,
+    system: str | None,
+    as_json: bool,
+) -> None:
+    """Tasks × runs to detect a difference between two systems (paired), or a design's power."""
+    prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
+    common: dict[str, Any] = {
+        "prior": prior,
+        "k": k,
+        "metric": metric,
+        "alpha": alpha,
+        "correlation": correlation,
+    }
+    gt, gr = _int_list(grid_tasks, "--grid-tasks"), _int_list(grid_runs, "--grid-runs")
+    if gt is not None or gr is not None:
+        if gt is None or gr is None or delta is None:
+            raise OptionError("a sweep needs --grid-tasks, --grid-runs and --delta")
+        if tasks is not None or runs_per_task is not None or power_ is not None:
+            raise OptionError("a sweep takes --grid-tasks/--grid-runs, not --tasks/--runs/--power")
+        df = plan.power_grid(
+            delta=delta,
+            tasks=gt,
+            runs_per_task=gr,
+            replicates=replicates,
+            seed=seed,
+            scheduler=scheduler,
+            progress=not quiet and sys.stderr.isatty() and not as_json,
+            **common,
+        )
+        if as_json:
+            emit_json(
+                {"passhat_version": __version__, "input": stamp, **df.attrs, "grid": records(df)}
+            )
+            return
+        click.echo(df.attrs["reasoning"])
+        click.echo("Assumes: " + "; ".join(df.attrs["assumptions"]) + ".")
+        _show_table(
+            df,
+            [
+                ("tasks", "tasks", "d"),
+                ("runs_per_task", "runs/task", "d"),
+                ("power_analytic", "power (analytic)", ".3f"),
+                ("power", "power (simulated)", ".3f"),
+                ("mc_error", "± MC error", ".3f"),
+            ],
+            f"power to detect {delta:+g}",
+        )
+        return
+    if tasks is None and runs_per_task is None:
+        if delta is None or power_ is None:
+            raise OptionError(
+                "leave exactly one of --delta, --tasks, --runs-per-task, --power unset "
+                "(or only --tasks and --runs-per-task for a table of designs)"
+            )
+        df = plan.power_table(delta=delta, power=power_, **common)
+        best = df.attrs["optimum"]
+        if as_json:
+            emit_json(
+                {"passhat_version": __version__, "input": stamp, **df.attrs, "table": records(df)}
+            )
+            return
+        click.echo(
+            f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
+            f"({best['runs']} runs per system)"
+        )
+        click.echo(df.attrs["reasoning"])
+        click.echo("Method: " + df.attrs["method"] + ".")
+        click.echo("Assumes: " + "; ".join(df.attrs["assumptions"]) + ".")
+        _show_table(
+            df,
+            [
+                ("runs_per_task", "runs/task", "d"),
+                ("tasks", "tasks", "d"),
+                ("runs", "runs/system", "d"),
+                ("sd_difference", "SD of difference", ".3f"),
+                ("optimal", "opt", ""),
+            ],
+            "tasks needed per runs per task",
+        )
+        return
+    res = plan.power(
+        delta=delta,
+        tasks=tasks,
+        runs_per_task=runs_per_task,
+        power=power_,
+        method=method,  # type: ignore[arg-type]
+        replicates=replicates,
+        seed=seed,
+        **common,
+    )
+    if as_json:
+        emit_json({"passhat_version": __version__, "input": stamp, **res.to_dict()})
+        return
+    _emit(res, False)
+
+
+@click.group("plan")
+def plan_group() -> None:
+    """How many runs, tasks and dollars: closed forms, budget design, power."""
+
+
+for _cmd in (
+    detect_cmd,
+    bound_cmd,
+    certify_cmd,
+    width_cmd,
+    gate_cmd,
+    design_cmd,
+    power_cmd,
+    table_cmd,
+):
+    plan_group.add_command(_cmd)
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``plan`` to the CLI group."""
+    cli.add_command(plan_group)

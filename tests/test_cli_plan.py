@@ -1,0 +1,251 @@
+"""``passhat plan``: answers first, JSON, bad options → one line and exit 2.
+
+Oracles: the seeds' printed lines (shared/seeds/pass-at-k-vs-pass-hat-k.txt) and the
+planner API itself (tested against scipy/statsmodels/simulation in test_planner.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import passhat as ph
+from passhat.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_detect_prints_answer_first(capsys):
+    code, out, _ = run(capsys, "plan", "detect", "--flip-rate", "0.10", "--confidence", "0.95")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "29 runs"
+    assert "10.0%" in lines[1] and "Assumes:" in out and "clean state" in out
+
+
+def test_bound_and_certify_and_gate(capsys):
+    _, out, _ = run(capsys, "plan", "bound", "--runs", "30", "--failures", "0")
+    assert out.splitlines()[0] == "failure rate ≤ 9.5%"
+    _, out, _ = run(capsys, "plan", "certify", "--max-failure-rate", "0.05")
+    assert out.splitlines()[0] == "59 runs"
+    _, out, _ = run(
+        capsys, "plan", "certify", "--max-failure-rate", "0.05", "--allowed-failures", "2"
+    )
+    assert (
+        out.splitlines()[0]
+        == f"{int(ph.plan.runs_to_certify(max_failure_rate=0.05, allowed_failures=2))} runs"
+    )
+    _, out, _ = run(capsys, "plan", "gate", "--rate", "0.9", "--attempts", "3")
+    assert out.splitlines()[0] == "retry-until-green 99.9% vs all-must-pass 72.9%"
+
+
+def test_table_reproduces_seed_lines(capsys):
+    # the seeds' script output, line for line
+    code, out, _ = run(capsys, "plan", "table", "--confidence", "0.95")
+    assert code == 0
+    expected = [
+        " 3 clean runs rule out failure rates above 63.2%",
+        " 5 clean runs rule out failure rates above 45.1%",
+        "10 clean runs rule out failure rates above 25.9%",
+        "20 clean runs rule out failure rates above 13.9%",
+        "30 clean runs rule out failure rates above 9.5%",
+        "60 clean runs rule out failure rates above 4.9%",
+        "flip rate 10%: 29 runs",
+        "flip rate 5%: 59 runs",
+        "p=0.9, gate passes if any of 3 attempts passes: 99.9%; all 3 must pass: 72.9%",
+    ]
+    assert out.splitlines()[: len(expected)] == expected
+
+
+def test_width_json(capsys):
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "width",
+        "--half-width",
+        "0.05",
+        "--rate",
+        "0.8",
+        "--method",
+        "wilson",
+        "--json",
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["value"] == int(ph.plan.runs_for_width(half_width=0.05, rate=0.8))
+    assert doc["solved_for"] == "runs" and doc["assumptions"]
+
+
+def test_design_stated_and_json(capsys):
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "design",
+        "--budget-runs",
+        "2000",
+        "--k",
+        "5",
+        "--mean",
+        "0.77",
+        "--icc",
+        "0.4",
+    )
+    assert code == 0
+    api = ph.plan.design(budget_runs=2000, k=5, prior=ph.plan.Assumptions(mean=0.77, icc=0.4))
+    best = api.attrs["optimum"]
+    assert out.splitlines()[0].startswith(f"{best['tasks']} tasks × {best['runs_per_task']} runs")
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "design",
+        "--budget-cost",
+        "500",
+        "--cost-per-run",
+        "0.12",
+        "--cost-per-task",
+        "3",
+        "--k",
+        "1",
+        "--metric",
+        "mean",
+        "--kappa",
+        "1.5",
+        "--mean",
+        "0.6",
+        "--json",
+    )
+    doc = json.loads(out)
+    assert doc["optimum"]["cost"] <= 500 and len(doc["table"]) > 10
+
+
+def test_design_from_runs(capsys, tau_airline_path):
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "design",
+        "--budget-runs",
+        "1000",
+        "--k",
+        "4",
+        "--from",
+        str(tau_airline_path),
+    )
+    assert code == 0 and "ML fit to 50 tasks" in out
+
+
+def test_power_paths(capsys):
+    base = ["--mean", "0.77", "--icc", "0.4", "--metric", "pass_hat_k", "--k", "5"]
+    code, out, _ = run(capsys, "plan", "power", "--delta", "0.05", "--power", "0.8", *base)
+    assert code == 0
+    first = out.splitlines()[0]
+    t = ph.plan.power_table(
+        delta=0.05,
+        power=0.8,
+        k=5,
+        metric="pass_hat_k",
+        prior=ph.plan.Assumptions(mean=0.77, icc=0.4),
+    )
+    assert first.startswith(f"{t.attrs['optimum']['tasks']} tasks")
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "power",
+        "--delta",
+        "0.05",
+        "--tasks",
+        "1500",
+        "--runs-per-task",
+        "5",
+        *base,
+        "--json",
+    )
+    assert 0.8 < json.loads(out)["value"] < 1
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "power",
+        "--delta",
+        "0.1",
+        "--grid-tasks",
+        "20,40",
+        "--grid-runs",
+        "3",
+        "--replicates",
+        "200",
+        "--mean",
+        "0.6",
+        "--icc",
+        "0.3",
+        "--scheduler",
+        "synchronous",
+        "--json",
+    )
+    grid = json.loads(out)["grid"]
+    assert [g["tasks"] for g in grid] == [20, 40] and all(0 <= g["power"] <= 1 for g in grid)
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["detect", "--flip-rate", "1.5"], "flip_rate must lie in (0, 1)"),
+        (["detect", "--flip-rate", "0.1", "--confidence", "1.2"], "confidence must lie in (0, 1)"),
+        (["detect", "--flip-rate", "0.1", "--confidence", "0.9", "--runs", "5"], "all but one"),
+        (["bound", "--runs", "5", "--failures", "9"], "exceeds runs"),
+        (["gate", "--rate", "0", "--attempts", "3"], "rate must lie in (0, 1)"),
+        (
+            ["design", "--budget-runs", "3", "--k", "5", "--mean", "0.5", "--icc", "0.2"],
+            "smaller than one task × k = 5 runs",
+        ),
+        (["design", "--budget-runs", "100", "--k", "5"], "no assumptions"),
+        (["design", "--budget-runs", "100", "--mean", "0.5"], "exactly one of --icc or --kappa"),
+        (
+            ["design", "--budget-runs", "100", "--mean", "0.5", "--icc", "0.2", "--kappa", "3"],
+            "exactly one of --icc or --kappa",
+        ),
+        (
+            [
+                "design",
+                "--budget-runs",
+                "100",
+                "--mean",
+                "0.5",
+                "--icc",
+                "0.2",
+                "--from",
+                "x.jsonl",
+            ],
+            "not both",
+        ),
+        (["design", "--mean", "0.5", "--icc", "0.2"], "--budget-runs or --budget-cost"),
+        (["power", "--delta", "0.05", "--mean", "0.5", "--icc", "0.2"], "leave exactly one"),
+        (
+            [
+                "power",
+                "--delta",
+                "0.05",
+                "--tasks",
+                "10",
+                "--runs-per-task",
+                "3",
+                "--power",
+                "0.8",
+                "--mean",
+                "0.5",
+                "--icc",
+                "0.2",
+            ],
+            "leave exactly one",
+        ),
+        (["power", "--grid-tasks", "10", "--mean", "0.5", "--icc", "0.2"], "a sweep needs"),
+    ],
+)
+def test_bad_options_one_line_exit_2(capsys, args, needle):
+    code, _out, err = run(capsys, "plan", *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("passhat: error:")
+    assert needle in err
