@@ -443,3 +443,35 @@ def test_sweep_matches_direct_calls(scheduler):
     assert df["sd_population_pass_hat_k"].tolist() == [
         d["sd_population_pass_hat_k"] for d in direct
     ]
+
+
+def test_sweep_on_an_existing_cluster_address():
+    # the scheduler=ADDRESS path, on an in-process cluster (quick to start)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        prior = A(mean=0.6, icc=0.3)
+        df = plan.power_grid(
+            delta=0.1,
+            tasks=[30],
+            runs_per_task=[3, 5],
+            prior=prior,
+            replicates=300,
+            seed=4,
+            scheduler=cluster.scheduler_address,
+        )
+    direct = plan.simulate_power(
+        tasks=30, runs_per_task=5, delta=0.1, prior=prior, replicates=300, seed=5
+    )
+    assert df["power"].tolist()[1] == direct["power"]
+
+
+def test_design_check_agrees_within_mc_error():
+    prior = A(mean=0.77, icc=0.4)
+    t = plan.design(budget_runs=600, k=3, prior=prior)
+    chk = plan.design_check(
+        t, prior=prior, rows=3, replicates=3000, seed=2, scheduler="synchronous"
+    )
+    rel = chk["sd_population_simulated"] / chk["se_population"] - 1
+    assert (rel.abs() < 5 * chk["relative_mc_error"]).all()

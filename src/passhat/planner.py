@@ -63,6 +63,7 @@ __all__ = [
     "PlanResult",
     "choose_k",
     "design",
+    "design_check",
     "failure_upper_bound",
     "from_counts",
     "gate",
@@ -1746,6 +1747,75 @@ def simulate_design(
         out[f"sd_population_{m}"] = float(est.std(ddof=1))
         out[f"sd_benchmark_{m}"] = float(np.sqrt(np.mean((est - truth) ** 2)))
     return out
+
+
+def design_check(
+    table: pd.DataFrame,
+    *,
+    prior: Any,
+    rows: int = 6,
+    replicates: int = 2000,
+    seed: int = 0,
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Check a :func:`design` table by simulation: predicted SEs vs simulated spreads.
+
+    Simulates the optimum and up to ``rows`` − 1 other designs of ``table``
+    (spread over its runs per task) with :func:`simulate_design`, in parallel
+    through :func:`sweep`. The relative Monte-Carlo error of a simulated SD is
+    about 1/√(2·replicates).
+
+    Examples
+    --------
+    >>> from passhat import plan
+    >>> prior = plan.Assumptions(mean=0.7, icc=0.3)
+    >>> t = plan.design(budget_runs=200, k=2, prior=prior)
+    >>> chk = plan.design_check(t, prior=prior, rows=2, replicates=200, scheduler="synchronous")
+    >>> len(chk) == 2 * 3
+    True
+    """
+    metric = table.attrs.get("metric", "pass_hat_k")
+    k = int(table.attrs.get("k", 1))
+    sub = table[table["metric"] == metric].reset_index(drop=True)
+    opt = int(np.flatnonzero(sub["optimal"].to_numpy())[0])
+    others = [i for i in np.linspace(0, len(sub) - 1, rows).round().astype(int) if i != opt]
+    picks = [opt, *others[: max(rows - 1, 0)]]
+    designs = sub.loc[picks, ["tasks", "runs_per_task"]].drop_duplicates()
+    points = [
+        {"tasks": int(t), "runs_per_task": int(n), "seed": seed + i}
+        for i, (t, n) in enumerate(designs.itertuples(index=False))
+    ]
+    sims = sweep(
+        simulate_design,
+        points,
+        scheduler=scheduler,
+        progress=progress,
+        k=k,
+        prior=prior,
+        replicates=replicates,
+    )
+    out = []
+    for (_, sim), p in zip(sims.iterrows(), points, strict=True):
+        for m in _METRICS:
+            row = table[
+                (table["metric"] == m)
+                & (table["tasks"] == p["tasks"])
+                & (table["runs_per_task"] == p["runs_per_task"])
+            ].iloc[0]
+            out.append(
+                {
+                    "tasks": p["tasks"],
+                    "runs_per_task": p["runs_per_task"],
+                    "metric": m,
+                    "se_population": row["se_population"],
+                    "sd_population_simulated": sim[f"sd_population_{m}"],
+                    "se_benchmark": row["se_benchmark"],
+                    "sd_benchmark_simulated": sim[f"sd_benchmark_{m}"],
+                    "relative_mc_error": 1 / math.sqrt(2 * replicates),
+                }
+            )
+    return pd.DataFrame(out)
 
 
 def sweep(

@@ -279,6 +279,20 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 )
 @click.option("--tasks", type=int, default=None, help="Fix the number of tasks.")
 @click.option("--all", "show_all", is_flag=True, help="Show every row, not a selection.")
+@click.option(
+    "--check",
+    "check",
+    type=int,
+    default=0,
+    metavar="REPLICATES",
+    help="Also simulate a few designs (this many benchmarks each) to check the SEs.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    help="For --check: dask scheduler address, or synchronous/threads (default: local cluster).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
 def design_cmd(
@@ -291,6 +305,9 @@ def design_cmd(
     scope: str,
     tasks: int | None,
     show_all: bool,
+    check: int,
+    scheduler: str | None,
+    quiet: bool,
     from_path: str | None,
     mean_: float | None,
     icc: float | None,
@@ -315,11 +332,23 @@ def design_cmd(
         tasks=tasks,
     )
     best = t.attrs["optimum"]
+    checked = None
+    if check < 0:
+        raise OptionError(f"--check must be ≥ 0 replicates (got {check})")
+    if check:
+        checked = plan.design_check(
+            t,
+            prior=prior,
+            replicates=check,
+            scheduler=scheduler,
+            progress=not quiet and not as_json and sys.stderr.isatty(),
+        )
     if as_json:
         emit_json(
             {
                 "passhat_version": __version__,
                 "input": stamp,
+                "check": records(checked) if checked is not None else None,
                 "optimum": best,
                 "reasoning": t.attrs["reasoning"],
                 "assumptions": t.attrs["assumptions"],
@@ -363,6 +392,21 @@ def design_cmd(
         if not show_all
         else f"{label}: standard errors by design",
     )
+    if checked is not None:
+        _show_table(
+            checked,
+            [
+                ("tasks", "tasks", "d"),
+                ("runs_per_task", "runs/task", "d"),
+                ("metric", "metric", ""),
+                ("se_population", "SE population", ".4f"),
+                ("sd_population_simulated", "simulated", ".4f"),
+                ("se_benchmark", "SE benchmark", ".4f"),
+                ("sd_benchmark_simulated", "simulated", ".4f"),
+            ],
+            f"check by simulation ({check} benchmarks per design; relative MC error "
+            f"±{checked['relative_mc_error'].iloc[0]:.1%})",
+        )
 
 
 def _int_list(text: str | None, name: str) -> list[int] | None:
