@@ -686,7 +686,14 @@ def _split_systems(
             raise OptionError("the inputs hold several systems; name the baseline")
         base = baseline
     keep = ["n", "c", "unscored", "present", "weight"]
-    merged = xr.concat([ds_a[keep], ds_b[keep]], dim="system", join="outer", fill_value=0)
+    merged = xr.concat(
+        [ds_a[keep].reset_coords(drop=True), ds_b[keep].reset_coords(drop=True)],
+        dim="system",
+        join="outer",
+        fill_value=0,
+        coords="minimal",
+        compat="override",
+    )
     merged["present"] = merged["present"].astype(bool)
     systems = [str(s) for s in merged["system"].values]
     if base not in systems:
