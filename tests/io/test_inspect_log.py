@@ -12,6 +12,7 @@ must count them as unscored and leave them out of n.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import zipfile
@@ -235,3 +236,24 @@ def test_value_mapping() -> None:
         0.25,
     ]
     assert f({"a": 1}) is None and f("banana") is None
+
+
+def test_cli_reads_the_log(logs: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from passhat.cli import main
+
+    args = ["estimate", str(logs["eval"]), "--map", "scorer=letter", "--k", "1,2,3", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    theirs = {
+        s.reducer: s.metrics["accuracy"].value
+        for s in logs["log"].results.scores
+        if s.scorer == "letter"
+    }
+    for e in doc["estimates"]:
+        if e["metric"] == "pass_hat_k":
+            assert e["value"] == pytest.approx(theirs[f"pass_k_{e['k']}"], abs=1e-12)
+    assert doc["summary"][0]["unscored"] == 3
+    # several scorers and none chosen: one line naming them
+    assert main(["estimate", str(logs["eval"])]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "several scorers (letter, lenient)" in err[0]
