@@ -42,6 +42,7 @@ call are kept with zero steps and counted in ``Traces.source``.
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,28 @@ def _text(content: Any) -> str:
             parts.append(str(t) if t is not None else "")
         return "".join(parts)
     return str(content)
+
+
+class _Answers:
+    """Tool messages matched to calls in order.
+
+    Call ids are not always unique within a trajectory (τ-bench reuses them),
+    so each call takes the first unused tool message with its id that comes
+    after it.
+    """
+
+    def __init__(self, messages: list[Any], get_id: Any) -> None:
+        self._queues: dict[str, deque[tuple[int, Any]]] = {}
+        for idx, m in enumerate(messages):
+            cid = get_id(m)
+            if cid is not None:
+                self._queues.setdefault(str(cid), deque()).append((idx, m))
+
+    def take(self, call_id: Any, position: int) -> Any:
+        q = self._queues.get(str(call_id))
+        while q and q[0][0] < position:
+            q.popleft()
+        return q.popleft()[1] if q else None
 
 
 def _finish(
@@ -154,10 +177,12 @@ def _read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Tra
             raise FormatError(f"{path}: record {i}: traj must be a list of messages")
         keep.append(True)
         terms.append(_tau_termination(rec, traj))
-        obs: dict[str, dict[str, Any]] = {}
-        for m in traj:
-            if isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id"):
-                obs[str(m["tool_call_id"])] = m
+        obs = _Answers(
+            traj,
+            lambda m: (
+                m.get("tool_call_id") if isinstance(m, dict) and m.get("role") == "tool" else None
+            ),
+        )
         n = 0
         for j, m in enumerate(traj):
             if not isinstance(m, dict):
@@ -168,7 +193,7 @@ def _read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Tra
                     raise FormatError(
                         f"{path}: record {i}: traj[{j}]: a tool call without function.name"
                     )
-                ans = obs.get(str(call.get("id")))
+                ans = obs.take(call.get("id"), j)
                 text = _text(ans.get("content")) if ans else ""
                 try:
                     args = canonical_args(fn.get("arguments"))
@@ -237,9 +262,9 @@ def _read_tau2_traces(path: Path, *, system_name: str | None = None) -> Traces:
                 flat.extend(x for x in m["tool_messages"] if isinstance(x, dict))
             elif isinstance(m, dict):
                 flat.append(m)
-        obs = {str(m.get("id")): m for m in flat if m.get("role") == "tool"}
+        obs = _Answers(flat, lambda m: m.get("id") if m.get("role") == "tool" else None)
         n = 0
-        for m in flat:
+        for j, m in enumerate(flat):
             if m.get("role") != "assistant":
                 continue
             for call in m.get("tool_calls") or []:
@@ -247,7 +272,7 @@ def _read_tau2_traces(path: Path, *, system_name: str | None = None) -> Traces:
                     raise FormatError(f"{where}: a tool call without a name")
                 if call.get("requestor", "assistant") != "assistant":
                     continue
-                ans = obs.get(str(call.get("id")))
+                ans = obs.take(call.get("id"), j)
                 text = _text(ans.get("content")) if ans else ""
                 status = (
                     "missing_observation"
@@ -307,17 +332,18 @@ def _read_inspect_traces(
             excluded.append({**key, "reason": "empty trajectory (no messages)"})
             keep[pos] = False
             continue
-        obs = {
-            str(getattr(m, "tool_call_id", None)): m
-            for m in msgs
-            if getattr(m, "role", None) == "tool"
-        }
+        obs = _Answers(
+            msgs,
+            lambda m: (
+                getattr(m, "tool_call_id", None) if getattr(m, "role", None) == "tool" else None
+            ),
+        )
         n = 0
-        for m in msgs:
+        for j, m in enumerate(msgs):
             if getattr(m, "role", None) != "assistant":
                 continue
             for call in getattr(m, "tool_calls", None) or []:
-                ans = obs.get(str(call.id))
+                ans = obs.take(call.id, j)
                 text = _text(ans.content) if ans is not None else ""
                 status = (
                     "missing_observation"
