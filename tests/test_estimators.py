@@ -559,3 +559,26 @@ def test_macro_average_over_many_tasks_is_exact_to_rounding() -> None:
         terms = zip(pairs.tolist(), mult.tolist(), strict=True)
         exact_hat_sum = sum((m * exact_hat(nn, cc, k) for (nn, cc), m in terms), Fraction(0))
         assert abs(est.value("pass_hat_k", k) - float(exact_hat_sum / len(n))) < 1e-15
+
+
+@pytest.mark.parametrize("big_n", [False, True])
+def test_long_arrays_take_the_distinct_triple_path_and_agree(big_n: bool) -> None:
+    """Oracle: exact Fractions per element; arrays > 512 elements are computed per distinct
+    (a, n, k) (dense table for small values, sorted keys for n up to 10^6)."""
+    rng = np.random.default_rng(9)
+    size = 3000
+    n = rng.choice([10**6, 999_999] if big_n else [5, 9, 12], size=size)
+    c = np.array([rng.choice([0, 1, 3, m // 2, m - 1, m]) for m in n])
+    k = rng.integers(1, 5, size=size)
+    hat, at = ph.pass_hat_k(n, c, k), ph.pass_at_k(n, c, k)
+    seen: set[tuple[int, int, int]] = set()
+    for i in range(size):
+        case = (int(n[i]), int(c[i]), int(k[i]))
+        if case in seen:
+            continue
+        seen.add(case)
+        assert _rel(float(hat[i]), exact_hat(*case)) < 1e-13, case
+        assert _rel(float(at[i]), exact_at(*case)) < 1e-13, case
+    # and the same values as element-by-element calls (no compression for tiny arrays)
+    for i in range(0, size, 97):
+        assert float(ph.pass_hat_k(n[i], c[i], k[i])) == hat[i]

@@ -122,6 +122,48 @@ def log_subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.flo
     a_arr, n_arr, k_arr = np.broadcast_arrays(
         np.asarray(a, float), np.asarray(n, float), np.asarray(k, float)
     )
+    if a_arr.size > 512:  # many tasks share few (a, n, k): compute each distinct triple once
+        distinct = _distinct_triples(a_arr.ravel(), n_arr.ravel(), k_arr.ravel())
+        if distinct is not None:
+            (ua, un, uk), inverse = distinct
+            return _log_subset_ratio(ua, un, uk)[inverse].reshape(a_arr.shape)
+    return _log_subset_ratio(a_arr, n_arr, k_arr)
+
+
+def _distinct_triples(
+    a: NDArray[np.float64], n: NDArray[np.float64], k: NDArray[np.float64]
+) -> tuple[tuple[NDArray[np.float64], ...], NDArray[np.intp]] | None:
+    """Distinct (a, n, k) rows and the inverse index, or None when not worth it."""
+    ai, ni, ki = a.astype(np.int64), n.astype(np.int64), k.astype(np.int64)
+    if not (np.array_equal(ai, a) and np.array_equal(ni, n) and np.array_equal(ki, k)):
+        return None
+    if a.size == 0 or min(ai.min(), ni.min(), ki.min()) < 0:
+        return None
+    ra, rn, rk = int(ai.max()) + 1, int(ni.max()) + 1, int(ki.max()) + 1
+    if ra * rn * rk >= 2**62:
+        return None
+    key = (ai * rn + ni) * rk + ki
+    size = ra * rn * rk
+    if size <= max(4 * key.size, 1 << 16):  # dense table: O(tasks), no sort
+        seen = np.zeros(size, dtype=bool)
+        seen[key] = True
+        ukey = np.flatnonzero(seen)
+        pos = np.zeros(size, dtype=np.intp)
+        pos[ukey] = np.arange(ukey.size)
+        inverse = pos[key]
+    else:
+        ukey, inverse = np.unique(key, return_inverse=True)
+    if 2 * ukey.size > key.size:
+        return None
+    uk = ukey % rk
+    rest = ukey // rk
+    triples = ((rest // rn).astype(float), (rest % rn).astype(float), uk.astype(float))
+    return triples, inverse.ravel()
+
+
+def _log_subset_ratio(
+    a_arr: NDArray[np.float64], n_arr: NDArray[np.float64], k_arr: NDArray[np.float64]
+) -> NDArray[np.float64]:
     out = np.full(a_arr.shape, -np.inf)
     ok = a_arr >= k_arr
     if not np.any(ok):
