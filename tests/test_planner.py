@@ -263,6 +263,17 @@ def test_estimator_moments_match_betabinomial_and_closed_form():
     assert m[0] == pytest.approx(mom(k), rel=1e-12)
 
 
+@pytest.mark.parametrize("k", [1, 2, 5, 20, 70])
+def test_support_ratio_matches_subset_ratio(k):
+    # oracle: passhat.estimators.subset_ratio on the same support (incl. its large-k path)
+    n = np.repeat(np.array([k, k + 3, 50, 400], float), [k + 1, k + 4, 51, 401])
+    c = np.concatenate([np.arange(int(m) + 1) for m in (k, k + 3, 50, 400)]).astype(float)
+    keep = n >= k
+    got = plan._support_ratio(c[keep], n[keep], k)
+    want = ph.estimators.subset_ratio(c[keep], n[keep], k)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
+
+
 def _row(table, tasks, n, metric):
     sel = table[
         (table["tasks"] == tasks) & (table["runs_per_task"] == n) & (table["metric"] == metric)

@@ -494,18 +494,26 @@ def runs_for_width(
     h = _prob("half_width", half_width)
     if h >= 0.5:
         raise OptionError(f"half_width must be below 0.5 (got {h:g})")
-    # find the first n with hw ≤ h, scanning blocks (vectorised), then confirm it stays below
-    start, block = 1, 4096
-    n_found = None
-    while n_found is None:
-        ns = np.arange(start, start + block, dtype=float)
-        ok = _half_width(ns, p, meth, q) <= h
-        if ok.any():
-            n_found = int(ns[int(np.argmax(ok))])
-        start += block
-        block *= 2
-        if start > 10**9:
-            raise OptionError("runs_for_width: no run count up to 10^9 reaches that width")
+
+    # the half-width at c = rate·n falls smoothly with n: bracket by doubling, then bisect
+    def ok(m: int) -> bool:
+        return bool(_half_width(np.array([float(m)]), p, meth, q)[0] <= h)
+
+    hi = 1
+    while not ok(hi):
+        hi *= 2
+        if hi > 2**40:
+            raise OptionError("runs_for_width: no run count up to 2^40 reaches that width")
+    lo = hi // 2  # not ok (or 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    # guard against a non-monotone dip just below: scan the preceding runs exactly
+    ns = np.arange(max(1, hi - 64), hi + 1, dtype=float)
+    n_found = int(ns[int(np.argmax(_half_width(ns, p, meth, q) <= h))])
     hw = float(_half_width(np.array([float(n_found)]), p, meth, q)[0])
     prev = float(_half_width(np.array([float(max(n_found - 1, 1))]), p, meth, q)[0])
     approx = _ceil(stats.norm.ppf(1 - (1 - q) / 2) ** 2 * p * (1 - p) / h**2)
@@ -926,6 +934,21 @@ def _task_spread_var(a: float, b: float, k: int, metric: str) -> float:
     return float(_beta_moment(x, y, 2 * k) - _beta_moment(x, y, k) ** 2)
 
 
+def _support_ratio(a: NDArray[np.float64], n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
+    """C(a, k)/C(n, k) on a whole support: Π_{j<k} (a − j)/(n − j) for small k.
+
+    Same values as :func:`passhat.estimators.subset_ratio` (to a few ulps; the tests
+    check it); k multiplications of the flat support array are cheaper there than its
+    general path. Large k falls back to ``subset_ratio``.
+    """
+    if k > 64:
+        return subset_ratio(a, n, k)
+    out = np.ones(a.shape)
+    for j in range(k):
+        out *= np.maximum(a - j, 0.0) / (n - j)
+    return out
+
+
 def estimator_moments(
     ns: Sequence[int] | NDArray[np.int64], a: float, b: float, k: int
 ) -> dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]:
@@ -965,8 +988,8 @@ def estimator_moments(
     out: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     ests = {
         "mean": c / nn,
-        "pass_hat_k": subset_ratio(c, nn, k),
-        "pass_at_k": 1.0 - subset_ratio(nn - c, nn, k),
+        "pass_hat_k": _support_ratio(c, nn, k),
+        "pass_at_k": 1.0 - _support_ratio(nn - c, nn, k),
     }
     for name, u in ests.items():
         m1 = np.bincount(idx, w * u, minlength=len(n_arr)) / tot
@@ -1019,16 +1042,25 @@ def _design_grid(
         ok = t_max >= t_fixed
         if not ok.any():
             raise OptionError(f"the budget does not afford {t_fixed} tasks × k = {k} runs")
-        grid = pd.DataFrame({"tasks": t_fixed, "runs_per_task": n[ok]})
+        n = n[ok]
+        t = np.full(n.shape, t_fixed, dtype=np.int64)
     else:
         t = t_max.astype(np.int64)
-        grid = pd.DataFrame({"tasks": t, "runs_per_task": n})
-        grid = grid[grid["tasks"] >= 1]
-        # for a given number of tasks keep the most runs per task (the others waste budget)
-        grid = grid.groupby("tasks", as_index=False)["runs_per_task"].max()
-    grid["runs"] = grid["tasks"] * grid["runs_per_task"]
-    grid["cost"] = grid["tasks"] * (cost_per_task + grid["runs_per_task"] * cost_per_run)
-    return grid.sort_values(["runs_per_task", "tasks"]).reset_index(drop=True)
+        keep = t >= 1
+        n, t = n[keep], t[keep]
+        # t is non-increasing in n: for a given number of tasks keep the most runs per task
+        # (the others leave budget unused and have a larger SE)
+        last = np.ones(t.shape, dtype=bool)
+        last[:-1] = t[:-1] != t[1:]
+        n, t = n[last], t[last]
+    return pd.DataFrame(
+        {
+            "tasks": t,
+            "runs_per_task": n,
+            "runs": t * n,
+            "cost": t * (cost_per_task + n * cost_per_run),
+        }
+    )
 
 
 def design(
@@ -1118,42 +1150,39 @@ def design(
             value[m] += population_value(float(a), float(b), kk, m) / len(ab)
     pos = np.searchsorted(ns, grid["runs_per_task"].to_numpy())
     t = grid["tasks"].to_numpy(dtype=float)
-    frames = []
-    for m in _METRICS:
-        f = grid.copy()
-        f["metric"] = m
-        f["k"] = kk if m != "mean" else 1
-        f["value"] = value[m]
-        f["se_within"] = np.sqrt(within[m][pos] / t)
-        f["se_task_spread"] = np.sqrt(spread[m] / t)
-        f["se_benchmark"] = f["se_within"]
-        f["se_population"] = np.sqrt((within[m][pos] + spread[m]) / t)
-        f["optimal"] = False
-        frames.append(f)
-    table = pd.concat(frames, ignore_index=True)
-    col = f"se_{scope}"
-    for m in _METRICS:
-        sub = table.index[table["metric"] == m]
+    cost = grid["cost"].to_numpy(dtype=float)
+    g = len(grid)
+    cols: dict[str, Any] = {
+        "tasks": np.tile(grid["tasks"].to_numpy(), 3),
+        "runs_per_task": np.tile(grid["runs_per_task"].to_numpy(), 3),
+        "runs": np.tile(grid["runs"].to_numpy(), 3),
+        "cost": np.tile(cost, 3),
+        "metric": np.repeat(np.array(_METRICS, dtype=object), g),
+        "k": np.repeat([1 if m == "mean" else kk for m in _METRICS], g),
+        "value": np.repeat([value[m] for m in _METRICS], g),
+    }
+    se_w = np.concatenate([np.sqrt(within[m][pos] / t) for m in _METRICS])
+    se_s = np.concatenate([np.sqrt(spread[m] / t) for m in _METRICS])
+    se_p = np.concatenate([np.sqrt((within[m][pos] + spread[m]) / t) for m in _METRICS])
+    optimal = np.zeros(3 * g, dtype=bool)
+    key = se_p if scope == "population" else se_w
+    for i in range(3):
         # minimum SE; ties go to the cheaper design
-        order = np.lexsort((table.loc[sub, "cost"].to_numpy(), table.loc[sub, col].to_numpy()))
-        table.loc[sub[order[0]], "optimal"] = True
-    table = table[
-        [
-            "tasks",
-            "runs_per_task",
-            "runs",
-            "cost",
-            "metric",
-            "k",
-            "value",
-            "se_benchmark",
-            "se_population",
-            "se_within",
-            "se_task_spread",
-            "optimal",
-        ]
-    ]
-    best = table[(table["metric"] == metric) & table["optimal"]].iloc[0]
+        order = np.lexsort((cost, key[i * g : (i + 1) * g]))
+        optimal[i * g + order[0]] = True
+    cols.update(
+        {
+            "se_benchmark": se_w,
+            "se_population": se_p,
+            "se_within": se_w,
+            "se_task_spread": se_s,
+            "optimal": optimal,
+        }
+    )
+    table = pd.DataFrame(cols)
+    col = f"se_{scope}"
+    mi = _METRICS.index(metric)
+    best = table.iloc[mi * g + int(np.flatnonzero(optimal[mi * g : (mi + 1) * g])[0])]
     kap = float(assumed.kappa)  # type: ignore[arg-type]
     n_opt = math.sqrt(kap * cost_per_task / cost_per_run) if cost_per_task > 0 else float(kk)
     label = _LABEL[metric].replace("k", str(kk))
