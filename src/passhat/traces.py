@@ -660,6 +660,14 @@ def divergence(
     pairs["lcp"] = lcp
     best = pairs.groupby("_tid_f")["lcp"].transform("max")
     cand = pairs[pairs["lcp"] == best]
+    # passing runs with the same block sequence give the same answer: refine once, count them
+    sig = pd.factorize(np.array([row.tobytes() for row in mat], dtype=object))[0]
+    cand = cand.assign(_sig=sig[cand["_tid_p"].to_numpy()])
+    uniq = (
+        cand.groupby(["_tid_f", "_sig"], sort=True)
+        .agg(_tid_p=("_tid_p", "first"), _w=("_tid_p", "size"), lcp=("lcp", "first"))
+        .reset_index()
+    )
 
     # refine each failing run against the passing runs that reach its point
     tok = steps["token"].to_numpy(dtype=object)
@@ -668,8 +676,19 @@ def divergence(
     stg = steps["stage"].to_numpy(dtype=object)
     orig = steps["_orig"].to_numpy(dtype=np.int64)
     islk = steps["lookup"].to_numpy(dtype=bool)
+    first_of_action = norm.steps.drop_duplicates("action")
+    stage_of = dict(zip(first_of_action["action"], first_of_action["stage"], strict=True))
     trial_first_step = np.searchsorted(steps["_tid"].to_numpy(), np.arange(n_trials))
     n_steps_of: np.ndarray = np.bincount(steps["_tid"].to_numpy(), minlength=n_trials)
+    sys_a = sel["system"].to_numpy(dtype=object)
+    task_a = sel["task_id"].to_numpy(dtype=object)
+    trial_a = sel["trial"].to_numpy(dtype=np.int64)
+    term_a = (
+        sel["termination"].to_numpy(dtype=object)
+        if "termination" in sel.columns
+        else np.full(n_trials, None, dtype=object)
+    )
+    nst_a = sel["n_steps"].to_numpy(dtype=np.int64)
 
     def block_steps(tid: int, b: int) -> range:
         """Step rows (global) of block b of trial tid."""
@@ -683,53 +702,69 @@ def divergence(
         return range(s0, s1)
 
     rows: list[dict[str, Any]] = []
-    sel_idx = sel.set_index("_tid")
-    for tid_f, grp_c in cand.groupby("_tid_f", sort=True):
-        f_row = sel_idx.loc[tid_f]
+    u_f = uniq["_tid_f"].to_numpy()
+    u_p = uniq["_tid_p"].to_numpy()
+    u_w = uniq["_w"].to_numpy()
+    u_b = uniq["lcp"].to_numpy()
+    bounds = np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        tid_f = int(u_f[lo])
         nb_f = int(nblocks[tid_f])
         f0 = int(trial_first_step[tid_f])
         nsf = int(n_steps_of[tid_f])
-        b = int(grp_c["lcp"].iloc[0])
-        outcomes: list[
-            tuple[int, str, list[str], str | None]
-        ] = []  # (local step, kind, passing, marker)
-        for tid_p in grp_c["_tid_p"].to_numpy():
-            nb_p = int(nblocks[tid_p])
-            outcomes.append(
-                _refine(tid_f, tid_p, b, nb_f, nb_p, f0, mat, block_steps, tok, act, islk)
+        b = int(u_b[lo])
+        # (local step, kind, passing actions, marker), weight = passing runs with that sequence
+        outcomes = [
+            (
+                _refine(
+                    tid_f,
+                    int(u_p[i]),
+                    b,
+                    nb_f,
+                    int(nblocks[u_p[i]]),
+                    f0,
+                    mat,
+                    block_steps,
+                    tok,
+                    act,
+                    islk,
+                ),
+                int(u_w[i]),
             )
-        top = max(o[0] for o in outcomes)
-        at = [o for o in outcomes if o[0] == top]
-        kinds = Counter(o[1] for o in at)
+            for i in range(lo, hi)
+        ]
+        top = max(o[0][0] for o in outcomes)
+        at = [o for o in outcomes if o[0][0] == top]
+        kinds: Counter[str] = Counter()
+        for o, w in at:
+            kinds[o[1]] += w
         kind = kinds.most_common(1)[0][0]
         if top >= nsf and kind == "skips":  # F left out the rest and ended: it stops
             kind = "stops"
-        passing = sorted({p for o in at for p in o[2]})
-        marker = next(o[3] for o in at if o[1] == kind or kind == "stops")
-        n_at = len(at)
+        passing = sorted({p for o, _ in at for p in o[2]})
+        marker = next(o[3] for o, _ in at if o[1] == kind or kind == "stops")
+        n_at = sum(w for _, w in at)
+        nst = int(nst_a[tid_f])
         if kind == "none":
             step: int | None = None
             f_action = f_args = None
         elif top >= nsf:
-            step = int(f_row["n_steps"]) + 1
+            step = nst + 1
             f_action, f_args = END, None
         else:
             step = int(orig[f0 + top]) + 1
             f_action, f_args = act[f0 + top], argv[f0 + top]
         if kind in ("skips", "stops"):
-            mstage = None
-            if marker is not None:
-                m = np.flatnonzero(act == marker)
-                mstage = stg[m[0]] if len(m) else marker
+            mstage = stage_of.get(marker, marker) if marker is not None else None
         elif kind == "none":
             mstage = None
         else:
             mstage = stg[f0 + top]
         rows.append(
             {
-                "system": f_row["system"],
-                "task_id": f_row["task_id"],
-                "trial": int(f_row["trial"]),
+                "system": sys_a[tid_f],
+                "task_id": task_a[tid_f],
+                "trial": int(trial_a[tid_f]),
                 "step": step,
                 "kind": kind,
                 "failing_action": f_action,
@@ -738,8 +773,8 @@ def divergence(
                 "n_passing_at_point": n_at,
                 "marker": marker,
                 "stage": mstage,
-                "termination": f_row.get("termination"),
-                "n_steps": int(f_row["n_steps"]),
+                "termination": term_a[tid_f],
+                "n_steps": nst,
             }
         )
     table = pd.DataFrame(rows, columns=_EMPTY_TABLE_COLUMNS)
@@ -849,22 +884,30 @@ def _task_summary(table: pd.DataFrame, sel: pd.DataFrame) -> pd.DataFrame:
             "failing_runs": (g.size() - g.sum()).astype(int),
         }
     ).reset_index()
-    rows = []
-    for (s, t), d in table.groupby(["system", "task_id"], sort=False):
-        hit = d[d["kind"] != "none"]
-        steps = pd.to_numeric(hit["step"])
-        rows.append(
-            {
-                "system": s,
-                "task_id": t,
-                "with_divergence": len(hit),
-                "earliest_step": int(steps.min()) if len(hit) else None,
-                "typical_step": int(steps.mode().min()) if len(hit) else None,
-                "top_marker": hit["marker"].mode().iloc[0] if len(hit) else None,
-                "top_kind": hit["kind"].mode().iloc[0] if len(hit) else "none",
-            }
-        )
-    out = out.merge(pd.DataFrame(rows), on=["system", "task_id"], how="left")
+    key = ["system", "task_id"]
+    hit = table[table["kind"] != "none"]
+
+    def mode(col: str) -> pd.DataFrame:
+        """Most frequent value per task (ties: the smallest)."""
+        vc = hit.groupby([*key, col], sort=False).size().reset_index(name="_n")
+        vc = vc.sort_values([*key, "_n", col], ascending=[True, True, False, True])
+        return vc.drop_duplicates(key)[[*key, col]]
+
+    summ = (
+        hit.groupby(key, sort=False)
+        .agg(with_divergence=("kind", "size"), earliest_step=("step", "min"))
+        .reset_index()
+    )
+    summ = (
+        summ.merge(mode("step").rename(columns={"step": "typical_step"}), on=key, how="left")
+        .merge(mode("marker").rename(columns={"marker": "top_marker"}), on=key, how="left")
+        .merge(mode("kind").rename(columns={"kind": "top_kind"}), on=key, how="left")
+    )
+    out = out.merge(summ, on=key, how="left")
+    out["with_divergence"] = out["with_divergence"].fillna(0).astype(int)
+    out["top_kind"] = out["top_kind"].fillna("none")
+    for col in ("earliest_step", "typical_step"):
+        out[col] = out[col].astype("Int64")
     return out[cols]
 
 
