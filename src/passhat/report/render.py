@@ -84,7 +84,7 @@ def _num(x: Any, fmt: str) -> str:
         v = float(x)
         if v != 0 and abs(v) < 0.001:
             return f"{v:.2g}"
-        return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
+        return f"{v:.3f}" if abs(v) < 1 else f"{v:.4g}"
     if fmt == "bool":
         return "yes" if bool(x) else "no"
     return str(x)
@@ -92,13 +92,15 @@ def _num(x: Any, fmt: str) -> str:
 
 def format_cell(row: dict[str, Any], col: Column) -> str:
     """The text of one table cell (intervals read ``<key>_lower`` / ``<key>_upper``)."""
-    if col.fmt == "interval":
+    if col.fmt in ("interval", "interval_num"):
         lo_raw, hi_raw = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
         if _missing(lo_raw) or _missing(hi_raw):
             return "—"
         lo, hi = float(lo_raw), float(hi_raw)  # type: ignore[arg-type]
         if col.key == "diff":
-            return f"{float(lo) * 100:+.1f} to {float(hi) * 100:+.1f} pts"
+            return f"{lo * 100:+.1f} to {hi * 100:+.1f} pts"
+        if col.fmt == "interval_num":
+            return f"{_num(lo, 'num')} – {_num(hi, 'num')}"
         return f"{float(lo):.1%} – {float(hi):.1%}"
     return _num(row.get(col.key), col.fmt)
 

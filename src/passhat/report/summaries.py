@@ -58,7 +58,9 @@ __all__ = [
     "frame_table",
 ]
 
-Fmt = Literal["str", "int", "pct", "num", "ratio", "pts", "dpts", "g", "bool", "interval"]
+Fmt = Literal[
+    "str", "int", "pct", "num", "ratio", "pts", "dpts", "g", "bool", "interval", "interval_num"
+]
 
 METRIC_LABEL = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 
@@ -529,9 +531,9 @@ def _headline_section(
             else ""
         )
         sent.append(
-            f"{r.system}: mean success {_pct(r.mean)} per run; all {kmax} runs pass on "
-            f"{_pct(r.pass_hat_k)} of tasks (pass^{kmax}){pop_txt}; at least one of {kmax} "
-            f"passes on {_pct(r.pass_at_k)} (pass@{kmax})."
+            f"{r.system}: mean success {_pct(r.mean)} per run; pass^{kmax} = "
+            f"{_pct(r.pass_hat_k)}{pop_txt}, the share of tasks whose {kmax} runs all pass; "
+            f"pass@{kmax} = {_pct(r.pass_at_k)}, the share where at least one of {kmax} passes."
         )
     if methods:
         sent.append(

@@ -1,0 +1,67 @@
+"""`passhat report` on the command line: where the report is, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from passhat.cli import main
+
+
+def test_report_cli_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rep"
+    rc = main(["report", "--example", "abcd", "-o", str(out), "--k", "1,2", "--no-model"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert f"open:     {out / 'index.html'}" in text
+    assert "uniform spread" in text  # the spread sentence is printed
+    for name in ("index.html", "report.md", "results.json"):
+        assert (out / name).is_file()
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["stamp"]["settings"]["k"] == [1, 2]
+    assert doc["stamp"]["settings"]["model"] is False
+
+
+def test_report_cli_quiet_title(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "q"
+    argv = ["report", "--example", "abcd", "-o", str(out), "--k", "2", "--no-model", "-q"]
+    assert main([*argv, "--title", "My <agent>"]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "index.html")
+    assert "<title>My &lt;agent&gt;</title>" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_report_cli_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "task_id,trial,success\n"
+        + "".join(f"t{t},{i},{int(i < t)}\n" for t in range(4) for i in range(3))
+    )
+    assert main(["report", str(runs), "-o", str(tmp_path / "o"), "--k", "1,3", "--no-model"]) == 0
+    doc = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
+    assert doc["stamp"]["input"]["path"].endswith("runs.csv")
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["report", "missing.csv", "-o", "{out}"], "missing.csv"),
+        (["report", "--example", "abcd", "-o", "{out}", "--k", "0"], "k must be"),
+        (["report", "--example", "abcd", "-o", "{out}", "--k", "9"], "exceeds"),
+        (["report", "--example", "abcd", "-o", "{out}", "--ci", "1.5"], "--ci"),
+        (["report", "{bad}", "-o", "{out}"], "boolean-like"),
+        (["report", "--example", "abcd"], "-o"),
+    ],
+)
+def test_report_cli_bad_input_one_line(
+    argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("task_id,trial,success\na,0,maybe\na,1,yes\n")
+    args = [a.format(out=tmp_path / "o", bad=bad) for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("passhat: error:") and err.count("\n") == 1, err
+    assert words in err
+    assert not (tmp_path / "o" / "index.html").exists()
