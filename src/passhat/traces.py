@@ -70,6 +70,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -707,7 +708,7 @@ def divergence(
     u_w = uniq["_w"].to_numpy()
     u_b = uniq["lcp"].to_numpy()
     bounds = np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+    for lo, hi in pairwise(bounds):
         tid_f = int(u_f[lo])
         nb_f = int(nblocks[tid_f])
         f0 = int(trial_first_step[tid_f])
