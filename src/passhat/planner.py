@@ -1503,7 +1503,7 @@ def power(
         reasoning = (
             f"{t} matched tasks × {n} runs per system give a paired test at α = {a_:g} "
             f"{_pct(pw)} power to detect {dl:+.3f} in {label} (per-task difference SD "
-            f"{sd:.3f}: T = ((z₁₋α/₂ + z_power)·σ_d/δ)²)."
+            f"{sd:.3f}; {t - 1} tasks would fall short)."
         )
         q["sd_difference"] = sd
     elif solve == "runs_per_task":
