@@ -708,7 +708,7 @@ def divergence(
     u_w = uniq["_w"].to_numpy()
     u_b = uniq["lcp"].to_numpy()
     bounds = np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
-    for lo, hi in pairwise(bounds):
+    for lo, hi in pairwise(bounds.tolist()):
         tid_f = int(u_f[lo])
         nb_f = int(nblocks[tid_f])
         f0 = int(trial_first_step[tid_f])
