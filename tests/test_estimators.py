@@ -459,6 +459,12 @@ def test_on_short_exclude_lists_tasks_with_reasons() -> None:
         int(est.summary["tasks"].iloc[0]) == 2 and int(est.summary["excluded_tasks"].iloc[0]) == 2
     )
     assert int(est.summary["runs"].iloc[0]) == 10
+    assert est.tasks.set_index("task")["included"].to_dict() == {
+        "a": True,
+        "b": False,
+        "c": False,
+        "d": True,
+    }
 
 
 def test_min_runs_excludes_with_reason() -> None:
@@ -524,6 +530,8 @@ def test_tasks_absent_for_one_system_are_ignored() -> None:
     per = est.per_task.sel(system="s2", task="b", k=1)
     assert np.isnan(float(per["pass_hat_k"])) and not bool(per["included"])
     assert float(est.per_task["weight"].sel(system="s2", task="b")) == 0.0
+    rows = est.tasks[["system", "task", "n", "included"]].values.tolist()
+    assert rows == [[s, t, len(r), True] for (s, t), r in outcomes.items()]
     assert float(est.per_task["weight"].sel(system="s2").sum()) == pytest.approx(1.0)
 
 

@@ -716,14 +716,8 @@ def estimate(
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     tasks_df = _iv.task_intervals(ds, method=task_method, ci=ci if ci is not None else 0.95, k=ks)
-    inc_df = pd.DataFrame(
-        {
-            "system": np.repeat(systems, ds.sizes["task"]),
-            "task": np.tile(np.asarray(ds["task"].values, dtype=object).astype(str), len(systems)),
-            "included": include.ravel(),
-        }
-    )
-    tasks_df = tasks_df.merge(inc_df, on=["system", "task"], how="left")
+    # task_intervals has one row per present (system, task), in row-major order: no merge
+    tasks_df["included"] = include[np.asarray(ds["present"].values, dtype=bool)]
     summary = pd.DataFrame(
         {
             "system": systems,
