@@ -350,6 +350,18 @@ def test_pass_hat_k_variance_is_exact(n: int, k: int) -> None:
         assert close(ph.pass_at_k_variance(n, float(p), k), var)
 
 
+@pytest.mark.parametrize(("n", "k", "p"), [(1000, 5, "3/10"), (50, 10, "9/10"), (10**5, 3, "1/2")])
+def test_variance_formula_for_larger_n(n: int, k: int, p: str) -> None:
+    """Oracle: the overlap formula in exact rational arithmetic (brute force is 2^n here)."""
+    q = Fraction(p)
+    var = sum(
+        Fraction(math.comb(k, j) * math.comb(n - k, k - j), math.comb(n, k))
+        * (q ** (2 * k - j) - q ** (2 * k))
+        for j in range(1, k + 1)
+    )
+    assert _rel(float(ph.pass_hat_k_variance(n, float(q), k)), var) < 1e-8
+
+
 def test_variance_k1_is_binomial() -> None:
     """Oracle: Var(c/n) = p(1 − p)/n."""
     p = np.linspace(0, 1, 11)
