@@ -204,6 +204,18 @@ def test_cli_compare_classify_exit_status(tmp_path: Path, capsys) -> None:  # ty
     assert "--fail-on needs --classify" in capsys.readouterr().err
 
 
+def test_cli_classify_two_systems_in_one_input(capsys) -> None:  # type: ignore[no-untyped-def]
+    rc = main(["compare", "--example", "agents", "--classify", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["settings"]["base"] == "baseline" and doc["settings"]["cand"] == "guided"
+    assert sum(doc["counts"].values()) == 168
+    t = ph.load_example("agents")
+    want = ph.classify(t, t, base_system="baseline", cand_system="guided").counts
+    assert doc["counts"] == want
+    rc = main(["compare", "--example", "agents", "--classify", "--baseline", "guided", "--json"])
+    assert json.loads(capsys.readouterr().out)["settings"]["cand"] == "baseline"
+
+
 def test_cli_traces(tau_airline_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     rc = main(["traces", str(tau_airline_path), "--format", "tau-bench", "--task", "43", "--json"])
     doc = json.loads(capsys.readouterr().out)

@@ -279,6 +279,11 @@ def classify(
             if m is not None
             else "no number of extra candidate runs reaches significance"
         )
+    for i in np.flatnonzero(verdict == "flaky"):
+        if cb[i] * nc[i] > cc[i] * nb[i]:
+            notes[i] = f"success rate fell, not significant (p_regression = {p_reg[i]:.3f})"
+        elif cb[i] * nc[i] < cc[i] * nb[i]:
+            notes[i] = f"success rate rose, not significant (p_fixed = {p_fix[i]:.3f})"
     for i in np.flatnonzero(redefined):
         notes[i] = "scenario fingerprint changed: runs are not comparable"
     half = has_b ^ has_c

@@ -13,6 +13,7 @@ from passhat import __version__
 from passhat.cli import emit_json, records
 from passhat.compare import Classification, classify
 from passhat.errors import OptionError
+from passhat.estimators import as_counts
 from passhat.io.traces import TRACE_FORMATS, load_stages, read_traces
 from passhat.traces import divergence
 from passhat.trials import Trials
@@ -167,9 +168,27 @@ def run_classify(
     opts: dict[str, Any],
 ) -> int:
     """``compare --classify``: print verdicts; return 1 when a --fail-on verdict is found."""
-    if data_b is None:
-        raise OptionError("--classify needs two run sets: BASE and CAND files")
-    res: Classification = classify(data_a, data_b, alpha=opts["alpha"], min_runs=opts["min_runs"])
+    base_system = cand_system = None
+    if data_b is None:  # one input with two systems: --baseline names the base (else the first)
+        systems = [str(s) for s in as_counts(data_a)["system"].values]
+        if len(systems) != 2:
+            raise OptionError(
+                "--classify needs two run sets: BASE and CAND files, or one input with exactly "
+                f"two systems (found {len(systems)}: {', '.join(systems)})"
+            )
+        base_system = opts.get("baseline") or systems[0]
+        if base_system not in systems:
+            raise OptionError(f"--baseline {base_system!r} is not one of {', '.join(systems)}")
+        cand_system = next(s for s in systems if s != base_system)
+        data_b = data_a
+    res: Classification = classify(
+        data_a,
+        data_b,
+        alpha=opts["alpha"],
+        min_runs=opts["min_runs"],
+        base_system=base_system,
+        cand_system=cand_system,
+    )
     fail_on = list(opts.get("fail_on") or ())
     failed = [v for v in fail_on if res.has(v)]
     if opts["as_json"]:
