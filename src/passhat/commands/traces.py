@@ -110,7 +110,9 @@ def traces_cmd(
         f"outcomes ({c['failing_runs']} failing, {c['passing_runs']} passing runs)"
     )
     for col in ("task", "trial", "step", "kind", "failing run does", "passing runs do", "ended"):
-        table.add_column(col, justify="right" if col in ("trial", "step") else "left")
+        table.add_column(
+            col, justify="right" if col in ("trial", "step") else "left", overflow="fold"
+        )
     for _, r in div.table.iterrows():
         f_args = r["failing_args"]
         fail = str(r["failing_action"]) if isinstance(r["failing_action"], str) else "—"
