@@ -42,6 +42,13 @@ __all__ = ["register"]
     default=None,
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
 )
+@click.option(
+    "--traces",
+    "traces_path",
+    default=None,
+    type=click.Path(dir_okay=True),
+    help="Trace file (e.g. the same τ-bench file) for 'Where failing runs diverge'.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
 def report_cmd(
     path: str | None,
@@ -60,6 +67,7 @@ def report_cmd(
     ci: float,
     n_boot: int,
     min_runs: int | None,
+    traces_path: str | None,
     quiet: bool,
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
@@ -71,6 +79,11 @@ def report_cmd(
     data = load_input(
         path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
     )
+    div = None
+    if traces_path is not None:
+        import passhat as ph
+
+        div = ph.divergence(ph.read_traces(traces_path, format=fmt, system_name=system_name))
     res = report(
         data,
         out_dir,
@@ -84,6 +97,7 @@ def report_cmd(
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        divergence=div,
     )
     if quiet:
         click.echo(str(res.paths.html))

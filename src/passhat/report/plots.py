@@ -88,7 +88,7 @@ def plot_rate_histogram(rates: pd.DataFrame) -> Any:
     ax = fig.add_subplot()
     systems = list(pd.unique(rates["system"]))
     edges = np.linspace(0, 1, 11)
-    width = 0.09 / max(len(systems), 1)
+    width = 0.085 / max(len(systems), 1)
     centres = (edges[:-1] + edges[1:]) / 2
     for i, system in enumerate(systems):
         r = rates.loc[rates["system"] == system, "rate"].to_numpy()
@@ -98,11 +98,13 @@ def plot_rate_histogram(rates: pd.DataFrame) -> Any:
             *np.histogram(r[(r > 0) & (r < 1)], bins=edges)[0].astype(float),
             float((r == 1).sum()),
         ]
-        xs = np.concatenate([[-0.08], centres, [1.08]]) + (i - (len(systems) - 1) / 2) * width
+        xs = np.concatenate([[-0.14], centres, [1.14]]) + (i - (len(systems) - 1) / 2) * width
         share = np.asarray(cnt) / max(len(r), 1)
         ax.bar(xs, share, width=width, color=PALETTE[i % len(PALETTE)], label=str(system))
-    ax.set_xticks([-0.08, 0, 0.25, 0.5, 0.75, 1, 1.08])
-    ax.set_xticklabels(["all fail", "0", "25%", "50%", "75%", "100%", "all pass"], fontsize=8)
+    ax.set_xticks([-0.14, 0.05, 0.25, 0.5, 0.75, 0.95, 1.14])
+    ax.set_xticklabels(["all fail", "5%", "25%", "50%", "75%", "95%", "all pass"], fontsize=8)
+    ax.axvline(-0.045, color="grey", lw=0.6, ls=":")
+    ax.axvline(1.045, color="grey", lw=0.6, ls=":")
     ax.set_xlabel("per-task success rate c/n (mixed tasks in 10 bins)")
     ax.set_ylabel("share of tasks")
     ax.yaxis.set_major_formatter(_pct_formatter())

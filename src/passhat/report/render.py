@@ -84,7 +84,7 @@ def _num(x: Any, fmt: str) -> str:
         v = float(x)
         if v != 0 and abs(v) < 0.001:
             return f"{v:.2g}"
-        return f"{v:.3f}" if abs(v) < 1 else f"{v:.4g}"
+        return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
     if fmt == "bool":
         return "yes" if bool(x) else "no"
     return str(x)
@@ -100,7 +100,7 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
         if col.key == "diff":
             return f"{lo * 100:+.1f} to {hi * 100:+.1f} pts"
         if col.fmt == "interval_num":
-            return f"{_num(lo, 'num')} – {_num(hi, 'num')}"
+            return f"{lo:.4g} – {hi:.4g}"
         return f"{float(lo):.1%} – {float(hi):.1%}"
     return _num(row.get(col.key), col.fmt)
 

@@ -750,7 +750,9 @@ def _flaky_section(est: Any, ks: list[int], ci: float | None) -> Section:
     else:
         flaky = tasks[tasks["flaky"] & tasks["included"]].copy()
         method = str(flaky["method"].iloc[0]) if len(flaky) else ""
-    flaky = flaky.sort_values(["system", "rate", "task"], kind="stable")
+    order = {str(sys_): i for i, sys_ in enumerate(est.summary["system"])}
+    flaky = flaky.sort_values("rate", kind="stable")  # ties keep the tasks' order
+    flaky = flaky.sort_values("system", key=lambda c: c.map(order), kind="stable")
     has_iv = "rate_lower" in flaky.columns
     rows = []
     hidden = 0
@@ -1122,17 +1124,82 @@ def _plan_section(plan: bool, data: Any, fit: Any, sp: Any, ks: list[int]) -> Se
     return plan_part.plan_section(data, fit, sp, ks)
 
 
+#: Columns of the traces module's divergence table shown in the report, when present.
+DIVERGENCE_COLUMNS = {
+    "system": ("System", "str"),
+    "task_id": ("Task", "str"),
+    "trial": ("Failing run", "int"),
+    "step": ("Step", "int"),
+    "kind": ("What differs", "str"),
+    "failing_action": ("Failing run does", "str"),
+    "passing_actions": ("Passing runs do", "str"),
+    "termination": ("Ends by", "str"),
+}
+MAX_DIVERGENCE_ROWS = 100
+
+
+def _short(value: Any, limit: int = 90) -> Any:
+    if isinstance(value, list | tuple):
+        value = "; ".join(map(str, value))
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    return value
+
+
 def _divergence_section(divergence: Any) -> Section:
     """Hook for the traces module: any object with a ``table`` (and ``by_action``) frame."""
     tables = []
     sentences = list(getattr(divergence, "sentences", []) or [])
-    for attr, caption in (
-        ("table", "Divergence point of each failing run of a flaky task"),
-        ("by_action", "Actions or stages that most often mark the divergence"),
-    ):
-        frame = getattr(divergence, attr, None)
-        if isinstance(frame, pd.DataFrame) and len(frame):
-            tables.append(frame_table(frame, id=f"divergence_{attr}", caption=caption))
+    table = getattr(divergence, "table", None)
+    if isinstance(table, pd.DataFrame) and len(table):
+        cols = [c for c in DIVERGENCE_COLUMNS if c in table.columns]
+        if len(cols) >= 4:
+            shown = table[cols].head(MAX_DIVERGENCE_ROWS).map(_short)
+            t = Table(
+                id="divergence_table",
+                caption="Divergence point of each failing run of a flaky task",
+                columns=[
+                    Column(c, DIVERGENCE_COLUMNS[c][0], DIVERGENCE_COLUMNS[c][1])  # type: ignore[arg-type]
+                    for c in cols
+                ],
+                rows=[{str(k): v for k, v in r.items()} for r in shown.to_dict(orient="records")],
+                note=(
+                    f"{len(table) - MAX_DIVERGENCE_ROWS} more rows in the traces output."
+                    if len(table) > MAX_DIVERGENCE_ROWS
+                    else ""
+                ),
+            )
+        else:
+            t = frame_table(
+                table.head(MAX_DIVERGENCE_ROWS).map(_short),
+                id="divergence_table",
+                caption="Divergence point of each failing run of a flaky task",
+            )
+        tables.append(t)
+        if not sentences and "kind" in table.columns:
+            kinds = table["kind"].value_counts()
+            sentences.append(
+                f"{len(table)} failing run(s) of flaky tasks were aligned against the passing "
+                "runs of the same task. How the failing run departs at its divergence point: "
+                + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+                + "."
+            )
+    by_action = getattr(divergence, "by_action", None)
+    if isinstance(by_action, pd.DataFrame) and len(by_action):
+        tables.append(
+            frame_table(
+                by_action.head(20).map(_short),
+                id="divergence_by_action",
+                caption="Actions that most often mark the divergence",
+                formats={"share": "pct"},
+            )
+        )
+        if "action" in by_action.columns and "share" in by_action.columns:
+            top = by_action.iloc[0]
+            sentences.append(
+                f"The most frequent divergence point is {top['action']} "
+                f"({float(top['share']):.0%} of failing runs)."
+            )
     if not tables and not sentences:
         raise OptionError(
             "divergence= needs an object with a non-empty .table or .by_action data frame"
@@ -1143,5 +1210,6 @@ def _divergence_section(divergence: Any) -> Section:
         sentences=sentences
         or ["The earliest point where each failing run does something no passing run does."],
         tables=tables,
-        note="A divergence point is a diagnostic lead, not proof of cause.",
+        note="A divergence point is a diagnostic lead, not proof of cause: check the arguments "
+        "and observations, then test a fix.",
     )
