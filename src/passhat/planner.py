@@ -218,6 +218,10 @@ def _pct(x: float, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f}%"
 
 
+def _failures_text(x: int) -> str:
+    return "no failures" if x == 0 else f"at most {x} failure{'s' if x != 1 else ''}"
+
+
 def _ceil(x: float) -> int:
     """Ceiling that ignores floating-point noise just above an integer."""
     return math.ceil(x - 1e-9 * max(1.0, abs(x)))
@@ -382,7 +386,7 @@ def runs_to_certify(
         n = hi
         bound = float(failure_upper_bound(runs=n, failures=x, confidence=q))
         reasoning = (
-            f"With {n} runs and at most {x} failure{'s' if x != 1 else ''}, the exact "
+            f"With {n} runs and {_failures_text(x)}, the exact "
             f"one-sided {_pct(q, 0)} upper bound on the failure rate is {_pct(bound, 2)} ≤ "
             f"{_pct(f0)}; with {n - 1} runs it would exceed {_pct(f0)}."
         )
@@ -417,7 +421,7 @@ def runs_to_certify(
     f0 = _prob("max_failure_rate", max_failure_rate)
     conf = float(1 - stats.binom.cdf(x, n, f0))
     reasoning = (
-        f"{n} runs with at most {x} failure{'s' if x != 1 else ''} certify a failure rate "
+        f"{n} runs with {_failures_text(x)} certify a failure rate "
         f"below {_pct(f0)} at {_pct(conf, 2)} confidence (a rate of {_pct(f0)} would give "
         f"so few failures with probability {_pct(1 - conf, 2)})."
     )

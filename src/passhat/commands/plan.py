@@ -393,15 +393,16 @@ def design_cmd(
         else f"{label}: standard errors by design",
     )
     if checked is not None:
+        names = {"mean": "mean", "pass_at_k": f"pass@{k}", "pass_hat_k": f"pass^{k}"}
         _show_table(
-            checked,
+            checked.assign(metric=checked["metric"].map(names)),
             [
                 ("tasks", "tasks", "d"),
                 ("runs_per_task", "runs/task", "d"),
                 ("metric", "metric", ""),
-                ("se_population", "SE population", ".4f"),
+                ("se_population", "SE pop.", ".4f"),
                 ("sd_population_simulated", "simulated", ".4f"),
-                ("se_benchmark", "SE benchmark", ".4f"),
+                ("se_benchmark", "SE bench.", ".4f"),
                 ("sd_benchmark_simulated", "simulated", ".4f"),
             ],
             f"check by simulation ({check} benchmarks per design; relative MC error "
