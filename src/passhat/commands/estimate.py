@@ -121,7 +121,7 @@ def estimate_cmd(
         return
     console = Console()
     if per_task:
-        console = Console(width=max(console.width, 120))
+        console = Console(width=max(console.width, 140))
         _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
         return
     if ci is not None:
@@ -207,7 +207,9 @@ def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level:
     )
     cols = ["system", "task", "n", "c", "unscored", "rate", f"pass^{kmax}", f"pass@{kmax}", "flaky"]
     for col in cols:
-        table.add_column(col, justify="left" if col in ("system", "task") else "right")
+        table.add_column(
+            col, justify="left" if col in ("system", "task") else "right", no_wrap=True
+        )
     for _, r in tasks.iterrows():
         table.add_row(
             str(r["system"]),
