@@ -130,6 +130,8 @@ def test_planted_skip_found_and_reordering_not_reported() -> None:
     # reordering harmless lookups alone: never a divergence
     assert set(ctl["kind"]) == {"none"} and ctl["step"].isna().all()
     assert d.counts["no_action_divergence"] == 12
+    assert any("skips 12" in x and "none 12" in x for x in d.sentences)
+    assert d.sentences[-1].startswith("A divergence point is a lead")
     assert d.by_action.iloc[0]["action"] == "check_permission"
     assert d.by_action.iloc[0]["runs"] == 12 and d.by_action.iloc[0]["tasks"] == 6
 

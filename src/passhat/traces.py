@@ -458,27 +458,47 @@ class Divergence:
     counts: dict[str, int]
     settings: dict[str, Any]
 
+    @property
+    def sentences(self) -> list[str]:
+        """Plain-language summary (used by the report's "Where failing runs diverge")."""
+        c = self.counts
+        out = [
+            f"{c.get('failing_runs', 0)} failing run(s) of the {c.get('tasks_mixed', 0)} task(s) "
+            "with both outcomes were aligned against the passing runs of the same task (tool "
+            "calls with canonical arguments; reordering read-only lookups is not a divergence)."
+        ]
+        kinds = self.table["kind"].value_counts()
+        if len(kinds):
+            out.append(
+                "At its divergence point the failing run: "
+                + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+                + "."
+            )
+        out.extend(self.notes())
+        out.append("A divergence point is a lead to inspect, not proof of cause.")
+        return out
+
     def notes(self) -> list[str]:
         """Plain-language notes on what was left out and why."""
         c = self.counts
         out = []
         if c.get("unscored_trials"):
             out.append(
-                f"{c['unscored_trials']} unscored trial(s) are neither pass nor fail: left out"
+                f"{c['unscored_trials']} unscored trial(s) are neither pass nor fail: left out."
             )
         if c.get("excluded_trials"):
             out.append(
-                f"{c['excluded_trials']} trial(s) excluded by the reader (see excluded reasons)"
+                f"{c['excluded_trials']} trial(s) excluded by the reader (see the excluded reasons)."
             )
         if c.get("failing_runs_without_tool_calls"):
             out.append(
                 f"{c['failing_runs_without_tool_calls']} failing run(s) made no tool call "
-                "(divergence 'stops' at step 1)"
+                "(divergence 'stops' at step 1)."
             )
         if c.get("no_action_divergence"):
             out.append(
                 f"{c['no_action_divergence']} failing run(s) made exactly the tool calls of a "
-                "passing run (kind 'none': the failure is not in the actions)"
+                "passing run (kind 'none': the failure is not in the actions)."
             )
         return out
 
