@@ -488,7 +488,7 @@ class Divergence:
             )
         if c.get("excluded_trials"):
             out.append(
-                f"{c['excluded_trials']} trial(s) excluded by the reader (see the excluded reasons)."
+                f"{c['excluded_trials']} trial(s) excluded by the reader (reasons in excluded)."
             )
         if c.get("failing_runs_without_tool_calls"):
             out.append(
