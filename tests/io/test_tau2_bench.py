@@ -222,3 +222,16 @@ def test_duplicate_trial_is_an_error(tmp_path: Path) -> None:
     f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
     with pytest.raises(ph.errors.ValidationError, match=r"duplicate .*claude-3-7-sonnet, 0, 0"):
         ph.read_trials(f)
+
+
+def test_non_evaluable_option_and_enum_spelling(monolithic: Path) -> None:
+    # only infrastructure errors unscored: context_window_exceeded becomes a decided failure
+    t = ph.read_trials(monolithic, non_evaluable=("infrastructure_error",))
+    cell = t.counts().sel(system="claude-3-7-sonnet", task="2")
+    assert (int(cell["n"]), int(cell["c"]), int(cell["unscored"])) == (3, 1, 0)
+    # str(enum) spelling as some scripts write it
+    doc = json.loads(monolithic.read_text())
+    for s in doc["simulations"]:
+        s["termination_reason"] = "TerminationReason." + s["termination_reason"].upper()
+    monolithic.write_text(json.dumps(doc))
+    _check(ph.read_trials(monolithic))
