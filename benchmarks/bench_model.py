@@ -1,0 +1,164 @@
+"""Benchmark of the hierarchical model fit (not a timed test).
+
+Measures, in one process:
+
+* 168 tasks × 5 runs, 4 chains × 1000 draws (+1000 tuning) NUTS via ``passhat.fit``:
+  the first fit in the process (includes building the model and nutpie's numba
+  compilation; PyTensor's C cache in .pytensor is warm after a first run), a second
+  fit (compiled model reused), and PyMC's own sampler (C backend, warm cache);
+* the same with 1,000,000 tasks (n uniform on 1..20): the likelihood is compressed to
+  distinct (n, c) pairs, so the cost should not grow with the number of tasks;
+* the grid method on both;
+* the baseline: an uncompressed model with one latent p_i per task
+  (p_i ~ Beta(μκ, (1−μ)κ), c_i ~ Binomial(n_i, p_i)) on the 168-task data, sampled
+  with nutpie in the same process, compared by wall time and ESS per second of μ, κ.
+
+Targets (issue 4): 168-task NUTS < 10 s wall including compilation from a warm cache;
+10^6-task fit within 2× of the 168-task one; grid < 0.5 s for both.
+
+Run::
+
+    PYTENSOR_FLAGS=compiledir=.pytensor .venv/bin/python benchmarks/bench_model.py
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("PYTENSOR_FLAGS", f"compiledir={ROOT / '.pytensor'}")
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+import passhat as ph  # noqa: E402
+from passhat.model.diagnostics import import_arviz  # noqa: E402
+from passhat.model.fit import _NUTPIE_CACHE  # noqa: E402
+
+az = import_arviz()
+SAMPLING = {"chains": 4, "draws": 1000, "tune": 1000}
+
+
+def data_168() -> ph.Trials:
+    return ph.load_example("agents").select(systems=["baseline"])
+
+
+def data_million(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    T = 1_000_000
+    n = rng.integers(1, 21, T)
+    c = rng.binomial(n, rng.beta(0.5, 0.4, T))
+    return ph.counts_from_arrays(n, c)
+
+
+def min_ess(idata, variables=("mu", "kappa")) -> float:
+    ess = az.ess(idata.posterior[list(variables)], method="bulk")
+    return float(min(float(ess[v].min()) for v in variables))
+
+
+def timed(label: str, fn):
+    t0 = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    return out, dt
+
+
+def uncompressed_baseline(trials: ph.Trials) -> tuple[float, float]:
+    """One latent p_i per task; nutpie (compile + sample). Returns (wall s, min ESS)."""
+    import nutpie
+    import pymc as pm
+
+    ds = trials.counts()
+    n = ds["n"].values[0]
+    c = ds["c"].values[0]
+    t0 = time.perf_counter()
+    with pm.Model() as m:
+        mu = pm.Beta("mu", 1.0, 1.0)
+        kappa = pm.LogNormal("kappa", 0.0, 2.0)
+        p = pm.Beta("p", mu * kappa, (1 - mu) * kappa, shape=len(n))
+        pm.Binomial("c", n=n, p=p, observed=c)
+    compiled = nutpie.compile_pymc_model(m)
+    tr = nutpie.sample(compiled, seed=1, progress_bar=False, save_warmup=False, **SAMPLING)
+    wall = time.perf_counter() - t0
+    divs = int(tr.sample_stats["diverging"].sum())
+    print(f"  (uncompressed: {divs} divergences)")
+    return wall, min_ess(tr)
+
+
+def main() -> int:
+    print(f"passhat {ph.__version__}; {os.cpu_count()} CPU(s); sampling {SAMPLING}")
+    small = data_168()
+    big = data_million()
+    print(f"data: 168 tasks × 5 runs; {big.sizes['task']:,} tasks with n in 1..20")
+    rows = []
+
+    # warm the PyTensor C cache (first run on a machine compiles C; later runs load it)
+    ph.fit(small, sampler="pymc", seed=0, progress=False, chains=1, draws=10, tune=10)
+
+    _NUTPIE_CACHE.clear()
+    f1, t_first = timed("first", lambda: ph.fit(small, seed=1, progress=False, **SAMPLING))
+    rows.append(("NUTS nutpie, 168 tasks, first fit (incl. compile)", t_first, min_ess(f1.idata)))
+    f2, t_second = timed("second", lambda: ph.fit(small, seed=2, progress=False, **SAMPLING))
+    rows.append(("NUTS nutpie, 168 tasks, compiled model reused", t_second, min_ess(f2.idata)))
+    f3, t_pymc = timed(
+        "pymc", lambda: ph.fit(small, sampler="pymc", seed=3, progress=False, **SAMPLING)
+    )
+    rows.append(("NUTS PyMC sampler (C, warm cache), 168 tasks", t_pymc, min_ess(f3.idata)))
+    fb, t_big = timed("big", lambda: ph.fit(big, seed=4, progress=False, **SAMPLING))
+    rows.append(("NUTS nutpie, 1,000,000 tasks (compiled reused)", t_big, min_ess(fb.idata)))
+    _NUTPIE_CACHE.clear()
+    fb2, t_big_first = timed("big first", lambda: ph.fit(big, seed=5, progress=False, **SAMPLING))
+    rows.append(
+        ("NUTS nutpie, 1,000,000 tasks, first fit (incl. compile)", t_big_first, min_ess(fb2.idata))
+    )
+
+    from passhat.model import compress, grid_posterior
+
+    for label, data in (("168 tasks", small), ("1,000,000 tasks", big)):
+        ds = data.counts() if isinstance(data, ph.Trials) else data
+        comp = compress(ds["n"].values[0], ds["c"].values[0])
+        rng = np.random.default_rng(0)
+        _g, t_core = timed(
+            "grid",
+            lambda comp=comp, rng=rng: grid_posterior(
+                comp.n, comp.c, comp.mult, n_draws=4000, rng=rng
+            ),
+        )
+        rows.append(
+            (f"grid quadrature core, {label} ({len(comp)} distinct pairs)", t_core, float("nan"))
+        )
+        fg, t_grid = timed("grid fit", lambda data=data: ph.fit(data, method="grid", seed=6))
+        rows.append((f"grid, full ph.fit incl. metrics, {label}", t_grid, min_ess(fg.idata)))
+
+    t_unc, ess_unc = uncompressed_baseline(small)
+    rows.append(("baseline: uncompressed latent p_i model, 168 tasks (nutpie)", t_unc, ess_unc))
+
+    width = max(len(r[0]) for r in rows)
+    print(f"\n{'fit'.ljust(width)}  {'wall s':>8}  {'min ESS':>8}  {'ESS/s':>8}")
+    for label, wall, ess in rows:
+        ess_s = ess / wall if np.isfinite(ess) else float("nan")
+        print(f"{label.ljust(width)}  {wall:8.3f}  {ess:8.0f}  {ess_s:8.0f}")
+    print()
+    print(f"168-task first fit incl. compile: {t_first:.2f} s (target < 10 s)")
+    print(
+        f"10^6 / 168 tasks (compiled reused): {t_big / t_second:.2f}× (target ≤ 2×); "
+        f"first fits: {t_big_first / t_first:.2f}×"
+    )
+    print(
+        f"uncompressed baseline / passhat first fit, wall: {t_unc / t_first:.1f}×; "
+        f"ESS/s ratio passhat/baseline (first fit): "
+        f"{(min_ess(f1.idata) / t_first) / (ess_unc / t_unc):.1f}×; "
+        f"(compiled reused): {(min_ess(f2.idata) / t_second) / (ess_unc / t_unc):.1f}×"
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of the process: {peak:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
