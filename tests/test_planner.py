@@ -392,7 +392,7 @@ def test_from_counts_tau_airline(tau_airline_path):
 # ----------------------------------------------------------------- power
 @pytest.mark.parametrize(
     "metric,k,tasks,n,delta",
-    [("mean", 1, 60, 5, 0.08), ("pass_hat_k", 3, 80, 6, 0.1)],
+    [("mean", 1, 60, 5, 0.08), ("pass_hat_k", 3, 80, 6, 0.1), ("pass_at_k", 2, 60, 4, -0.08)],
 )
 def test_power_analytic_matches_simulation(metric, k, tasks, n, delta):
     # known truth: paired benchmarks simulated from the same copula model; the analytic
@@ -486,3 +486,15 @@ def test_design_check_agrees_within_mc_error():
     )
     rel = chk["sd_population_simulated"] / chk["se_population"] - 1
     assert (rel.abs() < 5 * chk["relative_mc_error"]).all()
+
+
+@pytest.mark.slow
+def test_sweep_default_local_cluster():
+    # scheduler=None starts a 2-worker local dask cluster (slow to start: excluded by default)
+    prior = A(mean=0.6, icc=0.3)
+    pts = [{"tasks": 20, "runs_per_task": 3, "seed": 1}]
+    df = plan.sweep(plan.simulate_design, pts, k=2, prior=prior, replicates=200)
+    direct = plan.simulate_design(
+        tasks=20, runs_per_task=3, k=2, prior=prior, replicates=200, seed=1
+    )
+    assert df["sd_population_pass_hat_k"].iloc[0] == direct["sd_population_pass_hat_k"]
