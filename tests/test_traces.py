@@ -270,6 +270,37 @@ def test_runs_without_tool_calls_and_unscored_are_counted() -> None:
     assert any("no tool call" in n for n in d.notes())
 
 
+def test_no_mixed_task_and_no_steps_at_all() -> None:
+    none = pd.DataFrame(columns=["task_id", "trial", "action"])
+    trials = pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 1], "success": [True, True]})
+    d = ph.divergence(ph.Traces.from_frames(none, trials))
+    assert len(d.table) == 0 and len(d.by_action) == 0 and len(d.tasks) == 0
+    assert d.counts["tasks_all_pass"] == 1 and d.counts["tasks_mixed"] == 0
+    # both runs made no tool call: the failing one did exactly what the passing one did
+    trials["success"] = [True, False]
+    d = ph.divergence(ph.Traces.from_frames(none, trials))
+    assert d.table[["trial", "kind"]].values.tolist() == [[1, "none"]]
+
+
+def test_systems_are_kept_apart() -> None:
+    steps = pd.DataFrame(
+        {"system": ["a", "a", "b"], "task_id": "t", "trial": [0, 1, 0], "action": ["x", "y", "x"]}
+    )
+    trials = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b"],
+            "task_id": "t",
+            "trial": [0, 1, 0, 1],
+            "success": [True, False, True, False],
+        }
+    )
+    d = ph.divergence(ph.Traces.from_frames(steps, trials))
+    assert d.table[["system", "step", "kind"]].values.tolist() == [
+        ["a", 1, "substitutes"],
+        ["b", 1, "stops"],
+    ]
+
+
 def test_from_frames_rejects_orphans_and_duplicates() -> None:
     trials = pd.DataFrame({"task_id": ["t"], "trial": [0], "success": [True]})
     with pytest.raises(ValidationError, match="have no outcome"):

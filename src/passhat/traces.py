@@ -727,7 +727,11 @@ def divergence(
     u_p = uniq["_tid_p"].to_numpy()
     u_w = uniq["_w"].to_numpy()
     u_b = uniq["lcp"].to_numpy()
-    bounds = np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
+    bounds = (
+        np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
+        if len(u_f)
+        else np.zeros(0, dtype=np.int64)
+    )
     for lo, hi in pairwise(bounds.tolist()):
         tid_f = int(u_f[lo])
         nb_f = int(nblocks[tid_f])
