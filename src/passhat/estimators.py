@@ -525,6 +525,8 @@ class Estimate:
         Per task (tidy, one row per system × task): n, c, unscored, flaky,
         all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
         (see :func:`passhat.intervals.task_intervals`), and ``included``.
+        Built on first access (a property), so estimates that never look at
+        it do not pay for it.
     """
 
     table: pd.DataFrame
@@ -532,7 +534,26 @@ class Estimate:
     excluded: pd.DataFrame
     summary: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
-    tasks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    _tasks: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """Per-task table with intervals and the flaky flag (see the class docstring)."""
+        if self._tasks is None:
+            from passhat.intervals import task_intervals
+
+            per = self.per_task
+            df = task_intervals(
+                per[["n", "c", "unscored", "present"]],
+                method=self.settings.get("task_method", "wilson"),
+                ci=self.settings.get("task_ci", 0.95),
+                k=self.settings["k"],
+            )
+            # one row per present (system, task), in row-major order
+            present = np.asarray(per["present"].values, dtype=bool)
+            df["included"] = np.asarray(per["included"].values, dtype=bool)[present]
+            self._tasks = df
+        return self._tasks
 
     def wide(self) -> pd.DataFrame:
         """One row per (system, k), one column per metric."""
@@ -715,9 +736,7 @@ def estimate(
             per, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    tasks_df = _iv.task_intervals(ds, method=task_method, ci=ci if ci is not None else 0.95, k=ks)
-    # task_intervals has one row per present (system, task), in row-major order: no merge
-    tasks_df["included"] = include[np.asarray(ds["present"].values, dtype=bool)]
+    _iv.proportion_interval(1, 1, method=task_method)  # validate the per-task method now
     summary = pd.DataFrame(
         {
             "system": systems,
@@ -738,6 +757,8 @@ def estimate(
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
+        "task_method": task_method,
+        "task_ci": ci if ci is not None else 0.95,
     }
     if ci is not None:
         settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
@@ -747,5 +768,4 @@ def estimate(
         excluded=excluded,
         summary=summary,
         settings=settings,
-        tasks=tasks_df,
     )
