@@ -144,7 +144,8 @@ def slices(
             bad_rows = np.flatnonzero(missing.to_numpy())
             tasks = pd.unique(df["task_id"].iloc[bad_rows])
             raise ValidationError(
-                f"{where}: category is missing in {len(bad_rows)} row(s) (first row {bad_rows[0] + 1}, "
+                f"{where}: category is missing in {len(bad_rows)} row(s) "
+                f"(first row {bad_rows[0] + 1}, "
                 f"tasks {', '.join(map(str, tasks[:5]))}{' ...' if len(tasks) > 5 else ''}); "
                 "every run needs a category to slice by category"
             )
