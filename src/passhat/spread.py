@@ -109,7 +109,8 @@ def beta_mixed_share(mean: ArrayLike, kappa: ArrayLike, n: ArrayLike) -> NDArray
     0.9375
     """
     mu = np.asarray(mean, float)
-    return 1.0 - beta_moment(mu, kappa, n) - beta_moment(1.0 - mu, kappa, n)
+    share = 1.0 - beta_moment(mu, kappa, n) - beta_moment(1.0 - mu, kappa, n)
+    return np.clip(share, 0.0, 1.0)  # n = 1 gives 0 up to rounding
 
 
 def solve_beta_kappa(mean: float, pass_hat_k: float, k: int) -> float:

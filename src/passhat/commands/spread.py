@@ -138,7 +138,7 @@ def spread_cmd(
             _pct(r["mean"]),
             _pct(r["pass_hat_k"]),
             _pct(r["uniform"]),
-            fmt_ratio(r["ratio"]),
+            fmt_ratio(r["ratio"]) + "×",
             f"{r['consistency']:.2f}",
             _pct(r["flaky_share"]),
             f"{r['gap'] * 100:.1f} pts",
@@ -160,7 +160,7 @@ def _print_summary(res: Any) -> None:
         _pct(res.mean),
         _pct(res.pass_hat_k),
         _pct(res.uniform),
-        fmt_ratio(res.ratio),
+        fmt_ratio(res.ratio) + "×",
         f"{res.consistency:.2f}",
         f"{res.gap * 100:.1f} pts",
     )
