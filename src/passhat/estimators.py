@@ -480,21 +480,20 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(pn > 0, pc / np.where(pn > 0, pn, 1.0), np.nan)
     shape = (*n.shape, len(ks))
-    absent = ~np.asarray(ds["present"].values, dtype=bool)[..., None]
+    # tasks a system did not run point at an extra all-NaN row: one gather per metric
+    absent = ~np.asarray(ds["present"].values, dtype=bool).ravel()
+    row = np.where(absent, len(pairs), inverse)
+    nan_row = np.full((1, len(ks)), np.nan)
+
+    def expand(values: NDArray[np.float64]) -> NDArray[np.float64]:
+        full = np.concatenate([np.broadcast_to(values, hat.shape), nan_row])
+        return np.take(full, row, axis=0).reshape(shape)
+
     out = xr.Dataset(
         {
-            "mean": (
-                ("system", "task", "k"),
-                np.where(absent, np.nan, np.broadcast_to(mean, hat.shape)[inverse].reshape(shape)),
-            ),
-            "pass_at_k": (
-                ("system", "task", "k"),
-                np.where(absent, np.nan, at[inverse].reshape(shape)),
-            ),
-            "pass_hat_k": (
-                ("system", "task", "k"),
-                np.where(absent, np.nan, hat[inverse].reshape(shape)),
-            ),
+            "mean": (("system", "task", "k"), expand(mean)),
+            "pass_at_k": (("system", "task", "k"), expand(at)),
+            "pass_hat_k": (("system", "task", "k"), expand(hat)),
         },
         coords={**{name: crd for name, crd in ds.coords.items()}, "k": ks.astype(int)},
     )
@@ -705,10 +704,13 @@ def estimate(
     systems = [str(s) for s in ds["system"].values]
     n_tasks = include.sum(axis=1)
     for metric in METRICS:
-        contrib = np.where(include[..., None], per[metric].values, 0.0) * wn[..., None]
-        # sum over tasks along a contiguous last axis, where numpy sums pairwise (error
-        # ~ε·log T); summing axis=1 in place accumulates naively (~ε·T: 1e-12 at 10^5 tasks)
-        vals = np.nansum(np.ascontiguousarray(np.moveaxis(contrib, 1, -1)), axis=-1)
+        # (system, k, task) in C order: the task sum then runs along the contiguous last
+        # axis, where numpy sums pairwise (error ~ε·log T); summing axis=1 in place
+        # accumulates naively (~ε·T: 1e-12 at 10^5 tasks). Excluded tasks (NaN) count 0.
+        contrib = np.moveaxis(per[metric].values, 1, -1).astype(float, order="C", copy=True)
+        np.copyto(contrib, 0.0, where=~include[:, None, :])
+        contrib *= wn[:, None, :]
+        vals = contrib.sum(axis=-1)
         for s, name in enumerate(systems):
             for ki, kv in enumerate(ks):
                 value = float(vals[s, ki]) if n_tasks[s] > 0 else float("nan")
