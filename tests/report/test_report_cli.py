@@ -65,3 +65,10 @@ def test_report_cli_bad_input_one_line(
     assert err.startswith("passhat: error:") and err.count("\n") == 1, err
     assert words in err
     assert not (tmp_path / "o" / "index.html").exists()
+
+
+def test_report_cli_bare_example_means_agents(tmp_path: Path) -> None:
+    out = tmp_path / "bare"
+    assert main(["report", "--example", "-o", str(out), "--no-model", "--no-plan", "-q"]) == 0
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["stamp"]["input"]["example"] == "agents"

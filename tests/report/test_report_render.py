@@ -239,3 +239,16 @@ def test_tau_bench_report_matches_leaderboard(tau_airline_path: Path, tmp_path: 
     hat = curve[curve["metric"] == "pass_hat_k"].sort_values("k")["value"].to_numpy()
     assert np.all(np.diff(hat) <= 0)
     assert re.search(r"pass\^4 is [0-9.]+× what a uniform spread", res.paths.html.read_text())
+
+
+@pytest.mark.slow
+def test_model_comparison_section() -> None:
+    """Plain vs zero/one-inflated by PSIS-LOO (the inflated model needs NUTS: slow)."""
+    rd = build_report_data(
+        ph.load_example("agents"), k=[1, 5], n_boot=200, plan=False, compare_models=True
+    )
+    sec = rd.section("model")
+    cmp = next(t for t in sec.tables if t.id == "model_compare")
+    assert sorted({r["model"] for r in cmp.rows}) == ["beta", "inflated"]
+    assert len(cmp.rows) == 4  # two systems × two models
+    assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2

@@ -32,6 +32,11 @@ __all__ = ["register"]
     show_default=True,
     help="How the model is fitted: exact quadrature (grid) or MCMC (nuts).",
 )
+@click.option(
+    "--compare-models",
+    is_flag=True,
+    help="Also fit the zero/one-inflated model (NUTS, slower) and compare them by PSIS-LOO.",
+)
 @click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
@@ -62,6 +67,7 @@ def report_cmd(
     title: str | None,
     no_model: bool,
     model_method: str,
+    compare_models: bool,
     no_plan: bool,
     seed: int,
     ci: float,
@@ -94,6 +100,7 @@ def report_cmd(
         ci=ci,
         n_boot=n_boot,
         model_method=model_method,
+        compare_models=compare_models and not no_model,
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
@@ -116,6 +123,14 @@ def report_cmd(
     for s in failed:
         click.echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
+
+
+# `passhat report --example -o DIR` means the bundled two-system example.
+for _param in report_cmd.params:
+    if _param.name == "example" and isinstance(_param, click.Option):
+        _param._flag_needs_value = True
+        _param.flag_value = "agents"
+        _param.help = "Use a bundled example instead of a file (alone: 'agents')."
 
 
 def register(cli: click.Group) -> None:

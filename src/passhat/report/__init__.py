@@ -48,6 +48,7 @@ def report(
     ci: float | None = 0.95,
     n_boot: int = 2000,
     model_method: str = "grid",
+    compare_models: bool = False,
     plan: bool = True,
     divergence: Any = None,
     on_short: str = "error",
@@ -77,6 +78,8 @@ def report(
         Bootstrap resamples of the population-scope intervals.
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
+    compare_models : bool
+        Also fit the zero/one-inflated model (NUTS, slower) and compare by PSIS-LOO.
     plan : bool
         Add "What to run next" from the planner.
     divergence : object, optional
@@ -100,6 +103,7 @@ def report(
         n_boot=n_boot,
         model=model,
         model_method=model_method,
+        compare_models=compare_models,
         plan=plan,
         divergence=divergence,
         on_short=on_short,  # type: ignore[arg-type]

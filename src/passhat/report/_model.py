@@ -53,8 +53,14 @@ def model_section(
     ci: float | None,
     seed: int | None,
     method: str,
+    *,
+    compare: bool = False,
 ) -> tuple[Section, pd.DataFrame, Any]:
-    """Fit (or take) the hierarchical model and summarise it."""
+    """Fit (or take) the hierarchical model and summarise it.
+
+    With ``compare`` the zero/one-inflated model is fitted too (NUTS) and the two are
+    compared by PSIS-LOO per system.
+    """
     level = ci or 0.95
     f = _fit(data, model, ks, seed, method)
     summary = f.summary(k=ks, ci=level)
@@ -224,6 +230,52 @@ def model_section(
                 )
             )
         pre.append(line)
+    # ---- model comparison (optional: the inflated model needs NUTS)
+    if compare:
+        from passhat.model import compare_models
+        from passhat.model import fit as _fit_model
+
+        inflated = _fit_model(data, k=ks, seed=seed, model="inflated", progress=False)
+        cmp = compare_models({str(getattr(f, "model", "beta")): f, "inflated": inflated})
+        tables.append(
+            Table(
+                id="model_compare",
+                caption="Model comparison by PSIS-LOO (plain Beta vs zero/one-inflated)",
+                columns=[
+                    Column("system", "System"),
+                    Column("model", "Model"),
+                    Column("rank", "Rank", "int"),
+                    Column("elpd_loo", "ELPD (LOO)", "num"),
+                    Column("elpd_diff", "Difference to best", "num"),
+                    Column("dse", "SE of difference", "num"),
+                    Column("weight", "Stacking weight", "num"),
+                    Column("warning", "Pareto-k warning", "bool"),
+                ],
+                rows=[{str(k): v for k, v in r.items()} for r in cmp.to_dict(orient="records")],
+                note="The pointwise log-likelihood is one term per task, so LOO asks how well "
+                "each model predicts a left-out task.",
+            )
+        )
+        for system, part in cmp.groupby("system", sort=False):
+            best, other = part.iloc[0], part.iloc[1]
+            clear = float(other["elpd_diff"]) > 2 * float(other["dse"])
+            sent.append(
+                f"{system}: the {best['model']} model predicts left-out tasks "
+                + ("better" if clear else "about as well")
+                + f" (ELPD difference {float(other['elpd_diff']):.1f} ± "
+                f"{float(other['dse']):.1f})."
+            )
+        if not inflated.diagnostics.passed:
+            sent.append(
+                "The inflated model failed its diagnostics ("
+                + "; ".join(inflated.diagnostics.problems[:3])
+                + "), so its comparison is unreliable."
+            )
+    else:
+        sent.append(
+            "Model comparison (plain Beta vs zero/one-inflated, PSIS-LOO) was not run; "
+            "ask for it with --compare-models (compare_models=True)."
+        )
     status = "ok"
     note = ""
     if not diag.passed:

@@ -355,50 +355,51 @@ def _data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Sectio
     else:
         sent.append("Every run was decided (no unscored runs).")
     if isinstance(data, Trials):
+        from passhat.slices import slices as _slices
+
         fr = data.frame
-        decided = fr["success"].notna()
-        st = (
-            fr.assign(
-                decided=decided,
-                failed=decided & ~fr["success"].fillna(False).astype(bool),
+        by = ["status"]
+        if "category" in fr.columns and fr["category"].notna().all():
+            by.append("category")
+        sl = _slices(data, by=by)
+        for key in by:
+            st = sl.tables[key]
+            tables.append(
+                Table(
+                    id=f"data_{key}",
+                    caption=(
+                        "Runs by status (slices): where failures and unscored runs come from"
+                        if key == "status"
+                        else "Runs by category (slices)"
+                    ),
+                    columns=[
+                        Column("system", "System"),
+                        Column(key, key.capitalize()),
+                        Column("runs", "Runs", "int"),
+                        Column("share_of_runs", "Share of runs", "pct"),
+                        Column("decided", "Decided", "int"),
+                        Column("failures", "Failed", "int"),
+                        Column("share_of_failures", "Share of failures", "pct"),
+                        Column("unscored", "Unscored (not in n)", "int"),
+                        Column("success_rate", "Success rate of decided runs", "pct"),
+                    ],
+                    rows=[{str(k): v for k, v in r.items()} for r in st.to_dict(orient="records")],
+                    note="From passhat.slices. Unscored runs are neither passes nor failures.",
+                )
             )
-            .groupby(["system", "status"], sort=True)
-            .agg(runs=("trial", "size"), decided=("decided", "sum"), failed=("failed", "sum"))
-            .reset_index()
-        )
-        st["system"] = pd.Categorical(st["system"], categories=systems, ordered=True)
-        st = st.sort_values(["system", "runs"], ascending=[True, False], kind="stable")
-        st["system"] = st["system"].astype(str)
-        tot = st.groupby("system")["runs"].transform("sum")
-        st["share"] = st["runs"] / tot
-        st_rows = [
-            {
-                "system": r.system,
-                "status": r.status,
-                "runs": int(r.runs),
-                "share": float(r.share),
-                "decided": int(r.decided),
-                "failed": int(r.failed),
-                "counted": "unscored: left out of n" if int(r.decided) == 0 else "in n",
-            }
-            for r in st.itertuples()
-        ]
-        tables.append(
-            Table(
-                id="data_status",
-                caption="Runs by status (slices): where failures and unscored runs come from",
-                columns=[
-                    Column("system", "System"),
-                    Column("status", "Status"),
-                    Column("runs", "Runs", "int"),
-                    Column("share", "Share of runs", "pct"),
-                    Column("decided", "Decided", "int"),
-                    Column("failed", "Failed", "int"),
-                    Column("counted", "Counted"),
-                ],
-                rows=st_rows,
-            )
-        )
+        st = sl.tables["status"]
+        for system, part in st.groupby("system", sort=False):
+            named = part[(part["status"] != "ok") & (part["failures"] > 0)]
+            named = named.sort_values("share_of_failures", ascending=False, kind="stable")
+            if len(named):
+                sent.append(
+                    f"{system}: {named['share_of_failures'].sum():.0%} of failed runs end in a "
+                    "named status ("
+                    + ", ".join(
+                        f"{r.status} {r.share_of_failures:.0%}" for r in named.head(3).itertuples()
+                    )
+                    + ")."
+                )
         ex = data.excluded
         if ex is not None and len(ex):
             tables.append(
@@ -858,6 +859,7 @@ def build_report_data(
     min_runs: int | None = None,
     model: bool | Any = True,
     model_method: str = "grid",
+    compare_models: bool = False,
     plan: bool = True,
     divergence: Any = None,
 ) -> ReportData:
@@ -883,6 +885,9 @@ def build_report_data(
         Fit the hierarchical model (True), skip it (False), or use a given fit.
     model_method : str
         Method for the fit when ``model`` is True ("grid" is exact and fast).
+    compare_models : bool
+        Also fit the zero/one-inflated model (NUTS) and compare the two by
+        PSIS-LOO (slower).
     plan : bool
         Include the planner's section when :mod:`passhat.planner` exists.
     divergence : object, optional
@@ -914,7 +919,9 @@ def build_report_data(
     name = title or _default_title(data)
 
     # ---- model (optional)
-    model_section, model_rows, fit = _model_section(ds, model, ks, ci, seed, model_method)
+    model_section, model_rows, fit = _model_section(
+        ds, model, ks, ci, seed, model_method, compare_models
+    )
 
     sections = [_data_section(data, ds, est)]
     headline = _headline_section(est, ks, ci if has_ci else None, model_rows)
@@ -962,10 +969,20 @@ def build_report_data(
     figures = _figure_texts(sp, ks, curve, rates, kmax)
     if model_section.status == "ok" and fit is not None and _ppc_available():
         model_section.figures.append("ppc")
+        ppc = fit.ppc()
+        parts = []
+        for system, part in ppc.groupby("system", sort=False):
+            out = (part["observed"] < part["lower"]) | (part["observed"] > part["upper"])
+            parts.append(
+                f"{system}: {int(out.sum())} of {len(part)} bins outside the "
+                f"{float(part['ci'].iloc[0]):.0%} predictive interval"
+            )
         figures["ppc"] = {
             "title": "Posterior predictive check",
-            "alt": "Histogram of per-task success rates c/n observed, against the spread "
-            "of histograms the fitted model predicts; see the model section for the reading.",
+            "alt": "Bar chart per system of the observed number of tasks in each bin of c/n, "
+            "with the model's replicated mean and interval as points with error bars. "
+            + "; ".join(parts)
+            + ".",
         }
     stamp = {
         "input": _input_stamp(data),
@@ -981,6 +998,7 @@ def build_report_data(
             "min_runs": min_runs,
             "model": model_section.status == "ok",
             "model_method": model_method if fit is not None else None,
+            "compare_models": compare_models,
             "plan": plan,
             "title": name,
         },
@@ -1079,6 +1097,7 @@ def _model_section(
     ci: float | None,
     seed: int | None,
     method: str,
+    compare: bool = False,
 ) -> tuple[Section, pd.DataFrame | None, Any]:
     title = "4. Model"
     if model is False:
@@ -1105,7 +1124,7 @@ def _model_section(
         )
     model_part = importlib.import_module("passhat.report._model")
 
-    return model_part.model_section(data, model, ks, ci, seed, method)
+    return model_part.model_section(data, model, ks, ci, seed, method, compare=compare)
 
 
 def _plan_section(plan: bool, data: Any, fit: Any, sp: Any, ks: list[int]) -> Section:
