@@ -205,11 +205,19 @@ def test_inflated_model_and_compare(agents_nuts):
         seed=21,
         progress=False,
         chains=2,
-        draws=500,
-        tune=500,
+        draws=2000,
+        tune=1000,
     )
     post = inf.idata.posterior
     assert {"mu", "kappa", "pi_pass", "pi_fail"} <= set(post.data_vars)
+    assert inf.diagnostics.passed, inf.diagnostics.problems
+    # shares of always-pass / always-fail tasks cannot exceed the observed shares of
+    # 5/5 and 0/5 tasks by much (posterior mean within the observed share + 0.1)
+    ds = ph.load_example("agents").counts()
+    for si in range(2):
+        n, c = ds["n"].values[si], ds["c"].values[si]
+        assert float(post["pi_fail"].isel(system=si).mean()) < np.mean(c == 0) + 0.1
+        assert float(post["pi_pass"].isel(system=si).mean()) < np.mean(c == n) + 0.1
     assert ((post["pi_pass"] + post["pi_fail"]) <= 1).all()
     m = inf.metric("pass_hat_k", k=[5]).values
     assert ((m >= 0) & (m <= 1)).all()

@@ -158,8 +158,8 @@ def fit_cmd(
         part = summary[summary["system"] == s]
         for kk in ks:
             for m in ("mean", "pass_at_k", "pass_hat_k"):
-                if m == "mean" and kk != ks[0]:
-                    continue
+                if (m == "mean" and kk != ks[0]) or (m != "mean" and kk == 1):
+                    continue  # mean does not depend on k; pass@1 = pass^1 = mean
                 rows = part[(part["metric"] == m) & (part["k"] == kk)]
                 b = rows[rows["scope"] == "benchmark"].iloc[0]
                 p = rows[rows["scope"] == "population"].iloc[0]

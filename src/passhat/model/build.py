@@ -254,7 +254,7 @@ def build_model(
             lp_fail = pt.switch(pt.eq(cd, 0), pt.log(pi_fail), neg)
             lp_beta = pt.log(mix[2]) + bb
             terms = pt.stack([lp_pass, lp_fail, lp_beta], axis=0)
-            pm.Potential("loglik", pt.sum(wd * pm.math.logsumexp(terms, axis=0)[0]))
+            pm.Potential("loglik", pt.sum(wd * pm.math.logsumexp(terms, axis=0)))
     return m
 
 
