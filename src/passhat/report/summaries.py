@@ -470,6 +470,7 @@ def _headline_section(
                 if got:
                     row[f"{scope}_lower"] = got["lower"]
                     row[f"{scope}_upper"] = got["upper"]
+                    row[f"{scope}_method"] = got["method"]
                     methods[scope] = got["method"]
             if model_rows is not None and len(model_rows):
                 m = model_rows[
@@ -482,6 +483,7 @@ def _headline_section(
                     row["model_mean"] = float(m["mean"].iloc[0])
                     row["model_lower"] = float(m["lower"].iloc[0])
                     row["model_upper"] = float(m["upper"].iloc[0])
+                    row["model_method"] = str(m["method"].iloc[0]) + ", population scope"
                     lo, hi = row.get("population_lower"), row.get("population_upper")
                     agree = (
                         True
@@ -769,6 +771,7 @@ def _flaky_section(est: Any, ks: list[int], ci: float | None) -> Section:
             if has_iv:
                 row["rate_lower"] = float(r["rate_lower"])
                 row["rate_upper"] = float(r["rate_upper"])
+                row["interval_method"] = method
             row["shown"] = i < MAX_FLAKY_ROWS
             hidden += int(i >= MAX_FLAKY_ROWS)
             rows.append(row)
