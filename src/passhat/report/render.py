@@ -145,7 +145,8 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         fig = getattr(fig, "figure", fig)  # an Axes → its Figure
         png, svg = io.BytesIO(), io.BytesIO()
         fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
-        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+        with _svg_salt():  # stable element ids: same input → same SVG
+            fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
         w, h = fig.get_size_inches() * 110
         _close(fig)
         out[fid] = RenderedFigure(
@@ -158,6 +159,12 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
             height=round(float(h)),
         )
     return out
+
+
+def _svg_salt() -> Any:
+    import matplotlib
+
+    return matplotlib.rc_context({"svg.hashsalt": "passhat"})
 
 
 def _close(fig: Any) -> None:
