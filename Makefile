@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/passhat estimate --example agents --k 1,2,5
+	$(BIN)/passhat estimate --example agents --k 1,2,5 --ci 0.95 --seed 0
+	$(BIN)/passhat report --example agents -o reports/example --k 1,2,5 --seed 0
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
@@ -30,6 +31,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 study: $(STAMP)
+	$(BIN)/python studies/run_all.py
 	$(BIN)/python -m pytest -q -m slow
 
 bench: $(STAMP)

@@ -602,3 +602,24 @@ def test_long_arrays_take_the_distinct_triple_path_and_agree(big_n: bool) -> Non
     # and the same values as element-by-element calls (no compression for tiny arrays)
     for i in range(0, size, 97):
         assert float(ph.pass_hat_k(n[i], c[i], k[i])) == hat[i]
+
+
+def test_error_when_exclusions_leave_no_task() -> None:
+    """Every task short of --min-runs: a clear ShortTaskError, not an empty table (KeyError)."""
+    ds = ph.counts_from_arrays([3, 3], [1, 2], tasks=["a", "b"])
+    with pytest.raises(ph.ShortTaskError, match="no task of system"):
+        ph.estimate(ds, k=2, min_runs=4, on_short="exclude")
+
+
+def test_per_task_is_built_lazily_and_matches_the_table() -> None:
+    """Benchmark values come from distinct (n, c) pairs; the per-task expansion agrees."""
+    rng = np.random.default_rng(7)
+    n = rng.integers(5, 12, size=300)
+    c = rng.binomial(n, rng.beta(0.6, 0.4, size=300))
+    est = ph.estimate(ph.counts_from_arrays(n, c), k=[1, 3, 5])
+    assert est._per_task is None
+    per = est.per_task
+    for metric in ("mean", "pass_at_k", "pass_hat_k"):
+        direct = per[metric].values[0].mean(axis=0)
+        table = est.table[est.table["metric"] == metric]["value"].to_numpy()
+        np.testing.assert_allclose(table, direct, rtol=0, atol=1e-14)

@@ -444,6 +444,44 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
     )
 
 
+def _distinct_pairs(
+    n: NDArray[np.int64], c: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+    """Distinct (n, c) pairs of a count grid and each cell's pair index (flattened)."""
+    # a 1-d integer key is ~10× faster than a row-wise unique
+    base = int(n.max(initial=0)) + 1
+    if base * base <= max(4 * n.size, 1 << 16):  # small key range: a counting pass, no sort
+        key = n.ravel() * base + c.ravel()
+        seen = np.bincount(key, minlength=base * base) > 0
+        keys = np.flatnonzero(seen)
+        inverse = (np.cumsum(seen) - 1)[key]
+        pn, pc = keys // base, keys % base
+    elif base < 2**31:
+        keys, inverse = np.unique(n.ravel() * base + c.ravel(), return_inverse=True)
+        pn, pc = keys // base, keys % base
+    else:
+        pairs, inverse = np.unique(
+            np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True
+        )
+        pn, pc = pairs[:, 0], pairs[:, 1]
+    return pn.astype(float), pc.astype(float), inverse.ravel()
+
+
+def _pair_values(
+    pn: NDArray[np.float64], pc: NDArray[np.float64], ks: NDArray[np.float64]
+) -> dict[str, NDArray[np.float64]]:
+    """The three metrics for each distinct pair (rows) and k (columns); NaN where n < k."""
+    pn2, pc2, kk = pn[:, None], pc[:, None], ks[None, :]
+    short = kk > pn2
+    hat = np.where(short, np.nan, subset_ratio(pc2, np.maximum(pn2, kk), kk))
+    at = np.where(
+        short, np.nan, 0.0 - np.expm1(log_subset_ratio(pn2 - pc2, np.maximum(pn2, kk), kk))
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(pn2 > 0, pc2 / np.where(pn2 > 0, pn2, 1.0), np.nan)
+    return {"mean": np.broadcast_to(mean, hat.shape), "pass_at_k": at, "pass_hat_k": hat}
+
+
 def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     """Per-task mean, pass@k and pass^k over (system, task, k).
 
@@ -461,28 +499,13 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     ks = np.asarray(_norm_k(k), dtype=float)
     n = np.asarray(ds["n"].values, dtype=np.int64)
     c = np.asarray(ds["c"].values, dtype=np.int64)
-    # distinct (n, c) pairs via a 1-d integer key (a row-wise unique is ~10× slower)
-    base = int(n.max(initial=0)) + 1
-    if base < 2**31:
-        keys, inverse = np.unique(n.ravel() * base + c.ravel(), return_inverse=True)
-        pairs = np.stack([keys // base, keys % base], axis=1)
-    else:
-        pairs, inverse = np.unique(
-            np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True
-        )
-    inverse = inverse.ravel()
-    pn = pairs[:, 0].astype(float)[:, None]
-    pc = pairs[:, 1].astype(float)[:, None]
-    kk = ks[None, :]
-    short = kk > pn
-    hat = np.where(short, np.nan, subset_ratio(pc, np.maximum(pn, kk), kk))
-    at = np.where(short, np.nan, 0.0 - np.expm1(log_subset_ratio(pn - pc, np.maximum(pn, kk), kk)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(pn > 0, pc / np.where(pn > 0, pn, 1.0), np.nan)
+    pn, pc, inverse = _distinct_pairs(n, c)
+    pair_vals = _pair_values(pn, pc, ks)
+    hat, at, mean = pair_vals["pass_hat_k"], pair_vals["pass_at_k"], pair_vals["mean"]
     shape = (*n.shape, len(ks))
     # tasks a system did not run point at an extra all-NaN row: one gather per metric
     absent = ~np.asarray(ds["present"].values, dtype=bool).ravel()
-    row = np.where(absent, len(pairs), inverse)
+    row = np.where(absent, len(pn), inverse)
     nan_row = np.full((1, len(ks)), np.nan)
 
     def expand(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -529,11 +552,34 @@ class Estimate:
     """
 
     table: pd.DataFrame
-    per_task: xr.Dataset
     excluded: pd.DataFrame
     summary: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    _counts: xr.Dataset | None = field(default=None, repr=False)
+    _include: NDArray[np.bool_] | None = field(default=None, repr=False)
+    _weights: NDArray[np.float64] | None = field(default=None, repr=False)
+    _per_task: xr.Dataset | None = field(default=None, repr=False)
     _tasks: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def per_task(self) -> xr.Dataset:
+        """Per-task metrics over (system, task, k) with n, c, unscored, weight, included.
+
+        Built on first access: the benchmark values themselves are computed
+        from the distinct (n, c) pairs and never need this (system × task × k)
+        array.
+        """
+        if self._per_task is None:
+            if self._counts is None or self._include is None or self._weights is None:
+                raise OptionError("this Estimate holds no count table to expand per task")
+            ds = self._counts
+            per = per_task_metrics(ds, self.settings["k"])
+            for var in ("n", "c", "unscored", "present"):
+                per[var] = ds[var]
+            per["weight"] = (("system", "task"), self._weights)
+            per["included"] = (("system", "task"), self._include)
+            self._per_task = per
+        return self._per_task
 
     @property
     def tasks(self) -> pd.DataFrame:
@@ -597,7 +643,8 @@ def _included(
             tasks=bad,
         )
     rows = []
-    for s, t in np.argwhere(below_floor | short):
+    dropped = below_floor | short
+    for s, t in np.argwhere(dropped) if dropped.any() else ():
         nn = int(n[s, t])
         reason = (
             f"n = {nn} decided runs < min_runs = {min_runs}"
@@ -695,47 +742,45 @@ def estimate(
     tot = w.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         wn = np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
-    per = per_task_metrics(ds, ks)
-    for var in ("n", "c", "unscored", "present"):
-        per[var] = ds[var]
-    per["weight"] = (("system", "task"), wn)
-    per["included"] = (("system", "task"), include)
-    rows = []
     systems = [str(s) for s in ds["system"].values]
     n_tasks = include.sum(axis=1)
-    for metric in METRICS:
-        # (system, k, task) in C order: the task sum then runs along the contiguous last
-        # axis, where numpy sums pairwise (error ~ε·log T); summing axis=1 in place
-        # accumulates naively (~ε·T: 1e-12 at 10^5 tasks). Excluded tasks (NaN) count 0.
-        contrib = np.moveaxis(per[metric].values, 1, -1).astype(float, order="C", copy=True)
-        np.copyto(contrib, 0.0, where=~include[:, None, :])
-        contrib *= wn[:, None, :]
-        vals = contrib.sum(axis=-1)
-        for s, name in enumerate(systems):
-            for ki, kv in enumerate(ks):
-                value = float(vals[s, ki]) if n_tasks[s] > 0 else float("nan")
-                rows.append(
-                    {
-                        "system": name,
-                        "k": kv,
-                        "metric": metric,
-                        "value": value,
-                        "tasks": int(n_tasks[s]),
-                    }
-                )
-    table = pd.DataFrame(rows)
-    order = {m: i for i, m in enumerate(METRICS)}
-    table = table.sort_values(
-        ["system", "k", "metric"],
-        key=lambda c: c.map(order) if c.name == "metric" else c,
-        kind="stable",
-    ).reset_index(drop=True)
-    table["system"] = pd.Categorical(table["system"], categories=systems, ordered=True)
-    table = table.sort_values(["system", "k"], kind="stable").reset_index(drop=True)
-    table["system"] = table["system"].astype(str)
+    if np.any(n_tasks == 0):
+        empty = [systems[i] for i in np.flatnonzero(n_tasks == 0)]
+        why = "; ".join(sorted(set(excluded["reason"]))) or "no task"
+        raise ShortTaskError(
+            f"no task of system(s) {', '.join(empty)} is left to average after exclusions "
+            f"({why}); lower k or --min-runs, or run more trials"
+        )
+    # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
+    # once and weighted by the total weight of the tasks holding it, so the cost grows
+    # with the number of distinct pairs, not of tasks.
+    n_arr = np.asarray(ds["n"].values, dtype=np.int64)
+    pn, pc, inverse = _distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
+    pair_vals = _pair_values(pn, pc, np.asarray(ks, dtype=float))
+    inverse = inverse.reshape(n_arr.shape)
+    raw_w = np.where(include, w, 0.0)
+    rows = []  # already in table order: system, k, metric
+    for s_i, name in enumerate(systems):
+        pw = np.bincount(inverse[s_i], weights=raw_w[s_i], minlength=len(pn))
+        used = pw > 0
+        pw = pw[used] / pw.sum()
+        vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
+        for ki, kv in enumerate(ks):
+            for metric in METRICS:
+                rows.append((name, kv, metric, float(vals[metric][ki]), int(n_tasks[s_i])))
+    table = pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
+    result = Estimate(
+        table=table,
+        excluded=excluded,
+        summary=pd.DataFrame(),
+        settings={"k": ks},
+        _counts=ds,
+        _include=include,
+        _weights=wn,
+    )
     if ci is not None:
         iv = _iv.estimate_intervals(
-            per, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
+            result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     _iv.proportion_interval(1, 1, method=task_method)  # validate the per-task method now
@@ -764,10 +809,7 @@ def estimate(
     }
     if ci is not None:
         settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
-    return Estimate(
-        table=table,
-        per_task=per,
-        excluded=excluded,
-        summary=summary,
-        settings=settings,
-    )
+    result.table = table
+    result.summary = summary
+    result.settings = settings
+    return result

@@ -425,15 +425,22 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
         return f"{where}: task {task} (system {system})"
 
     for var in ("n", "c", "unscored"):
-        vals = np.asarray(out[var].values, dtype=float)
-        bad = ~np.isfinite(vals) | (vals != np.floor(vals))
-        if bad.any():
-            s, t = np.argwhere(bad)[0]
-            raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} is not a whole number")
-        if (vals < 0).any():
-            s, t = np.argwhere(vals < 0)[0]
-            raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
-        out[var] = out[var].astype(np.int64)
+        raw = np.asarray(out[var].values)
+        if raw.dtype.kind in "iu":  # integers: only the sign can be wrong
+            if (raw < 0).any():
+                s, t = np.argwhere(raw < 0)[0]
+                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} is negative")
+        else:
+            vals = np.asarray(raw, dtype=float)
+            bad = ~np.isfinite(vals) | (vals != np.floor(vals))
+            if bad.any():
+                s, t = np.argwhere(bad)[0]
+                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} is not a whole number")
+            if (vals < 0).any():
+                s, t = np.argwhere(vals < 0)[0]
+                raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
+        if raw.dtype != np.int64:
+            out[var] = out[var].astype(np.int64)
     gt = out["c"].values > out["n"].values
     if gt.any():
         s, t = np.argwhere(gt)[0]
@@ -449,6 +456,8 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
             f"{where}: task {_show(out['task'].values[t])}: weight {_show(w[s, t])} is not a "
             "non-negative number"
         )
-    out["weight"] = out["weight"].astype(float)
-    out["present"] = out["present"].astype(bool)
+    if out["weight"].dtype != np.float64:
+        out["weight"] = out["weight"].astype(float)
+    if out["present"].dtype != bool:
+        out["present"] = out["present"].astype(bool)
     return out
