@@ -151,7 +151,8 @@ def estimate_cmd(
         unscored = int(est.summary["unscored"].sum())
         if unscored:
             console.print(
-                f"{unscored} unscored run(s) (not decided by the grader) are excluded from n."
+                f"{unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
+                "error) are excluded from n."
             )
 
 
