@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from report_testdata import MALICIOUS_SYSTEM, MALICIOUS_TASK, malicious_trials
 
 import passhat as ph
-from conftest import MALICIOUS_SYSTEM, MALICIOUS_TASK, malicious_trials
 from passhat.report.render import results_json, write_report
 from passhat.report.summaries import build_report_data
 

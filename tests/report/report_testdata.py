@@ -1,0 +1,25 @@
+"""Hostile test data for the report tests (imported by tests/report/conftest.py and tests)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import passhat as ph
+
+MALICIOUS_TASK = "<script>alert(1)</script>"
+MALICIOUS_SYSTEM = "sys<img src=x onerror=alert(2)>|`*"
+
+
+def malicious_trials() -> ph.Trials:
+    """Two systems, 12 tasks × 6 runs; one flaky task id and a system name are HTML/Markdown."""
+    rows = []
+    pattern = [6, 6, 6, 0, 0, 3, 4, 5, 6, 2, 6, 1]
+    for system, shift in (("plain", 0), (MALICIOUS_SYSTEM, 1)):
+        for t, c in enumerate(pattern):
+            task = MALICIOUS_TASK if t == 5 else f"task_{t:02d}"
+            c = min(6, c + shift) if t > 8 else c
+            for trial in range(6):
+                rows.append(
+                    {"system": system, "task_id": task, "trial": trial, "success": trial < c}
+                )
+    return ph.Trials.from_frame(pd.DataFrame(rows), source={"example": "malicious"})
