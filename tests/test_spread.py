@@ -239,3 +239,33 @@ def test_cli_bad_input_one_line(argv: list[str], capsys) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("passhat: error:") and err.count("\n") == 1
+
+
+def test_spread_even_spread_sentence() -> None:
+    # every task 3 of 5: unbiased pass^2 = C(3,2)/C(5,2) = 0.3 < 0.6² = 0.36 (no clustering)
+    counts = ph.counts_from_arrays([5] * 20, [3] * 20)
+    sp = ph.spread(counts, k=2)
+    row = sp.row("system", 2)
+    assert row["pass_hat_k"] == pytest.approx(math.comb(3, 2) / math.comb(5, 2))
+    assert row["ratio"] == pytest.approx(0.3 / 0.36)
+    text = sp.sentence("system", 2)
+    assert "no sign that failures cluster" in text and "concentrate" not in text
+    assert "100% of tasks have both outcomes" in text
+
+
+def test_spread_with_intervals_matches_estimate() -> None:
+    # the pass^k interval of the spread table is the population-scope interval of estimate
+    trials = ph.load_example("agents")
+    sp = ph.spread(trials, k=[2, 5], ci=0.9, n_boot=400, seed=1)
+    est = ph.estimate(trials, k=[2, 5], ci=0.9, n_boot=400, seed=1)
+    t = est.table
+    for r in sp.table.to_dict(orient="records"):
+        iv = t[
+            (t["system"] == r["system"])
+            & (t["k"] == r["k"])
+            & (t["metric"] == "pass_hat_k")
+            & (t["scope"] == "population")
+        ].iloc[0]
+        assert (r["pass_hat_k_lower"], r["pass_hat_k_upper"]) == (iv["lower"], iv["upper"])
+        assert r["pass_hat_k_lower"] <= r["pass_hat_k"] <= r["pass_hat_k_upper"]
+        assert r["scope"] == "population" and "bootstrap" in r["method"]

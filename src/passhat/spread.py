@@ -458,13 +458,15 @@ class Spread:
 
 
 def describe_row(r: pd.Series | dict[str, Any]) -> str:
-    """One or two sentences reading a spread row (see :class:`Spread`)."""
+    """One or two sentences reading a spread row (see :class:`Spread`), from its numbers."""
     k = int(r["k"])
     if k == 1:
         return f"At k = 1, pass^1 equals the mean ({r['mean']:.1%}); the spread shows from k = 2."
     ratio = float(r["ratio"])
     flaky = float(r["flaky_share"])
     uniform = float(r["uniform"])
+    gap = float(r["gap"])
+    clustered = not math.isfinite(ratio) or ratio > 1.005
     if not math.isfinite(ratio):
         head = (
             f"pass^{k} is {r['pass_hat_k']:.1%} while a uniform spread of the mean "
@@ -474,22 +476,25 @@ def describe_row(r: pd.Series | dict[str, Any]) -> str:
         head = f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%})"
     elif ratio < 0.995:
         head = (
-            f"pass^{k} is below what a uniform spread would give ({fmt_ratio(ratio)}× of "
-            f"{uniform:.1%}): "
-            "failures are spread over more tasks than even"
+            f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give "
+            f"({uniform:.1%}): no sign that failures cluster in some tasks"
         )
     else:
         head = f"pass^{k} matches a uniform spread ({uniform:.1%})"
-    gap = float(r["gap"])
     if gap <= 0 or flaky == 0:
         tail = "every task's runs agree, so there is no gap between mean and pass^k"
-    else:
+    elif clustered:
         tail = (
             f"failures concentrate in {flaky:.0%} of tasks (the flaky ones), which carry "
             f"the whole {gap * 100:.1f}-point gap; {float(r['tasks_for_80']):.0%} of tasks "
             "carry 80% of it"
         )
-    return f"{head}: {tail}."
+    else:
+        tail = (
+            f"{flaky:.0%} of tasks have both outcomes and share the {gap * 100:.1f}-point gap "
+            f"({float(r['tasks_for_80']):.0%} of tasks carry 80% of it)"
+        )
+    return f"{head}; {tail}." if not clustered else f"{head}: {tail}."
 
 
 def _supports_ci() -> bool:
