@@ -805,17 +805,20 @@ def _flaky_section(est: Any, ks: list[int], ci: float | None) -> Section:
         sent.append("No task had both outcomes: every task's decided runs agree.")
     for system, cnt in counts.items():
         part = flaky[flaky["system"] == system]
-        narrow = part
         if has_iv:
             width = (part["rate_upper"] - part["rate_lower"]).median()
+            runs = (
+                f"{int(part['n'].iloc[0])} runs each"
+                if part["n"].nunique() == 1
+                else f"a median of {part['n'].median():g} runs"
+            )
             sent.append(
-                f"{system}: {cnt} flaky task(s). With {int(part['n'].median())} runs each, "
-                f"a task's success rate is known only to within a median interval width of "
-                f"{width:.0%}; more runs on these tasks narrow it (see What to run next)."
+                f"{system}: {cnt} flaky task(s). With {runs}, a task's success rate is known "
+                f"only to within a median interval width of {width:.0%}; more runs on these "
+                "tasks narrow it (see What to run next)."
             )
         else:
             sent.append(f"{system}: {cnt} flaky task(s).")
-        del narrow
     return Section(id="flaky", title="5. Flaky tasks", sentences=sent, tables=[table])
 
 
