@@ -199,7 +199,12 @@ def _stamp_items(data: ReportData) -> list[tuple[str, str]]:
     items = [(f"input {k}", str(v)) for k, v in st.get("input", {}).items()]
     items.append(("count table sha256", str(st.get("counts_sha256"))))
     items.append(("seed", str(st.get("seed"))))
-    items.append(("settings", json.dumps(st.get("settings", {}), sort_keys=True, default=str)))
+    items.append(
+        (
+            "settings",
+            json.dumps(st.get("settings", {}), sort_keys=True, default=str, ensure_ascii=False),
+        )
+    )
     items.append(("versions", ", ".join(f"{k} {v}" for k, v in st.get("versions", {}).items())))
     return items
 

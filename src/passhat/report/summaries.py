@@ -1178,6 +1178,8 @@ def _divergence_section(divergence: Any) -> Section:
     table = getattr(divergence, "table", None)
     if isinstance(table, pd.DataFrame) and len(table):
         cols = [c for c in DIVERGENCE_COLUMNS if c in table.columns]
+        if "system" in cols and table["system"].nunique() == 1:
+            cols.remove("system")  # one system: the column says nothing
         if len(cols) >= 4:
             shown = table[cols].head(MAX_DIVERGENCE_ROWS).map(_short)
             t = Table(
@@ -1217,6 +1219,14 @@ def _divergence_section(divergence: Any) -> Section:
                 id="divergence_by_action",
                 caption="Actions that most often mark the divergence",
                 formats={"share": "pct"},
+                labels={
+                    "action": "Action",
+                    "stage": "Stage",
+                    "runs": "Failing runs",
+                    "tasks": "Tasks",
+                    "share": "Share of failing runs",
+                    "kinds": "How the failing runs depart",
+                },
             )
         )
         if "action" in by_action.columns and "share" in by_action.columns:
