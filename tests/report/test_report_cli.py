@@ -72,3 +72,27 @@ def test_report_cli_bare_example_means_agents(tmp_path: Path) -> None:
     assert main(["report", "--example", "-o", str(out), "--no-model", "--no-plan", "-q"]) == 0
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert doc["stamp"]["input"]["example"] == "agents"
+
+
+def test_report_three_systems_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+
+    import passhat as ph
+
+    frame = ph.load_example("agents").frame
+    third = frame[frame["system"] == "guided"].assign(system="third")
+    runs = tmp_path / "three.csv"
+    pd.concat([frame, third]).to_csv(runs, index=False)
+    out = tmp_path / "three"
+    argv = ["report", str(runs), "-o", str(out), "--k", "1,5", "--no-model", "--n-boot", "200"]
+    assert main([*argv, "--baseline", "guided", "-q"]) == 0
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    head = next(s for s in doc["sections"] if s["id"] == "headline")
+    cmp = next(t for t in head["tables"] if t["id"] == "headline_compare")
+    assert {r["baseline"] for r in cmp["rows"]} == {"guided"}
+    assert {r["candidate"] for r in cmp["rows"]} == {"baseline", "third"}
+    # the same system against itself: difference exactly zero
+    third_rows = [r for r in cmp["rows"] if r["candidate"] == "third"]
+    assert all(r["difference"] == 0 for r in third_rows)
+    assert main([*argv, "--baseline", "nope"]) == 2
+    assert "baseline 'nope' is not a system" in capsys.readouterr().err

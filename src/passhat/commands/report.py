@@ -38,6 +38,9 @@ __all__ = ["register"]
     help="Also fit the zero/one-inflated model (NUTS, slower) and compare them by PSIS-LOO.",
 )
 @click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
+@click.option(
+    "--baseline", default=None, help="System the others are compared with (default: the first)."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
 @click.option("--n-boot", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
@@ -69,6 +72,7 @@ def report_cmd(
     model_method: str,
     compare_models: bool,
     no_plan: bool,
+    baseline: str | None,
     seed: int,
     ci: float,
     n_boot: int,
@@ -105,6 +109,7 @@ def report_cmd(
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
         divergence=div,
+        baseline=baseline,
     )
     if quiet:
         click.echo(str(res.paths.html))

@@ -51,6 +51,7 @@ def report(
     compare_models: bool = False,
     plan: bool = True,
     divergence: Any = None,
+    baseline: str | None = None,
     on_short: str = "error",
     min_runs: int | None = None,
 ) -> Report:
@@ -84,6 +85,8 @@ def report(
         Add "What to run next" from the planner.
     divergence : object, optional
         The traces module's divergence result ("Where failing runs diverge").
+    baseline : str, optional
+        System the others are compared with in the headline (default: the first).
     on_short, min_runs
         As in :func:`passhat.estimate`.
 
@@ -106,6 +109,7 @@ def report(
         compare_models=compare_models,
         plan=plan,
         divergence=divergence,
+        baseline=baseline,
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,
     )

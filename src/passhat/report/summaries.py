@@ -556,10 +556,17 @@ def _headline_section(
 
 
 def _comparison_table(
-    data: Trials | xr.Dataset, ks: list[int], ci: float, seed: int | None, n_boot: int
+    data: Trials | xr.Dataset,
+    ks: list[int],
+    ci: float,
+    seed: int | None,
+    n_boot: int,
+    baseline: str,
 ) -> tuple[Table, list[str]] | None:
     iv_mod = importlib.import_module("passhat.intervals")
-    cmp = iv_mod.compare(data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True)
+    cmp = iv_mod.compare(
+        data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True, baseline=baseline
+    )
     t = cmp.table
     t = t[t["scope"] == "population"] if "scope" in t.columns else t
     rows = []
@@ -868,6 +875,7 @@ def build_report_data(
     compare_models: bool = False,
     plan: bool = True,
     divergence: Any = None,
+    baseline: str | None = None,
 ) -> ReportData:
     """Compute every number of the report.
 
@@ -898,6 +906,8 @@ def build_report_data(
         Include the planner's section when :mod:`passhat.planner` exists.
     divergence : object, optional
         Result of the traces module's divergence analysis (with ``.table``).
+    baseline : str, optional
+        The system the others are compared with (default: the first).
 
     Returns
     -------
@@ -932,7 +942,11 @@ def build_report_data(
     sections = [_data_section(data, ds, est)]
     headline = _headline_section(est, ks, ci if has_ci else None, model_rows)
     if len(systems) > 1 and ci is not None and _has_module("passhat.intervals"):
-        got = _comparison_table(ds, ks, ci, seed, n_boot)
+        if baseline is not None and baseline not in systems:
+            raise OptionError(
+                f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
+            )
+        got = _comparison_table(ds, ks, ci, seed, n_boot, baseline or systems[0])
         if got is not None:
             headline.tables.append(got[0])
             headline.sentences.extend(got[1])
@@ -1005,6 +1019,7 @@ def build_report_data(
             "model": model_section.status == "ok",
             "model_method": model_method if fit is not None else None,
             "compare_models": compare_models,
+            "baseline": baseline,
             "plan": plan,
             "title": name,
         },
