@@ -159,13 +159,25 @@ def compress(n: Any, c: Any) -> Compressed:
     """
     n_arr = np.asarray(n, dtype=np.int64).ravel()
     c_arr = np.asarray(c, dtype=np.int64).ravel()
-    pairs, inverse, mult = np.unique(
-        np.stack([n_arr, c_arr], axis=1), axis=0, return_inverse=True, return_counts=True
-    )
+    if len(n_arr) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Compressed(n=empty, c=empty, mult=empty, inverse=np.zeros(0, dtype=np.intp))
+    width = int(c_arr.max()) + 1
+    key = n_arr * width + c_arr  # one integer per (n, c), ordered by n then c
+    top = int(key.max()) + 1
+    if top <= 4 * len(key) + 1_000_000:  # small key range: counting, O(tasks)
+        counts = np.bincount(key, minlength=top)
+        uniq = np.flatnonzero(counts)
+        lookup = np.zeros(top, dtype=np.intp)
+        lookup[uniq] = np.arange(len(uniq))
+        inverse = lookup[key]
+        mult = counts[uniq]
+    else:
+        uniq, inverse, mult = np.unique(key, return_inverse=True, return_counts=True)
     return Compressed(
-        n=pairs[:, 0].astype(np.int64),
-        c=pairs[:, 1].astype(np.int64),
-        mult=mult.astype(np.int64),
+        n=(uniq // width).astype(np.int64),
+        c=(uniq % width).astype(np.int64),
+        mult=np.asarray(mult, dtype=np.int64),
         inverse=np.asarray(inverse).ravel().astype(np.intp),
     )
 

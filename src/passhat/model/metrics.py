@@ -134,12 +134,25 @@ class Groups:
     @classmethod
     def from_tasks(cls, n: ArrayLike, c: ArrayLike, weight: ArrayLike) -> Groups:
         """Group tasks; ``weight`` is normalised to sum to one."""
+        from passhat.model.build import compress
+
         w = np.asarray(weight, dtype=float).ravel()
         total = w.sum()
         w = w / total if total > 0 else np.full_like(w, 1.0 / max(len(w), 1))
-        table = np.stack([np.asarray(n, float).ravel(), np.asarray(c, float).ravel(), w], axis=1)
-        rows, mult = np.unique(table, axis=0, return_counts=True)
-        return cls(n=rows[:, 0], c=rows[:, 1], weight=rows[:, 2], mult=mult.astype(np.int64))
+        comp = compress(n, c)
+        if len(w) == 0 or np.all(w == w[0]):  # equal weights: groups are the (n, c) pairs
+            wg = np.full(len(comp), w[0] if len(w) else 0.0)
+            return cls(n=comp.n.astype(float), c=comp.c.astype(float), weight=wg, mult=comp.mult)
+        w_vals, w_idx = np.unique(w, return_inverse=True)
+        key = comp.inverse.astype(np.int64) * len(w_vals) + w_idx.ravel()
+        uniq, mult = np.unique(key, return_counts=True)
+        pair, wi = uniq // len(w_vals), uniq % len(w_vals)
+        return cls(
+            n=comp.n[pair].astype(float),
+            c=comp.c[pair].astype(float),
+            weight=w_vals[wi],
+            mult=mult.astype(np.int64),
+        )
 
 
 def component_probs(
@@ -190,6 +203,35 @@ def _cond_moments(
         q2 = rising_ratio(b1, kap, 2 * k)
         return 1.0 - q1, 1.0 - 2.0 * q1 + q2
     return a1 / kap, rising_ratio(a1, kap, 2.0)
+
+
+class _MomentCache:
+    """_cond_moments with the log-gamma terms shared across metrics and k."""
+
+    def __init__(self, a1: NDArray[np.float64], b1: NDArray[np.float64]) -> None:
+        self.x = {"a": a1, "b": b1, "k": a1 + b1}
+        self.gl: dict[tuple[str, float], NDArray[np.float64]] = {}
+
+    def _gl(self, which: str, shift: float) -> NDArray[np.float64]:
+        key = (which, shift)
+        if key not in self.gl:
+            self.gl[key] = special.gammaln(self.x[which] + shift)
+        return self.gl[key]
+
+    def _ratio(self, which: str, k: float) -> NDArray[np.float64]:
+        return np.asarray(
+            np.exp(
+                self._gl(which, k) - self._gl(which, 0.0) - self._gl("k", k) + self._gl("k", 0.0)
+            )
+        )
+
+    def __call__(self, metric: str, k: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if metric == "pass_hat_k":
+            return self._ratio("a", k), self._ratio("a", 2 * k)
+        if metric == "pass_at_k":
+            q1, q2 = self._ratio("b", k), self._ratio("b", 2 * k)
+            return 1.0 - q1, 1.0 - 2.0 * q1 + q2
+        return self.x["a"] / self.x["k"], self._ratio("a", 2.0)
 
 
 def benchmark_expected(
@@ -261,10 +303,11 @@ def benchmark_draws(
             pe = np.where(u < c1, 1.0, np.where(u < c1 + c0, 0.0, pe))
         z = rng.standard_normal((hi - lo, len(clt_idx)))
         we = groups.weight[ex_idx]
+        clt_moments = _MomentCache(a1[:, clt_idx], b1[:, clt_idx])
         for metric, k in requests:
             val = _metric_of_p(metric, pe, float(k)) @ we
             if len(clt_idx):
-                m1, m2 = _cond_moments(metric, float(k), a1[:, clt_idx], b1[:, clt_idx])
+                m1, m2 = clt_moments(metric, float(k))
                 e1 = r1[:, clt_idx] + rb[:, clt_idx] * m1
                 e2 = r1[:, clt_idx] + rb[:, clt_idx] * m2
                 var = np.maximum(e2 - e1 * e1, 0.0)
