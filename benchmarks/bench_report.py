@@ -122,15 +122,21 @@ def main(argv: list[str] | None = None) -> int:
     grid = timed(lambda: ph.report(trials, tmp / "grid", k=ks, model=True), repeat=2)
     print(f"  ph.report(model=True, grid), in-process : {grid:6.2f} s   (target < 60 s)")
     if not args.no_nuts:
-        fit = ph.fit(trials, k=ks, method="nuts", seed=0, progress=False)  # warm the cache
-        del fit
+        t0 = time.perf_counter()
+        first = ph.fit(trials, k=ks, method="nuts", seed=0, progress=False)
+        ph.report(trials, tmp / "nuts0", k=ks, model=first)
+        first_s = time.perf_counter() - t0
+        print(
+            f"  NUTS fit + report, first in the process : {first_s:6.2f} s   (target < 60 s;"
+            " sampler compiled from the warm disk cache)"
+        )
 
         def nuts() -> None:
             f = ph.fit(trials, k=ks, method="nuts", seed=0, progress=False)
             ph.report(trials, tmp / "nuts", k=ks, model=f)
 
         nuts_s = timed(nuts)
-        print(f"  ph.report(model=NUTS fit), warm cache   : {nuts_s:6.2f} s   (target < 60 s)")
+        print(f"  NUTS fit + report, compiled in-process  : {nuts_s:6.2f} s")
 
     ours = timed(
         lambda: build_report_data(trials, k=ks, model=False, plan=False, n_boot=N_BOOT), repeat=3
