@@ -313,3 +313,44 @@ def test_cli_bad_input_one_line(capsys):
     assert main(["fit", "--example", "abcd", "--method", "grid", "--model", "inflated"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("passhat: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_weights_and_tasks_missing_for_a_system():
+    """Declared weights enter the benchmark scope; tasks a system never ran are left out.
+
+    Oracle: the Rao–Blackwellised benchmark mean equals Σ w_i E[p_i | a, b, data] computed
+    by hand from the posterior draws, with w normalised over the tasks the system ran.
+    """
+    import pandas as pd
+
+    rows = []
+    spec = {"A": {"t1": 5, "t2": 4, "t3": 0, "t4": 2}, "B": {"t1": 3, "t2": 5}}
+    weights = {"t1": 1.0, "t2": 3.0, "t3": 1.0, "t4": 0.5}
+    for system, tasks in spec.items():
+        for task, c in tasks.items():
+            for trial in range(5):
+                rows.append(
+                    {
+                        "system": system,
+                        "task_id": task,
+                        "trial": trial,
+                        "success": trial < c,
+                        "weight": weights[task],
+                    }
+                )
+    trials = ph.Trials.from_frame(pd.DataFrame(rows))
+    f = ph.fit(trials, k=[2], method="grid", weights="declared", seed=0, chains=2, draws=2000)
+    assert f.idata.constant_data["present"].values.astype(bool).sum(axis=1).tolist() == [4, 2]
+    rb = f.metric("mean", scope="benchmark", rao_blackwell=True)
+    for si, system in enumerate(f.systems):
+        mu = f.idata.posterior["mu"].values[..., si].ravel()
+        ka = f.idata.posterior["kappa"].values[..., si].ravel()
+        tasks = spec[system]
+        w = np.array([weights[t] for t in tasks])
+        w = w / w.sum()
+        c = np.array(list(tasks.values()))
+        hand = sum(wi * (mu * ka + ci) / (ka + 5) for wi, ci in zip(w, c, strict=True))
+        np.testing.assert_allclose(rb.isel(system=si).values.ravel(), hand, rtol=1e-10)
+    tp = f.task_posterior()
+    assert len(tp[tp["system"] == "B"]) == 2
+    assert f.ppc().groupby("system")["observed"].sum().to_dict() == {"A": 4, "B": 2}
