@@ -172,7 +172,8 @@ def fit_cmd(
                     _pct(float(p["task_sampling_share"])),
                 )
         icc = part[part["metric"] == "icc"].iloc[0]
-        table.add_row(s, "—", "ICC 1/(κ+1)", "", _interval(icc), "", end_section=True)
+        icc_label = "ICC 1/(κ+1)" if result.model == "beta" else "ICC"
+        table.add_row(s, "—", icc_label, "", _interval(icc), "", end_section=True)
     console.print(table)
     for s in result.systems:
         dt = diag.table[diag.table["system"] == s]
