@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -132,7 +133,7 @@ def _sample_nutpie(
             progress_bar=progress,
             save_warmup=False,
             target_accept=target_accept,
-            cores=min(chains, 2),
+            cores=min(chains, os.cpu_count() or 1),
         )
     return _extract(tr, model)
 
