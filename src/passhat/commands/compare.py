@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, fmt_num, input_stamp, load_input, parse_k, records
+from passhat.commands._common import emit_json, fmt_num, input_stamp, load_input, parse_k, records
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
 from passhat.examples import EXAMPLES

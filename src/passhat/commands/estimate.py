@@ -8,7 +8,15 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, fmt_num, input_options, input_stamp, load_input, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    input_stamp,
+    parse_k,
+    records,
+)
 from passhat.estimators import Estimate
 from passhat.estimators import estimate as _estimate
 from passhat.intervals import check_ci, check_n_boot
@@ -68,12 +76,7 @@ __all__ = ["register"]
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
 def estimate_cmd(
-    path: str | None,
-    example: str | None,
-    fmt: str | None,
-    maps: tuple[str, ...],
-    threshold: float | None,
-    system_name: str | None,
+    source: InputSpec,
     k_text: str,
     weights: str,
     min_runs: int | None,
@@ -91,9 +94,7 @@ def estimate_cmd(
     if ci is not None:
         check_ci(ci)
         check_n_boot(n_boot)
-    data = load_input(
-        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
-    )
+    data = source.load()
     est = _estimate(
         data,
         k=ks,

@@ -10,7 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, input_options, input_stamp, load_input, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    input_stamp,
+    parse_k,
+    records,
+)
 
 __all__ = ["register"]
 
@@ -67,12 +74,7 @@ def _pct(x: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
 def fit_cmd(
-    path: str | None,
-    example: str | None,
-    fmt: str | None,
-    maps: tuple[str, ...],
-    threshold: float | None,
-    system_name: str | None,
+    source: InputSpec,
     k_text: str,
     method: str,
     model_name: str,
@@ -96,9 +98,7 @@ def fit_cmd(
     from passhat.model import fit as _fit
 
     ks = parse_k(k_text)
-    data = load_input(
-        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
-    )
+    data = source.load()
     result = _fit(
         data,
         k=ks,

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from passhat import __version__
 from passhat import planner as plan
-from passhat.cli import emit_json, input_stamp, load_input, parse_k, records
+from passhat.commands._common import emit_json, input_stamp, load_input, parse_k, records
 from passhat.errors import OptionError
 
 __all__ = ["register"]

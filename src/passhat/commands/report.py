@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from passhat.cli import input_options, load_input, parse_k
+from passhat.commands._common import InputSpec, input_options, parse_k
 from passhat.errors import OptionError
 
 __all__ = ["register"]
@@ -59,12 +59,7 @@ __all__ = ["register"]
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
 def report_cmd(
-    path: str | None,
-    example: str | None,
-    fmt: str | None,
-    maps: tuple[str, ...],
-    threshold: float | None,
-    system_name: str | None,
+    source: InputSpec,
     out_dir: str,
     k_text: str,
     title: str | None,
@@ -86,14 +81,14 @@ def report_cmd(
     ks = parse_k(k_text)
     if not 0 < ci < 1:
         raise OptionError(f"--ci must lie strictly between 0 and 1 (got {ci})")
-    data = load_input(
-        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
-    )
+    data = source.load()
     div = None
     if traces_path is not None:
         import passhat as ph
 
-        div = ph.divergence(ph.read_traces(traces_path, format=fmt, system_name=system_name))
+        div = ph.divergence(
+            ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name)
+        )
     res = report(
         data,
         out_dir,

@@ -7,7 +7,14 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, fmt_num, input_options, input_stamp, load_input, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    input_stamp,
+    records,
+)
 from passhat.errors import ValidationError
 from passhat.slices import SLICE_KEYS, slices
 from passhat.trials import Trials
@@ -37,12 +44,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Level of the intervals.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def slices_cmd(
-    path: str | None,
-    example: str | None,
-    fmt: str | None,
-    maps: tuple[str, ...],
-    threshold: float | None,
-    system_name: str | None,
+    source: InputSpec,
     by_text: str,
     severe: tuple[str, ...],
     ci: float,
@@ -54,12 +56,11 @@ def slices_cmd(
     and are never counted in n (decided runs).
     """
     by = _split((by_text,))
-    data = load_input(
-        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
-    )
+    data = source.load()
     if not isinstance(data, Trials):
         raise ValidationError(
-            f"{path}: a count table has no per-run statuses; slices need trial-level input"
+            f"{source.path or source.example}: a count table has no per-run statuses; "
+            "slices need trial-level input"
         )
     sl = slices(data, by=by, severe=_split(severe), ci=ci)
     if as_json:

@@ -10,7 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, input_options, input_stamp, load_input, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    input_stamp,
+    parse_k,
+    records,
+)
 from passhat.errors import OptionError
 from passhat.spread import fmt_ratio, spread, spread_from_summary
 
@@ -58,12 +65,7 @@ def _pct(x: float) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def spread_cmd(
-    path: str | None,
-    example: str | None,
-    fmt: str | None,
-    maps: tuple[str, ...],
-    threshold: float | None,
-    system_name: str | None,
+    source: InputSpec,
     mean_text: str | None,
     hat_text: str | None,
     k_text: str | None,
@@ -82,7 +84,7 @@ def spread_cmd(
     """
     summary_mode = mean_text is not None or hat_text is not None
     if summary_mode:
-        if path is not None or example is not None:
+        if source.given:
             raise OptionError("give runs (a file or --example) or --mean/--pass-hat, not both")
         mean = _rate(mean_text, "--mean")
         hat = _rate(hat_text, "--pass-hat")
@@ -107,9 +109,7 @@ def spread_cmd(
         return
     if label is not None or runs is not None or mixed_text is not None:
         raise OptionError("--label, --runs and --mixed-share apply to a published pair only")
-    data = load_input(
-        path, example=example, fmt=fmt, maps=maps, threshold=threshold, system_name=system_name
-    )
+    data = source.load()
     sp = spread(data, k=parse_k(k_text or "1,2,5"))
     if as_json:
         top = sp.contributions

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat import __version__
-from passhat.cli import emit_json, records
+from passhat.commands._common import emit_json, records
 from passhat.compare import Classification, classify
 from passhat.errors import OptionError
 from passhat.estimators import as_counts

@@ -1,0 +1,206 @@
+"""Helpers shared by the CLI command modules (input options, k parsing, JSON output).
+
+Kept apart from :mod:`passhat.cli` so that a command module can be imported
+on its own without a circular import.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from passhat.errors import OptionError
+from passhat.examples import EXAMPLES, load_example
+from passhat.io import read
+from passhat.trials import Trials
+
+__all__ = [
+    "EXIT_INPUT",
+    "InputSpec",
+    "emit_json",
+    "fmt_num",
+    "input_options",
+    "input_stamp",
+    "load_input",
+    "parse_k",
+    "records",
+]
+
+EXIT_INPUT = 2
+
+
+# ------------------------------------------------------------------ helpers
+def parse_k(text: str) -> list[int]:
+    """Parse ``1,2,5`` or ``1-5`` (or a mix) into sorted distinct ints ≥ 1."""
+    out: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part[1:]:
+                lo, hi = part.split("-", 1)
+                a, b = int(lo), int(hi)
+                if a > b:
+                    raise OptionError(f"--k: range {part!r} runs backwards")
+                out.update(range(a, b + 1))
+            else:
+                out.add(int(part))
+        except ValueError as err:
+            raise OptionError(f"--k: {part!r} is not a whole number or range like 1-5") from err
+    if not out:
+        raise OptionError("--k: give at least one value, e.g. --k 1,2,5")
+    if min(out) < 1:
+        raise OptionError(f"--k: k must be ≥ 1 (got {min(out)})")
+    return sorted(out)
+
+
+def _parse_map(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise OptionError(f"--map {item!r}: write FIELD=COLUMN, e.g. --map task=question_id")
+        key, val = item.split("=", 1)
+        out[key.strip()] = val.strip()
+    return out
+
+
+def load_input(
+    path: str | None,
+    *,
+    example: str | None,
+    fmt: str | None,
+    maps: Sequence[str] = (),
+    threshold: float | None = None,
+    system_name: str | None = None,
+) -> Trials | xr.Dataset:
+    """Read the command's input: a file, or a bundled example."""
+    if example is not None and path is not None:
+        raise OptionError("give an input file or --example, not both")
+    if example is not None:
+        return load_example(example)
+    if path is None:
+        raise OptionError("no input: give a file (or --example NAME)")
+    options: dict[str, Any] = _parse_map(maps)
+    if threshold is not None:
+        options["threshold"] = threshold
+    if system_name is not None:
+        options["system_name"] = system_name
+    return read(path, format=fmt, **options)
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """What the shared input options said: a file or a bundled example, and how to read it."""
+
+    path: str | None = None
+    example: str | None = None
+    fmt: str | None = None
+    maps: tuple[str, ...] = ()
+    threshold: float | None = None
+    system_name: str | None = None
+
+    @property
+    def given(self) -> bool:
+        """Whether a file or an example was named."""
+        return self.path is not None or self.example is not None
+
+    def load(self) -> Trials | xr.Dataset:
+        """Read the input (see :func:`load_input`)."""
+        return load_input(
+            self.path,
+            example=self.example,
+            fmt=self.fmt,
+            maps=self.maps,
+            threshold=self.threshold,
+            system_name=self.system_name,
+        )
+
+
+def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that reads trial data.
+
+    The command receives them as one ``source: InputSpec`` argument.
+    """
+
+    @functools.wraps(f)
+    def wrapper(
+        *args: Any,
+        path: str | None,
+        example: str | None,
+        fmt: str | None,
+        maps: tuple[str, ...],
+        threshold: float | None,
+        system_name: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        spec = InputSpec(path, example, fmt, tuple(maps), threshold, system_name)
+        return f(*args, source=spec, **kwargs)
+
+    g: Callable[..., Any] = wrapper
+    g = click.option("--system-name", default=None, help="System name when the file has none.")(g)
+    g = click.option(
+        "--threshold", type=float, default=None, help="Numeric score → success when ≥ this."
+    )(g)
+    g = click.option(
+        "--map",
+        "maps",
+        multiple=True,
+        metavar="FIELD=COLUMN",
+        help="Column map for tidy files, e.g. --map task=question_id --map success=passed.",
+    )(g)
+    g = click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")(
+        g
+    )
+    g = click.option(
+        "--example",
+        type=click.Choice(sorted(EXAMPLES)),
+        default=None,
+        help="Use a bundled example instead of a file.",
+    )(g)
+    g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
+    return g
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """DataFrame rows as JSON-safe dicts (NaN → null)."""
+    return [_jsonable(r) for r in df.to_dict(orient="records")]
+
+
+def emit_json(payload: dict[str, Any]) -> None:
+    """Write a JSON document to stdout."""
+    click.echo(json.dumps(_jsonable(payload), indent=2, sort_keys=False))
+
+
+def input_stamp(data: Trials | xr.Dataset) -> dict[str, Any]:
+    """Provenance of the input for machine-readable output."""
+    if isinstance(data, Trials):
+        return {k: str(v) for k, v in data.source.items()}
+    return {
+        k.removeprefix("source_"): str(v) for k, v in data.attrs.items() if k.startswith("source_")
+    }
+
+
+def fmt_num(x: float) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
