@@ -263,17 +263,6 @@ def test_estimator_moments_match_betabinomial_and_closed_form():
     assert m[0] == pytest.approx(mom(k), rel=1e-12)
 
 
-@pytest.mark.parametrize("k", [1, 2, 5, 20, 70])
-def test_support_ratio_matches_subset_ratio(k):
-    # oracle: passhat.estimators.subset_ratio on the same support (incl. its large-k path)
-    n = np.repeat(np.array([k, k + 3, 50, 400], float), [k + 1, k + 4, 51, 401])
-    c = np.concatenate([np.arange(int(m) + 1) for m in (k, k + 3, 50, 400)]).astype(float)
-    keep = n >= k
-    got = plan._support_ratio(c[keep], n[keep], k)
-    want = ph.estimators.subset_ratio(c[keep], n[keep], k)
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
-
-
 def _row(table, tasks, n, metric):
     sel = table[
         (table["tasks"] == tasks) & (table["runs_per_task"] == n) & (table["metric"] == metric)
@@ -498,3 +487,19 @@ def test_sweep_default_local_cluster():
         tasks=20, runs_per_task=3, k=2, prior=prior, replicates=200, seed=1
     )
     assert df["sd_population_pass_hat_k"].iloc[0] == direct["sd_population_pass_hat_k"]
+
+
+def test_design_all_pairs_lists_every_affordable_design():
+    # oracle: counting by hand — for each n ≥ k every T = 1..⌊B/n⌋ is affordable
+    budget, k = 300, 3
+    prior = plan.Assumptions(mean=0.7, icc=0.3)
+    full = plan.design(budget_runs=budget, k=k, prior=prior, all_pairs=True)
+    eff = plan.design(budget_runs=budget, k=k, prior=prior)
+    rows = full[full["metric"] == "pass_hat_k"]
+    assert len(rows) == sum(budget // n for n in range(k, budget + 1))
+    assert (rows["runs"] <= budget).all()
+    # the efficient rows are among them with the same standard errors, and the optimum agrees
+    merged = eff.merge(full, on=["tasks", "runs_per_task", "metric"], suffixes=("", "_all"))
+    assert len(merged) == len(eff)
+    np.testing.assert_allclose(merged["se_population"], merged["se_population_all"], rtol=1e-12)
+    assert full.attrs["optimum"] == eff.attrs["optimum"]

@@ -48,6 +48,7 @@ __all__ = [
     "per_task_metrics",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
+    "subset_overlap_weights",
     "subset_ratio",
     "task_weights",
 ]
@@ -292,8 +293,19 @@ def plugin_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.flo
     return 1.0 - np.power(1.0 - mean_success(n, c), _check_k(k))
 
 
-def _overlap_weights(n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
-    """h_j = C(k,j) C(n−k,k−j) / C(n,k) for j = 1..k; shape n.shape + (k,)."""
+def subset_overlap_weights(n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
+    """h_j = C(k,j) C(n−k,k−j) / C(n,k) for j = 1..k; shape n.shape + (k,).
+
+    The chance that two random k-subsets of n runs share exactly j runs
+    (hypergeometric); the weights of the exact variance of the pass^k estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.estimators import subset_overlap_weights
+    >>> subset_overlap_weights(np.array(4.0), 2).round(3).tolist()   # j = 1, 2
+    [0.667, 0.167]
+    """
     j = np.arange(1, k + 1, dtype=float)
     nn = n[..., None]
 
@@ -329,7 +341,7 @@ def pass_hat_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float6
     if np.any((p_arr < 0) | (p_arr > 1)):
         raise OptionError("p must lie in [0, 1]")
     n_b, p_b = np.broadcast_arrays(n_arr, p_arr)
-    h = _overlap_weights(n_b, k_i)
+    h = subset_overlap_weights(n_b, k_i)
     j = np.arange(1, k_i + 1, dtype=float)
     terms = np.power(p_b[..., None], 2 * k_i - j) - np.power(p_b[..., None], 2 * k_i)
     return np.maximum((h * terms).sum(axis=-1), 0.0)

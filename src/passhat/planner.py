@@ -54,7 +54,7 @@ from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
 from passhat.errors import DependencyError, InputError, OptionError
-from passhat.estimators import as_counts, subset_ratio
+from passhat.estimators import as_counts, subset_overlap_weights, subset_ratio
 from passhat.trials import Trials
 
 __all__ = [
@@ -938,30 +938,19 @@ def _task_spread_var(a: float, b: float, k: int, metric: str) -> float:
     return float(_beta_moment(x, y, 2 * k) - _beta_moment(x, y, k) ** 2)
 
 
-def _support_ratio(a: NDArray[np.float64], n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
-    """C(a, k)/C(n, k) on a whole support: Π_{j<k} (a − j)/(n − j) for small k.
-
-    Same values as :func:`passhat.estimators.subset_ratio` (to a few ulps; the tests
-    check it); k multiplications of the flat support array are cheaper there than its
-    general path. Large k falls back to ``subset_ratio``.
-    """
-    if k > 64:
-        return subset_ratio(a, n, k)
-    out = np.ones(a.shape)
-    for j in range(k):
-        out *= np.maximum(a - j, 0.0) / (n - j)
-    return out
-
-
 def estimator_moments(
     ns: Sequence[int] | NDArray[np.int64], a: float, b: float, k: int
 ) -> dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]:
     """Mean and variance of the unbiased per-task estimators over c ~ BetaBinomial(n, a, b).
 
-    For every n in ``ns`` the support c = 0..n is enumerated (one flat
-    vectorised array over all n), the pmf weights the per-task estimator
-    (``subset_ratio``, as in :func:`passhat.estimators.pass_hat_k`), and the
-    mean and variance are summed exactly.
+    Exact, in closed form: the estimator U is unbiased given p, so
+    Var U = E Var(U | p) + Var g(p), with
+    Var(U | p) = Σ_{j=1..k} h_j(n) (p^{2k−j} − p^{2k}) (h_j: the chance that two
+    random k-subsets of n runs share j, :func:`passhat.pass_hat_k_variance`) and
+    the Beta moments E p^m = B(a + m, b) / B(a, b). pass@k is pass^k of the
+    failures (a and b swapped); the mean is k = 1. The cost is O(k) per n,
+    so designs with thousands of runs per task stay cheap. (The tests check it
+    against enumerating the BetaBinomial pmf with scipy.)
 
     Returns
     -------
@@ -974,31 +963,22 @@ def estimator_moments(
     >>> round(float(m[0]), 6)
     0.5
     """
-    n_arr = np.asarray(ns, dtype=np.int64)
-    lens = n_arr + 1
-    offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
-    idx = np.repeat(np.arange(len(n_arr)), lens)
-    c = (np.arange(int(lens.sum())) - np.repeat(offsets, lens)).astype(float)
-    nn = n_arr[idx].astype(float)
-    logpmf = (
-        special.gammaln(nn + 1)
-        - special.gammaln(c + 1)
-        - special.gammaln(nn - c + 1)
-        + special.betaln(c + a, nn - c + b)
-        - special.betaln(a, b)
-    )
-    w = np.exp(logpmf)
-    tot = np.bincount(idx, w, minlength=len(n_arr))
+    n_arr = np.asarray(ns, dtype=float)
     out: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
-    ests = {
-        "mean": c / nn,
-        "pass_hat_k": _support_ratio(c, nn, k),
-        "pass_at_k": 1.0 - _support_ratio(nn - c, nn, k),
-    }
-    for name, u in ests.items():
-        m1 = np.bincount(idx, w * u, minlength=len(n_arr)) / tot
-        m2 = np.bincount(idx, w * u * u, minlength=len(n_arr)) / tot
-        out[name] = (m1, np.maximum(m2 - m1 * m1, 0.0))
+    for name, kk, (x, y) in (
+        ("mean", 1, (a, b)),
+        ("pass_hat_k", k, (a, b)),
+        ("pass_at_k", k, (b, a)),
+    ):
+        h = subset_overlap_weights(n_arr, kk)  # (len(ns), kk)
+        j = np.arange(1, kk + 1, dtype=float)
+        m2k = _beta_moment(x, y, 2 * kk)
+        within = h @ (_beta_moment(x, y, 2 * kk - j) - m2k)
+        spread = float(m2k - _beta_moment(x, y, kk) ** 2)
+        mean = float(_beta_moment(x, y, kk))
+        if name == "pass_at_k":
+            mean = 1.0 - mean
+        out[name] = (np.full(n_arr.shape, mean), np.maximum(within, 0.0) + spread)
     return out
 
 
@@ -1011,8 +991,9 @@ def _design_grid(
     cost_per_task: float,
     tasks: int | None,
     max_runs_per_task: int | None,
+    all_pairs: bool = False,
 ) -> pd.DataFrame:
-    """Every efficient (tasks, runs_per_task) pair the budget affords."""
+    """Every efficient (tasks, runs_per_task) pair the budget affords (or every pair)."""
     if budget_runs is None and budget_cost is None:
         raise OptionError("design: give budget_runs= or budget_cost= (or both)")
     if not (math.isfinite(cost_per_run) and cost_per_run > 0):
@@ -1048,6 +1029,14 @@ def _design_grid(
             raise OptionError(f"the budget does not afford {t_fixed} tasks × k = {k} runs")
         n = n[ok]
         t = np.full(n.shape, t_fixed, dtype=np.int64)
+    elif all_pairs:
+        t_hi = t_max.astype(np.int64)
+        keep = t_hi >= 1
+        n, t_hi = n[keep], t_hi[keep]
+        # every T = 1..t_hi(n) for each n, built without a Python loop
+        starts = np.cumsum(t_hi) - t_hi
+        t = np.arange(int(t_hi.sum()), dtype=np.int64) - np.repeat(starts, t_hi) + 1
+        n = np.repeat(n, t_hi)
     else:
         t = t_max.astype(np.int64)
         keep = t >= 1
@@ -1082,6 +1071,7 @@ def design(
     system: str | None = None,
     posterior: Literal["mean", "integrate"] = "mean",
     draws: int = 100,
+    all_pairs: bool = False,
 ) -> pd.DataFrame:
     """Standard errors of every efficient (tasks T, runs per task n ≥ k) design of a budget.
 
@@ -1110,6 +1100,10 @@ def design(
     posterior : "mean" or "integrate"
         For a fit: plug in the posterior means, or average the variances over
         ``draws`` posterior draws.
+    all_pairs : bool
+        List every affordable (T, n), not only the efficient ones (for each n the
+        most tasks the budget affords; designs with fewer tasks at the same n
+        leave budget unused and have a larger standard error).
 
     Returns
     -------
@@ -1140,6 +1134,7 @@ def design(
         cost_per_task=float(cost_per_task),
         tasks=tasks,
         max_runs_per_task=max_runs_per_task,
+        all_pairs=all_pairs,
     )
     ns = np.unique(grid["runs_per_task"].to_numpy())
     within = {m: np.zeros(len(ns)) for m in _METRICS}
@@ -1221,7 +1216,10 @@ def design(
             "prior": {"mean": assumed.mean, "kappa": assumed.kappa, "icc": assumed.icc},
             "n_opt_k1": n_opt,
             "reasoning": reasoning,
-            "method": "exact: unbiased estimator averaged over the BetaBinomial(n, a, b) pmf",
+            "method": (
+                "exact: Var U = E Var(U | p) + Var g(p) under p ~ Beta(a, b) (the same as "
+                "averaging the unbiased estimator over the BetaBinomial(n, a, b) pmf)"
+            ),
         }
     )
     return table

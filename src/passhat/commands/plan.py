@@ -280,6 +280,11 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--tasks", type=int, default=None, help="Fix the number of tasks.")
 @click.option("--all", "show_all", is_flag=True, help="Show every row, not a selection.")
 @click.option(
+    "--all-pairs",
+    is_flag=True,
+    help="Every affordable (tasks, runs) pair, not only the efficient ones (most tasks per n).",
+)
+@click.option(
     "--check",
     "check",
     type=int,
@@ -305,6 +310,7 @@ def design_cmd(
     scope: str,
     tasks: int | None,
     show_all: bool,
+    all_pairs: bool,
     check: int,
     scheduler: str | None,
     quiet: bool,
@@ -330,6 +336,7 @@ def design_cmd(
         metric=metric,  # type: ignore[arg-type]
         scope=scope,  # type: ignore[arg-type]
         tasks=tasks,
+        all_pairs=all_pairs,
     )
     best = t.attrs["optimum"]
     checked = None
