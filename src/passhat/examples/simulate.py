@@ -16,6 +16,9 @@ infrastructure_error``) and every task keeps 5 decided runs. Failed runs carry
 a status (``timeout``, ``tool_error``, ``max_steps`` or ``ok`` for a wrong
 answer).
 
+The bundled ``agents.csv`` is exactly ``simulate_agents().to_csv(path,
+index=False)``; ``tests/test_examples.py`` checks that it still is.
+
 Examples
 --------
 >>> from passhat.examples.simulate import simulate_agents
@@ -134,10 +137,3 @@ def simulate_agents(
     df["success"] = df["success"].astype("boolean")
     return df
 
-
-if __name__ == "__main__":  # regenerate the bundled file
-    from pathlib import Path
-
-    out = Path(__file__).with_name("agents.csv")
-    simulate_agents().to_csv(out, index=False)
-    print(f"wrote {out}")
