@@ -791,6 +791,20 @@ class Assumptions:
         )
 
 
+def _pick_system(systems: list[str], system: str | None, source: Literal["data", "fit"]) -> str:
+    """The system named, or the only one of ``systems``; OptionError naming the ``source``."""
+    if system is None:
+        if len(systems) != 1:
+            holds = "the data hold" if source == "data" else "the fit holds"
+            raise OptionError(
+                f"{holds} {len(systems)} systems ({', '.join(systems[:5])}); name one with system="
+            )
+        return systems[0]
+    if system not in systems:
+        raise OptionError(f"system {system!r} is not in the {source} (have {', '.join(systems)})")
+    return system
+
+
 def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assumptions:
     """Maximum-likelihood Beta-Binomial (μ, κ) of one system's count table.
 
@@ -805,16 +819,7 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
     True
     """
     ds = as_counts(data)
-    systems = [str(s) for s in ds["system"].values]
-    if system is None:
-        if len(systems) != 1:
-            raise OptionError(
-                f"the data hold {len(systems)} systems ({', '.join(systems[:5])}); "
-                "name one with system="
-            )
-        system = systems[0]
-    if system not in systems:
-        raise OptionError(f"system {system!r} is not in the data (have {', '.join(systems)})")
+    system = _pick_system([str(s) for s in ds["system"].values], system, "data")
     sub = ds.sel(system=system)
     keep = sub["n"].values > 0
     n = sub["n"].values[keep].astype(float)
@@ -867,16 +872,7 @@ def _posterior_ab(prior: Any, system: str | None) -> tuple[NDArray[np.float64], 
         )
     mu, kap = post["mu"], post["kappa"]
     if "system" in mu.dims:
-        systems = [str(s) for s in mu["system"].values]
-        if system is None:
-            if len(systems) != 1:
-                raise OptionError(
-                    f"the fit holds {len(systems)} systems ({', '.join(systems[:5])}); name one "
-                    "with system="
-                )
-            system = systems[0]
-        if system not in systems:
-            raise OptionError(f"system {system!r} is not in the fit (have {', '.join(systems)})")
+        system = _pick_system([str(s) for s in mu["system"].values], system, "fit")
         mu = mu.sel(system=system)
         kap = kap.sel(system=system)
     m = np.asarray(mu.values, dtype=float).ravel()
