@@ -12,7 +12,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat.report.summaries import METRIC_LABEL, Column, Section, Table
+from passhat.report.summaries import (
+    METRIC_LABEL,
+    Column,
+    Section,
+    Table,
+    population_row,
+    shown,
+)
 
 __all__ = ["model_section"]
 
@@ -73,9 +80,7 @@ def model_section(
         if r["metric"] not in METRIC_LABEL:
             continue  # e.g. the ICC row: shown with the hyperparameters
         k = int(r["k"])
-        if r["metric"] == "mean" and k != ks[0]:
-            continue
-        if r["metric"] != "mean" and k == 1:
+        if not shown(str(r["metric"]), k, ks):
             continue
         rows.append(
             {
@@ -205,19 +210,13 @@ def model_section(
     pre = []
     for h in hyper:
         system = h["system"]
-        pop = summary[
-            (summary["system"] == system)
-            & (summary["metric"] == "pass_hat_k")
-            & (summary["k"] == kmax)
-            & (summary["scope"] == "population")
-        ]
+        p = population_row(summary, system, "pass_hat_k", kmax)
         line = (
             f"{system}: ICC {h['icc']:.2f} ({level:.0%} interval {h['icc_ci_lower']:.2f}–"
             f"{h['icc_ci_upper']:.2f}): {h['icc']:.0%} of the run-to-run variance of success "
             "lies between tasks rather than within them."
         )
-        if len(pop):
-            p = pop.iloc[0]
+        if p is not None:
             share = float(p["task_sampling_share"])
             line += (
                 f" For a new task, pass^{kmax} = {p['mean']:.1%} ({p['lower']:.1%}–"

@@ -231,6 +231,23 @@ def frame_table(
     return Table(id=id, caption=caption, columns=cols, rows=rows, note=note)
 
 
+def shown(metric: str, k: int, ks: list[int]) -> bool:
+    """Whether the report shows ``metric`` at ``k``: the mean once (at the first k), pass@k
+    and pass^k only for k > 1 (at k = 1 both equal the mean)."""
+    return k == ks[0] if metric == "mean" else k != 1
+
+
+def population_row(summary: pd.DataFrame, system: str, metric: str, k: int) -> pd.Series | None:
+    """The population-scope row of a model summary for (system, metric, k), if any."""
+    m = summary[
+        (summary["system"] == system)
+        & (summary["metric"] == metric)
+        & (summary["k"] == k)
+        & (summary["scope"] == "population")
+    ]
+    return m.iloc[0] if len(m) else None
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
 
@@ -454,10 +471,8 @@ def _headline_section(
     methods: dict[str, str] = {}
     for r in wide.itertuples():
         for metric in ("mean", "pass_at_k", "pass_hat_k"):
-            if metric == "mean" and int(r.k) != ks[0]:
+            if not shown(metric, int(r.k), ks):
                 continue
-            if metric != "mean" and int(r.k) == 1:
-                continue  # pass@1 = pass^1 = mean
             value = float(getattr(r, metric))
             row: dict[str, Any] = {
                 "system": str(r.system),
@@ -473,17 +488,12 @@ def _headline_section(
                     row[f"{scope}_method"] = got["method"]
                     methods[scope] = got["method"]
             if model_rows is not None and len(model_rows):
-                m = model_rows[
-                    (model_rows["system"] == str(r.system))
-                    & (model_rows["metric"] == metric)
-                    & (model_rows["k"] == int(r.k))
-                    & (model_rows["scope"] == "population")
-                ]
-                if len(m):
-                    row["model_mean"] = float(m["mean"].iloc[0])
-                    row["model_lower"] = float(m["lower"].iloc[0])
-                    row["model_upper"] = float(m["upper"].iloc[0])
-                    row["model_method"] = str(m["method"].iloc[0]) + ", population scope"
+                m = population_row(model_rows, str(r.system), metric, int(r.k))
+                if m is not None:
+                    row["model_mean"] = float(m["mean"])
+                    row["model_lower"] = float(m["lower"])
+                    row["model_upper"] = float(m["upper"])
+                    row["model_method"] = str(m["method"]) + ", population scope"
                     lo, hi = row.get("population_lower"), row.get("population_upper")
                     agree = (
                         True
