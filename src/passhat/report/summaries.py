@@ -248,6 +248,21 @@ def population_row(summary: pd.DataFrame, system: str, metric: str, k: int) -> p
     return m.iloc[0] if len(m) else None
 
 
+def _rate_frame(systems: Any, tasks: Any, n: Any, c: Any, mask: Any) -> pd.DataFrame:
+    """One row per (system, task) where ``mask[s, t]`` holds: n, c and the rate c/n."""
+    rows = [
+        {
+            "system": str(systems[s]),
+            "task": str(tasks[t]),
+            "n": int(n[s, t]),
+            "c": int(c[s, t]),
+            "rate": float(c[s, t] / n[s, t]),
+        }
+        for s, t in zip(*np.nonzero(mask), strict=True)
+    ]
+    return pd.DataFrame(rows, columns=["system", "task", "n", "c", "rate"])
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
 
@@ -752,20 +767,8 @@ def _flaky_section(est: Any, ks: list[int], ci: float | None) -> Section:
         per = est.per_task
         n = per["n"].values
         c = per["c"].values
-        rows_all = []
-        for s, system in enumerate(per["system"].values):
-            for t, task in enumerate(per["task"].values):
-                if per["included"].values[s, t] and 0 < c[s, t] < n[s, t]:
-                    rows_all.append(
-                        {
-                            "system": str(system),
-                            "task": str(task),
-                            "n": int(n[s, t]),
-                            "c": int(c[s, t]),
-                            "rate": float(c[s, t] / n[s, t]),
-                        }
-                    )
-        flaky = pd.DataFrame(rows_all, columns=["system", "task", "n", "c", "rate"])
+        mixed = per["included"].values.astype(bool) & (0 < c) & (c < n)
+        flaky = _rate_frame(per["system"].values, per["task"].values, n, c, mixed)
         method = ""
     else:
         flaky = tasks[tasks["flaky"] & tasks["included"]].copy()
@@ -971,20 +974,7 @@ def build_report_data(
     # ---- figure data
     inc = est.per_task["included"].values.astype(bool)
     n = ds["n"].values
-    c = ds["c"].values
-    rate_rows = []
-    for s, system in enumerate(systems):
-        for t in np.flatnonzero(inc[s]):
-            rate_rows.append(
-                {
-                    "system": system,
-                    "task": str(ds["task"].values[t]),
-                    "n": int(n[s, t]),
-                    "c": int(c[s, t]),
-                    "rate": float(c[s, t] / n[s, t]),
-                }
-            )
-    rates = pd.DataFrame(rate_rows, columns=["system", "task", "n", "c", "rate"])
+    rates = _rate_frame(systems, ds["task"].values, n, ds["c"].values, inc)
     n_inc = n[inc]
     kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
     curve = (
