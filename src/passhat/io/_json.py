@@ -9,7 +9,7 @@ from typing import Any
 
 from passhat.errors import FormatError
 
-__all__ = ["load_json", "scenario_fingerprint"]
+__all__ = ["load_json", "not_utf8", "scenario_fingerprint"]
 
 
 def load_json(path: Path, *, expected: str | None = None) -> Any:
@@ -35,6 +35,30 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}not a UTF-8 text file") from err
     except IsADirectoryError as err:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
+
+
+def not_utf8(path: Path, what: str = "") -> FormatError:
+    """The error for a text file that is not UTF-8, naming the line and byte of the first bad byte.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = f.write_bytes(b"a,b\\nt\\xff,1\\n")
+    >>> str(not_utf8(f)).endswith("line 2: byte 0xff is not UTF-8; save the file as UTF-8")
+    True
+    """
+    try:
+        raw = Path(path).read_bytes()
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        where = f"line {line}: byte 0x{raw[err.start]:02x} is not UTF-8"
+    except OSError:
+        where = "not UTF-8 text"
+    else:  # pragma: no cover - only called after a decode error
+        where = "not UTF-8 text"
+    return FormatError(f"{path}: {what}{where}; save the file as UTF-8")
 
 
 def scenario_fingerprint(obj: Any) -> str:

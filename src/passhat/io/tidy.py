@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, ValidationError
+from passhat.io._json import not_utf8
 from passhat.io._registry import register_reader
 from passhat.trials import Trials
 
@@ -113,6 +114,8 @@ def read_csv(path: Path, **options: Any) -> Trials:
         raise FormatError(f"{path}: the file is empty") from err
     except pd.errors.ParserError as err:
         raise FormatError(f"{path}: not valid CSV ({err})") from err
+    except UnicodeDecodeError as err:
+        raise not_utf8(path) from err
     if len(df.columns) < 2 and len(df) == 0:
         raise FormatError(f"{path}: no rows")
     return frame_to_trials(df, where=str(path), **options)
@@ -120,19 +123,23 @@ def read_csv(path: Path, **options: Any) -> Trials:
 
 def _jsonl_records(path: Path) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-            if not isinstance(obj, dict):
-                raise FormatError(
-                    f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
-                )
-            records.append(obj)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except UnicodeDecodeError as err:
+        raise not_utf8(path) from err
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+        if not isinstance(obj, dict):
+            raise FormatError(
+                f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
+            )
+        records.append(obj)
     if not records:
         raise FormatError(f"{path}: the file has no records")
     return records

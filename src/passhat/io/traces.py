@@ -49,6 +49,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io._json import not_utf8
 from passhat.io._registry import file_sha256, read_trials
 from passhat.io.tau_bench import read_tau_bench, tau_bench_records
 from passhat.traces import Traces, canonical_args
@@ -372,24 +373,28 @@ def _read_steps_jsonl(
     path: Path, *, outcomes: str | Path | None = None, system_name: str | None = None
 ) -> Traces:
     rows: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-            if not isinstance(obj, dict):
-                raise FormatError(f"{path}: line {lineno}: expected a JSON object per line")
-            missing = [f for f in ("task_id", "trial") if f not in obj]
-            if missing:
-                raise FormatError(
-                    f"{path}: line {lineno}: a step row needs {', '.join(missing)} "
-                    f"(fields: {', '.join(_STEP_FIELDS)}, args, observation, status)"
-                )
-            obj["_line"] = lineno
-            rows.append(obj)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except UnicodeDecodeError as err:
+        raise not_utf8(path) from err
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+        if not isinstance(obj, dict):
+            raise FormatError(f"{path}: line {lineno}: expected a JSON object per line")
+        missing = [f for f in ("task_id", "trial") if f not in obj]
+        if missing:
+            raise FormatError(
+                f"{path}: line {lineno}: a step row needs {', '.join(missing)} "
+                f"(fields: {', '.join(_STEP_FIELDS)}, args, observation, status)"
+            )
+        obj["_line"] = lineno
+        rows.append(obj)
     if not rows:
         raise FormatError(f"{path}: the step log has no rows")
     df = pd.DataFrame(rows)
@@ -588,6 +593,8 @@ def load_stages(path: str | Path) -> dict[str, str]:
         raise FormatError(f"{p}: no such file") from err
     except tomllib.TOMLDecodeError as err:
         raise FormatError(f"{p}: not valid TOML ({err})") from err
+    except UnicodeDecodeError as err:
+        raise not_utf8(p) from err
     stages = doc.get("stages")
     if not isinstance(stages, dict) or not stages:
         raise FormatError(f'{p}: needs a [stages] table, e.g. get_user_details = "lookup"')

@@ -1,0 +1,84 @@
+"""QA regressions found by exercising every command with hostile input.
+
+Each test pins one defect that was seen: a traceback instead of one
+``passhat: error: ...`` line, a silent coercion, or an undefined number
+printed as a value. The oracle is the CLI contract (exit status 2, one line on
+stderr naming the file / option and the rule) or plain arithmetic (0/0 is
+undefined, not infinite).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from passhat.cli import main
+
+HEADER = "system,task_id,trial,success\n"
+
+
+def _bad(capsys: pytest.CaptureFixture[str], args: list[str], pattern: str) -> str:
+    rc = main(args)
+    out, err = capsys.readouterr()
+    assert rc == 2, (rc, out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("passhat: error: ")
+    assert re.search(pattern, lines[0]), lines[0]
+    return lines[0]
+
+
+def _write(tmp_path: Path, name: str, data: str | bytes) -> str:
+    f = tmp_path / name
+    if isinstance(data, bytes):
+        f.write_bytes(data)
+    else:
+        f.write_text(data, encoding="utf-8")
+    return str(f)
+
+
+# ------------------------------------------------------------ non-UTF-8 input
+NON_UTF8_CSV = (HEADER + "A,t\xff,0,1\nA,t\xff,1,0\n").encode("latin-1")
+NON_UTF8_JSONL = b'{"system":"A","task_id":"t\xff","trial":0,"success":1}\n' + (
+    b'{"system":"A","task_id":"t1","trial":1,"success":1}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "extra"),
+    [
+        ("latin.csv", NON_UTF8_CSV, []),
+        ("latin.csv", NON_UTF8_CSV, ["--format", "csv"]),
+        ("latin.jsonl", NON_UTF8_JSONL, []),
+    ],
+    ids=["csv-sniffed", "csv-format", "jsonl"],
+)
+def test_non_utf8_trial_file_is_one_line_error(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    name: str,
+    data: bytes,
+    extra: list[str],
+) -> None:
+    path = _write(tmp_path, name, data)
+    _bad(capsys, ["estimate", path, *extra], rf"{re.escape(name)}: .*UTF-8")
+
+
+def test_non_utf8_stages_file_is_one_line_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stages = _write(tmp_path, "stages.toml", b'[stages]\nget_user = "look\xffup"\n')
+    traces = _write(tmp_path, "t.json", "[]")
+    _bad(capsys, ["traces", traces, "--stages", stages], r"stages\.toml: .*UTF-8")
+
+
+def test_non_utf8_step_log_is_one_line_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    steps = _write(
+        tmp_path, "steps.jsonl", b'{"task_id":"t\xff","trial":0,"step":0,"action":"a"}\n'
+    )
+    _bad(capsys, ["traces", steps, "--format", "steps-jsonl"], r"steps\.jsonl: line 1: .*UTF-8")
