@@ -17,6 +17,7 @@ from passhat.report.summaries import (
     Column,
     Section,
     Table,
+    frame_rows,
     population_row,
     shown,
 )
@@ -250,7 +251,7 @@ def model_section(
                     Column("weight", "Stacking weight", "num"),
                     Column("warning", "Pareto-k warning", "bool"),
                 ],
-                rows=[{str(k): v for k, v in r.items()} for r in cmp.to_dict(orient="records")],
+                rows=frame_rows(cmp),
                 note="The pointwise log-likelihood is one term per task, so LOO asks how well "
                 "each model predicts a left-out task.",
             )

@@ -200,6 +200,11 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
+def frame_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """A data frame's rows as dicts with string keys (values stay raw)."""
+    return [{str(k): v for k, v in r.items()} for r in df.to_dict(orient="records")]
+
+
 def frame_table(
     df: pd.DataFrame,
     *,
@@ -227,8 +232,7 @@ def frame_table(
                 else "str"
             )
         cols.append(Column(str(c), labels.get(str(c), str(c)), fmt))
-    rows = [{str(k): v for k, v in r.items()} for r in df.to_dict(orient="records")]
-    return Table(id=id, caption=caption, columns=cols, rows=rows, note=note)
+    return Table(id=id, caption=caption, columns=cols, rows=frame_rows(df), note=note)
 
 
 def shown(metric: str, k: int, ks: list[int]) -> bool:
@@ -415,7 +419,7 @@ def _data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Sectio
                         Column("unscored", "Unscored (not in n)", "int"),
                         Column("success_rate", "Success rate of decided runs", "pct"),
                     ],
-                    rows=[{str(k): v for k, v in r.items()} for r in st.to_dict(orient="records")],
+                    rows=frame_rows(st),
                     note="From passhat.slices. Unscored runs are neither passes nor failures.",
                 )
             )
@@ -1204,7 +1208,7 @@ def _divergence_section(divergence: Any) -> Section:
                     Column(c, DIVERGENCE_COLUMNS[c][0], DIVERGENCE_COLUMNS[c][1])  # type: ignore[arg-type]
                     for c in cols
                 ],
-                rows=[{str(k): v for k, v in r.items()} for r in shown.to_dict(orient="records")],
+                rows=frame_rows(shown),
                 note=(
                     f"{len(table) - MAX_DIVERGENCE_ROWS} more rows in the traces output."
                     if len(table) > MAX_DIVERGENCE_ROWS
