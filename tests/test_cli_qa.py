@@ -82,3 +82,40 @@ def test_non_utf8_step_log_is_one_line_error(
         tmp_path, "steps.jsonl", b'{"task_id":"t\xff","trial":0,"step":0,"action":"a"}\n'
     )
     _bad(capsys, ["traces", steps, "--format", "steps-jsonl"], r"steps\.jsonl: line 1: .*UTF-8")
+
+
+# ------------------------------------------------------------ negative seeds
+GOOD = HEADER + "A,t1,0,1\nA,t1,1,0\nA,t2,0,1\nA,t2,1,1\nA,t3,0,0\nA,t3,1,0\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["estimate", "{good}", "--ci", "0.9", "--n-boot", "100", "--seed", "-1"],
+        ["compare", "{good}", "{good}", "--n-boot", "100", "--seed", "-1"],
+        ["fit", "{good}", "--method", "grid", "--k", "1", "--seed", "-1"],
+        ["report", "{good}", "-o", "{out}", "--k", "1", "--no-model", "--seed", "-1"],
+        [
+            "plan", "power", "--delta", "0.1", "--tasks", "20", "--runs-per-task", "3",
+            "--mean", "0.6", "--icc", "0.3", "--method", "simulation", "--seed", "-1",
+        ],
+    ],
+    ids=["estimate", "compare", "fit", "report", "plan-power"],
+)  # fmt: skip
+def test_negative_seed_is_an_option_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str]
+) -> None:
+    good = _write(tmp_path, "good.csv", GOOD)
+    argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
+    _bad(capsys, argv, r"--seed.*-1")
+
+
+def test_negative_seed_in_the_api_is_an_option_error() -> None:
+    import passhat as ph
+    from passhat.errors import OptionError
+
+    data = ph.counts_from_arrays([2, 2, 2], [1, 2, 0])
+    with pytest.raises(OptionError, match="seed"):
+        ph.estimate(data, k=1, ci=0.9, n_boot=100, seed=-1)
+    with pytest.raises(OptionError, match="seed"):
+        ph.compare(data, data, n_boot=100, seed=-1)

@@ -95,6 +95,17 @@ def check_n_boot(n_boot: int) -> int:
     return int(n_boot)
 
 
+def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A generator from ``seed`` (None, a whole number ≥ 0, or a Generator passed through)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+    ):
+        raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
+    return np.random.default_rng(seed)
+
+
 def _check_method(method: str, allowed: Sequence[str], what: str) -> str:
     m = str(method).lower()
     if m not in allowed:
@@ -499,7 +510,7 @@ def task_bootstrap(
     if key_arr.ndim == 1:
         key_arr = key_arr[:, None]
     w = np.ones(vals.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = make_rng(seed)
     comp = _compress(key_arr, vals, w)
     theta = (comp.freq * comp.weights) @ comp.values / float(np.sum(comp.freq * comp.weights))
     draws = _draw_stats(comp, n_boot=nb, rng=rng)
@@ -548,7 +559,7 @@ def estimate_intervals(
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
     meth = _check_method(ci_method, CI_METHODS, "ci_method")
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     ks = list(ks)
     z = float(stats.norm.isf((1 - level) / 2))
     systems = [str(s) for s in per["system"].values]
@@ -748,7 +759,7 @@ def paired_difference(
     nb = check_n_boot(n_boot)
     meth = _check_method(method, CI_METHODS, "method")
     ks = _norm_k(k)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = make_rng(seed)
     na, ca = np.asarray(n_a, dtype=float), np.asarray(c_a, dtype=float)
     nc, cc = np.asarray(n_b, dtype=float), np.asarray(c_b, dtype=float)
     if not (na.shape == ca.shape == nc.shape == cc.shape) or na.ndim != 1 or na.size == 0:
@@ -886,7 +897,7 @@ def compare(
     meth = _check_method(method, CI_METHODS, "method")
     ks = _norm_k(k)
     ds, base, cands = _split_systems(a, b, baseline, names)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     systems = [str(s) for s in ds["system"].values]
     present = np.asarray(ds["present"].values, dtype=bool)
     n_all = np.asarray(ds["n"].values, dtype=float)

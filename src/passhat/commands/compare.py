@@ -64,7 +64,12 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option(
         "--n-boot", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
     ),
-    click.option("--seed", type=int, default=None, help="Seed of bootstrap and permutations."),
+    click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Seed of bootstrap and permutations.",
+    ),
     click.option(
         "--ci-method",
         type=click.Choice(["bca", "percentile"]),

@@ -53,7 +53,7 @@ __all__ = ["register"]
     show_default=True,
     help="Task-bootstrap resamples (population scope).",
 )
-@click.option("--seed", type=int, default=None, help="Seed of the bootstrap.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap.")
 @click.option(
     "--ci-method",
     type=click.Choice(["bca", "percentile"]),

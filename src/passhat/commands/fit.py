@@ -57,7 +57,12 @@ def _pct(x: float) -> str:
     show_default=True,
     help="Task weights in benchmark-scope metrics.",
 )
-@click.option("--seed", type=int, default=None, help="Random seed (recorded in the output).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Random seed (recorded in the output).",
+)
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
 @click.option("--tune", type=int, default=1000, show_default=True, help="Tuning steps per chain.")
 @click.option("--chains", type=int, default=4, show_default=True, help="Chains.")

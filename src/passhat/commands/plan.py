@@ -450,7 +450,7 @@ def _int_list(text: str | None, name: str) -> list[int] | None:
     "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
 )
 @click.option("--replicates", type=int, default=2000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
 @click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
 @click.option(

@@ -41,7 +41,13 @@ __all__ = ["register"]
 @click.option(
     "--baseline", default=None, help="System the others are compared with (default: the first)."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random step.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of every random step.",
+)
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
 @click.option("--n-boot", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
 @click.option(
