@@ -188,6 +188,28 @@ def _jsonable_attr(v: Any) -> Any:
     return json.dumps(v) if isinstance(v, list | dict | tuple) else v
 
 
+def _str_labels(values: Any) -> Any:
+    """Task labels (or per-task coordinate values) as strings.
+
+    Labels that already are all ``str`` are passed on as they are: a pandas
+    index is reused by xarray as is, so a 10^6-task fit does not copy the labels
+    into a new string array nor build a new index (~0.25 s); other labels
+    (numbers, ...) are converted with ``astype(str)``.
+    """
+    if isinstance(values, pd.Index):
+        if pd.api.types.is_string_dtype(values.dtype) and (
+            values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) == "string"
+        ):
+            return values
+        return np.asarray(values).astype(str)
+    arr = np.asarray(values)
+    if arr.dtype.kind == "U" or (
+        arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string"
+    ):
+        return arr
+    return arr.astype(str)
+
+
 # --------------------------------------------------------------------- Fit
 class Fit:
     """A fitted hierarchical model (one independent fit per system).
@@ -208,6 +230,7 @@ class Fit:
 
     def __init__(self, idata: Any) -> None:
         self.idata = idata
+        self._group_cache: dict[int, Groups] = {}
         attrs = idata.posterior.attrs
         try:
             self.model: str = str(attrs["passhat_model"])
@@ -259,6 +282,13 @@ class Fit:
             np.asarray(cd["weight"].values[si])[present],
             present,
         )
+
+    def _groups(self, si: int) -> Groups:
+        """System ``si``'s tasks grouped by distinct (n, c, weight), computed once per fit."""
+        if si not in self._group_cache:
+            n, c, w, _ = self._tasks(si)
+            self._group_cache[si] = Groups.from_tasks(n, c, w)
+        return self._group_cache[si]
 
     def _shape(self) -> tuple[int, int]:
         p = self.idata.posterior
@@ -340,8 +370,7 @@ class Fit:
                     res[(m, k)] = pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)]
                 out.append(res)
                 continue
-            n, c, w, _ = self._tasks(si)
-            groups = Groups.from_tasks(n, c, w)
+            groups = self._groups(si)
             if rao_blackwell:
                 out.append(
                     benchmark_expected(
@@ -888,7 +917,7 @@ def fit(
         coords=coords,
     )
     task_coords = {
-        name: ("task", np.asarray(crd.values).astype(str))
+        name: ("task", _str_labels(crd.values))
         for name, crd in ds.coords.items()
         if name not in ("system", "task") and crd.dims == ("task",)
     }
@@ -901,7 +930,7 @@ def fit(
         },
         coords={
             "system": systems,
-            "task": np.asarray(ds["task"].values).astype(str),
+            "task": _str_labels(ds.indexes["task"]),
             **task_coords,
         },
     )
