@@ -206,24 +206,42 @@ def _cond_moments(
 
 
 class _MomentCache:
-    """_cond_moments with the log-gamma terms shared across metrics and k."""
+    """_cond_moments of p ~ Beta(a + c, b + n − c) for every group at once.
 
-    def __init__(self, a1: NDArray[np.float64], b1: NDArray[np.float64]) -> None:
-        self.x = {"a": a1, "b": b1, "k": a1 + b1}
+    The log-gamma terms depend on a group only through c (the a side), n − c
+    (the b side) or n (the a + b side), so they are evaluated once per
+    distinct value of each (at most max n + 1 values, however many groups
+    and tasks) and shared across metrics and k; only the final combination
+    is per group.
+    """
+
+    def __init__(
+        self,
+        a: NDArray[np.float64],
+        b: NDArray[np.float64],
+        c: NDArray[np.float64],
+        n: NDArray[np.float64],
+    ) -> None:
+        self.parts: dict[str, tuple[NDArray[np.float64], NDArray[np.intp]]] = {}
+        for which, base, vals in (("a", a, c), ("b", b, n - c), ("k", a + b, n)):
+            u, inv = np.unique(vals, return_inverse=True)
+            self.parts[which] = (base[:, None] + u[None, :], np.asarray(inv).ravel())
         self.gl: dict[tuple[str, float], NDArray[np.float64]] = {}
 
     def _gl(self, which: str, shift: float) -> NDArray[np.float64]:
         key = (which, shift)
         if key not in self.gl:
-            self.gl[key] = special.gammaln(self.x[which] + shift)
+            self.gl[key] = special.gammaln(self.parts[which][0] + shift)
         return self.gl[key]
 
+    def _full(self, which: str) -> NDArray[np.float64]:
+        x, idx = self.parts[which]
+        return x[:, idx]
+
     def _ratio(self, which: str, k: float) -> NDArray[np.float64]:
-        return np.asarray(
-            np.exp(
-                self._gl(which, k) - self._gl(which, 0.0) - self._gl("k", k) + self._gl("k", 0.0)
-            )
-        )
+        idx, kdx = self.parts[which][1], self.parts["k"][1]
+        num = (self._gl(which, k) - self._gl(which, 0.0))[:, idx]
+        return np.asarray(np.exp(num - self._gl("k", k)[:, kdx] + self._gl("k", 0.0)[:, kdx]))
 
     def __call__(self, metric: str, k: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if metric == "pass_hat_k":
@@ -231,7 +249,7 @@ class _MomentCache:
         if metric == "pass_at_k":
             q1, q2 = self._ratio("b", k), self._ratio("b", 2 * k)
             return 1.0 - q1, 1.0 - 2.0 * q1 + q2
-        return self.x["a"] / self.x["k"], self._ratio("a", 2.0)
+        return self._full("a") / self._full("k"), self._ratio("a", 2.0)
 
 
 def benchmark_expected(
@@ -247,14 +265,15 @@ def benchmark_expected(
 
     ``requests`` lists (metric, k) with metric in mean / pass_at_k / pass_hat_k.
     """
-    a1 = a[:, None] + groups.c[None, :]
-    b1 = b[:, None] + (groups.n - groups.c)[None, :]
-    r1, _r0, rb = component_probs(groups.n, groups.c, a, b, pi_pass, pi_fail)
+    moments = _MomentCache(a, b, groups.c, groups.n)
+    mixed = pi_pass is not None and pi_fail is not None
+    if mixed:
+        r1, _r0, rb = component_probs(groups.n, groups.c, a, b, pi_pass, pi_fail)
     tw = groups.weight * groups.mult
     out: dict[tuple[str, int], NDArray[np.float64]] = {}
     for metric, k in requests:
-        ex, _ = _cond_moments(metric, float(k), a1, b1)
-        out[(metric, k)] = (r1 + rb * ex) @ tw
+        ex, _ = moments(metric, float(k))
+        out[(metric, k)] = ((r1 + rb * ex) if mixed else ex) @ tw
     return out
 
 
@@ -289,33 +308,34 @@ def benchmark_draws(
     canon = {req: (("mean", 1) if req[1] == 1 else req) for req in requests}
     unique = list(dict.fromkeys(canon.values()))
     out = {req: np.empty(S) for req in unique}
+    mixed = pi_pass is not None and pi_fail is not None
+    c_ex, f_ex = groups.c[ex_idx], (groups.n - groups.c)[ex_idx]
+    we = groups.weight[ex_idx]
+    m = groups.mult[clt_idx][None, :]
+    w = groups.weight[clt_idx][None, :]
     for lo in range(0, S, chunk):
         hi = min(S, lo + chunk)
         aa, bb = a[lo:hi], b[lo:hi]
-        p1 = None if pi_pass is None else pi_pass[lo:hi]
-        p0 = None if pi_fail is None else pi_fail[lo:hi]
-        r1, r0, rb = component_probs(groups.n, groups.c, aa, bb, p1, p0)
-        a1 = aa[:, None] + groups.c[None, :]
-        b1 = bb[:, None] + (groups.n - groups.c)[None, :]
         # exact part: one p per task
-        pe = rng.beta(a1[:, ex_idx], b1[:, ex_idx])
-        if p1 is not None:
+        pe = rng.beta(aa[:, None] + c_ex[None, :], bb[:, None] + f_ex[None, :])
+        if pi_pass is not None and pi_fail is not None:
+            r1, r0, rb = component_probs(groups.n, groups.c, aa, bb, pi_pass[lo:hi], pi_fail[lo:hi])
             u = rng.random(pe.shape)
             c1 = r1[:, ex_idx]
             c0 = r0[:, ex_idx]
             pe = np.where(u < c1, 1.0, np.where(u < c1 + c0, 0.0, pe))
+            r1c, rbc = r1[:, clt_idx], rb[:, clt_idx]
         z = rng.standard_normal((hi - lo, len(clt_idx)))
-        we = groups.weight[ex_idx]
-        clt_moments = _MomentCache(a1[:, clt_idx], b1[:, clt_idx])
+        clt_moments = _MomentCache(aa, bb, groups.c[clt_idx], groups.n[clt_idx])
         for metric, k in unique:
             val = _metric_of_p(metric, pe, float(k)) @ we
             if len(clt_idx):
                 m1, m2 = clt_moments(metric, float(k))
-                e1 = r1[:, clt_idx] + rb[:, clt_idx] * m1
-                e2 = r1[:, clt_idx] + rb[:, clt_idx] * m2
+                if mixed:
+                    e1, e2 = r1c + rbc * m1, r1c + rbc * m2
+                else:  # plain model: every task is a Beta task
+                    e1, e2 = m1, m2
                 var = np.maximum(e2 - e1 * e1, 0.0)
-                m = groups.mult[clt_idx][None, :]
-                w = groups.weight[clt_idx][None, :]
                 total = np.clip(m * e1 + np.sqrt(m * var) * z, 0.0, m)
                 val = val + (w * total).sum(axis=1)
             out[(metric, k)][lo:hi] = val
