@@ -9,6 +9,7 @@ undefined, not infinite).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -119,3 +120,30 @@ def test_negative_seed_in_the_api_is_an_option_error() -> None:
         ph.estimate(data, k=1, ci=0.9, n_boot=100, seed=-1)
     with pytest.raises(OptionError, match="seed"):
         ph.compare(data, data, n_boot=100, seed=-1)
+
+
+# ------------------------------------------- reader options a format cannot take
+TAU = json.dumps(
+    [
+        {"task_id": t, "trial": r, "reward": float((t + r) % 2), "info": {}, "traj": []}
+        for t in range(2)
+        for r in range(2)
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (["--threshold", "0.5"], r"tau\.json: the tau-bench format takes no option threshold"),
+        (["--map", "task=q"], r"tau\.json: the tau-bench format takes no option task=q"),
+    ],
+    ids=["threshold", "map"],
+)
+def test_reader_option_the_format_does_not_take_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], pattern: str
+) -> None:
+    path = _write(tmp_path, "tau.json", TAU)
+    assert main(["estimate", path, "--json"]) == 0  # the file itself reads
+    capsys.readouterr()
+    _bad(capsys, ["estimate", path, *extra], pattern)

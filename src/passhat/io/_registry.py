@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 
 import xarray as xr
 
-from passhat.errors import FormatError, InputError
+from passhat.errors import FormatError, InputError, OptionError
 from passhat.trials import Trials
 
 __all__ = [
@@ -111,6 +112,23 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
     )
 
 
+def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:
+    """Refuse options the reader has no parameter for (never a TypeError traceback)."""
+    params = inspect.signature(reader.read).parameters
+    if any(q.kind is inspect.Parameter.VAR_KEYWORD for q in params.values()):
+        return  # the reader checks its own options
+    unknown = [k for k in options if k not in params]
+    if unknown:
+        shown = ", ".join(
+            k if k in ("threshold", "system_name") else f"{k}={options[k]} (a column map)"
+            for k in unknown
+        )
+        raise OptionError(
+            f"{path}: the {reader.name} format takes no option {shown}; "
+            f"it takes: {', '.join(k for k in params if k != 'path') or 'none'}"
+        )
+
+
 def read(path: str | Path, *, format: str | None = None, **options: Any) -> Trials | xr.Dataset:
     """Read a file into trials or a count table, whichever it holds.
 
@@ -125,6 +143,7 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Tria
     """
     p = Path(path)
     reader = _resolve(p, format)
+    _check_options(p, reader, options)
     result = reader.read(p, **options)
     meta = {"path": str(p), "format": reader.name, "sha256": file_sha256(p)}
     if isinstance(result, Trials):
