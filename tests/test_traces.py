@@ -16,6 +16,7 @@ Oracles
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 
 import pandas as pd
@@ -444,3 +445,285 @@ def test_task_filter_and_stage_aggregation(airline, tau_airline_path) -> None:  
     d = ph.divergence(tr, stages=stages)
     assert set(d.by_stage["stage"]) <= {"lookup", "escalate", "write"}
     assert d.by_stage["runs"].sum() == d.counts["divergence_points"]
+
+
+# --------------------------------------------------------------- extra lookups tolerated
+def test_planted_skip_still_found_when_extra_lookups_are_tolerated() -> None:
+    """The planted skipped permission check is not a lookup: the option changes nothing."""
+    strict = ph.divergence(_planted())
+    d = ph.divergence(_planted(), tolerate_extra_lookups=True)
+    cols = ["task_id", "trial", "step", "kind", "marker", "failing_action", "passing_actions"]
+    pd.testing.assert_frame_equal(d.table[cols], strict.table[cols])
+    assert (d.table["extra_lookups"] == 0).all()
+    assert d.settings["tolerate_extra_lookups"] is True
+    assert strict.settings["tolerate_extra_lookups"] is False
+
+
+def _planted_extra_lookup(seed: int = 1, tasks: int = 6, per_task: int = 8) -> ph.Traces:
+    """Passing: get_user, get_order (any order), check_permission, refund:o, notify.
+
+    Failing role 2: an extra ``get_history`` lookup, then the planted write
+    divergence: ``refund`` with the wrong id. Even tasks put the extra lookup
+    inside the first stretch of lookups (step 1, 2 or 3), odd tasks right after
+    the permission check (step 4), so it stands alone between two actions. The
+    refund is at step 5 either way. Role 3: the extra lookup only (otherwise a
+    passing run's calls). Role 1 fails by skipping get_order, a lookup the
+    passing runs make: still a divergence, at check_permission (step 2).
+    """
+    rng = random.Random(seed)
+    runs = []
+    truth = {}
+    for t in range(tasks):
+        task = f"task{t}"
+        for trial in range(per_task):
+            lookups = [f"get_user:u{t}", f"get_order:o{t}"]
+            rng.shuffle(lookups)
+            head = [*lookups, f"check_permission:o{t}"]
+            # role 0 passes; 1 skips a lookup; 2 extra lookup + wrong refund; 3 extra only
+            role = trial % 4
+            if role == 0:
+                runs.append((task, trial, True, [*head, f"refund:o{t}", f"notify:u{t}"]))
+                continue
+            if role == 1:
+                seq = [f"get_user:u{t}", f"check_permission:o{t}", f"refund:o{t}", f"notify:u{t}"]
+                truth[(task, trial)] = ((2, "skips", "get_order"), (2, "skips", "get_order", 0))
+                runs.append((task, trial, False, seq))
+                continue
+            at = rng.randint(0, 2) if t % 2 == 0 else 3
+            seq = [*head]
+            seq.insert(at, f"get_history:u{t}")
+            # strict: 'extra' when the passing run's next action follows in F, else (the
+            # lookup alone between check_permission and a wrong refund) 'substitutes'
+            kind = "substitutes" if role == 2 and at == 3 else "extra"
+            if role == 2:
+                seq += [f"refund:wrong{t}", f"notify:u{t}"]
+                tol = (5, "differs", "refund", 1)
+            else:
+                seq += [f"refund:o{t}", f"notify:u{t}"]
+                tol = (None, "none", None, 1)
+            truth[(task, trial)] = ((at + 1, kind, "get_history"), tol)
+            runs.append((task, trial, False, seq))
+    return _traces(runs), truth
+
+
+def _got(d: ph.Divergence, cols: list[str]) -> dict:
+    return {
+        (r["task_id"], r["trial"]): tuple(None if pd.isna(r[c]) else r[c] for c in cols)
+        for _, r in d.table.iterrows()
+    }
+
+
+def test_extra_lookup_before_planted_write_divergence() -> None:
+    """Without the option the extra lookup is the point; with it, the wrong refund is."""
+    tr, truth = _planted_extra_lookup()
+    strict = ph.divergence(tr)
+    assert _got(strict, ["step", "kind", "marker"]) == {k: v[0] for k, v in truth.items()}
+    assert strict.counts["points_at_lookup"] == 24  # roles 2 and 3, 12 runs each
+    assert any("--tolerate-extra-lookups" in n for n in strict.notes())
+    tol = ph.divergence(tr, tolerate_extra_lookups=True)
+    cols = ["step", "kind", "marker", "extra_lookups"]
+    assert _got(tol, cols) == {k: v[1] for k, v in truth.items()}
+    wrong = tol.table[tol.table["kind"] == "differs"]
+    assert set(wrong["failing_action"]) == {"refund"}
+    assert all(p[0].startswith('refund({"id":"o') for p in wrong["passing_actions"])
+    assert tol.counts["points_at_lookup"] == 0
+    assert tol.counts["tolerated_extra_lookups"] == 24
+    assert tol.counts["no_action_divergence"] == 12
+    assert any("apart from extra read-only lookups" in n for n in tol.notes())
+    assert "nor is an extra read-only lookup" in tol.sentences[0]
+    assert dict(zip(tol.by_action["action"], tol.by_action["runs"], strict=True)) == {
+        "get_order": 12,  # the skipped lookup (role 1) is still a divergence
+        "refund": 12,
+    }
+
+
+def test_tolerated_lookups_still_see_changed_lookups_and_extra_actions() -> None:
+    """Only *extra* lookups are tolerated: a changed lookup, an extra or reordered action
+    and a stop are reported as before, at the same step."""
+    p = ["get_a:1", "get_b:2", "pay:1", "ship:1"]
+    runs = [
+        ("t", 0, True, p),
+        ("t", 1, False, ["get_b:2", "get_a:9", "pay:1", "ship:1"]),  # get_a changed
+        ("t", 2, False, ["get_a:1", "get_b:2", "pay:1", "pay:1", "ship:1"]),  # extra pay
+        ("t", 3, False, ["get_a:1", "get_b:2", "ship:1", "pay:1"]),  # order of actions
+        ("t", 4, False, ["get_a:1", "get_c:3", "get_b:2", "pay:1"]),  # extra lookup, then stops
+        ("t", 5, False, ["get_a:1", "get_b:2", "get_a:7", "pay:1", "ship:1", "get_z:1"]),
+    ]
+    d = ph.divergence(_traces(runs), tolerate_extra_lookups=True)
+    got = d.table.set_index("trial")[["step", "kind", "marker", "extra_lookups"]]
+    assert got.loc[1].tolist() == [2, "differs", "get_a", 0]
+    assert got.loc[2].tolist() == [4, "extra", "pay", 0]
+    assert got.loc[3].tolist() == [3, "skips", "pay", 0]
+    assert got.loc[4].tolist() == [5, "stops", "ship", 1]
+    assert got.loc[5, "kind"] == "none" and got.loc[5, "extra_lookups"] == 2
+    strict = ph.divergence(_traces(runs)).table.set_index("trial")
+    for trial in (1, 2, 3):  # no extra lookup involved: identical answers
+        assert strict.loc[trial, "step"] == got.loc[trial, "step"]
+        assert strict.loc[trial, "kind"] == got.loc[trial, "kind"]
+    assert strict.loc[4, "step"] == 2 and strict.loc[5, "step"] == 3  # the extra lookups
+
+
+def _blocks(seq: tuple[str, ...]) -> list[tuple[str, object]]:
+    """Lookup stretches as sorted tuples, actions alone."""
+    out: list[tuple[str, object]] = []
+    for a in seq:
+        if a.startswith("get_"):
+            if out and out[-1][0] == "L":
+                out[-1] = ("L", tuple(sorted([*out[-1][1], a])))  # type: ignore[misc]
+            else:
+                out.append(("L", (a,)))
+        else:
+            out.append(("A", a))
+    return out
+
+
+def _follows(g: tuple[str, ...], p: tuple[str, ...]) -> bool:
+    """g is a prefix of p, its last lookup stretch possibly a sub-multiset of p's."""
+    gb, pb = _blocks(g), _blocks(p)
+    if not gb:
+        return True
+    if len(gb) > len(pb) or gb[:-1] != pb[: len(gb) - 1]:
+        return False
+    if gb[-1] == pb[len(gb) - 1]:
+        return True
+    last, want = gb[-1], pb[len(gb) - 1]
+    if last[0] != "L" or want[0] != "L":
+        return False
+    need = list(want[1])  # type: ignore[call-overload]
+    for a in last[1]:  # type: ignore[attr-defined]
+        if a not in need:
+            return False
+        need.remove(a)
+    return True
+
+
+def _tolerant_step_brute_force(f: tuple[str, ...], passing: list[tuple[str, ...]]) -> int | None:
+    """Delete any subset of F's lookups: the longest prefix of F that then follows a
+    passing run gives the point (+1); None when F minus some lookups *is* a passing run."""
+    lk = [i for i, a in enumerate(f) if a.startswith("get_")]
+    best = 0
+    for p in passing:
+        for r in range(len(lk) + 1):
+            for drop in itertools.combinations(lk, r):
+                kept = tuple(a for i, a in enumerate(f) if i not in drop)
+                if _blocks(kept) == _blocks(p):
+                    return None
+                i = len(f)
+                while i > best:
+                    g = tuple(a for j, a in enumerate(f[:i]) if j not in drop)
+                    if _follows(g, p):
+                        break
+                    i -= 1
+                best = max(best, i)
+    return best + 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tolerant_divergence_equals_brute_force_deletion(seed: int) -> None:
+    """Oracle: the tolerant point is the longest prefix of F that follows some passing
+    run once any subset of F's lookups is deleted (lookups are name-only here, so a
+    'changed' lookup, reported at its own step, cannot occur)."""
+    rng = random.Random(100 + seed)
+    alphabet = ["act0", "act1", "get_a", "get_b"]
+    runs = []
+    truth = {}
+    for t in range(20):
+        seqs = []
+        for trial in range(rng.randint(2, 5)):
+            seq = tuple(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+            seqs.append((trial, trial % 2 == 0 or trial == 1, seq))
+        runs += [(f"t{t}", tr, ok, list(s)) for tr, ok, s in seqs]
+        passing = [s for _, ok, s in seqs if ok]
+        for tr, ok, s in seqs:
+            if not ok and passing:
+                truth[(f"t{t}", tr)] = _tolerant_step_brute_force(s, passing)
+    d = ph.divergence(_traces(runs), tolerate_extra_lookups=True)
+    got = {
+        (r["task_id"], r["trial"]): (None if pd.isna(r["step"]) else int(r["step"]))
+        for _, r in d.table.iterrows()
+    }
+    assert got == truth
+    strict = ph.divergence(_traces(runs)).table
+    later = d.table["step"].fillna(10**6) >= strict["step"].fillna(10**6)
+    assert later.all()  # tolerating can only move a point later (or remove it)
+    moved = (d.table["step"].fillna(0) != strict["step"].fillna(0)).sum()
+    assert moved > 0  # the oracle disagrees with the strict rule somewhere: it has teeth
+
+
+# --------------------------------------------------------------- τ-bench, extra lookups tolerated
+@pytest.fixture(scope="module")
+def airline_tolerant(airline):  # type: ignore[no-untyped-def]
+    tr, _ = airline
+    return ph.divergence(tr, tolerate_extra_lookups=True)
+
+
+def test_hand_verified_task_39_trial_1_tolerant(airline, airline_tolerant) -> None:  # type: ignore[no-untyped-def]
+    """Task 39, trial 1 (reward 0). Read by hand: the user (Sophia Silva) wants to
+    cancel the basic-economy reservation H8Q05L for a full refund, which the policy
+    does not allow; the expected actions are only get_reservation_details(H8Q05L).
+    The passing trial 0 makes exactly that lookup, explains the policy and changes
+    nothing. Trial 1 first calls get_user_details(sophia_silva_7557) (an extra,
+    read-only lookup), then get_reservation_details(H8Q05L), tells the user that
+    insurance allows the cancellation, and calls cancel_reservation(H8Q05L) at
+    step 3: that write is what fails the task. Without the option the point is
+    the extra lookup at step 1 ('extra'); with it, the cancellation at step 3,
+    'continues' (the passing run had ended), with one tolerated extra lookup."""
+    _, d = airline
+    r = _row(d, "39", 1)
+    assert (r["step"], r["kind"], r["failing_action"]) == (1, "extra", "get_user_details")
+    assert r["extra_lookups"] == 0
+    r = _row(airline_tolerant, "39", 1)
+    assert (r["step"], r["kind"], r["failing_action"]) == (3, "continues", "cancel_reservation")
+    assert r["failing_args"] == '{"reservation_id":"H8Q05L"}'
+    assert r["passing_actions"] == ["<end>"] and r["extra_lookups"] == 1
+    assert r["n_steps"] == 3 and r["termination"] == "user_stop"
+
+
+def test_hand_verified_task_29_tolerant(airline, airline_tolerant) -> None:  # type: ignore[no-untyped-def]
+    """Task 29 (Amelia Davis wants to cancel her one-passenger upcoming flights;
+    the expected actions are eight lookups and no cancellation). Read by hand: the
+    passing trial 0 makes no tool call at all (it keeps asking for reservation
+    ids). Trials 1, 2, 3 each call get_user_details and seven
+    get_reservation_details, then cancel_reservation(UDMOP1) at step 9 and
+    cancel_reservation(4XGCCM) at step 10. Strict: they 'continue' at step 1 (a
+    lookup after the passing run ended). Tolerated: the eight lookups are extra
+    reads; the point is the first cancellation, step 9."""
+    _, d = airline
+    for trial in (1, 2, 3):
+        r = _row(d, "29", trial)
+        assert (r["step"], r["kind"], r["failing_action"]) == (1, "continues", "get_user_details")
+        r = _row(airline_tolerant, "29", trial)
+        assert (r["step"], r["kind"], r["failing_action"]) == (9, "continues", "cancel_reservation")
+        assert r["failing_args"] == '{"reservation_id":"UDMOP1"}' and r["extra_lookups"] == 8
+
+
+def test_hand_verified_points_without_extra_lookups_do_not_move(airline, airline_tolerant) -> None:  # type: ignore[no-untyped-def]
+    """Tasks 16, 43, 30 and task 39 trials 2, 3 (hand-verified above) involve no
+    extra lookup: the option leaves their rows unchanged."""
+    _, d = airline
+    cols = ["step", "kind", "failing_action", "failing_args", "passing_actions", "marker"]
+    for task, trial in [("16", 0), ("16", 1), ("16", 2), ("43", 1), ("43", 2), ("43", 3),
+                        ("30", 0), ("30", 2), ("39", 2), ("39", 3)]:  # fmt: skip
+        a, b = _row(d, task, trial), _row(airline_tolerant, task, trial)
+        assert [str(a[c]) for c in cols] == [str(b[c]) for c in cols], (task, trial)
+        assert b["extra_lookups"] == 0
+
+
+def test_tolerant_airline_every_point_kept_and_only_lookup_points_move(
+    airline, airline_tolerant
+) -> None:  # type: ignore[no-untyped-def]
+    tr, d = airline
+    t = airline_tolerant
+    assert len(t.table) == 60 and (t.table["kind"] != "none").all()  # still every failing run
+    m = d.table.merge(t.table, on=["task_id", "trial"], suffixes=("", "_t"))
+    assert (m["step_t"] >= m["step"]).all()
+    lookups = set(normalise(tr).settings["lookups"])
+    moved = m[m["step_t"] != m["step"]]
+    assert moved["failing_action"].isin(lookups).all()  # only points at a lookup move
+    assert len(moved) == 23 and d.counts["points_at_lookup"] == 27
+    # the 4 that stay are changed lookups: calculate with another expression than any
+    # passing run's, whose own calculate is missing (tasks 11 and 17)
+    stay = m[m["failing_action"].isin(lookups) & (m["step_t"] == m["step"])]
+    assert set(stay["kind_t"]) == {"differs"} and set(stay["failing_action"]) == {"calculate"}
+    assert sorted(stay["task_id"]) == ["11", "11", "17", "17"]
+    assert t.counts["tolerated_extra_lookups"] == int(t.table["extra_lookups"].sum()) > 0

@@ -44,6 +44,30 @@ failing run is aligned against every passing run:
    ``none`` (F made exactly the tool calls of some passing run: the failure is
    not in the actions).
 
+Extra lookups (``tolerate_extra_lookups=True``)
+-----------------------------------------------
+By default a lookup the failing run makes and no passing run makes at that
+point *is* its divergence point (kind ``extra``). Often it is harmless: τ-bench
+gpt-4o airline task 39, trial 1, looks up the user before the reservation and
+is reported at that extra lookup (step 1), while what made it fail is the
+cancellation at step 3 that the passing run never makes. With
+``tolerate_extra_lookups=True`` each run is read as alternating columns
+``L0 A1 L1 … An Ln`` (``Ai`` its i-th non-lookup action, ``Li`` the multiset of
+lookups between two actions, possibly empty); F follows P at an action column
+when the tokens are equal and at a lookup column when F's lookups *contain*
+P's (F may look up more, never less). The divergence point is again the
+latest, over passing runs, first column where F stops following P, so it is
+never earlier than without the option. Skipped or changed lookups are still
+divergences (``skips`` at the action that follows the stretch, ``differs`` at
+the changed call), and so is every skipped, changed or extra non-lookup
+action. The lookups tolerated before the point are counted in the column
+``extra_lookups``, so nothing is hidden. It is off by default: the point
+stays the *earliest* difference (reading on from an early lead reaches the
+consequential one; a lead past the cause cannot be read backwards), and a
+tool counted as a lookup by its name alone (``get_…``) may still have side
+effects. Turn it on when the stage mapping marks the read-only tools, or to
+ask which *action* goes wrong.
+
 A divergence point is a lead to inspect, not proof of cause.
 
 Examples
@@ -437,7 +461,9 @@ class Divergence:
         there), ``n_passing_at_point``, ``marker`` (the tool that marks the
         divergence: the passing runs' action for ``skips``/``stops``, the
         failing run's otherwise), ``stage`` (the marker's stage),
-        ``termination``, ``n_steps``.
+        ``termination``, ``n_steps``, ``extra_lookups`` (lookups of the
+        failing run before its point that the passing run it follows did not
+        make: tolerated under ``tolerate_extra_lookups``, else always 0).
     tasks : pandas.DataFrame
         Per task with mixed outcomes: passing/failing runs, the earliest and
         most common divergence step and marker.
@@ -465,7 +491,13 @@ class Divergence:
         out = [
             f"{c.get('failing_runs', 0)} failing run(s) of the {c.get('tasks_mixed', 0)} task(s) "
             "with both outcomes were aligned against the passing runs of the same task (tool "
-            "calls with canonical arguments; reordering read-only lookups is not a divergence)."
+            "calls with canonical arguments; reordering read-only lookups is not a divergence"
+            + (
+                "; nor is an extra read-only lookup: "
+                f"{c.get('tolerated_extra_lookups', 0)} tolerated before the points)."
+                if self.settings.get("tolerate_extra_lookups")
+                else ")."
+            )
         ]
         kinds = self.table["kind"].value_counts()
         if len(kinds):
@@ -495,10 +527,21 @@ class Divergence:
                 f"{c['failing_runs_without_tool_calls']} failing run(s) made no tool call "
                 "(divergence 'stops' at step 1)."
             )
-        if c.get("no_action_divergence"):
+        if c.get("points_at_lookup") and not self.settings.get("tolerate_extra_lookups"):
             out.append(
-                f"{c['no_action_divergence']} failing run(s) made exactly the tool calls of a "
-                "passing run (kind 'none': the failure is not in the actions)."
+                f"{c['points_at_lookup']} divergence point(s) are at a read-only lookup of the "
+                "failing run; tolerate_extra_lookups (CLI --tolerate-extra-lookups) looks past "
+                "extra lookups to the next difference in what the run does."
+            )
+        if c.get("no_action_divergence"):
+            same = (
+                "the tool calls of a passing run, apart from extra read-only lookups"
+                if self.settings.get("tolerate_extra_lookups")
+                else "exactly the tool calls of a passing run"
+            )
+            out.append(
+                f"{c['no_action_divergence']} failing run(s) made {same} "
+                "(kind 'none': the failure is not in the actions)."
             )
         return out
 
@@ -517,6 +560,7 @@ _EMPTY_TABLE_COLUMNS = [
     "stage",
     "termination",
     "n_steps",
+    "extra_lookups",
 ]
 
 
@@ -558,6 +602,7 @@ def divergence(
     ignore_keys: Iterable[str] = (),
     lookups: Iterable[str] | Callable[[str], bool] | None = None,
     skip_tools: Iterable[str] = DEFAULT_SKIP_TOOLS,
+    tolerate_extra_lookups: bool = False,
     tasks: Sequence[str] | None = None,
     chunk: int = 2_000_000,
 ) -> Divergence:
@@ -575,6 +620,13 @@ def divergence(
         below must be left at their defaults).
     stages, ignore_args, ignore_keys, lookups, skip_tools
         Normalisation options, see :func:`normalise`.
+    tolerate_extra_lookups : bool
+        When true, a lookup the failing run makes in addition to the passing
+        run's lookups is not a divergence point by itself; skipped or changed
+        lookups and any skipped, changed or extra non-lookup action still are
+        (module docstring). The tolerated lookups before each point are
+        counted in ``table["extra_lookups"]``. Default false: the earliest
+        difference, extra lookups included.
     tasks : sequence of str, optional
         Only these tasks.
     chunk : int
@@ -594,6 +646,17 @@ def divergence(
     >>> d = divergence(Traces.from_frames(st, tr))
     >>> d.table[["trial", "step", "kind"]].values.tolist()
     [[1, <NA>, 'none'], [2, 1, 'stops']]
+
+    An extra lookup before the action that matters:
+
+    >>> st = pd.DataFrame({"task_id": "t", "trial": [0, 0, 1, 1, 1],
+    ...                    "action": ["get_order", "pay", "get_user", "get_order", "refund"]})
+    >>> tr = pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 1], "success": [True, False]})
+    >>> divergence(Traces.from_frames(st, tr)).table[["step", "kind", "marker"]].values.tolist()
+    [[1, 'extra', 'get_user']]
+    >>> d = divergence(Traces.from_frames(st, tr), tolerate_extra_lookups=True)
+    >>> d.table[["step", "kind", "marker", "extra_lookups"]].values.tolist()
+    [[3, 'substitutes', 'refund', 1]]
     """
     skip_tools = tuple(skip_tools)
     if traces.settings and (
@@ -650,18 +713,7 @@ def divergence(
     steps = norm.steps[~norm.steps["skip"]].rename(columns={"step": "_orig"})
     steps = steps.merge(sel[[*key, "_tid"]], on=key, how="inner")
     steps = steps.sort_values("_tid", kind="stable").reset_index(drop=True)
-    _block, bcode, bstart = _block_keys(steps)
     n_trials = len(sel)
-    # block matrix: one row per trial, padded
-    btid = steps["_tid"].to_numpy()[bstart] if len(bstart) else np.zeros(0, np.int64)
-    nblocks = np.bincount(btid, minlength=n_trials) if n_trials else np.zeros(0, np.int64)
-    first_block = np.concatenate([[0], np.cumsum(nblocks)[:-1]]) if n_trials else nblocks
-    width = int(nblocks.max()) + 1 if n_trials and len(bstart) else 1
-    mat = np.full((n_trials, width), -1, dtype=np.int64)
-    if len(bstart):
-        col = np.arange(len(bstart)) - first_block[btid]
-        mat[btid, col] = bcode
-
     # pairs (failing, passing) within each task
     sel["_g"] = sel.groupby(["system", "task_id"], sort=False).ngroup()
     fail = sel.loc[~sel["success"].astype(bool), ["_g", "_tid"]]
@@ -669,15 +721,18 @@ def divergence(
     pairs = fail.merge(pas, on="_g", suffixes=("_f", "_p"))
     pf = pairs["_tid_f"].to_numpy()
     pp = pairs["_tid_p"].to_numpy()
-    lcp = np.empty(len(pairs), dtype=np.int64)
-    step_rows = max(1, chunk // width)
-    for lo in range(0, len(pairs), step_rows):
-        hi = min(len(pairs), lo + step_rows)
-        a = mat[pf[lo:hi]]
-        b = mat[pp[lo:hi]]
-        b = np.where(b < 0, -2, b)  # padding never matches padding
-        eq = np.concatenate([a == b, np.zeros((hi - lo, 1), dtype=bool)], axis=1)
-        lcp[lo:hi] = np.argmin(eq, axis=1)
+    tok = steps["token"].to_numpy(dtype=object)
+    act = steps["action"].to_numpy(dtype=object)
+    islk = steps["lookup"].to_numpy(dtype=bool)
+    trial_first_step = np.searchsorted(steps["_tid"].to_numpy(), np.arange(n_trials))
+    n_steps_of: np.ndarray = np.bincount(steps["_tid"].to_numpy(), minlength=n_trials)
+    refine: _Refine
+    if tolerate_extra_lookups:
+        mat, lcp, refine = _tolerant(steps, n_trials, pf, pp, tok, act, trial_first_step, chunk)
+    else:
+        mat, lcp, refine = _strict(
+            steps, n_trials, pf, pp, tok, act, islk, trial_first_step, n_steps_of, chunk
+        )
     pairs["lcp"] = lcp
     best = pairs.groupby("_tid_f")["lcp"].transform("max")
     cand = pairs[pairs["lcp"] == best]
@@ -691,16 +746,11 @@ def divergence(
     )
 
     # refine each failing run against the passing runs that reach its point
-    tok = steps["token"].to_numpy(dtype=object)
-    act = steps["action"].to_numpy(dtype=object)
     argv = steps["args"].to_numpy(dtype=object)
     stg = steps["stage"].to_numpy(dtype=object)
     orig = steps["_orig"].to_numpy(dtype=np.int64)
-    islk = steps["lookup"].to_numpy(dtype=bool)
     first_of_action = norm.steps.drop_duplicates("action")
     stage_of = dict(zip(first_of_action["action"], first_of_action["stage"], strict=True))
-    trial_first_step = np.searchsorted(steps["_tid"].to_numpy(), np.arange(n_trials))
-    n_steps_of: np.ndarray = np.bincount(steps["_tid"].to_numpy(), minlength=n_trials)
     sys_a = sel["system"].to_numpy(dtype=object)
     task_a = sel["task_id"].to_numpy(dtype=object)
     trial_a = sel["trial"].to_numpy(dtype=np.int64)
@@ -710,17 +760,6 @@ def divergence(
         else np.full(n_trials, None, dtype=object)
     )
     nst_a = sel["n_steps"].to_numpy(dtype=np.int64)
-
-    def block_steps(tid: int, b: int) -> range:
-        """Step rows (global) of block b of trial tid."""
-        gb = first_block[tid] + b
-        s0 = bstart[gb]
-        s1 = (
-            bstart[gb + 1]
-            if gb + 1 < len(bstart) and btid[gb + 1] == tid
-            else (trial_first_step[tid] + n_steps_of[tid])
-        )
-        return range(s0, s1)
 
     rows: list[dict[str, Any]] = []
     u_f = uniq["_tid_f"].to_numpy()
@@ -734,30 +773,11 @@ def divergence(
     )
     for lo, hi in pairwise(bounds.tolist()):
         tid_f = int(u_f[lo])
-        nb_f = int(nblocks[tid_f])
         f0 = int(trial_first_step[tid_f])
         nsf = int(n_steps_of[tid_f])
         b = int(u_b[lo])
         # (local step, kind, passing actions, marker), weight = passing runs with that sequence
-        outcomes = [
-            (
-                _refine(
-                    tid_f,
-                    int(u_p[i]),
-                    b,
-                    nb_f,
-                    int(nblocks[u_p[i]]),
-                    f0,
-                    mat,
-                    block_steps,
-                    tok,
-                    act,
-                    islk,
-                ),
-                int(u_w[i]),
-            )
-            for i in range(lo, hi)
-        ]
+        outcomes = [(refine(tid_f, int(u_p[i]), b), int(u_w[i])) for i in range(lo, hi)]
         top = max(o[0][0] for o in outcomes)
         at = [o for o in outcomes if o[0][0] == top]
         kinds: Counter[str] = Counter()
@@ -769,6 +789,7 @@ def divergence(
         passing = sorted({p for o, _ in at for p in o[2]})
         marker = next(o[3] for o, _ in at if o[1] == kind or kind == "stops")
         n_at = sum(w for _, w in at)
+        extra_lookups = min(o[4] for o, _ in at)
         nst = int(nst_a[tid_f])
         if kind == "none":
             step: int | None = None
@@ -800,6 +821,7 @@ def divergence(
                 "stage": mstage,
                 "termination": term_a[tid_f],
                 "n_steps": nst,
+                "extra_lookups": extra_lookups,
             }
         )
     table = pd.DataFrame(rows, columns=_EMPTY_TABLE_COLUMNS)
@@ -816,14 +838,231 @@ def divergence(
     counts["failing_runs_without_tool_calls"] = int((table["n_steps"] == 0).sum())
     counts["no_action_divergence"] = int((table["kind"] == "none").sum())
     counts["divergence_points"] = int((table["kind"] != "none").sum())
+    lk_names = set(norm.settings.get("lookups", []))
+    counts["points_at_lookup"] = int(
+        ((table["kind"] != "none") & table["failing_action"].isin(lk_names)).sum()
+    )
+    counts["tolerated_extra_lookups"] = int(table["extra_lookups"].sum())
     return Divergence(
         table=table,
         tasks=_task_summary(table, sel),
         by_action=_aggregate(table, "marker"),
         by_stage=_aggregate(table, "stage"),
         counts=counts,
-        settings=norm.settings,
+        settings={**norm.settings, "tolerate_extra_lookups": bool(tolerate_extra_lookups)},
     )
+
+
+def _lcp_chunks(mat: np.ndarray, pf: np.ndarray, pp: np.ndarray, chunk: int) -> np.ndarray:
+    """Longest common prefix (in columns) of rows pf and pp of ``mat`` (-1 = padding)."""
+    width = mat.shape[1]
+    lcp = np.empty(len(pf), dtype=np.int64)
+    step_rows = max(1, chunk // width)
+    for lo in range(0, len(pf), step_rows):
+        hi = min(len(pf), lo + step_rows)
+        a = mat[pf[lo:hi]]
+        b = mat[pp[lo:hi]]
+        b = np.where(b < 0, -2, b)  # padding never matches padding
+        eq = np.concatenate([a == b, np.zeros((hi - lo, 1), dtype=bool)], axis=1)
+        lcp[lo:hi] = np.argmin(eq, axis=1)
+    return lcp
+
+
+_Refine = Callable[[int, int, int], tuple[int, str, list[str], str | None, int]]
+
+
+def _strict(
+    steps: pd.DataFrame,
+    n_trials: int,
+    pf: np.ndarray,
+    pp: np.ndarray,
+    tok: np.ndarray,
+    act: np.ndarray,
+    islk: np.ndarray,
+    trial_first_step: np.ndarray,
+    n_steps_of: np.ndarray,
+    chunk: int,
+) -> tuple[np.ndarray, np.ndarray, _Refine]:
+    """Block matrix (lookup stretches as order-free blocks), prefix lengths, refinement."""
+    _block, bcode, bstart = _block_keys(steps)
+    btid = steps["_tid"].to_numpy()[bstart] if len(bstart) else np.zeros(0, np.int64)
+    nblocks = np.bincount(btid, minlength=n_trials) if n_trials else np.zeros(0, np.int64)
+    first_block = np.concatenate([[0], np.cumsum(nblocks)[:-1]]) if n_trials else nblocks
+    width = int(nblocks.max()) + 1 if n_trials and len(bstart) else 1
+    mat = np.full((n_trials, width), -1, dtype=np.int64)
+    if len(bstart):
+        col = np.arange(len(bstart)) - first_block[btid]
+        mat[btid, col] = bcode
+    lcp = _lcp_chunks(mat, pf, pp, chunk)
+
+    def block_steps(tid: int, b: int) -> range:
+        """Step rows (global) of block b of trial tid."""
+        gb = first_block[tid] + b
+        s0 = bstart[gb]
+        s1 = (
+            bstart[gb + 1]
+            if gb + 1 < len(bstart) and btid[gb + 1] == tid
+            else (trial_first_step[tid] + n_steps_of[tid])
+        )
+        return range(s0, s1)
+
+    def refine(tid_f: int, tid_p: int, b: int) -> tuple[int, str, list[str], str | None, int]:
+        out = _refine(
+            tid_f,
+            tid_p,
+            b,
+            int(nblocks[tid_f]),
+            int(nblocks[tid_p]),
+            int(trial_first_step[tid_f]),
+            mat,
+            block_steps,
+            tok,
+            act,
+            islk,
+        )
+        return (*out, 0)
+
+    return mat, lcp, refine
+
+
+def _tolerant(
+    steps: pd.DataFrame,
+    n_trials: int,
+    pf: np.ndarray,
+    pp: np.ndarray,
+    tok: np.ndarray,
+    act: np.ndarray,
+    trial_first_step: np.ndarray,
+    chunk: int,
+) -> tuple[np.ndarray, np.ndarray, _Refine]:
+    """Alignment under which extra lookups of the failing run are not a divergence.
+
+    Each trial is read as alternating columns ``L0 A1 L1 A2 ... An Ln``: ``Ai``
+    its i-th non-lookup action, ``Li`` the multiset of lookups between ``Ai``
+    and ``Ai+1`` (possibly empty). A failing run F follows a passing run P at
+    an action column when the tokens are equal, at a lookup column when F's
+    multiset contains P's (F may look up more, never less or otherwise). The
+    prefix length is the first column where F stops following P.
+    """
+    n = len(steps)
+    tid = steps["_tid"].to_numpy().astype(np.int64)
+    lookup = steps["lookup"].to_numpy(dtype=bool)
+    is_act = (~lookup).astype(np.int64)
+    codes, uniques = pd.factorize(steps["token"], sort=False)
+    cum = np.cumsum(is_act)
+    base = np.concatenate([[0], cum])[trial_first_step] if n_trials else np.zeros(0, np.int64)
+    col = 2 * (cum - is_act - base[tid]) + is_act if n else np.zeros(0, np.int64)
+    n_acts = np.bincount(tid[is_act == 1], minlength=n_trials) if n_trials else np.zeros(0)
+    replen = (2 * n_acts + 1).astype(np.int64)
+    width = int(replen.max()) if n_trials else 1
+    flat = tid * width + col
+    cnt = np.bincount(flat, minlength=n_trials * width).reshape(n_trials, width)
+    cend = trial_first_step[:, None] + np.cumsum(cnt, axis=1)
+    cstart = cend - cnt
+    # lookup columns: order-free 64-bit key of the multiset (0 = empty); action columns: token
+    rng = np.random.default_rng(20260511)
+    r_lookup = rng.integers(1, 2**63, size=len(uniques), dtype=np.uint64)
+    h = np.zeros(n_trials * width, dtype=np.uint64)
+    lk_rows = np.flatnonzero(lookup)
+    if len(lk_rows):
+        lflat = flat[lk_rows]
+        starts = np.flatnonzero(np.r_[True, lflat[1:] != lflat[:-1]])
+        with np.errstate(over="ignore"):
+            h[lflat[starts]] = np.add.reduceat(r_lookup[codes[lk_rows]], starts)
+    h2 = h.reshape(n_trials, width)
+    colidx = np.arange(width)
+    valid = colidx[None, :] < replen[:, None]
+    mat = np.full((n_trials, width), -1, dtype=np.int64)
+    even = valid & (colidx[None, :] % 2 == 0)
+    mat[even] = pd.factorize(h2[even])[0]
+    acts = np.flatnonzero(is_act)
+    mat[tid[acts], col[acts]] = codes[acts]
+
+    cache: dict[tuple[int, int], bool] = {}
+
+    def contains(tf: int, tp: int, c: int) -> bool:
+        """Whether F's lookup multiset at column c contains P's."""
+        k = (int(mat[tf, c]), int(mat[tp, c]))
+        v = cache.get(k)
+        if v is None:
+            have = Counter(codes[cstart[tf, c] : cend[tf, c]].tolist())
+            need = Counter(codes[cstart[tp, c] : cend[tp, c]].tolist())
+            v = not (need - have)
+            cache[k] = v
+        return v
+
+    lcp = np.empty(len(pf), dtype=np.int64)
+    step_rows = max(1, chunk // width)
+    for lo in range(0, len(pf), step_rows):
+        hi = min(len(pf), lo + step_rows)
+        a = mat[pf[lo:hi]]
+        b = mat[pp[lo:hi]]
+        b = np.where(b < 0, -2, b)
+        eq = np.concatenate([a == b, np.zeros((hi - lo, 1), dtype=bool)], axis=1)
+        pos = np.argmin(eq, axis=1)
+        both = np.minimum(replen[pf[lo:hi]], replen[pp[lo:hi]])
+        active = np.arange(hi - lo)
+        while len(active):
+            q = pos[active]
+            active = active[(q % 2 == 0) & (q < both[active])]
+            if not len(active):
+                break
+            ok = np.fromiter(
+                (contains(int(pf[lo + r]), int(pp[lo + r]), int(pos[r])) for r in active),
+                dtype=bool,
+                count=len(active),
+            )
+            active = active[ok]
+            eq[active, pos[active]] = True
+            pos[active] = np.argmin(eq[active], axis=1)
+        lcp[lo:hi] = pos
+    size = cend - cstart
+
+    def refine(tid_f: int, tid_p: int, c: int) -> tuple[int, str, list[str], str | None, int]:
+        f0 = int(trial_first_step[tid_f])
+        lf, lp = int(replen[tid_f]), int(replen[tid_p])
+        extra = int((size[tid_f, 0:c:2] - size[tid_p, 0:c:2]).sum())
+        if c >= lf and c >= lp:
+            return (10**9, "none", [], None, extra)
+        if c % 2 == 0:  # F's lookups here lack some of P's
+            fs = range(int(cstart[tid_f, c]), int(cend[tid_f, c]))
+            ps = range(int(cstart[tid_p, c]), int(cend[tid_p, c]))
+            pool = Counter(str(tok[s]) for s in ps)
+            left = []
+            for s in fs:
+                t = str(tok[s])
+                if pool.get(t, 0) > 0:
+                    pool[t] -= 1
+                else:
+                    left.append(s)
+            missing = sorted(set(pool.elements()))
+            for i, s in enumerate(left):
+                same_tool = [m for m in missing if m.split("(", 1)[0] == act[s]]
+                if same_tool:
+                    return (s - f0, "differs", same_tool, str(act[s]), extra + i)
+            first = next(str(act[s]) for s in ps if pool.get(str(tok[s]), 0) > 0)  # P's order
+            return (fs.stop - f0, "skips", missing, first, extra + len(left))
+        if c >= lf:  # F ended after following P: it stops
+            pa = int(cstart[tid_p, c])
+            return (int(cend[tid_f, lf - 1]) - f0, "stops", [str(tok[pa])], str(act[pa]), extra)
+        fa = int(cstart[tid_f, c])
+        if c >= lp:  # P ended, F acts
+            return (fa - f0, "continues", [END], str(act[fa]), extra)
+        pa = int(cstart[tid_p, c])
+        p_tokens = [str(tok[pa])]
+        f_rest = mat[tid_f, c + 2 : lf : 2]
+        p_rest = mat[tid_p, c + 2 : lp : 2]
+        fi = np.flatnonzero(p_rest == mat[tid_f, c])  # F's action comes later in P: F skipped
+        pi = np.flatnonzero(f_rest == mat[tid_p, c])  # P's action comes later in F: F inserted
+        if len(fi) and (not len(pi) or fi[0] <= pi[0]):
+            return (fa - f0, "skips", p_tokens, str(act[pa]), extra)
+        if len(pi):
+            return (fa - f0, "extra", p_tokens, str(act[fa]), extra)
+        if act[fa] == act[pa]:
+            return (fa - f0, "differs", p_tokens, str(act[fa]), extra)
+        return (fa - f0, "substitutes", p_tokens, str(act[fa]), extra)
+
+    return mat, lcp, refine
 
 
 def _refine(
