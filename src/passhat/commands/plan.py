@@ -7,7 +7,7 @@ reasoning and the assumptions; ``--json`` writes the same as JSON.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -47,14 +47,27 @@ def _fmt_value(res: plan.PlanResult) -> str:
     return f"{s.replace('_', ' ')} = {v:.2%}"
 
 
-def _emit(res: plan.PlanResult, as_json: bool) -> None:
+def _explain(reasoning: str, method: str | None, assumptions: Iterable[str]) -> None:
+    """Print the reasoning, the method (when given) and the assumptions."""
+    click.echo(reasoning)
+    if method is not None:
+        click.echo(f"Method: {method}.")
+    click.echo("Assumes: " + "; ".join(assumptions) + ".")
+
+
+def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = None) -> None:
+    """Print a result, or write it as JSON (with the input ``stamp`` when given)."""
     if as_json:
-        emit_json({"passhat_version": __version__, **res.to_dict()})
+        emit_json(
+            {
+                "passhat_version": __version__,
+                **({"input": stamp} if stamp is not None else {}),
+                **res.to_dict(),
+            }
+        )
         return
     click.echo(_fmt_value(res))
-    click.echo(res.reasoning)
-    click.echo(f"Method: {res.method}.")
-    click.echo("Assumes: " + "; ".join(res.assumptions) + ".")
+    _explain(res.reasoning, res.method, res.assumptions)
 
 
 def _solve_three(
@@ -198,11 +211,12 @@ def table_cmd(confidence: float, as_json: bool) -> None:
         f"{g['retry_until_green']:.1%}; all {int(g['attempts'])} must pass: "
         f"{g['all_must_pass']:.1%}"
     )
-    click.echo(
+    _explain(
         f"Bounds are exact one-sided Clopper–Pearson at {confidence:.0%}; runs to see a flip "
-        f"are ⌈ln(1−q)/ln(1−f)⌉ at q = {confidence:.0%}."
+        f"are ⌈ln(1−q)/ln(1−f)⌉ at q = {confidence:.0%}.",
+        None,
+        plan.ASSUMPTIONS,
     )
-    click.echo("Assumes: " + "; ".join(plan.ASSUMPTIONS) + ".")
 
 
 # ------------------------------------------------------ design and power
@@ -371,9 +385,7 @@ def design_cmd(
         f"({best['runs']} runs, cost {best['cost']:g}): {scope} SE of {label} "
         f"±{best['se_' + scope]:.4f}"
     )
-    click.echo(t.attrs["reasoning"])
-    click.echo("Method: " + t.attrs["method"] + ".")
-    click.echo("Assumes: " + "; ".join(t.attrs["assumptions"]) + ".")
+    _explain(t.attrs["reasoning"], t.attrs["method"], t.attrs["assumptions"])
     sub = t[t["metric"] == metric]
     if not show_all and len(sub) > 20:
         ns = sub["runs_per_task"].to_numpy()
@@ -515,8 +527,7 @@ def power_cmd(
                 {"passhat_version": __version__, "input": stamp, **df.attrs, "grid": records(df)}
             )
             return
-        click.echo(df.attrs["reasoning"])
-        click.echo("Assumes: " + "; ".join(df.attrs["assumptions"]) + ".")
+        _explain(df.attrs["reasoning"], None, df.attrs["assumptions"])
         _show_table(
             df,
             [
@@ -546,9 +557,7 @@ def power_cmd(
             f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
             f"({best['runs']} runs per system)"
         )
-        click.echo(df.attrs["reasoning"])
-        click.echo("Method: " + df.attrs["method"] + ".")
-        click.echo("Assumes: " + "; ".join(df.attrs["assumptions"]) + ".")
+        _explain(df.attrs["reasoning"], df.attrs["method"], df.attrs["assumptions"])
         _show_table(
             df,
             [
@@ -571,10 +580,7 @@ def power_cmd(
         seed=seed,
         **common,
     )
-    if as_json:
-        emit_json({"passhat_version": __version__, "input": stamp, **res.to_dict()})
-        return
-    _emit(res, False)
+    _emit(res, as_json, stamp)
 
 
 @click.group("plan")
