@@ -147,3 +147,13 @@ def test_reader_option_the_format_does_not_take_is_named(
     assert main(["estimate", path, "--json"]) == 0  # the file itself reads
     capsys.readouterr()
     _bad(capsys, ["estimate", path, *extra], pattern)
+
+
+# --------------------------------------------------------- non-finite threshold
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_threshold_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str
+) -> None:
+    # score >= nan is False for every row: all runs would silently become failures
+    path = _write(tmp_path, "scores.csv", "task_id,score\nt1,0.3\nt1,0.9\nt2,1.0\nt2,0.7\n")
+    _bad(capsys, ["estimate", path, "--threshold", value], rf"threshold .*finite.*{value}")

@@ -195,6 +195,10 @@ def read_inspect_log(
         threshold = float(threshold)
     except (TypeError, ValueError) as err:
         raise OptionError(f"threshold must be a number (got {threshold!r})") from err
+    if not math.isfinite(threshold):
+        raise OptionError(
+            f"{path}: threshold must be a finite number, e.g. 0.5 (got {threshold!r})"
+        )
     path = Path(path)
     log = _load_log(path)
     samples = list(log.samples or [])

@@ -82,6 +82,10 @@ def frame_to_trials(
     if "task_id" not in df.columns and "task" in df.columns:
         df = df.rename(columns={"task": "task_id"})
     if threshold is not None:
+        if not isinstance(threshold, int | float) or not np.isfinite(threshold):
+            raise ValidationError(
+                f"{where}: threshold must be a finite number, e.g. 0.5 (got {threshold!r})"
+            )
         score_col = (
             "score" if "score" in df.columns else "success" if "success" in df.columns else None
         )
