@@ -82,7 +82,7 @@ def frame_to_trials(
     if "task_id" not in df.columns and "task" in df.columns:
         df = df.rename(columns={"task": "task_id"})
     if threshold is not None:
-        if not isinstance(threshold, int | float) or not np.isfinite(threshold):
+        if not isinstance(threshold, int | float | np.number) or not np.isfinite(threshold):
             raise ValidationError(
                 f"{where}: threshold must be a finite number, e.g. 0.5 (got {threshold!r})"
             )
