@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import random
 
 import pandas as pd
@@ -727,3 +728,23 @@ def test_tolerant_airline_every_point_kept_and_only_lookup_points_move(
     assert set(stay["kind_t"]) == {"differs"} and set(stay["failing_action"]) == {"calculate"}
     assert sorted(stay["task_id"]) == ["11", "11", "17", "17"]
     assert t.counts["tolerated_extra_lookups"] == int(t.table["extra_lookups"].sum()) > 0
+
+
+def test_cli_tolerate_extra_lookups(tau_airline_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from passhat.cli import main
+
+    args = ["traces", str(tau_airline_path), "--format", "tau-bench", "--task", "39", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["step"] for r in doc["divergence"]] == [1, 2, 2]
+    assert doc["settings"]["tolerate_extra_lookups"] is False
+    assert main([*args, "--tolerate-extra-lookups"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(r["step"], r["extra_lookups"]) for r in doc["divergence"]] == [(3, 1), (2, 0), (2, 0)]
+    assert doc["settings"]["tolerate_extra_lookups"] is True
+    assert main(args[:-1]) == 0  # the table and the hint at the strict point
+    out = capsys.readouterr().out
+    assert "--tolerate-extra-lookups" in out and "┃ extra lookups ┃" not in out
+    assert main([*args[:-1], "--tolerate-extra-lookups"]) == 0
+    out = capsys.readouterr().out
+    assert "┃ extra lookups ┃" in out and "at a read-only lookup" not in out

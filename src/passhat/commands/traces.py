@@ -51,6 +51,13 @@ def _short(text: Any, width: int = 60) -> str:
     help="Argument key to ignore at any depth (ids, timestamps); repeatable.",
 )
 @click.option(
+    "--tolerate-extra-lookups",
+    is_flag=True,
+    help="An extra read-only lookup of a failing run is not a divergence point by itself "
+    "(skipped or changed lookups and any differing action still are); the tolerated "
+    "lookups are counted per run.",
+)
+@click.option(
     "--outcomes",
     type=click.Path(exists=True, dir_okay=False),
     default=None,
@@ -66,6 +73,7 @@ def traces_cmd(
     stages_path: str | None,
     ignore_args: bool,
     ignore_keys: tuple[str, ...],
+    tolerate_extra_lookups: bool,
     outcomes: str | None,
     system_name: str | None,
     as_json: bool,
@@ -77,7 +85,10 @@ def traces_cmd(
     calls with canonical arguments; consecutive read-only lookups compared as
     an order-free multiset). The divergence point is the earliest step where
     the failing run does something no passing run does at that point, or
-    stops. It is a lead to inspect, not proof of cause.
+    stops. It is a lead to inspect, not proof of cause. With
+    --tolerate-extra-lookups, lookups a failing run makes in addition to the
+    passing runs' are looked past (and counted), so the point lands on the next
+    difference in what the run does.
     """
     stages = load_stages(stages_path) if stages_path else None
     tr = read_traces(path, format=fmt, system_name=system_name, outcomes=outcomes)
@@ -86,6 +97,7 @@ def traces_cmd(
         stages=stages,
         ignore_args=ignore_args,
         ignore_keys=ignore_keys,
+        tolerate_extra_lookups=tolerate_extra_lookups,
         tasks=list(tasks) or None,
     )
     if as_json:
@@ -109,9 +121,14 @@ def traces_cmd(
         title=f"Where failing runs diverge: {c['tasks_mixed']} of {c['tasks']} tasks have mixed "
         f"outcomes ({c['failing_runs']} failing, {c['passing_runs']} passing runs)"
     )
-    for col in ("task", "trial", "step", "kind", "failing run does", "passing runs do", "ended"):
+    cols = ["task", "trial", "step", "kind", "failing run does", "passing runs do", "ended"]
+    if tolerate_extra_lookups:
+        cols.insert(4, "extra lookups")
+    for col in cols:
         table.add_column(
-            col, justify="right" if col in ("trial", "step") else "left", overflow="fold"
+            col,
+            justify="right" if col in ("trial", "step", "extra lookups") else "left",
+            overflow="fold",
         )
     for _, r in div.table.iterrows():
         f_args = r["failing_args"]
@@ -121,7 +138,7 @@ def traces_cmd(
         passing = "; ".join(_short(p, 50) for p in r["passing_actions"][:2])
         if len(r["passing_actions"]) > 2:
             passing += f"; +{len(r['passing_actions']) - 2} more"
-        table.add_row(
+        cells = [
             str(r["task_id"]),
             str(r["trial"]),
             "—" if r["step"] is None or r["step"] != r["step"] else str(r["step"]),
@@ -129,7 +146,10 @@ def traces_cmd(
             _short(fail, 55),
             passing,
             str(r["termination"]),
-        )
+        ]
+        if tolerate_extra_lookups:
+            cells.insert(4, str(r["extra_lookups"]))
+        table.add_row(*cells)
     console.print(table)
     agg = Table(title="Divergence points by tool (marker: the action that differs)")
     for col in ("tool", "failing runs", "tasks", "share", "kinds"):
