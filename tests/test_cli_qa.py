@@ -157,3 +157,31 @@ def test_non_finite_threshold_is_refused(
     # score >= nan is False for every row: all runs would silently become failures
     path = _write(tmp_path, "scores.csv", "task_id,score\nt1,0.3\nt1,0.9\nt2,1.0\nt2,0.7\n")
     _bad(capsys, ["estimate", path, "--threshold", value], rf"threshold .*finite.*{value}")
+
+
+# ------------------------------------------------------- spread at mean 0: 0/0
+def test_spread_ratio_at_mean_zero_is_undefined_not_infinite() -> None:
+    import math
+
+    import passhat as ph
+
+    s = ph.spread_from_summary(mean=0.0, pass_hat_k=0.0, k=4)
+    assert math.isnan(s.ratio) and math.isnan(s.consistency)  # 0 / 0
+    assert "nan" not in s.sentence() and "∞" not in s.sentence()
+    t = ph.spread_from_summary(mean=0.5, pass_hat_k=0.5, k=4)
+    assert t.ratio == pytest.approx(8.0)  # 0.5 / 0.5**4, unchanged
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["spread", "--mean", "0", "--pass-hat", "0", "--k", "4"], ["spread", "{allfail}", "--k", "2"]],
+    ids=["published-pair", "all-fail-runs"],
+)
+def test_spread_cli_prints_no_nan_or_infinity_for_zero_over_zero(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str]
+) -> None:
+    allfail = _write(tmp_path, "f.csv", HEADER + "A,t1,0,0\nA,t1,1,0\nA,t2,0,0\nA,t2,1,0\n")
+    assert main([a.format(allfail=allfail) for a in args]) == 0
+    out = capsys.readouterr().out
+    assert "∞" not in out and "nan" not in out, out
+    assert "—" in out and "—×" not in out  # the undefined ratio is shown as such

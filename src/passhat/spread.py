@@ -156,7 +156,9 @@ def solve_beta_kappa(mean: float, pass_hat_k: float, k: int) -> float:
 
 
 def fmt_ratio(x: float) -> str:
-    """A ratio for sentences: 1.9, 23, inf."""
+    """A ratio for sentences: 1.9, 23, ∞, and — when undefined (0/0)."""
+    if math.isnan(x):
+        return "—"
     if not math.isfinite(x):
         return "∞"
     return f"{x:.1f}" if x < 10 else f"{x:.0f}"
@@ -249,7 +251,11 @@ class SummarySpread:
         )
         if self.uniform > 0:
             s += f" ({fmt_ratio(self.ratio)}× the uniform reference)"
-        s += f". Consistency pass^{self.k}/mean = {self.consistency:.2f}."
+        s += (
+            f". Consistency pass^{self.k}/mean = {self.consistency:.2f}."
+            if math.isfinite(self.consistency)
+            else f". Consistency pass^{self.k}/mean is undefined (mean 0)."
+        )
         if self.beta is not None:
             n = self.mixed_share_runs or self.k
             s += (
@@ -357,7 +363,7 @@ def spread_from_summary(
     mean, pass_hat_k, k = float(mean), float(pass_hat_k), int(k)
     n_runs = int(runs) if runs is not None else k
     uniform = mean**k
-    ratio = pass_hat_k / uniform if uniform > 0 else math.inf
+    ratio = pass_hat_k / uniform if uniform > 0 else (math.inf if pass_hat_k > 0 else math.nan)
     consistency = pass_hat_k / mean if mean > 0 else math.nan
     reason = _unexplained_reason(mean, pass_hat_k, k)
     beta: BetaFit | None = None

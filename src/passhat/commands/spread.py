@@ -138,8 +138,8 @@ def spread_cmd(
             _pct(r["mean"]),
             _pct(r["pass_hat_k"]),
             _pct(r["uniform"]),
-            fmt_ratio(r["ratio"]) + "×",
-            f"{r['consistency']:.2f}",
+            _times(r["ratio"]),
+            _two(r["consistency"]),
             _pct(r["flaky_share"]),
             f"{r['gap'] * 100:.1f} pts",
         )
@@ -147,6 +147,16 @@ def spread_cmd(
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+
+
+def _times(x: float) -> str:
+    """A ratio with ×, or — when undefined (0/0)."""
+    return "—" if math.isnan(float(x)) else fmt_ratio(float(x)) + "×"
+
+
+def _two(x: float) -> str:
+    """Two decimals, or — when undefined (0/0)."""
+    return "—" if not math.isfinite(float(x)) else f"{float(x):.2f}"
 
 
 def _print_summary(res: Any) -> None:
@@ -160,8 +170,8 @@ def _print_summary(res: Any) -> None:
         _pct(res.mean),
         _pct(res.pass_hat_k),
         _pct(res.uniform),
-        fmt_ratio(res.ratio) + "×",
-        f"{res.consistency:.2f}",
+        _times(res.ratio),
+        _two(res.consistency),
         f"{res.gap * 100:.1f} pts",
     )
     console.print(table)
