@@ -14,6 +14,7 @@ import xarray as xr
 
 from passhat.report.summaries import (
     METRIC_LABEL,
+    MODEL_TITLE,
     Column,
     Section,
     Table,
@@ -23,8 +24,6 @@ from passhat.report.summaries import (
 )
 
 __all__ = ["model_section"]
-
-TITLE = "4. Model"
 
 
 def _fit(data: xr.Dataset, model: Any, ks: list[int], seed: int | None, method: str) -> Any:
@@ -289,7 +288,7 @@ def model_section(
         pre.append(f"Diagnostics pass ({label}).")
     section = Section(
         id="model",
-        title=TITLE,
+        title=MODEL_TITLE,
         sentences=pre + sent,
         tables=tables,
         status=status,  # type: ignore[arg-type]

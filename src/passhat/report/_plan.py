@@ -10,7 +10,7 @@ import xarray as xr
 
 from passhat import planner
 from passhat.estimators import as_counts
-from passhat.report.summaries import Column, Section, Table
+from passhat.report.summaries import PLAN_TITLE, Column, Section, Table
 
 __all__ = ["plan_section"]
 
@@ -180,4 +180,4 @@ def plan_section(data: Any, fit: Any, sp: Any, ks: list[int]) -> Section:
                 note="From passhat.plan.design: exact under a Beta-Binomial model of the tasks.",
             )
         )
-    return Section(id="plan", title="6. What to run next", sentences=sent, tables=tables)
+    return Section(id="plan", title=PLAN_TITLE, sentences=sent, tables=tables)

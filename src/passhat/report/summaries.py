@@ -68,6 +68,9 @@ METRIC_LABEL = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 MAX_FLAKY_ROWS = 60
 #: Gap contributions shown per system.
 MAX_CONTRIB_ROWS = 10
+#: Titles of the optional sections (shared with the modules that fill them).
+MODEL_TITLE = "4. Model"
+PLAN_TITLE = "6. What to run next"
 
 
 # ------------------------------------------------------------------ containers
@@ -1124,45 +1127,26 @@ def _model_section(
     method: str,
     compare: bool = False,
 ) -> tuple[Section, pd.DataFrame | None, Any]:
-    title = "4. Model"
+    skipped = ""
     if model is False:
-        return (
-            Section(
-                id="model",
-                title=title,
-                status="skipped",
-                note="The model was not run (--no-model).",
-            ),
-            None,
-            None,
-        )
-    if model is True and not _has_module("passhat.model"):
-        return (
-            Section(
-                id="model",
-                title=title,
-                status="skipped",
-                note="The hierarchical model is not available in this passhat version.",
-            ),
-            None,
-            None,
-        )
+        skipped = "The model was not run (--no-model)."
+    elif model is True and not _has_module("passhat.model"):
+        skipped = "The hierarchical model is not available in this passhat version."
+    if skipped:
+        return Section(id="model", title=MODEL_TITLE, status="skipped", note=skipped), None, None
     model_part = importlib.import_module("passhat.report._model")
 
     return model_part.model_section(data, model, ks, ci, seed, method, compare=compare)
 
 
 def _plan_section(plan: bool, data: Any, fit: Any, sp: Any, ks: list[int]) -> Section:
-    title = "6. What to run next"
+    skipped = ""
     if not plan:
-        return Section(id="plan", title=title, status="skipped", note="Planning was not asked for.")
-    if not _has_module("passhat.planner"):
-        return Section(
-            id="plan",
-            title=title,
-            status="skipped",
-            note="The planner is not available in this passhat version.",
-        )
+        skipped = "Planning was not asked for."
+    elif not _has_module("passhat.planner"):
+        skipped = "The planner is not available in this passhat version."
+    if skipped:
+        return Section(id="plan", title=PLAN_TITLE, status="skipped", note=skipped)
     plan_part = importlib.import_module("passhat.report._plan")
 
     return plan_part.plan_section(data, fit, sp, ks)
