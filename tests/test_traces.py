@@ -748,3 +748,47 @@ def test_cli_tolerate_extra_lookups(tau_airline_path, capsys) -> None:  # type: 
     assert main([*args[:-1], "--tolerate-extra-lookups"]) == 0
     out = capsys.readouterr().out
     assert "┃ extra lookups ┃" in out and "at a read-only lookup" not in out
+
+
+def test_tolerant_edge_cases_match_strict() -> None:
+    """No steps at all, a failing run without tool calls, two systems, a skipped
+    scratch-pad tool: nothing lookup-related, so both rules give the same table."""
+    none = pd.DataFrame(columns=["task_id", "trial", "action"])
+    cases = [
+        (none, pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 1], "success": [True, True]})),
+        (none, pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 1], "success": [True, False]})),
+        (
+            pd.DataFrame({"task_id": ["t"], "trial": [0], "action": ["book"]}),
+            pd.DataFrame(
+                {"task_id": ["t", "t", "t"], "trial": [0, 1, 2], "success": [True, False, None]}
+            ),
+        ),
+        (
+            pd.DataFrame(
+                {"system": ["a", "a", "b"], "task_id": "t", "trial": [0, 1, 0], "action": "x"}
+            ),
+            pd.DataFrame(
+                {
+                    "system": ["a", "a", "b", "b"],
+                    "task_id": "t",
+                    "trial": [0, 1, 0, 1],
+                    "success": [True, False, True, False],
+                }
+            ),
+        ),
+        (
+            pd.DataFrame(
+                {
+                    "task_id": "t",
+                    "trial": [0, 0, 0, 1, 1, 1],
+                    "action": ["get_a", "think", "pay", "get_a", "think", "refund"],
+                }
+            ),
+            pd.DataFrame({"task_id": ["t", "t"], "trial": [0, 1], "success": [True, False]}),
+        ),
+    ]
+    for steps, trials in cases:
+        tr = ph.Traces.from_frames(steps, trials)
+        a = ph.divergence(tr).table
+        b = ph.divergence(tr, tolerate_extra_lookups=True).table
+        pd.testing.assert_frame_equal(a, b)
