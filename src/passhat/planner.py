@@ -339,6 +339,29 @@ def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.9
     )
 
 
+def _smallest_ok(
+    ok: Callable[[int], bool], *, start: int, limit: int, too_far: str, floor: int | None = None
+) -> int:
+    """Smallest whole n with ``ok(n)``, for ``ok`` false below some n and true from there on.
+
+    Brackets by doubling from ``start`` (OptionError ``too_far`` beyond ``limit``), then
+    bisects between the last failing point (or ``floor``, known to fail) and the bracket.
+    """
+    hi = start
+    while not ok(hi):
+        hi *= 2
+        if hi > limit:
+            raise OptionError(too_far)
+    lo = hi // 2 if floor is None else floor
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _cert_ok(n: NDArray[np.float64], x: int, f0: float, alpha: float) -> NDArray[np.bool_]:
     # x or fewer failures at the true rate f0 must be rare: P(X ≤ x | n, f0) ≤ α
     return np.asarray(stats.binom.cdf(x, n, f0) <= alpha)
@@ -371,19 +394,13 @@ def runs_to_certify(
         f0 = _prob("max_failure_rate", max_failure_rate)
         q = _prob("confidence", confidence)
         alpha = 1 - q
-        hi = max(x + 1, 2)
-        while not _cert_ok(np.array([float(hi)]), x, f0, alpha)[0]:
-            hi *= 2
-            if hi > 10**12:
-                raise OptionError("runs_to_certify: no run count up to 10^12 certifies that")
-        lo = x  # P(X ≤ x | n ≤ x) = 1 > α: never enough
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if _cert_ok(np.array([float(mid)]), x, f0, alpha)[0]:
-                hi = mid
-            else:
-                lo = mid
-        n = hi
+        n = _smallest_ok(
+            lambda m: bool(_cert_ok(np.array([float(m)]), x, f0, alpha)[0]),
+            start=max(x + 1, 2),
+            limit=10**12,
+            too_far="runs_to_certify: no run count up to 10^12 certifies that",
+            floor=x,  # P(X ≤ x | n ≤ x) = 1 > α: never enough
+        )
         bound = float(failure_upper_bound(runs=n, failures=x, confidence=q))
         reasoning = (
             f"With {n} runs and {_failures_text(x)}, the exact "
@@ -503,18 +520,12 @@ def runs_for_width(
     def ok(m: int) -> bool:
         return bool(_half_width(np.array([float(m)]), p, meth, q)[0] <= h)
 
-    hi = 1
-    while not ok(hi):
-        hi *= 2
-        if hi > 2**40:
-            raise OptionError("runs_for_width: no run count up to 2^40 reaches that width")
-    lo = hi // 2  # not ok (or 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi = _smallest_ok(
+        ok,
+        start=1,
+        limit=2**40,
+        too_far="runs_for_width: no run count up to 2^40 reaches that width",
+    )
     # guard against a non-monotone dip just below: scan the preceding runs exactly
     ns = np.arange(max(1, hi - 64), hi + 1, dtype=float)
     n_found = int(ns[int(np.argmax(_half_width(ns, p, meth, q) <= h))])
