@@ -185,3 +185,35 @@ def test_spread_cli_prints_no_nan_or_infinity_for_zero_over_zero(
     out = capsys.readouterr().out
     assert "∞" not in out and "nan" not in out, out
     assert "—" in out and "—×" not in out  # the undefined ratio is shown as such
+
+
+# ------------------------------------------------------------ plan: bad numbers
+PRIOR = ["--mean", "0.6", "--icc", "0.3"]
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (["plan", "design", "--budget-runs", "nan", *PRIOR], r"budget_runs .*nan"),
+        (["plan", "design", "--budget-runs", "inf", *PRIOR], r"budget_runs .*inf"),
+        (["plan", "design", "--budget-cost", "nan", *PRIOR], r"budget_cost .*nan"),
+        (["plan", "design", "--budget-cost", "inf", *PRIOR], r"budget_cost .*inf"),
+        (
+            ["plan", "power", "--delta", "0.1", "--tasks", "20", "--runs-per-task", "3",
+             *PRIOR, "--method", "simulation", "--replicates", "0"],
+            r"replicates .*≥ 1.*0",
+        ),
+    ],
+    ids=["runs-nan", "runs-inf", "cost-nan", "cost-inf", "replicates-0"],
+)  # fmt: skip
+def test_plan_non_finite_budget_and_zero_replicates_are_option_errors(
+    capsys: pytest.CaptureFixture[str], args: list[str], pattern: str
+) -> None:
+    _bad(capsys, args, pattern)
+
+
+def test_plan_power_bad_scheduler_address_is_an_option_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["plan", "power", "--delta", "0.1", *PRIOR, "--grid-tasks", "20", "--grid-runs", "3"]
+    _bad(capsys, [*args, "--scheduler", "nonsense"], r"scheduler 'nonsense': cannot connect")

@@ -1003,6 +1003,9 @@ def _design_grid(
     """Every efficient (tasks, runs_per_task) pair the budget affords (or every pair)."""
     if budget_runs is None and budget_cost is None:
         raise OptionError("design: give budget_runs= or budget_cost= (or both)")
+    for name, val in (("budget_runs", budget_runs), ("budget_cost", budget_cost)):
+        if val is not None and not math.isfinite(val):
+            raise OptionError(f"{name} must be a finite number (got {val:g})")
     if not (math.isfinite(cost_per_run) and cost_per_run > 0):
         raise OptionError(f"cost_per_run must be positive (got {cost_per_run:g})")
     if not (math.isfinite(cost_per_task) and cost_per_task >= 0):
@@ -1365,6 +1368,7 @@ def simulate_power(
     _, model = _power_model(prior, delta, k, metric, correlation, None)
     t = _whole("tasks", tasks, minimum=2)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
+    replicates = _whole("replicates", replicates, minimum=1)
     rng = np.random.default_rng(seed)
     z1 = rng.standard_normal((replicates, t))
     z2 = correlation * z1 + math.sqrt(1 - correlation**2) * rng.standard_normal((replicates, t))
@@ -1920,7 +1924,13 @@ def sweep(
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler)
+        except (ValueError, TypeError, OSError) as err:
+            raise OptionError(
+                f"scheduler {scheduler!r}: cannot connect ({err}); give a dask scheduler "
+                "address like tcp://host:8786, or synchronous / threads / processes"
+            ) from err
     try:
         futures = [client.submit(func, pure=False, **p) for p in pts]
         if show:
