@@ -30,7 +30,14 @@ from numpy.typing import NDArray
 
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import _norm_k, as_counts, task_weights
-from passhat.model.build import Priors, build_model, check_model, compress, pair_loglik
+from passhat.model.build import (
+    Priors,
+    build_model,
+    check_model,
+    compress,
+    model_data,
+    pair_loglik,
+)
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics, import_arviz
 from passhat.model.grid import grid_posterior
 from passhat.model.metrics import (
@@ -119,9 +126,7 @@ def _sample_nutpie(
         with _quiet_pymc(True):
             pm_model = build_model(n, c, w, model=model, priors=priors)
             _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(pm_model)
-    compiled = _NUTPIE_CACHE[key].with_data(
-        n=n.astype(np.float64), c=c.astype(np.float64), w=w.astype(np.float64)
-    )
+    compiled = _NUTPIE_CACHE[key].with_data(**model_data(n, c, w, model=model))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tr = nutpie.sample(
