@@ -96,3 +96,24 @@ def test_report_three_systems_baseline(tmp_path: Path, capsys: pytest.CaptureFix
     assert all(r["difference"] == 0 for r in third_rows)
     assert main([*argv, "--baseline", "nope"]) == 2
     assert "baseline 'nope' is not a system" in capsys.readouterr().err
+
+
+def test_tolerate_extra_lookups_needs_traces(tmp_path, capsys):
+    """The option only makes sense with --traces: one clear line, exit 2."""
+    from passhat.cli import main
+
+    rc = main(
+        [
+            "report",
+            "--example",
+            "agents",
+            "-o",
+            str(tmp_path / "r"),
+            "--no-model",
+            "--tolerate-extra-lookups",
+            "-q",
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1 and "--tolerate-extra-lookups needs --traces" in err[0]

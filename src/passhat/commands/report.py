@@ -63,6 +63,11 @@ __all__ = ["register"]
     type=click.Path(dir_okay=True),
     help="Trace file (e.g. the same τ-bench file) for 'Where failing runs diverge'.",
 )
+@click.option(
+    "--tolerate-extra-lookups",
+    is_flag=True,
+    help="With --traces: look past lookups a failing run makes in addition to the passing runs'.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
 def report_cmd(
     source: InputSpec,
@@ -79,6 +84,7 @@ def report_cmd(
     n_boot: int,
     min_runs: int | None,
     traces_path: str | None,
+    tolerate_extra_lookups: bool,
     quiet: bool,
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
@@ -93,8 +99,11 @@ def report_cmd(
         import passhat as ph
 
         div = ph.divergence(
-            ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name)
+            ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name),
+            tolerate_extra_lookups=tolerate_extra_lookups,
         )
+    elif tolerate_extra_lookups:
+        raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     res = report(
         data,
         out_dir,
