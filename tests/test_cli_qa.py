@@ -217,3 +217,34 @@ def test_plan_power_bad_scheduler_address_is_an_option_error(
 ) -> None:
     args = ["plan", "power", "--delta", "0.1", *PRIOR, "--grid-tasks", "20", "--grid-runs", "3"]
     _bad(capsys, [*args, "--scheduler", "nonsense"], r"scheduler 'nonsense': cannot connect")
+
+
+# ---------------------------------------- plan --from data with no interior ML fit
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [("A,t1,0,0\nA,t1,1,0\nA,t2,0,0\nA,t2,1,0\n", "fail"), ("A,t1,0,1\nA,t2,0,1\n", "pass")],
+    ids=["all-fail", "all-pass"],
+)
+def test_plan_from_all_fail_or_all_pass_runs_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, body: str, word: str
+) -> None:
+    # every (μ, κ) with μ at 0 (or 1) maximises the likelihood: κ, hence the ICC,
+    # the SEs and the power, would be an arbitrary optimiser stop, not a fit
+    import passhat as ph
+    from passhat.errors import InputError
+
+    path = _write(tmp_path, "runs.csv", HEADER + body)
+    with pytest.raises(InputError, match=rf"every decided run .*{word}"):
+        ph.plan.from_counts(ph.read_trials(path))
+    args = ["plan", "power", "--delta", "-0.1", "--tasks", "20", "--runs-per-task", "2"]
+    _bad(capsys, [*args, "--from", path], rf"system 'A': every decided run .*{word}.*--mean")
+
+
+def test_report_without_model_on_all_pass_runs_still_writes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "runs.csv", HEADER + "A,t1,0,1\nA,t1,1,1\nA,t2,0,1\nA,t2,1,1\n")
+    out = tmp_path / "rep"
+    assert main(["report", path, "-o", str(out), "--k", "1,2", "--no-model", "-q"]) == 0
+    capsys.readouterr()
+    assert "no design of the budget" in (out / "report.md").read_text(encoding="utf-8")

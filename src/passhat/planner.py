@@ -837,6 +837,14 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
     c = sub["c"].values[keep].astype(float)
     if len(n) < 2:
         raise InputError(f"system {system!r}: need at least two tasks with decided runs to fit")
+    if c.sum() == 0 or (c == n).all():
+        word = "fails" if c.sum() == 0 else "passes"
+        raise InputError(
+            f"system {system!r}: every decided run {word} ({int(n.sum())} runs, {len(n)} tasks), "
+            "so the Beta-Binomial likelihood has its maximum at μ = "
+            f"{0 if c.sum() == 0 else 1} for any κ: there is no spread to fit; "
+            "give --mean with --icc/--kappa (prior=Assumptions(...)) instead"
+        )
     pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
     nn, cc, w = pairs[:, 0], pairs[:, 1], mult.astype(float)
 

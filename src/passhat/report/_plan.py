@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 from passhat import planner
+from passhat.errors import InputError
 from passhat.estimators import as_counts
 from passhat.report.summaries import PLAN_TITLE, Column, Section, Table
 
@@ -79,7 +80,11 @@ def plan_section(data: Any, fit: Any, sp: Any, ks: list[int]) -> Section:
         # ---- design of the same budget
         budget = int(n.sum())
         prior, source = _prior_for(fit, ds, system)
-        tab = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
+        try:
+            tab = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
+        except InputError as err:  # all runs pass (or fail): no spread to plan a design from
+            sent.append(f"{system}: no design of the budget: {err}.")
+            continue
         opt = tab.attrs["optimum"]
         cur_n = round(float(np.median(n)))
         cur_t = int(n.size)
