@@ -248,3 +248,18 @@ def test_report_without_model_on_all_pass_runs_still_writes(
     assert main(["report", path, "-o", str(out), "--k", "1,2", "--no-model", "-q"]) == 0
     capsys.readouterr()
     assert "no design of the budget" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_api_bad_seed_and_runs_are_option_errors() -> None:
+    import passhat as ph
+    from passhat.errors import OptionError
+
+    prior = ph.plan.Assumptions(mean=0.5, icc=0.3)
+    with pytest.raises(OptionError, match="seed"):
+        ph.plan.simulate_power(
+            tasks=10, runs_per_task=2, delta=0.1, prior=prior, replicates=10, seed=-1
+        )
+    with pytest.raises(OptionError, match="seed"):
+        ph.plan.simulate_design(tasks=10, runs_per_task=2, k=1, prior=prior, replicates=10, seed=-1)
+    with pytest.raises(OptionError, match="runs"):
+        ph.spread_from_summary(mean=0.5, pass_hat_k=0.3, k=2, runs=float("nan"))

@@ -55,6 +55,7 @@ from scipy import optimize, special, stats
 
 from passhat.errors import DependencyError, InputError, OptionError
 from passhat.estimators import as_counts, subset_overlap_weights, subset_ratio
+from passhat.intervals import make_rng
 from passhat.trials import Trials
 
 __all__ = [
@@ -1377,7 +1378,7 @@ def simulate_power(
     t = _whole("tasks", tasks, minimum=2)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
     replicates = _whole("replicates", replicates, minimum=1)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     z1 = rng.standard_normal((replicates, t))
     z2 = correlation * z1 + math.sqrt(1 - correlation**2) * rng.standard_normal((replicates, t))
     pa = _latent_to_rate(z1, *model.ab_a)
@@ -1786,7 +1787,8 @@ def simulate_design(
     assumed, _ = _resolve_prior(prior)
     t = _whole("tasks", tasks, minimum=1)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
-    rng = np.random.default_rng(seed)
+    replicates = _whole("replicates", replicates, minimum=1)
+    rng = make_rng(seed)
     p = rng.beta(assumed.a, assumed.b, size=(replicates, t))
     c = rng.binomial(n, p).astype(float)
     out: dict[str, float] = {"tasks": t, "runs_per_task": n, "k": k, "replicates": replicates}

@@ -356,7 +356,13 @@ def spread_from_summary(
             raise OptionError(f"{name} must be a number in [0, 1] (got {v!r})")
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
-    if runs is not None and (int(runs) != runs or runs < 1):
+    if runs is not None and (
+        isinstance(runs, bool)
+        or not isinstance(runs, int | float | np.number)
+        or not math.isfinite(runs)
+        or int(runs) != runs
+        or runs < 1
+    ):
         raise OptionError(f"runs must be a whole number ≥ 1 (got {runs!r})")
     if mixed_share is not None and not 0.0 <= mixed_share <= 1.0:
         raise OptionError(f"mixed_share must lie in [0, 1] (got {mixed_share!r})")
