@@ -263,3 +263,16 @@ def test_api_bad_seed_and_runs_are_option_errors() -> None:
         ph.plan.simulate_design(tasks=10, runs_per_task=2, k=1, prior=prior, replicates=10, seed=-1)
     with pytest.raises(OptionError, match="runs"):
         ph.spread_from_summary(mean=0.5, pass_hat_k=0.3, k=2, runs=float("nan"))
+
+
+def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
+    # oracle: 1 − (1 − f)^n → 1 − e^(−nf) as f → 0; (1 − f) rounds to 1 in floating point
+    import math
+
+    from passhat import plan
+
+    r = plan.runs_to_detect(flip_rate=1e-300)
+    assert r.quantities["achieved_confidence"] == pytest.approx(0.95, abs=1e-6)  # was 0.0
+    assert "0.00% ≥" not in r.reasoning
+    c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
+    assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)

@@ -54,7 +54,7 @@ from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
 from passhat.errors import DependencyError, InputError, OptionError
-from passhat.estimators import as_counts, subset_overlap_weights, subset_ratio
+from passhat.estimators import METRIC_LABELS, as_counts, subset_overlap_weights, subset_ratio
 from passhat.intervals import make_rng
 from passhat.trials import Trials
 
@@ -96,7 +96,7 @@ _MODEL_ASSUMPTIONS: tuple[str, ...] = (
 
 MetricName = Literal["mean", "pass_at_k", "pass_hat_k"]
 _METRICS: tuple[str, ...] = ("mean", "pass_at_k", "pass_hat_k")
-_LABEL = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+_LABEL = METRIC_LABELS
 
 
 # ------------------------------------------------------------------ results
@@ -268,19 +268,20 @@ def runs_to_detect(
         q = _prob("confidence", confidence)
         n = _ceil(math.log1p(-q) / math.log1p(-f))
         n = max(n, 1)
-        got = 1 - (1 - f) ** n
+        miss = math.exp(n * math.log1p(-f))  # (1 − f)^n without rounding 1 − f to 1
+        got = -math.expm1(n * math.log1p(-f))
         value: float | int = n
         reasoning = (
             f"A task that fails {_pct(f)} of its runs shows no failure in n runs with "
             f"probability {1 - f:g}^n; {n} runs make that at most {_pct(1 - q)} "
-            f"({1 - f:g}^{n} = {_pct((1 - f) ** n, 2)}), so at least one failure shows "
+            f"({1 - f:g}^{n} = {_pct(miss, 2)}), so at least one failure shows "
             f"with probability {_pct(got, 2)} ≥ {_pct(q)}."
         )
         quantities = {"flip_rate": f, "confidence": q, "runs": n, "achieved_confidence": got}
     elif target == "confidence":
         f = _prob("flip_rate", flip_rate)
         n = _whole("runs", runs, minimum=1)
-        value = 1 - (1 - f) ** n
+        value = -math.expm1(n * math.log1p(-f))
         reasoning = (
             f"With {n} runs a task that fails {_pct(f)} of its runs shows at least one failure "
             f"with probability 1 − {1 - f:g}^{n} = {_pct(value, 2)}."
@@ -289,7 +290,7 @@ def runs_to_detect(
     else:
         q = _prob("confidence", confidence)
         n = _whole("runs", runs, minimum=1)
-        value = 1 - (1 - q) ** (1 / n)
+        value = -math.expm1(math.log1p(-q) / n)
         reasoning = (
             f"{n} runs show at least one failure with probability ≥ {_pct(q)} only for tasks "
             f"that fail at least {_pct(value, 2)} of their runs (1 − (1 − q)^(1/n)); rarer "
