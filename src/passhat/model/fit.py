@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import _norm_k, as_counts, task_weights
 from passhat.model.build import (
+    Compressed,
     Priors,
     build_model,
     check_model,
@@ -855,6 +856,7 @@ def fit(
     present_all = np.asarray(ds["present"].values, dtype=bool)
     weight_norm = np.zeros_like(w_all)
     draws_by_var: dict[str, list[NDArray[Any]]] = {}
+    comps: list[Compressed] = []
     for si, s in enumerate(systems):
         present = present_all[si]
         n, c = n_all[si][present], c_all[si][present]
@@ -865,6 +867,7 @@ def fit(
             raise ModelError(f"system {s!r}: task weights sum to zero")
         weight_norm[si, present] = w / w.sum()
         comp = compress(n, c)
+        comps.append(comp)
         sub = _sub_seed(seed, si)
         if method == "grid":
             g = grid_posterior(
@@ -943,6 +946,11 @@ def fit(
     az = import_arviz()
     idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
     result = Fit(idata)
+    for si, comp in enumerate(comps):  # the benchmark-scope groups, from the pairs just made
+        present = present_all[si]
+        result._group_cache[si] = Groups.from_tasks(
+            n_all[si][present], c_all[si][present], weight_norm[si][present], comp=comp
+        )
     _store_metrics(result, ks)
     return result
 
