@@ -35,6 +35,7 @@ from passhat.trials import Trials, validate_counts
 
 __all__ = [
     "METRICS",
+    "METRIC_LABELS",
     "Estimate",
     "as_counts",
     "estimate",
@@ -55,6 +56,9 @@ __all__ = [
 
 #: The three metrics, in the order tables show them.
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
+
+#: How tables and text name each metric.
+METRIC_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 
 WeightSpec = None | str | Mapping[str, float]
 

@@ -20,7 +20,7 @@ from rich.table import Table
 from passhat import __version__
 from passhat.commands._common import emit_json, fmt_num, input_stamp, load_input, parse_k, records
 from passhat.errors import OptionError
-from passhat.estimators import as_counts
+from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.examples import EXAMPLES
 from passhat.intervals import Comparison, check_ci, check_n_boot, compare
 from passhat.trials import Trials
@@ -163,7 +163,7 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
     console = Console(width=max(Console().width, 120))
     t = cmp.table
     level = cmp.settings["ci"]
-    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    names = METRIC_LABELS
     for cand, part in t.groupby("candidate", sort=False):
         base = str(part["baseline"].iloc[0])
         pop = part[part["scope"] == "population"].reset_index(drop=True)

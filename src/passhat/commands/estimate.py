@@ -17,7 +17,7 @@ from passhat.commands._common import (
     parse_k,
     records,
 )
-from passhat.estimators import Estimate
+from passhat.estimators import METRIC_LABELS, Estimate
 from passhat.estimators import estimate as _estimate
 from passhat.intervals import check_ci, check_n_boot
 
@@ -170,7 +170,7 @@ def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
     table = Table(title=f"passhat estimate with {level:g} intervals (two scopes)")
     for col in ("system", "tasks", "k", "metric", "value", "benchmark", "population"):
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
-    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    names = METRIC_LABELS
     for (_, b), (_, p) in zip(bench.iterrows(), pop.iterrows(), strict=True):
         if b["metric"] == "mean" and b["k"] != bench["k"].min():
             continue  # mean does not depend on k

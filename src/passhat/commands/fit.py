@@ -18,6 +18,7 @@ from passhat.commands._common import (
     parse_k,
     records,
 )
+from passhat.estimators import METRIC_LABELS
 
 __all__ = ["register"]
 
@@ -158,7 +159,7 @@ def fit_cmd(
     )
     for col in ("system", "k", "metric", "benchmark", "population", "task-sampling share"):
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
-    names = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+    names = METRIC_LABELS
     for s in result.systems:
         part = summary[summary["system"] == s]
         for kk in ks:

@@ -136,4 +136,3 @@ def simulate_agents(
     )
     df["success"] = df["success"].astype("boolean")
     return df
-

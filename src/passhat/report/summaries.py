@@ -44,7 +44,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat.errors import OptionError
-from passhat.estimators import as_counts
+from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.estimators import estimate as _estimate
 from passhat.spread import describe_row, fmt_ratio, spread
 from passhat.trials import Trials
@@ -62,7 +62,7 @@ Fmt = Literal[
     "str", "int", "pct", "num", "ratio", "pts", "dpts", "g", "bool", "interval", "interval_num"
 ]
 
-METRIC_LABEL = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+METRIC_LABEL = METRIC_LABELS
 
 #: Flaky-task rows shown per system (all of them are in results.json).
 MAX_FLAKY_ROWS = 60
