@@ -276,3 +276,19 @@ def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
     assert "0.00% ≥" not in r.reasoning
     c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
     assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)
+
+
+# ----------------------------------------------- slices: the default keys
+def test_slices_default_works_without_a_category_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "runs.csv", GOOD)
+    assert main(["slices", path]) == 0
+    out = capsys.readouterr().out
+    assert "runs by status" in out and "no category column" in out
+    assert main(["slices", path, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(doc["slices"]) == ["status"]
+    assert sum(r["runs"] for r in doc["slices"]["status"]) == 6  # no run lost
+    # asked for explicitly, a missing category is still an error naming the file
+    _bad(capsys, ["slices", path, "--by", "category"], r"runs\.csv: no category column")

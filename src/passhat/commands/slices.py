@@ -31,9 +31,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--by",
     "by_text",
-    default="status,category",
-    show_default=True,
-    help="Slice keys, comma-separated: status, category.",
+    default=None,
+    help="Slice keys, comma-separated: status, category.  [default: status, and category "
+    "when the data have one]",
 )
 @click.option(
     "--severe",
@@ -45,7 +45,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def slices_cmd(
     source: InputSpec,
-    by_text: str,
+    by_text: str | None,
     severe: tuple[str, ...],
     ci: float,
     as_json: bool,
@@ -55,13 +55,20 @@ def slices_cmd(
     Unscored runs (the grader could not decide) are listed with their status
     and are never counted in n (decided runs).
     """
-    by = _split((by_text,))
     data = source.load()
     if not isinstance(data, Trials):
         raise ValidationError(
             f"{source.path or source.example}: a count table has no per-run statuses; "
             "slices need trial-level input"
         )
+    note = ""
+    if by_text is None:
+        by = list(SLICE_KEYS)
+        if "category" not in data.frame.columns:
+            by.remove("category")
+            note = "no category column: runs sliced by status only (map one with --map)."
+    else:
+        by = _split((by_text,))
     sl = slices(data, by=by, severe=_split(severe), ci=ci)
     if as_json:
         emit_json(
@@ -126,6 +133,8 @@ def slices_cmd(
         console.print(table)
         console.print(f"method: {sl.severe['method'].iloc[0]}")
     console.print("unscored runs are not decided: they are never counted in n.")
+    if note:
+        console.print(note)
 
 
 def register(cli: click.Group) -> None:
