@@ -292,3 +292,14 @@ def test_slices_default_works_without_a_category_column(
     assert sum(r["runs"] for r in doc["slices"]["status"]) == 6  # no run lost
     # asked for explicitly, a missing category is still an error naming the file
     _bad(capsys, ["slices", path, "--by", "category"], r"runs\.csv: no category column")
+
+
+def test_slices_severe_status_that_no_run_has_is_pointed_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # allowed (rate 0 with an upper bound), but a misspelt status must not pass unremarked
+    assert main(["slices", "--example", "agents", "--severe", "tool_eror"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"'tool_eror' occurs in no run .*tool_error", out.replace("\n", " "))
+    assert main(["slices", "--example", "agents", "--severe", "tool_error"]) == 0
+    assert "occurs in no run" not in capsys.readouterr().out

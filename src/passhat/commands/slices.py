@@ -132,6 +132,15 @@ def slices_cmd(
             )
         console.print(table)
         console.print(f"method: {sl.severe['method'].iloc[0]}")
+        seen = sorted(str(x) for x in data.frame["status"].dropna().unique())
+        for status, count in sl.severe.groupby("status", sort=False)["count"].sum().items():
+            if count == 0:
+                console.print(
+                    f"note: status {status!r} occurs in no run (statuses seen: "
+                    f"{', '.join(seen)}); check the spelling.",
+                    markup=False,
+                    highlight=False,
+                )
     console.print("unscored runs are not decided: they are never counted in n.")
     if note:
         console.print(note)
