@@ -303,3 +303,18 @@ def test_slices_severe_status_that_no_run_has_is_pointed_out(
     assert re.search(r"'tool_eror' occurs in no run .*tool_error", out.replace("\n", " "))
     assert main(["slices", "--example", "agents", "--severe", "tool_error"]) == 0
     assert "occurs in no run" not in capsys.readouterr().out
+
+
+# ------------------------------------------------ estimate --per-task with --ci
+def test_estimate_per_task_keeps_the_requested_aggregate_intervals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["estimate", "--example", "abcd", "--k", "2", "--per-task"]
+    assert main([*args, "--ci", "0.9", "--n-boot", "100", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "per-task estimates with 0.9 wilson intervals" in out
+    assert "with 0.9 intervals (two scopes)" in out  # --ci was asked for: not dropped
+    # a point value outside its interval is explained (the interval is for p^k itself)
+    assert main([*args, "--k", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "0.000 [0.0" in out and "can lie outside them" in out.replace("\n", " ")

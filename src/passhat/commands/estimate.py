@@ -124,7 +124,6 @@ def estimate_cmd(
     if per_task:
         console = Console(width=max(console.width, 140))
         _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
-        return
     if ci is not None:
         _print_intervals(console, est, quiet=quiet)
         return
@@ -227,6 +226,18 @@ def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level:
             "yes" if r["flaky"] else "",
         )
     console.print(table)
+    outside = False
+    for m in (f"pass_hat_{kmax}", f"pass_at_{kmax}"):
+        v, lo, hi = tasks[m], tasks[f"{m}_lower"], tasks[f"{m}_upper"]
+        outside = outside or bool(((v < lo - 1e-12) | (v > hi + 1e-12)).any())
+    if outside:
+        console.print(
+            f"pass^{kmax} and pass@{kmax} intervals are for p^k and 1 − (1 − p)^k themselves "
+            "(the rate's interval, transformed); the unbiased point value C(c,k)/C(n,k) can lie "
+            "outside them.",
+            markup=False,
+            highlight=False,
+        )
 
 
 def register(cli: click.Group) -> None:
