@@ -318,3 +318,14 @@ def test_estimate_per_task_keeps_the_requested_aggregate_intervals(
     assert main([*args, "--k", "5"]) == 0
     out = capsys.readouterr().out
     assert "0.000 [0.0" in out and "can lie outside them" in out.replace("\n", " ")
+
+
+# ------------------------------------- compare: a difference of rates is in [-1, 1]
+def test_compare_benchmark_interval_stays_within_minus_one_and_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    one = _write(tmp_path, "one.csv", HEADER + "A,t1,0,1\n")
+    two = _write(tmp_path, "two.csv", HEADER + "B,t1,0,1\n")
+    assert main(["compare", one, two, "--n-boot", "100", "--seed", "0", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["comparison"]
+    assert rows and all(-1.0 <= r["lower"] <= r["upper"] <= 1.0 for r in rows), rows

@@ -798,7 +798,7 @@ def paired_difference(
         scopes = (
             (
                 "benchmark",
-                (theta[j] - z * se, theta[j] + z * se, p_norm),
+                (max(-1.0, theta[j] - z * se), min(1.0, theta[j] + z * se), p_norm),
                 "normal, unbiased per-task variances (independent runs)",
                 "normal approximation",
             ),
