@@ -123,9 +123,16 @@ def test_negative_seed_in_the_api_is_an_option_error() -> None:
 
 
 # ------------------------------------------- reader options a format cannot take
+_CALL = {"id": "1", "type": "function", "function": {"name": "get_user", "arguments": "{}"}}
+_TRAJ = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+    {"role": "tool", "tool_call_id": "1", "name": "get_user", "content": "ok"},
+    {"role": "assistant", "content": "done"},
+]
 TAU = json.dumps(
     [
-        {"task_id": t, "trial": r, "reward": float((t + r) % 2), "info": {}, "traj": []}
+        {"task_id": t, "trial": r, "reward": float((t + r) % 2), "info": {}, "traj": _TRAJ}
         for t in range(2)
         for r in range(2)
     ]
@@ -329,3 +336,14 @@ def test_compare_benchmark_interval_stays_within_minus_one_and_one(
     assert main(["compare", one, two, "--n-boot", "100", "--seed", "0", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["comparison"]
     assert rows and all(-1.0 <= r["lower"] <= r["upper"] <= 1.0 for r in rows), rows
+
+
+# ---------------------------------------- report --traces of another benchmark
+def test_report_traces_that_share_no_task_with_the_runs_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    traces = _write(tmp_path, "tau.json", TAU)  # tasks "0", "1"
+    runs = _write(tmp_path, "runs.csv", GOOD)  # tasks t1, t2, t3
+    out = str(tmp_path / "rep")
+    args = ["report", runs, "-o", out, "--k", "1", "--no-model", "--no-plan", "-q"]
+    _bad(capsys, [*args, "--traces", traces], r"tau\.json: none of its 2 task\(s\).*runs\.csv")

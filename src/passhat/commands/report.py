@@ -98,10 +98,17 @@ def report_cmd(
     if traces_path is not None:
         import passhat as ph
 
-        div = ph.divergence(
-            ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name),
-            tolerate_extra_lookups=tolerate_extra_lookups,
-        )
+        tr = ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name)
+        trace_tasks = {str(t) for t in tr.trials["task_id"].unique()}
+        run_tasks = {str(t) for t in ph.estimators.as_counts(data)["task"].values}
+        if trace_tasks and not trace_tasks & run_tasks:
+            raise OptionError(
+                f"--traces {traces_path}: none of its {len(trace_tasks)} task(s) "
+                f"(e.g. {', '.join(sorted(trace_tasks)[:3])}) is among the tasks of "
+                f"{source.path or source.example} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
+                "give the trace file of the same runs"
+            )
+        div = ph.divergence(tr, tolerate_extra_lookups=tolerate_extra_lookups)
     elif tolerate_extra_lookups:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     res = report(
