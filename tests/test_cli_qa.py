@@ -347,3 +347,10 @@ def test_report_traces_that_share_no_task_with_the_runs_are_refused(
     out = str(tmp_path / "rep")
     args = ["report", runs, "-o", out, "--k", "1", "--no-model", "--no-plan", "-q"]
     _bad(capsys, [*args, "--traces", traces], r"tau\.json: none of its 2 task\(s\).*runs\.csv")
+
+
+def test_report_unknown_baseline_is_refused_with_one_system_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["report", "--example", "abcd", "-o", str(tmp_path / "r"), "--no-model", "-q"]
+    _bad(capsys, [*args, "--baseline", "nosuch"], r"baseline 'nosuch' is not a system")

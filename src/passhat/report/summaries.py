@@ -954,6 +954,11 @@ def build_report_data(
     systems = [str(s) for s in ds["system"].values]
     name = title or _default_title(data)
 
+    if baseline is not None and baseline not in systems:  # before the (slow) model fit
+        raise OptionError(
+            f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
+        )
+
     # ---- model (optional)
     model_section, model_rows, fit = _model_section(
         ds, model, ks, ci, seed, model_method, compare_models
@@ -962,10 +967,6 @@ def build_report_data(
     sections = [_data_section(data, ds, est)]
     headline = _headline_section(est, ks, ci if has_ci else None, model_rows)
     if len(systems) > 1 and ci is not None and _has_module("passhat.intervals"):
-        if baseline is not None and baseline not in systems:
-            raise OptionError(
-                f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
-            )
         got = _comparison_table(ds, ks, ci, seed, n_boot, baseline or systems[0])
         if got is not None:
             headline.tables.append(got[0])
