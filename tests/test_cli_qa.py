@@ -354,3 +354,26 @@ def test_report_unknown_baseline_is_refused_with_one_system_too(
 ) -> None:
     args = ["report", "--example", "abcd", "-o", str(tmp_path / "r"), "--no-model", "-q"]
     _bad(capsys, [*args, "--baseline", "nosuch"], r"baseline 'nosuch' is not a system")
+
+
+# ---------------------------------------------------------- --map conflicts
+@pytest.mark.parametrize(
+    ("text", "maps", "pattern"),
+    [
+        (
+            "qid,task_id,passed\nq1,x,1\nq1,y,0\n",
+            ["--map", "task=qid", "--map", "success=passed"],
+            r"m\.csv: --map task=qid would make a second 'task_id' column",
+        ),
+        (
+            "qid,passed\nq1,1\nq1,0\n",
+            ["--map", "task=qid", "--map", "success=qid"],
+            r"m\.csv: column 'qid' is mapped to both task and success",
+        ),
+    ],
+    ids=["target-exists", "same-source-twice"],
+)
+def test_map_conflicts_are_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, maps: list[str], pattern: str
+) -> None:
+    _bad(capsys, ["estimate", _write(tmp_path, "m.csv", text), *maps], pattern)

@@ -77,7 +77,18 @@ def frame_to_trials(
                 f"{where}: column {src!r} (given for {opt}) is missing; "
                 f"columns: {', '.join(map(str, df.columns))}"
             )
-        rename[src] = _MAP_OPTIONS[opt]
+        target = _MAP_OPTIONS[opt]
+        if src in rename:
+            first = next(o for o, v in column_map.items() if v == src)
+            raise ValidationError(f"{where}: column {src!r} is mapped to both {first} and {opt}")
+        if target in rename.values():
+            raise ValidationError(f"{where}: two columns are mapped to {target!r}")
+        if target in df.columns and target != src:
+            raise ValidationError(
+                f"{where}: --map {opt}={src} would make a second {target!r} column; the file "
+                "already has one (rename or drop it first)"
+            )
+        rename[src] = target
     df = df.rename(columns=rename)
     if "task_id" not in df.columns and "task" in df.columns:
         df = df.rename(columns={"task": "task_id"})
