@@ -377,3 +377,20 @@ def test_map_conflicts_are_named(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, maps: list[str], pattern: str
 ) -> None:
     _bad(capsys, ["estimate", _write(tmp_path, "m.csv", text), *maps], pattern)
+
+
+# ---------------------------- spread: the --min-runs its own error message names
+def test_spread_min_runs_excludes_and_lists_short_tasks(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = "A,t1,0,1\nA,t1,1,0\nA,t2,0,1\nA,t2,1,1\nA,t3,0,1\n"
+    path = _write(tmp_path, "runs.csv", HEADER + body)
+    line = _bad(capsys, ["spread", path, "--k", "2"], r"t3 \(n=1\)")
+    assert "--min-runs" in line  # the message points at an option spread must have
+    assert main(["spread", path, "--k", "2", "--min-runs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "excluded 1 task(s)" in out and "t3" in out
+    assert main(["spread", path, "--k", "2", "--min-runs", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["task"] for r in doc["excluded"]] == ["t3"]
+    assert doc["spread"][0]["tasks"] == 2

@@ -63,6 +63,13 @@ def _pct(x: float) -> str:
     show_default=True,
     help="k values at which the implied Beta predicts pass^k.",
 )
+@click.option(
+    "--min-runs",
+    type=int,
+    default=None,
+    help="Runs: exclude tasks with fewer decided runs than this, and tasks with n < k, listing "
+    "them.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def spread_cmd(
     source: InputSpec,
@@ -73,6 +80,7 @@ def spread_cmd(
     runs: int | None,
     mixed_text: str | None,
     predict_text: str,
+    min_runs: int | None,
     as_json: bool,
 ) -> None:
     """Measured pass^k against the uniform-spread reference Mean^k.
@@ -84,6 +92,8 @@ def spread_cmd(
     """
     summary_mode = mean_text is not None or hat_text is not None
     if summary_mode:
+        if min_runs is not None:
+            raise OptionError("--min-runs applies to runs (a file or --example) only")
         if source.given:
             raise OptionError("give runs (a file or --example) or --mean/--pass-hat, not both")
         mean = _rate(mean_text, "--mean")
@@ -110,7 +120,12 @@ def spread_cmd(
     if label is not None or runs is not None or mixed_text is not None:
         raise OptionError("--label, --runs and --mixed-share apply to a published pair only")
     data = source.load()
-    sp = spread(data, k=parse_k(k_text or "1,2,5"))
+    sp = spread(
+        data,
+        k=parse_k(k_text or "1,2,5"),
+        on_short="exclude" if min_runs is not None else "error",
+        min_runs=min_runs,
+    )
     if as_json:
         top = sp.contributions
         emit_json(
@@ -147,6 +162,15 @@ def spread_cmd(
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+    if len(sp.excluded):
+        for reason, grp in sp.excluded.groupby("reason", sort=False):
+            names = ", ".join(str(t) for t in grp["task"].head(8))
+            more = f" and {len(grp) - 8} more" if len(grp) > 8 else ""
+            console.print(
+                f"excluded {len(grp)} task(s): {reason} ({names}{more})",
+                markup=False,
+                highlight=False,
+            )
 
 
 def _times(x: float) -> str:
