@@ -394,3 +394,27 @@ def test_spread_min_runs_excludes_and_lists_short_tasks(
     doc = json.loads(capsys.readouterr().out)
     assert [r["task"] for r in doc["excluded"]] == ["t3"]
     assert doc["spread"][0]["tasks"] == 2
+
+
+# ------------------------------- category weights after excluding short tasks
+def test_category_weights_stay_equal_per_category_after_exclusions() -> None:
+    # c1: t1 (1/2) and t4 (no decided run, excluded); c2: t2 (1/1), t3 (2/2).
+    # Oracle (weights='category': every category the same total weight, shared by its
+    # tasks): t1 carries c1's half alone → mean = 0.5·0.5 + 0.25·1 + 0.25·1 = 0.75.
+    import numpy as np
+
+    import passhat as ph
+
+    frame = {
+        "system": ["A"] * 6,
+        "task_id": ["t1", "t1", "t2", "t3", "t3", "t4"],
+        "trial": [0, 1, 0, 0, 1, 0],
+        "success": [True, False, True, True, True, None],
+        "category": ["c1", "c1", "c2", "c2", "c2", "c1"],
+    }
+    import pandas as pd
+
+    trials = ph.Trials.from_frame(pd.DataFrame(frame), where="test")
+    est = ph.estimate(trials, k=1, weights="category", on_short="exclude", min_runs=1)
+    assert est.wide()["mean"].iloc[0] == pytest.approx(0.75)
+    assert np.isclose(est.table["value"], 0.75).all()

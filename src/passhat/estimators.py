@@ -754,7 +754,9 @@ def estimate(
     ks = _norm_k(k)
     ds = as_counts(data)
     include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
-    w = task_weights(ds, weights).values * include
+    # weights over the tasks left (a category's share must not shrink with its exclusions)
+    kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
+    w = task_weights(kept, weights).values * include
     tot = w.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         wn = np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
