@@ -194,18 +194,14 @@ def check_model(model: str) -> str:
 
 # ------------------------------------------------------------------- PyMC
 def _value_weights(vals: NDArray[np.float64], w: NDArray[np.float64]) -> tuple[Any, Any]:
-    """Distinct positive values and their total weights (one (0, 0) when there are none)."""
+    """Distinct positive values and their total weights."""
     keep = vals > 0
     u, inv = np.unique(vals[keep], return_inverse=True)
     tot = np.bincount(np.asarray(inv).ravel(), weights=w[keep], minlength=len(u))
-    if len(u) == 0:
-        return np.zeros(1), np.zeros(1)
     return u.astype(np.float64), np.asarray(tot, dtype=np.float64)
 
 
-def model_data(
-    n: Any, c: Any, mult: Any | None = None, *, model: str = "beta"
-) -> dict[str, NDArray[np.float64]]:
+def model_data(n: Any, c: Any, mult: Any | None = None, *, model: str = "beta") -> dict[str, Any]:
     """The values of the ``pm.Data`` containers of :func:`build_model`.
 
     Plain model: the log-likelihood separates over distinct values,
@@ -216,17 +212,19 @@ def model_data(
 
     where W_c is the number of tasks with c successes (W_f: f = n − c
     failures, W_n: n runs); zero values add nothing and are left out. The
-    containers are ``cv``, ``cw``, ``fv``, ``fw``, ``nv``, ``nw``: at most
-    max n values each, so a gradient costs ~3 max n log-gamma terms whatever
-    the number of tasks or pairs. Inflated model (a mixture per task, which
-    does not separate): ``n``, ``c``, ``w`` per distinct pair.
+    three sums are stacked into one: ``v`` (the values c, f, n), ``w`` (W_c,
+    W_f, −W_n) and ``sel`` (0, 1, 2: whether the term's x is a, b or κ), at
+    most 3 · max n terms, so a gradient costs that many log-gamma terms
+    whatever the number of tasks or pairs (one elementwise sum also compiles
+    faster than three). Inflated model (a mixture per task, which does not
+    separate): ``n``, ``c``, ``w`` per distinct pair.
 
     Examples
     --------
     >>> from passhat.model.build import model_data
     >>> d = model_data([5, 5, 3], [5, 0, 3], [10, 4, 2])
-    >>> d["cv"].tolist(), d["cw"].tolist(), d["nv"].tolist(), d["nw"].tolist()
-    ([3.0, 5.0], [2.0, 10.0], [3.0, 5.0], [2.0, 14.0])
+    >>> d["v"].tolist(), d["w"].tolist(), d["sel"].tolist()
+    ([3.0, 5.0, 5.0, 3.0, 5.0], [2.0, 10.0, 4.0, -2.0, -14.0], [0, 0, 1, 2, 2])
     """
     check_model(model)
     n_arr = np.asarray(n, dtype=np.float64).ravel()
@@ -234,10 +232,13 @@ def model_data(
     w_arr = np.ones_like(n_arr) if mult is None else np.asarray(mult, dtype=np.float64).ravel()
     if model != "beta":
         return {"n": n_arr, "c": c_arr, "w": w_arr}
-    out: dict[str, NDArray[np.float64]] = {}
-    for name, vals in (("c", c_arr), ("f", n_arr - c_arr), ("n", n_arr)):
-        out[f"{name}v"], out[f"{name}w"] = _value_weights(vals, w_arr)
-    return out
+    vals, weights, sel = [], [], []
+    for i, (x, sign) in enumerate(((c_arr, 1.0), (n_arr - c_arr, 1.0), (n_arr, -1.0))):
+        u, tot = _value_weights(x, w_arr)
+        vals.append(u)
+        weights.append(sign * tot)
+        sel.append(np.full(len(u), i, dtype=np.int64))
+    return {"v": np.concatenate(vals), "w": np.concatenate(weights), "sel": np.concatenate(sel)}
 
 
 def build_model(
@@ -295,11 +296,8 @@ def build_model(
         a = mu * kappa
         b = (1.0 - mu) * kappa
         if model == "beta":
-
-            def part(x: Any, name: str) -> Any:
-                return pt.sum(box[f"{name}w"] * (pt.gammaln(x + box[f"{name}v"]) - pt.gammaln(x)))
-
-            pm.Potential("loglik", part(a, "c") + part(b, "f") - part(kappa, "n"))
+            x = pt.stack([a, b, kappa])[box["sel"]]
+            pm.Potential("loglik", pt.sum(box["w"] * (pt.gammaln(x + box["v"]) - pt.gammaln(x))))
         else:
             nd, cd, wd = box["n"], box["c"], box["w"]
             fd = nd - cd
