@@ -418,3 +418,12 @@ def test_category_weights_stay_equal_per_category_after_exclusions() -> None:
     est = ph.estimate(trials, k=1, weights="category", on_short="exclude", min_runs=1)
     assert est.wide()["mean"].iloc[0] == pytest.approx(0.75)
     assert np.isclose(est.table["value"], 0.75).all()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "counts"])
+def test_directory_read_as_a_file_format_is_a_format_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    d = tmp_path / "runs"
+    d.mkdir()
+    _bad(capsys, ["estimate", str(d), "--format", fmt], rf"runs: a directory, not a {fmt} file")

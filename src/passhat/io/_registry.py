@@ -144,7 +144,10 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Tria
     p = Path(path)
     reader = _resolve(p, format)
     _check_options(p, reader, options)
-    result = reader.read(p, **options)
+    try:
+        result = reader.read(p, **options)
+    except IsADirectoryError as err:
+        raise FormatError(f"{p}: a directory, not a {reader.name} file") from err
     meta = {"path": str(p), "format": reader.name, "sha256": file_sha256(p)}
     if isinstance(result, Trials):
         result.source = {**meta, **result.source}
