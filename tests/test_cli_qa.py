@@ -427,3 +427,23 @@ def test_directory_read_as_a_file_format_is_a_format_error(
     d = tmp_path / "runs"
     d.mkdir()
     _bad(capsys, ["estimate", str(d), "--format", fmt], rf"runs: a directory, not a {fmt} file")
+
+
+# ------------------------------------------------ lists of whole numbers (--k etc.)
+def test_value_lists_name_their_option_and_refuse_absurd_ranges(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "runs.csv", GOOD)
+    # a range of 10^9 values would take minutes and gigabytes before any check
+    _bad(capsys, ["estimate", path, "--k", "1-1000000000"], r"--k: range '1-1000000000' .*values")
+    grid = ["plan", "power", "--delta", "0.1", *PRIOR, "--scheduler", "synchronous"]
+    _bad(capsys, [*grid, "--grid-tasks", "abc", "--grid-runs", "3"], r"--grid-tasks: 'abc'")
+    _bad(capsys, [*grid, "--grid-tasks", "20", "--grid-runs", "0"], r"--grid-runs: .*≥ 1")
+    spread = ["spread", "--mean", "0.5", "--pass-hat", "0.3", "--k", "2"]
+    _bad(capsys, [*spread, "--predict-k", "x"], r"--predict-k: 'x'")
+
+
+def test_backwards_k_range_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # the OptionError was raised inside `except ValueError` and replaced by "not a number"
+    path = _write(tmp_path, "runs.csv", GOOD)
+    _bad(capsys, ["estimate", path, "--k", "5-1"], r"--k: range '5-1' runs backwards")

@@ -39,28 +39,41 @@ EXIT_INPUT = 2
 
 
 # ------------------------------------------------------------------ helpers
-def parse_k(text: str) -> list[int]:
-    """Parse ``1,2,5`` or ``1-5`` (or a mix) into sorted distinct ints ≥ 1."""
+#: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
+MAX_LIST_VALUES = 100_000
+
+
+def parse_k(text: str, *, option: str = "--k") -> list[int]:
+    """Parse ``1,2,5`` or ``1-5`` (or a mix) into sorted distinct ints ≥ 1.
+
+    ``option`` names the option in error messages (``--grid-tasks``, ...).
+    """
     out: set[int] = set()
     for part in text.split(","):
         part = part.strip()
         if not part:
             continue
+        is_range = "-" in part[1:]
         try:
-            if "-" in part[1:]:
-                lo, hi = part.split("-", 1)
-                a, b = int(lo), int(hi)
-                if a > b:
-                    raise OptionError(f"--k: range {part!r} runs backwards")
-                out.update(range(a, b + 1))
-            else:
-                out.add(int(part))
+            a, b = (int(x) for x in part.split("-", 1)) if is_range else (int(part),) * 2
         except ValueError as err:
-            raise OptionError(f"--k: {part!r} is not a whole number or range like 1-5") from err
+            raise OptionError(
+                f"{option}: {part!r} is not a whole number or range like 1-5"
+            ) from err
+        if a > b:
+            raise OptionError(f"{option}: range {part!r} runs backwards")
+        if b - a + 1 > MAX_LIST_VALUES:
+            raise OptionError(
+                f"{option}: range {part!r} has {b - a + 1} values; at most {MAX_LIST_VALUES}"
+            )
+        out.update(range(a, b + 1))
     if not out:
-        raise OptionError("--k: give at least one value, e.g. --k 1,2,5")
+        raise OptionError(f"{option}: give at least one value, e.g. {option} 1,2,5")
+    if len(out) > MAX_LIST_VALUES:
+        raise OptionError(f"{option}: {len(out)} values; at most {MAX_LIST_VALUES}")
     if min(out) < 1:
-        raise OptionError(f"--k: k must be ≥ 1 (got {min(out)})")
+        noun = "k" if option == "--k" else "values"
+        raise OptionError(f"{option}: {noun} must be ≥ 1 (got {min(out)})")
     return sorted(out)
 
 

@@ -432,7 +432,7 @@ def design_cmd(
 def _int_list(text: str | None, name: str) -> list[int] | None:
     if text is None:
         return None
-    vals = parse_k(text) if text else []
+    vals = parse_k(text, option=name) if text else []
     if not vals:
         raise OptionError(f"{name}: give values like 20,50,100")
     return vals

@@ -108,7 +108,7 @@ def spread_cmd(
             pass_hat_k=hat,
             k=ks[0],
             label=label,
-            predict_k=parse_k(predict_text),
+            predict_k=parse_k(predict_text, option="--predict-k"),
             runs=runs,
             mixed_share=_rate(mixed_text, "--mixed-share"),
         )
