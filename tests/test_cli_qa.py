@@ -447,3 +447,12 @@ def test_backwards_k_range_says_so(capsys: pytest.CaptureFixture[str], tmp_path:
     # the OptionError was raised inside `except ValueError` and replaced by "not a number"
     path = _write(tmp_path, "runs.csv", GOOD)
     _bad(capsys, ["estimate", path, "--k", "5-1"], r"--k: range '5-1' runs backwards")
+
+
+def test_fit_api_negative_seed_is_an_option_error() -> None:
+    import passhat as ph
+    from passhat.errors import OptionError
+
+    data = ph.counts_from_arrays([4, 4, 4], [1, 4, 0])
+    with pytest.raises(OptionError, match="seed"):
+        ph.fit(data, method="grid", k=1, seed=-1, progress=False)

@@ -844,8 +844,8 @@ def fit(
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise OptionError(f"seed must be a whole number (got {seed!r})")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
     seed = int(seed)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     used_sampler = "grid" if method == "grid" else _resolve_sampler(sampler)
