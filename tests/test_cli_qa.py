@@ -456,3 +456,11 @@ def test_fit_api_negative_seed_is_an_option_error() -> None:
     data = ph.counts_from_arrays([4, 4, 4], [1, 4, 0])
     with pytest.raises(OptionError, match="seed"):
         ph.fit(data, method="grid", k=1, seed=-1, progress=False)
+
+
+def test_plan_design_refuses_a_budget_too_large_to_enumerate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 10^9 runs enumerate 10^9 (tasks, runs) candidates: ~10 GB before any answer
+    args = ["plan", "design", "--budget-runs", "1e9", *PRIOR]
+    _bad(capsys, args, r"budget_runs = 1e\+09 .*too many .*max_runs_per_task")

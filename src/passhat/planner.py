@@ -999,6 +999,10 @@ def estimator_moments(
     return out
 
 
+#: Most run counts per task a design enumerates (each is one row of several int64 arrays).
+_MAX_DESIGN_N = 10_000_000
+
+
 def _design_grid(
     *,
     k: int,
@@ -1036,6 +1040,14 @@ def _design_grid(
         n_hi = min(n_hi, math.floor((budget_cost - cost_per_task) / cost_per_run + 1e-9))
     if max_runs_per_task is not None:
         n_hi = min(n_hi, int(max_runs_per_task))
+    if n_hi - k + 1 > _MAX_DESIGN_N:
+        what = f"budget_runs = {budget_runs:g}" if budget_runs is not None else ""
+        what += " and " if budget_runs is not None and budget_cost is not None else ""
+        what += f"budget_cost = {budget_cost:g}" if budget_cost is not None else ""
+        raise OptionError(
+            f"{what} allows up to {int(n_hi):,} runs per task: too many designs to enumerate "
+            f"(at most {_MAX_DESIGN_N:,} run counts); give max_runs_per_task= or a smaller budget"
+        )
     n = np.arange(k, int(n_hi) + 1, dtype=np.int64)
     t_max = np.full(n.shape, np.inf)
     if budget_runs is not None:
