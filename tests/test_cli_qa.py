@@ -464,3 +464,21 @@ def test_plan_design_refuses_a_budget_too_large_to_enumerate(
     # 10^9 runs enumerate 10^9 (tasks, runs) candidates: ~10 GB before any answer
     args = ["plan", "design", "--budget-runs", "1e9", *PRIOR]
     _bad(capsys, args, r"budget_runs = 1e\+09 .*too many .*max_runs_per_task")
+
+
+# ------------------------------------------- surrounding spaces in a CSV
+def test_spaces_after_commas_in_the_header_are_not_a_missing_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "s.csv", "system, task_id, trial, success\nA,t1,0,1\nA,t1,1,0\n")
+    assert main(["estimate", path, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"][0]["tasks"] == 1 and doc["summary"][0]["runs"] == 2
+
+
+def test_ids_that_differ_only_by_surrounding_spaces_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # " t1" and "t1" would silently be two tasks of one run each
+    path = _write(tmp_path, "s.csv", HEADER + "A, t1,0,1\nA,t1,1,0\n")
+    _bad(capsys, ["estimate", path], r"s\.csv: row 1: task_id ' t1' .*'t1'.*spaces")

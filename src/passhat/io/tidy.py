@@ -64,6 +64,9 @@ def frame_to_trials(
     **column_map
         ``task="question_id"`` etc.: data-model field = source column.
     """
+    stripped = [str(c).strip() for c in df.columns]
+    if len(set(stripped)) == len(stripped):  # "system, task_id" headers (spaces after commas)
+        df = df.set_axis(stripped, axis=1)
     rename: dict[str, str] = {}
     for opt, src in column_map.items():
         if src is None:
@@ -118,7 +121,30 @@ def frame_to_trials(
         )
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
+    _check_spaced_ids(df, where)
     return Trials.from_frame(df, where=where)
+
+
+def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:
+    """Refuse ids that differ from another id only by surrounding whitespace."""
+    for col in ("system", "task_id"):
+        if col not in df.columns:
+            continue
+        vals = df[col].where(df[col].isna(), df[col].astype(str))
+        text = vals.dropna()
+        key = text.str.strip()
+        if (text == key).all():
+            continue
+        forms = text.groupby(key, sort=False).unique()
+        clash = forms[forms.map(len) > 1]
+        if not clash.empty:
+            a, b = (str(x) for x in clash.iloc[0][:2])
+            first = text[key == clash.index[0]]
+            row = int(np.flatnonzero(df.index == first.index[0])[0]) + 1
+            raise ValidationError(
+                f"{where}: row {row}: {col} {a!r} and {b!r} differ only by surrounding "
+                "spaces and would count as two; fix the file"
+            )
 
 
 def read_csv(path: Path, **options: Any) -> Trials:
