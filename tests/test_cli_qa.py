@@ -482,3 +482,12 @@ def test_ids_that_differ_only_by_surrounding_spaces_are_refused(
     # " t1" and "t1" would silently be two tasks of one run each
     path = _write(tmp_path, "s.csv", HEADER + "A, t1,0,1\nA,t1,1,0\n")
     _bad(capsys, ["estimate", path], r"s\.csv: row 1: task_id ' t1' .*'t1'.*spaces")
+
+
+def test_system_name_applies_to_a_count_table_without_a_system_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "c.csv", "task_id,n,c\nt1,5,3\nt2,5,5\n")
+    assert main(["estimate", path, "--system-name", "gpt-x", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["system"] for r in doc["summary"]] == ["gpt-x"]

@@ -96,8 +96,8 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     return ds
 
 
-def read_count_table(path: Path, **options: Any) -> xr.Dataset:
-    """Read a count table from CSV, JSONL or Parquet."""
+def read_count_table(path: Path, *, system_name: str | None = None, **options: Any) -> xr.Dataset:
+    """Read a count table from CSV, JSONL or Parquet (``system_name``: when it has no system)."""
     if options:
         raise ValidationError(
             f"{path}: options {', '.join(sorted(options))} do not apply to a count table"
@@ -112,6 +112,8 @@ def read_count_table(path: Path, **options: Any) -> xr.Dataset:
             df = pd.read_csv(path, dtype=object)
     except (ValueError, pd.errors.ParserError) as err:
         raise FormatError(f"{path}: cannot read the count table ({err})") from err
+    if system_name is not None and "system" not in df.columns:
+        df["system"] = system_name
     return counts_from_table(df, where=str(path))
 
 
