@@ -491,3 +491,16 @@ def test_system_name_applies_to_a_count_table_without_a_system_column(
     assert main(["estimate", path, "--system-name", "gpt-x", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["system"] for r in doc["summary"]] == ["gpt-x"]
+
+
+def test_classify_labels_builds_like_the_paired_comparison(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # two count tables without a system column: the paired table says "cb − ca"; the
+    # classify summary said "system → system"
+    a = _write(tmp_path, "ca.csv", "task_id,n,c\nt1,5,3\nt2,5,5\n")
+    b = _write(tmp_path, "cb.csv", "task_id,n,c\nt1,5,1\nt2,5,5\n")
+    assert main(["compare", a, b, "--classify", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
+    assert "(ca → cb;" in doc["summary"]

@@ -249,7 +249,7 @@ def compare_cmd(**opts: Any) -> None:
     if opts["classify"]:
         from passhat.commands.traces import run_classify
 
-        status = run_classify(data_a, data_b, opts)
+        status = run_classify(data_a, data_b, {**opts, "names": names})
         if status:
             click.get_current_context().exit(status)
         return

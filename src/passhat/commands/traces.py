@@ -211,6 +211,8 @@ def run_classify(
         base_system=base_system,
         cand_system=cand_system,
     )
+    if opts.get("names"):  # two files with one same-named system: label them as compare does
+        res.settings.update(base=opts["names"][0], cand=opts["names"][1])
     fail_on = list(opts.get("fail_on") or ())
     failed = [v for v in fail_on if res.has(v)]
     if opts["as_json"]:
