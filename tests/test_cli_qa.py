@@ -504,3 +504,11 @@ def test_classify_labels_builds_like_the_paired_comparison(
     doc = json.loads(capsys.readouterr().out)
     assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
     assert "(ca → cb;" in doc["summary"]
+
+
+@pytest.mark.parametrize("weights", ["category", "declared"])
+def test_weights_without_their_column_name_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, weights: str
+) -> None:
+    path = _write(tmp_path, "runs.csv", GOOD)
+    _bad(capsys, ["estimate", path, "--weights", weights], rf"runs\.csv: .*{weights}")

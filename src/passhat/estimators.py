@@ -415,9 +415,10 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
     base = xr.ones_like(ds["n"], dtype=float)
     if weights is None or weights == "equal":
         return base
+    src = f"{ds.attrs['source_path']}: " if ds.attrs.get("source_path") else ""
     if weights == "declared":
         if not ds.attrs.get("declared_weights"):
-            raise OptionError("weights='declared' but the data declare no weight column")
+            raise OptionError(f"{src}weights='declared' but the data declare no weight column")
         return ds["weight"].astype(float)
     if weights == "category" or isinstance(weights, Mapping):
         if weights == "category" or (
@@ -425,7 +426,7 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
             and set(map(str, weights)) <= set(map(str, ds["category"].values))  # type: ignore[arg-type]
         ):
             if "category" not in ds.coords:
-                raise OptionError("weights by category need a category column")
+                raise OptionError(f"{src}weights='category' need a category column")
             cat = pd.Series(ds["category"].values, dtype=object)
             if cat.isna().any():
                 t = ds["task"].values[int(np.flatnonzero(cat.isna().to_numpy())[0])]
