@@ -512,3 +512,13 @@ def test_weights_without_their_column_name_the_file(
 ) -> None:
     path = _write(tmp_path, "runs.csv", GOOD)
     _bad(capsys, ["estimate", path, "--weights", weights], rf"runs\.csv: .*{weights}")
+
+
+def test_traces_when_failing_runs_match_the_passing_ones_step_for_step(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # every run makes the same call; outcomes differ: no divergence step (NA), no traceback
+    traces = _write(tmp_path, "tau.json", TAU)
+    assert main(["traces", traces]) == 0
+    out = capsys.readouterr().out
+    assert "—" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+import pandas as pd
 import xarray as xr
 from rich.console import Console
 from rich.table import Table
@@ -141,7 +142,7 @@ def traces_cmd(
         cells = [
             str(r["task_id"]),
             str(r["trial"]),
-            "—" if r["step"] is None or r["step"] != r["step"] else str(r["step"]),
+            "—" if pd.isna(r["step"]) else str(r["step"]),
             str(r["kind"]),
             _short(fail, 55),
             passing,
