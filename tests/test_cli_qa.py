@@ -514,6 +514,19 @@ def test_weights_without_their_column_name_the_file(
     _bad(capsys, ["estimate", path, "--weights", weights], rf"runs\.csv: .*{weights}")
 
 
+# ---------------------------------------------------------- traces --stages
+def test_stages_file_typos_are_pointed_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    traces = _write(tmp_path, "tau.json", TAU)
+    empty = _write(tmp_path, "empty.toml", '[stages]\nget_user = ""\n')
+    _bad(capsys, ["traces", traces, "--stages", empty], r"empty\.toml: \[stages\] get_user")
+    typo = _write(tmp_path, "typo.toml", '[stages]\nget_usr = "lookup"\nget_user = "lookup"\n')
+    assert main(["traces", traces, "--stages", typo]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert re.search(r"1 tool\(s\) of the stages file never called in the traces: get_usr", out)
+
+
 def test_traces_when_failing_runs_match_the_passing_ones_step_for_step(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

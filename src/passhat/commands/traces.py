@@ -172,6 +172,15 @@ def traces_cmd(
         if len(tr.excluded):
             for reason, n in tr.excluded.groupby("reason").size().items():
                 notes.append(f"{n} trial(s) excluded: {reason}")
+        if stages:
+            called = set(tr.steps["action"].dropna().astype(str))
+            unknown = sorted(set(stages) - called)
+            if unknown:
+                notes.append(
+                    f"{len(unknown)} tool(s) of the stages file never called in the traces: "
+                    f"{', '.join(unknown[:8])}{' ...' if len(unknown) > 8 else ''} "
+                    "(check the spelling)"
+                )
         if tr.source.get("trials_without_tool_calls"):
             notes.append(
                 f"{tr.source['trials_without_tool_calls']} trial(s) in the file made no tool "

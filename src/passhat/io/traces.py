@@ -598,7 +598,7 @@ def load_stages(path: str | Path) -> dict[str, str]:
     stages = doc.get("stages")
     if not isinstance(stages, dict) or not stages:
         raise FormatError(f'{p}: needs a [stages] table, e.g. get_user_details = "lookup"')
-    bad = [k for k, v in stages.items() if not isinstance(v, str)]
+    bad = [k for k, v in stages.items() if not isinstance(v, str) or not v.strip()]
     if bad:
-        raise FormatError(f"{p}: [stages] {bad[0]} must map to a stage name (a string)")
+        raise FormatError(f"{p}: [stages] {bad[0]} must map to a stage name (a non-empty string)")
     return {str(k): str(v) for k, v in stages.items()}
