@@ -535,3 +535,14 @@ def test_traces_when_failing_runs_match_the_passing_ones_step_for_step(
     assert main(["traces", traces]) == 0
     out = capsys.readouterr().out
     assert "—" in out
+
+
+def test_api_wrong_input_types_are_validation_errors() -> None:
+    import passhat as ph
+    from passhat.errors import ValidationError
+
+    trials = ph.counts_from_arrays([2, 2], [1, 2])
+    with pytest.raises(ValidationError, match="read_traces"):
+        ph.divergence(trials)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=r"base: expected passhat\.Trials"):
+        ph.classify(None, trials)  # type: ignore[arg-type]

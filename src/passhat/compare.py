@@ -48,7 +48,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from passhat.errors import OptionError
+from passhat.errors import OptionError, ValidationError
 from passhat.trials import Trials, validate_counts
 
 __all__ = ["VERDICTS", "Classification", "classify", "runs_to_significance"]
@@ -125,6 +125,11 @@ class Classification:
 
 
 def _one_system(data: Trials | xr.Dataset, name: str, system: str | None) -> xr.Dataset:
+    if not isinstance(data, Trials | xr.Dataset):
+        raise ValidationError(
+            f"{name}: expected passhat.Trials or a count-table xarray.Dataset, "
+            f"got {type(data).__name__}"
+        )
     ds = data.counts() if isinstance(data, Trials) else validate_counts(data, where=name)
     systems = [str(s) for s in ds["system"].values]
     if system is not None:

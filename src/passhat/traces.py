@@ -658,6 +658,11 @@ def divergence(
     >>> d.table[["step", "kind", "marker", "extra_lookups"]].values.tolist()
     [[3, 'substitutes', 'refund', 1]]
     """
+    if not isinstance(traces, Traces):
+        raise ValidationError(
+            f"divergence needs passhat.Traces (from passhat.read_traces), got "
+            f"{type(traces).__name__}"
+        )
     skip_tools = tuple(skip_tools)
     if traces.settings and (
         stages
