@@ -249,3 +249,25 @@ def test_bad_options_one_line_exit_2(capsys, args, needle):
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("passhat: error:")
     assert needle in err
+
+
+def test_design_all_pairs_selection_stays_short(capsys):
+    # 20,000 runs give 178,000+ affordable (T, n) pairs; the default view is a selection
+    # of efficient rows plus the optimum (it printed every row with n ≤ k + 9 before)
+    code, out, _err = run(
+        capsys,
+        "plan",
+        "design",
+        "--budget-runs",
+        "20000",
+        "--k",
+        "5",
+        "--mean",
+        "0.77",
+        "--icc",
+        "0.4",
+        "--all-pairs",
+    )
+    assert code == 0
+    assert "★" in out
+    assert out.count("\n") < 60

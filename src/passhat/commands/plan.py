@@ -388,6 +388,9 @@ def design_cmd(
     _explain(t.attrs["reasoning"], t.attrs["method"], t.attrs["assumptions"])
     sub = t[t["metric"] == metric]
     if not show_all and len(sub) > 20:
+        # the selection shows efficient designs (most tasks for each n) and the optimum
+        most = sub.groupby("runs_per_task")["tasks"].transform("max") == sub["tasks"]
+        sub = sub[most.to_numpy() | sub["optimal"].to_numpy()]
         ns = sub["runs_per_task"].to_numpy()
         keep = (ns <= k + 9) | sub["optimal"].to_numpy()
         picks = set(sub.index[keep])
