@@ -546,3 +546,26 @@ def test_api_wrong_input_types_are_validation_errors() -> None:
         ph.divergence(trials)  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match=r"base: expected passhat\.Trials"):
         ph.classify(None, trials)  # type: ignore[arg-type]
+
+
+def test_spread_and_report_default_k_follow_the_runs(tmp_path, capsys):
+    """No --k: k = 1, 2, 5 capped at the fewest decided runs (4 → 1, 2, 4), not a k = 5 error."""
+    import pandas as pd
+
+    from passhat.cli import main
+
+    rows = [
+        {"task_id": t, "trial": r, "success": (r + i) % 3 != 0}
+        for i, t in enumerate(["a", "b", "c"])
+        for r in range(4)
+    ]
+    f = tmp_path / "runs.csv"
+    pd.DataFrame(rows).to_csv(f, index=False)
+    assert main(["spread", str(f), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"k": 4' in out and '"k": 5' not in out
+    assert main(["report", str(f), "-o", str(tmp_path / "r"), "--no-model", "-q"]) == 0
+    import json
+
+    stamp = json.loads((tmp_path / "r" / "results.json").read_text())["stamp"]
+    assert stamp["settings"]["k"] == [1, 2, 4]

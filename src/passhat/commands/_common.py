@@ -26,6 +26,7 @@ from passhat.trials import Trials
 __all__ = [
     "EXIT_INPUT",
     "InputSpec",
+    "default_ks",
     "emit_json",
     "fmt_num",
     "input_options",
@@ -41,6 +42,26 @@ EXIT_INPUT = 2
 # ------------------------------------------------------------------ helpers
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
 MAX_LIST_VALUES = 100_000
+
+
+def default_ks(data: Trials | xr.Dataset) -> list[int]:
+    """k = 1, 2, 5 where every task has that many decided runs, else up to the smallest n.
+
+    Used when a command that shows several k is given no ``--k``: with 4 runs per
+    task (τ-bench) that is 1, 2, 4 rather than an error about k = 5.
+    """
+    from passhat.estimators import as_counts
+
+    ds = as_counts(data)
+    n = np.asarray(ds["n"].values)[np.asarray(ds["present"].values, dtype=bool)]
+    n = n[n > 0]
+    if n.size == 0:
+        return [1, 2, 5]  # nothing decided: let the estimator say so
+    n_min = int(n.min())
+    ks = [k for k in (1, 2, 5) if k <= n_min]
+    if n_min < 5:
+        ks.append(n_min)
+    return sorted(set(ks))
 
 
 def parse_k(text: str, *, option: str = "--k") -> list[int]:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from passhat.commands._common import InputSpec, input_options, parse_k
+from passhat.commands._common import InputSpec, default_ks, input_options, parse_k
 from passhat.errors import OptionError
 
 __all__ = ["register"]
@@ -22,7 +22,12 @@ __all__ = ["register"]
     type=click.Path(file_okay=False),
     help="Directory for index.html, report.md, figures/ and results.json.",
 )
-@click.option("--k", "k_text", default="1,2,5", show_default=True, help="k values: 1,2,5 or 1-5.")
+@click.option(
+    "--k",
+    "k_text",
+    default=None,
+    help="k values: 1,2,5 or 1-5 (default 1,2,5, capped at the fewest decided runs of a task).",
+)
 @click.option("--title", default=None, help="Title of the report.")
 @click.option("--no-model", is_flag=True, help="Skip the hierarchical model (fast).")
 @click.option(
@@ -72,7 +77,7 @@ __all__ = ["register"]
 def report_cmd(
     source: InputSpec,
     out_dir: str,
-    k_text: str,
+    k_text: str | None,
     title: str | None,
     no_model: bool,
     model_method: str,
@@ -90,10 +95,12 @@ def report_cmd(
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
     from passhat.report import report
 
-    ks = parse_k(k_text)
+    ks = parse_k(k_text) if k_text is not None else None
     if not 0 < ci < 1:
         raise OptionError(f"--ci must lie strictly between 0 and 1 (got {ci})")
     data = source.load()
+    if ks is None:
+        ks = default_ks(data)
     div = None
     if traces_path is not None:
         import passhat as ph

@@ -12,6 +12,7 @@ from rich.table import Table
 from passhat import __version__
 from passhat.commands._common import (
     InputSpec,
+    default_ks,
     emit_json,
     input_options,
     input_stamp,
@@ -122,7 +123,7 @@ def spread_cmd(
     data = source.load()
     sp = spread(
         data,
-        k=parse_k(k_text or "1,2,5"),
+        k=parse_k(k_text) if k_text is not None else default_ks(data),
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
     )
