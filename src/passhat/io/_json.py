@@ -9,7 +9,7 @@ from typing import Any
 
 from passhat.errors import FormatError
 
-__all__ = ["load_json", "not_utf8", "scenario_fingerprint"]
+__all__ = ["jsonl_objects", "load_json", "not_utf8", "scenario_fingerprint"]
 
 
 def load_json(path: Path, *, expected: str | None = None) -> Any:
@@ -65,3 +65,30 @@ def scenario_fingerprint(obj: Any) -> str:
     """A short, stable hash of a task definition (canonical JSON)."""
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON-lines file with their line numbers (blank lines skipped).
+
+    A line that is not valid JSON, or not an object, is a :class:`FormatError`
+    naming the line.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except UnicodeDecodeError as err:
+        raise not_utf8(path) from err
+    out: list[tuple[int, dict[str, Any]]] = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+        if not isinstance(obj, dict):
+            raise FormatError(
+                f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
+            )
+        out.append((lineno, obj))
+    return out

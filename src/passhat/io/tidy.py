@@ -9,7 +9,6 @@ numeric reward column becomes success with ``threshold``:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, ValidationError
-from passhat.io._json import not_utf8
+from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
 from passhat.trials import Trials
 
@@ -163,24 +162,7 @@ def read_csv(path: Path, **options: Any) -> Trials:
 
 
 def _jsonl_records(path: Path) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    except UnicodeDecodeError as err:
-        raise not_utf8(path) from err
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-        if not isinstance(obj, dict):
-            raise FormatError(
-                f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
-            )
-        records.append(obj)
+    records = [obj for _, obj in jsonl_objects(path)]
     if not records:
         raise FormatError(f"{path}: the file has no records")
     return records

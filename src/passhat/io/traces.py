@@ -41,7 +41,6 @@ call are kept with zero steps and counted in ``Traces.source``.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
-from passhat.io._json import not_utf8
+from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import file_sha256, read_trials
 from passhat.io.tau_bench import read_tau_bench, tau_bench_records
 from passhat.traces import Traces, canonical_args
@@ -373,20 +372,7 @@ def _read_steps_jsonl(
     path: Path, *, outcomes: str | Path | None = None, system_name: str | None = None
 ) -> Traces:
     rows: list[dict[str, Any]] = []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    except UnicodeDecodeError as err:
-        raise not_utf8(path) from err
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-        if not isinstance(obj, dict):
-            raise FormatError(f"{path}: line {lineno}: expected a JSON object per line")
+    for lineno, obj in jsonl_objects(path):
         missing = [f for f in ("task_id", "trial") if f not in obj]
         if missing:
             raise FormatError(
