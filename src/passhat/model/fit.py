@@ -237,6 +237,7 @@ class Fit:
     def __init__(self, idata: Any) -> None:
         self.idata = idata
         self._group_cache: dict[int, Groups] = {}
+        self._ppc_cache: dict[tuple[float, int], pd.DataFrame] = {}
         attrs = idata.posterior.attrs
         try:
             self.model: str = str(attrs["passhat_model"])
@@ -647,6 +648,9 @@ class Fit:
         """
         if not 0 < ci < 1:
             raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci})")
+        key = (float(ci), int(max_draws))
+        if key in self._ppc_cache:  # seeded, so a second call would repeat the same work
+            return self._ppc_cache[key].copy()
         rows = []
         for si, s in enumerate(self.systems):
             n, c, _, _ = self._tasks(si)
@@ -709,7 +713,9 @@ class Fit:
                         "tasks": int(keep.sum()),
                     }
                 )
-        return pd.DataFrame(rows)
+        table = pd.DataFrame(rows)
+        self._ppc_cache[key] = table
+        return table.copy()
 
     # --------------------------------------------------------------- LOO
     def log_likelihood(self) -> xr.DataArray:
