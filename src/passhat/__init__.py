@@ -10,10 +10,9 @@ Examples
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from passhat import io
 from passhat import planner as plan
+from passhat._version import __version__
 from passhat.compare import Classification, classify
 from passhat.errors import (
     CountError,
@@ -55,11 +54,6 @@ from passhat.slices import Slices, slices
 from passhat.spread import spread, spread_from_summary
 from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials, counts_from_arrays
-
-try:
-    __version__ = version("passhat")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
 
 __all__ = [
     "METRICS",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import click
 
-from passhat import __version__
+from passhat._version import __version__
 from passhat.commands import register_all
 from passhat.commands._common import (  # re-exported for callers of passhat.cli
     EXIT_INPUT,

@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from passhat._validate import check_ci, check_n_boot, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -389,17 +390,6 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
     )
 
 
-def _norm_k(k: int | Sequence[int]) -> list[int]:
-    # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
-    ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
-    if not ks:
-        raise OptionError("k must name at least one value")
-    for v in ks:
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
-            raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
-    return sorted({int(v) for v in ks})
-
-
 def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
     """Per-task weights over (system, task), before normalisation.
 
@@ -513,7 +503,7 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     >>> ph.per_task_metrics(ds, 2)["pass_hat_k"].values.round(3).ravel().tolist()
     [1.0, 0.6, 0.1, 0.0]
     """
-    ks = np.asarray(_norm_k(k), dtype=float)
+    ks = np.asarray(norm_k(k), dtype=float)
     n = np.asarray(ds["n"].values, dtype=np.int64)
     c = np.asarray(ds["c"].values, dtype=np.int64)
     pn, pc, inverse = _distinct_pairs(n, c)
@@ -746,13 +736,13 @@ def estimate(
     from passhat import intervals as _iv  # late import: intervals builds on this module
 
     if ci is not None:
-        ci = _iv.check_ci(ci)
-        n_boot = _iv.check_n_boot(n_boot)
+        ci = check_ci(ci)
+        n_boot = check_n_boot(n_boot)
     if min_runs is not None and (
         isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
     ):
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
-    ks = _norm_k(k)
+    ks = norm_k(k)
     ds = as_counts(data)
     include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
     # weights over the tasks left (a category's share must not shrink with its exclusions)

@@ -39,10 +39,10 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimators import (
     METRICS,
-    _norm_k,
     as_counts,
     pass_hat_k_variance,
     pass_hat_k_variance_estimate,
@@ -56,8 +56,6 @@ __all__ = [
     "Comparison",
     "benchmark_se",
     "bootstrap_draws",
-    "check_ci",
-    "check_n_boot",
     "compare",
     "estimate_intervals",
     "paired_difference",
@@ -74,43 +72,6 @@ CI_METHODS = ("bca", "percentile")
 
 #: Largest number of multinomial counts held at once (chunk × categories).
 _CHUNK_CELLS = 4_000_000
-
-
-# ----------------------------------------------------------------- options
-def check_ci(ci: float) -> float:
-    """Validate a confidence level: a number strictly between 0 and 1."""
-    try:
-        val = float(ci)
-    except (TypeError, ValueError) as err:
-        raise OptionError(f"ci must be a number in (0, 1) (got {ci!r})") from err
-    if isinstance(ci, bool) or not 0.0 < val < 1.0:
-        raise OptionError(f"ci must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})")
-    return val
-
-
-def check_n_boot(n_boot: int) -> int:
-    """Validate the number of bootstrap resamples (a whole number ≥ 100)."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 100:
-        raise OptionError(f"n_boot must be a whole number ≥ 100 (got {n_boot!r})")
-    return int(n_boot)
-
-
-def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """A generator from ``seed`` (None, a whole number ≥ 0, or a Generator passed through)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
-    ):
-        raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
-    return np.random.default_rng(seed)
-
-
-def _check_method(method: str, allowed: Sequence[str], what: str) -> str:
-    m = str(method).lower()
-    if m not in allowed:
-        raise OptionError(f"{what} must be one of {', '.join(allowed)} (got {method!r})")
-    return m
 
 
 # --------------------------------------------------------- per-task intervals
@@ -142,7 +103,7 @@ def proportion_interval(
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.4439, 0.9748)
     """
-    m = _check_method(method, TASK_METHODS, "method")
+    m = check_method(method, TASK_METHODS, "method")
     level = check_ci(ci)
     n_a, c_a = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(c, dtype=float))
     a2 = (1.0 - level) / 2.0
@@ -233,10 +194,10 @@ def task_intervals(
     >>> ti[["task", "pass_hat_2", "pass_hat_2_lower", "pass_hat_2_upper"]].round(3).values[1]
     array(['B', 0.6, 0.141, 0.929], dtype=object)
     """
-    m = _check_method(method, TASK_METHODS, "method")
+    m = check_method(method, TASK_METHODS, "method")
     level = check_ci(ci)
     ds = as_counts(counts)
-    ks = _norm_k(k) if k is not None else []
+    ks = norm_k(k) if k is not None else []
     present = np.asarray(ds["present"].values, dtype=bool)
     s_idx, t_idx = np.nonzero(present)
     n = np.asarray(ds["n"].values)[s_idx, t_idx]
@@ -500,7 +461,7 @@ def task_bootstrap(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = _check_method(method, CI_METHODS, "ci_method")
+    meth = check_method(method, CI_METHODS, "ci_method")
     vals = np.asarray(values, dtype=float)
     if vals.ndim == 1:
         vals = vals[:, None]
@@ -558,7 +519,7 @@ def estimate_intervals(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = _check_method(ci_method, CI_METHODS, "ci_method")
+    meth = check_method(ci_method, CI_METHODS, "ci_method")
     rng = make_rng(seed)
     ks = list(ks)
     z = float(stats.norm.isf((1 - level) / 2))
@@ -757,8 +718,8 @@ def paired_difference(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = _check_method(method, CI_METHODS, "method")
-    ks = _norm_k(k)
+    meth = check_method(method, CI_METHODS, "method")
+    ks = norm_k(k)
     rng = make_rng(seed)
     na, ca = np.asarray(n_a, dtype=float), np.asarray(c_a, dtype=float)
     nc, cc = np.asarray(n_b, dtype=float), np.asarray(c_b, dtype=float)
@@ -894,8 +855,8 @@ def compare(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = _check_method(method, CI_METHODS, "method")
-    ks = _norm_k(k)
+    meth = check_method(method, CI_METHODS, "method")
+    ks = norm_k(k)
     ds, base, cands = _split_systems(a, b, baseline, names)
     rng = make_rng(seed)
     systems = [str(s) for s in ds["system"].values]

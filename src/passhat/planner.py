@@ -53,9 +53,9 @@ import xarray as xr
 from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
+from passhat._validate import make_rng
 from passhat.errors import DependencyError, InputError, OptionError
 from passhat.estimators import METRIC_LABELS, as_counts, subset_overlap_weights, subset_ratio
-from passhat.intervals import make_rng
 from passhat.trials import Trials
 
 __all__ = [

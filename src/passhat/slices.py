@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._validate import check_ci
 from passhat.errors import OptionError, ValidationError
-from passhat.intervals import check_ci, proportion_interval
+from passhat.intervals import proportion_interval
 from passhat.trials import Trials
 
 __all__ = ["SLICE_KEYS", "Slices", "slices"]

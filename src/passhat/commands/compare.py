@@ -17,12 +17,13 @@ import xarray as xr
 from rich.console import Console
 from rich.table import Table
 
-from passhat import __version__
+from passhat._validate import check_ci, check_n_boot
+from passhat._version import __version__
 from passhat.commands._common import emit_json, fmt_num, input_stamp, load_input, parse_k, records
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.examples import EXAMPLES
-from passhat.intervals import Comparison, check_ci, check_n_boot, compare
+from passhat.intervals import Comparison, compare
 from passhat.trials import Trials
 
 __all__ = ["register"]

@@ -7,7 +7,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from passhat import __version__
+from passhat._validate import check_ci, check_n_boot
+from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
     emit_json,
@@ -19,7 +20,6 @@ from passhat.commands._common import (
 )
 from passhat.estimators import METRIC_LABELS, Estimate
 from passhat.estimators import estimate as _estimate
-from passhat.intervals import check_ci, check_n_boot
 
 __all__ = ["register"]
 

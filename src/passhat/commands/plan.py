@@ -15,8 +15,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from passhat import __version__
 from passhat import planner as plan
+from passhat._version import __version__
 from passhat.commands._common import emit_json, input_stamp, load_input, parse_k, records
 from passhat.errors import OptionError
 

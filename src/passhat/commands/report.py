@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from passhat._validate import check_ci
 from passhat.commands._common import InputSpec, default_ks, input_options, parse_k
 from passhat.errors import OptionError
 
@@ -96,8 +97,7 @@ def report_cmd(
     from passhat.report import report
 
     ks = parse_k(k_text) if k_text is not None else None
-    if not 0 < ci < 1:
-        raise OptionError(f"--ci must lie strictly between 0 and 1 (got {ci})")
+    check_ci(ci, name="--ci")
     data = source.load()
     if ks is None:
         ks = default_ks(data)

@@ -6,7 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from passhat import __version__
+from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
     emit_json,

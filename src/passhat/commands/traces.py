@@ -10,7 +10,7 @@ import xarray as xr
 from rich.console import Console
 from rich.table import Table
 
-from passhat import __version__
+from passhat._version import __version__
 from passhat.commands._common import emit_json, records
 from passhat.compare import Classification, classify
 from passhat.errors import OptionError

@@ -28,8 +28,9 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
-from passhat.estimators import _norm_k, as_counts, task_weights
+from passhat.estimators import as_counts, task_weights
 from passhat.model.build import (
     Compressed,
     Priors,
@@ -349,7 +350,7 @@ class Fit:
             if scope != "population":
                 raise OptionError("icc is a property of the task distribution: scope='population'")
             return self.idata.posterior["icc"]
-        ks = self.k if k is None else _norm_k(k)
+        ks = self.k if k is None else norm_k(k)
         post = self.idata.posterior
         stored = f"{name}_{scope}"
         if not rao_blackwell and stored in post:
@@ -456,9 +457,8 @@ class Fit:
         >>> float(row["within_task_share"].iloc[0] + row["task_sampling_share"].iloc[0])
         1.0
         """
-        if not 0 < ci < 1:
-            raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci})")
-        ks = self.k if k is None else _norm_k(k)
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
         lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
         rows = []
         diag = self.diagnostics
@@ -540,9 +540,8 @@ class Fit:
             system, task, n, c, k, p_mean, p_lower, p_upper, p_k_mean,
             p_k_lower, p_k_upper, ci.
         """
-        if not 0 < ci < 1:
-            raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci})")
-        ks = self.k if k is None else _norm_k(k)
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
         tasks = np.asarray(self.idata.constant_data["task"].values, dtype=object)
         frames = []
         for si, s in enumerate(self.systems):
@@ -646,8 +645,7 @@ class Fit:
         pandas.DataFrame
             system, bin, label, observed, expected, lower, upper, ci, tasks.
         """
-        if not 0 < ci < 1:
-            raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci})")
+        ci = check_ci(ci)
         key = (float(ci), int(max_draws))
         if key in self._ppc_cache:  # seeded, so a second call would repeat the same work
             return self._ppc_cache[key].copy()
@@ -844,7 +842,7 @@ def fit(
             raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
     if not 0 < target_accept < 1:
         raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
-    ks = _norm_k(k)
+    ks = norm_k(k)
     pri = priors or Priors()
     ds = as_counts(data)
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
@@ -962,7 +960,7 @@ def fit(
 
 
 def _version() -> str:
-    from passhat import __version__
+    from passhat._version import __version__
 
     return str(__version__)
 

@@ -210,7 +210,7 @@ def _stamp_items(data: ReportData) -> list[tuple[str, str]]:
 
 
 def _context(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[str, Any]:
-    from passhat import __version__
+    from passhat._version import __version__
 
     return {
         "title": data.title,

@@ -1,0 +1,70 @@
+"""Shared argument checks: confidence level, resamples, seed, k and method names.
+
+Every entry point (API and CLI) validates its options through these, so the
+same bad value gets the same message wherever it is given.
+
+Examples
+--------
+>>> from passhat._validate import check_ci, norm_k
+>>> check_ci(0.9), norm_k([5, 1, 1])
+(0.9, [1, 5])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from passhat.errors import OptionError
+
+__all__ = ["check_ci", "check_method", "check_n_boot", "make_rng", "norm_k"]
+
+
+def check_ci(ci: float, *, name: str = "ci") -> float:
+    """Validate a confidence level: a number strictly between 0 and 1 (``name`` is the option's)."""
+    try:
+        val = float(ci)
+    except (TypeError, ValueError) as err:
+        raise OptionError(f"{name} must be a number in (0, 1) (got {ci!r})") from err
+    if isinstance(ci, bool) or not 0.0 < val < 1.0:
+        raise OptionError(f"{name} must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})")
+    return val
+
+
+def check_n_boot(n_boot: int) -> int:
+    """Validate the number of bootstrap resamples (a whole number ≥ 100)."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 100:
+        raise OptionError(f"n_boot must be a whole number ≥ 100 (got {n_boot!r})")
+    return int(n_boot)
+
+
+def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A generator from ``seed`` (None, a whole number ≥ 0, or a Generator passed through)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+    ):
+        raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
+    return np.random.default_rng(seed)
+
+
+def norm_k(k: int | Sequence[int]) -> list[int]:
+    """Validate k (a whole number ≥ 1 or a sequence of them): sorted, without repeats."""
+    # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
+    ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
+    if not ks:
+        raise OptionError("k must name at least one value")
+    for v in ks:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+            raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
+    return sorted({int(v) for v in ks})
+
+
+def check_method(method: str, allowed: Sequence[str], what: str) -> str:
+    """Validate a method name (case-insensitive) against the allowed ones; return it lower-cased."""
+    m = str(method).lower()
+    if m not in allowed:
+        raise OptionError(f"{what} must be one of {', '.join(allowed)} (got {method!r})")
+    return m
