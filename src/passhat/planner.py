@@ -53,6 +53,7 @@ import xarray as xr
 from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
+from passhat._format import pct
 from passhat._validate import make_rng
 from passhat.errors import DependencyError, InputError, OptionError
 from passhat.estimators import METRIC_LABELS, as_counts, subset_overlap_weights, subset_ratio
@@ -215,10 +216,6 @@ def _one_none(query: str, **values: Any) -> str:
     return missing[0]
 
 
-def _pct(x: float, digits: int = 1) -> str:
-    return f"{100 * x:.{digits}f}%"
-
-
 def _failures_text(x: int) -> str:
     return "no failures" if x == 0 else f"at most {x} failure{'s' if x != 1 else ''}"
 
@@ -272,10 +269,10 @@ def runs_to_detect(
         got = -math.expm1(n * math.log1p(-f))
         value: float | int = n
         reasoning = (
-            f"A task that fails {_pct(f)} of its runs shows no failure in n runs with "
-            f"probability {1 - f:g}^n; {n} runs make that at most {_pct(1 - q)} "
-            f"({1 - f:g}^{n} = {_pct(miss, 2)}), so at least one failure shows "
-            f"with probability {_pct(got, 2)} ≥ {_pct(q)}."
+            f"A task that fails {pct(f)} of its runs shows no failure in n runs with "
+            f"probability {1 - f:g}^n; {n} runs make that at most {pct(1 - q)} "
+            f"({1 - f:g}^{n} = {pct(miss, 2)}), so at least one failure shows "
+            f"with probability {pct(got, 2)} ≥ {pct(q)}."
         )
         quantities = {"flip_rate": f, "confidence": q, "runs": n, "achieved_confidence": got}
     elif target == "confidence":
@@ -283,8 +280,8 @@ def runs_to_detect(
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(n * math.log1p(-f))
         reasoning = (
-            f"With {n} runs a task that fails {_pct(f)} of its runs shows at least one failure "
-            f"with probability 1 − {1 - f:g}^{n} = {_pct(value, 2)}."
+            f"With {n} runs a task that fails {pct(f)} of its runs shows at least one failure "
+            f"with probability 1 − {1 - f:g}^{n} = {pct(value, 2)}."
         )
         quantities = {"flip_rate": f, "confidence": value, "runs": n}
     else:
@@ -292,8 +289,8 @@ def runs_to_detect(
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(math.log1p(-q) / n)
         reasoning = (
-            f"{n} runs show at least one failure with probability ≥ {_pct(q)} only for tasks "
-            f"that fail at least {_pct(value, 2)} of their runs (1 − (1 − q)^(1/n)); rarer "
+            f"{n} runs show at least one failure with probability ≥ {pct(q)} only for tasks "
+            f"that fail at least {pct(value, 2)} of their runs (1 − (1 − q)^(1/n)); rarer "
             "flips can pass unseen."
         )
         quantities = {"flip_rate": value, "confidence": q, "runs": n}
@@ -326,10 +323,10 @@ def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.9
         bound = float(stats.beta.ppf(q, x + 1, n - x))
     what = "clean runs" if x == 0 else f"runs with {x} failure{'s' if x != 1 else ''}"
     reasoning = (
-        f"{n} {what} rule out per-run failure rates above {_pct(bound)} at {_pct(q, 0)} "
+        f"{n} {what} rule out per-run failure rates above {pct(bound)} at {pct(q, 0)} "
         f"confidence: a higher rate would give "
         f"{'no failures' if x == 0 else f'{x} or fewer failures'} in {n} runs with "
-        f"probability below {_pct(alpha, 0)}."
+        f"probability below {pct(alpha, 0)}."
     )
     return PlanResult(
         "failure_upper_bound",
@@ -406,8 +403,8 @@ def runs_to_certify(
         bound = float(failure_upper_bound(runs=n, failures=x, confidence=q))
         reasoning = (
             f"With {n} runs and {_failures_text(x)}, the exact "
-            f"one-sided {_pct(q, 0)} upper bound on the failure rate is {_pct(bound, 2)} ≤ "
-            f"{_pct(f0)}; with {n - 1} runs it would exceed {_pct(f0)}."
+            f"one-sided {pct(q, 0)} upper bound on the failure rate is {pct(bound, 2)} ≤ "
+            f"{pct(f0)}; with {n - 1} runs it would exceed {pct(f0)}."
         )
         return PlanResult(
             "runs_to_certify",
@@ -441,8 +438,8 @@ def runs_to_certify(
     conf = float(1 - stats.binom.cdf(x, n, f0))
     reasoning = (
         f"{n} runs with {_failures_text(x)} certify a failure rate "
-        f"below {_pct(f0)} at {_pct(conf, 2)} confidence (a rate of {_pct(f0)} would give "
-        f"so few failures with probability {_pct(1 - conf, 2)})."
+        f"below {pct(f0)} at {pct(conf, 2)} confidence (a rate of {pct(f0)} would give "
+        f"so few failures with probability {pct(1 - conf, 2)})."
     )
     return PlanResult(
         "runs_to_certify",
@@ -503,8 +500,8 @@ def runs_for_width(
         n = _whole("runs", runs, minimum=1)
         hw = float(_half_width(np.array([float(n)]), p, meth, q)[0])
         reasoning = (
-            f"With {n} runs at a {_pct(p)} success rate the {_pct(q, 0)} {meth} interval "
-            f"spans ±{_pct(hw, 2)} (half-width, at the expected count {p * n:g})."
+            f"With {n} runs at a {pct(p)} success rate the {pct(q, 0)} {meth} interval "
+            f"spans ±{pct(hw, 2)} (half-width, at the expected count {p * n:g})."
         )
         return PlanResult(
             "runs_for_width",
@@ -535,8 +532,8 @@ def runs_for_width(
     prev = float(_half_width(np.array([float(max(n_found - 1, 1))]), p, meth, q)[0])
     approx = _ceil(stats.norm.ppf(1 - (1 - q) / 2) ** 2 * p * (1 - p) / h**2)
     reasoning = (
-        f"{n_found} runs give a {_pct(q, 0)} {meth} interval of ±{_pct(hw, 2)} around a "
-        f"{_pct(p)} success rate ({n_found - 1} runs: ±{_pct(prev, 2)}); the normal "
+        f"{n_found} runs give a {pct(q, 0)} {meth} interval of ±{pct(hw, 2)} around a "
+        f"{pct(p)} success rate ({n_found - 1} runs: ±{pct(prev, 2)}); the normal "
         f"approximation would say {approx}."
     )
     return PlanResult(
@@ -576,9 +573,9 @@ def gate(*, rate: float, attempts: int) -> PlanResult:
     retry = 1 - (1 - p) ** k
     all_k = p**k
     reasoning = (
-        f"At a per-run pass rate of {_pct(p)}, a gate that retries until green over {k} "
-        f"attempts passes with 1 − {1 - p:g}^{k} = {_pct(retry)} (a pass@{k} gate), while "
-        f"requiring all {k} to pass gives {p:g}^{k} = {_pct(all_k)} (a pass^{k} gate)."
+        f"At a per-run pass rate of {pct(p)}, a gate that retries until green over {k} "
+        f"attempts passes with 1 − {1 - p:g}^{k} = {pct(retry)} (a pass@{k} gate), while "
+        f"requiring all {k} to pass gives {p:g}^{k} = {pct(all_k)} (a pass^{k} gate)."
     )
     return PlanResult(
         "gate",
@@ -610,16 +607,16 @@ def rate_for_pass_hat_k(
         kk = _whole("k", k, minimum=1)
         value: float | int = r ** (1 / kk)
         reasoning = (
-            f"pass^{kk} ≥ {_pct(r)} needs a per-run success rate of at least "
-            f"{_pct(r, 1)}^(1/{kk}) = {_pct(value, 2)}, i.e. a failure rate of at most "
-            f"{_pct(1 - value, 2)}."
+            f"pass^{kk} ≥ {pct(r)} needs a per-run success rate of at least "
+            f"{pct(r, 1)}^(1/{kk}) = {pct(value, 2)}, i.e. a failure rate of at most "
+            f"{pct(1 - value, 2)}."
         )
         q = {"target": r, "k": kk, "rate": value}
     elif solve == "target":
         p = _prob("rate", rate)
         kk = _whole("k", k, minimum=1)
         value = p**kk
-        reasoning = f"A task passing {_pct(p)} of its runs has pass^{kk} = {_pct(value, 2)}."
+        reasoning = f"A task passing {pct(p)} of its runs has pass^{kk} = {pct(value, 2)}."
         q = {"target": value, "k": kk, "rate": p}
     else:
         r = _prob("target", target)
@@ -628,8 +625,8 @@ def rate_for_pass_hat_k(
             raise OptionError(f"rate {p:g} is below target {r:g}: even k = 1 misses the target")
         value = max(1, math.floor(math.log(r) / math.log(p) + 1e-9))
         reasoning = (
-            f"A task passing {_pct(p)} of its runs keeps pass^k ≥ {_pct(r)} up to k = {value} "
-            f"({_pct(p**value, 2)}); at k = {value + 1} it drops to {_pct(p ** (value + 1), 2)}."
+            f"A task passing {pct(p)} of its runs keeps pass^k ≥ {pct(r)} up to k = {value} "
+            f"({pct(p**value, 2)}); at k = {value + 1} it drops to {pct(p ** (value + 1), 2)}."
         )
         q = {"target": r, "k": value, "rate": p}
     return PlanResult(
@@ -667,8 +664,8 @@ def choose_k(
         kk = _whole("k", k, minimum=1)
         det = 1 - (1 - f) ** kk
         reasoning = (
-            f"A pass^{kk} gate (all {kk} runs must pass) catches a task that fails {_pct(f)} of "
-            f"its runs with probability 1 − {1 - f:g}^{kk} = {_pct(det, 2)}."
+            f"A pass^{kk} gate (all {kk} runs must pass) catches a task that fails {pct(f)} of "
+            f"its runs with probability 1 − {1 - f:g}^{kk} = {pct(det, 2)}."
         )
         return PlanResult(
             "choose_k",
@@ -686,8 +683,8 @@ def choose_k(
         "k_min": k_min,
     }
     reasoning = (
-        f"k = {k_min} is the smallest pass^k gate that fails a task with a {_pct(f)} flip rate "
-        f"with probability ≥ {_pct(q)} (1 − {1 - f:g}^{k_min} = {_pct(1 - (1 - f) ** k_min, 2)})."
+        f"k = {k_min} is the smallest pass^k gate that fails a task with a {pct(f)} flip rate "
+        f"with probability ≥ {pct(q)} (1 − {1 - f:g}^{k_min} = {pct(1 - (1 - f) ** k_min, 2)})."
     )
     if acceptable_failure_rate is not None:
         f_ok = _prob("acceptable_failure_rate", acceptable_failure_rate, closed_low=True)
@@ -701,13 +698,13 @@ def choose_k(
         quantities["k_max"] = k_max
         if k_max < k_min:
             raise OptionError(
-                f"no k works: catching a {_pct(f)} flip rate with {_pct(q)} needs k ≥ {k_min}, "
-                f"but keeping false alarms for a {_pct(f_ok)} rate below {_pct(beta)} needs "
+                f"no k works: catching a {pct(f)} flip rate with {pct(q)} needs k ≥ {k_min}, "
+                f"but keeping false alarms for a {pct(f_ok)} rate below {pct(beta)} needs "
                 f"k ≤ {k_max}; lower the confidence or move the two rates apart"
             )
         reasoning += (
-            f" Any k up to {k_max} keeps a task failing {_pct(f_ok)} of its runs passing the gate "
-            f"with probability ≥ {_pct(1 - beta)}."
+            f" Any k up to {k_max} keeps a task failing {pct(f_ok)} of its runs passing the gate "
+            f"with probability ≥ {pct(1 - beta)}."
         )
     return PlanResult("choose_k", "k", k_min, quantities, reasoning)
 
@@ -1522,8 +1519,8 @@ def power(
         value: float | int = pw
         reasoning = (
             f"With {t} matched tasks × {n} runs per system, a paired test at α = {a_:g} detects "
-            f"a difference of {dl:+.3f} in {label} with probability {_pct(pw)}"
-            + (f" (±{_pct(mce, 1)} Monte-Carlo error)." if method == "simulation" else ".")
+            f"a difference of {dl:+.3f} in {label} with probability {pct(pw)}"
+            + (f" (±{pct(mce, 1)} Monte-Carlo error)." if method == "simulation" else ".")
         )
     elif solve == "tasks":
         n, dl = int(runs_per_task), float(delta)  # type: ignore[arg-type]
@@ -1537,7 +1534,7 @@ def power(
         value = t
         reasoning = (
             f"{t} matched tasks × {n} runs per system give a paired test at α = {a_:g} "
-            f"{_pct(pw)} power to detect {dl:+.3f} in {label} (per-task difference SD "
+            f"{pct(pw)} power to detect {dl:+.3f} in {label} (per-task difference SD "
             f"{sd:.3f}; {t - 1} tasks would fall short)."
         )
         q["sd_difference"] = sd
@@ -1551,7 +1548,7 @@ def power(
                 limit = _analytic_power(dl, _sd_diff(model, max_runs_per_task), t, a_)
                 raise OptionError(
                     f"{t} tasks cannot reach power {target_power:g} for {dl:+.3f} in {label}: "
-                    f"even {max_runs_per_task} runs per task give {_pct(limit)} (task spread "
+                    f"even {max_runs_per_task} runs per task give {pct(limit)} (task spread "
                     "dominates); add tasks"
                 )
         lo = max(kk, n // 2 if n <= 64 else n - 64)
@@ -1563,7 +1560,7 @@ def power(
         value = n
         reasoning = (
             f"{n} runs per task on {t} matched tasks give a paired test at α = {a_:g} "
-            f"{_pct(pw)} power to detect {dl:+.3f} in {label}; more runs shrink only the "
+            f"{pct(pw)} power to detect {dl:+.3f} in {label}; more runs shrink only the "
             "within-task part of the difference's spread."
         )
     else:
@@ -1585,7 +1582,7 @@ def power(
         value = dl
         reasoning = (
             f"With {t} matched tasks × {n} runs per system, the smallest improvement in "
-            f"{label} a paired test at α = {a_:g} detects with {_pct(target_power)} power is "
+            f"{label} a paired test at α = {a_:g} detects with {pct(target_power)} power is "
             f"{dl:+.4f} (from {base:.3f})."
         )
     q.update({"delta": dl, "tasks": t, "runs_per_task": n, "power": pw})
@@ -1680,7 +1677,7 @@ def power_table(
         {
             "optimum": {key: _py(v) for key, v in best.items()},
             "reasoning": (
-                f"To detect {float(delta):+.3f} in {label} with {_pct(float(power), 0)} power "
+                f"To detect {float(delta):+.3f} in {label} with {pct(float(power), 0)} power "
                 f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched tasks × "
                 f"{int(best['runs_per_task'])} runs per system (cost {best['cost']:g} per "
                 "system); more runs per task shrink only the within-task part of each "

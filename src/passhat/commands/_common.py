@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._format import jsonable
 from passhat.errors import OptionError
 from passhat.examples import EXAMPLES, load_example
-from passhat.io import read
+from passhat.io import input_stamp, read
 from passhat.trials import Trials
 
 __all__ = [
@@ -205,35 +206,14 @@ def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """DataFrame rows as JSON-safe dicts (NaN → null)."""
-    return [_jsonable(r) for r in df.to_dict(orient="records")]
+    return [jsonable(r) for r in df.to_dict(orient="records")]
 
 
 def emit_json(payload: dict[str, Any]) -> None:
     """Write a JSON document to stdout."""
-    click.echo(json.dumps(_jsonable(payload), indent=2, sort_keys=False))
-
-
-def input_stamp(data: Trials | xr.Dataset) -> dict[str, Any]:
-    """Provenance of the input for machine-readable output."""
-    if isinstance(data, Trials):
-        return {k: str(v) for k, v in data.source.items()}
-    return {
-        k.removeprefix("source_"): str(v) for k, v in data.attrs.items() if k.startswith("source_")
-    }
+    click.echo(json.dumps(jsonable(payload), indent=2, sort_keys=False))
 
 
 def fmt_num(x: float) -> str:

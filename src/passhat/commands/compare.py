@@ -19,11 +19,12 @@ from rich.table import Table
 
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import emit_json, fmt_num, input_stamp, load_input, parse_k, records
+from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.examples import EXAMPLES
 from passhat.intervals import Comparison, compare
+from passhat.io import input_stamp
 from passhat.trials import Trials
 
 __all__ = ["register"]

@@ -9,17 +9,10 @@ from rich.table import Table
 
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import (
-    InputSpec,
-    emit_json,
-    fmt_num,
-    input_options,
-    input_stamp,
-    parse_k,
-    records,
-)
+from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
 from passhat.estimators import METRIC_LABELS, Estimate
 from passhat.estimators import estimate as _estimate
+from passhat.io import input_stamp
 
 __all__ = ["register"]
 

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from passhat._format import pct
 from passhat._version import __version__
-from passhat.commands._common import (
-    InputSpec,
-    emit_json,
-    input_options,
-    input_stamp,
-    parse_k,
-    records,
-)
+from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
 from passhat.estimators import METRIC_LABELS
+from passhat.io import input_stamp
 
 __all__ = ["register"]
 
@@ -27,10 +21,6 @@ EXIT_DIAGNOSTICS = 3
 
 def _interval(row: Any) -> str:
     return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
-
-
-def _pct(x: float) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:.0%}"
 
 
 @click.command("fit")
@@ -175,7 +165,7 @@ def fit_cmd(
                     names[m],
                     _interval(b),
                     _interval(p),
-                    _pct(float(p["task_sampling_share"])),
+                    pct(float(p["task_sampling_share"]), 0),
                 )
         icc = part[part["metric"] == "icc"].iloc[0]
         icc_label = "ICC 1/(κ+1)" if result.model == "beta" else "ICC"

@@ -17,8 +17,9 @@ from rich.table import Table
 
 from passhat import planner as plan
 from passhat._version import __version__
-from passhat.commands._common import emit_json, input_stamp, load_input, parse_k, records
+from passhat.commands._common import emit_json, load_input, parse_k, records
 from passhat.errors import OptionError
+from passhat.io import input_stamp
 
 __all__ = ["register"]
 

@@ -7,15 +7,9 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat._version import __version__
-from passhat.commands._common import (
-    InputSpec,
-    emit_json,
-    fmt_num,
-    input_options,
-    input_stamp,
-    records,
-)
+from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, records
 from passhat.errors import ValidationError
+from passhat.io import input_stamp
 from passhat.slices import SLICE_KEYS, slices
 from passhat.trials import Trials
 

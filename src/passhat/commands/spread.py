@@ -9,17 +9,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from passhat._format import pct
 from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
     default_ks,
     emit_json,
     input_options,
-    input_stamp,
     parse_k,
     records,
 )
 from passhat.errors import OptionError
+from passhat.io import input_stamp
 from passhat.spread import fmt_ratio, spread, spread_from_summary
 
 __all__ = ["register"]
@@ -37,10 +38,6 @@ def _rate(text: str | None, name: str) -> float | None:
     if not 0.0 <= value <= 1.0 or not math.isfinite(value):
         raise OptionError(f"{name}: {text!r} is outside [0, 1] (write 0.774 or 77.4%)")
     return value
-
-
-def _pct(x: float) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
 
 
 @click.command("spread")
@@ -151,12 +148,12 @@ def spread_cmd(
         table.add_row(
             str(r["system"]),
             str(r["k"]),
-            _pct(r["mean"]),
-            _pct(r["pass_hat_k"]),
-            _pct(r["uniform"]),
+            pct(r["mean"]),
+            pct(r["pass_hat_k"]),
+            pct(r["uniform"]),
             _times(r["ratio"]),
             _two(r["consistency"]),
-            _pct(r["flaky_share"]),
+            pct(r["flaky_share"]),
             f"{r['gap'] * 100:.1f} pts",
         )
     console.print(table)
@@ -192,9 +189,9 @@ def _print_summary(res: Any) -> None:
         table.add_column(col, justify="right")
     table.add_row(
         str(res.k),
-        _pct(res.mean),
-        _pct(res.pass_hat_k),
-        _pct(res.uniform),
+        pct(res.mean),
+        pct(res.pass_hat_k),
+        pct(res.uniform),
         _times(res.ratio),
         _two(res.consistency),
         f"{res.gap * 100:.1f} pts",
@@ -208,9 +205,9 @@ def _print_summary(res: Any) -> None:
         for kv in sorted(b.pass_hat_k):
             bt.add_row(
                 str(kv),
-                _pct(b.pass_hat_k[kv]),
-                _pct(b.pass_at_k[kv]),
-                _pct(b.mixed_share.get(kv, float("nan"))),
+                pct(b.pass_hat_k[kv]),
+                pct(b.pass_at_k[kv]),
+                pct(b.mixed_share.get(kv, float("nan"))),
             )
         console.print(bt)
     console.print(res.sentence(), markup=False, highlight=False)

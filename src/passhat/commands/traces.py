@@ -10,6 +10,7 @@ import xarray as xr
 from rich.console import Console
 from rich.table import Table
 
+from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
 from passhat.compare import Classification, classify
@@ -20,11 +21,6 @@ from passhat.traces import divergence
 from passhat.trials import Trials
 
 __all__ = ["register", "run_classify"]
-
-
-def _short(text: Any, width: int = 60) -> str:
-    s = "" if text is None else str(text)
-    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 @click.command("traces")
@@ -135,8 +131,8 @@ def traces_cmd(
         f_args = r["failing_args"]
         fail = str(r["failing_action"]) if isinstance(r["failing_action"], str) else "—"
         if isinstance(f_args, str) and f_args != "{}":
-            fail += f"({_short(f_args, 40)})"
-        passing = "; ".join(_short(p, 50) for p in r["passing_actions"][:2])
+            fail += f"({short(f_args, 40)})"
+        passing = "; ".join(short(str(p), 50) for p in r["passing_actions"][:2])
         if len(r["passing_actions"]) > 2:
             passing += f"; +{len(r['passing_actions']) - 2} more"
         cells = [
@@ -144,7 +140,7 @@ def traces_cmd(
             str(r["trial"]),
             "—" if pd.isna(r["step"]) else str(r["step"]),
             str(r["kind"]),
-            _short(fail, 55),
+            short(fail, 55),
             passing,
             str(r["termination"]),
         ]

@@ -22,10 +22,19 @@ from passhat.io import tidy as _tidy  # noqa: F401  (registers)
 from passhat.io._registry import (
     file_sha256,
     formats,
+    input_stamp,
     read,
     read_counts,
     read_trials,
     register_reader,
 )
 
-__all__ = ["file_sha256", "formats", "read", "read_counts", "read_trials", "register_reader"]
+__all__ = [
+    "file_sha256",
+    "formats",
+    "input_stamp",
+    "read",
+    "read_counts",
+    "read_trials",
+    "register_reader",
+]

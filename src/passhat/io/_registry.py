@@ -18,6 +18,7 @@ __all__ = [
     "Reader",
     "file_sha256",
     "formats",
+    "input_stamp",
     "read",
     "read_counts",
     "read_trials",
@@ -59,6 +60,23 @@ def register_reader(
 def formats() -> list[str]:
     """Names of the registered formats."""
     return sorted(_READERS)
+
+
+def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
+    """Provenance of an input for machine-readable output: its path, format and SHA-256 (computed
+    here when the source recorded a path but no hash), as strings."""
+    if isinstance(data, Trials):
+        src = {str(k): str(v) for k, v in data.source.items()}
+    else:
+        src = {
+            str(k).removeprefix("source_"): str(v)
+            for k, v in data.attrs.items()
+            if str(k).startswith("source_")
+        }
+    path = src.get("path")
+    if path and "sha256" not in src and Path(path).is_file():
+        src["sha256"] = file_sha256(path)
+    return src
 
 
 def file_sha256(path: str | Path) -> str:

@@ -43,9 +43,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._format import jsonable, pct, short
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.estimators import estimate as _estimate
+from passhat.io import input_stamp
 from passhat.spread import describe_row, fmt_ratio, spread
 from passhat.trials import Trials
 
@@ -100,7 +102,7 @@ class Table:
             "id": self.id,
             "caption": self.caption,
             "columns": [{"key": c.key, "label": c.label, "format": c.fmt} for c in self.columns],
-            "rows": [_jsonable(r) for r in self.rows],
+            "rows": [jsonable(r) for r in self.rows],
             "note": self.note,
         }
 
@@ -169,13 +171,13 @@ class ReportData:
         curve = self.figure_data.get("curve")
         return {
             "title": self.title,
-            "stamp": _jsonable(self.stamp),
+            "stamp": jsonable(self.stamp),
             "sections": [s.to_json() for s in self.sections],
             "figures": {
                 fid: {"title": f["title"], "alt": f["alt"]} for fid, f in self.figures.items()
             },
             "figure_data": {
-                name: [_jsonable(r) for r in frame.to_dict(orient="records")]
+                name: [jsonable(r) for r in frame.to_dict(orient="records")]
                 for name, frame in (
                     ("curve", curve),
                     ("rates", self.figure_data.get("rates")),
@@ -187,22 +189,6 @@ class ReportData:
 
 
 # --------------------------------------------------------------------- helpers
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float):
-        if not math.isfinite(obj):
-            return None
-        return float(f"{obj:.12g}")  # stable across platforms' last-bit noise
-    if obj is pd.NA or obj is pd.NaT:
-        return None
-    return obj
-
-
 def frame_rows(df: pd.DataFrame) -> list[dict[str, Any]]:
     """A data frame's rows as dicts with string keys (values stay raw)."""
     return [{str(k): v for k, v in r.items()} for r in df.to_dict(orient="records")]
@@ -270,10 +256,6 @@ def _rate_frame(systems: Any, tasks: Any, n: Any, c: Any, mask: Any) -> pd.DataF
     return pd.DataFrame(rows, columns=["system", "task", "n", "c", "rate"])
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
-
-
 def _has_module(name: str) -> bool:
     try:
         return importlib.util.find_spec(name) is not None
@@ -289,21 +271,6 @@ def _package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
         except PackageNotFoundError:
             out[name] = "not installed"
     return out
-
-
-def _input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
-    if isinstance(data, Trials):
-        src = {str(k): str(v) for k, v in data.source.items()}
-    else:
-        src = {
-            str(k).removeprefix("source_"): str(v)
-            for k, v in data.attrs.items()
-            if str(k).startswith("source_")
-        }
-    path = src.get("path")
-    if path and "sha256" not in src and Path(path).is_file():
-        src["sha256"] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return src
 
 
 def _data_hash(ds: xr.Dataset) -> str:
@@ -561,14 +528,12 @@ def _headline_section(
     for r in wide[wide["k"] == kmax].itertuples():
         pop = iv.get((str(r.system), kmax, "pass_hat_k", "population"))
         pop_txt = (
-            f" ({level} population interval {_pct(pop['lower'])}–{_pct(pop['upper'])})"
-            if pop
-            else ""
+            f" ({level} population interval {pct(pop['lower'])}–{pct(pop['upper'])})" if pop else ""
         )
         sent.append(
-            f"{r.system}: mean success {_pct(r.mean)} per run; pass^{kmax} = "
-            f"{_pct(r.pass_hat_k)}{pop_txt}, the share of tasks whose {kmax} runs all pass; "
-            f"pass@{kmax} = {_pct(r.pass_at_k)}, the share where at least one of {kmax} passes."
+            f"{r.system}: mean success {pct(r.mean)} per run; pass^{kmax} = "
+            f"{pct(r.pass_hat_k)}{pop_txt}, the share of tasks whose {kmax} runs all pass; "
+            f"pass@{kmax} = {pct(r.pass_at_k)}, the share where at least one of {kmax} passes."
         )
     if methods:
         sent.append(
@@ -1013,7 +978,7 @@ def build_report_data(
             + ".",
         }
     stamp = {
-        "input": _input_stamp(data),
+        "input": input_stamp(data),
         "counts_sha256": _data_hash(ds),
         "versions": _package_versions(("statsmodels", "pymc", "arviz") if fit is not None else ()),
         "seed": seed,
@@ -1056,7 +1021,7 @@ def _attach_spread_intervals(sp: Any, table: pd.DataFrame) -> None:
 
 
 def _default_title(data: Trials | xr.Dataset) -> str:
-    src = _input_stamp(data)
+    src = input_stamp(data)
     if "example" in src:
         return f"Reliability report: bundled example {src['example']!r}"
     if "path" in src:
@@ -1072,8 +1037,8 @@ def _figure_texts(
     for system in t["system"].unique():
         r = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
         parts.append(
-            f"{system}: pass^{kmax} {_pct(r['pass_hat_k'])} against mean^{kmax} "
-            f"{_pct(r['uniform'])} ({fmt_ratio(r['ratio'])}×), pass@{kmax} {_pct(r['pass_at_k'])}"
+            f"{system}: pass^{kmax} {pct(r['pass_hat_k'])} against mean^{kmax} "
+            f"{pct(r['uniform'])} ({fmt_ratio(r['ratio'])}×), pass@{kmax} {pct(r['pass_at_k'])}"
         )
     kc = int(curve["k"].max()) if curve is not None and len(curve) else kmax
     hist = []
@@ -1087,8 +1052,8 @@ def _figure_texts(
     for system in t["system"].unique():
         r = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
         conc.append(
-            f"{system}: {_pct(r['tasks_for_50'])} of tasks carry half of the "
-            f"{r['gap'] * 100:.1f}-point gap and {_pct(r['tasks_for_100'])} carry all of it"
+            f"{system}: {pct(r['tasks_for_50'])} of tasks carry half of the "
+            f"{r['gap'] * 100:.1f}-point gap and {pct(r['tasks_for_100'])} carry all of it"
         )
     return {
         "spread_curve": {
@@ -1167,14 +1132,6 @@ DIVERGENCE_COLUMNS = {
 MAX_DIVERGENCE_ROWS = 100
 
 
-def _short(value: Any, limit: int = 90) -> Any:
-    if isinstance(value, list | tuple):
-        value = "; ".join(map(str, value))
-    if isinstance(value, str) and len(value) > limit:
-        return value[: limit - 1] + "…"
-    return value
-
-
 def _divergence_section(divergence: Any) -> Section:
     """Hook for the traces module: any object with a ``table`` (and ``by_action``) frame."""
     tables = []
@@ -1185,7 +1142,7 @@ def _divergence_section(divergence: Any) -> Section:
         if "system" in cols and table["system"].nunique() == 1:
             cols.remove("system")  # one system: the column says nothing
         if len(cols) >= 4:
-            shown = table[cols].head(MAX_DIVERGENCE_ROWS).map(_short)
+            shown = table[cols].head(MAX_DIVERGENCE_ROWS).map(short)
             t = Table(
                 id="divergence_table",
                 caption="Divergence point of each failing run of a flaky task",
@@ -1202,7 +1159,7 @@ def _divergence_section(divergence: Any) -> Section:
             )
         else:
             t = frame_table(
-                table.head(MAX_DIVERGENCE_ROWS).map(_short),
+                table.head(MAX_DIVERGENCE_ROWS).map(short),
                 id="divergence_table",
                 caption="Divergence point of each failing run of a flaky task",
             )
@@ -1219,7 +1176,7 @@ def _divergence_section(divergence: Any) -> Section:
     if isinstance(by_action, pd.DataFrame) and len(by_action):
         tables.append(
             frame_table(
-                by_action.head(20).map(_short),
+                by_action.head(20).map(short),
                 id="divergence_by_action",
                 caption="Actions that most often mark the divergence",
                 formats={"share": "pct"},
