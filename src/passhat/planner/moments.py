@@ -36,7 +36,14 @@ def _beta_moment(a: float, b: float, m: NDArray[np.float64] | float) -> NDArray[
 
 
 def population_value(a: float, b: float, k: int, metric: str) -> float:
-    """E[g(p)] for p ~ Beta(a, b): the population mean, pass@k or pass^k."""
+    """E[g(p)] for p ~ Beta(a, b): the population mean, pass@k or pass^k.
+
+    Examples
+    --------
+    >>> from passhat.planner import population_value
+    >>> round(population_value(1.0, 1.0, 3, "pass_hat_k"), 4)  # E p^3 for p ~ Uniform(0, 1)
+    0.25
+    """
     if metric == "mean":
         return a / (a + b)
     if metric == "pass_hat_k":

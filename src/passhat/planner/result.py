@@ -74,6 +74,13 @@ class PlanResult:
         What the answer assumes.
     method : str
         How it was computed.
+
+    Examples
+    --------
+    >>> from passhat import plan
+    >>> r = plan.runs_to_detect(flip_rate=0.05)
+    >>> r == 59, r.solved_for, r > 50, f"{r:d} runs"
+    (True, 'runs', True, '59 runs')
     """
 
     query: str
