@@ -22,11 +22,13 @@ The functions' docstrings cite the sources of their formulas.
 
 Examples
 --------
->>> import passhat as ph
->>> ph.plan.runs_to_detect(flip_rate=0.1, confidence=0.95) == 29
-True
->>> round(float(ph.plan.failure_upper_bound(runs=30, failures=0, confidence=0.95)), 3)
-0.095
+Ten clean runs, and what it takes to rule out more than 5% failures:
+
+>>> from passhat import plan
+>>> f"{plan.failure_upper_bound(runs=10):.1%}", int(plan.runs_to_certify(max_failure_rate=0.05))
+('25.9%', 59)
+>>> plan.runs_to_detect(confidence=0.95, runs=10, flip_rate=None).solved_for
+'flip_rate'
 """
 
 from __future__ import annotations
