@@ -56,16 +56,17 @@ def _explain(reasoning: str, method: str | None, assumptions: Iterable[str]) -> 
     click.echo("Assumes: " + "; ".join(assumptions) + ".")
 
 
+def _json(stamp: dict[str, Any] | None, **parts: Any) -> None:
+    """Write ``parts`` as JSON after the version and (when given) the input ``stamp``."""
+    emit_json(
+        {"passhat_version": __version__, **({"input": stamp} if stamp is not None else {}), **parts}
+    )
+
+
 def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = None) -> None:
     """Print a result, or write it as JSON (with the input ``stamp`` when given)."""
     if as_json:
-        emit_json(
-            {
-                "passhat_version": __version__,
-                **({"input": stamp} if stamp is not None else {}),
-                **res.to_dict(),
-            }
-        )
+        _json(stamp, **res.to_dict())
         return
     click.echo(_fmt_value(res))
     _explain(res.reasoning, res.method, res.assumptions)
@@ -190,14 +191,8 @@ def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
     tables = plan.seed_tables(confidence=confidence)
     if as_json:
-        emit_json(
-            {
-                "passhat_version": __version__,
-                "confidence": confidence,
-                **{k: records(v) for k, v in tables.items()},
-                "assumptions": list(plan.ASSUMPTIONS),
-            }
-        )
+        tabs = {k: records(v) for k, v in tables.items()}
+        _json(None, confidence=confidence, **tabs, assumptions=list(plan.ASSUMPTIONS))
         return
     for _, r in tables["clean_runs"].iterrows():
         click.echo(
@@ -366,19 +361,9 @@ def design_cmd(
             progress=not quiet and not as_json and sys.stderr.isatty(),
         )
     if as_json:
-        emit_json(
-            {
-                "passhat_version": __version__,
-                "input": stamp,
-                "check": records(checked) if checked is not None else None,
-                "optimum": best,
-                "reasoning": t.attrs["reasoning"],
-                "assumptions": t.attrs["assumptions"],
-                "method": t.attrs["method"],
-                "n_opt_k1": t.attrs["n_opt_k1"],
-                "table": records(t),
-            }
-        )
+        attrs = {key: t.attrs[key] for key in ("reasoning", "assumptions", "method", "n_opt_k1")}
+        check_rows = records(checked) if checked is not None else None
+        _json(stamp, check=check_rows, optimum=best, **attrs, table=records(t))
         return
     label = metric.replace("pass_hat_k", f"pass^{k}").replace("pass_at_k", f"pass@{k}")
     click.echo(
@@ -387,20 +372,8 @@ def design_cmd(
         f"±{best['se_' + scope]:.4f}"
     )
     _explain(t.attrs["reasoning"], t.attrs["method"], t.attrs["assumptions"])
-    sub = t[t["metric"] == metric]
-    if not show_all and len(sub) > 20:
-        # the selection shows efficient designs (most tasks for each n) and the optimum
-        most = sub.groupby("runs_per_task")["tasks"].transform("max") == sub["tasks"]
-        sub = sub[most.to_numpy() | sub["optimal"].to_numpy()]
-        ns = sub["runs_per_task"].to_numpy()
-        keep = (ns <= k + 9) | sub["optimal"].to_numpy()
-        picks = set(sub.index[keep])
-        extra = sub.index[~keep]
-        step = max(1, len(extra) // 8)
-        picks.update(extra[::step])
-        sub = sub.loc[sorted(picks)]
     _show_table(
-        sub,
+        t[t["metric"] == metric] if show_all else plan.design_selection(t),
         [
             ("tasks", "tasks", "d"),
             ("runs_per_task", "runs/task", "d"),
@@ -527,9 +500,7 @@ def power_cmd(
             **common,
         )
         if as_json:
-            emit_json(
-                {"passhat_version": __version__, "input": stamp, **df.attrs, "grid": records(df)}
-            )
+            _json(stamp, **df.attrs, grid=records(df))
             return
         _explain(df.attrs["reasoning"], None, df.attrs["assumptions"])
         _show_table(
@@ -553,9 +524,7 @@ def power_cmd(
         df = plan.power_table(delta=delta, power=power_, **common)
         best = df.attrs["optimum"]
         if as_json:
-            emit_json(
-                {"passhat_version": __version__, "input": stamp, **df.attrs, "table": records(df)}
-            )
+            _json(stamp, **df.attrs, table=records(df))
             return
         click.echo(
             f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "

@@ -1,7 +1,7 @@
 """``passhat plan``: answers first, JSON, bad options → one line and exit 2.
 
 Oracles: the seeds' printed lines (shared/seeds/pass-at-k-vs-pass-hat-k.txt) and the
-planner API itself (tested against scipy/statsmodels/simulation in test_planner.py).
+planner API itself (tested against scipy/statsmodels/simulation in tests/planner/).
 """
 
 from __future__ import annotations
@@ -271,3 +271,22 @@ def test_design_all_pairs_selection_stays_short(capsys):
     assert code == 0
     assert "★" in out
     assert out.count("\n") < 60
+
+
+@pytest.mark.parametrize("extra", [[], ["--all-pairs"]])
+def test_design_prints_the_selection_of_the_api(capsys, extra):
+    # the rows printed are plan.design_selection's, in its order (tasks and runs per task)
+    args = ["--budget-runs", "3000", "--k", "3", "--mean", "0.7", "--icc", "0.3", *extra]
+    code, out, _err = run(capsys, "plan", "design", *args)
+    assert code == 0
+    t = ph.plan.design(
+        budget_runs=3000,
+        k=3,
+        prior=ph.plan.Assumptions(mean=0.7, icc=0.3),
+        all_pairs=bool(extra),
+    )
+    view = ph.plan.design_selection(t)
+    rows = [line.strip("│").split("│") for line in out.splitlines() if line.startswith("│")]
+    printed = [(int(r[0]), int(r[1])) for r in rows]
+    assert printed == list(zip(view["tasks"], view["runs_per_task"], strict=True))
+    assert len(view) < len(t[t["metric"] == "pass_hat_k"])

@@ -1,0 +1,206 @@
+"""Budget design (passhat.planner.design): standard errors, optimum, selection, checks.
+
+Oracles, named per test: simulations of benchmarks from the same Beta-Binomial (tolerances from
+their Monte-Carlo error, fixed seeds); the classic two-level optimum √(κ c_task / c_run);
+counting affordable designs by hand; and the CLI's former selection code for design_selection.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import passhat as ph
+from passhat import planner as plan
+from passhat.errors import OptionError, PasshatError
+
+A = plan.Assumptions
+
+
+def _row(table, tasks, n, metric):
+    sel = table[
+        (table["tasks"] == tasks) & (table["runs_per_task"] == n) & (table["metric"] == metric)
+    ]
+    assert len(sel) == 1
+    return sel.iloc[0]
+
+
+@pytest.mark.parametrize(
+    "tasks,n,k,mean,icc",
+    [(20, 5, 1, 0.7, 0.3), (50, 5, 5, 0.77, 0.4), (30, 10, 3, 0.5, 0.2), (40, 4, 2, 0.9, 0.6)],
+)
+def test_design_se_matches_simulation(tasks, n, k, mean, icc):
+    # known truth: benchmarks drawn from the same Beta-Binomial. The SD of an SD estimate from R
+    # replicates has relative error ≈ 1/√(2R) (≈ 1.1% at R = 4000); tolerance 5%.
+    prior = A(mean=mean, icc=icc)
+    table = plan.design(budget_runs=tasks * n, tasks=tasks, k=k, prior=prior)
+    sim = plan.simulate_design(
+        tasks=tasks, runs_per_task=n, k=k, prior=prior, replicates=4000, seed=11
+    )
+    for m in ("mean", "pass_at_k", "pass_hat_k"):
+        row = _row(table, tasks, n, m)
+        assert sim[f"sd_population_{m}"] == pytest.approx(row["se_population"], rel=0.05)
+        assert sim[f"sd_benchmark_{m}"] == pytest.approx(row["se_benchmark"], rel=0.05)
+        assert row["se_population"] ** 2 == pytest.approx(
+            row["se_benchmark"] ** 2 + row["se_task_spread"] ** 2
+        )
+
+
+def test_design_grid_covers_budget_and_marks_optimum():
+    t = ph.plan.design(budget_runs=2000, k=5, prior=A(mean=0.77, icc=0.4))
+    assert (t["runs"] <= 2000).all() and (t["runs_per_task"] >= 5).all()
+    sub = t[t["metric"] == "pass_hat_k"]
+    # every n from k up to the budget appears with the most tasks it affords (or is dominated)
+    assert set(range(5, 45)) <= set(sub["runs_per_task"])
+    assert (sub["tasks"] == 2000 // sub["runs_per_task"]).all()
+    assert sub["optimal"].sum() == 1
+    best = sub[sub["optimal"]].iloc[0]
+    assert best["se_population"] == sub["se_population"].min()
+    assert t.attrs["optimum"]["tasks"] == best["tasks"]
+    assert "tasks" in t.attrs["reasoning"]
+
+
+def test_design_two_level_optimum_at_k1():
+    # classic two-level sampling: with per-task cost, n_opt = √(κ c_task / c_run); the table's
+    # population-SE optimum for the mean at k = 1 sits at the nearest integers
+    prior = A(mean=0.77, kappa=1.5)
+    t = plan.design(
+        budget_cost=5000, cost_per_task=3.0, cost_per_run=0.12, k=1, prior=prior, metric="mean"
+    )
+    n_opt = t.attrs["n_opt_k1"]
+    assert n_opt == pytest.approx(math.sqrt(1.5 * 3 / 0.12))
+    best = t.attrs["optimum"]["runs_per_task"]
+    assert abs(best - n_opt) <= 1.5
+    assert (t["cost"] <= 5000 + 1e-9).all()
+
+
+def test_design_from_fit_duck_type_and_from_counts():
+    class Fit:
+        pass
+
+    rng = np.random.default_rng(0)
+    mu = rng.normal(0.6, 0.01, size=(2, 50, 1))
+    kap = rng.normal(3.0, 0.1, size=(2, 50, 1))
+    fit = Fit()
+    fit.idata = type("I", (), {})()
+    fit.idata.posterior = xr.Dataset(
+        {"mu": (("chain", "draw", "system"), mu), "kappa": (("chain", "draw", "system"), kap)},
+        coords={"system": ["s"]},
+    )
+    t_mean = plan.design(budget_runs=500, k=2, prior=fit)
+    assert t_mean.attrs["prior"]["mean"] == pytest.approx(mu.mean())
+    t_int = plan.design(budget_runs=500, k=2, prior=fit, posterior="integrate", draws=20)
+    # integrating over draws this tight barely changes the SEs
+    assert np.allclose(t_int["se_population"], t_mean["se_population"], rtol=0.02)
+    # a count table goes through the Beta-Binomial ML fit
+    ds = ph.counts_from_arrays([4] * 8, [0, 1, 4, 4, 3, 2, 4, 0])
+    t_data = plan.design(budget_runs=200, k=2, prior=ds)
+    assert "ML fit" in t_data.attrs["assumptions"][0]
+
+
+def test_design_check_agrees_within_mc_error():
+    prior = A(mean=0.77, icc=0.4)
+    t = plan.design(budget_runs=600, k=3, prior=prior)
+    chk = plan.design_check(
+        t, prior=prior, rows=3, replicates=3000, seed=2, scheduler="synchronous"
+    )
+    rel = chk["sd_population_simulated"] / chk["se_population"] - 1
+    assert (rel.abs() < 5 * chk["relative_mc_error"]).all()
+
+
+def test_design_all_pairs_lists_every_affordable_design():
+    # oracle: counting by hand — for each n ≥ k every T = 1..⌊B/n⌋ is affordable
+    budget, k = 300, 3
+    prior = plan.Assumptions(mean=0.7, icc=0.3)
+    full = plan.design(budget_runs=budget, k=k, prior=prior, all_pairs=True)
+    eff = plan.design(budget_runs=budget, k=k, prior=prior)
+    rows = full[full["metric"] == "pass_hat_k"]
+    assert len(rows) == sum(budget // n for n in range(k, budget + 1))
+    assert (rows["runs"] <= budget).all()
+    # the efficient rows are among them with the same standard errors, and the optimum agrees
+    merged = eff.merge(full, on=["tasks", "runs_per_task", "metric"], suffixes=("", "_all"))
+    assert len(merged) == len(eff)
+    np.testing.assert_allclose(merged["se_population"], merged["se_population_all"], rtol=1e-12)
+    assert full.attrs["optimum"] == eff.attrs["optimum"]
+
+
+# ------------------------------------------------------------- selection
+def _selection_by_hand(table, k):
+    # the selection as commands/plan.py computed it before it moved into the API, in plain loops
+    sub = table[table["metric"] == table.attrs["metric"]]
+    if len(sub) <= 20:
+        return sub
+    idx, ns, ts = sub.index.tolist(), sub["runs_per_task"].tolist(), sub["tasks"].tolist()
+    optimal = set(sub.index[sub["optimal"]])
+    most = {}
+    for n, t in zip(ns, ts, strict=True):
+        most[n] = max(most.get(n, 0), t)
+    eff = [i for i, n, t in zip(idx, ns, ts, strict=True) if t == most[n] or i in optimal]
+    head = [i for i in eff if sub.loc[i, "runs_per_task"] <= k + 9 or i in optimal]
+    rest = [i for i in eff if i not in set(head)]
+    step = max(1, len(rest) // 8)
+    return sub.loc[sorted(set(head) | set(rest[::step]))]
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"budget_runs": 300, "k": 3, "all_pairs": True},
+        {"budget_runs": 2000, "k": 5},
+        {"budget_runs": 20000, "k": 5, "all_pairs": True},
+        {"budget_cost": 500, "cost_per_run": 0.12, "cost_per_task": 3, "k": 1, "metric": "mean"},
+        {"budget_runs": 60, "k": 3, "metric": "pass_at_k", "scope": "benchmark"},
+    ],
+)
+def test_design_selection_keeps_efficient_rows_and_the_optimum(kw):
+    t = plan.design(prior=A(mean=0.77, icc=0.4), **kw)
+    view = plan.design_selection(t)
+    sub = t[t["metric"] == t.attrs["metric"]]
+    # the same rows, in the same order, as the selection the CLI printed
+    expected = _selection_by_hand(t, t.attrs["k"])
+    assert view.index.tolist() == expected.index.tolist()
+    assert view.equals(sub.loc[view.index])
+    # exactly one optimum, and it is the table's
+    assert view["optimal"].sum() == 1
+    assert view[view["optimal"]].iloc[0]["tasks"] == t.attrs["optimum"]["tasks"]
+    if len(sub) <= 20:
+        assert len(view) == len(sub)
+    else:
+        # short, and every kept row is efficient: the most tasks the budget affords at its n
+        assert len(view) <= 30
+        most = sub.groupby("runs_per_task")["tasks"].max()
+        assert (view["tasks"].to_numpy() == most.loc[view["runs_per_task"]].to_numpy()).all()
+        # the first ten run counts from k are all there
+        ks = t.attrs["k"]
+        assert set(range(ks, ks + 10)) <= set(view["runs_per_task"])
+
+
+def test_design_selection_of_another_metric_and_bad_tables():
+    t = plan.design(budget_runs=2000, k=5, prior=A(mean=0.77, icc=0.4))
+    view = plan.design_selection(t, metric="mean")
+    assert set(view["metric"]) == {"mean"} and view["optimal"].sum() == 1
+    with pytest.raises(OptionError, match="metric must be one of"):
+        plan.design_selection(t, metric="pass_k")
+    with pytest.raises(OptionError, match="returned by design"):
+        plan.design_selection(t.drop(columns="optimal"))
+
+
+# ------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: plan.design(budget_runs=4, k=5, prior=A(mean=0.5, icc=0.3)),
+        lambda: plan.design(
+            budget_cost=10, cost_per_task=3, cost_per_run=2, k=5, prior=A(mean=0.5, icc=0.3)
+        ),
+        lambda: plan.design(k=5, prior=A(mean=0.5, icc=0.3)),
+        lambda: plan.design(budget_runs=100, k=5),
+        lambda: plan.design(budget_runs=100, k=5, prior=A(mean=0.5, icc=0.3), metric="x"),
+    ],
+)
+def test_bad_input_raises_passhat_error(call):
+    with pytest.raises(PasshatError):
+        call()
