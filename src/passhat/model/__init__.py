@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from passhat.model.build import MODELS, Priors, build_model, compress
 from passhat.model.diagnostics import THRESHOLDS, Diagnostics
-from passhat.model.fit import Fit, compare_models, fit, load_fit
+from passhat.model.fit import fit
 from passhat.model.grid import grid_log_posterior, grid_posterior
+from passhat.model.loo import compare_models
 from passhat.model.metrics import population_metrics, rising_ratio
+from passhat.model.result import Fit, load_fit
 
 __all__ = [
     "MODELS",
