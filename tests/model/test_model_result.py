@@ -65,6 +65,10 @@ def test_load_fit_refuses_what_is_not_a_passhat_fit(tmp_path):
     az.from_dict(posterior=post, constant_data=const).to_netcdf(str(path))
     with pytest.raises(ph.ModelError, match="not a passhat fit"):
         ph.load_fit(path)
+    partial = tmp_path / "partial.nc"  # was a KeyError: a file error must be a ModelError
+    az.from_dict(posterior=post, constant_data={"n": np.ones(3)}).to_netcdf(str(partial))
+    with pytest.raises(ph.ModelError, match="lacks c, weight, present"):
+        ph.load_fit(partial)
     bad = tmp_path / "bad.nc"
     bad.write_text("not netCDF")
     with pytest.raises(ph.ModelError):

@@ -556,6 +556,9 @@ def load_fit(path: str | Path) -> Fit:
         raise ModelError(f"{p}: not a netCDF InferenceData file ({err})") from err
     if "posterior" not in idata or "constant_data" not in idata:
         raise ModelError(f"{p}: not a passhat fit (posterior or constant_data group missing)")
+    lacking = [v for v in ("n", "c", "weight", "present") if v not in idata.constant_data]
+    if lacking:
+        raise ModelError(f"{p}: not a passhat fit (constant_data lacks {', '.join(lacking)})")
     idata.constant_data["present"] = idata.constant_data["present"].astype(bool)
     for name in ("system", "task"):
         for grp in ("posterior", "constant_data"):
