@@ -22,7 +22,7 @@ Modules, in import order (each imports only those before it):
   split, task posteriors, PPC);
 * :mod:`~passhat.model.result`: the :class:`Fit` class and :func:`load_fit`;
 * :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
-* :mod:`~passhat.model.fit`: the :func:`fit` entry point.
+* :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.
 
 PyMC (and PyTensor, nutpie, ArviZ) are imported only when a model is built,
 sampled or diagnosed, never by ``import passhat``.

@@ -112,7 +112,7 @@ def fit(
     data : Trials or count-table Dataset
     k : int or list of int, default (1, 2, 5)
         The k whose metrics are stored in ``idata`` (any k can be asked of
-        :meth:`Fit.metric` later; k may exceed n).
+        :meth:`passhat.Fit.metric` later; k may exceed n).
     method : {"nuts", "grid"}
         NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model
         only; returns independent draws in the same shape).

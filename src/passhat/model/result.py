@@ -78,7 +78,7 @@ def _method_label(model: str, method: str, sampler: str) -> str:
 class Fit:
     """A fitted hierarchical model (one independent fit per system).
 
-    Build with :func:`fit` or :func:`load_fit`.
+    Build with :func:`passhat.fit` or :func:`load_fit`.
 
     Attributes
     ----------
@@ -86,7 +86,7 @@ class Fit:
         ``posterior``: ``mu``, ``kappa`` (and ``pi_pass``, ``pi_fail`` for
         the inflated model) over (chain, draw, system), plus the derived
         ``icc`` and ``{mean,pass_at_k,pass_hat_k}_{population,benchmark}``
-        (the last two with a ``k`` dim) for the k given to :func:`fit`.
+        (the last two with a ``k`` dim) for the k given to :func:`passhat.fit`.
         ``sample_stats``: ``diverging``. ``constant_data``: ``n``, ``c``,
         normalised ``weight`` and ``present`` over (system, task).
         ``attrs``: model, method, sampler, seed, priors, k.
@@ -187,7 +187,7 @@ class Fit:
         ----------
         name : {"pass_hat_k", "pass_at_k", "mean", "icc"}
         k : int or list of int, optional
-            For pass^k and pass@k (default: the k given to :func:`fit`).
+            For pass^k and pass@k (default: the k given to :func:`passhat.fit`).
             k may exceed a task's n: the model predicts beyond the runs.
         scope : {"population", "benchmark"}
             "population": a new task from the same distribution (closed form
