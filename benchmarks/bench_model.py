@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 import passhat as ph  # noqa: E402
 from passhat.model.diagnostics import import_arviz  # noqa: E402
-from passhat.model.fit import _NUTPIE_CACHE  # noqa: E402
+from passhat.model.sampler import _NUTPIE_CACHE  # noqa: E402
 
 az = import_arviz()
 SAMPLING = {"chains": 4, "draws": 1000, "tune": 1000}

@@ -23,6 +23,21 @@ def agents_grid():
 
 
 @pytest.fixture(scope="session")
+def agents_inflated():
+    """The zero/one-inflated model (NUTS only), for its own checks and for LOO comparison."""
+    return ph.fit(
+        ph.load_example("agents"),
+        k=[5],
+        model="inflated",
+        seed=21,
+        progress=False,
+        chains=2,
+        draws=2000,
+        tune=1000,
+    )
+
+
+@pytest.fixture(scope="session")
 def tau_trials(tau_airline_path):
     return ph.read_trials(tau_airline_path, format="tau-bench")
 

@@ -122,21 +122,3 @@ def test_known_truth_coverage_short():
         lo, hi = np.quantile(m, [0.05, 0.95])
         hits += lo <= truth <= hi
     assert abs(hits / reps - 0.9) <= 3 * math.sqrt(0.9 * 0.1 / reps)
-
-
-@pytest.mark.parametrize("model", ["beta", "inflated"])
-def test_pymc_potential_equals_numpy_pair_loglik(model):
-    """The compressed PyMC likelihood equals Σ_pairs w · log-likelihood computed in numpy."""
-    n = np.array([5, 5, 5, 3, 1, 4])
-    c = np.array([5, 2, 0, 3, 0, 1])
-    w = np.array([7, 2, 3, 1, 4, 2])
-    m = build_model(n, c, w, model=model)
-    mu, kappa, mix = 0.3, 2.0, np.array([0.2, 0.1, 0.7])
-    givens = {m["mu"]: mu, m["kappa"]: kappa}
-    extra = {}
-    if model == "inflated":
-        givens[m["mix"]] = mix
-        extra = {"pi_pass": mix[:1], "pi_fail": mix[1:2]}
-    a, b = np.array([mu * kappa]), np.array([(1 - mu) * kappa])
-    ref = (w * ph.model.build.pair_loglik(n, c, a, b, binom_coef=False, **extra)[0]).sum()
-    assert float(m["loglik"].eval(givens)) == pytest.approx(ref, rel=1e-10)

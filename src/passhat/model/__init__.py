@@ -9,6 +9,29 @@ Per posterior draw of (μ, κ) every metric has a closed form, in two scopes:
 * **benchmark**: the weighted mean over these tasks (uncertainty = how few
   runs each task had, only).
 
+Modules, in import order (each imports only those before it):
+
+* :mod:`~passhat.model.build`: priors, likelihood compression, the PyMC model
+  and its exact log density;
+* :mod:`~passhat.model.grid`: the exact posterior by quadrature on
+  (logit μ, log κ); :mod:`~passhat.model.metrics`: closed-form metrics per
+  draw; :mod:`~passhat.model.diagnostics`: R-hat, ESS, divergences;
+* :mod:`~passhat.model.sampler`: NUTS (nutpie or PyMC) or the grid, seeds,
+  progress;
+* :mod:`~passhat.model.summaries`: posterior tables (summary and variance
+  split, task posteriors, PPC);
+* :mod:`~passhat.model.result`: the :class:`Fit` class and :func:`load_fit`;
+* :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
+* :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.
+
+PyMC (and PyTensor, nutpie, ArviZ) are imported only when a model is built,
+sampled or diagnosed, never by ``import passhat``.
+
+References
+----------
+.. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A. and
+   Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, ch. 5.
+
 Examples
 --------
 >>> import passhat as ph
@@ -21,9 +44,11 @@ from __future__ import annotations
 
 from passhat.model.build import MODELS, Priors, build_model, compress
 from passhat.model.diagnostics import THRESHOLDS, Diagnostics
-from passhat.model.fit import Fit, compare_models, fit, load_fit
+from passhat.model.fit import fit
 from passhat.model.grid import grid_log_posterior, grid_posterior
+from passhat.model.loo import compare_models
 from passhat.model.metrics import population_metrics, rising_ratio
+from passhat.model.result import Fit, load_fit
 
 __all__ = [
     "MODELS",

@@ -18,6 +18,14 @@ number of tasks. The plain model goes one step further: its log-gamma terms
 separate over the distinct numbers of successes, failures and runs
 (:func:`model_data`), so a gradient costs about 3 · max n log-gamma terms.
 
+PyMC and PyTensor are imported inside :func:`build_model` only.
+
+References
+----------
+.. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A. and
+   Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, ch. 5:
+   the hierarchical Beta-Binomial model with p_i integrated out.
+
 Examples
 --------
 >>> import numpy as np
@@ -87,6 +95,21 @@ class Priors:
     every data set (bounded likelihood × proper prior) and, in that
     degenerate case, the posterior of κ simply stays close to the prior:
     wide, as it should be.
+
+    The (μ, κ) parameterisation of the Beta (a = μκ, b = (1 − μ)κ) with a
+    prior on the concentration κ follows Kruschke (2015); the improper prior
+    p(a, b) ∝ (a + b)^(−5/2) it replaces is the one of Gelman et al. (2013,
+    §5.3), which suits their rat-tumour data (no all-pass or all-fail
+    majority) but not agent evaluations.
+
+    References
+    ----------
+    .. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A.
+       and Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press,
+       §5.3: the hierarchical Beta-Binomial model and its prior on (a, b).
+    .. [2] Kruschke, J. K. (2015). *Doing Bayesian Data Analysis*, 2nd ed.
+       Academic Press, §6.2.1 (a Beta by its mean and concentration) and ch. 9
+       (hierarchical models with a prior on the concentration).
 
     Examples
     --------
@@ -186,7 +209,14 @@ def compress(n: Any, c: Any) -> Compressed:
 
 
 def check_model(model: str) -> str:
-    """Validate a model name."""
+    """Validate a model name (one of :data:`MODELS`).
+
+    Examples
+    --------
+    >>> from passhat.model.build import check_model
+    >>> check_model("beta")
+    'beta'
+    """
     if model not in MODELS:
         raise OptionError(f"model must be one of {', '.join(MODELS)} (got {model!r})")
     return model
@@ -333,6 +363,15 @@ def log_prior(
     """Log prior density of the beta model on (θ = logit μ, λ = log κ), Jacobians included.
 
     Identical (constants included) to the density PyMC samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.build import Priors, log_prior
+    >>> # at μ = 1/2, κ = 1: log(μ(1 − μ)) from Beta(1, 1) + the Normal(0, 2) density at 0
+    >>> bool(np.isclose(log_prior(np.array(0.0), np.array(0.0), Priors()),
+    ...                 np.log(0.25) - 0.5 * np.log(2 * np.pi * 4)))
+    True
     """
     lmu, l1mu = _log_mu(theta)
     lp_theta = (
@@ -360,6 +399,15 @@ def pair_loglik(
     ``a``, ``b`` (and the mixture shares) have shape (draws,). With
     ``binom_coef`` the binomial coefficient is included (a proper pmf, for
     LOO); without it the value matches the PyMC potential.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.build import pair_loglik
+    >>> # a = b = 1 (uniform p): c of 2 runs is uniform on 0, 1, 2
+    >>> ll = pair_loglik(np.array([2, 2, 2]), np.array([0, 1, 2]), np.ones(1), np.ones(1))
+    >>> np.exp(ll).round(4)
+    array([[0.3333, 0.3333, 0.3333]])
     """
     nn = np.asarray(n, dtype=float)[None, :]
     cc = np.asarray(c, dtype=float)[None, :]

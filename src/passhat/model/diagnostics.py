@@ -6,6 +6,12 @@ localization"): R-hat ≤ 1.01 and at least 100 effective draws per chain
 independent draws: R-hat and divergences do not apply to them (R-hat is
 reported but not checked); ESS is still checked.
 
+References
+----------
+.. [1] Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. and Bürkner, P.-C.
+   (2021). Rank-normalization, folding, and localization: an improved R-hat
+   for assessing convergence of MCMC. *Bayesian Analysis* 16(2), 667–718.
+
 Examples
 --------
 >>> from passhat.model.diagnostics import THRESHOLDS
@@ -28,7 +34,14 @@ THRESHOLDS: dict[str, float] = {"r_hat_max": 1.01, "ess_per_chain_min": 100.0, "
 
 
 def import_arviz() -> Any:
-    """Import ArviZ without its refactor FutureWarning."""
+    """Import ArviZ without its refactor FutureWarning.
+
+    Examples
+    --------
+    >>> from passhat.model.diagnostics import import_arviz
+    >>> import_arviz().__name__
+    'arviz'
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         import arviz as az
@@ -80,7 +93,19 @@ class Diagnostics:
 def compute_diagnostics(
     posterior: Any, diverging: Any, *, variables: list[str], method: str
 ) -> Diagnostics:
-    """Diagnostics from a posterior Dataset (chain, draw, system) and divergence flags."""
+    """Diagnostics from a posterior Dataset (chain, draw, system) and divergence flags.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from passhat.model.diagnostics import compute_diagnostics
+    >>> post = xr.Dataset({"mu": (("chain", "draw", "system"),
+    ...                           np.random.default_rng(0).random((2, 500, 1)))},
+    ...                   coords={"system": ["A"]})
+    >>> compute_diagnostics(post, np.ones((2, 500, 1), bool), variables=["mu"],
+    ...                     method="nuts").problems
+    ['A: 1000 divergent transition(s)']
+    """
     az = import_arviz()
     chains = int(posterior.sizes["chain"])
     ds = posterior[variables]

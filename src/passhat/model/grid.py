@@ -102,6 +102,12 @@ def grid_log_posterior(
 
     Equals the log density PyMC samples (``loglik`` potential plus the
     transformed priors) exactly, constants included.
+
+    Examples
+    --------
+    >>> from passhat.model.grid import grid_log_posterior
+    >>> round(float(grid_log_posterior(0.0, 0.0, [5, 5], [5, 0])), 4)
+    -5.8025
     """
     th = np.asarray(theta, dtype=float)
     la = np.asarray(lam, dtype=float)
@@ -158,6 +164,14 @@ def grid_posterior(
     Returns
     -------
     GridPosterior
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.grid import grid_posterior
+    >>> g = grid_posterior([4, 4], [4, 0], [5, 5], n_draws=2000, rng=np.random.default_rng(0))
+    >>> bool(abs(g.mu.mean() - 0.5) < 0.05)   # symmetric data: μ centred on 1/2
+    True
     """
     pri = priors or Priors()
     st = _stats(n, c, mult)

@@ -142,6 +142,13 @@ class Groups:
         """Group tasks; ``weight`` is normalised to sum to one.
 
         ``comp``: ``compress(n, c)`` when the caller already has it.
+
+        Examples
+        --------
+        >>> from passhat.model.metrics import Groups
+        >>> g = Groups.from_tasks([5, 5, 5], [5, 5, 0], [1, 1, 2])
+        >>> g.c.tolist(), g.weight.tolist(), g.mult.tolist()
+        ([0.0, 5.0], [0.5, 0.25], [1, 2])
         """
         from passhat.model.build import compress
 
@@ -173,7 +180,18 @@ def component_probs(
     pi_pass: NDArray[np.float64] | None,
     pi_fail: NDArray[np.float64] | None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Posterior probabilities (draws, groups) that a task is always-pass, always-fail, Beta."""
+    """Posterior probabilities (draws, groups) that a task is always-pass, always-fail, Beta.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.metrics import component_probs
+    >>> # 5/5 with π₁ = 1/2, π₀ = 0, a = b = 1: P(always-pass) = ½ / (½ + ½ · 1/6) = 6/7
+    >>> r1, r0, rb = component_probs(np.array([5.0]), np.array([5.0]), np.ones(1), np.ones(1),
+    ...                              np.array([0.5]), np.array([0.0]))
+    >>> round(float(r1[0, 0]), 6) == round(6 / 7, 6), float(r0[0, 0])
+    (True, 0.0)
+    """
     shape = (len(a), len(n))
     if pi_pass is None or pi_fail is None:
         return np.zeros(shape), np.zeros(shape), np.ones(shape)
@@ -282,6 +300,14 @@ def benchmark_expected(
     """Rao–Blackwellised benchmark metrics: Σ w_i E[f(p_i) | a, b, data] per draw.
 
     ``requests`` lists (metric, k) with metric in mean / pass_at_k / pass_hat_k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.metrics import Groups, benchmark_expected
+    >>> g = Groups.from_tasks([4, 4], [4, 0], [1, 1])   # a = b = 1: E[p] = 5/6 and 1/6
+    >>> benchmark_expected(g, np.ones(1), np.ones(1), [("mean", 1)])[("mean", 1)]
+    array([0.5])
     """
     moments = _MomentCache(a, b, groups.c, groups.n)
     mixed = pi_pass is not None and pi_fail is not None
@@ -317,6 +343,16 @@ def benchmark_draws(
     variance (central limit theorem), with one standard-normal deviate per
     group and draw shared by all metrics. The cost is therefore bounded by
     the number of groups, not the number of tasks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.metrics import Groups, benchmark_draws
+    >>> g = Groups.from_tasks([4, 4], [4, 0], [1, 1])
+    >>> d = benchmark_draws(g, np.ones(4000), np.ones(4000), [("mean", 1)],
+    ...                     rng=np.random.default_rng(0))
+    >>> bool(abs(d[("mean", 1)].mean() - 0.5) < 0.01)   # the Rao–Blackwellised value, 1/2
+    True
     """
     S = len(a)
     exact = groups.mult <= EXACT_GROUP_MAX

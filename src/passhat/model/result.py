@@ -1,0 +1,571 @@
+"""The Fit result class: posterior draws of a fitted model, its metrics, diagnostics and file.
+
+:class:`Fit` wraps the ArviZ InferenceData made by :func:`passhat.fit` (or
+read back by :func:`load_fit`): the hyperparameter draws per system, the
+stored metrics, the count data. It computes any metric in either scope per
+posterior draw (closed forms of :mod:`passhat.model.metrics`), checks the
+sampler's diagnostics, gives the posterior tables of
+:mod:`passhat.model.summaries`, the pointwise log-likelihood for LOO, and
+saves itself as netCDF.
+
+Seeds: everything random that a Fit draws after sampling (benchmark-scope
+p_i draws, task-posterior intervals, PPC replicates) uses its own stream
+``[seed, system index, _BENCH_SALT (+ 1, + 2)]`` of the fit's recorded seed,
+so the same fit gives the same values on every call and after a reload.
+
+Examples
+--------
+>>> import passhat as ph
+>>> f = ph.fit(ph.load_example("abcd"), k=[1, 2], method="grid", seed=0, chains=2, draws=500)
+>>> type(f).__name__, f.method, f.k
+('Fit', 'grid', [1, 2])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._validate import check_ci, norm_k
+from passhat.errors import ModelError, OptionError
+from passhat.model.build import Priors, compress, pair_loglik
+from passhat.model.diagnostics import Diagnostics, compute_diagnostics, import_arviz
+from passhat.model.metrics import (
+    Groups,
+    benchmark_draws,
+    benchmark_expected,
+    population_metrics,
+)
+from passhat.model.summaries import (
+    SCOPES,
+    SUMMARY_METRICS,
+    TASK_POSTERIOR_COLUMNS,
+    ppc_rows,
+    summary_table,
+    task_posterior_frames,
+)
+
+__all__ = ["K_METRICS", "Fit", "load_fit"]
+
+#: Metrics with a k.
+K_METRICS = ("pass_at_k", "pass_hat_k")
+_BENCH_SALT = 104729
+_LOO_MAX_ELEMENTS = 50_000_000
+
+
+def _method_label(model: str, method: str, sampler: str) -> str:
+    """Human-readable method of a fit, as its tables show it.
+
+    Examples
+    --------
+    >>> from passhat.model.result import _method_label
+    >>> _method_label("beta", "nuts", "nutpie")
+    'posterior, Beta-Binomial, NUTS (nutpie)'
+    """
+    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
+    how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
+    return f"posterior, {m}, {how}"
+
+
+class Fit:
+    """A fitted hierarchical model (one independent fit per system).
+
+    Build with :func:`passhat.fit` or :func:`load_fit`.
+
+    Attributes
+    ----------
+    idata : arviz.InferenceData
+        ``posterior``: ``mu``, ``kappa`` (and ``pi_pass``, ``pi_fail`` for
+        the inflated model) over (chain, draw, system), plus the derived
+        ``icc`` and ``{mean,pass_at_k,pass_hat_k}_{population,benchmark}``
+        (the last two with a ``k`` dim) for the k given to :func:`passhat.fit`.
+        ``sample_stats``: ``diverging``. ``constant_data``: ``n``, ``c``,
+        normalised ``weight`` and ``present`` over (system, task).
+        ``attrs``: model, method, sampler, seed, priors, k.
+
+    References
+    ----------
+    .. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A.
+       and Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press,
+       ch. 5: the hierarchical Beta-Binomial model.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+    >>> f.systems, f.model, f.idata.posterior["pass_hat_k_benchmark"].dims
+    (['seed-example'], 'beta', ('chain', 'draw', 'system', 'k'))
+    """
+
+    def __init__(self, idata: Any) -> None:
+        self.idata = idata
+        self._group_cache: dict[int, Groups] = {}
+        self._ppc_cache: dict[tuple[float, int], pd.DataFrame] = {}
+        attrs = idata.posterior.attrs
+        try:
+            self.model: str = str(attrs["passhat_model"])
+            self.method: str = str(attrs["passhat_method"])
+            self.sampler: str = str(attrs["passhat_sampler"])
+            self.seed: int = int(attrs["passhat_seed"])
+            self.priors = Priors.from_json(str(attrs["passhat_priors"]))
+            self.k: list[int] = [int(x) for x in json.loads(str(attrs["passhat_k"]))]
+        except (KeyError, ValueError, TypeError) as err:
+            raise ModelError(
+                f"not a passhat fit: posterior attribute {err} is missing or malformed"
+            ) from err
+
+    # ------------------------------------------------------------ basics
+    @property
+    def systems(self) -> list[str]:
+        """System names."""
+        return [str(s) for s in self.idata.posterior["system"].values]
+
+    @property
+    def method_label(self) -> str:
+        """Human-readable method, e.g. ``posterior, Beta-Binomial, NUTS (nutpie)``."""
+        return _method_label(self.model, self.method, self.sampler)
+
+    def __repr__(self) -> str:
+        p = self.idata.posterior
+        return (
+            f"Fit(model={self.model!r}, method={self.method!r}, systems={self.systems}, "
+            f"chains={p.sizes['chain']}, draws={p.sizes['draw']}, "
+            f"diagnostics={'ok' if self.diagnostics.passed else 'FAILED'})"
+        )
+
+    def _hyper(self, si: int) -> dict[str, NDArray[np.float64]]:
+        p = self.idata.posterior
+        mu = p["mu"].values[..., si].ravel()
+        kappa = p["kappa"].values[..., si].ravel()
+        out = {"a": mu * kappa, "b": (1.0 - mu) * kappa}
+        if self.model == "inflated":
+            out["pi_pass"] = p["pi_pass"].values[..., si].ravel()
+            out["pi_fail"] = p["pi_fail"].values[..., si].ravel()
+        return out
+
+    def _tasks(self, si: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
+        cd = self.idata.constant_data
+        present = np.asarray(cd["present"].values[si], dtype=bool)
+        return (
+            np.asarray(cd["n"].values[si])[present],
+            np.asarray(cd["c"].values[si])[present],
+            np.asarray(cd["weight"].values[si])[present],
+            present,
+        )
+
+    def _groups(self, si: int) -> Groups:
+        """System ``si``'s tasks grouped by distinct (n, c, weight), computed once per fit."""
+        if si not in self._group_cache:
+            n, c, w, _ = self._tasks(si)
+            self._group_cache[si] = Groups.from_tasks(n, c, w)
+        return self._group_cache[si]
+
+    def _shape(self) -> tuple[int, int]:
+        p = self.idata.posterior
+        return int(p.sizes["chain"]), int(p.sizes["draw"])
+
+    # ----------------------------------------------------------- metrics
+    def metric(
+        self,
+        name: str,
+        k: int | Sequence[int] | None = None,
+        *,
+        scope: str = "population",
+        rao_blackwell: bool = False,
+    ) -> xr.DataArray:
+        """Posterior draws of a metric.
+
+        Parameters
+        ----------
+        name : {"pass_hat_k", "pass_at_k", "mean", "icc"}
+        k : int or list of int, optional
+            For pass^k and pass@k (default: the k given to :func:`passhat.fit`).
+            k may exceed a task's n: the model predicts beyond the runs.
+        scope : {"population", "benchmark"}
+            "population": a new task from the same distribution (closed form
+            per draw). "benchmark": the weighted mean over these tasks, each
+            p_i drawn from its conditional posterior (seeded by the fit's
+            seed: the same values every call).
+        rao_blackwell : bool
+            Benchmark scope only: return E[metric | hyperparameters, data]
+            per draw instead of draws (same mean, less spread: it omits the
+            conditional spread of the p_i and so must not be used for
+            intervals).
+
+        Returns
+        -------
+        xarray.DataArray
+            Dims (chain, draw, system[, k]).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=1, chains=2, draws=200)
+        >>> f.metric("pass_hat_k", k=[1, 5]).dims
+        ('chain', 'draw', 'system', 'k')
+        """
+        if name not in ("mean", "pass_at_k", "pass_hat_k", "icc"):
+            raise OptionError(f"unknown metric {name!r}; choose mean, pass_at_k, pass_hat_k or icc")
+        if scope not in SCOPES:
+            raise OptionError(f"scope must be 'population' or 'benchmark' (got {scope!r})")
+        if name == "icc":
+            if scope != "population":
+                raise OptionError("icc is a property of the task distribution: scope='population'")
+            return self.idata.posterior["icc"]
+        ks = self.k if k is None else norm_k(k)
+        post = self.idata.posterior
+        stored = f"{name}_{scope}"
+        if not rao_blackwell and stored in post:
+            if name == "mean":
+                return post[stored]
+            if set(ks) <= {int(x) for x in post["k"].values}:
+                return post[stored].sel(k=ks)
+        requests = [(name, kk) for kk in ks] if name != "mean" else [("mean", 1)]
+        vals = self._compute(requests, scope=scope, rao_blackwell=rao_blackwell)
+        return self._as_array(name, ks, vals, scope)
+
+    def _compute(
+        self, requests: list[tuple[str, int]], *, scope: str, rao_blackwell: bool = False
+    ) -> list[dict[tuple[str, int], NDArray[np.float64]]]:
+        out = []
+        for si in range(len(self.systems)):
+            h = self._hyper(si)
+            if scope == "population":
+                kk = sorted({k for m, k in requests if m in K_METRICS} or {1})
+                pop = population_metrics(
+                    h["a"], h["b"], kk, pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
+                )
+                res = {}
+                for m, k in requests:
+                    res[(m, k)] = pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)]
+                out.append(res)
+                continue
+            groups = self._groups(si)
+            if rao_blackwell:
+                out.append(
+                    benchmark_expected(
+                        groups,
+                        h["a"],
+                        h["b"],
+                        requests,
+                        pi_pass=h.get("pi_pass"),
+                        pi_fail=h.get("pi_fail"),
+                    )
+                )
+            else:
+                rng = np.random.default_rng([self.seed, si, _BENCH_SALT])
+                out.append(
+                    benchmark_draws(
+                        groups,
+                        h["a"],
+                        h["b"],
+                        requests,
+                        rng=rng,
+                        pi_pass=h.get("pi_pass"),
+                        pi_fail=h.get("pi_fail"),
+                    )
+                )
+        return out
+
+    def _as_array(
+        self,
+        name: str,
+        ks: list[int],
+        vals: list[dict[tuple[str, int], NDArray[np.float64]]],
+        scope: str,
+    ) -> xr.DataArray:
+        chains, draws = self._shape()
+        coords: dict[str, Any] = {
+            "chain": self.idata.posterior["chain"].values,
+            "draw": self.idata.posterior["draw"].values,
+            "system": self.idata.posterior["system"].values,
+        }
+        if name in ("mean", "icc"):
+            arr = np.stack([v[(name, 1)].reshape(chains, draws) for v in vals], axis=-1)
+            return xr.DataArray(
+                arr,
+                dims=("chain", "draw", "system"),
+                coords=coords,
+                name=f"{name}_{scope}" if name != "icc" else "icc",
+            )
+        arr = np.stack(
+            [np.stack([v[(name, k)].reshape(chains, draws) for k in ks], axis=-1) for v in vals],
+            axis=2,
+        )
+        coords["k"] = np.asarray(ks, dtype=int)
+        return xr.DataArray(
+            arr, dims=("chain", "draw", "system", "k"), coords=coords, name=f"{name}_{scope}"
+        )
+
+    # ----------------------------------------------------------- summary
+    def summary(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> pd.DataFrame:
+        """Tidy posterior summary per system, metric, k and scope.
+
+        Columns: system, metric, k, scope, mean, sd, lower, upper, ci,
+        within_task_share, task_sampling_share, method, diagnostics.
+        Intervals are equal-tailed posterior intervals. The variance split:
+        the posterior variance of the benchmark-scope value is the
+        within-task share (finitely many runs per task); what the
+        population-scope variance adds to it is task sampling (which tasks
+        happened to be in the benchmark). Benchmark rows have shares 1 and 0
+        by definition; population rows carry the split (the within share is
+        capped at 1). One ``icc`` row per system (population scope, no k).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> row = f.summary().query("metric == 'pass_hat_k' and scope == 'population'")
+        >>> float(row["within_task_share"].iloc[0] + row["task_sampling_share"].iloc[0])
+        1.0
+        """
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        diag = self.diagnostics
+        draws: dict[tuple[str, str], xr.DataArray] = {}
+        for scope in SCOPES:
+            for m in SUMMARY_METRICS:
+                draws[(m, scope)] = self.metric(m, None if m == "mean" else ks, scope=scope)
+        return summary_table(
+            draws,
+            self.metric("icc"),
+            systems=self.systems,
+            ks=ks,
+            ci=ci,
+            method=self.method_label,
+            status={s: diag.status(s) for s in self.systems},
+        )
+
+    def task_posterior(
+        self, k: int | Sequence[int] | None = None, *, ci: float = 0.95
+    ) -> pd.DataFrame:
+        """Per task: posterior mean and equal-tailed interval of p_i and of p_i^k.
+
+        Given the hyperparameters, p_i ~ Beta(a + c_i, b + n_i − c_i) (a
+        mixture with point masses in the inflated model); the mean of p_i^k is
+        exact per draw, the interval comes from one p_i draw per posterior
+        draw (p ↦ p^k is monotone, so the interval of p_i^k is the interval of
+        p_i raised to k). Tasks with the same (n, c) share their posterior.
+
+        Returns
+        -------
+        pandas.DataFrame
+            system, task, n, c, k, p_mean, p_lower, p_upper, p_k_mean,
+            p_k_lower, p_k_upper, ci.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> tp = f.task_posterior()
+        >>> bool(((tp["p_lower"] <= tp["p_mean"]) & (tp["p_mean"] <= tp["p_upper"])).all())
+        True
+        """
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        tasks = np.asarray(self.idata.constant_data["task"].values, dtype=object)
+        frames: list[pd.DataFrame] = []
+        for si, s in enumerate(self.systems):
+            n, c, _, present = self._tasks(si)
+            if len(n) == 0:
+                continue
+            rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 1])
+            frames += task_posterior_frames(
+                s, tasks[present], n, c, self._hyper(si), ks=ks, ci=ci, rng=rng
+            )
+        if not frames:
+            return pd.DataFrame(columns=list(TASK_POSTERIOR_COLUMNS))
+        out = pd.concat(frames, ignore_index=True)
+        return out.sort_values(["system", "k"], kind="stable").reset_index(drop=True)
+
+    # ------------------------------------------------------- diagnostics
+    @cached_property
+    def diagnostics(self) -> Diagnostics:
+        """R-hat, bulk/tail ESS and divergences, checked against thresholds.
+
+        See :mod:`passhat.model.diagnostics` (thresholds of Vehtari et al. 2021).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=500)
+        >>> f.diagnostics.passed, f.diagnostics.status("A")
+        (True, 'ok')
+        """
+        variables = ["mu", "kappa"] + (["pi_pass", "pi_fail"] if self.model == "inflated" else [])
+        div = self.idata.sample_stats["diverging"].values if "sample_stats" in self.idata else None
+        return compute_diagnostics(
+            self.idata.posterior, div, variables=variables, method=self.method
+        )
+
+    # --------------------------------------------------------------- PPC
+    def ppc(self, *, ci: float = 0.9, max_draws: int = 1000) -> pd.DataFrame:
+        """Posterior predictive check of the histogram of c/n over tasks.
+
+        For each posterior draw, a replicate benchmark is simulated: every
+        task keeps its n and gets a new p from the fitted task distribution,
+        then c ~ Binomial(n, p). (Tasks sharing n are simulated together by a
+        multinomial draw over the exact Beta-Binomial pmf, so the cost does
+        not grow with the number of tasks.) The replicate histogram's mean
+        and equal-tailed ``ci`` interval per bin are set against the observed
+        histogram. Bins: the values c = 0..n when every task has the same n;
+        otherwise exactly 0, ten bins over (0, 1) and exactly 1.
+
+        The table is computed once per (ci, max_draws) and cached; callers
+        get a copy.
+
+        Returns
+        -------
+        pandas.DataFrame
+            system, bin, label, observed, expected, lower, upper, ci, tasks.
+
+        References
+        ----------
+        .. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari,
+           A. and Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC
+           Press, ch. 6: posterior predictive checking.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=500)
+        >>> t = f.ppc()
+        >>> t.groupby("system")["observed"].sum().tolist()   # each of the 4 tasks once
+        [4]
+        """
+        ci = check_ci(ci)
+        key = (float(ci), int(max_draws))
+        if key in self._ppc_cache:  # seeded, so a second call would repeat the same work
+            return self._ppc_cache[key].copy()
+        rows = []
+        for si, s in enumerate(self.systems):
+            n, c, _, _ = self._tasks(si)
+            rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 2])
+            rows += ppc_rows(s, n, c, self._hyper(si), ci=ci, max_draws=max_draws, rng=rng)
+        table = pd.DataFrame(rows)
+        self._ppc_cache[key] = table
+        return table.copy()
+
+    # --------------------------------------------------------------- LOO
+    def log_likelihood(self) -> xr.DataArray:
+        """Pointwise log-likelihood per task and draw (chain, draw, system, task).
+
+        Computed once per distinct (n, c) pair and expanded to tasks; tasks a
+        system did not run hold NaN. Each term is the Beta-Binomial probability
+        of the task's c given its n (binomial coefficient included). Used for
+        PSIS-LOO (:func:`passhat.compare_models`).
+
+        Raises
+        ------
+        ModelError
+            The array would hold more than 50 million values.
+
+        References
+        ----------
+        .. [1] Vehtari, A., Gelman, A. and Gabry, J. (2017). Practical Bayesian
+           model evaluation using leave-one-out cross-validation and WAIC.
+           *Statistics and Computing* 27, 1413–1432.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=100)
+        >>> f.log_likelihood().dims
+        ('chain', 'draw', 'system', 'task')
+        """
+        chains, draws = self._shape()
+        cd = self.idata.constant_data
+        n_tasks = int(cd.sizes["task"])
+        size = chains * draws * n_tasks * len(self.systems)
+        if size > _LOO_MAX_ELEMENTS:
+            raise ModelError(
+                f"pointwise log-likelihood would hold {size:,} values (> {_LOO_MAX_ELEMENTS:,}); "
+                "refit with fewer draws for LOO"
+            )
+        out = np.full((chains, draws, len(self.systems), n_tasks), np.nan)
+        for si in range(len(self.systems)):
+            n, c, _, present = self._tasks(si)
+            comp = compress(n, c)
+            h = self._hyper(si)
+            ll = pair_loglik(
+                comp.n, comp.c, h["a"], h["b"], pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
+            )
+            out[:, :, si, present] = ll[:, comp.inverse].reshape(chains, draws, -1)
+        p = self.idata.posterior
+        return xr.DataArray(
+            out,
+            dims=("chain", "draw", "system", "task"),
+            coords={
+                "chain": p["chain"].values,
+                "draw": p["draw"].values,
+                "system": p["system"].values,
+                "task": cd["task"].values,
+            },
+            name="c",
+        )
+
+    # ---------------------------------------------------------------- io
+    def to_netcdf(self, path: str | Path) -> Path:
+        """Save the InferenceData as netCDF (read back with :func:`load_fit`).
+
+        Examples
+        --------
+        >>> import passhat as ph, tempfile, pathlib
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=100)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     back = ph.load_fit(f.to_netcdf(pathlib.Path(d) / "fit.nc"))
+        >>> back.seed, back.systems == f.systems
+        (0, True)
+        """
+        p = Path(path)
+        self.idata.to_netcdf(str(p))
+        return p
+
+
+def load_fit(path: str | Path) -> Fit:
+    """Load a fit saved with :meth:`Fit.to_netcdf`.
+
+    Raises
+    ------
+    ModelError
+        The file is missing or is not a passhat fit.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ph.load_fit("no-such-fit.nc")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.ModelError: no-such-fit.nc: no such file
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ModelError(f"{p}: no such file")
+    az = import_arviz()
+    try:
+        idata = az.from_netcdf(str(p))
+    except (OSError, ValueError) as err:
+        raise ModelError(f"{p}: not a netCDF InferenceData file ({err})") from err
+    if "posterior" not in idata or "constant_data" not in idata:
+        raise ModelError(f"{p}: not a passhat fit (posterior or constant_data group missing)")
+    lacking = [v for v in ("n", "c", "weight", "present") if v not in idata.constant_data]
+    if lacking:
+        raise ModelError(f"{p}: not a passhat fit (constant_data lacks {', '.join(lacking)})")
+    idata.constant_data["present"] = idata.constant_data["present"].astype(bool)
+    for name in ("system", "task"):
+        for grp in ("posterior", "constant_data"):
+            ds = getattr(idata, grp, None)
+            if ds is not None and name in ds.coords:
+                ds.coords[name] = np.asarray(ds[name].values).astype(str)
+    try:
+        return Fit(idata)
+    except ModelError as err:
+        raise ModelError(f"{p}: {err}") from err

@@ -1,0 +1,334 @@
+"""Sampler plumbing: NUTS through nutpie or PyMC, the exact grid path, seeds, progress.
+
+One call of :func:`sample_system` gives the posterior draws of one system's
+hyperparameters from its compressed counts, whichever way they are made:
+
+* ``method="nuts"``: the PyMC model of :func:`passhat.model.build_model`,
+  sampled by nutpie when it is installed (compiled once per model and
+  priors, then reused with new data) or by PyMC's own NUTS;
+* ``method="grid"``: independent draws from the exact quadrature of
+  :func:`passhat.model.grid_posterior` (plain model only), shaped like
+  chains × draws so that both paths fill the same InferenceData.
+
+Every system gets its own seed, derived from the fit's seed and the system's
+position (:func:`sub_seed`), so a fit is reproduced from one recorded number.
+PyMC, PyTensor and nutpie are imported only inside the functions that sample:
+importing this module (or :mod:`passhat.model`) does not import them.
+
+Examples
+--------
+>>> from passhat.model.build import compress
+>>> from passhat.model.sampler import sample_system
+>>> comp = compress([5, 5, 5], [5, 0, 3])
+>>> d = sample_system(comp, method="grid", sampler="grid", chains=2, draws=100, seed=0)
+>>> sorted(d), d["mu"].shape
+(['diverging', 'kappa', 'mu'], (2, 100))
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from passhat.errors import DependencyError, OptionError
+from passhat.model.build import Compressed, Priors, build_model, model_data
+from passhat.model.grid import grid_posterior
+
+__all__ = [
+    "METHODS",
+    "SAMPLERS",
+    "quiet_pymc",
+    "resolve_progress",
+    "resolve_sampler",
+    "resolve_seed",
+    "sample_system",
+    "sub_seed",
+]
+
+#: How the posterior is computed: NUTS sampling or exact grid quadrature.
+METHODS = ("nuts", "grid")
+#: Which NUTS implementation: nutpie when installed ("auto"), or the one named.
+SAMPLERS = ("auto", "nutpie", "pymc")
+
+# Compiled nutpie models by (model, priors): compiling costs seconds, new data costs nothing.
+_NUTPIE_CACHE: dict[tuple[str, str], Any] = {}
+
+
+@contextmanager
+def quiet_pymc(quiet: bool) -> Iterator[None]:
+    """Silence PyMC's logger and warnings inside the block when ``quiet`` is true.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import quiet_pymc
+    >>> with quiet_pymc(True):
+    ...     pass
+    """
+    logger = logging.getLogger("pymc")
+    old = logger.level
+    if quiet:
+        logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(old)
+
+
+def sub_seed(seed: int, *keys: int) -> int:
+    """A seed for one part of a fit (e.g. one system), derived from the fit's seed.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import sub_seed
+    >>> sub_seed(0, 0) == sub_seed(0, 0) != sub_seed(0, 1)
+    True
+    """
+    return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
+
+
+def resolve_seed(seed: int | None) -> int:
+    """The fit's seed: ``seed`` checked, or a fresh one (recorded, so the fit can be repeated).
+
+    Raises
+    ------
+    OptionError
+        ``seed`` is not a whole number ≥ 0.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import resolve_seed
+    >>> resolve_seed(7), 0 <= resolve_seed(None) < 2**31
+    (7, True)
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
+    return int(seed)
+
+
+def resolve_progress(progress: bool | None) -> bool:
+    """Whether to show progress bars: as asked, else when stderr is a terminal.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import resolve_progress
+    >>> resolve_progress(False)
+    False
+    """
+    return sys.stderr.isatty() if progress is None else bool(progress)
+
+
+def resolve_sampler(sampler: str) -> str:
+    """The NUTS implementation to use: ``"nutpie"`` or ``"pymc"``.
+
+    ``"auto"`` is nutpie when it can be imported, else PyMC.
+
+    Raises
+    ------
+    OptionError
+        Unknown sampler name.
+    DependencyError
+        ``sampler="nutpie"`` and nutpie is not installed.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import resolve_sampler
+    >>> resolve_sampler("pymc"), resolve_sampler("auto") in ("nutpie", "pymc")
+    ('pymc', True)
+    """
+    if sampler not in SAMPLERS:
+        raise OptionError(f"sampler must be one of {', '.join(SAMPLERS)} (got {sampler!r})")
+    if sampler == "pymc":
+        return "pymc"
+    try:
+        import nutpie  # noqa: F401
+    except ImportError as err:
+        if sampler == "nutpie":
+            raise DependencyError(
+                "sampler='nutpie' needs nutpie: pip install 'passhat[fast]'"
+            ) from err
+        return "pymc"
+    return "nutpie"
+
+
+def sample_system(
+    comp: Compressed,
+    *,
+    method: str,
+    sampler: str,
+    model: str = "beta",
+    priors: Priors | None = None,
+    chains: int,
+    draws: int,
+    tune: int = 1000,
+    seed: int,
+    progress: bool = False,
+    target_accept: float = 0.9,
+    grid_size: int = 256,
+) -> dict[str, NDArray[Any]]:
+    """Posterior draws of one system's hyperparameters, shape (chains, draws) each.
+
+    Parameters
+    ----------
+    comp : Compressed
+        The system's distinct (n, c) pairs with multiplicities
+        (:func:`passhat.model.compress`).
+    method : {"nuts", "grid"}
+        NUTS sampling, or independent draws from the exact grid posterior.
+    sampler : {"nutpie", "pymc", "grid"}
+        The resolved sampler (:func:`resolve_sampler`); ignored for the grid.
+    model : {"beta", "inflated"}
+        The grid evaluates the plain model only (checked by :func:`passhat.fit`).
+    priors : Priors, optional
+    chains, draws, tune : int
+    seed : int
+        This system's seed (:func:`sub_seed`).
+    progress : bool
+        Progress bars (NUTS only).
+    target_accept : float
+        NUTS target acceptance rate.
+    grid_size : int
+        Points per axis of the final grid.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``mu``, ``kappa``, ``diverging`` (all False for the grid) and, for
+        the inflated model, ``pi_pass``, ``pi_fail``.
+
+    Examples
+    --------
+    >>> from passhat.model.build import compress
+    >>> from passhat.model.sampler import sample_system
+    >>> d = sample_system(compress([4, 4], [4, 1]), method="grid", sampler="grid",
+    ...                   chains=1, draws=50, seed=3)
+    >>> bool(d["diverging"].any()), d["kappa"].shape
+    (False, (1, 50))
+    """
+    pri = priors or Priors()
+    if method == "grid":
+        g = grid_posterior(
+            comp.n,
+            comp.c,
+            comp.mult,
+            priors=pri,
+            n_draws=chains * draws,
+            rng=np.random.default_rng(seed),
+            size=grid_size,
+        )
+        return {
+            "mu": g.mu.reshape(chains, draws),
+            "kappa": g.kappa.reshape(chains, draws),
+            "diverging": np.zeros((chains, draws), dtype=bool),
+        }
+    run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
+    return run(
+        model,
+        pri,
+        comp.n,
+        comp.c,
+        comp.mult,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=progress,
+        target_accept=target_accept,
+    )
+
+
+def _sample_nutpie(
+    model: str,
+    priors: Priors,
+    n: NDArray[np.int64],
+    c: NDArray[np.int64],
+    w: NDArray[np.int64],
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+) -> dict[str, NDArray[Any]]:
+    import nutpie
+
+    key = (model, priors.to_json())
+    if key not in _NUTPIE_CACHE:
+        with quiet_pymc(True):
+            pm_model = build_model(n, c, w, model=model, priors=priors)
+            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(pm_model)
+    compiled = _NUTPIE_CACHE[key].with_data(**model_data(n, c, w, model=model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tr = nutpie.sample(
+            compiled,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            progress_bar=progress,
+            save_warmup=False,
+            target_accept=target_accept,
+            cores=min(chains, os.cpu_count() or 1),
+        )
+    return _extract(tr, model)
+
+
+def _sample_pymc(
+    model: str,
+    priors: Priors,
+    n: NDArray[np.int64],
+    c: NDArray[np.int64],
+    w: NDArray[np.int64],
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+) -> dict[str, NDArray[Any]]:
+    import pymc as pm
+
+    with quiet_pymc(not progress):
+        pm_model = build_model(n, c, w, model=model, priors=priors)
+        with pm_model:
+            tr = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=1,
+                random_seed=seed,
+                progressbar=progress,
+                compute_convergence_checks=False,
+                target_accept=target_accept,
+                return_inferencedata=True,
+            )
+    return _extract(tr, model)
+
+
+def _extract(tr: Any, model: str) -> dict[str, NDArray[Any]]:
+    """The hyperparameter draws and divergence flags of a sampler's InferenceData."""
+    post = tr.posterior
+    out = {
+        "mu": np.asarray(post["mu"].values, dtype=float),
+        "kappa": np.asarray(post["kappa"].values, dtype=float),
+        "diverging": np.asarray(tr.sample_stats["diverging"].values, dtype=bool),
+    }
+    if model == "inflated":
+        out["pi_pass"] = np.asarray(post["pi_pass"].values, dtype=float)
+        out["pi_fail"] = np.asarray(post["pi_fail"].values, dtype=float)
+    return out

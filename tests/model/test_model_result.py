@@ -1,0 +1,85 @@
+"""The Fit result class: InferenceData layout, metrics in both scopes, netCDF round trip.
+
+Oracles: the closed form ICC = 1/(κ + 1) per draw; the Rao–Blackwellised benchmark value
+(same posterior mean as the draws, less spread); monotonicity of pass^k in k; the fit
+itself before saving (after a netCDF round trip).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import passhat as ph
+from passhat.model.diagnostics import import_arviz
+
+
+def test_fit_idata_layout(agents_nuts):
+    post = agents_nuts.idata.posterior
+    assert post["mu"].dims == ("chain", "draw", "system")
+    assert post["kappa"].dims == ("chain", "draw", "system")
+    assert post["pass_hat_k_population"].dims == ("chain", "draw", "system", "k")
+    assert list(post["system"].values) == ["baseline", "guided"]
+    assert agents_nuts.idata.constant_data["n"].dims == ("system", "task")
+    assert agents_nuts.idata.constant_data.sizes["task"] == 168
+    # ICC is 1/(κ+1) per draw
+    np.testing.assert_allclose(post["icc"].values, 1 / (post["kappa"].values + 1))
+
+
+def test_benchmark_metric_is_reproducible_and_rao_blackwell_consistent(agents_nuts):
+    stored = agents_nuts.metric("pass_hat_k", k=[5], scope="benchmark")
+    again = agents_nuts.metric("pass_hat_k", k=[5, 6], scope="benchmark").sel(k=[5])
+    np.testing.assert_array_equal(stored.values, again.values)
+    rb = agents_nuts.metric("pass_hat_k", k=[5], scope="benchmark", rao_blackwell=True)
+    # same posterior mean (draws add zero-mean conditional noise), less spread
+    se = float(np.sqrt((stored - rb).var() / stored.size))
+    assert abs(float(stored.mean() - rb.mean())) < 5 * se
+    assert float(rb.std()) < float(stored.std())
+
+
+def test_k_beyond_runs_is_a_prediction(agents_grid):
+    m = agents_grid.metric("pass_hat_k", k=[5, 10, 20])
+    means = m.mean(("chain", "draw")).values
+    assert np.all(np.diff(means, axis=-1) < 0)  # pass^k decreases in k
+    assert np.all(means > 0)
+
+
+def test_netcdf_round_trip(agents_grid, tmp_path):
+    path = agents_grid.to_netcdf(tmp_path / "fit.nc")
+    back = ph.load_fit(path)
+    assert back.systems == agents_grid.systems
+    assert back.seed == agents_grid.seed and back.k == agents_grid.k
+    a = agents_grid.summary(k=[1, 5])
+    b = back.summary(k=[1, 5])
+    np.testing.assert_allclose(a["mean"], b["mean"])
+    np.testing.assert_allclose(a["upper"], b["upper"])
+    with pytest.raises(ph.ModelError):
+        ph.load_fit(tmp_path / "missing.nc")
+
+
+def test_load_fit_refuses_what_is_not_a_passhat_fit(tmp_path):
+    az = import_arviz()
+    post = {"mu": np.full((1, 10), 0.5)}
+    path = tmp_path / "other.nc"
+    const = {"n": np.ones(3), "present": np.ones(3, dtype=np.int8)}
+    az.from_dict(posterior=post, constant_data=const).to_netcdf(str(path))
+    with pytest.raises(ph.ModelError, match="not a passhat fit"):
+        ph.load_fit(path)
+    partial = tmp_path / "partial.nc"  # was a KeyError: a file error must be a ModelError
+    az.from_dict(posterior=post, constant_data={"n": np.ones(3)}).to_netcdf(str(partial))
+    with pytest.raises(ph.ModelError, match="lacks c, weight, present"):
+        ph.load_fit(partial)
+    bad = tmp_path / "bad.nc"
+    bad.write_text("not netCDF")
+    with pytest.raises(ph.ModelError):
+        ph.load_fit(bad)
+
+
+def test_metric_options():
+    f = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=1, draws=100)
+    with pytest.raises(ph.OptionError):
+        f.metric("icc", scope="benchmark")
+    with pytest.raises(ph.OptionError):
+        f.metric("pass_hat", k=2)
+    with pytest.raises(ph.OptionError):
+        f.metric("mean", scope="tasks")

@@ -1,0 +1,85 @@
+"""Posterior tables: summary with its variance split, task posteriors, posterior predictive check.
+
+Oracles: the unbiased estimator of benchmark pass^k (within the posterior interval); the
+closed forms E[p_i | a, b, data] = (a + c_i)/(κ + n_i) and E[p_i² | …] per draw; the observed
+data (PPC totals); the variance split computed by hand from the stored draws.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import passhat as ph
+from passhat.model.summaries import variance_split
+
+
+def test_summary_columns_and_variance_split(agents_grid):
+    s = agents_grid.summary(k=[1, 5], ci=0.9)
+    assert {"system", "metric", "k", "scope", "mean", "lower", "upper"} <= set(s.columns)
+    assert {"within_task_share", "task_sampling_share", "method", "diagnostics"} <= set(s.columns)
+    pop = s[(s["scope"] == "population") & (s["metric"] != "icc")]
+    np.testing.assert_allclose(pop["within_task_share"] + pop["task_sampling_share"], 1.0)
+    assert (pop["task_sampling_share"] > 0.5).all()  # 168 tasks × 5 runs: tasks dominate
+    assert ((s["lower"] <= s["mean"]) & (s["mean"] <= s["upper"])).all()
+    # benchmark pass^5 posterior mean vs the unbiased estimator (different estimands of the same
+    # quantity; the model shrinks 5/5 tasks a little): within the posterior interval.
+    est = ph.estimate(ph.load_example("agents"), k=5)
+    for sysname in agents_grid.systems:
+        row = s[
+            (s["system"] == sysname)
+            & (s["metric"] == "pass_hat_k")
+            & (s["k"] == 5)
+            & (s["scope"] == "benchmark")
+        ].iloc[0]
+        assert row["lower"] - 0.02 <= est.value("pass_hat_k", 5, sysname) <= row["upper"] + 0.02
+
+
+def test_variance_split_is_the_share_of_population_variance(agents_grid):
+    s = agents_grid.summary(k=[5])
+    for si, system in enumerate(agents_grid.systems):
+        bench = agents_grid.metric("pass_hat_k", k=[5], scope="benchmark").isel(system=si)
+        pop = agents_grid.metric("pass_hat_k", k=[5], scope="population").isel(system=si)
+        share = float(np.var(bench.values)) / float(np.var(pop.values))
+        row = s[
+            (s["system"] == system) & (s["metric"] == "pass_hat_k") & (s["scope"] == "population")
+        ]
+        assert float(row["within_task_share"].iloc[0]) == pytest.approx(min(1.0, share))
+    assert variance_split(np.array([1.0, 3.0]), np.array([2.0, 2.0])) == 1.0  # no task sampling
+    assert variance_split(np.array([0.0, 4.0]), np.array([1.0, 3.0])) == 1.0  # capped at 1
+
+
+def test_task_posterior_closed_form(agents_grid):
+    tp = agents_grid.task_posterior(k=[2])
+    assert len(tp) == 2 * 168
+    row = tp.iloc[0]
+    si = agents_grid.systems.index(row["system"])
+    mu = agents_grid.idata.posterior["mu"].values[..., si].ravel()
+    ka = agents_grid.idata.posterior["kappa"].values[..., si].ravel()
+    a, _b = mu * ka, (1 - mu) * ka
+    exact = np.mean((a + row["c"]) / (ka + row["n"]))
+    assert row["p_mean"] == pytest.approx(exact)
+    exact2 = np.mean((a + row["c"]) * (a + row["c"] + 1) / ((ka + row["n"]) * (ka + row["n"] + 1)))
+    assert row["p_k_mean"] == pytest.approx(exact2)
+    assert ((tp["p_lower"] <= tp["p_mean"]) & (tp["p_mean"] <= tp["p_upper"])).all()
+
+
+def test_ppc_table_and_plot(agents_grid):
+    t = agents_grid.ppc()
+    for _s, part in t.groupby("system"):
+        assert part["observed"].sum() == 168
+        assert part["expected"].sum() == pytest.approx(168)
+        assert len(part) == 6  # c = 0..5 of 5 runs
+        # the fitted model reproduces the U shape: the observed counts of all-fail and
+        # all-pass tasks lie within (a widened) predictive interval
+        ends = part[part["bin"].isin([0, 5])]
+        assert (
+            (ends["observed"] >= ends["lower"] - 5) & (ends["observed"] <= ends["upper"] + 5)
+        ).all()
+    fig = ph.plot_ppc(agents_grid)
+    assert len(fig.axes) == 2
+
+
+def test_inflated_summary_names_its_model(agents_inflated):
+    s = agents_inflated.summary(k=[5])
+    assert (s["method"].str.contains("inflated")).all()
