@@ -16,14 +16,9 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 import passhat as ph
+from passhat.bootstrap import bootstrap_draws, compress, task_bootstrap
 from passhat.errors import OptionError
-from passhat.intervals import (
-    _compress,
-    benchmark_se,
-    bootstrap_draws,
-    proportion_interval,
-    task_bootstrap,
-)
+from passhat.intervals import benchmark_se, proportion_interval
 
 SM_NAME = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys"}
 
@@ -123,7 +118,7 @@ def test_category_compression_gives_identical_draws_to_task_resampling() -> None
     n, c = _random_tasks(rng, 400)
     w = rng.choice([1.0, 2.0], size=400)
     vals = np.column_stack([c / n, ph.pass_hat_k(n, c, 2), ph.pass_at_k(n, c, 3)])
-    comp = _compress(np.column_stack([n, c]), vals, w)
+    comp = compress(np.column_stack([n, c]), vals, w)
     assert comp.freq.size < 60  # few categories for 400 tasks
     idx = rng.integers(0, 400, size=(300, 400))
     naive = (w[idx][..., None] * vals[idx]).sum(axis=1) / w[idx].sum(axis=1)[:, None]
@@ -182,9 +177,9 @@ def test_chunking_keeps_results_and_seed_reproducible(monkeypatch: pytest.Monkey
     a = task_bootstrap(v, **kw)
     b = task_bootstrap(v, **kw)
     pd.testing.assert_frame_equal(a, b)
-    import passhat.intervals as iv
+    import passhat.bootstrap as bs
 
-    monkeypatch.setattr(iv, "_CHUNK_CELLS", 37)  # many small chunks
+    monkeypatch.setattr(bs, "_CHUNK_CELLS", 37)  # many small chunks
     c_ = task_bootstrap(v, **kw)
     assert c_["lower"][0] == pytest.approx(a["lower"][0], abs=0.03)
 
