@@ -503,3 +503,22 @@ def test_design_all_pairs_lists_every_affordable_design():
     assert len(merged) == len(eff)
     np.testing.assert_allclose(merged["se_population"], merged["se_population_all"], rtol=1e-12)
     assert full.attrs["optimum"] == eff.attrs["optimum"]
+
+
+def test_api_bad_seed_is_an_option_error() -> None:
+    prior = plan.Assumptions(mean=0.5, icc=0.3)
+    with pytest.raises(OptionError, match="seed"):
+        plan.simulate_power(
+            tasks=10, runs_per_task=2, delta=0.1, prior=prior, replicates=10, seed=-1
+        )
+    with pytest.raises(OptionError, match="seed"):
+        plan.simulate_design(tasks=10, runs_per_task=2, k=1, prior=prior, replicates=10, seed=-1)
+
+
+def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
+    # oracle: 1 − (1 − f)^n → 1 − e^(−nf) as f → 0; (1 − f) rounds to 1 in floating point
+    r = plan.runs_to_detect(flip_rate=1e-300)
+    assert r.quantities["achieved_confidence"] == pytest.approx(0.95, abs=1e-6)  # was 0.0
+    assert "0.00% ≥" not in r.reasoning
+    c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
+    assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)

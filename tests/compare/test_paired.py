@@ -1,4 +1,4 @@
-"""Paired comparison (passhat.intervals.compare).
+"""Tests of passhat.compare.paired: the paired comparison (compare, paired_difference).
 
 Oracles: the difference of the two systems' own estimates (exact), a
 hand-made McNemar example, scipy's binomtest (exact McNemar), and simulations
@@ -99,6 +99,12 @@ def test_bad_input() -> None:
         ph.compare(a, b, k=1, n_boot=99)
     with pytest.raises(ValidationError, match=r"hold one"):
         ph.compare(a, k=1)
+
+
+def test_negative_seed_is_an_option_error() -> None:
+    data = ph.counts_from_arrays([2, 2, 2], [1, 2, 0])
+    with pytest.raises(OptionError, match="seed"):
+        ph.compare(data, data, n_boot=100, seed=-1)
 
 
 def test_baseline_with_several_systems() -> None:
