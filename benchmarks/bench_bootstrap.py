@@ -21,7 +21,7 @@ import tracemalloc
 import numpy as np
 
 import passhat as ph
-from passhat.intervals import task_bootstrap
+from passhat.bootstrap import task_bootstrap
 
 T = 10_000
 B = 10_000

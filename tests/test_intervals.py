@@ -1,29 +1,22 @@
-"""Tests of passhat.intervals: per-task intervals, benchmark SE, task bootstrap, estimate(ci=...).
+"""Tests of passhat.intervals: per-task intervals, benchmark SE, both scopes per system.
 
 Oracles: statsmodels ``proportion_confint`` (per-task intervals); exact
-enumeration of the binomial distribution (variance estimates); naive task
-resampling with numpy (category compression); scipy.stats.bootstrap (BCa);
-simulation with known truth and Monte-Carlo tolerances (coverage); τ-bench's
-published pass^k for the airline data (values).
+enumeration of the binomial distribution (variance estimates); simulation
+with known truth and Monte-Carlo tolerances (coverage); the engine's own
+functions (benchmark_se, task_bootstrap) for the table that combines them.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 import passhat as ph
+from passhat.bootstrap import task_bootstrap
 from passhat.errors import OptionError
-from passhat.intervals import (
-    _compress,
-    benchmark_se,
-    bootstrap_draws,
-    proportion_interval,
-    task_bootstrap,
-)
+from passhat.intervals import benchmark_se, estimate_intervals, proportion_interval
 
 SM_NAME = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys"}
 
@@ -63,17 +56,11 @@ def test_task_intervals_transform_and_table() -> None:
 def test_ci_outside_unit_interval_is_an_option_error(bad: object) -> None:
     with pytest.raises(OptionError, match="ci must"):
         proportion_interval(5, 3, ci=bad)  # type: ignore[arg-type]
-    with pytest.raises(OptionError, match="ci must"):
-        ph.estimate(ph.load_example("abcd"), k=2, ci=bad)  # type: ignore[arg-type]
 
 
-def test_bad_method_and_n_boot() -> None:
+def test_bad_method() -> None:
     with pytest.raises(OptionError, match="method must be one of"):
         ph.task_intervals(ph.load_example("abcd"), method="wald")
-    with pytest.raises(OptionError, match="n_boot must be"):
-        ph.estimate(ph.load_example("abcd"), k=2, ci=0.95, n_boot=50)
-    with pytest.raises(OptionError, match="ci_method"):
-        task_bootstrap(np.arange(5.0), method="basic")  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------ benchmark scope
@@ -110,83 +97,31 @@ def test_benchmark_se_mean_formula_and_plugin_branch() -> None:
     assert se_at == pytest.approx(se_hat)
 
 
-# ------------------------------------------------------- population scope
-def _random_tasks(rng: np.random.Generator, t: int) -> tuple[np.ndarray, np.ndarray]:
-    n = rng.choice([3, 5, 8], size=t)
-    p = rng.beta(0.6, 0.5, size=t)
-    return n, rng.binomial(n, p)
-
-
-def test_category_compression_gives_identical_draws_to_task_resampling() -> None:
-    """Same task indices → same resampled means, whether computed per task or per category."""
-    rng = np.random.default_rng(1)
-    n, c = _random_tasks(rng, 400)
-    w = rng.choice([1.0, 2.0], size=400)
-    vals = np.column_stack([c / n, ph.pass_hat_k(n, c, 2), ph.pass_at_k(n, c, 3)])
-    comp = _compress(np.column_stack([n, c]), vals, w)
-    assert comp.freq.size < 60  # few categories for 400 tasks
-    idx = rng.integers(0, 400, size=(300, 400))
-    naive = (w[idx][..., None] * vals[idx]).sum(axis=1) / w[idx].sum(axis=1)[:, None]
-    counts = np.stack([np.bincount(comp.inverse[row], minlength=comp.freq.size) for row in idx])
-    np.testing.assert_allclose(bootstrap_draws(counts, comp.values, comp.weights), naive, 1e-12)
-
-
-def test_multinomial_bootstrap_agrees_with_naive_task_resampling() -> None:
-    """Quantiles of the category bootstrap vs explicit task resampling, within MC error."""
-    rng = np.random.default_rng(2)
-    n, c = _random_tasks(rng, 150)
-    v = ph.pass_hat_k(n, c, 2)
-    b = 20_000
+# ------------------------------------------------------------ both scopes
+def test_estimate_intervals_combine_benchmark_se_and_task_bootstrap() -> None:
+    """Oracle: benchmark_se (value ± z·SE) and task_bootstrap on the same tasks and seed."""
+    n = np.array([6, 6, 6, 4, 4, 8])
+    c = np.array([6, 3, 0, 2, 4, 5])
+    ds = ph.counts_from_arrays(n, c)
+    per = ph.per_task_metrics(ds, [1, 2]).assign(n=ds["n"], c=ds["c"])
+    w = np.full((1, 6), 1 / 6)
+    got = estimate_intervals(per, np.ones((1, 6), bool), w, [1, 2], ci=0.9, n_boot=400, seed=3)
+    assert len(got) == 2 * 3 * 2  # k × metric × scope
+    z = stats.norm.isf(0.05)
+    row = got[(got["metric"] == "pass_hat_k") & (got["k"] == 2)].set_index("scope")
+    value = float(ph.pass_hat_k(n, c, 2).mean())
+    se, _ = benchmark_se(n, c, k=2, metric="pass_hat_k")
+    assert row.loc["benchmark", "lower"] == pytest.approx(max(0.0, value - z * se))
+    assert row.loc["benchmark", "upper"] == pytest.approx(min(1.0, value + z * se))
+    # one draw matrix for every column: [mean, pass@1, pass@2, pass^1, pass^2]
+    cols = [c / n, ph.pass_at_k(n, c, 1), ph.pass_at_k(n, c, 2)]
+    cols += [ph.pass_hat_k(n, c, 1), ph.pass_hat_k(n, c, 2)]
     boot = task_bootstrap(
-        v, keys=np.column_stack([n, c]), n_boot=b, seed=3, method="percentile", ci=0.9
+        np.column_stack(cols), keys=np.column_stack([n, c]), ci=0.9, n_boot=400, seed=3
     )
-    naive = v[np.random.default_rng(4).integers(0, v.size, size=(b, v.size))].mean(axis=1)
-    sd = naive.std()
-    for q, col in ((0.05, "lower"), (0.95, "upper")):
-        # s.e. of a sample quantile ≈ sqrt(q(1−q)/B)/f(x_q), f ≈ normal density; two samples
-        se_q = np.sqrt(q * (1 - q) / b) / (stats.norm.pdf(stats.norm.ppf(q)) / sd)
-        assert abs(boot[col][0] - np.quantile(naive, q)) < 4 * np.sqrt(2) * se_q
-    assert boot["se"][0] == pytest.approx(sd, rel=0.05)  # s.e. of an s.d. ≈ sd/sqrt(2B)
-
-
-def test_bca_agrees_with_scipy_bootstrap() -> None:
-    """BCa endpoints vs scipy.stats.bootstrap(method='BCa') on the per-task values."""
-    rng = np.random.default_rng(5)
-    n, c = _random_tasks(rng, 120)
-    v = ph.pass_hat_k(n, c, 3)
-    ours = task_bootstrap(v, keys=np.column_stack([n, c]), n_boot=20_000, seed=6, method="bca")
-    ref = stats.bootstrap(
-        (v,), np.mean, n_resamples=20_000, method="BCa", random_state=7, confidence_level=0.95
-    )
-    sd = ours["se"][0]
-    assert ours["method"][0].startswith("task bootstrap BCa")
-    for got, want in (
-        (ours["lower"][0], ref.confidence_interval.low),
-        (ours["upper"][0], ref.confidence_interval.high),
-    ):
-        # tail quantile MC error ≈ sqrt(.025·.975/B)/φ(1.96)·sd ≈ 0.019 sd per run
-        assert abs(got - want) < 0.12 * sd
-
-
-def test_bca_degenerate_falls_back_to_percentile() -> None:
-    r = task_bootstrap(np.ones(20), n_boot=200, seed=0, method="bca")
-    assert "percentile (BCa degenerate" in r["method"][0]
-    assert r["lower"][0] == r["upper"][0] == 1.0
-
-
-def test_chunking_keeps_results_and_seed_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = np.random.default_rng(8)
-    n, c = _random_tasks(rng, 200)
-    v = ph.pass_hat_k(n, c, 2)
-    kw = {"keys": np.column_stack([n, c]), "n_boot": 1000, "seed": 11}
-    a = task_bootstrap(v, **kw)
-    b = task_bootstrap(v, **kw)
-    pd.testing.assert_frame_equal(a, b)
-    import passhat.intervals as iv
-
-    monkeypatch.setattr(iv, "_CHUNK_CELLS", 37)  # many small chunks
-    c_ = task_bootstrap(v, **kw)
-    assert c_["lower"][0] == pytest.approx(a["lower"][0], abs=0.03)
+    assert row.loc["population", "lower"] == pytest.approx(boot["lower"][4])
+    assert row.loc["population", "upper"] == pytest.approx(boot["upper"][4])
+    assert row.loc["population", "method"] == boot["method"][4]
 
 
 # ------------------------------------------------------------ coverage
@@ -222,43 +157,3 @@ def test_coverage_short(a: float, b: float, t: int, n: int, k: int) -> None:
     tol = 3 * np.sqrt(0.95 * 0.05 / reps) + 0.01
     assert abs(pop - 0.95) < tol, pop
     assert abs(bench - 0.95) < tol, bench
-
-
-# ---------------------------------------------------------- estimate(ci)
-def test_estimate_ci_table_has_both_scopes() -> None:
-    est = ph.estimate(ph.load_example("agents"), k=[1, 2], ci=0.9, n_boot=500, seed=0)
-    t = est.table
-    assert {"lower", "upper", "scope", "method"} <= set(t.columns)
-    assert len(t) == 2 * 2 * 3 * 2  # systems × k × metrics × scopes
-    assert set(t["scope"]) == {"benchmark", "population"}
-    assert ((t["lower"] <= t["value"]) & (t["value"] <= t["upper"])).all()
-    # population (adds task sampling) is wider than benchmark (within-task only)
-    w = t.pivot_table(index=["system", "k", "metric"], columns="scope", values="upper") - (
-        t.pivot_table(index=["system", "k", "metric"], columns="scope", values="lower")
-    )
-    assert (w["population"] > w["benchmark"]).all()
-    again = ph.estimate(ph.load_example("agents"), k=[1, 2], ci=0.9, n_boot=500, seed=0)
-    pd.testing.assert_frame_equal(t, again.table)
-    # without ci the table keeps its old shape
-    assert "scope" not in ph.estimate(ph.load_example("agents"), k=1).table.columns
-
-
-def test_estimate_per_task_table_and_flaky_shares() -> None:
-    est = ph.estimate(ph.load_example("abcd"), k=2)
-    tasks = est.tasks
-    assert tasks["flaky"].tolist() == [False, True, True, False]
-    s = est.summary.iloc[0]
-    assert (s["flaky_share"], s["all_pass_share"], s["all_fail_share"]) == (0.5, 0.25, 0.25)
-    assert tasks["included"].all()
-
-
-def test_estimate_ci_on_tau_bench(tau_airline_path) -> None:  # type: ignore[no-untyped-def]
-    est = ph.estimate(ph.read(tau_airline_path), k=[1, 2, 3, 4], ci=0.95, n_boot=2000, seed=0)
-    t = est.table[est.table["metric"] == "pass_hat_k"]
-    pop = t[t["scope"] == "population"]
-    # τ-bench's published pass^1..4 for gpt-4o airline
-    np.testing.assert_allclose(pop["value"], [0.420, 0.273, 0.220, 0.200], atol=5e-4)
-    assert ((pop["lower"] < pop["value"]) & (pop["value"] < pop["upper"])).all()
-    bench = t[t["scope"] == "benchmark"]
-    # k ≥ 3 with n = 4 < 2k: plug-in variance, labelled in method
-    assert bench["method"].str.contains("plug-in").tolist() == [False, False, True, True]

@@ -269,3 +269,16 @@ def test_spread_with_intervals_matches_estimate() -> None:
         assert (r["pass_hat_k_lower"], r["pass_hat_k_upper"]) == (iv["lower"], iv["upper"])
         assert r["pass_hat_k_lower"] <= r["pass_hat_k"] <= r["pass_hat_k_upper"]
         assert r["scope"] == "population" and "bootstrap" in r["method"]
+
+
+def test_spread_ratio_at_mean_zero_is_undefined_not_infinite() -> None:
+    s = ph.spread_from_summary(mean=0.0, pass_hat_k=0.0, k=4)
+    assert math.isnan(s.ratio) and math.isnan(s.consistency)  # 0 / 0
+    assert "nan" not in s.sentence() and "∞" not in s.sentence()
+    t = ph.spread_from_summary(mean=0.5, pass_hat_k=0.5, k=4)
+    assert t.ratio == pytest.approx(8.0)  # 0.5 / 0.5**4, unchanged
+
+
+def test_spread_from_summary_refuses_non_finite_runs() -> None:
+    with pytest.raises(OptionError, match="runs"):
+        ph.spread_from_summary(mean=0.5, pass_hat_k=0.3, k=2, runs=float("nan"))

@@ -792,3 +792,9 @@ def test_tolerant_edge_cases_match_strict() -> None:
         a = ph.divergence(tr).table
         b = ph.divergence(tr, tolerate_extra_lookups=True).table
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_divergence_of_something_other_than_traces_is_a_validation_error() -> None:
+    trials = ph.counts_from_arrays([2, 2], [1, 2])
+    with pytest.raises(ValidationError, match="read_traces"):
+        ph.divergence(trials)  # type: ignore[arg-type]

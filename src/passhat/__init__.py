@@ -13,7 +13,7 @@ from __future__ import annotations
 from passhat import io
 from passhat import planner as plan
 from passhat._version import __version__
-from passhat.compare import Classification, classify
+from passhat.compare import Classification, Comparison, classify, compare
 from passhat.errors import (
     CountError,
     DependencyError,
@@ -25,10 +25,9 @@ from passhat.errors import (
     ShortTaskError,
     ValidationError,
 )
+from passhat.estimate import Estimate, estimate
 from passhat.estimators import (
     METRICS,
-    Estimate,
-    estimate,
     mean_success,
     pass_at_k,
     pass_at_k_variance,
@@ -40,11 +39,7 @@ from passhat.estimators import (
     plugin_pass_hat_k,
 )
 from passhat.examples import load_example
-from passhat.intervals import (  # after passhat.compare: ph.compare is this function
-    Comparison,
-    compare,
-    task_intervals,
-)
+from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_trials
 from passhat.io.traces import read_traces
 from passhat.model import Fit, compare_models, fit, load_fit

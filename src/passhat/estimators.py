@@ -1,15 +1,26 @@
-"""Unbiased per-task estimators of mean success, pass@k and pass^k, and their average.
+"""Unbiased per-task estimators of mean success, pass@k and pass^k, weights and exact variances.
 
-For a task with ``n`` decided runs and ``c`` successes the unbiased (UMVUE)
-estimators are
+Pure formulas on counts. For a task with ``n`` decided runs and ``c``
+successes the unbiased (UMVUE) estimators are
 
-* pass^k = C(c, k) / C(n, k)           (all k of a random k-subset pass)
-* pass@k = 1 − C(n − c, k) / C(n, k)   (at least one of k passes)
+* pass^k = C(c, k) / C(n, k)           (all k of a random k-subset pass) [2]_
+* pass@k = 1 − C(n − c, k) / C(n, k)   (at least one of k passes) [1]_
 * mean   = c / n
 
 computed in log space as sums of log1p terms (no big integers, no overflow,
-full relative precision for n up to 10^6 and beyond). The benchmark value is the
-weighted mean of the per-task values (equal weight per task by default).
+full relative precision for n up to 10^6 and beyond). The benchmark value is
+the weighted mean of the per-task values (equal weight per task by default;
+:func:`task_weights`); :func:`passhat.estimate` builds the table of those
+values and :mod:`passhat.intervals` their intervals. The exact variance of the
+pass^k estimator and its unbiased estimate are here too.
+
+References
+----------
+.. [1] Chen, M. et al. (2021). Evaluating large language models trained on
+   code. arXiv:2107.03374 (the unbiased pass@k estimator).
+.. [2] Yao, S., Shinn, N., Razavi, P. and Narasimhan, K. (2024). τ-bench: a
+   benchmark for tool-agent-user interaction in real-world domains.
+   arXiv:2406.12045 (pass^k).
 
 Examples
 --------
@@ -21,8 +32,6 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -30,18 +39,19 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from passhat._validate import check_ci, check_n_boot, norm_k
+from passhat._validate import norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
 __all__ = [
     "METRICS",
     "METRIC_LABELS",
-    "Estimate",
+    "WeightSpec",
     "as_counts",
-    "estimate",
+    "distinct_pairs",
     "log_subset_ratio",
     "mean_success",
+    "pair_values",
     "pass_at_k",
     "pass_at_k_variance",
     "pass_hat_k",
@@ -61,6 +71,7 @@ METRICS = ("mean", "pass_at_k", "pass_hat_k")
 #: How tables and text name each metric.
 METRIC_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 
+#: What ``weights=`` accepts: None, "equal", "declared", "category" or a mapping.
 WeightSpec = None | str | Mapping[str, float]
 
 
@@ -294,7 +305,14 @@ def plugin_pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.fl
 
 
 def plugin_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
-    """Plug-in 1 − (1 − c/n)^k: biased on small n. Provided only as a contrast."""
+    """Plug-in 1 − (1 − c/n)^k: biased on small n. Provided only as a contrast.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> round(float(ph.plugin_pass_at_k(10, 2, 3)), 3), round(float(ph.pass_at_k(10, 2, 3)), 3)
+    (0.488, 0.533)
+    """
     return 1.0 - np.power(1.0 - mean_success(n, c), _check_k(k))
 
 
@@ -353,7 +371,14 @@ def pass_hat_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float6
 
 
 def pass_at_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float64]:
-    """Exact variance of the unbiased pass@k estimator given p (pass^k of failures)."""
+    """Exact variance of the unbiased pass@k estimator given p (pass^k of failures).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> float(ph.pass_at_k_variance(10, 0.3, 2)) == float(ph.pass_hat_k_variance(10, 0.7, 2))
+    True
+    """
     return pass_hat_k_variance(n, 1.0 - np.asarray(p, dtype=float), k)
 
 
@@ -380,7 +405,15 @@ def pass_hat_k_variance_estimate(n: ArrayLike, c: ArrayLike, k: int) -> NDArray[
 
 # ------------------------------------------------------------ count tables
 def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
-    """The count table of trials, or a validated copy of a count table."""
+    """The count table of trials, or a validated copy of a count table.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.estimators import as_counts
+    >>> as_counts(ph.load_example("abcd"))["n"].values.tolist()
+    [[5, 5, 5, 5]]
+    """
     if isinstance(data, Trials):
         return data.counts()
     if isinstance(data, xr.Dataset):
@@ -401,6 +434,14 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
         every category gets the same total weight, shared equally by its
         tasks. A mapping gives a weight per task id, or per category when its
         keys are category names; every task (or category) must be covered.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.estimators import task_weights
+    >>> ds = ph.counts_from_arrays([2, 2, 2], [1, 2, 0], category=["x", "x", "y"])
+    >>> task_weights(ds, "category").values.tolist()
+    [[0.5, 0.5, 1.0]]
     """
     base = xr.ones_like(ds["n"], dtype=float)
     if weights is None or weights == "equal":
@@ -451,10 +492,23 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
     )
 
 
-def _distinct_pairs(
+def distinct_pairs(
     n: NDArray[np.int64], c: NDArray[np.int64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
-    """Distinct (n, c) pairs of a count grid and each cell's pair index (flattened)."""
+    """Distinct (n, c) pairs of a count grid and each cell's pair index (flattened).
+
+    Every per-task value depends only on the task's (n, c), so computing it
+    once per distinct pair and gathering with the index costs the number of
+    pairs, not of tasks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.estimators import distinct_pairs
+    >>> pn, pc, inverse = distinct_pairs(np.array([[5, 5, 4]]), np.array([[2, 2, 4]]))
+    >>> pn.tolist(), pc.tolist(), inverse.tolist()
+    ([4.0, 5.0], [4.0, 2.0], [1, 1, 0])
+    """
     # a 1-d integer key is ~10× faster than a row-wise unique
     base = int(n.max(initial=0)) + 1
     if base * base <= max(4 * n.size, 1 << 16):  # small key range: a counting pass, no sort
@@ -474,10 +528,19 @@ def _distinct_pairs(
     return pn.astype(float), pc.astype(float), inverse.ravel()
 
 
-def _pair_values(
+def pair_values(
     pn: NDArray[np.float64], pc: NDArray[np.float64], ks: NDArray[np.float64]
 ) -> dict[str, NDArray[np.float64]]:
-    """The three metrics for each distinct pair (rows) and k (columns); NaN where n < k."""
+    """The three metrics for each distinct pair (rows) and k (columns); NaN where n < k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.estimators import pair_values
+    >>> v = pair_values(np.array([5.0, 1.0]), np.array([4.0, 1.0]), np.array([1.0, 2.0]))
+    >>> v["pass_hat_k"].round(3).tolist()
+    [[0.8, 0.6], [1.0, nan]]
+    """
     pn2, pc2, kk = pn[:, None], pc[:, None], ks[None, :]
     short = kk > pn2
     hat = np.where(short, np.nan, subset_ratio(pc2, np.maximum(pn2, kk), kk))
@@ -493,7 +556,7 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     """Per-task mean, pass@k and pass^k over (system, task, k).
 
     Tasks with n < k (or not run by a system) hold NaN; callers decide
-    whether that is an error (see :func:`estimate`). The work is done once per
+    whether that is an error (see :func:`passhat.estimate`). The work is done once per
     distinct (n, c) pair, so its cost does not grow with the number of tasks.
 
     Examples
@@ -506,8 +569,8 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     ks = np.asarray(norm_k(k), dtype=float)
     n = np.asarray(ds["n"].values, dtype=np.int64)
     c = np.asarray(ds["c"].values, dtype=np.int64)
-    pn, pc, inverse = _distinct_pairs(n, c)
-    pair_vals = _pair_values(pn, pc, ks)
+    pn, pc, inverse = distinct_pairs(n, c)
+    pair_vals = pair_values(pn, pc, ks)
     hat, at, mean = pair_vals["pass_hat_k"], pair_vals["pass_at_k"], pair_vals["mean"]
     shape = (*n.shape, len(ks))
     # tasks a system did not run point at an extra all-NaN row: one gather per metric
@@ -528,297 +591,3 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
         coords={**{name: crd for name, crd in ds.coords.items()}, "k": ks.astype(int)},
     )
     return out
-
-
-# ---------------------------------------------------------------- estimate
-@dataclass
-class Estimate:
-    """Result of :func:`estimate`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        Tidy: system, k, metric, value, tasks (and, when intervals were asked
-        for, lower, upper, scope, method).
-    per_task : xarray.Dataset
-        Per-task metrics over (system, task, k) with n, c, unscored, weight.
-    excluded : pandas.DataFrame
-        Tasks left out of the averages (system, task, n, reason).
-    summary : pandas.DataFrame
-        Per system: tasks, runs, unscored, excluded tasks, and the shares of
-        included tasks that are flaky (both outcomes among decided runs),
-        all-pass and all-fail.
-    settings : dict
-        The options used (k, weights, on_short, ...).
-    tasks : pandas.DataFrame
-        Per task (tidy, one row per system × task): n, c, unscored, flaky,
-        all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
-        (see :func:`passhat.intervals.task_intervals`), and ``included``.
-        Built on first access (a property), so estimates that never look at
-        it do not pay for it.
-    """
-
-    table: pd.DataFrame
-    excluded: pd.DataFrame
-    summary: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-    _counts: xr.Dataset | None = field(default=None, repr=False)
-    _include: NDArray[np.bool_] | None = field(default=None, repr=False)
-    _weights: NDArray[np.float64] | None = field(default=None, repr=False)
-    _per_task: xr.Dataset | None = field(default=None, repr=False)
-    _tasks: pd.DataFrame | None = field(default=None, repr=False)
-
-    @property
-    def per_task(self) -> xr.Dataset:
-        """Per-task metrics over (system, task, k) with n, c, unscored, weight, included.
-
-        Built on first access: the benchmark values themselves are computed
-        from the distinct (n, c) pairs and never need this (system × task × k)
-        array.
-        """
-        if self._per_task is None:
-            if self._counts is None or self._include is None or self._weights is None:
-                raise OptionError("this Estimate holds no count table to expand per task")
-            ds = self._counts
-            per = per_task_metrics(ds, self.settings["k"])
-            for var in ("n", "c", "unscored", "present"):
-                per[var] = ds[var]
-            per["weight"] = (("system", "task"), self._weights)
-            per["included"] = (("system", "task"), self._include)
-            self._per_task = per
-        return self._per_task
-
-    @property
-    def tasks(self) -> pd.DataFrame:
-        """Per-task table with intervals and the flaky flag (see the class docstring)."""
-        if self._tasks is None:
-            from passhat.intervals import task_intervals
-
-            per = self.per_task
-            df = task_intervals(
-                per[["n", "c", "unscored", "present"]],
-                method=self.settings.get("task_method", "wilson"),
-                ci=self.settings.get("task_ci", 0.95),
-                k=self.settings["k"],
-            )
-            # one row per present (system, task), in row-major order
-            present = np.asarray(per["present"].values, dtype=bool)
-            df["included"] = np.asarray(per["included"].values, dtype=bool)[present]
-            self._tasks = df
-        return self._tasks
-
-    def wide(self) -> pd.DataFrame:
-        """One row per (system, k), one column per metric."""
-        return self.table.pivot_table(
-            index=["system", "k"], columns="metric", values="value", sort=False
-        )[list(METRICS)].reset_index()
-
-    def value(self, metric: str, k: int, system: str | None = None) -> float:
-        """A single benchmark value."""
-        t = self.table
-        sel = (t["metric"] == metric) & (t["k"] == k)
-        if system is not None:
-            sel &= t["system"] == system
-        vals = t.loc[sel, "value"]
-        if len(vals) != 1:
-            raise OptionError(
-                f"expected one value for metric={metric!r}, k={k}, system={system!r}; "
-                f"found {len(vals)} (name the system when there are several)"
-            )
-        return float(vals.iloc[0])
-
-
-def _included(
-    ds: xr.Dataset, kmax: int, *, on_short: str, min_runs: int | None
-) -> tuple[NDArray[np.bool_], pd.DataFrame]:
-    """Mask of tasks that enter the averages, and the excluded tasks with reasons."""
-    n = ds["n"].values
-    present = ds["present"].values
-    floor = min_runs or 0
-    below_floor = present & (n < floor)
-    short = present & ~below_floor & (n < kmax)
-    if short.any() and on_short == "error":
-        bad = [
-            (str(ds["system"].values[s]), str(ds["task"].values[t]), int(n[s, t]))
-            for s, t in np.argwhere(short)
-        ]
-        shown = ", ".join(f"{t} (n={nn})" for _, t, nn in bad[:8])
-        more = f" and {len(bad) - 8} more" if len(bad) > 8 else ""
-        raise ShortTaskError(
-            f"k = {kmax} exceeds the decided runs of {len(bad)} task(s): {shown}{more}; "
-            "run more trials, lower k, or exclude them (--min-runs / on_short='exclude')",
-            tasks=bad,
-        )
-    rows = []
-    dropped = below_floor | short
-    for s, t in np.argwhere(dropped) if dropped.any() else ():
-        nn = int(n[s, t])
-        reason = (
-            f"n = {nn} decided runs < min_runs = {min_runs}"
-            if below_floor[s, t]
-            else f"n = {nn} decided runs < k = {kmax}"
-        )
-        rows.append(
-            {
-                "system": str(ds["system"].values[s]),
-                "task": str(ds["task"].values[t]),
-                "n": nn,
-                "unscored": int(ds["unscored"].values[s, t]),
-                "reason": reason,
-            }
-        )
-    excluded = pd.DataFrame(rows, columns=["system", "task", "n", "unscored", "reason"])
-    return present & ~below_floor & ~short, excluded
-
-
-def estimate(
-    data: Trials | xr.Dataset,
-    *,
-    k: int | Sequence[int] = 1,
-    weights: WeightSpec = None,
-    on_short: Literal["error", "exclude"] = "error",
-    min_runs: int | None = None,
-    ci: float | None = None,
-    n_boot: int = 10_000,
-    seed: int | None = None,
-    ci_method: Literal["bca", "percentile"] = "bca",
-    task_method: str = "wilson",
-) -> Estimate:
-    """Benchmark mean success, pass@k and pass^k per system.
-
-    Each task's unbiased estimate is computed first and then averaged with
-    the task weights (equal by default). With ``ci`` every value gets two
-    intervals, one per scope (see :mod:`passhat.intervals`): ``benchmark``
-    (these tasks; within-task uncertainty from per-task variance estimates)
-    and ``population`` (a new task from the same distribution; task-level
-    bootstrap).
-
-    Parameters
-    ----------
-    data : Trials or xarray.Dataset
-        Trials, or a count table.
-    k : int or sequence of int
-        The k values (each ≥ 1).
-    weights : None, "equal", "declared", "category" or mapping
-        See :func:`task_weights`.
-    on_short : {"error", "exclude"}
-        What to do with tasks whose decided runs n are fewer than the largest
-        k: raise :class:`ShortTaskError` naming them (default), or leave them
-        out of every average and list them in ``excluded``.
-    min_runs : int, optional
-        Also exclude tasks with fewer decided runs than this (listed in
-        ``excluded``).
-    ci : float, optional
-        Confidence level in (0, 1). When given, ``table`` has one row per
-        (system, k, metric, scope) with columns lower, upper, scope, method.
-    n_boot : int
-        Bootstrap resamples for the population scope (≥ 100).
-    seed : int, optional
-        Seed of the bootstrap.
-    ci_method : {"bca", "percentile"}
-        Bootstrap interval; BCa falls back to percentile where degenerate.
-    task_method : {"wilson", "clopper-pearson", "jeffreys"}
-        Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
-
-    Returns
-    -------
-    Estimate
-
-    Examples
-    --------
-    >>> import passhat as ph
-    >>> est = ph.estimate(ph.load_example("abcd"), k=2)
-    >>> est.wide()[["mean", "pass_at_k", "pass_hat_k"]].round(3).values.tolist()
-    [[0.55, 0.675, 0.425]]
-    """
-    if on_short not in ("error", "exclude"):
-        raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
-    from passhat import intervals as _iv  # late import: intervals builds on this module
-
-    if ci is not None:
-        ci = check_ci(ci)
-        n_boot = check_n_boot(n_boot)
-    if min_runs is not None and (
-        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
-    ):
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
-    ks = norm_k(k)
-    ds = as_counts(data)
-    include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
-    # weights over the tasks left (a category's share must not shrink with its exclusions)
-    kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
-    w = task_weights(kept, weights).values * include
-    tot = w.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        wn = np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
-    systems = [str(s) for s in ds["system"].values]
-    n_tasks = include.sum(axis=1)
-    if np.any(n_tasks == 0):
-        empty = [systems[i] for i in np.flatnonzero(n_tasks == 0)]
-        why = "; ".join(sorted(set(excluded["reason"]))) or "no task"
-        raise ShortTaskError(
-            f"no task of system(s) {', '.join(empty)} is left to average after exclusions "
-            f"({why}); lower k or --min-runs, or run more trials"
-        )
-    # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
-    # once and weighted by the total weight of the tasks holding it, so the cost grows
-    # with the number of distinct pairs, not of tasks.
-    n_arr = np.asarray(ds["n"].values, dtype=np.int64)
-    pn, pc, inverse = _distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
-    pair_vals = _pair_values(pn, pc, np.asarray(ks, dtype=float))
-    inverse = inverse.reshape(n_arr.shape)
-    raw_w = np.where(include, w, 0.0)
-    rows = []  # already in table order: system, k, metric
-    for s_i, name in enumerate(systems):
-        pw = np.bincount(inverse[s_i], weights=raw_w[s_i], minlength=len(pn))
-        used = pw > 0
-        pw = pw[used] / pw.sum()
-        vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
-        for ki, kv in enumerate(ks):
-            for metric in METRICS:
-                rows.append((name, kv, metric, float(vals[metric][ki]), int(n_tasks[s_i])))
-    table = pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
-    result = Estimate(
-        table=table,
-        excluded=excluded,
-        summary=pd.DataFrame(),
-        settings={"k": ks},
-        _counts=ds,
-        _include=include,
-        _weights=wn,
-    )
-    if ci is not None:
-        iv = _iv.estimate_intervals(
-            result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
-        )
-        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    _iv.proportion_interval(1, 1, method=task_method)  # validate the per-task method now
-    summary = pd.DataFrame(
-        {
-            "system": systems,
-            "tasks": n_tasks.astype(int),
-            "runs": (ds["n"].values * include).sum(axis=1).astype(int),
-            "unscored": ds["unscored"].values.sum(axis=1).astype(int),
-            "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
-        }
-    )
-    shares = _iv.task_outcome_shares(ds["n"].values, ds["c"].values)
-    for key, flag in shares.items():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            summary[f"{key}_share"] = (flag & include).sum(axis=1) / np.where(
-                n_tasks > 0, n_tasks, np.nan
-            )
-    settings: dict[str, Any] = {
-        "k": ks,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
-        "on_short": on_short,
-        "min_runs": min_runs,
-        "task_method": task_method,
-        "task_ci": ci if ci is not None else 0.95,
-    }
-    if ci is not None:
-        settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
-    result.table = table
-    result.summary = summary
-    result.settings = settings
-    return result

@@ -42,8 +42,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
 
 from passhat.errors import OptionError
+from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
-from passhat.estimators import estimate as _estimate
 from passhat.trials import Trials
 
 __all__ = [

@@ -32,13 +32,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from passhat.bootstrap import compress, draw_stats, interval_from_draws
 from passhat.estimators import subset_ratio
-from passhat.intervals import (
-    _compress,
-    _draw_stats,
-    _interval_from_draws,
-    benchmark_se,
-)
+from passhat.intervals import benchmark_se
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "coverage"
@@ -72,11 +68,11 @@ def run_cell(
         p = rng.beta(a, b, size=t)
         c = rng.binomial(n, p).astype(float)
         vals = np.column_stack([subset_ratio(c, nn, k) for k in ks])
-        comp = _compress(c[:, None], vals, np.ones(t))
+        cats = compress(c[:, None], vals, np.ones(t))
         theta = vals.mean(axis=0)
-        draws = _draw_stats(comp, n_boot=n_boot, rng=rng)
-        lo_p, hi_p, _ = _interval_from_draws(theta, draws, comp, ci=LEVEL, method="percentile")
-        lo_b, hi_b, lab = _interval_from_draws(theta, draws, comp, ci=LEVEL, method="bca")
+        draws = draw_stats(cats, n_boot=n_boot, rng=rng)
+        lo_p, hi_p, _ = interval_from_draws(theta, draws, cats, ci=LEVEL, method="percentile")
+        lo_b, hi_b, lab = interval_from_draws(theta, draws, cats, ci=LEVEL, method="bca")
         for j, k in enumerate(ks):
             truth_pop = population_truth(a, b, k)
             truth_bench = float(np.mean(p**k))

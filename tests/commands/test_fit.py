@@ -1,11 +1,17 @@
-"""`passhat fit`: JSON output, --strict on failed diagnostics, one-line errors."""
+"""`passhat fit`: JSON output, --strict on failed diagnostics, options checked like every
+command's (exit 2, one line)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 import passhat as ph
 from passhat.cli import main
+
+from .cli_helpers import GOOD, bad, write
 
 
 def test_cli_fit_json_and_strict(capsys, tmp_path):
@@ -56,3 +62,12 @@ def test_cli_bad_input_one_line(capsys):
     assert main(["fit", "--example", "abcd", "--method", "grid", "--model", "inflated"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("passhat: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_negative_seed_is_an_option_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = write(tmp_path, "good.csv", GOOD)
+    args = ["fit", "{good}", "--method", "grid", "--k", "1", "--seed", "-1"]
+    argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
+    bad(capsys, argv, r"--seed.*-1")

@@ -67,3 +67,11 @@ def test_weights_and_tasks_missing_for_a_system():
     tp = f.task_posterior()
     assert len(tp[tp["system"] == "B"]) == 2
     assert f.ppc().groupby("system")["observed"].sum().to_dict() == {"A": 4, "B": 2}
+
+
+def test_fit_api_negative_seed_is_an_option_error() -> None:
+    from passhat.errors import OptionError
+
+    data = ph.counts_from_arrays([4, 4, 4], [1, 4, 0])
+    with pytest.raises(OptionError, match="seed"):
+        ph.fit(data, method="grid", k=1, seed=-1, progress=False)

@@ -86,3 +86,13 @@ def test_power_simulation_method_reports_mc_error():
 def test_bad_input_raises_passhat_error(call):
     with pytest.raises(PasshatError):
         call()
+
+
+def test_api_bad_seed_is_an_option_error() -> None:
+    prior = plan.Assumptions(mean=0.5, icc=0.3)
+    with pytest.raises(OptionError, match="seed"):
+        plan.simulate_power(
+            tasks=10, runs_per_task=2, delta=0.1, prior=prior, replicates=10, seed=-1
+        )
+    with pytest.raises(OptionError, match="seed"):
+        plan.simulate_design(tasks=10, runs_per_task=2, k=1, prior=prior, replicates=10, seed=-1)

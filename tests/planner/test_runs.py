@@ -200,3 +200,12 @@ def test_choose_k_and_simulation():
 def test_bad_input_raises_passhat_error(call):
     with pytest.raises(PasshatError):
         call()
+
+
+def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
+    # oracle: 1 − (1 − f)^n → 1 − e^(−nf) as f → 0; (1 − f) rounds to 1 in floating point
+    r = plan.runs_to_detect(flip_rate=1e-300)
+    assert r.quantities["achieved_confidence"] == pytest.approx(0.95, abs=1e-6)  # was 0.0
+    assert "0.00% ≥" not in r.reasoning
+    c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
+    assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)

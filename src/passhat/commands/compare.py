@@ -1,9 +1,10 @@
-"""``passhat compare``: paired comparison of systems on matched tasks.
+"""``passhat compare``: paired comparison of systems on matched tasks, or per-task verdicts.
 
-Modes are dispatched in :func:`compare_cmd`: the paired difference
-(default) is :func:`_run_paired`. Other modes (e.g. a baseline-vs-candidate
-classification) add their options to ``MODE_OPTIONS`` and a branch in the
-dispatch, without touching the paired code.
+Two modes of one command: the paired difference (default;
+:func:`passhat.compare`) and, with ``--classify``, the baseline-vs-candidate
+verdict of every task (:func:`passhat.classify`, exit 1 on a ``--fail-on``
+verdict). Both read BASE and CAND (or one input with several systems and
+``--baseline``) the same way.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from rich.table import Table
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
+from passhat.compare import Comparison, classify, compare
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
 from passhat.examples import EXAMPLES
-from passhat.intervals import Comparison, compare
 from passhat.io import input_stamp
 from passhat.trials import Trials
 
@@ -91,10 +92,8 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     ),
 ]
 
-# Options of other modes are appended here by their modules' authors.
-MODE_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = []
-# Baseline-vs-candidate classification (issue 7; run by passhat.commands.traces.run_classify).
-MODE_OPTIONS += [
+# Options of the baseline-vs-candidate classification (--classify).
+CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option(
         "--classify",
         is_flag=True,
@@ -222,6 +221,66 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
         )
 
 
+def _run_classify(
+    data_a: Trials | xr.Dataset,
+    data_b: Trials | xr.Dataset | None,
+    names: tuple[str, str] | None,
+    opts: dict[str, Any],
+) -> int:
+    """``compare --classify``: print verdicts; return 1 when a --fail-on verdict is found."""
+    res = classify(
+        data_a,
+        data_b,
+        alpha=opts["alpha"],
+        min_runs=opts["min_runs"],
+        base_system=opts["baseline"],
+        names=names,
+    )
+    fail_on = list(opts["fail_on"] or ())
+    failed = [v for v in fail_on if res.has(v)]
+    if opts["as_json"]:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "settings": res.settings,
+                "counts": res.counts,
+                "summary": res.summary(),
+                "verdicts": records(res.table),
+                "excluded": records(res.excluded),
+                "fail_on": fail_on,
+                "failed": failed,
+            }
+        )
+        return 1 if failed else 0
+    console = Console(width=max(Console().width, 120))
+    shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
+    if len(shown) and not opts["quiet"]:
+        t = Table(title="Tasks that changed, flaked or cannot be decided yet")
+        for col in ("task", "verdict", "base c/n", "cand c/n", "p (regr.)", "p (fixed)", "note"):
+            t.add_column(col, justify="left" if col in ("task", "verdict", "note") else "right")
+        for _, r in shown.iterrows():
+            t.add_row(
+                str(r["task"]),
+                str(r["verdict"]),
+                f"{r['c_base']}/{r['n_base']}",
+                f"{r['c_cand']}/{r['n_cand']}",
+                f"{r['p_regression']:.3f}",
+                f"{r['p_fixed']:.3f}",
+                str(r["note"]),
+            )
+        console.print(t)
+    if len(res.excluded) and not opts["quiet"]:
+        for reason, part in res.excluded.groupby("reason"):
+            console.print(
+                f"not compared, {reason}: {', '.join(map(str, part['task'].tolist()[:10]))}"
+                + (" ..." if len(part) > 10 else "")
+            )
+    click.echo(res.summary())
+    if failed:
+        click.echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
+    return 1 if failed else 0
+
+
 @click.command("compare")
 @click.argument("base", required=False, type=click.Path(dir_okay=True))
 @click.argument("cand", required=False, type=click.Path(dir_okay=True))
@@ -237,7 +296,7 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
 )
 @click.option("--threshold", type=float, default=None, help="Numeric score → success when ≥ this.")
 @_apply(PAIRED_OPTIONS)
-@_apply(MODE_OPTIONS)
+@_apply(CLASSIFY_OPTIONS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
 def compare_cmd(**opts: Any) -> None:
@@ -247,11 +306,8 @@ def compare_cmd(**opts: Any) -> None:
     systems and --baseline names the one the others are compared to.
     """
     data_a, data_b, names = _load_pair(opts)
-    # ---- dispatch: other modes branch here before the default paired mode ----
     if opts["classify"]:
-        from passhat.commands.traces import run_classify
-
-        status = run_classify(data_a, data_b, {**opts, "names": names})
+        status = _run_classify(data_a, data_b, names, opts)
         if status:
             click.get_current_context().exit(status)
         return

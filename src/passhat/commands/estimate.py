@@ -10,8 +10,9 @@ from rich.table import Table
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
-from passhat.estimators import METRIC_LABELS, Estimate
-from passhat.estimators import estimate as _estimate
+from passhat.estimate import Estimate
+from passhat.estimate import estimate as _estimate
+from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
 __all__ = ["register"]

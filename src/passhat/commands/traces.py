@@ -1,26 +1,19 @@
-"""``passhat traces`` (divergence points) and the ``compare --classify`` mode."""
+"""``passhat traces``: where failing runs diverge from passing runs."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 import pandas as pd
-import xarray as xr
 from rich.console import Console
 from rich.table import Table
 
 from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
-from passhat.compare import Classification, classify
-from passhat.errors import OptionError
-from passhat.estimators import as_counts
 from passhat.io.traces import TRACE_FORMATS, load_stages, read_traces
 from passhat.traces import divergence
-from passhat.trials import Trials
 
-__all__ = ["register", "run_classify"]
+__all__ = ["register"]
 
 
 @click.command("traces")
@@ -188,88 +181,6 @@ def traces_cmd(
         )
         for n in notes:
             console.print(n)
-
-
-def run_classify(
-    data_a: Trials | xr.Dataset,
-    data_b: Trials | xr.Dataset | None,
-    opts: dict[str, Any],
-) -> int:
-    """``compare --classify``: print verdicts; return 1 when a --fail-on verdict is found."""
-    base_system = cand_system = None
-    if data_b is None:  # one input with two systems: --baseline names the base (else the first)
-        systems = [str(s) for s in as_counts(data_a)["system"].values]
-        if len(systems) != 2:
-            raise OptionError(
-                "--classify needs two run sets: BASE and CAND files, or one input with exactly "
-                f"two systems (found {len(systems)}: {', '.join(systems)})"
-            )
-        base_system = opts.get("baseline") or systems[0]
-        if base_system not in systems:
-            raise OptionError(f"--baseline {base_system!r} is not one of {', '.join(systems)}")
-        cand_system = next(s for s in systems if s != base_system)
-        data_b = data_a
-    res: Classification = classify(
-        data_a,
-        data_b,
-        alpha=opts["alpha"],
-        min_runs=opts["min_runs"],
-        base_system=base_system,
-        cand_system=cand_system,
-    )
-    if opts.get("names"):  # two files with one same-named system: label them as compare does
-        res.settings.update(base=opts["names"][0], cand=opts["names"][1])
-    fail_on = list(opts.get("fail_on") or ())
-    failed = [v for v in fail_on if res.has(v)]
-    if opts["as_json"]:
-        emit_json(
-            {
-                "passhat_version": __version__,
-                "settings": res.settings,
-                "counts": res.counts,
-                "summary": res.summary(),
-                "verdicts": records(res.table),
-                "excluded": records(res.excluded),
-                "fail_on": fail_on,
-                "failed": failed,
-            }
-        )
-    else:
-        console = Console(width=max(Console().width, 120))
-        shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
-        if len(shown) and not opts.get("quiet"):
-            t = Table(title="Tasks that changed, flaked or cannot be decided yet")
-            for col in (
-                "task",
-                "verdict",
-                "base c/n",
-                "cand c/n",
-                "p (regr.)",
-                "p (fixed)",
-                "note",
-            ):
-                t.add_column(col, justify="left" if col in ("task", "verdict", "note") else "right")
-            for _, r in shown.iterrows():
-                t.add_row(
-                    str(r["task"]),
-                    str(r["verdict"]),
-                    f"{r['c_base']}/{r['n_base']}",
-                    f"{r['c_cand']}/{r['n_cand']}",
-                    f"{r['p_regression']:.3f}",
-                    f"{r['p_fixed']:.3f}",
-                    str(r["note"]),
-                )
-            console.print(t)
-        if len(res.excluded) and not opts.get("quiet"):
-            for reason, part in res.excluded.groupby("reason"):
-                console.print(
-                    f"not compared, {reason}: {', '.join(map(str, part['task'].tolist()[:10]))}"
-                    + (" ..." if len(part) > 10 else "")
-                )
-        click.echo(res.summary())
-        if failed:
-            click.echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
-    return 1 if failed else 0
 
 
 def register(cli: click.Group) -> None:

@@ -45,8 +45,8 @@ import xarray as xr
 
 from passhat._format import jsonable, pct, short
 from passhat.errors import OptionError
+from passhat.estimate import estimate as _estimate
 from passhat.estimators import METRIC_LABELS, as_counts
-from passhat.estimators import estimate as _estimate
 from passhat.io import input_stamp
 from passhat.spread import describe_row, fmt_ratio, spread
 from passhat.trials import Trials
@@ -560,7 +560,7 @@ def _comparison_table(
     n_boot: int,
     baseline: str,
 ) -> tuple[Table, list[str]] | None:
-    iv_mod = importlib.import_module("passhat.intervals")
+    iv_mod = importlib.import_module("passhat.compare")
     cmp = iv_mod.compare(
         data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True, baseline=baseline
     )

@@ -1,4 +1,4 @@
-"""Paired comparison (passhat.intervals.compare).
+"""Tests of passhat.compare.paired: the paired comparison (compare, paired_difference).
 
 Oracles: the difference of the two systems' own estimates (exact), a
 hand-made McNemar example, scipy's binomtest (exact McNemar), and simulations
@@ -15,8 +15,8 @@ import pytest
 from scipy import stats
 
 import passhat as ph
+from passhat.compare import paired_difference
 from passhat.errors import OptionError, ShortTaskError, ValidationError
-from passhat.intervals import paired_difference
 
 
 def _pair(n_a, c_a, n_b, c_b, tasks=None, tasks_b=None):  # type: ignore[no-untyped-def]
@@ -26,8 +26,10 @@ def _pair(n_a, c_a, n_b, c_b, tasks=None, tasks_b=None):  # type: ignore[no-unty
 
 
 def test_ph_compare_is_the_paired_comparison() -> None:
-    # the module passhat.compare (classification) must not shadow the function
-    assert callable(ph.compare) and ph.compare is ph.intervals.compare
+    # the package passhat.compare must not shadow the function
+    import sys
+
+    assert callable(ph.compare) and ph.compare is sys.modules["passhat.compare"].compare
 
 
 def test_compare_matches_its_array_core() -> None:
@@ -97,6 +99,12 @@ def test_bad_input() -> None:
         ph.compare(a, b, k=1, n_boot=99)
     with pytest.raises(ValidationError, match=r"hold one"):
         ph.compare(a, k=1)
+
+
+def test_negative_seed_is_an_option_error() -> None:
+    data = ph.counts_from_arrays([2, 2, 2], [1, 2, 0])
+    with pytest.raises(OptionError, match="seed"):
+        ph.compare(data, data, n_boot=100, seed=-1)
 
 
 def test_baseline_with_several_systems() -> None:

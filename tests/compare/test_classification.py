@@ -1,4 +1,4 @@
-"""Baseline vs candidate classification, and the two CLI entry points.
+"""Tests of passhat.compare.classification: baseline vs candidate, per task.
 
 Oracles
 -------
@@ -12,16 +12,12 @@ Oracles
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 import passhat as ph
-from passhat.cli import main
 from passhat.compare import runs_to_significance
 from passhat.errors import OptionError
 
@@ -54,6 +50,8 @@ BASE = {
     "few": (1.0, 2, "h7"),
     "base_only": (1.0, 5, "h8"),
 }
+
+
 CAND = {
     "regressed": (0.1, 20, "h1"),
     "fixed": (0.9, 20, "h2"),
@@ -64,6 +62,8 @@ CAND = {
     "few": (0.0, 2, "h7"),
     "cand_only": (1.0, 5, "h9"),
 }
+
+
 TRUTH = {
     "regressed": "regression",
     "fixed": "fixed",
@@ -170,6 +170,14 @@ def test_bad_input() -> None:
         res.has("broken")
 
 
+def test_wrong_input_type_is_a_validation_error() -> None:
+    from passhat.errors import ValidationError
+
+    trials = ph.counts_from_arrays([2, 2], [1, 2])
+    with pytest.raises(ValidationError, match=r"base: expected passhat\.Trials"):
+        ph.classify(None, trials)  # type: ignore[arg-type]
+
+
 def test_unscored_runs_counted_apart() -> None:
     df = pd.DataFrame(
         {"task_id": ["t"] * 4, "trial": range(4), "success": [True, True, True, None]}
@@ -177,53 +185,3 @@ def test_unscored_runs_counted_apart() -> None:
     t = ph.Trials.from_frame(df)
     r = ph.classify(t, t).table.iloc[0]
     assert (r["n_base"], r["unscored_base"], r["verdict"]) == (3, 1, "stable_pass")
-
-
-# --------------------------------------------------------------- CLI
-def _write_jsonl(path: Path, spec: dict[str, tuple[float, int, str]], seed: int) -> Path:
-    t = _build(spec, seed, "x").frame.drop(columns=["system"])
-    t["success"] = t["success"].astype(bool)
-    path.write_text("\n".join(json.dumps(r) for r in t.to_dict("records")) + "\n")
-    return path
-
-
-def test_cli_compare_classify_exit_status(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    base = _write_jsonl(tmp_path / "base.jsonl", BASE, 1)
-    cand = _write_jsonl(tmp_path / "cand.jsonl", CAND, 2)
-    rc = main(["compare", str(base), str(cand), "--classify", "--min-runs", "2"])
-    out = capsys.readouterr().out
-    assert rc == 0 and "passhat classify:" in out and "1 regression" in out
-    rc = main(["compare", str(base), str(cand), "--classify", "--fail-on", "regression", "-q"])
-    captured = capsys.readouterr()
-    assert rc == 1 and "failing on regression" in captured.err
-    same = ["compare", str(base), str(base), "--classify", "--fail-on", "regression", "--json"]
-    rc = main(same)
-    doc = json.loads(capsys.readouterr().out)
-    assert rc == 0 and doc["failed"] == [] and doc["counts"]["regression"] == 0
-    assert main(["compare", str(base), str(cand), "--fail-on", "regression"]) == 2
-    assert "--fail-on needs --classify" in capsys.readouterr().err
-
-
-def test_cli_classify_two_systems_in_one_input(capsys) -> None:  # type: ignore[no-untyped-def]
-    rc = main(["compare", "--example", "agents", "--classify", "--json"])
-    doc = json.loads(capsys.readouterr().out)
-    assert rc == 0 and doc["settings"]["base"] == "baseline" and doc["settings"]["cand"] == "guided"
-    assert sum(doc["counts"].values()) == 168
-    t = ph.load_example("agents")
-    want = ph.classify(t, t, base_system="baseline", cand_system="guided").counts
-    assert doc["counts"] == want
-    rc = main(["compare", "--example", "agents", "--classify", "--baseline", "guided", "--json"])
-    assert json.loads(capsys.readouterr().out)["settings"]["cand"] == "baseline"
-
-
-def test_cli_traces(tau_airline_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    rc = main(["traces", str(tau_airline_path), "--format", "tau-bench", "--task", "43", "--json"])
-    doc = json.loads(capsys.readouterr().out)
-    assert rc == 0
-    assert [r["step"] for r in doc["divergence"]] == [2, 2, 2]
-    assert doc["counts"]["tasks_mixed"] == 1
-    stages = tau_airline_path.parent / "nonexistent.toml"
-    assert main(["traces", str(tau_airline_path), "--stages", str(stages)]) == 2
-    rc = main(["traces", str(tau_airline_path), "--task", "16", "--task", "43"])
-    out = capsys.readouterr().out
-    assert rc == 0 and "Where failing runs diverge" in out and "substitutes" in out

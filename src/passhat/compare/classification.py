@@ -1,4 +1,4 @@
-"""Baseline vs candidate: classify each task's change between two run sets (pure).
+"""Baseline vs candidate: classify each task's change between two run sets.
 
 Each task present in both builds gets exactly one verdict, decided in this
 order:
@@ -48,8 +48,9 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from passhat.errors import OptionError, ValidationError
-from passhat.trials import Trials, validate_counts
+from passhat.compare.selection import select_systems
+from passhat.errors import OptionError
+from passhat.trials import Trials
 
 __all__ = ["VERDICTS", "Classification", "classify", "runs_to_significance"]
 
@@ -124,26 +125,6 @@ class Classification:
         return line
 
 
-def _one_system(data: Trials | xr.Dataset, name: str, system: str | None) -> xr.Dataset:
-    if not isinstance(data, Trials | xr.Dataset):
-        raise ValidationError(
-            f"{name}: expected passhat.Trials or a count-table xarray.Dataset, "
-            f"got {type(data).__name__}"
-        )
-    ds = data.counts() if isinstance(data, Trials) else validate_counts(data, where=name)
-    systems = [str(s) for s in ds["system"].values]
-    if system is not None:
-        if system not in systems:
-            raise OptionError(f"{name}: system {system!r} not found; have {', '.join(systems)}")
-        return ds.sel(system=[system])
-    if len(systems) != 1:
-        raise OptionError(
-            f"{name}: holds {len(systems)} systems ({', '.join(systems)}); choose one "
-            f"({name}_system=...)"
-        )
-    return ds
-
-
 def runs_to_significance(
     n_base: int, c_base: int, n_cand: int, c_cand: int, *, alpha: float = 0.05, limit: int = 10_000
 ) -> int | None:
@@ -172,29 +153,42 @@ def runs_to_significance(
 
 def classify(
     base: Trials | xr.Dataset,
-    cand: Trials | xr.Dataset,
+    cand: Trials | xr.Dataset | None = None,
     *,
     alpha: float = 0.05,
     min_runs: int = 3,
     base_system: str | None = None,
     cand_system: str | None = None,
+    names: tuple[str, str] | None = None,
 ) -> Classification:
     """Sort each task into stable_pass, stable_fail, regression, fixed, flaky, redefined, undecided.
 
     Parameters
     ----------
     base, cand : Trials or count table
-        The baseline and candidate run sets of the same scenarios (one system each).
+        The baseline and candidate run sets of the same scenarios (one system
+        each), or ``base`` alone holding two systems (the first, or
+        ``base_system``, is the baseline). The rule is
+        :func:`passhat.compare.select_systems`'.
     alpha : float
         Level of Fisher's exact one-sided tests for regression and fixed.
     min_runs : int
         Fewer decided runs than this in a build leaves the task undecided.
     base_system, cand_system : str, optional
         Which system to use when a run set holds several.
+    names : (str, str), optional
+        Labels of the two builds when ``base`` and ``cand`` hold one system
+        each (e.g. their file names); two builds whose systems share a name
+        are otherwise labelled "NAME (A)" and "NAME (B)".
 
     Returns
     -------
     Classification
+
+    References
+    ----------
+    .. [1] Fisher, R. A. (1935). *The Design of Experiments*. Oliver & Boyd
+       (the exact test of a 2×2 table, conditional on its margins).
 
     Examples
     --------
@@ -209,8 +203,17 @@ def classify(
         raise OptionError(f"alpha must be in (0, 1) (got {alpha})")
     if int(min_runs) != min_runs or min_runs < 1:
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs})")
-    b = _one_system(base, "base", base_system)
-    c = _one_system(cand, "cand", cand_system)
+    sel = select_systems(
+        base,
+        cand,
+        baseline=base_system,
+        candidate=cand_system,
+        names=names,
+        one_candidate=True,
+        keywords=("base_system", "cand_system"),
+    )
+    b = sel.table(sel.baseline)
+    c = sel.table(sel.candidates[0])
     b_tasks = [str(t) for t in b["task"].values]
     c_tasks = [str(t) for t in c["task"].values]
     b_present = dict(zip(b_tasks, np.asarray(b["present"].values[0], bool), strict=True))

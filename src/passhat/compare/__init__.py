@@ -1,0 +1,43 @@
+"""Comparing systems: the paired difference of their metrics, and per-task verdicts.
+
+* :func:`compare` — paired comparison of systems on matched tasks: the
+  difference of mean, pass@k and pass^k with an interval and a p-value in
+  both scopes (:mod:`passhat.compare.paired`);
+* :func:`classify` — baseline vs candidate, per task: stable_pass,
+  stable_fail, regression, fixed, flaky, redefined, undecided
+  (:mod:`passhat.compare.classification`);
+* :func:`select_systems` — the one rule both use to pick the baseline and the
+  candidates from one input or two (:mod:`passhat.compare.selection`).
+
+Examples
+--------
+>>> import passhat as ph
+>>> trials = ph.load_example("agents")
+>>> ph.compare(trials, k=1, seed=0, n_boot=200).table["candidate"].iloc[0]
+'guided'
+>>> ph.classify(trials).settings["base"]
+'baseline'
+"""
+
+from __future__ import annotations
+
+from passhat.compare.classification import (
+    VERDICTS,
+    Classification,
+    classify,
+    runs_to_significance,
+)
+from passhat.compare.paired import Comparison, compare, paired_difference
+from passhat.compare.selection import Selection, select_systems
+
+__all__ = [
+    "VERDICTS",
+    "Classification",
+    "Comparison",
+    "Selection",
+    "classify",
+    "compare",
+    "paired_difference",
+    "runs_to_significance",
+    "select_systems",
+]

@@ -1,0 +1,228 @@
+"""Which systems a comparison compares: the baseline and its candidates, from one input or two.
+
+One rule serves the paired comparison (:func:`passhat.compare`), the per-task
+classification (:func:`passhat.classify`) and the CLI's ``compare`` command:
+
+* **one input** holding several systems: the baseline is the one named, or
+  the first when there are exactly two; the candidates are the others (or the
+  one named).
+* **two inputs** (BASE, CAND): the baseline comes from the first, the
+  candidates from the second. An input with several systems needs the one to
+  use named (the baseline; a single candidate where only one is taken). Two
+  single-system inputs whose systems share a name are labelled by ``names``
+  (e.g. the file names) or as "NAME (A)" and "NAME (B)", so the two never merge.
+
+Examples
+--------
+>>> import passhat as ph
+>>> from passhat.compare import select_systems
+>>> sel = select_systems(ph.load_example("agents"))
+>>> sel.baseline, sel.candidates
+('baseline', ['guided'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from passhat.errors import OptionError, ValidationError
+from passhat.trials import Trials, validate_counts
+
+__all__ = ["Selection", "select_systems"]
+
+#: The variables a merged count table of two inputs keeps.
+_KEEP = ["n", "c", "unscored", "present", "weight"]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The systems of a comparison and their count tables.
+
+    Attributes
+    ----------
+    baseline : str
+        The system the others are compared to.
+    candidates : list of str
+        The systems compared to the baseline, in input order.
+    counts : xarray.Dataset
+        One count table holding the baseline and every candidate (with one
+        input, that input's table; with two, the selected systems of both
+        over the union of their tasks, absent cells not present).
+    sources : tuple of xarray.Dataset
+        The validated (and, where needed, relabelled) inputs, with their task
+        coordinates (category, scenario_hash, ...).
+    """
+
+    baseline: str
+    candidates: list[str]
+    counts: xr.Dataset
+    sources: tuple[xr.Dataset, ...]
+
+    def table(self, system: str) -> xr.Dataset:
+        """The one-system count table of ``system`` from its own input (coordinates kept).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> from passhat.compare import select_systems
+        >>> sel = select_systems(ph.load_example("agents"))
+        >>> sel.table("guided")["system"].values.tolist()
+        ['guided']
+        """
+        src = self.sources[-1] if system in self.candidates else self.sources[0]
+        return src.sel(system=[system])
+
+
+def _counts(data: Trials | xr.Dataset, label: str | None) -> xr.Dataset:
+    """Validated count table of one input; ``label`` prefixes the errors of a named input."""
+    if isinstance(data, Trials):
+        return data.counts()
+    if isinstance(data, xr.Dataset):
+        return validate_counts(data) if label is None else validate_counts(data, where=label)
+    prefix = f"{label}: " if label else ""
+    raise ValidationError(
+        f"{prefix}expected passhat.Trials or a count-table xarray.Dataset, "
+        f"got {type(data).__name__}"
+    )
+
+
+def select_systems(
+    a: Trials | xr.Dataset,
+    b: Trials | xr.Dataset | None = None,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    names: tuple[str, str] | None = None,
+    one_candidate: bool = False,
+    keywords: tuple[str, str] = ("baseline", "candidate"),
+) -> Selection:
+    """Choose the baseline and the candidates of a comparison (see the module docstring).
+
+    Parameters
+    ----------
+    a, b : Trials or count table
+        One input holding several systems, or BASE and CAND.
+    baseline : str, optional
+        The baseline (with two inputs, a system of ``a``).
+    candidate : str, optional
+        Compare this system only (with two inputs, a system of ``b``).
+    names : (str, str), optional
+        Labels of ``a`` and ``b`` when both hold one system.
+    one_candidate : bool
+        Require exactly one candidate (a classification compares two builds).
+    keywords : (str, str)
+        The caller's option names for the baseline and the candidate, used in
+        error messages.
+
+    Returns
+    -------
+    Selection
+
+    Raises
+    ------
+    ValidationError
+        An input of the wrong type, one system only, or a system name in both
+        inputs' selection.
+    OptionError
+        A baseline or candidate that is needed and not named, or not found.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.compare import select_systems
+    >>> a = ph.counts_from_arrays([3, 3], [1, 2], system="v1")
+    >>> b = ph.counts_from_arrays([3, 3], [2, 2], system="v1")
+    >>> sel = select_systems(a, b)
+    >>> sel.baseline, sel.candidates
+    ('v1 (A)', ['v1 (B)'])
+    >>> select_systems(a, b, names=("old", "new")).candidates
+    ['new']
+    """
+    kw_base, kw_cand = keywords
+    if b is None:
+        ds = _counts(a, None)
+        systems = [str(s) for s in ds["system"].values]
+        if len(systems) < 2:
+            raise ValidationError(
+                f"comparison needs two systems; the data hold one ({systems[0]!r}); "
+                "give a second input"
+            )
+        if baseline is None:
+            if len(systems) > 2:
+                raise OptionError(
+                    f"the data hold {len(systems)} systems ({', '.join(systems)}); "
+                    f"name the baseline ({kw_base}=NAME / --baseline NAME)"
+                )
+            baseline = systems[0]
+        if baseline not in systems:
+            raise OptionError(f"baseline {baseline!r} not found; have {', '.join(systems)}")
+        cands = [s for s in systems if s != baseline]
+        if candidate is not None:
+            if candidate not in cands:
+                raise OptionError(
+                    f"candidate {candidate!r} not found among {', '.join(cands)} "
+                    f"(the baseline is {baseline!r})"
+                )
+            cands = [candidate]
+        if one_candidate and len(cands) != 1:
+            raise OptionError(
+                f"the data hold {len(systems)} systems ({', '.join(systems)}); this "
+                f"comparison takes one candidate: name it ({kw_cand}=NAME), or give two "
+                "inputs with one system each"
+            )
+        return Selection(baseline=baseline, candidates=cands, counts=ds, sources=(ds,))
+    ds_a, ds_b = _counts(a, "base"), _counts(b, "cand")
+    sa = [str(s) for s in ds_a["system"].values]
+    sb = [str(s) for s in ds_b["system"].values]
+    if len(sa) == 1 and len(sb) == 1:
+        na, nb = names if names is not None else (sa[0], sb[0])
+        if na == nb:
+            na, nb = f"{na} (A)", f"{nb} (B)"
+        if baseline is not None and baseline not in (na, sa[0]):
+            raise OptionError(
+                f"baseline {baseline!r} is not the system of the first input ({na}); "
+                "with two inputs the first is the baseline"
+            )
+        if candidate is not None and candidate not in (nb, sb[0]):
+            raise OptionError(f"candidate {candidate!r} not found; have {nb}")
+        ds_a = ds_a.assign_coords(system=np.array([na], dtype=object))
+        ds_b = ds_b.assign_coords(system=np.array([nb], dtype=object))
+        base, cands = na, [nb]
+    else:
+        if baseline is None:
+            if len(sa) > 1:
+                raise OptionError(
+                    f"base: holds {len(sa)} systems ({', '.join(sa)}); name the baseline "
+                    f"({kw_base}=NAME / --baseline NAME)"
+                )
+            baseline = sa[0]
+        if baseline not in sa:
+            raise OptionError(f"base: system {baseline!r} not found; have {', '.join(sa)}")
+        if candidate is not None and candidate not in sb:
+            raise OptionError(f"cand: system {candidate!r} not found; have {', '.join(sb)}")
+        base, cands = baseline, [candidate] if candidate is not None else sb
+        if one_candidate and len(cands) != 1:
+            raise OptionError(
+                f"cand: holds {len(sb)} systems ({', '.join(sb)}); choose one ({kw_cand}=NAME)"
+            )
+        if base in cands:
+            raise ValidationError(
+                f"both inputs hold system {base!r}; compare files with one system each, or "
+                "one file with several systems and a baseline"
+            )
+    merged = xr.concat(
+        [
+            ds_a.sel(system=[base])[_KEEP].reset_coords(drop=True),
+            ds_b.sel(system=cands)[_KEEP].reset_coords(drop=True),
+        ],
+        dim="system",
+        join="outer",
+        fill_value=0,
+        coords="minimal",
+        compat="override",
+    )
+    merged["present"] = merged["present"].astype(bool)
+    return Selection(baseline=base, candidates=cands, counts=merged, sources=(ds_a, ds_b))

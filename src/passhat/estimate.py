@@ -1,0 +1,353 @@
+"""The user-facing estimate: benchmark mean success, pass@k and pass^k per system, as a table.
+
+:func:`estimate` computes each task's unbiased estimate
+(:mod:`passhat.estimators`), averages them with the task weights, and, when a
+confidence level is given, attaches benchmark- and population-scope intervals
+(:mod:`passhat.intervals`). Tasks with fewer decided runs than k are an error
+naming them, or — when asked — excluded and listed with the reason. The
+result, :class:`Estimate`, holds the tidy table, the per-task values, the
+excluded tasks and a per-system summary.
+
+Examples
+--------
+>>> import passhat as ph
+>>> est = ph.estimate(ph.load_example("abcd"), k=2)
+>>> round(est.value("pass_hat_k", 2), 3)
+0.425
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._validate import check_ci, check_n_boot, norm_k
+from passhat.errors import OptionError, ShortTaskError
+from passhat.estimators import (
+    METRICS,
+    WeightSpec,
+    as_counts,
+    distinct_pairs,
+    pair_values,
+    per_task_metrics,
+    task_weights,
+)
+from passhat.intervals import (
+    estimate_intervals,
+    proportion_interval,
+    task_intervals,
+    task_outcome_shares,
+)
+from passhat.trials import Trials
+
+__all__ = ["Estimate", "estimate"]
+
+
+@dataclass
+class Estimate:
+    """Result of :func:`estimate`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Tidy: system, k, metric, value, tasks (and, when intervals were asked
+        for, lower, upper, scope, method).
+    per_task : xarray.Dataset
+        Per-task metrics over (system, task, k) with n, c, unscored, weight.
+    excluded : pandas.DataFrame
+        Tasks left out of the averages (system, task, n, reason).
+    summary : pandas.DataFrame
+        Per system: tasks, runs, unscored, excluded tasks, and the shares of
+        included tasks that are flaky (both outcomes among decided runs),
+        all-pass and all-fail.
+    settings : dict
+        The options used (k, weights, on_short, ...).
+    tasks : pandas.DataFrame
+        Per task (tidy, one row per system × task): n, c, unscored, flaky,
+        all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
+        (see :func:`passhat.intervals.task_intervals`), and ``included``.
+        Built on first access (a property), so estimates that never look at
+        it do not pay for it.
+    """
+
+    table: pd.DataFrame
+    excluded: pd.DataFrame
+    summary: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+    _counts: xr.Dataset | None = field(default=None, repr=False)
+    _include: NDArray[np.bool_] | None = field(default=None, repr=False)
+    _weights: NDArray[np.float64] | None = field(default=None, repr=False)
+    _per_task: xr.Dataset | None = field(default=None, repr=False)
+    _tasks: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def per_task(self) -> xr.Dataset:
+        """Per-task metrics over (system, task, k) with n, c, unscored, weight, included.
+
+        Built on first access: the benchmark values themselves are computed
+        from the distinct (n, c) pairs and never need this (system × task × k)
+        array.
+        """
+        if self._per_task is None:
+            if self._counts is None or self._include is None or self._weights is None:
+                raise OptionError("this Estimate holds no count table to expand per task")
+            ds = self._counts
+            per = per_task_metrics(ds, self.settings["k"])
+            for var in ("n", "c", "unscored", "present"):
+                per[var] = ds[var]
+            per["weight"] = (("system", "task"), self._weights)
+            per["included"] = (("system", "task"), self._include)
+            self._per_task = per
+        return self._per_task
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """Per-task table with intervals and the flaky flag (see the class docstring)."""
+        if self._tasks is None:
+            per = self.per_task
+            df = task_intervals(
+                per[["n", "c", "unscored", "present"]],
+                method=self.settings.get("task_method", "wilson"),
+                ci=self.settings.get("task_ci", 0.95),
+                k=self.settings["k"],
+            )
+            # one row per present (system, task), in row-major order
+            present = np.asarray(per["present"].values, dtype=bool)
+            df["included"] = np.asarray(per["included"].values, dtype=bool)[present]
+            self._tasks = df
+        return self._tasks
+
+    def wide(self) -> pd.DataFrame:
+        """One row per (system, k), one column per metric.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> ph.estimate(ph.load_example("abcd"), k=[1, 2]).wide()["pass_hat_k"].round(3).tolist()
+        [0.55, 0.425]
+        """
+        return self.table.pivot_table(
+            index=["system", "k"], columns="metric", values="value", sort=False
+        )[list(METRICS)].reset_index()
+
+    def value(self, metric: str, k: int, system: str | None = None) -> float:
+        """A single benchmark value (name the system when there are several).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("agents"), k=1)
+        >>> round(est.value("mean", 1, system="guided"), 3)
+        0.815
+        """
+        t = self.table
+        sel = (t["metric"] == metric) & (t["k"] == k)
+        if system is not None:
+            sel &= t["system"] == system
+        vals = t.loc[sel, "value"]
+        if len(vals) != 1:
+            raise OptionError(
+                f"expected one value for metric={metric!r}, k={k}, system={system!r}; "
+                f"found {len(vals)} (name the system when there are several)"
+            )
+        return float(vals.iloc[0])
+
+
+def _included(
+    ds: xr.Dataset, kmax: int, *, on_short: str, min_runs: int | None
+) -> tuple[NDArray[np.bool_], pd.DataFrame]:
+    """Mask of tasks that enter the averages, and the excluded tasks with reasons."""
+    n = ds["n"].values
+    present = ds["present"].values
+    floor = min_runs or 0
+    below_floor = present & (n < floor)
+    short = present & ~below_floor & (n < kmax)
+    if short.any() and on_short == "error":
+        bad = [
+            (str(ds["system"].values[s]), str(ds["task"].values[t]), int(n[s, t]))
+            for s, t in np.argwhere(short)
+        ]
+        shown = ", ".join(f"{t} (n={nn})" for _, t, nn in bad[:8])
+        more = f" and {len(bad) - 8} more" if len(bad) > 8 else ""
+        raise ShortTaskError(
+            f"k = {kmax} exceeds the decided runs of {len(bad)} task(s): {shown}{more}; "
+            "run more trials, lower k, or exclude them (--min-runs / on_short='exclude')",
+            tasks=bad,
+        )
+    rows = []
+    dropped = below_floor | short
+    for s, t in np.argwhere(dropped) if dropped.any() else ():
+        nn = int(n[s, t])
+        reason = (
+            f"n = {nn} decided runs < min_runs = {min_runs}"
+            if below_floor[s, t]
+            else f"n = {nn} decided runs < k = {kmax}"
+        )
+        rows.append(
+            {
+                "system": str(ds["system"].values[s]),
+                "task": str(ds["task"].values[t]),
+                "n": nn,
+                "unscored": int(ds["unscored"].values[s, t]),
+                "reason": reason,
+            }
+        )
+    excluded = pd.DataFrame(rows, columns=["system", "task", "n", "unscored", "reason"])
+    return present & ~below_floor & ~short, excluded
+
+
+def estimate(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = 1,
+    weights: WeightSpec = None,
+    on_short: Literal["error", "exclude"] = "error",
+    min_runs: int | None = None,
+    ci: float | None = None,
+    n_boot: int = 10_000,
+    seed: int | None = None,
+    ci_method: Literal["bca", "percentile"] = "bca",
+    task_method: str = "wilson",
+) -> Estimate:
+    """Benchmark mean success, pass@k and pass^k per system.
+
+    Each task's unbiased estimate is computed first and then averaged with
+    the task weights (equal by default). With ``ci`` every value gets two
+    intervals, one per scope (see :mod:`passhat.intervals`): ``benchmark``
+    (these tasks; within-task uncertainty from per-task variance estimates)
+    and ``population`` (a new task from the same distribution; task-level
+    bootstrap).
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        Trials, or a count table.
+    k : int or sequence of int
+        The k values (each ≥ 1).
+    weights : None, "equal", "declared", "category" or mapping
+        See :func:`passhat.estimators.task_weights`.
+    on_short : {"error", "exclude"}
+        What to do with tasks whose decided runs n are fewer than the largest
+        k: raise :class:`ShortTaskError` naming them (default), or leave them
+        out of every average and list them in ``excluded``.
+    min_runs : int, optional
+        Also exclude tasks with fewer decided runs than this (listed in
+        ``excluded``).
+    ci : float, optional
+        Confidence level in (0, 1). When given, ``table`` has one row per
+        (system, k, metric, scope) with columns lower, upper, scope, method.
+    n_boot : int
+        Bootstrap resamples for the population scope (≥ 100).
+    seed : int, optional
+        Seed of the bootstrap.
+    ci_method : {"bca", "percentile"}
+        Bootstrap interval; BCa falls back to percentile where degenerate.
+    task_method : {"wilson", "clopper-pearson", "jeffreys"}
+        Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
+
+    Returns
+    -------
+    Estimate
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> est = ph.estimate(ph.load_example("abcd"), k=2)
+    >>> est.wide()[["mean", "pass_at_k", "pass_hat_k"]].round(3).values.tolist()
+    [[0.55, 0.675, 0.425]]
+    """
+    if on_short not in ("error", "exclude"):
+        raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
+    if ci is not None:
+        ci = check_ci(ci)
+        n_boot = check_n_boot(n_boot)
+    if min_runs is not None and (
+        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
+    ):
+        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    ks = norm_k(k)
+    ds = as_counts(data)
+    include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
+    # weights over the tasks left (a category's share must not shrink with its exclusions)
+    kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
+    w = task_weights(kept, weights).values * include
+    tot = w.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        wn = np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
+    systems = [str(s) for s in ds["system"].values]
+    n_tasks = include.sum(axis=1)
+    if np.any(n_tasks == 0):
+        empty = [systems[i] for i in np.flatnonzero(n_tasks == 0)]
+        why = "; ".join(sorted(set(excluded["reason"]))) or "no task"
+        raise ShortTaskError(
+            f"no task of system(s) {', '.join(empty)} is left to average after exclusions "
+            f"({why}); lower k or --min-runs, or run more trials"
+        )
+    # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
+    # once and weighted by the total weight of the tasks holding it, so the cost grows
+    # with the number of distinct pairs, not of tasks.
+    n_arr = np.asarray(ds["n"].values, dtype=np.int64)
+    pn, pc, inverse = distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
+    pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
+    inverse = inverse.reshape(n_arr.shape)
+    raw_w = np.where(include, w, 0.0)
+    rows = []  # already in table order: system, k, metric
+    for s_i, name in enumerate(systems):
+        pw = np.bincount(inverse[s_i], weights=raw_w[s_i], minlength=len(pn))
+        used = pw > 0
+        pw = pw[used] / pw.sum()
+        vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
+        for ki, kv in enumerate(ks):
+            for metric in METRICS:
+                rows.append((name, kv, metric, float(vals[metric][ki]), int(n_tasks[s_i])))
+    table = pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
+    result = Estimate(
+        table=table,
+        excluded=excluded,
+        summary=pd.DataFrame(),
+        settings={"k": ks},
+        _counts=ds,
+        _include=include,
+        _weights=wn,
+    )
+    if ci is not None:
+        iv = estimate_intervals(
+            result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
+        )
+        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    proportion_interval(1, 1, method=task_method)  # validate the per-task method now
+    summary = pd.DataFrame(
+        {
+            "system": systems,
+            "tasks": n_tasks.astype(int),
+            "runs": (ds["n"].values * include).sum(axis=1).astype(int),
+            "unscored": ds["unscored"].values.sum(axis=1).astype(int),
+            "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
+        }
+    )
+    shares = task_outcome_shares(ds["n"].values, ds["c"].values)
+    for key, flag in shares.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            summary[f"{key}_share"] = (flag & include).sum(axis=1) / np.where(
+                n_tasks > 0, n_tasks, np.nan
+            )
+    settings: dict[str, Any] = {
+        "k": ks,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": on_short,
+        "min_runs": min_runs,
+        "task_method": task_method,
+        "task_ci": ci if ci is not None else 0.95,
+    }
+    if ci is not None:
+        settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
+    result.table = table
+    result.summary = summary
+    result.settings = settings
+    return result

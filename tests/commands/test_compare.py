@@ -1,0 +1,204 @@
+"""``passhat compare``: the paired difference and ``--classify``.
+
+Oracles: the Python API on the same input (compare, classify), the arithmetic
+bound of a difference of rates ([-1, 1]), exit statuses (0, 1 on a --fail-on
+verdict, 2 on bad input with one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat.cli import main
+
+from .cli_helpers import GOOD, HEADER, bad, run, write
+
+
+def test_negative_seed_is_an_option_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = write(tmp_path, "good.csv", GOOD)
+    args = ["compare", "{good}", "{good}", "--n-boot", "100", "--seed", "-1"]
+    argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
+    bad(capsys, argv, r"--seed.*-1")
+
+
+def _split_files(tmp_path: Path, drop: str | None = None) -> tuple[Path, Path]:
+    df = ph.load_example("agents").frame
+    base = df[df["system"] == "baseline"]
+    cand = df[df["system"] == "guided"]
+    if drop is not None:
+        cand = cand[cand["task_id"] != drop]
+    pa, pb = tmp_path / "base.csv", tmp_path / "cand.csv"
+    base.to_csv(pa, index=False)
+    cand.to_csv(pb, index=False)
+    return pa, pb
+
+
+def test_compare_two_files_matches_api(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pa, pb = _split_files(tmp_path)
+    argv = ["compare", str(pa), str(pb), "--k", "1,5", "--seed", "0", "--n-boot", "500"]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    api = ph.compare(ph.load_example("agents"), k=[1, 5], seed=0, n_boot=500).table
+    got = {(r["k"], r["metric"], r["scope"]): r for r in doc["comparison"]}
+    for _, a in api.iterrows():
+        r = got[(a["k"], a["metric"], a["scope"])]
+        assert r["difference"] == pytest.approx(a["difference"])
+        assert r["candidate"] == "guided" and r["baseline"] == "baseline"
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "paired difference on 168 matched tasks" in out
+
+
+def test_compare_unmatched_and_intersect(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pa, pb = _split_files(tmp_path, drop="venmo_002")
+    rc, _, err = run(capsys, ["compare", str(pa), str(pb), "--n-boot", "200"])
+    assert rc == 2 and "venmo_002 (only baseline)" in err and len(err.strip().splitlines()) == 1
+    rc, out, _ = run(capsys, ["compare", str(pa), str(pb), "--n-boot", "200", "--intersect"])
+    assert rc == 0 and "dropped 1 task(s)" in out
+
+
+def test_compare_baseline_and_same_names(capsys, tau_airline_path) -> None:  # type: ignore[no-untyped-def]
+    rc, out, _ = run(
+        capsys,
+        ["compare", "--example", "agents", "--baseline", "guided", "--n-boot", "200", "--json"],
+    )
+    assert rc == 0
+    assert {r["candidate"] for r in json.loads(out)["comparison"]} == {"baseline"}
+    p = str(tau_airline_path)
+    rc, out, _ = run(capsys, ["compare", p, p, "--k", "1,4", "--n-boot", "200", "--seed", "0"])
+    assert rc == 0 and "+0.000" in out  # same file: zero difference
+
+
+def test_compare_no_common_task(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    df = ph.load_example("abcd").frame
+    a, b = df[df["task_id"].isin(["A", "B"])], df[df["task_id"].isin(["C", "D"])]
+    pa, pb = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.to_csv(pa, index=False)
+    b.to_csv(pb, index=False)
+    rc, _, err = run(capsys, ["compare", str(pa), str(pb), "--intersect"])
+    assert rc == 2 and "no task in common" in err
+
+
+def test_compare_benchmark_interval_stays_within_minus_one_and_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    one = write(tmp_path, "one.csv", HEADER + "A,t1,0,1\n")
+    two = write(tmp_path, "two.csv", HEADER + "B,t1,0,1\n")
+    assert main(["compare", one, two, "--n-boot", "100", "--seed", "0", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["comparison"]
+    assert rows and all(-1.0 <= r["lower"] <= r["upper"] <= 1.0 for r in rows), rows
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compare", "--example", "agents", "--ci", "0"], "ci must lie strictly between"),
+        (["compare", "--example", "agents", "--n-boot", "10"], "n_boot"),
+        (["compare", "--example", "agents", "--k", "6"], "exceeds the smallest n"),
+        (["compare", "--example", "abcd"], "comparison needs two systems"),
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    rc, _, err = run(capsys, argv)
+    assert rc == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------- --classify
+def _build(spec: dict[str, tuple[float, int, str]], seed: int, system: str) -> ph.Trials:
+    """spec: task -> (p, n, scenario_hash)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task, (p, n, h) in spec.items():
+        for trial, ok in enumerate(rng.random(n) < p):
+            rows.append(
+                {
+                    "system": system,
+                    "task_id": task,
+                    "trial": trial,
+                    "success": bool(ok),
+                    "scenario_hash": h,
+                }
+            )
+    return ph.Trials.from_frame(pd.DataFrame(rows))
+
+
+BASE = {
+    "regressed": (1.0, 20, "h1"),
+    "fixed": (0.0, 20, "h2"),
+    "flaky": (0.5, 20, "h3"),
+    "redefined": (1.0, 20, "h4"),
+    "always": (1.0, 20, "h5"),
+    "never": (0.0, 20, "h6"),
+    "few": (1.0, 2, "h7"),
+    "base_only": (1.0, 5, "h8"),
+}
+
+
+CAND = {
+    "regressed": (0.1, 20, "h1"),
+    "fixed": (0.9, 20, "h2"),
+    "flaky": (0.5, 20, "h3"),
+    "redefined": (1.0, 20, "h4-changed"),
+    "always": (1.0, 20, "h5"),
+    "never": (0.0, 20, "h6"),
+    "few": (0.0, 2, "h7"),
+    "cand_only": (1.0, 5, "h9"),
+}
+
+
+def _write_jsonl(path: Path, spec: dict[str, tuple[float, int, str]], seed: int) -> Path:
+    t = _build(spec, seed, "x").frame.drop(columns=["system"])
+    t["success"] = t["success"].astype(bool)
+    path.write_text("\n".join(json.dumps(r) for r in t.to_dict("records")) + "\n")
+    return path
+
+
+def test_cli_compare_classify_exit_status(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    base = _write_jsonl(tmp_path / "base.jsonl", BASE, 1)
+    cand = _write_jsonl(tmp_path / "cand.jsonl", CAND, 2)
+    rc = main(["compare", str(base), str(cand), "--classify", "--min-runs", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "passhat classify:" in out and "1 regression" in out
+    rc = main(["compare", str(base), str(cand), "--classify", "--fail-on", "regression", "-q"])
+    captured = capsys.readouterr()
+    assert rc == 1 and "failing on regression" in captured.err
+    same = ["compare", str(base), str(base), "--classify", "--fail-on", "regression", "--json"]
+    rc = main(same)
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["failed"] == [] and doc["counts"]["regression"] == 0
+    assert main(["compare", str(base), str(cand), "--fail-on", "regression"]) == 2
+    assert "--fail-on needs --classify" in capsys.readouterr().err
+
+
+def test_cli_classify_two_systems_in_one_input(capsys) -> None:  # type: ignore[no-untyped-def]
+    rc = main(["compare", "--example", "agents", "--classify", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["settings"]["base"] == "baseline" and doc["settings"]["cand"] == "guided"
+    assert sum(doc["counts"].values()) == 168
+    t = ph.load_example("agents")
+    want = ph.classify(t, t, base_system="baseline", cand_system="guided").counts
+    assert doc["counts"] == want
+    rc = main(["compare", "--example", "agents", "--classify", "--baseline", "guided", "--json"])
+    assert json.loads(capsys.readouterr().out)["settings"]["cand"] == "baseline"
+
+
+def test_classify_labels_builds_like_the_paired_comparison(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # two count tables without a system column: the paired table says "cb − ca"; the
+    # classify summary said "system → system"
+    a = write(tmp_path, "ca.csv", "task_id,n,c\nt1,5,3\nt2,5,5\n")
+    b = write(tmp_path, "cb.csv", "task_id,n,c\nt1,5,1\nt2,5,5\n")
+    assert main(["compare", a, b, "--classify", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
+    assert "(ca → cb;" in doc["summary"]

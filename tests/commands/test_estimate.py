@@ -1,0 +1,136 @@
+"""``passhat estimate``: the benchmark table, --ci, --per-task, --min-runs, --weights.
+
+Oracles: the Python API on the same input (the CLI must print what the API
+computes), τ-bench's published pass^k (0.420, 0.273, 0.220, 0.200 for gpt-4o
+airline), and the CLI contract on bad input (exit 2, one line).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import passhat as ph
+from passhat.cli import main
+
+from .cli_helpers import GOOD, bad, run, write
+
+
+def _short(tmp_path: Path) -> str:
+    rows = ["task_id,trial,success"]
+    for task, n in (("a", 5), ("b", 5), ("c", 4), ("d", 4)):
+        rows += [f"{task},{i},{int(i % 2 == 0)}" for i in range(n)]
+    return write(tmp_path, "short.csv", "\n".join(rows) + "\n")
+
+
+def test_k_larger_than_n_names_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad(
+        capsys,
+        ["estimate", _short(tmp_path), "--k", "5"],
+        r"k = 5 exceeds the decided runs of 2 task\(s\): c \(n=4\), d \(n=4\)",
+    )
+
+
+def test_min_runs_reports_excluded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _short(tmp_path)
+    assert main(["estimate", path, "--k", "5", "--min-runs", "5"]) == 0
+    out, _ = capsys.readouterr()
+    assert "excluded 2 task(s): n = 4 decided runs < min_runs = 5" in out
+    assert main(["estimate", path, "--k", "5", "--min-runs", "5", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted(e["task"] for e in doc["excluded"]) == ["c", "d"]
+    assert doc["summary"][0]["excluded_tasks"] == 2
+
+
+def test_k_below_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad(capsys, ["estimate", _short(tmp_path), "--k", "0"], r"--k: k must be ≥ 1 \(got 0\)")
+
+
+def test_tau_bench_json_output(tau_airline_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["estimate", str(tau_airline_path), "--format", "tau-bench", "--k", "1,2,3,4", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["input"]["format"] == "tau-bench"
+    hat = {e["k"]: round(e["value"], 3) for e in doc["estimates"] if e["metric"] == "pass_hat_k"}
+    assert hat == {1: 0.420, 2: 0.273, 3: 0.220, 4: 0.200}
+
+
+def test_negative_seed_is_an_option_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = write(tmp_path, "good.csv", GOOD)
+    args = ["estimate", "{good}", "--ci", "0.9", "--n-boot", "100", "--seed", "-1"]
+    argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
+    bad(capsys, argv, r"--seed.*-1")
+
+
+def test_estimate_per_task_keeps_the_requested_aggregate_intervals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["estimate", "--example", "abcd", "--k", "2", "--per-task"]
+    assert main([*args, "--ci", "0.9", "--n-boot", "100", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "per-task estimates with 0.9 wilson intervals" in out
+    assert "with 0.9 intervals (two scopes)" in out  # --ci was asked for: not dropped
+    # a point value outside its interval is explained (the interval is for p^k itself)
+    assert main([*args, "--k", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "0.000 [0.0" in out and "can lie outside them" in out.replace("\n", " ")
+
+
+@pytest.mark.parametrize("weights", ["category", "declared"])
+def test_weights_without_their_column_name_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, weights: str
+) -> None:
+    path = write(tmp_path, "runs.csv", GOOD)
+    bad(capsys, ["estimate", path, "--weights", weights], rf"runs\.csv: .*{weights}")
+
+
+def test_estimate_ci_json_matches_api(capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["estimate", "--example", "agents", "--k", "1,2,5", "--ci", "0.9", "--seed", "3"]
+    rc, out, _ = run(capsys, [*argv, "--n-boot", "500", "--json"])
+    assert rc == 0
+    rows = json.loads(out)["estimates"]
+    api = ph.estimate(ph.load_example("agents"), k=[1, 2, 5], ci=0.9, n_boot=500, seed=3).table
+    assert len(rows) == len(api)
+    for r, (_, a) in zip(rows, api.iterrows(), strict=True):
+        assert (r["scope"], r["metric"], r["k"]) == (a["scope"], a["metric"], a["k"])
+        assert r["lower"] == pytest.approx(a["lower"]) and r["upper"] == pytest.approx(a["upper"])
+    rc, out, _ = run(capsys, [*argv, "--n-boot", "500"])
+    assert rc == 0 and "population" in out and "benchmark" in out and "flaky tasks" in out
+
+
+def test_estimate_per_task(capsys) -> None:  # type: ignore[no-untyped-def]
+    rc, out, _ = run(capsys, ["estimate", "--example", "abcd", "--k", "2", "--per-task", "--json"])
+    assert rc == 0
+    tasks = json.loads(out)["tasks"]
+    assert [t["flaky"] for t in tasks] == [False, True, True, False]
+    assert tasks[1]["pass_hat_2"] == pytest.approx(0.6)
+    rc, out, _ = run(capsys, ["estimate", "--example", "abcd", "--k", "2", "--per-task"])
+    assert rc == 0 and "yes" in out and "[0.376, 0.964]" in out  # Wilson of 4/5
+
+
+def test_estimate_ci_tau_bench(capsys, tau_airline_path) -> None:  # type: ignore[no-untyped-def]
+    rc, out, _ = run(
+        capsys,
+        ["estimate", str(tau_airline_path), "--k", "1-4", "--ci", "0.95", "--seed", "0", "--json"],
+    )
+    assert rc == 0
+    rows = [r for r in json.loads(out)["estimates"] if r["metric"] == "pass_hat_k"]
+    vals = sorted({(r["k"], round(r["value"], 3)) for r in rows})
+    assert [v for _, v in vals] == [0.42, 0.273, 0.22, 0.2]  # τ-bench leaderboard
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["estimate", "--example", "abcd", "--ci", "1.5"], "ci must lie strictly between"),
+        (["estimate", "--example", "abcd", "--ci", "0.9", "--n-boot", "50"], "n_boot"),
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    rc, _, err = run(capsys, argv)
+    assert rc == 2
+    assert message in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,258 @@
+"""CLI input handling shared by every command: readers, column maps, value lists.
+
+Oracles: the CLI contract (exit 2, one line on stderr naming the file / row /
+option and the rule; never a traceback) and the readers' good paths through
+``passhat estimate``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from passhat.cli import main
+
+from .cli_helpers import GOOD, HEADER, PRIOR, TAU, bad, write
+
+# (file name, content, extra args, expected message pattern)
+CASES = [
+    ("empty.csv", "", [], r"empty\.csv: the file is empty"),
+    ("blank.csv", "\n  \n", [], r"blank\.csv: the file is empty"),
+    ("runs.csv", "task_id,success\na,1\n", ["--format", "xlsx"], r"unknown format 'xlsx'"),
+    ("notes.txt", "just some text\nmore\n", [], r"notes\.txt: cannot tell the format"),
+    ("r.csv", "task_id,result\na,1\n", [], r"r\.csv: required column 'success' is missing"),
+    (
+        "r.csv",
+        "task_id,success\na,yes\nb,maybe\nc,sometimes\n",
+        [],
+        r"r\.csv: row 2: success values must be boolean-like .*saw 'maybe', 'sometimes'",
+    ),
+    ("c.csv", "task_id,n,c\na,3,4\n", [], r"c\.csv: task 'a' .*c = 4 successes exceeds n = 3"),
+    ("c.csv", "task_id,n,c\na,3,1\nb,-2,0\n", [], r"c\.csv: task 'b' .*n = -2 is negative"),
+    ("c.csv", "task_id,n,c\na,3.5,1\n", [], r"c\.csv: row 1 \(task 'a'\): n = '3.5' is not a"),
+    ("c.csv", "task_id,n,c\na,3,1\na,3,2\n", [], r"c\.csv: rows 1, 2: task 'a' .*more than once"),
+    (
+        "d.csv",
+        "task_id,trial,success\na,0,1\na,0,0\n",
+        [],
+        r"d\.csv: duplicate \(system, task_id, trial\) = \(system, a, 0\) at rows 1, 2",
+    ),
+    ("j.json", '[\n {"task_id": 1,\n  "reward": ]', [], r"j\.json: line 3, column 13"),
+    (
+        "j.jsonl",
+        '{"task_id": "a", "success": 1}\n{"task_id": \n',
+        [],
+        r"j\.jsonl: line 2: not valid",
+    ),
+    (
+        "r.csv",
+        "task_id,success\na,1\n",
+        ["--format", "tau-bench"],
+        r"r\.csv: not a τ-bench result file: line 1, column 1",
+    ),
+    (
+        "o.json",
+        '{"simulations": [{"task_id": 1}]}',
+        ["--format", "tau-bench"],
+        r"o\.json: not a τ-bench result file \(expected a JSON list",
+    ),
+    (
+        "r.csv",
+        "task_id,success\na,1\n",
+        ["--format", "tau2-bench"],
+        r"r\.csv: not a τ²-bench results file",
+    ),
+    (
+        "l.json",
+        '[{"task_id": 0, "reward": 1.0}]',
+        ["--format", "tau2-bench"],
+        r"l\.json: not a τ²-bench results file \(expected a JSON object",
+    ),
+    ("r.csv", "task_id,success\na,1\n", ["--format", "inspect"], r"r\.csv: not an Inspect AI log"),
+    (
+        "s.csv",
+        "task_id,score\na,0.9\nb,n/a!\n",
+        ["--threshold", "0.5"],
+        r"s\.csv: row 2: score 'n/a!' is not a number \(threshold=0\.5",
+    ),
+    ("s.csv", "task_id,score\na,0.9\n", [], r"s\.csv: no success column.*--threshold"),
+    ("m.csv", "q,ok\na,1\n", ["--map", "task=question"], r"column 'question' \(given for task\)"),
+    ("m.csv", "q,ok\na,1\n", ["--map", "task"], r"--map 'task': write FIELD=COLUMN"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "extra", "pattern"), CASES)
+def test_bad_input_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    text: str,
+    extra: list[str],
+    pattern: str,
+) -> None:
+    bad(capsys, ["estimate", write(tmp_path, name, text), *extra], pattern)
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad(capsys, ["estimate", str(tmp_path / "nope.csv")], r"nope\.csv: no such file")
+
+
+def test_tau2_dir_through_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    (run / "simulations").mkdir(parents=True)
+    info = {"agent_info": {"implementation": "llm_agent", "llm": "gpt-4.1"}}
+    (run / "results.json").write_text(json.dumps({"info": info, "tasks": [{"id": "0"}]}))
+    for i, (reason, reward) in enumerate(
+        [("user_stop", 1.0), ("user_stop", 0.0), ("infrastructure_error", None)]
+    ):
+        sim = {
+            "id": f"s{i}",
+            "task_id": "0",
+            "trial": i,
+            "termination_reason": reason,
+            "reward_info": None if reward is None else {"reward": reward},
+        }
+        (run / "simulations" / f"s{i}.json").write_text(json.dumps(sim))
+    assert main(["estimate", str(run), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"][0]["system"] == "gpt-4.1"
+    assert (doc["summary"][0]["runs"], doc["summary"][0]["unscored"]) == (2, 1)
+
+
+# ------------------------------------------------------------ non-UTF-8 input
+NON_UTF8_CSV = (HEADER + "A,t\xff,0,1\nA,t\xff,1,0\n").encode("latin-1")
+
+
+NON_UTF8_JSONL = b'{"system":"A","task_id":"t\xff","trial":0,"success":1}\n' + (
+    b'{"system":"A","task_id":"t1","trial":1,"success":1}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "extra"),
+    [
+        ("latin.csv", NON_UTF8_CSV, []),
+        ("latin.csv", NON_UTF8_CSV, ["--format", "csv"]),
+        ("latin.jsonl", NON_UTF8_JSONL, []),
+    ],
+    ids=["csv-sniffed", "csv-format", "jsonl"],
+)
+def test_non_utf8_trial_file_is_one_line_error(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    name: str,
+    data: bytes,
+    extra: list[str],
+) -> None:
+    path = write(tmp_path, name, data)
+    bad(capsys, ["estimate", path, *extra], rf"{re.escape(name)}: .*UTF-8")
+
+
+# ------------------------------------------- reader options a format cannot take
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (["--threshold", "0.5"], r"tau\.json: the tau-bench format takes no option threshold"),
+        (["--map", "task=q"], r"tau\.json: the tau-bench format takes no option task=q"),
+    ],
+    ids=["threshold", "map"],
+)
+def test_reader_option_the_format_does_not_take_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], pattern: str
+) -> None:
+    path = write(tmp_path, "tau.json", TAU)
+    assert main(["estimate", path, "--json"]) == 0  # the file itself reads
+    capsys.readouterr()
+    bad(capsys, ["estimate", path, *extra], pattern)
+
+
+# --------------------------------------------------------- non-finite threshold
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_threshold_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str
+) -> None:
+    # score >= nan is False for every row: all runs would silently become failures
+    path = write(tmp_path, "scores.csv", "task_id,score\nt1,0.3\nt1,0.9\nt2,1.0\nt2,0.7\n")
+    bad(capsys, ["estimate", path, "--threshold", value], rf"threshold .*finite.*{value}")
+
+
+# ---------------------------------------------------------- --map conflicts
+@pytest.mark.parametrize(
+    ("text", "maps", "pattern"),
+    [
+        (
+            "qid,task_id,passed\nq1,x,1\nq1,y,0\n",
+            ["--map", "task=qid", "--map", "success=passed"],
+            r"m\.csv: --map task=qid would make a second 'task_id' column",
+        ),
+        (
+            "qid,passed\nq1,1\nq1,0\n",
+            ["--map", "task=qid", "--map", "success=qid"],
+            r"m\.csv: column 'qid' is mapped to both task and success",
+        ),
+    ],
+    ids=["target-exists", "same-source-twice"],
+)
+def test_map_conflicts_are_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, maps: list[str], pattern: str
+) -> None:
+    bad(capsys, ["estimate", write(tmp_path, "m.csv", text), *maps], pattern)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "counts"])
+def test_directory_read_as_a_file_format_is_a_format_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    d = tmp_path / "runs"
+    d.mkdir()
+    bad(capsys, ["estimate", str(d), "--format", fmt], rf"runs: a directory, not a {fmt} file")
+
+
+# ------------------------------------------------ lists of whole numbers (--k etc.)
+def test_value_lists_name_their_option_and_refuse_absurd_ranges(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path, "runs.csv", GOOD)
+    # a range of 10^9 values would take minutes and gigabytes before any check
+    bad(capsys, ["estimate", path, "--k", "1-1000000000"], r"--k: range '1-1000000000' .*values")
+    grid = ["plan", "power", "--delta", "0.1", *PRIOR, "--scheduler", "synchronous"]
+    bad(capsys, [*grid, "--grid-tasks", "abc", "--grid-runs", "3"], r"--grid-tasks: 'abc'")
+    bad(capsys, [*grid, "--grid-tasks", "20", "--grid-runs", "0"], r"--grid-runs: .*≥ 1")
+    spread = ["spread", "--mean", "0.5", "--pass-hat", "0.3", "--k", "2"]
+    bad(capsys, [*spread, "--predict-k", "x"], r"--predict-k: 'x'")
+
+
+def test_backwards_k_range_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # the OptionError was raised inside `except ValueError` and replaced by "not a number"
+    path = write(tmp_path, "runs.csv", GOOD)
+    bad(capsys, ["estimate", path, "--k", "5-1"], r"--k: range '5-1' runs backwards")
+
+
+# ------------------------------------------- surrounding spaces in a CSV
+def test_spaces_after_commas_in_the_header_are_not_a_missing_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path, "s.csv", "system, task_id, trial, success\nA,t1,0,1\nA,t1,1,0\n")
+    assert main(["estimate", path, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"][0]["tasks"] == 1 and doc["summary"][0]["runs"] == 2
+
+
+def test_ids_that_differ_only_by_surrounding_spaces_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # " t1" and "t1" would silently be two tasks of one run each
+    path = write(tmp_path, "s.csv", HEADER + "A, t1,0,1\nA,t1,1,0\n")
+    bad(capsys, ["estimate", path], r"s\.csv: row 1: task_id ' t1' .*'t1'.*spaces")
+
+
+def test_system_name_applies_to_a_count_table_without_a_system_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path, "c.csv", "task_id,n,c\nt1,5,3\nt2,5,5\n")
+    assert main(["estimate", path, "--system-name", "gpt-x", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["system"] for r in doc["summary"]] == ["gpt-x"]
