@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # PyMC/PyTensor compile cache kept inside the project so it is warm after the first run.
 export PYTENSOR_FLAGS ?= compiledir=$(CURDIR)/.pytensor
 
-.PHONY: install demo test lint study bench clean
+.PHONY: install demo test lint study bench notebooks docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ lint: $(STAMP)
 study: $(STAMP)
 	$(BIN)/python studies/run_all.py
 	$(BIN)/python -m pytest -q -m slow
+
+# Re-execute the notebooks in place (the docs render their committed outputs; the tests compare).
+notebooks: $(STAMP)
+	$(BIN)/python docs/execute_notebooks.py
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
