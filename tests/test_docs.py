@@ -1,5 +1,5 @@
-"""The documentation: the Sphinx site builds with warnings as errors and the API reference
-lists every public name."""
+"""The documentation: the Sphinx site builds with warnings as errors, the API reference lists
+every public name, and the README stays a front page whose links resolve."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import passhat as ph
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 API_PAGE = DOCS / "api" / "index.rst"
+README = ROOT / "README.md"
+README_LIMIT = 15_000  # bytes: the manual lives in docs/
 
 
 def test_site_builds_without_warnings(tmp_path: Path) -> None:
@@ -54,3 +56,13 @@ def test_api_reference_lists_every_public_name() -> None:
     wanted += [f"io.{n}" for n in _public(ph.io) if n not in _public(ph)]  # ph.read is ph.io.read
     missing = [n for n in wanted if n not in listed]
     assert not missing, f"add these public names to {API_PAGE.relative_to(ROOT)}: {missing}"
+
+
+def test_readme_is_a_front_page() -> None:
+    size = README.stat().st_size
+    assert size < README_LIMIT, f"README.md is {size} bytes; move detail to docs/ (< 15 KB)"
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(((?!https?://|#)[^)#\s]+)", text)
+    assert targets, "the README links into the docs"
+    broken = [t for t in targets if not (ROOT / t).exists()]
+    assert not broken, f"README links to missing files: {broken}"
