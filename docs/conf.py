@@ -19,7 +19,7 @@ DOCS = Path(__file__).resolve().parent
 # -- project -------------------------------------------------------------------------------
 project = "passhat"
 author = "the passhat developers"
-copyright = "passhat developers, MIT licence"  # noqa: A001 (Sphinx's name)
+copyright = "passhat developers, MIT licence"
 release = passhat.__version__
 version = ".".join(release.split(".")[:2])
 
@@ -90,6 +90,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+html_sidebars = {"index": [], "evidence": [], "development": []}  # single pages: no section nav
 
 
 # -- docstrings that reStructuredText misreads ---------------------------------------------
@@ -104,7 +105,7 @@ _DOCSTRING_FIXES = [
 ]
 
 
-def _fix_docstring(app, what, name, obj, options, lines):  # noqa: ARG001 (Sphinx's signature)
+def _fix_docstring(app, what, name, obj, options, lines):
     for i, line in enumerate(lines):
         for old, new in _DOCSTRING_FIXES:
             if old in line:

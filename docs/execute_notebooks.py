@@ -53,7 +53,10 @@ def main(argv: list[str]) -> int:
     for path in paths:
         nb = execute(path)
         errors = [
-            o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            o
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
             if o.output_type == "error"
         ]
         if errors:
