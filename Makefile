@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # PyMC/PyTensor compile cache kept inside the project so it is warm after the first run.
 export PYTENSOR_FLAGS ?= compiledir=$(CURDIR)/.pytensor
 
-.PHONY: install demo test lint study bench clean
+.PHONY: install demo test lint study bench notebooks docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,17 @@ study: $(STAMP)
 	$(BIN)/python studies/run_all.py
 	$(BIN)/python -m pytest -q -m slow
 
+# The documentation site, warnings as errors (tests/test_docs.py builds it too, in make test).
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
+# Re-execute the notebooks in place (the docs render their committed outputs; the tests compare).
+notebooks: $(STAMP)
+	$(BIN)/python docs/execute_notebooks.py
+
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache docs/_build docs/api/generated
