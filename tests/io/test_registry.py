@@ -104,5 +104,5 @@ def test_register_custom_reader(tmp_path: Path) -> None:
         assert t.source["format"] == "mine" and len(t) == 2
         assert len(t.source["sha256"]) == 64
     finally:
-        _registry._READERS.pop("mine", None)
-        _registry._READERS.pop("broken", None)
+        _registry._READERS.pop(("trials", "mine"), None)
+        _registry._READERS.pop(("trials", "broken"), None)

@@ -16,7 +16,7 @@ from passhat.commands._common import emit_json, records
 from passhat.compare import Classification, classify
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
-from passhat.io.traces import TRACE_FORMATS, load_stages, read_traces
+from passhat.io import formats, load_stages, read_traces
 from passhat.traces import divergence
 from passhat.trials import Trials
 
@@ -28,7 +28,7 @@ __all__ = ["register", "run_classify"]
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(TRACE_FORMATS),
+    type=click.Choice(formats(kind="traces")),
     default=None,
     help="Trace format (sniffed when omitted).",
 )
