@@ -106,7 +106,13 @@ def register_reader(
 
 
 def readers(kinds: Iterable[str] = _DATA_KINDS) -> list[Reader]:
-    """The registered readers of these kinds, in sniffing order (priority, then name)."""
+    """The registered readers of these kinds, in sniffing order (priority, then name).
+
+    Examples
+    --------
+    >>> [(r.name, r.priority) for r in readers(["traces"])][:2]
+    [('tau-bench', 10), ('tau2-bench', 20)]
+    """
     wanted = set(kinds)
     found = [r for r in _READERS.values() if r.kind in wanted]
     return sorted(found, key=lambda r: (r.priority, r.name))
@@ -192,7 +198,16 @@ def file_sha256(path: str | Path) -> str:
 
 
 def file_head(path: Path) -> str:
-    """The first 64 KiB of a file as text (undecodable bytes replaced); empty for a directory."""
+    """The first 64 KiB of a file as text (undecodable bytes replaced); empty for a directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "x.txt"
+    >>> _ = f.write_bytes("é".encode("latin-1") + b" ok")
+    >>> file_head(f) == "\\N{REPLACEMENT CHARACTER} ok", file_head(f.parent)
+    (True, '')
+    """
     if path.is_dir():
         return ""
     with open(path, "rb") as fh:

@@ -276,7 +276,15 @@ class Traces:
         )
 
     def select(self, *, tasks: Sequence[str] | None = None) -> Traces:
-        """Keep only some tasks (an unknown task is an error)."""
+        """Keep only some tasks (an unknown task is an error).
+
+        Examples
+        --------
+        >>> steps = pd.DataFrame({"task_id": ["a", "b"], "trial": 0, "action": "pay"})
+        >>> trials = pd.DataFrame({"task_id": ["a", "b"], "trial": 0, "success": True})
+        >>> Traces.from_frames(steps, trials).select(tasks=["b"])
+        Traces(1 trials, 1 steps, 1 tasks, 0 excluded)
+        """
         if tasks is None:
             return self
         tasks = [str(t) for t in tasks]

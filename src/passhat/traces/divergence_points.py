@@ -113,6 +113,15 @@ class Divergence:
         What was analysed and what was left out, with reasons.
     settings : dict
         Normalisation settings used.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"task_id": "t", "trial": [0, 0, 1],
+    ...                       "action": ["get_a", "pay", "get_a"]})
+    >>> trials = pd.DataFrame({"task_id": "t", "trial": [0, 1], "success": [True, False]})
+    >>> d = divergence(Traces.from_frames(steps, trials))
+    >>> d.counts["divergence_points"], d.by_action[["action", "runs", "kinds"]].values.tolist()
+    (1, [['pay', 1, 'stops 1']])
     """
 
     table: pd.DataFrame
