@@ -49,7 +49,13 @@ import pandas as pd
 from passhat.errors import DependencyError, FormatError, OptionError
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
-from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
+from passhat.io.traces import (
+    ToolAnswers,
+    finish_traces,
+    message_text,
+    outcome_frame,
+    outcome_positions,
+)
 from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
@@ -308,9 +314,7 @@ def read_inspect_traces(
     except Exception as err:
         raise FormatError(f"{path}: not an Inspect AI log ({type(err).__name__})") from err
     system = str(tf["system"].iloc[0])
-    index = {
-        (str(t), int(n)): i for i, (t, n) in enumerate(zip(tf["task_id"], tf["trial"], strict=True))
-    }
+    index = outcome_positions(tf)
     steps: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
     keep = [True] * len(tf)

@@ -56,7 +56,13 @@ import pandas as pd
 from passhat.errors import FormatError
 from passhat.io._json import load_json, scenario_fingerprint
 from passhat.io._registry import register_reader
-from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
+from passhat.io.traces import (
+    ToolAnswers,
+    finish_traces,
+    message_text,
+    outcome_frame,
+    outcome_positions,
+)
 from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
@@ -296,9 +302,7 @@ def read_tau2_bench_traces(path: Path, *, system_name: str | None = None) -> Tra
         tf["termination"] = outcome.frame["termination_reason"].to_numpy()
     _, sims = _load_document(path)
     system = str(tf["system"].iloc[0])
-    index = {
-        (str(t), int(n)): i for i, (t, n) in enumerate(zip(tf["task_id"], tf["trial"], strict=True))
-    }
+    index = outcome_positions(tf)
     steps: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
     keep = [True] * len(tf)

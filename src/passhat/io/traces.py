@@ -57,6 +57,7 @@ __all__ = [
     "load_stages",
     "message_text",
     "outcome_frame",
+    "outcome_positions",
     "read_traces",
 ]
 
@@ -213,6 +214,18 @@ def outcome_frame(trials: Trials) -> pd.DataFrame:
     cols = ["system", "task_id", "trial", "success", "status", "scenario_hash"]
     df = trials.frame
     return df[[c for c in cols if c in df.columns]].copy()
+
+
+def outcome_positions(trials: pd.DataFrame) -> dict[tuple[str, int], int]:
+    """Row position of each (task_id, trial) in an outcome frame, to match trajectories to it.
+
+    Examples
+    --------
+    >>> outcome_positions(pd.DataFrame({"task_id": ["a", "a"], "trial": [0, 1]}))
+    {('a', 0): 0, ('a', 1): 1}
+    """
+    pairs = zip(trials["task_id"], trials["trial"], strict=True)
+    return {(str(t), int(n)): i for i, (t, n) in enumerate(pairs)}
 
 
 def finish_traces(
