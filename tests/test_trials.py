@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import passhat as ph
 from passhat.errors import CountError, ValidationError
-from passhat.trials import _coerce_success
+from passhat.trials import coerce_success
 
 TRUE_WORDS = ["true", "T", " yes ", "Y", "1", "pass", "PASSED", "success", "C", "correct", "1.0"]
 FALSE_WORDS = ["false", "F", "no", "n", "0", "fail", "failed", "failure", "I", "incorrect", "0.0"]
@@ -57,9 +57,9 @@ def test_coerce_success_matches_reference(vals: list[object]) -> None:
     if "bad" in ref:
         first = ref.index("bad") + 1
         with pytest.raises(ValidationError, match=rf"^t: row {first}: success values must be"):
-            _coerce_success(s, where="t")
+            coerce_success(s, where="t")
         return
-    got = _coerce_success(s, where="t")
+    got = coerce_success(s, where="t")
     assert got.dtype == "boolean"
     assert [None if v is pd.NA else bool(v) for v in got] == ref
 
@@ -69,17 +69,17 @@ def test_coerce_success_lists_values_seen() -> None:
     with pytest.raises(
         ValidationError, match=r"row 2: .*saw 'maybe', 'perhaps' in 3 row\(s\).*threshold"
     ):
-        _coerce_success(s, where="f.csv")
+        coerce_success(s, where="f.csv")
 
 
 def test_coerce_success_numeric_and_bool_dtypes() -> None:
-    assert _coerce_success(pd.Series([1, 0, 1]), where="t").tolist() == [True, False, True]
-    got = _coerce_success(pd.Series([1.0, np.nan, 0.0]), where="t")
+    assert coerce_success(pd.Series([1, 0, 1]), where="t").tolist() == [True, False, True]
+    got = coerce_success(pd.Series([1.0, np.nan, 0.0]), where="t")
     assert got.isna().tolist() == [False, True, False]
     with pytest.raises(ValidationError, match=r"row 2: .*saw 0\.7"):
-        _coerce_success(pd.Series([1.0, 0.7]), where="t")
+        coerce_success(pd.Series([1.0, 0.7]), where="t")
     b = pd.Series([True, False], index=[5, 9])
-    assert _coerce_success(b, where="t").index.tolist() == [5, 9]
+    assert coerce_success(b, where="t").index.tolist() == [5, 9]
 
 
 def _df(**cols: list[object]) -> pd.DataFrame:

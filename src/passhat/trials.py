@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_SYSTEM",
     "UNSCORED_STATUSES",
     "Trials",
+    "coerce_success",
     "counts_from_arrays",
     "counts_from_frame",
     "validate_counts",
@@ -140,7 +141,7 @@ class Trials:
             raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
         df["system"] = _as_str_series(df["system"])
         df["task_id"] = _as_str_series(df["task_id"])
-        df["success"] = _coerce_success(df["success"], where=where)
+        df["success"] = coerce_success(df["success"], where=where)
         if "trial" not in df.columns:
             df["trial"] = df.groupby(["system", "task_id"], sort=False).cumcount()
         else:
@@ -238,7 +239,7 @@ _FALSE = {"false", "f", "no", "n", "0", "fail", "failed", "failure", "i", "incor
 _MISSING = {"", "na", "nan", "none", "null"}
 
 
-def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
+def coerce_success(s: pd.Series, *, where: str) -> pd.Series:
     """Map boolean-like values to a nullable boolean; reject anything else.
 
     Accepted (case-insensitive, surrounding spaces ignored): booleans;
@@ -248,7 +249,7 @@ def _coerce_success(s: pd.Series, *, where: str) -> pd.Series:
 
     Examples
     --------
-    >>> _coerce_success(pd.Series(["yes", "FAIL", None, 1.0]), where="t").tolist()
+    >>> coerce_success(pd.Series(["yes", "FAIL", None, 1.0]), where="t").tolist()
     [True, False, <NA>, True]
     """
     if pd.api.types.is_bool_dtype(s.dtype):

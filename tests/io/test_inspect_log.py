@@ -8,6 +8,10 @@ their benchmark means (``log.results``); passhat's estimates from the same log
 must equal them. Some sample/epochs raise in the solver (kept with
 ``fail_on_error=False``): Inspect leaves them out of its reductions, passhat
 must count them as unscored and leave them out of n.
+
+Traces: a second ``.eval`` log written by ``inspect_ai.eval`` with a solver
+that appends the tool calls and tool answers itself (no model call, no
+network); the calls per epoch are the plan's.
 """
 
 from __future__ import annotations
@@ -257,3 +261,92 @@ def test_cli_reads_the_log(logs: dict[str, Any], capsys: pytest.CaptureFixture[s
     assert main(["estimate", str(logs["eval"])]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "several scorers (letter, lenient)" in err[0]
+
+
+# --------------------------------------------------------------- traces
+# per sample: the tool calls of epochs 1..3 and whether the epoch is correct
+TRACE_PLAN = {
+    "s1": [
+        (["lookup", "check", "pay"], "C"),
+        (["lookup", "pay"], "I"),
+        (["lookup", "check", "pay"], "C"),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def inspect_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+    from inspect_ai.scorer import Score, accuracy, scorer
+    from inspect_ai.solver import solver
+    from inspect_ai.tool import ToolCall, ToolCallError
+
+    tmp = tmp_path_factory.mktemp("inspect_traces")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("INSPECT_LOG_DIR", str(tmp / "logs"))
+        mp.setenv("INSPECT_DISPLAY", "none")
+
+        @solver
+        def scripted():  # type: ignore[no-untyped-def]
+            async def solve(state, generate):  # type: ignore[no-untyped-def]
+                calls, letter = TRACE_PLAN[str(state.sample_id)][state.epoch - 1]
+                for j, name in enumerate(calls):
+                    cid = f"c{j}"
+                    state.messages.append(
+                        ChatMessageAssistant(
+                            content="",
+                            tool_calls=[ToolCall(id=cid, function=name, arguments={"n": j})],
+                        )
+                    )
+                    err = ToolCallError("permission", "denied") if name == "pay" else None
+                    state.messages.append(
+                        ChatMessageTool(content="done", tool_call_id=cid, function=name, error=err)
+                    )
+                state.output.completion = letter
+                return state
+
+            return solve
+
+        @scorer(metrics=[accuracy()])
+        def letter():  # type: ignore[no-untyped-def]
+            async def score(state, target):  # type: ignore[no-untyped-def]
+                return Score(value=state.output.completion)
+
+            return score
+
+        task = Task(
+            dataset=[Sample(id=sid, input="go", target="C") for sid in TRACE_PLAN],
+            solver=scripted(),
+            scorer=letter(),
+            epochs=3,
+        )
+        [log] = inspect_eval(task, model="mockllm/model", display="none", log_format="eval")
+    return Path(log.location)
+
+
+def test_inspect_log_traces(inspect_log: Path) -> None:
+    tr = ph.read_traces(inspect_log)  # sniffed from .eval
+    assert tr.source["format"] == "inspect"
+    s = tr.steps
+    assert s.groupby("trial")["action"].apply(list).to_dict() == {
+        1: ["lookup", "check", "pay"],
+        2: ["lookup", "pay"],
+        3: ["lookup", "check", "pay"],
+    }
+    assert set(s.loc[s["action"] == "pay", "status"]) == {"error"}
+    assert tr.trials["success"].tolist() == [True, False, True]
+    d = ph.divergence(tr, ignore_args=True)
+    assert d.table[["trial", "step", "kind", "marker"]].values.tolist() == [
+        [2, 2, "skips", "check"]
+    ]
+
+
+def test_inspect_missing_dependency(monkeypatch: pytest.MonkeyPatch, inspect_log: Path) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
+    with pytest.raises(ph.DependencyError, match=r"passhat\[inspect\]"):
+        ph.read_traces(inspect_log, format="inspect")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
-from passhat.errors import FormatError, InputError
+from passhat.errors import FormatError, InputError, OptionError
 from passhat.io import _registry
 from passhat.trials import Trials
 
@@ -104,5 +104,51 @@ def test_register_custom_reader(tmp_path: Path) -> None:
         assert t.source["format"] == "mine" and len(t) == 2
         assert len(t.source["sha256"]) == 64
     finally:
-        _registry._READERS.pop("mine", None)
-        _registry._READERS.pop("broken", None)
+        _registry._READERS.pop(("trials", "mine"), None)
+        _registry._READERS.pop(("trials", "broken"), None)
+
+
+# --------------------------------------------------------------- trace readers
+def test_trace_readers_are_a_kind_of_their_own(tmp_path: Path) -> None:
+    assert ph.io.formats(kind="traces") == ["tau-bench", "tau2-bench", "inspect", "steps-jsonl"]
+    assert "steps-jsonl" not in ph.io.formats()  # read() / read_trials never pick a trace reader
+    # one name, two kinds: the trial reader for read_trials, the trace reader for read_traces
+    assert _registry.find_reader("tau-bench").kind == "trials"  # type: ignore[union-attr]
+    assert _registry.find_reader("TAU_BENCH", kinds=["traces"]).kind == "traces"  # type: ignore[union-attr]
+    assert _registry.find_reader("jsonl", kinds=["traces"]).name == "steps-jsonl"  # type: ignore[union-attr]
+    assert _registry.find_reader("jsonl").name == "jsonl"  # type: ignore[union-attr]
+    f = _samples(tmp_path)["jsonl"]
+    with pytest.raises(FormatError, match=r"unknown format 'steps-jsonl'; known formats: counts"):
+        ph.read_trials(f, format="steps-jsonl")
+    with pytest.raises(OptionError, match="kind must be one of trials, counts, traces"):
+        ph.io.register_reader("x", ph.read_trials, sniff=lambda p, h: False, kind="table")
+
+
+def test_each_trace_format_sniffed_in_order(tmp_path: Path) -> None:
+    """The order the trace sniffers are tried settles files that look like two formats:
+    a directory is τ²-bench, an ``.eval`` file Inspect, then τ-bench (a list with
+    ``traj``), τ²-bench (``simulations``), Inspect (``eval`` and ``samples``), a step log
+    (``action`` on the first line): the order of the if-chain that io/traces.py had
+    before the registry (checked against it)."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    cases = {
+        "tau.json": ('[{"task_id": 0, "traj": []}]', "tau-bench"),
+        "tau2.json": ('{"simulations": []}', "tau2-bench"),
+        "index.json": ('{"simulation_index": []}', "tau2-bench"),
+        "log.json": ('{"eval": {}, "samples": []}', "inspect"),
+        "log.eval": ('[{"traj": 1}]', "inspect"),  # the suffix decides before the content
+        "both.json": ('[{"traj": 1, "simulations": 2}]', "tau-bench"),
+        "both2.json": ('{"simulations": [], "eval": {}, "samples": []}', "tau2-bench"),
+        "steps.jsonl": ('{"task_id": "t", "action": "x"}\n', "steps-jsonl"),
+    }
+    for name, (text, fmt) in cases.items():
+        (tmp_path / name).write_text(text)
+        path = tmp_path / name
+        found = _registry.sniff(path, _registry.file_head(path), kinds=["traces"])
+        assert found is not None and found.name == fmt, name
+    found = _registry.sniff(run_dir, "", kinds=["traces"])
+    assert found is not None and found.name == "tau2-bench"
+    (tmp_path / "late.jsonl").write_text('{"task_id": "t"}\n{"action": "x"}\n')
+    with pytest.raises(FormatError, match=r"late\.jsonl: cannot tell the trace format"):
+        ph.read_traces(tmp_path / "late.jsonl")

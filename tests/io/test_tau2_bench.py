@@ -7,12 +7,16 @@ with ``info`` / ``tasks`` / ``simulations``; ``SimulationRun`` with ``task_id``,
 ``results.json`` + ``simulations/<id>.json``; ``NON_EVALUABLE_TERMINATION_REASONS``
 = infrastructure_error, context_window_exceeded). Expected counts are worked
 out by hand from the table below.
+
+Traces: two simulations whose messages are written here, the divergence point
+worked out by hand (arguments equal up to key order and ``1`` vs ``1.0``).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -235,3 +239,66 @@ def test_non_evaluable_option_and_enum_spelling(monolithic: Path) -> None:
         s["termination_reason"] = "TerminationReason." + s["termination_reason"].upper()
     monolithic.write_text(json.dumps(doc))
     _check(ph.read_trials(monolithic))
+
+
+# --------------------------------------------------------------- traces
+def test_tau2_messages(tmp_path: Path) -> None:
+    def sim(i: int, trial: int, reward: float, calls: list[tuple[str, dict[str, Any]]]) -> dict:
+        msgs: list[dict[str, Any]] = [{"role": "user", "content": "hello"}]
+        for j, (name, args) in enumerate(calls):
+            cid = f"{i}-{j}"
+            msgs.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": cid, "name": name, "arguments": args, "requestor": "assistant"}
+                    ],
+                }
+            )
+            msgs.append(
+                {
+                    "role": "tool",
+                    "id": cid,
+                    "content": "out",
+                    "requestor": "assistant",
+                    "error": name == "bad",
+                }
+            )
+        # a tool call made by the simulated user is not an agent step
+        msgs.append(
+            {
+                "role": "user",
+                "tool_calls": [{"id": "u", "name": "toggle", "arguments": {}, "requestor": "user"}],
+            }
+        )
+        return {
+            "id": f"s{i}",
+            "task_id": "7",
+            "trial": trial,
+            "termination_reason": "user_stop",
+            "reward_info": {"reward": reward},
+            "messages": msgs,
+        }
+
+    doc = {
+        "info": {"agent_info": {"llm": "gpt-x"}},
+        "tasks": [{"id": "7"}],
+        "simulations": [
+            sim(0, 0, 1.0, [("get_order", {"b": 1, "a": 2}), ("refund", {"id": 3})]),
+            sim(1, 1, 0.0, [("get_order", {"a": 2, "b": 1.0}), ("bad", {})]),
+        ],
+    }
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps(doc))
+    tr = ph.read_traces(f)  # sniffed
+    assert tr.source["format"] == "tau2-bench"
+    assert tr.steps["action"].tolist() == ["get_order", "refund", "get_order", "bad"]
+    assert tr.steps["status"].tolist() == ["ok", "ok", "ok", "error"]
+    assert tr.trials["termination"].tolist() == ["user_stop", "user_stop"]
+    assert set(tr.trials["system"]) == {"gpt-x"}
+    d = ph.divergence(tr)
+    # args {"b": 1, "a": 2} and {"a": 2, "b": 1.0} are the same call: diverges at step 2
+    assert d.table[["step", "kind", "failing_action"]].values.tolist() == [
+        [2, "substitutes", "bad"]
+    ]

@@ -4,13 +4,19 @@ Oracle: τ-bench's published leaderboard for gpt-4o on airline (Yao et al.,
 τ-bench, 2024; sierra-research/tau-bench README): pass^1..4 = 0.420, 0.273,
 0.220, 0.200 from the real result file ``shared/data/tau-bench/gpt-4o-airline.json``
 (50 tasks × 4 trials).
+
+Traces (:func:`passhat.io.tau_bench.read_tau_bench_traces`): the same file's
+own messages, counted independently with the json module here; outcomes must
+equal the trial reader's (the ones ``passhat estimate`` uses).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -88,3 +94,118 @@ def test_not_a_tau_bench_file(tmp_path: Path) -> None:
     bad.write_text('[{"task_id": 1, "reward": "high", "info": {}}]')
     with pytest.raises(FormatError, match=r"record 0: reward 'high' is not a number"):
         ph.read_trials(bad, format="tau-bench")
+
+
+# --------------------------------------------------------------- traces
+def test_tau_bench_real_file(tau_airline_path: Path) -> None:
+    tr = ph.read_traces(tau_airline_path)  # sniffed
+    assert tr.source["format"] == "tau-bench"
+    raw = json.loads(tau_airline_path.read_text())
+    n_calls = sum(len(m.get("tool_calls") or []) for r in raw for m in r["traj"])
+    assert len(tr.steps) == n_calls == 1164
+    assert len(tr.trials) == 200 and len(tr.excluded) == 0
+    no_calls = sum(not any(m.get("tool_calls") for m in r["traj"]) for r in raw)
+    assert tr.source["trials_without_tool_calls"] == no_calls == 18
+    # outcomes are the trial reader's: pass^1 = 0.42 (τ-bench's leaderboard)
+    t = ph.read_trials(tau_airline_path, format="tau-bench")
+    merged = tr.trials.merge(t.frame, on=["system", "task_id", "trial"], suffixes=("", "_t"))
+    assert (merged["success"] == merged["success_t"]).all()
+    assert tr.trials["success"].mean() == pytest.approx(0.42)
+    assert (merged["scenario_hash"] == merged["scenario_hash_t"]).all()
+    # task 0 trial 0: first call is get_user_details(mia_li_3668), its observation the profile
+    first = tr.steps[(tr.steps["task_id"] == "0") & (tr.steps["trial"] == 0)].iloc[0]
+    assert first["action"] == "get_user_details"
+    assert first["args"] == '{"user_id":"mia_li_3668"}'
+    assert '"first_name": "Mia"' in first["observation"]
+    # tool errors are steps with status "error"
+    errors = tr.steps[tr.steps["status"] == "error"]
+    assert len(errors) > 0 and errors["observation"].str.startswith("Error").all()
+    # terminations: 48 transfers (info.source), the rest user stops or the step limit
+    term = tr.trials["termination"].value_counts().to_dict()
+    assert term["transfer_to_human"] == 48
+    assert term["user_stop"] + term["max_steps"] == 152
+
+
+def _tau_file(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    f = tmp_path / "tau.json"
+    f.write_text(json.dumps(records))
+    return f
+
+
+def _call(cid: str, name: str, args: str) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+        ],
+    }
+
+
+def test_tau_bench_empty_and_toolless_trajectories(tmp_path: Path) -> None:
+    task = {"user_id": "u", "actions": [], "instruction": "x"}
+    recs = [
+        {
+            "task_id": 1,
+            "trial": 0,
+            "reward": 1.0,
+            "info": {"task": task, "source": "user"},
+            "traj": [
+                {"role": "user", "content": "hi"},
+                _call("c1", "get_user_details", '{"user_id": "u"}'),
+                {"role": "tool", "tool_call_id": "c1", "name": "get_user_details", "content": "{}"},
+                {"role": "user", "content": "bye ###STOP###"},
+            ],
+        },
+        {
+            "task_id": 1,
+            "trial": 1,
+            "reward": 0.0,
+            "info": {"task": task, "source": "user"},
+            "traj": [{"role": "user", "content": "hi"}, {"role": "user", "content": "###STOP###"}],
+        },
+        {"task_id": 1, "trial": 2, "reward": 0.0, "info": {"task": task}, "traj": []},
+    ]
+    tr = ph.read_traces(_tau_file(tmp_path, recs), format="tau-bench")
+    assert tr.excluded[["trial", "reason"]].values.tolist() == [
+        [2, "empty trajectory (no messages)"]
+    ]
+    assert tr.source["excluded_trials"] == 1 and tr.source["trials_without_tool_calls"] == 1
+    assert tr.trials["n_steps"].tolist() == [1, 0]
+    assert tr.trials["termination"].tolist() == ["user_stop", "user_stop"]
+    d = ph.divergence(tr)
+    assert d.counts["excluded_trials"] == 1
+    assert d.table[["trial", "step", "kind"]].values.tolist() == [[1, 1, "stops"]]
+
+
+def test_tau_bench_bad_tool_call(tmp_path: Path) -> None:
+    recs = [
+        {
+            "task_id": 1,
+            "trial": 0,
+            "reward": 1.0,
+            "info": {},
+            "traj": [{"role": "assistant", "tool_calls": [{"id": "c", "function": {}}]}],
+        }
+    ]
+    with pytest.raises(
+        FormatError, match=r"record 0: traj\[0\]: a tool call without function.name"
+    ):
+        ph.read_traces(_tau_file(tmp_path, recs), format="tau-bench")
+    with pytest.raises(FormatError, match="not a τ-bench result file"):
+        ph.read_traces(_tau_file(tmp_path, {"a": 1}), format="tau-bench")  # type: ignore[arg-type]
+
+
+def test_tau_bench_steps_frame_columns(tau_airline_path: Path) -> None:
+    tr = ph.read_traces(tau_airline_path, format="tau-bench")
+    assert list(tr.steps.columns[:8]) == [
+        "system",
+        "task_id",
+        "trial",
+        "step",
+        "action",
+        "args",
+        "observation",
+        "status",
+    ]
+    assert isinstance(tr.trials, pd.DataFrame) and "scenario_hash" in tr.trials.columns

@@ -10,7 +10,7 @@ from rich.table import Table
 from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
-from passhat.io.traces import TRACE_FORMATS, load_stages, read_traces
+from passhat.io import formats, load_stages, read_traces
 from passhat.traces import divergence
 
 __all__ = ["register"]
@@ -21,7 +21,7 @@ __all__ = ["register"]
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(TRACE_FORMATS),
+    type=click.Choice(formats(kind="traces")),
     default=None,
     help="Trace format (sniffed when omitted).",
 )

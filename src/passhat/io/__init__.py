@@ -1,21 +1,26 @@
-"""Readers: each maps a source format to the trial table (or a count table).
+"""Readers: each maps a source format to the trial table, a count table, or traces.
 
-A reader is registered with :func:`register_reader` under a format name, with
-a ``sniff`` function that says whether a file looks like its format. Use
-:func:`read_trials` (trials) or :func:`read` (trials or counts, whichever the
-file holds).
+A reader is registered with :func:`register_reader` under a format name and a
+kind (``"trials"``, ``"counts"`` or ``"traces"``), with a ``sniff`` function
+that says whether a file looks like its format; one module per format holds
+its readers of every kind. Use :func:`read_trials` (trials), :func:`read`
+(trials or counts, whichever the file holds) or :func:`read_traces` (per-trial
+tool calls and outcomes).
 
 Examples
 --------
 >>> import passhat as ph
 >>> sorted(ph.io.formats())[:3]
 ['counts', 'csv', 'inspect']
+>>> ph.io.formats(kind="traces")
+['tau-bench', 'tau2-bench', 'inspect', 'steps-jsonl']
 """
 
 from __future__ import annotations
 
 from passhat.io import counts as _counts  # noqa: F401  (registers)
 from passhat.io import inspect_log as _inspect  # noqa: F401  (registers)
+from passhat.io import steps_jsonl as _steps  # noqa: F401  (registers)
 from passhat.io import tau2_bench as _tau2  # noqa: F401  (registers)
 from passhat.io import tau_bench as _tau  # noqa: F401  (registers)
 from passhat.io import tidy as _tidy  # noqa: F401  (registers)
@@ -28,13 +33,16 @@ from passhat.io._registry import (
     read_trials,
     register_reader,
 )
+from passhat.io.traces import load_stages, read_traces
 
 __all__ = [
     "file_sha256",
     "formats",
     "input_stamp",
+    "load_stages",
     "read",
     "read_counts",
+    "read_traces",
     "read_trials",
     "register_reader",
 ]

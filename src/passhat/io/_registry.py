@@ -1,65 +1,171 @@
-"""Reader registry and format sniffing."""
+"""Reader registry and format sniffing, for trial, count and trace readers alike.
+
+Each format module registers its readers with :func:`register_reader`: a
+``read`` function, a ``sniff`` function that says whether a file looks like the
+format, a ``kind`` (what ``read`` returns: ``"trials"``, ``"counts"`` or
+``"traces"``) and a sniffing ``priority``. One format name may have a reader of
+each kind (``tau-bench`` has a trial and a trace reader). :func:`read`,
+:func:`read_trials` and :func:`read_counts` choose among the trial and count
+readers; :func:`passhat.read_traces` among the trace readers, through the same
+:func:`sniff`.
+
+Examples
+--------
+>>> formats(kind="traces")
+['tau-bench', 'tau2-bench', 'inspect', 'steps-jsonl']
+"""
 
 from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError
 from passhat.trials import Trials
 
+if TYPE_CHECKING:
+    from passhat.traces import Traces
+
 __all__ = [
+    "KINDS",
     "Reader",
+    "file_head",
     "file_sha256",
+    "find_reader",
     "formats",
     "input_stamp",
     "read",
     "read_counts",
     "read_trials",
+    "readers",
     "register_reader",
+    "sniff",
 ]
+
+#: What a reader returns: a trial table, a count table, or traces.
+KINDS = ("trials", "counts", "traces")
+#: The kinds :func:`read` returns (one namespace of format names).
+_DATA_KINDS = ("trials", "counts")
 
 
 @dataclass(frozen=True)
 class Reader:
     """A registered reader.
 
-    ``read(path, **options)`` returns :class:`~passhat.trials.Trials` or a
-    count-table :class:`xarray.Dataset`; ``sniff(path, head)`` says whether
-    the file looks like this format (``head`` is its first 64 KiB as text).
+    ``read(path, **options)`` returns :class:`~passhat.trials.Trials`, a
+    count-table :class:`xarray.Dataset` or :class:`~passhat.traces.Traces`
+    (by ``kind``); ``sniff(path, head)`` says whether the file looks like this
+    format (``head`` is its first 64 KiB as text, empty for a directory).
     """
 
     name: str
-    read: Callable[..., Trials | xr.Dataset]
+    read: Callable[..., Trials | xr.Dataset | Traces]
     sniff: Callable[[Path, str], bool]
-    kind: str  # "trials" or "counts"
+    kind: str  # "trials", "counts" or "traces"
     priority: int = 50
+    aliases: tuple[str, ...] = ()
 
 
-_READERS: dict[str, Reader] = {}
+_READERS: dict[tuple[str, str], Reader] = {}
 
 
 def register_reader(
     name: str,
-    read: Callable[..., Trials | xr.Dataset],
+    read: Callable[..., Trials | xr.Dataset | Traces],
     *,
     sniff: Callable[[Path, str], bool],
     kind: str = "trials",
     priority: int = 50,
+    aliases: tuple[str, ...] = (),
 ) -> None:
-    """Register a reader under a format name (lower priority sniffs first)."""
-    _READERS[name] = Reader(name=name, read=read, sniff=sniff, kind=kind, priority=priority)
+    """Register a reader of one kind under a format name (lower priority sniffs first).
+
+    ``aliases`` are other names ``format=`` accepts for it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def read_mine(path):
+    ...     return Trials.from_frame(pd.read_csv(path, sep=" "), where=str(path))
+    >>> register_reader("mine", read_mine, sniff=lambda path, head: head.startswith("task_id "))
+    >>> "mine" in formats()
+    True
+    >>> _ = _READERS.pop(("trials", "mine"))
+    """
+    if kind not in KINDS:
+        raise OptionError(f"reader {name!r}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
+    _READERS[(kind, name)] = Reader(
+        name=name, read=read, sniff=sniff, kind=kind, priority=priority, aliases=tuple(aliases)
+    )
 
 
-def formats() -> list[str]:
-    """Names of the registered formats."""
-    return sorted(_READERS)
+def readers(kinds: Iterable[str] = _DATA_KINDS) -> list[Reader]:
+    """The registered readers of these kinds, in sniffing order (priority, then name).
+
+    Examples
+    --------
+    >>> [(r.name, r.priority) for r in readers(["traces"])][:2]
+    [('tau-bench', 10), ('tau2-bench', 20)]
+    """
+    wanted = set(kinds)
+    found = [r for r in _READERS.values() if r.kind in wanted]
+    return sorted(found, key=lambda r: (r.priority, r.name))
+
+
+def formats(kind: str | None = None) -> list[str]:
+    """Names of the registered formats.
+
+    Without ``kind``: the formats :func:`read` takes (trial and count tables),
+    sorted by name. With ``kind``: that kind's formats in sniffing order.
+
+    Examples
+    --------
+    >>> formats()[:3]
+    ['counts', 'csv', 'inspect']
+    """
+    if kind is None:
+        return sorted({r.name for r in readers(_DATA_KINDS)})
+    return [r.name for r in readers((kind,))]
+
+
+def find_reader(name: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reader | None:
+    """The reader registered under a format name or alias (``_`` or ``-``, any case).
+
+    Examples
+    --------
+    >>> find_reader("TAU_BENCH", kinds=["traces"]).kind
+    'traces'
+    """
+    key = name.lower().replace("_", "-")
+    return next((r for r in readers(kinds) if key == r.name or key in r.aliases), None)
+
+
+def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reader | None:
+    """The first reader of these kinds whose sniffer recognises the file, or None.
+
+    ``head`` is :func:`file_head` of the path. A sniffer that raises says no.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = f.write_text("task_id,success\\nt,1\\n")
+    >>> sniff(f, file_head(f)).name
+    'csv'
+    """
+    for reader in readers(kinds):
+        try:
+            if reader.sniff(path, head):
+                return reader
+        except Exception:  # a sniffer that cannot tell simply says no
+            continue
+    return None
 
 
 def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
@@ -91,7 +197,17 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _head(path: Path) -> str:
+def file_head(path: Path) -> str:
+    """The first 64 KiB of a file as text (undecodable bytes replaced); empty for a directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "x.txt"
+    >>> _ = f.write_bytes("é".encode("latin-1") + b" ok")
+    >>> file_head(f) == "\\N{REPLACEMENT CHARACTER} ok", file_head(f.parent)
+    (True, '')
+    """
     if path.is_dir():
         return ""
     with open(path, "rb") as fh:
@@ -103,23 +219,20 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if fmt is not None:
-        key = fmt.lower().replace("_", "-")
-        if key not in _READERS:
+        found = find_reader(fmt)
+        if found is None:
             raise FormatError(
                 f"{path}: unknown format {fmt!r}; known formats: {', '.join(formats())}"
             )
-        return _READERS[key]
+        return found
     if path.is_file() and path.stat().st_size == 0:
         raise FormatError(f"{path}: the file is empty")
-    head = _head(path)
+    head = file_head(path)
     if path.is_file() and not head.strip() and path.suffix.lower() not in {".parquet", ".eval"}:
         raise FormatError(f"{path}: the file is empty (only whitespace)")
-    for reader in sorted(_READERS.values(), key=lambda r: (r.priority, r.name)):
-        try:
-            if reader.sniff(path, head):
-                return reader
-        except Exception:  # a sniffer that cannot tell simply says no
-            continue
+    reader = sniff(path, head)
+    if reader is not None:
+        return reader
     if path.is_file() and (path.suffix.lower() == ".json" or head.lstrip().startswith(("{", "["))):
         from passhat.io._json import load_json
 
@@ -169,9 +282,10 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Tria
     meta = {"path": str(p), "format": reader.name, "sha256": file_sha256(p)}
     if isinstance(result, Trials):
         result.source = {**meta, **result.source}
-    else:
-        result.attrs.update({f"source_{k}": v for k, v in meta.items()})
-    return result
+        return result
+    counts = cast(xr.Dataset, result)  # trial and count readers return one or the other
+    counts.attrs.update({f"source_{k}": v for k, v in meta.items()})
+    return counts
 
 
 def read_trials(path: str | Path, *, format: str | None = None, **options: Any) -> Trials:

@@ -27,6 +27,10 @@ scorers in the log, ``scorer=`` picks one (an error lists them when it is
 missing). Each sample's ``input`` and ``target`` are fingerprinted into
 ``scenario_hash``.
 
+Traces (:func:`read_inspect_traces`, for :func:`passhat.read_traces`): each
+sample epoch's assistant tool calls, with the ``tool`` messages answering
+them; outcomes are the trial reader's.
+
 Examples
 --------
 >>> import passhat as ph
@@ -45,9 +49,17 @@ import pandas as pd
 from passhat.errors import DependencyError, FormatError, OptionError
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
+from passhat.io.traces import (
+    ToolAnswers,
+    finish_traces,
+    message_text,
+    outcome_frame,
+    outcome_positions,
+)
+from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
-__all__ = ["inspect_value_to_float", "read_inspect_log"]
+__all__ = ["inspect_value_to_float", "read_inspect_log", "read_inspect_traces"]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -81,12 +93,13 @@ def inspect_value_to_float(value: Any) -> float | None:
     return None
 
 
-def _import_read_eval_log() -> Any:
+def _import_read_eval_log(what: str = "logs") -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError as err:
         raise DependencyError(
-            "reading Inspect AI logs needs the inspect_ai package: pip install 'passhat[inspect]'"
+            f"reading Inspect AI {what} needs the inspect_ai package: "
+            "pip install 'passhat[inspect]'"
         ) from err
     return read_eval_log
 
@@ -274,3 +287,84 @@ def _sniff(path: Path, head: str) -> bool:
 
 
 register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
+
+
+# ----------------------------------------------------------------- traces
+def read_inspect_traces(
+    path: Path, *, system_name: str | None = None, scorer: str | None = None
+) -> Traces:
+    """Read the tool calls of an Inspect AI log (outcomes from :func:`read_inspect_log`).
+
+    Each sample epoch's assistant ``tool_calls`` are steps, with the ``tool``
+    messages answering them (status ``error`` when the tool message has an
+    error). Termination is the trial reader's status. A sample without
+    messages is excluded, with the reason.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ph.read_traces("logs/run.eval", scorer="match")  # doctest: +SKIP
+    """
+    read_eval_log = _import_read_eval_log("traces")
+    outcome = read_inspect_log(path, system_name=system_name, scorer=scorer)
+    tf = outcome_frame(outcome)
+    tf["termination"] = outcome.frame["status"].to_numpy()
+    try:
+        log = read_eval_log(str(path))
+    except Exception as err:
+        raise FormatError(f"{path}: not an Inspect AI log ({type(err).__name__})") from err
+    system = str(tf["system"].iloc[0])
+    index = outcome_positions(tf)
+    steps: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    keep = [True] * len(tf)
+    for s in log.samples or []:
+        pos = index.get((str(s.id), int(s.epoch)))
+        if pos is None:
+            continue  # the trial reader left it out and says so in its own excluded list
+        key = {"system": system, "task_id": str(s.id), "trial": int(s.epoch)}
+        msgs = list(s.messages or [])
+        if not msgs:
+            excluded.append({**key, "reason": "empty trajectory (no messages)"})
+            keep[pos] = False
+            continue
+        obs = ToolAnswers(
+            msgs,
+            lambda m: (
+                getattr(m, "tool_call_id", None) if getattr(m, "role", None) == "tool" else None
+            ),
+        )
+        n = 0
+        for j, m in enumerate(msgs):
+            if getattr(m, "role", None) != "assistant":
+                continue
+            for call in getattr(m, "tool_calls", None) or []:
+                ans = obs.take(call.id, j)
+                text = message_text(ans.content) if ans is not None else ""
+                status = (
+                    "missing_observation"
+                    if ans is None
+                    else ("error" if getattr(ans, "error", None) else "ok")
+                )
+                steps.append(
+                    {
+                        **key,
+                        "step": n,
+                        "action": str(call.function),
+                        "args": canonical_args(call.arguments),
+                        "observation": text,
+                        "status": status,
+                    }
+                )
+                n += 1
+    return finish_traces(steps, tf[keep].copy(), excluded, path=path, fmt="inspect")
+
+
+def _sniff_traces(path: Path, head: str) -> bool:
+    if path.suffix.lower() == ".eval":
+        return True
+    text = head.lstrip()
+    return text.startswith("{") and '"eval"' in head and '"samples"' in head
+
+
+register_reader("inspect", read_inspect_traces, sniff=_sniff_traces, kind="traces", priority=30)

@@ -24,6 +24,10 @@ The system name is the agent's model (``info.agent_info.llm``), else the
 agent implementation, else the file/directory name. Each task definition in
 ``tasks`` is fingerprinted into ``scenario_hash``.
 
+Traces (:func:`read_tau2_bench_traces`, for :func:`passhat.read_traces`): the
+tool calls the agent requested in each simulation's ``messages``, with the
+``tool`` messages answering them; outcomes are the trial reader's.
+
 Examples
 --------
 >>> import json, os, tempfile
@@ -52,9 +56,17 @@ import pandas as pd
 from passhat.errors import FormatError
 from passhat.io._json import load_json, scenario_fingerprint
 from passhat.io._registry import register_reader
+from passhat.io.traces import (
+    ToolAnswers,
+    finish_traces,
+    message_text,
+    outcome_frame,
+    outcome_positions,
+)
+from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
-__all__ = ["NON_EVALUABLE", "read_tau2_bench"]
+__all__ = ["NON_EVALUABLE", "read_tau2_bench", "read_tau2_bench_traces"]
 
 #: Terminations τ²-bench excludes from its metric denominators (unscored here).
 NON_EVALUABLE = ("infrastructure_error", "context_window_exceeded")
@@ -256,3 +268,108 @@ def _sniff(path: Path, head: str) -> bool:
 
 
 register_reader("tau2-bench", read_tau2_bench, sniff=_sniff, priority=25)
+
+
+# ----------------------------------------------------------------- traces
+def read_tau2_bench_traces(path: Path, *, system_name: str | None = None) -> Traces:
+    """Read the tool calls of τ²-bench results (outcomes from :func:`read_tau2_bench`).
+
+    In each simulation's ``messages`` (``tool_messages`` groups flattened), the
+    tool calls requested by the agent (``requestor`` ``assistant``) are steps;
+    their observations are the ``tool`` messages with the same ``id`` (status
+    ``error`` when the message says ``error: true``). Termination is
+    τ²-bench's ``termination_reason``. A simulation without messages is
+    excluded, with the reason.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> call = {"id": "c", "name": "get_order", "arguments": {"id": 1}, "requestor": "assistant"}
+    >>> msgs = [{"role": "assistant", "tool_calls": [call]},
+    ...         {"role": "tool", "id": "c", "content": "ok", "requestor": "assistant"}]
+    >>> sims = [{"task_id": "0", "trial": 0, "termination_reason": "user_stop",
+    ...          "reward_info": {"reward": 1.0}, "messages": msgs}]
+    >>> f = os.path.join(tempfile.mkdtemp(), "results.json")
+    >>> _ = open(f, "w").write(json.dumps({"info": {}, "tasks": [], "simulations": sims}))
+    >>> tr = read_tau2_bench_traces(Path(f))
+    >>> tr.steps[["action", "args", "status"]].values.tolist()
+    [['get_order', '{"id":1}', 'ok']]
+    """
+    outcome = read_tau2_bench(path, system_name=system_name)
+    tf = outcome_frame(outcome)
+    extra_cols = [c for c in ("termination_reason",) if c in outcome.frame.columns]
+    if extra_cols:
+        tf["termination"] = outcome.frame["termination_reason"].to_numpy()
+    _, sims = _load_document(path)
+    system = str(tf["system"].iloc[0])
+    index = outcome_positions(tf)
+    steps: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    keep = [True] * len(tf)
+    seen: dict[str, int] = {}
+    for where, sim in sims:
+        if not isinstance(sim, dict):
+            raise FormatError(f"{where}: a simulation must be an object")
+        task = str(sim.get("task_id"))
+        trial = sim.get("trial")
+        if trial is None:
+            trial = seen.get(task, 0)
+            seen[task] = trial + 1
+        pos = index.get((task, int(trial)))
+        if pos is None:
+            raise FormatError(f"{where}: simulation of task {task!r} trial {trial} has no outcome")
+        key = {"system": system, "task_id": task, "trial": int(trial)}
+        msgs = sim.get("messages")
+        if msgs is None or (isinstance(msgs, list) and len(msgs) == 0):
+            excluded.append({**key, "reason": "empty trajectory (no messages)"})
+            keep[pos] = False
+            continue
+        if not isinstance(msgs, list):
+            raise FormatError(f"{where}: messages must be a list")
+        flat: list[dict[str, Any]] = []
+        for m in msgs:
+            if isinstance(m, dict) and isinstance(m.get("tool_messages"), list):
+                flat.extend(x for x in m["tool_messages"] if isinstance(x, dict))
+            elif isinstance(m, dict):
+                flat.append(m)
+        obs = ToolAnswers(flat, lambda m: m.get("id") if m.get("role") == "tool" else None)
+        n = 0
+        for j, m in enumerate(flat):
+            if m.get("role") != "assistant":
+                continue
+            for call in m.get("tool_calls") or []:
+                if not isinstance(call, dict) or "name" not in call:
+                    raise FormatError(f"{where}: a tool call without a name")
+                if call.get("requestor", "assistant") != "assistant":
+                    continue
+                ans = obs.take(call.get("id"), j)
+                text = message_text(ans.get("content")) if ans else ""
+                status = (
+                    "missing_observation"
+                    if ans is None
+                    else ("error" if ans.get("error") else "ok")
+                )
+                steps.append(
+                    {
+                        **key,
+                        "step": n,
+                        "action": str(call["name"]),
+                        "args": canonical_args(call.get("arguments")),
+                        "observation": text,
+                        "status": status,
+                    }
+                )
+                n += 1
+    return finish_traces(steps, tf[keep].copy(), excluded, path=path, fmt="tau2-bench")
+
+
+def _sniff_traces(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return True
+    named = '"simulations"' in head or '"simulation_index"' in head
+    return named and path.suffix.lower() != ".eval"
+
+
+register_reader(
+    "tau2-bench", read_tau2_bench_traces, sniff=_sniff_traces, kind="traces", priority=20
+)

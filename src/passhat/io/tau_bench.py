@@ -7,6 +7,10 @@ harness; it is not decided (status ``infrastructure_error``) unless
 ``errors="failure"``. The task definition ``info.task`` is fingerprinted into
 ``scenario_hash``. The system name is the file's stem unless ``system_name``
 is given (τ-bench files do not store the model name).
+
+Traces (:func:`read_tau_bench_traces`, for :func:`passhat.read_traces`): every
+``tool_calls`` entry of an assistant message in ``traj`` is a step, with the
+``tool`` message answering it; outcomes are the trial reader's.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import load_json, scenario_fingerprint
 from passhat.io._registry import register_reader
+from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
+from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
-__all__ = ["read_tau_bench", "tau_bench_records"]
+__all__ = ["read_tau_bench", "read_tau_bench_traces", "tau_bench_records"]
 
 
 def tau_bench_records(path: Path) -> list[dict[str, Any]]:
@@ -125,3 +131,116 @@ def _sniff(path: Path, head: str) -> bool:
 
 
 register_reader("tau-bench", read_tau_bench, sniff=_sniff, priority=30)
+
+
+# ----------------------------------------------------------------- traces
+def _termination(rec: dict[str, Any], traj: list[Any]) -> str:
+    info = rec.get("info") or {}
+    if info.get("error") is not None:
+        return "error"
+    last_user = next(
+        (m for m in reversed(traj) if isinstance(m, dict) and m.get("role") == "user"), None
+    )
+    if info.get("source") == "transfer_to_human_agents":
+        return "transfer_to_human"
+    if traj and isinstance(traj[-1], dict) and traj[-1].get("role") == "user":
+        if last_user is not None and "###STOP###" in message_text(last_user.get("content")):
+            return "user_stop"
+    return "max_steps"
+
+
+def read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Traces:
+    """Read the tool calls of a τ-bench result file (outcomes from :func:`read_tau_bench`).
+
+    Every ``tool_calls`` entry of an assistant message in ``traj`` is a step;
+    its observation is the ``tool`` message with the same ``tool_call_id``
+    (status ``error`` when it starts with ``Error``). Termination:
+    ``user_stop`` (the simulated user wrote ``###STOP###``),
+    ``transfer_to_human`` (the agent called ``transfer_to_human_agents``),
+    ``error`` (``info.error``), else ``max_steps`` (τ-bench stops an unfinished
+    conversation after its step limit). A record with an empty ``traj`` is
+    excluded, with the reason.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> call = {"id": "c", "function": {"name": "get_user", "arguments": '{"id": 1}'}}
+    >>> traj = [{"role": "user", "content": "hi"},
+    ...         {"role": "assistant", "content": None, "tool_calls": [call]},
+    ...         {"role": "tool", "tool_call_id": "c", "content": "{}"},
+    ...         {"role": "user", "content": "###STOP###"}]
+    >>> f = Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = f.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 1.0, "info": {},
+    ...                               "traj": traj}]))
+    >>> tr = read_tau_bench_traces(f)
+    >>> tr.steps[["action", "args"]].values.tolist(), tr.trials["termination"].tolist()
+    ([['get_user', '{"id":1}']], ['user_stop'])
+    """
+    records = tau_bench_records(path)
+    outcome = outcome_frame(read_tau_bench(path, system_name=system_name))
+    if len(outcome) != len(records):  # pragma: no cover - the trial reader keeps every record
+        raise FormatError(f"{path}: τ-bench reader returned {len(outcome)} rows for {len(records)}")
+    steps: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    keep = []
+    terms: list[str | None] = []
+    for i, rec in enumerate(records):
+        row = outcome.iloc[i]
+        key = {"system": row["system"], "task_id": row["task_id"], "trial": int(row["trial"])}
+        traj = rec.get("traj")
+        if traj is None or (isinstance(traj, list) and len(traj) == 0):
+            excluded.append({**key, "reason": "empty trajectory (no messages)"})
+            keep.append(False)
+            terms.append(None)
+            continue
+        if not isinstance(traj, list):
+            raise FormatError(f"{path}: record {i}: traj must be a list of messages")
+        keep.append(True)
+        terms.append(_termination(rec, traj))
+        obs = ToolAnswers(
+            traj,
+            lambda m: (
+                m.get("tool_call_id") if isinstance(m, dict) and m.get("role") == "tool" else None
+            ),
+        )
+        n = 0
+        for j, m in enumerate(traj):
+            if not isinstance(m, dict):
+                raise FormatError(f"{path}: record {i}: traj[{j}] is not a message object")
+            for call in m.get("tool_calls") or []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(fn, dict) or "name" not in fn:
+                    raise FormatError(
+                        f"{path}: record {i}: traj[{j}]: a tool call without function.name"
+                    )
+                ans = obs.take(call.get("id"), j)
+                text = message_text(ans.get("content")) if ans else ""
+                try:
+                    args = canonical_args(fn.get("arguments"))
+                except (TypeError, ValueError) as err:
+                    raise FormatError(
+                        f"{path}: record {i}: traj[{j}]: arguments of {fn['name']} unreadable"
+                    ) from err
+                steps.append(
+                    {
+                        **key,
+                        "step": n,
+                        "action": str(fn["name"]),
+                        "args": args,
+                        "observation": text,
+                        "status": "missing_observation"
+                        if ans is None
+                        else ("error" if text.lstrip().startswith("Error") else "ok"),
+                    }
+                )
+                n += 1
+    trials = outcome[keep].copy()
+    trials["termination"] = [t for t, k in zip(terms, keep, strict=True) if k]
+    return finish_traces(steps, trials, excluded, path=path, fmt="tau-bench")
+
+
+def _sniff_traces(path: Path, head: str) -> bool:
+    return path.suffix.lower() != ".eval" and head.lstrip().startswith("[") and '"traj"' in head
+
+
+register_reader("tau-bench", read_tau_bench_traces, sniff=_sniff_traces, kind="traces", priority=10)

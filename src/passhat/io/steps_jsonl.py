@@ -1,0 +1,177 @@
+"""JSONL step logs: a generic trace format, one row per tool call (``steps-jsonl``).
+
+Each row is one step: ``task_id, trial, step, action, args, observation,
+status`` (``system`` optional; ``step`` defaults to the row order within a
+trial, ``args`` to ``{}``, ``status`` to ``ok``). Outcomes either as a
+``success`` field on the rows (the same for every row of a trial; a row with
+an empty ``action`` records a trial that made no tool call) or in a separate
+trials file (``outcomes=``, any format :func:`passhat.read_trials` reads). A
+trace format only: its trial outcomes are read by the trial readers.
+
+Examples
+--------
+>>> import passhat as ph
+>>> ph.read_traces("steps.jsonl", outcomes="runs.csv")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from passhat.errors import FormatError, OptionError
+from passhat.io._json import jsonl_objects
+from passhat.io._registry import file_sha256, read_trials, register_reader
+from passhat.io.traces import message_text
+from passhat.traces import Traces, canonical_args
+from passhat.trials import coerce_success
+
+__all__ = ["read_steps_jsonl"]
+
+_STEP_FIELDS = ("task_id", "trial", "step", "action")
+
+
+def read_steps_jsonl(
+    path: Path, *, outcomes: str | Path | None = None, system_name: str | None = None
+) -> Traces:
+    """Read a JSONL step log into traces.
+
+    Parameters
+    ----------
+    path : Path
+        The step log: one JSON object a line.
+    outcomes : str or Path, optional
+        A trials file holding the outcomes (any format
+        :func:`passhat.read_trials` reads), when the rows carry no ``success``.
+    system_name : str, optional
+        The system name (overrides a ``system`` field; default ``"system"``).
+
+    Returns
+    -------
+    passhat.traces.Traces
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "steps.jsonl"
+    >>> rows = [{"task_id": "t", "trial": 0, "action": "get_user", "args": {"id": 1},
+    ...          "success": True},
+    ...         {"task_id": "t", "trial": 0, "action": "refund", "success": True},
+    ...         {"task_id": "t", "trial": 1, "action": None, "success": False}]
+    >>> _ = f.write_text("\\n".join(json.dumps(r) for r in rows))
+    >>> tr = read_steps_jsonl(f)
+    >>> tr.trials[["trial", "success", "n_steps"]].values.tolist()
+    [[0, True, 2], [1, False, 0]]
+    """
+    rows: list[dict[str, Any]] = []
+    for lineno, obj in jsonl_objects(path):
+        missing = [f for f in ("task_id", "trial") if f not in obj]
+        if missing:
+            raise FormatError(
+                f"{path}: line {lineno}: a step row needs {', '.join(missing)} "
+                f"(fields: {', '.join(_STEP_FIELDS)}, args, observation, status)"
+            )
+        obj["_line"] = lineno
+        rows.append(obj)
+    if not rows:
+        raise FormatError(f"{path}: the step log has no rows")
+    df = pd.DataFrame(rows)
+    if "system" not in df.columns:
+        df["system"] = system_name or "system"
+    elif system_name is not None:
+        df["system"] = system_name
+    df["system"] = df["system"].fillna(system_name or "system").astype(str)
+    df["task_id"] = df["task_id"].astype(str)
+    key = ["system", "task_id", "trial"]
+    if "action" not in df.columns:
+        df["action"] = None
+    is_step = df["action"].notna() & (df["action"].astype(str).str.strip() != "")
+    if outcomes is not None:
+        if "success" in df.columns:
+            raise OptionError(
+                f"{path}: the step rows carry a success field and an outcomes file was given; "
+                "use one source of outcomes"
+            )
+        ot = read_trials(outcomes, **({"system_name": system_name} if system_name else {}))
+        trials = ot.frame.copy()
+        if "system" in df.columns and set(trials["system"]) != set(df["system"]):
+            if trials["system"].nunique() == 1 and df["system"].nunique() == 1:
+                trials["system"] = df["system"].iloc[0]
+        trials = trials[
+            [
+                c
+                for c in trials.columns
+                if c
+                in (
+                    "system",
+                    "task_id",
+                    "trial",
+                    "success",
+                    "status",
+                    "scenario_hash",
+                    "termination",
+                )
+            ]
+        ]
+    else:
+        if "success" not in df.columns:
+            raise FormatError(
+                f"{path}: no outcomes: give each step row a success field, or a trials file "
+                "with outcomes= (--outcomes)"
+            )
+        df["success"] = coerce_success(df["success"], where=str(path))
+        g = df.groupby(key, sort=False)["success"]
+        incons = g.nunique(dropna=False) > 1
+        if incons.any():
+            s, t, n = incons[incons].index[0]
+            raise FormatError(
+                f"{path}: trial ({s}, {t}, {n}): rows disagree on success; a trial has one outcome"
+            )
+        first = df.groupby(key, sort=False).head(1)
+        cols = [c for c in ("status", "scenario_hash", "termination") if c in df.columns]
+        trials = first[[*key, "success"]].copy()
+        for c in ("scenario_hash", "termination"):
+            if c in cols:
+                trials[c] = first[c].to_numpy()
+        trials["status"] = pd.Series(
+            ["ok" if v is not pd.NA and v is not None else "unscored" for v in trials["success"]],
+            index=trials.index,
+        )
+    st = df[is_step].copy()
+    if "step" not in st.columns:
+        st["step"] = st.groupby(key, sort=False).cumcount()
+    st["args"] = [canonical_args(a) for a in st["args"]] if "args" in st.columns else "{}"
+    if "observation" in st.columns:
+        st["observation"] = [message_text(o) for o in st["observation"]]
+    st["status"] = st["status"].fillna("ok").astype(str) if "status" in st.columns else "ok"
+    st = st[
+        ["system", "task_id", "trial", "step", "action", "args", "observation", "status"]
+        if "observation" in st.columns
+        else ["system", "task_id", "trial", "step", "action", "args", "status"]
+    ]
+    tr = Traces.from_frames(st, trials, where=str(path))
+    tr.source = {
+        "path": str(path),
+        "format": "steps-jsonl",
+        "sha256": file_sha256(path),
+        "outcomes": str(outcomes) if outcomes is not None else "success field",
+        "trials_without_tool_calls": int((tr.trials["n_steps"] == 0).sum()),
+        "excluded_trials": 0,
+    }
+    return tr
+
+
+def _sniff_traces(path: Path, head: str) -> bool:
+    return head.lstrip().startswith("{") and '"action"' in head.splitlines()[0]
+
+
+register_reader(
+    "steps-jsonl",
+    read_steps_jsonl,
+    sniff=_sniff_traces,
+    kind="traces",
+    priority=40,
+    aliases=("jsonl", "steps"),
+)

@@ -1,0 +1,102 @@
+"""JSONL step-log trace reader (``steps-jsonl``).
+
+Oracles: step logs written here, outcomes on the rows or in a trials file;
+the divergence points of the small cases are worked out by hand; each rule of
+the format (one outcome per trial, a step row needs task and trial, a step
+needs an outcome) raises its error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import passhat as ph
+from passhat.errors import FormatError, OptionError, ValidationError
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_steps_jsonl_with_success_field(tmp_path: Path) -> None:
+    rows = [
+        {"task_id": "a", "trial": 0, "step": 1, "action": "get_x", "args": {"q": 1}, "success": 1},
+        {"task_id": "a", "trial": 0, "step": 2, "action": "check", "success": 1},
+        {"task_id": "a", "trial": 0, "step": 3, "action": "pay", "status": "ok", "success": 1},
+        {
+            "task_id": "a",
+            "trial": 1,
+            "step": 1,
+            "action": "get_x",
+            "args": '{"q": 1.0}',
+            "success": 0,
+        },
+        {
+            "task_id": "a",
+            "trial": 1,
+            "step": 2,
+            "action": "pay",
+            "observation": "paid",
+            "success": 0,
+        },
+        {"task_id": "a", "trial": 2, "action": None, "success": 0},  # no tool call
+    ]
+    tr = ph.read_traces(_jsonl(tmp_path / "s.jsonl", rows))
+    assert tr.source["format"] == "steps-jsonl" and tr.source["trials_without_tool_calls"] == 1
+    assert tr.trials["n_steps"].tolist() == [3, 2, 0]
+    d = ph.divergence(tr)
+    assert d.table[["trial", "step", "kind", "marker"]].values.tolist() == [
+        [1, 2, "skips", "check"],
+        [2, 1, "stops", "get_x"],
+    ]
+
+
+def test_steps_jsonl_with_outcomes_file(tmp_path: Path) -> None:
+    rows = [
+        {"task_id": "a", "trial": 0, "step": 0, "action": "x"},
+        {"task_id": "a", "trial": 1, "step": 0, "action": "y"},
+    ]
+    steps = _jsonl(tmp_path / "steps.jsonl", rows)
+    outcomes = tmp_path / "runs.csv"
+    outcomes.write_text("task_id,trial,success\na,0,1\na,1,0\n")
+    tr = ph.read_traces(steps, format="steps-jsonl", outcomes=outcomes)
+    assert tr.trials["success"].tolist() == [True, False]
+    assert ph.divergence(tr).table["step"].tolist() == [1]
+    with pytest.raises(FormatError, match="no outcomes"):
+        ph.read_traces(steps, format="steps-jsonl")
+    with pytest.raises(OptionError, match="only for steps-jsonl"):
+        ph.read_traces(steps, format="tau-bench", outcomes=outcomes)
+    # a step whose trial has no outcome is an error, not dropped
+    _jsonl(steps, [*rows, {"task_id": "b", "trial": 0, "step": 0, "action": "z"}])
+    with pytest.raises(ValidationError, match=r"trial \(system, b, 0\) have no outcome"):
+        ph.read_traces(steps, format="steps-jsonl", outcomes=outcomes)
+
+
+def test_steps_jsonl_bad_input(tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_text('{"task_id": "a", "trial": 0, "action": "x", "success": 1}\n{oops\n')
+    with pytest.raises(FormatError, match="line 2: not valid JSON"):
+        ph.read_traces(f, format="steps-jsonl")
+    _jsonl(
+        f,
+        [
+            {"task_id": "a", "trial": 0, "action": "x", "success": 1},
+            {"task_id": "a", "trial": 0, "action": "y", "success": 0},
+        ],
+    )
+    with pytest.raises(FormatError, match="rows disagree on success"):
+        ph.read_traces(f, format="steps-jsonl")
+    _jsonl(f, [{"task_id": "a", "action": "x", "success": 1}])
+    with pytest.raises(FormatError, match="line 1: a step row needs trial"):
+        ph.read_traces(f, format="steps-jsonl")
+    e = tmp_path / "empty.jsonl"
+    e.write_text("")
+    with pytest.raises(FormatError, match="empty"):
+        ph.read_traces(e)
+    with pytest.raises(OptionError, match="unknown trace format"):
+        ph.read_traces(f, format="nope")
