@@ -18,8 +18,8 @@ import pytest
 from report_testdata import MALICIOUS_SYSTEM, MALICIOUS_TASK, malicious_trials
 
 import passhat as ph
+from passhat.report.build import build_report_data
 from passhat.report.render import results_json, write_report
-from passhat.report.summaries import build_report_data
 
 VOID = {"meta", "img", "br", "hr", "link", "input", "col", "source", "wbr"}
 

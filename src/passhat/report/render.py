@@ -1,4 +1,4 @@
-"""Render a :class:`~passhat.report.summaries.ReportData` to files.
+"""Render a :class:`~passhat.report.document.ReportData` to HTML, Markdown, figures and JSON.
 
 ``write_report(data, out_dir)`` writes
 
@@ -24,7 +24,13 @@ from typing import Any
 
 import pandas as pd
 
-from passhat.report.summaries import Column, ReportData
+from passhat.report.document import Column, ReportData
+from passhat.report.plots import (
+    plot_gap_concentration,
+    plot_ppc,
+    plot_rate_histogram,
+    plot_spread_curve,
+)
 from passhat.spread import fmt_ratio
 
 __all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
@@ -122,23 +128,21 @@ def _code(value: Any) -> str:
 # -------------------------------------------------------------------- figures
 def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
     """Draw every figure the report refers to."""
-    from passhat.report import plots
-
     out: dict[str, RenderedFigure] = {}
     fd = data.figure_data
     makers: dict[str, Any] = {}
     curve = fd.get("curve")
     if isinstance(curve, pd.DataFrame) and len(curve):
-        makers["spread_curve"] = lambda: plots.plot_spread_curve(curve)
+        makers["spread_curve"] = lambda: plot_spread_curve(curve)
     rates = fd.get("rates")
     if isinstance(rates, pd.DataFrame) and len(rates):
-        makers["rate_histogram"] = lambda: plots.plot_rate_histogram(rates)
+        makers["rate_histogram"] = lambda: plot_rate_histogram(rates)
     conc = fd.get("concentration")
     if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
         tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
-        makers["gap_concentration"] = lambda: plots.plot_gap_concentration(conc, tasks)
+        makers["gap_concentration"] = lambda: plot_gap_concentration(conc, tasks)
     if "ppc" in data.figures and fd.get("fit") is not None:
-        makers["ppc"] = lambda: plots.plot_ppc(fd["fit"])  # type: ignore[attr-defined]
+        makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():
         meta = data.figures.get(fid, {"title": fid, "alt": fid})
         fig = make()
@@ -245,7 +249,7 @@ def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
     Examples
     --------
     >>> import passhat as ph, tempfile
-    >>> from passhat.report.summaries import build_report_data
+    >>> from passhat.report.build import build_report_data
     >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
     >>> paths = write_report(rd, tempfile.mkdtemp())
     >>> paths.html.name, paths.json.name
