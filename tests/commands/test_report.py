@@ -1,4 +1,5 @@
-"""`passhat report` on the command line: where the report is, and bad input in one line."""
+"""``passhat report`` on the command line: where the report is, bad input in one line, the bare
+``--example``, and ``--traces`` (read by the command, analysed by :func:`passhat.report`)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,29 @@ def test_report_cli_bare_example_means_agents(tmp_path: Path) -> None:
     assert doc["stamp"]["input"]["example"] == "agents"
 
 
+@pytest.mark.parametrize(
+    ("args", "example"),
+    [
+        (["--example", "abcd"], "abcd"),  # a name still names the example
+        (["--example=abcd"], "abcd"),
+        (["--no-model", "--example"], "agents"),  # alone as the last argument
+    ],
+)
+def test_report_cli_example_name_or_bare(args: list[str], example: str, tmp_path: Path) -> None:
+    out = tmp_path / "ex"
+    argv = ["report", "-o", str(out), "--no-model", "--no-plan", "--k", "1,2", "-q", *args]
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["stamp"]["input"]["example"] == example
+
+
+def test_report_cli_help_names_the_bare_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--help"]) == 0
+    assert "(alone: 'agents')" in " ".join(capsys.readouterr().out.split())
+    assert main(["estimate", "--help"]) == 0  # the other commands' --example needs a name
+    assert "alone" not in capsys.readouterr().out
+
+
 def test_report_three_systems_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import pandas as pd
 
@@ -117,3 +141,28 @@ def test_tolerate_extra_lookups_needs_traces(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
     assert len(err) == 1 and "--tolerate-extra-lookups needs --traces" in err[0]
+
+
+def test_report_cli_traces_add_the_divergence_section(
+    tau_airline_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--traces FILE: the same section as report(divergence=divergence(read_traces(FILE)))."""
+    import passhat as ph
+
+    out = tmp_path / "t"
+    argv = ["report", str(tau_airline_path), "--traces", str(tau_airline_path), "-o", str(out)]
+    opts = ["--k", "1,2", "--no-model", "--no-plan", "--n-boot", "200", "-q"]
+    assert main([*argv, *opts, "--tolerate-extra-lookups"]) == 0
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    got = next(s for s in doc["sections"] if s["id"] == "divergence")
+    div = ph.divergence(ph.read_traces(tau_airline_path), tolerate_extra_lookups=True)
+    want = ph.report(
+        ph.read(tau_airline_path),
+        tmp_path / "api",
+        k=[1, 2],
+        model=False,
+        plan=False,
+        n_boot=200,
+        divergence=div,
+    ).data.section("divergence")
+    assert got == json.loads(json.dumps(want.to_json()))
