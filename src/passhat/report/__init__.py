@@ -122,6 +122,13 @@ def report(
     OptionError
         Among others: ``traces`` that share no task with ``trials``, both
         ``traces`` and ``divergence``, an unknown ``baseline``.
+
+    Examples
+    --------
+    >>> import passhat as ph, tempfile
+    >>> res = ph.report(ph.load_example("abcd"), tempfile.mkdtemp(), k=[1, 2], model=False)
+    >>> res.data.section("spread").title, res.paths.json.name
+    ('3. Clustered vs uniform spread', 'results.json')
     """
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)

@@ -3,13 +3,6 @@
 :func:`build_report_data` computes every number of the report (pure: no files
 read or written, nothing printed or plotted); :mod:`passhat.report.render`
 turns the result into HTML, Markdown and ``results.json``.
-
-Examples
---------
->>> import passhat as ph
->>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, seed=0)
->>> [s.id for s in rd.sections][:3]
-['data', 'headline', 'spread']
 """
 
 from __future__ import annotations
@@ -134,6 +127,13 @@ def build_report_data(
     Returns
     -------
     ReportData
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, seed=0)
+    >>> [s.id for s in rd.sections][:3]
+    ['data', 'headline', 'spread']
     """
     if traces is not None:
         if divergence is not None:

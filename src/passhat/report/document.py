@@ -53,6 +53,7 @@ class Table:
     hidden_rows: int = 0
 
     def to_json(self) -> dict[str, Any]:
+        """The table in ``results.json``: columns with their formats, rows JSON-safe."""
         return {
             "id": self.id,
             "caption": self.caption,
@@ -75,6 +76,7 @@ class Section:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
+        """The section in ``results.json``."""
         return {
             "id": self.id,
             "title": self.title,

@@ -2,14 +2,6 @@
 
 The alt text is written from the numbers, like the sections' sentences. The figures
 themselves are drawn by :mod:`passhat.report.plots` when the report is rendered.
-
-Examples
---------
->>> import passhat as ph
->>> curve = curve_frame(ph.load_example("abcd"), kmax=3, ci=None, seed=0, n_boot=200,
-...                     weights=None)
->>> sorted(curve["k"].unique().tolist()), sorted(curve["metric"].unique())
-([1, 2, 3], ['pass_at_k', 'pass_hat_k'])
 """
 
 from __future__ import annotations
@@ -59,6 +51,14 @@ def curve_frame(
     """pass^k and pass@k for k = 1..kmax with population-scope intervals and mean^k.
 
     Tasks with fewer than k decided runs are left out at that k (``on_short="exclude"``).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> curve = curve_frame(ph.load_example("abcd"), kmax=3, ci=None, seed=0, n_boot=200,
+    ...                     weights=None)
+    >>> sorted(curve["k"].unique().tolist()), sorted(curve["metric"].unique())
+    ([1, 2, 3], ['pass_at_k', 'pass_hat_k'])
     """
     ks = list(range(1, kmax + 1))
     opts: dict[str, Any] = {"k": ks, "weights": weights, "on_short": "exclude"}

@@ -1,13 +1,4 @@
-"""The headline's paired comparison: each system against the baseline on matched tasks.
-
-Examples
---------
->>> import passhat as ph
->>> table, sentences = comparison_table(ph.load_example("agents"), ks=[1, 5], ci=0.95,
-...                                     seed=0, n_boot=200, baseline="baseline")
->>> sorted({(r["baseline"], r["candidate"]) for r in table.rows})
-[('baseline', 'guided')]
-"""
+"""The headline's paired comparison: each system against the baseline on matched tasks."""
 
 from __future__ import annotations
 
@@ -86,6 +77,14 @@ def comparison_table(
     -------
     (Table, list of str)
         The ``headline_compare`` table and one sentence per candidate.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> table, sentences = comparison_table(ph.load_example("agents"), ks=[1, 5], ci=0.95,
+    ...                                     seed=0, n_boot=200, baseline="baseline")
+    >>> sorted({(r["baseline"], r["candidate"]) for r in table.rows})
+    [('baseline', 'guided')]
     """
     cmp = compare(data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True, baseline=baseline)
     rows = _rows(cmp.table)

@@ -1,14 +1,4 @@
-"""Section 1, "Data": systems, tasks, decided and unscored runs, status slices, exclusions.
-
-Examples
---------
->>> import passhat as ph
->>> from passhat.estimators import as_counts
->>> trials = ph.load_example("abcd")
->>> sec = data_section(trials, as_counts(trials), ph.estimate(trials, k=[1, 2]))
->>> [t.id for t in sec.tables]
-['data_systems', 'data_runs_per_task', 'data_status']
-"""
+"""Section 1, "Data": systems, tasks, decided and unscored runs, status slices, exclusions."""
 
 from __future__ import annotations
 
@@ -159,6 +149,15 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
     -------
     Section
         Id ``data``.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.estimators import as_counts
+    >>> trials = ph.load_example("abcd")
+    >>> sec = data_section(trials, as_counts(trials), ph.estimate(trials, k=[1, 2]))
+    >>> [t.id for t in sec.tables]
+    ['data_systems', 'data_runs_per_task', 'data_status']
     """
     tables = [_systems_table(ds, est), _runs_table(ds)]
     systems = [str(s) for s in ds["system"].values]

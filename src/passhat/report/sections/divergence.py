@@ -3,15 +3,6 @@
 :func:`trace_divergence` checks that the traces belong to the report's runs and computes
 the divergence (:func:`passhat.divergence`); :func:`divergence_section` writes the section
 from that result, or from any object with a ``table`` (and ``by_action``) frame.
-
-Examples
---------
->>> import pandas as pd
->>> class Div:
-...     table = pd.DataFrame({"task_id": ["t1"], "trial": [2], "step": [3], "kind": ["skips"]})
-...     by_action = None
->>> divergence_section(Div()).tables[0].id
-'divergence_table'
 """
 
 from __future__ import annotations
@@ -139,6 +130,15 @@ def divergence_section(divergence: Any) -> Section:
     ------
     OptionError
         When the object has neither a non-empty ``table`` nor ``by_action``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Div:
+    ...     table = pd.DataFrame({"task_id": ["t1"], "trial": [2], "step": [3], "kind": ["skips"]})
+    ...     by_action = None
+    >>> divergence_section(Div()).tables[0].id
+    'divergence_table'
     """
     tables = []
     sentences = list(getattr(divergence, "sentences", []) or [])

@@ -1,12 +1,4 @@
-"""Section 5, "Flaky tasks": tasks with both outcomes, lowest success rate first, with intervals.
-
-Examples
---------
->>> import passhat as ph
->>> sec = flaky_section(ph.estimate(ph.load_example("abcd"), k=[1, 2]), ci=0.95)
->>> sec.tables[0].id, all(r["c"] < r["n"] for r in sec.tables[0].rows)
-('flaky', True)
-"""
+"""Section 5, "Flaky tasks": tasks with both outcomes, lowest success rate first, with intervals."""
 
 from __future__ import annotations
 
@@ -36,6 +28,13 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
     Section
         Id ``flaky``; rows beyond :data:`MAX_FLAKY_ROWS` per system are marked
         ``shown=False`` (kept in ``results.json``, left out of the page).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec = flaky_section(ph.estimate(ph.load_example("abcd"), k=[1, 2]), ci=0.95)
+    >>> sec.tables[0].id, all(r["c"] < r["n"] for r in sec.tables[0].rows)
+    ('flaky', True)
     """
     tasks = est.tasks
     flaky = tasks[tasks["flaky"] & tasks["included"]].copy()

@@ -2,14 +2,6 @@
 
 When the model ran, each row also carries the model's population-scope posterior and
 whether the estimator's and the model's intervals overlap.
-
-Examples
---------
->>> import passhat as ph
->>> est = ph.estimate(ph.load_example("abcd"), k=[1, 2], ci=0.95, n_boot=200, seed=0)
->>> sec = headline_section(est, ks=[1, 2], ci=0.95, model_rows=None)
->>> [r["metric"] for r in sec.tables[0].rows]
-['mean', 'pass@k', 'pass^k']
 """
 
 from __future__ import annotations
@@ -93,6 +85,14 @@ def headline_section(
     Section
         Id ``headline``; the builder appends the paired comparison of
         :mod:`passhat.report.sections.comparison` to it.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> est = ph.estimate(ph.load_example("abcd"), k=[1, 2], ci=0.95, n_boot=200, seed=0)
+    >>> sec = headline_section(est, ks=[1, 2], ci=0.95, model_rows=None)
+    >>> [r["metric"] for r in sec.tables[0].rows]
+    ['mean', 'pass@k', 'pass^k']
     """
     rows, flagged, methods = _rows(est, ks, model_rows)
     level = f"{ci:.0%}" if ci else ""

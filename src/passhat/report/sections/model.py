@@ -2,14 +2,6 @@
 
 A fit that fails its diagnostics is shown with ``status="failed"`` and its
 problems listed; its numbers stay visible (marked), never hidden.
-
-Examples
---------
->>> import passhat as ph
->>> sec, summary, fit = model_section(ph.load_example("abcd"), True, ks=[1, 2], ci=0.95,
-...                                   seed=0, method="grid")
->>> sec.status, [t.id for t in sec.tables]
-('ok', ['model_posterior', 'model_hyper', 'model_diagnostics', 'model_ppc'])
 """
 
 from __future__ import annotations
@@ -303,6 +295,14 @@ def model_section(
         The section (id ``model``), the fit's summary (for the headline) and
         the fit (for the plan section and the PPC figure); None, None when
         skipped.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec, summary, fit = model_section(ph.load_example("abcd"), True, ks=[1, 2], ci=0.95,
+    ...                                   seed=0, method="grid")
+    >>> sec.status, [t.id for t in sec.tables]
+    ('ok', ['model_posterior', 'model_hyper', 'model_diagnostics', 'model_ppc'])
     """
     if model is False:
         note = "The model was not run (--no-model)."

@@ -1,13 +1,6 @@
 """Section 6, "What to run next": runs that bound flip rates and the design of the same budget.
 
 From :mod:`passhat.planner` (pure: no I/O).
-
-Examples
---------
->>> import passhat as ph
->>> sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
->>> [t.id for t in sec.tables]
-['plan_tasks', 'plan_design']
 """
 
 from __future__ import annotations
@@ -177,6 +170,13 @@ def plan_section(
     -------
     Section
         Id ``plan``.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
+    >>> [t.id for t in sec.tables]
+    ['plan_tasks', 'plan_design']
     """
     if not plan:
         return Section(

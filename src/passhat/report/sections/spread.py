@@ -1,12 +1,4 @@
-"""Section 3, "Clustered vs uniform spread": measured pass^k against mean^k and who carries the gap.
-
-Examples
---------
->>> import passhat as ph
->>> sec = spread_section(ph.spread(ph.load_example("agents"), k=[1, 5]), ks=[1, 5], ci=None)
->>> [t.id for t in sec.tables]
-['spread', 'spread_shares', 'spread_contributions']
-"""
+"""Section 3, "Clustered vs uniform spread": measured pass^k against mean^k, who carries the gap."""
 
 from __future__ import annotations
 
@@ -109,6 +101,13 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     Section
         Id ``spread``, with the figures ``spread_curve``, ``rate_histogram``
         and ``gap_concentration``.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec = spread_section(ph.spread(ph.load_example("agents"), k=[1, 5]), ks=[1, 5], ci=None)
+    >>> [t.id for t in sec.tables]
+    ['spread', 'spread_shares', 'spread_contributions']
     """
     t = sp.table
     level = f"{ci:.0%}" if ci else ""
