@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PYTENSOR_FLAGS", f"compiledir={ROOT / '.pytensor'}")
 
 import passhat as ph  # noqa: E402
-from passhat.report.summaries import build_report_data  # noqa: E402
+from passhat.report.build import build_report_data  # noqa: E402
 
 N_BOOT = 2000
 

@@ -40,8 +40,7 @@ from passhat.estimators import (
 )
 from passhat.examples import load_example
 from passhat.intervals import task_intervals
-from passhat.io import read, read_counts, read_trials
-from passhat.io.traces import read_traces
+from passhat.io import read, read_counts, read_traces, read_trials
 from passhat.model import Fit, compare_models, fit, load_fit
 from passhat.report import report
 from passhat.report.plots import plot_ppc

@@ -29,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -509,10 +508,6 @@ def describe_row(r: pd.Series | dict[str, Any]) -> str:
     return f"{head}; {tail}." if not clustered else f"{head}: {tail}."
 
 
-def _supports_ci() -> bool:
-    return "ci" in inspect.signature(_estimate).parameters
-
-
 def spread(
     data: Trials | xr.Dataset,
     *,
@@ -535,7 +530,7 @@ def spread(
     weights, on_short, min_runs
         As in :func:`passhat.estimate`.
     ci : float, optional
-        Confidence level of the pass^k interval (needs the intervals of
+        Confidence level of the pass^k interval (from the intervals of
         :func:`passhat.estimate`); the population-scope interval is used.
     n_boot : int
         Bootstrap resamples for ``ci``.
@@ -556,8 +551,6 @@ def spread(
     ds = as_counts(data)
     opts: dict[str, Any] = {"k": k, "weights": weights, "on_short": on_short, "min_runs": min_runs}
     if ci is not None:
-        if not _supports_ci():
-            raise OptionError("intervals (ci=) need passhat.estimate with ci=; not available")
         opts.update(ci=ci, n_boot=n_boot, seed=seed)
     est = _estimate(ds, **opts)
     ks = [int(v) for v in est.settings["k"]]

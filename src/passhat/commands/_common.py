@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import click
 import numpy as np
@@ -161,12 +161,32 @@ class InputSpec:
         )
 
 
-def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
+@overload
+def input_options(f: Callable[..., Any], /) -> Callable[..., Any]: ...
+
+
+@overload
+def input_options(
+    *, bare_example: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+
+
+def input_options(
+    f: Callable[..., Any] | None = None, /, *, bare_example: str | None = None
+) -> Any:
     """Options shared by every command that reads trial data.
 
-    The command receives them as one ``source: InputSpec`` argument.
+    The command receives them as one ``source: InputSpec`` argument. Use it bare
+    (``@input_options``) or with ``bare_example``, the example that ``--example``
+    given without a name means (click's optional option value, ``flag_value``):
+    ``@input_options(bare_example="agents")``.
     """
+    if f is None:
+        return functools.partial(_input_options, bare_example=bare_example)
+    return _input_options(f, bare_example=bare_example)
 
+
+def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(
         *args: Any,
@@ -196,11 +216,16 @@ def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
     g = click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")(
         g
     )
+    bare: dict[str, Any] = {}
+    if bare_example is not None:  # `--example` alone takes this value
+        bare = {"is_flag": False, "flag_value": bare_example}
     g = click.option(
         "--example",
         type=click.Choice(sorted(EXAMPLES)),
         default=None,
-        help="Use a bundled example instead of a file.",
+        help="Use a bundled example instead of a file"
+        + (f" (alone: {bare_example!r})." if bare_example is not None else "."),
+        **bare,
     )(g)
     g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
     return g

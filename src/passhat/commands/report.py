@@ -14,7 +14,7 @@ __all__ = ["register"]
 
 
 @click.command("report")
-@input_options
+@input_options(bare_example="agents")  # `passhat report --example -o DIR`: the two-system example
 @click.option(
     "-o",
     "--out",
@@ -94,6 +94,7 @@ def report_cmd(
     quiet: bool,
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
+    from passhat.io import read_traces
     from passhat.report import report
 
     ks = parse_k(k_text) if k_text is not None else None
@@ -101,23 +102,13 @@ def report_cmd(
     data = source.load()
     if ks is None:
         ks = default_ks(data)
-    div = None
-    if traces_path is not None:
-        import passhat as ph
-
-        tr = ph.read_traces(traces_path, format=source.fmt, system_name=source.system_name)
-        trace_tasks = {str(t) for t in tr.trials["task_id"].unique()}
-        run_tasks = {str(t) for t in ph.estimators.as_counts(data)["task"].values}
-        if trace_tasks and not trace_tasks & run_tasks:
-            raise OptionError(
-                f"--traces {traces_path}: none of its {len(trace_tasks)} task(s) "
-                f"(e.g. {', '.join(sorted(trace_tasks)[:3])}) is among the tasks of "
-                f"{source.path or source.example} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
-                "give the trace file of the same runs"
-            )
-        div = ph.divergence(tr, tolerate_extra_lookups=tolerate_extra_lookups)
-    elif tolerate_extra_lookups:
+    if tolerate_extra_lookups and traces_path is None:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
+    traces = (
+        read_traces(traces_path, format=source.fmt, system_name=source.system_name)
+        if traces_path is not None
+        else None
+    )
     res = report(
         data,
         out_dir,
@@ -132,7 +123,8 @@ def report_cmd(
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
-        divergence=div,
+        traces=traces,
+        tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
     )
     if quiet:
@@ -152,14 +144,6 @@ def report_cmd(
     for s in failed:
         click.echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
-
-
-# `passhat report --example -o DIR` means the bundled two-system example.
-for _param in report_cmd.params:
-    if _param.name == "example" and isinstance(_param, click.Option):
-        _param._flag_needs_value = True
-        _param.flag_value = "agents"
-        _param.help = "Use a bundled example instead of a file (alone: 'agents')."
 
 
 def register(cli: click.Group) -> None:

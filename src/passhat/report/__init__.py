@@ -1,8 +1,11 @@
-"""Reliability reports: summaries (data) → render (HTML / Markdown / JSON) ← plots.
+"""Reliability reports: the public :func:`report` entry point.
 
-:func:`report` is the one call: it computes every number
-(:func:`passhat.report.summaries.build_report_data`) and writes the files
-(:func:`passhat.report.render.write_report`).
+The package runs one way: document model (:mod:`~passhat.report.document`) →
+one module per section (:mod:`passhat.report.sections`) → builder
+(:mod:`~passhat.report.build`) → renderer (:mod:`~passhat.report.render`:
+HTML, Markdown, JSON) ← figures (:mod:`~passhat.report.plots`). :func:`report`
+computes every number (:func:`~passhat.report.build.build_report_data`) and
+writes the files (:func:`~passhat.report.render.write_report`).
 
 Examples
 --------
@@ -17,16 +20,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import xarray as xr
+import xarray as xr
 
-    from passhat.report.render import ReportPaths
-    from passhat.report.summaries import ReportData
-    from passhat.trials import Trials
+from passhat.io import read_traces
+from passhat.report.build import build_report_data
+from passhat.report.document import Column, ReportData, Section, Table
+from passhat.report.render import ReportPaths, write_report
+from passhat.traces import Traces
+from passhat.trials import Trials
 
-__all__ = ["Report", "report"]
+__all__ = [
+    "Column",
+    "Report",
+    "ReportData",
+    "ReportPaths",
+    "Section",
+    "Table",
+    "build_report_data",
+    "report",
+    "write_report",
+]
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,8 @@ def report(
     compare_models: bool = False,
     plan: bool = True,
     divergence: Any = None,
+    traces: Traces | str | Path | None = None,
+    tolerate_extra_lookups: bool = False,
     baseline: str | None = None,
     on_short: str = "error",
     min_runs: int | None = None,
@@ -83,8 +100,14 @@ def report(
         Also fit the zero/one-inflated model (NUTS, slower) and compare by PSIS-LOO.
     plan : bool
         Add "What to run next" from the planner.
-    divergence : object, optional
-        The traces module's divergence result ("Where failing runs diverge").
+    divergence : passhat.Divergence, optional
+        A divergence result to show in "Where failing runs diverge".
+    traces : passhat.Traces or path, optional
+        Traces of the same runs (a path is read with :func:`passhat.read_traces`,
+        its format sniffed): the report checks that they share tasks with
+        ``trials`` and computes their divergence itself. Not with ``divergence``.
+    tolerate_extra_lookups : bool
+        With ``traces``: as in :func:`passhat.divergence`.
     baseline : str, optional
         System the others are compared with in the headline (default: the first).
     on_short, min_runs
@@ -93,10 +116,22 @@ def report(
     Returns
     -------
     Report
-    """
-    from passhat.report.render import write_report
-    from passhat.report.summaries import build_report_data
 
+    Raises
+    ------
+    OptionError
+        Among others: ``traces`` that share no task with ``trials``, both
+        ``traces`` and ``divergence``, an unknown ``baseline``.
+
+    Examples
+    --------
+    >>> import passhat as ph, tempfile
+    >>> res = ph.report(ph.load_example("abcd"), tempfile.mkdtemp(), k=[1, 2], model=False)
+    >>> res.data.section("spread").title, res.paths.json.name
+    ('3. Clustered vs uniform spread', 'results.json')
+    """
+    if traces is not None and not isinstance(traces, Traces):
+        traces = read_traces(traces)
     data = build_report_data(
         trials,
         k=k,
@@ -109,6 +144,8 @@ def report(
         compare_models=compare_models,
         plan=plan,
         divergence=divergence,
+        traces=traces,
+        tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,

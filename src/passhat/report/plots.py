@@ -40,6 +40,20 @@ def plot_spread_curve(curve: pd.DataFrame) -> Any:
     curve : pandas.DataFrame
         Columns system, k, metric ("pass_hat_k" | "pass_at_k"), value, lower,
         upper (NaN when there are no intervals), uniform (mean^k).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> curve = pd.DataFrame({"system": "s", "k": [1, 2, 1, 2],
+    ...                       "metric": ["pass_hat_k"] * 2 + ["pass_at_k"] * 2,
+    ...                       "value": [0.6, 0.45, 0.6, 0.75], "lower": float("nan"),
+    ...                       "upper": float("nan"), "uniform": [0.6, 0.36, 0.6, 0.36]})
+    >>> len(plot_spread_curve(curve).axes[0].get_lines())  # pass^k, pass@k, mean^k
+    3
     """
     fig = _figure()
     ax = fig.add_subplot()
@@ -83,6 +97,17 @@ def plot_rate_histogram(rates: pd.DataFrame) -> Any:
     ----------
     rates : pandas.DataFrame
         Columns system, rate.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rates = pd.DataFrame({"system": "s", "rate": [0.0, 0.4, 1.0, 1.0]})
+    >>> len(plot_rate_histogram(rates).axes[0].patches)  # all fail, 10 bins, all pass
+    12
     """
     fig = _figure(7.0, 3.4)
     ax = fig.add_subplot()
@@ -123,6 +148,18 @@ def plot_gap_concentration(concentration: pd.DataFrame, tasks: dict[str, int]) -
         contribution, worst first).
     tasks : dict
         Number of tasks per system (for the x axis end).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> conc = pd.DataFrame({"system": "s", "task_share": [0.25, 0.5], "cumulative": [0.7, 1.0]})
+    >>> fig = plot_gap_concentration(conc, {"s": 4})
+    >>> fig.axes[0].get_xlabel()
+    'share of tasks (largest contribution first)'
     """
     fig = _figure(6.0, 3.6)
     ax = fig.add_subplot()

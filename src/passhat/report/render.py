@@ -1,4 +1,4 @@
-"""Render a :class:`~passhat.report.summaries.ReportData` to files.
+"""Render a :class:`~passhat.report.document.ReportData` to HTML, Markdown, figures and JSON.
 
 ``write_report(data, out_dir)`` writes
 
@@ -24,7 +24,13 @@ from typing import Any
 
 import pandas as pd
 
-from passhat.report.summaries import Column, ReportData
+from passhat.report.document import Column, ReportData
+from passhat.report.plots import (
+    plot_gap_concentration,
+    plot_ppc,
+    plot_rate_histogram,
+    plot_spread_curve,
+)
 from passhat.spread import fmt_ratio
 
 __all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
@@ -91,7 +97,15 @@ def _num(x: Any, fmt: str) -> str:
 
 
 def format_cell(row: dict[str, Any], col: Column) -> str:
-    """The text of one table cell (intervals read ``<key>_lower`` / ``<key>_upper``)."""
+    """The text of one table cell (intervals read ``<key>_lower`` / ``<key>_upper``).
+
+    Examples
+    --------
+    >>> format_cell({"rate": 0.4256}, Column("rate", "Rate", "pct"))
+    '42.6%'
+    >>> format_cell({"rate_lower": 0.1, "rate_upper": 0.25}, Column("rate", "", "interval"))
+    '10.0% – 25.0%'
+    """
     if col.fmt in ("interval", "interval_num"):
         lo_raw, hi_raw = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
         if _missing(lo_raw) or _missing(hi_raw):
@@ -109,7 +123,13 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def md_escape(value: Any) -> str:
-    """Escape a string for Markdown text and table cells (HTML characters too)."""
+    """Escape a string for Markdown text and table cells (HTML characters too).
+
+    Examples
+    --------
+    >>> print(md_escape("a|b <i>"))
+    a\\|b &lt;i&gt;
+    """
     text = str(value).replace("\r", " ").replace("\n", " ")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
@@ -121,24 +141,31 @@ def _code(value: Any) -> str:
 
 # -------------------------------------------------------------------- figures
 def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
-    """Draw every figure the report refers to."""
-    from passhat.report import plots
+    """Draw every figure the report refers to, as PNG and SVG bytes.
 
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.report.build import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> sorted(draw_figures(rd))
+    ['gap_concentration', 'rate_histogram', 'spread_curve']
+    """
     out: dict[str, RenderedFigure] = {}
     fd = data.figure_data
     makers: dict[str, Any] = {}
     curve = fd.get("curve")
     if isinstance(curve, pd.DataFrame) and len(curve):
-        makers["spread_curve"] = lambda: plots.plot_spread_curve(curve)
+        makers["spread_curve"] = lambda: plot_spread_curve(curve)
     rates = fd.get("rates")
     if isinstance(rates, pd.DataFrame) and len(rates):
-        makers["rate_histogram"] = lambda: plots.plot_rate_histogram(rates)
+        makers["rate_histogram"] = lambda: plot_rate_histogram(rates)
     conc = fd.get("concentration")
     if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
         tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
-        makers["gap_concentration"] = lambda: plots.plot_gap_concentration(conc, tasks)
+        makers["gap_concentration"] = lambda: plot_gap_concentration(conc, tasks)
     if "ppc" in data.figures and fd.get("fit") is not None:
-        makers["ppc"] = lambda: plots.plot_ppc(fd["fit"])  # type: ignore[attr-defined]
+        makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():
         meta = data.figures.get(fid, {"title": fid, "alt": fid})
         fig = make()
@@ -224,18 +251,45 @@ def _context(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[str, 
 
 
 def render_html(data: ReportData, figures: dict[str, RenderedFigure]) -> str:
-    """The self-contained HTML page."""
+    """The self-contained HTML page (figures embedded as base64 PNG).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.report.build import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> render_html(rd, {}).startswith("<!DOCTYPE html>")
+    True
+    """
     return str(_env(True).get_template("report.html.j2").render(**_context(data, figures)))
 
 
 def render_markdown(data: ReportData, figures: dict[str, RenderedFigure]) -> str:
-    """The Markdown report (figures referenced as ``figures/<id>.png``)."""
+    """The Markdown report (figures referenced as ``figures/<id>.png``).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.report.build import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> render_markdown(rd, {}).splitlines()[0]
+    "# Reliability report: bundled example 'abcd'"
+    """
     text = str(_env(False).get_template("report.md.j2").render(**_context(data, figures)))
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
 def results_json(data: ReportData) -> str:
-    """``results.json`` text: deterministic (sorted nothing, no timestamps)."""
+    """``results.json`` text: deterministic (sorted nothing, no timestamps).
+
+    Examples
+    --------
+    >>> import json, passhat as ph
+    >>> from passhat.report.build import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> json.loads(results_json(rd))["stamp"]["settings"]["k"]
+    [1, 2]
+    """
     return json.dumps(data.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
@@ -245,7 +299,7 @@ def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
     Examples
     --------
     >>> import passhat as ph, tempfile
-    >>> from passhat.report.summaries import build_report_data
+    >>> from passhat.report.build import build_report_data
     >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
     >>> paths = write_report(rd, tempfile.mkdtemp())
     >>> paths.html.name, paths.json.name

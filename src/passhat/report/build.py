@@ -1,0 +1,235 @@
+"""The builder: assembles a ReportData from the section modules, the figure data and a stamp.
+
+:func:`build_report_data` computes every number of the report (pure: no files
+read or written, nothing printed or plotted); :mod:`passhat.report.render`
+turns the result into HTML, Markdown and ``results.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import xarray as xr
+
+from passhat.errors import OptionError
+from passhat.estimate import estimate
+from passhat.estimators import as_counts
+from passhat.io import input_stamp
+from passhat.report.document import ReportData
+from passhat.report.figure_data import curve_frame, figure_texts, ppc_text, rate_frame
+from passhat.report.sections.comparison import comparison_table
+from passhat.report.sections.data import data_section
+from passhat.report.sections.divergence import divergence_section, trace_divergence
+from passhat.report.sections.flaky import flaky_section
+from passhat.report.sections.headline import headline_section
+from passhat.report.sections.model import model_section
+from passhat.report.sections.plan import plan_section
+from passhat.report.sections.spread import attach_intervals, spread_section
+from passhat.spread import spread
+from passhat.traces import Traces
+from passhat.trials import Trials
+
+__all__ = ["build_report_data"]
+
+
+def _package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("passhat", "numpy", "scipy", "pandas", "xarray", "matplotlib", "jinja2", *extra):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _data_hash(ds: xr.Dataset) -> str:
+    """sha256 of the count table the report is computed from."""
+    h = hashlib.sha256()
+    for var in ("n", "c", "unscored"):
+        h.update(np.ascontiguousarray(ds[var].values, dtype=np.int64).tobytes())
+    for coord in ("system", "task"):
+        h.update("\x1f".join(map(str, ds[coord].values)).encode())
+    return h.hexdigest()
+
+
+def _default_title(data: Trials | xr.Dataset) -> str:
+    src = input_stamp(data)
+    if "example" in src:
+        return f"Reliability report: bundled example {src['example']!r}"
+    if "path" in src:
+        return f"Reliability report: {Path(src['path']).name}"
+    return "Reliability report"
+
+
+def build_report_data(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = (1, 2, 5),
+    title: str | None = None,
+    seed: int | None = 0,
+    ci: float | None = 0.95,
+    n_boot: int = 2000,
+    weights: Any = None,
+    on_short: Literal["error", "exclude"] = "error",
+    min_runs: int | None = None,
+    model: bool | Any = True,
+    model_method: str = "grid",
+    compare_models: bool = False,
+    plan: bool = True,
+    divergence: Any = None,
+    traces: Traces | None = None,
+    tolerate_extra_lookups: bool = False,
+    baseline: str | None = None,
+) -> ReportData:
+    """Compute every number of the report.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        Trials, or a count table (then the status slices are omitted).
+    k : int or sequence of int
+        k values of the headline and spread tables.
+    title : str, optional
+        Report title (default: the input's name).
+    seed : int, optional
+        Seed of every random step (bootstrap, model sampler).
+    ci : float, optional
+        Interval level (None: no intervals).
+    n_boot : int
+        Bootstrap resamples.
+    weights, on_short, min_runs
+        As in :func:`passhat.estimate`.
+    model : bool or fit
+        Fit the hierarchical model (True), skip it (False), or use a given fit.
+    model_method : str
+        Method for the fit when ``model`` is True ("grid" is exact and fast).
+    compare_models : bool
+        Also fit the zero/one-inflated model (NUTS) and compare the two by
+        PSIS-LOO (slower).
+    plan : bool
+        Include the planner's section ("What to run next").
+    divergence : object, optional
+        Result of :func:`passhat.divergence` (or any object with ``.table``)
+        for "Where failing runs diverge".
+    traces : passhat.Traces, optional
+        Traces of the same runs: their divergence is computed here (after
+        checking that they share tasks with ``data``). Not with ``divergence``.
+    tolerate_extra_lookups : bool
+        With ``traces``: as in :func:`passhat.divergence`.
+    baseline : str, optional
+        The system the others are compared with (default: the first).
+
+    Returns
+    -------
+    ReportData
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, seed=0)
+    >>> [s.id for s in rd.sections][:3]
+    ['data', 'headline', 'spread']
+    """
+    if traces is not None:
+        if divergence is not None:
+            raise OptionError("give traces= or divergence=, not both")
+        divergence = trace_divergence(data, traces, tolerate_extra_lookups=tolerate_extra_lookups)
+    elif tolerate_extra_lookups:
+        raise OptionError("tolerate_extra_lookups= needs traces=")
+    ds = as_counts(data)
+    est_opts: dict[str, Any] = {
+        "k": k,
+        "weights": weights,
+        "on_short": on_short,
+        "min_runs": min_runs,
+    }
+    if ci is not None:
+        est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
+    est = estimate(ds, **est_opts)
+    ks = [int(v) for v in est.settings["k"]]
+    sp = spread(ds, k=ks, weights=weights, on_short=on_short, min_runs=min_runs)
+    if "scope" in est.table.columns:
+        attach_intervals(sp, est.table)
+    systems = [str(s) for s in ds["system"].values]
+    name = title or _default_title(data)
+
+    if baseline is not None and baseline not in systems:  # before the (slow) model fit
+        raise OptionError(
+            f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
+        )
+
+    model_sec, model_rows, fit = model_section(
+        ds, model, ks=ks, ci=ci, seed=seed, method=model_method, compare=compare_models
+    )
+    headline = headline_section(est, ks=ks, ci=ci, model_rows=model_rows)
+    if len(systems) > 1 and ci is not None:
+        cmp_table, cmp_sentences = comparison_table(
+            ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot, baseline=baseline or systems[0]
+        )
+        headline.tables.append(cmp_table)
+        headline.sentences.extend(cmp_sentences)
+    sections = [
+        data_section(data, ds, est),
+        headline,
+        spread_section(sp, ks=ks, ci=ci),
+        model_sec,
+        flaky_section(est, ci=ci),
+        plan_section(ds, fit=fit, ks=ks, plan=plan),
+    ]
+    if divergence is not None:
+        sections.append(divergence_section(divergence))
+
+    # ---- figure data
+    inc = est.per_task["included"].values.astype(bool)
+    n = ds["n"].values
+    rates = rate_frame(systems, ds["task"].values, n, ds["c"].values, inc)
+    n_inc = n[inc]
+    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
+    curve = (
+        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
+        if n_inc.size
+        else None
+    )
+    kmax = ks[-1]
+    conc = sp.contributions[sp.contributions["k"] == kmax][
+        ["system", "task", "contribution", "cumulative", "task_share"]
+    ].reset_index(drop=True)
+    figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
+    if model_sec.status == "ok" and fit is not None:
+        model_sec.figures.append("ppc")
+        figures["ppc"] = ppc_text(fit)
+    stamp: dict[str, Any] = {
+        "input": input_stamp(data),
+        "counts_sha256": _data_hash(ds),
+        "versions": _package_versions(("statsmodels", "pymc", "arviz") if fit is not None else ()),
+        "seed": seed,
+        "settings": {
+            "k": ks,
+            "ci": ci,
+            "n_boot": n_boot,
+            "weights": weights if isinstance(weights, str | None) else "mapping",
+            "on_short": on_short,
+            "min_runs": min_runs,
+            "model": model_sec.status == "ok",
+            "model_method": model_method if fit is not None else None,
+            "compare_models": compare_models,
+            "baseline": baseline,
+            "plan": plan,
+            "title": name,
+        },
+        "notes": [],  # part of results.json's layout; nothing fills it today
+    }
+    return ReportData(
+        title=name,
+        sections=sections,
+        figure_data={"curve": curve, "rates": rates, "concentration": conc, "fit": fit},
+        figures=figures,
+        stamp=stamp,
+        divergence=divergence,
+    )

@@ -1,0 +1,172 @@
+"""The frames the report's figures are drawn from, and each figure's title and alt text.
+
+The alt text is written from the numbers, like the sections' sentences. The figures
+themselves are drawn by :mod:`passhat.report.plots` when the report is rendered.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from passhat._format import pct
+from passhat.estimate import estimate
+from passhat.report.sections._rows import interval_lookup
+from passhat.spread import fmt_ratio
+
+__all__ = ["curve_frame", "figure_texts", "ppc_text", "rate_frame"]
+
+
+def rate_frame(systems: Any, tasks: Any, n: Any, c: Any, mask: Any) -> pd.DataFrame:
+    """One row per (system, task) where ``mask[s, t]`` holds: n, c and the rate c/n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rate_frame(["s"], ["a", "b"], np.array([[4, 2]]), np.array([[1, 2]]),
+    ...            np.array([[True, False]]))
+      system task  n  c  rate
+    0      s    a  4  1  0.25
+    """
+    rows = [
+        {
+            "system": str(systems[s]),
+            "task": str(tasks[t]),
+            "n": int(n[s, t]),
+            "c": int(c[s, t]),
+            "rate": float(c[s, t] / n[s, t]),
+        }
+        for s, t in zip(*np.nonzero(mask), strict=True)
+    ]
+    return pd.DataFrame(rows, columns=["system", "task", "n", "c", "rate"])
+
+
+def curve_frame(
+    ds: xr.Dataset, *, kmax: int, ci: float | None, seed: int | None, n_boot: int, weights: Any
+) -> pd.DataFrame:
+    """pass^k and pass@k for k = 1..kmax with population-scope intervals and mean^k.
+
+    Tasks with fewer than k decided runs are left out at that k (``on_short="exclude"``).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> curve = curve_frame(ph.load_example("abcd"), kmax=3, ci=None, seed=0, n_boot=200,
+    ...                     weights=None)
+    >>> sorted(curve["k"].unique().tolist()), sorted(curve["metric"].unique())
+    ([1, 2, 3], ['pass_at_k', 'pass_hat_k'])
+    """
+    ks = list(range(1, kmax + 1))
+    opts: dict[str, Any] = {"k": ks, "weights": weights, "on_short": "exclude"}
+    if ci is not None:
+        opts.update(ci=ci, seed=seed, n_boot=n_boot)
+    est = estimate(ds, **opts)
+    wide = est.wide()
+    iv = interval_lookup(est.table)
+    rows = []
+    for r in wide.itertuples():
+        for metric in ("pass_hat_k", "pass_at_k"):
+            got = iv.get((str(r.system), int(r.k), metric, "population"), {})
+            rows.append(
+                {
+                    "system": str(r.system),
+                    "k": int(r.k),
+                    "metric": metric,
+                    "value": float(getattr(r, metric)),
+                    "lower": got.get("lower", math.nan),
+                    "upper": got.get("upper", math.nan),
+                    "uniform": float(r.mean) ** int(r.k),
+                    "mean": float(r.mean),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def figure_texts(
+    sp: Any, *, curve: pd.DataFrame | None, rates: pd.DataFrame, kmax: int
+) -> dict[str, dict[str, str]]:
+    """Title and alt text of the spread curve, the rate histogram and the gap concentration.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.estimators import as_counts
+    >>> ds = as_counts(ph.load_example("abcd"))
+    >>> rates = rate_frame(["system"], ds["task"].values, ds["n"].values, ds["c"].values,
+    ...                    ds["present"].values)
+    >>> texts = figure_texts(ph.spread(ds, k=[1, 2]), curve=None, rates=rates, kmax=2)
+    >>> texts["rate_histogram"]["title"]
+    'Per-task success rates c/n'
+    """
+    t = sp.table
+    parts = []
+    for system in t["system"].unique():
+        r = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
+        parts.append(
+            f"{system}: pass^{kmax} {pct(r['pass_hat_k'])} against mean^{kmax} "
+            f"{pct(r['uniform'])} ({fmt_ratio(r['ratio'])}×), pass@{kmax} {pct(r['pass_at_k'])}"
+        )
+    kc = int(curve["k"].max()) if curve is not None and len(curve) else kmax
+    hist = []
+    for system, part in rates.groupby("system", sort=False):
+        hist.append(
+            f"{system}: {(part['rate'] == 1).mean():.0%} of tasks at 100%, "
+            f"{(part['rate'] == 0).mean():.0%} at 0%, "
+            f"{((part['rate'] > 0) & (part['rate'] < 1)).mean():.0%} in between"
+        )
+    conc = []
+    for system in t["system"].unique():
+        r = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
+        conc.append(
+            f"{system}: {pct(r['tasks_for_50'])} of tasks carry half of the "
+            f"{r['gap'] * 100:.1f}-point gap and {pct(r['tasks_for_100'])} carry all of it"
+        )
+    return {
+        "spread_curve": {
+            "title": f"pass^k and pass@k over k = 1..{kc}, with the uniform-spread curve mean^k",
+            "alt": "Line chart of pass^k (falling) and pass@k (rising) against k, with shaded "
+            "population-scope intervals and a dashed mean^k curve per system. "
+            + "; ".join(parts)
+            + ".",
+        },
+        "rate_histogram": {
+            "title": "Per-task success rates c/n",
+            "alt": "Histogram of per-task success rates per system. " + "; ".join(hist) + ".",
+        },
+        "gap_concentration": {
+            "title": f"Which tasks carry the gap mean − pass^{kmax}",
+            "alt": "Cumulative share of the gap against the share of tasks, worst first. "
+            + "; ".join(conc)
+            + ".",
+        },
+    }
+
+
+def ppc_text(fit: Any) -> dict[str, str]:
+    """Title and alt text of the posterior predictive check figure, from :meth:`passhat.Fit.ppc`.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=0)
+    >>> ppc_text(f)["title"]
+    'Posterior predictive check'
+    """
+    parts = []
+    for system, part in fit.ppc().groupby("system", sort=False):
+        out = (part["observed"] < part["lower"]) | (part["observed"] > part["upper"])
+        parts.append(
+            f"{system}: {int(out.sum())} of {len(part)} bins outside the "
+            f"{float(part['ci'].iloc[0]):.0%} predictive interval"
+        )
+    return {
+        "title": "Posterior predictive check",
+        "alt": "Bar chart per system of the observed number of tasks in each bin of c/n, "
+        "with the model's replicated mean and interval as points with error bars. "
+        + "; ".join(parts)
+        + ".",
+    }

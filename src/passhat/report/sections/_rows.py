@@ -1,0 +1,65 @@
+"""Row helpers the section modules share: which (metric, k) the report shows, and table lookups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["interval_lookup", "population_row", "shown"]
+
+
+def shown(metric: str, k: int, ks: list[int]) -> bool:
+    """Whether the report shows ``metric`` at ``k``: the mean once (at the first k), pass@k
+    and pass^k only for k > 1 (at k = 1 both equal the mean).
+
+    Examples
+    --------
+    >>> [shown(m, 1, [1, 5]) for m in ("mean", "pass_at_k", "pass_hat_k")]
+    [True, False, False]
+    """
+    return k == ks[0] if metric == "mean" else k != 1
+
+
+def population_row(summary: pd.DataFrame, system: str, metric: str, k: int) -> pd.Series | None:
+    """The population-scope row of a model summary for (system, metric, k), if any.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"system": ["a"], "metric": ["mean"], "k": [1],
+    ...                   "scope": ["population"], "mean": [0.5]})
+    >>> float(population_row(t, "a", "mean", 1)["mean"]), population_row(t, "b", "mean", 1)
+    (0.5, None)
+    """
+    m = summary[
+        (summary["system"] == system)
+        & (summary["metric"] == metric)
+        & (summary["k"] == k)
+        & (summary["scope"] == "population")
+    ]
+    return m.iloc[0] if len(m) else None
+
+
+def interval_lookup(table: pd.DataFrame) -> dict[tuple[str, int, str, str], dict[str, Any]]:
+    """(system, k, metric, scope) → lower, upper and method, from an estimate's tidy table.
+
+    Empty when the estimate has no intervals (``ci=None``).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> est = ph.estimate(ph.load_example("abcd"), k=2, ci=0.95, n_boot=200, seed=0)
+    >>> sorted({scope for (_, _, _, scope) in interval_lookup(est.table)})
+    ['benchmark', 'population']
+    """
+    out: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+    if "scope" not in table.columns:
+        return out
+    for r in table.itertuples():
+        out[(str(r.system), int(r.k), str(r.metric), str(r.scope))] = {
+            "lower": float(r.lower),
+            "upper": float(r.upper),
+            "method": str(r.method),
+        }
+    return out

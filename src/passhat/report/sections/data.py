@@ -1,0 +1,205 @@
+"""Section 1, "Data": systems, tasks, decided and unscored runs, status slices, exclusions."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from passhat.report.document import Column, Section, Table, frame_rows, frame_table
+from passhat.slices import slices
+from passhat.trials import Trials
+
+__all__ = ["data_section"]
+
+
+def _systems_table(ds: xr.Dataset, est: Any) -> Table:
+    systems = [str(s) for s in ds["system"].values]
+    n = ds["n"].values
+    present = ds["present"].values.astype(bool)
+    rows = []
+    for s, name in enumerate(systems):
+        nn = n[s][present[s]]
+        ex = est.excluded
+        rows.append(
+            {
+                "system": name,
+                "tasks": int(present[s].sum()),
+                "included": int(est.summary["tasks"].iloc[s]),
+                "runs": int(nn.sum()),
+                "unscored": int(ds["unscored"].values[s].sum()),
+                "runs_min": int(nn.min()) if nn.size else 0,
+                "runs_median": float(np.median(nn)) if nn.size else math.nan,
+                "runs_max": int(nn.max()) if nn.size else 0,
+                "excluded_tasks": int((ex["system"] == name).sum()) if len(ex) else 0,
+            }
+        )
+    return Table(
+        id="data_systems",
+        caption="Systems, tasks and decided runs (unscored runs are counted apart, not in n)",
+        columns=[
+            Column("system", "System"),
+            Column("tasks", "Tasks run", "int"),
+            Column("included", "Tasks in the averages", "int"),
+            Column("runs", "Decided runs", "int"),
+            Column("unscored", "Unscored runs", "int"),
+            Column("runs_min", "Runs per task (min)", "int"),
+            Column("runs_median", "(median)", "g"),
+            Column("runs_max", "(max)", "int"),
+            Column("excluded_tasks", "Excluded tasks", "int"),
+        ],
+        rows=rows,
+    )
+
+
+def _runs_table(ds: xr.Dataset) -> Table:
+    systems = [str(s) for s in ds["system"].values]
+    n = ds["n"].values
+    present = ds["present"].values.astype(bool)
+    dist_rows = []
+    for s, name in enumerate(systems):
+        vals, cnt = np.unique(n[s][present[s]], return_counts=True)
+        for v, c in zip(vals, cnt, strict=True):
+            dist_rows.append({"system": name, "runs": int(v), "tasks": int(c)})
+    return Table(
+        id="data_runs_per_task",
+        caption="Distribution of decided runs per task",
+        columns=[
+            Column("system", "System"),
+            Column("runs", "Decided runs n", "int"),
+            Column("tasks", "Tasks", "int"),
+        ],
+        rows=dist_rows,
+    )
+
+
+def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
+    """Runs by status (and category) from :func:`passhat.slices`, and the reader's exclusions."""
+    fr = data.frame
+    by = ["status"]
+    if "category" in fr.columns and fr["category"].notna().all():
+        by.append("category")
+    sl = slices(data, by=by)
+    for key in by:
+        st = sl.tables[key]
+        tables.append(
+            Table(
+                id=f"data_{key}",
+                caption=(
+                    "Runs by status (slices): where failures and unscored runs come from"
+                    if key == "status"
+                    else "Runs by category (slices)"
+                ),
+                columns=[
+                    Column("system", "System"),
+                    Column(key, key.capitalize()),
+                    Column("runs", "Runs", "int"),
+                    Column("share_of_runs", "Share of runs", "pct"),
+                    Column("decided", "Decided", "int"),
+                    Column("failures", "Failed", "int"),
+                    Column("share_of_failures", "Share of failures", "pct"),
+                    Column("unscored", "Unscored (not in n)", "int"),
+                    Column("success_rate", "Success rate of decided runs", "pct"),
+                ],
+                rows=frame_rows(st),
+                note="From passhat.slices. Unscored runs are neither passes nor failures.",
+            )
+        )
+    st = sl.tables["status"]
+    for system, part in st.groupby("system", sort=False):
+        named = part[(part["status"] != "ok") & (part["failures"] > 0)]
+        named = named.sort_values("share_of_failures", ascending=False, kind="stable")
+        if len(named):
+            sent.append(
+                f"{system}: {named['share_of_failures'].sum():.0%} of failed runs end in a "
+                "named status ("
+                + ", ".join(
+                    f"{r.status} {r.share_of_failures:.0%}" for r in named.head(3).itertuples()
+                )
+                + ")."
+            )
+    ex = data.excluded
+    if ex is not None and len(ex):
+        tables.append(
+            frame_table(
+                ex.astype(str),
+                id="data_reader_excluded",
+                caption="Rows the reader excluded, with reasons",
+            )
+        )
+        sent.append(f"The reader excluded {len(ex)} row(s); the table lists each reason.")
+
+
+def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section:
+    """The data section: what was run, what was decided, and what was left out and why.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        The report's input (trials add the status and category slices and the
+        reader's exclusions; a count table has neither).
+    ds : xarray.Dataset
+        Its count table.
+    est : passhat.Estimate
+        The estimate of the report (its summary and excluded tasks).
+
+    Returns
+    -------
+    Section
+        Id ``data``.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.estimators import as_counts
+    >>> trials = ph.load_example("abcd")
+    >>> sec = data_section(trials, as_counts(trials), ph.estimate(trials, k=[1, 2]))
+    >>> [t.id for t in sec.tables]
+    ['data_systems', 'data_runs_per_task', 'data_status']
+    """
+    tables = [_systems_table(ds, est), _runs_table(ds)]
+    systems = [str(s) for s in ds["system"].values]
+    n = ds["n"].values
+    present = ds["present"].values.astype(bool)
+    n_tasks = len(ds["task"])
+    total_unscored = int(ds["unscored"].values.sum())
+    all_n = n[present]
+    sent = [
+        f"{len(systems)} system{'s' if len(systems) != 1 else ''} on {n_tasks} tasks; "
+        + (
+            f"every task has {int(all_n.min())} decided runs."
+            if all_n.min() == all_n.max()
+            else f"decided runs per task range from {int(all_n.min())} to {int(all_n.max())} "
+            f"(median {float(np.median(all_n)):g})."
+        )
+    ]
+    if total_unscored:
+        sent.append(
+            f"{total_unscored} run(s) were not decided by the grader (unscored); they are "
+            "reported apart and left out of n, so an outage does not read as agent failure."
+        )
+    else:
+        sent.append("Every run was decided (no unscored runs).")
+    if isinstance(data, Trials):
+        _slice_tables(data, tables, sent)
+    if len(est.excluded):
+        tables.append(
+            Table(
+                id="data_excluded_tasks",
+                caption="Tasks left out of the averages, with reasons",
+                columns=[
+                    Column("system", "System"),
+                    Column("task", "Task"),
+                    Column("n", "Decided runs", "int"),
+                    Column("reason", "Reason"),
+                ],
+                rows=[
+                    {"system": r.system, "task": r.task, "n": int(r.n), "reason": r.reason}
+                    for r in est.excluded.itertuples()
+                ],
+            )
+        )
+        sent.append(f"{len(est.excluded)} task(s) were left out of the averages (listed below).")
+    return Section(id="data", title="1. Data", sentences=sent, tables=tables)

@@ -1,0 +1,192 @@
+"""Section 7, "Where failing runs diverge": each failing run's divergence point, from traces.
+
+:func:`trace_divergence` checks that the traces belong to the report's runs and computes
+the divergence (:func:`passhat.divergence`); :func:`divergence_section` writes the section
+from that result, or from any object with a ``table`` (and ``by_action``) frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import xarray as xr
+
+from passhat._format import short
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.io import input_stamp
+from passhat.report.document import Column, Section, Table, frame_rows, frame_table
+from passhat.traces import Divergence, Traces, divergence
+from passhat.trials import Trials
+
+__all__ = ["DIVERGENCE_COLUMNS", "MAX_DIVERGENCE_ROWS", "divergence_section", "trace_divergence"]
+
+#: Columns of the traces module's divergence table shown in the report, when present.
+DIVERGENCE_COLUMNS = {
+    "system": ("System", "str"),
+    "task_id": ("Task", "str"),
+    "trial": ("Failing run", "int"),
+    "step": ("Step", "int"),
+    "kind": ("What differs", "str"),
+    "failing_action": ("Failing run does", "str"),
+    "passing_actions": ("Passing runs do", "str"),
+    "termination": ("Ends by", "str"),
+}
+MAX_DIVERGENCE_ROWS = 100
+
+
+def trace_divergence(
+    data: Trials | xr.Dataset, traces: Traces, *, tolerate_extra_lookups: bool = False
+) -> Divergence:
+    """The divergence points of the traces of the report's runs.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        The report's runs.
+    traces : passhat.Traces
+        Traces of the same runs (e.g. read from the same τ-bench file).
+    tolerate_extra_lookups : bool
+        As in :func:`passhat.divergence`.
+
+    Returns
+    -------
+    passhat.Divergence
+
+    Raises
+    ------
+    OptionError
+        When none of the traces' tasks is among the runs' tasks: the trace
+        file of another benchmark (or another run) was given.
+
+    Examples
+    --------
+    >>> import passhat as ph, pandas as pd
+    >>> steps = pd.DataFrame({"task_id": ["x"], "trial": [0], "action": ["lookup"]})
+    >>> trials = pd.DataFrame({"task_id": ["x"], "trial": [0], "success": [True]})
+    >>> tr = ph.Traces.from_frames(steps, trials)
+    >>> trace_divergence(ph.load_example("abcd"), tr)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: traces: none of its 1 task(s) (e.g. x) is among the tasks of ...
+    """
+    trace_tasks = {str(t) for t in traces.trials["task_id"].unique()}
+    run_tasks = {str(t) for t in as_counts(data)["task"].values}
+    if trace_tasks and not trace_tasks & run_tasks:
+        where = traces.source.get("path")
+        src = input_stamp(data)
+        runs = src.get("example") or src.get("path") or "the runs"
+        raise OptionError(
+            f"traces{' ' + str(where) if where else ''}: none of its {len(trace_tasks)} task(s) "
+            f"(e.g. {', '.join(sorted(trace_tasks)[:3])}) is among the tasks of "
+            f"{runs} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
+            "give the trace file of the same runs"
+        )
+    return divergence(traces, tolerate_extra_lookups=tolerate_extra_lookups)
+
+
+def _run_table(table: pd.DataFrame) -> Table:
+    cols = [c for c in DIVERGENCE_COLUMNS if c in table.columns]
+    if "system" in cols and table["system"].nunique() == 1:
+        cols.remove("system")  # one system: the column says nothing
+    if len(cols) < 4:
+        return frame_table(
+            table.head(MAX_DIVERGENCE_ROWS).map(short),
+            id="divergence_table",
+            caption="Divergence point of each failing run of a flaky task",
+        )
+    return Table(
+        id="divergence_table",
+        caption="Divergence point of each failing run of a flaky task",
+        columns=[
+            Column(c, DIVERGENCE_COLUMNS[c][0], DIVERGENCE_COLUMNS[c][1])  # type: ignore[arg-type]
+            for c in cols
+        ],
+        rows=frame_rows(table[cols].head(MAX_DIVERGENCE_ROWS).map(short)),
+        note=(
+            f"{len(table) - MAX_DIVERGENCE_ROWS} more rows in the traces output."
+            if len(table) > MAX_DIVERGENCE_ROWS
+            else ""
+        ),
+    )
+
+
+def divergence_section(divergence: Any) -> Section:
+    """The divergence section, from any object with a ``table`` (and ``by_action``) frame.
+
+    Parameters
+    ----------
+    divergence : passhat.Divergence or object
+        Its ``table`` (one row per failing run), ``by_action`` (runs per
+        marker action) and optional ``sentences`` are shown.
+
+    Returns
+    -------
+    Section
+        Id ``divergence``.
+
+    Raises
+    ------
+    OptionError
+        When the object has neither a non-empty ``table`` nor ``by_action``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Div:
+    ...     table = pd.DataFrame({"task_id": ["t1"], "trial": [2], "step": [3], "kind": ["skips"]})
+    ...     by_action = None
+    >>> divergence_section(Div()).tables[0].id
+    'divergence_table'
+    """
+    tables = []
+    sentences = list(getattr(divergence, "sentences", []) or [])
+    table = getattr(divergence, "table", None)
+    if isinstance(table, pd.DataFrame) and len(table):
+        tables.append(_run_table(table))
+        if not sentences and "kind" in table.columns:
+            kinds = table["kind"].value_counts()
+            sentences.append(
+                f"{len(table)} failing run(s) of flaky tasks were aligned against the passing "
+                "runs of the same task. How the failing run departs at its divergence point: "
+                + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+                + "."
+            )
+    by_action = getattr(divergence, "by_action", None)
+    if isinstance(by_action, pd.DataFrame) and len(by_action):
+        tables.append(
+            frame_table(
+                by_action.head(20).map(short),
+                id="divergence_by_action",
+                caption="Actions that most often mark the divergence",
+                formats={"share": "pct"},
+                labels={
+                    "action": "Action",
+                    "stage": "Stage",
+                    "runs": "Failing runs",
+                    "tasks": "Tasks",
+                    "share": "Share of failing runs",
+                    "kinds": "How the failing runs depart",
+                },
+            )
+        )
+        if "action" in by_action.columns and "share" in by_action.columns:
+            top = by_action.iloc[0]
+            sentences.append(
+                f"The most frequent divergence point is {top['action']} "
+                f"({float(top['share']):.0%} of failing runs)."
+            )
+    if not tables and not sentences:
+        raise OptionError(
+            "divergence= needs an object with a non-empty .table or .by_action data frame"
+        )
+    return Section(
+        id="divergence",
+        title="7. Where failing runs diverge",
+        sentences=sentences
+        or ["The earliest point where each failing run does something no passing run does."],
+        tables=tables,
+        note="A divergence point is a diagnostic lead, not proof of cause: check the arguments "
+        "and observations, then test a fix.",
+    )

@@ -1,0 +1,101 @@
+"""Section 5, "Flaky tasks": tasks with both outcomes, lowest success rate first, with intervals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from passhat.report.document import Column, Section, Table
+
+__all__ = ["MAX_FLAKY_ROWS", "flaky_section"]
+
+#: Flaky-task rows shown per system (all of them are in results.json).
+MAX_FLAKY_ROWS = 60
+
+
+def flaky_section(est: Any, *, ci: float | None) -> Section:
+    """The flaky section: every flaky task's runs, successes and per-task interval.
+
+    Parameters
+    ----------
+    est : passhat.Estimate
+        The report's estimate; its per-task table (:attr:`passhat.Estimate.tasks`)
+        gives the flaky flag and the per-task intervals.
+    ci : float, optional
+        Interval level of the report, for the column header.
+
+    Returns
+    -------
+    Section
+        Id ``flaky``; rows beyond :data:`MAX_FLAKY_ROWS` per system are marked
+        ``shown=False`` (kept in ``results.json``, left out of the page).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec = flaky_section(ph.estimate(ph.load_example("abcd"), k=[1, 2]), ci=0.95)
+    >>> sec.tables[0].id, all(r["c"] < r["n"] for r in sec.tables[0].rows)
+    ('flaky', True)
+    """
+    tasks = est.tasks
+    flaky = tasks[tasks["flaky"] & tasks["included"]].copy()
+    method = str(flaky["method"].iloc[0]) if len(flaky) else ""
+    order = {str(sys_): i for i, sys_ in enumerate(est.summary["system"])}
+    flaky = flaky.sort_values("rate", kind="stable")  # ties keep the tasks' order
+    flaky = flaky.sort_values("system", key=lambda c: c.map(order), kind="stable")
+    rows = []
+    hidden = 0
+    for system, part in flaky.groupby("system", sort=False):
+        for i, r in enumerate(part.to_dict(orient="records")):
+            rows.append(
+                {
+                    "system": system,
+                    "task": str(r["task"]),
+                    "n": int(r["n"]),
+                    "c": int(r["c"]),
+                    "rate": float(r["rate"]),
+                    "rate_lower": float(r["rate_lower"]),
+                    "rate_upper": float(r["rate_upper"]),
+                    "interval_method": method,
+                    "shown": i < MAX_FLAKY_ROWS,
+                }
+            )
+            hidden += int(i >= MAX_FLAKY_ROWS)
+    table = Table(
+        id="flaky",
+        caption="Flaky tasks (both outcomes among decided runs), lowest success rate first",
+        columns=[
+            Column("system", "System"),
+            Column("task", "Task"),
+            Column("n", "Runs", "int"),
+            Column("c", "Successes", "int"),
+            Column("rate", "Success rate", "pct"),
+            Column("rate", f"{ci or 0.95:.0%} interval ({method})", "interval"),
+        ],
+        rows=rows,
+        hidden_rows=hidden,
+        note=" ".join(
+            x
+            for x in (
+                f"{hidden} more rows are in results.json." if hidden else "",
+                f"Per-task interval: {method}." if method else "",
+            )
+            if x
+        ),
+    )
+    sent = []
+    if len(flaky) == 0:
+        sent.append("No task had both outcomes: every task's decided runs agree.")
+    for system, cnt in flaky.groupby("system", sort=False).size().items():
+        part = flaky[flaky["system"] == system]
+        width = (part["rate_upper"] - part["rate_lower"]).median()
+        runs = (
+            f"{int(part['n'].iloc[0])} runs each"
+            if part["n"].nunique() == 1
+            else f"a median of {part['n'].median():g} runs"
+        )
+        sent.append(
+            f"{system}: {cnt} flaky task(s). With {runs}, a task's success rate is known "
+            f"only to within a median interval width of {width:.0%}; more runs on these "
+            "tasks narrow it (see What to run next)."
+        )
+    return Section(id="flaky", title="5. Flaky tasks", sentences=sent, tables=[table])

@@ -1,0 +1,156 @@
+"""Section 2, "Headline": mean, pass@k and pass^k per system with both scopes' intervals.
+
+When the model ran, each row also carries the model's population-scope posterior and
+whether the estimator's and the model's intervals overlap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from passhat._format import pct
+from passhat.estimators import METRIC_LABELS
+from passhat.report.document import Column, Section, Table
+from passhat.report.sections._rows import interval_lookup, population_row, shown
+
+__all__ = ["headline_section"]
+
+
+def _rows(
+    est: Any, ks: list[int], model_rows: pd.DataFrame | None
+) -> tuple[list[dict[str, Any]], list[str], dict[str, str]]:
+    """Table rows, the (system metric k) whose estimator and model disagree, interval methods."""
+    iv = interval_lookup(est.table)
+    rows = []
+    flagged = []
+    methods: dict[str, str] = {}
+    for r in est.wide().itertuples():
+        for metric in ("mean", "pass_at_k", "pass_hat_k"):
+            if not shown(metric, int(r.k), ks):
+                continue
+            value = float(getattr(r, metric))
+            row: dict[str, Any] = {
+                "system": str(r.system),
+                "k": int(r.k) if metric != "mean" else None,
+                "metric": METRIC_LABELS[metric],
+                "value": value,
+            }
+            for scope in ("benchmark", "population"):
+                got = iv.get((str(r.system), int(r.k), metric, scope))
+                if got:
+                    row[f"{scope}_lower"] = got["lower"]
+                    row[f"{scope}_upper"] = got["upper"]
+                    row[f"{scope}_method"] = got["method"]
+                    methods[scope] = got["method"]
+            if model_rows is not None and len(model_rows):
+                m = population_row(model_rows, str(r.system), metric, int(r.k))
+                if m is not None:
+                    row["model_mean"] = float(m["mean"])
+                    row["model_lower"] = float(m["lower"])
+                    row["model_upper"] = float(m["upper"])
+                    row["model_method"] = str(m["method"]) + ", population scope"
+                    lo, hi = row.get("population_lower"), row.get("population_upper")
+                    agree = (
+                        True
+                        if lo is None
+                        else not (row["model_upper"] < lo or row["model_lower"] > hi)
+                    )
+                    row["agree"] = "yes" if agree else "NO: intervals do not overlap"
+                    if not agree:
+                        flagged.append(f"{r.system} {METRIC_LABELS[metric]} (k = {int(r.k)})")
+            rows.append(row)
+    return rows, flagged, methods
+
+
+def headline_section(
+    est: Any, *, ks: list[int], ci: float | None, model_rows: pd.DataFrame | None
+) -> Section:
+    """The headline section: one row per system, metric and k, and sentences at the largest k.
+
+    Parameters
+    ----------
+    est : passhat.Estimate
+        The report's estimate (with intervals unless ``ci`` is None).
+    ks : list of int
+        The k values shown (the mean once, pass@k and pass^k for k > 1).
+    ci : float, optional
+        Interval level, for the column headers.
+    model_rows : pandas.DataFrame, optional
+        The model's summary (:meth:`passhat.Fit.summary`), when the model ran.
+
+    Returns
+    -------
+    Section
+        Id ``headline``; the builder appends the paired comparison of
+        :mod:`passhat.report.sections.comparison` to it.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> est = ph.estimate(ph.load_example("abcd"), k=[1, 2], ci=0.95, n_boot=200, seed=0)
+    >>> sec = headline_section(est, ks=[1, 2], ci=0.95, model_rows=None)
+    >>> [r["metric"] for r in sec.tables[0].rows]
+    ['mean', 'pass@k', 'pass^k']
+    """
+    rows, flagged, methods = _rows(est, ks, model_rows)
+    level = f"{ci:.0%}" if ci else ""
+    cols = [
+        Column("system", "System"),
+        Column("metric", "Metric"),
+        Column("k", "k", "int"),
+        Column("value", "Estimate", "pct"),
+    ]
+    if methods:
+        cols += [
+            Column("benchmark", f"{level} interval, benchmark scope (these tasks)", "interval"),
+            Column("population", f"{level} interval, population scope (new tasks)", "interval"),
+        ]
+    if model_rows is not None and len(model_rows):
+        cols += [
+            Column("model_mean", "Model posterior mean (population)", "pct"),
+            Column("model", f"Model {level} interval", "interval"),
+            Column("agree", "Estimator and model agree"),
+        ]
+    note = (
+        " ".join(f"{scope.capitalize()} scope: {m}." for scope, m in sorted(methods.items()))
+        or "Intervals are not available (passhat.estimate without ci=)."
+    )
+    table = Table(
+        id="headline",
+        caption="Mean success, pass@k and pass^k per system (unbiased per-task estimates, "
+        "averaged over tasks)",
+        columns=cols,
+        rows=rows,
+        note=note,
+    )
+    kmax = ks[-1]
+    iv = interval_lookup(est.table)
+    wide = est.wide()
+    sent = []
+    for r in wide[wide["k"] == kmax].itertuples():
+        pop = iv.get((str(r.system), kmax, "pass_hat_k", "population"))
+        pop_txt = (
+            f" ({level} population interval {pct(pop['lower'])}–{pct(pop['upper'])})" if pop else ""
+        )
+        sent.append(
+            f"{r.system}: mean success {pct(r.mean)} per run; pass^{kmax} = "
+            f"{pct(r.pass_hat_k)}{pop_txt}, the share of tasks whose {kmax} runs all pass; "
+            f"pass@{kmax} = {pct(r.pass_at_k)}, the share where at least one of {kmax} passes."
+        )
+    if methods:
+        sent.append(
+            "The benchmark interval covers only the finite runs of these tasks; the population "
+            "interval also covers which tasks were drawn, so it is the one to use for a claim "
+            "about new tasks."
+        )
+    if flagged:
+        sent.append(
+            "The estimator and the model disagree beyond their intervals for: "
+            + ", ".join(flagged)
+            + "."
+        )
+    elif model_rows is not None and len(model_rows):
+        sent.append("The estimator and the model's posterior agree within their intervals.")
+    return Section(id="headline", title="2. Headline", sentences=sent, tables=[table])

@@ -1,0 +1,242 @@
+"""Section 6, "What to run next": runs that bound flip rates and the design of the same budget.
+
+From :mod:`passhat.planner` (pure: no I/O).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from passhat import planner
+from passhat.errors import InputError
+from passhat.estimators import as_counts
+from passhat.report.document import Column, Section, Table
+from passhat.trials import Trials
+
+__all__ = ["PLAN_TITLE", "plan_section"]
+
+PLAN_TITLE = "6. What to run next"
+
+#: Flip rate whose detection the section plans for on tasks that never failed.
+FLIP_RATE = 0.10
+#: Half-width of a per-task success-rate interval the flaky tasks are planned for.
+HALF_WIDTH = 0.10
+
+
+def _prior_for(fit: Any, ds: xr.Dataset, system: str) -> tuple[Any, str]:
+    """Assumptions: the model's posterior when it ran, else an ML Beta-Binomial fit."""
+    if fit is not None:
+        post = fit.idata.posterior
+        if "mu" in post and "kappa" in post:
+            return fit, "the hierarchical model's posterior (means of μ and κ)"
+    return ds, "a Beta-Binomial maximum-likelihood fit to these counts"
+
+
+def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[dict[str, Any], str]:
+    """Runs that bound the flip rate on the clean tasks and pin the flaky tasks' rates."""
+    flaky = (c > 0) & (c < n)
+    clean = c == n
+    n_clean = int(np.median(n[clean])) if clean.any() else int(np.median(n))
+    bound = planner.failure_upper_bound(runs=max(n_clean, 1), failures=0, confidence=0.95)
+    row: dict[str, Any] = {
+        "system": system,
+        "clean_tasks": int(clean.sum()),
+        "clean_runs": n_clean,
+        "ruled_out_above": float(bound),
+        "detect_runs": int(detect),
+        "flaky_tasks": int(flaky.sum()),
+    }
+    if flaky.any():
+        rate = float(np.median(c[flaky] / n[flaky]))
+        rate = min(max(rate, 0.01), 0.99)
+        width = planner.runs_for_width(half_width=HALF_WIDTH, rate=rate, method="wilson")
+        row.update(flaky_rate=rate, width_runs=int(width))
+        extra = max(int(width) - int(np.median(n[flaky])), 0)
+        row["extra_runs_flaky"] = extra * int(flaky.sum())
+    sentence = (
+        f"{system}: {n_clean} clean runs rule out failure rates above "
+        f"{float(bound):.1%} on the {int(clean.sum())} tasks that never failed; "
+        f"{int(detect)} runs per task would show a {FLIP_RATE:.0%} flip rate with 95% "
+        "probability."
+        + (
+            f" To pin the {int(flaky.sum())} flaky tasks' success rates to ±"
+            f"{HALF_WIDTH:.0%} (Wilson, at their median rate {row['flaky_rate']:.0%}) takes "
+            f"{row['width_runs']} runs each, {row['extra_runs_flaky']} more runs in all."
+            if flaky.any()
+            else ""
+        )
+    )
+    return row, sentence
+
+
+def _design(
+    ds: xr.Dataset, fit: Any, system: str, n: np.ndarray, kmax: int
+) -> tuple[list[dict[str, Any]], str]:
+    """Rows of the current design, the best design of the same budget and the one that halves
+    the population interval, and a sentence (only the sentence when no design is possible)."""
+    rows: list[dict[str, Any]] = []
+    budget = int(n.sum())
+    prior, source = _prior_for(fit, ds, system)
+    try:
+        tab = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
+    except InputError as err:  # all runs pass (or fail): no spread to plan a design from
+        return [], f"{system}: no design of the budget: {err}."
+    opt = tab.attrs["optimum"]
+    cur_n = round(float(np.median(n)))
+    cur_t = int(n.size)
+    cur = tab[
+        (tab["metric"] == "pass_hat_k")
+        & (tab["runs_per_task"] == cur_n)
+        & (tab["tasks"] == budget // cur_n)
+    ]
+    se_cur = float(cur["se_population"].iloc[0]) if len(cur) else math.nan
+    se_opt = float(opt["se_population"])
+    # se_population ∝ 1/√T at fixed n (exact under the design's model): tasks to halve it
+    target = se_cur / 2 if math.isfinite(se_cur) else se_opt / 2
+    t_half = math.ceil(opt["tasks"] * (se_opt / target) ** 2)
+    rows.append(
+        {
+            "system": system,
+            "design": "current",
+            "tasks": cur_t,
+            "runs_per_task": cur_n,
+            "runs": budget,
+            "se_population": se_cur,
+            "se_benchmark": float(cur["se_benchmark"].iloc[0]) if len(cur) else math.nan,
+        }
+    )
+    rows.append(
+        {
+            "system": system,
+            "design": "best for the same budget",
+            "tasks": int(opt["tasks"]),
+            "runs_per_task": int(opt["runs_per_task"]),
+            "runs": int(opt["runs"]),
+            "se_population": se_opt,
+            "se_benchmark": float(opt["se_benchmark"]),
+        }
+    )
+    rows.append(
+        {
+            "system": system,
+            "design": "halves the population interval",
+            "tasks": t_half,
+            "runs_per_task": int(opt["runs_per_task"]),
+            "runs": t_half * int(opt["runs_per_task"]),
+            "se_population": target,
+            "se_benchmark": math.nan,
+        }
+    )
+    better = se_opt < se_cur * 0.99 if math.isfinite(se_cur) else False
+    sentence = (
+        f"{system}: the same {budget} runs "
+        + (
+            f"spent as {opt['tasks']} tasks × {opt['runs_per_task']} runs would cut the "
+            f"population standard error of pass^{kmax} from {se_cur:.3f} to {se_opt:.3f}"
+            if better
+            else f"are already best spent as {opt['tasks']} tasks × "
+            f"{opt['runs_per_task']} runs (population standard error of pass^{kmax} "
+            f"{se_opt:.3f})"
+        )
+        + f"; halving the population interval needs about {t_half} tasks × "
+        f"{opt['runs_per_task']} runs ({t_half * int(opt['runs_per_task'])} runs): task "
+        f"spread shrinks only with more tasks. Assumptions from {source}."
+    )
+    return rows, sentence
+
+
+def plan_section(
+    data: Trials | xr.Dataset, *, fit: Any, ks: list[int], plan: bool = True
+) -> Section:
+    """Runs for the flaky tasks and the design of the same budget, per system.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        The report's input.
+    fit : passhat.Fit, optional
+        The model's fit: its posterior is the design's assumption when given
+        (else a Beta-Binomial maximum-likelihood fit to the counts).
+    ks : list of int
+        k values; the design is for pass^k at the largest.
+    plan : bool
+        False: a skipped section ("Planning was not asked for.").
+
+    Returns
+    -------
+    Section
+        Id ``plan``.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
+    >>> [t.id for t in sec.tables]
+    ['plan_tasks', 'plan_design']
+    """
+    if not plan:
+        return Section(
+            id="plan", title=PLAN_TITLE, status="skipped", note="Planning was not asked for."
+        )
+    ds = as_counts(data)
+    kmax = ks[-1]
+    rows_tasks: list[dict[str, Any]] = []
+    rows_design: list[dict[str, Any]] = []
+    sent: list[str] = []
+    detect = planner.runs_to_detect(flip_rate=FLIP_RATE, confidence=0.95)
+    for s, system in enumerate(str(x) for x in ds["system"].values):
+        present = ds["present"].values[s].astype(bool)
+        n = ds["n"].values[s][present]
+        c = ds["c"].values[s][present]
+        if n.size < 2 or int(n.sum()) < kmax:
+            continue
+        row, sentence = _runs_row(system, n, c, int(detect))
+        rows_tasks.append(row)
+        sent.append(sentence)
+        design_rows, sentence = _design(ds, fit, system, n, kmax)
+        rows_design += design_rows
+        sent.append(sentence)
+    tables = []
+    if rows_tasks:
+        tables.append(
+            Table(
+                id="plan_tasks",
+                caption="Runs to bound the flip rate (independent runs from a clean state)",
+                columns=[
+                    Column("system", "System"),
+                    Column("clean_tasks", "Tasks that never failed", "int"),
+                    Column("clean_runs", "Their runs", "int"),
+                    Column("ruled_out_above", "Failure rates ruled out above (95%)", "pct"),
+                    Column("detect_runs", f"Runs to see a {FLIP_RATE:.0%} flip (95%)", "int"),
+                    Column("flaky_tasks", "Flaky tasks", "int"),
+                    Column("width_runs", f"Runs for ±{HALF_WIDTH:.0%} on a flaky task", "int"),
+                    Column("extra_runs_flaky", "Extra runs over all flaky tasks", "int"),
+                ],
+                rows=rows_tasks,
+                note="From passhat.plan: failure_upper_bound (exact Clopper–Pearson), "
+                "runs_to_detect, runs_for_width (exact Wilson search).",
+            )
+        )
+    if rows_design:
+        tables.append(
+            Table(
+                id="plan_design",
+                caption=f"Designs of the budget: standard error of pass^{kmax}",
+                columns=[
+                    Column("system", "System"),
+                    Column("design", "Design"),
+                    Column("tasks", "Tasks", "int"),
+                    Column("runs_per_task", "Runs per task", "int"),
+                    Column("runs", "Runs", "int"),
+                    Column("se_population", "SE, population scope", "num"),
+                    Column("se_benchmark", "SE, benchmark scope", "num"),
+                ],
+                rows=rows_design,
+                note="From passhat.plan.design: exact under a Beta-Binomial model of the tasks.",
+            )
+        )
+    return Section(id="plan", title=PLAN_TITLE, sentences=sent, tables=tables)

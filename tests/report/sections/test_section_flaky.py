@@ -1,0 +1,49 @@
+"""passhat.report.sections.flaky: every flaky task, lowest rate first, with its interval.
+
+Oracles: the estimate's per-task table (flaky = both outcomes among decided runs) and
+the rule written out: at most MAX_FLAKY_ROWS shown per system, the rest kept in the data.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat.report.sections import flaky as flaky_module
+from passhat.report.sections.flaky import flaky_section
+
+
+def test_rows_are_the_flaky_tasks_lowest_rate_first() -> None:
+    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
+    sec = flaky_section(est, ci=0.95)
+    rows = pd.DataFrame(sec.tables[0].rows)
+    tasks = est.tasks
+    want = tasks[tasks["flaky"] & tasks["included"]]
+    assert len(rows) == len(want) == 58  # 37 baseline + 21 guided
+    assert rows["system"].tolist() == sorted(rows["system"], key=["baseline", "guided"].index)
+    for system, part in rows.groupby("system"):
+        assert part["rate"].is_monotonic_increasing
+        assert set(part["task"]) == set(want.loc[want["system"] == system, "task"])
+        assert ((part["c"] > 0) & (part["c"] < part["n"])).all()
+        assert (part["rate_lower"] <= part["rate"]).all() and (
+            part["rate"] <= part["rate_upper"]
+        ).all()
+    assert sec.sentences[0].startswith("baseline: 37 flaky task(s). With 5 runs each")
+    assert sec.tables[0].hidden_rows == 0 and rows["shown"].all()
+
+
+def test_rows_beyond_the_cap_are_kept_but_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(flaky_module, "MAX_FLAKY_ROWS", 10)
+    sec = flaky_section(ph.estimate(ph.load_example("agents"), k=[1, 5]), ci=0.95)
+    rows = pd.DataFrame(sec.tables[0].rows)
+    assert len(rows) == 58 and sec.tables[0].hidden_rows == (37 - 10) + (21 - 10)
+    assert rows.groupby("system")["shown"].sum().tolist() == [10, 10]
+    assert sec.tables[0].note.startswith("38 more rows are in results.json.")
+
+
+def test_no_flaky_task() -> None:
+    counts = ph.counts_from_arrays([3, 3], [3, 0], tasks=["a", "b"])
+    sec = flaky_section(ph.estimate(counts, k=1), ci=None)
+    assert sec.tables[0].rows == []
+    assert sec.sentences == ["No task had both outcomes: every task's decided runs agree."]

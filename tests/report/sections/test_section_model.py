@@ -1,0 +1,79 @@
+"""passhat.report.sections.model: the model's posterior, diagnostics (failing ones shown) and PPC.
+
+Oracles: the fit's own summary and diagnostics; a fit with too few draws must fail its
+diagnostics (bulk ESS ≈ 80 < 200).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from report_testdata import malicious_trials
+
+import passhat as ph
+from passhat.report.build import build_report_data
+from passhat.report.sections.model import model_section
+
+
+def test_model_section_with_ppc(malicious_report) -> None:
+    sec = malicious_report.data.section("model")
+    assert sec.status == "ok" and "ppc" in sec.figures
+    assert any("ICC" in s for s in sec.sentences)
+    html = malicious_report.paths.html.read_text(encoding="utf-8")
+    assert 'id="fig-ppc"' in html
+    head = malicious_report.data.section("headline").tables[0]
+    assert any(c.key == "model_mean" for c in head.columns)
+    assert all("agree" in r for r in head.rows)
+
+
+def test_model_failing_diagnostics_is_shown(tmp_path: Path) -> None:
+    trials = malicious_trials()
+    # 2 chains × 40 draws: bulk ESS ≈ 80 < 200 required, so the diagnostics must fail
+    fit = ph.fit(trials, method="grid", seed=0, chains=2, draws=40, k=[1, 5])
+    assert not fit.diagnostics.passed
+    res = ph.report(trials, tmp_path, k=[1, 5], model=fit, plan=False, n_boot=200)
+    sec = res.data.section("model")
+    assert sec.status == "failed" and "failed its diagnostics" in sec.note
+    assert sec.tables  # numbers stay visible
+    html = res.paths.html.read_text(encoding="utf-8")
+    assert "Warning: The model failed its diagnostics" in html
+    md = res.paths.markdown.read_text(encoding="utf-8")
+    assert "**Warning:** The model failed its diagnostics" in md
+
+
+def test_posterior_rows_are_the_fit_summary() -> None:
+    data = ph.load_example("abcd")
+    fit = ph.fit(data, method="grid", seed=0, k=[1, 3])
+    sec, summary, got = model_section(data, fit, ks=[1, 3], ci=0.9, seed=0, method="grid")
+    assert got is fit and summary is not None
+    want = fit.summary(k=[1, 3], ci=0.9)
+    for r in sec.tables[0].rows:
+        metric = {"mean": "mean", "pass@k": "pass_at_k", "pass^k": "pass_hat_k"}[r["metric"]]
+        m = want[
+            (want["metric"] == metric)
+            & (want["k"] == (r["k"] or 1))
+            & (want["scope"] == r["scope"])
+        ].iloc[0]
+        assert (r["mean"], r["ci_lower"], r["ci_upper"]) == (m["mean"], m["lower"], m["upper"])
+
+
+def test_no_model_is_a_skipped_section_and_a_bad_model_is_refused() -> None:
+    data = ph.load_example("abcd")
+    sec, summary, fit = model_section(data, False, ks=[1], ci=0.95, seed=0, method="grid")
+    assert (sec.status, summary, fit) == ("skipped", None, None)
+    with pytest.raises(TypeError, match=r"model= must be True, False or a passhat\.Fit"):
+        model_section(data, "beta", ks=[1], ci=0.95, seed=0, method="grid")
+
+
+@pytest.mark.slow
+def test_model_comparison_section() -> None:
+    """Plain vs zero/one-inflated by PSIS-LOO (the inflated model needs NUTS: slow)."""
+    rd = build_report_data(
+        ph.load_example("agents"), k=[1, 5], n_boot=200, plan=False, compare_models=True
+    )
+    sec = rd.section("model")
+    cmp = next(t for t in sec.tables if t.id == "model_compare")
+    assert sorted({r["model"] for r in cmp.rows}) == ["beta", "inflated"]
+    assert len(cmp.rows) == 4  # two systems × two models
+    assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2

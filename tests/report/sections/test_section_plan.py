@@ -1,0 +1,40 @@
+"""passhat.report.sections.plan: "What to run next" carries the planner's numbers.
+
+Oracles: DESIGN.md's closed forms (f = 10%, q = 95% → 29 runs; zero failures in 5 runs →
+upper bound 45.1%) and passhat.planner called directly.
+"""
+
+from __future__ import annotations
+
+import passhat as ph
+from passhat import planner
+from passhat.report.sections.plan import FLIP_RATE, HALF_WIDTH, plan_section
+
+
+def test_run_counts_are_the_planner_closed_forms() -> None:
+    sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
+    rows = {r["system"]: r for r in sec.tables[0].rows}
+    for row in rows.values():
+        assert row["detect_runs"] == 29  # ⌈ln(0.05)/ln(0.9)⌉
+        assert row["clean_runs"] == 5
+        assert round(row["ruled_out_above"], 3) == 0.451  # 1 − 0.05^(1/5)
+        want = planner.runs_for_width(
+            half_width=HALF_WIDTH, rate=row["flaky_rate"], method="wilson"
+        )
+        assert row["width_runs"] == want
+    assert FLIP_RATE == 0.10
+    design = [r for r in sec.tables[1].rows if r["system"] == "baseline"]
+    assert [r["design"] for r in design] == [
+        "current",
+        "best for the same budget",
+        "halves the population interval",
+    ]
+    assert design[0]["runs"] == rows["baseline"]["clean_runs"] * 168
+
+
+def test_skipped_and_no_design_without_spread() -> None:
+    assert plan_section(ph.load_example("abcd"), fit=None, ks=[1], plan=False).status == "skipped"
+    counts = ph.counts_from_arrays([2, 2], [2, 2], tasks=["a", "b"])  # every run passes
+    sec = plan_section(counts, fit=None, ks=[1, 2])
+    assert any("no design of the budget" in s for s in sec.sentences)
+    assert [t.id for t in sec.tables] == ["plan_tasks"]
