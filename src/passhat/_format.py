@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["jsonable", "pct", "short"]
+__all__ = ["fmt_ratio", "jsonable", "pct", "short"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -52,3 +52,12 @@ def short(value: Any, limit: int = 90) -> Any:
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
     return value
+
+
+def fmt_ratio(x: float) -> str:
+    """A ratio for sentences: 1.9, 23, ∞, and — when undefined (0/0)."""
+    if math.isnan(x):
+        return "—"
+    if not math.isfinite(x):
+        return "∞"
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"

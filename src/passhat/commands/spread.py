@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from passhat._format import pct
+from passhat._format import fmt_ratio, pct
 from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
@@ -21,7 +21,7 @@ from passhat.commands._common import (
 )
 from passhat.errors import OptionError
 from passhat.io import input_stamp
-from passhat.spread import fmt_ratio, spread, spread_from_summary
+from passhat.spread import spread, spread_from_summary
 
 __all__ = ["register"]
 

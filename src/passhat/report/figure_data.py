@@ -13,10 +13,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._format import pct
+from passhat._format import fmt_ratio, pct
 from passhat.estimate import estimate
 from passhat.report.sections._rows import interval_lookup
-from passhat.spread import fmt_ratio
 
 __all__ = ["curve_frame", "figure_texts", "ppc_text", "rate_frame"]
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from passhat._format import fmt_ratio
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import (
     plot_gap_concentration,
@@ -31,7 +32,6 @@ from passhat.report.plots import (
     plot_rate_histogram,
     plot_spread_curve,
 )
-from passhat.spread import fmt_ratio
 
 __all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
 
