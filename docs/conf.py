@@ -91,26 +91,3 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 html_sidebars = {"index": [], "evidence": [], "development": []}  # single pages: no section nav
-
-
-# -- docstrings that reStructuredText misreads ---------------------------------------------
-# Each entry is a fix that belongs in src/ (listed for the lead); it is applied here, to the
-# rendered text only, so the build passes with -W meanwhile. An entry whose text no longer
-# occurs is harmless.
-_DOCSTRING_FIXES = [
-    # intervals.compare: "|T*|" reads as a substitution reference (docutils: undefined)
-    ("#{|T*| ≥ |T|}", r"#{\|T*\| ≥ \|T\|}"),
-    # plan.power: "|δ|√T/σ_d" opens a substitution reference that never closes
-    ("|δ|√T/σ_d", r"\|δ\|√T/σ_d"),
-]
-
-
-def _fix_docstring(app, what, name, obj, options, lines):
-    for i, line in enumerate(lines):
-        for old, new in _DOCSTRING_FIXES:
-            if old in line:
-                lines[i] = line.replace(old, new)
-
-
-def setup(app):
-    app.connect("autodoc-process-docstring", _fix_docstring, priority=400)

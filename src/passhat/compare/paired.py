@@ -217,7 +217,7 @@ def compare(
       same tasks for both systems (multinomial over distinct
       (n_A, c_A, n_B, c_B) categories); percentile or BCa. p-value: sign-flip
       permutation test (each task's d_i flips sign at random; n_boot flips;
-      p = (1 + #{|T*| ≥ |T|}) / (1 + n_boot)). Exact under "the two systems
+      ``p = (1 + #{|T*| ≥ |T|}) / (1 + n_boot)``). Exact under "the two systems
       are exchangeable within each task" when n_A = n_B.
     * ``benchmark`` scope: difference ± z·SE with SE² = Σ (V̂_A,i + V̂_B,i)/T²
       (runs of the two systems are independent); p-value from the normal

@@ -224,7 +224,7 @@ def power(
     tests the mean of per-task differences of the unbiased estimator; its SD
     is exact under the model (BetaBinomial moments plus the copula covariance
     by Gauss–Hermite quadrature), and the power is that of the two-sided
-    paired t-test, noncentral t with T − 1 df and noncentrality |δ|√T/σ_d
+    paired t-test, noncentral t with T − 1 df and noncentrality ``|δ|√T/σ_d``
     (exact for normal differences; the differences of bounded estimators are
     not normal, which :func:`simulate_power` checks). ``method="simulation"`` simulates
     ``replicates`` benchmarks instead (the power's Monte-Carlo error is
