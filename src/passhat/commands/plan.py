@@ -606,7 +606,7 @@ def power_cmd(
             f"designs (given: {', '.join(given) or 'none'}); e.g. passhat plan power "
             "--mean 0.6 --icc 0.3 --delta 0.1 --power 0.8"
         )
-    if tasks is None and runs_per_task is None:
+    if delta is not None and power_ is not None and tasks is None and runs_per_task is None:
         df = plan.power_table(delta=delta, power=power_, **common)
         best = df.attrs["optimum"]
         if as_json:
