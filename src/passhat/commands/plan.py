@@ -6,8 +6,6 @@ reasoning and the assumptions; ``--json`` writes the same as JSON.
 
 from __future__ import annotations
 
-import functools
-import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +18,7 @@ from rich.table import Table
 from passhat import planner as plan
 from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, parse_k, records
+from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 
@@ -74,77 +73,6 @@ def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = No
     _explain(res.reasoning, res.method, res.assumptions)
 
 
-def _leave_one_out(
-    command: str,
-    values: dict[str, Any],
-    *,
-    example: str,
-    default: tuple[str, float] | None = None,
-) -> list[Any]:
-    """The values of ``--option: value``, all but one given; the rule in CLI terms otherwise.
-
-    ``default`` fills an option that was left out together with another one
-    (``--confidence`` 0.95: ``plan detect --flip-rate 0.1`` solves for the runs).
-    """
-    missing = [name for name, v in values.items() if v is None]
-    if default is not None and len(missing) == 2 and default[0] in missing:
-        values[default[0]] = default[1]
-        missing.remove(default[0])
-    if len(missing) != 1:
-        names = list(values)
-        rule = (
-            f"give one of {names[0]} or {names[1]}; the other is solved for"
-            if len(names) == 2
-            else f"give all but one of {', '.join(names[:-1])} and {names[-1]}"
-            + (f" ({default[0]} defaults to {default[1]:g})" if default else "")
-            + "; the one left out is solved for"
-        )
-        given = [name for name in names if values[name] is not None]
-        raise OptionError(
-            f"plan {command}: {rule} (given: {', '.join(given) or 'none'}); "
-            f"e.g. passhat plan {command} {example}"
-        )
-    return list(values.values())
-
-
-def _cli_terms(message: str, ctx: click.Context) -> str:
-    """A planner message with its Python parameter names written as this command's options.
-
-    ``budget_runs=`` and ``half_width must …`` become ``--budget-runs`` and
-    ``--half-width must …``; names of no option (and one-letter names such as
-    k, which read as plain words) are left alone.
-    """
-    for param in ctx.command.params:
-        if not isinstance(param, click.Option) or not param.name:
-            continue
-        name = param.name.rstrip("_")
-        opt = max(param.opts, key=len)
-        if len(name) < 2 or not opt.startswith("--"):
-            continue
-        message = re.sub(rf"\b{name}=(?=[\s,;)]|$)", opt, message)
-        message = re.sub(rf"\b{name} = ", f"{opt} ", message)
-        message = re.sub(rf"^{name}\b", opt, message)
-        if "_" in name:
-            message = re.sub(rf"(?<![-\w]){name}\b", opt, message)
-    return message
-
-
-def _in_cli_terms(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Re-raise the planner's option errors with the command's option names."""
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return f(*args, **kwargs)
-        except OptionError as err:
-            text = _cli_terms(str(err), click.get_current_context())
-            if text == str(err):
-                raise
-            raise OptionError(text) from err
-
-    return wrapper
-
-
 json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -154,12 +82,12 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readabl
 @click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
 @click.option("--runs", type=int, default=None, help="Number of runs.")
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def detect_cmd(
     flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
 ) -> None:
     """Runs to see at least one failure with probability q at flip rate f."""
-    f, q, n = _leave_one_out(
+    f, q, n = leave_one_out(
         "detect",
         {"--flip-rate": flip_rate, "--confidence": confidence, "--runs": runs},
         example="--flip-rate 0.1",
@@ -173,7 +101,7 @@ def detect_cmd(
 @click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
     """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
     _emit(plan.failure_upper_bound(runs=runs, failures=failures, confidence=confidence), as_json)
@@ -185,7 +113,7 @@ def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> Non
 @click.option("--allowed-failures", type=int, default=0, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def certify_cmd(
     max_failure_rate: float | None,
     confidence: float | None,
@@ -194,7 +122,7 @@ def certify_cmd(
     as_json: bool,
 ) -> None:
     """Runs needed to certify a failure rate below f₀ with x allowed failures."""
-    f, q, n = _leave_one_out(
+    f, q, n = leave_one_out(
         "certify",
         {"--max-failure-rate": max_failure_rate, "--confidence": confidence, "--runs": runs},
         example="--max-failure-rate 0.05",
@@ -220,7 +148,7 @@ def certify_cmd(
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def width_cmd(
     half_width: float | None,
     rate: float,
@@ -230,7 +158,7 @@ def width_cmd(
     as_json: bool,
 ) -> None:
     """Runs for a per-task interval of a given half-width (exact search)."""
-    half_width, runs = _leave_one_out(
+    half_width, runs = leave_one_out(
         "width",
         {"--half-width": half_width, "--runs": runs},
         example="--rate 0.8 --half-width 0.1",
@@ -251,7 +179,7 @@ def width_cmd(
 @click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
 @click.option("--attempts", type=int, required=True, help="Attempts k.")
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
     """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
     _emit(plan.gate(rate=rate, attempts=attempts), as_json)
@@ -260,7 +188,7 @@ def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
 @click.command("table")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
     tables = plan.seed_tables(confidence=confidence)
@@ -384,7 +312,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def design_cmd(
     budget_runs: float | None,
     budget_cost: float | None,
@@ -525,7 +453,7 @@ def _int_list(text: str | None, name: str) -> list[int] | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
-@_in_cli_terms
+@in_cli_terms
 def power_cmd(
     delta: float | None,
     tasks: int | None,

@@ -26,12 +26,7 @@ import pandas as pd
 
 from passhat._format import fmt_ratio
 from passhat.report.document import Column, ReportData
-from passhat.report.plots import (
-    plot_gap_concentration,
-    plot_ppc,
-    plot_rate_histogram,
-    plot_spread_curve,
-)
+from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 
 __all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
 
@@ -156,14 +151,14 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
     makers: dict[str, Any] = {}
     curve = fd.get("curve")
     if isinstance(curve, pd.DataFrame) and len(curve):
-        makers["spread_curve"] = lambda: plot_spread_curve(curve)
+        makers["spread_curve"] = lambda: plot_spread(curve)
     rates = fd.get("rates")
     if isinstance(rates, pd.DataFrame) and len(rates):
-        makers["rate_histogram"] = lambda: plot_rate_histogram(rates)
+        makers["rate_histogram"] = lambda: plot_rates(rates)
     conc = fd.get("concentration")
     if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
         tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
-        makers["gap_concentration"] = lambda: plot_gap_concentration(conc, tasks)
+        makers["gap_concentration"] = lambda: plot_gap(conc, tasks=tasks)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():
@@ -175,7 +170,6 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         with _svg_salt():  # stable element ids: same input → same SVG
             fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
         w, h = fig.get_size_inches() * 110
-        _close(fig)
         out[fid] = RenderedFigure(
             id=fid,
             title=meta["title"],
@@ -192,15 +186,6 @@ def _svg_salt() -> Any:
     import matplotlib
 
     return matplotlib.rc_context({"svg.hashsalt": "passhat"})
-
-
-def _close(fig: Any) -> None:
-    try:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    except Exception:
-        pass
 
 
 # ------------------------------------------------------------------ templates
