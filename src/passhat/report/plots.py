@@ -209,7 +209,7 @@ def plot_rates(data: Any) -> Any:
         )
     else:
         rates = data
-    fig = _figure(7.0, 3.4)
+    fig = _figure(6.0, 3.6)
     ax = fig.add_subplot()
     systems = list(pd.unique(rates["system"]))
     edges = np.linspace(0, 1, 11)
