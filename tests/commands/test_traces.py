@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,40 +26,12 @@ QA_PATTERN = {"a": "CCIC", "b": "CICI", "c": "IIII", "d": "CCCC"}
 def inspect_qa_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real Inspect ``.eval`` log of a question-answering task (mock model, no network)."""
     pytest.importorskip("inspect_ai")
-    from inspect_ai import Epochs, Task
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.dataset import Sample
-    from inspect_ai.scorer import Score, accuracy, scorer
-    from inspect_ai.solver import solver
+    from inspect_testdata import scripted_eval
 
-    tmp = tmp_path_factory.mktemp("inspect_qa")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("INSPECT_LOG_DIR", str(tmp / "logs"))
-        mp.setenv("INSPECT_DISPLAY", "none")
+    def answer(state: Any) -> None:
+        state.output.completion = QA_PATTERN[str(state.sample_id)][state.epoch - 1]
 
-        @solver
-        def scripted():  # type: ignore[no-untyped-def]
-            async def solve(state, generate):  # type: ignore[no-untyped-def]
-                state.output.completion = QA_PATTERN[str(state.sample_id)][state.epoch - 1]
-                return state
-
-            return solve
-
-        @scorer(metrics=[accuracy()])
-        def letter():  # type: ignore[no-untyped-def]
-            async def score(state, target):  # type: ignore[no-untyped-def]
-                return Score(value=state.output.completion)
-
-            return score
-
-        task = Task(
-            dataset=[Sample(id=sid, input="q", target="C") for sid in QA_PATTERN],
-            solver=scripted(),
-            scorer=letter(),
-            epochs=Epochs(4),
-        )
-        [log] = inspect_eval(task, model="mockllm/model", display="none", log_format="eval")
-    return Path(log.location)
+    return scripted_eval(tmp_path_factory.mktemp("inspect_qa"), list(QA_PATTERN), 4, answer)
 
 
 def test_a_log_without_tool_calls_says_so_once(
