@@ -250,7 +250,8 @@ def plot_gap(data: Any, *, k: int | None = None, tasks: dict[str, int] | None = 
         (columns system, task_share, cumulative: tasks with a positive
         contribution, worst first).
     k : int, optional
-        The k of the gap (default: the largest k of a Spread; 5 for data).
+        The k of the gap (default: the largest k of a Spread; for data 5, or
+        the fewest decided runs of a task when that is smaller).
     tasks : dict, optional
         With a frame: tasks per system (the systems drawn, in order).
 
@@ -272,7 +273,10 @@ def plot_gap(data: Any, *, k: int | None = None, tasks: dict[str, int] | None = 
             tasks = {str(s): 0 for s in pd.unique(data["system"])}
     else:
         if not hasattr(data, "contributions"):
-            data = spread(data, k=[k or 5])
+            if k is None:  # 5, or the fewest decided runs of a task when that is smaller
+                n = as_counts(data)["n"].values
+                k = int(max(1, min(5, n[n > 0].min()))) if (n > 0).any() else 1
+            data = spread(data, k=[k])
         k = int(k or data.table["k"].max())
         cb = data.contributions
         concentration = cb[cb["k"] == k]
