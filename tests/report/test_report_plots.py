@@ -121,10 +121,11 @@ def test_gap_concentration_steps_end_at_the_cumulative_share() -> None:
     cb = sp.contributions[(sp.contributions["k"] == 5) & (sp.contributions["system"] == "guided")]
     line = plot_gap(sp).axes[0].get_lines()[1]
     assert list(line.get_ydata()[1:-1]) == cb["cumulative"].tolist()
-    # from data: k = 5, or the fewest decided runs when smaller (abcd has 2 runs per task)
-    two = ph.spread(ph.load_example("abcd"), k=[2]).contributions
-    line = plot_gap(ph.load_example("abcd")).axes[0].get_lines()[0]
-    assert list(line.get_ydata()[1:-1]) == two["cumulative"].tolist()
+    # from data: k = 5, or the fewest decided runs when smaller (here 3)
+    counts = ph.counts_from_arrays([3, 4, 6, 6], [1, 2, 3, 6], tasks=["a", "b", "c", "d"])
+    three = ph.spread(counts, k=[3]).contributions
+    line = plot_gap(counts).axes[0].get_lines()[0]
+    assert list(line.get_ydata()[1:-1]) == three["cumulative"].tolist()
 
 
 def test_ppc_has_one_panel_per_system_in_whole_tasks() -> None:
