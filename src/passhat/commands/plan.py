@@ -335,6 +335,12 @@ def design_cmd(
     """Tasks × runs per task for a budget: SEs of pass^k, mean and pass@k, optimum marked."""
     if budget_runs is None and budget_cost is None:
         raise OptionError("give --budget-runs or --budget-cost")
+    if scope == "benchmark" and tasks is None:
+        raise OptionError(
+            "--scope benchmark needs --tasks N: the benchmark value is the mean over these N "
+            "tasks, so it changes with N and cannot be optimised over it (or use --scope "
+            "population to choose the number of tasks)"
+        )
     prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
     t = plan.design(
         budget_runs=budget_runs,
