@@ -115,6 +115,6 @@ def test_more_runs_prints_the_api_answer(capsys, tmp_path: Path):
     code, out, _ = run(
         capsys, "plan", "more-runs", AGENTS, "--runs", "5", "--k", "5", "--simulations", "40"
     )
-    assert out.splitlines()[0] == api.attrs["reasoning"]
+    assert out.splitlines()[:2] == api.attrs["sentences"]
     assert "more runs/task" in out and "∞" in out
     bad(capsys, ["plan", "more-runs", AGENTS, "--runs", "0"], r"--runs: values must be ≥ 1")

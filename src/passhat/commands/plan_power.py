@@ -19,7 +19,7 @@ import click
 
 from passhat import planner as plan
 from passhat._format import pct
-from passhat.commands._common import load_input, parse_k, records
+from passhat.commands._common import InputSpec, input_options, load_input, parse_k, records
 from passhat.commands.plan import (
     _emit,
     _explain,
@@ -48,16 +48,19 @@ def _int_list(text: str | None, name: str) -> list[int] | None:
 def _pilot(
     pilot: str | None,
     cand: str | None,
+    example: str | None,
     fmt: str | None,
     baseline: str | None,
     candidate: str | None,
 ) -> tuple[Any, Any, dict[str, Any] | None]:
     """Read PILOT (and CAND) into the planner's pilot argument, with the input stamp."""
-    if pilot is None:
+    if pilot is None and example is None:
         if cand is not None or baseline is not None or candidate is not None:
             raise OptionError("--baseline/--candidate and CAND need pilot runs: give PILOT")
         return None, None, None
-    data = load_input(pilot, example=None, fmt=fmt)
+    if example is not None and cand is not None:
+        raise OptionError("--example is one input with both systems: give no CAND with it")
+    data = load_input(pilot, example=example, fmt=fmt)
     data_b = load_input(cand, example=None, fmt=fmt) if cand is not None else None
     stamp: dict[str, Any] = input_stamp(data)
     if data_b is not None:
@@ -65,10 +68,8 @@ def _pilot(
     return data, data_b, stamp
 
 
-def _sensitivity(res: plan.PlanResult) -> None:
+def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
     """The answer at each between-system correlation, the one used marked."""
-    q = res.quantities
-    solve = res.solved_for
     rows = q.get("sensitivity") or []
     if not rows:
         return
@@ -77,7 +78,9 @@ def _sensitivity(res: plan.PlanResult) -> None:
         if q["correlation_source"] != "measured"
         else "correlation of per-task values"
     )
-    click.echo(f"Sensitivity to ρ ({kind}; {q['correlation_source']} ρ = {q['correlation']:.2f}):")
+    click.echo(
+        f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {q['correlation']:.2f}):"
+    )
     for r in rows:
         v = r[solve]
         shown = (
@@ -97,6 +100,9 @@ def _sensitivity(res: plan.PlanResult) -> None:
 @click.command("power")
 @click.argument("pilot", required=False, metavar="[PILOT [CAND]]")
 @click.argument("cand", required=False, metavar="")
+@click.option(
+    "--example", default=None, metavar="NAME", help="Pilot runs from a bundled example (agents)."
+)
 @click.option("--baseline", default=None, help="With PILOT: the baseline system (A).")
 @click.option("--candidate", default=None, help="With PILOT: the candidate system (B).")
 @click.option("--delta", type=float, default=None, help="Difference to detect (B − A).")
@@ -136,6 +142,7 @@ def _sensitivity(res: plan.PlanResult) -> None:
 def power_cmd(
     pilot: str | None,
     cand: str | None,
+    example: str | None,
     baseline: str | None,
     candidate: str | None,
     delta: float | None,
@@ -166,7 +173,7 @@ def power_cmd(
     PILOT: paired pilot runs of both systems (one file with two systems, or
     PILOT and CAND); the spread of per-task differences is then measured.
     """
-    data, data_b, stamp = _pilot(pilot, cand, fmt, baseline, candidate)
+    data, data_b, stamp = _pilot(pilot, cand, example, fmt, baseline, candidate)
     pilot_arg = None
     if data is not None:
         if from_path is not None or mean_ is not None or icc is not None or kappa is not None:
@@ -249,6 +256,7 @@ def power_cmd(
             f"tasks needed per runs per task (ρ = {df.attrs['correlation']:.2f}, "
             f"{df.attrs['correlation_source']})",
         )
+        _sensitivity(df.attrs, "tasks", f" at {int(df['runs_per_task'].iloc[0])} runs per task")
         return
     res = plan.power(
         delta=delta,
@@ -262,37 +270,36 @@ def power_cmd(
     )
     _emit(res, as_json, stamp)
     if not as_json:
-        _sensitivity(res)
+        _sensitivity(res.quantities, res.solved_for)
 
 
 @click.command("more-runs")
-@click.argument("runs_file", metavar="RUNS")
+@input_options
 @click.option("--runs", "runs_text", default="1,2,5,10", show_default=True, help="m values.")
 @click.option("--k", "k_text", default=None, help="k values (default: 1 and the fewest runs).")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
 @click.option("--simulations", type=int, default=200, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--format", "fmt", default=None, help="Format of RUNS (sniffed).")
 @json_opt
 def more_runs_cmd(
-    runs_file: str,
+    source: InputSpec,
     runs_text: str,
     k_text: str | None,
     ci: float,
     simulations: int,
     seed: int,
-    fmt: str | None,
     as_json: bool,
 ) -> None:
     """Expected interval width after m more runs on the same tasks, and the floor."""
-    data = load_input(runs_file, example=None, fmt=fmt)
+    data = source.load()
     ms = _int_list(runs_text, "--runs")
     ks = parse_k(k_text) if k_text is not None else None
     t = plan.more_runs(data, runs=ms or [], k=ks, ci=ci, simulations=simulations, seed=seed)
     if as_json:
         _json(input_stamp(data), **t.attrs, table=records(t))
         return
-    click.echo(t.attrs["reasoning"])
+    for sentence in t.attrs["sentences"]:
+        click.echo(sentence)
     click.echo(f"Method: {t.attrs['method']}.")
     kmax = int(t["k"].max())
     part = t[(t["metric"] == "pass_hat_k") & (t["k"] == kmax)].copy()

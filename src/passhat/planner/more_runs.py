@@ -64,7 +64,8 @@ def more_runs(
     pandas.DataFrame
         :meth:`passhat.Fit.more_runs`'s table plus ``within_task_share`` (of
         today's population-scope variance: what unlimited runs would remove);
-        ``attrs``: ``reasoning`` (one sentence per system), ``method``.
+        ``attrs``: ``reasoning`` (one sentence per system; ``sentences``: the
+        list), ``method``.
     """
     from passhat.model import Fit, fit
 
@@ -116,6 +117,7 @@ def more_runs(
     table.attrs.update(
         {
             "reasoning": " ".join(sentences),
+            "sentences": sentences,
             "method": (
                 f"preposterior: {simulations} simulated sets of new runs per m from the "
                 f"posterior predictive, each posterior exact on a grid ({f.method_label}, "
