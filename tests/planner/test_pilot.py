@@ -29,12 +29,12 @@ PRIOR = A(mean=0.6, icc=0.3)
     [("mean", 1, 3, 10), ("pass_hat_k", 2, 4, 6), ("pass_at_k", 2, 5, 4), ("pass_hat_k", 3, 6, 12)],
 )
 def test_pilot_estimate_of_sd_difference_is_unbiased(metric, k, n_pilot, n_study):
-    """σ̂_d²(n′) averaged over 3,000 simulated pilots (30 tasks each) against the exact σ_d²(n′)
+    """σ̂_d²(n′) averaged over 2,000 simulated pilots (30 tasks each) against the exact σ_d²(n′)
     of the model that generated them: within 4 Monte-Carlo standard errors."""
     model = copula_model(PRIOR, 0.08, k, metric, 0.6)
     truth = sd_difference(model, n_study) ** 2
     rng = np.random.default_rng(7)
-    reps, tasks = 3000, 30
+    reps, tasks = 2000, 30
     ca, cb = simulate_counts(model, tasks=tasks, runs=n_pilot, replicates=reps, rng=rng)
     n = np.full((2, tasks), float(n_pilot))
     est = np.array(
@@ -52,7 +52,7 @@ def test_pilot_with_unequal_runs_per_task_stays_unbiased():
     model = copula_model(PRIOR, 0.05, 1, "mean", 0.4)
     truth = sd_difference(model, 5) ** 2
     rng = np.random.default_rng(3)
-    reps = 3000
+    reps = 2000
     a4, b4 = simulate_counts(model, tasks=15, runs=4, replicates=reps, rng=rng)
     a8, b8 = simulate_counts(model, tasks=15, runs=8, replicates=reps, rng=rng)
     n = np.concatenate([np.full((2, 15), 4.0), np.full((2, 15), 8.0)], axis=1)
