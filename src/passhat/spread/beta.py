@@ -21,6 +21,7 @@ __all__ = [
     "beta_gap_concentration",
     "beta_mixed_share",
     "beta_moment",
+    "impossible",
     "solve_beta_kappa",
     "unexplained_reason",
 ]
@@ -119,10 +120,33 @@ def solve_beta_kappa(mean: float, pass_hat_k: float, k: int) -> float:
     return math.exp(optimize.brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
+def impossible(mean: float, pass_hat_k: float, k: int) -> bool:
+    """Whether no set of tasks can have this (mean, pass^k) pair.
+
+    pass^k ≤ mean for every task (p^k ≤ p), so pass^k > mean is impossible;
+    at k = 1, pass^1 is the mean, so any other value is impossible.
+
+    Examples
+    --------
+    >>> from passhat.spread.beta import impossible
+    >>> impossible(0.5, 0.9, 5), impossible(0.5, 0.01, 5), impossible(0.5, 0.4, 1)
+    (True, False, True)
+    """
+    if pass_hat_k > mean * (1 + 1e-12) + 1e-15:
+        return True
+    return k == 1 and not math.isclose(pass_hat_k, mean, rel_tol=1e-12, abs_tol=1e-15)
+
+
 def unexplained_reason(mean: float, pass_hat_k: float, k: int) -> str:
+    """Why no Beta spread of task rates explains the pair, or "" when one does."""
     if not 0.0 < mean < 1.0:
         return f"mean {mean:g} is not strictly between 0 and 1: no spread to explain"
     if k < 2:
+        if impossible(mean, pass_hat_k, k):
+            return (
+                f"k = 1: pass^1 is the mean, so pass^1 = {pass_hat_k:.4g} against mean = "
+                f"{mean:.4g} is impossible; check the pair"
+            )
         return "k = 1: pass^1 equals the mean, so the pair says nothing about the spread"
     if pass_hat_k > mean * (1 + 1e-12):
         return (
