@@ -1,17 +1,26 @@
 """Command-line interface: parse → API → write. No statistics here.
 
-Every command prints one line (``passhat: error: ...``) and exits with
-status 2 on bad input; it never shows a traceback for a
-:class:`~passhat.errors.PasshatError`.
+Exit statuses, the same for every command (docs/guide/cli.md): 0 success; 1 a gate decided
+"fail" (and nothing else); 2 bad input or options; 4 an I/O error (disk full, permission,
+out of memory); 130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM), both after the
+temporary files are removed; 70 an unexpected exception, i.e. a bug in passhat. Every
+failure prints one line, ``passhat: error: ...``, never a traceback (``PASSHAT_DEBUG=1``
+shows it for a bug).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import click
 
+from passhat._format import printable
 from passhat._version import __version__
 from passhat.commands import register_all
 from passhat.commands._common import (  # re-exported for callers of passhat.cli
@@ -24,9 +33,18 @@ from passhat.commands._common import (  # re-exported for callers of passhat.cli
     parse_k,
     records,
 )
-from passhat.errors import PasshatError
+from passhat.errors import (
+    EXIT_INTERRUPT,
+    EXIT_IO,
+    EXIT_TERMINATED,
+    PasshatError,
+)
+
+#: Exit status of an unexpected exception (a bug in passhat; sysexits' EX_SOFTWARE).
+EXIT_BUG = 70
 
 __all__ = [
+    "EXIT_BUG",
     "EXIT_INPUT",
     "cli",
     "emit_json",
@@ -52,24 +70,75 @@ register_all(cli)
 
 
 # --------------------------------------------------------------------- main
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``passhat`` console script."""
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so every ``finally`` removes its temporary files."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While a command runs, SIGTERM raises :class:`Terminated` (outside the main thread, e.g.
+    under a test runner's thread, the handler cannot be set and is left alone)."""
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _say(message: str) -> None:
+    """One line on stderr, control characters of names shown escaped."""
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(printable(message), err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``passhat`` console script; returns the exit status."""
+    try:
+        with _sigterm_unwinds():
+            rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except PasshatError as err:
-        click.echo(f"passhat: error: {err}", err=True)
-        return EXIT_INPUT
-    except click.exceptions.Abort:
-        click.echo("passhat: aborted", err=True)
-        return 130
-    except click.ClickException as err:
-        click.echo(f"passhat: error: {err.format_message()}", err=True)
+        _say(f"passhat: error: {err}")
         return err.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _say("passhat: interrupted")
+        return EXIT_INTERRUPT
+    except Terminated:
+        _say("passhat: terminated")
+        return EXIT_TERMINATED
+    except click.ClickException as err:
+        _say(f"passhat: error: {err.format_message()}")
+        return EXIT_INPUT if err.exit_code == 1 else err.exit_code  # 1 is the gates' alone
     except click.exceptions.Exit as err:
         return int(err.exit_code)
-    except (OSError, MemoryError) as err:
-        click.echo(f"passhat: error: {err}", err=True)
-        return 1
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_IO
+    except MemoryError:
+        _say("passhat: error: out of memory (the input is too large for this machine's memory)")
+        return EXIT_IO
+    except RecursionError:
+        _say("passhat: error: the input is nested too deeply to process")
+        return EXIT_INPUT
+    except OSError as err:
+        _say(f"passhat: error: {err}")
+        return EXIT_IO
+    except Exception as err:
+        if os.environ.get("PASSHAT_DEBUG"):
+            traceback.print_exc()
+        _say(
+            f"passhat: error: unexpected {type(err).__name__}: {err} (a bug in passhat; "
+            "PASSHAT_DEBUG=1 shows the traceback)"
+        )
+        return EXIT_BUG
     return rv if isinstance(rv, int) else 0
 
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat import planner as plan
 from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, parse_k, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 
@@ -50,10 +49,10 @@ def _fmt_value(res: plan.PlanResult) -> str:
 
 def _explain(reasoning: str, method: str | None, assumptions: Iterable[str]) -> None:
     """Print the reasoning, the method (when given) and the assumptions."""
-    click.echo(reasoning)
+    echo(reasoning)
     if method is not None:
-        click.echo(f"Method: {method}.")
-    click.echo("Assumes: " + "; ".join(assumptions) + ".")
+        echo(f"Method: {method}.")
+    echo("Assumes: " + "; ".join(assumptions) + ".")
 
 
 def _json(stamp: dict[str, Any] | None, **parts: Any) -> None:
@@ -265,7 +264,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
                 "★" if col == "optimal" and v else "" if col == "optimal" else f"{v:{spec}}"
             )
         table.add_row(*cells)
-    Console().print(table)
+    make_console().print(table)
 
 
 @click.command("design")
@@ -310,6 +309,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@table_output("table")
 def design_cmd(
     budget_runs: float | None,
     budget_cost: float | None,
@@ -450,6 +450,7 @@ def _int_list(text: str | None, name: str) -> list[int] | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@table_output("grid", "table")
 def power_cmd(
     delta: float | None,
     tasks: int | None,

@@ -1,7 +1,9 @@
 """Figures of the report (matplotlib, object API: no pyplot state, no display needed).
 
 Each function takes plain data and returns a :class:`matplotlib.figure.Figure`;
-the renderer saves it as PNG (embedded in ``index.html``) and SVG.
+the renderer saves it as PNG (embedded in ``index.html``) and SVG. Names from the
+data are drawn as literal text (:func:`figure_text`): a ``$`` never starts
+mathtext, control characters are shown escaped, long names are shortened.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._format import printable, short
+
 __all__ = [
     "PALETTE",
+    "figure_text",
     "plot_gap_concentration",
     "plot_ppc",
     "plot_rate_histogram",
@@ -21,6 +26,18 @@ __all__ = [
 
 #: Okabe–Ito colours (distinguishable with the common colour-vision deficiencies).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+def figure_text(name: Any, limit: int = 40) -> str:
+    """A name as matplotlib text that is drawn as it reads: ``$`` escaped (no mathtext),
+    control characters shown as escapes, at most ``limit`` characters (then "…").
+
+    Examples
+    --------
+    >>> print(figure_text("v1 $x^$"))
+    v1 \\$x^\\$
+    """
+    return printable(short(str(name), limit)).replace("$", r"\$")
 
 
 def _figure(width: float = 7.0, height: float = 4.0) -> Any:
@@ -65,7 +82,13 @@ def plot_spread_curve(curve: pd.DataFrame) -> Any:
         ):
             p = part[part["metric"] == metric].sort_values("k")
             ax.plot(
-                p["k"], p["value"], style, color=color, marker="o", ms=4, label=f"{system}: {label}"
+                p["k"],
+                p["value"],
+                style,
+                color=color,
+                marker="o",
+                ms=4,
+                label=f"{figure_text(system)}: {label}",
             )
             if p["lower"].notna().any():
                 ax.fill_between(p["k"], p["lower"], p["upper"], color=color, alpha=0.15, lw=0)
@@ -77,7 +100,7 @@ def plot_spread_curve(curve: pd.DataFrame) -> Any:
             color=color,
             alpha=0.8,
             lw=1.2,
-            label=f"{system}: mean^k (uniform spread)",
+            label=f"{figure_text(system)}: mean^k (uniform spread)",
         )
     ks = sorted(curve["k"].unique())
     ax.set_xticks(ks)
@@ -125,7 +148,7 @@ def plot_rate_histogram(rates: pd.DataFrame) -> Any:
         ]
         xs = np.concatenate([[-0.14], centres, [1.14]]) + (i - (len(systems) - 1) / 2) * width
         share = np.asarray(cnt) / max(len(r), 1)
-        ax.bar(xs, share, width=width, color=PALETTE[i % len(PALETTE)], label=str(system))
+        ax.bar(xs, share, width=width, color=PALETTE[i % len(PALETTE)], label=figure_text(system))
     ax.set_xticks([-0.14, 0.05, 0.25, 0.5, 0.75, 0.95, 1.14])
     ax.set_xticklabels(["all fail", "5%", "25%", "50%", "75%", "95%", "all pass"], fontsize=8)
     ax.axvline(-0.045, color="grey", lw=0.6, ls=":")
@@ -168,7 +191,7 @@ def plot_gap_concentration(concentration: pd.DataFrame, tasks: dict[str, int]) -
         x = np.concatenate([[0.0], part["task_share"].to_numpy(), [1.0]])
         last = part["cumulative"].iloc[-1] if len(part) else 0.0
         y = np.concatenate([[0.0], part["cumulative"].to_numpy(), [last]])
-        ax.step(x, y, where="post", color=PALETTE[i % len(PALETTE)], label=str(system))
+        ax.step(x, y, where="post", color=PALETTE[i % len(PALETTE)], label=figure_text(system))
     ax.plot([0, 1], [0, 1], ":", color="grey", lw=1, label="gap spread evenly over tasks")
     ax.set_xlabel("share of tasks (largest contribution first)")
     ax.set_ylabel("cumulative share of the gap")
@@ -235,10 +258,12 @@ def plot_ppc(fit: Any, *, ci: float = 0.9) -> Any:
             label=f"replicated: mean and {level:.0%} interval",
         )
         ax.set_xticks(x)
-        ax.set_xticklabels(part["label"], rotation=45 if len(part) > 7 else 0, fontsize=8)
+        ax.set_xticklabels(
+            [figure_text(v) for v in part["label"]], rotation=45 if len(part) > 7 else 0, fontsize=8
+        )
         ax.set_xlabel("successes / runs per task")
         ax.set_ylabel("tasks")
-        ax.set_title(str(system), fontsize=10)
+        ax.set_title(figure_text(system), fontsize=10)
         ax.grid(alpha=0.3, axis="y")
         if i == 0:
             ax.legend(fontsize=8, frameon=False)
