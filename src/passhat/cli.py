@@ -74,23 +74,28 @@ class Terminated(BaseException):
     """SIGTERM arrived: unwinds like Ctrl-C, so every ``finally`` removes its temporary files."""
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated()
-
-
 @contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """While a command runs, SIGTERM raises :class:`Terminated` (outside the main thread, e.g.
-    under a test runner's thread, the handler cannot be set and is left alone)."""
+def _signals_unwind() -> Iterator[list[int]]:
+    """While a command runs, SIGINT raises KeyboardInterrupt and SIGTERM :class:`Terminated`, and
+    both are recorded in the yielded list: a library that turns the interrupt into an error of its
+    own (pandas' CSV parser reports "read failed") still ends as an interrupt. Outside the main
+    thread (a test runner's thread) the handlers cannot be set and are left alone."""
+    caught: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        caught.append(signum)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated()
+
     try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
+        previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:
-        yield
+        yield caught
         return
     try:
-        yield
+        yield caught
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _say(message: str) -> None:
@@ -101,45 +106,51 @@ def _say(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passhat`` console script; returns the exit status."""
+    caught: list[int] = []
     try:
-        with _sigterm_unwinds():
+        with _signals_unwind() as caught:
             rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
-    except PasshatError as err:
+    except BaseException as err:  # every exit status is decided here, none by accident
+        if caught or isinstance(err, KeyboardInterrupt | Terminated | click.exceptions.Abort):
+            terminated = isinstance(err, Terminated) or signal.SIGTERM in caught
+            _say("passhat: terminated" if terminated else "passhat: interrupted")
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPT
+        return _failure(err)
+    return rv if isinstance(rv, int) else 0
+
+
+def _failure(err: BaseException) -> int:
+    """Print one line for ``err`` and return its exit status (docs/guide/cli.md)."""
+    if isinstance(err, PasshatError):
         _say(f"passhat: error: {err}")
         return err.exit_code
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        _say("passhat: interrupted")
-        return EXIT_INTERRUPT
-    except Terminated:
-        _say("passhat: terminated")
-        return EXIT_TERMINATED
-    except click.ClickException as err:
+    if isinstance(err, click.exceptions.Exit):
+        return int(err.exit_code)
+    if isinstance(err, click.ClickException):
         _say(f"passhat: error: {err.format_message()}")
         return EXIT_INPUT if err.exit_code == 1 else err.exit_code  # 1 is the gates' alone
-    except click.exceptions.Exit as err:
-        return int(err.exit_code)
-    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+    if isinstance(err, BrokenPipeError):  # the reader went away (`| head`): stop quietly
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_IO
-    except MemoryError:
+    if isinstance(err, MemoryError):
         _say("passhat: error: out of memory (the input is too large for this machine's memory)")
         return EXIT_IO
-    except RecursionError:
+    if isinstance(err, RecursionError):
         _say("passhat: error: the input is nested too deeply to process")
         return EXIT_INPUT
-    except OSError as err:
+    if isinstance(err, OSError):
         _say(f"passhat: error: {err}")
         return EXIT_IO
-    except Exception as err:
-        if os.environ.get("PASSHAT_DEBUG"):
-            traceback.print_exc()
-        _say(
-            f"passhat: error: unexpected {type(err).__name__}: {err} (a bug in passhat; "
-            "PASSHAT_DEBUG=1 shows the traceback)"
-        )
-        return EXIT_BUG
-    return rv if isinstance(rv, int) else 0
+    if not isinstance(err, Exception):  # SystemExit, GeneratorExit: not ours to translate
+        raise err
+    if os.environ.get("PASSHAT_DEBUG"):
+        traceback.print_exception(err)
+    _say(
+        f"passhat: error: unexpected {type(err).__name__}: {err} (a bug in passhat; "
+        "PASSHAT_DEBUG=1 shows the traceback)"
+    )
+    return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -151,7 +151,7 @@ def _cell(value: Any) -> Any:
     if value is None:
         return ""
     if isinstance(value, list | tuple | dict):
-        return json.dumps(jsonable(value), ensure_ascii=False)
+        return printable(json.dumps(jsonable(value), ensure_ascii=False))
     if isinstance(value, str):
         return printable(value)
     return jsonable(value)
@@ -160,7 +160,7 @@ def _cell(value: Any) -> Any:
 def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
     """Write records as CSV to stdout: one header line (the union of the records' keys, in order
     of appearance), empty cells for missing values, names with control characters escaped as
-    in the tables, nested values as JSON.
+    in the tables, nested values as JSON. No records: nothing is written.
 
     Examples
     --------
@@ -169,6 +169,8 @@ def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
     "a,b",0.3,
     c,,
     """
+    if not rows:  # no rows, no columns known: nothing to write
+        return
     columns: dict[str, None] = {}
     for r in rows:
         columns.update(dict.fromkeys(map(str, r)))
