@@ -27,6 +27,7 @@ import passhat.commands._common as common
 from passhat._write import MANIFEST
 from passhat._write import files as files_mod
 from passhat.cli import main
+from write_testdata import FullDisk
 
 from .cli_helpers import GOOD, TAU, bad, write
 
@@ -87,14 +88,7 @@ def test_disk_full_one_line_exit_4(capsys, tmp_path: Path, monkeypatch) -> None:
     capsys.readouterr()
     before = snapshot(out)
 
-    class Full:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(os, name)
-
-        def write(self, fd: int, data: Any) -> int:
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(files_mod, "os", Full())
+    monkeypatch.setattr(files_mod, "os", FullDisk(budget=0))
     rc = main(["report", runs, "-o", str(out), *FAST, "--title", "new"])
     err = capsys.readouterr().err
     assert rc == 4, err

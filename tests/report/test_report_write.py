@@ -21,6 +21,7 @@ import passhat as ph
 from passhat._write import MANIFEST
 from passhat._write import files as files_mod
 from passhat.errors import OptionError, OutputError
+from write_testdata import FullDisk
 
 # the package, not the function ``passhat.report`` that the top level exports under its name
 report_pkg = importlib.import_module("passhat.report")
@@ -116,16 +117,7 @@ def test_disk_full_keeps_the_previous_report(tmp_path: Path, monkeypatch) -> Non
     ph.report(ph.load_example("abcd"), out, **OPTS)
     before = snapshot(out)
 
-    class Full:
-        def __getattr__(self, name: str) -> Any:
-            import os
-
-            return getattr(os, name)
-
-        def write(self, fd: int, data: Any) -> int:
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(files_mod, "os", Full())
+    monkeypatch.setattr(files_mod, "os", FullDisk(budget=0))
     with pytest.raises(OutputError, match=r"rep/figures/\w+\.png: cannot write: disk full"):
         ph.report(ph.load_example("agents"), out, **OPTS)
     assert snapshot(out) == before

@@ -1,4 +1,6 @@
-"""Helpers of the safe-write tests (not a test module): a full disk, leftovers, snapshots."""
+"""Helpers of the safe-write tests (not a test module): a full disk, leftovers, snapshots.
+
+Used by tests/write, tests/report and tests/commands."""
 
 from __future__ import annotations
 
