@@ -100,6 +100,10 @@ def test_usage_errors_are_two(capsys) -> None:
     assert main(["no-such-command"]) == EXIT_INPUT
     one_line(capsys.readouterr().err)
     assert main(["--version"]) == 0
+    capsys.readouterr()
+    assert main([]) == EXIT_INPUT  # `passhat` alone: click's help, lines intact
+    err = capsys.readouterr().err
+    assert err.startswith("Usage: ") and "\\x0a" not in err and "\n  estimate " in err
 
 
 def test_gate_fail_is_the_only_one(capsys, tmp_path: Path) -> None:

@@ -98,10 +98,11 @@ def _signals_unwind() -> Iterator[list[int]]:
             signal.signal(sig, old)
 
 
-def _say(message: str) -> None:
-    """One line on stderr, control characters of names shown escaped."""
+def _say(message: str, *, lines: bool = False) -> None:
+    """A message on stderr, control characters of names shown escaped (line feeds too, unless
+    ``lines``: an error is one line, click's usage text several)."""
     with contextlib.suppress(OSError, ValueError):
-        click.echo(printable(message), err=True)
+        click.echo(printable(message, keep_newlines=lines), err=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -126,8 +127,11 @@ def _failure(err: BaseException) -> int:
         return err.exit_code
     if isinstance(err, click.exceptions.Exit):
         return int(err.exit_code)
+    if isinstance(err, click.exceptions.NoArgsIsHelpError):  # `passhat` alone: the help
+        _say(err.format_message(), lines=True)
+        return EXIT_INPUT
     if isinstance(err, click.ClickException):
-        _say(f"passhat: error: {err.format_message()}")
+        _say(f"passhat: error: {err.format_message()}", lines=True)
         return EXIT_INPUT if err.exit_code == 1 else err.exit_code  # 1 is the gates' alone
     if isinstance(err, BrokenPipeError):  # the reader went away (`| head`): stop quietly
         with contextlib.suppress(OSError):
