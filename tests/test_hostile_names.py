@@ -393,9 +393,9 @@ def test_figures_draw_names_as_text(placeholder_report) -> None:  # type: ignore
     conc = hostile.figure_data["concentration"]
     tasks = {str(s): 3 for s in systems}
     for fig in (
-        plots.plot_spread_curve(curve),
-        plots.plot_rate_histogram(rates),
-        plots.plot_gap_concentration(conc, tasks),
+        plots.plot_spread(curve),
+        plots.plot_rates(rates),
+        plots.plot_gap(conc, tasks=tasks),
         plots.plot_ppc(ppc),
     ):
         buf = io.StringIO()

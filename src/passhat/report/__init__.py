@@ -25,6 +25,7 @@ from typing import Any
 import xarray as xr
 
 from passhat.io import read_traces
+from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
 from passhat.report.render import REPORT_NAMES, ReportPaths, check_report_dir, write_report
@@ -41,6 +42,7 @@ __all__ = [
     "Table",
     "build_report_data",
     "check_report_dir",
+    "plots",
     "report",
     "write_report",
 ]
@@ -167,3 +169,10 @@ def report(
     )
     paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)
+
+
+# In the package namespace ``passhat.report`` is this function (``ph.report(...)``), which
+# hides the subpackage of the same name from attribute lookups: the public figures module is
+# reachable through the function too, so that ``import passhat.report.plots as plots`` and
+# ``passhat.report.plots.plot_ppc`` work.
+report.plots = plots  # type: ignore[attr-defined]
