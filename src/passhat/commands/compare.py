@@ -100,7 +100,17 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     ),
     click.option(
         "--fail-on",
-        type=click.Choice(["regression", "flaky", "fixed", "redefined", "undecided"]),
+        type=click.Choice(
+            [
+                "regression",
+                "possible_regression",
+                "flaky",
+                "fixed",
+                "possible_fix",
+                "redefined",
+                "undecided",
+            ]
+        ),
         multiple=True,
         help="With --classify: exit 1 when a task gets this verdict (repeatable).",
     ),
@@ -109,7 +119,15 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         type=float,
         default=0.05,
         show_default=True,
-        help="With --classify: level of Fisher's exact one-sided test.",
+        help="With --classify: the error rate across tasks (see --multiplicity).",
+    ),
+    click.option(
+        "--multiplicity",
+        type=click.Choice(["holm", "bh", "none"]),
+        default="holm",
+        show_default=True,
+        help="With --classify: holm bounds P(any false regression) by --alpha (FWER); bh the "
+        "share of false flags (FDR); none tests each task at --alpha alone.",
     ),
     click.option(
         "--min-runs",
@@ -232,6 +250,7 @@ def _run_classify(
         data_b,
         alpha=opts["alpha"],
         min_runs=opts["min_runs"],
+        multiplicity=opts["multiplicity"],
         base_system=opts["baseline"],
         names=names,
     )
@@ -244,6 +263,7 @@ def _run_classify(
                 "settings": res.settings,
                 "counts": res.counts,
                 "summary": res.summary(),
+                "note": res.settings_text(),
                 "verdicts": records(res.table),
                 "excluded": records(res.excluded),
                 "fail_on": fail_on,
@@ -255,7 +275,8 @@ def _run_classify(
     shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
     if len(shown) and not opts["quiet"]:
         t = Table(title="Tasks that changed, flaked or cannot be decided yet")
-        for col in ("task", "verdict", "base c/n", "cand c/n", "p (regr.)", "p (fixed)", "note"):
+        cols = ("task", "verdict", "base c/n", "cand c/n", "p (regr.)", "adj.", "p (fixed)", "adj.")
+        for col in (*cols, "note"):
             t.add_column(col, justify="left" if col in ("task", "verdict", "note") else "right")
         for _, r in shown.iterrows():
             t.add_row(
@@ -264,7 +285,9 @@ def _run_classify(
                 f"{r['c_base']}/{r['n_base']}",
                 f"{r['c_cand']}/{r['n_cand']}",
                 f"{r['p_regression']:.3f}",
+                f"{r['p_regression_adj']:.3f}",
                 f"{r['p_fixed']:.3f}",
+                f"{r['p_fixed_adj']:.3f}",
                 str(r["note"]),
             )
         console.print(t)
@@ -275,6 +298,8 @@ def _run_classify(
                 + (" ..." if len(part) > 10 else "")
             )
     echo(res.summary())
+    if not opts["quiet"]:
+        echo(res.settings_text())
     if failed:
         echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
     return 1 if failed else 0

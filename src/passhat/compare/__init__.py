@@ -4,8 +4,9 @@
   difference of mean, pass@k and pass^k with an interval and a p-value in
   both scopes (:mod:`passhat.compare.paired`);
 * :func:`classify` — baseline vs candidate, per task: stable_pass,
-  stable_fail, regression, fixed, flaky, redefined, undecided
-  (:mod:`passhat.compare.classification`);
+  stable_fail, regression, fixed, flaky, redefined, undecided, with Holm or
+  Benjamini–Hochberg across tasks (:mod:`passhat.compare.classification`,
+  :mod:`passhat.compare.multiplicity`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
   candidates from one input or two (:mod:`passhat.compare.selection`).
 
@@ -22,6 +23,7 @@ Examples
 from __future__ import annotations
 
 from passhat.compare.classification import (
+    MULTIPLICITY,
     VERDICTS,
     Classification,
     classify,
@@ -31,6 +33,7 @@ from passhat.compare.paired import Comparison, compare, paired_difference
 from passhat.compare.selection import Selection, select_systems
 
 __all__ = [
+    "MULTIPLICITY",
     "VERDICTS",
     "Classification",
     "Comparison",
