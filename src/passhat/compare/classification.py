@@ -17,7 +17,7 @@ order:
    P(X ≥ c_base) and ``p_fixed`` P(X ≤ c_base) for X hypergeometric with the
    table's margins (exact, conditional on the margins); ``p_regression_adj``
    and ``p_fixed_adj`` are the adjusted p-values (1 for tasks whose margins
-   cannot reach significance, screened out by Tarone's rule).
+   cannot reach significance: Tarone's screen for Holm, p_min > alpha for BH).
 4. ``possible_regression`` / ``possible_fix``: significant at ``alpha`` on
    the task's own test, not after the correction: a lead to rerun, not a
    finding.
@@ -59,9 +59,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 import pandas as pd
 import xarray as xr
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from passhat._repr import View, as_html, as_text, joined
@@ -471,7 +471,7 @@ def classify(
         f"with probability ≤ {alpha:g} (over {n_reg} testable tasks; Tarone's screen drops "
         "tasks whose runs cannot reach significance).",
         "bh": f"With Benjamini–Hochberg, false flags are on average ≤ {alpha:g} of the "
-        f"regression flags (over {n_reg} testable tasks, after Tarone's screen).",
+        f"regression flags (over {n_reg} tasks whose runs can reach {alpha:g}).",
         "none": f"No correction: each task is tested at {alpha:g} alone, so among many "
         "unchanged tasks some are flagged by chance.",
     }[multiplicity]

@@ -13,11 +13,17 @@ corrections here bound that error across the tasks:
 
 Discrete tests cannot reach every p-value: Fisher's test of 5/5 against 0/5 is p = 1/252
 at best, and a task whose runs all passed in both builds can never be significant. Counting
-such tasks in the correction wastes its level. Tarone's screening [3]_ drops them first:
-with p_min,i the smallest p-value task i's margins allow, take the smallest K with at most K
-tasks having p_min,i ≤ α/K, and correct over those tasks only (Holm: [4]_; BH: Gilbert's
-procedure [5]_). The screen looks only at the margins, on which Fisher's test conditions,
-so the error bound still holds.
+such tasks in the correction wastes its level, so each correction first drops tasks by
+their margins (on which Fisher's test conditions, so the error bound still holds given
+them; tasks are independent):
+
+* Holm: Tarone's screen [3]_ — with p_min,i the smallest p-value task i's margins allow,
+  take the smallest K with at most K tasks having p_min,i ≤ α/K, and run Holm over those
+  tasks only (a step-down form of Tarone's procedure, [4]_);
+* BH: the tasks whose p_min,i ≤ α (the others can never be flagged at any rank), a
+  discrete-aware form of the screening in [5]_. Tarone's sharper screen is tuned to
+  Bonferroni's single threshold; with many real regressions it would drop tasks BH flags
+  (at 2,000 tasks that all fell from 0.9 to 0.2 in 10 runs: 21% found, against 93% here).
 
 References
 ----------
@@ -92,7 +98,8 @@ def adjust(
     method: str = "holm",
     within: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Adjusted p-values across tasks (Holm or BH) after Tarone's screen.
+    """Adjusted p-values across tasks: Holm after Tarone's screen, or BH after dropping
+    tasks that cannot reach α (see the module docstring).
 
     Parameters
     ----------
@@ -100,7 +107,8 @@ def adjust(
         Per-task p-values.
     p_min : array of floats, optional
         The smallest p-value each task's margins allow; without it no task is screened
-        out (the ordinary Holm / BH).
+        out (the ordinary Holm / BH). Holm keeps Tarone's tasks (p_min ≤ α/K); BH those
+        with p_min ≤ α.
     alpha : float
         The level the screen is set for (the error rate to control).
     method : "holm", "bh" or "none"
@@ -130,7 +138,10 @@ def adjust(
     testable = fam.copy()
     if p_min is not None:
         pm = np.asarray(p_min, dtype=float)
-        testable[fam] = tarone_testable(pm[fam], alpha)
+        if method == "holm":
+            testable[fam] = tarone_testable(pm[fam], alpha)
+        else:
+            testable &= pm <= alpha * _REL_TOL
     adj = np.ones(pv.shape)
     idx = np.flatnonzero(testable)
     s = idx.size
