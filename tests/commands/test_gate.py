@@ -75,8 +75,19 @@ def test_baseline_file_and_system(tmp_path: Path, capsys: pytest.CaptureFixture[
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["gate"]["decision"] == "pass"
     assert doc["gate"]["baseline_system"] == "old" and "baseline" in doc["input"]
-    assert main(["gate", "--example", "agents", "--baseline-system", "guided", "--margin", "0.02", "-q"]) == 1
+    # baseline is worse than guided: shown worse (margin 0), not shown 0.02 worse yet
+    assert (
+        main(["gate", "--example", "agents", "--baseline-system", "guided", "--margin", "0", "-q"])
+        == 1
+    )
     assert capsys.readouterr().out.startswith("fail: ")
+    assert (
+        main(
+            ["gate", "--example", "agents", "--baseline-system", "guided", "--margin", "0.02", "-q"]
+        )
+        == 3
+    )
+    assert "about 1008 more run(s)" in capsys.readouterr().out
 
 
 def test_unequal_runs_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,14 +108,20 @@ def test_unequal_runs_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["--max-failure-rate", "0.1", "--metric", "mean", "--k", "2"], r"per-run metric"),
     ],
 )
-def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], pattern: str) -> None:
+def test_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], pattern: str
+) -> None:
     p = _runs(tmp_path, "r.csv", np.ones((3, 5), bool))
     bad(capsys, ["gate", p, *extra], pattern)
 
 
 def test_bad_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     counts = write(tmp_path, "c.csv", "task_id,n,c\na,5,5\nb,3,3\n")
-    bad(capsys, ["gate", counts, "--max-failure-rate", "0.1"], r"c\.csv: a count table has no trial order")
+    bad(
+        capsys,
+        ["gate", counts, "--max-failure-rate", "0.1"],
+        r"c\.csv: a count table has no trial order",
+    )
     bad(capsys, ["gate", "--example", "agents", "--max-failure-rate", "0.1"], r"holds 2 systems")
     bad(capsys, ["gate", "--max-failure-rate", "0.1"], r"no input")
     a = _runs(tmp_path, "a.csv", np.ones((3, 5), bool))

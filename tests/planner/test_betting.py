@@ -132,11 +132,19 @@ def test_failure_boundary_brute_force() -> None:
     bnd = failure_boundary(300, null=0.05, side="below", alpha=ALPHA)
     target = math.log(1 / ALPHA)
     for n in (1, 50, 81, 82, 150, 300):
-        ok = [s for s in range(n + 1) if log_evalue([0, 1], [n - s, s], null=0.05, side="below") >= target]
+        ok = [
+            s
+            for s in range(n + 1)
+            if log_evalue([0, 1], [n - s, s], null=0.05, side="below") >= target
+        ]
         assert bnd[n] == (max(ok) if ok else -1)
     up = failure_boundary(100, null=0.05, side="above", alpha=ALPHA)
     for n in (1, 5, 40, 100):
-        ok = [s for s in range(n + 1) if log_evalue([0, 1], [n - s, s], null=0.05, side="above") >= target]
+        ok = [
+            s
+            for s in range(n + 1)
+            if log_evalue([0, 1], [n - s, s], null=0.05, side="above") >= target
+        ]
         assert up[n] == (min(ok) if ok else n + 1)
 
 

@@ -65,7 +65,7 @@ def test_count_table_k1_equal_runs() -> None:
 
 
 def test_count_table_refusals() -> None:
-    with pytest.raises(InputError, match="no trial order.*k = 2"):
+    with pytest.raises(InputError, match=r"no trial order.*k = 2"):
         block_rounds(ph.counts_from_arrays([5, 5], [5, 3]), k=2)
     with pytest.raises(InputError, match="3 to 5 decided runs"):
         block_rounds(ph.counts_from_arrays([5, 3], [5, 3]))

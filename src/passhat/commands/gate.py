@@ -6,8 +6,6 @@ batch of runs: the decision's error rates hold however often it is checked.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from passhat._version import __version__
@@ -131,6 +129,7 @@ def gate_cmd(
         system=system,
         baseline_system=baseline_system,
         weights=None if weights == "equal" else weights,
+        sources=(source.path or f"example {source.example}", baseline_path or "the baseline"),
     )
     if as_json:
         stamps = {"runs": input_stamp(runs)}

@@ -306,7 +306,9 @@ def further_steps(
         if drift.max() <= 0:
             continue
 
-        def le(r: float, base: NDArray[np.float64] = base, drift: NDArray[np.float64] = drift) -> float:
+        def le(
+            r: float, base: NDArray[np.float64] = base, drift: NDArray[np.float64] = drift
+        ) -> float:
             return float(logsumexp(base + r * drift) - math.log(GRID))
 
         if le(0.0) >= target:

@@ -104,7 +104,9 @@ def pick_system(systems: list[str], system: str | None, *, what: str, option: st
     return systems[0]
 
 
-def _weights(data: Trials | xr.Dataset, system: str, tasks: list[str], spec: WeightSpec) -> NDArray[np.float64]:
+def _weights(
+    data: Trials | xr.Dataset, system: str, tasks: list[str], spec: WeightSpec
+) -> NDArray[np.float64]:
     if spec is None or spec == "equal":
         return np.full(len(tasks), 1.0 / len(tasks))
     ds = as_counts(data)
@@ -164,7 +166,9 @@ def block_rounds(
         raise OptionError(f"the mean is a per-run metric: use k = 1 with it (got k = {k})")
     k = int(k)
     if isinstance(data, Trials):
-        return _from_trials(data, k=k, metric=metric, system=system, weights=weights, what=what, option=option)
+        return _from_trials(
+            data, k=k, metric=metric, system=system, weights=weights, what=what, option=option
+        )
     ds = as_counts(data)
     sysname = pick_system([str(s) for s in ds["system"].values], system, what=what, option=option)
     one = ds.sel(system=sysname)

@@ -42,8 +42,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,177 +50,21 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._format import pct
-from passhat._repr import View, as_html, as_text
 from passhat.errors import InputError, OptionError
 from passhat.estimators import METRIC_LABELS, WeightSpec
 from passhat.planner.betting import Side, bounds, further_steps, log_evalue
 from passhat.planner.rounds import BlockRounds, block_rounds
+from passhat.planner.sequential_result import (
+    ASSUMPTIONS,
+    EXIT_CODES,
+    PAIRED,
+    Decision,
+    SequentialResult,
+    gate_reasoning,
+)
 from passhat.trials import Trials
 
 __all__ = ["EXIT_CODES", "SequentialResult", "sequential"]
-
-Decision = Literal["pass", "fail", "continue"]
-
-#: Exit status of each decision (docs/guide/cli.md): 0 pass, 1 fail, 3 continue.
-EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "continue": 3}
-
-_ASSUMPTIONS = (
-    "runs of a task are independent given the task's success rate, each from a clean state",
-    "the tasks are fixed in advance: the estimand is the (weighted) mean over these tasks "
-    "(benchmark scope)",
-    "round r is every task's r-th block of k decided runs in trial order; only complete "
-    "rounds count",
-    "whether a run goes unscored does not depend on the outcome it would have had",
-)
-_PAIRED = (
-    "the baseline's and the candidate's runs of a task are independent of each other; round r "
-    "pairs the r-th block of a task in both builds",
-)
-
-
-@dataclass(frozen=True, eq=False)
-class SequentialResult:
-    """A gate's decision with its e-values, confidence sequence and projection.
-
-    Attributes
-    ----------
-    decision : "pass", "fail" or "continue"
-    mode : "bound" or "baseline"
-        A failure bound (``max_failure_rate``) or a comparison with a baseline (``margin``).
-    estimand : str
-        What is bounded, in words.
-    metric, k, alpha : str, int, float
-    null : float
-        The failure bound f₀, or −δ (the candidate-minus-baseline difference at the margin).
-    estimate : float
-        The estimand's value from the complete rounds (a failure rate, or a difference).
-    lower, upper : float
-        The confidence sequence: each side holds with probability ≥ 1 − α at every round.
-    e_pass, e_fail : float
-        E-values for "pass" and "fail"; either decides when it reaches ``1 / alpha``.
-    rounds, tasks : int
-        Complete rounds used and tasks per round.
-    runs_used, runs_set_aside : int
-        Decided runs inside the complete rounds and beyond them (both builds together).
-    further_rounds, further_runs : int or None
-        If the data keep arriving at the current estimate: rounds, and decided runs to
-        take (both builds), until the gate decides; None when it is not expected to
-        (the estimate sits at the bound) or already decided (0).
-    projected : "pass", "fail" or None
-        The decision that projection reaches.
-    reasoning : str
-    assumptions, warnings : tuple of str
-    systems : dict
-        ``{"candidate": name}`` (and ``"baseline"``).
-    """
-
-    decision: Decision
-    mode: Literal["bound", "baseline"]
-    estimand: str
-    metric: str
-    k: int
-    alpha: float
-    null: float
-    estimate: float
-    lower: float
-    upper: float
-    e_pass: float
-    e_fail: float
-    rounds: int
-    tasks: int
-    runs_used: int
-    runs_set_aside: int
-    further_rounds: int | None
-    further_runs: int | None
-    projected: Decision | None
-    reasoning: str
-    assumptions: tuple[str, ...] = _ASSUMPTIONS
-    warnings: tuple[str, ...] = ()
-    systems: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def exit_code(self) -> int:
-        """0 pass, 1 fail, 3 continue (the CLI's exit status)."""
-        return EXIT_CODES[self.decision]
-
-    @property
-    def threshold(self) -> float:
-        """The e-value that decides: 1/α."""
-        return 1.0 / self.alpha
-
-    def summary(self) -> str:
-        """One line fit for a CI log."""
-        line = f"passhat gate: {self.decision}: {self.reasoning.split(': ', 1)[-1].split('. ')[0]}"
-        return line.rstrip(".") + "."
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (every field, plus the exit code and threshold)."""
-        return {
-            "decision": self.decision,
-            "exit_code": self.exit_code,
-            "mode": self.mode,
-            "estimand": self.estimand,
-            "metric": self.metric,
-            "k": self.k,
-            "alpha": self.alpha,
-            "null": self.null,
-            "estimate": self.estimate,
-            "lower": self.lower,
-            "upper": self.upper,
-            "e_pass": self.e_pass,
-            "e_fail": self.e_fail,
-            "threshold": self.threshold,
-            "rounds": self.rounds,
-            "tasks": self.tasks,
-            "runs_used": self.runs_used,
-            "runs_set_aside": self.runs_set_aside,
-            "further_rounds": self.further_rounds,
-            "further_runs": self.further_runs,
-            "projected": self.projected,
-            "reasoning": self.reasoning,
-            "assumptions": list(self.assumptions),
-            "warnings": list(self.warnings),
-            **{f"{k}_system": v for k, v in self.systems.items()},
-        }
-
-    def table(self) -> pd.DataFrame:
-        """The decision's numbers as a two-column table (quantity, value) of display text."""
-        rows = [
-            ("estimand", self.estimand),
-            ("estimate", _num(self.estimate, self.mode)),
-            (
-                f"{1 - self.alpha:.0%} anytime bounds",
-                f"{_num(self.lower, self.mode)} … {_num(self.upper, self.mode)}",
-            ),
-            ("e-value for pass / fail", f"{_e(self.e_pass)} / {_e(self.e_fail)} (decide at {self.threshold:g})"),
-            ("complete rounds", f"{self.rounds} × {self.tasks} tasks × {self.k} run(s)"),
-            ("runs used / set aside", f"{self.runs_used} / {self.runs_set_aside}"),
-            (
-                "further runs to decide",
-                "—" if self.further_runs is None else f"{self.further_runs} ({self.projected})",
-            ),
-        ]
-        return pd.DataFrame(rows, columns=["quantity", "value"])
-
-    def _view(self) -> View:
-        notes = (self.reasoning, *self.warnings, "Assumes: " + "; ".join(self.assumptions) + ".")
-        return View(f"gate: {self.decision}", self.table(), notes)
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-
-def _e(x: float) -> str:
-    if not math.isfinite(x) or x >= 1e6:
-        return f"{x:.3g}"
-    return f"{x:.3g}" if x < 100 else f"{x:,.0f}"
-
-
-def _num(x: float, mode: str) -> str:
-    return pct(x, 2) if mode == "bound" else f"{x:+.4f}"
 
 
 def _label(metric: str, k: int) -> str:
@@ -263,6 +106,7 @@ def sequential(
     system: str | None = None,
     baseline_system: str | None = None,
     weights: WeightSpec = None,
+    sources: tuple[str, str] | None = None,
 ) -> SequentialResult:
     """Decide a release gate from the runs so far: pass, fail or continue (anytime-valid).
 
@@ -298,6 +142,9 @@ def sequential(
         when ``baseline`` is not given, else in ``baseline``).
     weights : None, "equal", "declared", "category" or mapping
         Task weights (the candidate's; :func:`passhat.estimators.task_weights`).
+    sources : (str, str), optional
+        How error messages name the candidate's and the baseline's input (e.g. their
+        file names); "the data" and "the baseline" by default.
 
     Returns
     -------
@@ -330,6 +177,7 @@ def sequential(
     ('pass', 5)
     """
     a = _check_alpha(alpha)
+    what, base_what = sources if sources is not None else ("the data", "the baseline")
     if (max_failure_rate is None) == (margin is None):
         raise OptionError(
             "give exactly one of max_failure_rate (a bound on the failure rate) and margin "
@@ -342,7 +190,7 @@ def sequential(
                 "max_failure_rate bounds one system; to compare with a baseline give margin"
             )
         f0 = _prob(max_failure_rate, "max_failure_rate")
-        cand = block_rounds(runs, k=k, metric=metric, system=system, weights=weights)
+        cand = block_rounds(runs, k=k, metric=metric, system=system, weights=weights, what=what)
         return _bound_gate(cand, f0, a, metric)
     d = _margin(margin)
     if not with_baseline:
@@ -364,9 +212,14 @@ def sequential(
                 "builds, so it needs trial tables (runs in order), not count tables"
             )
     base = block_rounds(
-        base_src, k=k, metric=metric, system=baseline_system, what="baseline", option="--baseline-system"
+        base_src,
+        k=k,
+        metric=metric,
+        system=baseline_system,
+        what=base_what if baseline is not None else what,
+        option="--baseline-system",
     )
-    cand = block_rounds(cand_src, k=k, metric=metric, system=system, weights=weights)
+    cand = block_rounds(cand_src, k=k, metric=metric, system=system, weights=weights, what=what)
     if baseline is None and base.system == cand.system:
         raise OptionError(
             f"baseline and candidate are the same system ({cand.system!r}); name the candidate"
@@ -405,19 +258,26 @@ def _decide(
     hi: float,
 ) -> tuple[Decision, float, float, float, float, int | None, Decision | None]:
     fail_side: Side = "above" if pass_side == "below" else "below"
-    kw = {"scale": scale, "lo": lo, "hi": hi}
-    le_pass = log_evalue(values, counts, null=null, side=pass_side, **kw)
-    le_fail = log_evalue(values, counts, null=null, side=fail_side, **kw)
+    le_pass = log_evalue(values, counts, null=null, side=pass_side, scale=scale, lo=lo, hi=hi)
+    le_fail = log_evalue(values, counts, null=null, side=fail_side, scale=scale, lo=lo, hi=hi)
     target = math.log(1 / alpha)
     decision: Decision = (
-        "pass" if le_pass >= target and le_fail < target else "fail" if le_fail >= target else "continue"
+        "pass"
+        if le_pass >= target and le_fail < target
+        else "fail"
+        if le_fail >= target
+        else "continue"
     )
-    lower, upper = bounds(values, counts, alpha=alpha, **kw) if counts.sum() > 0 else (lo, hi)
+    lower, upper = (
+        bounds(values, counts, alpha=alpha, scale=scale, lo=lo, hi=hi)
+        if counts.sum() > 0
+        else (lo, hi)
+    )
     steps: int | None = None
     projected: Decision | None = None
     if decision == "continue" and per_round.sum() > 0:
         steps, side = further_steps(
-            values, counts, per_round, null=null, alpha=alpha, **kw
+            values, counts, per_round, null=null, alpha=alpha, scale=scale, lo=lo, hi=hi
         )
         if side is not None:
             projected = "pass" if side == pass_side else "fail"
@@ -461,7 +321,7 @@ def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> Sequ
     estimate = float(np.dot(cand.weights, fails / R)) if R else float("nan")
     further = None if steps is None else cand.runs_to_reach(R + steps)
     warnings = _set_aside_warning(cand, "")
-    reasoning = _reasoning(
+    reasoning = gate_reasoning(
         decision,
         f"the {estimand}",
         f"below {pct(f0)}",
@@ -533,7 +393,15 @@ def _baseline_gate(
     per_round = counts / R if R else np.zeros_like(counts)
     label = _label(metric, k)
     decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
-        values, scale, counts, per_round, null=-margin, pass_side="above", alpha=alpha, lo=-1.0, hi=1.0
+        values,
+        scale,
+        counts,
+        per_round,
+        null=-margin,
+        pass_side="above",
+        alpha=alpha,
+        lo=-1.0,
+        hi=1.0,
     )
     estimate = float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan")
     estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over these {T} tasks"
@@ -554,7 +422,7 @@ def _baseline_gate(
     if R == 0 and T:
         short = _short_task(base if base.rounds == 0 else cand)
     shown = "at most" if margin > 0 else "not"
-    reasoning = _reasoning(
+    reasoning = gate_reasoning(
         decision,
         f"{label} of {cand.system} against {base.system} ({T} tasks)",
         f"{shown} {margin:g} below the baseline" if margin > 0 else "above the baseline",
@@ -595,57 +463,7 @@ def _baseline_gate(
         further_runs=further,
         projected=projected,
         reasoning=reasoning,
-        assumptions=_ASSUMPTIONS + _PAIRED,
+        assumptions=ASSUMPTIONS + PAIRED,
         warnings=tuple(warnings),
         systems={"candidate": cand.system, "baseline": base.system},
     )
-
-
-def _reasoning(
-    decision: Decision,
-    subject: str,
-    pass_text: str,
-    fail_text: str,
-    estimate_text: str,
-    e_pass: float,
-    e_fail: float,
-    alpha: float,
-    rounds: int,
-    used: int,
-    steps: int | None,
-    further: int | None,
-    projected: Decision | None,
-    *,
-    short: str | None,
-    guarantee: str,
-) -> str:
-    t = 1 / alpha
-    if rounds == 0:
-        return (
-            f"continue: no complete round yet ({short}); the gate counts complete rounds only, "
-            "so that it stays valid however often it is checked."
-        )
-    where = f"after {rounds} complete round(s) ({used} runs)"
-    if decision == "pass":
-        return (
-            f"pass: {subject} is shown {pass_text}: e-value {_e(e_pass)} ≥ 1/α = {t:g} {where}; "
-            f"{estimate_text}. Anytime-valid: {guarantee}."
-        )
-    if decision == "fail":
-        return (
-            f"fail: {subject} is shown {fail_text}: e-value {_e(e_fail)} ≥ 1/α = {t:g} {where}; "
-            f"{estimate_text}."
-        )
-    text = (
-        f"continue: {subject} is not yet shown {pass_text} nor {fail_text} {where}: "
-        f"{estimate_text}; e-values {_e(e_pass)} for pass and {_e(e_fail)} for fail, "
-        f"either decides at {t:g}."
-    )
-    if steps is not None and further is not None:
-        text += (
-            f" If the estimate holds, about {further} more run(s) ({steps} more round(s)) "
-            f"decide: {projected}."
-        )
-    else:
-        text += " At the current estimate no number of further runs is expected to decide."
-    return text
