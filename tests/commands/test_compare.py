@@ -161,3 +161,25 @@ def test_classify_labels_builds_like_the_paired_comparison(
     doc = json.loads(capsys.readouterr().out)
     assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
     assert "(ca → cb;" in doc["summary"]
+
+
+def test_cli_classify_multiplicity(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Holm by default; --multiplicity none flags a task Holm only calls possible."""
+    argv = ["compare", "--example", "agents", "--classify", "--baseline", "guided"]
+    assert main([*argv, "--fail-on", "regression", "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "Holm across tasks, FWER=0.05" in out and "1 possible_regression" in out
+    assert main([*argv, "--multiplicity", "none", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["multiplicity"] == "none" and doc["counts"]["regression"] == 2
+    assert main([*argv, "--multiplicity", "bh", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["error_rate"] == "FDR" and "Benjamini" in doc["note"]
+    # the task Holm does not keep can still gate a build explicitly
+    assert main([*argv, "--fail-on", "possible_regression", "-q"]) == 1
+    capsys.readouterr()
+    assert main([*argv, "--classify", "--multiplicity", "bonferroni"]) == 2
+    assert "bonferroni" in capsys.readouterr().err
+    t = ph.load_example("agents")
+    want = ph.classify(t, t, base_system="guided", cand_system="baseline", multiplicity="bh")
+    assert doc["counts"] == want.counts
