@@ -130,7 +130,10 @@ def load_input(
         options["threshold"] = threshold
     if system_name is not None:
         options["system_name"] = system_name
-    return read(path, format=fmt, **options)
+    data = read(path, format=fmt, **options)
+    for note in data.notes if isinstance(data, Trials) else ():
+        click.echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
+    return data
 
 
 @dataclass(frozen=True)
