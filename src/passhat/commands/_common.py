@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 import click
-import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -46,23 +45,14 @@ MAX_LIST_VALUES = 100_000
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:
-    """k = 1, 2, 5 where every task has that many decided runs, else up to the smallest n.
+    """The k shown when ``--k`` is not given: :func:`passhat.estimate.default_ks`.
 
-    Used when a command that shows several k is given no ``--k``: with 4 runs per
-    task (τ-bench) that is 1, 2, 4 rather than an error about k = 5.
+    The API (:func:`passhat.report` without ``k``) uses the same function, so the
+    two never disagree.
     """
-    from passhat.estimators import as_counts
+    from passhat.exclusions import default_ks as _default_ks
 
-    ds = as_counts(data)
-    n = np.asarray(ds["n"].values)[np.asarray(ds["present"].values, dtype=bool)]
-    n = n[n > 0]
-    if n.size == 0:
-        return [1, 2, 5]  # nothing decided: let the estimator say so
-    n_min = int(n.min())
-    ks = [k for k in (1, 2, 5) if k <= n_min]
-    if n_min < 5:
-        ks.append(n_min)
-    return sorted(set(ks))
+    return _default_ks(data)
 
 
 def parse_k(text: str, *, option: str = "--k") -> list[int]:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from passhat._format import pct
+from passhat._validate import DEFAULT_SEED
 from passhat._version import __version__
 from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
 from passhat.estimators import METRIC_LABELS
@@ -49,9 +50,18 @@ def _interval(row: Any) -> str:
     help="Task weights in benchmark-scope metrics.",
 )
 @click.option(
+    "--unscored-tasks",
+    type=click.Choice(["exclude", "error", "impute"]),
+    default="exclude",
+    show_default=True,
+    help="Tasks with no decided run: leave out of the benchmark scope and list (as estimate), "
+    "refuse, or keep with rates drawn from the fitted distribution.",
+)
+@click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=None,
+    default=DEFAULT_SEED,
+    show_default=True,
     help="Random seed (recorded in the output).",
 )
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
@@ -75,7 +85,8 @@ def fit_cmd(
     method: str,
     model_name: str,
     weights: str,
-    seed: int | None,
+    unscored_tasks: str,
+    seed: int,
     draws: int,
     tune: int,
     chains: int,
@@ -92,6 +103,7 @@ def fit_cmd(
     new task from the same distribution (adds task sampling).
     """
     from passhat.model import fit as _fit
+    from passhat.model.fit import fit_notes
 
     ks = parse_k(k_text)
     data = source.load()
@@ -101,6 +113,7 @@ def fit_cmd(
         method=method,
         model=model_name,
         weights=None if weights == "equal" else weights,
+        unscored_tasks=unscored_tasks,
         seed=seed,
         draws=draws,
         tune=tune,
@@ -128,9 +141,11 @@ def fit_cmd(
                     "chains": chains,
                     "ci": ci,
                     "weights": weights,
+                    "unscored_tasks": unscored_tasks,
                     "priors": result.priors.to_json(),
                     "output": output,
                 },
+                "notes": fit_notes(result),
                 "summary": records(summary),
                 "diagnostics": {
                     "passed": diag.passed,
@@ -189,6 +204,8 @@ def fit_cmd(
             "within-task uncertainty.",
             highlight=False,
         )
+        for note in fit_notes(result):
+            console.print(note, markup=False, highlight=False)
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:

@@ -22,6 +22,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._format import fmt_ratio
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -128,8 +129,8 @@ def spread(
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
     ci: float | None = None,
-    n_boot: int = 2000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
 ) -> Spread:
     """Clustered vs uniform spread per system and k, from trials or counts.
 
@@ -145,9 +146,9 @@ def spread(
         Confidence level of the pass^k interval (from the intervals of
         :func:`passhat.estimate`); the population-scope interval is used.
     n_boot : int
-        Bootstrap resamples for ``ci``.
-    seed : int, optional
-        Seed of the bootstrap.
+        Bootstrap resamples for ``ci`` (default 10,000, as every entry point).
+    seed : int or None
+        Seed of the bootstrap (default 0, fixed; None draws one).
 
     Returns
     -------
