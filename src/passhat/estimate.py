@@ -253,7 +253,8 @@ def _notes(
     why = reason[~no_run]
     short = why.str.replace(r" \(.*$", "", regex=True)  # matched: one line, however many
     kind = why.where(~why.str.startswith("matched tasks"), short)
-    for text, count in kind.groupby(kind, sort=False).size().items():
+    counts = kind.groupby(kind, sort=False).size()
+    for text, count in sorted(counts.items(), key=lambda kv: kv[0].startswith("matched")):
         notes.append(f"excluded {count} task(s): {text}")
     shared = present.sum(axis=0) >= 2
     uneven = shared & include.any(axis=0) & ~(include | ~present).all(axis=0)
