@@ -34,6 +34,7 @@ __all__ = [
     "load_input",
     "parse_k",
     "records",
+    "unscored_tasks_option",
 ]
 
 EXIT_INPUT = 2
@@ -222,6 +223,23 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
     )(g)
     g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
     return g
+
+
+def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., Any]], Any]:
+    """``--unscored-tasks``: the rule for tasks with no decided run (:mod:`passhat.exclusions`).
+
+    ``impute=True`` adds the model's third choice (``fit``).
+    """
+    choices = ["exclude", "error", *(["impute"] if impute else [])]
+    extra = ", or keep with rates drawn from the fitted distribution" if impute else ""
+    return click.option(
+        "--unscored-tasks",
+        type=click.Choice(choices),
+        default="exclude",
+        show_default=True,
+        help="Tasks with no decided run (every run unscored): leave out and list, or refuse"
+        f"{extra}.",
+    )
 
 
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -9,7 +9,15 @@ from rich.table import Table
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import METRIC_LABELS
@@ -39,13 +47,7 @@ __all__ = ["register"]
     is_flag=True,
     help="With several systems: a task excluded for one system is excluded for all (listed).",
 )
-@click.option(
-    "--unscored-tasks",
-    type=click.Choice(["exclude", "error"]),
-    default="exclude",
-    show_default=True,
-    help="Tasks with no decided run (every run unscored): leave out and list, or refuse.",
-)
+@unscored_tasks_option()
 @click.option(
     "--ci",
     type=float,

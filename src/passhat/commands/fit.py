@@ -11,7 +11,14 @@ from rich.table import Table
 from passhat._format import pct
 from passhat._validate import DEFAULT_SEED
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
@@ -49,14 +56,7 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="Task weights in benchmark-scope metrics.",
 )
-@click.option(
-    "--unscored-tasks",
-    type=click.Choice(["exclude", "error", "impute"]),
-    default="exclude",
-    show_default=True,
-    help="Tasks with no decided run: leave out of the benchmark scope and list (as estimate), "
-    "refuse, or keep with rates drawn from the fitted distribution.",
-)
+@unscored_tasks_option(impute=True)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),

@@ -7,7 +7,7 @@ import sys
 import click
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
-from passhat.commands._common import InputSpec, input_options, parse_k
+from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
@@ -66,13 +66,7 @@ __all__ = ["register"]
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them "
     "(with several systems: for every system).",
 )
-@click.option(
-    "--unscored-tasks",
-    type=click.Choice(["exclude", "error"]),
-    default="exclude",
-    show_default=True,
-    help="Tasks with no decided run (every run unscored): leave out and list, or refuse.",
-)
+@unscored_tasks_option()
 @click.option(
     "--traces",
     "traces_path",
