@@ -129,6 +129,29 @@ def test_columns_that_do_not_split_every_task_are_left_alone(tmp_path: Path) -> 
     ].values.tolist() == [[4] * 6]
 
 
+def test_a_per_run_attribute_beside_the_system_is_named_in_the_note(tmp_path: Path) -> None:
+    """A multiple-choice answer varies run to run: not a second system, but said."""
+    df = two_models(6, 8)
+    df["answer"] = np.random.default_rng(0).choice(list("ABCD"), len(df))
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    trials = ph.read_trials(path, task="question_id", success="passed")
+    assert trials.systems == ["model-a", "model-b"]
+    assert "column(s) 'answer' also split the runs and are not part of it" in trials.notes[0]
+
+
+def test_mapped_trial_that_tells_runs_apart_means_one_system(tmp_path: Path) -> None:
+    df = two_models(6, 8)
+    one = df[df["model"] == "model-a"].drop(columns="model")
+    one["answer"] = np.random.default_rng(0).choice(list("ABCD"), len(one))
+    path = tmp_path / "one.csv"
+    one.to_csv(path, index=False)
+    with pytest.raises(ph.ValidationError, match="column 'answer' splits every task's runs"):
+        ph.read_trials(path, task="question_id", success="passed")
+    trials = ph.read_trials(path, task="question_id", success="passed", trial="attempt")
+    assert trials.systems == ["system"]
+
+
 def test_two_system_names_that_do_not_nest_are_refused(tmp_path: Path) -> None:
     df = two_models(4, 4)
     df["agent"] = np.where(df["attempt"] % 2 == 0, "x", "y")
@@ -157,6 +180,8 @@ def test_splits_every_task_rules() -> None:
     assert not splits_every_task(pd.Series(list("uvwxyz")), t)  # unique per row
     df = pd.DataFrame({"task_id": t, "attempt": [0, 1, 0, 1, 0, 1]})
     assert find_system_column(df, where="t") is None  # run-index name
+    df["model"] = ["a", "b"] * 3
+    assert find_system_column(df, where="t") == ("model", [])
 
 
 def test_duplicate_message_names_the_duplicate_rows(tmp_path: Path) -> None:

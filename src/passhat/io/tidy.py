@@ -122,33 +122,41 @@ def frame_to_trials(
         raise ValidationError(
             f"{where}: no success column, only a score column; give threshold= (--threshold)"
         )
-    system_col = _system_column(df, where, system_name)
+    found = _system_column(df, where, system_name)
+    system_col = found[0] if found else None
     if system_col is not None:
         df = df.rename(columns={system_col: "system"})
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
     _check_spaced_ids(df, where)
     trials = Trials.from_frame(df, where=where)
-    if system_col is not None:
-        _note_system_column(trials, system_col)
+    if found is not None:
+        _note_system_column(trials, *found)
     return trials
 
 
-def _system_column(df: pd.DataFrame, where: str, system_name: str | None) -> str | None:
+def _system_column(
+    df: pd.DataFrame, where: str, system_name: str | None
+) -> tuple[str, list[str]] | None:
     """The unmapped column read as the system (see :mod:`passhat.io._system_column`)."""
     if system_name is not None or "system" in df.columns or "task_id" not in df.columns:
         return None
     return find_system_column(df, where=where, ignore=(*REQUIRED, *OPTIONAL))
 
 
-def _note_system_column(trials: Trials, col: str) -> None:
+def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
     systems = trials.systems
     shown = ", ".join(systems[:4]) + (" ..." if len(systems) > 4 else "")
     trials.source.update({"system_from": f"column {col!r}", "system_column": col})
+    others = (
+        f"; column(s) {', '.join(map(repr, also))} also split the runs and are not part of it"
+        if also
+        else ""
+    )
     trials.notes.append(
         f"read column {col!r} as the system ({len(systems)} systems: {shown}): it splits every "
         f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
-        "runs as one system"
+        f"runs as one system{others}"
     )
 
 
