@@ -26,6 +26,7 @@ import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.io import read_traces
+from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
 from passhat.report.render import ReportPaths, write_report
@@ -40,6 +41,7 @@ __all__ = [
     "Section",
     "Table",
     "build_report_data",
+    "plots",
     "report",
     "write_report",
 ]
@@ -161,3 +163,10 @@ def report(
     )
     paths = write_report(data, out_dir)
     return Report(data=data, paths=paths)
+
+
+# In the package namespace ``passhat.report`` is this function (``ph.report(...)``), which
+# hides the subpackage of the same name from attribute lookups: the public figures module is
+# reachable through the function too, so that ``import passhat.report.plots as plots`` and
+# ``passhat.report.plots.plot_ppc`` work.
+report.plots = plots  # type: ignore[attr-defined]
