@@ -85,8 +85,13 @@ def test_tau_airline_is_the_shared_file_stripped(tau_airline_path) -> None:  # t
 
     full = json.loads(tau_airline_path.read_text(encoding="utf-8"))
     bundled = json.loads(example_path("tau-airline").read_text(encoding="utf-8"))
-    key = [(r["task_id"], r["trial"], r["reward"], r["info"]["source"]) for r in full]
-    assert key == [(r["task_id"], r["trial"], r["reward"], r["info"]["source"]) for r in bundled]
+    key = [
+        (r["task_id"], r["trial"], r["reward"], r["info"]["source"], r["traj"][-1]) for r in full
+    ]
+    assert key == [
+        (r["task_id"], r["trial"], r["reward"], r["info"]["source"], r["traj"][-1]) for r in bundled
+    ]
+    # the same outcomes and statuses (how each conversation ended) as the whole file
     a = ph.read(tau_airline_path).frame[["task_id", "trial", "success", "status"]]
     b = ph.load_example("tau-airline").frame[["task_id", "trial", "success", "status"]]
     pd.testing.assert_frame_equal(a, b)

@@ -4,10 +4,12 @@
   domain (Sierra, MIT licence: ``tau_airline/LICENSE``), 50 tasks × 4 trials.
   Its published pass^1..4 are 0.420, 0.273, 0.220, 0.200. The bundled copy
   keeps what passhat reads of each of the 200 records (``task_id``, ``trial``,
-  ``reward``, ``info.source``: 14 KB instead of 4.1 MB); the task definitions,
-  user costs and the agent's system prompt are left out. Trajectories of six
-  tasks with mixed outcomes (5, 15, 21, 41, 44, 45; 24 runs, 141 KB) are kept
-  for the traces example (:func:`load_example_traces`).
+  ``reward``, ``info.source`` and the last message of the conversation, which
+  says how it ended: 35 KB instead of 4.1 MB); the task definitions, user
+  costs, the agent's system prompt and the rest of the conversations are left
+  out. Trajectories of six tasks with mixed outcomes (5, 15, 21, 41, 44, 45;
+  24 runs, 141 KB) are kept whole, less the system prompt, for the traces
+  example (:func:`load_example_traces`). 177 KB in all.
 * ``"agents"``: two simulated systems (``baseline`` and ``guided``) on the
   same 168 tasks × 5 decided runs, in 8 categories. Per-task success rates
   cluster the way real agents' do: many tasks always pass or always fail and
