@@ -51,7 +51,7 @@ def test_fit_seed_default_is_the_shared_one() -> None:
     assert inspect.signature(ph.fit).parameters["seed"].default == DEFAULT_SEED
 
 
-@pytest.mark.parametrize("command", ["estimate", "compare", "report", "fit", "plan"])
+@pytest.mark.parametrize("command", ["estimate", "compare", "report", "fit", "plan", "spread"])
 def test_every_cli_default_is_the_shared_one(command: str) -> None:
     cmd = cli.commands[command]
     subs = list(cmd.commands.values()) if isinstance(cmd, click.Group) else [cmd]
