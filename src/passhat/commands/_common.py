@@ -1,4 +1,4 @@
-"""Helpers shared by the CLI command modules (input options, k parsing, JSON output).
+"""Helpers shared by the CLI command modules (input options, k parsing; output in ``_output``).
 
 Kept apart from :mod:`passhat.cli` so that a command module can be imported
 on its own without a circular import.
@@ -7,7 +7,6 @@ on its own without a circular import.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
-from passhat.errors import OptionError
+from passhat.commands._output import echo, emit_json
+from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
 from passhat.trials import Trials
@@ -37,16 +37,13 @@ __all__ = [
     "unscored_tasks_option",
 ]
 
-EXIT_INPUT = 2
-
-
 # ------------------------------------------------------------------ helpers
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
 MAX_LIST_VALUES = 100_000
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:
-    """The k shown when ``--k`` is not given: :func:`passhat.estimate.default_ks`.
+    """The k shown when ``--k`` is not given: :func:`passhat.exclusions.default_ks`.
 
     The API (:func:`passhat.report` without ``k``) uses the same function, so the
     two never disagree.
@@ -123,7 +120,7 @@ def load_input(
         options["system_name"] = system_name
     data = read(path, format=fmt, **options)
     for note in data.notes if isinstance(data, Trials) else ():
-        click.echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
+        echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
     return data
 
 
@@ -245,11 +242,6 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """DataFrame rows as JSON-safe dicts (NaN → null)."""
     return [jsonable(r) for r in df.to_dict(orient="records")]
-
-
-def emit_json(payload: dict[str, Any]) -> None:
-    """Write a JSON document to stdout."""
-    click.echo(json.dumps(jsonable(payload), indent=2, sort_keys=False))
 
 
 def fmt_num(x: float) -> str:

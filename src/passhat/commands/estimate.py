@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
@@ -18,6 +18,7 @@ from passhat.commands._common import (
     records,
     unscored_tasks_option,
 )
+from passhat.commands._output import Table, make_console, table_output
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import METRIC_LABELS
@@ -88,6 +89,7 @@ __all__ = ["register"]
     help="Per-task interval method (with --per-task).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("tasks", "estimates")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
 def estimate_cmd(
     source: InputSpec,
@@ -139,9 +141,9 @@ def estimate_cmd(
             }
         )
         return
-    console = Console()
+    console = make_console()
     if per_task:
-        console = Console(width=max(console.width, 140))
+        console = make_console(min_width=140)
         _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
     if ci is not None:
         _print_intervals(console, est, quiet=quiet)
@@ -172,17 +174,17 @@ def estimate_cmd(
             )
 
 
-def _print_notes(console: Console, est: Estimate) -> None:
+def _print_notes(console: Any, est: Estimate) -> None:
     """The estimate's notes: exclusions, unmatched task sets, bootstrap resamples and seed."""
     for note in est.notes:
-        console.print(note, markup=False, highlight=False)
+        console.print(note)  # the console prints every string literally
 
 
 def _iv(lo: float, hi: float) -> str:
     return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
 
 
-def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
+def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
     """One row per (system, k, metric): value, benchmark and population intervals."""
     t = est.table
     level = est.settings["ci"]
@@ -223,7 +225,7 @@ def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
     _print_notes(console, est)
 
 
-def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
+def _print_tasks(console: Any, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
     """Per-task table: n, c, unscored, rate and pass^k with intervals, flaky."""
     kmax = max(ks)
     table = Table(

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import pct
 from passhat._validate import DEFAULT_SEED
@@ -19,12 +17,15 @@ from passhat.commands._common import (
     records,
     unscored_tasks_option,
 )
+from passhat.commands._output import Table, make_console, table_output
+from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
 __all__ = ["register"]
 
-EXIT_DIAGNOSTICS = 3
+#: ``--strict`` is a gate on the diagnostics: "fail" is exit status 1 (docs/guide/cli.md).
+EXIT_DIAGNOSTICS = EXIT_FAIL
 
 
 def _interval(row: Any) -> str:
@@ -75,9 +76,16 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="NUTS implementation (auto: nutpie when installed).",
 )
-@click.option("-o", "--output", default=None, help="Save the posterior as netCDF here.")
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    help="Save the posterior as netCDF here (checked before fitting; never over the input).",
+)
+@click.option("--force", is_flag=True, help="With -o: replace an existing file.")
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("summary")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
@@ -93,6 +101,7 @@ def fit_cmd(
     ci: float,
     sampler: str,
     output: str | None,
+    force: bool,
     strict: bool,
     as_json: bool,
     quiet: bool,
@@ -102,9 +111,14 @@ def fit_cmd(
     benchmark = these tasks (only within-task uncertainty); population = a
     new task from the same distribution (adds task sampling).
     """
+    from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
     from passhat.model.fit import fit_notes
 
+    if output is not None:  # before sampling, not after
+        check_file(output, inputs=input_paths(source.path), force=force)
+    elif force:
+        raise OptionError("--force applies to -o FILE")
     ks = parse_k(k_text)
     data = source.load()
     result = _fit(
@@ -124,7 +138,7 @@ def fit_cmd(
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     if output is not None:
-        result.to_netcdf(output)
+        result.to_netcdf(output, force=force)
     if as_json:
         emit_json(
             {
@@ -157,7 +171,7 @@ def fit_cmd(
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
-    console = Console(width=max(Console().width, 110))
+    console = make_console(min_width=110)
     table = Table(
         title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
         f"{result.seed})"
@@ -207,7 +221,7 @@ def fit_cmd(
             highlight=False,
         )
         for note in fit_notes(result):
-            console.print(note, markup=False, highlight=False)
+            console.print(note)  # the console prints every string literally
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:

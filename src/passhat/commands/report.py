@@ -8,6 +8,7 @@ import click
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
 from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
+from passhat.commands._output import echo
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
@@ -22,7 +23,13 @@ __all__ = ["register"]
     "out_dir",
     required=True,
     type=click.Path(file_okay=False),
-    help="Directory for index.html, report.md, figures/ and results.json.",
+    help="Directory for index.html, report.md, figures/ and results.json (replaced as a whole; "
+    "checked before any work).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files of the report's names in -o DIR that passhat did not write.",
 )
 @click.option(
     "--k",
@@ -83,6 +90,7 @@ __all__ = ["register"]
 def report_cmd(
     source: InputSpec,
     out_dir: str,
+    force: bool,
     k_text: str | None,
     title: str | None,
     no_model: bool,
@@ -101,8 +109,10 @@ def report_cmd(
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
     from passhat.io import read_traces
-    from passhat.report import report
+    from passhat.report import check_report_dir, report
 
+    # the output directory first: refused in milliseconds, not after the work
+    check_report_dir(out_dir, inputs=(source.path, traces_path), force=force)
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
@@ -131,32 +141,33 @@ def report_cmd(
         traces=traces,
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
+        force=force,
     )
     if quiet:
-        click.echo(str(res.paths.html))
+        echo(str(res.paths.html))
         return
     failed = [s for s in res.data.sections if s.status == "failed"]
     skipped = [s for s in res.data.sections if s.status == "skipped"]
-    click.echo(f"report written to {res.paths.out_dir}/")
-    click.echo(f"  open:     {res.paths.html}")
-    click.echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
-    click.echo(f"  numbers:  {res.paths.json}")
+    echo(f"report written to {res.paths.out_dir}/")
+    echo(f"  open:     {res.paths.html}")
+    echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
+    echo(f"  numbers:  {res.paths.json}")
     spread = res.data.section("spread")
     for line in spread.sentences:
-        click.echo(f"  {line}")
+        echo(f"  {line}")
     settings = res.data.stamp["settings"]
-    click.echo(
+    echo(
         f"  k = {', '.join(map(str, settings['k']))}; bootstrap {settings['n_boot']} resamples, "
         f"seed {res.data.stamp['seed']}"
     )
     said = set(data.notes) if isinstance(data, Trials) else set()  # printed on stderr
     for note in res.data.stamp.get("notes", []):
         if note not in said and not note.startswith("population intervals:"):  # said above
-            click.echo(f"  note: {note}")
+            echo(f"  note: {note}")
     for s in skipped:
-        click.echo(f"  {s.title}: not shown ({s.note})")
+        echo(f"  {s.title}: not shown ({s.note})")
     for s in failed:
-        click.echo(f"  warning: {s.title}: {s.note}", err=True)
+        echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
 
 

@@ -6,8 +6,6 @@ import math
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import fmt_ratio, pct
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
@@ -20,6 +18,7 @@ from passhat.commands._common import (
     parse_k,
     records,
 )
+from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 from passhat.spread import spread, spread_from_summary
@@ -91,6 +90,7 @@ def _rate(text: str | None, name: str) -> float | None:
     help="Runs: seed of every random step (printed with the results).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("spread")
 def spread_cmd(
     source: InputSpec,
     mean_text: str | None,
@@ -174,7 +174,7 @@ def spread_cmd(
             }
         )
         return
-    console = Console()
+    console = make_console()
     table = Table(
         title="passhat spread: measured pass^k vs uniform-spread reference mean^k "
         "(CI: population scope, tasks like these)"
@@ -258,7 +258,7 @@ def _two(x: float) -> str:
 
 
 def _print_summary(res: Any) -> None:
-    console = Console()
+    console = make_console()
     title = f"passhat spread: {res.label}" if res.label else "passhat spread"
     table = Table(title=title)
     for col in ("k", "mean", "pass^k", "mean^k (uniform)", "ratio", "pass^k/mean", "gap"):

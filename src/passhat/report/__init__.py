@@ -29,11 +29,12 @@ from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
-from passhat.report.render import ReportPaths, write_report
+from passhat.report.render import REPORT_NAMES, ReportPaths, check_report_dir, write_report
 from passhat.traces import Traces
 from passhat.trials import Trials
 
 __all__ = [
+    "REPORT_NAMES",
     "Column",
     "Report",
     "ReportData",
@@ -41,6 +42,7 @@ __all__ = [
     "Section",
     "Table",
     "build_report_data",
+    "check_report_dir",
     "plots",
     "report",
     "write_report",
@@ -75,6 +77,7 @@ def report(
     on_short: str = "error",
     min_runs: int | None = None,
     unscored_tasks: str = "exclude",
+    force: bool = False,
 ) -> Report:
     """Compute and write the reliability report.
 
@@ -84,11 +87,14 @@ def report(
         Trials (or a count table).
     out_dir : str or Path
         Directory for ``index.html``, ``report.md``, ``figures/`` and
-        ``results.json`` (created when missing).
+        ``results.json`` (created when missing). It is checked before any work:
+        never an input, nor a directory holding files of these names that
+        passhat did not write (unless ``force``). The files are replaced all at
+        once (see :func:`~passhat.report.render.write_report`).
     k : int or sequence of int, optional
         k values of the headline and spread tables (default: 1, 2, 5 capped at
         the fewest decided runs of a task, as ``passhat report`` without
-        ``--k``; :func:`passhat.estimate.default_ks`).
+        ``--k``; :func:`passhat.exclusions.default_ks`).
     seed : int or None
         Seed of every random step (default 0, fixed, recorded in
         ``results.json``); same input and seed → byte-identical
@@ -122,6 +128,9 @@ def report(
         As in :func:`passhat.estimate`; with several systems exclusions apply
         to matched tasks (every system is reported on the same tasks; the
         tasks left out are listed).
+    force : bool
+        Replace files of the report's names in ``out_dir`` that passhat did not
+        write (inputs are never written over).
 
     Returns
     -------
@@ -131,7 +140,11 @@ def report(
     ------
     OptionError
         Among others: ``traces`` that share no task with ``trials``, both
-        ``traces`` and ``divergence``, an unknown ``baseline``.
+        ``traces`` and ``divergence``, an unknown ``baseline``, an ``out_dir``
+        that is refused (before any work).
+    OutputError
+        The files could not be written (disk full, permission); the previous
+        report in ``out_dir``, if any, is unchanged.
 
     Examples
     --------
@@ -140,6 +153,8 @@ def report(
     >>> res.data.section("spread").title, res.paths.json.name
     ('3. Clustered vs uniform spread', 'results.json')
     """
+    inputs = (trials, traces)
+    check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
     data = build_report_data(
@@ -161,7 +176,7 @@ def report(
         min_runs=min_runs,
         unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
     )
-    paths = write_report(data, out_dir)
+    paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)
 
 

@@ -99,7 +99,7 @@ def build_report_data(
         Trials, or a count table (then the status slices are omitted).
     k : int or sequence of int, optional
         k values of the headline and spread tables (default:
-        :func:`passhat.estimate.default_ks`, 1, 2, 5 capped at the fewest
+        :func:`passhat.exclusions.default_ks`, 1, 2, 5 capped at the fewest
         decided runs of a task — the CLI's default too).
     title : str, optional
         Report title (default: the input's name).
