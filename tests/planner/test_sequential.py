@@ -191,6 +191,7 @@ def test_bad_input_one_line_each() -> None:
         ({"max_failure_rate": 1.5}, OptionError, "max_failure_rate must lie"),
         ({"max_failure_rate": 0.1, "alpha": 0}, OptionError, "alpha must lie"),
         ({"max_failure_rate": 0.1, "alpha": True}, OptionError, "alpha must be a number"),
+        ({"max_failure_rate": "x"}, OptionError, "max_failure_rate must be a number"),
         ({"margin": -0.1, "baseline_system": "x"}, OptionError, "margin must lie"),
         ({"max_failure_rate": 0.1, "k": 0}, OptionError, "k must be"),
     ]

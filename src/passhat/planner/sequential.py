@@ -42,7 +42,6 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +52,7 @@ from passhat._format import pct
 from passhat.errors import InputError, OptionError
 from passhat.estimators import METRIC_LABELS, WeightSpec
 from passhat.planner.betting import Side, bounds, further_steps, log_evalue
+from passhat.planner.result import _prob
 from passhat.planner.rounds import BlockRounds, block_rounds
 from passhat.planner.sequential_result import (
     ASSUMPTIONS,
@@ -69,15 +69,6 @@ __all__ = ["EXIT_CODES", "SequentialResult", "sequential"]
 
 def _label(metric: str, k: int) -> str:
     return METRIC_LABELS[metric].replace("k", str(k)) if metric != "mean" else "mean"
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating):
-        raise OptionError(f"alpha must be a number in (0, 1) (got {alpha!r})")
-    a = float(alpha)
-    if not (math.isfinite(a) and 0 < a < 1):
-        raise OptionError(f"alpha must lie strictly between 0 and 1, e.g. 0.05 (got {alpha!r})")
-    return a
 
 
 def _kinds(
@@ -176,7 +167,7 @@ def sequential(
     >>> g.decision, g.rounds
     ('pass', 5)
     """
-    a = _check_alpha(alpha)
+    a = _prob("alpha", alpha)
     what, base_what = sources if sources is not None else ("the data", "the baseline")
     if (max_failure_rate is None) == (margin is None):
         raise OptionError(
@@ -189,10 +180,10 @@ def sequential(
             raise OptionError(
                 "max_failure_rate bounds one system; to compare with a baseline give margin"
             )
-        f0 = _prob(max_failure_rate, "max_failure_rate")
+        f0 = _prob("max_failure_rate", max_failure_rate)
         cand = block_rounds(runs, k=k, metric=metric, system=system, weights=weights, what=what)
         return _bound_gate(cand, f0, a, metric)
-    d = _margin(margin)
+    d = _prob("margin", margin, closed_low=True)
     if not with_baseline:
         raise OptionError(
             "margin compares with a baseline: give its runs (baseline=…) or its system "
@@ -225,24 +216,6 @@ def sequential(
             f"baseline and candidate are the same system ({cand.system!r}); name the candidate"
         )
     return _baseline_gate(base, cand, d, a, metric)
-
-
-def _prob(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, int | float | np.floating):
-        raise OptionError(f"{name} must be a number in (0, 1) (got {x!r})")
-    v = float(x)
-    if not (math.isfinite(v) and 0 < v < 1):
-        raise OptionError(f"{name} must lie strictly between 0 and 1, e.g. 0.01 (got {x!r})")
-    return v
-
-
-def _margin(x: Any) -> float:
-    if isinstance(x, bool) or not isinstance(x, int | float | np.floating):
-        raise OptionError(f"margin must be a number in [0, 1) (got {x!r})")
-    v = float(x)
-    if not (math.isfinite(v) and 0 <= v < 1):
-        raise OptionError(f"margin must lie in [0, 1), e.g. 0.02 (got {x!r})")
-    return v
 
 
 def _decide(
