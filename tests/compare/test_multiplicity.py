@@ -142,6 +142,29 @@ def test_unchanged_build_any_false_regression_fast(tasks: int, runs: int) -> Non
     assert none > 0.2, none
 
 
+def test_bh_false_discovery_rate_with_planted_regressions() -> None:
+    """200 × 10, ten planted regressions (rate − 0.5) per build: BH's mean false share ≤ α.
+
+    The false discovery proportion is 0 for a build without flags; its mean over builds is
+    the FDR. Holm, on the same builds, keeps P(any false flag) ≤ α.
+    """
+    reps, T, n = 300, 200, 10
+    rng = np.random.default_rng(5)
+    rates = _agents_rates(rng, (reps, T))
+    rates[:, :10] = rng.uniform(0.6, 1.0, (reps, 10))
+    planted = np.zeros((reps, T), bool)
+    planted[:, :10] = True
+    cb = rng.binomial(n, rates)
+    cc = rng.binomial(n, np.where(planted, rates - 0.5, rates))
+    bh = _regression_flags(n, cb, cc, "bh")
+    fdp = (bh & ~planted).sum(axis=1) / np.maximum(bh.sum(axis=1), 1)
+    se = fdp.std() / math.sqrt(reps)
+    assert fdp.mean() <= ALPHA + 3 * se, fdp.mean()
+    assert (bh & planted).sum() / planted.sum() > 0.1  # it finds some
+    holm = _regression_flags(n, cb, cc, "holm")
+    assert (holm & ~planted).any(axis=1).mean() <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / reps)
+
+
 def test_planted_regressions_are_found() -> None:
     """200 × 10: ten tasks collapse (10/10 → about 1/10), ten drop by 0.3 (rate 0.9 → 0.6).
 
