@@ -2,7 +2,8 @@
 
 Every command prints one line (``passhat: error: ...``) and exits with
 status 2 on bad input; it never shows a traceback for a
-:class:`~passhat.errors.PasshatError`.
+:class:`~passhat.errors.PasshatError`. Listing the commands (``passhat --help``)
+imports none of them: see :mod:`passhat.commands`.
 """
 
 from __future__ import annotations
@@ -13,42 +14,20 @@ from collections.abc import Sequence
 import click
 
 from passhat._version import __version__
-from passhat.commands import register_all
-from passhat.commands._common import (  # re-exported for callers of passhat.cli
-    EXIT_INPUT,
-    emit_json,
-    fmt_num,
-    input_options,
-    input_stamp,
-    load_input,
-    parse_k,
-    records,
-)
+from passhat.commands import EXIT_INPUT, LazyGroup
 from passhat.errors import PasshatError
 
-__all__ = [
-    "EXIT_INPUT",
-    "cli",
-    "emit_json",
-    "fmt_num",
-    "input_options",
-    "input_stamp",
-    "load_input",
-    "main",
-    "parse_k",
-    "records",
-]
+__all__ = ["EXIT_INPUT", "cli", "main"]
 
 
 # ------------------------------------------------------------------ commands
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="passhat")
 def cli() -> None:
     """passhat: pass@k, pass^k and mean success of repeated agent trials."""
 
 
-# Commands live in passhat.commands, one module per topic.
-register_all(cli)
+# Commands live in passhat.commands, one module per topic, imported when used.
 
 
 # --------------------------------------------------------------------- main

@@ -71,3 +71,18 @@ def test_negative_seed_is_an_option_error(
     args = ["fit", "{good}", "--method", "grid", "--k", "1", "--seed", "-1"]
     argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
     bad(capsys, argv, r"--seed.*-1")
+
+
+def test_cli_fit_default_is_the_grid_and_says_so(capsys):
+    """The first fit a user runs needs no compiling, and the output names the method that ran."""
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "grid quadrature" in out
+    assert "method: exact grid quadrature on (logit μ, log κ) (the default for this model)" in out
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0", "--json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert (settings["method"], settings["method_requested"], settings["sampler"]) == (
+        "grid",
+        "auto",
+        "grid",
+    )

@@ -19,6 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
+from passhat.commands import EXIT_INPUT
 from passhat.errors import OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -36,8 +37,6 @@ __all__ = [
     "parse_k",
     "records",
 ]
-
-EXIT_INPUT = 2
 
 
 # ------------------------------------------------------------------ helpers
