@@ -77,3 +77,44 @@ def test_model_comparison_section() -> None:
     assert sorted({r["model"] for r in cmp.rows}) == ["beta", "inflated"]
     assert len(cmp.rows) == 4  # two systems × two models
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2
+
+
+def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
+    """The report compares plain vs inflated by default (issue 16); one system keeps it short.
+
+    Oracle: passhat.compare_models on the same two fits (same seed) gives the table's rows.
+    """
+    data = ph.load_example("abcd")
+    sec, _, plain = model_section(data, True, ks=[1, 2], ci=0.95, seed=0, method="grid")
+    cmp = next(t for t in sec.tables if t.id == "model_compare")
+    inflated = ph.fit(data, k=[1, 2], seed=0, model="inflated", progress=False)
+    assert inflated.diagnostics.passed
+    want = ph.compare_models({"beta": plain, "inflated": inflated})
+    got = {(r["model"], round(r["elpd_loo"], 6)) for r in cmp.rows}
+    assert got == {(m, round(e, 6)) for m, e in zip(want["model"], want["elpd_loo"], strict=True)}
+    assert sum("predicts left-out tasks" in s for s in sec.sentences) == 1
+
+
+def test_model_comparison_is_not_shown_for_an_unhealthy_fit(monkeypatch) -> None:
+    import importlib
+
+    section = importlib.import_module("passhat.report.sections.model")  # ph.report is a function
+
+    data = ph.load_example("abcd")
+    bad_plain = ph.fit(data, method="grid", seed=0, chains=2, draws=40, k=[1])
+    sec, _, _ = model_section(data, bad_plain, ks=[1], ci=0.95, seed=0, method="grid")
+    assert not any(t.id == "model_compare" for t in sec.tables)
+    assert any("the plain fit failed its diagnostics" in s for s in sec.sentences)
+
+    real_fit = section.fit
+
+    def few_draws(d, **kw):  # the inflated fit with 2 × 30 draws: its ESS fails
+        if kw.get("model") == "inflated":
+            kw = {**kw, "chains": 2, "draws": 30, "tune": 200}
+        return real_fit(d, **kw)
+
+    monkeypatch.setattr(section, "fit", few_draws)
+    sec, _, _ = model_section(data, True, ks=[1], ci=0.95, seed=0, method="grid")
+    assert not any(t.id == "model_compare" for t in sec.tables)
+    note = next(s for s in sec.sentences if "not shown" in s)
+    assert "inflated model's fit failed its diagnostics" in note and "ESS" in note
