@@ -43,6 +43,8 @@ def _modules_after(code: str) -> tuple[list[str], str]:
 def test_listing_imports_no_heavy_library(argv: list[str]) -> None:
     mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
     assert sorted(set(HEAVY) & set(mods)) == []
+    if argv == ["--version"]:
+        assert printed.startswith("passhat, version ")
     if argv == ["--help"]:
         for name in COMMANDS:
             assert f"  {name} " in printed

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from passhat._lazy import lazy_exports
-from passhat._version import __version__
 from passhat.errors import (
     CountError,
     DependencyError,
@@ -35,6 +34,7 @@ from passhat.errors import (
 if TYPE_CHECKING:
     from passhat import io
     from passhat import planner as plan
+    from passhat._version import __version__
     from passhat.compare import Classification, Comparison, classify, compare
     from passhat.estimate import Estimate, estimate
     from passhat.estimators import (
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 
 #: Where each lazily imported public name lives (the same imports as above).
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "passhat._version": ("__version__",),  # importlib.metadata costs ~0.1 s
     "passhat.compare": ("Classification", "Comparison", "classify", "compare"),
     "passhat.estimate": ("Estimate", "estimate"),
     "passhat.estimators": (

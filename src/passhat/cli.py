@@ -13,16 +13,32 @@ from collections.abc import Sequence
 
 import click
 
-from passhat._version import __version__
 from passhat.commands import EXIT_INPUT, LazyGroup
 from passhat.errors import PasshatError
 
 __all__ = ["EXIT_INPUT", "cli", "main"]
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed version (looked up only when asked: it costs ~0.1 s)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from passhat._version import __version__
+
+    click.echo(f"passhat, version {__version__}")
+    ctx.exit()
+
+
 # ------------------------------------------------------------------ commands
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="passhat")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """passhat: pass@k, pass^k and mean success of repeated agent trials."""
 

@@ -27,7 +27,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import check_ci, check_n_boot, norm_k
+from passhat._validate import check_ci, check_method, check_n_boot, norm_k
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
     METRICS,
@@ -39,8 +39,8 @@ from passhat.estimators import (
     task_weights,
 )
 from passhat.intervals import (
+    TASK_METHODS,
     estimate_intervals,
-    proportion_interval,
     task_intervals,
     task_outcome_shares,
 )
@@ -321,7 +321,7 @@ def estimate(
             result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    proportion_interval(1, 1, method=task_method)  # validate the per-task method now
+    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     summary = pd.DataFrame(
         {
             "system": systems,
