@@ -230,7 +230,8 @@ def _comparison(
             "Model comparison (plain Beta vs zero/one-inflated) was not run: the plain fit "
             "failed its diagnostics."
         ]
-    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=False)
+    # NUTS compiles first (seconds to a minute): progress on a terminal, quiet otherwise
+    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=None)
     if not inflated.diagnostics.passed:
         return None, [
             "Model comparison (plain Beta vs zero/one-inflated) not shown: the inflated model's "
