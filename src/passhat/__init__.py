@@ -26,6 +26,7 @@ from passhat.errors import (
     InputError,
     ModelError,
     OptionError,
+    OutputError,
     PasshatError,
     ShortTaskError,
     ValidationError,
@@ -54,9 +55,9 @@ if TYPE_CHECKING:
     from passhat.io import read, read_counts, read_traces, read_trials
     from passhat.model import Fit, compare_models, fit, load_fit
     from passhat.report import report
-    from passhat.report.plots import plot_ppc
+    from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
     from passhat.slices import Slices, slices
-    from passhat.spread import spread, spread_from_summary
+    from passhat.spread import heterogeneity_test, spread, spread_from_summary
     from passhat.traces import Divergence, Traces, divergence
     from passhat.trials import Trials, counts_from_arrays
 
@@ -82,9 +83,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
     "passhat.model": ("Fit", "compare_models", "fit", "load_fit"),
     "passhat.report": ("report",),
-    "passhat.report.plots": ("plot_ppc",),
+    "passhat.report.plots": ("plot_gap", "plot_ppc", "plot_rates", "plot_spread"),
     "passhat.slices": ("Slices", "slices"),
-    "passhat.spread": ("spread", "spread_from_summary"),
+    "passhat.spread": ("heterogeneity_test", "spread", "spread_from_summary"),
     "passhat.traces": ("Divergence", "Traces", "divergence"),
     "passhat.trials": ("Trials", "counts_from_arrays"),
 }
@@ -106,6 +107,7 @@ __all__ = [
     "InputError",
     "ModelError",
     "OptionError",
+    "OutputError",
     "PasshatError",
     "ShortTaskError",
     "Slices",
@@ -120,6 +122,7 @@ __all__ = [
     "divergence",
     "estimate",
     "fit",
+    "heterogeneity_test",
     "io",
     "load_example",
     "load_fit",
@@ -131,7 +134,10 @@ __all__ = [
     "pass_hat_k_variance_estimate",
     "per_task_metrics",
     "plan",
+    "plot_gap",
     "plot_ppc",
+    "plot_rates",
+    "plot_spread",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
     "read",

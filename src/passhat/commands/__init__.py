@@ -1,13 +1,16 @@
 """CLI subcommands, one module per topic, imported only when their command is used.
 
 Each module ``passhat.commands.<name>`` defines the command ``<name>`` and a
-``register(cli: click.Group) -> None`` that attaches it. :class:`LazyGroup`
-lists the commands from :data:`COMMANDS` (name → one-line help) without
-importing any of them, so ``passhat --help`` loads neither pandas, xarray,
-SciPy nor PyMC; a command's module is imported when that command runs or
-shows its own help. Adding a command: its module, plus one line in
-:data:`COMMANDS` (``tests/test_cli.py`` fails when the two
-disagree, or when a line's help differs from the command's own).
+``register(cli: click.Group) -> None`` that attaches it; a module named
+``<name>_<part>`` adds to that command (``plan_power`` attaches ``plan power``
+and ``plan more-runs`` to the ``plan`` group), and modules starting with ``_``
+are helpers. :class:`LazyGroup` lists the commands from :data:`COMMANDS`
+(name → one-line help) without importing any of them, so ``passhat --help``
+loads neither pandas, xarray, SciPy nor PyMC; a command's modules are
+imported when that command runs or shows its own help. Adding a command: its
+module, plus one line in :data:`COMMANDS` (``tests/test_cli_startup.py``
+fails when the two disagree, or when a line's help differs from the
+command's own).
 
 Examples
 --------
@@ -21,13 +24,11 @@ True
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 import click
 
-__all__ = ["COMMANDS", "EXIT_INPUT", "LazyGroup"]
-
-#: Exit status for bad input or options (DESIGN.md, "Exit codes").
-EXIT_INPUT = 2
+__all__ = ["COMMANDS", "LazyGroup"]
 
 #: Every subcommand and its one-line help, as ``passhat --help`` lists them.
 COMMANDS: dict[str, str] = {
@@ -54,10 +55,12 @@ class LazyGroup(click.Group):
         return sorted(set(COMMANDS) | set(self.commands))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The subcommand ``cmd_name``, importing its module the first time."""
+        """The subcommand ``cmd_name``, importing its module (and its parts) the first time."""
         if cmd_name not in self.commands and cmd_name in COMMANDS:
-            module = importlib.import_module(f"{__name__}.{cmd_name}")
-            module.register(self)
+            names = sorted(m.name for m in pkgutil.iter_modules(__path__))
+            for name in names:
+                if name == cmd_name or name.startswith(f"{cmd_name}_"):
+                    importlib.import_module(f"{__name__}.{name}").register(self)
         return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

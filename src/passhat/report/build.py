@@ -30,7 +30,8 @@ from passhat.report.sections.flaky import flaky_section
 from passhat.report.sections.headline import headline_section
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
-from passhat.report.sections.spread import attach_intervals, spread_section
+from passhat.report.sections.spread import spread_section
+from passhat.report.sections.summary import summary_section
 from passhat.spread import spread
 from passhat.traces import Traces
 from passhat.trials import Trials
@@ -134,7 +135,7 @@ def build_report_data(
     >>> import passhat as ph
     >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, seed=0)
     >>> [s.id for s in rd.sections][:3]
-    ['data', 'headline', 'spread']
+    ['summary', 'data', 'headline']
     """
     if traces is not None:
         if divergence is not None:
@@ -153,9 +154,16 @@ def build_report_data(
         est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
     est = estimate(ds, **est_opts)
     ks = [int(v) for v in est.settings["k"]]
-    sp = spread(ds, k=ks, weights=weights, on_short=on_short, min_runs=min_runs)
-    if "scope" in est.table.columns:
-        attach_intervals(sp, est.table)
+    sp = spread(
+        ds,
+        k=ks,
+        weights=weights,
+        on_short=on_short,
+        min_runs=min_runs,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+    )
     systems = [str(s) for s in ds["system"].values]
     name = title or _default_title(data)
 
@@ -184,6 +192,7 @@ def build_report_data(
     ]
     if divergence is not None:
         sections.append(divergence_section(divergence))
+    sections.insert(0, summary_section(sections, ks=ks, ci=ci))
 
     # ---- figure data
     inc = est.per_task["included"].values.astype(bool)
