@@ -50,7 +50,7 @@ if TYPE_CHECKING:
         plugin_pass_at_k,
         plugin_pass_hat_k,
     )
-    from passhat.examples import load_example
+    from passhat.examples import load_example, load_example_traces
     from passhat.intervals import task_intervals
     from passhat.io import read, read_counts, read_traces, read_trials
     from passhat.model import Fit, compare_models, fit, load_fit
@@ -78,7 +78,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "plugin_pass_at_k",
         "plugin_pass_hat_k",
     ),
-    "passhat.examples": ("load_example",),
+    "passhat.examples": ("load_example", "load_example_traces"),
     "passhat.intervals": ("task_intervals",),
     "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
     "passhat.model": ("Fit", "compare_models", "fit", "load_fit"),
@@ -125,6 +125,7 @@ __all__ = [
     "heterogeneity_test",
     "io",
     "load_example",
+    "load_example_traces",
     "load_fit",
     "mean_success",
     "pass_at_k",
