@@ -76,7 +76,8 @@ def test_split_of_the_inflated_model(two_task_fit, brute):
     θ = π₁ + π_B h(a, b). Oracle: the brute-force moments of h and numpy Dirichlet draws."""
     rng = np.random.default_rng(5)
     hyper = dict(two_task_fit._hyper(0))
-    post = np.asarray(Priors().mix_concentration) + [0.0, 0.0, 2.0]
+    a1, a0, ab = Priors().mix_concentration
+    post = [a1, a0, ab + 2.0]
     mix = rng.dirichlet(post, size=len(hyper["a"]))
     hyper.update(pi_pass=mix[:, 0], pi_fail=mix[:, 1])
     got = variance_split(
