@@ -77,10 +77,14 @@ COARSE = 48
 class PriorLike(Protocol):
     """Anything with the four hyperprior fields (:class:`HyperPrior`, ``passhat.model.Priors``)."""
 
-    mu_alpha: float
-    mu_beta: float
-    log_kappa_mean: float
-    log_kappa_sd: float
+    @property
+    def mu_alpha(self) -> float: ...
+    @property
+    def mu_beta(self) -> float: ...
+    @property
+    def log_kappa_mean(self) -> float: ...
+    @property
+    def log_kappa_sd(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,14 @@ def loglik(
         if len(vals) == 0:
             return 0.0
         xe = x[..., None]
+        top = int(vals[-1])
+        if top <= 4 * len(vals) + 16:
+            # lnΓ(x+v) − lnΓ(x) = Σ_{i<v} ln(x+i): one log per run count up to the largest v,
+            # weighted by how many tasks have more than i (cheaper than two lnΓ per value)
+            tail = np.zeros(top)
+            np.add.at(tail, vals.astype(np.int64) - 1, w)
+            tail = np.cumsum(tail[::-1])[::-1]
+            return np.log(xe + np.arange(top, dtype=float)) @ tail
         return (special.gammaln(xe + vals) - special.gammaln(xe)) @ w
 
     return np.asarray(
@@ -256,6 +268,28 @@ class Grid:
         lam = self.lam[j] + (rng.random(n_draws) - 0.5) * hl
         return theta, lam
 
+    def coarsened(self, factor: int) -> GridNodes:
+        """Nodes of blocks of factor × factor cells: summed probability, block-centre (a, b).
+
+        Examples
+        --------
+        >>> from passhat.betabinom import posterior_grid
+        >>> g = posterior_grid([4, 4], [4, 0], [5, 5], size=64)
+        >>> c = g.coarsened(4)
+        >>> c.weight.size, round(float(c.weight.sum()), 12)
+        (256, 1.0)
+        """
+        prob, _ = self.density()
+        m = self.size // factor
+        p = prob[: m * factor, : m * factor].reshape(m, factor, m, factor).sum(axis=(1, 3))
+        th = self.theta[: m * factor].reshape(m, factor).mean(axis=1)
+        la = self.lam[: m * factor].reshape(m, factor).mean(axis=1)
+        tt, ll = np.meshgrid(th, la, indexing="ij")
+        mu = special.expit(tt.ravel())
+        kappa = np.exp(ll.ravel())
+        w = p.ravel() / p.sum()
+        return GridNodes(a=mu * kappa, b=(1.0 - mu) * kappa, mu=mu, kappa=kappa, weight=w)
+
     def nodes(self, *, tail: float = 1e-10) -> GridNodes:
         """Cell centres holding all but ``tail`` of the posterior mass, with their weights."""
         prob, _ = self.density()
@@ -313,7 +347,7 @@ def posterior_grid(
         tg = np.linspace(tl, th, m)
         lg = np.linspace(ll, lh, m)
         tt, ll_ = np.meshgrid(tg, lg, indexing="ij")
-        lp = loglik(tt, ll_, st) + log_prior(tt, ll_, pri)
+        lp = np.asarray(loglik(tt, ll_, st)) + np.asarray(log_prior(tt, ll_, pri))
         return tg, lg, lp
 
     for _ in range(12):

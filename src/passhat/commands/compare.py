@@ -86,6 +86,13 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         help="Compare the tasks both systems ran; report how many were dropped.",
     ),
     click.option(
+        "--weights",
+        type=click.Choice(["equal", "declared", "category"]),
+        default="equal",
+        show_default=True,
+        help="Task weights of the compared average (shared by both systems).",
+    ),
+    click.option(
         "--baseline",
         default=None,
         help="With one input holding several systems: the system the others are compared to.",
@@ -153,6 +160,7 @@ def _run_paired(
         baseline=opts["baseline"],
         method=opts["ci_method"],
         names=names,
+        weights=None if opts["weights"] == "equal" else opts["weights"],
     )
 
 
@@ -180,9 +188,9 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             str(cand),
             "difference",
             "population",
-            "p (perm)",
+            "p (pop.)",
             "benchmark",
-            "p (normal)",
+            "p (bench.)",
         ):
             table.add_column(col, justify="left" if col == "metric" else "right")
         kmin = int(pop["k"].min())
@@ -214,11 +222,18 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
     if not quiet:
         methods = t.drop_duplicates(["scope", "method", "p_method"])
         for _, r in methods.iterrows():
-            console.print(f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}")
+            console.print(
+                f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}",
+                markup=False,
+                highlight=False,
+            )
         console.print(
-            "population: would the difference hold on new tasks from the same distribution; "
-            "benchmark: on these tasks, given their finitely many runs."
+            "population: the expected difference over tasks like these; benchmark: on these "
+            "tasks, given their finitely many runs. In each scope the interval excludes 0 "
+            f"exactly when p ≤ {1 - level:.2g} (interval and test are one construction)."
         )
+        for note in cmp.notes:
+            console.print(note, markup=False, highlight=False)
 
 
 def _run_classify(
