@@ -176,7 +176,7 @@ def invert_flips(
     counts = freq if freq is not None else _freq_from_exact(flips)
     omega = w / float(np.sum(counts * w))
     d_obs = (counts * omega) @ vals  # C
-    alpha = 1.0 - float(ci)
+    alpha = round(1.0 - float(ci), 12)  # 1 − 0.9 is 0.09999…98 in floating point; use 0.1
     lo = np.empty(vals.shape[1])
     hi = np.empty(vals.shape[1])
     p0 = np.empty(vals.shape[1])

@@ -101,7 +101,7 @@ def draw_interval(draws: ArrayLike, *, ci: float) -> tuple[float, float, float]:
     """
     d = np.sort(np.asarray(draws, dtype=float))
     m = d.size
-    alpha = 1.0 - float(ci)
+    alpha = round(1.0 - float(ci), 12)  # 1 − 0.9 is 0.09999…98 in floating point; use 0.1
     r = int(np.floor(alpha * m / 2.0))
     while r + 1 < m and 2.0 * (r + 1) / m <= alpha:
         r += 1
@@ -220,7 +220,7 @@ def paired_table(
     c_a = np.asarray(c, dtype=float)
     w = np.asarray(weights, dtype=float).ravel()
     level = float(ci)
-    alpha = 1.0 - level
+    alpha = round(1.0 - level, 12)
     z = float(stats.norm.isf(alpha / 2))
     cols = columns(ks)
     t_n = n_a.shape[1]
