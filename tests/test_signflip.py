@@ -61,7 +61,6 @@ def test_exact_p_value_and_interval_match_brute_force(seed: int) -> None:
 
 
 def test_random_flips_p_value_formula() -> None:
-    rng = np.random.default_rng(4)
     d = np.repeat([0.2, -0.1, 0.4, 0.0], [30, 20, 25, 25])
     dj, wj, fj = _categories(d, np.ones(d.size))
     flips = flip_sums(fj, n_flips=999, rng=np.random.default_rng(5))

@@ -1,4 +1,4 @@
-"""Tests of passhat.compare.engine and weighted paired comparisons (issue 11 item 3, issue 16 item 4).
+"""Tests of passhat.compare.engine and weighted paired comparisons (issues 11.3 and 16.4).
 
 Oracles: brute force over all 2^T sign vectors of the tasks (the exact
 weighted sign-flip p-value and the shifts it does not reject), the benchmark
