@@ -312,6 +312,7 @@ def posterior_grid(
     *,
     prior: PriorLike | None = None,
     size: int = 256,
+    threshold: float = THRESHOLD,
 ) -> Grid:
     """The posterior of (θ = logit μ, λ = log κ) on an adaptive grid.
 
@@ -322,6 +323,9 @@ def posterior_grid(
     prior : HyperPrior or passhat.model.Priors, optional
     size : int
         Points per axis of the final grid.
+    threshold : float
+        The box holds the cells whose log density is within this of the
+        maximum (30 by default: everything but e^−30 of the peak).
 
     Returns
     -------
@@ -354,7 +358,7 @@ def posterior_grid(
         tg, lg, lp = evaluate(th_lo, th_hi, la_lo, la_hi, COARSE)
         if not np.isfinite(lp).any():
             raise ModelError("grid: the log posterior is not finite anywhere on the grid")
-        keep = lp > np.nanmax(lp) - THRESHOLD
+        keep = lp > np.nanmax(lp) - threshold
         ti = np.flatnonzero(keep.any(axis=1))
         li = np.flatnonzero(keep.any(axis=0))
         ht, hl = tg[1] - tg[0], lg[1] - lg[0]

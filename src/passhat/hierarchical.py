@@ -214,13 +214,14 @@ def expected_task_variance(
             sl = slice(start, start + step)
             x = ax[None, :] + succ[sl, None]
             y = nodes.kappa[None, :] + nn[sl, None]
-            mom = rising_moments(x, y, top)  # tasks × nodes × top: E[p^m], m = 1..top
+            mom = rising_moments(x, y, top)  # tasks × nodes × top: E[p^m | node], m = 1..top
+            # the variance is linear in the moments: average them over the nodes first
+            avg = np.einsum("tnm,n->tm", mom, nodes.weight)  # tasks × top
             for j in idx:
                 kk = kks[j]
                 h = subset_overlap_weights(nn[sl], kk)  # tasks × k
                 m = np.arange(2 * kk - 1, kk - 1, -1) - 1  # 2k−j for j = 1..k (0-based)
-                terms = mom[..., m] - mom[..., [2 * kk - 1]]
-                out[sl, j] = (terms * h[:, None, :]).sum(axis=-1) @ nodes.weight
+                out[sl, j] = ((avg[:, m] - avg[:, [2 * kk - 1]]) * h).sum(axis=-1)
     return np.maximum(out, 0.0)
 
 

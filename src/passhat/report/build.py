@@ -150,7 +150,8 @@ def build_report_data(
         "min_runs": min_runs,
     }
     if ci is not None:
-        est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
+        # the predictive interval: what a new benchmark of as many tasks would show
+        est_opts.update(ci=ci, seed=seed, n_boot=n_boot, predictive=int(ds.sizes["task"]))
     est = estimate(ds, **est_opts)
     ks = [int(v) for v in est.settings["k"]]
     sp = spread(ds, k=ks, weights=weights, on_short=on_short, min_runs=min_runs)
@@ -170,7 +171,13 @@ def build_report_data(
     headline = headline_section(est, ks=ks, ci=ci, model_rows=model_rows)
     if len(systems) > 1 and ci is not None:
         cmp_table, cmp_sentences = comparison_table(
-            ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot, baseline=baseline or systems[0]
+            ds,
+            ks=ks,
+            ci=ci,
+            seed=seed,
+            n_boot=n_boot,
+            baseline=baseline or systems[0],
+            weights=weights,
         )
         headline.tables.append(cmp_table)
         headline.sentences.extend(cmp_sentences)

@@ -55,6 +55,7 @@ def comparison_table(
     seed: int | None,
     n_boot: int,
     baseline: str,
+    weights: Any = None,
 ) -> tuple[Table, list[str]]:
     """Paired differences (candidate − baseline) with intervals and p-values, population scope.
 
@@ -72,6 +73,8 @@ def comparison_table(
         Bootstrap resamples.
     baseline : str
         The system the others are compared with.
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights, as in the report's estimate.
 
     Returns
     -------
@@ -86,11 +89,21 @@ def comparison_table(
     >>> sorted({(r["baseline"], r["candidate"]) for r in table.rows})
     [('baseline', 'guided')]
     """
-    cmp = compare(data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True, baseline=baseline)
+    cmp = compare(
+        data,
+        k=ks,
+        ci=ci,
+        seed=seed,
+        n_boot=n_boot,
+        intersect=True,
+        baseline=baseline,
+        weights=weights,
+    )
     rows = _rows(cmp.table)
     table = Table(
         id="headline_compare",
-        caption="Paired comparison on matched tasks (candidate − baseline), population scope",
+        caption="Paired comparison on matched tasks (candidate − baseline): the expected "
+        "difference over tasks like these (population scope)",
         columns=[
             Column("baseline", "Baseline"),
             Column("candidate", "Candidate"),
@@ -102,7 +115,11 @@ def comparison_table(
             Column("tasks", "Tasks", "int"),
         ],
         rows=rows,
-        note=str(rows[0]["method"]) if rows else "",
+        note=(
+            f"{rows[0]['method']}; the interval excludes 0 exactly when p ≤ {1 - ci:.2g}"
+            if rows
+            else ""
+        ),
     )
     sent = []
     kmax = ks[-1]
@@ -110,7 +127,7 @@ def comparison_table(
         if r["metric"] == "pass^k" and r["k"] == kmax:
             lo, hi = r["diff_lower"], r["diff_upper"]
             sig = (
-                "the interval excludes zero"
+                "the interval excludes zero (and the test rejects at that level)"
                 if lo is not None and (lo > 0 or hi < 0)
                 else "the interval includes zero, so the data do not settle which is better"
             )
