@@ -147,7 +147,7 @@ def fit_cmd(
         title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
         f"{result.seed})"
     )
-    for col in ("system", "k", "metric", "benchmark", "population", "task-sampling share"):
+    for col in ("system", "k", "metric", "benchmark", "population", "runs can remove"):
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
     names = METRIC_LABELS
     for s in result.systems:
@@ -165,7 +165,7 @@ def fit_cmd(
                     names[m],
                     _interval(b),
                     _interval(p),
-                    pct(float(p["task_sampling_share"]), 0),
+                    pct(float(p["within_task_share"]), 0),
                 )
         icc = part[part["metric"] == "icc"].iloc[0]
         icc_label = "ICC 1/(κ+1)" if result.model == "beta" else "ICC"
@@ -184,9 +184,11 @@ def fit_cmd(
     if not quiet:
         console.print(
             "benchmark = these tasks, uncertainty from the finite runs per task only; "
-            "population = a new task from the same distribution, adding task sampling. "
-            "task-sampling share = part of the population-scope variance not explained by "
-            "within-task uncertainty.",
+            "population = the expected value over tasks like these, adding task sampling. "
+            "runs can remove = the share of the population-scope posterior variance that "
+            "unlimited runs on these tasks would remove (law of total variance given their "
+            "rates); the rest comes from which tasks were sampled and only more tasks reduce "
+            "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
         if output is not None:

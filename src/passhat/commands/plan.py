@@ -17,7 +17,8 @@ from rich.table import Table
 
 from passhat import planner as plan
 from passhat._version import __version__
-from passhat.commands._common import emit_json, load_input, parse_k, records
+from passhat.commands._common import emit_json, load_input, records
+from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 
@@ -72,22 +73,6 @@ def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = No
     _explain(res.reasoning, res.method, res.assumptions)
 
 
-def _solve_three(
-    names: tuple[str, str, str], values: list[Any], default_index: int, default: Any
-) -> list[Any]:
-    """Fill a default for the one optional quantity when two others are missing."""
-    missing = [i for i, v in enumerate(values) if v is None]
-    if not missing:
-        raise OptionError(
-            "give all but one of "
-            + ", ".join(f"--{n.replace('_', '-')}" for n in names)
-            + ": the missing one is solved for"
-        )
-    if len(missing) == 2 and default_index in missing:
-        values[default_index] = default
-    return values
-
-
 json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -97,12 +82,16 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readabl
 @click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
 @click.option("--runs", type=int, default=None, help="Number of runs.")
 @json_opt
+@in_cli_terms
 def detect_cmd(
     flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
 ) -> None:
     """Runs to see at least one failure with probability q at flip rate f."""
-    f, q, n = _solve_three(
-        ("flip_rate", "confidence", "runs"), [flip_rate, confidence, runs], 1, 0.95
+    f, q, n = leave_one_out(
+        "detect",
+        {"--flip-rate": flip_rate, "--confidence": confidence, "--runs": runs},
+        example="--flip-rate 0.1",
+        default=("--confidence", 0.95),
     )
     _emit(plan.runs_to_detect(flip_rate=f, confidence=q, runs=n), as_json)
 
@@ -112,6 +101,7 @@ def detect_cmd(
 @click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@in_cli_terms
 def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
     """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
     _emit(plan.failure_upper_bound(runs=runs, failures=failures, confidence=confidence), as_json)
@@ -123,6 +113,7 @@ def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> Non
 @click.option("--allowed-failures", type=int, default=0, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
 @json_opt
+@in_cli_terms
 def certify_cmd(
     max_failure_rate: float | None,
     confidence: float | None,
@@ -131,8 +122,11 @@ def certify_cmd(
     as_json: bool,
 ) -> None:
     """Runs needed to certify a failure rate below f₀ with x allowed failures."""
-    f, q, n = _solve_three(
-        ("max_failure_rate", "confidence", "runs"), [max_failure_rate, confidence, runs], 1, 0.95
+    f, q, n = leave_one_out(
+        "certify",
+        {"--max-failure-rate": max_failure_rate, "--confidence": confidence, "--runs": runs},
+        example="--max-failure-rate 0.05",
+        default=("--confidence", 0.95),
     )
     _emit(
         plan.runs_to_certify(
@@ -154,6 +148,7 @@ def certify_cmd(
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
 @json_opt
+@in_cli_terms
 def width_cmd(
     half_width: float | None,
     rate: float,
@@ -163,6 +158,11 @@ def width_cmd(
     as_json: bool,
 ) -> None:
     """Runs for a per-task interval of a given half-width (exact search)."""
+    half_width, runs = leave_one_out(
+        "width",
+        {"--half-width": half_width, "--runs": runs},
+        example="--rate 0.8 --half-width 0.1",
+    )
     _emit(
         plan.runs_for_width(
             half_width=half_width,
@@ -179,6 +179,7 @@ def width_cmd(
 @click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
 @click.option("--attempts", type=int, required=True, help="Attempts k.")
 @json_opt
+@in_cli_terms
 def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
     """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
     _emit(plan.gate(rate=rate, attempts=attempts), as_json)
@@ -187,6 +188,7 @@ def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
 @click.command("table")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@in_cli_terms
 def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
     tables = plan.seed_tables(confidence=confidence)
@@ -310,6 +312,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@in_cli_terms
 def design_cmd(
     budget_runs: float | None,
     budget_cost: float | None,
@@ -335,6 +338,12 @@ def design_cmd(
     """Tasks × runs per task for a budget: SEs of pass^k, mean and pass@k, optimum marked."""
     if budget_runs is None and budget_cost is None:
         raise OptionError("give --budget-runs or --budget-cost")
+    if scope == "benchmark" and tasks is None:
+        raise OptionError(
+            "--scope benchmark needs --tasks N: the benchmark value is the mean over these N "
+            "tasks, so it changes with N and cannot be optimised over it (or use --scope "
+            "population to choose the number of tasks)"
+        )
     prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
     t = plan.design(
         budget_runs=budget_runs,
@@ -406,156 +415,6 @@ def design_cmd(
         )
 
 
-def _int_list(text: str | None, name: str) -> list[int] | None:
-    if text is None:
-        return None
-    vals = parse_k(text, option=name) if text else []
-    if not vals:
-        raise OptionError(f"{name}: give values like 20,50,100")
-    return vals
-
-
-@click.command("power")
-@click.option("--delta", type=float, default=None, help="Difference to detect (B − A).")
-@click.option("--tasks", type=int, default=None, help="Matched tasks.")
-@click.option("--runs-per-task", type=int, default=None, help="Runs per task per system.")
-@click.option("--power", "power_", type=float, default=None, help="Required power.")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option(
-    "--metric",
-    type=click.Choice(["mean", "pass_hat_k", "pass_at_k"]),
-    default="mean",
-    show_default=True,
-)
-@click.option("--k", "k", type=int, default=1, show_default=True)
-@click.option(
-    "--correlation",
-    type=float,
-    default=0.5,
-    show_default=True,
-    help="Latent correlation of a task's rates under the two systems.",
-)
-@click.option(
-    "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
-)
-@click.option("--replicates", type=int, default=2000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
-@click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
-@click.option(
-    "--scheduler",
-    default=None,
-    help="Sweep: dask scheduler address, or synchronous/threads (default: a local cluster).",
-)
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@prior_options
-@json_opt
-def power_cmd(
-    delta: float | None,
-    tasks: int | None,
-    runs_per_task: int | None,
-    power_: float | None,
-    alpha: float,
-    metric: str,
-    k: int,
-    correlation: float,
-    method: str,
-    replicates: int,
-    seed: int,
-    grid_tasks: str | None,
-    grid_runs: str | None,
-    scheduler: str | None,
-    quiet: bool,
-    from_path: str | None,
-    mean_: float | None,
-    icc: float | None,
-    kappa: float | None,
-    fmt: str | None,
-    system: str | None,
-    as_json: bool,
-) -> None:
-    """Tasks × runs to detect a difference between two systems (paired), or a design's power."""
-    prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
-    common: dict[str, Any] = {
-        "prior": prior,
-        "k": k,
-        "metric": metric,
-        "alpha": alpha,
-        "correlation": correlation,
-    }
-    gt, gr = _int_list(grid_tasks, "--grid-tasks"), _int_list(grid_runs, "--grid-runs")
-    if gt is not None or gr is not None:
-        if gt is None or gr is None or delta is None:
-            raise OptionError("a sweep needs --grid-tasks, --grid-runs and --delta")
-        if tasks is not None or runs_per_task is not None or power_ is not None:
-            raise OptionError("a sweep takes --grid-tasks/--grid-runs, not --tasks/--runs/--power")
-        df = plan.power_grid(
-            delta=delta,
-            tasks=gt,
-            runs_per_task=gr,
-            replicates=replicates,
-            seed=seed,
-            scheduler=scheduler,
-            progress=not quiet and sys.stderr.isatty() and not as_json,
-            **common,
-        )
-        if as_json:
-            _json(stamp, **df.attrs, grid=records(df))
-            return
-        _explain(df.attrs["reasoning"], None, df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("tasks", "tasks", "d"),
-                ("runs_per_task", "runs/task", "d"),
-                ("power_analytic", "power (analytic)", ".3f"),
-                ("power", "power (simulated)", ".3f"),
-                ("mc_error", "± MC error", ".3f"),
-            ],
-            f"power to detect {delta:+g}",
-        )
-        return
-    if tasks is None and runs_per_task is None:
-        if delta is None or power_ is None:
-            raise OptionError(
-                "leave exactly one of --delta, --tasks, --runs-per-task, --power unset "
-                "(or only --tasks and --runs-per-task for a table of designs)"
-            )
-        df = plan.power_table(delta=delta, power=power_, **common)
-        best = df.attrs["optimum"]
-        if as_json:
-            _json(stamp, **df.attrs, table=records(df))
-            return
-        click.echo(
-            f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
-            f"({best['runs']} runs per system)"
-        )
-        _explain(df.attrs["reasoning"], df.attrs["method"], df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("runs_per_task", "runs/task", "d"),
-                ("tasks", "tasks", "d"),
-                ("runs", "runs/system", "d"),
-                ("sd_difference", "SD of difference", ".3f"),
-                ("optimal", "opt", ""),
-            ],
-            "tasks needed per runs per task",
-        )
-        return
-    res = plan.power(
-        delta=delta,
-        tasks=tasks,
-        runs_per_task=runs_per_task,
-        power=power_,
-        method=method,  # type: ignore[arg-type]
-        replicates=replicates,
-        seed=seed,
-        **common,
-    )
-    _emit(res, as_json, stamp)
-
-
 @click.group("plan")
 def plan_group() -> None:
     """How many runs, tasks and dollars: closed forms, budget design, power."""
@@ -568,7 +427,6 @@ for _cmd in (
     width_cmd,
     gate_cmd,
     design_cmd,
-    power_cmd,
     table_cmd,
 ):
     plan_group.add_command(_cmd)

@@ -39,6 +39,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from passhat._repr import View, as_html, as_text
 from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
 from passhat.bootstrap import CI_METHODS
 from passhat.compare.engine import paired_table
@@ -75,6 +76,50 @@ class Comparison:
     dropped: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    def _view(self) -> View:
+        t = self.table
+        scope = "population" if "scope" in t.columns else None
+        rows = t[t["scope"] == scope] if scope else t
+        frame = pd.DataFrame(
+            {
+                "candidate − baseline": [
+                    f"{c} − {b}" for b, c in zip(rows["baseline"], rows["candidate"], strict=True)
+                ],
+                "metric": [METRIC_LABELS.get(str(m), str(m)) for m in rows["metric"]],
+                "k": rows["k"].astype(str),
+                "difference (interval)": [
+                    f"{d * 100:+.1f} pts ({lo * 100:+.1f} to {hi * 100:+.1f})"
+                    for d, lo, hi in zip(
+                        rows["difference"], rows["lower"], rows["upper"], strict=True
+                    )
+                ],
+                "p-value": [f"{p:.3g}" for p in rows["p_value"]],
+                "tasks": rows["tasks"].astype(str),
+            }
+        )
+        notes = []
+        pairs = rows[["method", "p_method"]].drop_duplicates() if len(rows) else rows
+        for meth, pmeth in zip(pairs["method"], pairs["p_method"], strict=True):
+            notes.append(
+                f"{self.settings.get('ci', 0.95):.0%} interval, {scope or 'benchmark'} scope "
+                f"(the expected difference over tasks like these): {meth}; p-value: {pmeth}."
+            )
+        if len(rows):
+            notes.append(
+                "The interval excludes 0 exactly when p ≤ 1 − level."
+                + (" The benchmark scope is in .table." if scope else "")
+            )
+        if len(self.dropped):
+            notes.append(f"{len(self.dropped)} task(s) run by one system only: see .dropped.")
+        notes.extend(self.notes)
+        return View("Comparison on matched tasks (paired)", frame, tuple(notes))
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
 
 def paired_difference(

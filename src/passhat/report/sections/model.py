@@ -15,6 +15,7 @@ import xarray as xr
 from passhat.estimators import METRIC_LABELS
 from passhat.model import Fit, compare_models, fit
 from passhat.report.document import Column, Section, Table, frame_rows
+from passhat.report.figure_data import ppc_frame
 from passhat.report.sections._rows import population_row, shown
 from passhat.trials import Trials
 
@@ -67,13 +68,16 @@ def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: 
             Column("scope", "Scope"),
             Column("mean", "Posterior mean", "pct"),
             Column("ci", f"{level:.0%} credible interval", "interval"),
-            Column("within_task_share", "Variance: within-task share", "pct"),
-            Column("task_sampling_share", "Variance: task-sampling share", "pct"),
+            Column("within_task_share", "Variance more runs can remove", "pct"),
+            Column("task_sampling_share", "Variance from task sampling", "pct"),
         ],
         rows=rows,
-        note=f"Method: {label}. The variance split divides the population-scope posterior "
-        "variance into the part from the finite runs of each task (within-task) and the part "
-        "from which tasks were drawn (task sampling).",
+        note=f"Method: {label}. Population scope is the expected value over tasks like these; "
+        "benchmark scope is these tasks. The variance split follows the law of total variance "
+        "given these tasks' success rates p: Var(E[θ | p]) is the share of the population-scope "
+        "posterior variance that unlimited runs on these tasks would remove; the rest, "
+        "E[Var(θ | p)], comes from which tasks were sampled and only more tasks reduce it. A "
+        "benchmark-scope value depends on p alone, so more runs can remove all of its variance.",
     )
 
 
@@ -146,9 +150,9 @@ def _diagnostics_table(diag: Any) -> Table:
 def _ppc(f: Fit) -> tuple[Table, list[str]]:
     """The posterior predictive check's table, and one sentence per system."""
     sent: list[str] = []
-    ppc = f.ppc()
+    ppc = ppc_frame(f)
     for system, part in ppc.groupby("system", sort=False):
-        outside = part[(part["observed"] < part["lower"]) | (part["observed"] > part["upper"])]
+        outside = part[part["outside"]]
         lvl = float(part["ci"].iloc[0])
         if len(outside):
             worst = outside.iloc[0]
@@ -156,8 +160,8 @@ def _ppc(f: Fit) -> tuple[Table, list[str]]:
                 f"{system}: the observed number of tasks falls outside the model's {lvl:.0%} "
                 f"predictive interval in {len(outside)} of {len(part)} bins of c/n (e.g. "
                 f"{worst['label']}: {int(worst['observed'])} observed against "
-                f"{worst['lower']:g}–{worst['upper']:g}); the plain Beta spread misses part of "
-                "the shape of the data."
+                f"{int(worst['lower'])}–{int(worst['upper'])}); the plain Beta spread misses "
+                "part of the shape of the data."
             )
         else:
             sent.append(
@@ -172,16 +176,18 @@ def _ppc(f: Fit) -> tuple[Table, list[str]]:
             Column("label", "c/n"),
             Column("observed", "Observed tasks", "int"),
             Column("expected", "Replicated (mean)", "num"),
-            Column("ppc", "Replicated interval", "interval_num"),
+            Column("ppc", "Replicated interval (tasks)", "interval_num"),
         ],
+        note="The replicated interval's bounds are counts of tasks, rounded outward to whole "
+        "tasks; an observed count outside them is what the sentences above report.",
         rows=[
             {
                 "system": str(r["system"]),
                 "label": str(r["label"]),
                 "observed": int(r["observed"]),
                 "expected": float(r["expected"]),
-                "ppc_lower": float(r["lower"]),
-                "ppc_upper": float(r["upper"]),
+                "ppc_lower": int(r["lower"]),
+                "ppc_upper": int(r["upper"]),
             }
             for r in ppc.to_dict(orient="records")
         ],
@@ -204,11 +210,13 @@ def _icc_sentences(
         if p is not None:
             share = float(p["task_sampling_share"])
             line += (
-                f" For a new task, pass^{kmax} = {p['mean']:.1%} ({p['lower']:.1%}–"
-                f"{p['upper']:.1%}); {share:.0%} of that uncertainty comes from which tasks were "
-                "drawn, "
+                f" The expected pass^{kmax} over tasks like these is {p['mean']:.1%} "
+                f"({p['lower']:.1%}–{p['upper']:.1%}); {share:.0%} of that posterior variance "
+                "comes from which tasks were sampled and would remain however many runs each "
+                f"task got (law of total variance given the tasks' rates), {1 - share:.0%} from "
+                "the finite runs per task, "
                 + (
-                    "so more tasks, not more runs per task, would narrow it."
+                    "so more tasks, not more runs per task, would narrow it most."
                     if share > 0.5
                     else "so more runs per task would narrow it most."
                 )
