@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import passhat as ph
@@ -161,3 +162,24 @@ def test_classify_labels_builds_like_the_paired_comparison(
     doc = json.loads(capsys.readouterr().out)
     assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
     assert "(ca → cb;" in doc["summary"]
+
+
+def test_compare_weights_and_consistency(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--weights category matches the API; every row's interval excludes 0 iff p ≤ 1 − ci."""
+    df = ph.load_example("agents").frame.copy()
+    df["category"] = np.where(df["task_id"].str.len() % 2 == 0, "even", "odd")
+    path = tmp_path / "cat.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--k", "1,5", "--seed", "0", "--n-boot", "400", "--ci", "0.9"]
+    rc, out, _ = run(capsys, [*argv, "--weights", "category", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    api = ph.compare(ph.read(path), k=[1, 5], seed=0, n_boot=400, ci=0.9, weights="category").table
+    assert [round(r["difference"], 12) for r in doc["comparison"]] == [
+        round(x, 12) for x in api["difference"]
+    ]
+    assert doc["settings"]["weights"] == "category"
+    for r in doc["comparison"]:
+        assert (r["lower"] > 0 or r["upper"] < 0) == (r["p_value"] <= 0.1)
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "excludes 0 exactly when p ≤ 0.1" in out

@@ -341,6 +341,7 @@ def compare_cmd(**opts: Any) -> None:
                 "comparison": records(cmp.table),
                 "discordant": records(cmp.discordant),
                 "dropped": records(cmp.dropped),
+                "notes": list(cmp.notes),
             }
         )
         return
