@@ -21,6 +21,7 @@ from passhat.errors import (
     InputError,
     ModelError,
     OptionError,
+    OutputError,
     PasshatError,
     ShortTaskError,
     ValidationError,
@@ -38,14 +39,14 @@ from passhat.estimators import (
     plugin_pass_at_k,
     plugin_pass_hat_k,
 )
-from passhat.examples import load_example
+from passhat.examples import load_example, load_example_traces
 from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_traces, read_trials
 from passhat.model import Fit, compare_models, fit, load_fit
 from passhat.report import report
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.slices import Slices, slices
-from passhat.spread import spread, spread_from_summary
+from passhat.spread import heterogeneity_test, spread, spread_from_summary
 from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials, counts_from_arrays
 
@@ -62,6 +63,7 @@ __all__ = [
     "InputError",
     "ModelError",
     "OptionError",
+    "OutputError",
     "PasshatError",
     "ShortTaskError",
     "Slices",
@@ -76,8 +78,10 @@ __all__ = [
     "divergence",
     "estimate",
     "fit",
+    "heterogeneity_test",
     "io",
     "load_example",
+    "load_example_traces",
     "load_fit",
     "mean_success",
     "pass_at_k",

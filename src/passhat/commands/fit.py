@@ -5,18 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import pct
+from passhat._validate import DEFAULT_SEED
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
+from passhat.commands._output import Table, make_console, table_output
+from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
 __all__ = ["register"]
 
-EXIT_DIAGNOSTICS = 3
+#: ``--strict`` is a gate on the diagnostics: "fail" is exit status 1 (docs/guide/cli.md).
+EXIT_DIAGNOSTICS = EXIT_FAIL
 
 
 def _interval(row: Any) -> str:
@@ -48,10 +57,12 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="Task weights in benchmark-scope metrics.",
 )
+@unscored_tasks_option(impute=True)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=None,
+    default=DEFAULT_SEED,
+    show_default=True,
     help="Random seed (recorded in the output).",
 )
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
@@ -65,9 +76,16 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="NUTS implementation (auto: nutpie when installed).",
 )
-@click.option("-o", "--output", default=None, help="Save the posterior as netCDF here.")
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    help="Save the posterior as netCDF here (checked before fitting; never over the input).",
+)
+@click.option("--force", is_flag=True, help="With -o: replace an existing file.")
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("summary")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
@@ -75,13 +93,15 @@ def fit_cmd(
     method: str,
     model_name: str,
     weights: str,
-    seed: int | None,
+    unscored_tasks: str,
+    seed: int,
     draws: int,
     tune: int,
     chains: int,
     ci: float,
     sampler: str,
     output: str | None,
+    force: bool,
     strict: bool,
     as_json: bool,
     quiet: bool,
@@ -91,8 +111,14 @@ def fit_cmd(
     benchmark = these tasks (only within-task uncertainty); population = a
     new task from the same distribution (adds task sampling).
     """
+    from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
+    from passhat.model.fit import fit_notes
 
+    if output is not None:  # before sampling, not after
+        check_file(output, inputs=input_paths(source.path), force=force)
+    elif force:
+        raise OptionError("--force applies to -o FILE")
     ks = parse_k(k_text)
     data = source.load()
     result = _fit(
@@ -101,6 +127,7 @@ def fit_cmd(
         method=method,
         model=model_name,
         weights=None if weights == "equal" else weights,
+        unscored_tasks=unscored_tasks,
         seed=seed,
         draws=draws,
         tune=tune,
@@ -111,7 +138,7 @@ def fit_cmd(
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     if output is not None:
-        result.to_netcdf(output)
+        result.to_netcdf(output, force=force)
     if as_json:
         emit_json(
             {
@@ -128,9 +155,11 @@ def fit_cmd(
                     "chains": chains,
                     "ci": ci,
                     "weights": weights,
+                    "unscored_tasks": unscored_tasks,
                     "priors": result.priors.to_json(),
                     "output": output,
                 },
+                "notes": fit_notes(result),
                 "summary": records(summary),
                 "diagnostics": {
                     "passed": diag.passed,
@@ -142,7 +171,7 @@ def fit_cmd(
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
-    console = Console(width=max(Console().width, 110))
+    console = make_console(min_width=110)
     table = Table(
         title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
         f"{result.seed})"
@@ -191,6 +220,8 @@ def fit_cmd(
             "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
+        for note in fit_notes(result):
+            console.print(note)  # the console prints every string literally
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:
