@@ -151,3 +151,31 @@ def test_h0_interval_and_test_agree_and_size_is_at_most_alpha() -> None:
     se = np.sqrt(alpha * (1 - alpha) / reps)
     for key, rej in rejections.items():
         assert rej / reps <= alpha + 3 * se, (key, rej / reps)
+
+
+def test_category_weights_with_min_runs_equal_the_comparison_without_the_left_out_task() -> None:
+    """Weights (issue 16.4) and main's matched exclusions together: a task with too few runs
+    for one system is left out for both, and the category weights are those of the tasks left.
+    Oracle: the same comparison on the data with that task removed by hand."""
+    n_a = [4, 4, 4, 4, 4, 4, 2, 4, 4, 4, 4, 4]
+    n_b = [4] * 12
+    c_a = [0, 1, 2, 4, 1, 0, 1, 2, 1, 0, 4, 2]
+    c_b = [1, 3, 2, 3, 4, 2, 2, 4, 0, 3, 4, 3]
+    cat = ["x"] * 8 + ["y"] * 4
+    a, b = _pair(n_a, c_a, n_b, c_b, category=cat)
+    cmp = ph.compare(a, b, k=[1, 2], ci=0.9, seed=0, weights="category", min_runs=3)
+    assert cmp.dropped["task"].tolist() == ["t6"]
+    keep = [i for i in range(12) if i != 6]
+
+    def pick(xs):  # type: ignore[no-untyped-def]
+        return [xs[i] for i in keep]
+
+    a2, b2 = _pair(pick(n_a), pick(c_a), pick(n_b), pick(c_b), category=pick(cat))
+    want = ph.compare(a2, b2, k=[1, 2], ci=0.9, seed=0, weights="category")
+    cols = ["k", "metric", "scope", "difference", "lower", "upper", "p_value"]
+    pd.testing.assert_frame_equal(cmp.table[cols], want.table[cols])
+    # the category weights of the tasks left: 7 tasks of x and 4 of y, each category half
+    w = np.array([1 / 7] * 7 + [1 / 4] * 4)
+    d = (np.array(pick(c_b)) - np.array(pick(c_a))) / 4
+    row = cmp.table[(cmp.table["metric"] == "mean") & (cmp.table["scope"] == "population")]
+    assert row["difference"].iloc[0] == pytest.approx(float(w @ d / w.sum()))
