@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import passhat as ph
@@ -185,6 +186,27 @@ def test_cli_classify_multiplicity(capsys) -> None:  # type: ignore[no-untyped-d
     assert doc["counts"] == want.counts
 
 
+def test_compare_weights_and_consistency(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--weights category matches the API; every row's interval excludes 0 iff p ≤ 1 − ci."""
+    df = ph.load_example("agents").frame.copy()
+    df["category"] = np.where(df["task_id"].str.len() % 2 == 0, "even", "odd")
+    path = tmp_path / "cat.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--k", "1,5", "--seed", "0", "--n-boot", "400", "--ci", "0.9"]
+    rc, out, _ = run(capsys, [*argv, "--weights", "category", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    api = ph.compare(ph.read(path), k=[1, 5], seed=0, n_boot=400, ci=0.9, weights="category").table
+    assert [round(r["difference"], 12) for r in doc["comparison"]] == [
+        round(x, 12) for x in api["difference"]
+    ]
+    assert doc["settings"]["weights"] == "category"
+    for r in doc["comparison"]:
+        assert (r["lower"] > 0 or r["upper"] < 0) == (r["p_value"] <= 0.1)
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "excludes 0 exactly when p ≤ 0.1" in out
+
+
 def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Issue 12 item 7 in paired output: the task is left out for both systems, and listed."""
     rows = "system,task_id,trial,success\n"
@@ -200,4 +222,4 @@ def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  #
     assert (
         "left out 2 matched task(s) for both systems: t1 (A: n = 2 decided runs < min_runs" in out
     )
-    assert "200 resamples, seed 0" in out
+    assert "sign flips and posterior draws: 200, seed 0" in out

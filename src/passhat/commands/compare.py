@@ -64,26 +64,37 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--k", "k_text", default="1", show_default=True, help="k values: 1,5 or 1-5."),
     click.option("--ci", type=float, default=0.95, show_default=True, help="Confidence level."),
     click.option(
-        "--n-boot", type=int, default=DEFAULT_N_BOOT, show_default=True, help="Bootstrap resamples."
+        "--n-boot",
+        type=int,
+        default=DEFAULT_N_BOOT,
+        show_default=True,
+        help="Random sign flips and posterior draws.",
     ),
     click.option(
         "--seed",
         type=click.IntRange(min=0),
         default=DEFAULT_SEED,
         show_default=True,
-        help="Seed of bootstrap and permutations (printed with the results).",
+        help="Seed of the sign flips and posterior draws (printed with the results).",
     ),
     click.option(
         "--ci-method",
         type=click.Choice(["bca", "percentile"]),
         default="bca",
         show_default=True,
-        help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+        help="Accepted for compatibility: a documented rule picks each paired interval.",
     ),
     click.option(
         "--intersect",
         is_flag=True,
         help="Compare the tasks both systems ran; report how many were dropped.",
+    ),
+    click.option(
+        "--weights",
+        type=click.Choice(["equal", "declared", "category"]),
+        default="equal",
+        show_default=True,
+        help="Task weights of the compared average (shared by both systems).",
     ),
     click.option(
         "--baseline",
@@ -172,6 +183,7 @@ def _run_paired(
         baseline=opts["baseline"],
         method=opts["ci_method"],
         names=names,
+        weights=None if opts["weights"] == "equal" else opts["weights"],
         on_short="exclude" if opts["min_runs"] is not None else "error",
         min_runs=opts["min_runs"],
     )
@@ -201,9 +213,9 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             str(cand),
             "difference",
             "population",
-            "p (perm)",
+            "p (pop.)",
             "benchmark",
-            "p (normal)",
+            "p (bench.)",
         ):
             table.add_column(col, justify="left" if col == "metric" else "right")
         kmin = int(pop["k"].min())
@@ -242,17 +254,23 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
                 highlight=False,
             )
     console.print(
-        f"bootstrap and permutations: {cmp.settings['n_boot']} resamples, seed "
-        f"{cmp.settings['seed']}"
+        f"sign flips and posterior draws: {cmp.settings['n_boot']}, seed {cmp.settings['seed']}"
     )
     if not quiet:
         methods = t.drop_duplicates(["scope", "method", "p_method"])
         for _, r in methods.iterrows():
-            console.print(f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}")
+            console.print(
+                f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}",
+                markup=False,
+                highlight=False,
+            )
         console.print(
-            "population: would the difference hold on new tasks from the same distribution; "
-            "benchmark: on these tasks, given their finitely many runs."
+            "population: the expected difference over tasks like these; benchmark: on these "
+            "tasks, given their finitely many runs. In each scope the interval excludes 0 "
+            f"exactly when p ≤ {1 - level:.2g} (interval and test are one construction)."
         )
+        for note in cmp.notes:
+            console.print(note, markup=False, highlight=False)
 
 
 def _run_classify(
@@ -368,6 +386,7 @@ def compare_cmd(**opts: Any) -> None:
                 "comparison": records(cmp.table),
                 "discordant": records(cmp.discordant),
                 "dropped": records(cmp.dropped),
+                "notes": list(cmp.notes),
             }
         )
         return

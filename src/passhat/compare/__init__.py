@@ -8,7 +8,10 @@
   Benjamini–Hochberg across tasks (:mod:`passhat.compare.classification`,
   :mod:`passhat.compare.multiplicity`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
-  candidates from one input or two (:mod:`passhat.compare.selection`).
+  candidates from one input or two (:mod:`passhat.compare.selection`);
+* :func:`paired_table` — the engine under :func:`compare`: every pair of a list
+  of systems on one set of tasks, both scopes, reusing each system's posterior
+  across pairs (:mod:`passhat.compare.engine`; for leaderboards).
 
 Examples
 --------
@@ -29,6 +32,7 @@ from passhat.compare.classification import (
     classify,
     runs_to_significance,
 )
+from passhat.compare.engine import paired_table
 from passhat.compare.paired import Comparison, compare, paired_difference
 from passhat.compare.selection import Selection, select_systems
 
@@ -41,6 +45,7 @@ __all__ = [
     "classify",
     "compare",
     "paired_difference",
+    "paired_table",
     "runs_to_significance",
     "select_systems",
 ]
