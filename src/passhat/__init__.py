@@ -42,6 +42,7 @@ from passhat.examples import load_example
 from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_traces, read_trials
 from passhat.model import Fit, compare_models, fit, load_fit
+from passhat.rank import Ranking, rank
 from passhat.report import report
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.slices import Slices, slices
@@ -63,6 +64,7 @@ __all__ = [
     "ModelError",
     "OptionError",
     "PasshatError",
+    "Ranking",
     "ShortTaskError",
     "Slices",
     "Traces",
@@ -93,6 +95,7 @@ __all__ = [
     "plot_spread",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
+    "rank",
     "read",
     "read_counts",
     "read_traces",
