@@ -82,6 +82,7 @@ def simulate(t_n: int, n: int, rng: np.random.Generator) -> Any:
 
 def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str, pd.DataFrame]:
     import passhat as ph
+    from passhat.rank.tiers import assign_tiers
 
     rng = np.random.default_rng(seed)
     cols = [("mean", n), ("pass_hat_k", n)]
@@ -114,11 +115,23 @@ def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str
                     "mean_width": (t["rank_upper"] - t["rank_lower"] + 1).mean(),
                 }
             )
-            tiers = t["tier"].to_numpy()
             r_t = np.round(tv, 12)
+            pop = r.pairs[(r.pairs["metric"] == metric) & (r.pairs["scope"] == "population")]
+            pos = {s: i for i, s in enumerate(SYSTEMS)}
+            adj = np.ones((len(SYSTEMS), len(SYSTEMS)))
+            for a, b, p in zip(pop["system_a"], pop["system_b"], pop["p_holm"], strict=True):
+                adj[pos[a], pos[b]] = adj[pos[b], pos[a]] = p
+            point = t["value"].to_numpy()
+            tier_by = {
+                rule: assign_tiers(point, adj, alpha=round(1 - LEVEL, 12), rule=rule)
+                for rule in ("chain", "leader")
+            }
+            assert (tier_by["chain"] == t["tier"].to_numpy()).all()
             for i in range(len(SYSTEMS)):
                 for j in range(i + 1, len(SYSTEMS)):
-                    if r_t[i] == r_t[j]:
+                    if r_t[i] != r_t[j]:
+                        continue
+                    for rule, tiers in tier_by.items():
                         tier_rows.append(
                             {
                                 "T": t_n,
@@ -126,6 +139,7 @@ def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str
                                 "metric": metric,
                                 "k": k,
                                 "rep": rep,
+                                "rule": rule,
                                 "pair": f"{SYSTEMS[i]}-{SYSTEMS[j]}",
                                 "split": bool(tiers[i] != tiers[j]),
                             }
@@ -165,14 +179,15 @@ def summarise(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         .reset_index()
     )
     cov["mc_se"] = np.sqrt(LEVEL * (1 - LEVEL) / cov["reps"])
+    keys = ["T", "n", "metric", "k", "rule"]
     tiers = (
         raw["tiers"]
-        .groupby(["T", "n", "metric", "k"])
+        .groupby(keys)
         .agg(pairs=("split", "size"), split_rate=("split", "mean"), any_split=("split", "max"))
         .reset_index()
     )
-    per_rep = raw["tiers"].groupby(["T", "n", "metric", "k", "rep"])["split"].any()
-    tiers["replicates_with_a_split"] = per_rep.groupby(["T", "n", "metric", "k"]).mean().values
+    per_rep = raw["tiers"].groupby([*keys, "rep"])["split"].any()
+    tiers["replicates_with_a_split"] = per_rep.groupby(keys).mean().values
     cal = raw["calibration"].copy()
     bins = np.array([0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0 + 1e-9])
     cal["bin"] = pd.cut(cal["p_first"], bins, right=False, include_lowest=True)
@@ -243,6 +258,10 @@ def write(res: dict[str, pd.DataFrame], out: Path, *, reps: int, n_boot: int, se
         res["coverage"].round(3).to_markdown(index=False),
         "",
         "## Tiers: equal-truth systems split (goal ≤ 0.10 per pair)",
+        "",
+        "`chain` is passhat's rule (a new tier only at a system separated from every system of "
+        "the tier above); `leader` joins a system while it is not separated from the tier's "
+        "leader (computed from the same Holm-adjusted tests, for comparison).",
         "",
         res["tiers"].round(3).to_markdown(index=False),
         "",

@@ -43,7 +43,7 @@ from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
 from passhat.rank.result import Ranking
-from passhat.rank.tiers import assign_tiers, holm_by_column, leaders
+from passhat.rank.tiers import TIER_RULES, assign_tiers, holm_by_column, leaders
 from passhat.scopes import columns
 from passhat.trials import Trials
 
@@ -192,6 +192,7 @@ def rank(
     weights: WeightSpec = None,
     intersect: bool = False,
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
+    tier_rule: Literal["chain", "leader"] = "chain",
     fit: Any = None,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
@@ -221,6 +222,8 @@ def rank(
         ``dropped``) instead of raising an error naming them.
     rank_method : {"pairwise", "percentile"}
         Rank-interval construction (:mod:`passhat.rank.draws`).
+    tier_rule : {"chain", "leader"}
+        How tiers are cut (:func:`passhat.rank.tiers.assign_tiers`).
     fit : optional
         A joint fit result with ``metric_draws(metric, k, *, scope)`` →
         ``(draws, systems)`` (for ``engine="joint"``).
@@ -240,6 +243,7 @@ def rank(
     nb = check_n_boot(n_boot)
     check_method(engine, ENGINES, "engine")
     check_method(rank_method, RANK_METHODS, "rank_method")
+    check_method(tier_rule, TIER_RULES, "tier_rule")
     ks = norm_k(k)
     mets = [check_method(m, METRICS, "metric") for m in metrics]
     if not mets:
@@ -304,7 +308,7 @@ def rank(
         adj = np.full((len(systems), len(systems)), np.nan)
         adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
         adj[pop["b"].to_numpy(int), pop["a"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
-        r["tier"] = assign_tiers(point[:, j], adj, alpha=alpha)
+        r["tier"] = assign_tiers(point[:, j], adj, alpha=alpha, rule=tier_rule)
         lead = leaders(point[:, j], r["tier"].to_numpy())
         r["tier_leader"] = [systems[i] for i in lead]
         r["separated_from_leader"] = [
@@ -333,6 +337,7 @@ def rank(
         "scope_label": scope_label,
         "rank_method": rank_method,
         "tier_scope": "population",
+        "tier_rule": tier_rule,
         "pairs_tested": len(pair_idx),
         "tasks": t_n,
         "intersect": intersect,

@@ -184,10 +184,15 @@ class Ranking:
             f"Value intervals: {level:.0%}, {self.settings['scope_label']}, marginal "
             f"(per system). Rank intervals: {level:.0%}, marginal per system and simultaneous "
             f"over its comparisons with the others ({self.settings['rank_method']}).",
-            f"Tiers: walking down from the leader, a new tier starts only at a system whose "
-            f"paired test rejects at {1 - level:.0%} against every system of the tier above, "
-            f"after Holm across the {self.settings['pairs_tested']} pairs of each metric and k "
-            f"({self.settings['tier_scope']} scope, the compare rule); ties share a rank.",
+            (
+                f"Tiers: walking down from the leader, a new tier starts only at a system whose "
+                f"paired test rejects at {1 - level:.0%} against every system of the tier above"
+                if self.settings.get("tier_rule", "chain") == "chain"
+                else f"Tiers: a system joins the tier while its paired test against the tier's "
+                f"leader does not reject at {1 - level:.0%}"
+            )
+            + f", after Holm across the {self.settings['pairs_tested']} pairs of each metric "
+            f"and k ({self.settings['tier_scope']} scope, the compare rule); ties share a rank.",
             "Other metrics and k: .table; pairwise differences: .pairs; bands over the k grid "
             "(simultaneous): .bands, .band(), .difference_band().",
         ]
