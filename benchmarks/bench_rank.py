@@ -55,6 +55,7 @@ def main() -> int:
     names = [f"s{i:02d}" for i in range(args.systems)]
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
+    c0 = time.process_time()
     t0 = time.perf_counter()
     draws = paired_draws(
         n, c, np.ones(args.tasks), cols, n_boot=args.boot, rng=np.random.default_rng(1)
@@ -65,6 +66,7 @@ def main() -> int:
     for j in range(len(cols)):
         rank_from_draws(draws[:, :, j], names, point[:, j], ci=0.95)
     t_ranks = time.perf_counter() - t1
+    cpu = time.process_time() - c0
     total = t_draws + t_ranks
     print(
         f"bootstrap ranks, {args.systems} systems × {args.tasks} tasks × {args.runs} runs × "

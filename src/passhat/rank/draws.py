@@ -143,11 +143,14 @@ def _pairwise_counts(
     u32 = u.astype(np.float32)
     top = np.empty((n_draws, s), dtype=np.float32)
     chunk = max(1, _CHUNK_CELLS // (s * s))
+    buf = np.empty((min(chunk, n_draws), s, s), dtype=np.float32)
     for a in range(0, n_draws, chunk):  # vectorised over systems and pairs, chunked over draws
         part = u32[a : a + chunk]
-        z = np.abs(part[:, None, :] - part[:, :, None])  # [b, i, j] = |u_j − u_i|
+        z = buf[: part.shape[0]]
+        np.subtract(part[:, None, :], part[:, :, None], out=z)  # [b, i, j] = u_j − u_i
+        np.abs(z, out=z)
         z *= inv32[None, :, :]
-        top[a : a + chunk] = z.max(axis=2)
+        z.max(axis=2, out=top[a : a + chunk])
     crit = _order_stat(top.astype(np.float64), 1.0 - alpha, axis=0)  # per system i
     est = point[None, :] - point[:, None]  # [i, j] = θ̂_j − θ̂_i
     half = crit[:, None] * se
