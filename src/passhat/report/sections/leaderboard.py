@@ -14,7 +14,7 @@ from passhat.rank import Ranking, rank
 from passhat.rank.result import metric_name
 from passhat.report.document import Column, Section, Table
 
-__all__ = ["MIN_SYSTEMS", "leaderboard_section"]
+__all__ = ["MIN_SYSTEMS", "leaderboard_figure_texts", "leaderboard_section"]
 
 #: Systems from which the report has a leaderboard section.
 MIN_SYSTEMS = 3
@@ -53,7 +53,7 @@ def leaderboard_section(
     t = r.table[(r.table["metric"] == metric) & (r.table["k"] == kk)]
     rows = [
         {
-            "tier": int(row.tier),
+            "tier": f"{row.tier}*" if row.separated_from_leader else str(row.tier),
             "system": str(row.system),
             "value": float(row.value),
             "value_lower": float(row.lower),
@@ -71,7 +71,7 @@ def leaderboard_section(
         id="leaderboard",
         caption=f"Leaderboard by {name}, best first ({ci:.0%} intervals)",
         columns=[
-            Column("tier", "Tier", "int"),
+            Column("tier", "Tier"),
             Column("system", "System"),
             Column("value", name, "pct_interval"),
             Column("rank", "Rank", "int"),
@@ -85,10 +85,11 @@ def leaderboard_section(
             "comparisons with the others. Tier: walking down from the leader, a new tier starts "
             "only at a system whose paired test (the comparison's rule) rejects against every "
             f"system of the tier above, at {1 - ci:.0%} after Holm across the "
-            f"{r.settings['pairs_tested']} pairs."
+            f"{r.settings['pairs_tested']} pairs; * in its leader's tier through a chain of ties "
+            "but separated from the leader."
         ),
     )
-    tiers = t.groupby("tier", sort=True)["system"].apply(list)
+    tiers = t.groupby("tier", sort=True)["system"].apply(list)  # int tiers of the ranking
     top = tiers.iloc[0]
     sent = [
         f"{len(r.systems)} systems on the same {r.settings['tasks']} tasks, ranked by {name}: "
@@ -112,7 +113,7 @@ def leaderboard_section(
     if t["separated_from_leader"].any():
         sent.append(
             "Some systems sit in their leader's tier through a chain of ties but are separated "
-            "from the leader itself (marked in results.json)."
+            "from the leader itself (marked *)."
         )
     sec = Section(
         id="leaderboard",
@@ -122,3 +123,33 @@ def leaderboard_section(
         figures=["rank_intervals", "pairwise_differences"],
     )
     return sec, r
+
+
+def leaderboard_figure_texts(r: Ranking) -> dict[str, dict[str, str]]:
+    """Title and alt text of the rank-interval figure and the pairwise heatmap.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> r = ph.rank(ph.load_example("agents"), k=[1, 2], n_boot=300, seed=0)
+    >>> sorted(leaderboard_figure_texts(r))
+    ['pairwise_differences', 'rank_intervals']
+    """
+    metric, kk = r.settings["headline"]
+    name = metric_name(metric, kk)
+    t = r.table[(r.table["metric"] == metric) & (r.table["k"] == kk)]
+    ranks = "; ".join(
+        f"{row.system}: rank {row.rank} ({row.rank_lower}–{row.rank_upper}), tier {row.tier}"
+        for row in t.itertuples()
+    )
+    return {
+        "rank_intervals": {
+            "title": f"Rank intervals by {name}",
+            "alt": f"Rank and {r.settings['ci']:.0%} rank interval per system by {name}: {ranks}.",
+        },
+        "pairwise_differences": {
+            "title": f"Pairwise differences of {name}",
+            "alt": f"Heatmap of the paired differences of {name} between every two systems "
+            "(row minus column, points); separated pairs after Holm are starred.",
+        },
+    }
