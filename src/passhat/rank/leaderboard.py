@@ -156,7 +156,7 @@ def _shared_weights(ds: xr.Dataset, spec: WeightSpec) -> NDArray[np.float64]:
 def _joint_draws(
     ds: xr.Dataset, cols: Sequence[Column], fit: Any, seed: int | None
 ) -> tuple[NDArray[np.float64], str]:
-    """Posterior draws (draws × systems × columns) of the joint model's benchmark values."""
+    """Posterior draws (draws × systems × columns) of the joint model's population values."""
     if fit is None:
         # passhat.model is a higher layer: look it up, never import it from here
         model = sys.modules.get("passhat.model")
@@ -174,7 +174,7 @@ def _joint_draws(
     systems = [str(s) for s in ds["system"].values]
     parts = []
     for metric, kk in cols:
-        draws, names = fit.metric_draws(metric, kk, scope="benchmark")
+        draws, names = fit.metric_draws(metric, kk, scope="population")
         order = [list(map(str, names)).index(s) for s in systems]
         parts.append(np.asarray(draws, dtype=float)[:, order])
     return np.stack(parts, axis=2), "joint hierarchical model (posterior draws)"
@@ -281,7 +281,9 @@ def rank(
         scope_label = "population scope (expected value over tasks like these), percentile"
     else:
         draws, engine_label = _joint_draws(ds.isel(task=np.flatnonzero(keep)), cols, fit, seed)
-        scope_label = "benchmark scope (these tasks), posterior equal-tailed"
+        scope_label = (
+            "population scope (expected value over tasks like these), posterior equal-tailed"
+        )
     point = point_values(n, c, w, cols)  # systems × columns
     alpha = round(1.0 - level, 12)
     lows = np.quantile(draws, alpha / 2, axis=0)
@@ -318,7 +320,7 @@ def rank(
         r.insert(2, "k", kk)
         r["lower"] = np.clip(lows[:, j], 0.0, 1.0)
         r["upper"] = np.clip(highs[:, j], 0.0, 1.0)
-        r["scope"] = "population" if engine == "bootstrap" else "benchmark"
+        r["scope"] = "population"
         r["interval"] = "marginal"
         r["tasks"] = t_n
         r["engine"] = engine
