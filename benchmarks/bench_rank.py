@@ -71,7 +71,8 @@ def main() -> int:
     print(
         f"bootstrap ranks, {args.systems} systems × {args.tasks} tasks × {args.runs} runs × "
         f"{len(cols)} columns (k = 1..10), {args.boot} resamples: {total:.2f} s "
-        f"(draws {t_draws:.2f} s, rank statistics {t_ranks:.2f} s); target < 10 s"
+        f"(draws {t_draws:.2f} s, rank statistics {t_ranks:.2f} s; CPU time {cpu:.2f} s on up "
+        f"to {os.cpu_count()} cores); target < 10 s"
     )
 
     pair = [counts_from_arrays(n[i], c[i], system=names[i]) for i in (0, 1)]

@@ -214,3 +214,21 @@ def test_bands_are_simultaneous_and_wider(agents_trials: ph.Trials) -> None:
     assert "simultaneous over k = 1, 2, 3, 4, 5" in set(r.bands["interval"])
     db = r.difference_band("baseline", "guided")
     assert (db["lower"] <= db["difference"]).all() and (db["difference"] <= db["upper"]).all()
+
+
+def test_enough_flips_for_holm_across_many_pairs() -> None:
+    # 12 systems, 66 pairs: with 200 flips the smallest permutation p (1/201) could never
+    # pass Holm's first step (0.05 / 66); rank raises the flips to 2 · 66 / 0.05 = 2640
+    rng = np.random.default_rng(3)
+    t_n = 40
+    rates = np.linspace(0.05, 0.95, 12)
+    tables = [
+        counts_from_arrays(np.full(t_n, 4), rng.binomial(4, p, t_n), system=f"s{i:02d}")
+        for i, p in enumerate(rates)
+    ]
+    r = ph.rank(tables, k=1, metrics=["mean"], n_boot=200, seed=0)
+    assert r.settings["pair_flips"] == 2640
+    pop = r.pairs[r.pairs["scope"] == "population"]
+    extreme = pop[(pop["system_a"] == "s00") & (pop["system_b"] == "s11")].iloc[0]
+    assert extreme["p_value"] < 0.05 / 66 and bool(extreme["separated"])
+    assert r.table["tier"].max() > 1
