@@ -243,7 +243,7 @@ def simultaneous_band(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """Max-type band over the columns of one draw matrix: all columns covered at once.
 
-    The studentised deviations |draw − point| / sd of every column are
+    The studentised deviations abs(draw − point) / sd of every column are
     maximised within each draw; the (ci)-quantile c of that maximum gives
     point ± c·sd for every column, so the band holds for every column
     simultaneously at the level (e.g. pass^k for every k of the grid). With
