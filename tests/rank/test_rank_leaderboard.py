@@ -232,3 +232,17 @@ def test_enough_flips_for_holm_across_many_pairs() -> None:
     extreme = pop[(pop["system_a"] == "s00") & (pop["system_b"] == "s11")].iloc[0]
     assert extreme["p_value"] < 0.05 / 66 and bool(extreme["separated"])
     assert r.table["tier"].max() > 1
+
+
+def test_views_say_marginal_or_simultaneous(agents_trials: ph.Trials) -> None:
+    df = agents_trials.frame.copy()
+    df.loc[df["system"] == "guided", "system"] = "<b>guided</b>"
+    r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=300, seed=0)
+    text = repr(r)
+    assert text.startswith("Leaderboard by pass^2 (best first)")
+    assert "marginal (per system)" in text and "simultaneous" in text
+    assert "300 resamples, seed 0" in text
+    html = r._repr_html_()
+    assert "&lt;b&gt;guided&lt;/b&gt;" in html and "<b>guided</b>" not in html
+    assert set(r.table["interval"]) == {"marginal"}
+    assert r.bands["interval"].str.startswith("simultaneous over k").all()
