@@ -196,6 +196,8 @@ def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
     r = ph.rank(agents_trials, k=1, engine="joint", fit=FakeJointFit(), n_boot=200)
     t = r.table[r.table["metric"] == "mean"].set_index("system")
     assert t.loc["guided", "upper"] > 0.78 and t.loc["baseline", "upper"] < 0.65
+    assert t.loc["guided", "value"] == pytest.approx(0.8, abs=0.005)  # the posterior mean
+    assert t.loc["guided", "p_first"] == 1.0
     assert r.settings["engine_label"].startswith("joint")
 
 

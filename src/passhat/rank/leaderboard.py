@@ -287,7 +287,8 @@ def rank(
         scope_label = (
             "population scope (expected value over tasks like these), posterior equal-tailed"
         )
-    point = point_values(n, c, w, cols)  # systems × columns
+    # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
+    point = point_values(n, c, w, cols) if engine == "bootstrap" else draws.mean(axis=0)
     alpha = round(1.0 - level, 12)
     lows = np.quantile(draws, alpha / 2, axis=0)
     highs = np.quantile(draws, 1 - alpha / 2, axis=0)
