@@ -159,9 +159,9 @@ def _joint_draws(
 ) -> tuple[NDArray[np.float64], str]:
     """Posterior draws (draws × systems × columns) of the joint model's population values."""
     if fit is None:
-        # passhat.model is a higher layer: look it up, never import it from here
-        model = sys.modules.get("passhat.model")
-        fit_fn = getattr(model, "fit", None)
+        # passhat.model is a higher layer: never import it from here; the package's
+        # public ``fit`` (loaded on first use) is looked up when the joint engine is asked for
+        fit_fn = getattr(sys.modules.get("passhat"), "fit", None)
         try:
             fit = fit_fn(ds, model="joint", seed=seed) if fit_fn is not None else None
         except (OptionError, ModelError, ValueError, TypeError):
