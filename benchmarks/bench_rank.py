@@ -41,7 +41,7 @@ OUT = Path(__file__).with_name("bench_rank.txt")
 _LINES: list[str] = []
 
 
-def print(*args: object) -> None:  # noqa: A001  (echo and keep for bench_rank.txt)
+def print(*args: object) -> None:
     line = " ".join(str(a) for a in args)
     _LINES.append(line)
     builtins.print(line, flush=True)
