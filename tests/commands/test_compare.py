@@ -183,3 +183,21 @@ def test_compare_weights_and_consistency(capsys, tmp_path) -> None:  # type: ign
         assert (r["lower"] > 0 or r["upper"] < 0) == (r["p_value"] <= 0.1)
     rc, out, _ = run(capsys, argv)
     assert rc == 0 and "excludes 0 exactly when p ≤ 0.1" in out
+
+
+def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12 item 7 in paired output: the task is left out for both systems, and listed."""
+    rows = "system,task_id,trial,success\n"
+    for s, short in (("A", "t1"), ("B", "t2")):
+        for t in ("t1", "t2", "t3", "t4"):
+            for r in range(2 if t == short else 4):
+                rows += f"{s},{t},{r},{int(r % 2 == 0 or s == 'B')}\n"
+    path = tmp_path / "two.csv"
+    path.write_text(rows, encoding="utf-8")
+    rc, out, _ = run(capsys, ["compare", str(path), "--min-runs", "3", "--n-boot", "200"])
+    assert rc == 0
+    assert "paired difference on 2 matched tasks" in out
+    assert (
+        "left out 2 matched task(s) for both systems: t1 (A: n = 2 decided runs < min_runs" in out
+    )
+    assert "sign flips and posterior draws: 200, seed 0" in out

@@ -53,7 +53,7 @@ def test_cli_fit_json_and_strict(capsys, tmp_path):
         "--quiet",
     ]
     assert main(args) == 0
-    assert main([*args, "--strict"]) == 3
+    assert main([*args, "--strict"]) == 1  # a gate's "fail" (docs/guide/cli.md)
     text = capsys.readouterr().out
     assert "FAILED" in text and "ESS" in text
 
@@ -71,3 +71,33 @@ def test_negative_seed_is_an_option_error(
     args = ["fit", "{good}", "--method", "grid", "--k", "1", "--seed", "-1"]
     argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
     bad(capsys, argv, r"--seed.*-1")
+
+
+def test_cli_fit_default_is_the_grid_and_says_so(capsys):
+    """The first fit a user runs needs no compiling, and the output names the method that ran."""
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "grid quadrature" in out
+    assert "method: exact grid quadrature on (logit μ, log κ) (the default for this model)" in out
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0", "--json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert (settings["method"], settings["method_requested"], settings["sampler"]) == (
+        "grid",
+        "auto",
+        "grid",
+    )
+
+
+def test_cli_fit_states_the_rule_for_tasks_without_a_decided_run(capsys, tmp_path):
+    """Issue 16 item 3: the output's notes say what happened to such a task."""
+    path = write(tmp_path, "u.csv", GOOD + "A,t4,0,\nA,t4,1,\n")
+    assert (
+        main(["fit", path, "--method", "grid", "--k", "1", "--draws", "200", "--chains", "1"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "1 task(s) have no decided run" in out and "t4 (A)" in out
+    assert main(["fit", path, "--method", "grid", "--k", "1", "--json", "--draws", "200"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["unscored_tasks"] == "exclude" and len(doc["notes"]) == 1
+    assert doc["settings"]["seed"] == 0
+    bad(capsys, ["fit", path, "--method", "grid", "--unscored-tasks", "error"], r"t4 \(system A\)")

@@ -7,6 +7,7 @@ with the declared weights normalised over the tasks each system ran.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -75,3 +76,70 @@ def test_fit_api_negative_seed_is_an_option_error() -> None:
     data = ph.counts_from_arrays([4, 4, 4], [1, 4, 0])
     with pytest.raises(OptionError, match="seed"):
         ph.fit(data, method="grid", k=1, seed=-1, progress=False)
+
+
+def test_default_method_is_the_grid_where_it_applies_and_nuts_elsewhere():
+    """method="auto": the exact grid for the plain model (no compiling), NUTS for the inflated.
+
+    Oracle: the grid fit with the same seed, asked for by name (identical draws).
+    """
+    from passhat.model.sampler import resolve_method
+
+    data = ph.load_example("abcd")
+    f = ph.fit(data, k=[2], seed=3, chains=2, draws=300)
+    assert (f.method, f.sampler) == ("grid", "grid")
+    assert "grid quadrature" in f.method_label
+    named = ph.fit(data, k=[2], method="grid", seed=3, chains=2, draws=300)
+    np.testing.assert_array_equal(f.idata.posterior["mu"], named.idata.posterior["mu"])
+    assert resolve_method("auto", "inflated") == "nuts"
+    assert resolve_method("nuts", "beta") == "nuts"
+    with pytest.raises(ph.OptionError, match=r"2-parameter"):
+        resolve_method("grid", "inflated")
+    with pytest.raises(ph.OptionError, match="sampler"):  # checked even when the grid runs
+        ph.fit(data, sampler="stan")
+
+
+def test_compiling_shows_a_spinner_then_its_time_only_when_asked(capsys):
+    from passhat.model.sampler import compiling
+
+    with compiling(False, "compiling the beta model"):
+        pass
+    assert capsys.readouterr().err == ""
+    with compiling(True, "compiling the beta model"):
+        pass
+    assert "compiling the beta model: done in" in capsys.readouterr().err
+
+
+def test_task_with_no_decided_run_follows_estimates_rule():
+    """Issue 16 item 3: fit kept a task with no decided run in the benchmark scope (its rate
+    drawn from the fitted distribution) while estimate refused it. One rule, default "exclude".
+
+    Oracle: the same fit on the data without that task (same seed: identical draws, since a
+    task with n = 0 adds nothing to the likelihood), and estimate's task set.
+    """
+    from passhat.model.fit import fit_notes
+
+    with_empty = ph.counts_from_arrays(
+        [4, 4, 4, 0], [4, 1, 0, 0], tasks=list("abcd"), unscored=[0, 0, 0, 4]
+    )
+    without = ph.counts_from_arrays([4, 4, 4], [4, 1, 0], tasks=list("abc"))
+    opts = {"method": "grid", "k": [1, 2], "seed": 3, "draws": 400, "chains": 2}
+    f = ph.fit(with_empty, **opts)
+    g = ph.fit(without, **opts)
+    cols = ["metric", "k", "scope", "mean", "lower", "upper"]
+    pd.testing.assert_frame_equal(f.summary(k=[1, 2])[cols], g.summary(k=[1, 2])[cols])
+    present = f.idata.constant_data["present"].values.astype(bool)
+    est = ph.estimate(with_empty, k=[1, 2])
+    assert present.tolist() == est.per_task["included"].values.tolist() == [[True] * 3 + [False]]
+    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[0]
+    imputed = ph.fit(with_empty, unscored_tasks="impute", **opts)
+    assert "drawn from the fitted distribution" in fit_notes(imputed)[0]
+    bench = imputed.summary(k=[1])
+    bench = bench[(bench["scope"] == "benchmark") & (bench["metric"] == "mean")]["mean"].iloc[0]
+    ref = g.summary(k=[1])
+    ref = ref[(ref["scope"] == "benchmark") & (ref["metric"] == "mean")]["mean"].iloc[0]
+    assert bench != pytest.approx(ref)  # the old behaviour, kept one option away
+    with pytest.raises(ph.ValidationError, match="have no decided run"):
+        ph.fit(with_empty, unscored_tasks="error", **opts)
+    with pytest.raises(ph.OptionError, match="unscored_tasks must be one of"):
+        ph.fit(with_empty, unscored_tasks="drop", **opts)

@@ -15,12 +15,11 @@ from typing import Any
 
 import click
 import xarray as xr
-from rich.console import Console
-from rich.table import Table
 
-from passhat._validate import check_ci, check_n_boot
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.compare import Comparison, classify, compare
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
@@ -65,20 +64,25 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--k", "k_text", default="1", show_default=True, help="k values: 1,5 or 1-5."),
     click.option("--ci", type=float, default=0.95, show_default=True, help="Confidence level."),
     click.option(
-        "--n-boot", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
+        "--n-boot",
+        type=int,
+        default=DEFAULT_N_BOOT,
+        show_default=True,
+        help="Random sign flips and posterior draws.",
     ),
     click.option(
         "--seed",
         type=click.IntRange(min=0),
-        default=None,
-        help="Seed of bootstrap and permutations.",
+        default=DEFAULT_SEED,
+        show_default=True,
+        help="Seed of the sign flips and posterior draws (printed with the results).",
     ),
     click.option(
         "--ci-method",
         type=click.Choice(["bca", "percentile"]),
         default="bca",
         show_default=True,
-        help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+        help="Accepted for compatibility: a documented rule picks each paired interval.",
     ),
     click.option(
         "--intersect",
@@ -122,9 +126,10 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option(
         "--min-runs",
         type=int,
-        default=3,
-        show_default=True,
-        help="With --classify: fewer decided runs than this in a build leaves a task undecided.",
+        default=None,
+        help="Leave out matched tasks where either system has fewer decided runs than this, or "
+        "fewer than k (listed); with --classify: fewer decided runs than this in a build leaves "
+        "a task undecided (default 3).",
     ),
 ]
 
@@ -161,6 +166,8 @@ def _run_paired(
         method=opts["ci_method"],
         names=names,
         weights=None if opts["weights"] == "equal" else opts["weights"],
+        on_short="exclude" if opts["min_runs"] is not None else "error",
+        min_runs=opts["min_runs"],
     )
 
 
@@ -169,7 +176,7 @@ def _p(x: float) -> str:
 
 
 def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
-    console = Console(width=max(Console().width, 120))
+    console = make_console(min_width=120)
     t = cmp.table
     level = cmp.settings["ci"]
     names = METRIC_LABELS
@@ -219,6 +226,18 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             console.print(
                 f"dropped {d['dropped_tasks']} task(s) not run by both systems (--intersect)"
             )
+        dropped = cmp.dropped[(cmp.dropped["candidate"] == cand) & cmp.dropped["only"].isna()]
+        if len(dropped):
+            console.print(
+                f"left out {len(dropped)} matched task(s) for both systems: "
+                + "; ".join(f"{r.task} ({r.reason})" for r in dropped.head(5).itertuples())
+                + (" ..." if len(dropped) > 5 else ""),
+                markup=False,
+                highlight=False,
+            )
+    console.print(
+        f"sign flips and posterior draws: {cmp.settings['n_boot']}, seed {cmp.settings['seed']}"
+    )
     if not quiet:
         methods = t.drop_duplicates(["scope", "method", "p_method"])
         for _, r in methods.iterrows():
@@ -247,7 +266,7 @@ def _run_classify(
         data_a,
         data_b,
         alpha=opts["alpha"],
-        min_runs=opts["min_runs"],
+        min_runs=opts["min_runs"] if opts["min_runs"] is not None else 3,
         base_system=opts["baseline"],
         names=names,
     )
@@ -267,7 +286,7 @@ def _run_classify(
             }
         )
         return 1 if failed else 0
-    console = Console(width=max(Console().width, 120))
+    console = make_console(min_width=120)
     shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
     if len(shown) and not opts["quiet"]:
         t = Table(title="Tasks that changed, flaked or cannot be decided yet")
@@ -290,9 +309,9 @@ def _run_classify(
                 f"not compared, {reason}: {', '.join(map(str, part['task'].tolist()[:10]))}"
                 + (" ..." if len(part) > 10 else "")
             )
-    click.echo(res.summary())
+    echo(res.summary())
     if failed:
-        click.echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
+        echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
     return 1 if failed else 0
 
 
@@ -313,6 +332,7 @@ def _run_classify(
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("verdicts", "comparison")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
 def compare_cmd(**opts: Any) -> None:
     """Paired difference CAND − BASE on matched tasks, with intervals and p-values.

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
-from passhat._validate import check_ci, check_n_boot
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
+from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import OptionError
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
@@ -36,6 +45,12 @@ __all__ = ["register"]
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
 )
 @click.option(
+    "--matched",
+    is_flag=True,
+    help="With several systems: a task excluded for one system is excluded for all (listed).",
+)
+@unscored_tasks_option()
+@click.option(
     "--ci",
     type=float,
     default=None,
@@ -44,17 +59,24 @@ __all__ = ["register"]
 @click.option(
     "--n-boot",
     type=int,
-    default=10_000,
+    default=DEFAULT_N_BOOT,
     show_default=True,
-    help="Task-bootstrap resamples (population scope).",
+    help="Bootstrap resamples and posterior draws of the intervals.",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Seed of the resamples and draws (printed with the intervals).",
+)
 @click.option(
     "--ci-method",
     type=click.Choice(["bca", "percentile"]),
     default="bca",
     show_default=True,
-    help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+    help="Task-bootstrap interval, where the rule picks the bootstrap (BCa falls back to "
+    "percentile where degenerate).",
 )
 @click.option(
     "--predictive",
@@ -76,15 +98,18 @@ __all__ = ["register"]
     help="Per-task interval method (with --per-task).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("tasks", "estimates")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
 def estimate_cmd(
     source: InputSpec,
     k_text: str,
     weights: str,
     min_runs: int | None,
+    matched: bool,
+    unscored_tasks: str,
     ci: float | None,
     n_boot: int,
-    seed: int | None,
+    seed: int,
     ci_method: str,
     predictive: int | None,
     per_task: bool,
@@ -106,6 +131,8 @@ def estimate_cmd(
         weights=None if weights == "equal" else weights,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
+        matched=matched,
         ci=ci,
         n_boot=n_boot,
         seed=seed,
@@ -122,13 +149,14 @@ def estimate_cmd(
                 "summary": records(est.summary),
                 "estimates": records(est.table),
                 "excluded": records(est.excluded),
+                "notes": est.notes,
                 **({"tasks": records(est.tasks)} if per_task else {}),
             }
         )
         return
-    console = Console()
+    console = make_console()
     if per_task:
-        console = Console(width=max(console.width, 140))
+        console = make_console(min_width=140)
         _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
     if ci is not None:
         _print_intervals(console, est, quiet=quiet)
@@ -150,10 +178,7 @@ def estimate_cmd(
         )
     console.print(table)
     if not quiet:
-        if len(est.excluded):
-            reasons = est.excluded.groupby("reason").size()
-            for reason, count in reasons.items():
-                console.print(f"excluded {count} task(s): {reason}")
+        _print_notes(console, est)
         unscored = int(est.summary["unscored"].sum())
         if unscored:
             console.print(
@@ -162,11 +187,17 @@ def estimate_cmd(
             )
 
 
+def _print_notes(console: Any, est: Estimate) -> None:
+    """The estimate's notes: exclusions, unmatched task sets, bootstrap resamples and seed."""
+    for note in est.notes:
+        console.print(note)  # the console prints every string literally
+
+
 def _iv(lo: float, hi: float) -> str:
     return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
 
 
-def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
+def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
     """One row per (system, k, metric): value and the intervals of every scope asked for."""
     t = est.table
     level = est.settings["ci"]
@@ -220,9 +251,10 @@ def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
             f"{r['system']}: flaky tasks {r['flaky_share']:.1%}, all-pass "
             f"{r['all_pass_share']:.1%}, all-fail {r['all_fail_share']:.1%}"
         )
+    _print_notes(console, est)
 
 
-def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
+def _print_tasks(console: Any, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
     """Per-task table: n, c, unscored, rate and pass^k with intervals, flaky."""
     kmax = max(ks)
     table = Table(

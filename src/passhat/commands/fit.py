@@ -5,22 +5,44 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import pct
+from passhat._validate import DEFAULT_SEED
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
+from passhat.commands._output import Table, make_console, table_output
+from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
 __all__ = ["register"]
 
-EXIT_DIAGNOSTICS = 3
+#: ``--strict`` is a gate on the diagnostics: "fail" is exit status 1 (docs/guide/cli.md).
+EXIT_DIAGNOSTICS = EXIT_FAIL
 
 
 def _interval(row: Any) -> str:
     return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
+
+
+def _method_note(ran: str, asked: str, model: str) -> str:
+    """One line saying which method computed the posterior, and how to get the other."""
+    why = " (the default for this model)" if asked == "auto" else ""
+    if ran == "grid":
+        return (
+            f"method: exact grid quadrature on (logit μ, log κ){why}; "
+            "--method nuts samples the same posterior with NUTS."
+        )
+    if model == "beta":
+        return f"method: NUTS{why}; --method grid computes this model exactly, without compiling."
+    return f"method: NUTS{why}; the grid covers the plain model only."
 
 
 @click.command("fit")
@@ -28,10 +50,11 @@ def _interval(row: Any) -> str:
 @click.option("--k", "k_text", default="1,2,5", show_default=True, help="k values: 1,2,5 or 1-5.")
 @click.option(
     "--method",
-    type=click.Choice(["nuts", "grid"]),
-    default="nuts",
+    type=click.Choice(["auto", "grid", "nuts"]),
+    default="auto",
     show_default=True,
-    help="NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model only).",
+    help="grid: exact quadrature on (logit μ, log κ), plain model only, no compiling; "
+    "nuts: NUTS sampling (compiles first); auto: grid for the plain model, else NUTS.",
 )
 @click.option(
     "--model",
@@ -48,10 +71,12 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="Task weights in benchmark-scope metrics.",
 )
+@unscored_tasks_option(impute=True)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=None,
+    default=DEFAULT_SEED,
+    show_default=True,
     help="Random seed (recorded in the output).",
 )
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
@@ -65,9 +90,16 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="NUTS implementation (auto: nutpie when installed).",
 )
-@click.option("-o", "--output", default=None, help="Save the posterior as netCDF here.")
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    help="Save the posterior as netCDF here (checked before fitting; never over the input).",
+)
+@click.option("--force", is_flag=True, help="With -o: replace an existing file.")
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("summary")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
@@ -75,13 +107,15 @@ def fit_cmd(
     method: str,
     model_name: str,
     weights: str,
-    seed: int | None,
+    unscored_tasks: str,
+    seed: int,
     draws: int,
     tune: int,
     chains: int,
     ci: float,
     sampler: str,
     output: str | None,
+    force: bool,
     strict: bool,
     as_json: bool,
     quiet: bool,
@@ -91,8 +125,14 @@ def fit_cmd(
     benchmark = these tasks (only within-task uncertainty); population = a
     new task from the same distribution (adds task sampling).
     """
+    from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
+    from passhat.model.fit import fit_notes
 
+    if output is not None:  # before sampling, not after
+        check_file(output, inputs=input_paths(source.path), force=force)
+    elif force:
+        raise OptionError("--force applies to -o FILE")
     ks = parse_k(k_text)
     data = source.load()
     result = _fit(
@@ -101,6 +141,7 @@ def fit_cmd(
         method=method,
         model=model_name,
         weights=None if weights == "equal" else weights,
+        unscored_tasks=unscored_tasks,
         seed=seed,
         draws=draws,
         tune=tune,
@@ -111,7 +152,7 @@ def fit_cmd(
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     if output is not None:
-        result.to_netcdf(output)
+        result.to_netcdf(output, force=force)
     if as_json:
         emit_json(
             {
@@ -119,7 +160,8 @@ def fit_cmd(
                 "input": input_stamp(data),
                 "settings": {
                     "k": ks,
-                    "method": method,
+                    "method": result.method,
+                    "method_requested": method,
                     "model": model_name,
                     "sampler": result.sampler,
                     "seed": result.seed,
@@ -128,9 +170,11 @@ def fit_cmd(
                     "chains": chains,
                     "ci": ci,
                     "weights": weights,
+                    "unscored_tasks": unscored_tasks,
                     "priors": result.priors.to_json(),
                     "output": output,
                 },
+                "notes": fit_notes(result),
                 "summary": records(summary),
                 "diagnostics": {
                     "passed": diag.passed,
@@ -142,7 +186,7 @@ def fit_cmd(
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
-    console = Console(width=max(Console().width, 110))
+    console = make_console(min_width=110)
     table = Table(
         title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
         f"{result.seed})"
@@ -182,6 +226,7 @@ def fit_cmd(
         status = diag.status(s)
         console.print(f"diagnostics {s}: {status} ({detail})", highlight=False)
     if not quiet:
+        console.print(_method_note(result.method, method, model_name), highlight=False)
         console.print(
             "benchmark = these tasks, uncertainty from the finite runs per task only; "
             "population = the expected value over tasks like these, adding task sampling. "
@@ -191,6 +236,8 @@ def fit_cmd(
             "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
+        for note in fit_notes(result):
+            console.print(note)  # the console prints every string literally
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:

@@ -12,12 +12,11 @@ from typing import Any
 
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat import planner as plan
 from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import OptionError
 from passhat.io import input_stamp
@@ -51,10 +50,10 @@ def _fmt_value(res: plan.PlanResult) -> str:
 
 def _explain(reasoning: str, method: str | None, assumptions: Iterable[str]) -> None:
     """Print the reasoning, the method (when given) and the assumptions."""
-    click.echo(reasoning)
+    echo(reasoning)
     if method is not None:
-        click.echo(f"Method: {method}.")
-    click.echo("Assumes: " + "; ".join(assumptions) + ".")
+        echo(f"Method: {method}.")
+    echo("Assumes: " + "; ".join(assumptions) + ".")
 
 
 def _json(stamp: dict[str, Any] | None, **parts: Any) -> None:
@@ -267,7 +266,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
                 "★" if col == "optimal" and v else "" if col == "optimal" else f"{v:{spec}}"
             )
         table.add_row(*cells)
-    Console().print(table)
+    make_console().print(table)
 
 
 @click.command("design")
@@ -312,6 +311,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@table_output("table")
 @in_cli_terms
 def design_cmd(
     budget_runs: float | None,

@@ -20,6 +20,7 @@ import click
 from passhat import planner as plan
 from passhat._format import pct
 from passhat.commands._common import InputSpec, input_options, load_input, parse_k, records
+from passhat.commands._output import echo, table_output
 from passhat.commands._solve_for import in_cli_terms
 from passhat.commands.plan import (
     _emit,
@@ -79,9 +80,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
         if q["correlation_source"] != "measured"
         else "correlation of per-task values"
     )
-    click.echo(
-        f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {q['correlation']:.2f}):"
-    )
+    echo(f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {q['correlation']:.2f}):")
     for r in rows:
         v = r[solve]
         shown = (
@@ -95,7 +94,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
         )
         sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {r['sd_difference']:.3f})"
         mark = "  ← used" if r["used"] else ""
-        click.echo(f"  ρ = {r['correlation']:.2f}: {solve.replace('_', ' ')} {shown}{sd}{mark}")
+        echo(f"  ρ = {r['correlation']:.2f}: {solve.replace('_', ' ')} {shown}{sd}{mark}")
 
 
 @click.command("power")
@@ -140,6 +139,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@table_output("grid", "table")
 @in_cli_terms
 def power_cmd(
     pilot: str | None,
@@ -251,7 +251,7 @@ def power_cmd(
         if as_json:
             _json(stamp, **df.attrs, table=records(df))
             return
-        click.echo(
+        echo(
             f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
             f"({best['runs']} runs per system)"
         )
@@ -311,8 +311,8 @@ def more_runs_cmd(
         _json(input_stamp(data), **t.attrs, table=records(t))
         return
     for sentence in t.attrs["sentences"]:
-        click.echo(sentence)
-    click.echo(f"Method: {t.attrs['method']}.")
+        echo(sentence)
+    echo(f"Method: {t.attrs['method']}.")
     kmax = int(t["k"].max())
     part = t[(t["metric"] == "pass_hat_k") & (t["k"] == kmax)].copy()
     part["runs"] = [

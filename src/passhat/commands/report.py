@@ -6,9 +6,11 @@ import sys
 
 import click
 
-from passhat._validate import check_ci
-from passhat.commands._common import InputSpec, default_ks, input_options, parse_k
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
+from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
+from passhat.commands._output import echo
 from passhat.errors import OptionError
+from passhat.trials import Trials
 
 __all__ = ["register"]
 
@@ -21,7 +23,13 @@ __all__ = ["register"]
     "out_dir",
     required=True,
     type=click.Path(file_okay=False),
-    help="Directory for index.html, report.md, figures/ and results.json.",
+    help="Directory for index.html, report.md, figures/ and results.json (replaced as a whole; "
+    "checked before any work).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files of the report's names in -o DIR that passhat did not write.",
 )
 @click.option(
     "--k",
@@ -39,9 +47,10 @@ __all__ = ["register"]
     help="How the model is fitted: exact quadrature (grid) or MCMC (nuts).",
 )
 @click.option(
-    "--compare-models",
-    is_flag=True,
-    help="Also fit the zero/one-inflated model (NUTS, slower) and compare them by PSIS-LOO.",
+    "--compare-models/--no-compare-models",
+    default=True,
+    show_default=True,
+    help="Also fit the zero/one-inflated model (NUTS) and compare the two by PSIS-LOO.",
 )
 @click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
 @click.option(
@@ -50,18 +59,22 @@ __all__ = ["register"]
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=0,
+    default=DEFAULT_SEED,
     show_default=True,
-    help="Seed of every random step.",
+    help="Seed of every random step (recorded in results.json).",
 )
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
-@click.option("--n-boot", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--n-boot", type=int, default=DEFAULT_N_BOOT, show_default=True, help="Bootstrap resamples."
+)
 @click.option(
     "--min-runs",
     type=int,
     default=None,
-    help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
+    help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them "
+    "(with several systems: for every system).",
 )
+@unscored_tasks_option()
 @click.option(
     "--traces",
     "traces_path",
@@ -78,6 +91,7 @@ __all__ = ["register"]
 def report_cmd(
     source: InputSpec,
     out_dir: str,
+    force: bool,
     k_text: str | None,
     title: str | None,
     no_model: bool,
@@ -89,19 +103,20 @@ def report_cmd(
     ci: float,
     n_boot: int,
     min_runs: int | None,
+    unscored_tasks: str,
     traces_path: str | None,
     tolerate_extra_lookups: bool,
     quiet: bool,
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
     from passhat.io import read_traces
-    from passhat.report import report
+    from passhat.report import check_report_dir, report
 
+    # the output directory first: refused in milliseconds, not after the work
+    check_report_dir(out_dir, inputs=(source.path, traces_path), force=force)
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
-    if ks is None:
-        ks = default_ks(data)
     if tolerate_extra_lookups and traces_path is None:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     traces = (
@@ -123,26 +138,36 @@ def report_cmd(
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,
         traces=traces,
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
+        force=force,
     )
     if quiet:
-        click.echo(str(res.paths.html))
+        echo(str(res.paths.html))
         return
     failed = [s for s in res.data.sections if s.status == "failed"]
     skipped = [s for s in res.data.sections if s.status == "skipped"]
-    click.echo(f"report written to {res.paths.out_dir}/")
-    click.echo(f"  open:     {res.paths.html}")
-    click.echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
-    click.echo(f"  numbers:  {res.paths.json}")
-    spread = res.data.section("spread")
-    for line in spread.sentences:
-        click.echo(f"  {line}")
+    echo(f"report written to {res.paths.out_dir}/")
+    echo(f"  open:     {res.paths.html}")
+    echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
+    echo(f"  numbers:  {res.paths.json}")
+    for line in res.data.section("summary").sentences:  # the report's own summary, verbatim
+        echo(f"  {line}")
+    settings = res.data.stamp["settings"]
+    echo(
+        f"  k = {', '.join(map(str, settings['k']))}; bootstrap {settings['n_boot']} resamples, "
+        f"seed {res.data.stamp['seed']}"
+    )
+    said = set(data.notes) if isinstance(data, Trials) else set()  # printed on stderr
+    for note in res.data.stamp.get("notes", []):
+        if note not in said and not note.startswith("population intervals:"):  # said above
+            echo(f"  note: {note}")
     for s in skipped:
-        click.echo(f"  {s.title}: not shown ({s.note})")
+        echo(f"  {s.title}: not shown ({s.note})")
     for s in failed:
-        click.echo(f"  warning: {s.title}: {s.note}", err=True)
+        echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
+from passhat.commands._output import Table, echo, make_console, table_output
+from passhat.errors import OptionError
+from passhat.examples import TRACE_EXAMPLES, load_example_traces
 from passhat.io import formats, load_stages, read_traces
 from passhat.traces import Traces, divergence
 
@@ -17,7 +18,13 @@ __all__ = ["register"]
 
 
 @click.command("traces")
-@click.argument("path", type=click.Path(exists=True, dir_okay=True))
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=True))
+@click.option(
+    "--example",
+    type=click.Choice(sorted(TRACE_EXAMPLES)),
+    default=None,
+    help="Use the bundled trajectories of an example instead of a file.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -55,9 +62,11 @@ __all__ = ["register"]
 )
 @click.option("--system-name", default=None, help="System name when the file has none.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("divergence")
 @click.option("--quiet", "-q", is_flag=True, help="No notes.")
 def traces_cmd(
-    path: str,
+    path: str | None,
+    example: str | None,
     fmt: str | None,
     tasks: tuple[str, ...],
     stages_path: str | None,
@@ -81,7 +90,12 @@ def traces_cmd(
     difference in what the run does.
     """
     stages = load_stages(stages_path) if stages_path else None
-    tr = read_traces(path, format=fmt, system_name=system_name, outcomes=outcomes)
+    if path is not None and example is None:
+        tr = read_traces(path, format=fmt, system_name=system_name, outcomes=outcomes)
+    elif example is not None and path is None:
+        tr = load_example_traces(example)
+    else:
+        raise OptionError("give a trace file or --example NAME (one of them)")
     div = divergence(
         tr,
         stages=stages,
@@ -90,7 +104,7 @@ def traces_cmd(
         tolerate_extra_lookups=tolerate_extra_lookups,
         tasks=list(tasks) or None,
     )
-    no_calls = _no_tool_calls(tr, path, list(tasks), div.counts)
+    no_calls = _no_tool_calls(tr, path or f"example {example}", list(tasks), div.counts)
     if as_json:
         empty = div.table.iloc[0:0] if no_calls else div.table
         emit_json(
@@ -109,9 +123,9 @@ def traces_cmd(
         )
         return
     if no_calls:
-        click.echo(no_calls)
+        echo(no_calls)
         return
-    console = Console(width=max(Console().width, 140))
+    console = make_console(min_width=140)
     c = div.counts
     table = Table(
         title=f"Where failing runs diverge: {c['tasks_mixed']} of {c['tasks']} tasks have mixed "

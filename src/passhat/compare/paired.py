@@ -40,12 +40,22 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from passhat._repr import View, as_html, as_text
-from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+    norm_k,
+    resolve_seed,
+)
 from passhat.bootstrap import CI_METHODS
 from passhat.compare.engine import paired_table
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
+from passhat.exclusions import exclusions
 from passhat.trials import Trials
 
 __all__ = ["Comparison", "compare", "paired_difference"]
@@ -64,7 +74,10 @@ class Comparison:
     discordant : pandas.DataFrame
         McNemar-style counts per pair at k = 1 (see :func:`compare`).
     dropped : pandas.DataFrame
-        Tasks left out because only one system ran them (``intersect=True``).
+        Tasks left out of a pair, with the reason: only one system ran them
+        (``intersect=True``; ``only`` names it), or the exclusion rules
+        (``min_runs``, ``on_short="exclude"``, ``unscored_tasks``) left them
+        out for either system, and so for both.
     settings : dict
     notes : list of str
         Explanations the table needs, e.g. why a benchmark interval is wider
@@ -130,8 +143,8 @@ def paired_difference(
     *,
     k: int | Sequence[int] = 1,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | np.random.Generator | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     method: str = "bca",
     weights: ArrayLike | None = None,
 ) -> pd.DataFrame:
@@ -253,13 +266,16 @@ def compare(
     *,
     k: int | Sequence[int] = 1,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
     intersect: bool = False,
     baseline: str | None = None,
     method: Literal["bca", "percentile"] = "bca",
     names: tuple[str, str] | None = None,
     weights: WeightSpec = None,
+    on_short: Literal["error", "exclude"] = "error",
+    min_runs: int | None = None,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
 ) -> Comparison:
     """Paired comparison of systems on matched tasks: difference, interval, p-value.
 
@@ -294,7 +310,9 @@ def compare(
         The rule is :func:`passhat.compare.select_systems`'.
     k : int or sequence of int
     ci, n_boot, seed
-        Level; random sign flips and posterior draws (≥ 100); seed.
+        Level; random sign flips and posterior draws (≥ 100; default 10,000
+        as every entry point); seed (default 0, fixed; None draws one,
+        recorded in ``settings``).
     method : {"bca", "percentile"}
         Accepted for compatibility; the rule picks each interval.
     intersect : bool
@@ -307,6 +325,10 @@ def compare(
     weights : None, "equal", "declared", "category" or mapping
         Task weights (see :func:`passhat.estimators.task_weights`); a task's
         weight must be the same for both systems.
+    on_short, min_runs, unscored_tasks
+        As in :func:`passhat.estimate`, applied to matched tasks: a task left
+        out for either system is left out of the pair (listed in ``dropped``
+        with the reason), so both systems are compared on the same tasks.
 
     Returns
     -------
@@ -333,9 +355,11 @@ def compare(
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
     meth = check_method(method, CI_METHODS, "method")
+    check_method(on_short, ("error", "exclude"), "on_short")
     ks = norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ds, base, cands = sel.counts, sel.baseline, sel.candidates
+    seed = resolve_seed(seed)
     rng = make_rng(seed)
     systems = [str(s) for s in ds["system"].values]
     present = np.asarray(ds["present"].values, dtype=bool)
@@ -364,13 +388,31 @@ def compare(
                 "the common tasks only"
             )
         for i in np.flatnonzero(unmatched):
+            only = base if present[ib, i] else cand
             dropped_rows.append(
                 {
                     "baseline": base,
                     "candidate": cand,
                     "task": tasks[i],
-                    "only": base if present[ib, i] else cand,
+                    "only": only,
+                    "reason": f"only {only} ran it",
                 }
+            )
+        both, rule_rows = _matched_exclusions(
+            ds.isel(system=[ib, ic]).assign(
+                present=ds["present"].isel(system=[ib, ic]) & both[None, :]
+            ),
+            # on_short="error": short tasks are refused below, naming the smallest n
+            max(ks) if on_short == "exclude" else 1,
+            on_short=on_short,
+            min_runs=min_runs,
+            unscored_tasks=unscored_tasks,
+        )
+        dropped_rows.extend({"baseline": base, "candidate": cand, **r} for r in rule_rows)
+        if not both.any():
+            why = f" (e.g. {rule_rows[0]['task']}: {rule_rows[0]['reason']})" if rule_rows else ""
+            raise ValidationError(
+                f"systems {base!r} and {cand!r} have no task in common left after exclusions{why}"
             )
         na, ca = n_all[ib, both], c_all[ib, both]
         nc, cc = n_all[ic, both], c_all[ic, both]
@@ -435,11 +477,51 @@ def compare(
         "intersect": intersect,
         "baseline": base,
         "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": on_short,
+        "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
     }
     return Comparison(
         table=table,
         discordant=pd.DataFrame(disc_rows),
-        dropped=pd.DataFrame(dropped_rows, columns=["baseline", "candidate", "task", "only"]),
+        dropped=pd.DataFrame(
+            dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
+        ),
         settings=settings,
         notes=_width_notes(table),
     )
+
+
+def _matched_exclusions(
+    pair: xr.Dataset,
+    kmax: int,
+    *,
+    on_short: str,
+    min_runs: int | None,
+    unscored_tasks: str,
+) -> tuple[NDArray[np.bool_], list[dict[str, Any]]]:
+    """The tasks of a pair left after :func:`passhat.estimate`'s exclusion rules, matched.
+
+    ``pair`` holds the two systems, ``present`` only on the tasks both ran.
+    Returns the mask of tasks kept and one row per task left out, whose reason
+    names the system it was left out for (:func:`passhat.estimate.exclusions`).
+    """
+    include, excluded = exclusions(
+        pair,
+        kmax,
+        on_short=on_short,
+        min_runs=min_runs,
+        unscored_tasks=unscored_tasks,
+        matched=True,
+    )
+    keep: NDArray[np.bool_] = np.asarray(include.all(axis=0), dtype=bool)
+    own = excluded[~excluded["reason"].str.startswith("matched tasks")]
+    rows = [
+        {
+            "task": str(task),
+            "only": None,
+            "reason": "; ".join(f"{s}: {r}" for s, r in zip(g["system"], g["reason"], strict=True)),
+        }
+        for task, g in own.groupby("task", sort=False)
+    ]
+    return keep, rows

@@ -1,4 +1,5 @@
-"""Shared JSON helpers for readers."""
+"""Shared JSON helpers for readers: every parse error, and nesting too deep to parse (``[`` ×
+100,000), is a :class:`~passhat.errors.FormatError` naming the file and line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from passhat.errors import FormatError
 
-__all__ = ["jsonl_objects", "load_json", "not_utf8", "scenario_fingerprint"]
+__all__ = ["jsonl_objects", "load_json", "not_utf8", "scenario_fingerprint", "too_deep"]
 
 
 def load_json(path: Path, *, expected: str | None = None) -> Any:
@@ -35,6 +36,20 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}not a UTF-8 text file") from err
     except IsADirectoryError as err:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
+    except RecursionError as err:
+        raise too_deep(path) from err
+
+
+def too_deep(path: Path, line: int | None = None) -> FormatError:
+    """The error for JSON nested more deeply than Python's parser can follow.
+
+    Examples
+    --------
+    >>> print(too_deep(Path("x.json"), 3))
+    x.json: line 3: JSON nested too deeply to read (over ~1,000 levels of [ or {)
+    """
+    where = f"{path}: line {line}: " if line is not None else f"{path}: "
+    return FormatError(f"{where}JSON nested too deeply to read (over ~1,000 levels of [ or {{)")
 
 
 def not_utf8(path: Path, what: str = "") -> FormatError:
@@ -86,6 +101,8 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as err:
             raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+        except RecursionError as err:
+            raise too_deep(path, lineno) from err
         if not isinstance(obj, dict):
             raise FormatError(
                 f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"

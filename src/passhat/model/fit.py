@@ -27,16 +27,17 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import norm_k
+from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
+from passhat.exclusions import unscored_task_rule
 from passhat.model.build import Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
 from passhat.model.sampler import (
-    METHODS,
+    resolve_method,
     resolve_progress,
     resolve_sampler,
     resolve_seed,
@@ -46,7 +47,12 @@ from passhat.model.sampler import (
 from passhat.model.summaries import SCOPES
 from passhat.trials import Trials
 
-__all__ = ["fit"]
+__all__ = ["UNSCORED_TASK_RULES", "fit", "fit_notes"]
+
+#: The rules :func:`fit` accepts for tasks with no decided run: :func:`passhat.estimate`'s
+#: ("exclude", the default of both, or "error") and "impute" (keep the task in the benchmark
+#: scope, its rate drawn from the fitted distribution of task rates).
+UNSCORED_TASK_RULES = ("exclude", "error", "impute")
 
 
 def _jsonable_attr(v: Any) -> Any:
@@ -92,11 +98,12 @@ def fit(
     data: Trials | xr.Dataset,
     *,
     k: int | Sequence[int] = (1, 2, 5),
-    method: str = "nuts",
+    method: str = "auto",
     model: str = "beta",
     priors: Priors | None = None,
     weights: Any = None,
-    seed: int | None = None,
+    unscored_tasks: str = "exclude",
+    seed: int | None = DEFAULT_SEED,
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
@@ -113,27 +120,40 @@ def fit(
     k : int or list of int, default (1, 2, 5)
         The k whose metrics are stored in ``idata`` (any k can be asked of
         :meth:`passhat.Fit.metric` later; k may exceed n).
-    method : {"nuts", "grid"}
-        NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model
-        only; returns independent draws in the same shape).
+    method : {"auto", "grid", "nuts"}, default "auto"
+        ``"grid"``: exact quadrature on (logit μ, log κ), returned as
+        independent draws in the same shape as NUTS' (plain model only: it
+        has two parameters per system). ``"nuts"``: NUTS sampling (compiles
+        the model first: seconds to a minute in a new process). ``"auto"``:
+        the grid for ``model="beta"``, NUTS for ``model="inflated"``. The
+        method that ran is :attr:`Fit.method` (and in ``Fit.method_label``).
     model : {"beta", "inflated"}
         Plain Beta-Binomial, or with shares of always-pass / always-fail tasks.
     priors : Priors, optional
         Defaults documented in :class:`passhat.model.Priors`.
     weights : None, "declared", "category" or mapping
         Task weights for benchmark-scope metrics (as in :func:`passhat.estimate`).
-    seed : int, optional
-        Seeds the sampler and the benchmark-scope draws. When None a seed is
-        drawn and recorded in ``idata`` so the fit can be reproduced.
+    unscored_tasks : {"exclude", "error", "impute"}
+        Tasks with no decided run (every run unscored): left out of the
+        benchmark scope and listed (default, as in :func:`passhat.estimate`,
+        so both report the same tasks), refused (:class:`ValidationError`),
+        or kept with their rate drawn from the fitted distribution
+        ("impute"). Such a task carries no information about the
+        hyperparameters either way. Stated in :func:`fit_notes`.
+    seed : int or None
+        Seeds the sampler and the benchmark-scope draws (default 0, fixed, as
+        every entry point). None draws a seed, recorded in ``idata`` so the
+        fit can be reproduced.
     draws, tune, chains : int
         Draws kept per chain, tuning steps, chains (grid: chains × draws
-        independent draws).
+        independent draws; ``tune`` unused).
     sampler : {"auto", "nutpie", "pymc"}
         "auto" uses nutpie when installed, else PyMC's NUTS.
     target_accept : float
         NUTS target acceptance rate.
     progress : bool, optional
-        Progress bars; default: when stderr is a terminal.
+        NUTS only: a spinner while the model compiles, then the sampler's
+        progress bar; default: when stderr is a terminal.
     grid_size : int
         Points per axis of the final grid.
 
@@ -144,7 +164,8 @@ def fit(
     Raises
     ------
     OptionError
-        Unknown method/model/sampler, grid with the inflated model, bad sizes.
+        Unknown method/model/sampler, ``method="grid"`` with the inflated
+        model, bad sizes.
     ModelError
         A system has no task with decided runs.
     DependencyError
@@ -175,14 +196,8 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
-    if method not in METHODS:
-        raise OptionError(f"method must be 'nuts' or 'grid' (got {method!r})")
     check_model(model)
-    if method == "grid" and model != "beta":
-        raise OptionError(
-            "method='grid' evaluates the 2-parameter Beta-Binomial model only; "
-            "use method='nuts' for model='inflated'"
-        )
+    method = resolve_method(method, model)
     for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
             raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
@@ -191,10 +206,13 @@ def fit(
     ks = norm_k(k)
     pri = priors or Priors()
     ds = as_counts(data)
+    empty, excluded = unscored_task_rule(ds, unscored_tasks, allowed=UNSCORED_TASK_RULES)
+    if unscored_tasks == "exclude" and empty.any():
+        ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
-    used_sampler = "grid" if method == "grid" else resolve_sampler(sampler)
+    used_sampler = resolve_sampler(sampler, method)
 
     systems = [str(s) for s in ds["system"].values]
     n_all = np.asarray(ds["n"].values, dtype=np.int64)
@@ -247,6 +265,8 @@ def fit(
             "passhat_priors": pri.to_json(),
             "passhat_k": json.dumps(ks),
             "passhat_version": str(__version__),
+            "passhat_unscored_tasks": unscored_tasks,
+            "passhat_notes": json.dumps(_notes(unscored_tasks, empty, excluded)),
         }
     )
     sample_stats = xr.Dataset(
@@ -282,6 +302,40 @@ def fit(
         )
     _store_metrics(result, ks)
     return result
+
+
+def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:
+    """What the fit says about tasks with no decided run (see :func:`fit_notes`)."""
+    count = int(empty.sum())
+    if not count:
+        return []
+    if rule == "impute":
+        return [
+            f"{count} task(s) have no decided run (every run unscored): kept in the benchmark "
+            "scope with their rates drawn from the fitted distribution (unscored_tasks='impute'; "
+            "estimate leaves them out)"
+        ]
+    shown = ", ".join(f"{r.task} ({r.system})" for r in excluded.head(5).itertuples())
+    return [
+        f"{count} task(s) have no decided run (every run unscored) and are left out of the "
+        f"benchmark scope: {shown}{' ...' if count > 5 else ''} (unscored_tasks='exclude', "
+        "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
+        "fitted distribution)"
+    ]
+
+
+def fit_notes(result: Fit) -> list[str]:
+    """Plain-language notes a fit's output states (tasks with no decided run, ...).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([4, 4, 0], [3, 1, 0], tasks=["a", "b", "c"], unscored=[0, 0, 4])
+    >>> fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))[0][:60]
+    '1 task(s) have no decided run (every run unscored) and are l'
+    """
+    raw = result.idata.posterior.attrs.get("passhat_notes")
+    return list(json.loads(raw)) if raw else []
 
 
 def _store_metrics(result: Fit, ks: list[int]) -> None:

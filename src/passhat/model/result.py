@@ -534,8 +534,10 @@ class Fit:
         return loglik_array(per_system, self.idata.posterior, cd["task"].values)
 
     # ---------------------------------------------------------------- io
-    def to_netcdf(self, path: str | Path) -> Path:
-        """Save the InferenceData as netCDF (read back with :func:`load_fit`).
+    def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
+        """Save the InferenceData as netCDF (read back with :func:`load_fit`); an existing
+        ``path`` only with ``force``. Written as :func:`passhat._write.atomic_path` writes: a
+        failed or interrupted save leaves a previous file whole (OutputError, OptionError).
 
         Examples
         --------
@@ -546,9 +548,11 @@ class Fit:
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        p = Path(path)
-        self.idata.to_netcdf(str(p))
-        return p
+        from passhat._write import atomic_path
+
+        with atomic_path(path, force=force) as tmp:
+            self.idata.to_netcdf(str(tmp))
+        return Path(path)
 
 
 def load_fit(path: str | Path) -> Fit:

@@ -24,15 +24,17 @@ from typing import Any
 
 import xarray as xr
 
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
-from passhat.report.render import ReportPaths, write_report
+from passhat.report.render import REPORT_NAMES, ReportPaths, check_report_dir, write_report
 from passhat.traces import Traces
 from passhat.trials import Trials
 
 __all__ = [
+    "REPORT_NAMES",
     "Column",
     "Report",
     "ReportData",
@@ -40,6 +42,7 @@ __all__ = [
     "Section",
     "Table",
     "build_report_data",
+    "check_report_dir",
     "plots",
     "report",
     "write_report",
@@ -58,14 +61,14 @@ def report(
     trials: Trials | xr.Dataset,
     out_dir: str | Path,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
-    seed: int | None = 0,
+    k: int | Sequence[int] | None = None,
+    seed: int | None = DEFAULT_SEED,
     model: bool | Any = True,
     title: str | None = None,
     ci: float | None = 0.95,
-    n_boot: int = 2000,
+    n_boot: int = DEFAULT_N_BOOT,
     model_method: str = "grid",
-    compare_models: bool = False,
+    compare_models: bool = True,
     plan: bool = True,
     divergence: Any = None,
     traces: Traces | str | Path | None = None,
@@ -73,6 +76,8 @@ def report(
     baseline: str | None = None,
     on_short: str = "error",
     min_runs: int | None = None,
+    unscored_tasks: str = "exclude",
+    force: bool = False,
 ) -> Report:
     """Compute and write the reliability report.
 
@@ -82,12 +87,18 @@ def report(
         Trials (or a count table).
     out_dir : str or Path
         Directory for ``index.html``, ``report.md``, ``figures/`` and
-        ``results.json`` (created when missing).
-    k : int or sequence of int
-        k values of the headline and spread tables.
-    seed : int, optional
-        Seed of every random step; same input and seed → byte-identical
-        ``results.json``.
+        ``results.json`` (created when missing). It is checked before any work:
+        never an input, nor a directory holding files of these names that
+        passhat did not write (unless ``force``). The files are replaced all at
+        once (see :func:`~passhat.report.render.write_report`).
+    k : int or sequence of int, optional
+        k values of the headline and spread tables (default: 1, 2, 5 capped at
+        the fewest decided runs of a task, as ``passhat report`` without
+        ``--k``; :func:`passhat.exclusions.default_ks`).
+    seed : int or None
+        Seed of every random step (default 0, fixed, recorded in
+        ``results.json``); same input and seed → byte-identical
+        ``results.json``. None draws a seed, recorded likewise.
     model : bool or fit
         Fit the hierarchical model (True), skip it (False) or use a given fit.
     title : str, optional
@@ -95,11 +106,13 @@ def report(
     ci : float, optional
         Interval level (None: no intervals).
     n_boot : int
-        Bootstrap resamples of the population-scope intervals.
+        Bootstrap resamples of the population-scope intervals (default
+        10,000, as every entry point).
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
-    compare_models : bool
-        Also fit the zero/one-inflated model (NUTS, slower) and compare by PSIS-LOO.
+    compare_models : bool, default True
+        Also fit the zero/one-inflated model (NUTS: compiles once per process)
+        and compare the two by PSIS-LOO when both fits pass their diagnostics.
     plan : bool
         Add "What to run next" from the planner.
     divergence : passhat.Divergence, optional
@@ -112,8 +125,13 @@ def report(
         With ``traces``: as in :func:`passhat.divergence`.
     baseline : str, optional
         System the others are compared with in the headline (default: the first).
-    on_short, min_runs
-        As in :func:`passhat.estimate`.
+    on_short, min_runs, unscored_tasks
+        As in :func:`passhat.estimate`; with several systems exclusions apply
+        to matched tasks (every system is reported on the same tasks; the
+        tasks left out are listed).
+    force : bool
+        Replace files of the report's names in ``out_dir`` that passhat did not
+        write (inputs are never written over).
 
     Returns
     -------
@@ -123,7 +141,11 @@ def report(
     ------
     OptionError
         Among others: ``traces`` that share no task with ``trials``, both
-        ``traces`` and ``divergence``, an unknown ``baseline``.
+        ``traces`` and ``divergence``, an unknown ``baseline``, an ``out_dir``
+        that is refused (before any work).
+    OutputError
+        The files could not be written (disk full, permission); the previous
+        report in ``out_dir``, if any, is unchanged.
 
     Examples
     --------
@@ -132,6 +154,8 @@ def report(
     >>> res.data.section("spread").title, res.paths.json.name
     ('3. Clustered vs uniform spread', 'results.json')
     """
+    inputs = (trials, traces)
+    check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
     data = build_report_data(
@@ -151,8 +175,9 @@ def report(
         baseline=baseline,
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
     )
-    paths = write_report(data, out_dir)
+    paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)
 
 
