@@ -78,12 +78,8 @@ def test_two_systems_agree_with_compare(agents_trials: ph.Trials) -> None:
         assert (row["lower"] > 0 or row["upper"] < 0) == split
 
 
-def _tau(path) -> ph.Trials:
-    return ph.read_trials(path)
-
-
-def test_tau_airline_against_itself(tau_airline_path) -> None:
-    tr = _tau(tau_airline_path)
+def test_tau_airline_against_itself() -> None:
+    tr = ph.load_example("tau-airline")
     df = tr.frame.copy()
     a = df.assign(system="gpt-4o")
     b = df.assign(system="gpt-4o (copy)")
@@ -97,8 +93,8 @@ def test_tau_airline_against_itself(tau_airline_path) -> None:
     assert (r.pairs["win_probability"] == 0.5).all()
 
 
-def test_tau_airline_against_an_edited_copy(tau_airline_path) -> None:
-    tr = _tau(tau_airline_path)
+def test_tau_airline_against_an_edited_copy() -> None:
+    tr = ph.load_example("tau-airline")
     df = tr.frame.copy()
     counts = df.groupby("task_id")["success"].sum()
     # the copy passes every run on five tasks the original failed in some runs
@@ -248,3 +244,18 @@ def test_views_say_marginal_or_simultaneous(agents_trials: ph.Trials) -> None:
     assert "&lt;b&gt;guided&lt;/b&gt;" in html and "<b>guided</b>" not in html
     assert set(r.table["interval"]) == {"marginal"}
     assert r.bands["interval"].str.startswith("simultaneous over k").all()
+
+
+def test_tasks_without_a_decided_run_are_left_out_and_listed() -> None:
+    tasks = [f"t{i}" for i in range(12)]
+    a = counts_from_arrays([4] * 12, [2] * 12, tasks=tasks, system="a")
+    b = counts_from_arrays(
+        [4] * 11 + [0], [3] * 11 + [0], tasks=tasks, unscored=[0] * 11 + [4], system="b"
+    )
+    r = ph.rank([a, b], k=2, n_boot=200)
+    assert r.settings["tasks"] == 11
+    assert r.dropped.to_dict(orient="records") == [
+        {"task": "t11", "reason": "no decided run for b"}
+    ]
+    with pytest.raises(ValidationError, match="no decided run"):
+        ph.rank([a, b], k=2, n_boot=200, unscored_tasks="error")

@@ -36,10 +36,19 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+    norm_k,
+)
 from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
+from passhat.exclusions import unscored_task_rule
 from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
@@ -97,8 +106,14 @@ def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
     return merged
 
 
-def _common_tasks(ds: xr.Dataset, *, intersect: bool) -> tuple[NDArray[np.bool_], pd.DataFrame]:
-    """The tasks every system ran, and the dropped ones (or an error naming them)."""
+def _common_tasks(
+    ds: xr.Dataset, *, intersect: bool, empty: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], pd.DataFrame]:
+    """The tasks every system ran, and the dropped ones (or an error naming them).
+
+    A task with no decided run for some system (``empty``) is left out for every system
+    and listed, whatever ``intersect`` says.
+    """
     systems = [str(s) for s in ds["system"].values]
     tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
     present = np.asarray(ds["present"].values, dtype=bool)
@@ -111,28 +126,33 @@ def _common_tasks(ds: xr.Dataset, *, intersect: bool) -> tuple[NDArray[np.bool_]
                 f"{', '.join(tasks[present[i]][:3]) or 'none'}); a leaderboard compares "
                 "systems on the same tasks"
             )
-    common = np.asarray(present.all(axis=0), dtype=bool)
+    no_decided = np.asarray(empty, dtype=bool).any(axis=0)
+    common = np.asarray(present.all(axis=0), dtype=bool) & ~no_decided
     if not common.any():
         raise ValidationError(
             f"no task was run by all {len(systems)} systems; a leaderboard compares systems "
             "on the same tasks (rank subsets of systems that share tasks)"
         )
-    partial = present.any(axis=0) & ~common
+    partial = present.any(axis=0) & ~present.all(axis=0)
     rows = [
         {
             "task": tasks[t],
-            "missing": ", ".join(s for s, p in zip(systems, present[:, t], strict=True) if not p),
+            "reason": "not run by "
+            + ", ".join(s for s, p in zip(systems, present[:, t], strict=True) if not p),
         }
         for t in np.flatnonzero(partial)
     ]
     if rows and not intersect:
-        shown = "; ".join(f"{r['task']} (not run by {r['missing']})" for r in rows[:5])
+        shown = "; ".join(f"{r['task']} ({r['reason']})" for r in rows[:5])
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         raise ValidationError(
             f"{len(rows)} task(s) not run by every system: {shown}{more}; pass "
             "intersect=True / --intersect to rank on the tasks all systems ran"
         )
-    return common, pd.DataFrame(rows, columns=["task", "missing"])
+    for t in np.flatnonzero(no_decided & present.all(axis=0)):
+        who = [s for s, e in zip(systems, empty[:, t], strict=True) if e]
+        rows.append({"task": tasks[t], "reason": f"no decided run for {', '.join(who)}"})
+    return common, pd.DataFrame(rows, columns=["task", "reason"])
 
 
 def _shared_weights(ds: xr.Dataset, spec: WeightSpec) -> NDArray[np.float64]:
@@ -187,11 +207,12 @@ def rank(
     k: int | Sequence[int] = (1, 4),
     metrics: Sequence[str] = METRICS,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | None = 0,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
     engine: Literal["bootstrap", "joint"] = "bootstrap",
     weights: WeightSpec = None,
     intersect: bool = False,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
     tier_rule: Literal["chain", "leader"] = "chain",
     fit: Any = None,
@@ -223,6 +244,10 @@ def rank(
     intersect : bool
         Rank on the tasks every system ran (the others listed in
         ``dropped``) instead of raising an error naming them.
+    unscored_tasks : {"exclude", "error"}
+        A task with no decided run for some system (every run unscored) is
+        left out for every system and listed in ``dropped`` (the rule of
+        :mod:`passhat.exclusions`), or refused.
     rank_method : {"pairwise", "percentile"}
         Rank-interval construction (:mod:`passhat.rank.draws`).
     tier_rule : {"chain", "leader"}
@@ -259,7 +284,8 @@ def rank(
             if systems
             else "a leaderboard needs at least two systems; the input holds none"
         )
-    common, dropped = _common_tasks(ds_all, intersect=intersect)
+    empty, _ = unscored_task_rule(ds_all, unscored_tasks)
+    common, dropped = _common_tasks(ds_all, intersect=intersect, empty=empty)
     ds = ds_all.isel(task=np.flatnonzero(common))
     n = np.asarray(ds["n"].values, dtype=float)
     c = np.asarray(ds["c"].values, dtype=float)

@@ -57,7 +57,8 @@ class Ranking:
     columns : list of (metric, k)
     systems : list of str
     dropped : pandas.DataFrame
-        Tasks left out because not every system ran them (``intersect=True``).
+        Tasks left out, with the reason: not run by every system
+        (``intersect=True``), or no decided run for some system.
     settings : dict
     notes : list of str
     """
@@ -201,7 +202,7 @@ class Ranking:
                 "* in its leader's tier through a chain of ties, but separated from the leader."
             )
         if len(self.dropped):
-            notes.append(f"{len(self.dropped)} task(s) not run by every system: see .dropped.")
+            notes.append(f"{len(self.dropped)} task(s) left out, with the reason: see .dropped.")
         notes.extend(self.notes)
         title = f"Leaderboard by {metric_name(metric, kk)} (best first)"
         return View(title, frame, tuple(notes))
