@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "estimate": "Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).",
     "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
     "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
+    "rank": "Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.",
     "report": "Write the reliability report of RUNS (or --example NAME) into -o DIR.",
     "slices": "Counts and rates of runs by status and category, per system.",
     "spread": "Measured pass^k against the uniform-spread reference Mean^k.",
