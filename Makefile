@@ -26,6 +26,7 @@ demo: $(STAMP)
 		--traces src/passhat/examples/tau_airline/traces/gpt-4o-airline.json
 	$(BIN)/passhat estimate --example agents --k 1,2,5 --ci 0.95
 	$(BIN)/passhat report --example agents -o reports/example --k 1,2,5
+	$(BIN)/passhat rank --example leaderboard --k 1,5
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2

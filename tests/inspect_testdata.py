@@ -15,9 +15,17 @@ import pytest
 
 
 def scripted_eval(
-    tmp: Path, samples: Sequence[str], epochs: int, solve: Callable[[Any], None]
+    tmp: Path,
+    samples: Sequence[str],
+    epochs: int,
+    solve: Callable[[Any], None],
+    *,
+    model: str = "mockllm/model",
 ) -> Path:
-    """Write an Inspect ``.eval`` log into ``tmp/logs``; ``solve(state)`` scripts each run."""
+    """Write an Inspect ``.eval`` log into ``tmp/logs``; ``solve(state)`` scripts each run.
+
+    ``model`` names the log's model (``mockllm/NAME``: no model is called).
+    """
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
@@ -49,5 +57,5 @@ def scripted_eval(
             scorer=letter(),
             epochs=epochs,
         )
-        [log] = inspect_eval(task, model="mockllm/model", display="none", log_format="eval")
+        [log] = inspect_eval(task, model=model, display="none", log_format="eval")
     return Path(log.location)

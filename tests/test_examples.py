@@ -127,3 +127,19 @@ def test_unknown_trace_example() -> None:
         ph.load_example_traces("agents")
     with pytest.raises(ph.errors.OptionError, match="no bundled file for example 'abcd'"):
         example_path("abcd")
+
+
+def test_leaderboard_csv_is_the_seeded_simulation() -> None:
+    from passhat.examples.simulate_leaderboard import SYSTEM_EFFECTS, simulate_leaderboard
+
+    bundled = ph.load_example("leaderboard").frame
+    regenerated = Trials.from_frame(simulate_leaderboard(), where="simulate_leaderboard()").frame
+    pd.testing.assert_frame_equal(
+        bundled.reset_index(drop=True),
+        regenerated.reset_index(drop=True),
+        check_exact=True,
+        check_dtype=False,
+    )
+    ds = ph.load_example("leaderboard").counts()
+    assert ph.load_example("leaderboard").systems == list(SYSTEM_EFFECTS)
+    assert ds.sizes["task"] == 120 and (ds["n"].values == 5).all()

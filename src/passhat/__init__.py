@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from passhat.intervals import task_intervals
     from passhat.io import read, read_counts, read_traces, read_trials
     from passhat.model import Fit, compare_models, fit, load_fit
+    from passhat.rank import Ranking, rank
     from passhat.report import report
     from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
     from passhat.slices import Slices, slices
@@ -82,6 +83,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat.intervals": ("task_intervals",),
     "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
     "passhat.model": ("Fit", "compare_models", "fit", "load_fit"),
+    "passhat.rank": ("Ranking", "rank"),
     "passhat.report": ("report",),
     "passhat.report.plots": ("plot_gap", "plot_ppc", "plot_rates", "plot_spread"),
     "passhat.slices": ("Slices", "slices"),
@@ -109,6 +111,7 @@ __all__ = [
     "OptionError",
     "OutputError",
     "PasshatError",
+    "Ranking",
     "ShortTaskError",
     "Slices",
     "Traces",
@@ -141,6 +144,7 @@ __all__ = [
     "plot_spread",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
+    "rank",
     "read",
     "read_counts",
     "read_traces",

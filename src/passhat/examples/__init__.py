@@ -16,6 +16,12 @@
   a minority flip. Made by :func:`passhat.examples.simulate.simulate_agents`
   with its default seed; ``tests/test_examples.py`` regenerates it and checks
   that the bundled file is exactly that output.
+* ``"leaderboard"``: six simulated systems on the same 120 tasks × 5 runs,
+  with a task effect shared by all systems (hard tasks are hard for all) and
+  known system effects, two of them equal (a tie a leaderboard must not
+  split). Made by
+  :func:`passhat.examples.simulate_leaderboard.simulate_leaderboard` with its
+  default seed; ``tests/test_examples.py`` checks the bundled file.
 * ``"abcd"``: the seeds' four-task example, tasks A–D with 5, 4, 2 and 0
   successes in 5 runs.
 
@@ -52,6 +58,7 @@ __all__ = ["EXAMPLES", "TRACE_EXAMPLES", "example_path", "load_example", "load_e
 EXAMPLES: dict[str, tuple[str | None, str | None]] = {
     "tau-airline": ("tau_airline/gpt-4o-airline.json", "tau-bench"),
     "agents": ("agents.csv", "csv"),
+    "leaderboard": ("leaderboard.csv", "csv"),
     "abcd": (None, None),
 }
 
@@ -101,7 +108,7 @@ def load_example(name: str) -> Trials:
 
     Parameters
     ----------
-    name : {"tau-airline", "agents", "abcd"}
+    name : {"tau-airline", "agents", "leaderboard", "abcd"}
         See the module docstring.
 
     Examples

@@ -22,7 +22,10 @@ of its epoch reducers. ``errors="failure"`` counts them as failures instead.
 A sample with no score from the scorer and no error is unscored too
 (status ``unscored``).
 
-The system name is the log's model (``log.eval.model``). With several
+The system name is the log's model (``log.eval.model``). A **directory** of
+logs (e.g. one ``.eval`` per model on the same task) reads as one trial table
+with one system per model: every ``.eval`` file directly inside it is read
+this way and the tables are stacked. With several
 scorers in the log, ``scorer=`` picks one (an error lists them when it is
 missing). Each sample's ``input`` and ``target`` are fingerprinted into
 ``scenario_hash``.
@@ -213,6 +216,10 @@ def read_inspect_log(
             f"{path}: threshold must be a finite number, e.g. 0.5 (got {threshold!r})"
         )
     path = Path(path)
+    if path.is_dir():
+        return _read_log_dir(
+            path, scorer=scorer, threshold=threshold, system_name=system_name, errors=errors
+        )
     log = _load_log(path)
     samples = list(log.samples or [])
     if not samples:
@@ -268,9 +275,45 @@ def read_inspect_log(
     return Trials.from_frame(df, where=str(path), source=source)
 
 
+def _log_files(path: Path) -> list[Path]:
+    """The ``.eval`` logs directly inside a directory, in name order."""
+    return sorted(q for q in path.iterdir() if q.is_file() and q.suffix.lower() == ".eval")
+
+
+def _read_log_dir(
+    path: Path,
+    *,
+    scorer: str | None,
+    threshold: float,
+    system_name: str | None,
+    errors: Literal["unscored", "failure"],
+) -> Trials:
+    """Every ``.eval`` log of a directory, stacked: one system per model."""
+    if system_name is not None:
+        raise OptionError(
+            f"{path}: a directory of logs names its systems from each log's model; "
+            "--system-name applies to one log file"
+        )
+    files = _log_files(path)
+    if not files:
+        raise FormatError(f"{path}: a directory without Inspect AI .eval logs")
+    parts = [read_inspect_log(f, scorer=scorer, threshold=threshold, errors=errors) for f in files]
+    frame = pd.concat([t.frame for t in parts], ignore_index=True)
+    source = {
+        "system_from": "log.eval.model",
+        "logs": [
+            {"file": f.name, "system": t.systems[0], "scorer": t.source.get("scorer")}
+            for f, t in zip(files, parts, strict=True)
+        ],
+        "threshold": threshold,
+        "errored_samples": sum(int(t.source.get("errored_samples", 0)) for t in parts),
+    }
+    return Trials.from_frame(frame, where=str(path), source=source)
+
+
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir():
-        return False
+        return bool(_log_files(path))
     if head.startswith("PK"):
         if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
             return zipfile.is_zipfile(path)

@@ -30,6 +30,11 @@ from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section, trace_divergence
 from passhat.report.sections.flaky import flaky_section
 from passhat.report.sections.headline import headline_section
+from passhat.report.sections.leaderboard import (
+    MIN_SYSTEMS,
+    leaderboard_figure_texts,
+    leaderboard_section,
+)
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
 from passhat.report.sections.spread import spread_section
@@ -207,9 +212,15 @@ def build_report_data(
         )
         headline.tables.append(cmp_table)
         headline.sentences.extend(cmp_sentences)
+    ranking = None
+    leaderboard = []
+    if len(systems) >= MIN_SYSTEMS and ci is not None:  # two systems: the paired comparison
+        lb_sec, ranking = leaderboard_section(ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot)
+        leaderboard.append(lb_sec)
     sections = [
         data_section(data, ds_all, est),
         headline,
+        *leaderboard,
         spread_section(sp, ks=ks, ci=ci),
         model_sec,
         flaky_section(est, ci=ci),
@@ -235,6 +246,8 @@ def build_report_data(
         ["system", "task", "contribution", "cumulative", "task_share"]
     ].reset_index(drop=True)
     figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
+    if ranking is not None:
+        figures.update(leaderboard_figure_texts(ranking))
     if model_sec.status == "ok" and fit is not None:
         model_sec.figures.append("ppc")
         figures["ppc"] = ppc_text(fit)
@@ -265,7 +278,13 @@ def build_report_data(
     return ReportData(
         title=name,
         sections=sections,
-        figure_data={"curve": curve, "rates": rates, "concentration": conc, "fit": fit},
+        figure_data={
+            "curve": curve,
+            "rates": rates,
+            "concentration": conc,
+            "fit": fit,
+            "ranking": ranking,
+        },
         figures=figures,
         stamp=stamp,
         divergence=divergence,

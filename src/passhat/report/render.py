@@ -36,6 +36,7 @@ from passhat._format import fmt_ratio, jsonable, printable
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
+from passhat.report.plots_rank import plot_pairwise, plot_rank_intervals
 
 __all__ = [
     "OPEN_TABLES",
@@ -209,6 +210,10 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
     if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
         tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
         makers["gap_concentration"] = lambda: plot_gap(conc, tasks=tasks)
+    ranking = fd.get("ranking")
+    if ranking is not None:
+        makers["rank_intervals"] = lambda: plot_rank_intervals(ranking)
+        makers["pairwise_differences"] = lambda: plot_pairwise(ranking)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():

@@ -1,0 +1,38 @@
+"""Many systems on the same tasks: a leaderboard with rank uncertainty.
+
+* :func:`rank` — per system, metric and k: value, interval, rank, rank
+  interval, P(rank = 1), significance tier, and the pairwise matrix
+  (:mod:`passhat.rank.leaderboard`);
+* :func:`rank_from_draws` — the rank statistics as a pure function of a draw
+  matrix (draws × systems), shared by the bootstrap and the joint model
+  (:mod:`passhat.rank.draws`);
+* :func:`paired_draws` — the paired task bootstrap of many systems, one draw of
+  tasks for every system, metric and k (:mod:`passhat.rank.engine`);
+* :func:`simultaneous_band` — max-type bands over the k grid.
+
+Examples
+--------
+>>> import passhat as ph
+>>> r = ph.rank(ph.load_example("agents"), k=[1, 2], n_boot=500, seed=0)
+>>> r.settings["engine"], r.systems
+('bootstrap', ['baseline', 'guided'])
+"""
+
+from __future__ import annotations
+
+from passhat.rank.draws import holm, point_ranks, rank_from_draws, simultaneous_band
+from passhat.rank.engine import paired_draws
+from passhat.rank.leaderboard import ENGINES, combine_systems, rank
+from passhat.rank.result import Ranking
+
+__all__ = [
+    "ENGINES",
+    "Ranking",
+    "combine_systems",
+    "holm",
+    "paired_draws",
+    "point_ranks",
+    "rank",
+    "rank_from_draws",
+    "simultaneous_band",
+]

@@ -1,0 +1,425 @@
+"""``rank``: a leaderboard of many systems on the same tasks, with rank uncertainty.
+
+Per system, metric (mean, pass@k, pass^k) and k: the value and its interval,
+the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
+**significance tier**, plus the pairwise matrix of differences. The engines:
+
+* ``"bootstrap"`` — the paired task bootstrap (:mod:`passhat.rank.engine`):
+  one multinomial draw of the tasks per resample serves every system, metric
+  and k, so the correlation between systems is kept;
+* ``"joint"`` — the posterior draws of the joint hierarchical model with
+  crossed task effects, through a fit result's
+  ``metric_draws(metric, k, *, scope) -> (draws, systems)``.
+
+The rank statistics are a pure function of the draw matrix
+(:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
+pairwise tests and the tiers always use the paired rule of
+:func:`passhat.compare` (:mod:`passhat.rank.tiers`).
+
+Examples
+--------
+>>> import passhat as ph
+>>> r = ph.rank(ph.load_example("agents"), k=[1, 2], n_boot=500, seed=0)
+>>> r.table.loc[r.table["metric"] == "pass_hat_k", "system"].unique().tolist()
+['guided', 'baseline']
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+    norm_k,
+)
+from passhat.compare import paired_table
+from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
+from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
+from passhat.exclusions import unscored_task_rule
+from passhat.hierarchical import Column
+from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
+from passhat.rank.engine import paired_draws, point_values
+from passhat.rank.result import Ranking
+from passhat.rank.tiers import TIER_RULES, assign_tiers, holm_by_column, leaders
+from passhat.scopes import columns
+from passhat.trials import Trials
+
+__all__ = ["ENGINES", "combine_systems", "rank"]
+
+#: The engines of :func:`rank`.
+ENGINES = ("bootstrap", "joint")
+
+_KEEP = ["n", "c", "unscored", "present", "weight"]
+
+Input = Trials | xr.Dataset
+
+
+def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
+    """One count table of every system of one input or several (systems must not repeat).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.rank import combine_systems
+    >>> ds = combine_systems(ph.load_example("agents"))
+    >>> ds["system"].values.tolist()
+    ['baseline', 'guided']
+    """
+    if isinstance(data, Trials | xr.Dataset):
+        return as_counts(data)
+    tables = [as_counts(d) for d in data]
+    if not tables:
+        raise ValidationError("no input to rank")
+    if len(tables) == 1:
+        return tables[0]
+    seen: dict[str, int] = {}
+    for i, t in enumerate(tables):
+        for s in t["system"].values.tolist():
+            if str(s) in seen:
+                raise ValidationError(
+                    f"system {s!r} appears in input {seen[str(s)] + 1} and input {i + 1}; "
+                    "give each system once (rename one, e.g. with --map system=…)"
+                )
+            seen[str(s)] = i
+    merged = xr.concat(
+        [t[_KEEP].reset_coords(drop=True) for t in tables],
+        dim="system",
+        join="outer",
+        fill_value=0,
+        coords="minimal",
+        compat="override",
+    )
+    merged["present"] = merged["present"].astype(bool)
+    return merged
+
+
+def _common_tasks(
+    ds: xr.Dataset, *, intersect: bool, empty: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], pd.DataFrame]:
+    """The tasks every system ran, and the dropped ones (or an error naming them).
+
+    A task with no decided run for some system (``empty``) is left out for every system
+    and listed, whatever ``intersect`` says.
+    """
+    systems = [str(s) for s in ds["system"].values]
+    tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
+    present = np.asarray(ds["present"].values, dtype=bool)
+    for i, s in enumerate(systems):
+        others = present[np.arange(len(systems)) != i].any(axis=0)
+        if not (present[i] & others).any():
+            raise ValidationError(
+                f"system {s!r} has no task in common with the others "
+                f"({int(present[i].sum())} task(s) of its own, e.g. "
+                f"{', '.join(tasks[present[i]][:3]) or 'none'}); a leaderboard compares "
+                "systems on the same tasks"
+            )
+    no_decided = np.asarray(empty, dtype=bool).any(axis=0)
+    common = np.asarray(present.all(axis=0), dtype=bool) & ~no_decided
+    if not common.any():
+        raise ValidationError(
+            f"no task was run by all {len(systems)} systems; a leaderboard compares systems "
+            "on the same tasks (rank subsets of systems that share tasks)"
+        )
+    partial = present.any(axis=0) & ~present.all(axis=0)
+    rows = [
+        {
+            "task": tasks[t],
+            "reason": "not run by "
+            + ", ".join(s for s, p in zip(systems, present[:, t], strict=True) if not p),
+        }
+        for t in np.flatnonzero(partial)
+    ]
+    if rows and not intersect:
+        shown = "; ".join(f"{r['task']} ({r['reason']})" for r in rows[:5])
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        raise ValidationError(
+            f"{len(rows)} task(s) not run by every system: {shown}{more}; pass "
+            "intersect=True / --intersect to rank on the tasks all systems ran"
+        )
+    for t in np.flatnonzero(no_decided & present.all(axis=0)):
+        who = [s for s, e in zip(systems, empty[:, t], strict=True) if e]
+        rows.append({"task": tasks[t], "reason": f"no decided run for {', '.join(who)}"})
+    return common, pd.DataFrame(rows, columns=["task", "reason"])
+
+
+def _shared_weights(ds: xr.Dataset, spec: WeightSpec) -> NDArray[np.float64]:
+    """One weight per task, the same for every system (an error naming a task otherwise)."""
+    t_n = ds.sizes["task"]
+    if spec is None or spec == "equal":
+        return np.ones(t_n)
+    w = np.asarray(task_weights(ds, spec).values, dtype=float)
+    same = np.isclose(w, w[:1], rtol=1e-9, atol=0.0).all(axis=0)
+    if not same.all():
+        t = int(np.flatnonzero(~same)[0])
+        task = str(ds["task"].values[t])
+        raise ValidationError(
+            f"task {task!r} has different weights across systems "
+            f"({', '.join(f'{x:g}' for x in w[:, t])}); a leaderboard needs one weight per task"
+        )
+    if w[0].sum() <= 0:
+        raise ValidationError("every common task has weight 0")
+    return w[0]
+
+
+def _joint_draws(
+    ds: xr.Dataset, cols: Sequence[Column], fit: Any, seed: int | None
+) -> tuple[NDArray[np.float64], str]:
+    """Posterior draws (draws × systems × columns) of the joint model's population values."""
+    if fit is None:
+        # passhat.model is a higher layer: never import it from here; the package's
+        # public ``fit`` (loaded on first use) is looked up when the joint engine is asked for
+        fit_fn = getattr(sys.modules.get("passhat"), "fit", None)
+        try:
+            fit = fit_fn(ds, model="joint", seed=seed) if fit_fn is not None else None
+        except (OptionError, ModelError, ValueError, TypeError):
+            fit = None
+    if fit is None or not callable(getattr(fit, "metric_draws", None)):
+        raise ModelError(
+            "engine='joint' needs the joint model (passhat.fit(trials, model='joint') with "
+            "metric_draws(metric, k, scope=...)), which this passhat does not have yet; "
+            "use engine='bootstrap'"
+        )
+    systems = [str(s) for s in ds["system"].values]
+    parts = []
+    for metric, kk in cols:
+        draws, names = fit.metric_draws(metric, kk, scope="population")
+        order = [list(map(str, names)).index(s) for s in systems]
+        parts.append(np.asarray(draws, dtype=float)[:, order])
+    return np.stack(parts, axis=2), "joint hierarchical model (posterior draws)"
+
+
+def rank(
+    data: Input | Sequence[Input],
+    *,
+    k: int | Sequence[int] = (1, 4),
+    metrics: Sequence[str] = METRICS,
+    ci: float = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
+    engine: Literal["bootstrap", "joint"] = "bootstrap",
+    weights: WeightSpec = None,
+    intersect: bool = False,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
+    rank_method: Literal["pairwise", "percentile"] = "pairwise",
+    tier_rule: Literal["chain", "leader"] = "chain",
+    fit: Any = None,
+) -> Ranking:
+    """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
+
+    Parameters
+    ----------
+    data : Trials, count table, or a sequence of them
+        Several systems (one input with a system column, or one input per
+        system; a system may not appear twice).
+    k : int or sequence of int
+        The k grid (every system needs n ≥ max k on every common task).
+    metrics : sequence of {"mean", "pass_at_k", "pass_hat_k"}
+    ci : float
+        Level of every interval, the rank intervals and the tiers' tests.
+    n_boot : int
+        Bootstrap resamples (shared by every system, metric and k), also the
+        pairwise tests' random sign flips and posterior draws — at least
+        2 · pairs / (1 − ci) flips, so that a permutation p-value can pass
+        Holm's first step (1225 pairs at 95%: 49,000).
+    seed : int, optional
+    engine : {"bootstrap", "joint"}
+        ``"joint"`` uses the joint model's posterior draws (``fit``, or
+        ``passhat.fit(data, model="joint")`` when the model offers it).
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights as in :func:`passhat.estimate`; one weight per task,
+        shared by the systems.
+    intersect : bool
+        Rank on the tasks every system ran (the others listed in
+        ``dropped``) instead of raising an error naming them.
+    unscored_tasks : {"exclude", "error"}
+        A task with no decided run for some system (every run unscored) is
+        left out for every system and listed in ``dropped`` (the rule of
+        :mod:`passhat.exclusions`), or refused.
+    rank_method : {"pairwise", "percentile"}
+        Rank-interval construction (:mod:`passhat.rank.draws`).
+    tier_rule : {"chain", "leader"}
+        How tiers are cut (:func:`passhat.rank.tiers.assign_tiers`).
+    fit : optional
+        A joint fit result with ``metric_draws(metric, k, *, scope)`` →
+        ``(draws, systems)`` (for ``engine="joint"``).
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=500, seed=0)
+    >>> r.table[["system", "rank", "tier"]].head(2).values.tolist()
+    [['guided', 1, 1], ['baseline', 2, 2]]
+    """
+    level = check_ci(ci)
+    nb = check_n_boot(n_boot)
+    check_method(engine, ENGINES, "engine")
+    check_method(rank_method, RANK_METHODS, "rank_method")
+    check_method(tier_rule, TIER_RULES, "tier_rule")
+    ks = norm_k(k)
+    mets = [check_method(m, METRICS, "metric") for m in metrics]
+    if not mets:
+        raise OptionError("metrics: give at least one of mean, pass_at_k, pass_hat_k")
+    ds_all = combine_systems(data)
+    systems = [str(s) for s in ds_all["system"].values]
+    if len(systems) < 2:
+        raise ValidationError(
+            f"a leaderboard needs at least two systems; the input holds one ({systems[0]!r})"
+            if systems
+            else "a leaderboard needs at least two systems; the input holds none"
+        )
+    empty, _ = unscored_task_rule(ds_all, unscored_tasks)
+    common, dropped = _common_tasks(ds_all, intersect=intersect, empty=empty)
+    ds = ds_all.isel(task=np.flatnonzero(common))
+    n = np.asarray(ds["n"].values, dtype=float)
+    c = np.asarray(ds["c"].values, dtype=float)
+    kmax = max(ks)
+    for i, s in enumerate(systems):
+        short = n[i] < kmax
+        if short.any():
+            bad = np.asarray(ds["task"].values, dtype=object).astype(str)[short]
+            raise ShortTaskError(
+                f"system {s!r}: k = {kmax} exceeds its n = {int(n[i].min())} decided runs on "
+                f"{len(bad)} task(s), e.g. {', '.join(bad[:3])}; lower k or run more trials"
+            )
+    w_all = _shared_weights(ds, weights)
+    keep = w_all > 0
+    n, c, w = n[:, keep], c[:, keep], w_all[keep]
+    t_n = int(keep.sum())
+    cols = [col for col in columns(ks) if col[0] in mets]
+    rng = make_rng(seed)
+    if engine == "bootstrap":
+        draws = paired_draws(n, c, w, cols, n_boot=nb, rng=rng)
+        engine_label = "paired task bootstrap (one draw of tasks shared by every system and k)"
+        scope_label = "population scope (expected value over tasks like these), percentile"
+    else:
+        draws, engine_label = _joint_draws(ds.isel(task=np.flatnonzero(keep)), cols, fit, seed)
+        scope_label = (
+            "population scope (expected value over tasks like these), posterior equal-tailed"
+        )
+    # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
+    point = point_values(n, c, w, cols) if engine == "bootstrap" else draws.mean(axis=0)
+    alpha = round(1.0 - level, 12)
+    lows = np.quantile(draws, alpha / 2, axis=0)
+    highs = np.quantile(draws, 1 - alpha / 2, axis=0)
+    # ---- pairwise matrix and tiers: the compare rule for every pair
+    pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
+    # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
+    n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
+    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng)
+    pt = pt[pt["metric"].isin(mets)]
+    pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
+    pt["p_holm"] = holm_by_column(pt)
+    pt["separated"] = pt["p_holm"] <= alpha
+    a_idx, b_idx = pt["a"].to_numpy(int), pt["b"].to_numpy(int)
+    col_of = {col: j for j, col in enumerate(cols)}
+    j_idx = np.array([col_of[(m, int(kk))] for m, kk in zip(pt["metric"], pt["k"], strict=True)])
+    da = np.round(draws[:, a_idx, j_idx], 12)
+    db = np.round(draws[:, b_idx, j_idx], 12)
+    pt["win_probability"] = (db > da).mean(axis=0) + 0.5 * (db == da).mean(axis=0)
+    pt.insert(0, "system_b", [systems[i] for i in b_idx])
+    pt.insert(0, "system_a", [systems[i] for i in a_idx])
+    rows: list[pd.DataFrame] = []
+    for j, (metric, kk) in enumerate(cols):
+        r = rank_from_draws(draws[:, :, j], systems, point[:, j], ci=level, rank_method=rank_method)
+        pop = pt[(pt["metric"] == metric) & (pt["k"] == kk) & (pt["scope"] == "population")]
+        adj = np.full((len(systems), len(systems)), np.nan)
+        adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
+        adj[pop["b"].to_numpy(int), pop["a"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
+        r["tier"] = assign_tiers(point[:, j], adj, alpha=alpha, rule=tier_rule)
+        lead = leaders(point[:, j], r["tier"].to_numpy())
+        r["tier_leader"] = [systems[i] for i in lead]
+        r["separated_from_leader"] = [
+            bool(adj[i, lead[i]] <= alpha) if i != lead[i] else False for i in range(len(systems))
+        ]
+        r.insert(1, "metric", metric)
+        r.insert(2, "k", kk)
+        r["lower"] = np.clip(lows[:, j], 0.0, 1.0)
+        r["upper"] = np.clip(highs[:, j], 0.0, 1.0)
+        r["scope"] = "population"
+        r["interval"] = "marginal"
+        r["tasks"] = t_n
+        r["engine"] = engine
+        rows.append(r.sort_values(["rank", "system"], kind="stable"))
+    table = pd.concat(rows, ignore_index=True)
+    bands = _bands(draws, point, cols, systems, level)
+    headline = ("pass_hat_k", kmax) if "pass_hat_k" in mets else cols[-1]
+    settings = {
+        "k": ks,
+        "metrics": mets,
+        "ci": level,
+        "n_boot": nb,
+        "seed": seed,
+        "engine": engine,
+        "engine_label": engine_label,
+        "scope_label": scope_label,
+        "rank_method": rank_method,
+        "tier_scope": "population",
+        "tier_rule": tier_rule,
+        "pairs_tested": len(pair_idx),
+        "pair_flips": n_flips,
+        "tasks": t_n,
+        "intersect": intersect,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "headline": headline,
+    }
+    return Ranking(
+        table=table,
+        pairs=pt.drop(columns=["a", "b"]),
+        bands=bands,
+        draws=draws,
+        columns=cols,
+        systems=systems,
+        dropped=dropped,
+        settings=settings,
+    )
+
+
+def _bands(
+    draws: NDArray[np.float64],
+    point: NDArray[np.float64],
+    cols: Sequence[Column],
+    systems: Sequence[str],
+    level: float,
+) -> pd.DataFrame:
+    """Simultaneous bands over the k grid, per system, for pass@k and pass^k."""
+    parts = []
+    for metric in ("pass_at_k", "pass_hat_k"):
+        idx = [j for j, (m, _) in enumerate(cols) if m == metric]
+        if not idx:
+            continue
+        grid = ", ".join(str(cols[j][1]) for j in idx)
+        for s, name in enumerate(systems):
+            lo, hi, crit = simultaneous_band(draws[:, s, idx], point[s, idx], ci=level)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "system": name,
+                        "metric": metric,
+                        "k": [cols[j][1] for j in idx],
+                        "value": point[s, idx],
+                        "lower": np.clip(lo, 0.0, 1.0),
+                        "upper": np.clip(hi, 0.0, 1.0),
+                        "crit": crit,
+                        "interval": f"simultaneous over k = {grid}",
+                    }
+                )
+            )
+    cols_out = ["system", "metric", "k", "value", "lower", "upper", "crit", "interval"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols_out)

@@ -1,0 +1,80 @@
+"""``passhat rank``: the leaderboard from the command line.
+
+Oracles: the Python API on the same input (ph.rank with the same seed gives the same
+table), exit statuses (0; 2 with one line on stderr on bad input: one system only, a
+system with no task in common, k > n for a system).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+
+from .cli_helpers import HEADER, bad, run, write
+
+
+def _per_system_files(tmp_path: Path) -> list[str]:
+    df = ph.load_example("leaderboard").frame
+    paths = []
+    for s, part in df.groupby("system", sort=False):
+        p = tmp_path / f"{s}.csv"
+        part.to_csv(p, index=False)
+        paths.append(str(p))
+    return paths
+
+
+def test_rank_files_match_the_api(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    paths = _per_system_files(tmp_path)
+    rc, out, _ = run(capsys, ["rank", *paths, "--k", "1,3", "--n-boot", "400", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    api = ph.rank(
+        ph.load_example("leaderboard"), k=[1, 3], metrics=["mean", "pass_hat_k"], n_boot=400, seed=0
+    ).table
+    got = pd.DataFrame(doc["leaderboard"])
+    assert len(got) == len(api)
+    merged = got.merge(api, on=["system", "metric", "k"], suffixes=("", "_api"))
+    for col in ("rank", "rank_lower", "rank_upper", "tier"):
+        assert (merged[col] == merged[f"{col}_api"]).all(), col
+    for col in ("value", "lower", "upper", "p_first"):  # JSON keeps 12 significant digits
+        assert merged[col].to_numpy() == pytest.approx(merged[f"{col}_api"].to_numpy()), col
+    assert {"pairs", "bands", "settings", "input"} <= set(doc)
+    assert len(doc["input"]) == 6
+
+
+def test_rank_text_and_csv(capsys) -> None:  # type: ignore[no-untyped-def]
+    rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--k", "1,5", "--n-boot", "300"])
+    assert rc == 0
+    assert "pass^5: 6 systems on 120 common tasks" in out
+    assert "P(rank = 1)" in out and "rank interval: marginal per system" in out
+    assert "300 resamples, seed 0" in out
+    rc, out, _ = run(
+        capsys, ["rank", "--example", "leaderboard", "--k", "2", "--n-boot", "300", "--csv"]
+    )
+    assert rc == 0
+    header = out.splitlines()[0].split(",")
+    assert {"system", "metric", "k", "rank", "rank_lower", "rank_upper", "tier"} <= set(header)
+
+
+def test_rank_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    one = write(tmp_path, "one.csv", HEADER + "A,t1,0,1\nA,t1,1,0\nA,t2,0,1\nA,t2,1,1\n")
+    bad(capsys, ["rank", one], r"at least two systems; the input holds one \('A'\)")
+    apart = write(
+        tmp_path,
+        "apart.csv",
+        HEADER + "A,t1,0,1\nA,t1,1,0\nB,u1,0,1\nB,u1,1,1\n",
+    )
+    bad(capsys, ["rank", apart, "--k", "1"], r"system 'A' has no task in common")
+    short = write(
+        tmp_path,
+        "short.csv",
+        HEADER + "A,t1,0,1\nA,t1,1,0\nA,t1,2,0\nB,t1,0,1\nB,t1,1,1\n",
+    )
+    bad(capsys, ["rank", short, "--k", "1,3"], r"system 'B': k = 3 exceeds its n = 2")
+    bad(capsys, ["rank"], r"no input")
+    bad(capsys, ["rank", "--example", "leaderboard", "--metric", "best"], r"--metric")

@@ -1,0 +1,261 @@
+"""Tests of passhat.rank: the paired bootstrap engine, the leaderboard API and its errors.
+
+Oracles: the resampled means recomputed from the resampled task indices by plain
+averaging (what a task bootstrap is by definition), passhat.compare on the same two
+systems (the same difference, interval and p-value: one paired rule), and τ-bench
+airline gpt-4o against itself (identical systems must share a tier, a rank and
+P(rank = 1) = 0.5 each) and against a copy with a few tasks edited.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat.errors import ModelError, ShortTaskError, ValidationError
+from passhat.estimators import pass_hat_k
+from passhat.rank.engine import paired_draws
+from passhat.scopes import column_values, columns
+from passhat.trials import counts_from_arrays
+
+
+def _frame(systems: dict[str, tuple[list[int], list[int]]]) -> pd.DataFrame:
+    rows = []
+    for name, (n, c) in systems.items():
+        for t, (nn, cc) in enumerate(zip(n, c, strict=True)):
+            for r in range(nn):
+                rows.append({"system": name, "task_id": f"t{t}", "trial": r, "success": r < cc})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("equal_weights", [True, False])
+def test_paired_draws_are_the_task_bootstrap(equal_weights: bool) -> None:
+    rng = np.random.default_rng(0)
+    s_n, t_n = 4, 37
+    n = rng.integers(3, 7, size=(s_n, t_n)).astype(float)
+    c = rng.binomial(n.astype(int), 0.6).astype(float)
+    w = np.ones(t_n) if equal_weights else rng.uniform(0.5, 2.0, t_n)
+    cols = columns([1, 3])
+    d = paired_draws(n, c, w, cols, n_boot=50, rng=np.random.default_rng(7))
+    # replay the same resamples: the engine draws task indices with rng.integers
+    idx = np.random.default_rng(7).integers(0, t_n, size=(50, t_n))
+    for s in range(s_n):
+        v = column_values(n[s], c[s], cols)  # tasks × columns
+        brute = np.array([(w[i] @ v[i]) / w[i].sum() for i in idx])
+        assert np.allclose(d[:, s, :], brute, atol=1e-9)
+
+
+def test_identical_systems_have_identical_draws() -> None:
+    n = np.full((3, 60), 5.0)
+    c = np.vstack([np.arange(60) % 6] * 2 + [np.arange(60) % 4]).astype(float)
+    d = paired_draws(n, c, np.ones(60), columns([1, 5]), n_boot=300, rng=np.random.default_rng(1))
+    assert np.array_equal(d[:, 0], d[:, 1])
+
+
+def test_two_systems_agree_with_compare(agents_trials: ph.Trials) -> None:
+    r = ph.rank(agents_trials, k=[1, 3], n_boot=2000, seed=4)
+    cmp = ph.compare(agents_trials, k=[1, 3], n_boot=2000, seed=4)
+    for (metric, kk, scope), part in r.pairs.groupby(["metric", "k", "scope"]):
+        row = part.iloc[0]
+        assert (row["system_a"], row["system_b"]) == ("baseline", "guided")
+        ref = cmp.table[
+            (cmp.table["metric"] == metric) & (cmp.table["k"] == kk) & (cmp.table["scope"] == scope)
+        ].iloc[0]
+        assert row["difference"] == pytest.approx(ref["difference"], abs=1e-12)
+        assert row["method"] == ref["method"]
+        # the same rule; random sign flips differ by seed stream, exact parts match
+        assert row["lower"] == pytest.approx(ref["lower"], abs=0.01)
+        assert row["upper"] == pytest.approx(ref["upper"], abs=0.01)
+        # one pair: Holm changes nothing, and the tier split is the test's decision
+        assert row["p_holm"] == pytest.approx(row["p_value"])
+    pop = r.pairs[(r.pairs["scope"] == "population") & (r.pairs["metric"] == "pass_hat_k")]
+    for _, row in pop.iterrows():
+        t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == row["k"])]
+        split = t["tier"].nunique() == 2
+        assert split == bool(row["p_value"] <= 0.05)
+        assert (row["lower"] > 0 or row["upper"] < 0) == split
+
+
+def test_tau_airline_against_itself() -> None:
+    tr = ph.load_example("tau-airline")
+    df = tr.frame.copy()
+    a = df.assign(system="gpt-4o")
+    b = df.assign(system="gpt-4o (copy)")
+    r = ph.rank(ph.Trials.from_frame(pd.concat([a, b])), k=[1, 4], n_boot=2000, seed=0)
+    for _, part in r.table.groupby(["metric", "k"]):
+        assert part["tier"].tolist() == [1, 1]
+        assert part["rank"].tolist() == [1, 1]
+        assert part["p_first"].tolist() == pytest.approx([0.5, 0.5])
+        assert part[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2]]
+    assert (r.pairs["difference"] == 0).all()
+    assert (r.pairs["win_probability"] == 0.5).all()
+
+
+def test_tau_airline_against_an_edited_copy() -> None:
+    tr = ph.load_example("tau-airline")
+    df = tr.frame.copy()
+    counts = df.groupby("task_id")["success"].sum()
+    # the copy passes every run on five tasks the original failed in some runs
+    fix = counts[(counts > 0) & (counts < 4)].index[:5]
+    b = df.assign(system="gpt-4o edited")
+    b.loc[b["task_id"].isin(fix), "success"] = True
+    both = ph.Trials.from_frame(pd.concat([df.assign(system="gpt-4o"), b]))
+    r = ph.rank(both, k=[1, 4], n_boot=2000, seed=0)
+    p4 = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 4)]
+    assert p4["system"].tolist() == ["gpt-4o edited", "gpt-4o"]
+    assert p4["p_first"].iloc[0] > 0.9  # better on 5 tasks, equal elsewhere
+    cmp = ph.compare(both, k=[1, 4], n_boot=2000, seed=0, baseline="gpt-4o")
+    ref = cmp.table[(cmp.table["metric"] == "pass_hat_k") & (cmp.table["k"] == 4)]
+    row = r.pairs[(r.pairs["metric"] == "pass_hat_k") & (r.pairs["k"] == 4)]
+    sign = 1.0 if row["system_a"].iloc[0] == "gpt-4o" else -1.0
+    assert sign * row["difference"].iloc[0] == pytest.approx(ref["difference"].iloc[0])
+
+
+def test_ties_share_a_rank_and_known_order() -> None:
+    # a: all pass, b = c: half pass, d: none pass — values are known exactly
+    n = [4] * 40
+    df = _frame(
+        {
+            "a": (n, [4] * 40),
+            "b": (n, [4] * 20 + [0] * 20),
+            "c": (n, [0] * 20 + [4] * 20),
+            "d": (n, [0] * 40),
+        }
+    )
+    r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=1000, seed=0)
+    t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 2)].set_index("system")
+    assert t.loc[["a", "b", "c", "d"], "rank"].tolist() == [1, 2, 2, 4]
+    assert t.loc["a", "p_first"] == 1.0
+    assert t.loc["b", "tier"] == t.loc["c", "tier"]
+    assert t.loc[["b", "c"], "rank_lower"].tolist() == [2, 2]
+    assert t.loc[["b", "c"], "rank_upper"].tolist() == [3, 3]
+
+
+def test_several_inputs_and_value_against_estimate(agents_trials: ph.Trials) -> None:
+    df = agents_trials.frame
+    parts = [ph.Trials.from_frame(df[df["system"] == s]) for s in ("baseline", "guided")]
+    r = ph.rank(parts, k=[2], n_boot=500, seed=0)
+    est = ph.estimate(agents_trials, k=[2])
+    for s in ("baseline", "guided"):
+        got = r.table[(r.table["system"] == s) & (r.table["metric"] == "pass_hat_k")]["value"]
+        ref = est.table[
+            (est.table["system"] == s)
+            & (est.table["metric"] == "pass_hat_k")
+            & (est.table["k"] == 2)
+        ]["value"]
+        assert float(got.iloc[0]) == pytest.approx(float(ref.iloc[0]))
+    n, c = np.full(20, 4), np.arange(20) % 5
+    v = pass_hat_k(n, c, 2).mean()
+    one = ph.rank(
+        [counts_from_arrays(n, c, system="x"), counts_from_arrays(n, 4 - c, system="y")],
+        k=2,
+        n_boot=300,
+    )
+    assert one.table.set_index(["system", "metric"]).loc[("x", "pass_hat_k"), "value"] == (
+        pytest.approx(v)
+    )
+
+
+def test_bad_input_errors() -> None:
+    n = [4] * 12
+    one = ph.Trials.from_frame(_frame({"a": (n, [2] * 12)}))
+    with pytest.raises(ValidationError, match="at least two systems; the input holds one"):
+        ph.rank(one)
+    apart = _frame({"a": (n, [2] * 12), "b": (n, [3] * 12)})
+    apart.loc[apart["system"] == "b", "task_id"] += "-other"
+    with pytest.raises(ValidationError, match="system 'a' has no task in common"):
+        ph.rank(ph.Trials.from_frame(apart))
+    short = _frame({"a": (n, [2] * 12), "b": ([4] * 11 + [2], [1] * 12)})
+    with pytest.raises(ShortTaskError, match="system 'b': k = 4 exceeds its n = 2"):
+        ph.rank(ph.Trials.from_frame(short), k=[1, 4])
+    partial = _frame({"a": (n, [2] * 12), "b": (n[:10], [1] * 10)})
+    with pytest.raises(ValidationError, match="2 task\\(s\\) not run by every system"):
+        ph.rank(ph.Trials.from_frame(partial), k=1)
+    r = ph.rank(ph.Trials.from_frame(partial), k=1, intersect=True, n_boot=200)
+    assert r.settings["tasks"] == 10 and len(r.dropped) == 2
+
+
+def test_joint_engine_needs_the_joint_model(agents_trials: ph.Trials) -> None:
+    with pytest.raises(ModelError, match="engine='joint' needs the joint model"):
+        ph.rank(agents_trials, k=1, engine="joint")
+
+
+def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
+    class FakeJointFit:  # the documented interface, returning known draws
+        def metric_draws(self, metric: str, k: int, *, scope: str):
+            rng = np.random.default_rng(k)
+            d = np.column_stack([rng.normal(0.8, 0.01, 400), rng.normal(0.6, 0.01, 400)])
+            return d, ["guided", "baseline"]  # in its own order
+
+    r = ph.rank(agents_trials, k=1, engine="joint", fit=FakeJointFit(), n_boot=200)
+    t = r.table[r.table["metric"] == "mean"].set_index("system")
+    assert t.loc["guided", "upper"] > 0.78 and t.loc["baseline", "upper"] < 0.65
+    assert t.loc["guided", "value"] == pytest.approx(0.8, abs=0.005)  # the posterior mean
+    assert t.loc["guided", "p_first"] == 1.0
+    assert r.settings["engine_label"].startswith("joint")
+
+
+def test_bands_are_simultaneous_and_wider(agents_trials: ph.Trials) -> None:
+    r = ph.rank(agents_trials, k=[1, 2, 3, 4, 5], n_boot=3000, seed=0)
+    b = r.band("guided", "pass_hat_k")
+    marg = r.table[(r.table["system"] == "guided") & (r.table["metric"] == "pass_hat_k")]
+    assert (b["upper"].to_numpy() - b["lower"].to_numpy()).mean() > (
+        marg["upper"].to_numpy() - marg["lower"].to_numpy()
+    ).mean()
+    d = r.draws[
+        :, r.systems.index("guided"), [j for j, c in enumerate(r.columns) if c[0] == "pass_hat_k"]
+    ]
+    inside = np.all((d >= b["lower"].to_numpy()) & (d <= b["upper"].to_numpy()), axis=1).mean()
+    assert inside >= 0.95 - 0.01
+    assert "simultaneous over k = 1, 2, 3, 4, 5" in set(r.bands["interval"])
+    db = r.difference_band("baseline", "guided")
+    assert (db["lower"] <= db["difference"]).all() and (db["difference"] <= db["upper"]).all()
+
+
+def test_enough_flips_for_holm_across_many_pairs() -> None:
+    # 12 systems, 66 pairs: with 200 flips the smallest permutation p (1/201) could never
+    # pass Holm's first step (0.05 / 66); rank raises the flips to 2 · 66 / 0.05 = 2640
+    rng = np.random.default_rng(3)
+    t_n = 40
+    rates = np.linspace(0.05, 0.95, 12)
+    tables = [
+        counts_from_arrays(np.full(t_n, 4), rng.binomial(4, p, t_n), system=f"s{i:02d}")
+        for i, p in enumerate(rates)
+    ]
+    r = ph.rank(tables, k=1, metrics=["mean"], n_boot=200, seed=0)
+    assert r.settings["pair_flips"] == 2640
+    pop = r.pairs[r.pairs["scope"] == "population"]
+    extreme = pop[(pop["system_a"] == "s00") & (pop["system_b"] == "s11")].iloc[0]
+    assert extreme["p_value"] < 0.05 / 66 and bool(extreme["separated"])
+    assert r.table["tier"].max() > 1
+
+
+def test_views_say_marginal_or_simultaneous(agents_trials: ph.Trials) -> None:
+    df = agents_trials.frame.copy()
+    df.loc[df["system"] == "guided", "system"] = "<b>guided</b>"
+    r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=300, seed=0)
+    text = repr(r)
+    assert text.startswith("Leaderboard by pass^2 (best first)")
+    assert "marginal (per system)" in text and "simultaneous" in text
+    assert "300 resamples, seed 0" in text
+    html = r._repr_html_()
+    assert "&lt;b&gt;guided&lt;/b&gt;" in html and "<b>guided</b>" not in html
+    assert set(r.table["interval"]) == {"marginal"}
+    assert r.bands["interval"].str.startswith("simultaneous over k").all()
+
+
+def test_tasks_without_a_decided_run_are_left_out_and_listed() -> None:
+    tasks = [f"t{i}" for i in range(12)]
+    a = counts_from_arrays([4] * 12, [2] * 12, tasks=tasks, system="a")
+    b = counts_from_arrays(
+        [4] * 11 + [0], [3] * 11 + [0], tasks=tasks, unscored=[0] * 11 + [4], system="b"
+    )
+    r = ph.rank([a, b], k=2, n_boot=200)
+    assert r.settings["tasks"] == 11
+    assert r.dropped.to_dict(orient="records") == [
+        {"task": "t11", "reason": "no decided run for b"}
+    ]
+    with pytest.raises(ValidationError, match="no decided run"):
+        ph.rank([a, b], k=2, n_boot=200, unscored_tasks="error")
