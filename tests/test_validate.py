@@ -51,10 +51,17 @@ def test_fit_seed_default_is_the_shared_one() -> None:
     assert inspect.signature(ph.fit).parameters["seed"].default == DEFAULT_SEED
 
 
-@pytest.mark.parametrize("command", ["estimate", "compare", "report", "fit", "plan", "spread"])
+@pytest.mark.parametrize(
+    "command", ["estimate", "compare", "report", "fit", "plan", "spread", "rank"]
+)
 def test_every_cli_default_is_the_shared_one(command: str) -> None:
-    cmd = cli.commands[command]
-    subs = list(cmd.commands.values()) if isinstance(cmd, click.Group) else [cmd]
+    ctx = click.Context(cli)
+    cmd = cli.get_command(ctx, command)  # the group is lazy: commands load by name
+    assert cmd is not None, command
+    if isinstance(cmd, click.Group):
+        subs = [cmd.get_command(ctx, name) for name in cmd.list_commands(ctx)]
+    else:
+        subs = [cmd]
     found = 0
     for sub in subs:
         for p in sub.params:
