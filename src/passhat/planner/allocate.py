@@ -63,12 +63,16 @@ from numpy.typing import NDArray
 from scipy import special
 
 from passhat.estimators import subset_overlap_weights
+from passhat.planner.assumptions import Assumptions
 
 __all__ = [
+    "HYPER_POINTS",
     "between_variance",
     "expected_error",
     "expected_variance",
+    "flat_prior",
     "greedy",
+    "hyper_points",
     "objective",
     "per_task",
 ]
@@ -362,3 +366,56 @@ def per_task(
     levels = np.repeat(np.tile(np.arange(L)[::-1], G), counts[:, ::-1].ravel())
     first = np.cumsum(counts.sum(axis=1)) - counts.sum(axis=1)
     return levels[first[group] + rank].astype(np.int64)
+
+
+#: Points of the (μ, κ) posterior the allocation averages over.
+HYPER_POINTS = 16
+
+
+def hyper_points(
+    n: NDArray[np.int64], c: NDArray[np.int64], system: str
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], Assumptions]:
+    """Points of the posterior of the Beta prior's (μ, κ), and its mean as one Assumptions.
+
+    The Beta-Binomial likelihood (compressed over distinct (n, c)) on a grid
+    of logit μ × log κ with a flat prior there; :data:`HYPER_POINTS` points
+    at evenly spaced quantiles of the sorted grid mass represent it. Averaging
+    the allocation's objective over them keeps it from trusting one fitted μ:
+    near pass rates of 1 a small error in μ changes which errors the runs so
+    far carry.
+    """
+    pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    nn, cc = pairs[:, 0].astype(float), pairs[:, 1].astype(float)
+    pbar = (c.sum() + 0.5) / (n.sum() + 1.0)
+    centre = float(special.logit(pbar))
+    lm = centre + np.linspace(-3.0, 3.0, 61)
+    lk = np.linspace(-3.0, 9.0, 49)
+    mu = special.expit(lm)[:, None, None]
+    kap = np.exp(lk)[None, :, None]
+    a, b = mu * kap, (1 - mu) * kap
+    ll = (mult * (special.betaln(cc + a, nn - cc + b) - special.betaln(a, b))).sum(axis=-1)
+    w = np.exp(ll - ll.max()).ravel()
+    w /= w.sum()
+    order = np.argsort(-w, kind="stable")
+    cum = np.cumsum(w[order])
+    at = np.searchsorted(cum, (np.arange(HYPER_POINTS) + 0.5) / HYPER_POINTS)
+    pick = order[np.minimum(at, len(order) - 1)]
+    ga = np.broadcast_to(a[..., 0], (len(lm), len(lk))).ravel()[pick]
+    gb = np.broadcast_to(b[..., 0], (len(lm), len(lk))).ravel()[pick]
+    mean_mu = float((w * np.broadcast_to(mu[..., 0], (len(lm), len(lk))).ravel()).sum())
+    mean_lk = float((w * np.broadcast_to(lk[None, :], (len(lm), len(lk))).ravel()).sum())
+    point = Assumptions(
+        mean=mean_mu,
+        kappa=float(np.exp(mean_lk)),
+        source=(
+            f"the Beta-Binomial posterior of (μ, κ) on a grid ({HYPER_POINTS} points), "
+            f"{len(n)} tasks of {system!r}"
+        ),
+    )
+    return (ga, gb, np.full(HYPER_POINTS, 1.0 / HYPER_POINTS)), point
+
+
+def flat_prior(n: np.ndarray, c: np.ndarray) -> Assumptions:
+    """A prior for data without a flaky task, where the Beta-Binomial fit may not exist."""
+    mean = float(np.clip((c.sum() + 0.5) / (n.sum() + 1.0), 1e-3, 1 - 1e-3))
+    return Assumptions(mean=mean, kappa=2.0, source="a weak Beta prior (no flaky task to fit)")

@@ -44,7 +44,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import special, stats
+from scipy import stats
 
 from passhat._format import pct
 from passhat.errors import InputError, OptionError
@@ -53,7 +53,9 @@ from passhat.planner.allocate import (
     between_variance,
     expected_error,
     expected_variance,
+    flat_prior,
     greedy,
+    hyper_points,
     per_task,
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
@@ -182,10 +184,10 @@ def next_runs(
     if prior is not None:
         hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
     elif no_flaky:
-        prior = _flat_prior(n, c)
+        prior = flat_prior(n, c)
         hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
     else:
-        hyper, prior = _hyper_points(n, c, system)
+        hyper, prior = hyper_points(n, c, system)
     # tabulate the errors up to a few more runs per task; widen while the batch reaches the edge
     levels = 8
     while True:
@@ -208,9 +210,9 @@ def next_runs(
         if scope == "population"
         else 0.0
     )
-    v_now, var_now, _ = groups.variance(np.zeros(T, dtype=np.int64), between)
-    v_after, var_after, t_after = groups.variance(extra, between)
-    _, var_uni, _ = groups.variance(uni, between)
+    v_now, var_now, err_now, _ = groups.variance(np.zeros(T, dtype=np.int64), between)
+    v_after, var_after, err_after, t_after = groups.variance(extra, between)
+    _, var_uni, err_uni, _ = groups.variance(uni, between)
     z = float(stats.norm.ppf(0.5 + ci / 2))
     width = {
         "now": 2 * z * float(np.sqrt(var_now)),
@@ -283,6 +285,9 @@ def next_runs(
             "variance_now": var_now,
             "variance_after": var_after,
             "variance_uniform": var_uni,
+            "squared_error_now": err_now,
+            "squared_error_after": err_after,
+            "squared_error_uniform": err_uni,
             "width_now": width["now"],
             "width_after": width["after"],
             "width_uniform": width["uniform"],
@@ -292,67 +297,14 @@ def next_runs(
             "reasoning": " ".join(sentences),
             "sentences": sentences,
             "method": (
-                "greedy allocation by expected reduction of the estimate's variance; per task "
-                "the closed-form variance of the unbiased estimator averaged over the posterior "
-                f"Beta(a + c, b + n − c) of its rate, (a, b) from {prior.source}; intervals "
-                f"±{z:.2f}·sd"
+                "greedy allocation by the expected reduction of the average estimate's squared "
+                "error given the runs so far (per task exact sums over the new runs under the "
+                "posterior Beta(a + c, b + n − c) of its rate; the tasks' biases add up), "
+                f"(a, b) from {prior.source}; widths ±{z:.2f}·sd of the variance"
             ),
         }
     )
     return table
-
-
-#: Points of the (μ, κ) posterior the allocation averages over.
-HYPER_POINTS = 16
-
-
-def _hyper_points(
-    n: NDArray[np.int64], c: NDArray[np.int64], system: str
-) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], Assumptions]:
-    """Points of the posterior of the Beta prior's (μ, κ), and its mean as one Assumptions.
-
-    The Beta-Binomial likelihood (compressed over distinct (n, c)) on a grid
-    of logit μ × log κ with a flat prior there; :data:`HYPER_POINTS` points
-    at evenly spaced quantiles of the sorted grid mass represent it. Averaging
-    the allocation's objective over them keeps it from trusting one fitted μ:
-    near pass rates of 1 a small error in μ changes which errors the runs so
-    far carry.
-    """
-    pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
-    nn, cc = pairs[:, 0].astype(float), pairs[:, 1].astype(float)
-    pbar = (c.sum() + 0.5) / (n.sum() + 1.0)
-    centre = float(special.logit(pbar))
-    lm = centre + np.linspace(-3.0, 3.0, 61)
-    lk = np.linspace(-3.0, 9.0, 49)
-    mu = special.expit(lm)[:, None, None]
-    kap = np.exp(lk)[None, :, None]
-    a, b = mu * kap, (1 - mu) * kap
-    ll = (mult * (special.betaln(cc + a, nn - cc + b) - special.betaln(a, b))).sum(axis=-1)
-    w = np.exp(ll - ll.max()).ravel()
-    w /= w.sum()
-    order = np.argsort(-w, kind="stable")
-    cum = np.cumsum(w[order])
-    at = np.searchsorted(cum, (np.arange(HYPER_POINTS) + 0.5) / HYPER_POINTS)
-    pick = order[np.minimum(at, len(order) - 1)]
-    ga = np.broadcast_to(a[..., 0], (len(lm), len(lk))).ravel()[pick]
-    gb = np.broadcast_to(b[..., 0], (len(lm), len(lk))).ravel()[pick]
-    mean_mu = float((w * np.broadcast_to(mu[..., 0], (len(lm), len(lk))).ravel()).sum())
-    mean_lk = float((w * np.broadcast_to(lk[None, :], (len(lm), len(lk))).ravel()).sum())
-    point = Assumptions(
-        mean=mean_mu,
-        kappa=float(np.exp(mean_lk)),
-        source=(
-            f"the Beta-Binomial posterior of (μ, κ) on a grid ({HYPER_POINTS} points), "
-            f"{len(n)} tasks of {system!r}"
-        ),
-    )
-    return (ga, gb, np.full(HYPER_POINTS, 1.0 / HYPER_POINTS)), point
-
-
-def _flat_prior(n: np.ndarray, c: np.ndarray) -> Assumptions:
-    """A prior for data without a flaky task, where the Beta-Binomial fit may not exist."""
-    mean = float(np.clip((c.sum() + 0.5) / (n.sum() + 1.0), 1e-3, 1 - 1e-3))
-    return Assumptions(mean=mean, kappa=2.0, source="a weak Beta prior (no flaky task to fit)")
 
 
 def _first_come(lack: np.ndarray, budget: int) -> np.ndarray:
@@ -433,22 +385,24 @@ class _Groups:
 
     def variance(
         self, extra: NDArray[np.int64], between: float
-    ) -> tuple[NDArray[np.float64], float, int]:
-        """Per-task expected squared errors, the average's expected squared error, tasks counted.
+    ) -> tuple[NDArray[np.float64], float, float, int]:
+        """Per-task variances of the error; the average's variance and expected squared error.
 
-        The average's is (Σ Var_i + (Σ bias_i)²)/t² over the t tasks with ≥ k runs,
-        plus the task-sampling ``between``/t (population scope).
+        Over the t tasks with ≥ k runs: the variance Σ Var_i / t² (plus the
+        task-sampling ``between``/t in the population scope) is what an
+        interval reflects; the expected squared error (Σ Var_i + (Σ bias_i)²)
+        / t² is what the allocation minimises.
         """
         ok = self.n + extra >= self.kk
         col = np.minimum(extra, self.mse.shape[2] - 1)
         m = np.where(ok[None], self.mse[:, self.group, col], 0.0)  # (P, T)
         b = np.where(ok[None], self.bias[:, self.group, col], 0.0)
         t = int(ok.sum())
-        per_task = self.weights @ m
+        var_i = self.weights @ (m - b * b)
         if t == 0:
-            return per_task, float("nan"), 0
-        total = float(self.weights @ ((m - b * b).sum(axis=1) + b.sum(axis=1) ** 2))
-        return per_task, total / t**2 + between / t, t
+            return var_i, float("nan"), float("nan"), 0
+        sq = float(self.weights @ ((m - b * b).sum(axis=1) + b.sum(axis=1) ** 2))
+        return var_i, float(var_i.sum()) / t**2 + between / t, sq / t**2, t
 
 
 def _reasons(
@@ -512,12 +466,16 @@ def _tasks_vs_runs(
         )
     )
     s = float(v_now.sum())
-    t = np.arange(0, max(free // per_task, 1) * 4 + 100 * T + 1, dtype=float)
-    var_t = ((T + t) * between + s + t * vbar) / (T + t) ** 2
     affordable = free // per_task
-    var_tasks = float(var_t[affordable])
-    match = np.flatnonzero(var_t <= var_runs)
-    needed = int(match[0]) if match.size else None
+    var_tasks = ((T + affordable) * between + s + affordable * vbar) / (T + affordable) ** 2
+    # the fewest new tasks u − T with V u² − (σ² + v̄) u − (S − T v̄) ≥ 0, V the reruns' variance
+    lin, const = between + vbar, s - T * vbar
+    disc = lin * lin + 4 * var_runs * const
+    needed = None
+    if var_runs > 0 and disc >= 0:
+        u = (lin + np.sqrt(disc)) / (2 * var_runs)
+        t_star = max(0, int(np.ceil(u - T - 1e-9)))
+        needed = t_star if t_star <= 1000 * max(T, 1) else None
     return {
         "runs_per_new_task": per_task,
         "new_tasks": int(affordable),
