@@ -11,8 +11,11 @@ the MSE of both, their ratio (uniform / adaptive: the factor the adaptive
 batch buys) with its Monte Carlo standard error (delta method on the paired
 squared errors).
 
-Checks: factor ≥ 1.3 in the near-all-pass regime; in no regime is the
-adaptive batch worse than uniform beyond 2 Monte Carlo standard errors.
+Checks (issue 15): factor ≥ 1.3 in the near-all-pass regime; in no regime is
+the adaptive batch worse than uniform beyond 2 Monte Carlo standard errors.
+Failed checks are listed in the results, not hidden: as of this writing the
+near-all-pass regime fails both (the batch is about 0.85× as accurate as
+uniform runs there), see the README in reports/next_runs for why.
 
 Run: ``.venv/bin/python studies/next_runs/next_runs.py`` (writes
 ``reports/next_runs/``), or ``make study``.
@@ -42,6 +45,20 @@ REGIMES: dict[str, tuple[float, float]] = {
     "uniform": (1.0, 1.0),
 }
 PILOT = 3
+
+#: What the numbers mean (written into the README under the table).
+WHY = [
+    "Why near-all-pass truths defeat the adaptive batch: the estimate pools each task's pilot "
+    "and new runs, and which tasks get new runs depends on the pilot. Flaky pilots (pass^3 "
+    "estimate 0 from 2 of 3) get diluted; all-pass pilots (estimate 1, too high whenever the "
+    "rate is below 1) mostly keep theirs, and these errors all have one sign. Uniform runs "
+    "dilute every pilot alike and stay unbiased. next_runs therefore minimises the expected "
+    "squared error of the average given the pilot, bias terms included, averaged over the "
+    "posterior of the Beta prior's (μ, κ); with the true (μ, κ) known it beats uniform runs "
+    "2.4× in this regime (T = 100, 150 benchmarks), but (μ, κ) estimated from 3 runs per task "
+    "are too uncertain near rates of 1 for that to carry over. Where tasks are clearly split "
+    "(U-shaped) or spread (uniform) the batch beats uniform runs.",
+]
 
 
 def replicate(
@@ -92,7 +109,7 @@ def compare(
     }
 
 
-def run(out: Path = OUT, *, seed: int = 0, reps: int = 400) -> dict[str, Any]:
+def run(out: Path = OUT, *, seed: int = 0, reps: int = 300) -> dict[str, Any]:
     """The whole grid: every regime × T ∈ {50, 100, 200}, budget 2T, k = 3; writes ``out``."""
     rows = []
     for regime in REGIMES:
@@ -130,13 +147,14 @@ def run(out: Path = OUT, *, seed: int = 0, reps: int = 400) -> dict[str, Any]:
             f"{r['budget']} | {r['mse_adaptive']:.3e} | {r['mse_uniform']:.3e} | "
             f"{r['factor']:.2f} ± {r['factor_se']:.2f} |"
         )
-    lines += ["", "Checks: " + ("all pass." if not failures else "; ".join(failures)), ""]
+    lines += ["", "Checks: " + ("all pass." if not failures else "FAILED: " + "; ".join(failures))]
+    lines += ["", *WHY, ""]
     (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
     return result
 
 
 def main(argv: list[str]) -> int:
-    reps = int(argv[0]) if argv else 400
+    reps = int(argv[0]) if argv else 300
     return 1 if run(reps=reps)["failures"] else 0
 
 
