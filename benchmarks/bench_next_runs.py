@@ -8,21 +8,11 @@ scope. Run: ``.venv/bin/python benchmarks/bench_next_runs.py``.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from bench_planner import best_of  # the same best-of-n timer (a sibling script)
 
 import passhat as ph
 from passhat import planner as plan
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main() -> None:

@@ -6,18 +6,22 @@ flaky tasks: a task that passed all its runs has a rate near one and gains
 little from another run. :func:`next_runs` spends a budget of runs where the
 expected reduction of the chosen estimate's variance is largest:
 
-* each task's rate has the posterior Beta(a + c_i, b + n_i − c_i), with (a, b)
-  the system's Beta-Binomial fit (:func:`~passhat.plan.from_counts`) or a
-  stated :class:`~passhat.plan.Assumptions`;
-* the expected variance of the task's unbiased estimate after n runs is a
-  closed form under that posterior
-  (:func:`passhat.planner.allocate.expected_variance`); the estimate's
-  variance is Σ w_i² of them (benchmark scope, w_i = 1/T), plus the
+* each task's rate has the posterior Beta(a + c_i, b + n_i − c_i); the
+  prior's (a, b) = (μκ, (1−μ)κ) come from their Beta-Binomial posterior on a
+  grid, represented by 16 points the objective is averaged over
+  (:func:`passhat.planner.allocate.hyper_points`), or from a stated
+  :class:`~passhat.plan.Assumptions`;
+* for x more runs, the expected squared error and the bias of the task's
+  unbiased estimate given its runs so far are exact finite sums
+  (:func:`passhat.planner.allocate.expected_error`);
+* the batch minimises the expected squared error of the average estimate,
+  Σ Var_i + (Σ bias_i)² over T² (the biases of the pilot runs add up: an
+  adaptive batch must not leave all of one sign in the average), greedily
+  (:func:`passhat.planner.allocate.greedy`; a heuristic for this objective,
+  checked against brute force), vectorised over groups of tasks with the
+  same counts. The widths reported are those of the variance, plus the
   task-sampling term Var(f(p))/T in the population scope, which more runs
-  cannot lower;
-* runs are allocated greedily by marginal reduction, optimal for this convex
-  separable objective (:func:`passhat.planner.allocate.greedy`), vectorised
-  over groups of tasks with the same counts.
+  cannot lower.
 
 Tasks with fewer than k runs have no pass^k estimate: they get the runs they
 lack first. With no flaky task (every task passed or failed all its runs),
@@ -394,14 +398,19 @@ class _Groups:
         / t² is what the allocation minimises.
         """
         ok = self.n + extra >= self.kk
-        col = np.minimum(extra, self.mse.shape[2] - 1)
-        m = np.where(ok[None], self.mse[:, self.group, col], 0.0)  # (P, T)
-        b = np.where(ok[None], self.bias[:, self.group, col], 0.0)
+        width = self.mse.shape[2]
+        col = np.minimum(extra, width - 1)
+        # distinct (group, runs added) cells, not tasks: few of them
+        cells, where = np.unique(self.group * width + col, return_inverse=True)
+        use = np.bincount(where.ravel(), weights=ok, minlength=len(cells))
+        m = self.mse[:, cells // width, cells % width]  # (P, cells)
+        b = self.bias[:, cells // width, cells % width]
+        var_cell = self.weights @ (m - b * b)
+        var_i = np.where(ok, var_cell[where.ravel()], 0.0)
         t = int(ok.sum())
-        var_i = self.weights @ (m - b * b)
         if t == 0:
             return var_i, float("nan"), float("nan"), 0
-        sq = float(self.weights @ ((m - b * b).sum(axis=1) + b.sum(axis=1) ** 2))
+        sq = float(self.weights @ ((m - b * b) @ use + (b @ use) ** 2))
         return var_i, float(var_i.sum()) / t**2 + between / t, sq / t**2, t
 
 
