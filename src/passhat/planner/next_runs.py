@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 from passhat._format import pct
 from passhat.errors import InputError, OptionError
@@ -217,7 +217,7 @@ def next_runs(
     v_now, var_now, err_now, _ = groups.variance(np.zeros(T, dtype=np.int64), between)
     v_after, var_after, err_after, t_after = groups.variance(extra, between)
     _, var_uni, err_uni, _ = groups.variance(uni, between)
-    z = float(stats.norm.ppf(0.5 + ci / 2))
+    z = float(special.ndtri(0.5 + ci / 2))
     width = {
         "now": 2 * z * float(np.sqrt(var_now)),
         "after": 2 * z * float(np.sqrt(var_after)),
