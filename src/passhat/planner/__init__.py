@@ -30,6 +30,11 @@ One module per question, each re-exported here:
 * :mod:`~passhat.planner.next_runs` — :func:`next_runs`: after a round, the
   next batch of runs task by task, where it most lowers the estimate's
   variance (greedy on closed forms, :mod:`~passhat.planner.allocate`);
+* :mod:`~passhat.planner.sequential` — :func:`sequential`: an anytime-valid
+  gate (pass / fail / continue) on a failure bound or against a baseline, valid
+  however often it is checked; the runs are cut into rounds
+  (:mod:`~passhat.planner.rounds`) and tested by a mixture of constant bets
+  (:mod:`~passhat.planner.betting`);
 * :mod:`~passhat.planner.sweep` — :func:`sweep`: simulation grids in parallel
   through dask;
 * :mod:`~passhat.planner.result` — :class:`PlanResult`, which compares equal
@@ -68,6 +73,7 @@ from passhat.planner.runs import (
     runs_to_certify,
     runs_to_detect,
 )
+from passhat.planner.sequential import SequentialResult, sequential
 from passhat.planner.sweep import sweep
 from passhat.planner.tables import seed_tables
 
@@ -77,6 +83,7 @@ __all__ = [
     "Assumptions",
     "PairedPilot",
     "PlanResult",
+    "SequentialResult",
     "choose_k",
     "design",
     "design_check",
@@ -95,6 +102,7 @@ __all__ = [
     "runs_to_certify",
     "runs_to_detect",
     "seed_tables",
+    "sequential",
     "simulate_design",
     "simulate_power",
     "sweep",
