@@ -27,6 +27,9 @@ One module per question, each re-exported here:
 * :mod:`~passhat.planner.more_runs` — :func:`more_runs`: after a first round,
   the expected interval width from m more runs on the same tasks, and the
   floor that only more tasks lower;
+* :mod:`~passhat.planner.next_runs` — :func:`next_runs`: after a round, the
+  next batch of runs task by task, where it most lowers the estimate's
+  variance (greedy on closed forms, :mod:`~passhat.planner.allocate`);
 * :mod:`~passhat.planner.sequential` — :func:`sequential`: an anytime-valid
   gate (pass / fail / continue) on a failure bound or against a baseline, valid
   however often it is checked; the runs are cut into rounds
@@ -56,6 +59,7 @@ from passhat.planner.design import design, design_check, design_selection, simul
 from passhat.planner.moments import estimator_moments as estimator_moments
 from passhat.planner.moments import population_value as population_value
 from passhat.planner.more_runs import more_runs
+from passhat.planner.next_runs import NO_FLAKY, next_runs
 from passhat.planner.pilot import PairedPilot, paired_pilot
 from passhat.planner.power import power, power_grid, power_table, simulate_power
 from passhat.planner.result import ASSUMPTIONS, PlanResult
@@ -75,6 +79,7 @@ from passhat.planner.tables import seed_tables
 
 __all__ = [
     "ASSUMPTIONS",
+    "NO_FLAKY",
     "Assumptions",
     "PairedPilot",
     "PlanResult",
@@ -87,6 +92,7 @@ __all__ = [
     "from_counts",
     "gate",
     "more_runs",
+    "next_runs",
     "paired_pilot",
     "power",
     "power_grid",

@@ -23,7 +23,8 @@ def test_run_counts_are_the_planner_closed_forms() -> None:
         )
         assert row["width_runs"] == want
     assert FLIP_RATE == 0.10
-    design = [r for r in sec.tables[1].rows if r["system"] == "baseline"]
+    table = next(t for t in sec.tables if t.id == "plan_design")
+    design = [r for r in table.rows if r["system"] == "baseline"]
     assert [r["design"] for r in design] == [
         "current",
         "best for the same budget",
@@ -58,3 +59,16 @@ def test_more_runs_rows_are_the_fits_preposterior() -> None:
     for system, w in zip(floor["system"], floor["expected_width"], strict=True):
         line = next(s for s in sec.sentences if s.startswith(f"{system}: 5 more runs"))
         assert f"stays about {w:.3f} wide" in line
+
+
+def test_next_batch_rows_are_next_runs_answer() -> None:
+    """The next batch table is plan.next_runs with as many runs as tasks (oracle: the API)."""
+    data = ph.load_example("agents")
+    sec = plan_section(data, fit=None, ks=[1, 5])
+    table = next(t for t in sec.tables if t.id == "plan_next")
+    rows = [r for r in table.rows if r["system"] == "guided"]
+    api = ph.plan.next_runs(data, budget=168, k=5, system="guided")
+    assert [r["task"] for r in rows] == [str(x) for x in api["task"]]
+    assert sum(r["extra_runs"] for r in rows) == 168
+    assert sum(r["shown"] for r in rows) == 10
+    assert any(s.startswith("guided: " + api.attrs["sentences"][0][:40]) for s in sec.sentences)

@@ -1,5 +1,6 @@
-"""Section 6, "What to run next": runs that bound flip rates, the design of the same budget, and
-what more runs on these tasks would buy.
+"""Section 6, "What to run next": runs that bound flip rates, the next batch task by task
+(:func:`passhat.plan.next_runs`), the design of the same budget, and what more runs on these
+tasks would buy.
 
 From :mod:`passhat.planner` and, when the model ran, :meth:`passhat.Fit.more_runs` (pure: no I/O).
 """
@@ -26,6 +27,8 @@ PLAN_TITLE = "6. What to run next"
 FLIP_RATE = 0.10
 #: Half-width of a per-task success-rate interval the flaky tasks are planned for.
 HALF_WIDTH = 0.10
+#: Tasks of the next batch listed in the report (all are in results.json).
+NEXT_SHOWN = 10
 #: Simulated sets of new runs behind the "more runs" rows (expected widths; MC error ≈ 1%).
 MORE_RUNS_SIMULATIONS = 100
 
@@ -195,6 +198,29 @@ def _more_runs(fit: Any, n_runs: int, kmax: int) -> tuple[list[dict[str, Any]], 
     return rows, sent
 
 
+def _next_batch(
+    ds: xr.Dataset, system: str, n_tasks: int, kmax: int
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The next batch of as many runs as tasks, by :func:`passhat.plan.next_runs`."""
+    t = planner.next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
+    first = t.attrs["sentences"][0] if t.attrs["sentences"] else ""
+    sentence = f"{system}: {first}"
+    rows = [
+        {
+            "system": system,
+            "task": str(r.task),
+            "status": str(r.status),
+            "runs": int(r.runs),
+            "extra_runs": int(r.extra_runs),
+            "variance_share": float(r.variance_share),
+            "reason": str(r.reason),
+            "shown": i < NEXT_SHOWN,
+        }
+        for i, r in enumerate(t.itertuples())
+    ]
+    return rows, [sentence]
+
+
 def plan_section(
     data: Trials | xr.Dataset, *, fit: Any, ks: list[int], plan: bool = True
 ) -> Section:
@@ -224,7 +250,7 @@ def plan_section(
     >>> import passhat as ph
     >>> sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
     >>> [t.id for t in sec.tables]
-    ['plan_tasks', 'plan_design']
+    ['plan_tasks', 'plan_next', 'plan_design']
     """
     if not plan:
         return Section(
@@ -234,6 +260,7 @@ def plan_section(
     kmax = ks[-1]
     rows_tasks: list[dict[str, Any]] = []
     rows_design: list[dict[str, Any]] = []
+    rows_next: list[dict[str, Any]] = []
     sent: list[str] = []
     detect = planner.runs_to_detect(flip_rate=FLIP_RATE, confidence=0.95)
     for s, system in enumerate(str(x) for x in ds["system"].values):
@@ -245,6 +272,9 @@ def plan_section(
         row, sentence = _runs_row(system, n, c, int(detect))
         rows_tasks.append(row)
         sent.append(sentence)
+        next_rows, next_sent = _next_batch(ds, system, int(n.size), kmax)
+        rows_next += next_rows
+        sent += next_sent
         design_rows, sentence = _design(ds, fit, system, n, kmax)
         rows_design += design_rows
         sent.append(sentence)
@@ -270,6 +300,27 @@ def plan_section(
                 rows=rows_tasks,
                 note="From passhat.plan: failure_upper_bound (exact Clopper–Pearson), "
                 "runs_to_detect, runs_for_width (exact Wilson search).",
+            )
+        )
+    if rows_next:
+        tables.append(
+            Table(
+                id="plan_next",
+                caption=f"The next batch (as many runs as tasks): where they go for pass^{kmax}",
+                columns=[
+                    Column("system", "System"),
+                    Column("task", "Task"),
+                    Column("status", "Status"),
+                    Column("runs", "Runs so far", "int"),
+                    Column("extra_runs", "More runs", "int"),
+                    Column("variance_share", "Share of the variance", "pct"),
+                    Column("reason", "Why"),
+                ],
+                rows=rows_next,
+                hidden_rows=sum(not r["shown"] for r in rows_next),
+                note="From passhat.plan.next_runs: greedy allocation by the expected reduction "
+                "of the average estimate's squared error given the runs so far; the "
+                "`passhat plan next` command writes the whole batch as CSV for a harness.",
             )
         )
     if rows_design:

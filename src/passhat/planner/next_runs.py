@@ -1,0 +1,564 @@
+"""What to run next: the batch of runs that most lowers the estimate's error (``plan.next_runs``).
+
+After a pilot round the question is no longer "how many runs per task" but
+"which tasks get the next runs". The uncertainty of pass^k comes mostly from
+flaky tasks: a task that passed all its runs has a rate near one and gains
+little from another run. :func:`next_runs` spends a budget of runs where the
+expected reduction of the chosen estimate's variance is largest:
+
+* each task's rate has the posterior Beta(a + c_i, b + n_i − c_i); the
+  prior's (a, b) = (μκ, (1−μ)κ) come from their Beta-Binomial posterior on a
+  grid, represented by 16 points the objective is averaged over
+  (:func:`passhat.planner.allocate.hyper_points`), or from a stated
+  :class:`~passhat.plan.Assumptions`;
+* for x more runs, the expected squared error and the bias of the task's
+  unbiased estimate given its runs so far are exact finite sums
+  (:func:`passhat.planner.allocate.expected_error`);
+* the batch minimises the expected squared error of the average estimate,
+  Σ Var_i + (Σ bias_i)² over T² (the biases of the pilot runs add up: an
+  adaptive batch must not leave all of one sign in the average), greedily
+  (:func:`passhat.planner.allocate.greedy`; a heuristic for this objective,
+  checked against brute force), vectorised over groups of tasks with the
+  same counts. The widths reported are those of the variance, plus the
+  task-sampling term Var(f(p))/T in the population scope, which more runs
+  cannot lower.
+
+Tasks with fewer than k runs have no pass^k estimate: they get the runs they
+lack first. With no flaky task (every task passed or failed all its runs),
+the answer is that more runs will not change pass^k here and tasks should be
+added. In the population scope the same budget spent on new tasks is
+compared with the reruns, and the number of new tasks that matches the
+reruns is given.
+
+Examples
+--------
+>>> import passhat as ph
+>>> t = ph.plan.next_runs(ph.load_example("agents"), budget=100, k=5, system="baseline")
+>>> int(t["extra_runs"].sum()), t.attrs["spent"]
+(100, 100)
+>>> set(t["status"]) <= {"flaky", "all passed", "all failed", "too few runs"}
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import special
+
+from passhat._format import pct
+from passhat.errors import InputError, OptionError
+from passhat.estimators import as_counts
+from passhat.planner.allocate import (
+    between_variance,
+    expected_error,
+    expected_variance,
+    flat_prior,
+    greedy,
+    hyper_points,
+    per_task,
+)
+from passhat.planner.assumptions import Assumptions, _pick_system
+from passhat.planner.result import _METRICS, _label
+
+__all__ = ["NO_FLAKY", "next_runs"]
+
+#: The answer when no task is flaky.
+NO_FLAKY = "more runs will not change pass^k here; add tasks"
+
+_SCOPES = ("benchmark", "population")
+
+
+def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise OptionError(
+            f"budget must be a whole number of runs ≥ 1 (got {budget!r}): there is nothing "
+            "to allocate"
+        )
+    if metric not in _METRICS:
+        raise OptionError(
+            f"next_runs: metric {metric!r} cannot be served; the closed-form variance exists "
+            f"for {', '.join(_METRICS)}"
+        )
+    if scope not in _SCOPES:
+        raise OptionError(
+            f"next_runs: scope {scope!r} cannot be served; choose benchmark (these tasks) or "
+            "population (tasks like these)"
+        )
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
+    if not (isinstance(ci, float | int) and 0 < ci < 1):
+        raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci!r})")
+    return int(budget), int(k), float(ci)
+
+
+def _status(n: np.ndarray, c: np.ndarray, kk: int) -> np.ndarray:
+    return np.where(
+        n < kk,
+        "too few runs",
+        np.where(c == n, "all passed", np.where(c == 0, "all failed", "flaky")),
+    )
+
+
+def next_runs(
+    data: Any,
+    *,
+    budget: int,
+    k: int,
+    metric: Literal["pass_hat_k", "mean", "pass_at_k"] = "pass_hat_k",
+    scope: Literal["benchmark", "population"] = "benchmark",
+    system: str | None = None,
+    prior: Assumptions | None = None,
+    ci: float = 0.95,
+    max_per_task: int | None = None,
+) -> pd.DataFrame:
+    """The next batch of runs: which tasks, how many runs each, and what each buys.
+
+    Parameters
+    ----------
+    data : Trials or count table
+        Runs made so far (one system, or name it with ``system``).
+    budget : int
+        Runs to allocate (≥ 1).
+    k : int
+        k of pass^k / pass@k (ignored for the mean).
+    metric : {"pass_hat_k", "mean", "pass_at_k"}
+        The estimate whose variance the batch minimises.
+    scope : {"benchmark", "population"}
+        These tasks, or tasks like these (adds the task-sampling floor and
+        compares new tasks with reruns).
+    system : str, optional
+        The system, when the data hold several.
+    prior : Assumptions, optional
+        The Beta (μ, κ) of task rates; default: the Beta-Binomial fit to the
+        data.
+    ci : float
+        Level of the interval whose width is reported.
+    max_per_task : int, optional
+        At most this many more runs on one task (default: no limit).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task that gets runs, largest variance reduction first:
+        ``task``, ``runs``, ``successes``, ``status`` (flaky, all passed, all
+        failed, too few runs), ``extra_runs``, ``variance_share`` (the task's
+        share of the variance more runs can remove), ``variance_reduction``
+        (expected reduction of the estimate's variance), ``width_reduction``
+        (of the interval width, this task's runs alone), ``reason``. ``attrs``:
+        ``reasoning`` / ``sentences``, ``method``, ``budget``, ``spent``,
+        ``variance_now`` / ``variance_after`` / ``variance_uniform`` (the same
+        budget spread evenly), the ``width_*`` of the ci interval, ``floor``
+        (population: the task-sampling variance), ``tasks_vs_runs``
+        (population), ``no_flaky``.
+
+    Raises
+    ------
+    OptionError
+        Budget < 1, a metric or scope the closed form cannot serve, k < 1.
+    InputError
+        No task with runs.
+    """
+    budget, k, ci = _check(budget, metric, scope, k, ci)
+    kk = 1 if metric == "mean" else k
+    ds = as_counts(data)
+    system = _pick_system([str(s) for s in ds["system"].values], system, "data")
+    sub = ds.sel(system=system)
+    keep = sub["present"].values.astype(bool)
+    tasks = np.asarray(sub["task"].values[keep], dtype=object)
+    n = sub["n"].values[keep].astype(np.int64)
+    c = sub["c"].values[keep].astype(np.int64)
+    T = len(n)
+    if T == 0 or n.sum() == 0:
+        raise InputError(f"system {system!r}: no task has decided runs to plan from")
+    cap = budget if max_per_task is None else int(max_per_task)
+    if cap < 1:
+        raise OptionError(f"max_per_task must be ≥ 1 (got {max_per_task!r})")
+    status = _status(n, c, kk)
+    no_flaky = not bool((status == "flaky").any())
+
+    # runs a task lacks to have an estimate at all, first (in task order)
+    lack = np.minimum(np.maximum(kk - n, 0), cap)
+    mandatory = _first_come(lack, budget)
+    free = budget - int(mandatory.sum())
+    if prior is not None:
+        hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
+    elif no_flaky:
+        prior = flat_prior(n, c)
+        hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
+    else:
+        hyper, prior = hyper_points(n, c, system)
+    # tabulate the errors up to a few more runs per task; widen while the batch reaches the edge
+    levels = 8
+    while True:
+        groups = _Groups.of(n, c, hyper, kk, cap, free, k=k, metric=metric, levels=levels)
+        extra = mandatory.copy()
+        if free > 0 and not no_flaky:
+            extra = groups.allocate(free)
+        edge = groups.mse.shape[2] - 1
+        if int(extra.max()) < edge or edge >= int(groups.lack.max()) + min(free, cap):
+            break
+        levels *= 4
+    uni = mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64)
+    between = (
+        float(
+            sum(
+                w * between_variance(a, b, k=k, metric=metric)
+                for a, b, w in zip(*hyper, strict=True)
+            )
+        )
+        if scope == "population"
+        else 0.0
+    )
+    v_now, var_now, err_now, _ = groups.variance(np.zeros(T, dtype=np.int64), between)
+    v_after, var_after, err_after, t_after = groups.variance(extra, between)
+    _, var_uni, err_uni, _ = groups.variance(uni, between)
+    z = float(special.ndtri(0.5 + ci / 2))
+    width = {
+        "now": 2 * z * float(np.sqrt(var_now)),
+        "after": 2 * z * float(np.sqrt(var_after)),
+        "uniform": 2 * z * float(np.sqrt(var_uni)),
+    }
+    total = float(v_now.sum())
+    share = v_now / total if total > 0 else np.zeros(T)
+    pick = np.flatnonzero(extra > 0)
+    red = (v_now[pick] - v_after[pick]) / max(t_after, 1) ** 2
+    red = np.where(n[pick] >= kk, red, np.nan)
+    width_red = width["now"] - 2 * z * np.sqrt(np.maximum(var_now - np.nan_to_num(red), 0.0))
+    label = _label(metric, kk)
+    table = pd.DataFrame(
+        {
+            "system": system,
+            "task": tasks[pick],
+            "runs": n[pick],
+            "successes": c[pick],
+            "status": status[pick],
+            "extra_runs": extra[pick],
+            "variance_share": np.where(n[pick] >= kk, share[pick], np.nan),
+            "variance_reduction": red,
+            "width_reduction": np.where(n[pick] >= kk, width_red, np.nan),
+            "reason": _reasons(
+                status[pick],
+                n[pick],
+                c[pick],
+                extra[pick],
+                share[pick],
+                mandatory[pick],
+                kk,
+                label,
+            ),
+        }
+    )
+    table = table.sort_values(
+        ["variance_reduction", "extra_runs"], ascending=False, kind="stable", na_position="first"
+    ).reset_index(drop=True)
+    tasks_vs_runs = (
+        _tasks_vs_runs(prior, n, c, extra, v_now, free, between, var_after, k, metric, T, kk)
+        if scope == "population"
+        else None
+    )
+    sentences = _sentences(
+        table,
+        label,
+        scope,
+        T,
+        budget,
+        width,
+        var_now,
+        var_after,
+        var_uni,
+        ci,
+        no_flaky,
+        int(mandatory.sum()),
+        between,
+        tasks_vs_runs,
+    )
+    table.attrs.update(
+        {
+            "system": system,
+            "metric": metric,
+            "k": kk,
+            "scope": scope,
+            "budget": budget,
+            "spent": int(extra.sum()),
+            "no_flaky": no_flaky,
+            "variance_now": var_now,
+            "variance_after": var_after,
+            "variance_uniform": var_uni,
+            "squared_error_now": err_now,
+            "squared_error_after": err_after,
+            "squared_error_uniform": err_uni,
+            "width_now": width["now"],
+            "width_after": width["after"],
+            "width_uniform": width["uniform"],
+            "floor": between / max(t_after, 1) if scope == "population" else 0.0,
+            "tasks_vs_runs": tasks_vs_runs,
+            "prior": prior.describe(),
+            "reasoning": " ".join(sentences),
+            "sentences": sentences,
+            "method": (
+                "greedy allocation by the expected reduction of the average estimate's squared "
+                "error given the runs so far (per task exact sums over the new runs under the "
+                "posterior Beta(a + c, b + n − c) of its rate; the tasks' biases add up), "
+                f"(a, b) from {prior.source}; widths ±{z:.2f}·sd of the variance"
+            ),
+        }
+    )
+    return table
+
+
+def _first_come(lack: np.ndarray, budget: int) -> np.ndarray:
+    """The lacking runs, in task order, as far as the budget goes."""
+    before = np.cumsum(lack) - lack
+    return np.minimum(lack, np.maximum(budget - before, 0)).astype(np.int64)
+
+
+#: Most more runs one task can get in one batch (the expected errors are tabulated up to it).
+MAX_PER_TASK = 1000
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Tasks grouped by (runs, successes), with each group's expected error per more runs."""
+
+    group: NDArray[np.int64]  # (T,) group of each task
+    rank: NDArray[np.int64]  # (T,) rank of the task within its group
+    mult: NDArray[np.int64]  # (G,) tasks per group
+    lack: NDArray[np.int64]  # (G,) runs short of k
+    room: NDArray[np.int64]  # (G,) most free runs a task may take
+    mse: NDArray[np.float64]  # (P, G, L + 1) expected squared error after x more runs, per (μ, κ)
+    bias: NDArray[np.float64]  # (P, G, L + 1) its expected bias
+    weights: NDArray[np.float64]  # (P,) posterior weights of the (μ, κ) points
+    n: NDArray[np.int64]  # (T,) runs so far
+    kk: int
+
+    @classmethod
+    def of(
+        cls,
+        n: NDArray[np.int64],
+        c: NDArray[np.int64],
+        hyper: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+        kk: int,
+        cap: int,
+        free: int,
+        *,
+        k: int,
+        metric: str,
+        levels: int,
+    ) -> _Groups:
+        T = len(n)
+        width = int(c.max()) + 1
+        keys, group, mult = np.unique(n * width + c, return_inverse=True, return_counts=True)
+        group = group.ravel()
+        order = np.argsort(group, kind="stable")
+        first = np.cumsum(mult) - mult
+        rank = np.empty(T, dtype=np.int64)
+        rank[order] = np.arange(T) - first[group[order]]
+        uniq = np.stack([keys // width, keys % width], axis=1)
+        gn, gc = uniq[:, 0], uniq[:, 1]
+        lack = np.maximum(kk - gn, 0)
+        room = np.maximum(np.minimum(cap, MAX_PER_TASK) - lack, 0)
+        reach = max(min(free, int(room.max()), levels), -(-free // T))
+        more = np.arange(int(lack.max()) + reach + 1)
+        ha, hb, hw = hyper
+        tables = [  # one per (μ, κ) point: a loop over a few hyperparameter values
+            expected_error(gn, gc, a + gc, b + gn - gc, more, k=k, metric=metric)
+            for a, b in zip(ha, hb, strict=True)
+        ]
+        enough = (gn[:, None] + more[None, :] >= kk)[None]
+        mse = np.where(enough, np.stack([t[0] for t in tables]), 0.0)
+        bias = np.where(enough, np.stack([t[1] for t in tables]), 0.0)
+        return cls(group, rank, mult, lack, room, mse, bias, hw, n, kk)
+
+    def allocate(self, free: int) -> NDArray[np.int64]:
+        """Greedy runs per task, the lacking ones included (all given: ``free`` > 0)."""
+        counts, _ = greedy(
+            self.mse,
+            self.bias,
+            self.mult,
+            start=self.lack,
+            room=self.room,
+            budget=free,
+            weights=self.weights,
+        )
+        return per_task(counts, self.group, self.rank)
+
+    def variance(
+        self, extra: NDArray[np.int64], between: float
+    ) -> tuple[NDArray[np.float64], float, float, int]:
+        """Per-task variances of the error; the average's variance and expected squared error.
+
+        Over the t tasks with ≥ k runs: the variance Σ Var_i / t² (plus the
+        task-sampling ``between``/t in the population scope) is what an
+        interval reflects; the expected squared error (Σ Var_i + (Σ bias_i)²)
+        / t² is what the allocation minimises.
+        """
+        ok = self.n + extra >= self.kk
+        width = self.mse.shape[2]
+        col = np.minimum(extra, width - 1)
+        # distinct (group, runs added) cells, not tasks: few of them
+        cells, where = np.unique(self.group * width + col, return_inverse=True)
+        use = np.bincount(where.ravel(), weights=ok, minlength=len(cells))
+        m = self.mse[:, cells // width, cells % width]  # (P, cells)
+        b = self.bias[:, cells // width, cells % width]
+        var_cell = self.weights @ (m - b * b)
+        var_i = np.where(ok, var_cell[where.ravel()], 0.0)
+        t = int(ok.sum())
+        if t == 0:
+            return var_i, float("nan"), float("nan"), 0
+        sq = float(self.weights @ ((m - b * b) @ use + (b @ use) ** 2))
+        return var_i, float(var_i.sum()) / t**2 + between / t, sq / t**2, t
+
+
+def _reasons(
+    status: np.ndarray,
+    n: np.ndarray,
+    c: np.ndarray,
+    extra: np.ndarray,
+    share: np.ndarray,
+    mandatory: np.ndarray,
+    kk: int,
+    label: str,
+) -> np.ndarray:
+    counts = (
+        pd.Series(c).astype(str).to_numpy(dtype=object)
+        + "/"
+        + pd.Series(n).astype(str).to_numpy(dtype=object)
+    )
+    runs = pd.Series(extra).astype(str).to_numpy(dtype=object) + np.where(
+        extra == 1, " run", " runs"
+    ).astype(object)
+    shares = pd.Series(np.round(100 * share).astype(np.int64)).astype(str).to_numpy(dtype=object)
+    ordinary = (
+        status.astype(object)
+        + " ("
+        + counts
+        + " passed), "
+        + runs
+        + ", "
+        + shares
+        + "% of the variance more runs can remove"
+    )
+    short = (
+        "too few runs ("
+        + pd.Series(n).astype(str).to_numpy(dtype=object)
+        + f" < k = {kk}), "
+        + runs
+        + f" so that it enters {label}"
+    )
+    return np.where(mandatory > 0, short, ordinary)
+
+
+def _tasks_vs_runs(
+    prior: Assumptions,
+    n: np.ndarray,
+    c: np.ndarray,
+    extra: np.ndarray,
+    v_now: np.ndarray,
+    free: int,
+    between: float,
+    var_runs: float,
+    k: int,
+    metric: str,
+    T: int,
+    kk: int,
+) -> dict[str, Any]:
+    """The free budget as new tasks at the usual runs per task, against the reruns."""
+    per_task = max(kk, int(np.median(n)))
+    vbar = float(
+        expected_variance(
+            np.array(float(per_task)), np.array(prior.a), np.array(prior.b), k=k, metric=metric
+        )
+    )
+    s = float(v_now.sum())
+    affordable = free // per_task
+    var_tasks = ((T + affordable) * between + s + affordable * vbar) / (T + affordable) ** 2
+    # the fewest new tasks u − T with V u² − (σ² + v̄) u − (S − T v̄) ≥ 0, V the reruns' variance
+    lin, const = between + vbar, s - T * vbar
+    disc = lin * lin + 4 * var_runs * const
+    needed = None
+    if var_runs > 0 and disc >= 0:
+        u = (lin + np.sqrt(disc)) / (2 * var_runs)
+        t_star = max(0, int(np.ceil(u - T - 1e-9)))
+        needed = t_star if t_star <= 1000 * max(T, 1) else None
+    return {
+        "runs_per_new_task": per_task,
+        "new_tasks": int(affordable),
+        "variance_new_tasks": var_tasks,
+        "variance_reruns": var_runs,
+        "tasks_beat_runs": bool(var_tasks < var_runs),
+        "tasks_to_match_reruns": needed,
+    }
+
+
+def _sentences(
+    table: pd.DataFrame,
+    label: str,
+    scope: str,
+    T: int,
+    budget: int,
+    width: dict[str, float],
+    var_now: float,
+    var_after: float,
+    var_uni: float,
+    ci: float,
+    no_flaky: bool,
+    mandatory: int,
+    between: float,
+    tvr: dict[str, Any] | None,
+) -> list[str]:
+    where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
+    out: list[str] = []
+    if mandatory:
+        out.append(
+            f"{mandatory} of the {budget} runs go first to tasks with fewer runs than k: "
+            f"without them those tasks have no {label} estimate."
+        )
+    if no_flaky:
+        out.append(
+            f"No task is flaky: every task passed all its runs or failed all of them, so "
+            f"{NO_FLAKY.replace('pass^k', label)}."
+        )
+    else:
+        spread = int((table["extra_runs"] > 0).sum())
+        out.append(
+            f"The next {budget} runs on {spread} of {T} tasks are expected to narrow the "
+            f"{ci:.0%} interval of {label} for {where} from ±{width['now'] / 2:.4f} to "
+            f"±{width['after'] / 2:.4f} (variance −{pct(1 - var_after / var_now, 0)}); the "
+            f"same runs spread evenly: ±{width['uniform'] / 2:.4f} "
+            f"(the batch leaves {pct(var_after / var_uni, 0)} of the uniform spread's variance)."
+        )
+        top = table[table["status"] != "too few runs"].head(3)
+        for r in top.itertuples():
+            out.append(f"Task {r.task}: {r.reason}.")
+    if scope == "population" and tvr is not None and T:
+        floor = between / T
+        out.append(
+            f"Which tasks were sampled adds a variance of {floor:.2e} that no number of runs "
+            f"removes ({pct(floor / var_now, 0)} of today's)."
+        )
+        nt, per = tvr["new_tasks"], tvr["runs_per_new_task"]
+        need = tvr["tasks_to_match_reruns"]
+        if tvr["tasks_beat_runs"] or no_flaky:
+            out.append(
+                f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
+                f"variance to {tvr['variance_new_tasks']:.2e}, against "
+                f"{tvr['variance_reruns']:.2e} from the reruns"
+                + (f"; {need} new tasks already match the reruns." if need is not None else ".")
+            )
+        else:
+            out.append(
+                f"Reruns beat new tasks here: {nt} new tasks × {per} runs would bring the "
+                f"variance only to {tvr['variance_new_tasks']:.2e} (reruns: "
+                f"{tvr['variance_reruns']:.2e})"
+                + (
+                    f"; matching the reruns would take {need} new tasks ({need * per} runs)."
+                    if need is not None
+                    else "."
+                )
+            )
+    return out
