@@ -24,9 +24,12 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         error when the file is not JSON at all.
     """
     what = f"not a {expected}: " if expected else ""
+    _refuse_nul(path, what)
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
+    except RecursionError as err:
+        raise FormatError(f"{path}: {what}JSON nested too deeply to read") from err
     except json.JSONDecodeError as err:
         raise FormatError(
             f"{path}: {what}line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})"
@@ -35,6 +38,23 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}not a UTF-8 text file") from err
     except IsADirectoryError as err:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
+
+
+def _refuse_nul(path: Path, what: str) -> None:
+    """A NUL byte anywhere (a sparse, truncated or binary file) is refused before parsing: a
+    1 MiB-block scan, so a 2 GB file of zeros fails in a second, not after loading it."""
+    try:
+        with open(path, "rb") as fh:
+            offset = 0
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                at = block.find(b"\x00")
+                if at >= 0:
+                    raise FormatError(
+                        f"{path}: {what}byte {offset + at} is NUL: a binary file, not JSON text"
+                    )
+                offset += len(block)
+    except (IsADirectoryError, FileNotFoundError, PermissionError):
+        return  # the JSON reader reports these
 
 
 def not_utf8(path: Path, what: str = "") -> FormatError:
@@ -73,22 +93,29 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     A line that is not valid JSON, or not an object, is a :class:`FormatError`
     naming the line.
     """
+    out: list[tuple[int, dict[str, Any]]] = []
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
+        with open(path, encoding="utf-8-sig") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                out.append((lineno, _object(path, lineno, line)))
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
-    out: list[tuple[int, dict[str, Any]]] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-        if not isinstance(obj, dict):
-            raise FormatError(
-                f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
-            )
-        out.append((lineno, obj))
     return out
+
+
+def _object(path: Path, lineno: int, line: str) -> dict[str, Any]:
+    if "\x00" in line:
+        raise FormatError(f"{path}: line {lineno}: NUL bytes: a binary file, not JSON lines")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+    except RecursionError as err:
+        raise FormatError(f"{path}: line {lineno}: JSON nested too deeply to read") from err
+    if not isinstance(obj, dict):
+        raise FormatError(
+            f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
+        )
+    return obj

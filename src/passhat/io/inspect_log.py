@@ -244,6 +244,11 @@ def read_inspect_log(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
                     f"{score.value!r} is not a scalar success value (C/I/P/N, bool or number)"
                 )
+            if math.isinf(value):
+                raise FormatError(
+                    f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
+                    f"{score.value!r} is not a finite number"
+                )
             if not math.isnan(value):
                 row["score"] = value
                 row["success"] = value >= threshold

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._ids import clean_ids
 from passhat.errors import OptionError, ValidationError
 
 __all__ = [
@@ -189,8 +190,8 @@ class Traces:
         for df in (st, tr):
             if "system" not in df.columns:
                 df["system"] = "system"
-            df["system"] = df["system"].astype(str)
-            df["task_id"] = df["task_id"].astype(str)
+            for col in ("system", "task_id"):
+                df[col] = clean_ids(df[col], column=col, where=where)
             t = pd.to_numeric(df["trial"], errors="coerce")
             if len(df) and (t.isna().any() or (t != np.floor(t)).any()):
                 row = int(np.flatnonzero((t.isna() | (t != np.floor(t))).to_numpy())[0])
