@@ -67,7 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_code
     except click.exceptions.Exit as err:
         return int(err.exit_code)
-    except (OSError, MemoryError) as err:
+    except MemoryError:
+        click.echo(
+            "passhat: error: out of memory; the input is too large to hold here (tidy trial "
+            "files, directories and globs are counted out of core: see docs/guide/inputs.md)",
+            err=True,
+        )
+        return 4
+    except OSError as err:
         click.echo(f"passhat: error: {err}", err=True)
         return 1
     return rv if isinstance(rv, int) else 0

@@ -19,7 +19,7 @@ from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
 from passhat.io._scan import delimiter, file_kind, header, is_gzip, resolve_columns, source_files
-from passhat.trials import Trials
+from passhat.trials import Trials, check_scalar_column
 
 __all__ = [
     "frame_to_trials",
@@ -84,6 +84,9 @@ def frame_to_trials(
         )
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
+    for col in ("system", "task_id"):
+        if col in df.columns:
+            check_scalar_column(df[col], col, where=where)
     _check_spaced_ids(df, where)
     return Trials.from_frame(df, where=where)
 
