@@ -75,7 +75,8 @@ def test_invisible_characters_in_ids_are_refused_with_rows(
     rows.append({"task_id": f"t{char}1", "success": True})
     f = tmp_path / "runs.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in rows))
-    msg = rf"runs\.jsonl: rows 2, 3: task_id .* contains an? (invisible|control) character \({re.escape(name)}\)"
+    kind = r"an? (invisible|control) character"
+    msg = rf"runs\.jsonl: rows 2, 3: task_id .* contains {kind} \({re.escape(name)}\)"
     with pytest.raises(ValidationError, match=msg):
         ph.read_trials(f)
     with pytest.raises(ValidationError, match=rf"row 2: task_id .*\({re.escape(name)}\)"):

@@ -308,7 +308,7 @@ def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterato
         quoted_strings_can_be_null=True,
     )
     # blocks of ~64 bytes a row: the batch size in rows, roughly
-    read = pcsv.ReadOptions(block_size=max(1 << 20, min(batch_rows * 64, 1 << 28)))
+    read = pcsv.ReadOptions(block_size=max(1 << 12, min(batch_rows * 64, 1 << 28)))
     parse = pcsv.ParseOptions(delimiter=delimiter(path), newlines_in_values=False)
     offset = 0
     try:

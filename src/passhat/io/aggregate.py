@@ -45,10 +45,10 @@ from passhat.io._countgrid import FIELDS, Counts
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
 from passhat.trials import validate_counts
 
-__all__ = ["STREAM_BYTES", "aggregate_counts"]
+__all__ = ["CONNECT_TIMEOUT", "aggregate_counts"]
 
-#: Tidy files larger than this are counted out of core by :func:`passhat.read`.
-STREAM_BYTES = 256 * 2**20
+#: Seconds to wait for a dask scheduler before giving up.
+CONNECT_TIMEOUT = 10
 
 
 # ----------------------------------------------------------------- the plan of a file
@@ -233,7 +233,7 @@ def _scan_on_cluster(
         client = Client(cluster)
     else:
         try:
-            client = Client(scheduler, timeout=10)
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (ValueError, TypeError, OSError) as err:
             raise OptionError(
                 f"scheduler {scheduler!r}: cannot connect ({err}); give a dask scheduler "
