@@ -22,7 +22,13 @@ from passhat.estimate import estimate
 from passhat.estimators import as_counts
 from passhat.io import input_stamp
 from passhat.report.document import ReportData
-from passhat.report.figure_data import curve_frame, figure_texts, ppc_text, rate_frame
+from passhat.report.figure_data import (
+    curve_frame,
+    figure_texts,
+    ppc_text,
+    rate_frame,
+    thin_curve,
+)
 from passhat.report.sections.comparison import comparison_table
 from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section, trace_divergence
@@ -35,7 +41,7 @@ from passhat.spread import spread
 from passhat.traces import Traces
 from passhat.trials import Trials
 
-__all__ = ["build_report_data"]
+__all__ = ["build_report_data", "task_table"]
 
 
 def _package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
@@ -197,9 +203,12 @@ def build_report_data(
         else None
     )
     kmax = ks[-1]
-    conc = sp.contributions[sp.contributions["k"] == kmax][
-        ["system", "task", "contribution", "cumulative", "task_share"]
-    ].reset_index(drop=True)
+    contrib = sp.contributions[sp.contributions["k"] == kmax]
+    conc = thin_curve(
+        contrib[["system", "task", "contribution", "cumulative", "task_share"]].reset_index(
+            drop=True
+        )
+    )
     figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
     if model_sec.status == "ok" and fit is not None:
         model_sec.figures.append("ppc")
@@ -232,4 +241,26 @@ def build_report_data(
         figures=figures,
         stamp=stamp,
         divergence=divergence,
+        tasks=task_table(est.tasks, contrib, kmax=kmax),
     )
+
+
+def task_table(tasks: Any, contributions: Any, *, kmax: int) -> Any:
+    """The report's per-task detail (``tasks.parquet``): the estimate's per-task table with each
+    task's share of the gap mean − pass^kmax.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.load_example("abcd")
+    >>> sp = ph.spread(ds, k=[2])
+    >>> t = task_table(ph.estimate(ds, k=[1, 2]).tasks, sp.contributions, kmax=2)
+    >>> t[["task", "n", "c", "gap_contribution"]].round(3).values.tolist()[1]
+    ['B', 5, 4, 0.05]
+    """
+    gap = contributions[["system", "task", "contribution"]].rename(
+        columns={"contribution": "gap_contribution"}
+    )
+    out = tasks.merge(gap, on=["system", "task"], how="left", sort=False)
+    out.attrs["gap_k"] = int(kmax)
+    return out

@@ -8,7 +8,10 @@
 * ``report.md`` with ``figures/*.png`` and ``figures/*.svg``;
 * ``results.json``: every number with scope and method, and the
   reproducibility stamp. It holds no timestamps, so the same input and seed
-  give a byte-identical file.
+  give a byte-identical file. Its size follows the distinct (n, c) pairs and
+  the sections, not the number of tasks;
+* ``tasks.parquet``: one row per (system, task) — counts, rate and interval,
+  flags, inclusion and share of the gap — for any number of tasks.
 """
 
 from __future__ import annotations
@@ -33,7 +36,14 @@ from passhat.report.plots import (
     plot_spread_curve,
 )
 
-__all__ = ["RenderedFigure", "ReportPaths", "draw_figures", "format_cell", "write_report"]
+__all__ = [
+    "RenderedFigure",
+    "ReportPaths",
+    "draw_figures",
+    "format_cell",
+    "tasks_parquet",
+    "write_report",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class ReportPaths:
     markdown: Path
     json: Path
     figures: tuple[Path, ...]
+    tasks: Path | None = None
 
 
 # ----------------------------------------------------------------- formatting
@@ -320,6 +331,34 @@ def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
     html_path.write_text(render_html(data, figures), encoding="utf-8")
     md_path.write_text(render_markdown(data, figures), encoding="utf-8")
     json_path.write_text(results_json(data), encoding="utf-8")
+    tasks_path = None
+    if data.tasks is not None:
+        tasks_path = out / "tasks.parquet"
+        tasks_path.write_bytes(tasks_parquet(data.tasks))
     return ReportPaths(
-        out_dir=out, html=html_path, markdown=md_path, json=json_path, figures=tuple(fig_paths)
+        out_dir=out,
+        html=html_path,
+        markdown=md_path,
+        json=json_path,
+        figures=tuple(fig_paths),
+        tasks=tasks_path,
     )
+
+
+def tasks_parquet(tasks: pd.DataFrame) -> bytes:
+    """The per-task detail as Parquet bytes (one row per system and task; ids as text).
+
+    Examples
+    --------
+    >>> import pandas as pd, io
+    >>> raw = tasks_parquet(pd.DataFrame({"system": ["s"], "task": ["a"], "n": [5], "c": [4]}))
+    >>> pd.read_parquet(io.BytesIO(raw))["c"].tolist()
+    [4]
+    """
+    df = tasks.copy()
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
