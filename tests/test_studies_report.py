@@ -49,7 +49,7 @@ def test_tau_bench_airline_study(tau_airline_path: Path) -> None:
     assert res["pass_hat_k"] == {1: 0.420, 2: 0.273, 3: 0.220, 4: 0.200}
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     ids = [s["id"] for s in doc["sections"]]
-    assert ids == ["data", "headline", "spread", "model", "flaky", "plan", "divergence"]
+    assert ids == ["summary", "data", "headline", "spread", "model", "flaky", "plan", "divergence"]
     assert next(s for s in doc["sections"] if s["id"] == "model")["status"] == "ok"
 
 

@@ -43,7 +43,7 @@ from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_traces, read_trials
 from passhat.model import Fit, compare_models, fit, load_fit
 from passhat.report import report
-from passhat.report.plots import plot_ppc
+from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.slices import Slices, slices
 from passhat.spread import spread, spread_from_summary
 from passhat.traces import Divergence, Traces, divergence
@@ -87,7 +87,10 @@ __all__ = [
     "pass_hat_k_variance_estimate",
     "per_task_metrics",
     "plan",
+    "plot_gap",
     "plot_ppc",
+    "plot_rates",
+    "plot_spread",
     "plugin_pass_at_k",
     "plugin_pass_hat_k",
     "read",

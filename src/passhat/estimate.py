@@ -27,6 +27,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._repr import View, as_html, as_text, metric_grid
 from passhat._validate import check_ci, check_n_boot, norm_k
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
@@ -85,6 +86,27 @@ class Estimate:
     _weights: NDArray[np.float64] | None = field(default=None, repr=False)
     _per_task: xr.Dataset | None = field(default=None, repr=False)
     _tasks: pd.DataFrame | None = field(default=None, repr=False)
+
+    def _view(self) -> View:
+        grid, methods = metric_grid(self.table)
+        ks = ", ".join(str(k) for k in self.settings.get("k", []))
+        notes = []
+        if methods:
+            notes.append(
+                f"In parentheses: {self.settings.get('ci', 0.95):.0%} interval, population scope "
+                f"(new tasks like these): {'; '.join(methods)}. The benchmark scope (these "
+                "tasks) is in .table."
+            )
+        if len(self.excluded):
+            notes.append(f"{len(self.excluded)} task(s) left out of the averages: see .excluded.")
+        return View(f"Estimate (k = {ks}): unbiased per-task estimates averaged over tasks",
+                    grid, tuple(notes))  # fmt: skip
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
     @property
     def per_task(self) -> xr.Dataset:

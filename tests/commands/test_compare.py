@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 import passhat as ph
+from classify_testdata import BASE, CAND, build_runs
 from passhat.cli import main
 
 from .cli_helpers import GOOD, HEADER, bad, run, write
@@ -113,50 +112,10 @@ def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> Non
 
 
 # --------------------------------------------------------------- --classify
-def _build(spec: dict[str, tuple[float, int, str]], seed: int, system: str) -> ph.Trials:
-    """spec: task -> (p, n, scenario_hash)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for task, (p, n, h) in spec.items():
-        for trial, ok in enumerate(rng.random(n) < p):
-            rows.append(
-                {
-                    "system": system,
-                    "task_id": task,
-                    "trial": trial,
-                    "success": bool(ok),
-                    "scenario_hash": h,
-                }
-            )
-    return ph.Trials.from_frame(pd.DataFrame(rows))
-
-
-BASE = {
-    "regressed": (1.0, 20, "h1"),
-    "fixed": (0.0, 20, "h2"),
-    "flaky": (0.5, 20, "h3"),
-    "redefined": (1.0, 20, "h4"),
-    "always": (1.0, 20, "h5"),
-    "never": (0.0, 20, "h6"),
-    "few": (1.0, 2, "h7"),
-    "base_only": (1.0, 5, "h8"),
-}
-
-
-CAND = {
-    "regressed": (0.1, 20, "h1"),
-    "fixed": (0.9, 20, "h2"),
-    "flaky": (0.5, 20, "h3"),
-    "redefined": (1.0, 20, "h4-changed"),
-    "always": (1.0, 20, "h5"),
-    "never": (0.0, 20, "h6"),
-    "few": (0.0, 2, "h7"),
-    "cand_only": (1.0, 5, "h9"),
-}
 
 
 def _write_jsonl(path: Path, spec: dict[str, tuple[float, int, str]], seed: int) -> Path:
-    t = _build(spec, seed, "x").frame.drop(columns=["system"])
+    t = build_runs(spec, seed, "x").frame.drop(columns=["system"])
     t["success"] = t["success"].astype(bool)
     path.write_text("\n".join(json.dumps(r) for r in t.to_dict("records")) + "\n")
     return path

@@ -7,6 +7,7 @@ planner API itself (tested against scipy/statsmodels/simulation in tests/planner
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -195,10 +196,10 @@ def test_power_paths(capsys):
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["detect", "--flip-rate", "1.5"], "flip_rate must lie in (0, 1)"),
+        (["detect", "--flip-rate", "1.5"], "--flip-rate must lie in (0, 1)"),
         (["detect", "--flip-rate", "0.1", "--confidence", "1.2"], "confidence must lie in (0, 1)"),
         (["detect", "--flip-rate", "0.1", "--confidence", "0.9", "--runs", "5"], "all but one"),
-        (["bound", "--runs", "5", "--failures", "9"], "exceeds runs"),
+        (["bound", "--runs", "5", "--failures", "9"], "--failures 9 exceeds --runs 5"),
         (["gate", "--rate", "0", "--attempts", "3"], "rate must lie in (0, 1)"),
         (
             ["design", "--budget-runs", "3", "--k", "5", "--mean", "0.5", "--icc", "0.2"],
@@ -225,7 +226,7 @@ def test_power_paths(capsys):
             "not both",
         ),
         (["design", "--mean", "0.5", "--icc", "0.2"], "--budget-runs or --budget-cost"),
-        (["power", "--delta", "0.05", "--mean", "0.5", "--icc", "0.2"], "leave exactly one"),
+        (["power", "--delta", "0.05", "--mean", "0.5", "--icc", "0.2"], "give three of"),
         (
             [
                 "power",
@@ -242,7 +243,7 @@ def test_power_paths(capsys):
                 "--icc",
                 "0.2",
             ],
-            "leave exactly one",
+            "given: --delta, --tasks, --runs-per-task, --power",
         ),
         (["power", "--grid-tasks", "10", "--mean", "0.5", "--icc", "0.2"], "a sweep needs"),
     ],
@@ -252,6 +253,41 @@ def test_bad_options_one_line_exit_2(capsys, args, needle):
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("passhat: error:")
     assert needle in err
+
+
+@pytest.mark.parametrize(
+    ("args", "options", "example"),
+    [
+        (["detect"], "--flip-rate, --confidence and --runs", "detect --flip-rate 0.1"),
+        (["detect", "--confidence", "0.9"], "--flip-rate, --confidence and --runs", "detect"),
+        (["certify"], "--max-failure-rate, --confidence and --runs", "certify --max-failure"),
+        (["width", "--rate", "0.8"], "one of --half-width or --runs", "width --rate 0.8 --h"),
+        (["power", *PRIOR], "three of --delta, --tasks, --runs-per-task and --power", "power"),
+        (["power", *PRIOR, "--tasks", "20"], "(given: --tasks)", "power --mean"),
+    ],
+)
+def test_missing_quantities_are_named_as_options(capsys, args, options, example):
+    # it said "runs_to_detect: leave exactly one of flip_rate=, confidence=, runs= as None"
+    line = bad(capsys, ["plan", *args], re.escape(options))
+    assert f"e.g. passhat plan {example}" in line
+    assert "None" not in line and not re.search(r"\b[a-z_]+=", line), line
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["bound", "--runs", "3", "--failures", "5"], "--failures 5 exceeds --runs 3"),
+        (["width", "--rate", "0.8", "--half-width", "0.6"], "--half-width must be below 0.5"),
+        (["detect", "--flip-rate", "2"], "--flip-rate must lie in (0, 1) (got 2)"),
+        (
+            ["certify", "--max-failure-rate", "0.1", "--runs", "5", "--allowed-failures", "7"],
+            "--allowed-failures 7 must be below --runs 5",
+        ),
+    ],
+)
+def test_planner_rules_name_the_options(capsys, args, text):
+    line = bad(capsys, ["plan", *args], re.escape(text))
+    assert not re.search(r"(?<!-)\b(flip_rate|half_width|allowed_failures)\b", line)
 
 
 def test_design_all_pairs_selection_stays_short(capsys):
@@ -324,10 +360,10 @@ def test_negative_seed_is_an_option_error(
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
-        (["plan", "design", "--budget-runs", "nan", *PRIOR], r"budget_runs .*nan"),
-        (["plan", "design", "--budget-runs", "inf", *PRIOR], r"budget_runs .*inf"),
-        (["plan", "design", "--budget-cost", "nan", *PRIOR], r"budget_cost .*nan"),
-        (["plan", "design", "--budget-cost", "inf", *PRIOR], r"budget_cost .*inf"),
+        (["plan", "design", "--budget-runs", "nan", *PRIOR], r"--budget-runs .*nan"),
+        (["plan", "design", "--budget-runs", "inf", *PRIOR], r"--budget-runs .*inf"),
+        (["plan", "design", "--budget-cost", "nan", *PRIOR], r"--budget-cost .*nan"),
+        (["plan", "design", "--budget-cost", "inf", *PRIOR], r"--budget-cost .*inf"),
         (
             ["plan", "power", "--delta", "0.1", "--tasks", "20", "--runs-per-task", "3",
              *PRIOR, "--method", "simulation", "--replicates", "0"],
@@ -375,4 +411,4 @@ def test_plan_design_refuses_a_budget_too_large_to_enumerate(
 ) -> None:
     # 10^9 runs enumerate 10^9 (tasks, runs) candidates: ~10 GB before any answer
     args = ["plan", "design", "--budget-runs", "1e9", *PRIOR]
-    bad(capsys, args, r"budget_runs = 1e\+09 .*too many .*max_runs_per_task")
+    bad(capsys, args, r"--budget-runs 1e\+09 .*too many .*max_runs_per_task")

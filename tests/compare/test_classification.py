@@ -18,51 +18,9 @@ import pytest
 from scipy import stats
 
 import passhat as ph
+from classify_testdata import BASE, CAND, build_runs
 from passhat.compare import runs_to_significance
 from passhat.errors import OptionError
-
-
-def _build(spec: dict[str, tuple[float, int, str]], seed: int, system: str) -> ph.Trials:
-    """spec: task -> (p, n, scenario_hash)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for task, (p, n, h) in spec.items():
-        for trial, ok in enumerate(rng.random(n) < p):
-            rows.append(
-                {
-                    "system": system,
-                    "task_id": task,
-                    "trial": trial,
-                    "success": bool(ok),
-                    "scenario_hash": h,
-                }
-            )
-    return ph.Trials.from_frame(pd.DataFrame(rows))
-
-
-BASE = {
-    "regressed": (1.0, 20, "h1"),
-    "fixed": (0.0, 20, "h2"),
-    "flaky": (0.5, 20, "h3"),
-    "redefined": (1.0, 20, "h4"),
-    "always": (1.0, 20, "h5"),
-    "never": (0.0, 20, "h6"),
-    "few": (1.0, 2, "h7"),
-    "base_only": (1.0, 5, "h8"),
-}
-
-
-CAND = {
-    "regressed": (0.1, 20, "h1"),
-    "fixed": (0.9, 20, "h2"),
-    "flaky": (0.5, 20, "h3"),
-    "redefined": (1.0, 20, "h4-changed"),
-    "always": (1.0, 20, "h5"),
-    "never": (0.0, 20, "h6"),
-    "few": (0.0, 2, "h7"),
-    "cand_only": (1.0, 5, "h9"),
-}
-
 
 TRUTH = {
     "regressed": "regression",
@@ -77,7 +35,7 @@ TRUTH = {
 
 @pytest.fixture(scope="module")
 def builds() -> tuple[ph.Trials, ph.Trials]:
-    return _build(BASE, 1, "v1"), _build(CAND, 2, "v2")
+    return build_runs(BASE, 1, "v1"), build_runs(CAND, 2, "v2")
 
 
 def test_known_truth(builds) -> None:  # type: ignore[no-untyped-def]

@@ -276,55 +276,28 @@ TRACE_PLAN = {
 
 @pytest.fixture(scope="module")
 def inspect_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from inspect_ai import Task
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.dataset import Sample
     from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
-    from inspect_ai.scorer import Score, accuracy, scorer
-    from inspect_ai.solver import solver
     from inspect_ai.tool import ToolCall, ToolCallError
 
-    tmp = tmp_path_factory.mktemp("inspect_traces")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("INSPECT_LOG_DIR", str(tmp / "logs"))
-        mp.setenv("INSPECT_DISPLAY", "none")
+    from inspect_testdata import scripted_eval
 
-        @solver
-        def scripted():  # type: ignore[no-untyped-def]
-            async def solve(state, generate):  # type: ignore[no-untyped-def]
-                calls, letter = TRACE_PLAN[str(state.sample_id)][state.epoch - 1]
-                for j, name in enumerate(calls):
-                    cid = f"c{j}"
-                    state.messages.append(
-                        ChatMessageAssistant(
-                            content="",
-                            tool_calls=[ToolCall(id=cid, function=name, arguments={"n": j})],
-                        )
-                    )
-                    err = ToolCallError("permission", "denied") if name == "pay" else None
-                    state.messages.append(
-                        ChatMessageTool(content="done", tool_call_id=cid, function=name, error=err)
-                    )
-                state.output.completion = letter
-                return state
+    def act(state: Any) -> None:
+        calls, letter = TRACE_PLAN[str(state.sample_id)][state.epoch - 1]
+        for j, name in enumerate(calls):
+            cid = f"c{j}"
+            state.messages.append(
+                ChatMessageAssistant(
+                    content="",
+                    tool_calls=[ToolCall(id=cid, function=name, arguments={"n": j})],
+                )
+            )
+            err = ToolCallError("permission", "denied") if name == "pay" else None
+            state.messages.append(
+                ChatMessageTool(content="done", tool_call_id=cid, function=name, error=err)
+            )
+        state.output.completion = letter
 
-            return solve
-
-        @scorer(metrics=[accuracy()])
-        def letter():  # type: ignore[no-untyped-def]
-            async def score(state, target):  # type: ignore[no-untyped-def]
-                return Score(value=state.output.completion)
-
-            return score
-
-        task = Task(
-            dataset=[Sample(id=sid, input="go", target="C") for sid in TRACE_PLAN],
-            solver=scripted(),
-            scorer=letter(),
-            epochs=3,
-        )
-        [log] = inspect_eval(task, model="mockllm/model", display="none", log_format="eval")
-    return Path(log.location)
+    return scripted_eval(tmp_path_factory.mktemp("inspect_traces"), list(TRACE_PLAN), 3, act)
 
 
 def test_inspect_log_traces(inspect_log: Path) -> None:

@@ -68,6 +68,54 @@ def test_error_records_unscored_or_failure(tmp_path: Path) -> None:
     assert t2.counts()["n"].values.tolist() == [[2, 2]] and t2.systems == ["sonnet"]
 
 
+def test_status_says_how_the_run_ended(tau_airline_path: Path) -> None:
+    # τ-bench ends a conversation on the user's ###STOP### or a transfer_to_human_agents call
+    # (info.source); anything else stopped at the step limit. Counted here from the raw file.
+    raw = json.loads(tau_airline_path.read_text())
+    transfer = [r["info"].get("source") == "transfer_to_human_agents" for r in raw]
+    stop = [
+        r["traj"][-1]["role"] == "user" and "###STOP###" in str(r["traj"][-1]["content"])
+        for r in raw
+    ]
+    expected = {
+        "ok": sum(s and not t for s, t in zip(stop, transfer, strict=True)),
+        "transfer_to_human": sum(transfer),
+        "max_steps": sum(not s and not t for s, t in zip(stop, transfer, strict=True)),
+    }
+    assert expected == {"ok": 147, "transfer_to_human": 48, "max_steps": 5}
+    t = ph.read_trials(tau_airline_path)
+    assert t.frame["status"].value_counts().to_dict() == expected
+    # a status is not an outcome: every run stays decided, pass^1 stays τ-bench's 0.42
+    assert t.frame["success"].notna().all() and t.frame["success"].mean() == pytest.approx(0.42)
+    ended = t.frame.groupby("status")["success"].agg(["size", "sum"]).to_dict("index")
+    assert ended["transfer_to_human"] == {"size": 48, "sum": 35}  # a transfer can be right
+    assert ended["max_steps"]["sum"] == 0
+    # the same reading as the trace reader's termination
+    tr = ph.read_traces(tau_airline_path, format="tau-bench").trials
+    keys = ["system", "task_id", "trial"]
+    m = tr[[*keys, "termination"]].merge(t.frame[[*keys, "status"]], on=keys)
+    assert len(m) == 200
+    assert (m["status"] == m["termination"].replace({"user_stop": "ok"})).all()
+    sl = ph.slices(t, by=["status"]).tables["status"].set_index("status")
+    assert sl.loc["max_steps", "failures"] == 5 and sl.loc["ok", "runs"] == 147
+
+
+def test_status_without_trajectory(tmp_path: Path) -> None:
+    traj_stop = [{"role": "user", "content": "thanks ###STOP###"}]
+    traj_limit = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "..."}]
+    recs = [
+        {"task_id": 0, "trial": 0, "reward": 1.0, "info": {}, "traj": traj_stop},
+        {"task_id": 0, "trial": 1, "reward": 0.0, "info": {}, "traj": traj_limit},
+        {"task_id": 0, "trial": 2, "reward": 0.0, "info": {}},  # no traj: cannot tell
+        {"task_id": 0, "trial": 3, "reward": 0.0, "info": {"source": "transfer_to_human_agents"}},
+        {"task_id": 0, "trial": 4, "reward": 0.0, "info": {"error": "boom"}, "traj": traj_limit},
+    ]
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps(recs))
+    got = ph.read_trials(f, format="tau-bench").frame["status"].tolist()
+    assert got == ["ok", "max_steps", "ok", "transfer_to_human", "infrastructure_error"]
+
+
 def test_missing_trial_numbered_in_order(tmp_path: Path) -> None:
     recs = _records()
     for r in recs:

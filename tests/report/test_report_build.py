@@ -27,7 +27,7 @@ FAST = {"model": False, "plan": False, "n_boot": 200}
 def test_sections_in_order_and_the_skipped_model_says_so(example_report) -> None:
     rd = example_report.data
     ids = [s.id for s in rd.sections]
-    assert ids == ["data", "headline", "spread", "model", "flaky", "plan"]
+    assert ids == ["summary", "data", "headline", "spread", "model", "flaky", "plan"]
     assert rd.section("model").status == "skipped"
     assert rd.section("model").note == "The model was not run (--no-model)."
     with pytest.raises(KeyError):

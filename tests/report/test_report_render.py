@@ -17,7 +17,7 @@ from report_testdata import MALICIOUS_SYSTEM, MALICIOUS_TASK
 
 import passhat as ph
 from passhat.report.document import Column
-from passhat.report.render import format_cell, md_escape, results_json
+from passhat.report.render import OPEN_TABLES, format_cell, md_escape, results_json
 
 VOID = {"meta", "img", "br", "hr", "link", "input", "col", "source", "wbr"}
 
@@ -161,3 +161,78 @@ def test_results_json_is_the_report_data(example_report) -> None:
     written = example_report.paths.json.read_text(encoding="utf-8")
     assert written == results_json(example_report.data)
     assert json.loads(written) == json.loads(json.dumps(example_report.data.to_json()))
+
+
+class _Layout(HTMLParser):
+    """Which table ids sit inside <details>, the nav's links, and the order of sections."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0  # open <details>
+        self.folded: list[str] = []
+        self.open: list[str] = []
+        self.sections: list[str] = []
+        self.nav: list[str] = []
+        self.nav_text: list[str] = []
+        self._in_nav = False
+        self.order: list[str] = []  # "table:<id>" and "ul.sentences" inside #summary
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "details":
+            self.depth += 1
+        if tag == "nav":
+            self._in_nav = True
+        if tag == "a" and self._in_nav:
+            self.nav.append(str(a["href"]))
+        if tag == "section":
+            self.sections.append(str(a["id"]))
+        if tag == "table":
+            (self.folded if self.depth else self.open).append(str(a["id"])[4:])
+        if self.sections == ["summary"] and (tag == "table" or a.get("class") == "sentences"):
+            self.order.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "details":
+            self.depth -= 1
+        if tag == "nav":
+            self._in_nav = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_nav and data.strip():
+            self.nav_text.append(data.strip())
+
+
+def test_summary_first_detail_folded_toc_resolves(example_report) -> None:
+    # the page was ~11,900 px for one system: long tables are folded under their caption
+    html = example_report.paths.html.read_text(encoding="utf-8")
+    lay = _Layout()
+    lay.feed(html)
+    assert lay.sections[0] == "summary" and lay.order == ["table", "ul"]  # numbers, then lines
+    rd = example_report.data
+    every = [t.id for s in rd.sections for t in s.tables]
+    assert sorted(lay.open + lay.folded) == sorted(every)
+    assert set(lay.open) == set(every) & OPEN_TABLES
+    assert {"flaky", "spread_contributions", "data_runs_per_task"} <= set(lay.folded)
+    # the table of contents: one link per section (titles carry their own numbers: no "1. 1.")
+    assert lay.nav == [f"#{s.id}" for s in rd.sections] + ["#stamp"]
+    assert lay.nav_text[:3] == ["Summary", "1. Data", "2. Headline"]
+    chk = _parse(example_report.paths.html)
+    assert all(h[1:] in chk.ids for h in lay.nav)
+    assert (
+        "<summary>Flaky tasks (both outcomes among decided runs), lowest success rate first" in html
+    )
+
+
+def test_markdown_has_the_summary_first_and_folds_the_same_tables(example_report) -> None:
+    md = example_report.paths.markdown.read_text(encoding="utf-8")
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads[:3] == ["## Summary", "## 1. Data", "## 2. Headline"]
+    rd = example_report.data
+    for s in rd.sections:
+        for t in s.tables:
+            caption = md_escape(t.caption)
+            at = md.index(f"**{caption}**")
+            opened, closed = md.rfind("<details>", 0, at), md.rfind("</details>", 0, at)
+            assert (opened > closed) == (t.id not in OPEN_TABLES), t.id
+    assert md.count("<details>") == md.count("</details>")

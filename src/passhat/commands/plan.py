@@ -18,6 +18,7 @@ from rich.table import Table
 from passhat import planner as plan
 from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, parse_k, records
+from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 
@@ -72,22 +73,6 @@ def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = No
     _explain(res.reasoning, res.method, res.assumptions)
 
 
-def _solve_three(
-    names: tuple[str, str, str], values: list[Any], default_index: int, default: Any
-) -> list[Any]:
-    """Fill a default for the one optional quantity when two others are missing."""
-    missing = [i for i, v in enumerate(values) if v is None]
-    if not missing:
-        raise OptionError(
-            "give all but one of "
-            + ", ".join(f"--{n.replace('_', '-')}" for n in names)
-            + ": the missing one is solved for"
-        )
-    if len(missing) == 2 and default_index in missing:
-        values[default_index] = default
-    return values
-
-
 json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -97,12 +82,16 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readabl
 @click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
 @click.option("--runs", type=int, default=None, help="Number of runs.")
 @json_opt
+@in_cli_terms
 def detect_cmd(
     flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
 ) -> None:
     """Runs to see at least one failure with probability q at flip rate f."""
-    f, q, n = _solve_three(
-        ("flip_rate", "confidence", "runs"), [flip_rate, confidence, runs], 1, 0.95
+    f, q, n = leave_one_out(
+        "detect",
+        {"--flip-rate": flip_rate, "--confidence": confidence, "--runs": runs},
+        example="--flip-rate 0.1",
+        default=("--confidence", 0.95),
     )
     _emit(plan.runs_to_detect(flip_rate=f, confidence=q, runs=n), as_json)
 
@@ -112,6 +101,7 @@ def detect_cmd(
 @click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@in_cli_terms
 def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
     """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
     _emit(plan.failure_upper_bound(runs=runs, failures=failures, confidence=confidence), as_json)
@@ -123,6 +113,7 @@ def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> Non
 @click.option("--allowed-failures", type=int, default=0, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
 @json_opt
+@in_cli_terms
 def certify_cmd(
     max_failure_rate: float | None,
     confidence: float | None,
@@ -131,8 +122,11 @@ def certify_cmd(
     as_json: bool,
 ) -> None:
     """Runs needed to certify a failure rate below f₀ with x allowed failures."""
-    f, q, n = _solve_three(
-        ("max_failure_rate", "confidence", "runs"), [max_failure_rate, confidence, runs], 1, 0.95
+    f, q, n = leave_one_out(
+        "certify",
+        {"--max-failure-rate": max_failure_rate, "--confidence": confidence, "--runs": runs},
+        example="--max-failure-rate 0.05",
+        default=("--confidence", 0.95),
     )
     _emit(
         plan.runs_to_certify(
@@ -154,6 +148,7 @@ def certify_cmd(
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
 @json_opt
+@in_cli_terms
 def width_cmd(
     half_width: float | None,
     rate: float,
@@ -163,6 +158,11 @@ def width_cmd(
     as_json: bool,
 ) -> None:
     """Runs for a per-task interval of a given half-width (exact search)."""
+    half_width, runs = leave_one_out(
+        "width",
+        {"--half-width": half_width, "--runs": runs},
+        example="--rate 0.8 --half-width 0.1",
+    )
     _emit(
         plan.runs_for_width(
             half_width=half_width,
@@ -179,6 +179,7 @@ def width_cmd(
 @click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
 @click.option("--attempts", type=int, required=True, help="Attempts k.")
 @json_opt
+@in_cli_terms
 def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
     """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
     _emit(plan.gate(rate=rate, attempts=attempts), as_json)
@@ -187,6 +188,7 @@ def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
 @click.command("table")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@in_cli_terms
 def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
     tables = plan.seed_tables(confidence=confidence)
@@ -310,6 +312,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@in_cli_terms
 def design_cmd(
     budget_runs: float | None,
     budget_cost: float | None,
@@ -450,6 +453,7 @@ def _int_list(text: str | None, name: str) -> list[int] | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@in_cli_terms
 def power_cmd(
     delta: float | None,
     tasks: int | None,
@@ -515,12 +519,22 @@ def power_cmd(
             f"power to detect {delta:+g}",
         )
         return
-    if tasks is None and runs_per_task is None:
-        if delta is None or power_ is None:
-            raise OptionError(
-                "leave exactly one of --delta, --tasks, --runs-per-task, --power unset "
-                "(or only --tasks and --runs-per-task for a table of designs)"
-            )
+    quantities = {
+        "--delta": delta,
+        "--tasks": tasks,
+        "--runs-per-task": runs_per_task,
+        "--power": power_,
+    }
+    unset = [name for name, v in quantities.items() if v is None]
+    if len(unset) != 1 and unset != ["--tasks", "--runs-per-task"]:
+        given = [name for name, v in quantities.items() if v is not None]
+        raise OptionError(
+            "plan power: give three of --delta, --tasks, --runs-per-task and --power and the "
+            "fourth is solved for, or leave out --tasks and --runs-per-task for a table of "
+            f"designs (given: {', '.join(given) or 'none'}); e.g. passhat plan power "
+            "--mean 0.6 --icc 0.3 --delta 0.1 --power 0.8"
+        )
+    if delta is not None and power_ is not None and tasks is None and runs_per_task is None:
         df = plan.power_table(delta=delta, power=power_, **common)
         best = df.attrs["optimum"]
         if as_json:

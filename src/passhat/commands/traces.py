@@ -11,7 +11,7 @@ from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
 from passhat.io import formats, load_stages, read_traces
-from passhat.traces import divergence
+from passhat.traces import Traces, divergence
 
 __all__ = ["register"]
 
@@ -90,20 +90,26 @@ def traces_cmd(
         tolerate_extra_lookups=tolerate_extra_lookups,
         tasks=list(tasks) or None,
     )
+    no_calls = _no_tool_calls(tr, path, list(tasks), div.counts)
     if as_json:
+        empty = div.table.iloc[0:0] if no_calls else div.table
         emit_json(
             {
                 "passhat_version": __version__,
                 "input": {k: str(v) for k, v in tr.source.items()},
                 "settings": div.settings,
                 "counts": div.counts,
-                "divergence": records(div.table),
+                "divergence": records(empty),
                 "tasks": records(div.tasks),
                 "by_action": records(div.by_action),
                 "by_stage": records(div.by_stage),
                 "excluded": records(tr.excluded),
+                "notes": [no_calls] if no_calls else div.notes(),
             }
         )
+        return
+    if no_calls:
+        click.echo(no_calls)
         return
     console = Console(width=max(Console().width, 140))
     c = div.counts
@@ -181,6 +187,25 @@ def traces_cmd(
         )
         for n in notes:
             console.print(n)
+
+
+def _no_tool_calls(tr: Traces, path: str, tasks: list[str], counts: dict[str, int]) -> str:
+    """The one note to print when no run (of the selected tasks) made a tool call, else ""."""
+    steps, trials = tr.steps, tr.trials
+    if tasks:
+        steps = steps[steps["task_id"].astype(str).isin(tasks)]
+        trials = trials[trials["task_id"].astype(str).isin(tasks)]
+    if len(steps):
+        return ""
+    which = f" of task {', '.join(tasks)}" if tasks else ""
+    return (
+        f"No tool calls to align: none of the {len(trials)} run(s){which} in {path} made a "
+        "tool call, and a divergence point is where a failing run's tool calls leave those of "
+        f"the passing runs. {counts.get('tasks_mixed', 0)} of {counts.get('tasks', 0)} task(s) "
+        f"have both outcomes ({counts.get('failing_runs', 0)} failing, "
+        f"{counts.get('passing_runs', 0)} passing runs); passhat estimate and passhat slices "
+        "describe them."
+    )
 
 
 def register(cli: click.Group) -> None:

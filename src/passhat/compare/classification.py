@@ -48,6 +48,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
+from passhat._repr import View, as_html, as_text, joined
 from passhat.compare.selection import select_systems
 from passhat.errors import OptionError
 from passhat.trials import Trials
@@ -88,6 +89,32 @@ class Classification:
     table: pd.DataFrame
     excluded: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+
+    def _view(self) -> View:
+        frame = pd.DataFrame(
+            [
+                {"verdict": v, "tasks": n, "e.g.": joined(self.tasks(v), 5)}
+                for v, n in self.counts.items()
+            ]
+        )
+        s = self.settings
+        notes = [
+            f"Fisher exact one-sided, α = {s.get('alpha')}, min_runs = {s.get('min_runs')}; "
+            "per-task counts and p-values in .table."
+        ]
+        if len(self.excluded):
+            notes.append(f"{len(self.excluded)} task(s) in one build only: see .excluded.")
+        title = (
+            f"Classification of {len(self.table)} tasks: "
+            f"{s.get('base', 'base')} → {s.get('cand', 'cand')}"
+        )
+        return View(title, frame, tuple(notes))
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
     @property
     def counts(self) -> dict[str, int]:

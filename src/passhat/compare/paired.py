@@ -41,6 +41,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from passhat._repr import View, as_html, as_text
 from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
 from passhat.bootstrap import (
     CI_METHODS,
@@ -51,7 +52,7 @@ from passhat.bootstrap import (
 )
 from passhat.compare.selection import select_systems
 from passhat.errors import ShortTaskError, ValidationError
-from passhat.estimators import METRICS, subset_ratio
+from passhat.estimators import METRIC_LABELS, METRICS, subset_ratio
 from passhat.intervals import benchmark_se
 from passhat.trials import Trials
 
@@ -79,6 +80,44 @@ class Comparison:
     discordant: pd.DataFrame
     dropped: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+
+    def _view(self) -> View:
+        t = self.table
+        scope = "population" if "scope" in t.columns else None
+        rows = t[t["scope"] == scope] if scope else t
+        frame = pd.DataFrame(
+            {
+                "candidate − baseline": [
+                    f"{c} − {b}" for b, c in zip(rows["baseline"], rows["candidate"], strict=True)
+                ],
+                "metric": [METRIC_LABELS.get(str(m), str(m)) for m in rows["metric"]],
+                "k": rows["k"].astype(str),
+                "difference (interval)": [
+                    f"{d * 100:+.1f} pts ({lo * 100:+.1f} to {hi * 100:+.1f})"
+                    for d, lo, hi in zip(
+                        rows["difference"], rows["lower"], rows["upper"], strict=True
+                    )
+                ],
+                "p-value": [f"{p:.3g}" for p in rows["p_value"]],
+                "tasks": rows["tasks"].astype(str),
+            }
+        )
+        notes = []
+        if len(rows):
+            notes.append(
+                f"{self.settings.get('ci', 0.95):.0%} interval, {scope or 'benchmark'} scope: "
+                f"{rows['method'].iloc[0]}; p-value: {rows['p_method'].iloc[0]}."
+                + (" The benchmark scope is in .table." if scope else "")
+            )
+        if len(self.dropped):
+            notes.append(f"{len(self.dropped)} task(s) run by one system only: see .dropped.")
+        return View("Comparison on matched tasks (paired)", frame, tuple(notes))
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
 
 def _values(n: NDArray[np.float64], c: NDArray[np.float64], ks: list[int]) -> NDArray[np.float64]:

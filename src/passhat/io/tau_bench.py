@@ -4,7 +4,12 @@ A τ-bench run writes a JSON list of records ``{task_id, trial, reward, info,
 traj}``. Success is ``reward`` within 1e-6 of 1 (τ-bench's own rule). A
 record whose ``info`` has ``error`` is a run that raised an exception in the
 harness; it is not decided (status ``infrastructure_error``) unless
-``errors="failure"``. The task definition ``info.task`` is fingerprinted into
+``errors="failure"``. Every other run's ``status`` says how the conversation
+ended, read from ``info.source`` and the trajectory: ``ok`` (the simulated user
+ended it with ``###STOP###``, or the file does not say), ``transfer_to_human``
+(the agent called ``transfer_to_human_agents``: a decided run, sometimes the
+right answer) or ``max_steps`` (τ-bench stopped the conversation at its step
+limit). The task definition ``info.task`` is fingerprinted into
 ``scenario_hash``. The system name is the file's stem unless ``system_name``
 is given (τ-bench files do not store the model name).
 
@@ -54,6 +59,32 @@ def tau_bench_records(path: Path) -> list[dict[str, Any]]:
     return data
 
 
+#: A run's status from how its conversation ended (``user_stop`` is the natural end: "ok").
+_STATUS = {"transfer_to_human": "transfer_to_human", "max_steps": "max_steps"}
+
+
+def _termination(rec: dict[str, Any], traj: Any) -> str | None:
+    """How the conversation ended: error, transfer_to_human, user_stop, max_steps (None: unknown).
+
+    τ-bench ends a conversation when the simulated user writes ``###STOP###``
+    or the agent calls ``transfer_to_human_agents`` (``info.source`` names the
+    last action); otherwise it stopped at its step limit. Without a trajectory
+    only a transfer can be told.
+    """
+    info = rec.get("info") or {}
+    if isinstance(info, dict) and info.get("error") is not None:
+        return "error"
+    if isinstance(info, dict) and info.get("source") == "transfer_to_human_agents":
+        return "transfer_to_human"
+    if not isinstance(traj, list) or not traj:
+        return None
+    last = traj[-1]
+    if isinstance(last, dict) and last.get("role") == "user":
+        if "###STOP###" in message_text(last.get("content")):
+            return "user_stop"
+    return "max_steps"
+
+
 def read_tau_bench(
     path: Path,
     *,
@@ -97,7 +128,8 @@ def read_tau_bench(
             status = "infrastructure_error" if errors == "unscored" else "error"
             success: bool | None = None if errors == "unscored" else False
         else:
-            status = "ok"
+            ending = _termination(rec, rec.get("traj"))
+            status = _STATUS.get(ending, "ok") if ending else "ok"
             success = abs(reward_f - 1.0) < 1e-6
         rows.append(
             {
@@ -134,19 +166,6 @@ register_reader("tau-bench", read_tau_bench, sniff=_sniff, priority=30)
 
 
 # ----------------------------------------------------------------- traces
-def _termination(rec: dict[str, Any], traj: list[Any]) -> str:
-    info = rec.get("info") or {}
-    if info.get("error") is not None:
-        return "error"
-    last_user = next(
-        (m for m in reversed(traj) if isinstance(m, dict) and m.get("role") == "user"), None
-    )
-    if info.get("source") == "transfer_to_human_agents":
-        return "transfer_to_human"
-    if traj and isinstance(traj[-1], dict) and traj[-1].get("role") == "user":
-        if last_user is not None and "###STOP###" in message_text(last_user.get("content")):
-            return "user_stop"
-    return "max_steps"
 
 
 def read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Traces:
@@ -196,7 +215,7 @@ def read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Trac
         if not isinstance(traj, list):
             raise FormatError(f"{path}: record {i}: traj must be a list of messages")
         keep.append(True)
-        terms.append(_termination(rec, traj))
+        terms.append(_termination(rec, traj) or "max_steps")
         obs = ToolAnswers(
             traj,
             lambda m: (

@@ -34,6 +34,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._repr import as_html, as_text
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
 from passhat.model.build import Priors, compress, pair_loglik
@@ -48,6 +49,7 @@ from passhat.model.summaries import (
     SCOPES,
     SUMMARY_METRICS,
     TASK_POSTERIOR_COLUMNS,
+    fit_view,
     ppc_rows,
     summary_table,
     task_posterior_frames,
@@ -134,12 +136,10 @@ class Fit:
         return _method_label(self.model, self.method, self.sampler)
 
     def __repr__(self) -> str:
-        p = self.idata.posterior
-        return (
-            f"Fit(model={self.model!r}, method={self.method!r}, systems={self.systems}, "
-            f"chains={p.sizes['chain']}, draws={p.sizes['draw']}, "
-            f"diagnostics={'ok' if self.diagnostics.passed else 'FAILED'})"
-        )
+        return as_text(fit_view(self))
+
+    def _repr_html_(self) -> str:
+        return as_html(fit_view(self))
 
     def _hyper(self, si: int) -> dict[str, NDArray[np.float64]]:
         p = self.idata.posterior

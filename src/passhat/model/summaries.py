@@ -10,7 +10,8 @@ the draws, the seeds and the systems and call them:
   is within-task (:func:`variance_split`);
 * :func:`task_posterior_frames`: each task's p_i and p_i^k given the data
   (Beta(a + c_i, b + n_i − c_i) per draw of the hyperparameters);
-* :func:`ppc_rows`: a posterior predictive check of the histogram of c/n.
+* :func:`ppc_rows`: a posterior predictive check of the histogram of c/n;
+* :func:`fit_view`: what a fit shows in a terminal or a notebook.
 
 References
 ----------
@@ -37,6 +38,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._repr import View, metric_grid
 from passhat.model.build import compress, pair_loglik
 from passhat.model.metrics import Groups, _cond_moments, component_probs
 
@@ -44,6 +46,7 @@ __all__ = [
     "SCOPES",
     "SUMMARY_METRICS",
     "TASK_POSTERIOR_COLUMNS",
+    "fit_view",
     "ppc_rows",
     "summary_table",
     "task_posterior_frames",
@@ -381,3 +384,38 @@ def ppc_rows(
         }
         for j in range(n_bins)
     ]
+
+
+def fit_view(fit: Any) -> View:
+    """What a :class:`passhat.Fit` shows: method, draws, diagnostics, posterior per system and k.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+    >>> print(repr(f).splitlines()[0])
+    Fit: posterior, Beta-Binomial, grid quadrature; 2 chains × 500 draws; diagnostics ok
+    """
+    p = fit.idata.posterior
+    summary = fit.summary(k=fit.k)
+    grid, _ = metric_grid(summary, value="mean")
+    diag = fit.diagnostics
+    title = (
+        f"Fit: {fit.method_label}; {p.sizes['chain']} chains × {p.sizes['draw']} draws; "
+        f"diagnostics {'ok' if diag.passed else 'FAILED'}"
+    )
+    notes = [
+        "Posterior mean (95% credible interval), population scope (a new task); "
+        ".summary() adds the benchmark scope and the variance split."
+    ]
+    icc = summary[summary["metric"] == "icc"]
+    if len(icc):
+        notes.append(
+            "ICC (run-to-run correlation within a task): "
+            + "; ".join(
+                f"{r.system} {r.mean:.2f} ({r.lower:.2f}–{r.upper:.2f})" for r in icc.itertuples()
+            )
+        )
+    if not diag.passed:
+        notes.append("Diagnostics failed: " + "; ".join(diag.problems))
+    return View(title, grid, tuple(notes))

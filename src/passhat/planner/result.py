@@ -21,6 +21,9 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import pandas as pd
+
+from passhat._repr import View, as_html, as_text
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS
 
@@ -126,6 +129,28 @@ class PlanResult:
 
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)
+
+    def _view(self) -> View:
+        frame = pd.DataFrame(
+            {
+                "quantity": list(self.quantities),
+                "value": [
+                    f"{v:.6g}" if isinstance(v, float) else str(v) for v in self.quantities.values()
+                ],
+            }
+        )
+        notes = (
+            self.reasoning,
+            f"Method: {self.method}.",
+            "Assumes: " + "; ".join(self.assumptions) + ".",
+        )
+        return View(f"{self.query}: {self.solved_for} = {self.value}", frame, notes)
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary."""

@@ -25,6 +25,7 @@ from typing import Any
 import xarray as xr
 
 from passhat.io import read_traces
+from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
 from passhat.report.render import ReportPaths, write_report
@@ -39,6 +40,7 @@ __all__ = [
     "Section",
     "Table",
     "build_report_data",
+    "plots",
     "report",
     "write_report",
 ]
@@ -152,3 +154,10 @@ def report(
     )
     paths = write_report(data, out_dir)
     return Report(data=data, paths=paths)
+
+
+# In the package namespace ``passhat.report`` is this function (``ph.report(...)``), which
+# hides the subpackage of the same name from attribute lookups: the public figures module is
+# reachable through the function too, so that ``import passhat.report.plots as plots`` and
+# ``passhat.report.plots.plot_ppc`` work.
+report.plots = plots  # type: ignore[attr-defined]

@@ -37,6 +37,7 @@ from passhat.report.sections.headline import headline_section
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
 from passhat.report.sections.spread import attach_intervals, spread_section
+from passhat.report.sections.summary import summary_section
 from passhat.spread import spread
 from passhat.traces import Traces
 from passhat.trials import Trials
@@ -140,7 +141,7 @@ def build_report_data(
     >>> import passhat as ph
     >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, seed=0)
     >>> [s.id for s in rd.sections][:3]
-    ['data', 'headline', 'spread']
+    ['summary', 'data', 'headline']
     """
     if traces is not None:
         if divergence is not None:
@@ -190,6 +191,7 @@ def build_report_data(
     ]
     if divergence is not None:
         sections.append(divergence_section(divergence))
+    sections.insert(0, summary_section(sections, ks=ks, ci=ci))
 
     # ---- figure data
     inc = est.per_task["included"].values.astype(bool)

@@ -27,7 +27,18 @@ __all__ = ["Column", "Fmt", "ReportData", "Section", "Table", "frame_rows", "fra
 
 #: Number formats of a column (the renderer turns each into text).
 Fmt = Literal[
-    "str", "int", "pct", "num", "ratio", "pts", "dpts", "g", "bool", "interval", "interval_num"
+    "str",
+    "int",
+    "pct",
+    "pct_interval",
+    "num",
+    "ratio",
+    "pts",
+    "dpts",
+    "g",
+    "bool",
+    "interval",
+    "interval_num",
 ]
 
 
@@ -96,7 +107,7 @@ class ReportData:
     ----------
     title : str
     sections : list of Section
-        In order: data, headline, spread, model, flaky, plan, divergence.
+        In order: summary, data, headline, spread, model, flaky, plan, divergence.
     figure_data : dict
         Tidy frames the figures are drawn from (``curve``, ``rates``,
         ``concentration``) and, when the model ran, the fit itself under

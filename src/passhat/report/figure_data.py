@@ -21,6 +21,7 @@ __all__ = [
     "MAX_CURVE_POINTS",
     "curve_frame",
     "figure_texts",
+    "ppc_frame",
     "ppc_text",
     "rate_frame",
     "thin_curve",
@@ -190,6 +191,37 @@ def figure_texts(
     }
 
 
+def ppc_frame(fit: Any, *, ci: float = 0.9) -> pd.DataFrame:
+    """The posterior predictive check table with its interval in whole tasks.
+
+    The replicated interval's bounds are quantiles of task counts; interpolated
+    quantiles fall between counts ("3.95 – 15"), so the bounds are rounded
+    outward (3 – 15), and whether an observed count lies outside (column
+    ``outside``) is judged against the bounds shown. The report's table,
+    sentences, figure and alt text all read this one frame.
+
+    Parameters
+    ----------
+    fit : passhat.Fit or pandas.DataFrame
+        A fit, or the table of :meth:`passhat.Fit.ppc`.
+    ci : float
+        Interval level (when ``fit`` is a Fit).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"system": "s", "bin": [0], "label": ["0/4"], "observed": [3],
+    ...                   "expected": [8.2], "lower": [3.95], "upper": [15.0], "ci": [0.9]})
+    >>> ppc_frame(t)[["lower", "upper", "outside"]].values.tolist()
+    [[3, 15, False]]
+    """
+    table = fit.copy() if isinstance(fit, pd.DataFrame) else fit.ppc(ci=ci)
+    table["lower"] = np.floor(table["lower"].astype(float) + 1e-9).astype(int)
+    table["upper"] = np.ceil(table["upper"].astype(float) - 1e-9).astype(int)
+    table["outside"] = (table["observed"] < table["lower"]) | (table["observed"] > table["upper"])
+    return table
+
+
 def ppc_text(fit: Any) -> dict[str, str]:
     """Title and alt text of the posterior predictive check figure, from :meth:`passhat.Fit.ppc`.
 
@@ -201,10 +233,9 @@ def ppc_text(fit: Any) -> dict[str, str]:
     'Posterior predictive check'
     """
     parts = []
-    for system, part in fit.ppc().groupby("system", sort=False):
-        out = (part["observed"] < part["lower"]) | (part["observed"] > part["upper"])
+    for system, part in ppc_frame(fit).groupby("system", sort=False):
         parts.append(
-            f"{system}: {int(out.sum())} of {len(part)} bins outside the "
+            f"{system}: {int(part['outside'].sum())} of {len(part)} bins outside the "
             f"{float(part['ci'].iloc[0]):.0%} predictive interval"
         )
     return {

@@ -29,14 +29,10 @@ import pandas as pd
 
 from passhat._format import fmt_ratio
 from passhat.report.document import Column, ReportData
-from passhat.report.plots import (
-    plot_gap_concentration,
-    plot_ppc,
-    plot_rate_histogram,
-    plot_spread_curve,
-)
+from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 
 __all__ = [
+    "OPEN_TABLES",
     "RenderedFigure",
     "ReportPaths",
     "draw_figures",
@@ -44,6 +40,24 @@ __all__ = [
     "tasks_parquet",
     "write_report",
 ]
+
+#: Tables shown open on the page; every other table (long lists, diagnostics, per-run detail)
+#: is folded under its caption (``<details>``) in HTML and Markdown alike.
+OPEN_TABLES = frozenset(
+    {
+        "summary",
+        "data_systems",
+        "data_status",
+        "headline",
+        "headline_compare",
+        "spread",
+        "spread_shares",
+        "model_hyper",
+        "plan_tasks",
+        "plan_design",
+        "divergence_by_action",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -116,7 +130,16 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
     '42.6%'
     >>> format_cell({"rate_lower": 0.1, "rate_upper": 0.25}, Column("rate", "", "interval"))
     '10.0% – 25.0%'
+    >>> format_cell({"rate": 0.2, "rate_lower": 0.1, "rate_upper": 0.32},
+    ...             Column("rate", "", "pct_interval"))
+    '20.0% (10.0% – 32.0%)'
     """
+    if col.fmt == "pct_interval":
+        value = _num(row.get(col.key), "pct")
+        lo, hi = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
+        if value == "—" or _missing(lo) or _missing(hi):
+            return value
+        return f"{value} ({float(lo):.1%} – {float(hi):.1%})"  # type: ignore[arg-type]
     if col.fmt in ("interval", "interval_num"):
         lo_raw, hi_raw = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
         if _missing(lo_raw) or _missing(hi_raw):
@@ -167,14 +190,14 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
     makers: dict[str, Any] = {}
     curve = fd.get("curve")
     if isinstance(curve, pd.DataFrame) and len(curve):
-        makers["spread_curve"] = lambda: plot_spread_curve(curve)
+        makers["spread_curve"] = lambda: plot_spread(curve)
     rates = fd.get("rates")
     if isinstance(rates, pd.DataFrame) and len(rates):
-        makers["rate_histogram"] = lambda: plot_rate_histogram(rates)
+        makers["rate_histogram"] = lambda: plot_rates(rates)
     conc = fd.get("concentration")
     if isinstance(conc, pd.DataFrame) and isinstance(rates, pd.DataFrame):
         tasks = {str(s): int(n) for s, n in rates.groupby("system", sort=False).size().items()}
-        makers["gap_concentration"] = lambda: plot_gap_concentration(conc, tasks)
+        makers["gap_concentration"] = lambda: plot_gap(conc, tasks=tasks)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():
@@ -186,7 +209,6 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         with _svg_salt():  # stable element ids: same input → same SVG
             fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
         w, h = fig.get_size_inches() * 110
-        _close(fig)
         out[fid] = RenderedFigure(
             id=fid,
             title=meta["title"],
@@ -205,15 +227,6 @@ def _svg_salt() -> Any:
     return matplotlib.rc_context({"svg.hashsalt": "passhat"})
 
 
-def _close(fig: Any) -> None:
-    try:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    except Exception:
-        pass
-
-
 # ------------------------------------------------------------------ templates
 def _env(autoescape: bool) -> Any:
     import jinja2
@@ -229,7 +242,14 @@ def _env(autoescape: bool) -> Any:
     env.filters["md"] = md_escape
     env.filters["code"] = _code
     env.globals["cell"] = format_cell
+    env.globals["row_count"] = _row_count
     return env
+
+
+def _row_count(table: Any) -> str:
+    """ "1 row", "26 rows": the rows a folded table shows."""
+    n = sum(bool(r.get("shown", True)) for r in table.rows)
+    return f"{n} row" if n == 1 else f"{n} rows"
 
 
 def _stamp_items(data: ReportData) -> list[tuple[str, str]]:
@@ -258,6 +278,7 @@ def _context(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[str, 
         "sections": data.sections,
         "figures": figures,
         "stamp_items": _stamp_items(data),
+        "open_tables": OPEN_TABLES,
     }
 
 

@@ -21,7 +21,8 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._format import fmt_ratio
+from passhat._format import fmt_ratio, pct
+from passhat._repr import View, as_html, as_text
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -66,6 +67,32 @@ class Spread:
     excluded: pd.DataFrame
     method: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+
+    def _view(self) -> View:
+        t = self.table
+        frame = pd.DataFrame(
+            {
+                "system": t["system"].astype(str),
+                "k": t["k"].astype(str),
+                "mean": [pct(v) for v in t["mean"]],
+                "pass^k": [pct(v) for v in t["pass_hat_k"]],
+                "mean^k (uniform)": [pct(v) for v in t["uniform"]],
+                "pass^k / mean^k": [fmt_ratio(v) + "×" for v in t["ratio"]],
+                "gap": [f"{v * 100:.1f} pts" for v in t["gap"]],
+                "flaky tasks": [pct(v, 0) for v in t["flaky_share"]],
+            }
+        )
+        notes = (
+            "mean^k is pass^k if every task had the same success rate; a ratio above 1 means "
+            "failures cluster in some tasks. .contributions lists the tasks that carry the gap.",
+        )
+        return View("Spread: measured pass^k against the uniform-spread reference", frame, notes)
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
     def row(self, system: str, k: int) -> pd.Series:
         """The table row of one system and k."""

@@ -78,6 +78,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._format import pct
+from passhat._repr import View, as_html, as_text
 from passhat.errors import OptionError, ValidationError
 from passhat.traces.alignment import END, Refine, align_strict, align_tolerant
 from passhat.traces.container import DEFAULT_SKIP_TOOLS, Traces, normalise
@@ -130,6 +132,23 @@ class Divergence:
     by_stage: pd.DataFrame
     counts: dict[str, int]
     settings: dict[str, Any]
+
+    def _view(self) -> View:
+        c = self.counts
+        frame = self.by_action.assign(share=[pct(v, 0) for v in self.by_action["share"]])
+        title = (
+            f"Divergence: {c.get('divergence_points', 0)} point(s) among the "
+            f"{c.get('failing_runs', 0)} failing run(s) of {c.get('tasks_mixed', 0)} task(s) "
+            "with both outcomes, by the action that marks them"
+        )
+        notes = (*self.notes(), "One row per failing run in .table; per task in .tasks.")
+        return View(title, frame, notes)
+
+    def __repr__(self) -> str:
+        return as_text(self._view())
+
+    def _repr_html_(self) -> str:
+        return as_html(self._view())
 
     @property
     def sentences(self) -> list[str]:

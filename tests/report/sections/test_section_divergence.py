@@ -1,11 +1,13 @@
 """passhat.report.sections.divergence: the hook for divergence results, and the traces check.
 
-Oracles: the given divergence tables themselves (shown escaped, capped), and the rule that
-traces must share a task with the runs.
+Oracles: the given divergence tables themselves (shown escaped, capped), the rule that
+traces must share a task with the runs, and τ-bench airline's own tool calls (task 5).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -15,12 +17,20 @@ from report_testdata import MALICIOUS_TASK, malicious_trials
 import passhat as ph
 from passhat.errors import OptionError
 from passhat.report.build import build_report_data
-from passhat.report.render import write_report
+from passhat.report.render import render_markdown, write_report
 from passhat.report.sections.divergence import (
+    CALL_CHARS,
     MAX_DIVERGENCE_ROWS,
     divergence_section,
     trace_divergence,
 )
+
+#: A τ-bench conversation without a tool call.
+TRAJ_NO_CALLS = [
+    {"role": "user", "content": "What is 2 + 2?"},
+    {"role": "assistant", "content": "4"},
+    {"role": "user", "content": "###STOP###"},
+]
 
 
 def test_divergence_hook_renders(tmp_path: Path) -> None:
@@ -84,3 +94,40 @@ def test_trace_divergence_needs_a_shared_task() -> None:
     other = ph.Traces.from_frames(steps.assign(task_id="Z"), outcomes.assign(task_id="Z"))
     with pytest.raises(OptionError, match=r"traces: none of its 1 task\(s\) \(e.g. Z\) .* abcd"):
         trace_divergence(ph.load_example("abcd"), other)
+
+
+def test_both_sides_show_the_call_with_its_arguments(tau_airline_path: Path) -> None:
+    # τ-bench airline task 5, trial 0: the failing run looks up another reservation at step 3
+    trials = ph.read_trials(tau_airline_path)
+    sec = divergence_section(trace_divergence(trials, ph.read_traces(tau_airline_path)))
+    rows = {(r["task_id"], r["trial"]): r for r in sec.tables[0].rows}
+    r = rows[("5", 0)]
+    assert r["kind"] == "differs"
+    assert r["failing_action"] == 'get_reservation_details({"reservation_id":"5RJ7UH"})'
+    assert r["passing_actions"] == 'get_reservation_details({"reservation_id":"FQ8APE"})'
+    # a run that stops says so; a long list of passing calls is cut the same way, and counted
+    assert rows[("1", 0)]["failing_action"] == "(the run ends)"
+    assert rows[("1", 0)]["passing_actions"].endswith("; +1 more")
+    for row in sec.tables[0].rows:
+        for call in [row["failing_action"], *row["passing_actions"].split("; ")]:
+            assert re.fullmatch(r"\w+\(.*\)|\w+\(.*…|\(the run ends\)|\+\d+ more", call), call
+            assert len(call) <= CALL_CHARS
+
+
+def test_traces_without_tool_calls_say_so_once(tmp_path: Path) -> None:
+    # a question-answering log: every run answers without a tool call
+    recs = [
+        {"task_id": t, "trial": r, "reward": float(r < t), "info": {}, "traj": TRAJ_NO_CALLS}
+        for t in range(4)
+        for r in range(3)
+    ]
+    f = tmp_path / "qa.json"
+    f.write_text(json.dumps(recs))
+    rd = build_report_data(
+        ph.read_trials(f), k=[1, 2], traces=ph.read_traces(f), model=False, plan=False, n_boot=200
+    )
+    sec = rd.section("divergence")
+    assert sec.status == "skipped" and sec.tables == [] and sec.sentences == []
+    assert sec.note.startswith("No tool calls to align: none of the 12 run(s) in the traces")
+    md = render_markdown(rd, {})
+    assert md.count("No tool calls to align") == 1

@@ -13,6 +13,7 @@ from report_testdata import malicious_trials
 
 import passhat as ph
 from passhat.report.build import build_report_data
+from passhat.report.render import format_cell
 from passhat.report.sections.model import model_section
 
 
@@ -77,3 +78,28 @@ def test_model_comparison_section() -> None:
     assert sorted({r["model"] for r in cmp.rows}) == ["beta", "inflated"]
     assert len(cmp.rows) == 4  # two systems × two models
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2
+
+
+def test_ppc_counts_are_whole_tasks_and_the_sentences_agree() -> None:
+    # the replicated interval printed "3.95 – 15" tasks: bounds are whole tasks now, rounded
+    # outward from Fit.ppc's quantiles, and "outside" is judged against what is shown
+    data = ph.load_example("agents")
+    fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
+    sec, _, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid")
+    raw = fit.ppc()
+    assert not (raw["lower"] == raw["lower"].round()).all()  # the quantiles are fractional
+    table = next(t for t in sec.tables if t.id == "model_ppc")
+    for row, (_, r) in zip(table.rows, raw.iterrows(), strict=True):
+        lo, hi = row["ppc_lower"], row["ppc_upper"]
+        assert isinstance(lo, int) and isinstance(hi, int)
+        assert lo <= r["lower"] < lo + 1 and hi - 1 < r["upper"] <= hi
+        text = format_cell(row, next(c for c in table.columns if c.key == "ppc"))
+        assert text == f"{lo} – {hi}"
+    for system in ("baseline", "guided"):
+        rows = [r for r in table.rows if r["system"] == system]
+        outside = sum(not r["ppc_lower"] <= r["observed"] <= r["ppc_upper"] for r in rows)
+        line = next(s for s in sec.sentences if s.startswith(f"{system}: ") and "predictive" in s)
+        if outside:
+            assert f"in {outside} of {len(rows)} bins" in line
+        else:
+            assert "every bin" in line

@@ -20,7 +20,13 @@ from passhat.report.document import Column, Section, Table, frame_rows, frame_ta
 from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials
 
-__all__ = ["DIVERGENCE_COLUMNS", "MAX_DIVERGENCE_ROWS", "divergence_section", "trace_divergence"]
+__all__ = [
+    "DIVERGENCE_COLUMNS",
+    "MAX_DIVERGENCE_ROWS",
+    "call_text",
+    "divergence_section",
+    "trace_divergence",
+]
 
 #: Columns of the traces module's divergence table shown in the report, when present.
 DIVERGENCE_COLUMNS = {
@@ -34,6 +40,7 @@ DIVERGENCE_COLUMNS = {
     "termination": ("Ends by", "str"),
 }
 MAX_DIVERGENCE_ROWS = 100
+DIVERGENCE_TITLE = "7. Where failing runs diverge"
 
 
 def trace_divergence(
@@ -53,6 +60,8 @@ def trace_divergence(
     Returns
     -------
     passhat.Divergence
+        Its ``counts`` also hold ``tool_calls`` (steps in the traces) and
+        ``trials``, so that the section can say when there is nothing to align.
 
     Raises
     ------
@@ -83,16 +92,61 @@ def trace_divergence(
             f"{runs} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
             "give the trace file of the same runs"
         )
-    return divergence(traces, tolerate_extra_lookups=tolerate_extra_lookups)
+    div = divergence(traces, tolerate_extra_lookups=tolerate_extra_lookups)
+    div.counts["tool_calls"] = len(traces.steps)  # 0: nothing to align (the section says so)
+    div.counts["trials"] = len(traces.trials)
+    return div
+
+
+#: Characters of one tool call (name and arguments) in the table; the same for both sides.
+CALL_CHARS = 80
+#: Passing runs' calls shown per row (the rest are counted).
+MAX_PASSING_CALLS = 3
+
+
+def call_text(action: Any, args: Any = None) -> str:
+    """One tool call as the table shows it, ``name(arguments)``, cut to :data:`CALL_CHARS`.
+
+    The failing run's call is written like the passing runs' (whose calls
+    arrive as ``name(arguments)`` already); the end of a run reads as such.
+
+    Examples
+    --------
+    >>> call_text("get_user", '{"id":1}'), call_text('get_user({"id":1})'), call_text("<end>")
+    ('get_user({"id":1})', 'get_user({"id":1})', '(the run ends)')
+    """
+    if not isinstance(action, str) or action == "<end>":
+        return "(the run ends)"
+    text = f"{action}({args})" if isinstance(args, str) else action
+    return str(short(text, CALL_CHARS))
+
+
+def _passing_text(calls: Any) -> str:
+    if not isinstance(calls, list | tuple) or not calls:
+        return "—"
+    shown = [call_text(c) for c in calls[:MAX_PASSING_CALLS]]
+    more = len(calls) - MAX_PASSING_CALLS
+    return "; ".join(shown) + (f"; +{more} more" if more > 0 else "")
 
 
 def _run_table(table: pd.DataFrame) -> Table:
+    n_total = len(table)
+    table = table.head(MAX_DIVERGENCE_ROWS)
+    calls = {}
+    if {"failing_action", "passing_actions"} <= set(table.columns):
+        args = table["failing_args"] if "failing_args" in table.columns else None
+        calls["failing_action"] = [
+            call_text(a, None if args is None else args.iloc[i])
+            for i, a in enumerate(table["failing_action"])
+        ]
+        calls["passing_actions"] = [_passing_text(p) for p in table["passing_actions"]]
+    table = table.drop(columns=list(calls)).map(short).assign(**calls)
     cols = [c for c in DIVERGENCE_COLUMNS if c in table.columns]
     if "system" in cols and table["system"].nunique() == 1:
         cols.remove("system")  # one system: the column says nothing
     if len(cols) < 4:
         return frame_table(
-            table.head(MAX_DIVERGENCE_ROWS).map(short),
+            table,
             id="divergence_table",
             caption="Divergence point of each failing run of a flaky task",
         )
@@ -103,11 +157,19 @@ def _run_table(table: pd.DataFrame) -> Table:
             Column(c, DIVERGENCE_COLUMNS[c][0], DIVERGENCE_COLUMNS[c][1])  # type: ignore[arg-type]
             for c in cols
         ],
-        rows=frame_rows(table[cols].head(MAX_DIVERGENCE_ROWS).map(short)),
-        note=(
-            f"{len(table) - MAX_DIVERGENCE_ROWS} more rows in the traces output."
-            if len(table) > MAX_DIVERGENCE_ROWS
-            else ""
+        rows=frame_rows(table[cols]),
+        note=" ".join(
+            x
+            for x in (
+                "Calls are written name(arguments) on both sides; the passing runs' first "
+                f"{MAX_PASSING_CALLS} calls at the point are shown."
+                if calls
+                else "",
+                f"{n_total - MAX_DIVERGENCE_ROWS} more rows in the traces output."
+                if n_total > MAX_DIVERGENCE_ROWS
+                else "",
+            )
+            if x
         ),
     )
 
@@ -140,6 +202,16 @@ def divergence_section(divergence: Any) -> Section:
     >>> divergence_section(Div()).tables[0].id
     'divergence_table'
     """
+    counts = getattr(divergence, "counts", None) or {}
+    if counts.get("tool_calls") == 0:
+        return Section(
+            id="divergence",
+            title=DIVERGENCE_TITLE,
+            status="skipped",
+            note=f"No tool calls to align: none of the {counts.get('trials', 0)} run(s) in the "
+            "traces made a tool call, and a divergence point is where a failing run's tool "
+            "calls leave those of the passing runs.",
+        )
     tables = []
     sentences = list(getattr(divergence, "sentences", []) or [])
     table = getattr(divergence, "table", None)
@@ -183,7 +255,7 @@ def divergence_section(divergence: Any) -> Section:
         )
     return Section(
         id="divergence",
-        title="7. Where failing runs diverge",
+        title=DIVERGENCE_TITLE,
         sentences=sentences
         or ["The earliest point where each failing run does something no passing run does."],
         tables=tables,

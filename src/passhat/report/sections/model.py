@@ -15,6 +15,7 @@ import xarray as xr
 from passhat.estimators import METRIC_LABELS
 from passhat.model import Fit, compare_models, fit
 from passhat.report.document import Column, Section, Table, frame_rows
+from passhat.report.figure_data import ppc_frame
 from passhat.report.sections._rows import population_row, shown
 from passhat.trials import Trials
 
@@ -146,9 +147,9 @@ def _diagnostics_table(diag: Any) -> Table:
 def _ppc(f: Fit) -> tuple[Table, list[str]]:
     """The posterior predictive check's table, and one sentence per system."""
     sent: list[str] = []
-    ppc = f.ppc()
+    ppc = ppc_frame(f)
     for system, part in ppc.groupby("system", sort=False):
-        outside = part[(part["observed"] < part["lower"]) | (part["observed"] > part["upper"])]
+        outside = part[part["outside"]]
         lvl = float(part["ci"].iloc[0])
         if len(outside):
             worst = outside.iloc[0]
@@ -156,8 +157,8 @@ def _ppc(f: Fit) -> tuple[Table, list[str]]:
                 f"{system}: the observed number of tasks falls outside the model's {lvl:.0%} "
                 f"predictive interval in {len(outside)} of {len(part)} bins of c/n (e.g. "
                 f"{worst['label']}: {int(worst['observed'])} observed against "
-                f"{worst['lower']:g}–{worst['upper']:g}); the plain Beta spread misses part of "
-                "the shape of the data."
+                f"{int(worst['lower'])}–{int(worst['upper'])}); the plain Beta spread misses "
+                "part of the shape of the data."
             )
         else:
             sent.append(
@@ -172,16 +173,18 @@ def _ppc(f: Fit) -> tuple[Table, list[str]]:
             Column("label", "c/n"),
             Column("observed", "Observed tasks", "int"),
             Column("expected", "Replicated (mean)", "num"),
-            Column("ppc", "Replicated interval", "interval_num"),
+            Column("ppc", "Replicated interval (tasks)", "interval_num"),
         ],
+        note="The replicated interval's bounds are counts of tasks, rounded outward to whole "
+        "tasks; an observed count outside them is what the sentences above report.",
         rows=[
             {
                 "system": str(r["system"]),
                 "label": str(r["label"]),
                 "observed": int(r["observed"]),
                 "expected": float(r["expected"]),
-                "ppc_lower": float(r["lower"]),
-                "ppc_upper": float(r["upper"]),
+                "ppc_lower": int(r["lower"]),
+                "ppc_upper": int(r["upper"]),
             }
             for r in ppc.to_dict(orient="records")
         ],

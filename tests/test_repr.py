@@ -1,0 +1,143 @@
+"""What results show in a terminal (``__repr__``) and a notebook (``_repr_html_``).
+
+Oracle: each result's own tables: the displayed cells are its numbers (formatted), names
+from the data are escaped in HTML, and no dataclass dump (``table=   system …``) is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat._repr import MAX_ROWS, View, as_html, as_text, interval_text
+
+HOSTILE = "<b onmouseover=x>sys</b>"
+
+
+class _Cells(HTMLParser):
+    """The text of every <td> of an HTML fragment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[str] = []
+        self._in = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._in = tag == "td"
+        if self._in:
+            self.cells.append("")
+        assert tag in {"div", "p", "strong", "table", "thead", "tbody", "tr", "th", "td"}, tag
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self.cells[-1] += data
+
+
+def _cells(html: str) -> list[str]:
+    p = _Cells()
+    p.feed(html)
+    return p.cells
+
+
+def _check(obj: object) -> tuple[str, str]:
+    text, html = repr(obj), obj._repr_html_()  # type: ignore[attr-defined]
+    assert not re.search(r"\b(table|settings|excluded|quantities)=", text), text[:300]
+    assert len(text.splitlines()) < MAX_ROWS + 15
+    assert html.startswith("<div>") and "<table" in html
+    return text, html
+
+
+@pytest.fixture(scope="module")
+def agents() -> ph.Trials:
+    return ph.load_example("agents")
+
+
+def test_estimate_shows_its_values_and_population_intervals(agents) -> None:
+    est = ph.estimate(agents, k=[1, 5], ci=0.95, n_boot=200, seed=0)
+    text, html = _check(est)
+    t = est.table
+    row = t[(t["system"] == "guided") & (t["k"] == 5) & (t["metric"] == "pass_hat_k")]
+    pop = row[row["scope"] == "population"].iloc[0]
+    cell = interval_text(pop["value"], pop["lower"], pop["upper"])
+    assert cell == "74.4% (69.0–81.0%)"
+    assert cell in text and cell in _cells(html)
+    assert "population scope" in text and "task bootstrap BCa, 200 resamples" in text
+    plain = ph.estimate(agents, k=[1, 2])
+    assert "(" not in repr(plain).splitlines()[2]  # no intervals asked for, none shown
+    assert f"{plain.value('mean', 1, system='guided'):.1%}" in repr(plain)
+
+
+def test_comparison_shows_population_differences(agents) -> None:
+    cmp = ph.compare(agents, k=[5], n_boot=200, seed=0)
+    text, html = _check(cmp)
+    r = cmp.table[(cmp.table["scope"] == "population") & (cmp.table["metric"] == "pass_hat_k")]
+    r = r.iloc[0]
+    want = f"{r['difference'] * 100:+.1f} pts ({r['lower'] * 100:+.1f} to {r['upper'] * 100:+.1f})"
+    assert want in text and want in _cells(html)
+    assert f"{r['p_value']:.3g}" in text and "guided − baseline" in text
+
+
+def test_fit_shows_the_posterior_and_the_diagnostics(agents) -> None:
+    fit = ph.fit(agents, method="grid", seed=0, k=[1, 5])
+    text, html = _check(fit)
+    s = fit.summary(k=[1, 5])
+    r = s[(s["system"] == "baseline") & (s["k"] == 5) & (s["metric"] == "pass_hat_k")]
+    r = r[r["scope"] == "population"].iloc[0]
+    assert interval_text(r["mean"], r["lower"], r["upper"]) in _cells(html)
+    assert text.startswith("Fit: posterior, Beta-Binomial, grid quadrature; 4 chains × 1000")
+    assert "diagnostics ok" in text and "ICC" in text
+    bad = ph.fit(agents, method="grid", seed=0, chains=2, draws=40, k=[1])
+    assert "diagnostics FAILED" in repr(bad) and "Diagnostics failed: " in repr(bad)
+
+
+def test_plan_result_shows_answer_reasoning_and_assumptions() -> None:
+    res = ph.plan.runs_to_detect(flip_rate=0.1)
+    text, html = _check(res)
+    assert text.splitlines()[0] == "runs_to_detect: runs = 29"
+    assert res.reasoning in text and "Assumes: runs are independent" in text
+    assert ["flip_rate", "0.1"] == _cells(html)[:2]
+
+
+def test_classification_spread_and_divergence(agents, tau_airline_path) -> None:
+    cl = ph.classify(agents, base_system="baseline", cand_system="guided")
+    text, html = _check(cl)
+    counts = cl.counts
+    cells = _cells(html)
+    assert cells[cells.index("flaky") + 1] == str(counts["flaky"])
+    assert text.startswith(f"Classification of {len(cl.table)} tasks: baseline → guided")
+
+    sp = ph.spread(agents, k=[1, 5])
+    text, html = _check(sp)
+    r = sp.row("baseline", 5)
+    assert f"{r['pass_hat_k']:.1%}" in _cells(html) and f"{r['uniform']:.1%}" in text
+
+    div = ph.divergence(ph.read_traces(tau_airline_path))
+    text, html = _check(div)
+    top = div.by_action.iloc[0]
+    assert str(top["action"]) in _cells(html)
+    assert f"{div.counts['failing_runs']} failing run(s)" in text
+
+
+def test_names_from_the_data_are_escaped(agents) -> None:
+    frame = agents.frame.assign(system=agents.frame["system"].replace("guided", HOSTILE))
+    est = ph.estimate(ph.Trials.from_frame(frame), k=[2])
+    html = est._repr_html_()
+    assert HOSTILE not in html and "&lt;b onmouseover=x&gt;sys&lt;/b&gt;" in html
+    assert HOSTILE in _cells(html)  # the name itself, as text
+    assert HOSTILE in repr(est)  # a terminal shows it literally
+
+
+def test_view_helpers() -> None:
+    long = View("T", pd.DataFrame({"i": range(100)}), ("note",))
+    text = as_text(long)
+    assert len(text.splitlines()) < MAX_ROWS + 5 and text.endswith("note")
+    assert "(no rows)" in as_text(View("T", pd.DataFrame()))
+    assert "(no rows)" in as_html(View("T", pd.DataFrame()))
+    assert interval_text(float("nan")) == "—"
