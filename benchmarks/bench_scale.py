@@ -47,7 +47,9 @@ t0 = time.perf_counter()
 {body}
 wall = time.perf_counter() - t0
 r = resource.getrusage(resource.RUSAGE_SELF)
-print(f"{{wall:.1f}} {{r.ru_utime + r.ru_stime:.1f}} {{r.ru_maxrss / 1024:.0f}} {{result}}")
+# VmHWM: this process's own peak (ru_maxrss would carry the parent's peak over fork and exec)
+hwm = [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM")][0]
+print(f"{{wall:.1f}} {{r.ru_utime + r.ru_stime:.1f}} {{hwm / 1024:.0f}} {{result}}")
 """
 
 

@@ -307,8 +307,9 @@ def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterato
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
     )
-    # blocks of ~64 bytes a row: the batch size in rows, roughly
-    read = pcsv.ReadOptions(block_size=max(1 << 12, min(batch_rows * 64, 1 << 28)))
+    # blocks of ~16 bytes a row (a quarter of a typical row): batches of about a quarter of
+    # batch_rows, so that the reader's read-ahead of a few blocks stays small
+    read = pcsv.ReadOptions(block_size=max(1 << 12, min(batch_rows * 16, 1 << 26)))
     parse = pcsv.ParseOptions(delimiter=delimiter(path), newlines_in_values=False)
     offset = 0
     try:
