@@ -68,16 +68,24 @@ def not_utf8(path: Path, what: str = "") -> FormatError:
     >>> str(not_utf8(f)).endswith("line 2: byte 0xff is not UTF-8; save the file as UTF-8")
     True
     """
+    import codecs
+
+    where = "not UTF-8 text"
     try:
-        raw = Path(path).read_bytes()
-        raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        where = f"line {line}: byte 0x{raw[err.start]:02x} is not UTF-8"
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        lines = 0
+        with open(path, "rb") as fh:  # in blocks: the file may be large
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as err:
+                    start = max(err.start, 0)
+                    line = lines + block.count(b"\n", 0, start) + 1
+                    where = f"line {line}: byte 0x{block[start]:02x} is not UTF-8"
+                    break
+                lines += block.count(b"\n")
     except OSError:
-        where = "not UTF-8 text"
-    else:  # pragma: no cover - only called after a decode error
-        where = "not UTF-8 text"
+        pass
     return FormatError(f"{path}: {what}{where}; save the file as UTF-8")
 
 

@@ -200,8 +200,14 @@ def header(path: Path) -> list[str]:
         try:
             with _open_text(path) as fh:
                 names = next(csv.reader(fh, delimiter=delimiter(path)), [])
-        except (csv.Error, UnicodeDecodeError) as err:
+        except UnicodeDecodeError as err:
+            from passhat.io._json import not_utf8
+
+            raise not_utf8(path) from err
+        except csv.Error as err:
             raise FormatError(f"{path}: cannot read the header ({err})") from err
+        except IsADirectoryError:
+            raise
         except (OSError, EOFError) as err:
             raise FormatError(f"{path}: cannot read ({err})") from err
     check_header(names, where)
