@@ -171,6 +171,17 @@ def build_report_data(
             f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
         )
 
+    # the k-curve first, while few per-task tables are alive (its estimates are the report's
+    # largest transient memory at a million tasks)
+    inc = est.per_task["included"].values.astype(bool)
+    n_inc = ds["n"].values[inc]
+    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
+    curve = (
+        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
+        if n_inc.size
+        else None
+    )
+
     model_sec, model_rows, fit = model_section(
         ds, model, ks=ks, ci=ci, seed=seed, method=model_method, compare=compare_models
     )
@@ -194,16 +205,7 @@ def build_report_data(
     sections.insert(0, summary_section(sections, ks=ks, ci=ci))
 
     # ---- figure data
-    inc = est.per_task["included"].values.astype(bool)
-    n = ds["n"].values
-    rates = rate_frame(systems, ds["task"].values, n, ds["c"].values, inc)
-    n_inc = n[inc]
-    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
-    curve = (
-        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
-        if n_inc.size
-        else None
-    )
+    rates = rate_frame(systems, ds["task"].values, ds["n"].values, ds["c"].values, inc)
     kmax = ks[-1]
     contrib = sp.contributions[sp.contributions["k"] == kmax]
     conc = thin_curve(

@@ -101,8 +101,8 @@ def curve_frame(
     # a few k at a time: only the summary is kept, so memory holds a few k's per-task arrays
     # (the same seed gives each k the same task resamples as one call over all k)
     wides, ivs = [], {}
-    for first in range(1, kmax + 1, 4):
-        est = estimate(ds, k=list(range(first, min(first + 4, kmax + 1))), **opts)
+    for first in range(1, kmax + 1, 2):
+        est = estimate(ds, k=list(range(first, min(first + 2, kmax + 1))), **opts)
         wides.append(est.wide())
         ivs.update(interval_lookup(est.table))
         del est

@@ -376,7 +376,7 @@ def tasks_parquet(tasks: pd.DataFrame) -> bytes:
     >>> pd.read_parquet(io.BytesIO(raw))["c"].tolist()
     [4]
     """
-    df = tasks.copy()
+    df = tasks.copy(deep=False)  # columns are replaced, never changed in place
     for col in df.columns:
         if df[col].dtype == object:
             df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
