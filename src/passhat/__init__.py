@@ -21,6 +21,7 @@ from passhat.errors import (
     InputError,
     ModelError,
     OptionError,
+    OutputError,
     PasshatError,
     ShortTaskError,
     ValidationError,
@@ -45,7 +46,7 @@ from passhat.model import Fit, compare_models, fit, load_fit
 from passhat.report import report
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.slices import Slices, slices
-from passhat.spread import spread, spread_from_summary
+from passhat.spread import heterogeneity_test, spread, spread_from_summary
 from passhat.traces import Divergence, Traces, divergence
 from passhat.trials import Trials, counts_from_arrays
 
@@ -62,6 +63,7 @@ __all__ = [
     "InputError",
     "ModelError",
     "OptionError",
+    "OutputError",
     "PasshatError",
     "ShortTaskError",
     "Slices",
@@ -76,6 +78,7 @@ __all__ = [
     "divergence",
     "estimate",
     "fit",
+    "heterogeneity_test",
     "io",
     "load_example",
     "load_fit",

@@ -1,21 +1,25 @@
-"""Formatting helpers shared by the report and the CLI: JSON-safe values, percentages, short text.
+r"""Formatting helpers shared by the report and the CLI: JSON-safe values, percentages, short text,
+names made safe to print.
 
 Examples
 --------
->>> from passhat._format import jsonable, pct, short
+>>> from passhat._format import jsonable, pct, printable, short
 >>> jsonable({"a": 0.1 + 0.2, "b": float("nan")}), pct(0.4213), short("abcdefgh", 5)
 ({'a': 0.3, 'b': None}, '42.1%', 'abcd…')
+>>> print(printable("t1\x1b[31m\u202e"))
+t1\x1b[31m\u202e
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["fmt_ratio", "jsonable", "pct", "short"]
+__all__ = ["fmt_ratio", "jsonable", "pct", "printable", "short"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -61,3 +65,49 @@ def fmt_ratio(x: float) -> str:
     if not math.isfinite(x):
         return "∞"
     return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+#: Characters that change what a terminal, a page or a figure shows instead of being shown: the
+#: Unicode categories Cc (C0/C1 controls: ESC, NUL, BEL, ...), Cf (format: bidirectional
+#: overrides such as U+202E, zero-width spaces and joiners, BOM), Zl, Zp (line/paragraph
+#: separators) and Cs (lone surrogates), as of Unicode 14 (tests/test_format.py checks the list
+#: against :mod:`unicodedata`). ``{c0}`` is the C0 range, narrowed to keep line feeds and tabs.
+_INVISIBLE_CLASS = (
+    r"[{c0}\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
+    r"\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
+    r"\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+_INVISIBLE = re.compile(_INVISIBLE_CLASS.replace("{c0}", r"\x00-\x1f"))
+_INVISIBLE_KEEP_LINES = re.compile(_INVISIBLE_CLASS.replace("{c0}", r"\x00-\x08\x0b-\x1f"))
+
+
+def _escape(match: re.Match[str]) -> str:
+    cp = ord(match.group())
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+
+def printable(value: Any, *, keep_newlines: bool = False) -> str:
+    r"""``value`` as text that shows itself: control and invisible format characters escaped.
+
+    Names from data (systems, tasks, tools) pass through this before a terminal, a page or a
+    figure sees them: ESC is shown as ``\x1b`` rather than recolouring the terminal, a
+    right-to-left override as ``\u202e`` rather than reversing what follows, NUL as ``\x00``.
+    Printable text (any script, emoji, markup-like brackets) is kept as it is.
+
+    Parameters
+    ----------
+    value : object
+        Converted with :func:`str` first.
+    keep_newlines : bool
+        Keep line feeds and tabs (for whole messages; a name never keeps them).
+
+    Examples
+    --------
+    >>> print(printable("café\x00 \u200b [red]x[/red]"))
+    café\x00 \u200b [red]x[/red]
+    >>> print(printable("a\nb"), printable("a\nb", keep_newlines=True).split())
+    a\x0ab ['a', 'b']
+    """
+    text = value if isinstance(value, str) else str(value)
+    return (_INVISIBLE_KEEP_LINES if keep_newlines else _INVISIBLE).sub(_escape, text)

@@ -1,17 +1,26 @@
 """Command-line interface: parse → API → write. No statistics here.
 
-Every command prints one line (``passhat: error: ...``) and exits with
-status 2 on bad input; it never shows a traceback for a
-:class:`~passhat.errors.PasshatError`.
+Exit statuses, the same for every command (docs/guide/cli.md): 0 success; 1 a gate decided
+"fail" (and nothing else); 2 bad input or options; 4 an I/O error (disk full, permission,
+out of memory); 130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM), both after the
+temporary files are removed; 70 an unexpected exception, i.e. a bug in passhat. Every
+failure prints one line, ``passhat: error: ...``, never a traceback (``PASSHAT_DEBUG=1``
+shows it for a bug).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import click
 
+from passhat._format import printable
 from passhat._version import __version__
 from passhat.commands import register_all
 from passhat.commands._common import (  # re-exported for callers of passhat.cli
@@ -24,9 +33,18 @@ from passhat.commands._common import (  # re-exported for callers of passhat.cli
     parse_k,
     records,
 )
-from passhat.errors import PasshatError
+from passhat.errors import (
+    EXIT_INTERRUPT,
+    EXIT_IO,
+    EXIT_TERMINATED,
+    PasshatError,
+)
+
+#: Exit status of an unexpected exception (a bug in passhat; sysexits' EX_SOFTWARE).
+EXIT_BUG = 70
 
 __all__ = [
+    "EXIT_BUG",
     "EXIT_INPUT",
     "cli",
     "emit_json",
@@ -52,32 +70,91 @@ register_all(cli)
 
 
 # --------------------------------------------------------------------- main
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``passhat`` console script."""
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so every ``finally`` removes its temporary files."""
+
+
+@contextlib.contextmanager
+def _signals_unwind() -> Iterator[list[int]]:
+    """While a command runs, SIGINT raises KeyboardInterrupt and SIGTERM :class:`Terminated`, and
+    both are recorded in the yielded list: a library that turns the interrupt into an error of its
+    own (pandas' CSV parser reports "read failed") still ends as an interrupt. Outside the main
+    thread (a test runner's thread) the handlers cannot be set and are left alone."""
+    caught: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        caught.append(signum)
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated()
+
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
-    except PasshatError as err:
-        click.echo(f"passhat: error: {err}", err=True)
-        return EXIT_INPUT
-    except click.exceptions.Abort:
-        click.echo("passhat: aborted", err=True)
-        return 130
-    except click.ClickException as err:
-        click.echo(f"passhat: error: {err.format_message()}", err=True)
-        return err.exit_code
-    except click.exceptions.Exit as err:
-        return int(err.exit_code)
-    except MemoryError:
-        click.echo(
-            "passhat: error: out of memory; the input is too large to hold here (tidy trial "
-            "files, directories and globs are counted out of core: see docs/guide/inputs.md)",
-            err=True,
-        )
-        return 4
-    except OSError as err:
-        click.echo(f"passhat: error: {err}", err=True)
-        return 1
+        previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:
+        yield caught
+        return
+    try:
+        yield caught
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _say(message: str, *, lines: bool = False) -> None:
+    """A message on stderr, control characters of names shown escaped (line feeds too, unless
+    ``lines``: an error is one line, click's usage text several)."""
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(printable(message, keep_newlines=lines), err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``passhat`` console script; returns the exit status."""
+    caught: list[int] = []
+    try:
+        with _signals_unwind() as caught:
+            rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except BaseException as err:  # every exit status is decided here, none by accident
+        if caught or isinstance(err, KeyboardInterrupt | Terminated | click.exceptions.Abort):
+            terminated = isinstance(err, Terminated) or signal.SIGTERM in caught
+            _say("passhat: terminated" if terminated else "passhat: interrupted")
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPT
+        return _failure(err)
     return rv if isinstance(rv, int) else 0
+
+
+def _failure(err: BaseException) -> int:
+    """Print one line for ``err`` and return its exit status (docs/guide/cli.md)."""
+    if isinstance(err, PasshatError):
+        _say(f"passhat: error: {err}")
+        return err.exit_code
+    if isinstance(err, click.exceptions.Exit):
+        return int(err.exit_code)
+    if isinstance(err, click.exceptions.NoArgsIsHelpError):  # `passhat` alone: the help
+        _say(err.format_message(), lines=True)
+        return EXIT_INPUT
+    if isinstance(err, click.ClickException):
+        _say(f"passhat: error: {err.format_message()}", lines=True)
+        return EXIT_INPUT if err.exit_code == 1 else err.exit_code  # 1 is the gates' alone
+    if isinstance(err, BrokenPipeError):  # the reader went away (`| head`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_IO
+    if isinstance(err, MemoryError):
+        _say("passhat: error: out of memory (the input is too large for this machine's memory)")
+        return EXIT_IO
+    if isinstance(err, RecursionError):
+        _say("passhat: error: the input is nested too deeply to process")
+        return EXIT_INPUT
+    if isinstance(err, OSError):
+        _say(f"passhat: error: {err}")
+        return EXIT_IO
+    if not isinstance(err, Exception):  # SystemExit, GeneratorExit: not ours to translate
+        raise err
+    if os.environ.get("PASSHAT_DEBUG"):
+        traceback.print_exception(err)
+    _say(
+        f"passhat: error: unexpected {type(err).__name__}: {err} (a bug in passhat; "
+        "PASSHAT_DEBUG=1 shows the traceback)"
+    )
+    return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

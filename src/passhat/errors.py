@@ -1,7 +1,8 @@
 """Error hierarchy.
 
 Every error passhat raises on purpose is a :class:`PasshatError`. The CLI
-prints its message on one line and exits non-zero; the Python API lets it
+prints its message on one line and exits with the class's ``exit_code`` (2: bad
+input or options; 4: an output could not be written); the Python API lets it
 propagate. Messages name the file, row or task and the rule that was broken.
 
 Examples
@@ -17,20 +18,38 @@ CountError
 from __future__ import annotations
 
 __all__ = [
+    "EXIT_FAIL",
+    "EXIT_INPUT",
+    "EXIT_INTERRUPT",
+    "EXIT_IO",
+    "EXIT_OK",
+    "EXIT_TERMINATED",
     "CountError",
     "DependencyError",
     "FormatError",
     "InputError",
     "ModelError",
     "OptionError",
+    "OutputError",
     "PasshatError",
     "ShortTaskError",
     "ValidationError",
 ]
 
 
+#: Exit statuses of every command (docs/guide/cli.md): success; a gate decided "fail"; bad input
+#: or options; an I/O error (disk full, permission, memory); interrupted (SIGINT, SIGTERM).
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_IO = 0, 1, 2, 4
+EXIT_INTERRUPT, EXIT_TERMINATED = 130, 143
+
+
 class PasshatError(Exception):
-    """Base class of every error passhat raises deliberately."""
+    """Base class of every error passhat raises deliberately.
+
+    ``exit_code`` is the status the command line exits with (2: bad input or options).
+    """
+
+    exit_code: int = EXIT_INPUT
 
 
 class InputError(PasshatError, ValueError):
@@ -73,3 +92,13 @@ class DependencyError(PasshatError, ImportError):
 
 class ModelError(PasshatError, RuntimeError):
     """A model could not be built, fitted or loaded."""
+
+
+class OutputError(PasshatError, OSError):
+    """An output file could not be written (disk full, permission, busy); the file is named.
+
+    Nothing was replaced: a previous output at that place is still complete. The CLI exits
+    with status 4.
+    """
+
+    exit_code = EXIT_IO

@@ -226,6 +226,20 @@ def test_power_paths(capsys):
             "not both",
         ),
         (["design", "--mean", "0.5", "--icc", "0.2"], "--budget-runs or --budget-cost"),
+        (
+            [
+                "design",
+                "--budget-runs",
+                "240",
+                "--scope",
+                "benchmark",
+                "--mean",
+                "0.5",
+                "--icc",
+                "0.2",
+            ],
+            "--scope benchmark needs --tasks N",
+        ),
         (["power", "--delta", "0.05", "--mean", "0.5", "--icc", "0.2"], "give three of"),
         (
             [
@@ -329,6 +343,42 @@ def test_design_prints_the_selection_of_the_api(capsys, extra):
     printed = [(int(r[0]), int(r[1])) for r in rows]
     assert printed == list(zip(view["tasks"], view["runs_per_task"], strict=True))
     assert len(view) < len(t[t["metric"] == "pass_hat_k"])
+
+
+def test_design_with_fixed_tasks_headline_table_and_reasoning_agree(capsys):
+    """Issue 12: --tasks 50 --budget-runs 2000. The headline design is the starred row of the
+    printed table; the reasoning states the floor (the task-spread SE, printed in every row) and
+    the fewest runs per task within 5% of it, and that row is printed too."""
+    args = [
+        "--tasks",
+        "50",
+        "--budget-runs",
+        "2000",
+        "--k",
+        "4",
+        "--mean",
+        "0.428",
+        "--kappa",
+        "1.5",
+    ]
+    code, out, _err = run(capsys, "plan", "design", *args)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("50 tasks × 40 runs per task (2000 runs")
+    rows = [line.strip("│").split("│") for line in lines if line.startswith("│")]
+    starred = [r for r in rows if "★" in r[-1]]
+    assert len(starred) == 1 and (int(starred[0][0]), int(starred[0][1])) == (50, 40)
+    floors = {r[5].strip() for r in rows}
+    assert len(floors) == 1
+    floor = floors.pop()
+    assert f"task-spread floor ±{floor}" in lines[1]
+    assert "fewest runs" not in lines[1]
+    t = ph.plan.design(
+        budget_runs=2000, k=4, tasks=50, prior=ph.plan.Assumptions(mean=0.428, kappa=1.5)
+    )
+    near = t.attrs["floor"]["runs_within_5pct"]
+    assert f"{near} runs per task already come within 5%" in lines[1]
+    assert near in {int(r[1]) for r in rows}
 
 
 def test_negative_seed_is_an_option_error(

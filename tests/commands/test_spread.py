@@ -1,6 +1,8 @@
-"""``passhat spread``: undefined ratios shown as such, --min-runs, the default k.
+"""``passhat spread``: published pairs (impossible ones refused), runs with the test and intervals,
+undefined ratios shown as such, --min-runs, the default k.
 
-Oracles: plain arithmetic (0/0 is undefined, not infinite) and the CLI contract.
+Oracles: the seeds' printed table, passhat.spread on the same data and seed, plain arithmetic
+(0/0 is undefined, not infinite) and the CLI contract.
 """
 
 from __future__ import annotations
@@ -64,3 +66,79 @@ def test_spread_default_k_follows_the_runs(tmp_path, capsys):
     assert main(["spread", str(f), "--json"]) == 0
     out = capsys.readouterr().out
     assert '"k": 4' in out and '"k": 5' not in out
+
+
+# ----------------------------------------------------------- a published pair
+def test_cli_published_pair_json(capsys) -> None:
+    rc = main(["spread", "--mean", "77.4%", "--pass-hat", "0.530", "--k", "5", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)["spread"]
+    assert f"{out['uniform']:.1%}" == "27.8%"
+    assert out["beta"]["pass_hat_k"]["5"] == pytest.approx(0.53)
+
+
+def test_cli_published_pair_table(capsys) -> None:
+    rc = main(["spread", "--mean", "0.339", "--pass-hat", "0.101", "--k", "5", "--label", "OSS"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "0.4%" in out and "10.1%" in out and "23.8 pts" in out and "0.30" in out
+
+
+def test_cli_runs(capsys) -> None:
+    assert main(["spread", "--example", "agents", "--k", "1,5"]) == 0
+    assert "uniform spread" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["spread", "--mean", "1.4", "--pass-hat", "0.5", "--k", "5"],
+        ["spread", "--mean", "abc", "--pass-hat", "0.5", "--k", "5"],
+        ["spread", "--mean", "0.5", "--k", "5"],
+        ["spread", "--mean", "0.5", "--pass-hat", "0.2", "--k", "2,5"],
+        ["spread", "--example", "agents", "--mean", "0.5", "--pass-hat", "0.2", "--k", "5"],
+        # impossible pairs (issue 13): pass^k > mean, and pass^1 ≠ mean
+        ["spread", "--mean", "0.5", "--pass-hat", "0.9", "--k", "5"],
+        ["spread", "--mean", "0.5", "--pass-hat", "0.4", "--k", "1"],
+        # interval level and draws of the runs mode
+        ["spread", "--example", "agents", "--ci", "1.5"],
+        ["spread", "--example", "agents", "--n-boot", "5"],
+    ],
+)
+def test_cli_bad_input_one_line(argv: list[str], capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("passhat: error:") and err.count("\n") == 1
+
+
+def test_cli_impossible_pair_names_the_rule(capsys) -> None:
+    line = bad(capsys, ["spread", "--mean", "0.5", "--pass-hat", "0.9", "--k", "5"], "impossible")
+    assert "pass^k ≤ mean" in line
+    # below the uniform reference is possible for finite runs: still answered, exit 0
+    assert main(["spread", "--mean", "0.5", "--pass-hat", "0.01", "--k", "5"]) == 0
+    assert "No Beta spread explains it" in " ".join(capsys.readouterr().out.split())
+
+
+# --------------------------------------------------- runs: the test and intervals
+def test_cli_runs_print_the_test_and_intervals(capsys) -> None:
+    import passhat as ph
+
+    argv = ["spread", "--example", "agents", "--k", "1,5", "--seed", "0", "--n-boot", "300"]
+    assert main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sp = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.95, n_boot=300, seed=0)
+    het = {r["system"]: r for r in doc["heterogeneity"]}
+    for r in sp.heterogeneity.to_dict(orient="records"):
+        assert het[r["system"]]["p_value"] == pytest.approx(r["p_value"])
+        assert het[r["system"]]["clustered"] == r["clustered"]
+    rows = {(r["system"], r["k"]): r for r in doc["spread"]}
+    for r in sp.table.to_dict(orient="records"):
+        got = rows[(r["system"], r["k"])]
+        assert got["ratio_lower"] == pytest.approx(r["ratio_lower"])
+        assert got["ratio_upper"] == pytest.approx(r["ratio_upper"])
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Tarone" in out and "clustered" in out
+    assert "failures are clustered beyond what independent runs at a common rate" in " ".join(
+        out.split()
+    )

@@ -111,6 +111,59 @@ def test_design_check_agrees_within_mc_error():
     assert (rel.abs() < 5 * chk["relative_mc_error"]).all()
 
 
+def test_design_with_fixed_tasks_states_its_floor():
+    """Issue 12: 50 tasks and 2,000 runs. The population SE cannot go below the task spread
+    √(Var p^k / T) (oracle: scipy's Beta moments), the headline design is the table's optimum
+    (every run the budget affords), and the reasoning names the floor and the fewest runs per
+    task within 5% of it (oracle: a scan of the table)."""
+    from scipy import stats
+
+    prior = A(mean=0.428, kappa=1.5)
+    t = plan.design(budget_runs=2000, k=4, prior=prior, tasks=50)
+    beta = stats.beta(prior.a, prior.b)
+    floor = math.sqrt((beta.moment(8) - beta.moment(4) ** 2) / 50)
+    assert t.attrs["floor"]["se"] == pytest.approx(floor, rel=1e-9)
+    opt = t.attrs["optimum"]
+    assert (opt["tasks"], opt["runs_per_task"]) == (50, 40)
+    sub = t[t["metric"] == "pass_hat_k"]
+    assert (sub["se_population"] > floor).all()
+    np.testing.assert_allclose(sub["se_task_spread"], floor, rtol=1e-9)
+    close = sub["se_population"] <= 1.05 * floor
+    near = int(sub.loc[close, "runs_per_task"].min())
+    assert t.attrs["floor"]["runs_within_5pct"] == near
+    r = t.attrs["reasoning"]
+    assert f"±{floor:.4f}" in r and f"{near} runs per task already come within 5%" in r
+    assert "fewest runs" not in r
+    # the same design with T free puts the fewest runs on the most tasks and says so
+    free = plan.design(budget_runs=2000, k=4, prior=prior)
+    assert free.attrs["optimum"]["runs_per_task"] == 4
+    assert "fewest runs per task allowed (k = 4)" in free.attrs["reasoning"]
+
+
+def test_design_within_share_is_the_estimators_law_of_total_variance():
+    """within_task_share = E Var(U | p) / Var U: the share of the estimator's variance that more
+    runs on the same tasks remove. Oracle: simulated benchmarks (sd around the replicate's own
+    benchmark value vs sd of the estimate)."""
+    prior = A(mean=0.6, icc=0.3)
+    t = plan.design(budget_runs=200, tasks=40, k=2, prior=prior)
+    sim = plan.simulate_design(tasks=40, runs_per_task=5, k=2, prior=prior, replicates=6000, seed=3)
+    for m in ("mean", "pass_hat_k"):
+        row = _row(t, 40, 5, m)
+        share = (sim[f"sd_benchmark_{m}"] / sim[f"sd_population_{m}"]) ** 2
+        assert row["within_task_share"] == pytest.approx(share, abs=0.05)
+        assert row["within_task_share"] == pytest.approx(
+            row["se_benchmark"] ** 2 / row["se_population"] ** 2
+        )
+
+
+def test_design_benchmark_scope_needs_tasks():
+    """Issue 11: the benchmark-scope value changes with T, so T is not chosen for it."""
+    with pytest.raises(OptionError, match="scope='benchmark' needs tasks="):
+        plan.design(budget_runs=240, k=3, scope="benchmark", prior=A(mean=0.5, icc=0.3))
+    t = plan.design(budget_runs=240, k=3, scope="benchmark", tasks=20, prior=A(mean=0.5, icc=0.3))
+    assert t.attrs["optimum"]["tasks"] == 20 and t.attrs["optimum"]["runs_per_task"] == 12
+
+
 def test_design_all_pairs_lists_every_affordable_design():
     # oracle: counting by hand — for each n ≥ k every T = 1..⌊B/n⌋ is affordable
     budget, k = 300, 3
@@ -139,7 +192,14 @@ def _selection_by_hand(table, k):
     for n, t in zip(ns, ts, strict=True):
         most[n] = max(most.get(n, 0), t)
     eff = [i for i, n, t in zip(idx, ns, ts, strict=True) if t == most[n] or i in optimal]
-    head = [i for i in eff if sub.loc[i, "runs_per_task"] <= k + 9 or i in optimal]
+    near = table.attrs["floor"]["runs_within_5pct"]  # named by the reasoning: always shown
+    head = [
+        i
+        for i in eff
+        if sub.loc[i, "runs_per_task"] <= k + 9
+        or i in optimal
+        or sub.loc[i, "runs_per_task"] == near
+    ]
     rest = [i for i in eff if i not in set(head)]
     step = max(1, len(rest) // 8)
     return sub.loc[sorted(set(head) | set(rest[::step]))]
@@ -152,7 +212,8 @@ def _selection_by_hand(table, k):
         {"budget_runs": 2000, "k": 5},
         {"budget_runs": 20000, "k": 5, "all_pairs": True},
         {"budget_cost": 500, "cost_per_run": 0.12, "cost_per_task": 3, "k": 1, "metric": "mean"},
-        {"budget_runs": 60, "k": 3, "metric": "pass_at_k", "scope": "benchmark"},
+        {"budget_runs": 60, "k": 3, "metric": "pass_at_k", "scope": "benchmark", "tasks": 2},
+        {"budget_runs": 2000, "k": 4, "tasks": 50},
     ],
 )
 def test_design_selection_keeps_efficient_rows_and_the_optimum(kw):
@@ -176,6 +237,9 @@ def test_design_selection_keeps_efficient_rows_and_the_optimum(kw):
         # the first ten run counts from k are all there
         ks = t.attrs["k"]
         assert set(range(ks, ks + 10)) <= set(view["runs_per_task"])
+    near = t.attrs["floor"]["runs_within_5pct"]
+    if near is not None:
+        assert near in set(view["runs_per_task"])
 
 
 def test_design_selection_of_another_metric_and_bad_tables():

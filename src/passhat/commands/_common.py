@@ -1,4 +1,4 @@
-"""Helpers shared by the CLI command modules (input options, k parsing, JSON output).
+"""Helpers shared by the CLI command modules (input options, k parsing; output in ``_output``).
 
 Kept apart from :mod:`passhat.cli` so that a command module can be imported
 on its own without a circular import.
@@ -7,7 +7,6 @@ on its own without a circular import.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +18,8 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
-from passhat.errors import OptionError
+from passhat.commands._output import emit_json
+from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
 from passhat.trials import Trials
@@ -36,9 +36,6 @@ __all__ = [
     "parse_k",
     "records",
 ]
-
-EXIT_INPUT = 2
-
 
 # ------------------------------------------------------------------ helpers
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
@@ -234,11 +231,6 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """DataFrame rows as JSON-safe dicts (NaN → null)."""
     return [jsonable(r) for r in df.to_dict(orient="records")]
-
-
-def emit_json(payload: dict[str, Any]) -> None:
-    """Write a JSON document to stdout."""
-    click.echo(json.dumps(jsonable(payload), indent=2, sort_keys=False))
 
 
 def fmt_num(x: float) -> str:

@@ -15,12 +15,11 @@ from typing import Any
 
 import click
 import xarray as xr
-from rich.console import Console
-from rich.table import Table
 
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.compare import Comparison, classify, compare
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, as_counts
@@ -161,7 +160,7 @@ def _p(x: float) -> str:
 
 
 def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
-    console = Console(width=max(Console().width, 120))
+    console = make_console(min_width=120)
     t = cmp.table
     level = cmp.settings["ci"]
     names = METRIC_LABELS
@@ -252,7 +251,7 @@ def _run_classify(
             }
         )
         return 1 if failed else 0
-    console = Console(width=max(Console().width, 120))
+    console = make_console(min_width=120)
     shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
     if len(shown) and not opts["quiet"]:
         t = Table(title="Tasks that changed, flaked or cannot be decided yet")
@@ -275,9 +274,9 @@ def _run_classify(
                 f"not compared, {reason}: {', '.join(map(str, part['task'].tolist()[:10]))}"
                 + (" ..." if len(part) > 10 else "")
             )
-    click.echo(res.summary())
+    echo(res.summary())
     if failed:
-        click.echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
+        echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
     return 1 if failed else 0
 
 
@@ -298,6 +297,7 @@ def _run_classify(
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("verdicts", "comparison")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
 def compare_cmd(**opts: Any) -> None:
     """Paired difference CAND − BASE on matched tasks, with intervals and p-values.

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
+from passhat.commands._output import Table, make_console, table_output
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import METRIC_LABELS
@@ -68,6 +69,7 @@ __all__ = ["register"]
     help="Per-task interval method (with --per-task).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("tasks", "estimates")
 @click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
 def estimate_cmd(
     source: InputSpec,
@@ -114,9 +116,9 @@ def estimate_cmd(
             }
         )
         return
-    console = Console()
+    console = make_console()
     if per_task:
-        console = Console(width=max(console.width, 140))
+        console = make_console(min_width=140)
         _print_tasks(console, est.tasks, ks, level=ci if ci is not None else 0.95)
     if ci is not None:
         _print_intervals(console, est, quiet=quiet)
@@ -154,7 +156,7 @@ def _iv(lo: float, hi: float) -> str:
     return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
 
 
-def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
+def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
     """One row per (system, k, metric): value, benchmark and population intervals."""
     t = est.table
     level = est.settings["ci"]
@@ -194,7 +196,7 @@ def _print_intervals(console: Console, est: Estimate, *, quiet: bool) -> None:
         )
 
 
-def _print_tasks(console: Console, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
+def _print_tasks(console: Any, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:
     """Per-task table: n, c, unscored, rate and pass^k with intervals, flaky."""
     kmax = max(ks)
     table = Table(

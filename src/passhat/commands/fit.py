@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import pct
 from passhat._version import __version__
 from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
+from passhat.commands._output import Table, make_console, table_output
+from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
 
 __all__ = ["register"]
 
-EXIT_DIAGNOSTICS = 3
+#: ``--strict`` is a gate on the diagnostics: "fail" is exit status 1 (docs/guide/cli.md).
+EXIT_DIAGNOSTICS = EXIT_FAIL
 
 
 def _interval(row: Any) -> str:
@@ -65,9 +66,16 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="NUTS implementation (auto: nutpie when installed).",
 )
-@click.option("-o", "--output", default=None, help="Save the posterior as netCDF here.")
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    help="Save the posterior as netCDF here (checked before fitting; never over the input).",
+)
+@click.option("--force", is_flag=True, help="With -o: replace an existing file.")
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("summary")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
@@ -82,6 +90,7 @@ def fit_cmd(
     ci: float,
     sampler: str,
     output: str | None,
+    force: bool,
     strict: bool,
     as_json: bool,
     quiet: bool,
@@ -91,8 +100,13 @@ def fit_cmd(
     benchmark = these tasks (only within-task uncertainty); population = a
     new task from the same distribution (adds task sampling).
     """
+    from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
 
+    if output is not None:  # before sampling, not after
+        check_file(output, inputs=input_paths(source.path), force=force)
+    elif force:
+        raise OptionError("--force applies to -o FILE")
     ks = parse_k(k_text)
     data = source.load()
     result = _fit(
@@ -111,7 +125,7 @@ def fit_cmd(
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     if output is not None:
-        result.to_netcdf(output)
+        result.to_netcdf(output, force=force)
     if as_json:
         emit_json(
             {
@@ -142,12 +156,12 @@ def fit_cmd(
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
-    console = Console(width=max(Console().width, 110))
+    console = make_console(min_width=110)
     table = Table(
         title=f"passhat fit ({result.method_label}; {ci:.0%} posterior intervals, seed "
         f"{result.seed})"
     )
-    for col in ("system", "k", "metric", "benchmark", "population", "task-sampling share"):
+    for col in ("system", "k", "metric", "benchmark", "population", "runs can remove"):
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
     names = METRIC_LABELS
     for s in result.systems:
@@ -165,7 +179,7 @@ def fit_cmd(
                     names[m],
                     _interval(b),
                     _interval(p),
-                    pct(float(p["task_sampling_share"]), 0),
+                    pct(float(p["within_task_share"]), 0),
                 )
         icc = part[part["metric"] == "icc"].iloc[0]
         icc_label = "ICC 1/(κ+1)" if result.model == "beta" else "ICC"
@@ -184,9 +198,11 @@ def fit_cmd(
     if not quiet:
         console.print(
             "benchmark = these tasks, uncertainty from the finite runs per task only; "
-            "population = a new task from the same distribution, adding task sampling. "
-            "task-sampling share = part of the population-scope variance not explained by "
-            "within-task uncertainty.",
+            "population = the expected value over tasks like these, adding task sampling. "
+            "runs can remove = the share of the population-scope posterior variance that "
+            "unlimited runs on these tasks would remove (law of total variance given their "
+            "rates); the rest comes from which tasks were sampled and only more tasks reduce "
+            "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
         if output is not None:

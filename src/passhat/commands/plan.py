@@ -12,12 +12,11 @@ from typing import Any
 
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat import planner as plan
 from passhat._version import __version__
-from passhat.commands._common import emit_json, load_input, parse_k, records
+from passhat.commands._common import emit_json, load_input, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import OptionError
 from passhat.io import input_stamp
@@ -51,10 +50,10 @@ def _fmt_value(res: plan.PlanResult) -> str:
 
 def _explain(reasoning: str, method: str | None, assumptions: Iterable[str]) -> None:
     """Print the reasoning, the method (when given) and the assumptions."""
-    click.echo(reasoning)
+    echo(reasoning)
     if method is not None:
-        click.echo(f"Method: {method}.")
-    click.echo("Assumes: " + "; ".join(assumptions) + ".")
+        echo(f"Method: {method}.")
+    echo("Assumes: " + "; ".join(assumptions) + ".")
 
 
 def _json(stamp: dict[str, Any] | None, **parts: Any) -> None:
@@ -267,7 +266,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
                 "★" if col == "optimal" and v else "" if col == "optimal" else f"{v:{spec}}"
             )
         table.add_row(*cells)
-    Console().print(table)
+    make_console().print(table)
 
 
 @click.command("design")
@@ -312,6 +311,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @prior_options
 @json_opt
+@table_output("table")
 @in_cli_terms
 def design_cmd(
     budget_runs: float | None,
@@ -338,6 +338,12 @@ def design_cmd(
     """Tasks × runs per task for a budget: SEs of pass^k, mean and pass@k, optimum marked."""
     if budget_runs is None and budget_cost is None:
         raise OptionError("give --budget-runs or --budget-cost")
+    if scope == "benchmark" and tasks is None:
+        raise OptionError(
+            "--scope benchmark needs --tasks N: the benchmark value is the mean over these N "
+            "tasks, so it changes with N and cannot be optimised over it (or use --scope "
+            "population to choose the number of tasks)"
+        )
     prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
     t = plan.design(
         budget_runs=budget_runs,
@@ -409,167 +415,6 @@ def design_cmd(
         )
 
 
-def _int_list(text: str | None, name: str) -> list[int] | None:
-    if text is None:
-        return None
-    vals = parse_k(text, option=name) if text else []
-    if not vals:
-        raise OptionError(f"{name}: give values like 20,50,100")
-    return vals
-
-
-@click.command("power")
-@click.option("--delta", type=float, default=None, help="Difference to detect (B − A).")
-@click.option("--tasks", type=int, default=None, help="Matched tasks.")
-@click.option("--runs-per-task", type=int, default=None, help="Runs per task per system.")
-@click.option("--power", "power_", type=float, default=None, help="Required power.")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option(
-    "--metric",
-    type=click.Choice(["mean", "pass_hat_k", "pass_at_k"]),
-    default="mean",
-    show_default=True,
-)
-@click.option("--k", "k", type=int, default=1, show_default=True)
-@click.option(
-    "--correlation",
-    type=float,
-    default=0.5,
-    show_default=True,
-    help="Latent correlation of a task's rates under the two systems.",
-)
-@click.option(
-    "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
-)
-@click.option("--replicates", type=int, default=2000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
-@click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
-@click.option(
-    "--scheduler",
-    default=None,
-    help="Sweep: dask scheduler address, or synchronous/threads (default: a local cluster).",
-)
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@prior_options
-@json_opt
-@in_cli_terms
-def power_cmd(
-    delta: float | None,
-    tasks: int | None,
-    runs_per_task: int | None,
-    power_: float | None,
-    alpha: float,
-    metric: str,
-    k: int,
-    correlation: float,
-    method: str,
-    replicates: int,
-    seed: int,
-    grid_tasks: str | None,
-    grid_runs: str | None,
-    scheduler: str | None,
-    quiet: bool,
-    from_path: str | None,
-    mean_: float | None,
-    icc: float | None,
-    kappa: float | None,
-    fmt: str | None,
-    system: str | None,
-    as_json: bool,
-) -> None:
-    """Tasks × runs to detect a difference between two systems (paired), or a design's power."""
-    prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
-    common: dict[str, Any] = {
-        "prior": prior,
-        "k": k,
-        "metric": metric,
-        "alpha": alpha,
-        "correlation": correlation,
-    }
-    gt, gr = _int_list(grid_tasks, "--grid-tasks"), _int_list(grid_runs, "--grid-runs")
-    if gt is not None or gr is not None:
-        if gt is None or gr is None or delta is None:
-            raise OptionError("a sweep needs --grid-tasks, --grid-runs and --delta")
-        if tasks is not None or runs_per_task is not None or power_ is not None:
-            raise OptionError("a sweep takes --grid-tasks/--grid-runs, not --tasks/--runs/--power")
-        df = plan.power_grid(
-            delta=delta,
-            tasks=gt,
-            runs_per_task=gr,
-            replicates=replicates,
-            seed=seed,
-            scheduler=scheduler,
-            progress=not quiet and sys.stderr.isatty() and not as_json,
-            **common,
-        )
-        if as_json:
-            _json(stamp, **df.attrs, grid=records(df))
-            return
-        _explain(df.attrs["reasoning"], None, df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("tasks", "tasks", "d"),
-                ("runs_per_task", "runs/task", "d"),
-                ("power_analytic", "power (analytic)", ".3f"),
-                ("power", "power (simulated)", ".3f"),
-                ("mc_error", "± MC error", ".3f"),
-            ],
-            f"power to detect {delta:+g}",
-        )
-        return
-    quantities = {
-        "--delta": delta,
-        "--tasks": tasks,
-        "--runs-per-task": runs_per_task,
-        "--power": power_,
-    }
-    unset = [name for name, v in quantities.items() if v is None]
-    if len(unset) != 1 and unset != ["--tasks", "--runs-per-task"]:
-        given = [name for name, v in quantities.items() if v is not None]
-        raise OptionError(
-            "plan power: give three of --delta, --tasks, --runs-per-task and --power and the "
-            "fourth is solved for, or leave out --tasks and --runs-per-task for a table of "
-            f"designs (given: {', '.join(given) or 'none'}); e.g. passhat plan power "
-            "--mean 0.6 --icc 0.3 --delta 0.1 --power 0.8"
-        )
-    if delta is not None and power_ is not None and tasks is None and runs_per_task is None:
-        df = plan.power_table(delta=delta, power=power_, **common)
-        best = df.attrs["optimum"]
-        if as_json:
-            _json(stamp, **df.attrs, table=records(df))
-            return
-        click.echo(
-            f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
-            f"({best['runs']} runs per system)"
-        )
-        _explain(df.attrs["reasoning"], df.attrs["method"], df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("runs_per_task", "runs/task", "d"),
-                ("tasks", "tasks", "d"),
-                ("runs", "runs/system", "d"),
-                ("sd_difference", "SD of difference", ".3f"),
-                ("optimal", "opt", ""),
-            ],
-            "tasks needed per runs per task",
-        )
-        return
-    res = plan.power(
-        delta=delta,
-        tasks=tasks,
-        runs_per_task=runs_per_task,
-        power=power_,
-        method=method,  # type: ignore[arg-type]
-        replicates=replicates,
-        seed=seed,
-        **common,
-    )
-    _emit(res, as_json, stamp)
-
-
 @click.group("plan")
 def plan_group() -> None:
     """How many runs, tasks and dollars: closed forms, budget design, power."""
@@ -582,7 +427,6 @@ for _cmd in (
     width_cmd,
     gate_cmd,
     design_cmd,
-    power_cmd,
     table_cmd,
 ):
     plan_group.add_command(_cmd)

@@ -8,6 +8,7 @@ import click
 
 from passhat._validate import check_ci
 from passhat.commands._common import InputSpec, default_ks, input_options, parse_k
+from passhat.commands._output import echo
 from passhat.errors import OptionError
 
 __all__ = ["register"]
@@ -21,7 +22,13 @@ __all__ = ["register"]
     "out_dir",
     required=True,
     type=click.Path(file_okay=False),
-    help="Directory for index.html, report.md, figures/ and results.json.",
+    help="Directory for index.html, report.md, figures/ and results.json (replaced as a whole; "
+    "checked before any work).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files of the report's names in -o DIR that passhat did not write.",
 )
 @click.option(
     "--k",
@@ -78,6 +85,7 @@ __all__ = ["register"]
 def report_cmd(
     source: InputSpec,
     out_dir: str,
+    force: bool,
     k_text: str | None,
     title: str | None,
     no_model: bool,
@@ -95,8 +103,10 @@ def report_cmd(
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
     from passhat.io import read_traces
-    from passhat.report import report
+    from passhat.report import check_report_dir, report
 
+    # the output directory first: refused in milliseconds, not after the work
+    check_report_dir(out_dir, inputs=(source.path, traces_path), force=force)
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
@@ -126,23 +136,24 @@ def report_cmd(
         traces=traces,
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
+        force=force,
     )
     if quiet:
-        click.echo(str(res.paths.html))
+        echo(str(res.paths.html))
         return
     failed = [s for s in res.data.sections if s.status == "failed"]
     skipped = [s for s in res.data.sections if s.status == "skipped"]
-    click.echo(f"report written to {res.paths.out_dir}/")
-    click.echo(f"  open:     {res.paths.html}")
-    click.echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
-    click.echo(f"  numbers:  {res.paths.json}")
+    echo(f"report written to {res.paths.out_dir}/")
+    echo(f"  open:     {res.paths.html}")
+    echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
+    echo(f"  numbers:  {res.paths.json}")
     spread = res.data.section("spread")
     for line in spread.sentences:
-        click.echo(f"  {line}")
+        echo(f"  {line}")
     for s in skipped:
-        click.echo(f"  {s.title}: not shown ({s.note})")
+        echo(f"  {s.title}: not shown ({s.note})")
     for s in failed:
-        click.echo(f"  warning: {s.title}: {s.note}", err=True)
+        echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._version import __version__
 from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, records
+from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import ValidationError
 from passhat.io import input_stamp
 from passhat.slices import SLICE_KEYS, slices
@@ -37,6 +36,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 )
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Level of the intervals.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("slices")
 def slices_cmd(
     source: InputSpec,
     by_text: str | None,
@@ -75,7 +75,7 @@ def slices_cmd(
             }
         )
         return
-    console = Console(width=max(Console().width, 140))
+    console = make_console(min_width=140)
     for key in (k for k in SLICE_KEYS if k in sl.tables):
         df = sl.tables[key]
         table = Table(title=f"runs by {key}")

@@ -6,10 +6,9 @@ import math
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import fmt_ratio, pct
+from passhat._validate import check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
@@ -19,6 +18,7 @@ from passhat.commands._common import (
     parse_k,
     records,
 )
+from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 from passhat.spread import spread, spread_from_summary
@@ -68,7 +68,25 @@ def _rate(text: str | None, name: str) -> float | None:
     help="Runs: exclude tasks with fewer decided runs than this, and tasks with n < k, listing "
     "them.",
 )
+@click.option(
+    "--ci",
+    type=float,
+    default=0.95,
+    show_default=True,
+    help="Runs: level of the population intervals; the clustering test runs at 1 − ci.",
+)
+@click.option(
+    "--n-boot",
+    type=int,
+    default=2000,
+    show_default=True,
+    help="Runs: bootstrap resamples and Monte Carlo draws of the clustering test.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Runs: seed."
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("spread")
 def spread_cmd(
     source: InputSpec,
     mean_text: str | None,
@@ -79,14 +97,19 @@ def spread_cmd(
     mixed_text: str | None,
     predict_text: str,
     min_runs: int | None,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
     as_json: bool,
 ) -> None:
     """Measured pass^k against the uniform-spread reference Mean^k.
 
-    From runs (a file or --example): per system and k, the ratio, the
-    consistency pass^k/Mean, the flaky share and which tasks carry the gap.
-    From a published pair (--mean, --pass-hat, --k): the same ratio and the
-    Beta heterogeneity the pair implies.
+    From runs (a file or --example): per system and k, the ratio with its
+    population interval, the consistency pass^k/Mean, the flaky share, which
+    tasks carry the gap, and a test of whether the tasks' success rates
+    differ at all ("clustered" is that test's decision). From a published
+    pair (--mean, --pass-hat, --k): the same ratio and the Beta
+    heterogeneity the pair implies; an impossible pair is an error.
     """
     summary_mode = mean_text is not None or hat_text is not None
     if summary_mode:
@@ -110,6 +133,8 @@ def spread_cmd(
             runs=runs,
             mixed_share=_rate(mixed_text, "--mixed-share"),
         )
+        if res.impossible:
+            raise OptionError(f"--mean/--pass-hat/--k: {res.reason}")
         if as_json:
             emit_json({"passhat_version": __version__, "spread": res.to_dict()})
             return
@@ -117,12 +142,17 @@ def spread_cmd(
         return
     if label is not None or runs is not None or mixed_text is not None:
         raise OptionError("--label, --runs and --mixed-share apply to a published pair only")
+    level = check_ci(ci)
+    check_n_boot(n_boot)
     data = source.load()
     sp = spread(
         data,
         k=parse_k(k_text) if k_text is not None else default_ks(data),
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        ci=level,
+        n_boot=n_boot,
+        seed=seed,
     )
     if as_json:
         top = sp.contributions
@@ -134,14 +164,28 @@ def spread_cmd(
                 "method": sp.method,
                 "spread": records(sp.table),
                 "shares": records(sp.shares),
+                "heterogeneity": records(sp.heterogeneity),
                 "contributions": records(top),
                 "excluded": records(sp.excluded),
             }
         )
         return
-    console = Console()
-    table = Table(title="passhat spread: measured pass^k vs uniform-spread reference mean^k")
-    cols = ("system", "k", "mean", "pass^k", "mean^k", "ratio", "pass^k/mean", "flaky", "gap")
+    console = make_console()
+    table = Table(
+        title="passhat spread: measured pass^k vs uniform-spread reference mean^k "
+        "(CI: population scope, tasks like these)"
+    )
+    cols = (
+        "system",
+        "k",
+        "mean",
+        "pass^k",
+        "mean^k",
+        f"ratio ({level:.0%} CI)",
+        "pass^k/mean",
+        "flaky",
+        "gap",
+    )
     for col in cols:
         table.add_column(col, justify="left" if col == "system" else "right")
     for _, r in sp.table.iterrows():
@@ -151,12 +195,30 @@ def spread_cmd(
             pct(r["mean"]),
             pct(r["pass_hat_k"]),
             pct(r["uniform"]),
-            _times(r["ratio"]),
+            f"{_times(r['ratio'])} ({_span(r.get('ratio_lower'), r.get('ratio_upper'))})",
             _two(r["consistency"]),
             pct(r["flaky_share"]),
             f"{r['gap'] * 100:.1f} pts",
         )
     console.print(table)
+    het = Table(
+        title="Do the tasks' success rates differ? (Tarone's test of one common rate, "
+        "independent runs)"
+    )
+    for col in ("system", "tasks", "runs", "Z", "p-value", f"clustered (α = {1 - level:.2g})"):
+        het.add_column(col, justify="left" if col == "system" else "right")
+    het.add_column(f"ICC ({level:.0%} interval)", justify="right")
+    for _, h in sp.heterogeneity.iterrows():
+        het.add_row(
+            str(h["system"]),
+            str(h["tasks"]),
+            str(h["runs"]),
+            _two(h["statistic"]),
+            f"{h['p_value']:.3g}" if h["testable"] else "—",
+            ("yes" if h["clustered"] else "no") if h["testable"] else f"untested: {h['reason']}",
+            f"{_two(h['icc'])} ({_span(h.get('icc_lower'), h.get('icc_upper'), two=True)})",
+        )
+    console.print(het)
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
@@ -176,13 +238,22 @@ def _times(x: float) -> str:
     return "—" if math.isnan(float(x)) else fmt_ratio(float(x)) + "×"
 
 
+def _span(lo: Any, hi: Any, *, two: bool = False) -> str:
+    """An interval as lo–hi (ratios with ×), or — when missing."""
+    if lo is None or hi is None or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return "—"
+    if two:
+        return f"{float(lo):.2f}–{float(hi):.2f}"
+    return f"{fmt_ratio(float(lo))}–{fmt_ratio(float(hi))}×"
+
+
 def _two(x: float) -> str:
     """Two decimals, or — when undefined (0/0)."""
     return "—" if not math.isfinite(float(x)) else f"{float(x):.2f}"
 
 
 def _print_summary(res: Any) -> None:
-    console = Console()
+    console = make_console()
     title = f"passhat spread: {res.label}" if res.label else "passhat spread"
     table = Table(title=title)
     for col in ("k", "mean", "pass^k", "mean^k (uniform)", "ratio", "pass^k/mean", "gap"):

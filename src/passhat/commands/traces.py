@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
+from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.io import formats, load_stages, read_traces
 from passhat.traces import Traces, divergence
 
@@ -55,6 +54,7 @@ __all__ = ["register"]
 )
 @click.option("--system-name", default=None, help="System name when the file has none.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("divergence")
 @click.option("--quiet", "-q", is_flag=True, help="No notes.")
 def traces_cmd(
     path: str,
@@ -109,9 +109,9 @@ def traces_cmd(
         )
         return
     if no_calls:
-        click.echo(no_calls)
+        echo(no_calls)
         return
-    console = Console(width=max(Console().width, 140))
+    console = make_console(min_width=140)
     c = div.counts
     table = Table(
         title=f"Where failing runs diverge: {c['tasks_mixed']} of {c['tasks']} tasks have mixed "

@@ -1,4 +1,5 @@
-"""Shared JSON helpers for readers."""
+"""Shared JSON helpers for readers: every parse error, and nesting too deep to parse (``[`` ×
+100,000), is a :class:`~passhat.errors.FormatError` naming the file and line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from typing import Any
 
 from passhat.errors import FormatError
 
-__all__ = ["jsonl_objects", "load_json", "not_utf8", "scenario_fingerprint"]
+__all__ = [
+    "json_object",
+    "jsonl_objects",
+    "load_json",
+    "not_utf8",
+    "scenario_fingerprint",
+    "too_deep",
+]
 
 
 def load_json(path: Path, *, expected: str | None = None) -> Any:
@@ -28,8 +36,6 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     try:
         with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
-    except RecursionError as err:
-        raise FormatError(f"{path}: {what}JSON nested too deeply to read") from err
     except json.JSONDecodeError as err:
         raise FormatError(
             f"{path}: {what}line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})"
@@ -38,6 +44,20 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}not a UTF-8 text file") from err
     except IsADirectoryError as err:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
+    except RecursionError as err:
+        raise too_deep(path) from err
+
+
+def too_deep(path: Path, line: int | None = None) -> FormatError:
+    """The error for JSON nested more deeply than Python's parser can follow.
+
+    Examples
+    --------
+    >>> print(too_deep(Path("x.json"), 3))
+    x.json: line 3: JSON nested too deeply to read (over ~1,000 levels of [ or {)
+    """
+    where = f"{path}: line {line}: " if line is not None else f"{path}: "
+    return FormatError(f"{where}JSON nested too deeply to read (over ~1,000 levels of [ or {{)")
 
 
 def _refuse_nul(path: Path, what: str) -> None:
@@ -107,13 +127,15 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                out.append((lineno, _object(path, lineno, line)))
+                out.append((lineno, json_object(path, lineno, line)))
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
     return out
 
 
-def _object(path: Path, lineno: int, line: str) -> dict[str, Any]:
+def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
+    """One line of a JSON-lines file as an object; NUL bytes, bad JSON, deep nesting and
+    non-objects are errors naming the line."""
     if "\x00" in line:
         raise FormatError(f"{path}: line {lineno}: NUL bytes: a binary file, not JSON lines")
     try:
@@ -121,7 +143,7 @@ def _object(path: Path, lineno: int, line: str) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
     except RecursionError as err:
-        raise FormatError(f"{path}: line {lineno}: JSON nested too deeply to read") from err
+        raise too_deep(path, lineno) from err
     if not isinstance(obj, dict):
         raise FormatError(
             f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"

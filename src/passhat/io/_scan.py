@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
+from passhat.io._json import json_object
 
 __all__ = [
     "PANDAS_NA",
@@ -379,16 +380,7 @@ def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Itera
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-                except RecursionError as err:
-                    raise FormatError(f"{path}: line {lineno}: JSON nested too deeply") from err
-                if not isinstance(obj, dict):
-                    raise FormatError(
-                        f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
-                    )
+                obj = json_object(path, lineno, line)
                 records.append({c: obj.get(c) for c in wanted})
                 if len(records) >= batch_rows:
                     yield flush()

@@ -18,8 +18,11 @@ Modules, in import order (each imports only those before it):
   draw; :mod:`~passhat.model.diagnostics`: R-hat, ESS, divergences;
 * :mod:`~passhat.model.sampler`: NUTS (nutpie or PyMC) or the grid, seeds,
   progress;
-* :mod:`~passhat.model.summaries`: posterior tables (summary and variance
-  split, task posteriors, PPC);
+* :mod:`~passhat.model.split`: the variance split by the law of total
+  variance given these tasks' rates; :mod:`~passhat.model.preposterior`:
+  the expected interval width after m more runs per task;
+* :mod:`~passhat.model.summaries`: posterior tables (summary, task
+  posteriors, PPC);
 * :mod:`~passhat.model.result`: the :class:`Fit` class and :func:`load_fit`;
 * :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
 * :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 from passhat._repr import as_html, as_text
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
-from passhat.model.build import Priors, compress, pair_loglik
+from passhat.model.build import Priors
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics, import_arviz
 from passhat.model.metrics import (
     Groups,
@@ -50,6 +50,8 @@ from passhat.model.summaries import (
     SUMMARY_METRICS,
     TASK_POSTERIOR_COLUMNS,
     fit_view,
+    loglik_array,
+    method_label,
     ppc_rows,
     summary_table,
     task_posterior_frames,
@@ -61,20 +63,6 @@ __all__ = ["K_METRICS", "Fit", "load_fit"]
 K_METRICS = ("pass_at_k", "pass_hat_k")
 _BENCH_SALT = 104729
 _LOO_MAX_ELEMENTS = 50_000_000
-
-
-def _method_label(model: str, method: str, sampler: str) -> str:
-    """Human-readable method of a fit, as its tables show it.
-
-    Examples
-    --------
-    >>> from passhat.model.result import _method_label
-    >>> _method_label("beta", "nuts", "nutpie")
-    'posterior, Beta-Binomial, NUTS (nutpie)'
-    """
-    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
-    how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
-    return f"posterior, {m}, {how}"
 
 
 class Fit:
@@ -111,6 +99,7 @@ class Fit:
         self.idata = idata
         self._group_cache: dict[int, Groups] = {}
         self._ppc_cache: dict[tuple[float, int], pd.DataFrame] = {}
+        self._split_cache: dict[int, dict[tuple[str, int], dict[str, float]]] = {}
         attrs = idata.posterior.attrs
         try:
             self.model: str = str(attrs["passhat_model"])
@@ -133,7 +122,7 @@ class Fit:
     @property
     def method_label(self) -> str:
         """Human-readable method, e.g. ``posterior, Beta-Binomial, NUTS (nutpie)``."""
-        return _method_label(self.model, self.method, self.sampler)
+        return method_label(self.model, self.method, self.sampler)
 
     def __repr__(self) -> str:
         return as_text(fit_view(self))
@@ -306,18 +295,35 @@ class Fit:
         )
 
     # ----------------------------------------------------------- summary
+    def _splits(self, ks: list[int]) -> dict[str, dict[tuple[str, int], dict[str, float]]]:
+        """Each system's variance split per (metric, k) (seeded: the same p draws for any k)."""
+        from passhat.model.split import variance_split
+
+        requests = [("mean", 1)] + [(m, kk) for kk in ks for m in K_METRICS]
+        for si in range(len(self.systems)):
+            cache = self._split_cache.setdefault(si, {})
+            todo = [r for r in requests if r not in cache]
+            n, c, _, _ = self._tasks(si)
+            if todo and len(n):
+                rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 3])
+                cache.update(
+                    variance_split(n, c, self._hyper(si), todo, priors=self.priors, rng=rng)
+                )
+        return {s: self._split_cache[si] for si, s in enumerate(self.systems)}
+
     def summary(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> pd.DataFrame:
         """Tidy posterior summary per system, metric, k and scope.
 
         Columns: system, metric, k, scope, mean, sd, lower, upper, ci,
         within_task_share, task_sampling_share, method, diagnostics.
-        Intervals are equal-tailed posterior intervals. The variance split:
-        the posterior variance of the benchmark-scope value is the
-        within-task share (finitely many runs per task); what the
-        population-scope variance adds to it is task sampling (which tasks
-        happened to be in the benchmark). Benchmark rows have shares 1 and 0
-        by definition; population rows carry the split (the within share is
-        capped at 1). One ``icc`` row per system (population scope, no k).
+        Intervals are equal-tailed posterior intervals. The variance split
+        of a population row, by the law of total variance given these tasks'
+        rates p: ``within_task_share`` = Var(E[θ | p] | y) / Var(θ | y) is the
+        part of the posterior variance that unlimited runs on these tasks
+        would remove; ``task_sampling_share`` (the rest, E[Var(θ | p) | y])
+        remains however many runs are added (:mod:`passhat.model.split`).
+        Benchmark rows have shares 1 and 0 (the benchmark value is a function
+        of p). One ``icc`` row per system (population scope, no k).
 
         Examples
         --------
@@ -342,18 +348,61 @@ class Fit:
             ci=ci,
             method=self.method_label,
             status={s: diag.status(s) for s in self.systems},
+            splits=self._splits(ks),
         )
+
+    def more_runs(
+        self,
+        runs: int | Sequence[int] = (1, 2, 5, 10),
+        *,
+        k: int | Sequence[int] | None = None,
+        ci: float = 0.95,
+        simulations: int = 200,
+    ) -> pd.DataFrame:
+        """Expected interval width after m more runs on every task (preposterior; beta model).
+
+        ``simulations`` sets of new runs per m, drawn from the posterior
+        predictive, each give their posterior exactly on a grid
+        (:mod:`passhat.model.preposterior`; seeded by the fit's seed).
+        ``runs_added`` 0 is today; ``inf`` the floor (these tasks' rates
+        known), below which only more tasks narrow the population interval.
+
+        Returns
+        -------
+        pandas.DataFrame
+            system, metric, k, scope, runs_added, expected_sd,
+            expected_width, width_ratio, interval, ci.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> t = f.more_runs(runs=[5], simulations=50)
+        >>> t.query("metric == 'pass_hat_k' and scope == 'population'")["runs_added"].tolist()
+        [0.0, 5.0, inf]
+        """
+        from passhat.model.preposterior import more_runs_rows
+
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        ms = [runs] if isinstance(runs, int | np.integer) else list(runs)
+        requests = [("mean", 1)] + [(m, kk) for kk in ks for m in K_METRICS]
+        rows = []
+        for si, s in enumerate(self.systems):
+            n, c, w, _ = self._tasks(si)
+            rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 4])
+            got = more_runs_rows(n, c, w, self._hyper(si), requests, runs=ms, priors=self.priors,
+                                 ci=ci, simulations=simulations, rng=rng)  # fmt: skip
+            rows += [{"system": s, **r, "ci": ci} for r in got]
+        return pd.DataFrame(rows)
 
     def task_posterior(
         self, k: int | Sequence[int] | None = None, *, ci: float = 0.95
     ) -> pd.DataFrame:
         """Per task: posterior mean and equal-tailed interval of p_i and of p_i^k.
 
-        Given the hyperparameters, p_i ~ Beta(a + c_i, b + n_i − c_i) (a
-        mixture with point masses in the inflated model); the mean of p_i^k is
-        exact per draw, the interval comes from one p_i draw per posterior
-        draw (p ↦ p^k is monotone, so the interval of p_i^k is the interval of
-        p_i raised to k). Tasks with the same (n, c) share their posterior.
+        See :func:`passhat.model.summaries.task_posterior_frames` (p_i's
+        conditional Beta posterior, exact means, intervals from draws).
 
         Returns
         -------
@@ -410,28 +459,17 @@ class Fit:
     def ppc(self, *, ci: float = 0.9, max_draws: int = 1000) -> pd.DataFrame:
         """Posterior predictive check of the histogram of c/n over tasks.
 
-        For each posterior draw, a replicate benchmark is simulated: every
-        task keeps its n and gets a new p from the fitted task distribution,
-        then c ~ Binomial(n, p). (Tasks sharing n are simulated together by a
-        multinomial draw over the exact Beta-Binomial pmf, so the cost does
-        not grow with the number of tasks.) The replicate histogram's mean
-        and equal-tailed ``ci`` interval per bin are set against the observed
-        histogram. Bins: the values c = 0..n when every task has the same n;
-        otherwise exactly 0, ten bins over (0, 1) and exactly 1.
-
-        The table is computed once per (ci, max_draws) and cached; callers
-        get a copy.
+        For each posterior draw a replicate benchmark is simulated (every task
+        keeps its n, gets a new p from the fitted task distribution, then
+        c ~ Binomial(n, p)); the replicate histogram's mean and equal-tailed
+        ``ci`` interval per bin are set against the observed one
+        (:func:`passhat.model.summaries.ppc_rows`: bins, cost, reference).
+        Computed once per (ci, max_draws) and cached; callers get a copy.
 
         Returns
         -------
         pandas.DataFrame
             system, bin, label, observed, expected, lower, upper, ci, tasks.
-
-        References
-        ----------
-        .. [1] Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari,
-           A. and Rubin, D. B. (2013). *Bayesian Data Analysis*, 3rd ed. CRC
-           Press, ch. 6: posterior predictive checking.
 
         Examples
         --------
@@ -483,38 +521,23 @@ class Fit:
         """
         chains, draws = self._shape()
         cd = self.idata.constant_data
-        n_tasks = int(cd.sizes["task"])
-        size = chains * draws * n_tasks * len(self.systems)
+        size = chains * draws * int(cd.sizes["task"]) * len(self.systems)
         if size > _LOO_MAX_ELEMENTS:
             raise ModelError(
                 f"pointwise log-likelihood would hold {size:,} values (> {_LOO_MAX_ELEMENTS:,}); "
                 "refit with fewer draws for LOO"
             )
-        out = np.full((chains, draws, len(self.systems), n_tasks), np.nan)
-        for si in range(len(self.systems)):
-            n, c, _, present = self._tasks(si)
-            comp = compress(n, c)
-            h = self._hyper(si)
-            ll = pair_loglik(
-                comp.n, comp.c, h["a"], h["b"], pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
-            )
-            out[:, :, si, present] = ll[:, comp.inverse].reshape(chains, draws, -1)
-        p = self.idata.posterior
-        return xr.DataArray(
-            out,
-            dims=("chain", "draw", "system", "task"),
-            coords={
-                "chain": p["chain"].values,
-                "draw": p["draw"].values,
-                "system": p["system"].values,
-                "task": cd["task"].values,
-            },
-            name="c",
-        )
+        per_system = [
+            (*self._tasks(si)[:2], self._tasks(si)[3], self._hyper(si))
+            for si in range(len(self.systems))
+        ]
+        return loglik_array(per_system, self.idata.posterior, cd["task"].values)
 
     # ---------------------------------------------------------------- io
-    def to_netcdf(self, path: str | Path) -> Path:
-        """Save the InferenceData as netCDF (read back with :func:`load_fit`).
+    def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
+        """Save the InferenceData as netCDF (read back with :func:`load_fit`); an existing
+        ``path`` only with ``force``. Written as :func:`passhat._write.atomic_path` writes: a
+        failed or interrupted save leaves a previous file whole (OutputError, OptionError).
 
         Examples
         --------
@@ -525,9 +548,11 @@ class Fit:
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        p = Path(path)
-        self.idata.to_netcdf(str(p))
-        return p
+        from passhat._write import atomic_path
+
+        with atomic_path(path, force=force) as tmp:
+            self.idata.to_netcdf(str(tmp))
+        return Path(path)
 
 
 def load_fit(path: str | Path) -> Fit:

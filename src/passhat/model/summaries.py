@@ -6,8 +6,10 @@ table methods of :class:`passhat.Fit` (:meth:`~passhat.Fit.summary`,
 the draws, the seeds and the systems and call them:
 
 * :func:`summary_table`: mean, sd and equal-tailed interval per system,
-  metric, k and scope, with the share of the population-scope variance that
-  is within-task (:func:`variance_split`);
+  metric, k and scope, with the variance split of the population-scope rows
+  (:func:`passhat.model.split.variance_split`: the share of the posterior
+  variance that more runs on these tasks would remove, by the law of total
+  variance);
 * :func:`task_posterior_frames`: each task's p_i and p_i^k given the data
   (Beta(a + c_i, b + n_i − c_i) per draw of the hyperparameters);
 * :func:`ppc_rows`: a posterior predictive check of the histogram of c/n;
@@ -22,10 +24,9 @@ References
 
 Examples
 --------
->>> import numpy as np
->>> from passhat.model.summaries import variance_split
->>> variance_split(np.array([0.0, 1.0]), np.array([0.0, 2.0]))   # 1/4 of the variance is within
-0.25
+>>> from passhat.model.summaries import SCOPES, SUMMARY_METRICS
+>>> SCOPES, SUMMARY_METRICS
+(('population', 'benchmark'), ('mean', 'pass_at_k', 'pass_hat_k'))
 """
 
 from __future__ import annotations
@@ -47,10 +48,11 @@ __all__ = [
     "SUMMARY_METRICS",
     "TASK_POSTERIOR_COLUMNS",
     "fit_view",
+    "loglik_array",
+    "method_label",
     "ppc_rows",
     "summary_table",
     "task_posterior_frames",
-    "variance_split",
 ]
 
 #: The two scopes of every metric: a new task (population) or these tasks (benchmark).
@@ -74,26 +76,18 @@ TASK_POSTERIOR_COLUMNS = (
 )
 
 
-def variance_split(benchmark: NDArray[Any], population: NDArray[Any]) -> float:
-    """The within-task share of the population-scope posterior variance.
-
-    The posterior variance of the benchmark-scope value is the within-task
-    part (finitely many runs per task); what the population-scope variance
-    adds to it is task sampling (which tasks happened to be in the
-    benchmark). The share is capped at 1 (Monte-Carlo noise can make the
-    benchmark variance the larger) and is 1 when the population variance is
-    zero.
+def method_label(model: str, method: str, sampler: str) -> str:
+    """Human-readable method of a fit, as its tables show it.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from passhat.model.summaries import variance_split
-    >>> variance_split(np.array([1.0, 3.0]), np.array([0.0, 4.0]))
-    0.25
+    >>> from passhat.model.summaries import method_label
+    >>> method_label("beta", "nuts", "nutpie")
+    'posterior, Beta-Binomial, NUTS (nutpie)'
     """
-    var_b = float(np.var(benchmark))
-    var_p = float(np.var(population))
-    return 1.0 if var_p <= 0 else min(1.0, var_b / var_p)
+    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
+    how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
+    return f"posterior, {m}, {how}"
 
 
 def summary_table(
@@ -105,6 +99,7 @@ def summary_table(
     ci: float,
     method: str,
     status: Mapping[str, str],
+    splits: Mapping[str, Mapping[tuple[str, int], Mapping[str, float]]] | None = None,
 ) -> pd.DataFrame:
     """The table of :meth:`passhat.Fit.summary` from the metrics' posterior draws.
 
@@ -125,23 +120,32 @@ def summary_table(
         The method label of every row.
     status : mapping system → str
         Each system's diagnostics status (``"ok"`` or ``"FAILED: ..."``).
+    splits : mapping system → (metric, k) → mapping, optional
+        Each population row's ``within_task_share`` (from
+        :func:`passhat.model.split.variance_split`; k = 1 for the mean).
+        Without it the population rows' shares are NaN.
 
     Returns
     -------
     pandas.DataFrame
         system, metric, k, scope, mean, sd, lower, upper, ci,
-        within_task_share, task_sampling_share, method, diagnostics.
+        within_task_share, task_sampling_share, method, diagnostics. Benchmark
+        rows have shares 1 and 0: the benchmark value is a function of these
+        tasks' rates, which unlimited runs would reveal.
 
     Examples
     --------
     >>> import numpy as np, xarray as xr
     >>> from passhat.model.summaries import summary_table
     >>> x = xr.DataArray(np.linspace(0, 1, 8).reshape(2, 4, 1), dims=("chain", "draw", "system"))
-    >>> d = {(m, s): x for m in ("mean", "pass_at_k", "pass_hat_k")
+    >>> d_metrics = ("mean", "pass_at_k", "pass_hat_k")
+    >>> d = {(m, s): x for m in d_metrics
     ...      for s in ("population", "benchmark")}
-    >>> t = summary_table(d, x, systems=["A"], ks=[1], ci=0.9, method="m", status={"A": "ok"})
-    >>> len(t), float(t["within_task_share"].iloc[0])
-    (7, 1.0)
+    >>> sp = {"A": {(m, 1): {"within_task_share": 0.25} for m in d_metrics}}
+    >>> t = summary_table(d, x, systems=["A"], ks=[1], ci=0.9, method="m", status={"A": "ok"},
+    ...                   splits=sp)
+    >>> t.loc[t["scope"] == "population", "task_sampling_share"].tolist()[:3]
+    [0.75, 0.75, 0.75]
     """
     lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
     rows = []
@@ -154,7 +158,9 @@ def summary_table(
                     if "k" in da.dims:
                         da = da.sel(k=kk)
                     vals[scope] = np.asarray(da.values, dtype=float).ravel()
-                within = variance_split(vals["benchmark"], vals["population"])
+                key = (m, 1 if m == "mean" else int(kk))
+                split = (splits or {}).get(s, {}).get(key)
+                within = float(split["within_task_share"]) if split is not None else np.nan
                 for scope in SCOPES:
                     v = vals[scope]
                     rows.append(
@@ -419,3 +425,46 @@ def fit_view(fit: Any) -> View:
     if not diag.passed:
         notes.append("Diagnostics failed: " + "; ".join(diag.problems))
     return View(title, grid, tuple(notes))
+
+
+def loglik_array(
+    per_system: Sequence[tuple[NDArray[Any], NDArray[Any], NDArray[Any], Mapping[str, Any]]],
+    posterior: xr.Dataset,
+    tasks: NDArray[Any],
+) -> xr.DataArray:
+    """The pointwise log-likelihood of :meth:`passhat.Fit.log_likelihood`.
+
+    ``per_system``: each system's (n, c, present, hyper) in the order of the
+    ``system`` dimension of ``posterior``. Computed once per distinct (n, c)
+    pair and expanded to tasks; tasks a system did not run hold NaN.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from passhat.model.summaries import loglik_array
+    >>> post = xr.Dataset(coords={"chain": [0], "draw": [0], "system": ["A"]})
+    >>> h = {"a": np.ones(1), "b": np.ones(1)}
+    >>> ll = loglik_array([(np.array([2]), np.array([1]), np.array([True, False]), h)], post,
+    ...                   np.array(["t1", "t2"]))
+    >>> np.exp(ll.values).round(4).ravel().tolist()   # uniform p: c of 2 runs is 1/3 each
+    [0.3333, nan]
+    """
+    chains, draws = int(posterior.sizes["chain"]), int(posterior.sizes["draw"])
+    out = np.full((chains, draws, len(per_system), len(tasks)), np.nan)
+    for si, (n, c, present, h) in enumerate(per_system):
+        comp = compress(n, c)
+        ll = pair_loglik(
+            comp.n, comp.c, h["a"], h["b"], pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
+        )
+        out[:, :, si, present] = ll[:, comp.inverse].reshape(chains, draws, -1)
+    return xr.DataArray(
+        out,
+        dims=("chain", "draw", "system", "task"),
+        coords={
+            "chain": posterior["chain"].values,
+            "draw": posterior["draw"].values,
+            "system": posterior["system"].values,
+            "task": tasks,
+        },
+        name="c",
+    )

@@ -20,7 +20,13 @@ One module per question, each re-exported here:
   :func:`design_check`;
 * :mod:`~passhat.planner.power` — :func:`power`: tasks × runs to detect a
   difference between two systems on matched tasks (paired), with
-  :func:`power_table`, :func:`simulate_power` and :func:`power_grid`;
+  :func:`power_table` and :func:`power_grid`; the spread of a paired
+  difference is measured from pilot runs (:mod:`~passhat.planner.pilot`:
+  :func:`paired_pilot`) or modelled (:mod:`~passhat.planner.copula`: a
+  Gaussian copula with a stated or assumed correlation; :func:`simulate_power`);
+* :mod:`~passhat.planner.more_runs` — :func:`more_runs`: after a first round,
+  the expected interval width from m more runs on the same tasks, and the
+  floor that only more tasks lower;
 * :mod:`~passhat.planner.sweep` — :func:`sweep`: simulation grids in parallel
   through dask;
 * :mod:`~passhat.planner.result` — :class:`PlanResult`, which compares equal
@@ -44,6 +50,8 @@ from passhat.planner.assumptions import Assumptions, from_counts
 from passhat.planner.design import design, design_check, design_selection, simulate_design
 from passhat.planner.moments import estimator_moments as estimator_moments
 from passhat.planner.moments import population_value as population_value
+from passhat.planner.more_runs import more_runs
+from passhat.planner.pilot import PairedPilot, paired_pilot
 from passhat.planner.power import power, power_grid, power_table, simulate_power
 from passhat.planner.result import ASSUMPTIONS, PlanResult
 from passhat.planner.result import MetricName as MetricName
@@ -62,6 +70,7 @@ from passhat.planner.tables import seed_tables
 __all__ = [
     "ASSUMPTIONS",
     "Assumptions",
+    "PairedPilot",
     "PlanResult",
     "choose_k",
     "design",
@@ -70,6 +79,8 @@ __all__ = [
     "failure_upper_bound",
     "from_counts",
     "gate",
+    "more_runs",
+    "paired_pilot",
     "power",
     "power_grid",
     "power_table",

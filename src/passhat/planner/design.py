@@ -158,6 +158,13 @@ def design(
     * se_population = √(Var U / T) — scope "population": a new task;
     * se_task_spread = √(Var g(p) / T), so se_population² = se_benchmark² + se_task_spread².
 
+    ``within_task_share`` = se_benchmark² / se_population² = E Var(U | p) / Var U is the share
+    of the estimator's variance that more runs per task would remove: the law of total
+    variance conditioning on these tasks' rates p, the same definition as the posterior split of
+    :meth:`passhat.Fit.summary` (there Var(E[θ | p] | y) / Var(θ | y)). The rest, the task
+    spread, is the floor of the population standard error with T tasks: no number of runs per
+    task goes below it (``attrs["floor"]``).
+
     Parameters
     ----------
     budget_runs, budget_cost : float, optional
@@ -170,7 +177,9 @@ def design(
     metric, scope : str
         The standard error the optimum minimises.
     tasks : int, optional
-        Fix the number of tasks (then only n varies).
+        Fix the number of tasks (then only n varies). Required with
+        ``scope="benchmark"``: that value is the mean over these T tasks, so
+        it changes with T (T cannot be chosen for it).
     posterior : "mean" or "integrate"
         For a fit: plug in the posterior means, or average the variances over
         ``draws`` posterior draws.
@@ -184,8 +193,10 @@ def design(
     pandas.DataFrame
         Long table over (tasks, runs_per_task, metric): runs, cost, k, value
         (population value of the metric), se_benchmark, se_population,
-        se_within, se_task_spread, optimal. ``attrs`` holds ``optimum``,
-        ``assumptions``, ``reasoning`` and the two-level check ``n_opt_k1``.
+        se_within, se_task_spread, within_task_share, optimal. ``attrs`` holds
+        ``optimum``, ``floor`` (the optimum's tasks, its floor ``se`` and the
+        fewest runs per task within 5% of it when T is fixed), ``assumptions``,
+        ``reasoning`` and the two-level check ``n_opt_k1``.
 
     See Also
     --------
@@ -210,6 +221,12 @@ def design(
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     if scope not in ("population", "benchmark"):
         raise OptionError(f"scope must be 'population' or 'benchmark' (got {scope!r})")
+    if scope == "benchmark" and tasks is None:
+        raise OptionError(
+            "design: scope='benchmark' needs tasks=: the benchmark-scope value is the mean over "
+            "these T tasks, so it changes with T and T cannot be chosen for it; give tasks=T, or "
+            "use scope='population' to choose the number of tasks"
+        )
     assumed, ab = _resolve_prior(prior, system=system, posterior=posterior, draws=draws)
     grid = _design_grid(
         k=kk,
@@ -260,6 +277,9 @@ def design(
             "se_population": se_p,
             "se_within": se_w,
             "se_task_spread": se_s,
+            "within_task_share": np.divide(
+                se_w**2, se_p**2, out=np.ones_like(se_p), where=se_p > 0
+            ),
             "optimal": optimal,
         }
     )
@@ -278,19 +298,46 @@ def design(
         )
         if s
     )
+    t_best, n_best = int(best["tasks"]), int(best["runs_per_task"])
+    floor = float(best["se_task_spread"]) if scope == "population" else 0.0
+    sub = table.iloc[mi * g : (mi + 1) * g]
+    near = sub[(sub["tasks"] == t_best) & (sub[col] <= 1.05 * floor)] if floor > 0 else sub[:0]
+    n_near = int(near["runs_per_task"].min()) if len(near) else None
     reasoning = (
-        f"With {budget_txt}, {int(best['tasks'])} tasks × {int(best['runs_per_task'])} runs "
-        f"minimises the {scope}-scope standard error of {label}: ±{best[col]:.4f} "
-        f"(benchmark ±{best['se_benchmark']:.4f}, population ±{best['se_population']:.4f}, of "
-        f"which task spread ±{best['se_task_spread']:.4f}). "
-        "Task spread shrinks only with more tasks; more runs per task only shrink the "
-        + (
-            f"within-task part (two-level optimum at k = 1: n = √(κ·c_task/c_run) = {n_opt:.1f})."
-            if cost_per_task > 0
-            else "within-task part (two-level optimum at k = 1 with no per-task cost: the "
-            "fewest runs allowed)."
-        )
+        f"With {budget_txt}, {t_best} tasks × {n_best} runs minimises the {scope}-scope standard "
+        f"error of {label}: ±{best[col]:.4f} (benchmark ±{best['se_benchmark']:.4f}, population "
+        f"±{best['se_population']:.4f}, of which task spread ±{best['se_task_spread']:.4f}). "
     )
+    if tasks is not None and scope == "population":
+        reasoning += (
+            f"With the number of tasks fixed at {t_best}, every run the budget affords goes to "
+            f"them, and more runs per task shrink only the within-task part: the population "
+            f"standard error cannot go below the task-spread floor ±{floor:.4f} with {t_best} "
+            "tasks, however many runs each gets; only more tasks lower it. "
+            + (
+                f"{n_near} runs per task already come within 5% of that floor."
+                if n_near is not None and n_near < n_best
+                else f"At {n_best} runs per task it is {best[col] / floor - 1:.0%} above it."
+            )
+        )
+    elif tasks is not None:
+        reasoning += (
+            f"The benchmark scope (these {t_best} tasks) has only within-task uncertainty: every "
+            "run the budget affords goes to them and its standard error falls towards 0 as "
+            "runs per task grow."
+        )
+    else:
+        reasoning += (
+            f"Task spread shrinks only with more tasks (±{floor:.4f} is the floor for "
+            f"{t_best} tasks, however many runs each gets); more runs per task only shrink the "
+            + (
+                f"within-task part (two-level optimum at k = 1: n = √(κ·c_task/c_run) = "
+                f"{n_opt:.1f})."
+                if cost_per_task > 0
+                else "within-task part, so with no per-task cost the optimum is the fewest runs "
+                f"per task allowed (k = {kk}) on as many tasks as the budget affords."
+            )
+        )
     table.attrs.update(
         {
             "optimum": best.to_dict(),  # Python scalars, exact (not rounded as in JSON)
@@ -300,6 +347,7 @@ def design(
             "assumptions": [assumed.describe(), *_MODEL_ASSUMPTIONS],
             "prior": {"mean": assumed.mean, "kappa": assumed.kappa, "icc": assumed.icc},
             "n_opt_k1": n_opt,
+            "floor": {"tasks": t_best, "se": floor, "runs_within_5pct": n_near},
             "reasoning": reasoning,
             "method": (
                 "exact: Var U = E Var(U | p) + Var g(p) under p ~ Beta(a, b) (the same as "
@@ -317,8 +365,9 @@ def design_selection(table: pd.DataFrame, *, metric: str | None = None) -> pd.Da
     (a large budget, or ``all_pairs=True``) keeps the efficient designs (for
     each number of runs per task n, the most tasks the budget affords), of
     those every n from k to k + 9 and about eight more spread over the larger
-    n, and always the optimum. ``passhat plan design`` prints this view unless
-    given ``--all``.
+    n, and always the optimum and (T fixed) the fewest runs per task within 5%
+    of the floor (``attrs["floor"]``), the rows the reasoning names.
+    ``passhat plan design`` prints this view unless given ``--all``.
 
     Parameters
     ----------
@@ -354,7 +403,8 @@ def design_selection(table: pd.DataFrame, *, metric: str | None = None) -> pd.Da
     most = sub.groupby("runs_per_task")["tasks"].transform("max") == sub["tasks"]
     sub = sub[most.to_numpy() | sub["optimal"].to_numpy()]
     ns = sub["runs_per_task"].to_numpy()
-    keep = (ns <= k + 9) | sub["optimal"].to_numpy()
+    near = (table.attrs.get("floor") or {}).get("runs_within_5pct")
+    keep = (ns <= k + 9) | sub["optimal"].to_numpy() | (ns == (near or -1))
     picks = set(sub.index[keep])
     extra = sub.index[~keep]
     step = max(1, len(extra) // 8)

@@ -28,11 +28,12 @@ from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.build import build_report_data
 from passhat.report.document import Column, ReportData, Section, Table
-from passhat.report.render import ReportPaths, write_report
+from passhat.report.render import REPORT_NAMES, ReportPaths, check_report_dir, write_report
 from passhat.traces import Traces
 from passhat.trials import Trials
 
 __all__ = [
+    "REPORT_NAMES",
     "Column",
     "Report",
     "ReportData",
@@ -40,6 +41,7 @@ __all__ = [
     "Section",
     "Table",
     "build_report_data",
+    "check_report_dir",
     "plots",
     "report",
     "write_report",
@@ -73,6 +75,7 @@ def report(
     baseline: str | None = None,
     on_short: str = "error",
     min_runs: int | None = None,
+    force: bool = False,
 ) -> Report:
     """Compute and write the reliability report.
 
@@ -82,7 +85,10 @@ def report(
         Trials (or a count table).
     out_dir : str or Path
         Directory for ``index.html``, ``report.md``, ``figures/`` and
-        ``results.json`` (created when missing).
+        ``results.json`` (created when missing). It is checked before any work:
+        never an input, nor a directory holding files of these names that
+        passhat did not write (unless ``force``). The files are replaced all at
+        once (see :func:`~passhat.report.render.write_report`).
     k : int or sequence of int
         k values of the headline and spread tables.
     seed : int, optional
@@ -114,6 +120,9 @@ def report(
         System the others are compared with in the headline (default: the first).
     on_short, min_runs
         As in :func:`passhat.estimate`.
+    force : bool
+        Replace files of the report's names in ``out_dir`` that passhat did not
+        write (inputs are never written over).
 
     Returns
     -------
@@ -123,7 +132,11 @@ def report(
     ------
     OptionError
         Among others: ``traces`` that share no task with ``trials``, both
-        ``traces`` and ``divergence``, an unknown ``baseline``.
+        ``traces`` and ``divergence``, an unknown ``baseline``, an ``out_dir``
+        that is refused (before any work).
+    OutputError
+        The files could not be written (disk full, permission); the previous
+        report in ``out_dir``, if any, is unchanged.
 
     Examples
     --------
@@ -132,6 +145,8 @@ def report(
     >>> res.data.section("spread").title, res.paths.json.name
     ('3. Clustered vs uniform spread', 'results.json')
     """
+    inputs = (trials, traces)
+    check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
     data = build_report_data(
@@ -152,7 +167,7 @@ def report(
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,
     )
-    paths = write_report(data, out_dir)
+    paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)
 
 

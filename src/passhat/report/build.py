@@ -36,7 +36,7 @@ from passhat.report.sections.flaky import flaky_section
 from passhat.report.sections.headline import headline_section
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
-from passhat.report.sections.spread import attach_intervals, spread_section
+from passhat.report.sections.spread import spread_section
 from passhat.report.sections.summary import summary_section
 from passhat.spread import spread
 from passhat.traces import Traces
@@ -160,9 +160,16 @@ def build_report_data(
         est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
     est = estimate(ds, **est_opts)
     ks = [int(v) for v in est.settings["k"]]
-    sp = spread(ds, k=ks, weights=weights, on_short=on_short, min_runs=min_runs)
-    if "scope" in est.table.columns:
-        attach_intervals(sp, est.table)
+    sp = spread(
+        ds,
+        k=ks,
+        weights=weights,
+        on_short=on_short,
+        min_runs=min_runs,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+    )
     systems = [str(s) for s in ds["system"].values]
     name = title or _default_title(data)
 

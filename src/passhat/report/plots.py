@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._format import printable, short
 from passhat.estimators import as_counts
 from passhat.report.figure_data import curve_frame, ppc_frame, rate_frame
 from passhat.spread import spread
@@ -68,9 +69,17 @@ def _figure(width: float = 7.0, height: float = 4.0) -> Any:
     return fig
 
 
-def _name(value: Any) -> str:
-    """A name from the data as literal figure text (a ``$`` would start mathtext)."""
-    return str(value).replace("$", r"\$")
+def _name(value: Any, limit: int = 40) -> str:
+    """A name from the data as literal figure text: ``$`` escaped (it would start mathtext),
+    control characters shown as escapes (:func:`passhat._format.printable`), at most ``limit``
+    characters (then "…").
+
+    Examples
+    --------
+    >>> print(_name("v1 $x^$\\x1b[2J"))
+    v1 \\$x^\\$\\x1b[2J
+    """
+    return printable(short(str(value), limit)).replace("$", r"\$")
 
 
 def _panels(n: int, *, width: float, height: float) -> tuple[Any, list[Any]]:

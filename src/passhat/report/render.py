@@ -11,7 +11,14 @@
   give a byte-identical file. Its size follows the distinct (n, c) pairs and
   the sections, not the number of tasks;
 * ``tasks.parquet``: one row per (system, task) — counts, rate and interval,
-  flags, inclusion and share of the gap — for any number of tasks.
+  flags, inclusion and share of the gap — for any number of tasks;
+* ``.passhat-manifest.json``: which files passhat wrote (see :mod:`passhat._write`).
+
+Names from the data are shown literally everywhere: escaped for HTML and
+Markdown, control and invisible characters made visible
+(:func:`passhat._format.printable`), and, in figures, never read as mathtext.
+The directory is written through :func:`passhat._write.write_tree`: all files
+or none, never over an input or a file passhat did not write.
 """
 
 from __future__ import annotations
@@ -21,25 +28,34 @@ import io
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from passhat._format import fmt_ratio
+from passhat._format import fmt_ratio, jsonable, printable
+from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 
 __all__ = [
     "OPEN_TABLES",
+    "REPORT_NAMES",
     "RenderedFigure",
     "ReportPaths",
+    "check_report_dir",
     "draw_figures",
     "format_cell",
+    "report_files",
     "tasks_parquet",
     "write_report",
 ]
+
+#: What a report directory holds (passhat owns these names there; other files are left alone).
+#: A section that writes one more file adds its name here and its content in :func:`report_files`.
+REPORT_NAMES = ("index.html", "report.md", "results.json", "tasks.parquet", "figures")
 
 #: Tables shown open on the page; every other table (long lists, diagnostics, per-run detail)
 #: is folded under its caption (``<details>``) in HTML and Markdown alike.
@@ -228,10 +244,23 @@ def _svg_salt() -> Any:
 
 
 # ------------------------------------------------------------------ templates
+def _literal(value: Any) -> Any:
+    """Jinja's ``finalize``: every value a template prints shows control characters literally
+    (``\\x00``, ``\\u202e``); HTML-safe markup stays markup (the escapes add no ``<&>``)."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return Markup(printable(str(value), keep_newlines=True))
+    if isinstance(value, str):
+        return printable(value, keep_newlines=True)
+    return value
+
+
 def _env(autoescape: bool) -> Any:
     import jinja2
 
     env = jinja2.Environment(
+        finalize=_literal,
         loader=jinja2.PackageLoader("passhat.report", "templates"),
         autoescape=autoescape,
         undefined=jinja2.StrictUndefined,
@@ -322,11 +351,74 @@ def results_json(data: ReportData) -> str:
     >>> json.loads(results_json(rd))["stamp"]["settings"]["k"]
     [1, 2]
     """
-    return json.dumps(data.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    doc = jsonable(data.to_json())
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
+def check_report_dir(
+    out_dir: str | Path, *, inputs: Sequence[Any] = (), force: bool = False
+) -> Path:
+    """Refuse a report directory before any work (see :func:`passhat._write.check_tree`).
+
+    ``inputs`` are what the report reads (paths, Trials, count tables, Traces): never written
+    over. Without ``force``, a directory holding ``index.html``, ``report.md``,
+    ``results.json`` or ``figures/`` that passhat did not write is refused.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_report_dir(d / "new") == d / "new"
+    True
+    """
+    return check_tree(out_dir, owned=REPORT_NAMES, inputs=input_paths(*inputs), force=force)
+
+
+def report_files(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[str, FileContent]:
+    """Every file of the report directory: relative path → content.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.report.build import build_report_data
+    >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
+    >>> sorted(report_files(rd, {}))
+    ['index.html', 'report.md', 'results.json', 'tasks.parquet']
+    """
+    files: dict[str, FileContent] = {}
+    for fid, f in figures.items():
+        files[f"figures/{fid}.png"] = f.png
+        files[f"figures/{fid}.svg"] = f.svg
+    files["index.html"] = render_html(data, figures)
+    files["report.md"] = render_markdown(data, figures)
+    files["results.json"] = results_json(data)
+    if data.tasks is not None:
+        files["tasks.parquet"] = tasks_parquet(data.tasks)
+    return files
+
+
+def write_report(
+    data: ReportData,
+    out_dir: str | Path,
+    *,
+    inputs: Sequence[Any] = (),
+    force: bool = False,
+) -> ReportPaths:
     """Write ``index.html``, ``report.md``, ``figures/`` and ``results.json`` into ``out_dir``.
+
+    All or nothing: the files are rendered first, then written through
+    :func:`passhat._write.write_tree`, so a reader of ``out_dir`` sees the previous complete
+    report or the new one, and the previous report's files that this one lacks are removed.
+
+    Parameters
+    ----------
+    data : ReportData
+    out_dir : str or Path
+        The report directory (created when missing).
+    inputs : sequence
+        What the report read (paths, Trials, count tables, Traces): never written over.
+    force : bool
+        Replace files of the report's names that passhat did not write.
 
     Examples
     --------
@@ -337,32 +429,20 @@ def write_report(data: ReportData, out_dir: str | Path) -> ReportPaths:
     >>> paths.html.name, paths.json.name
     ('index.html', 'results.json')
     """
-    out = Path(out_dir)
-    fig_dir = out / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
+    check_report_dir(out_dir, inputs=inputs, force=force)
     figures = draw_figures(data)
-    fig_paths = []
-    for fid, f in figures.items():
-        (fig_dir / f"{fid}.png").write_bytes(f.png)
-        (fig_dir / f"{fid}.svg").write_bytes(f.svg)
-        fig_paths += [fig_dir / f"{fid}.png", fig_dir / f"{fid}.svg"]
-    html_path = out / "index.html"
-    md_path = out / "report.md"
-    json_path = out / "results.json"
-    html_path.write_text(render_html(data, figures), encoding="utf-8")
-    md_path.write_text(render_markdown(data, figures), encoding="utf-8")
-    json_path.write_text(results_json(data), encoding="utf-8")
-    tasks_path = None
-    if data.tasks is not None:
-        tasks_path = out / "tasks.parquet"
-        tasks_path.write_bytes(tasks_parquet(data.tasks))
+    files = report_files(data, figures)
+    written = write_tree(
+        out_dir, files, owned=REPORT_NAMES, inputs=input_paths(*inputs), force=force
+    )
+    out = Path(out_dir)
     return ReportPaths(
         out_dir=out,
-        html=html_path,
-        markdown=md_path,
-        json=json_path,
-        figures=tuple(fig_paths),
-        tasks=tasks_path,
+        html=out / "index.html",
+        markdown=out / "report.md",
+        json=out / "results.json",
+        figures=tuple(out / rel for rel in written if rel.startswith("figures/")),
+        tasks=out / "tasks.parquet" if "tasks.parquet" in files else None,
     )
 
 

@@ -5,7 +5,13 @@ reference*). Real agents' failures cluster: some tasks always pass, some
 always fail, a minority flip. Then the measured pass^k lies above μ^k. This
 module puts the two side by side, per system and k:
 
-* ``uniform`` = Mean^k and ``ratio`` = pass^k / Mean^k (> 1: failures cluster);
+* ``uniform`` = Mean^k and ``ratio`` = pass^k / Mean^k (> 1 for tasks like
+  these whenever their success rates differ at all, by Jensen's inequality);
+* a heterogeneity test (Tarone's score test, exact permutation p-value) of
+  "one common rate, independent runs": "clustered" is its decision;
+* population-scope intervals, and a model-based share of tasks carrying 80%
+  of the gap (the sample share overstates the concentration at few runs),
+  from the Beta-Binomial posterior;
 * ``consistency`` = pass^k / Mean (1 = every run of a task agrees);
 * shares of always-pass, always-fail and flaky (mixed) tasks;
 * the gap Mean − pass^k split by task: each task contributes
@@ -29,18 +35,31 @@ Examples
 
 from __future__ import annotations
 
-from passhat.spread.beta import beta_mixed_share, beta_moment, solve_beta_kappa
-from passhat.spread.from_runs import GAP_LEVELS, Spread, describe_row, spread
+from passhat.spread.beta import (
+    beta_gap_concentration,
+    beta_mixed_share,
+    beta_moment,
+    solve_beta_kappa,
+)
+from passhat.spread.from_runs import DEFAULT_ALPHA, GAP_LEVELS, Spread, spread
 from passhat.spread.from_summary import BetaFit, SummarySpread, spread_from_summary
+from passhat.spread.heterogeneity import HeterogeneityTest, heterogeneity_test
+from passhat.spread.sentences import CLUSTERED, compare_consistency, describe_row
 
 __all__ = [
+    "CLUSTERED",
+    "DEFAULT_ALPHA",
     "GAP_LEVELS",
     "BetaFit",
+    "HeterogeneityTest",
     "Spread",
     "SummarySpread",
+    "beta_gap_concentration",
     "beta_mixed_share",
     "beta_moment",
+    "compare_consistency",
     "describe_row",
+    "heterogeneity_test",
     "solve_beta_kappa",
     "spread",
     "spread_from_summary",

@@ -1,12 +1,12 @@
-"""Clustered vs uniform spread measured from runs: pass^k against Mean^k per system and k, and which
-tasks carry the gap.
+"""Clustered vs uniform spread measured from runs: pass^k against Mean^k per system and k, which
+tasks carry the gap, and whether the task rates differ at all (a test, with population intervals).
 
 Examples
 --------
 >>> import passhat as ph
->>> sp = ph.spread(ph.load_example("abcd"), k=2)
->>> sorted(sp.table.columns)[:3]
-['always_fail_share', 'always_pass_share', 'consistency']
+>>> sp = ph.spread(ph.load_example("abcd"), k=2, seed=0)
+>>> sp.table[["system", "ratio", "p_value", "clustered"]].round(3).to_dict(orient="records")[0]
+{'system': 'seed-example', 'ratio': 1.405, 'p_value': 0.007, 'clustered': True}
 """
 
 from __future__ import annotations
@@ -23,12 +23,19 @@ from numpy.typing import NDArray
 
 from passhat._format import fmt_ratio, pct
 from passhat._repr import View, as_html, as_text
+from passhat._validate import check_ci
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
+from passhat.spread.heterogeneity import heterogeneity_test
+from passhat.spread.posterior import describe_method, posterior_spread
+from passhat.spread.sentences import describe_row
 from passhat.trials import Trials
 
-__all__ = ["GAP_LEVELS", "Spread", "describe_row", "spread"]
+__all__ = ["DEFAULT_ALPHA", "GAP_LEVELS", "Spread", "spread"]
+
+#: Level of the heterogeneity test when no interval level is given (else 1 − ci).
+DEFAULT_ALPHA = 0.05
 
 #: Shares of the gap for which :func:`spread` reports how many tasks carry them.
 GAP_LEVELS = (0.5, 0.8, 1.0)
@@ -43,14 +50,23 @@ class Spread:
     table : pandas.DataFrame
         One row per (system, k): tasks, mean, pass_at_k, pass_hat_k, uniform
         (mean^k), ratio (pass^k / mean^k), consistency (pass^k / mean), gap
-        (mean − pass^k), flaky_share, and the shares of tasks that carry 50%,
-        80% and 100% of the gap (``tasks_for_50``, ``tasks_for_80``,
-        ``tasks_for_100``). With ``ci``: ``pass_hat_k_lower``,
-        ``pass_hat_k_upper``, ``scope`` and ``method`` from the estimator's
-        intervals.
+        (mean − pass^k), flaky_share, the shares of tasks that carry 50%,
+        80% and 100% of the gap in this sample (``tasks_for_50``,
+        ``tasks_for_80``, ``tasks_for_100``), the model-based share of tasks
+        like these that carry 80% (``tasks_for_80_model``), the shares of
+        failing runs in always-fail and flaky tasks, and the system's
+        heterogeneity test: ``p_value``, ``clustered`` (the test rejects at
+        ``alpha``), ``testable`` and ``test_reason``. With ``ci``:
+        ``pass_hat_k_lower``/``_upper``, ``scope`` and ``method`` from the
+        estimator's population-scope intervals, and population-scope
+        intervals ``ratio_lower``/``_upper``, ``consistency_lower``/``_upper``
+        and ``tasks_for_80_model_lower``/``_upper`` (Beta-Binomial posterior,
+        joined with the homogeneous model when the test does not reject;
+        see :mod:`passhat.spread.posterior`).
     shares : pandas.DataFrame
         Per system: tasks, always_pass, always_fail, flaky (counts) and their
-        shares of the included tasks.
+        shares of the included tasks; failures (failing decided runs) and
+        how many of them lie in always-fail and in flaky tasks.
     contributions : pandas.DataFrame
         Per (system, k, task) with a positive contribution to the gap, worst
         first: n, c, mean, pass_hat_k, contribution (weighted), share (of the
@@ -59,6 +75,14 @@ class Spread:
         Tasks left out (from :func:`passhat.estimate`).
     method : dict
         How each column is computed.
+    settings : dict
+        The options used (k, ci, alpha, n_boot, seed, ...).
+    heterogeneity : pandas.DataFrame
+        Per system: Tarone's test of "one common success rate, independent
+        runs" (:func:`passhat.spread.heterogeneity_test`): tasks, runs,
+        rate, statistic, p_value, alpha, clustered, testable, reason,
+        method; and the Beta-Binomial posterior's ICC (median, with an
+        interval when ``ci`` is given) and κ.
     """
 
     table: pd.DataFrame
@@ -67,6 +91,7 @@ class Spread:
     excluded: pd.DataFrame
     method: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    heterogeneity: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def _view(self) -> View:
         t = self.table
@@ -83,8 +108,9 @@ class Spread:
             }
         )
         notes = (
-            "mean^k is pass^k if every task had the same success rate; a ratio above 1 means "
-            "failures cluster in some tasks. .contributions lists the tasks that carry the gap.",
+            "mean^k is pass^k if every task had the same success rate; any spread of task rates "
+            "puts pass^k above it, so .heterogeneity tests whether failures cluster beyond what "
+            "independent runs at a common rate give; .contributions lists the tasks with the gap.",
         )
         return View("Spread: measured pass^k against the uniform-spread reference", frame, notes)
 
@@ -102,49 +128,9 @@ class Spread:
         return sel.iloc[0]
 
     def sentence(self, system: str, k: int) -> str:
-        """Plain-language reading of one row, written from its numbers."""
+        """Plain-language reading of one row, written from its numbers (:func:`describe_row`)."""
         r = self.row(system, k)
         return describe_row(r)
-
-
-def describe_row(r: pd.Series | dict[str, Any]) -> str:
-    """One or two sentences reading a spread row (see :class:`Spread`), from its numbers."""
-    k = int(r["k"])
-    if k == 1:
-        return f"At k = 1, pass^1 equals the mean ({r['mean']:.1%}); the spread shows from k = 2."
-    ratio = float(r["ratio"])
-    flaky = float(r["flaky_share"])
-    uniform = float(r["uniform"])
-    gap = float(r["gap"])
-    clustered = not math.isfinite(ratio) or ratio > 1.005
-    if not math.isfinite(ratio):
-        head = (
-            f"pass^{k} is {r['pass_hat_k']:.1%} while a uniform spread of the mean "
-            f"({r['mean']:.1%}) would give {uniform:.1%}"
-        )
-    elif ratio > 1.005:
-        head = f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%})"
-    elif ratio < 0.995:
-        head = (
-            f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give "
-            f"({uniform:.1%}): no sign that failures cluster in some tasks"
-        )
-    else:
-        head = f"pass^{k} matches a uniform spread ({uniform:.1%})"
-    if gap <= 0 or flaky == 0:
-        tail = "every task's runs agree, so there is no gap between mean and pass^k"
-    elif clustered:
-        tail = (
-            f"failures concentrate in {flaky:.0%} of tasks (the flaky ones), which carry "
-            f"the whole {gap * 100:.1f}-point gap; {float(r['tasks_for_80']):.0%} of tasks "
-            "carry 80% of it"
-        )
-    else:
-        tail = (
-            f"{flaky:.0%} of tasks have both outcomes and share the {gap * 100:.1f}-point gap "
-            f"({float(r['tasks_for_80']):.0%} of tasks carry 80% of it)"
-        )
-    return f"{head}; {tail}." if not clustered else f"{head}: {tail}."
 
 
 def spread(
@@ -169,16 +155,28 @@ def spread(
     weights, on_short, min_runs
         As in :func:`passhat.estimate`.
     ci : float, optional
-        Confidence level of the pass^k interval (from the intervals of
-        :func:`passhat.estimate`); the population-scope interval is used.
+        Confidence level of the population-scope intervals: pass^k (from
+        :func:`passhat.estimate`), the ratio pass^k / mean^k, the
+        consistency and the model-based gap concentration. It also sets the
+        heterogeneity test's level, α = 1 − ci (0.05 without ``ci``), so
+        the ratio's interval reaches 1 exactly when the test does not reject.
     n_boot : int
-        Bootstrap resamples for ``ci``.
+        Bootstrap resamples for ``ci``, and Monte Carlo draws of the
+        heterogeneity test's p-value.
     seed : int, optional
-        Seed of the bootstrap.
+        Seed of the bootstrap, the test and the posterior draws.
 
     Returns
     -------
     Spread
+
+    Notes
+    -----
+    Why a test: mean^k < pass^k follows from *any* spread of the task rates
+    (Jensen), and at a few runs per task the sample ratio is noisy (with
+    30 tasks × 5 runs at a common rate 0.7 it ranges about 0.5–1.5 at k = 5).
+    "Clustered" is therefore the decision of Tarone's test of one common
+    rate with independent runs, not a threshold on the sample ratio.
 
     Examples
     --------
@@ -187,6 +185,8 @@ def spread(
     >>> float(s.row("system", 5)["ratio"])   # half always pass, half always fail: 0.5 / 0.5^5
     16.0
     """
+    level = check_ci(ci) if ci is not None else None
+    alpha = 1.0 - level if level is not None else DEFAULT_ALPHA
     ds = as_counts(data)
     opts: dict[str, Any] = {"k": k, "weights": weights, "on_short": on_short, "min_runs": min_runs}
     if ci is not None:
@@ -221,6 +221,16 @@ def spread(
                 "flaky_share": flaky.sum(axis=1) / n_inc,
             }
         )
+        fails = np.where(inc, n - c, 0)
+        total_fails = fails.sum(axis=1)
+        shares["failures"] = total_fails.astype(int)
+        shares["failures_always_fail"] = np.where(always_fail, fails, 0).sum(axis=1).astype(int)
+        shares["failures_flaky"] = np.where(flaky, fails, 0).sum(axis=1).astype(int)
+        shares["failures_always_fail_share"] = shares["failures_always_fail"] / total_fails
+        shares["failures_flaky_share"] = shares["failures_flaky"] / total_fails
+    het, post = _uncertainty(
+        systems, n, c, inc, ks, level=level, alpha=alpha, n_boot=n_boot, seed=seed
+    )
     # Sort each (system, k) column of contributions, worst first (stable on task order).
     order = np.argsort(-contrib, axis=1, kind="stable")  # (s, t, k)
     sorted_c = np.take_along_axis(contrib, order, axis=1)
@@ -258,6 +268,14 @@ def spread(
                 "tasks_for_50": float(tasks_for[0.5][si, ki]),
                 "tasks_for_80": float(tasks_for[0.8][si, ki]),
                 "tasks_for_100": float(tasks_for[1.0][si, ki]),
+                "failures_always_fail_share": float(shares["failures_always_fail_share"].iloc[si]),
+                "failures_flaky_share": float(shares["failures_flaky_share"].iloc[si]),
+                "tasks_for_80_model": post[si].per_k[kv]["tasks_for_80_model"],
+                "p_value": float(het.iloc[si]["p_value"]),
+                "alpha": alpha,
+                "clustered": bool(het.iloc[si]["clustered"]),
+                "testable": bool(het.iloc[si]["testable"]),
+                "test_reason": str(het.iloc[si]["reason"]),
             }
             if ci is not None:
                 t = est.table
@@ -272,6 +290,10 @@ def spread(
                     row["pass_hat_k_upper"] = float(iv["upper"].iloc[0])
                     row["scope"] = "population"
                     row["method"] = str(iv["method"].iloc[0])
+                pk = post[si].per_k[kv]
+                for key in ("ratio", "consistency", "tasks_for_80_model"):
+                    row[f"{key}_lower"] = pk[f"{key}_lower"]
+                    row[f"{key}_upper"] = pk[f"{key}_upper"]
             rows.append(row)
     table = pd.DataFrame(rows)
     crow = []
@@ -312,7 +334,16 @@ def spread(
         "consistency": "pass^k / mean",
         "gap": "mean − pass^k, split by task as w_i (c_i/n_i − C(c_i,k)/C(n_i,k))",
         "shares": "share of included tasks (unweighted) by decided runs: all pass, all fail, both",
-        "tasks_for_x": "smallest share of tasks whose contributions sum to x of the gap",
+        "tasks_for_x": (
+            "smallest share of these tasks whose sample contributions sum to x of the gap "
+            "(overstates the concentration at few runs per task; see tasks_for_80_model)"
+        ),
+        "failures_x_share": "share of failing decided runs in always-fail / flaky tasks",
+        "heterogeneity": (
+            f"Tarone's score test of one common success rate with independent runs; "
+            f"clustered = the test rejects at α = {alpha:g}"
+        ),
+        **describe_method(_weighted(w, inc)),
     }
     return Spread(
         table=table,
@@ -320,5 +351,56 @@ def spread(
         contributions=contributions,
         excluded=est.excluded,
         method=method,
-        settings={**est.settings, "ci": ci, "seed": seed},
+        settings={**est.settings, "ci": ci, "seed": seed, "alpha": alpha, "n_boot": n_boot},
+        heterogeneity=het,
     )
+
+
+def _weighted(w: NDArray[np.float64], inc: NDArray[np.bool_]) -> bool:
+    """Whether the included tasks of any system carry unequal weights."""
+    for ws, keep in zip(w, inc, strict=True):
+        vals = ws[keep]
+        if vals.size and not np.allclose(vals, vals[0]):
+            return True
+    return False
+
+
+def _uncertainty(
+    systems: list[str],
+    n: NDArray[np.int64],
+    c: NDArray[np.int64],
+    inc: NDArray[np.bool_],
+    ks: list[int],
+    *,
+    level: float | None,
+    alpha: float,
+    n_boot: int,
+    seed: int | None,
+) -> tuple[pd.DataFrame, list[Any]]:
+    """Per system: the heterogeneity test and the model-based figures (:mod:`.posterior`)."""
+    rngs = np.random.default_rng(seed).spawn(2 * len(systems))
+    rows = []
+    posts = []
+    for si, name in enumerate(systems):  # over systems, not tasks
+        keep = inc[si]
+        test = heterogeneity_test(n[si, keep], c[si, keep], n_draws=n_boot, seed=rngs[2 * si])
+        clustered = test.rejects(alpha)
+        post = posterior_spread(
+            n[si, keep],
+            c[si, keep],
+            ks=ks,
+            ci=level if level is not None else 1.0 - alpha,
+            homogeneous=not clustered,
+            rng=rngs[2 * si + 1],
+        )
+        posts.append(post)
+        row: dict[str, Any] = {"system": name, **test.to_dict(), "alpha": alpha}
+        row["clustered"] = clustered
+        row["icc"] = post.icc
+        if level is not None:
+            row["icc_lower"], row["icc_upper"] = post.icc_lower, post.icc_upper
+        row["kappa"] = post.kappa
+        rows.append(row)
+    cols = ["system", "tasks", "runs", "rate", "statistic", "p_value", "alpha", "clustered"]
+    het = pd.DataFrame(rows)
+    return het[cols + [c for c in het.columns if c not in cols]], posts

@@ -18,7 +18,13 @@ import numpy as np
 
 from passhat._format import fmt_ratio
 from passhat.errors import OptionError
-from passhat.spread.beta import beta_mixed_share, beta_moment, solve_beta_kappa, unexplained_reason
+from passhat.spread.beta import (
+    beta_mixed_share,
+    beta_moment,
+    impossible,
+    solve_beta_kappa,
+    unexplained_reason,
+)
 
 __all__ = ["BetaFit", "SummarySpread", "spread_from_summary"]
 
@@ -59,7 +65,9 @@ class SummarySpread:
     """Result of :func:`spread_from_summary`.
 
     ``beta`` is ``None`` and ``explained`` False when no Beta spread of task
-    rates reproduces the pair; ``reason`` then says why.
+    rates reproduces the pair; ``reason`` then says why. ``impossible`` is
+    True when no tasks at all can have the pair (pass^k > mean, or
+    pass^1 ≠ mean); the CLI refuses such a pair.
     """
 
     label: str | None
@@ -76,6 +84,7 @@ class SummarySpread:
     mixed_share_published: float | None = None
     mixed_share_runs: int | None = None
     mixed_share_check: str = ""
+    impossible: bool = False
     method: str = (
         "uniform reference = mean^k; Beta(μκ, (1−μ)κ) with μ = mean and κ solved from "
         "E[p^k] = pass^k (Brent on log κ)"
@@ -136,6 +145,7 @@ class SummarySpread:
             "mixed_share_published": self.mixed_share_published,
             "mixed_share_runs": self.mixed_share_runs,
             "mixed_share_check": self.mixed_share_check,
+            "impossible": self.impossible,
             "method": self.method,
             "sentence": self.sentence(),
         }
@@ -257,4 +267,5 @@ def spread_from_summary(
         mixed_share_published=mixed_share,
         mixed_share_runs=n_runs,
         mixed_share_check=check,
+        impossible=impossible(mean, pass_hat_k, k),
     )

@@ -5,8 +5,10 @@ Oracle: passhat.compare on the same data, seed and options (population scope).
 
 from __future__ import annotations
 
+import pytest
+
 import passhat as ph
-from passhat.report.sections.comparison import comparison_table
+from passhat.report.sections.comparison import comparison_sentence, comparison_table
 
 
 def test_rows_are_the_population_rows_of_compare() -> None:
@@ -26,3 +28,62 @@ def test_rows_are_the_population_rows_of_compare() -> None:
         assert (r["diff_lower"], r["diff_upper"]) == (want["lower"], want["upper"])
     assert len(sentences) == 1 and sentences[0].startswith("baseline − guided: pass^5 differs by")
     assert any(c.label == "90% interval" for c in table.columns)
+
+
+def test_sentence_verdict_follows_the_interval() -> None:
+    data = ph.load_example("agents")
+    table, sentences = comparison_table(
+        data, ks=[1, 5], ci=0.9, seed=4, n_boot=300, baseline="baseline"
+    )
+    r = next(r for r in table.rows if r["metric"] == "pass^k" and r["k"] == 5)
+    s = sentences[0]
+    assert f"pass^5 differs by {r['difference'] * 100:+.1f} points" in s
+    assert f"90% interval {r['diff_lower'] * 100:+.1f} to {r['diff_upper'] * 100:+.1f}" in s
+    assert f"p = {r['p_value']:.3g}" in s
+    if r["diff_lower"] > 0:
+        assert s.endswith("the interval excludes zero: guided has the higher pass^5.")
+    elif r["diff_upper"] < 0:
+        assert s.endswith("the interval excludes zero: baseline has the higher pass^5.")
+    else:
+        assert s.endswith("the data do not settle which is better.")
+
+
+@pytest.mark.parametrize(
+    ("diff", "lo", "hi", "ends"),
+    [
+        (0.05, 0.01, 0.09, "the interval excludes zero: b has the higher pass^4."),
+        (-0.05, -0.09, -0.01, "the interval excludes zero: a has the higher pass^4."),
+        (
+            0.05,
+            -0.02,
+            0.12,
+            "the interval includes zero, so the data do not settle which is better.",
+        ),
+        (
+            0.0,
+            -0.03,
+            0.03,
+            "the interval includes zero, so the data do not settle which is better.",
+        ),
+        (0.02, None, None, "the data do not settle which is better."),
+    ],
+    ids=["higher", "lower", "not-separable", "tie", "no-interval"],
+)
+def test_sentence_cases(diff, lo, hi, ends) -> None:
+    row = {
+        "candidate": "b",
+        "baseline": "a",
+        "difference": diff,
+        "diff_lower": lo,
+        "diff_upper": hi,
+        "p_value": 0.5,
+    }
+    s = comparison_sentence(row, k=4, ci=0.95)
+    assert s.startswith("b − a: pass^4 ") and s.endswith(ends)
+    if diff == 0:
+        assert "is the same on these tasks (0.0 points, 95% interval -3.0 to +3.0" in s
+        assert "differs" not in s
+    if lo is None:
+        assert "no interval" in s
+    else:
+        assert f"95% interval {lo * 100:+.1f} to {hi * 100:+.1f}, p = 0.5)" in s

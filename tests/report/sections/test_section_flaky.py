@@ -55,3 +55,46 @@ def test_no_flaky_task() -> None:
     sec = flaky_section(ph.estimate(counts, k=1), ci=None)
     assert sec.tables[0].rows == []
     assert sec.sentences == ["No task had both outcomes: every task's decided runs agree."]
+
+
+def test_sentences_say_where_the_failing_runs_are() -> None:
+    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
+    sec = flaky_section(est, ci=0.95)
+    tasks = est.tasks[est.tasks["included"]]
+    for i, system in enumerate(("baseline", "guided")):
+        mine = tasks[tasks["system"] == system]
+        fails = int((mine["n"] - mine["c"]).sum())
+        in_flaky = int((mine["n"] - mine["c"])[mine["flaky"]].sum())
+        in_fail = int(mine["n"][mine["c"] == 0].sum())
+        assert in_flaky + in_fail == fails  # always-pass tasks have no failing run
+        assert (
+            f"They hold {in_flaky} of the system's {fails} failing runs ({in_flaky / fails:.0%}); "
+            f"the other {in_fail} are in tasks that always fail." in sec.sentences[i]
+        )
+
+
+def test_tau_bench_failing_runs(tau_airline_path) -> None:
+    """Issue 12: on τ-bench 56 of the 116 failing runs are in tasks that always fail."""
+    sec = flaky_section(ph.estimate(ph.read(tau_airline_path), k=[1, 4]), ci=0.95)
+    assert sec.sentences[0].startswith("gpt-4o-airline: 26 flaky task(s). With 4 runs each")
+    assert (
+        "They hold 60 of the system's 116 failing runs (52%); the other 56 are in tasks that "
+        in (sec.sentences[0])
+    )
+
+
+def test_a_system_without_flaky_tasks_is_named() -> None:
+    # s1: a 3/3, b 0/3 (no flaky task); s2: a 1/3, b 2/3
+    wins = {("s1", "a"): 3, ("s1", "b"): 0, ("s2", "a"): 1, ("s2", "b"): 2}
+    rows = [
+        {"system": s, "task_id": t, "trial": r, "success": r < w}
+        for (s, t), w in wins.items()
+        for r in range(3)
+    ]
+    sec = flaky_section(ph.estimate(ph.Trials.from_frame(pd.DataFrame(rows)), k=1), ci=0.95)
+    assert sec.sentences[0] == "s1: no flaky task; every task's decided runs agree."
+    assert sec.sentences[1].startswith("s2: 2 flaky task(s).")
+    assert (
+        "They hold 3 of the system's 3 failing runs (100%); the other 0 are in"
+        in (sec.sentences[1])
+    )

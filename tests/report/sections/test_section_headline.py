@@ -36,4 +36,36 @@ def test_mean_once_and_pass_metrics_only_above_k_1() -> None:
     assert got == [("mean", None), ("pass@k", 2), ("pass^k", 2), ("pass@k", 3), ("pass^k", 3)]
     # no intervals: no interval columns, and the sentence names pass^3 without one
     assert [c.key for c in sec.tables[0].columns] == ["system", "metric", "k", "value"]
-    assert f"pass^3 = {est.value('pass_hat_k', 3):.1%}, the share" in sec.sentences[0]
+    assert f"pass^3 = {est.value('pass_hat_k', 3):.1%}, the chance" in sec.sentences[0]
+
+
+def test_sentences_carry_the_estimates_and_intervals() -> None:
+    est = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.9, n_boot=300, seed=1)
+    sec = headline_section(est, ks=[1, 4], ci=0.9, model_rows=None)
+    t = est.table
+    wide = est.wide().set_index(["system", "k"])
+    for i, system in enumerate(("baseline", "guided")):
+        s = sec.sentences[i]
+        w = wide.loc[(system, 4)]
+        pop = t[
+            (t["system"] == system)
+            & (t["k"] == 4)
+            & (t["metric"] == "pass_hat_k")
+            & (t["scope"] == "population")
+        ].iloc[0]
+        assert s.startswith(f"{system}: mean success {w['mean']:.1%} per run")
+        assert f"pass^4 = {w['pass_hat_k']:.1%}" in s
+        assert f"(90% population interval {pop['lower']:.1%}–{pop['upper']:.1%})" in s
+        assert f"pass@4 = {w['pass_at_k']:.1%}" in s
+        # pass^k is a chance averaged over tasks, not "the share of tasks whose runs all pass"
+        assert "the chance that 4 runs of a task all pass, averaged over the tasks" in s
+        assert "the share of tasks whose" not in s
+    assert "population interval also covers which tasks were drawn" in sec.sentences[2]
+
+
+def test_sentence_with_n_above_k_is_not_the_observed_all_pass_share() -> None:
+    # 2 tasks × 4 runs with 3/4 and 4/4: pass^2 = (C(3,2)/C(4,2) + 1)/2 = 0.75, while the share
+    # of tasks whose observed runs all pass is 0.5; the sentence gives 0.75 as a chance
+    est = ph.estimate(ph.counts_from_arrays([4, 4], [3, 4]), k=[1, 2])
+    sec = headline_section(est, ks=[1, 2], ci=None, model_rows=None)
+    assert "pass^2 = 75.0%, the chance that 2 runs of a task all pass" in sec.sentences[0]

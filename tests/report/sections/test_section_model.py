@@ -103,3 +103,24 @@ def test_ppc_counts_are_whole_tasks_and_the_sentences_agree() -> None:
             assert f"in {outside} of {len(rows)} bins" in line
         else:
             assert "every bin" in line
+
+
+def test_icc_sentence_states_the_law_of_total_variance_split() -> None:
+    """The sentence quotes the summary's task-sampling share (Fit.summary: an independent
+    quadrature checks it in tests/model) and draws the conclusion its size supports."""
+    data = ph.load_example("agents")
+    fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
+    sec, summary, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid")
+    for system in fit.systems:
+        row = summary[
+            (summary["system"] == system)
+            & (summary["metric"] == "pass_hat_k")
+            & (summary["k"] == 5)
+            & (summary["scope"] == "population")
+        ].iloc[0]
+        share = float(row["task_sampling_share"])
+        line = next(s for s in sec.sentences if s.startswith(f"{system}: ICC"))
+        assert f"{share:.0%} of that posterior variance comes from which tasks" in line
+        assert ("more tasks, not more runs" in line) == (share > 0.5)
+    cols = [c.label for c in sec.tables[0].columns]
+    assert "Variance more runs can remove" in cols and "law of total variance" in sec.tables[0].note

@@ -38,3 +38,23 @@ def test_skipped_and_no_design_without_spread() -> None:
     sec = plan_section(counts, fit=None, ks=[1, 2])
     assert any("no design of the budget" in s for s in sec.sentences)
     assert [t.id for t in sec.tables] == ["plan_tasks"]
+
+
+def test_more_runs_rows_are_the_fits_preposterior() -> None:
+    """With a Beta-Binomial fit, the section adds the expected width after as many runs per
+    task again (oracle: Fit.more_runs with the same settings, itself checked against an
+    independent quadrature in tests/model) and the floor from task sampling."""
+    from passhat.report.sections.plan import MORE_RUNS_SIMULATIONS
+
+    data = ph.load_example("agents")
+    fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
+    sec = plan_section(data, fit=fit, ks=[1, 5])
+    table = next(t for t in sec.tables if t.id == "plan_more_runs")
+    want = fit.more_runs(runs=[5], k=[5], simulations=MORE_RUNS_SIMULATIONS)
+    want = want[want["metric"] == "pass_hat_k"]
+    assert [r["expected_width"] for r in table.rows] == want["expected_width"].tolist()
+    assert [r["runs"] for r in table.rows][:4] == ["now", "+5 per task", "unlimited", "now"]
+    floor = want[(want["scope"] == "population") & (want["runs_added"] == float("inf"))]
+    for system, w in zip(floor["system"], floor["expected_width"], strict=True):
+        line = next(s for s in sec.sentences if s.startswith(f"{system}: 5 more runs"))
+        assert f"stays about {w:.3f} wide" in line

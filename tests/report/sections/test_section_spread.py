@@ -1,7 +1,8 @@
 """passhat.report.sections.spread: sentences and tables carry passhat.spread's numbers.
 
-Oracles: passhat.spread (ratio, flaky share, contributions) and passhat.estimate (the
-population-scope pass^k interval attached to the spread table).
+Oracles: passhat.spread (ratio, flaky share, contributions, the heterogeneity test, the
+intervals) and passhat.estimate (the population-scope pass^k interval); the sentences are
+checked against the rows they read.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import pandas as pd
 import pytest
 
 import passhat as ph
-from passhat.report.sections.spread import MAX_CONTRIB_ROWS, attach_intervals, spread_section
+from passhat.report.sections.spread import MAX_CONTRIB_ROWS, spread_section
+from passhat.spread import CLUSTERED, compare_consistency, describe_row
 
 
 def test_sentences_written_from_numbers(example_report) -> None:
@@ -23,11 +25,22 @@ def test_sentences_written_from_numbers(example_report) -> None:
         assert f"{row['flaky_share']:.0%} of tasks" in text
 
 
-def test_attached_interval_is_the_population_interval_of_estimate() -> None:
+def test_section_sentences_are_describe_row_and_compare_consistency() -> None:
+    sp = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.9, n_boot=300, seed=2)
+    sec = spread_section(sp, ks=[1, 5], ci=0.9)
+    want = [f"{s}: {describe_row(sp.row(s, 5))}" for s in ("baseline", "guided")]
+    assert sec.sentences[:2] == want
+    assert sec.sentences[2] == compare_consistency(sp.table, 5)
+    assert "most consistent" not in " ".join(sec.sentences)
+    for i, (system, h) in enumerate(sp.heterogeneity.set_index("system").iterrows()):
+        assert sec.sentences[i].startswith(f"{system}: ")
+        assert (f"; {CLUSTERED}" in sec.sentences[i]) == bool(h["clustered"])
+
+
+def test_interval_is_the_population_interval_of_estimate() -> None:
     data = ph.load_example("agents")
-    sp = ph.spread(data, k=[1, 5])
+    sp = ph.spread(data, k=[1, 5], ci=0.9, n_boot=300, seed=2)
     est = ph.estimate(data, k=[1, 5], ci=0.9, n_boot=300, seed=2)
-    attach_intervals(sp, est.table)
     t = est.table
     for r in sp.table.itertuples():
         want = t[
@@ -39,14 +52,34 @@ def test_attached_interval_is_the_population_interval_of_estimate() -> None:
         assert (r.pass_hat_k_lower, r.pass_hat_k_upper) == (want["lower"], want["upper"])
         assert r.method == want["method"] and r.scope == "population"
     sec = spread_section(sp, ks=[1, 5], ci=0.9)
-    assert any(c.label == "90% interval (population)" for c in sec.tables[0].columns)
+    labels = [c.label for c in sec.tables[0].columns]
+    assert "90% interval (population)" in labels
+    assert "90% interval of the ratio (population)" in labels
+    # the test table: one row per system, the spread's heterogeneity rows
+    test_table = next(tb for tb in sec.tables if tb.id == "spread_test")
+    got = pd.DataFrame(test_table.rows).set_index("system")
+    want_het = sp.heterogeneity.set_index("system")
+    assert got["p_value"].to_dict() == want_het["p_value"].to_dict()
+    assert got["clustered"].to_dict() == want_het["clustered"].to_dict()
+    assert "Tarone" in test_table.note and "α = 0.1" in test_table.note
 
 
 def test_contributions_are_the_largest_per_system() -> None:
     sp = ph.spread(ph.load_example("agents"), k=[1, 5])
-    rows = pd.DataFrame(spread_section(sp, ks=[1, 5], ci=None).tables[2].rows)
+    sec = spread_section(sp, ks=[1, 5], ci=None)
+    table = next(tb for tb in sec.tables if tb.id == "spread_contributions")
+    rows = pd.DataFrame(table.rows)
     cb = sp.contributions[sp.contributions["k"] == 5]
     for system, part in rows.groupby("system"):
         want = cb[cb["system"] == system].head(MAX_CONTRIB_ROWS)
         assert part["task"].tolist() == want["task"].tolist()
         assert part["contribution"].to_numpy() == pytest.approx(want["contribution"].to_numpy())
+
+
+def test_shares_table_counts_where_the_failing_runs_are() -> None:
+    sp = ph.spread(ph.load_example("agents"), k=[1, 5])
+    sec = spread_section(sp, ks=[1, 5], ci=None)
+    table = next(tb for tb in sec.tables if tb.id == "spread_shares")
+    for r in table.rows:
+        assert r["failures_always_fail"] + r["failures_flaky"] == r["failures"]
+    assert {c.key for c in table.columns} >= {"failures", "failures_always_fail", "failures_flaky"}

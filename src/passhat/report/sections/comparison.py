@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import xarray as xr
@@ -11,7 +12,7 @@ from passhat.estimators import METRIC_LABELS
 from passhat.report.document import Column, Table
 from passhat.trials import Trials
 
-__all__ = ["comparison_table"]
+__all__ = ["comparison_sentence", "comparison_table"]
 
 
 def _rows(table: Any) -> list[dict[str, Any]]:
@@ -104,19 +105,57 @@ def comparison_table(
         rows=rows,
         note=str(rows[0]["method"]) if rows else "",
     )
-    sent = []
     kmax = ks[-1]
-    for r in rows:
-        if r["metric"] == "pass^k" and r["k"] == kmax:
-            lo, hi = r["diff_lower"], r["diff_upper"]
-            sig = (
-                "the interval excludes zero"
-                if lo is not None and (lo > 0 or hi < 0)
-                else "the interval includes zero, so the data do not settle which is better"
-            )
-            sent.append(
-                f"{r['candidate']} − {r['baseline']}: pass^{kmax} differs by "
-                f"{r['difference'] * 100:+.1f} points ({ci:.0%} interval {lo * 100:+.1f} to "
-                f"{hi * 100:+.1f}, p = {r['p_value']:.3g}); {sig}."
-            )
+    sent = [
+        comparison_sentence(r, k=kmax, ci=ci)
+        for r in rows
+        if r["metric"] == "pass^k" and r["k"] == kmax
+    ]
     return table, sent
+
+
+def _float(x: Any) -> float:
+    """A float, or NaN when missing or not a number."""
+    try:
+        return float(x) if x is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def comparison_sentence(r: dict[str, Any], *, k: int, ci: float) -> str:
+    """One sentence reading a paired-comparison row of pass^k (candidate − baseline).
+
+    The verdict follows the interval: when it excludes zero the sentence
+    names the system with the higher pass^k; otherwise it says the data do
+    not settle which is better. A difference of exactly zero is called no
+    difference on these tasks.
+
+    Examples
+    --------
+    >>> row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
+    ...        "diff_upper": 0.09, "p_value": 0.02}
+    >>> print(comparison_sentence(row, k=4, ci=0.95))
+    b − a: pass^4 differs by +5.0 points (95% interval +1.0 to +9.0, p = 0.02); the interval \
+excludes zero: b has the higher pass^4.
+    """
+    cand, base = r["candidate"], r["baseline"]
+    diff = float(r["difference"])
+    lo, hi = _float(r.get("diff_lower")), _float(r.get("diff_upper"))
+    p = _float(r.get("p_value"))
+    p_txt = f", p = {p:.3g}" if math.isfinite(p) else ""
+    if diff == 0:
+        head = f"{cand} − {base}: pass^{k} is the same on these tasks (0.0 points"
+    else:
+        head = f"{cand} − {base}: pass^{k} differs by {diff * 100:+.1f} points ("
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        sep = "; " if diff == 0 else ""
+        return f"{head}{sep}no interval{p_txt}); the data do not settle which is better."
+    sep = ", " if diff == 0 else ""
+    head += f"{sep}{ci:.0%} interval {lo * 100:+.1f} to {hi * 100:+.1f}{p_txt})"
+    if lo > 0:
+        verdict = f"the interval excludes zero: {cand} has the higher pass^{k}"
+    elif hi < 0:
+        verdict = f"the interval excludes zero: {base} has the higher pass^{k}"
+    else:
+        verdict = "the interval includes zero, so the data do not settle which is better"
+    return f"{head}; {verdict}."

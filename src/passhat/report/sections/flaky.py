@@ -6,7 +6,7 @@ from typing import Any
 
 from passhat.report.document import Column, Section, Table
 
-__all__ = ["MAX_FLAKY_ROWS", "flaky_section"]
+__all__ = ["MAX_FLAKY_ROWS", "flaky_section", "flaky_sentences"]
 
 #: Flaky-task rows per system in the report and results.json (every task is in tasks.parquet).
 MAX_FLAKY_ROWS = 60
@@ -84,20 +84,59 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
             if x
         ),
     )
-    sent = []
+    return Section(
+        id="flaky", title="5. Flaky tasks", sentences=flaky_sentences(est), tables=[table]
+    )
+
+
+def flaky_sentences(est: Any) -> list[str]:
+    """Per system: how many flaky tasks, how well their rates are known, where the failing runs are.
+
+    Failing runs sit in flaky tasks and in tasks that always fail; the
+    sentence gives both counts, so "flaky" is not mistaken for "where the
+    failures are" (the gap mean − pass^k sits on flaky tasks alone, the
+    failing runs often do not).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> counts = ph.counts_from_arrays([4, 4, 4], [2, 0, 4], tasks=["a", "b", "c"])
+    >>> print(flaky_sentences(ph.estimate(counts, k=1))[0])
+    system: 1 flaky task(s). With 4 runs each, a task's success rate is known only to within a \
+median interval width of 70%; more runs on these tasks narrow it (see What to run next). They \
+hold 2 of the system's 6 failing runs (33%); the other 4 are in tasks that always fail.
+    """
+    tasks = est.tasks
+    inc = tasks[tasks["included"]]
+    flaky = inc[inc["flaky"]]
     if len(flaky) == 0:
-        sent.append("No task had both outcomes: every task's decided runs agree.")
-    for system, cnt in flaky.groupby("system", sort=False).size().items():
-        part = flaky[flaky["system"] == system]
+        return ["No task had both outcomes: every task's decided runs agree."]
+    sent = []
+    order = [str(s) for s in est.summary["system"]]
+    for system in order:
+        part = flaky[flaky["system"].astype(str) == system]
+        mine = inc[inc["system"].astype(str) == system]
+        if len(part) == 0:
+            sent.append(f"{system}: no flaky task; every task's decided runs agree.")
+            continue
         width = (part["rate_upper"] - part["rate_lower"]).median()
         runs = (
             f"{int(part['n'].iloc[0])} runs each"
             if part["n"].nunique() == 1
             else f"a median of {part['n'].median():g} runs"
         )
-        sent.append(
-            f"{system}: {cnt} flaky task(s). With {runs}, a task's success rate is known "
+        text = (
+            f"{system}: {len(part)} flaky task(s). With {runs}, a task's success rate is known "
             f"only to within a median interval width of {width:.0%}; more runs on these "
             "tasks narrow it (see What to run next)."
         )
-    return Section(id="flaky", title="5. Flaky tasks", sentences=sent, tables=[table])
+        fails = int((mine["n"] - mine["c"]).sum())
+        in_flaky = int((part["n"] - part["c"]).sum())
+        if fails:
+            text += (
+                f" They hold {in_flaky} of the system's {fails} failing runs "
+                f"({in_flaky / fails:.0%}); the other {fails - in_flaky} are in tasks that "
+                "always fail."
+            )
+        sent.append(text)
+    return sent

@@ -136,8 +136,9 @@ def headline_section(
         )
         sent.append(
             f"{r.system}: mean success {pct(r.mean)} per run; pass^{kmax} = "
-            f"{pct(r.pass_hat_k)}{pop_txt}, the share of tasks whose {kmax} runs all pass; "
-            f"pass@{kmax} = {pct(r.pass_at_k)}, the share where at least one of {kmax} passes."
+            f"{pct(r.pass_hat_k)}{pop_txt}, the chance that {kmax} runs of a task all pass, "
+            f"averaged over the tasks; pass@{kmax} = {pct(r.pass_at_k)}, the chance that at "
+            f"least one of {kmax} runs passes."
         )
     if methods:
         sent.append(

@@ -68,13 +68,16 @@ def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: 
             Column("scope", "Scope"),
             Column("mean", "Posterior mean", "pct"),
             Column("ci", f"{level:.0%} credible interval", "interval"),
-            Column("within_task_share", "Variance: within-task share", "pct"),
-            Column("task_sampling_share", "Variance: task-sampling share", "pct"),
+            Column("within_task_share", "Variance more runs can remove", "pct"),
+            Column("task_sampling_share", "Variance from task sampling", "pct"),
         ],
         rows=rows,
-        note=f"Method: {label}. The variance split divides the population-scope posterior "
-        "variance into the part from the finite runs of each task (within-task) and the part "
-        "from which tasks were drawn (task sampling).",
+        note=f"Method: {label}. Population scope is the expected value over tasks like these; "
+        "benchmark scope is these tasks. The variance split follows the law of total variance "
+        "given these tasks' success rates p: Var(E[θ | p]) is the share of the population-scope "
+        "posterior variance that unlimited runs on these tasks would remove; the rest, "
+        "E[Var(θ | p)], comes from which tasks were sampled and only more tasks reduce it. A "
+        "benchmark-scope value depends on p alone, so more runs can remove all of its variance.",
     )
 
 
@@ -207,11 +210,13 @@ def _icc_sentences(
         if p is not None:
             share = float(p["task_sampling_share"])
             line += (
-                f" For a new task, pass^{kmax} = {p['mean']:.1%} ({p['lower']:.1%}–"
-                f"{p['upper']:.1%}); {share:.0%} of that uncertainty comes from which tasks were "
-                "drawn, "
+                f" The expected pass^{kmax} over tasks like these is {p['mean']:.1%} "
+                f"({p['lower']:.1%}–{p['upper']:.1%}); {share:.0%} of that posterior variance "
+                "comes from which tasks were sampled and would remain however many runs each "
+                f"task got (law of total variance given the tasks' rates), {1 - share:.0%} from "
+                "the finite runs per task, "
                 + (
-                    "so more tasks, not more runs per task, would narrow it."
+                    "so more tasks, not more runs per task, would narrow it most."
                     if share > 0.5
                     else "so more runs per task would narrow it most."
                 )

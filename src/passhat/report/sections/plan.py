@@ -1,6 +1,7 @@
-"""Section 6, "What to run next": runs that bound flip rates and the design of the same budget.
+"""Section 6, "What to run next": runs that bound flip rates, the design of the same budget, and
+what more runs on these tasks would buy.
 
-From :mod:`passhat.planner` (pure: no I/O).
+From :mod:`passhat.planner` and, when the model ran, :meth:`passhat.Fit.more_runs` (pure: no I/O).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ PLAN_TITLE = "6. What to run next"
 FLIP_RATE = 0.10
 #: Half-width of a per-task success-rate interval the flaky tasks are planned for.
 HALF_WIDTH = 0.10
+#: Simulated sets of new runs behind the "more runs" rows (expected widths; MC error ≈ 1%).
+MORE_RUNS_SIMULATIONS = 100
 
 
 def _prior_for(fit: Any, ds: xr.Dataset, system: str) -> tuple[Any, str]:
@@ -149,6 +152,49 @@ def _design(
     return rows, sentence
 
 
+def _more_runs(fit: Any, n_runs: int, kmax: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows and sentences: the expected interval after as many more runs per task again."""
+    if fit is None or getattr(fit, "model", None) != "beta":
+        return [], []
+    table = fit.more_runs(runs=[n_runs], k=[kmax], simulations=MORE_RUNS_SIMULATIONS)
+    table = table[(table["metric"] == "pass_hat_k") & (table["k"] == kmax)]
+    summary = fit.summary(k=[kmax])
+    rows, sent = [], []
+    for system, part in table.groupby("system", sort=False):
+        width = {(r.scope, r.runs_added): r.expected_width for r in part.itertuples()}
+        for r in part.itertuples():
+            rows.append(
+                {
+                    "system": system,
+                    "scope": r.scope,
+                    "runs": "now"
+                    if r.runs_added == 0
+                    else "unlimited"
+                    if math.isinf(r.runs_added)
+                    else f"+{int(r.runs_added)} per task",
+                    "expected_width": float(r.expected_width),
+                    "width_ratio": float(r.width_ratio),
+                }
+            )
+        pop = summary[
+            (summary["system"] == system)
+            & (summary["metric"] == "pass_hat_k")
+            & (summary["scope"] == "population")
+        ]
+        share = float(pop["task_sampling_share"].iloc[0]) if len(pop) else math.nan
+        m = float(n_runs)
+        sent.append(
+            f"{system}: {n_runs} more runs on each task would narrow the 95% interval of "
+            f"pass^{kmax} from {width[('population', 0.0)]:.3f} to "
+            f"{width[('population', m)]:.3f} wide (expected) for the population scope and from "
+            f"{width[('benchmark', 0.0)]:.3f} to {width[('benchmark', m)]:.3f} for these tasks; "
+            "however many runs are added, the population interval stays about "
+            f"{width[('population', math.inf)]:.3f} wide: {share:.0%} of its variance comes "
+            "from which tasks were sampled, which only more tasks reduce."
+        )
+    return rows, sent
+
+
 def plan_section(
     data: Trials | xr.Dataset, *, fit: Any, ks: list[int], plan: bool = True
 ) -> Section:
@@ -160,7 +206,9 @@ def plan_section(
         The report's input.
     fit : passhat.Fit, optional
         The model's fit: its posterior is the design's assumption when given
-        (else a Beta-Binomial maximum-likelihood fit to the counts).
+        (else a Beta-Binomial maximum-likelihood fit to the counts); a plain
+        Beta-Binomial fit also gives the expected interval after as many more
+        runs per task again (table ``plan_more_runs``).
     ks : list of int
         k values; the design is for pass^k at the largest.
     plan : bool
@@ -200,6 +248,9 @@ def plan_section(
         design_rows, sentence = _design(ds, fit, system, n, kmax)
         rows_design += design_rows
         sent.append(sentence)
+    n_all = ds["n"].values[ds["present"].values.astype(bool)]
+    rows_more, sent_more = _more_runs(fit, int(np.median(n_all)) if n_all.size else 1, kmax)
+    sent += sent_more
     tables = []
     if rows_tasks:
         tables.append(
@@ -237,6 +288,25 @@ def plan_section(
                 ],
                 rows=rows_design,
                 note="From passhat.plan.design: exact under a Beta-Binomial model of the tasks.",
+            )
+        )
+    if rows_more:
+        tables.append(
+            Table(
+                id="plan_more_runs",
+                caption=f"More runs on these tasks: expected 95% interval width of pass^{kmax}",
+                columns=[
+                    Column("system", "System"),
+                    Column("scope", "Scope"),
+                    Column("runs", "Runs added"),
+                    Column("expected_width", "Expected width", "num"),
+                    Column("width_ratio", "Relative to now", "num"),
+                ],
+                rows=rows_more,
+                note="From passhat.Fit.more_runs: new runs simulated from the posterior "
+                "predictive, each posterior exact on a grid (a preposterior computation). "
+                "Unlimited runs reveal these tasks' rates: the population interval keeps the "
+                "part that comes from which tasks were sampled.",
             )
         )
     return Section(id="plan", title=PLAN_TITLE, sentences=sent, tables=tables)

@@ -7,42 +7,12 @@ from typing import Any
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
-from passhat.spread import describe_row
+from passhat.spread import compare_consistency, describe_row
 
-__all__ = ["MAX_CONTRIB_ROWS", "attach_intervals", "spread_section"]
+__all__ = ["MAX_CONTRIB_ROWS", "spread_section"]
 
 #: Gap contributions shown per system.
 MAX_CONTRIB_ROWS = 10
-
-
-def attach_intervals(sp: Any, table: pd.DataFrame) -> None:
-    """Add the population-scope pass^k interval of an estimate's table to the spread table.
-
-    Parameters
-    ----------
-    sp : passhat.spread.Spread
-        Changed in place: its table gains ``pass_hat_k_lower``/``_upper``,
-        ``scope`` and ``method``.
-    table : pandas.DataFrame
-        :attr:`passhat.Estimate.table` with intervals.
-
-    Examples
-    --------
-    >>> import passhat as ph
-    >>> data = ph.load_example("agents")
-    >>> sp = ph.spread(data, k=[1, 5])
-    >>> attach_intervals(sp, ph.estimate(data, k=[1, 5], ci=0.95, n_boot=200, seed=0).table)
-    >>> sp.table["scope"].unique().tolist()
-    ['population']
-    """
-    iv = table[(table["metric"] == "pass_hat_k") & (table["scope"] == "population")]
-    merged = sp.table.merge(
-        iv[["system", "k", "lower", "upper", "method"]], on=["system", "k"], how="left"
-    )
-    sp.table["pass_hat_k_lower"] = merged["lower"].to_numpy()
-    sp.table["pass_hat_k_upper"] = merged["upper"].to_numpy()
-    sp.table["scope"] = "population"
-    sp.table["method"] = merged["method"].to_numpy()
 
 
 def _contributions_table(sp: Any, kmax: int) -> Table:
@@ -89,8 +59,8 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     Parameters
     ----------
     sp : passhat.spread.Spread
-        From :func:`passhat.spread` (with :func:`attach_intervals` applied
-        when the report has intervals).
+        From :func:`passhat.spread` (with ``ci=`` when the report has
+        intervals: the heterogeneity test then runs at level 1 − ci).
     ks : list of int
         k values; the sentences speak of the largest.
     ci : float, optional
@@ -107,7 +77,7 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     >>> import passhat as ph
     >>> sec = spread_section(ph.spread(ph.load_example("agents"), k=[1, 5]), ks=[1, 5], ci=None)
     >>> [t.id for t in sec.tables]
-    ['spread', 'spread_shares', 'spread_contributions']
+    ['spread', 'spread_test', 'spread_shares', 'spread_contributions']
     """
     t = sp.table
     level = f"{ci:.0%}" if ci else ""
@@ -129,33 +99,81 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     cols += [
         Column("uniform", "Uniform spread mean^k", "pct"),
         Column("ratio", "pass^k / mean^k", "ratio"),
+    ]
+    if "ratio_lower" in t.columns:
+        cols.append(Column("ratio", f"{level} interval of the ratio (population)", "interval_num"))
+    cols += [
         Column("consistency", "Consistency pass^k / mean", "num"),
         Column("gap", "Gap mean − pass^k", "pts"),
-        Column("tasks_for_80", "Tasks carrying 80% of the gap", "pct"),
+        Column("tasks_for_80", "Tasks carrying 80% of the gap (this sample)", "pct"),
     ]
+    if "tasks_for_80_model" in t.columns:
+        cols.append(Column("tasks_for_80_model", "Same, model-based (tasks like these)", "pct"))
+    if "tasks_for_80_model_lower" in t.columns:
+        cols.append(Column("tasks_for_80_model", f"{level} interval (model)", "interval"))
     spread_table = Table(
         id="spread",
         caption="Measured pass^k against the uniform-spread reference mean^k",
         columns=cols,
         rows=rows,
         note=(
-            "mean^k is what pass^k would be if every task had the same success rate. "
-            "A ratio above 1 means failures cluster in some tasks."
+            "mean^k is what pass^k would be if every task had the same success rate. For tasks "
+            "like these the ratio is above 1 whenever their success rates differ at all "
+            "(Jensen's inequality); whether they differ beyond chance is the test in the next "
+            "table. The sample share of tasks carrying 80% of the gap overstates the "
+            "concentration at few runs per task; the model-based share (Beta-Binomial "
+            "posterior) estimates it for tasks like these."
         ),
     )
-    share_table = Table(
-        id="spread_shares",
-        caption="Tasks whose decided runs all pass, all fail, or both (flaky)",
+    het_table = Table(
+        id="spread_test",
+        caption="Do the tasks' success rates differ? Tarone's test of one common rate with "
+        "independent runs",
         columns=[
             Column("system", "System"),
             Column("tasks", "Tasks", "int"),
-            Column("always_pass", "Always pass", "int"),
-            Column("always_pass_share", "(share)", "pct"),
-            Column("always_fail", "Always fail", "int"),
-            Column("always_fail_share", "(share)", "pct"),
-            Column("flaky", "Flaky (mixed)", "int"),
-            Column("flaky_share", "(share)", "pct"),
-        ],
+            Column("runs", "Decided runs", "int"),
+            Column("statistic", "Tarone's Z", "num"),
+            Column("p_value", "p-value", "num"),
+            Column("clustered", "Clustered (test rejects)", "bool"),
+            Column("icc", "Run-to-run correlation (ICC)", "num"),
+        ]
+        + (
+            [Column("icc", f"{level} interval of the ICC", "interval_num")]
+            if "icc_lower" in sp.heterogeneity.columns
+            else []
+        ),
+        rows=sp.heterogeneity.to_dict(orient="records"),
+        note=" ".join(
+            sorted({f"{m}." for m in sp.heterogeneity.get("method", pd.Series([], dtype=str))})
+        )
+        + (
+            f" Level α = {float(sp.heterogeneity['alpha'].iloc[0]):g}."
+            if len(sp.heterogeneity)
+            else ""
+        ),
+    )
+    share_cols = [
+        Column("system", "System"),
+        Column("tasks", "Tasks", "int"),
+        Column("always_pass", "Always pass", "int"),
+        Column("always_pass_share", "(share)", "pct"),
+        Column("always_fail", "Always fail", "int"),
+        Column("always_fail_share", "(share)", "pct"),
+        Column("flaky", "Flaky (mixed)", "int"),
+        Column("flaky_share", "(share)", "pct"),
+    ]
+    if "failures" in sp.shares.columns:
+        share_cols += [
+            Column("failures", "Failing runs", "int"),
+            Column("failures_always_fail", "in always-fail tasks", "int"),
+            Column("failures_flaky", "in flaky tasks", "int"),
+        ]
+    share_table = Table(
+        id="spread_shares",
+        caption="Tasks whose decided runs all pass, all fail, or both (flaky), and where the "
+        "failing runs are",
+        columns=share_cols,
         rows=sp.shares.to_dict(orient="records"),
     )
     kmax = ks[-1]
@@ -164,15 +182,17 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
         row = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
         sent.append(f"{system}: {describe_row(row)}")
     if len(t["system"].unique()) > 1:
-        best = t[t["k"] == kmax].sort_values("consistency", ascending=False).iloc[0]
-        sent.append(
-            f"The most consistent system at k = {kmax} is {best['system']} "
-            f"(pass^{kmax}/mean = {best['consistency']:.2f})."
-        )
+        cmp = compare_consistency(t, kmax)
+        if cmp:
+            sent.append(cmp)
+    tables = [spread_table]
+    if len(sp.heterogeneity):
+        tables.append(het_table)
+    tables += [share_table, _contributions_table(sp, kmax)]
     return Section(
         id="spread",
         title="3. Clustered vs uniform spread",
         sentences=sent,
-        tables=[spread_table, share_table, _contributions_table(sp, kmax)],
+        tables=tables,
         figures=["spread_curve", "rate_histogram", "gap_concentration"],
     )

@@ -1,0 +1,224 @@
+"""How every command prints: tables and text that show names literally, and CSV or JSON.
+
+* :func:`make_console` gives a rich console that never reads text as markup (a system named ``[/x]``
+  or ``[red]t2[/red]`` is printed as it is, a ``[link=…]`` is no hyperlink), never turns
+  ``:smile:`` into an emoji, and shows control characters escaped (``\\x1b``, ``\\u202e``) so
+  that names cannot move the cursor, recolour or retitle the terminal. When stdout is not a
+  terminal (a pipe, a CI log) it never wraps: a table keeps each row on one line.
+* :class:`Table` is rich's table with every cell, header and title shown literally.
+* :func:`echo` is ``click.echo`` for text holding names.
+* :func:`emit_json` writes a payload as JSON (floats without last-bit noise: 0.42, not
+  0.42000000000000004); :func:`table_output` adds ``--csv`` to a command, which then writes
+  the main table of that same payload as CSV.
+
+Examples
+--------
+>>> import io
+>>> out = io.StringIO()
+>>> c = make_console(file=out)
+>>> t = Table(title="runs")
+>>> t.add_column("system")
+>>> t.add_row("[red]t2[/red]\\x1b]8;;x\\x07")
+>>> c.print(t)
+>>> "[red]t2[/red]\\\\x1b]8;;x\\\\x07" in out.getvalue()
+True
+"""
+
+from __future__ import annotations
+
+import contextvars
+import csv
+import functools
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+import rich.console
+import rich.table
+from rich.text import Text
+
+from passhat._format import jsonable, printable
+from passhat.errors import OptionError
+
+__all__ = ["Table", "echo", "emit_csv", "emit_json", "make_console", "table_output"]
+
+#: Width of a console whose output is not a terminal: wide enough that nothing wraps.
+PIPE_WIDTH = 10_000
+
+# The keys of the payload that ``--csv`` writes, while a command runs with ``--csv``.
+_CSV_KEYS: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
+    "passhat_csv_keys", default=None
+)
+
+
+class _LiteralConsole(rich.console.Console):
+    """A console that shows every string literally (no markup, emoji or highlighting; control
+    characters escaped, line feeds kept)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        kwargs.update(markup=False, emoji=False, highlight=False)
+        return super().render_str(printable(text, keep_newlines=True), **kwargs)
+
+
+def make_console(*, min_width: int | None = None, stderr: bool = False, file: Any = None) -> Any:
+    """The console a command prints with (see the module's docstring).
+
+    Parameters
+    ----------
+    min_width : int, optional
+        On a terminal narrower than this, print this wide anyway (wide tables).
+    stderr : bool
+        Print to stderr.
+    file : file-like, optional
+        Print there instead (tests).
+    """
+    opts: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    probe = _LiteralConsole(stderr=stderr, file=file, **opts)
+    if not probe.is_terminal:
+        return _LiteralConsole(stderr=stderr, file=file, width=PIPE_WIDTH, **opts)
+    if min_width is not None and probe.width < min_width:
+        return _LiteralConsole(stderr=stderr, file=file, width=min_width, **opts)
+    return probe
+
+
+def _text(value: Any) -> Any:
+    """A cell as literal text (a name never spans lines); rich renderables stay as they are."""
+    if isinstance(value, str):
+        return Text(printable(value))
+    return value
+
+
+class Table(rich.table.Table):
+    """:class:`rich.table.Table` whose title, caption, headers and cells are shown literally."""
+
+    def __init__(self, *headers: Any, **kwargs: Any) -> None:
+        for key in ("title", "caption"):
+            if key in kwargs:
+                kwargs[key] = _text(kwargs[key])
+        super().__init__(*(_text(h) for h in headers), **kwargs)
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        super().add_column(_text(header), *args, **kwargs)
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        super().add_row(*(_text(r) for r in renderables), **kwargs)
+
+
+def echo(message: Any = "", *, err: bool = False) -> None:
+    """``click.echo`` of a message that may hold names: control characters shown escaped.
+
+    Examples
+    --------
+    >>> echo("system v1\\x1b[2J")
+    system v1\\x1b[2J
+    """
+    click.echo(printable(message, keep_newlines=True), err=err)
+
+
+# --------------------------------------------------------------- JSON and CSV
+def emit_json(payload: dict[str, Any]) -> None:
+    """Write a JSON document to stdout (or, under ``--csv``, its main table as CSV).
+
+    Numbers pass through :func:`passhat._format.jsonable`: NaN → null, floats rounded to 12
+    significant digits. Names are written exactly (JSON escapes control characters).
+    """
+    keys = _CSV_KEYS.get()
+    if keys is not None:
+        emit_csv(_csv_rows(payload, keys))
+        return
+    click.echo(json.dumps(jsonable(payload), indent=2, sort_keys=False))
+
+
+def _csv_rows(payload: dict[str, Any], keys: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows ``--csv`` writes: the first of ``keys`` in the payload (a list of records; a
+    mapping of such lists, tagged by key; or one record), else the payload as one row."""
+    for key in keys:
+        value = payload.get(key)
+        if value is None:
+            continue
+        if isinstance(value, list):
+            return [r if isinstance(r, dict) else {key: r} for r in value]
+        if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
+            return [{key: name, **r} for name, rows in value.items() for r in rows]
+        if isinstance(value, dict):
+            return [value]
+    return [{k: v for k, v in payload.items() if k != "passhat_version"}]
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple | dict):
+        return printable(json.dumps(jsonable(value), ensure_ascii=False))
+    if isinstance(value, str):
+        return printable(value)
+    return jsonable(value)
+
+
+def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
+    """Write records as CSV to stdout: one header line (the union of the records' keys, in order
+    of appearance), empty cells for missing values, names with control characters escaped as
+    in the tables, nested values as JSON. No records: nothing is written.
+
+    Examples
+    --------
+    >>> emit_csv([{"system": "a,b", "value": 0.1 + 0.2}, {"system": "c", "lower": None}])
+    system,value,lower
+    "a,b",0.3,
+    c,,
+    """
+    if not rows:  # no rows, no columns known: nothing to write
+        return
+    columns: dict[str, None] = {}
+    for r in rows:
+        columns.update(dict.fromkeys(map(str, r)))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for r in rows:
+        cells = {str(k): v for k, v in r.items()}
+        writer.writerow([_cell(cells.get(c)) for c in columns])
+    click.echo(buf.getvalue(), nl=False)
+
+
+def table_output(*keys: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--csv`` to a command that has ``--json``: the command runs its JSON path, and the
+    first of ``keys`` found in its payload is written as CSV instead of the JSON document.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @click.option("--json", "as_json", is_flag=True)
+    ... @table_output("rows")
+    ... def cmd(as_json: bool) -> None:
+    ...     emit_json({"rows": [{"task": "t1", "rate": 0.5}]}) if as_json else echo("table")
+    >>> from click.testing import CliRunner
+    >>> print(CliRunner().invoke(cmd, ["--csv"]).output.strip())
+    task,rate
+    t1,0.5
+    """
+
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, as_csv: bool = False, **kwargs: Any) -> Any:
+            if not as_csv:
+                return f(*args, **kwargs)
+            if kwargs.get("as_json"):
+                raise OptionError("--csv and --json: choose one")
+            kwargs["as_json"] = True
+            token = _CSV_KEYS.set(keys)
+            try:
+                return f(*args, **kwargs)
+            finally:
+                _CSV_KEYS.reset(token)
+
+        return click.option(
+            "--csv",
+            "as_csv",
+            is_flag=True,
+            help="The main table as CSV on stdout (the rows of --json).",
+        )(wrapper)
+
+    return deco

@@ -1,0 +1,174 @@
+"""passhat.spread.from_runs: clustered vs uniform spread from runs.
+
+Oracles: the seeds' "two 50% agents" example, brute force with math.comb (the gap split by
+task, the share of tasks carrying 80% of it), counting by hand (always-pass / always-fail /
+flaky tasks and where the failing runs are), passhat.estimate (the pass^k interval) and
+passhat.spread.heterogeneity_test (the per-system test).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import passhat as ph
+from passhat.spread import CLUSTERED, heterogeneity_test
+
+
+def test_two_fifty_percent_agents_from_runs() -> None:
+    # 100 tasks × 5 runs, half 5/5 and half 0/5: measured 50.0% vs uniform 3.1%
+    counts = ph.counts_from_arrays([5] * 100, [5] * 50 + [0] * 50)
+    row = ph.spread(counts, k=5).row("system", 5)
+    assert f"{row['pass_hat_k']:.1%}" == "50.0%" and f"{row['uniform']:.1%}" == "3.1%"
+    assert row["flaky_share"] == 0 and row["gap"] == 0
+    assert "no gap" in ph.spread(counts, k=5).sentence("system", 5)
+    # and the test sees the clustering: half the tasks never fail, half never pass
+    assert row["clustered"] and row["p_value"] < 0.01
+
+
+def test_gap_split_by_task_brute_force() -> None:
+    rng = np.random.default_rng(3)
+    n = rng.integers(5, 9, size=40)
+    c = rng.binomial(n, rng.beta(0.6, 0.4, size=40))
+    counts = ph.counts_from_arrays(n, c, tasks=[f"t{i}" for i in range(40)])
+    sp = ph.spread(counts, k=[2, 5])
+    for k in (2, 5):
+        brute = np.array(
+            [
+                ci / ni - math.comb(int(ci), k) / math.comb(int(ni), k)
+                for ni, ci in zip(n, c, strict=True)
+            ]
+        ) / len(n)
+        row = sp.row("system", k)
+        contrib = sp.contributions[sp.contributions["k"] == k]
+        assert contrib["contribution"].sum() == pytest.approx(row["gap"], abs=1e-12)
+        assert row["gap"] == pytest.approx(brute.sum(), abs=1e-12)
+        # worst first, the exact brute-force values, and only tasks with both outcomes
+        expect = np.sort(brute[brute > 0])[::-1]
+        np.testing.assert_allclose(contrib["contribution"].to_numpy(), expect, atol=1e-12)
+        assert set(contrib["task"]) == {f"t{i}" for i in np.flatnonzero((c > 0) & (c < n))}
+        # smallest share of tasks carrying 80% of the gap, by brute force
+        cum = np.cumsum(expect) / expect.sum()
+        assert row["tasks_for_80"] == pytest.approx((np.argmax(cum >= 0.8) + 1) / 40)
+        assert row["tasks_for_100"] == pytest.approx(((c > 0) & (c < n)).sum() / 40)
+        assert contrib["cumulative"].iloc[-1] == pytest.approx(1.0)
+        assert row["uniform"] == pytest.approx(row["mean"] ** k)
+        assert row["consistency"] == pytest.approx(row["pass_hat_k"] / row["mean"])
+
+
+def test_shares_and_sentence_on_example(agents_trials) -> None:
+    sp = ph.spread(agents_trials, k=[1, 5])
+    counts = agents_trials.counts()
+    for s, system in enumerate(counts["system"].values):
+        n, c = counts["n"].values[s], counts["c"].values[s]
+        sh = sp.shares[sp.shares["system"] == system].iloc[0]
+        assert sh["always_pass"] == int((c == n).sum())
+        assert sh["always_fail"] == int((c == 0).sum())
+        assert sh["flaky"] == int(((c > 0) & (c < n)).sum())
+        # where the failing runs are, counted by hand
+        assert sh["failures"] == int((n - c).sum())
+        assert sh["failures_always_fail"] == int(n[c == 0].sum())
+        assert sh["failures_flaky"] == int((n - c)[(c > 0) & (c < n)].sum())
+        assert sh["failures_always_fail"] + sh["failures_flaky"] == sh["failures"]
+        row = sp.row(system, 5)
+        text = sp.sentence(system, 5)
+        # written from the numbers, not hard-coded
+        assert f"{row['flaky_share']:.0%} of tasks" in text
+        assert f"{row['gap'] * 100:.1f}-point gap" in text
+        assert f"{sh['failures_always_fail_share']:.0%} in tasks that always fail" in text
+    assert "k = 1" in sp.sentence(str(counts["system"].values[0]), 1)
+
+
+def test_spread_short_tasks_error_names_task() -> None:
+    counts = ph.counts_from_arrays([5, 2], [3, 1], tasks=["long", "short-one"])
+    with pytest.raises(ph.ShortTaskError, match="short-one"):
+        ph.spread(counts, k=5)
+    sp = ph.spread(counts, k=5, on_short="exclude")
+    assert sp.row("system", 5)["tasks"] == 1 and len(sp.excluded) == 1
+    # one task left: nothing to compare it with, so no test and no clustering claim
+    assert not sp.row("system", 5)["testable"] and not sp.row("system", 5)["clustered"]
+
+
+def test_spread_even_spread_sentence() -> None:
+    # every task 3 of 5: unbiased pass^2 = C(3,2)/C(5,2) = 0.3 < 0.6² = 0.36 (no clustering)
+    counts = ph.counts_from_arrays([5] * 20, [3] * 20)
+    sp = ph.spread(counts, k=2)
+    row = sp.row("system", 2)
+    assert row["pass_hat_k"] == pytest.approx(math.comb(3, 2) / math.comb(5, 2))
+    assert row["ratio"] == pytest.approx(0.3 / 0.36)
+    text = sp.sentence("system", 2)
+    assert "no sign that failures cluster" in text and "concentrate" not in text
+    assert "100% of tasks have both outcomes" in text
+    assert CLUSTERED not in text.replace("do not show " + CLUSTERED[:8], "")
+    assert not row["clustered"]
+
+
+def test_spread_with_intervals_matches_estimate() -> None:
+    # the pass^k interval of the spread table is the population-scope interval of estimate
+    trials = ph.load_example("agents")
+    sp = ph.spread(trials, k=[2, 5], ci=0.9, n_boot=400, seed=1)
+    est = ph.estimate(trials, k=[2, 5], ci=0.9, n_boot=400, seed=1)
+    t = est.table
+    for r in sp.table.to_dict(orient="records"):
+        iv = t[
+            (t["system"] == r["system"])
+            & (t["k"] == r["k"])
+            & (t["metric"] == "pass_hat_k")
+            & (t["scope"] == "population")
+        ].iloc[0]
+        assert (r["pass_hat_k_lower"], r["pass_hat_k_upper"]) == (iv["lower"], iv["upper"])
+        assert r["pass_hat_k_lower"] <= r["pass_hat_k"] <= r["pass_hat_k_upper"]
+        assert r["scope"] == "population" and "bootstrap" in r["method"]
+
+
+def test_heterogeneity_table_is_the_test_of_each_system(agents_trials) -> None:
+    sp = ph.spread(agents_trials, k=[1, 5], ci=0.9, n_boot=300, seed=3)
+    counts = agents_trials.counts()
+    het = sp.heterogeneity.set_index("system")
+    for s, system in enumerate(counts["system"].values):
+        n, c = counts["n"].values[s], counts["c"].values[s]
+        direct = heterogeneity_test(n, c, n_draws=300, seed=0)
+        h = het.loc[system]
+        assert h["statistic"] == pytest.approx(direct.statistic, rel=1e-12)
+        assert (h["tasks"], h["runs"]) == (direct.tasks, direct.runs)
+        # the level is 1 − ci, and "clustered" is the test's decision at it
+        assert h["alpha"] == pytest.approx(0.1)
+        assert bool(h["clustered"]) == (h["p_value"] <= 0.1)
+        assert h["icc_lower"] <= h["icc"] <= h["icc_upper"]
+        for k in (1, 5):
+            row = sp.row(system, k)
+            assert row["p_value"] == h["p_value"] and row["clustered"] == h["clustered"]
+    # the same seed gives the same p-values and intervals
+    again = ph.spread(agents_trials, k=[1, 5], ci=0.9, n_boot=300, seed=3)
+    assert again.heterogeneity["p_value"].tolist() == sp.heterogeneity["p_value"].tolist()
+    assert again.table["ratio_upper"].tolist() == sp.table["ratio_upper"].tolist()
+
+
+def test_ratio_interval_reaches_one_exactly_when_the_test_does_not_reject() -> None:
+    rng = np.random.default_rng(8)
+    seen = set()
+    for rep in range(12):
+        kappa = [0.5, 3.0, 1e9][rep % 3]
+        p = rng.beta(0.7 * kappa, 0.3 * kappa, size=25)
+        counts = ph.counts_from_arrays(np.full(25, 4), rng.binomial(4, p))
+        sp = ph.spread(counts, k=[1, 4], ci=0.9, n_boot=200, seed=rep)
+        row = sp.row("system", 4)
+        seen.add(bool(row["clustered"]))
+        assert (row["ratio_lower"] == 1.0) == (not row["clustered"])
+        assert row["ratio_lower"] >= 1.0 - 1e-12  # the population ratio is ≥ 1 (Jensen)
+        assert row["tasks_for_80_model_lower"] <= row["tasks_for_80_model_upper"] <= 0.8 + 1e-12
+        if not row["clustered"]:  # the homogeneous model joins: 80% of tasks carry 80%
+            assert row["tasks_for_80_model_upper"] == pytest.approx(0.8)
+        k1 = sp.row("system", 1)
+        assert k1["ratio_lower"] == pytest.approx(1.0) and math.isnan(k1["tasks_for_80_model"])
+    assert seen == {True, False}  # both branches were exercised
+
+
+def test_weights_are_noted_for_the_model_based_figures() -> None:
+    counts = ph.counts_from_arrays([4] * 6, [4, 0, 2, 4, 1, 3])
+    plain = ph.spread(counts, k=2)
+    weighted = ph.spread(counts, k=2, weights={str(i): float(i + 1) for i in range(6)})
+    assert "weights" not in plain.method
+    assert "equally weighted" in weighted.method["weights"]

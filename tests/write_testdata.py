@@ -1,0 +1,48 @@
+"""Helpers of the safe-write tests (not a test module): a full disk, leftovers, snapshots.
+
+Used by tests/write, tests/report and tests/commands."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+
+class FullDisk:
+    """Stands in for :mod:`os` in ``passhat._write.files``: ``write`` fails with ENOSPC once
+    ``budget`` bytes have been written, as a full disk does."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+    def write(self, fd: int, data: Any) -> int:
+        if len(data) > self.budget:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.budget -= len(data)
+        return os.write(fd, data)
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Hidden temporary or staging entries passhat may leave behind (none expected)."""
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if ".passhat-" in p.name and p.name != ".passhat-manifest.json"
+    )
+
+
+def snapshot(folder: Path) -> dict[str, bytes | str]:
+    """Every entry under ``folder``: file bytes, or ``-> target`` for a link."""
+    out: dict[str, bytes | str] = {}
+    for p in sorted(folder.rglob("*")):
+        rel = str(p.relative_to(folder))
+        if p.is_symlink():
+            out[rel] = f"-> {os.readlink(p)}"
+        elif p.is_file():
+            out[rel] = p.read_bytes()
+    return out
