@@ -18,9 +18,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# The bundled examples: τ-bench's real gpt-4o airline results (with six tasks' trajectories)
+# and the two simulated systems.
 demo: $(STAMP)
-	$(BIN)/passhat estimate --example agents --k 1,2,5 --ci 0.95 --seed 0
-	$(BIN)/passhat report --example agents -o reports/example --k 1,2,5 --seed 0
+	$(BIN)/passhat estimate --example tau-airline --k 1-4 --ci 0.95
+	$(BIN)/passhat report --example tau-airline -o reports/demo/tau-airline \
+		--traces src/passhat/examples/tau_airline/traces/gpt-4o-airline.json
+	$(BIN)/passhat estimate --example agents --k 1,2,5 --ci 0.95
+	$(BIN)/passhat report --example agents -o reports/example --k 1,2,5
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2

@@ -232,8 +232,9 @@ def test_min_runs_excludes_with_reason() -> None:
         ph.estimate(ds, k=2, on_short="drop")  # type: ignore[arg-type]
 
 
-def test_all_unscored_task_is_short() -> None:
-    """Oracle: the data model (unscored runs are not in n; n = 0 has no estimate)."""
+def test_task_with_no_decided_run_is_left_out_or_refused() -> None:
+    """Oracle: the data model (unscored runs are not in n; n = 0 has no estimate) and issue 16
+    item 3: one rule for estimate and fit, default "exclude", stated in the notes."""
     df = pd.DataFrame(
         {
             "task_id": ["a"] * 3 + ["b"] * 3,
@@ -242,13 +243,18 @@ def test_all_unscored_task_is_short() -> None:
         }
     )
     trials = ph.Trials.from_frame(df)
-    with pytest.raises(ph.ShortTaskError, match=r"b \(n=0\)"):
-        ph.estimate(trials, k=1)
-    est = ph.estimate(trials, k=1, on_short="exclude")
+    est = ph.estimate(trials, k=1)  # was a ShortTaskError about k = 1 > n = 0
+    assert est.settings["unscored_tasks"] == "exclude"
     assert est.excluded["task"].tolist() == ["b"]
+    assert est.excluded["reason"].tolist() == ["no decided run (3 runs unscored)"]
     assert int(est.excluded["unscored"].iloc[0]) == 3
     assert close(est.value("mean", 1), Fraction(2, 3))
     assert int(est.summary["unscored"].iloc[0]) == 3
+    assert any("no decided run" in n and "b (system)" in n for n in est.notes)
+    with pytest.raises(ph.ValidationError, match=r"1 task\(s\) have no decided run .*: b \(system"):
+        ph.estimate(trials, k=1, unscored_tasks="error")
+    with pytest.raises(ph.OptionError, match="unscored_tasks must be one of exclude, error"):
+        ph.estimate(trials, k=1, unscored_tasks="impute")  # type: ignore[arg-type]
 
 
 def test_tasks_absent_for_one_system_are_ignored() -> None:
@@ -384,3 +390,37 @@ def test_estimate_ci_on_tau_bench(tau_airline_path) -> None:  # type: ignore[no-
     bench = t[t["scope"] == "benchmark"]
     # k ≥ 3 with n = 4 < 2k: plug-in variance, labelled in method
     assert bench["method"].str.contains("plug-in").tolist() == [False, False, True, True]
+
+
+def test_value_with_intervals_and_scope() -> None:
+    """Issue 12 item 4: est.value("pass_hat_k", 4, system=...) raised "found 2" once intervals
+    were requested (a benchmark and a population row match). Oracle: the estimate without
+    intervals (the point value does not depend on the scope) and the table's own rows."""
+    trials = ph.load_example("agents")
+    plain = ph.estimate(trials, k=[1, 4])
+    est = ph.estimate(trials, k=[1, 4], ci=0.9, n_boot=300)
+    for system in ("baseline", "guided"):
+        v = plain.value("pass_hat_k", 4, system=system)
+        assert est.value("pass_hat_k", 4, system=system) == v
+        for scope in ("benchmark", "population"):
+            assert est.value("pass_hat_k", 4, system=system, scope=scope) == v
+            row = est.table[
+                (est.table["system"] == system)
+                & (est.table["k"] == 4)
+                & (est.table["metric"] == "pass_hat_k")
+                & (est.table["scope"] == scope)
+            ].iloc[0]
+            assert est.interval("pass_hat_k", 4, system, scope=scope) == (
+                row["lower"],
+                row["upper"],
+            )
+    with pytest.raises(OptionError, match="scope must be one of benchmark, population"):
+        est.value("pass_hat_k", 4, system="guided", scope="both")
+    with pytest.raises(OptionError, match=r"2 systems \(baseline, guided\): name the system"):
+        est.value("pass_hat_k", 4)
+    with pytest.raises(OptionError, match="no value for metric='pass_hat_k', k=3"):
+        est.value("pass_hat_k", 3, system="guided")
+    with pytest.raises(OptionError, match="no intervals: give ci="):
+        plain.interval("mean", 1, "guided", scope="population")
+    with pytest.raises(TypeError):
+        est.interval("mean", 1, "guided")  # type: ignore[call-arg]  # the scope must be named

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
+from passhat.examples import example_path
 from passhat.examples.simulate import simulate_agents
 from passhat.trials import Trials
 
@@ -64,3 +65,65 @@ def test_abcd_counts_and_seed_numbers() -> None:
 def test_unknown_example() -> None:
     with pytest.raises(ph.errors.OptionError, match="unknown example 'nope'"):
         ph.load_example("nope")
+
+
+# ------------------------------------------------------------ τ-bench airline
+def test_tau_airline_gives_the_published_pass_hat_k() -> None:
+    """Oracle: τ-bench's published leaderboard for gpt-4o airline: pass^1..4 = 0.420, 0.273,
+    0.220, 0.200 (Yao et al. 2024), from the bundled copy alone (no ../shared)."""
+    trials = ph.load_example("tau-airline")
+    assert trials.systems == ["gpt-4o-airline"]
+    ds = trials.counts()
+    assert ds.sizes["task"] == 50 and (ds["n"].values == 4).all()
+    hat = ph.estimate(trials, k=[1, 2, 3, 4]).wide()["pass_hat_k"].round(3).tolist()
+    assert hat == [0.420, 0.273, 0.220, 0.200]
+
+
+def test_tau_airline_is_the_shared_file_stripped(tau_airline_path) -> None:  # type: ignore[no-untyped-def]
+    """The bundled records are the original file's, less what passhat does not read."""
+    import json
+
+    full = json.loads(tau_airline_path.read_text(encoding="utf-8"))
+    bundled = json.loads(example_path("tau-airline").read_text(encoding="utf-8"))
+    key = [
+        (r["task_id"], r["trial"], r["reward"], r["info"]["source"], r["traj"][-1]) for r in full
+    ]
+    assert key == [
+        (r["task_id"], r["trial"], r["reward"], r["info"]["source"], r["traj"][-1]) for r in bundled
+    ]
+    # the same outcomes and statuses (how each conversation ended) as the whole file
+    a = ph.read(tau_airline_path).frame[["task_id", "trial", "success", "status"]]
+    b = ph.load_example("tau-airline").frame[["task_id", "trial", "success", "status"]]
+    pd.testing.assert_frame_equal(a, b)
+    traces = json.loads(example_path("tau-airline", traces=True).read_text(encoding="utf-8"))
+    by_key = {(r["task_id"], r["trial"]): r for r in full}
+    for rec in traces:  # the kept trajectories are the original's without the system prompt
+        orig = by_key[(rec["task_id"], rec["trial"])]
+        assert rec["traj"] == [m for m in orig["traj"] if m["role"] != "system"]
+
+
+def test_tau_airline_traces_match_the_trials() -> None:
+    trials = ph.load_example("tau-airline").frame
+    tr = ph.load_example_traces("tau-airline")
+    assert tr.source["example"] == "tau-airline"
+    assert sorted(tr.trials["task_id"].unique(), key=int) == ["5", "15", "21", "41", "44", "45"]
+    merged = tr.trials.merge(trials, on=["system", "task_id", "trial"], suffixes=("", "_t"))
+    assert len(merged) == 24 and (merged["success"] == merged["success_t"]).all()
+    assert 0 < merged["success"].mean() < 1  # mixed outcomes: every task diverges somewhere
+    div = ph.divergence(tr)
+    assert set(div.table["task_id"]) == {"5", "15", "21", "41", "44", "45"}
+
+
+def test_tau_airline_is_small_and_licensed() -> None:
+    folder = example_path("tau-airline").parent
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    assert size < 200_000, size
+    licence = (folder / "LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License") and "Sierra" in licence
+
+
+def test_unknown_trace_example() -> None:
+    with pytest.raises(ph.errors.OptionError, match="unknown trace example 'agents'"):
+        ph.load_example_traces("agents")
+    with pytest.raises(ph.errors.OptionError, match="no bundled file for example 'abcd'"):
+        example_path("abcd")

@@ -39,7 +39,7 @@ from passhat.estimators import (
     plugin_pass_at_k,
     plugin_pass_hat_k,
 )
-from passhat.examples import load_example
+from passhat.examples import load_example, load_example_traces
 from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_traces, read_trials
 from passhat.model import Fit, compare_models, fit, load_fit
@@ -81,6 +81,7 @@ __all__ = [
     "heterogeneity_test",
     "io",
     "load_example",
+    "load_example_traces",
     "load_fit",
     "mean_success",
     "pass_at_k",

@@ -1,7 +1,11 @@
-"""Shared argument checks: confidence level, resamples, seed, k and method names.
+"""Shared argument checks and defaults: confidence level, resamples, seed, k and method names.
 
 Every entry point (API and CLI) validates its options through these, so the
-same bad value gets the same message wherever it is given.
+same bad value gets the same message wherever it is given, and takes its
+defaults from here: :data:`DEFAULT_N_BOOT` bootstrap resamples and the fixed
+:data:`DEFAULT_SEED`, so the same data give the same intervals from
+``estimate``, ``compare``, ``spread``, ``report`` and ``fit`` on every run
+(each records the resamples and the seed it used).
 
 Examples
 --------
@@ -18,7 +22,23 @@ import numpy as np
 
 from passhat.errors import OptionError
 
-__all__ = ["check_ci", "check_method", "check_n_boot", "make_rng", "norm_k"]
+__all__ = [
+    "DEFAULT_N_BOOT",
+    "DEFAULT_SEED",
+    "check_ci",
+    "check_method",
+    "check_n_boot",
+    "make_rng",
+    "norm_k",
+    "resolve_seed",
+]
+
+#: Bootstrap resamples of every task bootstrap (intervals, paired tests, report), unless given.
+DEFAULT_N_BOOT = 10_000
+
+#: Seed of every random step unless one is given; ``seed=None`` asks for a fresh seed,
+#: which is drawn, used and recorded (:func:`resolve_seed`).
+DEFAULT_SEED = 0
 
 
 def check_ci(ci: float, *, name: str = "ci") -> float:
@@ -48,6 +68,26 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     ):
         raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
     return np.random.default_rng(seed)
+
+
+def resolve_seed(seed: int | None) -> int:
+    """The seed a run uses: ``seed`` checked, or for None a fresh one (recorded, so it repeats).
+
+    Raises
+    ------
+    OptionError
+        ``seed`` is not a whole number ≥ 0.
+
+    Examples
+    --------
+    >>> resolve_seed(7), 0 <= resolve_seed(None) < 2**31
+    (7, True)
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
+    return int(seed)
 
 
 def norm_k(k: int | Sequence[int]) -> list[int]:

@@ -48,7 +48,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from passhat._validate import check_ci, check_method, check_n_boot, make_rng
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+)
 from passhat.errors import ValidationError
 
 __all__ = [
@@ -338,8 +345,8 @@ def task_bootstrap(
     keys: ArrayLike | None = None,
     weights: ArrayLike | None = None,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | np.random.Generator | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     method: Literal["bca", "percentile"] = "bca",
 ) -> pd.DataFrame:
     """Task-level bootstrap of weighted means of per-task values (all columns at once).

@@ -4,9 +4,12 @@
 (:mod:`passhat.estimators`), averages them with the task weights, and, when a
 confidence level is given, attaches benchmark- and population-scope intervals
 (:mod:`passhat.intervals`). Tasks with fewer decided runs than k are an error
-naming them, or — when asked — excluded and listed with the reason. The
-result, :class:`Estimate`, holds the tidy table, the per-task values, the
-excluded tasks and a per-system summary.
+naming them, or — when asked — excluded and listed with the reason. A task
+with no decided run at all (every run unscored) has no estimate: by default
+it is left out and listed (``unscored_tasks="exclude"``, the rule
+:func:`passhat.fit` follows too), or refused (``"error"``). The result,
+:class:`Estimate`, holds the tidy table, the per-task values, the excluded
+tasks, a per-system summary and plain-language notes.
 
 Examples
 --------
@@ -28,7 +31,15 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._repr import View, as_html, as_text, metric_grid
-from passhat._validate import check_ci, check_n_boot, norm_k
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    norm_k,
+    resolve_seed,
+)
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
     METRICS,
@@ -39,6 +50,7 @@ from passhat.estimators import (
     per_task_metrics,
     task_weights,
 )
+from passhat.exclusions import exclusions
 from passhat.intervals import (
     estimate_intervals,
     proportion_interval,
@@ -47,7 +59,10 @@ from passhat.intervals import (
 )
 from passhat.trials import Trials
 
-__all__ = ["Estimate", "estimate"]
+__all__ = ["SCOPES", "Estimate", "estimate"]
+
+#: The two scopes of an interval (see :mod:`passhat.intervals`).
+SCOPES = ("benchmark", "population")
 
 
 @dataclass
@@ -68,7 +83,12 @@ class Estimate:
         included tasks that are flaky (both outcomes among decided runs),
         all-pass and all-fail.
     settings : dict
-        The options used (k, weights, on_short, ...).
+        The options used (k, weights, on_short, unscored_tasks, matched, and
+        with intervals ci, n_boot, seed, ci_method).
+    notes : list of str
+        Plain-language notes the output states: tasks left out and why,
+        systems averaged over different tasks, the bootstrap's resamples and
+        seed.
     tasks : pandas.DataFrame
         Per task (tidy, one row per system × task): n, c, unscored, flaky,
         all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
@@ -81,6 +101,7 @@ class Estimate:
     excluded: pd.DataFrame
     summary: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     _counts: xr.Dataset | None = field(default=None, repr=False)
     _include: NDArray[np.bool_] | None = field(default=None, repr=False)
     _weights: NDArray[np.float64] | None = field(default=None, repr=False)
@@ -158,70 +179,117 @@ class Estimate:
             index=["system", "k"], columns="metric", values="value", sort=False
         )[list(METRICS)].reset_index()
 
-    def value(self, metric: str, k: int, system: str | None = None) -> float:
+    def _rows(self, metric: str, k: int, system: str | None, scope: str | None) -> pd.DataFrame:
+        """The table's rows of one (metric, k[, system][, scope]), or an error saying why not."""
+        if metric not in METRICS:
+            raise OptionError(f"metric must be one of {', '.join(METRICS)} (got {metric!r})")
+        t = self.table
+        if scope is not None:
+            scope = check_method(scope, SCOPES, "scope")
+            if "scope" in t.columns:
+                t = t[t["scope"] == scope]
+        sel = (t["metric"] == metric) & (t["k"] == k)
+        if system is not None:
+            sel &= t["system"] == system
+        rows = t.loc[sel]
+        if rows.empty:
+            raise OptionError(
+                f"no value for metric={metric!r}, k={k}, system={system!r}; this estimate has "
+                f"k = {', '.join(map(str, self.settings.get('k', [])))} and systems "
+                f"{', '.join(map(str, pd.unique(self.table['system'])))}"
+            )
+        systems = list(pd.unique(rows["system"]))
+        if len(systems) > 1:
+            raise OptionError(
+                f"metric={metric!r}, k={k} has a value for each of {len(systems)} systems "
+                f"({', '.join(map(str, systems))}): name the system with system="
+            )
+        return rows
+
+    def value(
+        self, metric: str, k: int, system: str | None = None, *, scope: str | None = None
+    ) -> float:
         """A single benchmark value (name the system when there are several).
+
+        The point value is the same in both scopes (only the intervals differ),
+        so ``scope`` is never needed here; giving it checks the name.
 
         Examples
         --------
         >>> import passhat as ph
-        >>> est = ph.estimate(ph.load_example("agents"), k=1)
+        >>> est = ph.estimate(ph.load_example("agents"), k=1, ci=0.95, n_boot=200)
         >>> round(est.value("mean", 1, system="guided"), 3)
         0.815
         """
-        t = self.table
-        sel = (t["metric"] == metric) & (t["k"] == k)
-        if system is not None:
-            sel &= t["system"] == system
-        vals = t.loc[sel, "value"]
-        if len(vals) != 1:
-            raise OptionError(
-                f"expected one value for metric={metric!r}, k={k}, system={system!r}; "
-                f"found {len(vals)} (name the system when there are several)"
-            )
-        return float(vals.iloc[0])
+        return float(self._rows(metric, k, system, scope)["value"].iloc[0])
+
+    def interval(
+        self, metric: str, k: int, system: str | None = None, *, scope: str
+    ) -> tuple[float, float]:
+        """The (lower, upper) interval of one value in one scope.
+
+        Parameters
+        ----------
+        metric : {"mean", "pass_at_k", "pass_hat_k"}
+        k : int
+        system : str, optional
+            Needed when the estimate holds several systems.
+        scope : {"benchmark", "population"}
+            ``benchmark``: these tasks (within-task uncertainty only);
+            ``population``: a new task from the same distribution.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("abcd"), k=2, ci=0.95, n_boot=200)
+        >>> lo, hi = est.interval("pass_hat_k", 2, scope="population")
+        >>> lo <= est.value("pass_hat_k", 2) <= hi
+        True
+        """
+        if "scope" not in self.table.columns:
+            raise OptionError("this estimate has no intervals: give ci= (e.g. ci=0.95)")
+        row = self._rows(metric, k, system, scope).iloc[0]
+        return float(row["lower"]), float(row["upper"])
 
 
-def _included(
-    ds: xr.Dataset, kmax: int, *, on_short: str, min_runs: int | None
-) -> tuple[NDArray[np.bool_], pd.DataFrame]:
-    """Mask of tasks that enter the averages, and the excluded tasks with reasons."""
-    n = ds["n"].values
-    present = ds["present"].values
-    floor = min_runs or 0
-    below_floor = present & (n < floor)
-    short = present & ~below_floor & (n < kmax)
-    if short.any() and on_short == "error":
-        bad = [
-            (str(ds["system"].values[s]), str(ds["task"].values[t]), int(n[s, t]))
-            for s, t in np.argwhere(short)
-        ]
-        shown = ", ".join(f"{t} (n={nn})" for _, t, nn in bad[:8])
-        more = f" and {len(bad) - 8} more" if len(bad) > 8 else ""
-        raise ShortTaskError(
-            f"k = {kmax} exceeds the decided runs of {len(bad)} task(s): {shown}{more}; "
-            "run more trials, lower k, or exclude them (--min-runs / on_short='exclude')",
-            tasks=bad,
+def _notes(
+    excluded: pd.DataFrame,
+    systems: list[str],
+    include: NDArray[np.bool_],
+    present: NDArray[np.bool_],
+    *,
+    boot: tuple[int, int] | None,
+) -> list[str]:
+    """The notes an estimate's output states (see :attr:`Estimate.notes`)."""
+    notes: list[str] = []
+    reason = excluded["reason"].astype(str)
+    no_run = reason.str.startswith("no decided run").to_numpy()
+    if no_run.any():
+        part = excluded[no_run]
+        shown = ", ".join(f"{r.task} ({r.system})" for r in part.head(5).itertuples())
+        notes.append(
+            f"{len(part)} task(s) have no decided run (every run unscored) and are left out of "
+            f"every average: {shown}{' ...' if len(part) > 5 else ''} (unscored_tasks="
+            "'exclude', the default of estimate and fit; 'error' refuses them)"
         )
-    rows = []
-    dropped = below_floor | short
-    for s, t in np.argwhere(dropped) if dropped.any() else ():
-        nn = int(n[s, t])
-        reason = (
-            f"n = {nn} decided runs < min_runs = {min_runs}"
-            if below_floor[s, t]
-            else f"n = {nn} decided runs < k = {kmax}"
+    why = reason[~no_run]
+    short = why.str.replace(r" \(.*$", "", regex=True)  # matched: one line, however many
+    kind = why.where(~why.str.startswith("matched tasks"), short)
+    counts = kind.groupby(kind, sort=False).size()
+    for text, count in sorted(counts.items(), key=lambda kv: kv[0].startswith("matched")):
+        notes.append(f"excluded {count} task(s): {text}")
+    shared = present.sum(axis=0) >= 2
+    uneven = shared & include.any(axis=0) & ~(include | ~present).all(axis=0)
+    if len(systems) > 1 and uneven.any():
+        per = ", ".join(f"{s}: {int(t)}" for s, t in zip(systems, include.sum(axis=1), strict=True))
+        notes.append(
+            f"the systems are averaged over different tasks after exclusions ({per} tasks; "
+            f"{int(uneven.sum())} task(s) are left out for some systems only); matched=True "
+            "(--matched) leaves a task out of every system when it is left out of one"
         )
-        rows.append(
-            {
-                "system": str(ds["system"].values[s]),
-                "task": str(ds["task"].values[t]),
-                "n": nn,
-                "unscored": int(ds["unscored"].values[s, t]),
-                "reason": reason,
-            }
-        )
-    excluded = pd.DataFrame(rows, columns=["system", "task", "n", "unscored", "reason"])
-    return present & ~below_floor & ~short, excluded
+    if boot is not None:
+        notes.append(f"population intervals: task bootstrap, {boot[0]} resamples, seed {boot[1]}")
+    return notes
 
 
 def estimate(
@@ -231,9 +299,11 @@ def estimate(
     weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
+    matched: bool = False,
     ci: float | None = None,
-    n_boot: int = 10_000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
 ) -> Estimate:
@@ -261,13 +331,26 @@ def estimate(
     min_runs : int, optional
         Also exclude tasks with fewer decided runs than this (listed in
         ``excluded``).
+    unscored_tasks : {"exclude", "error"}
+        A task with no decided run (every run unscored) has no estimate:
+        leave it out of every average and list it (default; :func:`passhat.fit`
+        follows the same rule), or raise :class:`ValidationError` naming it.
+    matched : bool
+        With several systems: a task left out for one system (``min_runs``,
+        ``on_short="exclude"``, ``unscored_tasks``) is left out for every
+        system, so all are averaged over the same tasks (listed with the
+        reason). Without it, systems whose task sets differ after exclusions
+        get a note saying so.
     ci : float, optional
         Confidence level in (0, 1). When given, ``table`` has one row per
         (system, k, metric, scope) with columns lower, upper, scope, method.
     n_boot : int
-        Bootstrap resamples for the population scope (≥ 100).
-    seed : int, optional
-        Seed of the bootstrap.
+        Bootstrap resamples for the population scope (≥ 100; default
+        :data:`passhat._validate.DEFAULT_N_BOOT`, shared by every entry point).
+    seed : int or None
+        Seed of the bootstrap (default :data:`passhat._validate.DEFAULT_SEED`,
+        fixed, so intervals repeat; None draws a fresh seed, which is recorded
+        in ``settings`` and the notes).
     ci_method : {"bca", "percentile"}
         Bootstrap interval; BCa falls back to percentile where degenerate.
     task_method : {"wilson", "clopper-pearson", "jeffreys"}
@@ -293,9 +376,18 @@ def estimate(
         isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
     ):
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    if ci is not None:
+        seed = resolve_seed(seed)
     ks = norm_k(k)
     ds = as_counts(data)
-    include, excluded = _included(ds, max(ks), on_short=on_short, min_runs=min_runs)
+    include, excluded = exclusions(
+        ds,
+        max(ks),
+        on_short=on_short,
+        min_runs=min_runs,
+        unscored_tasks=unscored_tasks,
+        matched=bool(matched),
+    )
     # weights over the tasks left (a category's share must not shrink with its exclusions)
     kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
     w = task_weights(kept, weights).values * include
@@ -364,6 +456,8 @@ def estimate(
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
+        "matched": bool(matched),
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
     }
@@ -372,4 +466,11 @@ def estimate(
     result.table = table
     result.summary = summary
     result.settings = settings
+    result.notes = _notes(
+        excluded,
+        systems,
+        include,
+        np.asarray(ds["present"].values, dtype=bool),
+        boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
+    )
     return result

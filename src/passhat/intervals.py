@@ -56,7 +56,15 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+    norm_k,
+)
 from passhat.bootstrap import CI_METHODS, task_bootstrap
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
@@ -320,8 +328,8 @@ def estimate_intervals(
     ks: Sequence[int],
     *,
     ci: float,
-    n_boot: int = 10_000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
     ci_method: str = "bca",
 ) -> pd.DataFrame:
     """Benchmark- and population-scope intervals for :func:`passhat.estimate`.

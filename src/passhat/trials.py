@@ -121,11 +121,16 @@ class Trials:
     excluded : pandas.DataFrame
         Rows excluded before analysis, with a ``reason`` column (readers fill
         this; nothing is dropped without being listed here).
+    notes : list of str
+        What a reader decided that changes the reading, in plain words (e.g.
+        which column it read as the system); the CLI prints them and the
+        report records them.
     """
 
     frame: pd.DataFrame
     source: dict[str, Any] = field(default_factory=dict)
     excluded: pd.DataFrame = field(default_factory=pd.DataFrame)
+    notes: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -199,17 +204,7 @@ class Trials:
         undecided_status = df["status"].isin(UNSCORED_STATUSES)
         if undecided_status.any():
             df.loc[undecided_status, "success"] = pd.NA
-        dup = df.duplicated(["system", "task_id", "trial"], keep=False)
-        if dup.any():
-            rows = np.flatnonzero(dup.to_numpy())
-            first = df.iloc[rows[0]]
-            raise ValidationError(
-                f"{where}: duplicate (system, task_id, trial) = "
-                f"({first['system']}, {first['task_id']}, {first['trial']}) at rows "
-                f"{', '.join(str(r + 1) for r in rows[:5])}"
-                f"{' ...' if len(rows) > 5 else ''} ({len(rows)} rows in duplicate groups);"
-                " duplicates are never summed"
-            )
+        _check_duplicates(df, where)
         if "weight" in df.columns:
             w = pd.to_numeric(df["weight"], errors="coerce")
             bad = w.isna() & df["weight"].notna() | (w < 0)
@@ -244,8 +239,10 @@ class Trials:
 
     def __repr__(self) -> str:
         n_unscored = int(self.frame["success"].isna().sum())
+        col = self.source.get("system_column")
+        from_col = f" from column {col!r}" if col else ""
         return (
-            f"Trials({len(self.frame)} runs, {len(self.systems)} system(s), "
+            f"Trials({len(self.frame)} runs, {len(self.systems)} system(s){from_col}, "
             f"{len(self.tasks)} tasks, {n_unscored} unscored)"
         )
 
@@ -259,7 +256,12 @@ class Trials:
                     f"system(s) {', '.join(missing)} not found; have {', '.join(self.systems)}"
                 )
             df = df[df["system"].isin(systems)]
-        return Trials(frame=df.reset_index(drop=True), source=self.source, excluded=self.excluded)
+        return Trials(
+            frame=df.reset_index(drop=True),
+            source=self.source,
+            excluded=self.excluded,
+            notes=list(self.notes),
+        )
 
     def counts(self) -> xr.Dataset:
         """Aggregate to the count table (see module docstring)."""
@@ -334,6 +336,28 @@ def _show(value: Any) -> str:
     if isinstance(value, np.generic):
         value = value.item()
     return repr(value)
+
+
+def _check_duplicates(df: pd.DataFrame, where: str) -> None:
+    """Refuse duplicate (system, task_id, trial) rows, naming the rows of the first group."""
+    keys = ["system", "task_id", "trial"]
+    dup = df.duplicated(keys, keep=False).to_numpy()
+    if not dup.any():
+        return
+    first = df.iloc[int(np.flatnonzero(dup)[0])]
+    same = (
+        (df["system"] == first["system"])
+        & (df["task_id"] == first["task_id"])
+        & (df["trial"] == first["trial"])
+    ).to_numpy()
+    rows = np.flatnonzero(same) + 1
+    groups = int(df.loc[dup, keys].drop_duplicates().shape[0])
+    raise ValidationError(
+        f"{where}: duplicate (system, task_id, trial) = "
+        f"({first['system']}, {first['task_id']}, {first['trial']}) at rows "
+        f"{', '.join(map(str, rows[:10]))}{' ...' if len(rows) > 10 else ''} "
+        f"({int(dup.sum())} rows in {groups} duplicate group(s)); duplicates are never summed"
+    )
 
 
 def finite_column(

@@ -161,3 +161,21 @@ def test_classify_labels_builds_like_the_paired_comparison(
     doc = json.loads(capsys.readouterr().out)
     assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("ca", "cb")
     assert "(ca → cb;" in doc["summary"]
+
+
+def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12 item 7 in paired output: the task is left out for both systems, and listed."""
+    rows = "system,task_id,trial,success\n"
+    for s, short in (("A", "t1"), ("B", "t2")):
+        for t in ("t1", "t2", "t3", "t4"):
+            for r in range(2 if t == short else 4):
+                rows += f"{s},{t},{r},{int(r % 2 == 0 or s == 'B')}\n"
+    path = tmp_path / "two.csv"
+    path.write_text(rows, encoding="utf-8")
+    rc, out, _ = run(capsys, ["compare", str(path), "--min-runs", "3", "--n-boot", "200"])
+    assert rc == 0
+    assert "paired difference on 2 matched tasks" in out
+    assert (
+        "left out 2 matched task(s) for both systems: t1 (A: n = 2 decided runs < min_runs" in out
+    )
+    assert "200 resamples, seed 0" in out

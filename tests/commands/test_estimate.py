@@ -134,3 +134,30 @@ def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> Non
     rc, _, err = run(capsys, argv)
     assert rc == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_estimate_task_without_a_decided_run(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 16 item 3: left out and listed by default (as fit), refused on request."""
+    path = write(tmp_path, "u.csv", GOOD + "A,t4,0,\nA,t4,1,\n")
+    rc, out, _ = run(capsys, ["estimate", path])
+    out = " ".join(out.split())  # rich wraps the notes at the terminal width
+    assert rc == 0 and "1 task(s) have no decided run (every run unscored)" in out
+    assert "t4 (A)" in out
+    bad(capsys, ["estimate", path, "--unscored-tasks", "error"], r"no decided run .*t4")
+
+
+def test_cli_estimate_min_runs_matched(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12 item 7: uneven exclusions get a note; --matched excludes from both systems."""
+    rows = "system,task_id,trial,success\n"
+    for s, short in (("A", "t1"), ("B", "t2")):
+        for t in ("t1", "t2", "t3"):
+            for r in range(2 if t == short else 4):
+                rows += f"{s},{t},{r},{int(r % 2 == 0)}\n"
+    path = write(tmp_path, "two.csv", rows)
+    rc, out, _ = run(capsys, ["estimate", path, "--min-runs", "3"])
+    out = " ".join(out.split())  # rich wraps the notes at the terminal width
+    assert rc == 0 and "different tasks after exclusions (A: 2, B: 2 tasks" in out
+    rc, out, _ = run(capsys, ["estimate", path, "--min-runs", "3", "--matched", "--json"])
+    doc = json.loads(out)
+    assert [r["tasks"] for r in doc["summary"]] == [1, 1]
+    assert len(doc["excluded"]) == 4 and doc["settings"]["matched"] is True

@@ -71,3 +71,18 @@ def test_negative_seed_is_an_option_error(
     args = ["fit", "{good}", "--method", "grid", "--k", "1", "--seed", "-1"]
     argv = [a.format(good=good, out=tmp_path / "rep") for a in args]
     bad(capsys, argv, r"--seed.*-1")
+
+
+def test_cli_fit_states_the_rule_for_tasks_without_a_decided_run(capsys, tmp_path):
+    """Issue 16 item 3: the output's notes say what happened to such a task."""
+    path = write(tmp_path, "u.csv", GOOD + "A,t4,0,\nA,t4,1,\n")
+    assert (
+        main(["fit", path, "--method", "grid", "--k", "1", "--draws", "200", "--chains", "1"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "1 task(s) have no decided run" in out and "t4 (A)" in out
+    assert main(["fit", path, "--method", "grid", "--k", "1", "--json", "--draws", "200"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["unscored_tasks"] == "exclude" and len(doc["notes"]) == 1
+    assert doc["settings"]["seed"] == 0
+    bad(capsys, ["fit", path, "--method", "grid", "--unscored-tasks", "error"], r"t4 \(system A\)")

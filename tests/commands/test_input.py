@@ -258,3 +258,61 @@ def test_system_name_applies_to_a_count_table_without_a_system_column(
     assert main(["estimate", path, "--system-name", "gpt-x", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["system"] for r in doc["summary"]] == ["gpt-x"]
+
+
+def _two_models_csv(tmp_path: Path, column: str = "model") -> str:
+    """Two models, 3 questions x 4 attempts each; model-b always passes, model-a passes 1 of 4."""
+    rows = [f"{column},question_id,attempt,passed"]
+    for model in ("model-a", "model-b"):
+        for q in range(3):
+            for a in range(4):
+                rows.append(f"{model},q{q},{a},{int(model == 'model-b' or a == 0)}")
+    return write(tmp_path, "export.csv", "\n".join(rows) + "\n")
+
+
+def test_two_models_in_one_file_are_two_systems_with_a_note(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12 item 1: read with the README's column map, two models were one system."""
+    path = _two_models_csv(tmp_path)
+    rc = main(
+        [
+            "estimate",
+            path,
+            "--map",
+            "task=question_id",
+            "--map",
+            "success=passed",
+            "--k",
+            "4",
+            "--json",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert rc == 0
+    doc = json.loads(out)  # the note goes to stderr: stdout stays JSON
+    values = {r["system"]: r["value"] for r in doc["estimates"] if r["metric"] == "pass_hat_k"}
+    assert values == {"model-a": 0.0, "model-b": 1.0}  # by hand: c = 1 of 4 and 4 of 4
+    assert doc["input"]["system_column"] == "model"
+    assert "passhat: note: read column 'model' as the system (2 systems: model-a, model-b)" in err
+
+
+def test_an_unknown_splitting_column_is_refused_with_the_fix(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = _two_models_csv(tmp_path, column="arm_label")
+    bad(
+        capsys,
+        ["estimate", path, "--map", "task=question_id", "--map", "success=passed"],
+        r"column 'arm_label' splits every task's runs into 2 groups \(model-a, model-b\).*"
+        r"--map system=arm_label",
+    )
+    rc = main(
+        [
+            "estimate",
+            path,
+            "--map",
+            "task=question_id",
+            "--map",
+            "success=passed",
+            "--map",
+            "system=arm_label",
+        ]
+    )
+    assert rc == 0 and "model-b" in capsys.readouterr().out

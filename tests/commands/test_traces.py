@@ -115,3 +115,12 @@ def test_cli_traces(tau_airline_path: Path, capsys) -> None:  # type: ignore[no-
     rc = main(["traces", str(tau_airline_path), "--task", "16", "--task", "43"])
     out = capsys.readouterr().out
     assert rc == 0 and "Where failing runs diverge" in out and "substitutes" in out
+
+
+def test_cli_traces_bundled_example(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`passhat traces --example tau-airline` reads the bundled trajectories (no ../shared)."""
+    assert main(["traces", "--example", "tau-airline", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"]["tasks_mixed"] == 6
+    assert doc["input"]["example"] == "tau-airline"
+    bad(capsys, ["traces"], r"give a trace file or --example NAME")

@@ -166,3 +166,48 @@ def test_known_shift_detected_at_predicted_rate() -> None:
     tol = 3 * np.sqrt(predicted * (1 - predicted) / reps) + 0.05
     assert 0.3 < predicted < 0.95  # a test that can tell
     assert abs(hits / reps - predicted) < tol, (hits / reps, predicted)
+
+
+def test_min_runs_applies_to_matched_tasks_and_lists_them() -> None:
+    """Issue 12 item 7. Oracle: compare on the hand-made subset of tasks that remain."""
+    a, b = _pair([4, 2, 4, 4, 4], [3, 1, 2, 4, 0], [4, 4, 4, 1, 4], [4, 2, 1, 1, 3], list("vwxyz"))
+    cmp = ph.compare(a, b, k=[1, 2], min_runs=3, n_boot=300, seed=1)
+    assert cmp.dropped[["task", "reason"]].values.tolist() == [
+        ["w", "A: n = 2 decided runs < min_runs = 3"],
+        ["y", "B: n = 1 decided runs < min_runs = 3"],
+    ]
+    assert cmp.dropped["only"].isna().all()
+    keep = [0, 2, 4]
+    sa, sb = _pair(
+        *(np.asarray(v)[keep] for v in ([4, 2, 4, 4, 4], [3, 1, 2, 4, 0])),
+        *(np.asarray(v)[keep] for v in ([4, 4, 4, 1, 4], [4, 2, 1, 1, 3])),
+        list("vxz"),
+    )
+    sub = ph.compare(sa, sb, k=[1, 2], n_boot=300, seed=1)
+    cols = ["k", "metric", "scope", "base_value", "cand_value", "difference", "lower", "upper"]
+    assert cmp.table[cols].equals(sub.table[cols])
+    assert set(cmp.table["tasks"]) == {3}
+    assert cmp.settings["min_runs"] == 3
+
+
+def test_short_tasks_excluded_from_both_systems() -> None:
+    a, b = _pair([4, 2, 4], [3, 1, 2], [4, 4, 1], [4, 2, 1], list("xyz"))
+    cmp = ph.compare(a, b, k=3, on_short="exclude", n_boot=200, seed=0)
+    assert cmp.dropped["task"].tolist() == ["y", "z"]
+    assert set(cmp.table["tasks"]) == {1}
+    with pytest.raises(ShortTaskError, match="k = 3 exceeds the smallest n = 1"):
+        ph.compare(a, b, k=3, n_boot=200, seed=0)
+
+
+def test_task_with_no_decided_run_is_left_out_of_the_pair() -> None:
+    """Issue 16 item 3's rule in paired output: a task with n = 0 for one system leaves the pair."""
+    a = ph.counts_from_arrays(
+        [3, 0, 3], [2, 0, 1], tasks=list("xyz"), system="A", unscored=[0, 3, 0]
+    )
+    b = ph.counts_from_arrays([3, 3, 3], [3, 1, 1], tasks=list("xyz"), system="B")
+    cmp = ph.compare(a, b, k=1, n_boot=200, seed=0)
+    assert cmp.dropped[["task", "reason"]].values.tolist() == [
+        ["y", "A: no decided run (3 runs unscored)"]
+    ]
+    with pytest.raises(ValidationError, match="have no decided run"):
+        ph.compare(a, b, k=1, n_boot=200, seed=0, unscored_tasks="error")

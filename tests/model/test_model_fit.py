@@ -7,6 +7,7 @@ with the declared weights normalised over the tasks each system ran.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -75,3 +76,38 @@ def test_fit_api_negative_seed_is_an_option_error() -> None:
     data = ph.counts_from_arrays([4, 4, 4], [1, 4, 0])
     with pytest.raises(OptionError, match="seed"):
         ph.fit(data, method="grid", k=1, seed=-1, progress=False)
+
+
+def test_task_with_no_decided_run_follows_estimates_rule():
+    """Issue 16 item 3: fit kept a task with no decided run in the benchmark scope (its rate
+    drawn from the fitted distribution) while estimate refused it. One rule, default "exclude".
+
+    Oracle: the same fit on the data without that task (same seed: identical draws, since a
+    task with n = 0 adds nothing to the likelihood), and estimate's task set.
+    """
+    from passhat.model.fit import fit_notes
+
+    with_empty = ph.counts_from_arrays(
+        [4, 4, 4, 0], [4, 1, 0, 0], tasks=list("abcd"), unscored=[0, 0, 0, 4]
+    )
+    without = ph.counts_from_arrays([4, 4, 4], [4, 1, 0], tasks=list("abc"))
+    opts = {"method": "grid", "k": [1, 2], "seed": 3, "draws": 400, "chains": 2}
+    f = ph.fit(with_empty, **opts)
+    g = ph.fit(without, **opts)
+    cols = ["metric", "k", "scope", "mean", "lower", "upper"]
+    pd.testing.assert_frame_equal(f.summary(k=[1, 2])[cols], g.summary(k=[1, 2])[cols])
+    present = f.idata.constant_data["present"].values.astype(bool)
+    est = ph.estimate(with_empty, k=[1, 2])
+    assert present.tolist() == est.per_task["included"].values.tolist() == [[True] * 3 + [False]]
+    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[0]
+    imputed = ph.fit(with_empty, unscored_tasks="impute", **opts)
+    assert "drawn from the fitted distribution" in fit_notes(imputed)[0]
+    bench = imputed.summary(k=[1])
+    bench = bench[(bench["scope"] == "benchmark") & (bench["metric"] == "mean")]["mean"].iloc[0]
+    ref = g.summary(k=[1])
+    ref = ref[(ref["scope"] == "benchmark") & (ref["metric"] == "mean")]["mean"].iloc[0]
+    assert bench != pytest.approx(ref)  # the old behaviour, kept one option away
+    with pytest.raises(ph.ValidationError, match="have no decided run"):
+        ph.fit(with_empty, unscored_tasks="error", **opts)
+    with pytest.raises(ph.OptionError, match="unscored_tasks must be one of"):
+        ph.fit(with_empty, unscored_tasks="drop", **opts)

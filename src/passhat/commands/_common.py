@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 import click
-import numpy as np
 import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
-from passhat.commands._output import emit_json
+from passhat.commands._output import echo, emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -35,6 +34,7 @@ __all__ = [
     "load_input",
     "parse_k",
     "records",
+    "unscored_tasks_option",
 ]
 
 # ------------------------------------------------------------------ helpers
@@ -43,23 +43,14 @@ MAX_LIST_VALUES = 100_000
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:
-    """k = 1, 2, 5 where every task has that many decided runs, else up to the smallest n.
+    """The k shown when ``--k`` is not given: :func:`passhat.exclusions.default_ks`.
 
-    Used when a command that shows several k is given no ``--k``: with 4 runs per
-    task (τ-bench) that is 1, 2, 4 rather than an error about k = 5.
+    The API (:func:`passhat.report` without ``k``) uses the same function, so the
+    two never disagree.
     """
-    from passhat.estimators import as_counts
+    from passhat.exclusions import default_ks as _default_ks
 
-    ds = as_counts(data)
-    n = np.asarray(ds["n"].values)[np.asarray(ds["present"].values, dtype=bool)]
-    n = n[n > 0]
-    if n.size == 0:
-        return [1, 2, 5]  # nothing decided: let the estimator say so
-    n_min = int(n.min())
-    ks = [k for k in (1, 2, 5) if k <= n_min]
-    if n_min < 5:
-        ks.append(n_min)
-    return sorted(set(ks))
+    return _default_ks(data)
 
 
 def parse_k(text: str, *, option: str = "--k") -> list[int]:
@@ -127,7 +118,10 @@ def load_input(
         options["threshold"] = threshold
     if system_name is not None:
         options["system_name"] = system_name
-    return read(path, format=fmt, **options)
+    data = read(path, format=fmt, **options)
+    for note in data.notes if isinstance(data, Trials) else ():
+        echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
+    return data
 
 
 @dataclass(frozen=True)
@@ -226,6 +220,23 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
     )(g)
     g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
     return g
+
+
+def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., Any]], Any]:
+    """``--unscored-tasks``: the rule for tasks with no decided run (:mod:`passhat.exclusions`).
+
+    ``impute=True`` adds the model's third choice (``fit``).
+    """
+    choices = ["exclude", "error", *(["impute"] if impute else [])]
+    extra = ", or keep with rates drawn from the fitted distribution" if impute else ""
+    return click.option(
+        "--unscored-tasks",
+        type=click.Choice(choices),
+        default="exclude",
+        show_default=True,
+        help="Tasks with no decided run (every run unscored): leave out and list, or refuse"
+        f"{extra}.",
+    )
 
 
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 import click
 import xarray as xr
 
-from passhat._validate import check_ci, check_n_boot
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
 from passhat.commands._output import Table, echo, make_console, table_output
@@ -64,13 +64,14 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--k", "k_text", default="1", show_default=True, help="k values: 1,5 or 1-5."),
     click.option("--ci", type=float, default=0.95, show_default=True, help="Confidence level."),
     click.option(
-        "--n-boot", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
+        "--n-boot", type=int, default=DEFAULT_N_BOOT, show_default=True, help="Bootstrap resamples."
     ),
     click.option(
         "--seed",
         type=click.IntRange(min=0),
-        default=None,
-        help="Seed of bootstrap and permutations.",
+        default=DEFAULT_SEED,
+        show_default=True,
+        help="Seed of bootstrap and permutations (printed with the results).",
     ),
     click.option(
         "--ci-method",
@@ -114,9 +115,10 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option(
         "--min-runs",
         type=int,
-        default=3,
-        show_default=True,
-        help="With --classify: fewer decided runs than this in a build leaves a task undecided.",
+        default=None,
+        help="Leave out matched tasks where either system has fewer decided runs than this, or "
+        "fewer than k (listed); with --classify: fewer decided runs than this in a build leaves "
+        "a task undecided (default 3).",
     ),
 ]
 
@@ -152,6 +154,8 @@ def _run_paired(
         baseline=opts["baseline"],
         method=opts["ci_method"],
         names=names,
+        on_short="exclude" if opts["min_runs"] is not None else "error",
+        min_runs=opts["min_runs"],
     )
 
 
@@ -210,6 +214,19 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             console.print(
                 f"dropped {d['dropped_tasks']} task(s) not run by both systems (--intersect)"
             )
+        dropped = cmp.dropped[(cmp.dropped["candidate"] == cand) & cmp.dropped["only"].isna()]
+        if len(dropped):
+            console.print(
+                f"left out {len(dropped)} matched task(s) for both systems: "
+                + "; ".join(f"{r.task} ({r.reason})" for r in dropped.head(5).itertuples())
+                + (" ..." if len(dropped) > 5 else ""),
+                markup=False,
+                highlight=False,
+            )
+    console.print(
+        f"bootstrap and permutations: {cmp.settings['n_boot']} resamples, seed "
+        f"{cmp.settings['seed']}"
+    )
     if not quiet:
         methods = t.drop_duplicates(["scope", "method", "p_method"])
         for _, r in methods.iterrows():
@@ -231,7 +248,7 @@ def _run_classify(
         data_a,
         data_b,
         alpha=opts["alpha"],
-        min_runs=opts["min_runs"],
+        min_runs=opts["min_runs"] if opts["min_runs"] is not None else 3,
         base_system=opts["baseline"],
         names=names,
     )

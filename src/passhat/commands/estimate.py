@@ -7,9 +7,17 @@ from typing import Any
 import click
 import pandas as pd
 
-from passhat._validate import check_ci, check_n_boot
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
 from passhat.commands._output import Table, make_console, table_output
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
@@ -36,6 +44,12 @@ __all__ = ["register"]
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
 )
 @click.option(
+    "--matched",
+    is_flag=True,
+    help="With several systems: a task excluded for one system is excluded for all (listed).",
+)
+@unscored_tasks_option()
+@click.option(
     "--ci",
     type=float,
     default=None,
@@ -44,11 +58,17 @@ __all__ = ["register"]
 @click.option(
     "--n-boot",
     type=int,
-    default=10_000,
+    default=DEFAULT_N_BOOT,
     show_default=True,
     help="Task-bootstrap resamples (population scope).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Seed of the bootstrap (printed with the intervals).",
+)
 @click.option(
     "--ci-method",
     type=click.Choice(["bca", "percentile"]),
@@ -76,9 +96,11 @@ def estimate_cmd(
     k_text: str,
     weights: str,
     min_runs: int | None,
+    matched: bool,
+    unscored_tasks: str,
     ci: float | None,
     n_boot: int,
-    seed: int | None,
+    seed: int,
     ci_method: str,
     per_task: bool,
     task_method: str,
@@ -97,6 +119,8 @@ def estimate_cmd(
         weights=None if weights == "equal" else weights,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
+        matched=matched,
         ci=ci,
         n_boot=n_boot,
         seed=seed,
@@ -112,6 +136,7 @@ def estimate_cmd(
                 "summary": records(est.summary),
                 "estimates": records(est.table),
                 "excluded": records(est.excluded),
+                "notes": est.notes,
                 **({"tasks": records(est.tasks)} if per_task else {}),
             }
         )
@@ -140,16 +165,19 @@ def estimate_cmd(
         )
     console.print(table)
     if not quiet:
-        if len(est.excluded):
-            reasons = est.excluded.groupby("reason").size()
-            for reason, count in reasons.items():
-                console.print(f"excluded {count} task(s): {reason}")
+        _print_notes(console, est)
         unscored = int(est.summary["unscored"].sum())
         if unscored:
             console.print(
                 f"{unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
                 "error) are excluded from n."
             )
+
+
+def _print_notes(console: Any, est: Estimate) -> None:
+    """The estimate's notes: exclusions, unmatched task sets, bootstrap resamples and seed."""
+    for note in est.notes:
+        console.print(note)  # the console prints every string literally
 
 
 def _iv(lo: float, hi: float) -> str:
@@ -194,6 +222,7 @@ def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
             f"{r['system']}: flaky tasks {r['flaky_share']:.1%}, all-pass "
             f"{r['all_pass_share']:.1%}, all-fail {r['all_fail_share']:.1%}"
         )
+    _print_notes(console, est)
 
 
 def _print_tasks(console: Any, tasks: pd.DataFrame, ks: list[int], *, level: float) -> None:

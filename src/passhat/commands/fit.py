@@ -7,8 +7,16 @@ from typing import Any
 import click
 
 from passhat._format import pct
+from passhat._validate import DEFAULT_SEED
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, input_options, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    parse_k,
+    records,
+    unscored_tasks_option,
+)
 from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
@@ -49,10 +57,12 @@ def _interval(row: Any) -> str:
     show_default=True,
     help="Task weights in benchmark-scope metrics.",
 )
+@unscored_tasks_option(impute=True)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=None,
+    default=DEFAULT_SEED,
+    show_default=True,
     help="Random seed (recorded in the output).",
 )
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")
@@ -83,7 +93,8 @@ def fit_cmd(
     method: str,
     model_name: str,
     weights: str,
-    seed: int | None,
+    unscored_tasks: str,
+    seed: int,
     draws: int,
     tune: int,
     chains: int,
@@ -102,6 +113,7 @@ def fit_cmd(
     """
     from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
+    from passhat.model.fit import fit_notes
 
     if output is not None:  # before sampling, not after
         check_file(output, inputs=input_paths(source.path), force=force)
@@ -115,6 +127,7 @@ def fit_cmd(
         method=method,
         model=model_name,
         weights=None if weights == "equal" else weights,
+        unscored_tasks=unscored_tasks,
         seed=seed,
         draws=draws,
         tune=tune,
@@ -142,9 +155,11 @@ def fit_cmd(
                     "chains": chains,
                     "ci": ci,
                     "weights": weights,
+                    "unscored_tasks": unscored_tasks,
                     "priors": result.priors.to_json(),
                     "output": output,
                 },
+                "notes": fit_notes(result),
                 "summary": records(summary),
                 "diagnostics": {
                     "passed": diag.passed,
@@ -205,6 +220,8 @@ def fit_cmd(
             "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
+        for note in fit_notes(result):
+            console.print(note)  # the console prints every string literally
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:

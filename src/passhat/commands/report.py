@@ -6,10 +6,11 @@ import sys
 
 import click
 
-from passhat._validate import check_ci
-from passhat.commands._common import InputSpec, default_ks, input_options, parse_k
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
+from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
 from passhat.commands._output import echo
 from passhat.errors import OptionError
+from passhat.trials import Trials
 
 __all__ = ["register"]
 
@@ -57,18 +58,22 @@ __all__ = ["register"]
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=0,
+    default=DEFAULT_SEED,
     show_default=True,
-    help="Seed of every random step.",
+    help="Seed of every random step (recorded in results.json).",
 )
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
-@click.option("--n-boot", type=int, default=2000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--n-boot", type=int, default=DEFAULT_N_BOOT, show_default=True, help="Bootstrap resamples."
+)
 @click.option(
     "--min-runs",
     type=int,
     default=None,
-    help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them.",
+    help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them "
+    "(with several systems: for every system).",
 )
+@unscored_tasks_option()
 @click.option(
     "--traces",
     "traces_path",
@@ -97,6 +102,7 @@ def report_cmd(
     ci: float,
     n_boot: int,
     min_runs: int | None,
+    unscored_tasks: str,
     traces_path: str | None,
     tolerate_extra_lookups: bool,
     quiet: bool,
@@ -110,8 +116,6 @@ def report_cmd(
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
-    if ks is None:
-        ks = default_ks(data)
     if tolerate_extra_lookups and traces_path is None:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     traces = (
@@ -133,6 +137,7 @@ def report_cmd(
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,
         traces=traces,
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
@@ -150,6 +155,15 @@ def report_cmd(
     spread = res.data.section("spread")
     for line in spread.sentences:
         echo(f"  {line}")
+    settings = res.data.stamp["settings"]
+    echo(
+        f"  k = {', '.join(map(str, settings['k']))}; bootstrap {settings['n_boot']} resamples, "
+        f"seed {res.data.stamp['seed']}"
+    )
+    said = set(data.notes) if isinstance(data, Trials) else set()  # printed on stderr
+    for note in res.data.stamp.get("notes", []):
+        if note not in said and not note.startswith("population intervals:"):  # said above
+            echo(f"  note: {note}")
     for s in skipped:
         echo(f"  {s.title}: not shown ({s.note})")
     for s in failed:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from passhat._format import fmt_ratio, pct
-from passhat._validate import check_ci, check_n_boot
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import (
     InputSpec,
@@ -78,12 +78,16 @@ def _rate(text: str | None, name: str) -> float | None:
 @click.option(
     "--n-boot",
     type=int,
-    default=2000,
+    default=DEFAULT_N_BOOT,
     show_default=True,
     help="Runs: bootstrap resamples and Monte Carlo draws of the clustering test.",
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Runs: seed."
+    "--seed",
+    type=click.IntRange(min=0),
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Runs: seed of every random step (printed with the results).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("spread")
@@ -99,7 +103,7 @@ def spread_cmd(
     min_runs: int | None,
     ci: float,
     n_boot: int,
-    seed: int | None,
+    seed: int,
     as_json: bool,
 ) -> None:
     """Measured pass^k against the uniform-spread reference Mean^k.
@@ -222,6 +226,7 @@ def spread_cmd(
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+    console.print(f"bootstrap and test: {n_boot} resamples, seed {seed}")
     if len(sp.excluded):
         for reason, grp in sp.excluded.groupby("reason", sort=False):
             names = ", ".join(str(t) for t in grp["task"].head(8))

@@ -9,6 +9,8 @@ from passhat._format import short
 from passhat._version import __version__
 from passhat.commands._common import emit_json, records
 from passhat.commands._output import Table, echo, make_console, table_output
+from passhat.errors import OptionError
+from passhat.examples import TRACE_EXAMPLES, load_example_traces
 from passhat.io import formats, load_stages, read_traces
 from passhat.traces import Traces, divergence
 
@@ -16,7 +18,13 @@ __all__ = ["register"]
 
 
 @click.command("traces")
-@click.argument("path", type=click.Path(exists=True, dir_okay=True))
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=True))
+@click.option(
+    "--example",
+    type=click.Choice(sorted(TRACE_EXAMPLES)),
+    default=None,
+    help="Use the bundled trajectories of an example instead of a file.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -57,7 +65,8 @@ __all__ = ["register"]
 @table_output("divergence")
 @click.option("--quiet", "-q", is_flag=True, help="No notes.")
 def traces_cmd(
-    path: str,
+    path: str | None,
+    example: str | None,
     fmt: str | None,
     tasks: tuple[str, ...],
     stages_path: str | None,
@@ -81,7 +90,12 @@ def traces_cmd(
     difference in what the run does.
     """
     stages = load_stages(stages_path) if stages_path else None
-    tr = read_traces(path, format=fmt, system_name=system_name, outcomes=outcomes)
+    if path is not None and example is None:
+        tr = read_traces(path, format=fmt, system_name=system_name, outcomes=outcomes)
+    elif example is not None and path is None:
+        tr = load_example_traces(example)
+    else:
+        raise OptionError("give a trace file or --example NAME (one of them)")
     div = divergence(
         tr,
         stages=stages,
@@ -90,7 +104,7 @@ def traces_cmd(
         tolerate_extra_lookups=tolerate_extra_lookups,
         tasks=list(tasks) or None,
     )
-    no_calls = _no_tool_calls(tr, path, list(tasks), div.counts)
+    no_calls = _no_tool_calls(tr, path or f"example {example}", list(tasks), div.counts)
     if as_json:
         empty = div.table.iloc[0:0] if no_calls else div.table
         emit_json(

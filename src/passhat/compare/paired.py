@@ -42,7 +42,16 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from passhat._repr import View, as_html, as_text
-from passhat._validate import check_ci, check_method, check_n_boot, make_rng, norm_k
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_method,
+    check_n_boot,
+    make_rng,
+    norm_k,
+    resolve_seed,
+)
 from passhat.bootstrap import (
     CI_METHODS,
     compress,
@@ -53,6 +62,7 @@ from passhat.bootstrap import (
 from passhat.compare.selection import select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRIC_LABELS, METRICS, subset_ratio
+from passhat.exclusions import exclusions
 from passhat.intervals import benchmark_se
 from passhat.trials import Trials
 
@@ -72,7 +82,10 @@ class Comparison:
     discordant : pandas.DataFrame
         McNemar-style counts per pair at k = 1 (see :func:`compare`).
     dropped : pandas.DataFrame
-        Tasks left out because only one system ran them (``intersect=True``).
+        Tasks left out of a pair, with the reason: only one system ran them
+        (``intersect=True``; ``only`` names it), or the exclusion rules
+        (``min_runs``, ``on_short="exclude"``, ``unscored_tasks``) left them
+        out for either system, and so for both.
     settings : dict
     """
 
@@ -136,8 +149,8 @@ def paired_difference(
     *,
     k: int | Sequence[int] = 1,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | np.random.Generator | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     method: str = "bca",
 ) -> pd.DataFrame:
     """Paired difference B − A on matched tasks given as arrays (the core of :func:`compare`).
@@ -238,12 +251,15 @@ def compare(
     *,
     k: int | Sequence[int] = 1,
     ci: float = 0.95,
-    n_boot: int = 10_000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
     intersect: bool = False,
     baseline: str | None = None,
     method: Literal["bca", "percentile"] = "bca",
     names: tuple[str, str] | None = None,
+    on_short: Literal["error", "exclude"] = "error",
+    min_runs: int | None = None,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
 ) -> Comparison:
     """Paired comparison of systems on matched tasks: difference, interval, p-value.
 
@@ -271,7 +287,9 @@ def compare(
         The rule is :func:`passhat.compare.select_systems`'.
     k : int or sequence of int
     ci, n_boot, seed, method
-        Level, resamples (≥ 100), seed, "bca" or "percentile".
+        Level, resamples (≥ 100; default 10,000 as every entry point), seed
+        (default 0, fixed; None draws one, recorded in ``settings``), "bca" or
+        "percentile".
     intersect : bool
         Drop tasks that only one system ran (and report how many) instead of
         raising an error that lists them.
@@ -279,6 +297,10 @@ def compare(
         The baseline (with two inputs, a system of ``a``).
     names : (str, str), optional
         Labels for ``a`` and ``b`` when both are given.
+    on_short, min_runs, unscored_tasks
+        As in :func:`passhat.estimate`, applied to matched tasks: a task left
+        out for either system is left out of the pair (listed in ``dropped``
+        with the reason), so both systems are compared on the same tasks.
 
     Returns
     -------
@@ -305,9 +327,11 @@ def compare(
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
     meth = check_method(method, CI_METHODS, "method")
+    check_method(on_short, ("error", "exclude"), "on_short")
     ks = norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ds, base, cands = sel.counts, sel.baseline, sel.candidates
+    seed = resolve_seed(seed)
     rng = make_rng(seed)
     systems = [str(s) for s in ds["system"].values]
     present = np.asarray(ds["present"].values, dtype=bool)
@@ -336,13 +360,31 @@ def compare(
                 "the common tasks only"
             )
         for i in np.flatnonzero(unmatched):
+            only = base if present[ib, i] else cand
             dropped_rows.append(
                 {
                     "baseline": base,
                     "candidate": cand,
                     "task": tasks[i],
-                    "only": base if present[ib, i] else cand,
+                    "only": only,
+                    "reason": f"only {only} ran it",
                 }
+            )
+        both, rule_rows = _matched_exclusions(
+            ds.isel(system=[ib, ic]).assign(
+                present=ds["present"].isel(system=[ib, ic]) & both[None, :]
+            ),
+            # on_short="error": short tasks are refused below, naming the smallest n
+            max(ks) if on_short == "exclude" else 1,
+            on_short=on_short,
+            min_runs=min_runs,
+            unscored_tasks=unscored_tasks,
+        )
+        dropped_rows.extend({"baseline": base, "candidate": cand, **r} for r in rule_rows)
+        if not both.any():
+            why = f" (e.g. {rule_rows[0]['task']}: {rule_rows[0]['reason']})" if rule_rows else ""
+            raise ValidationError(
+                f"systems {base!r} and {cand!r} have no task in common left after exclusions{why}"
             )
         na, ca = n_all[ib, both], c_all[ib, both]
         nc, cc = n_all[ic, both], c_all[ic, both]
@@ -403,10 +445,50 @@ def compare(
         "method": meth,
         "intersect": intersect,
         "baseline": base,
+        "on_short": on_short,
+        "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
     }
     return Comparison(
         table=table,
         discordant=pd.DataFrame(disc_rows),
-        dropped=pd.DataFrame(dropped_rows, columns=["baseline", "candidate", "task", "only"]),
+        dropped=pd.DataFrame(
+            dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
+        ),
         settings=settings,
     )
+
+
+def _matched_exclusions(
+    pair: xr.Dataset,
+    kmax: int,
+    *,
+    on_short: str,
+    min_runs: int | None,
+    unscored_tasks: str,
+) -> tuple[NDArray[np.bool_], list[dict[str, Any]]]:
+    """The tasks of a pair left after :func:`passhat.estimate`'s exclusion rules, matched.
+
+    ``pair`` holds the two systems, ``present`` only on the tasks both ran.
+    Returns the mask of tasks kept and one row per task left out, whose reason
+    names the system it was left out for (:func:`passhat.estimate.exclusions`).
+    """
+    include, excluded = exclusions(
+        pair,
+        kmax,
+        on_short=on_short,
+        min_runs=min_runs,
+        unscored_tasks=unscored_tasks,
+        matched=True,
+    )
+    keep: NDArray[np.bool_] = np.asarray(include.all(axis=0), dtype=bool)
+    own = excluded[~excluded["reason"].str.startswith("matched tasks")]
+    rows = [
+        {
+            "task": str(task),
+            "only": None,
+            "reason": "; ".join(f"{s}: {r}" for s, r in zip(g["system"], g["reason"], strict=True)),
+        }
+        for task, g in own.groupby("task", sort=False)
+    ]
+    return keep, rows

@@ -4,7 +4,10 @@ Columns are the data model's (``system, task_id, trial, success, status,
 score, category, weight, scenario_hash, duration_s, cost``); map other names
 with keyword options, e.g. ``task="question_id", success="passed"``. A
 numeric reward column becomes success with ``threshold``:
-``success = score >= threshold``.
+``success = score >= threshold``. A table that maps no system column but has
+a column splitting every task's runs into groups (``model``, ``agent``, …)
+has that column read as the system, with a note, or is refused with the fix
+(:mod:`passhat.io._system_column`): two systems never merge silently.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
 from passhat.io._scan import delimiter, file_kind, header, is_gzip, resolve_columns, source_files
-from passhat.trials import Trials, check_scalar_column
+from passhat.io._system_column import find_system_column
+from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
 __all__ = [
     "frame_to_trials",
@@ -82,13 +86,46 @@ def frame_to_trials(
         raise ValidationError(
             f"{where}: no success column, only a score column; give threshold= (--threshold)"
         )
-    if system_name is not None and "system" not in df.columns:
-        df["system"] = system_name
-    for col in ("system", "task_id"):
+    for col in ("system", "task_id"):  # lists or dates as ids are refused before any grouping
         if col in df.columns:
             check_scalar_column(df[col], col, where=where)
+    found = _system_column(df, where, system_name)
+    system_col = found[0] if found else None
+    if system_col is not None:
+        df = df.rename(columns={system_col: "system"})
+        check_scalar_column(df["system"], "system", where=where)
+    if system_name is not None and "system" not in df.columns:
+        df["system"] = system_name
     _check_spaced_ids(df, where)
-    return Trials.from_frame(df, where=where)
+    trials = Trials.from_frame(df, where=where)
+    if found is not None:
+        _note_system_column(trials, *found)
+    return trials
+
+
+def _system_column(
+    df: pd.DataFrame, where: str, system_name: str | None
+) -> tuple[str, list[str]] | None:
+    """The unmapped column read as the system (see :mod:`passhat.io._system_column`)."""
+    if system_name is not None or "system" in df.columns or "task_id" not in df.columns:
+        return None
+    return find_system_column(df, where=where, ignore=(*REQUIRED, *OPTIONAL))
+
+
+def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
+    systems = trials.systems
+    shown = ", ".join(systems[:4]) + (" ..." if len(systems) > 4 else "")
+    trials.source.update({"system_from": f"column {col!r}", "system_column": col})
+    others = (
+        f"; column(s) {', '.join(map(repr, also))} also split the runs and are not part of it"
+        if also
+        else ""
+    )
+    trials.notes.append(
+        f"read column {col!r} as the system ({len(systems)} systems: {shown}): it splits every "
+        f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
+        f"runs as one system{others}"
+    )
 
 
 def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:

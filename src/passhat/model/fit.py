@@ -27,10 +27,11 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import norm_k
+from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
+from passhat.exclusions import unscored_task_rule
 from passhat.model.build import Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.metrics import Groups
@@ -46,7 +47,12 @@ from passhat.model.sampler import (
 from passhat.model.summaries import SCOPES
 from passhat.trials import Trials
 
-__all__ = ["fit"]
+__all__ = ["UNSCORED_TASK_RULES", "fit", "fit_notes"]
+
+#: The rules :func:`fit` accepts for tasks with no decided run: :func:`passhat.estimate`'s
+#: ("exclude", the default of both, or "error") and "impute" (keep the task in the benchmark
+#: scope, its rate drawn from the fitted distribution of task rates).
+UNSCORED_TASK_RULES = ("exclude", "error", "impute")
 
 
 def _jsonable_attr(v: Any) -> Any:
@@ -96,7 +102,8 @@ def fit(
     model: str = "beta",
     priors: Priors | None = None,
     weights: Any = None,
-    seed: int | None = None,
+    unscored_tasks: str = "exclude",
+    seed: int | None = DEFAULT_SEED,
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
@@ -122,9 +129,17 @@ def fit(
         Defaults documented in :class:`passhat.model.Priors`.
     weights : None, "declared", "category" or mapping
         Task weights for benchmark-scope metrics (as in :func:`passhat.estimate`).
-    seed : int, optional
-        Seeds the sampler and the benchmark-scope draws. When None a seed is
-        drawn and recorded in ``idata`` so the fit can be reproduced.
+    unscored_tasks : {"exclude", "error", "impute"}
+        Tasks with no decided run (every run unscored): left out of the
+        benchmark scope and listed (default, as in :func:`passhat.estimate`,
+        so both report the same tasks), refused (:class:`ValidationError`),
+        or kept with their rate drawn from the fitted distribution
+        ("impute"). Such a task carries no information about the
+        hyperparameters either way. Stated in :func:`fit_notes`.
+    seed : int or None
+        Seeds the sampler and the benchmark-scope draws (default 0, fixed, as
+        every entry point). None draws a seed, recorded in ``idata`` so the
+        fit can be reproduced.
     draws, tune, chains : int
         Draws kept per chain, tuning steps, chains (grid: chains × draws
         independent draws).
@@ -191,6 +206,9 @@ def fit(
     ks = norm_k(k)
     pri = priors or Priors()
     ds = as_counts(data)
+    empty, excluded = unscored_task_rule(ds, unscored_tasks, allowed=UNSCORED_TASK_RULES)
+    if unscored_tasks == "exclude" and empty.any():
+        ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
@@ -247,6 +265,8 @@ def fit(
             "passhat_priors": pri.to_json(),
             "passhat_k": json.dumps(ks),
             "passhat_version": str(__version__),
+            "passhat_unscored_tasks": unscored_tasks,
+            "passhat_notes": json.dumps(_notes(unscored_tasks, empty, excluded)),
         }
     )
     sample_stats = xr.Dataset(
@@ -282,6 +302,40 @@ def fit(
         )
     _store_metrics(result, ks)
     return result
+
+
+def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:
+    """What the fit says about tasks with no decided run (see :func:`fit_notes`)."""
+    count = int(empty.sum())
+    if not count:
+        return []
+    if rule == "impute":
+        return [
+            f"{count} task(s) have no decided run (every run unscored): kept in the benchmark "
+            "scope with their rates drawn from the fitted distribution (unscored_tasks='impute'; "
+            "estimate leaves them out)"
+        ]
+    shown = ", ".join(f"{r.task} ({r.system})" for r in excluded.head(5).itertuples())
+    return [
+        f"{count} task(s) have no decided run (every run unscored) and are left out of the "
+        f"benchmark scope: {shown}{' ...' if count > 5 else ''} (unscored_tasks='exclude', "
+        "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
+        "fitted distribution)"
+    ]
+
+
+def fit_notes(result: Fit) -> list[str]:
+    """Plain-language notes a fit's output states (tasks with no decided run, ...).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([4, 4, 0], [3, 1, 0], tasks=["a", "b", "c"], unscored=[0, 0, 4])
+    >>> fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))[0][:60]
+    '1 task(s) have no decided run (every run unscored) and are l'
+    """
+    raw = result.idata.posterior.attrs.get("passhat_notes")
+    return list(json.loads(raw)) if raw else []
 
 
 def _store_metrics(result: Fit, ks: list[int]) -> None:

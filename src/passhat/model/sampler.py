@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from passhat._validate import resolve_seed
 from passhat.errors import DependencyError, OptionError
 from passhat.model.build import Compressed, Priors, build_model, model_data
 from passhat.model.grid import grid_posterior
@@ -95,27 +96,6 @@ def sub_seed(seed: int, *keys: int) -> int:
     True
     """
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
-
-
-def resolve_seed(seed: int | None) -> int:
-    """The fit's seed: ``seed`` checked, or a fresh one (recorded, so the fit can be repeated).
-
-    Raises
-    ------
-    OptionError
-        ``seed`` is not a whole number ≥ 0.
-
-    Examples
-    --------
-    >>> from passhat.model.sampler import resolve_seed
-    >>> resolve_seed(7), 0 <= resolve_seed(None) < 2**31
-    (7, True)
-    """
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
-    return int(seed)
 
 
 def resolve_progress(progress: bool | None) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 
 import xarray as xr
 
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.build import build_report_data
@@ -60,12 +61,12 @@ def report(
     trials: Trials | xr.Dataset,
     out_dir: str | Path,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
-    seed: int | None = 0,
+    k: int | Sequence[int] | None = None,
+    seed: int | None = DEFAULT_SEED,
     model: bool | Any = True,
     title: str | None = None,
     ci: float | None = 0.95,
-    n_boot: int = 2000,
+    n_boot: int = DEFAULT_N_BOOT,
     model_method: str = "grid",
     compare_models: bool = False,
     plan: bool = True,
@@ -75,6 +76,7 @@ def report(
     baseline: str | None = None,
     on_short: str = "error",
     min_runs: int | None = None,
+    unscored_tasks: str = "exclude",
     force: bool = False,
 ) -> Report:
     """Compute and write the reliability report.
@@ -89,11 +91,14 @@ def report(
         never an input, nor a directory holding files of these names that
         passhat did not write (unless ``force``). The files are replaced all at
         once (see :func:`~passhat.report.render.write_report`).
-    k : int or sequence of int
-        k values of the headline and spread tables.
-    seed : int, optional
-        Seed of every random step; same input and seed → byte-identical
-        ``results.json``.
+    k : int or sequence of int, optional
+        k values of the headline and spread tables (default: 1, 2, 5 capped at
+        the fewest decided runs of a task, as ``passhat report`` without
+        ``--k``; :func:`passhat.exclusions.default_ks`).
+    seed : int or None
+        Seed of every random step (default 0, fixed, recorded in
+        ``results.json``); same input and seed → byte-identical
+        ``results.json``. None draws a seed, recorded likewise.
     model : bool or fit
         Fit the hierarchical model (True), skip it (False) or use a given fit.
     title : str, optional
@@ -101,7 +106,8 @@ def report(
     ci : float, optional
         Interval level (None: no intervals).
     n_boot : int
-        Bootstrap resamples of the population-scope intervals.
+        Bootstrap resamples of the population-scope intervals (default
+        10,000, as every entry point).
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
     compare_models : bool
@@ -118,8 +124,10 @@ def report(
         With ``traces``: as in :func:`passhat.divergence`.
     baseline : str, optional
         System the others are compared with in the headline (default: the first).
-    on_short, min_runs
-        As in :func:`passhat.estimate`.
+    on_short, min_runs, unscored_tasks
+        As in :func:`passhat.estimate`; with several systems exclusions apply
+        to matched tasks (every system is reported on the same tasks; the
+        tasks left out are listed).
     force : bool
         Replace files of the report's names in ``out_dir`` that passhat did not
         write (inputs are never written over).
@@ -166,6 +174,7 @@ def report(
         baseline=baseline,
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,
+        unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
     )
     paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)

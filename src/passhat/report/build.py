@@ -17,9 +17,11 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, resolve_seed
 from passhat.errors import OptionError
 from passhat.estimate import estimate
 from passhat.estimators import as_counts
+from passhat.exclusions import default_ks
 from passhat.io import input_stamp
 from passhat.report.document import ReportData
 from passhat.report.figure_data import (
@@ -77,14 +79,15 @@ def _default_title(data: Trials | xr.Dataset) -> str:
 def build_report_data(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
+    k: int | Sequence[int] | None = None,
     title: str | None = None,
-    seed: int | None = 0,
+    seed: int | None = DEFAULT_SEED,
     ci: float | None = 0.95,
-    n_boot: int = 2000,
+    n_boot: int = DEFAULT_N_BOOT,
     weights: Any = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
+    unscored_tasks: Literal["exclude", "error"] = "exclude",
     model: bool | Any = True,
     model_method: str = "grid",
     compare_models: bool = False,
@@ -100,18 +103,25 @@ def build_report_data(
     ----------
     data : Trials or xarray.Dataset
         Trials, or a count table (then the status slices are omitted).
-    k : int or sequence of int
-        k values of the headline and spread tables.
+    k : int or sequence of int, optional
+        k values of the headline and spread tables (default:
+        :func:`passhat.exclusions.default_ks`, 1, 2, 5 capped at the fewest
+        decided runs of a task — the CLI's default too).
     title : str, optional
         Report title (default: the input's name).
-    seed : int, optional
-        Seed of every random step (bootstrap, model sampler).
+    seed : int or None
+        Seed of every random step (bootstrap, model sampler); default
+        :data:`passhat._validate.DEFAULT_SEED`; None draws one, recorded in
+        the stamp.
     ci : float, optional
         Interval level (None: no intervals).
     n_boot : int
-        Bootstrap resamples.
-    weights, on_short, min_runs
-        As in :func:`passhat.estimate`.
+        Bootstrap resamples (default :data:`passhat._validate.DEFAULT_N_BOOT`,
+        as every entry point).
+    weights, on_short, min_runs, unscored_tasks
+        As in :func:`passhat.estimate`. With several systems the exclusions
+        apply to matched tasks (``matched=True``): every system is reported
+        on the same tasks, and the tasks left out are listed.
     model : bool or fit
         Fit the hierarchical model (True), skip it (False), or use a given fit.
     model_method : str
@@ -149,17 +159,25 @@ def build_report_data(
         divergence = trace_divergence(data, traces, tolerate_extra_lookups=tolerate_extra_lookups)
     elif tolerate_extra_lookups:
         raise OptionError("tolerate_extra_lookups= needs traces=")
-    ds = as_counts(data)
+    ds_all = as_counts(data)
+    seed = resolve_seed(seed)
     est_opts: dict[str, Any] = {
-        "k": k,
+        "k": default_ks(ds_all) if k is None else k,
         "weights": weights,
         "on_short": on_short,
         "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
+        "matched": True,
     }
     if ci is not None:
         est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
-    est = estimate(ds, **est_opts)
+    est = estimate(ds_all, **est_opts)
     ks = [int(v) for v in est.settings["k"]]
+    # every later section sees the tasks the estimate kept (the same for every system)
+    ds = ds_all.assign(
+        present=ds_all["present"]
+        & xr.DataArray(est.per_task["included"].values, dims=("system", "task"))
+    )
     sp = spread(
         ds,
         k=ks,
@@ -200,7 +218,7 @@ def build_report_data(
         headline.tables.append(cmp_table)
         headline.sentences.extend(cmp_sentences)
     sections = [
-        data_section(data, ds, est),
+        data_section(data, ds_all, est),
         headline,
         spread_section(sp, ks=ks, ci=ci),
         model_sec,
@@ -226,16 +244,19 @@ def build_report_data(
         figures["ppc"] = ppc_text(fit)
     stamp: dict[str, Any] = {
         "input": input_stamp(data),
-        "counts_sha256": _data_hash(ds),
+        "counts_sha256": _data_hash(ds_all),
         "versions": _package_versions(("statsmodels", "pymc", "arviz") if fit is not None else ()),
         "seed": seed,
         "settings": {
             "k": ks,
             "ci": ci,
             "n_boot": n_boot,
+            "seed": seed,
             "weights": weights if isinstance(weights, str | None) else "mapping",
             "on_short": on_short,
             "min_runs": min_runs,
+            "unscored_tasks": unscored_tasks,
+            "matched": True,
             "model": model_sec.status == "ok",
             "model_method": model_method if fit is not None else None,
             "compare_models": compare_models,
@@ -243,7 +264,7 @@ def build_report_data(
             "plan": plan,
             "title": name,
         },
-        "notes": [],  # part of results.json's layout; nothing fills it today
+        "notes": [*(data.notes if isinstance(data, Trials) else []), *est.notes],
     }
     return ReportData(
         title=name,

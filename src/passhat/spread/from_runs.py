@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from passhat._format import fmt_ratio, pct
 from passhat._repr import View, as_html, as_text
-from passhat._validate import check_ci
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -141,8 +141,8 @@ def spread(
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
     ci: float | None = None,
-    n_boot: int = 2000,
-    seed: int | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
 ) -> Spread:
     """Clustered vs uniform spread per system and k, from trials or counts.
 
@@ -162,9 +162,10 @@ def spread(
         the ratio's interval reaches 1 exactly when the test does not reject.
     n_boot : int
         Bootstrap resamples for ``ci``, and Monte Carlo draws of the
-        heterogeneity test's p-value.
-    seed : int, optional
-        Seed of the bootstrap, the test and the posterior draws.
+        heterogeneity test's p-value (default 10,000, as every entry point).
+    seed : int or None
+        Seed of the bootstrap, the test and the posterior draws (default 0,
+        fixed, as every entry point).
 
     Returns
     -------

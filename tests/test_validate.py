@@ -1,0 +1,116 @@
+"""One default number of bootstrap resamples and one default seed, shared by every entry point.
+
+Issue 12 items 2 and 8: the report bootstrapped 2,000 times and ``estimate``/``compare``
+10,000, so the same data and seed gave different intervals; and without a default seed the
+intervals moved between runs. Oracles: the signatures and CLI options themselves (every
+default is :data:`passhat._validate.DEFAULT_N_BOOT` / :data:`DEFAULT_SEED`), and equality of
+the numbers the entry points compute from the same data.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import click
+import pytest
+
+import passhat as ph
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, resolve_seed
+from passhat.bootstrap import task_bootstrap
+from passhat.cli import cli
+from passhat.compare import paired_difference
+from passhat.intervals import estimate_intervals
+from passhat.report.build import build_report_data
+
+API = [
+    ph.estimate,
+    ph.compare,
+    ph.report,
+    build_report_data,
+    ph.spread,
+    paired_difference,
+    task_bootstrap,
+    estimate_intervals,
+]
+
+
+def test_constants() -> None:
+    assert DEFAULT_N_BOOT == 10_000 and DEFAULT_SEED == 0
+
+
+@pytest.mark.parametrize("func", API, ids=lambda f: f.__qualname__)
+def test_every_api_default_is_the_shared_one(func) -> None:  # type: ignore[no-untyped-def]
+    params = inspect.signature(func).parameters
+    assert params["n_boot"].default == DEFAULT_N_BOOT
+    assert params["seed"].default == DEFAULT_SEED
+
+
+def test_fit_seed_default_is_the_shared_one() -> None:
+    assert inspect.signature(ph.fit).parameters["seed"].default == DEFAULT_SEED
+
+
+@pytest.mark.parametrize("command", ["estimate", "compare", "report", "fit", "plan", "spread"])
+def test_every_cli_default_is_the_shared_one(command: str) -> None:
+    cmd = cli.commands[command]
+    subs = list(cmd.commands.values()) if isinstance(cmd, click.Group) else [cmd]
+    found = 0
+    for sub in subs:
+        for p in sub.params:
+            if p.name == "n_boot":
+                assert p.default == DEFAULT_N_BOOT, (command, sub.name)
+                found += 1
+            if p.name == "seed":
+                assert p.default == DEFAULT_SEED, (command, sub.name)
+                found += 1
+    assert found, f"{command} has no --seed / --n-boot"
+
+
+def test_repeated_estimates_without_a_seed_agree() -> None:
+    """Item 8: intervals no longer move between runs."""
+    trials = ph.load_example("tau-airline")
+    a = ph.estimate(trials, k=4, ci=0.95).table
+    b = ph.estimate(trials, k=4, ci=0.95).table
+    assert a[["lower", "upper"]].equals(b[["lower", "upper"]])
+
+
+def test_seed_none_draws_a_seed_that_is_recorded_and_reproduces() -> None:
+    trials = ph.load_example("tau-airline")
+    est = ph.estimate(trials, k=4, ci=0.95, seed=None, n_boot=500)
+    seed = est.settings["seed"]
+    assert isinstance(seed, int) and f"seed {seed}" in est.notes[-1]
+    again = ph.estimate(trials, k=4, ci=0.95, seed=seed, n_boot=500)
+    assert est.table[["lower", "upper"]].equals(again.table[["lower", "upper"]])
+    cmp = ph.compare(ph.load_example("agents"), k=1, seed=None, n_boot=200)
+    assert isinstance(cmp.settings["seed"], int)
+    assert resolve_seed(5) == 5
+
+
+def test_report_and_estimate_give_the_same_intervals(tmp_path: Path) -> None:
+    """Item 2: the report's headline intervals are the estimate's, each with its defaults."""
+    trials = ph.load_example("tau-airline")
+    res = ph.report(trials, tmp_path / "r", model=False, plan=False)
+    stamp = json.loads(res.paths.json.read_text(encoding="utf-8"))["stamp"]
+    assert stamp["settings"]["n_boot"] == DEFAULT_N_BOOT and stamp["seed"] == DEFAULT_SEED
+    est = ph.estimate(trials, k=stamp["settings"]["k"], ci=0.95)
+    rows = res.data.section("headline").tables[0].rows
+    metric = {"mean": "mean", "pass@k": "pass_at_k", "pass^k": "pass_hat_k"}
+    for row in rows:
+        k = 1 if row["k"] is None else row["k"]
+        for scope in ("benchmark", "population"):
+            lo, hi = est.interval(metric[row["metric"]], k, scope=scope)
+            assert (row[f"{scope}_lower"], row[f"{scope}_upper"]) == (lo, hi)
+    assert len(rows) == 5  # mean, and pass@k / pass^k at k = 2 and 4
+
+
+def test_cli_prints_resamples_and_seed(capsys) -> None:  # type: ignore[no-untyped-def]
+    from passhat.cli import main
+
+    assert main(["estimate", "--example", "tau-airline", "--k", "4", "--ci", "0.95"]) == 0
+    assert "10000 resamples, seed 0" in capsys.readouterr().out
+    assert main(["estimate", "--example", "tau-airline", "--k", "4", "--ci", "0.9", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["n_boot"] == 10000 and doc["settings"]["seed"] == 0
+    assert main(["compare", "--example", "agents", "--n-boot", "300", "--seed", "7"]) == 0
+    assert "300 resamples, seed 7" in capsys.readouterr().out
