@@ -30,7 +30,7 @@ from passhat.trials import (
     finite_column,
 )
 
-__all__ = ["BITMAP_BYTES", "FIELDS", "Counts", "Ids"]
+__all__ = ["BITMAP_BYTES", "FIELDS", "Counts", "Ids", "factorize"]
 
 #: Most memory the duplicate check's bitmaps of trial numbers may take; beyond it, a spill.
 BITMAP_BYTES = 256 * 2**20
@@ -41,17 +41,25 @@ _TASK_ATTRS = ("category", "scenario_hash")
 
 
 # ----------------------------------------------------------------- columns
-def _factorize(col: Any) -> tuple[np.ndarray, list[Any]]:
-    """Codes (-1 = missing) and distinct values of an Arrow array or a pandas Series."""
+def factorize(col: Any, *, strict: bool = False) -> tuple[np.ndarray, list[Any]]:
+    """Codes (-1 = missing) and distinct values of an Arrow array or a pandas Series.
+
+    Lists and dicts (unhashable) raise TypeError with ``strict``; otherwise they come back as
+    one value, for the type check that names the row.
+    """
     if isinstance(col, pd.Series):
         try:
             codes, uniques = pd.factorize(col, sort=False)
         except TypeError:  # unhashable values (lists, dicts): the type check names the row
+            if strict:
+                raise
             return np.zeros(len(col), dtype=np.int64), [col.iloc[0]]
         return codes.astype(np.int64, copy=False), list(uniques)
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if strict and pa.types.is_nested(col.type):
+        raise TypeError(f"a column of {col.type}")
     if not pa.types.is_dictionary(col.type):
         col = pc.dictionary_encode(col)
     codes = pc.fill_null(col.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -91,7 +99,7 @@ def _missing_row(codes: np.ndarray, batch: Batch, name: str) -> None:
 
 def _check_numeric(col: Any, name: str, batch: Batch) -> np.ndarray:
     """Per-row float values of a numeric column (score, weight, ...); text and ±inf refused."""
-    codes, uniques = _factorize(col)
+    codes, uniques = factorize(col)
     rows = _first_rows(codes, len(uniques), batch.offset)
     vals = finite_column(pd.Series(uniques, dtype=object), name, where=batch.where, rows=rows)
     per = vals.to_numpy(dtype=float)
@@ -140,7 +148,7 @@ class Ids:
     def codes(self, col: Any, batch: Batch) -> np.ndarray:
         """Global index of each row's id (new ids checked and added in order of appearance)."""
         _check_arrow_type(col, self.column, batch.where)
-        codes, uniques = _factorize(col)
+        codes, uniques = factorize(col)
         _missing_row(codes, batch, self.column)
         glob = self._known(uniques)
         new = np.flatnonzero(glob < 0)
@@ -179,6 +187,11 @@ class Counts:
         self.rows = 0
         self.weights = False
         self.has_trial: bool | None = None
+        #: With ``defer_duplicates`` (set while the system column is undecided), the first
+        #: duplicate's error is kept here instead of raised: two systems' runs in one unmapped
+        #: column look like duplicates until the column is read as the system.
+        self.defer_duplicates = False
+        self.deferred: ValidationError | None = None
 
     def _fit(self) -> None:
         need = (max(len(self.systems.names), 1), max(len(self.tasks.names), 1))
@@ -210,7 +223,8 @@ class Counts:
             self.spill = _Spill.from_bits(self.bits, self.cap)
             self.bits = None
 
-    def add(self, batch: Batch, plan: dict[str, str], opts: dict[str, Any]) -> None:
+    def add(self, batch: Batch, plan: dict[str, str], opts: dict[str, Any]) -> np.ndarray:
+        """Count one batch; the rows' global task codes are returned."""
         cols = batch.columns
         n_rows = batch.rows
         if "system" in plan:
@@ -251,11 +265,12 @@ class Counts:
             if col in plan and not (col == "score" and opts.get("threshold") is not None):
                 _check_numeric(cols[plan[col]], col, batch)
         self.rows += n_rows
+        return t
 
     def _first_attr(self, attr: str, col: Any, t: np.ndarray) -> None:
         if attr not in self.attrs:
             self.attrs[attr] = np.full(self.cap[1], None, dtype=object)
-        codes, uniques = _factorize(col)
+        codes, uniques = factorize(col)
         ok = codes >= 0
         tasks, first = np.unique(t[ok], return_index=True)
         unset = np.array([self.attrs[attr][i] is None for i in tasks], dtype=bool)
@@ -292,7 +307,7 @@ class Counts:
             self._duplicate(s[i], t[i], trial[i], b, [i + 1 + b.offset], earlier=True)
         np.bitwise_or.at(flat_bits, idx, bit)
         total = _popcount(flat_bits)
-        if total - self.bits_set != len(idx):
+        if total - self.bits_set != len(idx) and not seen.any():  # (else: deferred above)
             key = flat * (int(trial.max()) + 1) + trial
             _, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
             rows = np.flatnonzero(counts[inv] > 1)
@@ -307,20 +322,31 @@ class Counts:
         key = f"({self.systems.names[s]}, {self.tasks.names[t]}, {trial})"
         where = ", ".join(str(r) for r in rows)
         also = " (an earlier row has it too)" if earlier else ""
-        raise ValidationError(
+        err = ValidationError(
             f"{b.where}: duplicate (system, task_id, trial) = {key} at row"
             f"{'s' if len(rows) > 1 else ''} {where}{also}; duplicates are never summed"
         )
+        if not self.defer_duplicates:
+            raise err
+        self.deferred = self.deferred or err
 
-    def finish(self, where: str) -> xr.Dataset:
+    def duplicate_error(self, where: str) -> ValidationError | None:
+        """The first duplicate (system, task_id, trial) found (the spill sorted now), or None."""
         if self.spill is not None:
             dup = self.spill.first_duplicate()
-            if dup is not None:
+            self.spill = None
+            if dup is not None and self.deferred is None:
                 s, t, trial = dup
-                raise ValidationError(
+                self.deferred = ValidationError(
                     f"{where}: duplicate (system, task_id, trial) = ({self.systems.names[s]}, "
                     f"{self.tasks.names[t]}, {trial}); duplicates are never summed"
                 )
+        return self.deferred
+
+    def finish(self, where: str) -> xr.Dataset:
+        err = self.duplicate_error(where)
+        if err is not None:
+            raise err
         if self.rows == 0:
             raise ValidationError(f"{where}: no trials (the table is empty)")
         S, T = len(self.systems.names), len(self.tasks.names)
@@ -437,7 +463,7 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
                     "non-negative whole number up to 2^53"
                 )
             return vals
-    codes, uniques = _factorize(col)
+    codes, uniques = factorize(col)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1 + b.offset
         raise ValidationError(
@@ -455,7 +481,7 @@ def _outcomes(
     threshold = opts.get("threshold")
     if threshold is not None:
         name = "score" if "score" in plan else "success"
-        codes, uniques = _factorize(cols[plan[name]])
+        codes, uniques = factorize(cols[plan[name]])
         rows = _first_rows(codes, len(uniques), b.offset)
         raw = pd.Series(uniques, dtype=object)
         num = pd.to_numeric(raw, errors="coerce")
@@ -469,14 +495,14 @@ def _outcomes(
         score = finite_column(raw, "score", where=b.where, rows=rows).to_numpy(dtype=float)
         verdict = np.where(np.isnan(score), -1, (score >= threshold).astype(np.int8))
     else:
-        codes, uniques = _factorize(cols[plan["success"]])
+        codes, uniques = factorize(cols[plan["success"]])
         rows = _first_rows(codes, len(uniques), b.offset)
         ok = coerce_success(pd.Series(uniques, dtype=object), where=b.where, rows=rows)
         verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
     per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
     decided = per_row >= 0
     if "status" in plan:
-        st_codes, st_uniques = _factorize(cols[plan["status"]])
+        st_codes, st_uniques = factorize(cols[plan["status"]])
         unscored = np.array([str(u).strip() in UNSCORED_STATUSES for u in st_uniques], dtype=bool)
         if len(unscored):
             decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)

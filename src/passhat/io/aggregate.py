@@ -17,6 +17,14 @@ numbers per (system, task) (a sorted spill to temporary files when trial
 numbers are too sparse for it). Errors name the file and the row. Nothing is
 dropped: undecided runs are counted in ``unscored``.
 
+Two systems in one unmapped column never merge: with no system column and no
+``system_name``, the unmapped columns are followed as the batches pass
+(:mod:`passhat.io._system_column`'s rule, on what :mod:`passhat.io._system_scan`
+gathers), and a column such as ``model`` that splits every task's runs is read as
+the system — the files are counted a second time with it, and a note says so
+(``attrs["notes"]``) — or the table is refused with the fix, as in memory.
+Mapping the system column (``system="model"``) skips the check and the second pass.
+
 With ``scheduler=`` the files are counted on a dask cluster (one task per group
 of files, each the same scan) and the partial tables are added on the client.
 
@@ -39,10 +47,13 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
+from numpy.typing import NDArray
 
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
 from passhat.io._countgrid import FIELDS, Counts
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
+from passhat.io._system_column import is_candidate_name, system_column_note
+from passhat.io._system_scan import SystemScan
 from passhat.trials import validate_counts
 
 __all__ = ["CONNECT_TIMEOUT", "aggregate_counts"]
@@ -79,13 +90,66 @@ def _plan(path: Path, opts: dict[str, Any], column_map: dict[str, str]) -> dict[
     return plan
 
 
-def _scan(files: Sequence[Path], opts: dict[str, Any], column_map: dict[str, str]) -> Counts:
+def _candidates(
+    path: Path, opts: dict[str, Any], column_map: dict[str, str], plan: dict[str, str]
+) -> dict[str, str]:
+    """Unmapped columns that may hold the system (name after the map → source column), when
+    the file maps no system column and no ``system_name`` is given (as the in-memory reader)."""
+    if opts.get("system_name") is not None or "system" in plan:
+        return {}
+    mapping = resolve_columns(header(path), column_map, where=str(path))
+    return {
+        target: src
+        for src, target in mapping.items()
+        if target not in FIELDS and is_candidate_name(target)
+    }
+
+
+def _scan(
+    files: Sequence[Path], opts: dict[str, Any], column_map: dict[str, str]
+) -> tuple[Counts, SystemScan | None]:
     acc = Counts()
+    scan: SystemScan | None = None
     for path in files:
         plan = _plan(path, opts, column_map)
-        for batch in batches(path, list(plan.values()), batch_rows=opts["batch_rows"]):
-            acc.add(batch, plan, opts)
-    return acc
+        extra = _candidates(path, opts, column_map, plan)
+        if extra:
+            scan = scan or SystemScan({})
+            scan.extend(extra)
+            acc.defer_duplicates = True
+        wanted = list(dict.fromkeys([*plan.values(), *extra.values()]))
+        for batch in batches(path, wanted, batch_rows=opts["batch_rows"]):
+            tasks = acc.add(batch, plan, opts)
+            if scan is not None:
+                scan.add(batch, tasks, extra)
+    return acc, scan
+
+
+def _count(
+    files: list[Path],
+    opts: dict[str, Any],
+    column_map: dict[str, str],
+    scheduler: str | None,
+    where: str,
+) -> tuple[Counts, tuple[str, list[str]] | None]:
+    """Count the files; when an unmapped column holds the systems (the in-memory reader's
+    rule), count them again with that column as the system."""
+    if scheduler is None:
+        acc, scan = _scan(files, opts, column_map)
+    else:
+        acc, scan = _scan_on_cluster(files, opts, column_map, scheduler)
+    found = None
+    if scan is not None:
+        n_tasks = len(acc.tasks.names)
+        found = scan.decide(
+            acc.sums["rows"][: len(acc.systems.names), :n_tasks].sum(axis=0),
+            where=where,
+            trial_apart=lambda: bool(acc.has_trial) and acc.duplicate_error(where) is None,
+        )
+    if found is not None:
+        remap = {**column_map, "system": found[0]}
+        return _count(files, opts, remap, scheduler, where)[0], found
+    return acc, found
 
 
 def aggregate_counts(
@@ -152,10 +216,7 @@ def aggregate_counts(
     opts = {"threshold": threshold, "system_name": system_name, "batch_rows": batch_rows}
     column_map = {k: v for k, v in column_map.items() if v is not None}
     where = str(source)
-    if scheduler is None:
-        acc = _scan(files, opts, column_map)
-    else:
-        acc = _scan_on_cluster(files, opts, column_map, scheduler)
+    acc, found = _count(files, opts, column_map, scheduler, where)
     ds = validate_counts(acc.finish(where), where=where)
     ds.attrs.update(
         {
@@ -165,23 +226,30 @@ def aggregate_counts(
             "source_rows": acc.rows,
         }
     )
+    if found is not None:
+        col, also = found
+        ds.attrs.update({"source_system_from": f"column {col!r}", "source_system_column": col})
+        ds.attrs["notes"] = [system_column_note(col, list(ds["system"].values), also)]
     return ds
 
 
 # ----------------------------------------------------------------- dask
-def _scan_part(files: list[str], opts: dict[str, Any], column_map: dict[str, str]) -> Counts:
-    acc = _scan([Path(f) for f in files], opts, column_map)
+def _scan_part(
+    files: list[str], opts: dict[str, Any], column_map: dict[str, str]
+) -> tuple[Counts, SystemScan | None]:
+    acc, scan = _scan([Path(f) for f in files], opts, column_map)
     if acc.spill is not None:
         raise FormatError(
             f"{files[0]}: trial numbers are too sparse for the distributed duplicate check "
             "(a bitmap of trial numbers per task); number trials from 0, or count without a "
             "scheduler"
         )
-    return acc
+    return acc, scan
 
 
-def _merge(into: Counts, part: Counts, where: str) -> None:
-    """Add one worker's partial table to the total (ids remapped, duplicates across parts)."""
+def _merge(into: Counts, part: Counts, where: str) -> NDArray[np.int64]:
+    """Add one worker's partial table to the total (ids remapped, duplicates across parts);
+    the map of the part's task codes to the total's is returned."""
     s_map = np.array([into.systems.add(x, where, 0) for x in part.systems.names], dtype=np.int64)
     t_map = np.array([into.tasks.add(x, where, 0) for x in part.tasks.names], dtype=np.int64)
     into._fit()
@@ -209,18 +277,22 @@ def _merge(into: Counts, part: Counts, where: str) -> None:
         if clash.any():
             i, j, word = np.argwhere(clash)[0]
             bit = int(clash[i, j, word]).bit_length() - 1
-            raise ValidationError(
+            err = ValidationError(
                 f"{where}: duplicate (system, task_id, trial) = ({part.systems.names[i]}, "
                 f"{part.tasks.names[j]}, {word * 64 + bit}) in two files; duplicates are never "
                 "summed"
             )
+            if not into.defer_duplicates:
+                raise err
+            into.deferred = into.deferred or err
         into.bits[ii, jj, :w] = mine_bits | part.bits[:S, :T]
     into.rows += part.rows
+    return t_map
 
 
 def _scan_on_cluster(
     files: list[Path], opts: dict[str, Any], column_map: dict[str, str], scheduler: str
-) -> Counts:
+) -> tuple[Counts, SystemScan | None]:
     try:
         from distributed import Client, LocalCluster
     except ImportError as err:  # pragma: no cover - dask is in the dev/dask extras
@@ -247,11 +319,18 @@ def _scan_on_cluster(
             for g in groups
             if len(g)
         ]
-        total = Counts()
+        total, scan = Counts(), None
         for fut in futures:  # in file order, so ids keep their order of first appearance
-            _merge(total, fut.result(), str(files[0].parent))
+            part, part_scan = fut.result()
+            if part_scan is not None or part.deferred is not None:
+                total.defer_duplicates = True
+            total.deferred = total.deferred or part.deferred
+            t_map = _merge(total, part, str(files[0].parent))
+            if part_scan is not None:
+                scan = scan or SystemScan({})
+                scan.merge(part_scan, t_map)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-    return total
+    return total, scan

@@ -22,7 +22,7 @@ from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
 from passhat.io._scan import delimiter, file_kind, header, is_gzip, resolve_columns, source_files
-from passhat.io._system_column import find_system_column
+from passhat.io._system_column import find_system_column, system_column_note
 from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
 __all__ = [
@@ -113,19 +113,8 @@ def _system_column(
 
 
 def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
-    systems = trials.systems
-    shown = ", ".join(systems[:4]) + (" ..." if len(systems) > 4 else "")
     trials.source.update({"system_from": f"column {col!r}", "system_column": col})
-    others = (
-        f"; column(s) {', '.join(map(repr, also))} also split the runs and are not part of it"
-        if also
-        else ""
-    )
-    trials.notes.append(
-        f"read column {col!r} as the system ({len(systems)} systems: {shown}): it splits every "
-        f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
-        f"runs as one system{others}"
-    )
+    trials.notes.append(system_column_note(col, trials.systems, also))
 
 
 def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:

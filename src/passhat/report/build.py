@@ -264,7 +264,10 @@ def build_report_data(
             "plan": plan,
             "title": name,
         },
-        "notes": [*(data.notes if isinstance(data, Trials) else []), *est.notes],
+        "notes": [
+            *(data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])),
+            *est.notes,
+        ],
     }
     return ReportData(
         title=name,
