@@ -12,6 +12,8 @@ shared):
   system column named ``model`` and not mapped, so that the system-column rule follows the
   column per task and the file is counted a second time with it as the system;
 * 10^8 Parquet rows in 100 part files (2 systems × 500,000 tasks × 100 runs);
+* ``scaling``: peak memory against rows and tasks — 10^7 and 5 × 10^7 Parquet rows over the
+  same 10^5 (system, task) pairs, and 10^7 rows over 10^6 pairs (memory follows the pairs);
 * with ``--duckdb`` (when duckdb is installed): the same count and duplicate check as SQL in
   DuckDB, the engine the out-of-core reader was measured against;
 * ``passhat report --no-model`` on a 10^6-task count table: time, memory, results.json size.
@@ -22,7 +24,7 @@ Run::
 
     .venv/bin/python benchmarks/bench_scale.py [--small] [--duckdb]
 
-``--small`` divides every size by 10 (a quick check); ``--cases csv,model,parquet,report``
+``--small`` divides every size by 10 (a quick check); ``--cases csv,model,parquet,scaling,report``
 runs some of the cases (default: all).
 """
 
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="scale benchmark")
     ap.add_argument("--small", action="store_true", help="every size / 10")
     ap.add_argument("--duckdb", action="store_true", help="also time DuckDB (if installed)")
-    ap.add_argument("--cases", default="csv,model,parquet,report", help="cases to run")
+    ap.add_argument("--cases", default="csv,model,parquet,scaling,report", help="cases to run")
     args = ap.parse_args(argv)
     cases = set(args.cases.split(","))
     div = 10 if args.small else 1
@@ -220,6 +222,25 @@ def main(argv: list[str] | None = None) -> int:
                         "result = n"
                     )
                     measure(f"duckdb {label}: counts + duplicate check", body)
+        if "scaling" in cases:
+            print("peak memory against rows and (system, task) pairs (Parquet, 10 parts)")
+            measure(
+                "baseline: import passhat, pyarrow",
+                "import passhat as ph, pyarrow.parquet; result = 'imports only'",
+            )
+            # rows from 10^7 to 5 x 10^7 over the same pairs (batches of ~10^6 rows throughout),
+            # then 10^7 rows over ten times the pairs
+            for tasks_, runs in ((50_000, 100), (50_000, 500), (500_000, 10)):
+                d = tmp / f"scale-{tasks_}-{runs}"
+                n = write_trials(
+                    d, systems=2, tasks=tasks_ // div, runs=runs, parts=10, fmt="parquet"
+                )
+                measure(
+                    f"{n:,} rows, {2 * tasks_ // div:,} pairs",
+                    f"import passhat as ph; ds = ph.read_counts({str(d)!r}); "
+                    "result = ds.sizes['task']",
+                )
+                shutil.rmtree(d, ignore_errors=True)
         if "report" not in cases:
             return 0
         print(f"passhat report --no-model on a {tasks:,}-task count table")

@@ -197,6 +197,10 @@ def header(path: Path) -> list[str]:
                         break
         except (json.JSONDecodeError, UnicodeDecodeError):
             names = []  # the reader names the line
+        except RecursionError as err:
+            from passhat.io._json import too_deep
+
+            raise too_deep(path) from err
     else:
         try:
             with _open_text(path) as fh:

@@ -161,7 +161,10 @@ def _sniff_counts(path: Path, head: str) -> bool:
     if first.lstrip().startswith("{"):
         import json
 
-        return is_count_schema(list(json.loads(first)))
+        try:
+            return is_count_schema(list(json.loads(first)))
+        except (ValueError, RecursionError):  # not one JSON object per line: not counts
+            return False
     return is_count_schema([c.strip('"') for c in first.split(delimiter(path))])
 
 
