@@ -152,8 +152,7 @@ def report_cmd(
     echo(f"  open:     {res.paths.html}")
     echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
     echo(f"  numbers:  {res.paths.json}")
-    spread = res.data.section("spread")
-    for line in spread.sentences:
+    for line in res.data.section("summary").sentences:  # the report's own summary, verbatim
         echo(f"  {line}")
     settings = res.data.stamp["settings"]
     echo(
