@@ -182,3 +182,16 @@ def test_the_same_rule_on_a_local_dask_cluster(tmp_path: Path) -> None:
     assert list(got["system"].values) == want.systems
     np.testing.assert_array_equal(got["n"].values, want.counts()["n"].values)
     assert got.attrs["notes"] == want.notes
+
+
+def test_unused_dictionary_values_are_not_values(tmp_path: Path) -> None:
+    # a Parquet dictionary column written from a pandas categorical keeps unused categories;
+    # a value no row holds must not count as a group (it recurs in no task)
+    df = _runs(9)
+    df["model"] = pd.Categorical(df["model"], categories=["gpt-x", "claude-y", "unused"])
+    f = tmp_path / "runs.parquet"
+    df.to_parquet(f)
+    mem, ooc = _both(f, task="question_id", success="passed")
+    assert isinstance(mem, ph.Trials) and not isinstance(ooc, Exception)
+    assert sorted(mem.systems) == ["claude-y", "gpt-x"] == sorted(ooc["system"].values)
+    assert ooc.attrs["notes"] == mem.notes

@@ -101,10 +101,11 @@ class _Column:
             except TypeError:
                 self.unhashable = True
                 return None
-        glob = np.empty(len(batch_uniques) + 1, dtype=np.int64)
+        glob = np.full(len(batch_uniques) + 1, -1, dtype=np.int64)
+        # a dictionary may hold values no row uses (unused categories): those are not values
+        used = np.bincount(batch_codes + 1, minlength=len(batch_uniques) + 1) > 0
         for i, value in enumerate([*batch_uniques, None]):  # the last one: missing (code -1)
-            if i == len(batch_uniques) and not (batch_codes < 0).any():
-                glob[i] = -1
+            if not used[(i + 1) % len(used)]:
                 continue
             key = _key(value)
             if isinstance(key, list | dict):
