@@ -195,3 +195,24 @@ def test_unused_dictionary_values_are_not_values(tmp_path: Path) -> None:
     assert isinstance(mem, ph.Trials) and not isinstance(ooc, Exception)
     assert sorted(mem.systems) == ["claude-y", "gpt-x"] == sorted(ooc["system"].values)
     assert ooc.attrs["notes"] == mem.notes
+
+
+def test_a_column_with_more_values_than_max_groups_is_no_system_on_both(tmp_path: Path) -> None:
+    from passhat.io._system_column import MAX_GROUPS
+
+    tasks = MAX_GROUPS + 2  # tasks 2i and 2i + 1 share values: each recurs in two tasks
+    t = np.repeat(np.arange(tasks), 4)
+    pair = t // 2
+    v = np.where(np.arange(len(t)) % 2 == 0, 2 * pair, 2 * pair + 1)  # two values per task
+    df = pd.DataFrame({"task_id": t, "variant": v, "success": np.arange(len(t)) % 3 == 0})
+    assert df["variant"].nunique() > MAX_GROUPS
+    f = _write(df, tmp_path / "runs.csv")
+    mem, ooc = _both(f)
+    assert isinstance(mem, ph.Trials) and not isinstance(ooc, Exception)
+    assert mem.systems == ["system"] == list(ooc["system"].values) and mem.notes == []
+    # the same column with few values is a system on both
+    df["variant"] = np.where(v % 2 == 0, "a", "b")
+    f = _write(df, tmp_path / "few.csv")
+    mem, ooc = _both(f)
+    assert isinstance(mem, ph.Trials) and not isinstance(ooc, Exception)
+    assert len(mem.systems) == 2 == ooc.sizes["system"]

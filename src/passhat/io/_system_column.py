@@ -12,6 +12,7 @@ answer takes a new value in most rows.)
 The rule (:func:`find_system_column`), for a table with no ``system`` column
 and no ``system_name``:
 
+* a column with more than :data:`MAX_GROUPS` (10,000) distinct values is not a system;
 * columns named like a run index (``attempt``, ``epoch``, ``seed``, ...) and
   whole-number columns numbering each task's runs 0, 1, … or 1, 2, … are run
   indices, not systems;
@@ -46,6 +47,7 @@ from numpy.typing import NDArray
 from passhat.errors import ValidationError
 
 __all__ = [
+    "MAX_GROUPS",
     "RUN_INDEX_NAMES",
     "SYSTEM_NAMES",
     "Groups",
@@ -93,6 +95,10 @@ SYSTEM_NAMES = frozenset(
         "experimentname",
     }
 )
+
+#: A column with more distinct values than this is not a system column (a run id, a
+#: timestamp, an answer text); the out-of-core reader stops following it at this count.
+MAX_GROUPS = 10_000
 
 #: Column names (same normalisation) of a run index: never read as the system.
 RUN_INDEX_NAMES = frozenset(
@@ -199,7 +205,7 @@ def _is_run_index(g: Groups, n_tasks: int) -> bool:
 
 def _splits(g: Groups, task_rows: NDArray[np.int64]) -> bool:
     """:func:`splits_every_task` on a column's groups and each task's number of rows."""
-    if g.n < 2 or g.n > g.rows // 2:
+    if g.n < 2 or g.n > g.rows // 2 or g.n > MAX_GROUPS:
         return False
     n_tasks = len(task_rows)
     several = task_rows >= 2

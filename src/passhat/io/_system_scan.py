@@ -8,7 +8,9 @@ counts — each unmapped column's distinct values and its distinct (task, value)
 pairs, and for a column with a system name the (value, other column's value)
 pairs — and decides with the same :func:`~passhat.io._system_column.choose_system_column`
 at the end. Its memory follows the distinct pairs, not the rows, within
-:data:`PAIR_BUDGET`; a column that needs more is *unchecked*, and the rule
+:data:`PAIR_BUDGET`; a column past :data:`~passhat.io._system_column.MAX_GROUPS`
+values is no system column (the rule's own limit) and is no longer followed; a
+column that needs more pairs than the budget is *unchecked*, and the rule
 refuses the table with the fix rather than guess when it would need that column.
 
 Examples
@@ -33,7 +35,7 @@ from numpy.typing import NDArray
 
 from passhat.io._countgrid import factorize
 from passhat.io._scan import Batch
-from passhat.io._system_column import Groups, choose_system_column, is_system_name
+from passhat.io._system_column import MAX_GROUPS, Groups, choose_system_column, is_system_name
 
 __all__ = ["PAIR_BUDGET", "SystemScan"]
 
@@ -88,6 +90,7 @@ class _Column:
         self.uniques: list[Any] = []
         self.pairs = _PairSet()
         self.unhashable = False
+        self.too_many = False  # more than MAX_GROUPS values: not a system column
         self.only_bools = True  # the in-memory reader skips a boolean column (no missing)
 
     def codes(self, col: Any, rows: int) -> NDArray[np.int64] | None:
@@ -112,6 +115,10 @@ class _Column:
                 self.unhashable = True
                 return None
             if key not in self.ids:
+                if len(self.uniques) >= MAX_GROUPS:  # not a system column, whatever follows
+                    self.too_many = True
+                    self.ids, self.uniques, self.pairs = {}, [], _PairSet()
+                    return None
                 self.ids[key] = len(self.uniques)
                 self.uniques.append(None if key is _MISSING else value)
             self.only_bools = self.only_bools and isinstance(key, bool | np.bool_)
@@ -120,7 +127,8 @@ class _Column:
 
     @property
     def dead(self) -> bool:
-        return self.unhashable
+        """Not a grouping, for certain (lists/dicts, or too many values): no longer followed."""
+        return self.unhashable or self.too_many
 
 
 class SystemScan:
@@ -214,9 +222,11 @@ class SystemScan:
         for name, theirs in part.cols.items():
             self.extend({name: part.columns.get(name, name)})
             mine = self.cols[name]
+            if mine.dead:
+                continue
             if theirs.dead or name in part.unchecked:
                 if theirs.dead:
-                    mine.unhashable = True
+                    mine.unhashable, mine.too_many = theirs.unhashable, theirs.too_many
                 elif name not in self.unchecked:
                     self.unchecked.append(name)
                 continue
@@ -227,6 +237,10 @@ class SystemScan:
                     mine.ids[key] = len(mine.uniques)
                     mine.uniques.append(value)
                 vmap[i] = mine.ids[key]
+            if len(mine.uniques) > MAX_GROUPS:
+                mine.too_many = True
+                mine.ids, mine.uniques, mine.pairs = {}, [], _PairSet()
+                continue
             mine.only_bools = mine.only_bools and theirs.only_bools
             value_maps[name] = vmap
             pt, pv = theirs.pairs.pairs()
