@@ -47,9 +47,10 @@ __all__ = ["register"]
     help="How the model is fitted: exact quadrature (grid) or MCMC (nuts).",
 )
 @click.option(
-    "--compare-models",
-    is_flag=True,
-    help="Also fit the zero/one-inflated model (NUTS, slower) and compare them by PSIS-LOO.",
+    "--compare-models/--no-compare-models",
+    default=True,
+    show_default=True,
+    help="Also fit the zero/one-inflated model (NUTS) and compare the two by PSIS-LOO.",
 )
 @click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
 @click.option(

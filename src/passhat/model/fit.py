@@ -37,7 +37,7 @@ from passhat.model.diagnostics import import_arviz
 from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
 from passhat.model.sampler import (
-    METHODS,
+    resolve_method,
     resolve_progress,
     resolve_sampler,
     resolve_seed,
@@ -98,7 +98,7 @@ def fit(
     data: Trials | xr.Dataset,
     *,
     k: int | Sequence[int] = (1, 2, 5),
-    method: str = "nuts",
+    method: str = "auto",
     model: str = "beta",
     priors: Priors | None = None,
     weights: Any = None,
@@ -120,9 +120,13 @@ def fit(
     k : int or list of int, default (1, 2, 5)
         The k whose metrics are stored in ``idata`` (any k can be asked of
         :meth:`passhat.Fit.metric` later; k may exceed n).
-    method : {"nuts", "grid"}
-        NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model
-        only; returns independent draws in the same shape).
+    method : {"auto", "grid", "nuts"}, default "auto"
+        ``"grid"``: exact quadrature on (logit μ, log κ), returned as
+        independent draws in the same shape as NUTS' (plain model only: it
+        has two parameters per system). ``"nuts"``: NUTS sampling (compiles
+        the model first: seconds to a minute in a new process). ``"auto"``:
+        the grid for ``model="beta"``, NUTS for ``model="inflated"``. The
+        method that ran is :attr:`Fit.method` (and in ``Fit.method_label``).
     model : {"beta", "inflated"}
         Plain Beta-Binomial, or with shares of always-pass / always-fail tasks.
     priors : Priors, optional
@@ -142,13 +146,14 @@ def fit(
         fit can be reproduced.
     draws, tune, chains : int
         Draws kept per chain, tuning steps, chains (grid: chains × draws
-        independent draws).
+        independent draws; ``tune`` unused).
     sampler : {"auto", "nutpie", "pymc"}
         "auto" uses nutpie when installed, else PyMC's NUTS.
     target_accept : float
         NUTS target acceptance rate.
     progress : bool, optional
-        Progress bars; default: when stderr is a terminal.
+        NUTS only: a spinner while the model compiles, then the sampler's
+        progress bar; default: when stderr is a terminal.
     grid_size : int
         Points per axis of the final grid.
 
@@ -159,7 +164,8 @@ def fit(
     Raises
     ------
     OptionError
-        Unknown method/model/sampler, grid with the inflated model, bad sizes.
+        Unknown method/model/sampler, ``method="grid"`` with the inflated
+        model, bad sizes.
     ModelError
         A system has no task with decided runs.
     DependencyError
@@ -190,14 +196,8 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
-    if method not in METHODS:
-        raise OptionError(f"method must be 'nuts' or 'grid' (got {method!r})")
     check_model(model)
-    if method == "grid" and model != "beta":
-        raise OptionError(
-            "method='grid' evaluates the 2-parameter Beta-Binomial model only; "
-            "use method='nuts' for model='inflated'"
-        )
+    method = resolve_method(method, model)
     for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
             raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
@@ -212,7 +212,7 @@ def fit(
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
-    used_sampler = "grid" if method == "grid" else resolve_sampler(sampler)
+    used_sampler = resolve_sampler(sampler, method)
 
     systems = [str(s) for s in ds["system"].values]
     n_all = np.asarray(ds["n"].values, dtype=np.int64)
