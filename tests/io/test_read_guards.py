@@ -207,8 +207,8 @@ def _cli(
 ) -> subprocess.CompletedProcess[str]:
     code = "import sys; from passhat.cli import main; sys.exit(main(sys.argv[1:]))"
     if limit_mb is not None:  # a limit above what the interpreter already holds
-        code = (
-            "import resource, sys; from passhat.cli import main\n"
+        code = (  # the CLI imports lazily: import what a command needs before the limit
+            "import resource, sys; from passhat.cli import main; import passhat.io, pyarrow\n"
             "vm = [int(x.split()[1]) for x in open('/proc/self/status')"
             " if x.startswith('VmSize')][0]\n"
             f"lim = vm * 1024 + {limit_mb} * 2**20\n"
