@@ -7,7 +7,16 @@ k = 1..20. The baseline is the loop τ-bench and Inspect AI use: for every k,
 ``--loop-tasks`` asks for a subset, in which case its time is scaled up linearly
 (stated in the output). Both results are compared (max abs difference).
 
+The second part (issue 11) times ``estimate(..., ci=0.95)`` — both scopes'
+intervals chosen by the rule of :mod:`passhat.scopes` — against the interval
+path it replaced (normal interval with plug-in variances + task bootstrap
+over the per-task expansion, kept below as ``legacy_estimate_ci`` so it stays
+callable), in one process, as a ratio (target ≤ 2), on the same table and
+for 10^3, 10^4 and 10^5 tasks; ``--figure PATH`` draws time against tasks and
+writes the printed ratios beside it (PATH with ``.txt``: ``benchmarks/estimate_ci.txt``).
+
 Run: ``.venv/bin/python benchmarks/bench_estimate.py [--tasks 100000] [--runs 20]``
+(the interval part alone, as committed: ``--skip-loop --figure benchmarks/estimate_ci.png``)
 """
 
 from __future__ import annotations
@@ -18,12 +27,70 @@ import time
 import tracemalloc
 from fractions import Fraction
 from math import comb
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
 import passhat as ph
-from passhat.estimators import per_task_metrics
-from passhat.intervals import task_intervals
+from passhat.bootstrap import task_bootstrap
+from passhat.estimators import METRICS, per_task_metrics
+from passhat.intervals import benchmark_se, task_intervals
+
+
+def legacy_estimate_ci(ds: Any, ks: list[int], *, ci: float, n_boot: int, seed: int) -> Any:
+    """The interval path before issue 11, verbatim: per-task expansion, normal + task bootstrap."""
+    est = ph.estimate(ds, k=ks)
+    per = est.per_task
+    include = np.asarray(per["included"].values, dtype=bool)
+    weights = np.asarray(per["weight"].values, dtype=float)
+    rng = np.random.default_rng(seed)
+    z = float(stats.norm.isf((1 - ci) / 2))
+    n_all = np.asarray(per["n"].values, dtype=float)
+    c_all = np.asarray(per["c"].values, dtype=float)
+    rows: list[dict[str, Any]] = []
+    for s, name in enumerate(str(x) for x in per["system"].values):
+        inc = include[s]
+        n, c, w = n_all[s, inc], c_all[s, inc], weights[s, inc]
+        cols = [("mean", ks[0])] + [(m, kv) for m in ("pass_at_k", "pass_hat_k") for kv in ks]
+        vals = np.column_stack([per[m].values[s, inc, ks.index(kv)] for m, kv in cols])
+        theta = (w @ vals) / w.sum()
+        bench = {}
+        for (m, kv), th in zip(cols, theta, strict=True):
+            se, _ = benchmark_se(n, c, k=kv, metric=m, weights=w)
+            bench[(m, kv)] = (max(0.0, th - z * se), min(1.0, th + z * se))
+        boot = task_bootstrap(
+            vals, keys=np.column_stack([n, c]), weights=w, ci=ci, n_boot=n_boot, seed=rng
+        )
+        pop = {col: (r.lower, r.upper) for col, r in zip(cols, boot.itertuples(), strict=True)}
+        for kv in ks:
+            for m in METRICS:
+                key = (m, ks[0]) if m == "mean" else (m, kv)
+                for scope, src in (("benchmark", bench), ("population", pop)):
+                    rows.append(
+                        {
+                            "system": name,
+                            "k": kv,
+                            "metric": m,
+                            "scope": scope,
+                            "lower": src[key][0],
+                            "upper": src[key][1],
+                        }
+                    )
+    return est.table.merge(pd.DataFrame(rows), on=["system", "k", "metric"])
+
+
+def ci_ratio(
+    n_tasks: int, runs: int, ks: list[int], *, repeat: int, seed: int
+) -> tuple[float, float]:
+    """Best-of times of estimate(ci=0.95) now and of the legacy path, on one table."""
+    rng = np.random.default_rng(seed)
+    ds = ph.counts_from_arrays(np.full(n_tasks, runs), rng.integers(0, runs + 1, size=n_tasks))
+    t_new, _ = best_of(lambda: ph.estimate(ds, k=ks, ci=0.95, n_boot=10_000, seed=0), repeat)
+    t_old, _ = best_of(lambda: legacy_estimate_ci(ds, ks, ci=0.95, n_boot=10_000, seed=0), repeat)
+    return t_new, t_old
 
 
 def exact_macro(n: np.ndarray, c: np.ndarray, ks: list[int]) -> dict[int, tuple[float, float]]:
@@ -76,7 +143,12 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--figure", type=Path, default=None, help="write the ci-timing figure")
+    parser.add_argument("--skip-loop", action="store_true", help="only the interval timings")
     args = parser.parse_args()
+    if args.skip_loop:
+        intervals_part(args)
+        return
 
     rng = np.random.default_rng(args.seed)
     n = np.full(args.tasks, args.runs, dtype=np.int64)
@@ -150,6 +222,58 @@ def main() -> None:
         f"targets: < 0.5 s {verdict[ok_time]}; ≥ 50× {verdict[ok_ratio]}; "
         f"results agree (loop 1e-10, exact 1e-14) {'yes' if ok_same else 'NO'}"
     )
+
+    intervals_part(args)
+
+
+def intervals_part(args: argparse.Namespace) -> None:
+    """estimate(ci=0.95) now vs the legacy interval path: ratio at every size, a figure."""
+    ks = list(range(1, args.kmax + 1))
+    sizes = sorted({1_000, 10_000, args.tasks})
+    ph.estimate(ph.counts_from_arrays([5] * 40, [2] * 40), k=[1, 2], ci=0.95, n_boot=200)
+    lines = [
+        f"estimate(ci=0.95, n_boot=10000), {args.runs} runs, k = 1..{args.kmax}: "
+        "now vs the interval path before issue 11 (best of 3, one process)"
+    ]
+    print(lines[0])
+    rows = []
+    for t in sizes:
+        t_new, t_old = ci_ratio(t, args.runs, ks, repeat=3, seed=args.seed)
+        rows.append((t, t_new, t_old))
+        lines.append(
+            f"  {t:>7,} tasks: now {t_new:7.3f} s, before {t_old:7.3f} s, "
+            f"ratio {t_new / t_old:5.2f}"
+        )
+        print(lines[-1])
+    ratio = rows[-1][1] / rows[-1][2]
+    lines.append(
+        f"target: ratio ≤ 2 at {args.tasks:,} tasks: {'met' if ratio <= 2 else 'MISSED'} "
+        f"({ratio:.2f})"
+    )
+    print(lines[-1])
+    if args.figure is not None:
+        # the printed ratio beside the figure, so the committed figure carries its numbers
+        args.figure.with_suffix(".txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(5.5, 3.6))
+        ts = [r[0] for r in rows]
+        ax.loglog(ts, [r[2] for r in rows], "o-", label="before (normal + task bootstrap)")
+        ax.loglog(ts, [r[1] for r in rows], "s-", label="now (the rule of passhat.scopes)")
+        ax.set_xlabel("tasks")
+        ax.set_ylabel("seconds, estimate(ci=0.95)")
+        ax.set_title(
+            f"{args.runs} runs per task, k = 1..{args.kmax}, 10,000 resamples\n"
+            f"now / before at {rows[-1][0]:,} tasks: {ratio:.2f}",
+            fontsize=10,
+        )
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(args.figure, dpi=120)
+        print(f"wrote {args.figure}")
 
 
 if __name__ == "__main__":

@@ -388,8 +388,13 @@ def test_estimate_ci_on_tau_bench(tau_airline_path) -> None:  # type: ignore[no-
     np.testing.assert_allclose(pop["value"], [0.420, 0.273, 0.220, 0.200], atol=5e-4)
     assert ((pop["lower"] < pop["value"]) & (pop["value"] < pop["upper"])).all()
     bench = t[t["scope"] == "benchmark"]
-    # k ≥ 3 with n = 4 < 2k: plug-in variance, labelled in method
-    assert bench["method"].str.contains("plug-in").tolist() == [False, False, True, True]
+    # k ≥ 3 with n = 4 < 2k: no unbiased variance estimate; the model's, labelled in method
+    assert bench["method"].str.contains("model-based variance").tolist() == [
+        False,
+        False,
+        True,
+        True,
+    ]
 
 
 def test_value_with_intervals_and_scope() -> None:

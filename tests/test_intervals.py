@@ -3,13 +3,15 @@
 Oracles: statsmodels ``proportion_confint`` (per-task intervals); exact
 enumeration of the binomial distribution (variance estimates); simulation
 with known truth and Monte-Carlo tolerances (coverage); the engine's own
-functions (benchmark_se, task_bootstrap) for the table that combines them.
+functions (benchmark_se, task_bootstrap, scope_intervals) for the tables that
+combine them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
@@ -17,6 +19,7 @@ import passhat as ph
 from passhat.bootstrap import task_bootstrap
 from passhat.errors import OptionError
 from passhat.intervals import benchmark_se, estimate_intervals, proportion_interval
+from passhat.scopes import scope_intervals
 
 SM_NAME = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys"}
 
@@ -98,30 +101,47 @@ def test_benchmark_se_mean_formula_and_plugin_branch() -> None:
 
 
 # ------------------------------------------------------------ both scopes
-def test_estimate_intervals_combine_benchmark_se_and_task_bootstrap() -> None:
-    """Oracle: benchmark_se (value ± z·SE) and task_bootstrap on the same tasks and seed."""
-    n = np.array([6, 6, 6, 4, 4, 8])
-    c = np.array([6, 3, 0, 2, 4, 5])
-    ds = ph.counts_from_arrays(n, c)
-    per = ph.per_task_metrics(ds, [1, 2]).assign(n=ds["n"], c=ds["c"])
-    w = np.full((1, 6), 1 / 6)
-    got = estimate_intervals(per, np.ones((1, 6), bool), w, [1, 2], ci=0.9, n_boot=400, seed=3)
-    assert len(got) == 2 * 3 * 2  # k × metric × scope
-    z = stats.norm.isf(0.05)
-    row = got[(got["metric"] == "pass_hat_k") & (got["k"] == 2)].set_index("scope")
-    value = float(ph.pass_hat_k(n, c, 2).mean())
-    se, _ = benchmark_se(n, c, k=2, metric="pass_hat_k")
-    assert row.loc["benchmark", "lower"] == pytest.approx(max(0.0, value - z * se))
-    assert row.loc["benchmark", "upper"] == pytest.approx(min(1.0, value + z * se))
-    # one draw matrix for every column: [mean, pass@1, pass@2, pass^1, pass^2]
-    cols = [c / n, ph.pass_at_k(n, c, 1), ph.pass_at_k(n, c, 2)]
-    cols += [ph.pass_hat_k(n, c, 1), ph.pass_hat_k(n, c, 2)]
-    boot = task_bootstrap(
-        np.column_stack(cols), keys=np.column_stack([n, c]), ci=0.9, n_boot=400, seed=3
+def test_estimate_intervals_apply_the_rule_per_system() -> None:
+    """Oracle: scope_intervals on each system's included tasks, with the same seed stream."""
+    rng = np.random.default_rng(5)
+    n = np.full((2, 40), 5)
+    c = np.vstack([rng.binomial(5, rng.beta(1, 1, 40)), np.full(40, 5)])
+    both = xr.concat(
+        [
+            ph.counts_from_arrays(n[0], c[0], system="a"),
+            ph.counts_from_arrays(n[1], c[1], system="b"),
+        ],
+        dim="system",
     )
-    assert row.loc["population", "lower"] == pytest.approx(boot["lower"][4])
-    assert row.loc["population", "upper"] == pytest.approx(boot["upper"][4])
-    assert row.loc["population", "method"] == boot["method"][4]
+    w = np.full((2, 40), 1 / 40)
+    got = estimate_intervals(both, np.ones((2, 40), bool), w, [1, 2], ci=0.9, n_boot=400, seed=3)
+    assert len(got) == 2 * 2 * 3 * 2  # systems × k × metric × scope
+    gen = np.random.default_rng(3)
+    for s, name in enumerate(["a", "b"]):
+        want = scope_intervals(n[s], c[s], w[s], [1, 2], ci=0.9, n_boot=400, rng=gen)
+        part = got[(got["system"] == name) & (got["metric"] != "mean")]
+        merged = part.merge(want, on=["metric", "k", "scope"], suffixes=("", "_want"))
+        assert len(merged) == len(part)
+        np.testing.assert_allclose(merged["lower"], merged["lower_want"])
+        np.testing.assert_allclose(merged["upper"], merged["upper_want"])
+    # b: every task all-pass — no zero-width interval, and the method says why
+    b = got[got["system"] == "b"]
+    assert (b["upper"] - b["lower"] > 1e-3).all()
+    assert b.loc[b["scope"] == "population", "method"].str.contains("pseudo-task").all()
+    assert b.loc[b["scope"] == "benchmark", "method"].str.contains("hierarchical").all()
+
+
+def test_estimate_intervals_predictive_rows_and_bad_value() -> None:
+    ds = ph.counts_from_arrays([4] * 12, [4, 3, 2, 4, 4, 1, 0, 4, 3, 4, 2, 4])
+    inc, w = np.ones((1, 12), bool), np.full((1, 12), 1 / 12)
+    got = estimate_intervals(ds, inc, w, [2], ci=0.9, n_boot=500, seed=0, predictive=12)
+    assert set(got["scope"]) == {"benchmark", "population", "predictive"}
+    wide = got.pivot_table(index=["metric", "k"], columns="scope", values="upper") - (
+        got.pivot_table(index=["metric", "k"], columns="scope", values="lower")
+    )
+    assert (wide["predictive"] > wide["population"]).all()
+    with pytest.raises(OptionError, match="predictive"):
+        estimate_intervals(ds, inc, w, [2], ci=0.9, n_boot=500, predictive=0)
 
 
 # ------------------------------------------------------------ coverage

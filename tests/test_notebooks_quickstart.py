@@ -29,6 +29,6 @@ def test_quickstart_notebook_runs() -> None:
     assert "Diagnostics(passed" in text
     assert "index.html" in text
     assert "pass^4 = 0.200, population 95% interval 0.100–0.340" in text  # bundled τ-bench
-    assert "10000 resamples, seed 0" in text
+    assert "10000 resamples or posterior draws, seed 0" in text
     stale = stale_cells(committed, nb)
     assert not stale, f"committed outputs of code cells {stale} are out of date: {REGENERATE}"

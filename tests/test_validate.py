@@ -108,9 +108,9 @@ def test_cli_prints_resamples_and_seed(capsys) -> None:  # type: ignore[no-untyp
     from passhat.cli import main
 
     assert main(["estimate", "--example", "tau-airline", "--k", "4", "--ci", "0.95"]) == 0
-    assert "10000 resamples, seed 0" in capsys.readouterr().out
+    assert "10000 resamples or posterior draws, seed 0" in capsys.readouterr().out
     assert main(["estimate", "--example", "tau-airline", "--k", "4", "--ci", "0.9", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["settings"]["n_boot"] == 10000 and doc["settings"]["seed"] == 0
     assert main(["compare", "--example", "agents", "--n-boot", "300", "--seed", "7"]) == 0
-    assert "300 resamples, seed 7" in capsys.readouterr().out
+    assert "sign flips and posterior draws: 300, seed 7" in capsys.readouterr().out

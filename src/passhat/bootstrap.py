@@ -19,6 +19,9 @@ The engine, in the order a caller uses it:
   column where BCa degenerates, and says so;
 * :func:`sign_flip_draws` draws the sign-flip permutation statistics of paired
   differences over the same categories;
+* :func:`bayesian_bootstrap_draws` draws Dirichlet-weighted means over the
+  categories with half a pseudo-task at 0 and at 1 (the boundary prior that
+  keeps all-pass data from giving a zero-width interval);
 * :func:`task_bootstrap` does all of it for a tasks × columns array.
 
 References
@@ -28,6 +31,8 @@ References
 .. [2] Efron, B. and Tibshirani, R. J. (1993). *An Introduction to the
    Bootstrap*. Chapman & Hall, ch. 13–14 (percentile, BCa, jackknife
    acceleration).
+.. [3] Rubin, D. B. (1981). The Bayesian bootstrap. *The Annals of
+   Statistics*, 9(1), 130–134.
 
 Examples
 --------
@@ -60,6 +65,7 @@ from passhat.errors import ValidationError
 __all__ = [
     "CI_METHODS",
     "Categories",
+    "bayesian_bootstrap_draws",
     "bootstrap_draws",
     "compress",
     "draw_stats",
@@ -337,6 +343,46 @@ def sign_flip_draws(
         bsz = min(chunk, n_boot - start)
         signs = 2.0 * rng.binomial(cats.freq, 0.5, size=(bsz, cats.freq.size)) - cats.freq
         out[start : start + bsz] = (signs @ cats.values) / t_n
+    return out
+
+
+def bayesian_bootstrap_draws(
+    cats: Categories, *, n_boot: int, rng: np.random.Generator, pseudo: float = 0.5
+) -> NDArray[np.float64]:
+    """``n_boot`` × C Bayesian-bootstrap means, with ``pseudo`` of a task at 0 and at 1.
+
+    Each draw weights the tasks by Dirichlet(1, …, 1) (Rubin 1981 [3]_) — over
+    categories, Gamma(f_j) totals — and adds two pseudo-tasks of the mean task
+    weight with values 0 and 1 and Dirichlet weight ``pseudo`` each. Without
+    them, tasks that all pass would give every draw the value 1; with them,
+    a value known only from all-pass tasks gets the Jeffreys interval of a
+    binomial proportion (Beta(T + ½, ½) for T such tasks), and for values
+    strictly inside (0, 1) they matter less as tasks accumulate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.bootstrap import bayesian_bootstrap_draws, compress
+    >>> ones = np.ones((10, 1))
+    >>> d = bayesian_bootstrap_draws(compress(ones, ones, np.ones(10)), n_boot=20000,
+    ...                              rng=np.random.default_rng(0))
+    >>> from scipy import stats
+    >>> bool(abs(np.quantile(d, 0.05) - stats.beta.ppf(0.05, 10.5, 0.5)) < 0.01)
+    True
+    """
+    f = cats.freq.astype(float)
+    w = cats.weights
+    w_bar = float(np.sum(f * w) / np.sum(f))
+    out = np.empty((n_boot, cats.values.shape[1]))
+    chunk = max(1, min(n_boot, _CHUNK_CELLS // max(cats.freq.size, 1)))
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        g = rng.gamma(f, size=(b, f.size)) * w[None, :]
+        g0 = rng.gamma(pseudo, size=b) * w_bar
+        g1 = rng.gamma(pseudo, size=b) * w_bar
+        out[start : start + b] = (g @ cats.values + g1[:, None]) / (g.sum(axis=1) + g0 + g1)[
+            :, None
+        ]
     return out
 
 

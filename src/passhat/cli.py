@@ -1,7 +1,8 @@
 """Command-line interface: parse → API → write. No statistics here.
 
 Exit statuses, the same for every command (docs/guide/cli.md): 0 success; 1 a gate decided
-"fail" (and nothing else); 2 bad input or options; 4 an I/O error (disk full, permission,
+"fail" (and nothing else); 2 bad input or options; 3 a sequential gate says "continue"
+(``passhat gate``); 4 an I/O error (disk full, permission,
 out of memory); 130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM), both after the
 temporary files are removed; 70 an unexpected exception, i.e. a bug in passhat. Every
 failure prints one line, ``passhat: error: ...``, never a traceback (``PASSHAT_DEBUG=1``

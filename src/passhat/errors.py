@@ -18,6 +18,7 @@ CountError
 from __future__ import annotations
 
 __all__ = [
+    "EXIT_CONTINUE",
     "EXIT_FAIL",
     "EXIT_INPUT",
     "EXIT_INTERRUPT",
@@ -38,8 +39,9 @@ __all__ = [
 
 
 #: Exit statuses of every command (docs/guide/cli.md): success; a gate decided "fail"; bad input
-#: or options; an I/O error (disk full, permission, memory); interrupted (SIGINT, SIGTERM).
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_IO = 0, 1, 2, 4
+#: or options; a sequential gate says "continue" (more runs needed); an I/O error (disk full,
+#: permission, memory); interrupted (SIGINT, SIGTERM).
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_CONTINUE, EXIT_IO = 0, 1, 2, 3, 4
 EXIT_INTERRUPT, EXIT_TERMINATED = 130, 143
 
 

@@ -61,8 +61,9 @@ from passhat.trials import Trials
 
 __all__ = ["SCOPES", "Estimate", "estimate"]
 
-#: The two scopes of an interval (see :mod:`passhat.intervals`).
-SCOPES = ("benchmark", "population")
+#: The scopes of an interval (see :mod:`passhat.intervals`); "predictive" (a new
+#: benchmark of T′ tasks) only when asked for with ``predictive=``.
+SCOPES = ("benchmark", "population", "predictive")
 
 
 @dataclass
@@ -115,8 +116,8 @@ class Estimate:
         if methods:
             notes.append(
                 f"In parentheses: {self.settings.get('ci', 0.95):.0%} interval, population scope "
-                f"(new tasks like these): {'; '.join(methods)}. The benchmark scope (these "
-                "tasks) is in .table."
+                f"(the expected value over tasks like these): {'; '.join(methods)}. The "
+                "benchmark scope (these tasks) is in .table."
             )
         if len(self.excluded):
             notes.append(f"{len(self.excluded)} task(s) left out of the averages: see .excluded.")
@@ -234,9 +235,10 @@ class Estimate:
         k : int
         system : str, optional
             Needed when the estimate holds several systems.
-        scope : {"benchmark", "population"}
+        scope : {"benchmark", "population", "predictive"}
             ``benchmark``: these tasks (within-task uncertainty only);
-            ``population``: a new task from the same distribution.
+            ``population``: the expected value over tasks like these;
+            ``predictive``: a new benchmark of T′ tasks (with ``predictive=T′``).
 
         Examples
         --------
@@ -288,7 +290,10 @@ def _notes(
             "(--matched) leaves a task out of every system when it is left out of one"
         )
     if boot is not None:
-        notes.append(f"population intervals: task bootstrap, {boot[0]} resamples, seed {boot[1]}")
+        notes.append(
+            f"intervals: {boot[0]} resamples or posterior draws, seed {boot[1]} "
+            "(each row's method names the one the rule picked)"
+        )
     return notes
 
 
@@ -306,15 +311,19 @@ def estimate(
     seed: int | None = DEFAULT_SEED,
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
+    predictive: int | None = None,
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
     Each task's unbiased estimate is computed first and then averaged with
     the task weights (equal by default). With ``ci`` every value gets two
-    intervals, one per scope (see :mod:`passhat.intervals`): ``benchmark``
-    (these tasks; within-task uncertainty from per-task variance estimates)
-    and ``population`` (a new task from the same distribution; task-level
-    bootstrap).
+    intervals, one per scope: ``benchmark`` (these tasks; only the
+    within-task uncertainty of their finitely many runs) and ``population``
+    (the expected value over tasks like these; adds which tasks were drawn).
+    A documented rule picks each interval's method (:mod:`passhat.scopes`):
+    the task bootstrap or the normal interval where they are valid, the
+    hierarchical Beta-Binomial posterior where they are not (few tasks, most
+    tasks all-pass or all-fail); ``method`` names the one that ran and why.
 
     Parameters
     ----------
@@ -355,6 +364,11 @@ def estimate(
         Bootstrap interval; BCa falls back to percentile where degenerate.
     task_method : {"wilson", "clopper-pearson", "jeffreys"}
         Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
+    predictive : int, optional
+        With ``ci``: also a ``predictive`` interval per value, for the value
+        a new benchmark of this many tasks (equally weighted, drawn like
+        these) would show; wider than the population interval by about the
+        task-to-task spread Var g(p) / T′.
 
     Returns
     -------
@@ -430,9 +444,19 @@ def estimate(
         _include=include,
         _weights=wn,
     )
+    if predictive is not None and ci is None:
+        raise OptionError("predictive needs ci (a confidence level)")
     if ci is not None:
         iv = estimate_intervals(
-            result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
+            ds,
+            include,
+            wn,
+            ks,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+            predictive=predictive,
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
@@ -462,7 +486,15 @@ def estimate(
         "task_ci": ci if ci is not None else 0.95,
     }
     if ci is not None:
-        settings.update({"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method})
+        settings.update(
+            {
+                "ci": ci,
+                "n_boot": n_boot,
+                "seed": seed,
+                "ci_method": ci_method,
+                "predictive": predictive,
+            }
+        )
     result.table = table
     result.summary = summary
     result.settings = settings

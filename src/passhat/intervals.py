@@ -6,24 +6,24 @@ Which interval answers which question:
   p (Wilson [1]_, Clopper–Pearson [2]_ or Jeffreys [3]_;
   :func:`proportion_interval`), mapped to p^k and 1 − (1 − p)^k, which are
   increasing in p (:func:`task_intervals`).
-* **benchmark** — the weighted mean over *these* tasks. Its only uncertainty
-  is within-task (each task got finitely many runs). The interval is
-  ``value ± z·SE`` with ``SE² = Σ w_i² V̂_i`` where ``V̂_i`` is the unbiased
-  per-task variance estimate of the task's estimator
-  (:func:`passhat.estimators.pass_hat_k_variance_estimate`, which needs
-  ``n ≥ 2k``). For tasks with ``n < 2k`` the exact variance formula is
-  evaluated at the shrunk rate ``p̃ = (c + ½)/(n + 1)`` (a plug-in), and the
-  ``method`` string says for how many tasks that was done
-  (:func:`benchmark_se`).
-* **population** — the same metric for a new task drawn from the
-  distribution the benchmark samples: the task-level bootstrap of
-  :mod:`passhat.bootstrap` over the distinct ``(n, c, w)`` categories, one
-  draw matrix for every metric and k; percentile or BCa [4]_ (falling back to
-  percentile where BCa degenerates, and ``method`` says so).
+* **benchmark** — the weighted mean over *these* tasks; its only uncertainty
+  is within-task (each task got finitely many runs).
+* **population** — the expected value over tasks like these (a new task
+  drawn from the distribution the benchmark samples); it adds which tasks
+  happened to be drawn.
+* **predictive** (on request) — the value a *new benchmark* of T′ tasks
+  from the same distribution would show.
 
-:func:`estimate_intervals` applies the last two to every system, metric and k
-of :func:`passhat.estimate`. Paired differences of two systems are in
-:mod:`passhat.compare`.
+The method behind the last three is picked per system, metric and k by the
+documented rule of :mod:`passhat.scopes` (the task bootstrap [4]_ or the
+normal interval where they are valid, the hierarchical Beta-Binomial
+posterior where they are not: few tasks, most tasks all-pass or all-fail),
+and each row's ``method`` names the one that ran and why.
+:func:`estimate_intervals` applies it to every system of
+:func:`passhat.estimate`. Paired differences of two systems are in
+:mod:`passhat.compare`. :func:`benchmark_se` keeps the plain normal-theory
+standard error (unbiased per-task variances; plug-in at a shrunk rate where
+n < 2k) for callers that want that number alone.
 
 References
 ----------
@@ -64,7 +64,7 @@ from passhat._validate import (
     make_rng,
     norm_k,
 )
-from passhat.bootstrap import CI_METHODS, task_bootstrap
+from passhat.bootstrap import CI_METHODS
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
     METRICS,
@@ -327,28 +327,37 @@ def benchmark_se(
 
 # ------------------------------------------------------ both scopes, every system
 def estimate_intervals(
-    per: xr.Dataset,
+    counts: xr.Dataset,
     include: NDArray[np.bool_],
     weights: NDArray[np.float64],
     ks: Sequence[int],
     *,
     ci: float,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int | None = DEFAULT_SEED,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     ci_method: str = "bca",
+    predictive: int | None = None,
 ) -> pd.DataFrame:
-    """Benchmark- and population-scope intervals for :func:`passhat.estimate`.
+    """Both scopes' intervals (and a new benchmark's) for :func:`passhat.estimate`.
+
+    Per system, the tasks in ``include`` go to
+    :func:`passhat.scopes.scope_intervals`, which picks the method by its
+    rule. The mean does not depend on k: its rows repeat for every k.
 
     Parameters
     ----------
-    per : xarray.Dataset
-        Per-task metrics over (system, task, k) with n and c (as built by
-        :func:`passhat.estimate`).
+    counts : xarray.Dataset
+        Count table over (system, task) with ``n`` and ``c``.
     include : ndarray of bool, system × task
         Tasks that enter the averages.
     weights : ndarray, system × task
-        Normalised weights (zero outside ``include``).
+        Task weights (zero outside ``include``).
     ks : sequence of int
+    ci, n_boot, seed, ci_method
+        Level, resamples / posterior draws, seed, bootstrap interval.
+    predictive : int, optional
+        Also give the interval of a new benchmark of this many tasks
+        (scope "predictive").
 
     Returns
     -------
@@ -361,8 +370,7 @@ def estimate_intervals(
     >>> import passhat as ph
     >>> from passhat.intervals import estimate_intervals
     >>> ds = ph.counts_from_arrays([4, 4, 4, 4], [4, 3, 1, 0])
-    >>> per = ph.per_task_metrics(ds, 1).assign(n=ds["n"], c=ds["c"])
-    >>> iv = estimate_intervals(per, np.ones((1, 4), bool), np.full((1, 4), 0.25), [1],
+    >>> iv = estimate_intervals(ds, np.ones((1, 4), bool), np.full((1, 4), 0.25), [1],
     ...                         ci=0.9, n_boot=500, seed=0)
     >>> iv[["metric", "scope"]].values[:2].tolist()
     [['mean', 'benchmark'], ['mean', 'population']]
@@ -370,69 +378,53 @@ def estimate_intervals(
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
     meth = check_method(ci_method, CI_METHODS, "ci_method")
+    whole = isinstance(predictive, int | np.integer) and not isinstance(predictive, bool)
+    if predictive is not None and (not whole or predictive < 1):
+        raise OptionError(f"predictive must be a whole number of tasks ≥ 1 (got {predictive!r})")
     rng = make_rng(seed)
     ks = list(ks)
-    from scipy import special
+    # here, not at the top: the rule's modules import scipy (~0.5 s), which estimate() without
+    # intervals does not need
+    from passhat.scopes import scope_intervals
 
-    z = float(-special.ndtri((1 - level) / 2))  # = scipy.stats.norm.isf
-    systems = [str(s) for s in per["system"].values]
-    n_all = np.asarray(per["n"].values, dtype=float)
-    c_all = np.asarray(per["c"].values, dtype=float)
-    rows: list[dict[str, Any]] = []
+    systems = [str(s) for s in counts["system"].values]
+    n_all = np.asarray(counts["n"].values, dtype=float)
+    c_all = np.asarray(counts["c"].values, dtype=float)
+    parts = []
     for s, name in enumerate(systems):
         inc = include[s]
-        n, c, w = n_all[s, inc], c_all[s, inc], weights[s, inc]
-        if inc.sum() == 0:
+        if not inc.any():
             continue
-        cols = [("mean", ks[0])] + [(m, kv) for m in ("pass_at_k", "pass_hat_k") for kv in ks]
-        vals = np.column_stack([per[m].values[s, inc, ks.index(kv)] for m, kv in cols])
-        theta = (w @ vals) / w.sum()
-        # benchmark scope
-        bench: dict[tuple[str, int], tuple[float, float, str]] = {}
-        for (m, kv), th in zip(cols, theta, strict=True):
-            se, n_plug = benchmark_se(n, c, k=kv, metric=m, weights=w)
-            kk = 1 if m == "mean" else kv
-            note = (
-                f"; plug-in variance at p=(c+1/2)/(n+1) for {n_plug} of {n.size} tasks "
-                f"with n < {2 * kk}"
-                if n_plug
-                else ""
-            )
-            bench[(m, kv)] = (
-                max(0.0, th - z * se),
-                min(1.0, th + z * se),
-                f"normal, unbiased per-task variance{note}",
-            )
-        # population scope: one draw matrix for every column
-        boot = task_bootstrap(
-            vals,
-            keys=np.column_stack([n, c]),
-            weights=w,
+        iv = scope_intervals(
+            n_all[s, inc],
+            c_all[s, inc],
+            weights[s, inc],
+            ks,
             ci=level,
             n_boot=nb,
-            seed=rng,
-            method=meth,  # type: ignore[arg-type]
+            rng=rng,
+            ci_method=meth,
+            predictive=predictive,
         )
-        pop = {
-            col: (float(r.lower), float(r.upper), str(r.method))
-            for col, r in zip(cols, boot.itertuples(), strict=True)
-        }
-        for kv in ks:
-            for m in METRICS:
-                key = (m, ks[0]) if m == "mean" else (m, kv)
-                for scope, src in (("benchmark", bench), ("population", pop)):
-                    lo, hi, label = src[key]
-                    rows.append(
-                        {
-                            "system": name,
-                            "k": kv,
-                            "metric": m,
-                            "scope": scope,
-                            "lower": lo,
-                            "upper": hi,
-                            "method": label,
-                        }
-                    )
-    return pd.DataFrame(
-        rows, columns=["system", "k", "metric", "scope", "lower", "upper", "method"]
+        mean = iv[iv["metric"] == "mean"]
+        rest = iv[iv["metric"] != "mean"]
+        rows = [rest] + [mean.assign(k=kv) for kv in ks]
+        part = pd.concat(rows, ignore_index=True)
+        part.insert(0, "system", name)
+        parts.append(part)
+    cols = ["system", "k", "metric", "scope", "lower", "upper", "method"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(parts, ignore_index=True)[cols]
+    order = {m: i for i, m in enumerate(METRICS)}
+    scope_order = {"benchmark": 0, "population": 1, "predictive": 2}
+    return (
+        out.assign(
+            _s=out["system"].map({n: i for i, n in enumerate(systems)}),
+            _m=out["metric"].map(order),
+            _c=out["scope"].map(scope_order),
+        )
+        .sort_values(["_s", "k", "_m", "_c"], kind="stable")
+        .drop(columns=["_s", "_m", "_c"])
+        .reset_index(drop=True)
     )

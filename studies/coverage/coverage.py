@@ -1,23 +1,38 @@
-"""Coverage of passhat's benchmark- and population-scope intervals, by simulation.
+"""Coverage of passhat's intervals where agent data live, by simulation with known truth.
 
-Truth is known: task success rates p_i ~ Beta(a, b), T tasks, n runs each,
-c_i ~ Binomial(n, p_i). For every k ∈ {1, 2, 5} (k ≤ n):
+For every cell (truth, T tasks, runs per task, k) the study simulates
+``reps`` data sets, asks :func:`passhat.scopes.scope_intervals` (the rule
+that :func:`passhat.estimate` uses) for 90% intervals, and counts how often
+each interval holds its own truth:
 
-* the **population** interval (task bootstrap, percentile and BCa) should
-  cover E[p^k] = Π_{j<k} (a + j)/(a + b + j), the pass^k of a new task;
-* the **benchmark** interval (normal, unbiased per-task variances; plug-in
-  at the shrunk rate where n < 2k) should cover mean_i p_i^k over the
-  simulated tasks themselves.
+* **population** — E g(p) under the truth (the expected value over tasks
+  like these);
+* **benchmark** — the simulated tasks' own mean g(p_i);
+* **predictive** (a new benchmark of T′ = T tasks) — the mean g(p) of T
+  fresh tasks drawn from the truth.
 
-One bootstrap draw matrix per replicate serves every k (as in passhat).
-Coverage is the share of replicates whose interval holds the truth; its
-Monte-Carlo s.e. is sqrt(0.95 · 0.05 / R). A cell is flagged when its
-coverage is more than 3 s.e. from nominal.
+Truths: four Beta distributions (near 0, near 1, uniform, U-shaped) and two
+that are not Beta at all (point masses at 0 and 1 plus a flaky component; a
+two-point distribution), so the rule is not judged only where the
+hierarchical Beta model is right. Runs: n = 2, 3, 5 per task and an unequal
+design (n alternating 2 and 10); k = 1 (mean), 2 and n for pass^k and pass@k.
+T = 10, 20, 50, plus T = 200 for the non-Beta truths (and a third one with
+90% of tasks always passing), where a misspecified model would be biased:
+the rule uses the model for the population only below 30 tasks, and for
+the benchmark only where few tasks show both outcomes.
+
+Each cell reports its coverage with the Monte-Carlo s.e. sqrt(c(1 − c)/R),
+the mean width, the share of zero-width intervals and the share of
+replicates in which the rule picked the hierarchical model. A second part
+runs the paired comparison (:func:`passhat.compare.engine.paired_table`)
+under H0 (both systems share every task's rate) with few discordant tasks:
+the interval must exclude 0 exactly when the test rejects, on every
+replicate, and the rejection rate must stay ≤ α + MC error.
 
 Run::
 
-    .venv/bin/python studies/coverage/coverage.py            # full grid → reports/coverage/
-    .venv/bin/python studies/coverage/coverage.py --reps 200 # quicker, noisier
+    .venv/bin/python studies/coverage/coverage.py              # full grid → reports/coverage/
+    .venv/bin/python studies/coverage/coverage.py --reps 100   # quicker, noisier
 """
 
 from __future__ import annotations
@@ -25,215 +40,449 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from passhat.bootstrap import compress, draw_stats, interval_from_draws
-from passhat.estimators import subset_ratio
-from passhat.intervals import benchmark_se
+from passhat.compare.engine import paired_table
+from passhat.scopes import columns, scope_intervals
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "coverage"
-
-#: The two task-rate distributions: clustered (many always-pass / always-fail
-#: tasks, ICC = 1/(a+b+1) ≈ 0.59) and uniform-ish (Beta(1, 1), ICC = 1/3).
-CASES = {"clustered Beta(0.4, 0.3)": (0.4, 0.3), "uniform Beta(1, 1)": (1.0, 1.0)}
-TS = (30, 100, 300)
-NS = (3, 5, 10)
-KS = (1, 2, 5)
-LEVEL = 0.95
+LEVEL = 0.90
+LOW, HIGH = 0.85, 0.97  # the goal for every cell
+ALPHA = round(1 - LEVEL, 12)  # the level of the paired tests (0.1, not 0.0999…98)
 
 
-def population_truth(a: float, b: float, k: int) -> float:
-    """E[p^k] under Beta(a, b)."""
+def _beta_moment(a: float, b: float, k: int) -> float:
     return float(np.prod([(a + j) / (a + b + j) for j in range(k)]))
 
 
+class Truth(NamedTuple):
+    """A distribution of task success rates: a sampler and the exact E g(p)."""
+
+    name: str
+    sample: Callable[[np.random.Generator, int], np.ndarray]
+    pass_hat: Callable[[int], float]  # E p^k
+    fail_hat: Callable[[int], float]  # E (1 − p)^k
+    beta: bool
+
+    def expected(self, metric: str, k: int) -> float:
+        if metric == "mean":
+            return self.pass_hat(1)
+        if metric == "pass_hat_k":
+            return self.pass_hat(k)
+        return 1.0 - self.fail_hat(k)
+
+
+def _beta(a: float, b: float, label: str) -> Truth:
+    return Truth(
+        name=f"Beta({a:g}, {b:g}) {label}",
+        sample=lambda rng, t: rng.beta(a, b, size=t),
+        pass_hat=lambda k: _beta_moment(a, b, k),
+        fail_hat=lambda k: _beta_moment(b, a, k),
+        beta=True,
+    )
+
+
+def _mix01() -> Truth:
+    # 15% never pass, 55% always pass, 30% flaky with p ~ Beta(2, 2)
+    def sample(rng: np.random.Generator, t: int) -> np.ndarray:
+        u = rng.random(t)
+        return np.where(u < 0.15, 0.0, np.where(u < 0.70, 1.0, rng.beta(2.0, 2.0, size=t)))
+
+    return Truth(
+        name="point masses: 15% at 0, 55% at 1, 30% Beta(2, 2)",
+        sample=sample,
+        pass_hat=lambda k: 0.55 + 0.30 * _beta_moment(2, 2, k),
+        fail_hat=lambda k: 0.15 + 0.30 * _beta_moment(2, 2, k),
+        beta=False,
+    )
+
+
+def _near_one_mix() -> Truth:
+    # 90% always pass, 10% with p ~ Uniform(0, 1): most tasks at the boundary, not a Beta
+    def sample(rng: np.random.Generator, t: int) -> np.ndarray:
+        return np.where(rng.random(t) < 0.9, 1.0, rng.random(t))
+
+    return Truth(
+        name="near-1 mixture: 90% at 1, 10% Uniform(0, 1)",
+        sample=sample,
+        pass_hat=lambda k: 0.9 + 0.1 / (k + 1),
+        fail_hat=lambda k: 0.1 / (k + 1),
+        beta=False,
+    )
+
+
+def _two_point() -> Truth:
+    return Truth(
+        name="two-point: half at 0.4, half at 0.95",
+        sample=lambda rng, t: np.where(rng.random(t) < 0.5, 0.4, 0.95),
+        pass_hat=lambda k: 0.5 * 0.4**k + 0.5 * 0.95**k,
+        fail_hat=lambda k: 0.5 * 0.6**k + 0.5 * 0.05**k,
+        beta=False,
+    )
+
+
+TRUTHS: dict[str, Truth] = {
+    t.name: t
+    for t in (
+        _beta(0.2, 5.0, "near 0"),
+        _beta(5.0, 0.2, "near 1"),
+        _beta(1.0, 1.0, "uniform"),
+        _beta(0.3, 0.3, "U-shaped"),
+        _mix01(),
+        _two_point(),
+        _near_one_mix(),
+    )
+}
+#: Truths run at T = 10, 20, 50 (the near-1 mixture only at the large T).
+SMALL_T_TRUTHS = tuple(list(TRUTHS)[:6])
+#: Runs per task: equal n, or n alternating between the listed values.
+DESIGNS: dict[str, tuple[int, ...]] = {"2": (2,), "3": (3,), "5": (5,), "2/10": (2, 10)}
+TS = (10, 20, 50)
+LARGE_T = 200
+
+
+def _ks(design: tuple[int, ...]) -> list[int]:
+    return sorted({1, 2, min(design)})
+
+
+def cells(*, large: bool = True) -> list[tuple[str, int, str]]:
+    """(truth, T, design) of the full study."""
+    out = [(name, t, d) for name in SMALL_T_TRUTHS for t in TS for d in DESIGNS]
+    if large:
+        out += [
+            (name, LARGE_T, d) for name, tr in TRUTHS.items() if not tr.beta for d in ("2", "5")
+        ]
+    return out
+
+
 def run_cell(
-    a: float, b: float, t: int, n: int, *, reps: int, n_boot: int, seed: int
+    truth: Truth, t: int, design: str, *, reps: int, n_boot: int, seed: int
 ) -> list[dict[str, object]]:
-    """Coverage for one (distribution, T, n) and every k ≤ n, sharing replicates across k."""
+    """Coverage of every scope, metric and k of one (truth, T, design) cell."""
     rng = np.random.default_rng(seed)
-    ks = [k for k in KS if k <= n]
-    z = float(stats.norm.isf((1 - LEVEL) / 2))
-    hits = {(k, m): 0 for k in ks for m in ("percentile", "bca", "benchmark")}
-    width = {(k, m): 0.0 for k in ks for m in ("percentile", "bca", "benchmark")}
-    bca_fallback = dict.fromkeys(ks, 0)
-    nn = np.full(t, n, dtype=float)
+    ns = DESIGNS[design]
+    n = np.array([ns[i % len(ns)] for i in range(t)], dtype=np.int64)
+    ks = _ks(ns)
+    # pass@1 and pass^1 are the mean: score it once
+    cols = [col for col in columns(ks) if col[0] == "mean" or col[1] > 1]
+    scopes = ("population", "benchmark", "predictive")
+    hits = {(c, s): 0 for c in cols for s in scopes}
+    width = {(c, s): 0.0 for c in cols for s in scopes}
+    zero = {(c, s): 0 for c in cols for s in scopes}
+    model = {(c, s): 0 for c in cols for s in scopes}
+    cache: dict[bytes, dict[tuple[tuple[str, int], str], tuple[float, float, bool]]] = {}
     for _ in range(reps):
-        p = rng.beta(a, b, size=t)
-        c = rng.binomial(n, p).astype(float)
-        vals = np.column_stack([subset_ratio(c, nn, k) for k in ks])
-        cats = compress(c[:, None], vals, np.ones(t))
-        theta = vals.mean(axis=0)
-        draws = draw_stats(cats, n_boot=n_boot, rng=rng)
-        lo_p, hi_p, _ = interval_from_draws(theta, draws, cats, ci=LEVEL, method="percentile")
-        lo_b, hi_b, lab = interval_from_draws(theta, draws, cats, ci=LEVEL, method="bca")
-        for j, k in enumerate(ks):
-            truth_pop = population_truth(a, b, k)
-            truth_bench = float(np.mean(p**k))
-            se, _ = benchmark_se(nn, c, k=k)
-            lo_n, hi_n = max(0.0, theta[j] - z * se), min(1.0, theta[j] + z * se)
-            for m, lo, hi, truth in (
-                ("percentile", lo_p[j], hi_p[j], truth_pop),
-                ("bca", lo_b[j], hi_b[j], truth_pop),
-                ("benchmark", lo_n, hi_n, truth_bench),
-            ):
-                hits[(k, m)] += int(lo <= truth <= hi)
-                width[(k, m)] += hi - lo
-            bca_fallback[k] += int(lab[j] != "BCa")
-    rows = []
-    for k in ks:
-        for m in ("benchmark", "percentile", "bca"):
+        p = truth.sample(rng, t)
+        c = rng.binomial(n, p)
+        fresh = truth.sample(rng, t)  # the tasks of a new benchmark of T' = T tasks
+        key = np.sort(n * 1000 + c).tobytes()
+        if key not in cache:
+            iv = scope_intervals(
+                n, c, np.ones(t), ks, ci=LEVEL, n_boot=n_boot, rng=rng, predictive=t
+            )
+            cache[key] = {
+                ((r.metric, int(r.k)), r.scope): (
+                    float(r.lower),
+                    float(r.upper),
+                    "hierarchical" in str(r.method),
+                )
+                for r in iv.itertuples()
+            }
+        got = cache[key]
+        for col in cols:
+            metric, k = col
+            g = _g(metric, k)
+            target = {
+                "population": truth.expected(metric, k),
+                "benchmark": float(np.mean(g(p))),
+                "predictive": float(np.mean(g(fresh))),
+            }
+            for s in scopes:
+                lo, hi, by_model = got[(col, s)]
+                hits[(col, s)] += int(lo - 1e-12 <= target[s] <= hi + 1e-12)
+                width[(col, s)] += hi - lo
+                zero[(col, s)] += int(hi - lo <= 1e-12)
+                model[(col, s)] += int(by_model)
+    rows: list[dict[str, object]] = []
+    for col in cols:
+        for s in scopes:
+            cov = hits[(col, s)] / reps
             rows.append(
                 {
+                    "truth": truth.name,
+                    "beta_truth": truth.beta,
                     "T": t,
-                    "n": n,
-                    "k": k,
-                    "interval": m,
-                    "scope": "benchmark" if m == "benchmark" else "population",
-                    "coverage": hits[(k, m)] / reps,
-                    "mean_width": width[(k, m)] / reps,
+                    "n": design,
+                    "metric": col[0],
+                    "k": col[1],
+                    "scope": s,
+                    "coverage": cov,
+                    "mc_se": float(np.sqrt(max(cov * (1 - cov), 1e-12) / reps)),
+                    "mean_width": width[(col, s)] / reps,
+                    "zero_width_share": zero[(col, s)] / reps,
+                    "model_share": model[(col, s)] / reps,
                     "reps": reps,
-                    "bca_fallbacks": bca_fallback[k] if m == "bca" else 0,
-                    "plugin_variance": m == "benchmark" and n < 2 * k,
+                    "distinct_datasets": len(cache),
                 }
             )
     return rows
 
 
+def _g(metric: str, k: int) -> Callable[[np.ndarray], np.ndarray]:
+    if metric == "mean":
+        return lambda p: p
+    if metric == "pass_hat_k":
+        return lambda p: p**k
+    return lambda p: 1.0 - (1.0 - p) ** k
+
+
 def run_grid(
     *,
-    reps: int = 1000,
+    reps: int = 500,
     n_boot: int = 2000,
     seed: int = 2026,
-    cases: Iterable[str] | None = None,
-    ts: Iterable[int] = TS,
-    ns: Iterable[int] = NS,
+    grid: Iterable[tuple[str, int, str]] | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """The full grid as a tidy table (one row per case, T, n, k, interval)."""
+    """The coverage table (one row per truth, T, design, metric, k and scope)."""
+    todo = list(grid) if grid is not None else cells()
     rows: list[dict[str, object]] = []
-    names = list(cases) if cases is not None else list(CASES)
-    cells = [(name, t, n) for name in names for t in ts for n in ns]
-    for i, (name, t, n) in enumerate(cells):
-        a, b = CASES[name]
+    for i, (name, t, design) in enumerate(todo):
         start = time.perf_counter()
-        for row in run_cell(a, b, t, n, reps=reps, n_boot=n_boot, seed=seed + 97 * i):
-            rows.append({"case": name, **row})
+        rows += run_cell(TRUTHS[name], t, design, reps=reps, n_boot=n_boot, seed=seed + 101 * i)
         if progress:
             print(
-                f"[{i + 1}/{len(cells)}] {name} T={t} n={n}: {time.perf_counter() - start:.1f}s",
+                f"[{i + 1}/{len(todo)}] {name}, T={t}, n={design}: "
+                f"{time.perf_counter() - start:.1f} s",
                 file=sys.stderr,
+                flush=True,
             )
     df = pd.DataFrame(rows)
-    mc_se = np.sqrt(LEVEL * (1 - LEVEL) / df["reps"])
-    df["mc_se"] = mc_se
-    df["off"] = (df["coverage"] - LEVEL).abs() > 3 * mc_se
+    df["in_range"] = (df["coverage"] >= LOW) & (df["coverage"] <= HIGH)
     return df
 
 
-def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
-    """The report: a coverage table per case and a list of the cells that are off."""
+# ------------------------------------------------------------------ paired compare under H0
+H0_TRUTHS = ("Beta(5, 0.2) near 1", "Beta(0.2, 5) near 0", "Beta(1, 1) uniform")
+
+
+def run_h0(
+    *,
+    reps: int = 500,
+    n_boot: int = 1000,
+    seed: int = 7,
+    ts: Iterable[int] = TS,
+    truths: Iterable[str] = H0_TRUTHS,
+) -> pd.DataFrame:
+    """Paired comparison under H0 (both systems share each task's rate).
+
+    Per cell: the share of replicates whose interval excludes 0 (the size),
+    and the number of replicates where interval and test disagree (must be 0).
+    """
+    rows = []
+    todo = [(nm, t, n) for nm in truths for t in ts for n in (3, 5)]
+    for i, (name, t, n) in enumerate(todo):
+        rng = np.random.default_rng(seed + 31 * i)
+        tr = TRUTHS[name]
+        ks = [1, n]
+        counts: dict[tuple[str, int, str], list[int]] = {}
+        discordant = []
+        for _ in range(reps):
+            p = tr.sample(rng, t)
+            nn = np.full((2, t), n)
+            cc = rng.binomial(nn, np.vstack([p, p]))
+            tab = paired_table(nn, cc, np.ones(t), [(0, 1)], ks, ci=LEVEL, n_boot=n_boot, rng=rng)
+            discordant.append(int(np.sum(cc[0] != cc[1])))
+            for r in tab.itertuples():
+                if r.metric == "mean" and r.k != 1:
+                    continue
+                excl = bool(r.lower > 0 or r.upper < 0)
+                rej = bool(r.p_value <= ALPHA)
+                acc = counts.setdefault((r.metric, int(r.k), r.scope), [0, 0, 0])
+                acc[0] += int(rej)
+                acc[1] += int(excl != rej)
+                acc[2] += int("posterior" in str(r.p_method))
+        for (metric, k, scope), (rej, disagree, model) in counts.items():
+            rows.append(
+                {
+                    "truth": name,
+                    "T": t,
+                    "n": n,
+                    "metric": metric,
+                    "k": k,
+                    "scope": scope,
+                    "size": rej / reps,
+                    "mc_se": float(np.sqrt((1 - LEVEL) * LEVEL / reps)),
+                    "disagreements": disagree,
+                    "model_share": model / reps,
+                    "median_tasks_differing": float(np.median(discordant)),
+                    "reps": reps,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ report
+def _fmt(r: pd.Series) -> str:
+    mark = "" if LOW <= r["coverage"] <= HIGH else " ✗"
+    return f"{r['coverage']:.3f}±{r['mc_se']:.3f}{mark}"
+
+
+def to_markdown(df: pd.DataFrame, h0: pd.DataFrame, *, seconds: float | None = None) -> str:
+    """The report: summary, worst cells per scope, full tables per truth, the H0 check."""
     reps = int(df["reps"].iloc[0])
-    se = float(np.sqrt(LEVEL * (1 - LEVEL) / reps))
     lines = [
-        "# Coverage of passhat's intervals (simulation)",
+        "# Coverage of passhat's intervals where agent data live",
         "",
-        f"Nominal level {LEVEL:.0%}; {reps} replicates per cell (Monte-Carlo s.e. of a coverage "
-        f"≈ {se:.3f}); a cell is marked `*` when it is more than 3 s.e. ({3 * se:.3f}) from "
-        "nominal. Tasks: p_i ~ Beta(a, b), c_i ~ Binomial(n, p_i). Population intervals "
-        "(task bootstrap, percentile / BCa) are scored against E[p^k]; benchmark intervals "
-        "(normal, unbiased per-task variances; plug-in at (c+½)/(n+1) where n < 2k, marked †) "
-        "against the simulated tasks' own mean p_i^k. Made by `studies/coverage/coverage.py`.",
+        f"Nominal level {LEVEL:.0%}; {reps} replicates per cell (the ± is the Monte-Carlo s.e. "
+        f"of each coverage). Goal: every cell in [{LOW}, {HIGH}] (✗ marks a cell outside), and "
+        "no zero-width interval. Intervals from `passhat.scopes.scope_intervals`, the rule "
+        "`passhat.estimate` uses: task bootstrap / normal interval where valid, hierarchical "
+        "Beta-Binomial posterior elsewhere (`model` = share of replicates where the rule picked "
+        "the model). Made by `studies/coverage/coverage.py`; the figure is `coverage.png`.",
         "",
     ]
     if seconds is not None:
-        lines += [f"Run time: {seconds:.0f} s.", ""]
-    for case, part in df.groupby("case", sort=False):
-        lines += [f"## {case}", ""]
+        lines += [f"Run time: {seconds / 60:.1f} min.", ""]
+    lines += ["## Summary", ""]
+    lines += [
+        "| scope | cells | in range | min coverage | max coverage | zero-width intervals |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for scope, part in df.groupby("scope", sort=False):
+        lines.append(
+            f"| {scope} | {len(part)} | {int(part['in_range'].sum())} | "
+            f"{part['coverage'].min():.3f} | {part['coverage'].max():.3f} | "
+            f"{part['zero_width_share'].max():.3f} (largest share in a cell) |"
+        )
+    lines += ["", "![Coverage of every cell, ±2 MC s.e.; shaded: the goal](coverage.png)", ""]
+    lines += ["## Worst cells per scope", ""]
+    for scope, part in df.groupby("scope", sort=False):
+        worst = part.nsmallest(3, "coverage")
+        best = part.nlargest(2, "coverage")
+        desc = "; ".join(
+            f"{r.truth}, T={r.T}, n={r.n}, {r.metric} k={r.k}: {r.coverage:.3f}±{r.mc_se:.3f}"
+            for r in pd.concat([worst, best]).itertuples()
+        )
+        lines.append(f"- **{scope}** (lowest three, then highest two): {desc}")
+    lines += [""]
+    for truth, part in df.groupby("truth", sort=False):
+        lines += [f"## {truth}", ""]
         lines += [
-            "| T | n | k | benchmark | population percentile | population BCa | "
-            "width bench / pop (pct) |",
-            "|---:|---:|---:|---:|---:|---:|---:|",
+            "| T | n | metric | k | population | benchmark | predictive (T′ = T) | model share "
+            "pop / bench | width pop / bench |",
+            "|---:|---|---|---:|---:|---:|---:|---:|---:|",
         ]
-        for (t, n, k), cell in part.groupby(["T", "n", "k"], sort=True):
-            r = cell.set_index("interval")
-
-            def fmt(m: str, r: pd.DataFrame = r) -> str:
-                mark = " *" if bool(r.loc[m, "off"]) else ""
-                dag = " †" if bool(r.loc[m, "plugin_variance"]) else ""
-                return f"{r.loc[m, 'coverage']:.3f}{mark}{dag}"
-
-            w_b, w_p = r.loc["benchmark", "mean_width"], r.loc["percentile", "mean_width"]
+        for (t, n, metric, k), cell in part.groupby(["T", "n", "metric", "k"], sort=False):
+            r = cell.set_index("scope")
             lines.append(
-                f"| {t} | {n} | {k} | {fmt('benchmark')} | {fmt('percentile')} | {fmt('bca')} | "
-                f"{w_b:.3f} / {w_p:.3f} |"
+                f"| {t} | {n} | {metric} | {k} | {_fmt(r.loc['population'])} | "
+                f"{_fmt(r.loc['benchmark'])} | {_fmt(r.loc['predictive'])} | "
+                f"{r.loc['population', 'model_share']:.2f} / "
+                f"{r.loc['benchmark', 'model_share']:.2f} | "
+                f"{r.loc['population', 'mean_width']:.3f} / "
+                f"{r.loc['benchmark', 'mean_width']:.3f} |"
             )
         lines.append("")
-    lines += ["## Where coverage is off", ""]
-    off = df[df["off"]]
-    if off.empty:
-        lines.append("No cell is more than 3 Monte-Carlo s.e. from nominal.")
-    else:
-        for (case, m), part in off.groupby(["case", "interval"], sort=False):
-            cells = ", ".join(
-                f"T={r.T} n={r.n} k={r.k}: {r.coverage:.3f}" for r in part.itertuples()
+    lines += ["## Paired comparison under H0", ""]
+    if len(h0):
+        alpha = ALPHA
+        lines += [
+            f"Both systems share every task's rate; a test at level α = {alpha:.2f}. `size` is "
+            "the share of replicates whose test rejects (goal ≤ α + 2 MC s.e.); "
+            "`disagree` counts replicates where the interval excludes 0 but the test does not "
+            "reject, or the reverse (goal: 0).",
+            "",
+            "| truth | T | n | metric | k | scope | size | disagree | model share | "
+            "tasks differing (median) |",
+            "|---|---:|---:|---|---:|---|---:|---:|---:|---:|",
+        ]
+        for r in h0.itertuples():
+            flag = "" if r.size <= alpha + 2 * r.mc_se else " ✗"
+            lines.append(
+                f"| {r.truth} | {r.T} | {r.n} | {r.metric} | {r.k} | {r.scope} | "
+                f"{r.size:.3f}±{r.mc_se:.3f}{flag} | {r.disagreements} | {r.model_share:.2f} | "
+                f"{r.median_tasks_differing:g} |"
             )
-            lines.append(f"- **{case}, {m}** ({len(part)} cells): {cells}")
-    lines += ["", "## Reading", "", summary_text(df), ""]
+    lines.append("")
     return "\n".join(lines)
 
 
-def summary_text(df: pd.DataFrame) -> str:
-    """Plain-words summary computed from the table (no hand-written numbers)."""
-    out = []
-    for m, label in (
-        ("percentile", "Population, percentile"),
-        ("bca", "Population, BCa"),
-        ("benchmark", "Benchmark"),
-    ):
-        part = df[df["interval"] == m]
-        worst = part.loc[part["coverage"].idxmin()]
-        by_t = part.groupby("T")["coverage"].agg(["min", "mean"])
-        out.append(
-            f"- {label}: mean coverage {part['coverage'].mean():.3f}; "
-            + "; ".join(
-                f"T={t}: min {r['min']:.3f}, mean {r['mean']:.3f}" for t, r in by_t.iterrows()
+def figure(df: pd.DataFrame, path: Path) -> None:
+    """Coverage of every cell with ±2 MC s.e., one panel per scope, the goal band shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scopes = list(dict.fromkeys(df["scope"]))
+    fig, axes = plt.subplots(len(scopes), 1, figsize=(11, 2.6 * len(scopes)), sharex=True)
+    truths = list(dict.fromkeys(df["truth"]))
+    colours = plt.get_cmap("tab10")
+    for ax, scope in zip(np.atleast_1d(axes), scopes, strict=True):
+        part = df[df["scope"] == scope].reset_index(drop=True)
+        ax.axhspan(LOW, HIGH, color="0.92", zorder=0)
+        ax.axhline(LEVEL, color="0.4", lw=0.8, ls="--")
+        for i, truth in enumerate(truths):
+            sub = part[part["truth"] == truth]
+            ax.errorbar(
+                sub.index,
+                sub["coverage"],
+                yerr=2 * sub["mc_se"],
+                fmt="o",
+                ms=3,
+                lw=0.8,
+                color=colours(i),
+                label=truth,
             )
-            + f". Worst cell: {worst['case']}, T={worst['T']}, n={worst['n']}, k={worst['k']} "
-            f"({worst['coverage']:.3f})."
-        )
-    plug = df[(df["interval"] == "benchmark") & df["plugin_variance"]]
-    unb = df[(df["interval"] == "benchmark") & ~df["plugin_variance"]]
-    if len(plug) and len(unb):
-        out.append(
-            f"- Benchmark cells with n < 2k (plug-in variance, †): mean coverage "
-            f"{plug['coverage'].mean():.3f}, vs {unb['coverage'].mean():.3f} where the unbiased "
-            "variance estimate applies."
-        )
-    return "\n".join(out)
+        ax.set_ylabel(f"{scope}\ncoverage")
+        ax.set_ylim(0.7, 1.0)
+    np.atleast_1d(axes)[0].legend(fontsize=7, ncol=2, loc="lower left")
+    np.atleast_1d(axes)[-1].set_xlabel("cell (truth × T × n × metric × k)")
+    fig.suptitle(f"Coverage of {LEVEL:.0%} intervals; shaded: goal [{LOW}, {HIGH}]")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=500)
+    ap.add_argument("--h0-reps", type=int, default=500)
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--render",
+        action="store_true",
+        help="only redraw coverage.md and coverage.png from the CSVs already in --out",
+    )
+    ap.add_argument("--seconds", type=float, default=None, help="run time to state (--render)")
     args = ap.parse_args(argv)
+    if args.render:
+        df = pd.read_csv(args.out / "coverage.csv")
+        h0 = pd.read_csv(args.out / "compare_h0.csv")
+        figure(df, args.out / "coverage.png")
+        (args.out / "coverage.md").write_text(to_markdown(df, h0, seconds=args.seconds))
+        return 0
     start = time.perf_counter()
     df = run_grid(reps=args.reps, n_boot=args.n_boot, seed=args.seed, progress=True)
+    h0 = run_h0(reps=args.h0_reps)
     seconds = time.perf_counter() - start
     args.out.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out / "coverage.csv", index=False)
-    (args.out / "coverage.md").write_text(to_markdown(df, seconds=seconds))
-    print(f"wrote {args.out / 'coverage.md'} and coverage.csv in {seconds:.0f} s")
-    return 0
+    h0.to_csv(args.out / "compare_h0.csv", index=False)
+    figure(df, args.out / "coverage.png")
+    (args.out / "coverage.md").write_text(to_markdown(df, h0, seconds=seconds))
+    print(f"wrote {args.out / 'coverage.md'} in {seconds / 60:.1f} min")
+    bad = df[~df["in_range"]]
+    return 0 if bad.empty and (h0["disagreements"] == 0).all() else 1
 
 
 if __name__ == "__main__":

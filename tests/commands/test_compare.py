@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import passhat as ph
@@ -163,6 +164,49 @@ def test_classify_labels_builds_like_the_paired_comparison(
     assert "(ca → cb;" in doc["summary"]
 
 
+def test_cli_classify_multiplicity(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Holm by default; --multiplicity none flags a task Holm only calls possible."""
+    argv = ["compare", "--example", "agents", "--classify", "--baseline", "guided"]
+    assert main([*argv, "--fail-on", "regression", "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "Holm across tasks, FWER=0.05" in out and "1 possible_regression" in out
+    assert main([*argv, "--multiplicity", "none", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["multiplicity"] == "none" and doc["counts"]["regression"] == 2
+    assert main([*argv, "--multiplicity", "bh", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["error_rate"] == "FDR" and "Benjamini" in doc["note"]
+    # the task Holm does not keep can still gate a build explicitly
+    assert main([*argv, "--fail-on", "possible_regression", "-q"]) == 1
+    capsys.readouterr()
+    assert main([*argv, "--classify", "--multiplicity", "bonferroni"]) == 2
+    assert "bonferroni" in capsys.readouterr().err
+    t = ph.load_example("agents")
+    want = ph.classify(t, t, base_system="guided", cand_system="baseline", multiplicity="bh")
+    assert doc["counts"] == want.counts
+
+
+def test_compare_weights_and_consistency(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--weights category matches the API; every row's interval excludes 0 iff p ≤ 1 − ci."""
+    df = ph.load_example("agents").frame.copy()
+    df["category"] = np.where(df["task_id"].str.len() % 2 == 0, "even", "odd")
+    path = tmp_path / "cat.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--k", "1,5", "--seed", "0", "--n-boot", "400", "--ci", "0.9"]
+    rc, out, _ = run(capsys, [*argv, "--weights", "category", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    api = ph.compare(ph.read(path), k=[1, 5], seed=0, n_boot=400, ci=0.9, weights="category").table
+    assert [round(r["difference"], 12) for r in doc["comparison"]] == [
+        round(x, 12) for x in api["difference"]
+    ]
+    assert doc["settings"]["weights"] == "category"
+    for r in doc["comparison"]:
+        assert (r["lower"] > 0 or r["upper"] < 0) == (r["p_value"] <= 0.1)
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "excludes 0 exactly when p ≤ 0.1" in out
+
+
 def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Issue 12 item 7 in paired output: the task is left out for both systems, and listed."""
     rows = "system,task_id,trial,success\n"
@@ -178,4 +222,4 @@ def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  #
     assert (
         "left out 2 matched task(s) for both systems: t1 (A: n = 2 decided runs < min_runs" in out
     )
-    assert "200 resamples, seed 0" in out
+    assert "sign flips and posterior draws: 200, seed 0" in out

@@ -136,6 +136,30 @@ def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> Non
     assert message in err and len(err.strip().splitlines()) == 1
 
 
+def test_predictive_column_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["estimate", "--example", "agents", "--k", "1,5", "--ci", "0.9", "--seed", "0"]
+    assert main([*args, "--predictive", "40", "--n-boot", "500", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    pred = [e for e in doc["estimates"] if e["scope"] == "predictive"]
+    est = ph.estimate(
+        ph.load_example("agents"), k=[1, 5], ci=0.9, seed=0, n_boot=500, predictive=40
+    )
+    want = est.table[est.table["scope"] == "predictive"]
+    assert [round(e["lower"], 9) for e in pred] == [round(x, 9) for x in want["lower"]]
+    assert all("new benchmark of 40 tasks" in e["method"] for e in pred)
+    assert main([*args, "--predictive", "40", "--n-boot", "500"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())  # the terminal may wrap the notes
+    assert "predictive method" in flat and "expected value over tasks like these" in flat
+
+
+def test_predictive_needs_ci(capsys: pytest.CaptureFixture[str]) -> None:
+    bad(
+        capsys,
+        ["estimate", "--example", "agents", "--predictive", "10"],
+        r"--predictive needs --ci",
+    )
+
+
 def test_cli_estimate_task_without_a_decided_run(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Issue 16 item 3: left out and listed by default (as fit), refused on request."""
     path = write(tmp_path, "u.csv", GOOD + "A,t4,0,\nA,t4,1,\n")

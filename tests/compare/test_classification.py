@@ -52,7 +52,7 @@ def test_known_truth(builds) -> None:  # type: ignore[no-untyped-def]
     assert "1 regression" in line and "1 fixed" in line and "1 flaky" in line
     assert "1 redefined" in line and "1 undecided" in line
     assert "2 task(s) in one build only" in line and "regressed: regressed" in line
-    assert "α=0.05" in line and "\n" not in line
+    assert "Holm across tasks, FWER=0.05" in line and "\n" not in line
     # 2/2 vs 0/2: p = 1/C(4,2) = 1/6; three more failing candidate runs give 1/C(7,2) = 1/21
     few = res.table.set_index("task").loc["few"]
     assert few["more_runs_cand"] == 3
@@ -93,21 +93,32 @@ def test_runs_to_significance_brute_force(nb: int, nc: int, want: int) -> None:
 
 
 def test_unchanged_tasks_rarely_flagged() -> None:
-    """2000 unchanged tasks with p = 0.7, n = 10 in both builds: regression share ≤ α."""
+    """2000 unchanged tasks with p = 0.7, n = 10 in both builds: regression share ≤ α.
+
+    The per-task level without correction (``multiplicity="none"``): each task's own test
+    holds α. Across tasks, Holm and BH are tested in tests/compare/test_multiplicity.py.
+    """
     rng = np.random.default_rng(7)
     T, n, p = 2000, 10, 0.7
     tasks = [f"t{i}" for i in range(T)]
     b = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, p, T), tasks=tasks)
     c = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, p, T), tasks=tasks)
-    res = ph.classify(b, c)
+    res = ph.classify(b, c, multiplicity="none")
     share = (res.table["verdict"] == "regression").mean()
     mc = 3 * np.sqrt(0.05 * 0.95 / T)
     assert share <= 0.05 + mc
     # and a real drop (0.9 → 0.2 with 10 runs) is found most of the time
     c2 = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, 0.2, T), tasks=tasks)
     b2 = ph.counts_from_arrays(np.full(T, n), rng.binomial(n, 0.9, T), tasks=tasks)
-    power = (ph.classify(b2, c2).table["verdict"] == "regression").mean()
+    power = (ph.classify(b2, c2, multiplicity="none").table["verdict"] == "regression").mean()
     assert power > 0.9
+    # every task really regressed: BH (false discovery rate) keeps most of them, while
+    # Holm (any false flag among 2000) keeps few and labels the rest "possible"
+    bh = ph.classify(b2, c2, multiplicity="bh").table["verdict"]
+    holm = ph.classify(b2, c2).table["verdict"]
+    assert (bh == "regression").mean() > 0.8
+    assert (holm == "regression").mean() < 0.5
+    assert ((holm == "regression") | (holm == "possible_regression")).mean() > 0.9
 
 
 def test_bad_input() -> None:

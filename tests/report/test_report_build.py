@@ -40,7 +40,10 @@ def test_stamp_names_input_seed_settings_and_versions(example_report) -> None:
     assert stamp["seed"] == 0 and stamp["settings"]["k"] == [1, 2, 5]
     assert len(stamp["input"]["sha256"]) == 64 and stamp["versions"]["passhat"]
     assert "202" not in json.dumps(stamp["settings"])  # no dates in the settings
-    assert stamp["notes"] == ["population intervals: task bootstrap, 10000 resamples, seed 0"]
+    assert stamp["notes"] == [
+        "intervals: 10000 resamples or posterior draws, seed 0 "
+        "(each row's method names the one the rule picked)"
+    ]
 
 
 def test_results_json_byte_identical_same_seed(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "compare": "Paired difference CAND − BASE on matched tasks, with intervals and p-values.",
     "estimate": "Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).",
     "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
+    "gate": "Pass, fail or continue: a gate on RUNS that stays valid however often it is checked.",
     "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
     "report": "Write the reliability report of RUNS (or --example NAME) into -o DIR.",
     "slices": "Counts and rates of runs by status and category, per system.",

@@ -64,26 +64,37 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--k", "k_text", default="1", show_default=True, help="k values: 1,5 or 1-5."),
     click.option("--ci", type=float, default=0.95, show_default=True, help="Confidence level."),
     click.option(
-        "--n-boot", type=int, default=DEFAULT_N_BOOT, show_default=True, help="Bootstrap resamples."
+        "--n-boot",
+        type=int,
+        default=DEFAULT_N_BOOT,
+        show_default=True,
+        help="Random sign flips and posterior draws.",
     ),
     click.option(
         "--seed",
         type=click.IntRange(min=0),
         default=DEFAULT_SEED,
         show_default=True,
-        help="Seed of bootstrap and permutations (printed with the results).",
+        help="Seed of the sign flips and posterior draws (printed with the results).",
     ),
     click.option(
         "--ci-method",
         type=click.Choice(["bca", "percentile"]),
         default="bca",
         show_default=True,
-        help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+        help="Accepted for compatibility: a documented rule picks each paired interval.",
     ),
     click.option(
         "--intersect",
         is_flag=True,
         help="Compare the tasks both systems ran; report how many were dropped.",
+    ),
+    click.option(
+        "--weights",
+        type=click.Choice(["equal", "declared", "category"]),
+        default="equal",
+        show_default=True,
+        help="Task weights of the compared average (shared by both systems).",
     ),
     click.option(
         "--baseline",
@@ -101,7 +112,17 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     ),
     click.option(
         "--fail-on",
-        type=click.Choice(["regression", "flaky", "fixed", "redefined", "undecided"]),
+        type=click.Choice(
+            [
+                "regression",
+                "possible_regression",
+                "flaky",
+                "fixed",
+                "possible_fix",
+                "redefined",
+                "undecided",
+            ]
+        ),
         multiple=True,
         help="With --classify: exit 1 when a task gets this verdict (repeatable).",
     ),
@@ -110,7 +131,15 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         type=float,
         default=0.05,
         show_default=True,
-        help="With --classify: level of Fisher's exact one-sided test.",
+        help="With --classify: the error rate across tasks (see --multiplicity).",
+    ),
+    click.option(
+        "--multiplicity",
+        type=click.Choice(["holm", "bh", "none"]),
+        default="holm",
+        show_default=True,
+        help="With --classify: holm bounds P(any false regression) by --alpha (FWER); bh the "
+        "share of false flags (FDR); none tests each task at --alpha alone.",
     ),
     click.option(
         "--min-runs",
@@ -154,6 +183,7 @@ def _run_paired(
         baseline=opts["baseline"],
         method=opts["ci_method"],
         names=names,
+        weights=None if opts["weights"] == "equal" else opts["weights"],
         on_short="exclude" if opts["min_runs"] is not None else "error",
         min_runs=opts["min_runs"],
     )
@@ -183,9 +213,9 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             str(cand),
             "difference",
             "population",
-            "p (perm)",
+            "p (pop.)",
             "benchmark",
-            "p (normal)",
+            "p (bench.)",
         ):
             table.add_column(col, justify="left" if col == "metric" else "right")
         kmin = int(pop["k"].min())
@@ -224,17 +254,23 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
                 highlight=False,
             )
     console.print(
-        f"bootstrap and permutations: {cmp.settings['n_boot']} resamples, seed "
-        f"{cmp.settings['seed']}"
+        f"sign flips and posterior draws: {cmp.settings['n_boot']}, seed {cmp.settings['seed']}"
     )
     if not quiet:
         methods = t.drop_duplicates(["scope", "method", "p_method"])
         for _, r in methods.iterrows():
-            console.print(f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}")
+            console.print(
+                f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}",
+                markup=False,
+                highlight=False,
+            )
         console.print(
-            "population: would the difference hold on new tasks from the same distribution; "
-            "benchmark: on these tasks, given their finitely many runs."
+            "population: the expected difference over tasks like these; benchmark: on these "
+            "tasks, given their finitely many runs. In each scope the interval excludes 0 "
+            f"exactly when p ≤ {1 - level:.2g} (interval and test are one construction)."
         )
+        for note in cmp.notes:
+            console.print(note, markup=False, highlight=False)
 
 
 def _run_classify(
@@ -249,6 +285,7 @@ def _run_classify(
         data_b,
         alpha=opts["alpha"],
         min_runs=opts["min_runs"] if opts["min_runs"] is not None else 3,
+        multiplicity=opts["multiplicity"],
         base_system=opts["baseline"],
         names=names,
     )
@@ -261,6 +298,7 @@ def _run_classify(
                 "settings": res.settings,
                 "counts": res.counts,
                 "summary": res.summary(),
+                "note": res.settings_text(),
                 "verdicts": records(res.table),
                 "excluded": records(res.excluded),
                 "fail_on": fail_on,
@@ -272,7 +310,8 @@ def _run_classify(
     shown = res.table[~res.table["verdict"].isin(["stable_pass", "stable_fail"])]
     if len(shown) and not opts["quiet"]:
         t = Table(title="Tasks that changed, flaked or cannot be decided yet")
-        for col in ("task", "verdict", "base c/n", "cand c/n", "p (regr.)", "p (fixed)", "note"):
+        cols = ("task", "verdict", "base c/n", "cand c/n", "p (regr.)", "adj.", "p (fixed)", "adj.")
+        for col in (*cols, "note"):
             t.add_column(col, justify="left" if col in ("task", "verdict", "note") else "right")
         for _, r in shown.iterrows():
             t.add_row(
@@ -281,7 +320,9 @@ def _run_classify(
                 f"{r['c_base']}/{r['n_base']}",
                 f"{r['c_cand']}/{r['n_cand']}",
                 f"{r['p_regression']:.3f}",
+                f"{r['p_regression_adj']:.3f}",
                 f"{r['p_fixed']:.3f}",
+                f"{r['p_fixed_adj']:.3f}",
                 str(r["note"]),
             )
         console.print(t)
@@ -292,6 +333,8 @@ def _run_classify(
                 + (" ..." if len(part) > 10 else "")
             )
     echo(res.summary())
+    if not opts["quiet"]:
+        echo(res.settings_text())
     if failed:
         echo(f"passhat: failing on {', '.join(failed)} (--fail-on)", err=True)
     return 1 if failed else 0
@@ -343,6 +386,7 @@ def compare_cmd(**opts: Any) -> None:
                 "comparison": records(cmp.table),
                 "discordant": records(cmp.discordant),
                 "dropped": records(cmp.dropped),
+                "notes": list(cmp.notes),
             }
         )
         return

@@ -19,6 +19,7 @@ from passhat.commands._common import (
     unscored_tasks_option,
 )
 from passhat.commands._output import Table, make_console, table_output
+from passhat.errors import OptionError
 from passhat.estimate import Estimate
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import METRIC_LABELS
@@ -60,21 +61,29 @@ __all__ = ["register"]
     type=int,
     default=DEFAULT_N_BOOT,
     show_default=True,
-    help="Task-bootstrap resamples (population scope).",
+    help="Bootstrap resamples and posterior draws of the intervals.",
 )
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
     default=DEFAULT_SEED,
     show_default=True,
-    help="Seed of the bootstrap (printed with the intervals).",
+    help="Seed of the resamples and draws (printed with the intervals).",
 )
 @click.option(
     "--ci-method",
     type=click.Choice(["bca", "percentile"]),
     default="bca",
     show_default=True,
-    help="Bootstrap interval (BCa falls back to percentile where degenerate).",
+    help="Task-bootstrap interval, where the rule picks the bootstrap (BCa falls back to "
+    "percentile where degenerate).",
+)
+@click.option(
+    "--predictive",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="T",
+    help="With --ci: also the interval a new benchmark of T tasks like these would show.",
 )
 @click.option(
     "--per-task",
@@ -102,6 +111,7 @@ def estimate_cmd(
     n_boot: int,
     seed: int,
     ci_method: str,
+    predictive: int | None,
     per_task: bool,
     task_method: str,
     as_json: bool,
@@ -112,6 +122,8 @@ def estimate_cmd(
     if ci is not None:
         check_ci(ci)
         check_n_boot(n_boot)
+    elif predictive is not None:
+        raise OptionError("--predictive needs --ci (a confidence level)")
     data = source.load()
     est = _estimate(
         data,
@@ -126,6 +138,7 @@ def estimate_cmd(
         seed=seed,
         ci_method=ci_method,  # type: ignore[arg-type]
         task_method=task_method,
+        predictive=predictive,
     )
     if as_json:
         emit_json(
@@ -185,35 +198,51 @@ def _iv(lo: float, hi: float) -> str:
 
 
 def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
-    """One row per (system, k, metric): value, benchmark and population intervals."""
+    """One row per (system, k, metric): value and the intervals of every scope asked for."""
     t = est.table
     level = est.settings["ci"]
-    bench = t[t["scope"] == "benchmark"].reset_index(drop=True)
-    pop = t[t["scope"] == "population"].reset_index(drop=True)
+    new_t = est.settings.get("predictive")
+    scopes = ["benchmark", "population"] + (["predictive"] if new_t else [])
+    iv = t.set_index(["system", "k", "metric", "scope"])
+    first = t[t["scope"] == "benchmark"].reset_index(drop=True)
     table = Table(title=f"passhat estimate with {level:g} intervals (two scopes)")
-    for col in ("system", "tasks", "k", "metric", "value", "benchmark", "population"):
+    heads = {
+        "benchmark": "benchmark",
+        "population": "population",
+        "predictive": f"new benchmark ({new_t} tasks)",
+    }
+    for col in ["system", "tasks", "k", "metric", "value"] + [heads[s] for s in scopes]:
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
-    names = METRIC_LABELS
-    for (_, b), (_, p) in zip(bench.iterrows(), pop.iterrows(), strict=True):
-        if b["metric"] == "mean" and b["k"] != bench["k"].min():
+    kmin = first["k"].min()
+    for _, b in first.iterrows():
+        if b["metric"] == "mean" and b["k"] != kmin:
             continue  # mean does not depend on k
+        cells = []
+        for scope in scopes:
+            r = iv.loc[(b["system"], b["k"], b["metric"], scope)]
+            cells.append(_iv(r["lower"], r["upper"]))
         table.add_row(
             str(b["system"]),
             str(b["tasks"]),
             "—" if b["metric"] == "mean" else str(b["k"]),
-            names[str(b["metric"])],
+            METRIC_LABELS[str(b["metric"])],
             fmt_num(b["value"]),
-            _iv(b["lower"], b["upper"]),
-            _iv(p["lower"], p["upper"]),
+            *cells,
         )
     console.print(table)
     if quiet:
         return
     console.print(
         "benchmark: these tasks, uncertainty from their finite runs only; "
-        "population: a new task from the same distribution (task bootstrap)."
+        "population: the expected value over tasks like these (adds which tasks were drawn)"
+        + (
+            f"; new benchmark: the value a new set of {new_t} tasks like these would show."
+            if new_t
+            else "."
+        )
     )
-    for scope, part in (("benchmark", bench), ("population", pop)):
+    for scope in scopes:
+        part = t[t["scope"] == scope]
         for method, count in part.groupby("method", sort=False).size().items():
             console.print(f"{scope} method ({count} rows): {method}")
     s = est.summary

@@ -122,8 +122,8 @@ def fit_cmd(
 ) -> int:
     """Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.
 
-    benchmark = these tasks (only within-task uncertainty); population = a
-    new task from the same distribution (adds task sampling).
+    benchmark = these tasks (only within-task uncertainty); population = the
+    expected value over tasks like these (adds task sampling).
     """
     from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit

@@ -4,10 +4,14 @@
   difference of mean, pass@k and pass^k with an interval and a p-value in
   both scopes (:mod:`passhat.compare.paired`);
 * :func:`classify` — baseline vs candidate, per task: stable_pass,
-  stable_fail, regression, fixed, flaky, redefined, undecided
-  (:mod:`passhat.compare.classification`);
+  stable_fail, regression, fixed, flaky, redefined, undecided, with Holm or
+  Benjamini–Hochberg across tasks (:mod:`passhat.compare.classification`,
+  :mod:`passhat.compare.multiplicity`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
-  candidates from one input or two (:mod:`passhat.compare.selection`).
+  candidates from one input or two (:mod:`passhat.compare.selection`);
+* :func:`paired_table` — the engine under :func:`compare`: every pair of a list
+  of systems on one set of tasks, both scopes, reusing each system's posterior
+  across pairs (:mod:`passhat.compare.engine`; for leaderboards).
 
 Examples
 --------
@@ -22,15 +26,18 @@ Examples
 from __future__ import annotations
 
 from passhat.compare.classification import (
+    MULTIPLICITY,
     VERDICTS,
     Classification,
     classify,
     runs_to_significance,
 )
+from passhat.compare.engine import paired_table
 from passhat.compare.paired import Comparison, compare, paired_difference
 from passhat.compare.selection import Selection, select_systems
 
 __all__ = [
+    "MULTIPLICITY",
     "VERDICTS",
     "Classification",
     "Comparison",
@@ -38,6 +45,7 @@ __all__ = [
     "classify",
     "compare",
     "paired_difference",
+    "paired_table",
     "runs_to_significance",
     "select_systems",
 ]

@@ -9,18 +9,33 @@ order:
 2. ``undecided``: a build has fewer than ``min_runs`` decided runs of it.
 3. ``regression`` / ``fixed``: Fisher's exact test, one-sided, on the 2×2
    table (successes, failures) × (base, candidate) finds the candidate's
-   success rate lower / higher at level ``alpha``. ``p_regression`` is
+   success rate lower / higher, and the finding survives the correction
+   across tasks (``multiplicity``, :mod:`passhat.compare.multiplicity`):
+   by default Holm's, so that P(any task falsely flagged ``regression``) ≤
+   ``alpha`` when nothing changed; ``"bh"`` bounds the false discovery rate
+   instead; ``"none"`` tests each task at ``alpha`` alone. ``p_regression`` is
    P(X ≥ c_base) and ``p_fixed`` P(X ≤ c_base) for X hypergeometric with the
-   table's margins (exact, conditional on the margins).
-4. ``stable_pass`` / ``stable_fail``: every decided run passed / failed in
+   table's margins (exact, conditional on the margins); ``p_regression_adj``
+   and ``p_fixed_adj`` are the adjusted p-values (1 for tasks whose margins
+   cannot reach significance: Tarone's screen for Holm, p_min > alpha for BH).
+4. ``possible_regression`` / ``possible_fix``: significant at ``alpha`` on
+   the task's own test, not after the correction: a lead to rerun, not a
+   finding.
+5. ``stable_pass`` / ``stable_fail``: every decided run passed / failed in
    both builds.
-5. ``flaky``: both outcomes within a build (the same scenario, unchanged),
+6. ``flaky``: both outcomes within a build (the same scenario, unchanged),
    and no significant change.
-6. ``undecided``: the rest, one build all-pass and the other all-fail with
+7. ``undecided``: the rest, one build all-pass and the other all-fail with
    too few runs for the test. ``more_runs_cand`` says how many more candidate
-   runs, continuing the candidate's outcome, would make the test significant
-   (the smallest m with one-sided p ≤ alpha), and ``more_runs_base`` how
-   many base runs bring a build to ``min_runs``.
+   runs, continuing the candidate's outcome, would make the task's own test
+   significant (the smallest m with one-sided p ≤ alpha), and
+   ``more_runs_base`` how many base runs bring a build to ``min_runs``.
+
+Per-task verdicts say *which tasks* to look at; they do not decide whether
+the build got worse. That is a question about the benchmark's pass^k, which
+the paired comparison (:func:`passhat.compare`) and the sequential gate
+(:func:`passhat.plan.sequential`) answer with an interval or an anytime-valid
+decision; counting flagged tasks answers neither.
 
 Tasks in only one build and runs without a verdict are never dropped
 silently: the first are listed in ``excluded`` with the reason, the second
@@ -46,22 +61,46 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from passhat._repr import View, as_html, as_text, joined
+from passhat.compare.multiplicity import MULTIPLICITY, adjust
 from passhat.compare.selection import select_systems
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
-__all__ = ["VERDICTS", "Classification", "classify", "runs_to_significance"]
+__all__ = [
+    "MULTIPLICITY",
+    "VERDICTS",
+    "Classification",
+    "classify",
+    "fisher_tails",
+    "runs_to_significance",
+]
 
 #: p ≤ α is judged with this relative slack: exact p-values such as 1/20 at α = 0.05
 #: must not fail the test by a rounding error of the hypergeometric tail.
 _REL_TOL = 1 + 1e-9
 
+#: Printed with every classification: per-task flags are not the build's verdict.
+BUILD_NOTE = (
+    "Per-task verdicts point at tasks to inspect; whether the build's pass^k got worse is "
+    "decided by the paired comparison (passhat compare) or the sequential gate (passhat gate "
+    "--baseline), not by counting flagged tasks."
+)
+
+_CORRECTION = {
+    "holm": ("Holm across tasks", "FWER"),
+    "bh": ("Benjamini–Hochberg across tasks", "FDR"),
+    "none": ("per task, no correction", "α"),
+}
+
 VERDICTS = (
     "regression",
+    "possible_regression",
     "fixed",
+    "possible_fix",
     "flaky",
     "redefined",
     "undecided",
@@ -79,11 +118,12 @@ class Classification:
     table : pandas.DataFrame
         One row per task in both builds: ``task, verdict, n_base, c_base,
         n_cand, c_cand, unscored_base, unscored_cand, p_regression, p_fixed,
-        more_runs_base, more_runs_cand, note``.
+        p_regression_adj, p_fixed_adj, more_runs_base, more_runs_cand, note``.
     excluded : pandas.DataFrame
         Tasks not compared (``task``, ``reason``).
     settings : dict
-        ``alpha``, ``min_runs``, the test, the systems compared.
+        ``alpha``, ``min_runs``, ``multiplicity``, the test, the error rate it
+        controls (``error_rate``), the systems compared.
     """
 
     table: pd.DataFrame
@@ -99,8 +139,10 @@ class Classification:
         )
         s = self.settings
         notes = [
-            f"Fisher exact one-sided, α = {s.get('alpha')}, min_runs = {s.get('min_runs')}; "
-            "per-task counts and p-values in .table."
+            f"Fisher exact one-sided, {s.get('error_rate', 'α')} = {s.get('alpha')} "
+            f"({s.get('correction', 'per task')}), min_runs = {s.get('min_runs')}; "
+            "per-task counts and p-values in .table.",
+            BUILD_NOTE,
         ]
         if len(self.excluded):
             notes.append(f"{len(self.excluded)} task(s) in one build only: see .excluded.")
@@ -137,11 +179,13 @@ class Classification:
         """One line fit for a CI log."""
         c = self.counts
         parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS)
+        s = self.settings
         line = (
             f"passhat classify: {len(self.table)} tasks compared "
-            f"({self.settings.get('base', 'base')} → {self.settings.get('cand', 'cand')}; "
-            f"Fisher exact one-sided, α={self.settings.get('alpha')}, "
-            f"min_runs={self.settings.get('min_runs')}): {parts}"
+            f"({s.get('base', 'base')} → {s.get('cand', 'cand')}; "
+            f"Fisher exact one-sided, {s.get('correction', 'per task')}, "
+            f"{s.get('error_rate', 'α')}={s.get('alpha')}, "
+            f"min_runs={s.get('min_runs')}): {parts}"
         )
         if len(self.excluded):
             line += f"; {len(self.excluded)} task(s) in one build only, not compared"
@@ -150,6 +194,11 @@ class Classification:
             shown = ", ".join(regs[:5]) + (" ..." if len(regs) > 5 else "")
             line += f"; regressed: {shown}"
         return line
+
+    def settings_text(self) -> str:
+        """What the verdicts control, in one sentence (printed under the table)."""
+        s = self.settings
+        return f"{s.get('guarantee', '')} {BUILD_NOTE}".strip()
 
 
 def runs_to_significance(
@@ -178,12 +227,48 @@ def runs_to_significance(
     return int(hit[0]) if len(hit) else None
 
 
+def fisher_tails(
+    nb: ArrayLike, cb: ArrayLike, nc: ArrayLike, cc: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """One-sided Fisher p-values per task, and the smallest ones the margins allow.
+
+    X, the base's successes given both builds' totals, is hypergeometric; the
+    regression p-value is P(X ≥ c_base), the fix p-value P(X ≤ c_base). Their
+    floors ``p_min`` put every success in the base (or in the candidate): a task
+    whose floor exceeds the corrected level can never be flagged (Tarone).
+    Vectorised over tasks.
+
+    Returns
+    -------
+    p_regression, p_fixed, p_min_regression, p_min_fixed : ndarray
+
+    Examples
+    --------
+    >>> [round(float(x[0]), 4) for x in fisher_tails([5], [5], [5], [0])]
+    [0.004, 1.0, 0.004, 0.004]
+    """
+    nb_, cb_, nc_, cc_ = (np.asarray(x, dtype=np.int64) for x in (nb, cb, nc, cc))
+    M = nb_ + nc_
+    K = cb_ + cc_
+    top = np.minimum(K, nb_)
+    bottom = np.maximum(0, K - nc_)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_reg = np.where(M > 0, stats.hypergeom.sf(cb_ - 1, M, K, nb_), 1.0)
+        p_fix = np.where(M > 0, stats.hypergeom.cdf(cb_, M, K, nb_), 1.0)
+        min_reg = np.where(M > 0, stats.hypergeom.sf(top - 1, M, K, nb_), 1.0)
+        min_fix = np.where(M > 0, stats.hypergeom.cdf(bottom, M, K, nb_), 1.0)
+    return tuple(  # type: ignore[return-value]
+        np.clip(np.nan_to_num(x, nan=1.0), 0.0, 1.0) for x in (p_reg, p_fix, min_reg, min_fix)
+    )
+
+
 def classify(
     base: Trials | xr.Dataset,
     cand: Trials | xr.Dataset | None = None,
     *,
     alpha: float = 0.05,
     min_runs: int = 3,
+    multiplicity: str = "holm",
     base_system: str | None = None,
     cand_system: str | None = None,
     names: tuple[str, str] | None = None,
@@ -198,9 +283,17 @@ def classify(
         ``base_system``, is the baseline). The rule is
         :func:`passhat.compare.select_systems`'.
     alpha : float
-        Level of Fisher's exact one-sided tests for regression and fixed.
+        The error rate to control: with ``multiplicity="holm"`` the chance of
+        flagging any unchanged task as ``regression`` (and, separately, as
+        ``fixed``); with ``"bh"`` the expected share of false flags among the
+        flags; with ``"none"`` each task's own level.
     min_runs : int
         Fewer decided runs than this in a build leaves the task undecided.
+    multiplicity : "holm", "bh" or "none"
+        The correction across tasks (see :mod:`passhat.compare.multiplicity`;
+        Tarone's screen first drops tasks whose margins cannot reach it).
+        Default "holm": a CI gate on ``regression`` then blocks an unchanged
+        build with probability ≤ ``alpha``.
     base_system, cand_system : str, optional
         Which system to use when a run set holds several.
     names : (str, str), optional
@@ -216,6 +309,9 @@ def classify(
     ----------
     .. [1] Fisher, R. A. (1935). *The Design of Experiments*. Oliver & Boyd
        (the exact test of a 2×2 table, conditional on its margins).
+    .. [2] S. Holm, "A simple sequentially rejective multiple test procedure",
+       *Scand. J. Statist.* 6(2), 65–70 (1979); R. E. Tarone, "A modified
+       Bonferroni method for discrete data", *Biometrics* 46(2), 515–522 (1990).
 
     Examples
     --------
@@ -230,6 +326,10 @@ def classify(
         raise OptionError(f"alpha must be in (0, 1) (got {alpha})")
     if int(min_runs) != min_runs or min_runs < 1:
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs})")
+    if multiplicity not in MULTIPLICITY:
+        raise OptionError(
+            f"multiplicity must be one of {', '.join(MULTIPLICITY)} (got {multiplicity!r})"
+        )
     sel = select_systems(
         base,
         cand,
@@ -272,13 +372,7 @@ def classify(
     cb = bs["c"].values.astype(np.int64)
     nc = cs["n"].values.astype(np.int64)
     cc = cs["c"].values.astype(np.int64)
-    M = nb + nc
-    K = cb + cc
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_reg = np.where(M > 0, stats.hypergeom.sf(cb - 1, M, K, nb), 1.0)
-        p_fix = np.where(M > 0, stats.hypergeom.cdf(cb, M, K, nb), 1.0)
-    p_reg = np.clip(np.nan_to_num(p_reg, nan=1.0), 0.0, 1.0)
-    p_fix = np.clip(np.nan_to_num(p_fix, nan=1.0), 0.0, 1.0)
+    p_reg, p_fix, min_reg, min_fix = fisher_tails(nb, cb, nc, cc)
 
     hb = bs.coords["scenario_hash"].values if "scenario_hash" in bs.coords else [None] * len(common)
     hc = cs.coords["scenario_hash"].values if "scenario_hash" in cs.coords else [None] * len(common)
@@ -286,16 +380,34 @@ def classify(
     has_c = np.array([h is not None and h == h for h in hc])
     redefined = has_b & has_c & np.array([str(x) != str(y) for x, y in zip(hb, hc, strict=True)])
     short = (nb < min_runs) | (nc < min_runs)
-    reg = (p_reg <= alpha * _REL_TOL) & (cb * nc > cc * nb)
-    fix = (p_fix <= alpha * _REL_TOL) & (cb * nc < cc * nb)
+    family = ~redefined & ~short
+    adj_reg, test_reg = adjust(p_reg, min_reg, alpha=alpha, method=multiplicity, within=family)
+    adj_fix, test_fix = adjust(p_fix, min_fix, alpha=alpha, method=multiplicity, within=family)
+    drop = cb * nc > cc * nb
+    rise = cb * nc < cc * nb
+    raw_reg = (p_reg <= alpha * _REL_TOL) & drop
+    raw_fix = (p_fix <= alpha * _REL_TOL) & rise
+    reg = raw_reg & (adj_reg <= alpha * _REL_TOL)
+    fix = raw_fix & (adj_fix <= alpha * _REL_TOL)
     all_pass = (cb == nb) & (cc == nc)
     all_fail = (cb == 0) & (cc == 0)
     mixed = ((cb > 0) & (cb < nb)) | ((cc > 0) & (cc < nc))
     verdict = np.select(
-        [redefined, short, reg, fix, all_pass, all_fail, mixed],
-        ["redefined", "undecided", "regression", "fixed", "stable_pass", "stable_fail", "flaky"],
+        [redefined, short, reg, fix, raw_reg, raw_fix, all_pass, all_fail, mixed],
+        [
+            "redefined",
+            "undecided",
+            "regression",
+            "fixed",
+            "possible_regression",
+            "possible_fix",
+            "stable_pass",
+            "stable_fail",
+            "flaky",
+        ],
         default="undecided",
     )
+    correction, rate_name = _CORRECTION[multiplicity]
     more_b = np.zeros(len(common), dtype=np.int64)
     more_c = np.zeros(len(common), dtype=np.int64)
     notes = [""] * len(common)
@@ -319,6 +431,17 @@ def classify(
             notes[i] = f"success rate fell, not significant (p_regression = {p_reg[i]:.3f})"
         elif cb[i] * nc[i] < cc[i] * nb[i]:
             notes[i] = f"success rate rose, not significant (p_fixed = {p_fix[i]:.3f})"
+    n_reg, n_fix = int(test_reg.sum()), int(test_fix.sum())
+    for i in np.flatnonzero(verdict == "possible_regression"):
+        notes[i] = (
+            f"p_regression = {p_reg[i]:.4f} ≤ α on this task alone; not after {correction} "
+            f"(adjusted {adj_reg[i]:.3f}, {n_reg} testable task(s)): rerun it"
+        )
+    for i in np.flatnonzero(verdict == "possible_fix"):
+        notes[i] = (
+            f"p_fixed = {p_fix[i]:.4f} ≤ α on this task alone; not after {correction} "
+            f"(adjusted {adj_fix[i]:.3f}, {n_fix} testable task(s))"
+        )
     for i in np.flatnonzero(redefined):
         notes[i] = "scenario fingerprint changed: runs are not comparable"
     half = has_b ^ has_c
@@ -336,14 +459,31 @@ def classify(
             "unscored_cand": cs["unscored"].values.astype(np.int64),
             "p_regression": p_reg,
             "p_fixed": p_fix,
+            "p_regression_adj": adj_reg,
+            "p_fixed_adj": adj_fix,
             "more_runs_base": more_b,
             "more_runs_cand": more_c,
             "note": notes,
         }
     )
+    guarantee = {
+        "holm": f"With Holm's correction, an unchanged build gets any false regression flag "
+        f"with probability ≤ {alpha:g} (over {n_reg} testable tasks; Tarone's screen drops "
+        "tasks whose runs cannot reach significance).",
+        "bh": f"With Benjamini–Hochberg, false flags are on average ≤ {alpha:g} of the "
+        f"regression flags (over {n_reg} tasks whose runs can reach {alpha:g}).",
+        "none": f"No correction: each task is tested at {alpha:g} alone, so among many "
+        "unchanged tasks some are flagged by chance.",
+    }[multiplicity]
     settings = {
         "alpha": alpha,
         "min_runs": int(min_runs),
+        "multiplicity": multiplicity,
+        "correction": correction,
+        "error_rate": rate_name,
+        "testable_regression": n_reg,
+        "testable_fixed": n_fix,
+        "guarantee": guarantee,
         "test": "Fisher's exact test, one-sided (hypergeometric), per task",
         "base": str(b["system"].values[0]),
         "cand": str(c["system"].values[0]),

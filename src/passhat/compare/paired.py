@@ -1,25 +1,23 @@
-"""Paired comparison of systems on matched tasks: difference, interval and p-value in two scopes.
+"""Paired comparison of systems on matched tasks: difference, interval and test in two scopes.
 
 For each task run by both systems the difference of the unbiased estimates
 d_i = U_i(candidate) − U_i(baseline) is formed for mean, pass@k and pass^k
-(:mod:`passhat.estimators`); the value compared is their mean (equal weight
-per task). Two scopes, as everywhere in passhat:
+(:mod:`passhat.estimators`); the value compared is their weighted mean
+(equal weight per task by default; declared or per-category weights as in
+:func:`passhat.estimate`). Two scopes, as everywhere in passhat:
 
-* **population** — would the difference hold on new tasks from the same
-  distribution: the paired task bootstrap (the same tasks drawn for both
-  systems, over the distinct (n_A, c_A, n_B, c_B) categories;
-  :mod:`passhat.bootstrap`), percentile or BCa [1]_, and a sign-flip
-  permutation p-value;
-* **benchmark** — on these tasks, given their finitely many runs: the
-  difference ± z·SE from the unbiased per-task variances
-  (:func:`passhat.intervals.benchmark_se`), and a normal p-value.
+* **population** — the expected difference over tasks like these;
+* **benchmark** — on these tasks, given their finitely many runs.
+
+In each scope the interval and the p-value come from one construction, so
+the interval excludes 0 exactly when p ≤ 1 − ci; a documented rule picks the
+construction (the sign-flip test inverted, or a normal interval, where they
+are valid; the hierarchical posteriors where few tasks differ or few show
+both outcomes): :mod:`passhat.compare.engine`. When the benchmark interval
+comes out wider than the population one, ``notes`` says why.
 
 Tasks run by one system only are an error naming them, or dropped and
 listed (``intersect=True``).
-
-References
-----------
-.. [1] Efron, B. (1987). Better bootstrap confidence intervals. *JASA*, 82(397), 171–185.
 
 Examples
 --------
@@ -52,18 +50,12 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.bootstrap import (
-    CI_METHODS,
-    compress,
-    draw_stats,
-    interval_from_draws,
-    sign_flip_draws,
-)
-from passhat.compare.selection import select_systems
+from passhat.bootstrap import CI_METHODS
+from passhat.compare.engine import paired_table
+from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
-from passhat.estimators import METRIC_LABELS, METRICS, subset_ratio
+from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
 from passhat.exclusions import exclusions
-from passhat.intervals import benchmark_se
 from passhat.trials import Trials
 
 __all__ = ["Comparison", "compare", "paired_difference"]
@@ -87,12 +79,16 @@ class Comparison:
         (``min_runs``, ``on_short="exclude"``, ``unscored_tasks``) left them
         out for either system, and so for both.
     settings : dict
+    notes : list of str
+        Explanations the table needs, e.g. why a benchmark interval is wider
+        than the population one.
     """
 
     table: pd.DataFrame
     discordant: pd.DataFrame
     dropped: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def _view(self) -> View:
         t = self.table
@@ -116,14 +112,20 @@ class Comparison:
             }
         )
         notes = []
+        pairs = rows[["method", "p_method"]].drop_duplicates() if len(rows) else rows
+        for meth, pmeth in zip(pairs["method"], pairs["p_method"], strict=True):
+            notes.append(
+                f"{self.settings.get('ci', 0.95):.0%} interval, {scope or 'benchmark'} scope "
+                f"(the expected difference over tasks like these): {meth}; p-value: {pmeth}."
+            )
         if len(rows):
             notes.append(
-                f"{self.settings.get('ci', 0.95):.0%} interval, {scope or 'benchmark'} scope: "
-                f"{rows['method'].iloc[0]}; p-value: {rows['p_method'].iloc[0]}."
+                "The interval excludes 0 exactly when p ≤ 1 − level."
                 + (" The benchmark scope is in .table." if scope else "")
             )
         if len(self.dropped):
             notes.append(f"{len(self.dropped)} task(s) run by one system only: see .dropped.")
+        notes.extend(self.notes)
         return View("Comparison on matched tasks (paired)", frame, tuple(notes))
 
     def __repr__(self) -> str:
@@ -131,14 +133,6 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         return as_html(self._view())
-
-
-def _values(n: NDArray[np.float64], c: NDArray[np.float64], ks: list[int]) -> NDArray[np.float64]:
-    """Per-task columns [mean, pass@k for ks..., pass^k for ks...] (needs n ≥ max k)."""
-    cols = [c / n]
-    cols += [1.0 - subset_ratio(n - c, n, kv) for kv in ks]
-    cols += [subset_ratio(c, n, kv) for kv in ks]
-    return np.column_stack(cols)
 
 
 def paired_difference(
@@ -152,6 +146,7 @@ def paired_difference(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     method: str = "bca",
+    weights: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Paired difference B − A on matched tasks given as arrays (the core of :func:`compare`).
 
@@ -160,8 +155,14 @@ def paired_difference(
     n_a, c_a, n_b, c_b : array_like
         Decided runs and successes of systems A and B on the same tasks, in
         the same order; every n ≥ max k.
-    k, ci, n_boot, seed, method
-        As in :func:`compare`.
+    k, ci, n_boot, seed
+        As in :func:`compare` (``n_boot``: random sign flips and posterior
+        draws).
+    method : str
+        Kept for compatibility; the rule of :mod:`passhat.compare.engine`
+        picks each interval.
+    weights : array_like, optional
+        Task weights shared by both systems (default equal).
 
     Returns
     -------
@@ -173,12 +174,14 @@ def paired_difference(
     --------
     >>> from passhat.compare import paired_difference
     >>> r = paired_difference([5, 5, 5], [1, 2, 3], [5, 5, 5], [1, 2, 3], n_boot=200, seed=0)
-    >>> r[["scope", "difference", "p_value"]].values.tolist()[:2]
-    [['benchmark', 0.0, 1.0], ['population', 0.0, 1.0]]
+    >>> r[["scope", "difference"]].values.tolist()[:2]
+    [['benchmark', 0.0], ['population', 0.0]]
+    >>> bool(r["p_value"].min() > 0.9)  # no task differs: nothing to reject
+    True
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = check_method(method, CI_METHODS, "method")
+    check_method(method, CI_METHODS, "method")
     ks = norm_k(k)
     rng = make_rng(seed)
     na, ca = np.asarray(n_a, dtype=float), np.asarray(c_a, dtype=float)
@@ -190,59 +193,73 @@ def paired_difference(
             f"k = {max(ks)} exceeds the smallest n = {int(min(na.min(), nc.min()))} "
             "among the compared tasks"
         )
-    z = float(stats.norm.isf((1 - level) / 2))
-    cols = [("mean", ks[0])] + [(m, kv) for m in ("pass_at_k", "pass_hat_k") for kv in ks]
-    va, vc = _values(na, ca, ks), _values(nc, cc, ks)
-    d = vc - va
-    t_n = d.shape[0]
-    theta = d.mean(axis=0)
-    cats = compress(np.column_stack([na, ca, nc, cc]), d, np.ones(t_n))
-    draws = draw_stats(cats, n_boot=nb, rng=rng)
-    lo, hi, labels = interval_from_draws(theta, draws, cats, ci=level, method=meth)
-    flips = sign_flip_draws(cats, n_boot=nb, rng=rng)  # after the draws: one seeded stream
-    p_perm = (1.0 + (np.abs(flips) >= np.abs(theta) - 1e-12).sum(axis=0)) / (1.0 + nb)
-    rows: list[dict[str, Any]] = []
-    for j, (m, kv) in enumerate(cols):
-        se_a, _ = benchmark_se(na, ca, k=kv, metric=m)
-        se_c, _ = benchmark_se(nc, cc, k=kv, metric=m)
-        se = float(np.sqrt(se_a**2 + se_c**2))
-        if se > 0:
-            p_norm = float(2 * stats.norm.sf(abs(theta[j]) / se))
-        else:
-            p_norm = 1.0 if theta[j] == 0 else 0.0
-        scopes = (
-            (
-                "benchmark",
-                (max(-1.0, theta[j] - z * se), min(1.0, theta[j] + z * se), p_norm),
-                "normal, unbiased per-task variances (independent runs)",
-                "normal approximation",
-            ),
-            (
-                "population",
-                (float(lo[j]), float(hi[j]), float(p_perm[j])),
-                f"paired task bootstrap {labels[j]}, {nb} resamples",
-                f"sign-flip permutation, {nb} flips",
-            ),
+    w = np.ones(na.size) if weights is None else np.asarray(weights, dtype=float).ravel()
+    if w.shape != na.shape or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValidationError(
+            "paired weights must be one finite, non-negative weight per task, not all zero"
         )
-        for kv_row in ks if m == "mean" else [kv]:
-            for scope, (lw, up, pv), mlabel, plabel in scopes:
-                rows.append(
-                    {
-                        "k": kv_row,
-                        "metric": m,
-                        "scope": scope,
-                        "base_value": float(va[:, j].mean()),
-                        "cand_value": float(vc[:, j].mean()),
-                        "difference": float(theta[j]),
-                        "lower": float(lw),
-                        "upper": float(up),
-                        "p_value": float(pv),
-                        "tasks": t_n,
-                        "method": mlabel,
-                        "p_method": plabel,
-                    }
-                )
-    return pd.DataFrame(rows)
+    keep = w > 0
+    out = paired_table(
+        np.vstack([na[keep], nc[keep]]),
+        np.vstack([ca[keep], cc[keep]]),
+        w[keep],
+        [(0, 1)],
+        ks,
+        ci=level,
+        n_boot=nb,
+        rng=rng,
+    )
+    return out.drop(columns=["a", "b"])
+
+
+def _pair_weights(
+    sel: Selection, base: str, cand: str, tasks: NDArray[np.str_], spec: WeightSpec
+) -> NDArray[np.float64]:
+    """Task weights of the matched tasks, shared by both systems (as :func:`passhat.estimate`)."""
+    if spec is None or spec == "equal":
+        return np.ones(len(tasks))
+    per = []
+    for name in (base, cand):
+        ds = sel.table(name).sel(task=list(tasks))
+        per.append(np.asarray(task_weights(ds, spec).values[0], dtype=float))
+    if not np.allclose(per[0], per[1], rtol=1e-9, atol=0.0):
+        bad = int(np.flatnonzero(~np.isclose(per[0], per[1], rtol=1e-9, atol=0.0))[0])
+        raise ValidationError(
+            f"task {tasks[bad]!r} has weight {per[0][bad]:g} for {base!r} but "
+            f"{per[1][bad]:g} for {cand!r}; a paired comparison needs one weight per task"
+        )
+    if per[0].sum() <= 0:
+        raise ValidationError(f"every matched task of {base!r} and {cand!r} has weight 0")
+    return per[0]
+
+
+def _width_notes(table: pd.DataFrame) -> list[str]:
+    """Why a benchmark interval is wider than the population one, where it is."""
+    notes = []
+    seen: set[tuple[Any, ...]] = set()
+    for (cand, kv, metric), part in table.groupby(["candidate", "k", "metric"], sort=False):
+        if metric == "mean" and ("mean", cand) in seen:
+            continue
+        seen.add(("mean", cand))
+        r = part.set_index("scope")
+        wb = float(r.loc["benchmark", "upper"] - r.loc["benchmark", "lower"])
+        wp = float(r.loc["population", "upper"] - r.loc["population", "lower"])
+        if wb > wp * 1.05 and wb - wp > 1e-3:
+            name = METRIC_LABELS[str(metric)].replace("k", str(kv)) if metric != "mean" else "mean"
+            notes.append(
+                f"{cand}, {name}: the benchmark interval ({wb:.3f} wide) is wider than the "
+                f"population one ({wp:.3f})."
+            )
+    if notes:
+        notes.append(
+            "Both widths contain the run-to-run noise of these tasks; the population interval "
+            "reads it from how much the per-task differences vary, the benchmark interval from "
+            "each task's own runs (and, where a task has fewer than 2k runs, from the model), "
+            "so when the systems differ little task by task the two estimates of the same noise "
+            "can come out in either order. On average the population interval is the wider one: "
+            "for a claim about tasks like these, read the wider of the two."
+        )
+    return notes
 
 
 def compare(
@@ -257,26 +274,34 @@ def compare(
     baseline: str | None = None,
     method: Literal["bca", "percentile"] = "bca",
     names: tuple[str, str] | None = None,
+    weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
 ) -> Comparison:
     """Paired comparison of systems on matched tasks: difference, interval, p-value.
 
-    Only tasks run by both systems are compared (equal weight per task).
-    Per task the difference of the unbiased estimates d_i = U_i(cand) −
-    U_i(base) is formed for mean, pass@k and pass^k; the benchmark value is
-    the mean of d_i.
+    Only tasks run by both systems are compared. Per task the difference of
+    the unbiased estimates d_i = U_i(cand) − U_i(base) is formed for mean,
+    pass@k and pass^k; the compared value is their weighted mean (weights as
+    in :func:`passhat.estimate`, computed over the matched tasks and shared
+    by both systems).
 
-    * ``population`` scope: paired task bootstrap — each resample draws the
-      same tasks for both systems (multinomial over distinct
-      (n_A, c_A, n_B, c_B) categories); percentile or BCa. p-value: sign-flip
-      permutation test (each task's d_i flips sign at random; n_boot flips;
-      ``p = (1 + #{|T*| ≥ |T|}) / (1 + n_boot)``). Exact under "the two systems
-      are exchangeable within each task" when n_A = n_B.
-    * ``benchmark`` scope: difference ± z·SE with SE² = Σ (V̂_A,i + V̂_B,i)/T²
-      (runs of the two systems are independent); p-value from the normal
-      approximation.
+    In each scope the interval excludes 0 exactly when the p-value is at most
+    1 − ci, because both come from one construction, picked by the rule of
+    :mod:`passhat.compare.engine`:
+
+    * ``population`` (the expected difference over tasks like these): the
+      sign-flip permutation test of the per-task differences, inverted into
+      the interval of every shift it does not reject, when at least 10 tasks
+      differ (exact enumeration when the tasks allow it; labelled approximate
+      when n differs between the systems on a task); else the difference of
+      the two systems' hierarchical posteriors with its posterior tail
+      probability.
+    * ``benchmark`` (these tasks, given their runs): difference ± z·SE with
+      SE² = Σ w_i² (V_A,i + V_B,i) / (Σ w_i)² and the normal p-value when
+      there are ≥ 30 tasks and ≥ 10 show both outcomes; else the difference
+      of the systems' posteriors of these tasks' rates.
 
     Parameters
     ----------
@@ -286,10 +311,12 @@ def compare(
         compared to (with exactly two systems the first is the baseline).
         The rule is :func:`passhat.compare.select_systems`'.
     k : int or sequence of int
-    ci, n_boot, seed, method
-        Level, resamples (≥ 100; default 10,000 as every entry point), seed
-        (default 0, fixed; None draws one, recorded in ``settings``), "bca" or
-        "percentile".
+    ci, n_boot, seed
+        Level; random sign flips and posterior draws (≥ 100; default 10,000
+        as every entry point); seed (default 0, fixed; None draws one,
+        recorded in ``settings``).
+    method : {"bca", "percentile"}
+        Accepted for compatibility; the rule picks each interval.
     intersect : bool
         Drop tasks that only one system ran (and report how many) instead of
         raising an error that lists them.
@@ -297,6 +324,9 @@ def compare(
         The baseline (with two inputs, a system of ``a``).
     names : (str, str), optional
         Labels for ``a`` and ``b`` when both are given.
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights (see :func:`passhat.estimators.task_weights`); a task's
+        weight must be the same for both systems.
     on_short, min_runs, unscored_tasks
         As in :func:`passhat.estimate`, applied to matched tasks: a task left
         out for either system is left out of the pair (listed in ``dropped``
@@ -313,7 +343,7 @@ def compare(
 
     References
     ----------
-    .. [1] Efron, B. (1987). Better bootstrap confidence intervals. *JASA*, 82(397), 171–185.
+    .. [1] Fisher, R. A. (1935). *The Design of Experiments*. Oliver & Boyd, §21.
     .. [2] McNemar, Q. (1947). Note on the sampling error of the difference between
        correlated proportions or percentages. *Psychometrika*, 12(2), 153–157.
 
@@ -397,7 +427,10 @@ def compare(
                 f"k = {kmax} exceeds the smallest n = {nmin} among the compared tasks "
                 f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
             )
-        part = paired_difference(na, ca, nc, cc, k=ks, ci=level, n_boot=nb, seed=rng, method=meth)
+        w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
+        part = paired_difference(
+            na, ca, nc, cc, k=ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
+        )
         t_n = int(both.sum())
         part.insert(0, "candidate", cand)
         part.insert(0, "baseline", base)
@@ -445,6 +478,7 @@ def compare(
         "method": meth,
         "intersect": intersect,
         "baseline": base,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
         "unscored_tasks": unscored_tasks,
@@ -456,6 +490,7 @@ def compare(
             dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
         ),
         settings=settings,
+        notes=_width_notes(table),
     )
 
 

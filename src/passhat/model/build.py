@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from passhat.betabinom import log_prior as _betabinom_log_prior
 from passhat.errors import OptionError
 
 __all__ = [
@@ -390,11 +391,6 @@ def build_model(
 
 
 # ----------------------------------------------------------------- numpy
-def _log_mu(theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """log μ and log(1 − μ) for μ = logistic(θ), stable for large |θ|."""
-    return -np.logaddexp(0.0, -theta), -np.logaddexp(0.0, theta)
-
-
 def log_prior(
     theta: NDArray[np.float64], lam: NDArray[np.float64], priors: Priors
 ) -> NDArray[np.float64]:
@@ -411,15 +407,7 @@ def log_prior(
     ...                 np.log(0.25) - 0.5 * np.log(2 * np.pi * 4)))
     True
     """
-    lmu, l1mu = _log_mu(theta)
-    lp_theta = (
-        priors.mu_alpha * lmu
-        + priors.mu_beta * l1mu
-        - special.betaln(priors.mu_alpha, priors.mu_beta)
-    )
-    z = (lam - priors.log_kappa_mean) / priors.log_kappa_sd
-    lp_lam = -0.5 * z * z - np.log(priors.log_kappa_sd) - 0.5 * np.log(2.0 * np.pi)
-    return np.asarray(lp_theta + lp_lam)
+    return _betabinom_log_prior(theta, lam, priors)
 
 
 def pair_loglik(

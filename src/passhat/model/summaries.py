@@ -411,7 +411,8 @@ def fit_view(fit: Any) -> View:
         f"diagnostics {'ok' if diag.passed else 'FAILED'}"
     )
     notes = [
-        "Posterior mean (95% credible interval), population scope (a new task); "
+        "Posterior mean (95% credible interval), population scope (the expected value over tasks "
+        "like these); "
         ".summary() adds the benchmark scope and the variance split."
     ]
     icc = summary[summary["metric"] == "icc"]

@@ -27,6 +27,11 @@ One module per question, each re-exported here:
 * :mod:`~passhat.planner.more_runs` — :func:`more_runs`: after a first round,
   the expected interval width from m more runs on the same tasks, and the
   floor that only more tasks lower;
+* :mod:`~passhat.planner.sequential` — :func:`sequential`: an anytime-valid
+  gate (pass / fail / continue) on a failure bound or against a baseline, valid
+  however often it is checked; the runs are cut into rounds
+  (:mod:`~passhat.planner.rounds`) and tested by a mixture of constant bets
+  (:mod:`~passhat.planner.betting`);
 * :mod:`~passhat.planner.sweep` — :func:`sweep`: simulation grids in parallel
   through dask;
 * :mod:`~passhat.planner.result` — :class:`PlanResult`, which compares equal
@@ -64,6 +69,7 @@ from passhat.planner.runs import (
     runs_to_certify,
     runs_to_detect,
 )
+from passhat.planner.sequential import SequentialResult, sequential
 from passhat.planner.sweep import sweep
 from passhat.planner.tables import seed_tables
 
@@ -72,6 +78,7 @@ __all__ = [
     "Assumptions",
     "PairedPilot",
     "PlanResult",
+    "SequentialResult",
     "choose_k",
     "design",
     "design_check",
@@ -89,6 +96,7 @@ __all__ = [
     "runs_to_certify",
     "runs_to_detect",
     "seed_tables",
+    "sequential",
     "simulate_design",
     "simulate_power",
     "sweep",

@@ -170,7 +170,8 @@ def build_report_data(
         "matched": True,
     }
     if ci is not None:
-        est_opts.update(ci=ci, seed=seed, n_boot=n_boot)
+        # the predictive interval: what a new benchmark of as many tasks would show
+        est_opts.update(ci=ci, seed=seed, n_boot=n_boot, predictive=int(ds_all.sizes["task"]))
     est = estimate(ds_all, **est_opts)
     ks = [int(v) for v in est.settings["k"]]
     # every later section sees the tasks the estimate kept (the same for every system)
@@ -213,7 +214,13 @@ def build_report_data(
     headline = headline_section(est, ks=ks, ci=ci, model_rows=model_rows)
     if len(systems) > 1 and ci is not None:
         cmp_table, cmp_sentences = comparison_table(
-            ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot, baseline=baseline or systems[0]
+            ds,
+            ks=ks,
+            ci=ci,
+            seed=seed,
+            n_boot=n_boot,
+            baseline=baseline or systems[0],
+            weights=weights,
         )
         headline.tables.append(cmp_table)
         headline.sentences.extend(cmp_sentences)

@@ -55,12 +55,13 @@ def test_sentences_carry_the_estimates_and_intervals() -> None:
         ].iloc[0]
         assert s.startswith(f"{system}: mean success {w['mean']:.1%} per run")
         assert f"pass^4 = {w['pass_hat_k']:.1%}" in s
-        assert f"(90% population interval {pop['lower']:.1%}–{pop['upper']:.1%})" in s
+        lo, hi = pop["lower"], pop["upper"]
+        assert f"(90% interval for the expected value over tasks like these {lo:.1%}–{hi:.1%})" in s
         assert f"pass@4 = {w['pass_at_k']:.1%}" in s
         # pass^k is a chance averaged over tasks, not "the share of tasks whose runs all pass"
         assert "the chance that 4 runs of a task all pass, averaged over the tasks" in s
         assert "the share of tasks whose" not in s
-    assert "population interval also covers which tasks were drawn" in sec.sentences[2]
+    assert "so it also covers which tasks were drawn" in sec.sentences[2]
 
 
 def test_sentence_with_n_above_k_is_not_the_observed_all_pass_share() -> None:

@@ -56,6 +56,7 @@ def comparison_table(
     seed: int | None,
     n_boot: int,
     baseline: str,
+    weights: Any = None,
 ) -> tuple[Table, list[str]]:
     """Paired differences (candidate − baseline) with intervals and p-values, population scope.
 
@@ -73,6 +74,8 @@ def comparison_table(
         Bootstrap resamples.
     baseline : str
         The system the others are compared with.
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights, as in the report's estimate.
 
     Returns
     -------
@@ -87,11 +90,21 @@ def comparison_table(
     >>> sorted({(r["baseline"], r["candidate"]) for r in table.rows})
     [('baseline', 'guided')]
     """
-    cmp = compare(data, k=ks, ci=ci, seed=seed, n_boot=n_boot, intersect=True, baseline=baseline)
+    cmp = compare(
+        data,
+        k=ks,
+        ci=ci,
+        seed=seed,
+        n_boot=n_boot,
+        intersect=True,
+        baseline=baseline,
+        weights=weights,
+    )
     rows = _rows(cmp.table)
     table = Table(
         id="headline_compare",
-        caption="Paired comparison on matched tasks (candidate − baseline), population scope",
+        caption="Paired comparison on matched tasks (candidate − baseline): the expected "
+        "difference over tasks like these (population scope)",
         columns=[
             Column("baseline", "Baseline"),
             Column("candidate", "Candidate"),
@@ -103,7 +116,11 @@ def comparison_table(
             Column("tasks", "Tasks", "int"),
         ],
         rows=rows,
-        note=str(rows[0]["method"]) if rows else "",
+        note=(
+            f"{rows[0]['method']}; the interval excludes 0 exactly when p ≤ {1 - ci:.2g}"
+            if rows
+            else ""
+        ),
     )
     kmax = ks[-1]
     sent = [

@@ -37,7 +37,7 @@ def _rows(
                 "metric": METRIC_LABELS[metric],
                 "value": value,
             }
-            for scope in ("benchmark", "population"):
+            for scope in ("benchmark", "population", "predictive"):
                 got = iv.get((str(r.system), int(r.k), metric, scope))
                 if got:
                     row[f"{scope}_lower"] = got["lower"]
@@ -102,11 +102,24 @@ def headline_section(
         Column("k", "k", "int"),
         Column("value", "Estimate", "pct"),
     ]
+    new_t = (getattr(est, "settings", {}) or {}).get("predictive")
     if methods:
         cols += [
             Column("benchmark", f"{level} interval, benchmark scope (these tasks)", "interval"),
-            Column("population", f"{level} interval, population scope (new tasks)", "interval"),
+            Column(
+                "population",
+                f"{level} interval, population scope (expected value over tasks like these)",
+                "interval",
+            ),
         ]
+        if "predictive" in methods:
+            cols.append(
+                Column(
+                    "predictive",
+                    f"{level} interval for a new benchmark of {new_t} tasks like these",
+                    "interval",
+                )
+            )
     if model_rows is not None and len(model_rows):
         cols += [
             Column("model_mean", "Model posterior mean (population)", "pct"),
@@ -132,7 +145,10 @@ def headline_section(
     for r in wide[wide["k"] == kmax].itertuples():
         pop = iv.get((str(r.system), kmax, "pass_hat_k", "population"))
         pop_txt = (
-            f" ({level} population interval {pct(pop['lower'])}–{pct(pop['upper'])})" if pop else ""
+            f" ({level} interval for the expected value over tasks like these "
+            f"{pct(pop['lower'])}–{pct(pop['upper'])})"
+            if pop
+            else ""
         )
         sent.append(
             f"{r.system}: mean success {pct(r.mean)} per run; pass^{kmax} = "
@@ -143,8 +159,14 @@ def headline_section(
     if methods:
         sent.append(
             "The benchmark interval covers only the finite runs of these tasks; the population "
-            "interval also covers which tasks were drawn, so it is the one to use for a claim "
-            "about new tasks."
+            "interval is for the expected value over tasks like these, so it also covers which "
+            "tasks were drawn."
+            + (
+                f" A new benchmark of {new_t} such tasks would itself vary around that expected "
+                "value: the last interval column is the range its value would fall in."
+                if "predictive" in methods
+                else ""
+            )
         )
     if flagged:
         sent.append(

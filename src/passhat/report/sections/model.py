@@ -59,8 +59,8 @@ def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: 
         )
     return Table(
         id="model_posterior",
-        caption="Posterior of mean, pass@k and pass^k: population scope (a new task) and "
-        "benchmark scope (these tasks)",
+        caption="Posterior of mean, pass@k and pass^k: population scope (the expected value over "
+        "tasks like these) and benchmark scope (these tasks)",
         columns=[
             Column("system", "System"),
             Column("metric", "Metric"),

@@ -141,7 +141,7 @@ def summary_section(sections: list[Section], *, ks: list[int], ci: float | None)
     ]
     table = Table(
         id="summary",
-        caption=f"Key numbers at k = {kmax} (intervals: population scope, new tasks like these)"
+        caption=f"Key numbers at k = {kmax} (intervals: expected value over tasks like these)"
         if ci
         else f"Key numbers at k = {kmax}",
         columns=cols,

@@ -1,0 +1,157 @@
+"""``passhat gate``: an anytime-valid release gate — pass (0), fail (1) or continue (3).
+
+Parses, calls :func:`passhat.plan.sequential`, prints. A harness may call it after every
+batch of runs: the decision's error rates hold however often it is checked.
+"""
+
+from __future__ import annotations
+
+import click
+
+from passhat._version import __version__
+from passhat.commands._common import InputSpec, emit_json, input_options, load_input
+from passhat.commands._output import Table, echo, make_console, table_output
+from passhat.errors import OptionError
+
+__all__ = ["register"]
+
+
+@click.command("gate")
+@input_options
+@click.option("--k", type=int, default=1, show_default=True, help="Runs per block: guard pass^k.")
+@click.option(
+    "--metric",
+    type=click.Choice(["pass_hat_k", "pass_at_k", "mean"]),
+    default="pass_hat_k",
+    show_default=True,
+    help="A block fails when any of its k runs fails (pass^k) or all do (pass@k); mean: k = 1.",
+)
+@click.option(
+    "--max-failure-rate",
+    type=float,
+    default=None,
+    help="Pass when 1 − metric over these tasks is shown below this (e.g. 0.01).",
+)
+@click.option(
+    "--margin",
+    type=float,
+    default=None,
+    help="With a baseline: pass when the metric is shown at most this far below the "
+    "baseline's, fail when shown further below.",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=True),
+    default=None,
+    help="A file with the baseline's runs of the same tasks (read like RUNS).",
+)
+@click.option(
+    "--baseline-system",
+    default=None,
+    help="The baseline's system: in --baseline's file, or in RUNS when it holds both builds.",
+)
+@click.option("--system", default=None, help="The candidate's system, when RUNS holds several.")
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="P(wrong pass) and P(wrong fail), each at most this, however often it is checked.",
+)
+@click.option(
+    "--weights",
+    type=click.Choice(["equal", "declared", "category"]),
+    default="equal",
+    show_default=True,
+    help="Task weights in the benchmark average.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@table_output("gate")
+@click.option("--quiet", "-q", is_flag=True, help="Only the decision line.")
+def gate_cmd(
+    source: InputSpec,
+    k: int,
+    metric: str,
+    max_failure_rate: float | None,
+    margin: float | None,
+    baseline_path: str | None,
+    baseline_system: str | None,
+    system: str | None,
+    alpha: float,
+    weights: str,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Pass, fail or continue: a gate on RUNS that stays valid however often it is checked.
+
+    With --max-failure-rate F: is 1 − pass^k over these tasks below F? With --margin D and
+    a baseline (--baseline FILE, or --baseline-system NAME in RUNS): is the candidate's
+    pass^k at most D below the baseline's? Exit 0 pass, 1 fail, 3 continue (more runs
+    needed: the expected number is printed), 2 bad input.
+    """
+    from passhat.io import input_stamp
+    from passhat.planner.sequential import sequential
+
+    if not source.given:
+        raise OptionError("no input: give a file of runs (or --example NAME)")
+    runs = source.load()
+    base = None
+    if baseline_path is not None:
+        base = load_input(
+            baseline_path,
+            example=None,
+            fmt=source.fmt,
+            maps=source.maps,
+            threshold=source.threshold,
+            system_name=source.system_name,
+        )
+    if max_failure_rate is not None and (base is not None or baseline_system is not None):
+        raise OptionError(
+            "--max-failure-rate bounds one system; to compare with a baseline give --margin"
+        )
+    if margin is not None and base is None and baseline_system is None:
+        raise OptionError(
+            "--margin compares with a baseline: give --baseline FILE or --baseline-system NAME"
+        )
+    if max_failure_rate is None and margin is None:
+        raise OptionError(
+            "give --max-failure-rate F (a bound on 1 − pass^k) or --margin D with a baseline"
+        )
+    res = sequential(
+        runs,
+        base,
+        k=k,
+        metric=metric,
+        max_failure_rate=max_failure_rate,
+        margin=margin,
+        alpha=alpha,
+        system=system,
+        baseline_system=baseline_system,
+        weights=None if weights == "equal" else weights,
+        sources=(source.path or f"example {source.example}", baseline_path or "the baseline"),
+    )
+    if as_json:
+        stamps = {"runs": input_stamp(runs)}
+        if base is not None:
+            stamps["baseline"] = input_stamp(base)
+        emit_json({"passhat_version": __version__, "input": stamps, "gate": res.to_dict()})
+    else:
+        echo(res.reasoning)
+        if not quiet:
+            table = Table(title=f"passhat gate: {res.decision} (exit {res.exit_code})")
+            table.add_column("quantity")
+            table.add_column("value")
+            for _, row in res.table().iterrows():
+                table.add_row(str(row["quantity"]), str(row["value"]))
+            make_console().print(table)
+            for w in res.warnings:
+                echo(f"note: {w}")
+            echo("Assumes: " + "; ".join(res.assumptions) + ".")
+    if res.exit_code:
+        click.get_current_context().exit(res.exit_code)
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``gate`` to the CLI group."""
+    cli.add_command(gate_cmd)

@@ -1,0 +1,351 @@
+"""The paired-difference engine: interval and test of B − A in both scopes, for many pairs.
+
+For systems that ran the same tasks (weights w_i shared), the difference of
+a metric is Δ = Σ w_i (U_i(B) − U_i(A)) / Σ w_i with the unbiased per-task
+estimates U. In each scope the reported interval and the reported test are
+two faces of one construction, so **the interval excludes 0 exactly when
+the test rejects at the same level** (p ≤ 1 − ci):
+
+**Population scope** (the expected difference over tasks like these):
+
+* **sign-flip test, inverted** (:mod:`passhat.signflip`) when at least
+  :data:`MIN_DISCORDANT` tasks have a non-zero difference: the interval is
+  every shift δ the sign-flip test of "mean difference = δ" does not reject.
+  Exact enumeration of the sign flips when the task categories allow it,
+  random flips otherwise. Exact under "the two systems are exchangeable
+  within each task" when both ran every task equally often; when n differs
+  between the systems on some task the flipped differences are not
+  exchangeable and the p-value is labelled approximate.
+* otherwise the **difference of the two systems' hierarchical posteriors**
+  (:mod:`passhat.hierarchical`; independent posteriors of E g(p), so
+  conservative when the systems are correlated), with the two-sided
+  posterior tail probability as its test: few differing tasks leave the
+  sign-flip interval too short (all tasks equal gives the single point 0).
+
+**Benchmark scope** (these tasks, given their runs; runs of A and B are
+independent):
+
+* **normal**, Δ ± z·SE with SE² = Σ w_i² (V_i(A) + V_i(B)) /(Σ w_i)²
+  (:func:`passhat.scopes.task_variances`) and the two-sided normal p-value,
+  when there are at least :data:`passhat.scopes.MIN_TASKS` tasks and at
+  least :data:`passhat.scopes.MIN_FLAKY` show both outcomes in some system;
+* otherwise the difference of the two systems' posterior draws of their
+  tasks' rates, with the posterior tail probability as its test.
+
+:func:`paired_table` runs every pair of a list on one set of tasks and
+reuses each system's posterior across pairs (a leaderboard calls it for
+all pairs of N systems).
+
+References
+----------
+.. [1] Fisher, R. A. (1935). *The Design of Experiments*, §21.
+.. [2] Lehmann, E. L. and Romano, J. P. (2005). *Testing Statistical
+   Hypotheses*, 3rd ed., §3.5 (confidence sets from tests).
+
+Examples
+--------
+>>> import numpy as np
+>>> from passhat.compare.engine import paired_table
+>>> n = np.full((2, 40), 4)
+>>> c = np.vstack([np.r_[np.full(20, 4), np.full(20, 1)], np.r_[np.full(20, 4), np.full(20, 3)]])
+>>> t = paired_table(n, c, np.ones(40), [(0, 1)], [1], ci=0.9, n_boot=2000,
+...                  rng=np.random.default_rng(0))
+>>> r = t[(t["scope"] == "population") & (t["metric"] == "mean")].iloc[0]
+>>> round(float(r["difference"]), 3), bool(r["lower"] > 0), bool(r["p_value"] <= 0.1)
+(0.25, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
+from passhat.hierarchical import Column, latent_draws, population_values
+from passhat.scopes import (
+    DEFAULT_PRIOR,
+    EXPECT_GRID,
+    GRID_SIZE,
+    MIN_FLAKY,
+    MIN_TASKS,
+    column_values,
+    columns,
+    task_variances,
+)
+from passhat.signflip import flip_sums, invert_flips
+
+__all__ = ["MIN_DISCORDANT", "draw_interval", "paired_table"]
+
+#: The sign-flip interval needs at least this many tasks whose difference is not zero.
+MIN_DISCORDANT = 10
+
+
+def draw_interval(draws: ArrayLike, *, ci: float) -> tuple[float, float, float]:
+    """Equal-tailed interval and two-sided tail probability of posterior draws of a difference.
+
+    p = 2 · min(#{Δ ≤ 0}, #{Δ ≥ 0}) / M (capped at 1); the interval's ends are
+    order statistics chosen so that it excludes 0 exactly when p ≤ 1 − ci.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.compare.engine import draw_interval
+    >>> lo, hi, p = draw_interval(np.arange(1, 101) / 100 - 0.03, ci=0.9)   # 3 of 100 ≤ 0
+    >>> round(p, 2), bool(lo > 0)
+    (0.06, True)
+    """
+    d = np.sort(np.asarray(draws, dtype=float))
+    m = d.size
+    alpha = round(1.0 - float(ci), 12)  # 1 − 0.9 is 0.09999…98 in floating point; use 0.1
+    r = int(np.floor(alpha * m / 2.0))
+    while r + 1 < m and 2.0 * (r + 1) / m <= alpha:
+        r += 1
+    while r > 0 and 2.0 * r / m > alpha:
+        r -= 1
+    below = int(np.sum(d <= 0.0))
+    above = int(np.sum(d >= 0.0))
+    p = min(1.0, 2.0 * min(below, above) / m)
+    return float(d[r]), float(d[m - 1 - r]), p
+
+
+class _System:
+    """One system's tasks (the pair's shared task set) and its posterior, built on first use."""
+
+    def __init__(self, n: NDArray[np.float64], c: NDArray[np.float64], prior: HyperPrior) -> None:
+        self.n, self.c = n, c
+        keys, self.inverse, self.freq = np.unique(
+            np.column_stack([n, c]), axis=0, return_inverse=True, return_counts=True
+        )
+        self.inverse = self.inverse.ravel()
+        self.nj, self.cj = keys[:, 0], keys[:, 1]
+        self._prior = prior
+        self._nodes: GridNodes | None = None
+        self._coarse: GridNodes | None = None
+        self._pop: dict[Column, NDArray[np.float64]] = {}
+        self._bench: dict[Column, NDArray[np.float64]] = {}
+
+    def nodes(self, coarse: bool = False) -> GridNodes:
+        if coarse:
+            if self._coarse is None:
+                self._coarse = posterior_grid(
+                    self.nj, self.cj, self.freq, prior=self._prior, size=EXPECT_GRID
+                ).nodes()
+            return self._coarse
+        if self._nodes is None:
+            self._nodes = posterior_grid(
+                self.nj, self.cj, self.freq, prior=self._prior, size=GRID_SIZE
+            ).nodes()
+        return self._nodes
+
+    def variances(self, cols: Sequence[Column]) -> NDArray[np.float64]:
+        """Per-task variances of the unbiased estimators (tasks × columns)."""
+        short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
+        v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
+        return np.asarray(v[self.inverse], dtype=float)
+
+    def population_draws(
+        self, col: Column, n_draws: int, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        if col not in self._pop:
+            nodes = self.nodes()
+            self._pop[col] = population_values(nodes, [col])[nodes.sample(n_draws, rng), 0]
+        return self._pop[col]
+
+    def benchmark_draws(
+        self, col: Column, weights: NDArray[np.float64], n_draws: int, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        if col not in self._bench:
+            # categories of (n, c, w) for this system
+            keys, inv, freq = np.unique(
+                np.column_stack([self.n, self.c, weights]),
+                axis=0,
+                return_inverse=True,
+                return_counts=True,
+            )
+            del inv
+            self._bench[col] = latent_draws(
+                self.nodes(),
+                keys[:, 0],
+                keys[:, 1],
+                keys[:, 2],
+                freq,
+                [col],
+                n_draws=n_draws,
+                rng=rng,
+            )[:, 0]
+        return self._bench[col]
+
+
+def paired_table(
+    n: ArrayLike,
+    c: ArrayLike,
+    weights: ArrayLike,
+    pairs: Sequence[tuple[int, int]],
+    ks: Sequence[int],
+    *,
+    ci: float,
+    n_boot: int,
+    rng: np.random.Generator,
+    prior: HyperPrior = DEFAULT_PRIOR,
+) -> pd.DataFrame:
+    """Paired differences B − A for every pair, both scopes, every metric and k.
+
+    Parameters
+    ----------
+    n, c : array_like, shape (systems, tasks)
+        Decided runs and successes of every system on the same tasks (every
+        n ≥ max k).
+    weights : array_like, shape (tasks,)
+        Task weights shared by the systems (declared, per category, …).
+    pairs : sequence of (a, b)
+        Row indices: each pair reports b − a.
+    ks : sequence of int
+    ci, n_boot, rng
+        Level; random flips / posterior draws; generator.
+    prior : HyperPrior
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (pair, k, metric, scope): a, b, k, metric, scope,
+        base_value, cand_value, difference, lower, upper, p_value, tasks,
+        method, p_method. The mean's rows repeat for every k.
+    """
+    n_a = np.asarray(n, dtype=float)
+    c_a = np.asarray(c, dtype=float)
+    w = np.asarray(weights, dtype=float).ravel()
+    level = float(ci)
+    alpha = round(1.0 - level, 12)
+    z = float(stats.norm.isf(alpha / 2))
+    cols = columns(ks)
+    t_n = n_a.shape[1]
+    wn = w / w.sum()
+    values = [column_values(n_a[s], c_a[s], cols) for s in range(n_a.shape[0])]  # tasks × C
+    systems: dict[int, _System] = {}
+
+    def system(s: int) -> _System:
+        if s not in systems:
+            systems[s] = _System(n_a[s], c_a[s], prior)
+        return systems[s]
+
+    rows: list[dict[str, Any]] = []
+    for ia, ib in pairs:
+        va, vb = values[ia], values[ib]
+        d = vb - va
+        theta = wn @ d
+        base_v, cand_v = wn @ va, wn @ vb
+        # ---- population: sign-flip inversion where enough tasks differ
+        discordant = (np.abs(d) > 1e-12).sum(axis=0)
+        use_flip = discordant >= MIN_DISCORDANT
+        diff_n = int(np.sum(n_a[ia] != n_a[ib]))
+        pop: dict[int, tuple[float, float, float, str, str]] = {}
+        if use_flip.any():
+            keys = np.column_stack([n_a[ia], c_a[ia], n_a[ib], c_a[ib], w])
+            _, first, inv, freq = np.unique(
+                keys, axis=0, return_index=True, return_inverse=True, return_counts=True
+            )
+            del inv
+            flips = flip_sums(freq, n_flips=n_boot, rng=rng)
+            jdx = np.flatnonzero(use_flip).tolist()
+            lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=level)
+            how = (
+                f"exact ({flips.prob.size} sign patterns enumerated)"
+                if flips.exact
+                else f"{n_boot} random sign flips"
+            )
+            note = (
+                f"; approximate: n differs between the systems on {diff_n} of {t_n} tasks"
+                if diff_n
+                else "; exact level when the systems are exchangeable within each task"
+            )
+            for i, j in enumerate(jdx):
+                pop[j] = (
+                    float(lo[i]),
+                    float(hi[i]),
+                    float(p[i]),
+                    "sign-flip test inverted: every shift it does not reject "
+                    f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
+                    f"sign-flip permutation, {how}{note}",
+                )
+        for j in np.flatnonzero(~use_flip).tolist():
+            col = cols[j]
+            delta = system(ib).population_draws(col, n_boot, rng) - system(ia).population_draws(
+                col, n_boot, rng
+            )
+            lo_, hi_, p_ = draw_interval(delta, ci=level)
+            pop[j] = (
+                lo_,
+                hi_,
+                p_,
+                "difference of the two systems' hierarchical Beta-Binomial posteriors "
+                f"(rule: fewer than {MIN_DISCORDANT} tasks differ)",
+                f"posterior tail probability, two-sided, {n_boot} draws",
+            )
+        # ---- benchmark: normal where the variance estimate rests on many tasks
+        flaky = int(
+            np.sum(((c_a[ia] > 0) & (c_a[ia] < n_a[ia])) | ((c_a[ib] > 0) & (c_a[ib] < n_a[ib])))
+        )
+        bench: dict[int, tuple[float, float, float, str, str]] = {}
+        normal_ok = t_n >= MIN_TASKS and flaky >= MIN_FLAKY
+        if normal_ok:
+            var = (wn**2) @ (system(ia).variances(cols) + system(ib).variances(cols))
+        for j, col in enumerate(cols):
+            if normal_ok and var[j] > 0:
+                se = float(np.sqrt(var[j]))
+                kk = 1 if col[0] == "mean" else int(col[1])
+                short = bool(np.any(np.minimum(n_a[ia], n_a[ib]) < 2 * kk))
+                p_norm = float(2.0 * stats.norm.sf(abs(theta[j]) / se))
+                bench[j] = (
+                    max(-1.0, float(theta[j] - z * se)),
+                    min(1.0, float(theta[j] + z * se)),
+                    p_norm,
+                    f"normal, unbiased difference ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
+                    f"≥ {MIN_FLAKY} with both outcomes)"
+                    + (f"; model-based variance where n < {2 * kk}" if short else ""),
+                    "normal approximation, two-sided",
+                )
+                continue
+            delta = system(ib).benchmark_draws(col, w, n_boot, rng) - system(ia).benchmark_draws(
+                col, w, n_boot, rng
+            )
+            lo_, hi_, p_ = draw_interval(delta, ci=level)
+            why = (
+                f"fewer than {MIN_TASKS} tasks"
+                if t_n < MIN_TASKS
+                else (f"fewer than {MIN_FLAKY} tasks with both outcomes")
+            )
+            bench[j] = (
+                lo_,
+                hi_,
+                p_,
+                f"difference of the two systems' posteriors of these tasks' rates (rule: {why})",
+                f"posterior tail probability, two-sided, {n_boot} draws",
+            )
+        for j, (metric, kv) in enumerate(cols):
+            for kk in ks if metric == "mean" else [kv]:
+                for scope, src in (("benchmark", bench), ("population", pop)):
+                    lo_, hi_, p_, meth, pmeth = src[j]
+                    rows.append(
+                        {
+                            "a": ia,
+                            "b": ib,
+                            "k": int(kk),
+                            "metric": metric,
+                            "scope": scope,
+                            "base_value": float(base_v[j]),
+                            "cand_value": float(cand_v[j]),
+                            "difference": float(theta[j]),
+                            "lower": lo_,
+                            "upper": hi_,
+                            "p_value": p_,
+                            "tasks": t_n,
+                            "method": meth,
+                            "p_method": pmeth,
+                        }
+                    )
+    return pd.DataFrame(rows)

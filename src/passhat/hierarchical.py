@@ -1,0 +1,373 @@
+"""Intervals from the hierarchical Beta-Binomial posterior: population, benchmark, predictive.
+
+Where the task bootstrap and the normal interval fail — few tasks, most tasks
+all-pass or all-fail — passhat uses the hierarchical model (tasks' rates
+p_i ~ Beta(a, b), runs c_i ~ Binomial(n_i, p_i)) with its two hyperparameters
+integrated exactly on a grid (:mod:`passhat.betabinom`). For a metric g
+(g(p) = p, p^k or 1 − (1 − p)^k) and every grid node (a, b):
+
+* **population** — the expected value over tasks like these, E g(p) under
+  Beta(a, b): Π_{j<k} (a+j)/(a+b+j) for pass^k, 1 − Π_{j<k} (b+j)/(a+b+j)
+  for pass@k, a/(a+b) for the mean. Its interval is the equal-tailed
+  posterior interval, computed by weighted quantiles over the grid nodes
+  (quadrature, no sampling): :func:`population_values`,
+  :func:`weighted_quantiles`.
+* **benchmark** — Σ w_i g(p_i) for these tasks, with
+  p_i | a, b, data ~ Beta(a + c_i, b + n_i − c_i): :func:`latent_draws`
+  draws the nodes with their posterior weights, then the tasks' rates.
+  Categories of more than 30 identical tasks are summed by a normal
+  approximation (their sum of bounded, independent terms).
+* **a new benchmark of T′ tasks** — the mean of g over T′ new tasks drawn
+  from Beta(a, b): :func:`predictive_draws`.
+
+:func:`expected_task_variance` gives, per (n, c), the posterior expectation
+of the exact variance of a task's unbiased estimator, Var(U | p): what the
+normal benchmark interval uses where no unbiased estimate exists (n < 2k).
+
+All functions work on the distinct (n, c, w) categories of the tasks, so
+their cost follows the number of categories (and, for the benchmark draws,
+at most 30 tasks per category), not the number of tasks.
+
+References
+----------
+.. [1] Gelman, A. et al. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press,
+   §5.3 (the hierarchical Beta-Binomial model; posterior of the rates of the
+   observed units and of a new unit).
+
+Examples
+--------
+>>> import numpy as np
+>>> from passhat.betabinom import posterior_grid
+>>> from passhat.hierarchical import population_values, weighted_quantiles
+>>> nodes = posterior_grid([5] * 10, [5] * 10, size=128).nodes()   # ten all-pass tasks
+>>> vals = population_values(nodes, [("pass_hat_k", 5)])
+>>> lo, hi = weighted_quantiles(vals, nodes.weight, [0.05, 0.95])[:, 0]
+>>> bool(0.5 < lo < hi < 1.0)   # not [1, 1]: ten all-pass tasks do not prove pass^5 = 1
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from passhat.betabinom import GridNodes, rising_moments
+from passhat.estimators import subset_overlap_weights
+
+__all__ = [
+    "EXACT_GROUP_MAX",
+    "Column",
+    "beta_moment_draws",
+    "expected_task_variance",
+    "latent_draws",
+    "population_values",
+    "predictive_draws",
+    "weighted_quantiles",
+]
+
+#: A column of an interval table: (metric, k); the mean ignores k.
+Column = tuple[str, int]
+
+#: Categories with more identical tasks than this are summed by a normal approximation.
+EXACT_GROUP_MAX = 30
+
+#: Largest number of beta draws held at once (draws × tasks).
+_CHUNK_CELLS = 2_000_000
+
+
+def _g_moments(
+    x: NDArray[np.float64], y: NDArray[np.float64], kappa: NDArray[np.float64], col: Column
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """E g and E g² of a metric for p ~ Beta(x, y) with κ = x + y (elementwise)."""
+    metric, k = col
+    if metric == "mean":
+        m = rising_moments(x, kappa, 2)
+        return m[..., 0], m[..., 1]
+    kk = int(k)
+    if metric == "pass_hat_k":
+        m = rising_moments(x, kappa, 2 * kk)
+        return m[..., kk - 1], m[..., 2 * kk - 1]
+    q = rising_moments(y, kappa, 2 * kk)  # moments of 1 − p
+    return 1.0 - q[..., kk - 1], 1.0 - 2.0 * q[..., kk - 1] + q[..., 2 * kk - 1]
+
+
+def _g(p: NDArray[np.float64], col: Column) -> NDArray[np.float64]:
+    metric, k = col
+    if metric == "mean":
+        return p
+    if metric == "pass_hat_k":
+        return np.asarray(p ** int(k))
+    with np.errstate(divide="ignore"):
+        return np.asarray(-np.expm1(int(k) * np.log1p(-p)))
+
+
+def population_values(nodes: GridNodes, cols: Sequence[Column]) -> NDArray[np.float64]:
+    """E g(p) under Beta(a, b) at every grid node: nodes × columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import GridNodes
+    >>> from passhat.hierarchical import population_values
+    >>> one = np.ones(1)
+    >>> nodes = GridNodes(a=one, b=one, mu=one / 2, kappa=2 * one, weight=one)
+    >>> population_values(nodes, [("mean", 1), ("pass_hat_k", 2), ("pass_at_k", 2)]).round(4)
+    array([[0.5   , 0.3333, 0.6667]])
+    """
+    kmax = max(1 if m == "mean" else int(k) for m, k in cols)
+    ma = rising_moments(nodes.a, nodes.kappa, kmax)  # E p^j, j = 1..kmax
+    mb = (
+        rising_moments(nodes.b, nodes.kappa, kmax) if any(m == "pass_at_k" for m, _ in cols) else ma
+    )
+    out = np.empty((nodes.a.size, len(cols)))
+    for j, (metric, k) in enumerate(cols):
+        if metric == "mean":
+            out[:, j] = ma[:, 0]
+        elif metric == "pass_hat_k":
+            out[:, j] = ma[:, int(k) - 1]
+        else:
+            out[:, j] = 1.0 - mb[:, int(k) - 1]
+    return out
+
+
+def weighted_quantiles(
+    values: NDArray[np.float64], weights: NDArray[np.float64], probs: Sequence[float]
+) -> NDArray[np.float64]:
+    """Quantiles of each column of ``values`` under node ``weights`` (inverted CDF): probs × C.
+
+    The smallest value whose cumulative weight reaches the probability; with
+    equal weights this is numpy's ``method="inverted_cdf"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.hierarchical import weighted_quantiles
+    >>> v = np.array([[3.0], [1.0], [2.0]])
+    >>> weighted_quantiles(v, np.array([0.2, 0.5, 0.3]), [0.4, 0.6, 0.9]).ravel().tolist()
+    [1.0, 2.0, 3.0]
+    """
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim == 1:
+        vals = vals[:, None]
+    w = np.asarray(weights, dtype=float)
+    out = np.empty((len(probs), vals.shape[1]))
+    for j in range(vals.shape[1]):
+        order = np.argsort(vals[:, j], kind="stable")
+        cum = np.cumsum(w[order])
+        cum /= cum[-1]
+        idx = np.searchsorted(cum, np.asarray(probs) - 1e-12, side="left")
+        out[:, j] = vals[order[np.minimum(idx, len(order) - 1)], j]
+    return out
+
+
+def expected_task_variance(
+    nodes: GridNodes, n: ArrayLike, c: ArrayLike, cols: Sequence[Column]
+) -> NDArray[np.float64]:
+    """Posterior expectation of Var(U | p) for each task's unbiased estimator U, per column.
+
+    Var(U | p) = Σ_{j=1..k} h_j (p^{2k−j} − p^{2k}) with the subset-overlap
+    weights h_j (:func:`passhat.estimators.subset_overlap_weights`; for the
+    mean, p(1 − p)/n; for pass@k, the same in 1 − p); p ~ Beta(a + c,
+    b + n − c) given a node and the task's runs, and the nodes are averaged
+    with their posterior weights. It is never zero for a rate strictly inside
+    (0, 1), so all-pass and all-fail tasks keep their share of the
+    within-task variance. The moments E[p^m] are computed once up to the
+    largest 2k and shared by every column.
+
+    Parameters
+    ----------
+    nodes : GridNodes
+        The posterior grid (:meth:`passhat.betabinom.Grid.nodes`).
+    n, c : array_like
+        Runs and successes per task (or per distinct category); n ≥ k.
+    cols : sequence of (metric, k)
+
+    Returns
+    -------
+    ndarray, shape (tasks, len(cols))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import GridNodes
+    >>> from passhat.hierarchical import expected_task_variance
+    >>> one = np.ones(1)   # one node, a = b = 1: p | (n=2, c=1) ~ Beta(2, 2)
+    >>> nodes = GridNodes(a=one, b=one, mu=one / 2, kappa=2 * one, weight=one)
+    >>> float(expected_task_variance(nodes, [2], [1], [("mean", 1)])[0, 0])   # E[p(1-p)]/2
+    0.1
+    """
+    nn = np.asarray(n, dtype=float).ravel()
+    cc = np.asarray(c, dtype=float).ravel()
+    out = np.zeros((nn.size, len(cols)))
+    for failures in (False, True):
+        idx = [j for j, (m, _) in enumerate(cols) if (m == "pass_at_k") == failures]
+        if not idx:
+            continue
+        kks = {j: 1 if cols[j][0] == "mean" else int(cols[j][1]) for j in idx}
+        top = 2 * max(kks.values())
+        succ = nn - cc if failures else cc
+        ax = nodes.b if failures else nodes.a
+        step = max(1, _CHUNK_CELLS // max(1, nodes.a.size * top))
+        for start in range(0, nn.size, step):
+            sl = slice(start, start + step)
+            x = ax[None, :] + succ[sl, None]
+            y = nodes.kappa[None, :] + nn[sl, None]
+            mom = rising_moments(x, y, top)  # tasks × nodes × top: E[p^m | node], m = 1..top
+            # the variance is linear in the moments: average them over the nodes first
+            avg = np.einsum("tnm,n->tm", mom, nodes.weight)  # tasks × top
+            for j in idx:
+                kk = kks[j]
+                h = subset_overlap_weights(nn[sl], kk)  # tasks × k
+                m = np.arange(2 * kk - 1, kk - 1, -1) - 1  # 2k−j for j = 1..k (0-based)
+                out[sl, j] = ((avg[:, m] - avg[:, [2 * kk - 1]]) * h).sum(axis=-1)
+    return np.maximum(out, 0.0)
+
+
+def latent_draws(
+    nodes: GridNodes,
+    n: ArrayLike,
+    c: ArrayLike,
+    weights: ArrayLike,
+    freq: ArrayLike,
+    cols: Sequence[Column],
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+    resample_tasks: bool = False,
+) -> NDArray[np.float64]:
+    """Posterior draws of Σ w_i g(p_i) / Σ w_i over these tasks (draws × columns).
+
+    Each draw picks a grid node (a, b) with its posterior weight, then every
+    task's rate p_i ~ Beta(a + c_i, b + n_i − c_i). Categories holding more
+    than :data:`EXACT_GROUP_MAX` identical tasks are summed by a normal
+    approximation of their sum (exact mean and variance given the node).
+
+    With ``resample_tasks`` the tasks also get Dirichlet(1, …, 1) weights (a
+    Bayesian bootstrap over tasks): the draws then describe the weighted mean
+    over tasks like these rather than over these tasks.
+
+    Parameters
+    ----------
+    nodes : GridNodes
+    n, c, weights, freq : array_like
+        Per category: runs, successes, weight of one task, number of tasks.
+    cols : sequence of (metric, k)
+    n_draws : int
+    rng : numpy.random.Generator
+    resample_tasks : bool
+
+    Returns
+    -------
+    ndarray, shape (n_draws, len(cols))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import posterior_grid
+    >>> from passhat.hierarchical import latent_draws
+    >>> nodes = posterior_grid([3, 3], [3, 0], [8, 2], size=64).nodes()
+    >>> d = latent_draws(nodes, [3, 3], [3, 0], [1.0, 1.0], [8, 2], [("mean", 1)],
+    ...                  n_draws=2000, rng=np.random.default_rng(0))
+    >>> d.shape, bool(0.6 < d.mean() < 0.9)
+    ((2000, 1), True)
+    """
+    nn = np.asarray(n, dtype=float).ravel()
+    cc = np.asarray(c, dtype=float).ravel()
+    ww = np.asarray(weights, dtype=float).ravel()
+    ff = np.asarray(freq, dtype=np.int64).ravel()
+    pick = nodes.sample(n_draws, rng)
+    a, b = nodes.a[pick], nodes.b[pick]
+    small = ff <= EXACT_GROUP_MAX
+    rep = np.repeat(np.flatnonzero(small), ff[small])  # one entry per task drawn exactly
+    num = np.zeros((n_draws, len(cols)))
+    den = np.zeros(n_draws)
+    if rep.size:
+        step = max(1, _CHUNK_CELLS // rep.size)
+        xs, ys, wt = cc[rep], nn[rep] - cc[rep], ww[rep]
+        for start in range(0, n_draws, step):
+            sl = slice(start, min(n_draws, start + step))
+            p = rng.beta(a[sl, None] + xs[None, :], b[sl, None] + ys[None, :])
+            tw = wt[None, :] * (rng.exponential(size=p.shape) if resample_tasks else 1.0)
+            den[sl] += tw.sum(axis=1) if resample_tasks else float(wt.sum())
+            for j, col in enumerate(cols):
+                num[sl, j] += (tw * _g(p, col)).sum(axis=1)
+    for g in np.flatnonzero(~small):
+        f = float(ff[g])
+        x, y = a + cc[g], b + nn[g] - cc[g]
+        r = rng.gamma(f, size=n_draws) if resample_tasks else np.full(n_draws, f)
+        den += ww[g] * r
+        z = rng.standard_normal((n_draws, len(cols)))
+        for j, col in enumerate(cols):
+            m1, m2 = _g_moments(x, y, x + y, col)
+            var = np.maximum(m2 - m1 * m1, 0.0)
+            # given the group's Dirichlet total R, Σ G_i g_i has mean m1 R, variance 2R² var/(f+1)
+            sd = r * np.sqrt(2.0 * var / (f + 1.0)) if resample_tasks else np.sqrt(f * var)
+            num[:, j] += ww[g] * np.clip(m1 * r + sd * z[:, j], 0.0, r)
+    return np.asarray(num / den[:, None], dtype=float)
+
+
+def predictive_draws(
+    nodes: GridNodes,
+    cols: Sequence[Column],
+    new_tasks: int,
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> NDArray[np.float64]:
+    """Draws of a new benchmark's value: the mean of g over ``new_tasks`` new tasks.
+
+    Per draw: a node (a, b) with its posterior weight, then T′ new rates
+    p_j ~ Beta(a, b) and their mean g (exactly, for T′ ≤ 30); for larger T′
+    a Beta with the same mean E g and variance Var g / T′.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import posterior_grid
+    >>> from passhat.hierarchical import predictive_draws
+    >>> nodes = posterior_grid([4] * 20, [2] * 20, size=64).nodes()
+    >>> d = predictive_draws(nodes, [("mean", 1)], 5, n_draws=4000, rng=np.random.default_rng(1))
+    >>> bool(0.45 < d.mean() < 0.55), bool(d.std() > 0.05)
+    (True, True)
+    """
+    pick = nodes.sample(n_draws, rng)
+    a, b = nodes.a[pick], nodes.b[pick]
+    out = np.empty((n_draws, len(cols)))
+    if new_tasks <= EXACT_GROUP_MAX:
+        acc = np.zeros_like(out)
+        step = max(1, _CHUNK_CELLS // new_tasks)
+        for start in range(0, n_draws, step):
+            sl = slice(start, min(n_draws, start + step))
+            p = rng.beta(a[sl, None], b[sl, None], size=(sl.stop - sl.start, new_tasks))
+            for j, col in enumerate(cols):
+                acc[sl, j] = _g(p, col).mean(axis=1)
+        return acc
+    for j, col in enumerate(cols):
+        m1, m2 = _g_moments(a, b, a + b, col)
+        var = np.maximum(m2 - m1 * m1, 0.0) / new_tasks
+        out[:, j] = beta_moment_draws(m1, var, rng)
+    return out
+
+
+def beta_moment_draws(
+    mean: NDArray[np.float64], var: NDArray[np.float64], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """One draw per element from the Beta with this mean and variance (the mean where var ≈ 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.hierarchical import beta_moment_draws
+    >>> d = beta_moment_draws(np.full(20000, 0.8), np.full(20000, 0.01), np.random.default_rng(0))
+    >>> round(float(d.mean()), 2), round(float(d.var()), 3)
+    (0.8, 0.01)
+    """
+    m = np.clip(mean, 1e-12, 1 - 1e-12)
+    limit = m * (1 - m)
+    v = np.minimum(var, 0.999 * limit)
+    ok = v > 1e-15
+    s = np.where(ok, limit / np.where(ok, v, 1.0) - 1.0, 1.0)
+    draw = rng.beta(np.where(ok, m * s, 1.0), np.where(ok, (1 - m) * s, 1.0))
+    return np.where(ok, draw, mean)

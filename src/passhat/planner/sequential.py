@@ -1,0 +1,443 @@
+"""Anytime-valid gates: pass, fail or continue, valid however often the data are checked.
+
+:func:`sequential` answers a release gate from the runs so far, and can be called again
+after every batch: its error rates hold at whatever point the user stops. Two questions:
+
+* **a failure bound** (``max_failure_rate=f₀``): is the benchmark's failure rate of the
+  metric — 1 − pass^k, the chance that a task fails at least one of k runs, averaged over
+  these tasks (1 − pass@k: fails all k; with k = 1, the per-run failure rate 1 − mean) —
+  below f₀ (pass) or above it (fail)?
+* **a baseline** (``margin=δ``): is the candidate's pass^k (or pass@k, mean) over these
+  tasks at most δ below the baseline's (pass), or more than δ below it (fail)?
+
+The data are cut into rounds (:mod:`~passhat.planner.rounds`): round r holds every task's
+r-th block of k decided runs (in a comparison, paired with the baseline's r-th block of
+the same task). Round means are independent across rounds with expectation the benchmark
+value, so the wealth of a mixture of constant bets (:mod:`~passhat.planner.betting`) is a
+nonnegative supermartingale under the null at the end of every complete round; Ville's
+inequality bounds the chance that it ever reaches 1/α by α. Each decision is therefore a
+sequential test at level α:
+
+* P(pass) ≤ α when the true rate is ≥ f₀ (or the candidate is more than δ worse);
+* P(fail) ≤ α when the true rate is ≤ f₀ (or the candidate is at most δ worse);
+
+however many times the gate is called and whenever the caller stops. The confidence
+sequence [lower, upper] holds each of its sides with probability ≥ 1 − α at all rounds at
+once. A fixed-n test (the planner's ``runs_to_certify``, a paired sign test) gives none of
+this: checked after every run up to 1,000 runs of a stream with the failure rate exactly at
+the bound 5%, the planner's exact 5% bound "passes" 24% of such streams, and this gate 3%
+(``reports/gates/README.md``; ``tests/planner/test_betting.py`` checks it).
+
+Examples
+--------
+>>> import pandas as pd
+>>> import passhat as ph
+>>> runs = pd.DataFrame({"task_id": [f"t{i}" for i in range(10)] * 40,
+...                      "trial": [r for r in range(40) for _ in range(10)],
+...                      "success": True})
+>>> g = ph.plan.sequential(ph.Trials.from_frame(runs), k=1, max_failure_rate=0.05)
+>>> g.decision, g.rounds, g.exit_code
+('pass', 40, 0)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._format import pct
+from passhat.errors import InputError, OptionError
+from passhat.estimators import METRIC_LABELS, WeightSpec
+from passhat.planner.betting import Side, bounds, further_steps, log_evalue
+from passhat.planner.result import _prob
+from passhat.planner.rounds import BlockRounds, block_rounds
+from passhat.planner.sequential_result import (
+    ASSUMPTIONS,
+    EXIT_CODES,
+    PAIRED,
+    Decision,
+    SequentialResult,
+    gate_reasoning,
+)
+from passhat.trials import Trials
+
+__all__ = ["EXIT_CODES", "SequentialResult", "sequential"]
+
+
+def _label(metric: str, k: int) -> str:
+    return METRIC_LABELS[metric].replace("k", str(k)) if metric != "mean" else "mean"
+
+
+def _kinds(
+    per_task: NDArray[np.float64], values: NDArray[np.float64], scale: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Counts per (task scale, value): the e-value depends on nothing else."""
+    cls, inv = np.unique(np.round(scale, 12), return_inverse=True)
+    counts = np.zeros((cls.size, values.size))
+    np.add.at(counts, inv, per_task)
+    return (
+        np.tile(values, cls.size),
+        np.repeat(cls, values.size),
+        counts.ravel(),
+    )
+
+
+def sequential(
+    runs: Trials | xr.Dataset,
+    baseline: Trials | xr.Dataset | None = None,
+    *,
+    k: int = 1,
+    metric: str = "pass_hat_k",
+    max_failure_rate: float | None = None,
+    margin: float | None = None,
+    alpha: float = 0.05,
+    system: str | None = None,
+    baseline_system: str | None = None,
+    weights: WeightSpec = None,
+    sources: tuple[str, str] | None = None,
+) -> SequentialResult:
+    """Decide a release gate from the runs so far: pass, fail or continue (anytime-valid).
+
+    Give exactly one of ``max_failure_rate`` (a bound on the failure rate of ``runs``)
+    or ``margin`` (a comparison with a baseline: ``baseline`` runs, or
+    ``baseline_system`` inside ``runs``). Call it again after every batch of runs: the
+    error rates below hold however often it is called (see the module docstring).
+
+    Parameters
+    ----------
+    runs : Trials or count table
+        The candidate's runs. A count table works only for k = 1 with equal runs per
+        task and without a baseline (a gate needs trial order to cut blocks and pairs).
+    baseline : Trials, optional
+        The baseline's runs of the same tasks (one system, or name it with
+        ``baseline_system``).
+    k : int
+        Runs per block: the gate bounds pass^k (or pass@k) of k-run blocks.
+    metric : "pass_hat_k", "pass_at_k" or "mean"
+        A block fails when any of its k runs fails (pass^k), when all do (pass@k); "mean"
+        is the per-run rate (k = 1; the three coincide there).
+    max_failure_rate : float in (0, 1), optional
+        Pass when the benchmark failure rate (1 − metric) is shown below this; fail when
+        shown above it.
+    margin : float in [0, 1), optional
+        Pass when the candidate's metric is shown at most ``margin`` below the
+        baseline's; fail when shown more than ``margin`` below it. With 0 the gate
+        passes only a candidate shown better.
+    alpha : float in (0, 1)
+        P(pass) ≤ α under the null of "pass", and P(fail) ≤ α under that of "fail".
+    system, baseline_system : str, optional
+        Which system of ``runs`` is the candidate; which is the baseline (in ``runs``
+        when ``baseline`` is not given, else in ``baseline``).
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights (the candidate's; :func:`passhat.estimators.task_weights`).
+    sources : (str, str), optional
+        How error messages name the candidate's and the baseline's input (e.g. their
+        file names); "the data" and "the baseline" by default.
+
+    Returns
+    -------
+    SequentialResult
+        ``decision``, ``exit_code`` (0/1/3), e-values, the confidence sequence, and the
+        further runs expected to decide if the estimate holds.
+
+    Raises
+    ------
+    OptionError
+        Both or neither of ``max_failure_rate`` and ``margin``; values out of range; a
+        system not named or not found.
+    InputError
+        A count table where trial order is needed; builds with different tasks.
+
+    References
+    ----------
+    .. [1] I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random variables
+       by betting", *J. R. Stat. Soc. B* 86(1), 1–27 (2024).
+    .. [2] A. Ramdas, P. Grünwald, V. Vovk and G. Shafer, "Game-theoretic statistics and
+       safe anytime-valid inference", *Statist. Sci.* 38(4), 576–601 (2023).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> agents = ph.load_example("agents")
+    >>> g = ph.plan.sequential(agents, baseline_system="baseline", system="guided",
+    ...                        margin=0.02, k=1)
+    >>> g.decision, g.rounds
+    ('pass', 5)
+    """
+    a = _prob("alpha", alpha)
+    what, base_what = sources if sources is not None else ("the data", "the baseline")
+    if (max_failure_rate is None) == (margin is None):
+        raise OptionError(
+            "give exactly one of max_failure_rate (a bound on the failure rate) and margin "
+            "(how far below a baseline the candidate may be)"
+        )
+    with_baseline = baseline is not None or baseline_system is not None
+    if max_failure_rate is not None:
+        if with_baseline:
+            raise OptionError(
+                "max_failure_rate bounds one system; to compare with a baseline give margin"
+            )
+        f0 = _prob("max_failure_rate", max_failure_rate)
+        cand = block_rounds(runs, k=k, metric=metric, system=system, weights=weights, what=what)
+        return _bound_gate(cand, f0, a, metric)
+    d = _prob("margin", margin, closed_low=True)
+    if not with_baseline:
+        raise OptionError(
+            "margin compares with a baseline: give its runs (baseline=…) or its system "
+            "(baseline_system=…)"
+        )
+    if baseline is None:
+        base_src, cand_src = runs, runs
+        if system is None and isinstance(runs, Trials):
+            others = [s for s in runs.systems if s != baseline_system]
+            system = others[0] if len(others) == 1 else None
+    else:
+        base_src, cand_src = baseline, runs
+    for src in (base_src, cand_src):
+        if not isinstance(src, Trials):
+            raise InputError(
+                "a comparison with a baseline pairs the r-th runs of each task in both "
+                "builds, so it needs trial tables (runs in order), not count tables"
+            )
+    base = block_rounds(
+        base_src,
+        k=k,
+        metric=metric,
+        system=baseline_system,
+        what=base_what if baseline is not None else what,
+        option="--baseline-system",
+    )
+    cand = block_rounds(cand_src, k=k, metric=metric, system=system, weights=weights, what=what)
+    if baseline is None and base.system == cand.system:
+        raise OptionError(
+            f"baseline and candidate are the same system ({cand.system!r}); name the candidate"
+        )
+    return _baseline_gate(base, cand, d, a, metric)
+
+
+def _decide(
+    values: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    per_round: NDArray[np.float64],
+    *,
+    null: float,
+    pass_side: Side,
+    alpha: float,
+    lo: float,
+    hi: float,
+) -> tuple[Decision, float, float, float, float, int | None, Decision | None]:
+    fail_side: Side = "above" if pass_side == "below" else "below"
+    le_pass = log_evalue(values, counts, null=null, side=pass_side, scale=scale, lo=lo, hi=hi)
+    le_fail = log_evalue(values, counts, null=null, side=fail_side, scale=scale, lo=lo, hi=hi)
+    target = math.log(1 / alpha)
+    decision: Decision = (
+        "pass"
+        if le_pass >= target and le_fail < target
+        else "fail"
+        if le_fail >= target
+        else "continue"
+    )
+    lower, upper = (
+        bounds(values, counts, alpha=alpha, scale=scale, lo=lo, hi=hi)
+        if counts.sum() > 0
+        else (lo, hi)
+    )
+    steps: int | None = None
+    projected: Decision | None = None
+    if decision == "continue" and per_round.sum() > 0:
+        steps, side = further_steps(
+            values, counts, per_round, null=null, alpha=alpha, scale=scale, lo=lo, hi=hi
+        )
+        if side is not None:
+            projected = "pass" if side == pass_side else "fail"
+    return decision, math.exp(le_pass), math.exp(le_fail), lower, upper, steps, projected
+
+
+def _set_aside_warning(b: BlockRounds, label: str) -> list[str]:
+    if b.set_aside == 0:
+        return []
+    lo, hi = int(b.decided.min()), int(b.decided.max())
+    return [
+        f"{label}decided runs per task differ ({lo} to {hi}): the gate uses {b.rounds} complete "
+        f"round(s) of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until every "
+        "task has them"
+    ]
+
+
+def _short_task(b: BlockRounds) -> str:
+    i = int(np.argmin(b.decided))
+    return f"task {b.tasks[i]!r} has {int(b.decided[i])} decided run(s) and a round needs {b.k}"
+
+
+def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> SequentialResult:
+    T, R, k = len(cand.tasks), cand.rounds, cand.k
+    label = _label(metric, k)
+    if k == 1:
+        estimand = f"per-run failure rate (1 − mean) over these {T} tasks"
+    elif metric == "pass_at_k":
+        estimand = f"chance a task fails all {k} runs (1 − {label}), mean over these {T} tasks"
+    else:
+        estimand = (
+            f"chance a task fails at least one of {k} runs (1 − {label}), mean over these {T} tasks"
+        )
+    fails = (R - cand.passes).astype(float)
+    per_task = np.stack([R - fails, fails], axis=1)
+    values, scale, counts = _kinds(per_task, np.array([0.0, 1.0]), T * cand.weights)
+    per_round = counts / R if R else np.zeros_like(counts)
+    decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
+        values, scale, counts, per_round, null=f0, pass_side="below", alpha=alpha, lo=0.0, hi=1.0
+    )
+    estimate = float(np.dot(cand.weights, fails / R)) if R else float("nan")
+    further = None if steps is None else cand.runs_to_reach(R + steps)
+    warnings = _set_aside_warning(cand, "")
+    reasoning = gate_reasoning(
+        decision,
+        f"the {estimand}",
+        f"below {pct(f0)}",
+        f"above {pct(f0)}",
+        f"{pct(estimate, 2)} (anytime {1 - alpha:.0%} bounds {pct(lower, 2)}–{pct(upper, 2)})",
+        e_pass,
+        e_fail,
+        alpha,
+        R,
+        cand.used,
+        steps,
+        further,
+        projected,
+        short=_short_task(cand) if R == 0 and T else None,
+        guarantee=(
+            f"the chance that this gate ever passes a system whose rate is {pct(f0)} or more "
+            f"is at most {alpha:.0%}, however often it is checked"
+        ),
+    )
+    return SequentialResult(
+        decision=decision,
+        mode="bound",
+        estimand=estimand,
+        metric=metric,
+        k=k,
+        alpha=alpha,
+        null=f0,
+        estimate=estimate,
+        lower=lower,
+        upper=upper,
+        e_pass=e_pass,
+        e_fail=e_fail,
+        rounds=R,
+        tasks=T,
+        runs_used=cand.used,
+        runs_set_aside=cand.set_aside,
+        further_rounds=steps,
+        further_runs=further,
+        projected=projected,
+        reasoning=reasoning,
+        warnings=tuple(warnings),
+        systems={"candidate": cand.system},
+    )
+
+
+def _baseline_gate(
+    base: BlockRounds, cand: BlockRounds, margin: float, alpha: float, metric: str
+) -> SequentialResult:
+    only_b = sorted(set(base.tasks) - set(cand.tasks))
+    only_c = sorted(set(cand.tasks) - set(base.tasks))
+    if only_b or only_c:
+        parts = []
+        if only_b:
+            parts.append(f"{len(only_b)} only in the baseline ({', '.join(only_b[:5])})")
+        if only_c:
+            parts.append(f"{len(only_c)} only in the candidate ({', '.join(only_c[:5])})")
+        raise InputError(
+            "a gate compares the same tasks in both builds; tasks differ: " + "; ".join(parts)
+        )
+    T, k = len(cand.tasks), cand.k
+    R = min(base.rounds, cand.rounds)
+    idx = pd.Index(base.tasks).get_indexer(cand.tasks)
+    assert base.blocks is not None and cand.blocks is not None
+    zb = base.blocks[idx, :R].astype(np.int8)
+    zc = cand.blocks[:, :R].astype(np.int8)
+    diff = zc - zb
+    per_task = np.stack([(diff == v).sum(axis=1) for v in (-1, 0, 1)], axis=1).astype(float)
+    values, scale, counts = _kinds(per_task, np.array([-1.0, 0.0, 1.0]), T * cand.weights)
+    per_round = counts / R if R else np.zeros_like(counts)
+    label = _label(metric, k)
+    decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
+        values,
+        scale,
+        counts,
+        per_round,
+        null=-margin,
+        pass_side="above",
+        alpha=alpha,
+        lo=-1.0,
+        hi=1.0,
+    )
+    estimate = float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan")
+    estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over these {T} tasks"
+    further = None
+    if steps is not None:
+        further = cand.runs_to_reach(R + steps) + base.runs_to_reach(R + steps)
+    warnings = _set_aside_warning(base, "baseline: ") + _set_aside_warning(cand, "candidate: ")
+    if base.rounds != cand.rounds:
+        more, less = (base, cand) if base.rounds > cand.rounds else (cand, base)
+        who = "baseline" if more is base else "candidate"
+        warnings.append(
+            f"the {who} has {more.rounds} complete rounds and the other build {less.rounds}: "
+            f"the gate pairs the first {R}"
+        )
+    used = 2 * R * k * T
+    aside = int(base.decided.sum() + cand.decided.sum()) - used
+    short = None
+    if R == 0 and T:
+        short = _short_task(base if base.rounds == 0 else cand)
+    shown = "at most" if margin > 0 else "not"
+    reasoning = gate_reasoning(
+        decision,
+        f"{label} of {cand.system} against {base.system} ({T} tasks)",
+        f"{shown} {margin:g} below the baseline" if margin > 0 else "above the baseline",
+        f"more than {margin:g} below the baseline" if margin > 0 else "below the baseline",
+        f"difference {estimate:+.4f} (anytime {1 - alpha:.0%} bounds {lower:+.4f} … {upper:+.4f})",
+        e_pass,
+        e_fail,
+        alpha,
+        R,
+        used,
+        steps,
+        further,
+        projected,
+        short=short,
+        guarantee=(
+            f"the chance that this gate ever passes a candidate more than {margin:g} below the "
+            f"baseline is at most {alpha:.0%}, however often it is checked"
+        ),
+    )
+    return SequentialResult(
+        decision=decision,
+        mode="baseline",
+        estimand=estimand,
+        metric=metric,
+        k=k,
+        alpha=alpha,
+        null=-margin,
+        estimate=estimate,
+        lower=lower,
+        upper=upper,
+        e_pass=e_pass,
+        e_fail=e_fail,
+        rounds=R,
+        tasks=T,
+        runs_used=used,
+        runs_set_aside=aside,
+        further_rounds=steps,
+        further_runs=further,
+        projected=projected,
+        reasoning=reasoning,
+        assumptions=ASSUMPTIONS + PAIRED,
+        warnings=tuple(warnings),
+        systems={"candidate": cand.system, "baseline": base.system},
+    )

@@ -1,0 +1,504 @@
+"""Benchmark- and population-scope intervals of one system's tasks: the rule that picks each method.
+
+Every interval passhat prints names its scope and the method that made it.
+The method is chosen by a fixed, documented rule — the user does not need to
+know which interval is valid where:
+
+**Population scope** (the expected value over tasks like these, E g(p)):
+
+* the **task bootstrap** (BCa, falling back to percentile where BCa
+  degenerates; :mod:`passhat.bootstrap`) when there are at least
+  :data:`MIN_TASKS` tasks and at least :data:`MIN_SIDE` of them lie on each
+  side of the estimate (their own per-task estimates strictly below and
+  strictly above it) — then the resampled means have room to vary and the
+  bootstrap's normal-theory justification holds;
+* with at least :data:`MIN_TASKS` tasks but most of them at one end (fewer
+  than :data:`MIN_SIDE` on a side — typically most tasks all-pass or
+  all-fail), the **Bayesian bootstrap with half a pseudo-task at 0 and at 1**
+  (:func:`passhat.bootstrap.bayesian_bootstrap_draws`): the bootstrap would
+  collapse (all resamples alike, a zero-width interval); this one reduces to
+  the Jeffreys interval of a binomial proportion when every task is
+  all-pass or all-fail, and it stays nonparametric, so no model can bias it
+  however many tasks there are;
+* with fewer than :data:`MIN_TASKS` tasks, the **hierarchical Beta-Binomial
+  posterior** evaluated exactly on a grid (:mod:`passhat.hierarchical`): it
+  pools what the tasks share, so ten all-pass tasks do not prove a rate of
+  1, and with few tasks its model error is small next to its width.
+
+**Benchmark scope** (these tasks, Σ w_i g(p_i)):
+
+* a **normal interval** around the unbiased estimate when there are at least
+  :data:`MIN_TASKS` tasks and at least :data:`MIN_FLAKY` of them show both
+  outcomes among their runs (so the variance estimate rests on many tasks):
+  SE² = Σ w_i² V_i with V_i the unbiased variance estimate of the task's
+  estimator where n_i ≥ 2k, and where n_i < 2k (no unbiased estimate
+  exists) the posterior expectation of its exact variance under the
+  hierarchical model;
+* otherwise the **hierarchical posterior of these tasks' rates**
+  (p_i | data ~ Beta(a + c_i, b + n_i − c_i), the hyperparameters on the
+  grid), which never gives zero width to an all-pass task.
+
+**A new benchmark of T′ tasks** (optional): the predictive interval of the
+mean of g over T′ new tasks — the population interval widened by the
+task-to-task spread Var g(p) / T′ — from the same method as the population
+interval.
+
+The model treats tasks as exchangeable: with unequal task weights its
+population value is E g(p) for tasks whose weights do not depend on their
+rates (the method says so), while the benchmark scope uses the weights as
+given.
+
+References
+----------
+.. [1] Efron, B. (1987). Better bootstrap confidence intervals. *JASA*, 82(397), 171–185.
+.. [2] Gelman, A. et al. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, §5.3.
+
+Examples
+--------
+>>> import numpy as np
+>>> from passhat.scopes import scope_intervals
+>>> iv = scope_intervals([5] * 10, [5] * 10, np.ones(10), [5], ci=0.9, n_boot=1000,
+...                      rng=np.random.default_rng(0))
+>>> row = iv[(iv["metric"] == "pass_hat_k") & (iv["scope"] == "population")].iloc[0]
+>>> bool(row["lower"] < 0.9 < row["upper"] <= 1.0), row["method"].split(",")[0]
+(True, 'hierarchical Beta-Binomial posterior')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from passhat.betabinom import Grid, GridNodes, HyperPrior, posterior_grid
+from passhat.bootstrap import (
+    Categories,
+    bayesian_bootstrap_draws,
+    draw_stats,
+    interval_from_draws,
+)
+from passhat.estimators import pair_values, pass_hat_k_variance_estimate
+from passhat.hierarchical import (
+    Column,
+    beta_moment_draws,
+    expected_task_variance,
+    latent_draws,
+    population_values,
+    predictive_draws,
+    weighted_quantiles,
+)
+
+__all__ = [
+    "DEFAULT_PRIOR",
+    "MIN_FLAKY",
+    "MIN_SIDE",
+    "MIN_TASKS",
+    "column_values",
+    "columns",
+    "scope_intervals",
+    "task_variances",
+]
+
+#: The bootstrap and the normal interval need at least this many tasks.
+MIN_TASKS = 30
+#: The bootstrap needs at least this many tasks strictly on each side of the estimate.
+MIN_SIDE = 10
+#: The normal benchmark interval needs at least this many tasks with both outcomes.
+MIN_FLAKY = 10
+#: Hyperpriors of the hierarchical model the intervals use (those of ``passhat.fit``).
+DEFAULT_PRIOR = HyperPrior()
+#: Grid points per axis for the posterior.
+GRID_SIZE = 256
+#: Grid points per axis for posterior expectations (smooth functions need fewer).
+EXPECT_GRID = 64
+
+
+def columns(ks: Sequence[int]) -> list[Column]:
+    """The interval columns for these k: the mean once, then pass@k and pass^k per k.
+
+    Examples
+    --------
+    >>> from passhat.scopes import columns
+    >>> columns([1, 3])
+    [('mean', 1), ('pass_at_k', 1), ('pass_at_k', 3), ('pass_hat_k', 1), ('pass_hat_k', 3)]
+    """
+    ks = list(ks)
+    return [("mean", ks[0])] + [(m, k) for m in ("pass_at_k", "pass_hat_k") for k in ks]
+
+
+def column_values(
+    n: NDArray[np.float64], c: NDArray[np.float64], cols: Sequence[Column]
+) -> NDArray[np.float64]:
+    """Unbiased per-task (or per-category) values of each column (rows × columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.scopes import column_values
+    >>> column_values(np.array([4.0]), np.array([2.0]), [("mean", 1), ("pass_hat_k", 2)]).tolist()
+    [[0.5, 0.16666666666666669]]
+    """
+    ks = np.asarray(sorted({k for _, k in cols}), dtype=float)
+    pv = pair_values(n, c, ks)
+    kidx = {int(k): i for i, k in enumerate(ks)}
+    return np.column_stack([pv[m][:, kidx[int(k)]] for m, k in cols]).astype(float)
+
+
+def task_variances(
+    n: ArrayLike, c: ArrayLike, cols: Sequence[Column], nodes: GridNodes | None
+) -> NDArray[np.float64]:
+    """Per-task variance of the unbiased estimator, per column: unbiased, or model-based (n < 2k).
+
+    Where n ≥ 2k it is the unbiased estimate U² − C(c, 2k)/C(n, 2k) (of the
+    failures for pass@k; k = 1 for the mean); where n < 2k no unbiased
+    estimate exists and it is the posterior expectation of the exact
+    variance under the hierarchical model (``nodes``;
+    :func:`passhat.hierarchical.expected_task_variance`).
+
+    Returns
+    -------
+    ndarray, shape (tasks, len(cols))
+
+    Examples
+    --------
+    >>> from passhat.scopes import task_variances
+    >>> task_variances([10, 10], [5, 10], [("mean", 1)], None).round(4).tolist()
+    [[0.0278], [0.0]]
+    """
+    nn = np.asarray(n, dtype=float).ravel()
+    cc = np.asarray(c, dtype=float).ravel()
+    out = np.zeros((nn.size, len(cols)))
+    need: list[int] = []
+    for j, (metric, k) in enumerate(cols):
+        kk = 1 if metric == "mean" else int(k)
+        succ = nn - cc if metric == "pass_at_k" else cc
+        enough = nn >= 2 * kk
+        if enough.any():
+            out[enough, j] = pass_hat_k_variance_estimate(nn[enough], succ[enough], kk)
+        if not enough.all():
+            need.append(j)
+    if need:
+        if nodes is None:
+            raise ValueError("tasks with n < 2k need the posterior nodes")
+        model = expected_task_variance(nodes, nn, cc, [cols[j] for j in need])
+        for i, j in enumerate(need):
+            kk = 1 if cols[j][0] == "mean" else int(cols[j][1])
+            short = nn < 2 * kk
+            out[short, j] = model[short, i]
+    return out
+
+
+def _categories(
+    n: NDArray[np.float64], c: NDArray[np.float64], w: NDArray[np.float64]
+) -> tuple[Any, Any, Any, Any, Any]:
+    """Distinct (n, c, w) with their frequencies and each task's category (1-d integer keys)."""
+    _, w_code = np.unique(w, return_inverse=True)
+    n_i, c_i = n.astype(np.int64), c.astype(np.int64)
+    base_c = int(n_i.max()) + 1
+    key = (w_code.ravel().astype(np.int64) * (int(n_i.max()) + 1) + n_i) * base_c + c_i
+    _, first, inverse, freq = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    return n[first], c[first], w[first], freq.astype(np.int64), inverse.ravel().astype(np.int64)
+
+
+class _Model:
+    """The hierarchical posterior of one system, computed on first use."""
+
+    def __init__(self, cats: Categories, n: Any, c: Any, prior: HyperPrior) -> None:
+        self._args = (n, c, cats.freq)
+        self._prior = prior
+        self._grid: Grid | None = None
+        self._nodes: GridNodes | None = None
+        self._coarse: GridNodes | None = None
+        self._var: dict[Column, NDArray[np.float64]] = {}
+
+    def variances(
+        self, n: NDArray[np.float64], c: NDArray[np.float64], cols: Sequence[Column]
+    ) -> NDArray[np.float64]:
+        """:func:`task_variances` of these categories, each column computed once."""
+        todo = [col for col in cols if col not in self._var]
+        if todo:
+            short = any(np.any(n < 2 * (1 if m == "mean" else k)) for m, k in todo)
+            v = task_variances(n, c, todo, self.coarse if short else None)
+            for j, col in enumerate(todo):
+                self._var[col] = v[:, j]
+        return np.column_stack([self._var[col] for col in cols])
+
+    @property
+    def nodes(self) -> GridNodes:
+        if self._nodes is None:
+            n, c, f = self._args
+            self._grid = posterior_grid(n, c, f, prior=self._prior, size=GRID_SIZE)
+            self._nodes = self._grid.nodes()
+        return self._nodes
+
+    @property
+    def coarse(self) -> GridNodes:
+        """A 64 × 64 grid on the same posterior: enough for smooth expectations."""
+        if self._coarse is None:
+            if self._grid is not None:
+                self._coarse = self._grid.coarsened(GRID_SIZE // EXPECT_GRID)
+            else:
+                n, c, f = self._args
+                self._coarse = posterior_grid(n, c, f, prior=self._prior, size=EXPECT_GRID).nodes()
+        return self._coarse
+
+
+def scope_intervals(
+    n: ArrayLike,
+    c: ArrayLike,
+    weights: ArrayLike,
+    ks: Sequence[int],
+    *,
+    ci: float,
+    n_boot: int,
+    rng: np.random.Generator,
+    ci_method: str = "bca",
+    predictive: int | None = None,
+    prior: HyperPrior = DEFAULT_PRIOR,
+) -> pd.DataFrame:
+    """Both scopes' intervals (and optionally a new benchmark's) for one system's tasks.
+
+    Parameters
+    ----------
+    n, c : array_like
+        Decided runs and successes of the tasks that enter the averages
+        (every n ≥ max k).
+    weights : array_like
+        Task weights (any positive scale).
+    ks : sequence of int
+    ci : float
+        Confidence level.
+    n_boot : int
+        Bootstrap resamples, and posterior draws where the model draws.
+    rng : numpy.random.Generator
+    ci_method : {"bca", "percentile"}
+        The bootstrap interval where the rule picks the bootstrap.
+    predictive : int, optional
+        Also give the interval for a new benchmark of this many tasks.
+    prior : HyperPrior
+        Hyperpriors of the hierarchical model.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, k, scope): metric, k, scope ("benchmark",
+        "population", "predictive"), lower, upper, method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.scopes import scope_intervals
+    >>> rng = np.random.default_rng(1)
+    >>> c = rng.binomial(5, rng.beta(1, 1, size=200))
+    >>> iv = scope_intervals(np.full(200, 5), c, np.ones(200), [1], ci=0.9, n_boot=1000, rng=rng)
+    >>> sorted({m.split(" (")[0].split(",")[0] for m in iv["method"]})
+    ['normal', 'task bootstrap BCa']
+    """
+    level = float(ci)
+    nn = np.asarray(n, dtype=float).ravel()
+    cc = np.asarray(c, dtype=float).ravel()
+    w = np.asarray(weights, dtype=float).ravel()
+    cols = columns(ks)
+    n_j, c_j, w_j, freq, inverse = _categories(nn, cc, w)
+    vals = column_values(n_j, c_j, cols)  # categories × columns
+    cats = Categories(freq=freq, values=vals, weights=w_j, inverse=inverse)
+    fw = cats.freq * cats.weights
+    theta = fw @ vals / fw.sum()
+    t_n = int(cats.freq.sum())
+    model = _Model(cats, n_j, c_j, prior)
+    alpha = 1.0 - level
+    z = float(stats.norm.isf(alpha / 2))
+    unequal = bool(np.ptp(cats.weights) > 1e-12 * np.max(cats.weights))
+    out: dict[tuple[Column, str], tuple[float, float, str]] = {}
+
+    # ---- population: the rule, per column
+    tol = 1e-12
+    below = ((vals < theta - tol) * cats.freq[:, None]).sum(axis=0)
+    above = ((vals > theta + tol) * cats.freq[:, None]).sum(axis=0)
+    many = t_n >= MIN_TASKS
+    use_boot = many & (below >= MIN_SIDE) & (above >= MIN_SIDE)
+    use_bayes = many & ~use_boot
+    resampled: dict[int, NDArray[np.float64]] = {}  # column → draws (bootstrap or Bayesian)
+    if use_boot.any():
+        boot_draws = draw_stats(cats, n_boot=n_boot, rng=rng)
+        lo, hi, labels = interval_from_draws(theta, boot_draws, cats, ci=level, method=ci_method)
+        for j in np.flatnonzero(use_boot).tolist():
+            resampled[j] = boot_draws[:, j]
+            why = f"≥ {MIN_TASKS} tasks, ≥ {MIN_SIDE} on each side of the estimate"
+            out[(cols[j], "population")] = (
+                float(lo[j]),
+                float(hi[j]),
+                f"task bootstrap {labels[j]}, {n_boot} resamples (rule: {why})",
+            )
+    if use_bayes.any():
+        bb = bayesian_bootstrap_draws(cats, n_boot=n_boot, rng=rng)
+        q = np.quantile(bb, [alpha / 2, 1 - alpha / 2], axis=0)
+        for j in np.flatnonzero(use_bayes).tolist():
+            resampled[j] = bb[:, j]
+            side = (
+                "either side"
+                if below[j] < MIN_SIDE and above[j] < MIN_SIDE
+                else ("below" if below[j] < MIN_SIDE else "above")
+            )
+            out[(cols[j], "population")] = (
+                float(q[0, j]),
+                float(q[1, j]),
+                f"Bayesian bootstrap with half a pseudo-task at 0 and at 1, {n_boot} draws "
+                f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)",
+            )
+    if not many:
+        nodes = model.nodes
+        pv = population_values(nodes, cols)
+        q = weighted_quantiles(pv, nodes.weight, [alpha / 2, 1 - alpha / 2])
+        note = "; weights do not enter: tasks exchangeable" if unequal else ""
+        for j in range(len(cols)):
+            out[(cols[j], "population")] = (
+                float(q[0, j]),
+                float(q[1, j]),
+                "hierarchical Beta-Binomial posterior, grid quadrature "
+                f"(rule: fewer than {MIN_TASKS} tasks){note}",
+            )
+
+    # ---- benchmark: the rule, per system (the variance estimate rests on the flaky tasks)
+    flaky = int(cats.freq[(c_j > 0) & (c_j < n_j)].sum())
+    w_norm = cats.weights / fw.sum()
+    model_cols: list[int] = []
+    normal_ok = t_n >= MIN_TASKS and flaky >= MIN_FLAKY
+    if normal_ok:
+        v_all = model.variances(n_j, c_j, cols)
+    for j, col in enumerate(cols):
+        if normal_ok:
+            kk = 1 if col[0] == "mean" else col[1]
+            short = n_j < 2 * kk
+            var = float(np.sum(cats.freq * w_norm**2 * v_all[:, j]))
+            if var > 0:
+                se = np.sqrt(var)
+                note = f"; model-based variance where n < {2 * kk}" if short.any() else ""
+                out[(col, "benchmark")] = (
+                    max(0.0, float(theta[j] - z * se)),
+                    min(1.0, float(theta[j] + z * se)),
+                    f"normal, unbiased estimate ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
+                    f"≥ {MIN_FLAKY} with both outcomes){note}",
+                )
+                continue
+        model_cols.append(j)
+    if model_cols:
+        draws = latent_draws(
+            model.nodes,
+            n_j,
+            c_j,
+            cats.weights,
+            cats.freq,
+            [cols[j] for j in model_cols],
+            n_draws=n_boot,
+            rng=rng,
+        )
+        q = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+        if t_n < MIN_TASKS:
+            why = f"fewer than {MIN_TASKS} tasks"
+        else:
+            why = f"fewer than {MIN_FLAKY} tasks with both outcomes"
+        for i, j in enumerate(model_cols):
+            out[(cols[j], "benchmark")] = (
+                float(q[0, i]),
+                float(q[1, i]),
+                f"hierarchical posterior of these tasks' rates, {n_boot} draws (rule: {why})",
+            )
+
+    # ---- a new benchmark of T′ tasks
+    if predictive is not None:
+        _predictive(
+            out,
+            cols,
+            resampled,
+            model,
+            vals,
+            cats,
+            w_norm,
+            n_j,
+            c_j,
+            predictive=predictive,
+            level=level,
+            n_boot=n_boot,
+            rng=rng,
+        )
+
+    rows = []
+    for col in cols:
+        for scope in ("benchmark", "population", "predictive"):
+            if (col, scope) in out:
+                lo_, hi_, meth = out[(col, scope)]
+                rows.append(
+                    {
+                        "metric": col[0],
+                        "k": col[1],
+                        "scope": scope,
+                        "lower": lo_,
+                        "upper": hi_,
+                        "method": meth,
+                    }
+                )
+    return pd.DataFrame(rows, columns=["metric", "k", "scope", "lower", "upper", "method"])
+
+
+def _predictive(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    cols: list[Column],
+    resampled: dict[int, NDArray[np.float64]],
+    model: _Model,
+    vals: NDArray[np.float64],
+    cats: Categories,
+    w_norm: NDArray[np.float64],
+    n_j: NDArray[np.float64],
+    c_j: NDArray[np.float64],
+    *,
+    predictive: int,
+    level: float,
+    n_boot: int,
+    rng: np.random.Generator,
+) -> None:
+    """Intervals for the value of a new benchmark of ``predictive`` equally weighted tasks.
+
+    Where the population interval came from the model: its posterior
+    predictive. Where it came from resampling: each draw of the population
+    value plus the task-to-task spread, a Beta with variance Var g(p) / T′,
+    where Var g(p) is the variance of the per-task estimates less their mean
+    within-task variance (:func:`task_variances`).
+    """
+    alpha = 1.0 - level
+    label = f"new benchmark of {predictive} tasks"
+    idx = [j for j in range(len(cols)) if j not in resampled]
+    if idx:
+        d = predictive_draws(
+            model.nodes, [cols[j] for j in idx], predictive, n_draws=n_boot, rng=rng
+        )
+        q = np.quantile(d, [alpha / 2, 1 - alpha / 2], axis=0)
+        for i, j in enumerate(idx):
+            out[(cols[j], "predictive")] = (
+                float(q[0, i]),
+                float(q[1, i]),
+                f"{label}: hierarchical posterior predictive, {n_boot} draws",
+            )
+    if not resampled:
+        return
+    fw = cats.freq * w_norm
+    bidx = sorted(resampled)
+    v_all = model.variances(n_j, c_j, [cols[j] for j in bidx])
+    for i, j in enumerate(bidx):
+        mean = float(fw @ vals[:, j])
+        # Var g(p) across tasks = Var of the per-task estimates − their mean within-task variance
+        spread = max(0.0, float(fw @ (vals[:, j] - mean) ** 2) - float(fw @ v_all[:, i]))
+        theta = np.clip(resampled[j], 0.0, 1.0)
+        draws = beta_moment_draws(theta, np.full(theta.shape, spread / predictive), rng)
+        lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+        out[(cols[j], "predictive")] = (
+            float(lo),
+            float(hi),
+            f"{label}: population draws + task spread Var g(p) / {predictive}",
+        )

@@ -1,0 +1,181 @@
+"""Tests of passhat.compare.engine and weighted paired comparisons (issues 11.3 and 16.4).
+
+Oracles: brute force over all 2^T sign vectors of the tasks (the exact
+weighted sign-flip p-value and the shifts it does not reject), the benchmark
+normal interval summed by hand from each task's unbiased variance estimates
+with the declared or per-category weights, and the per-pair calls for the
+many-pair table. Under H0 (both systems share every task's rate) the test
+must reject at most at its level, and interval and test must agree on every
+replicate.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import passhat as ph
+from passhat.compare import paired_difference
+from passhat.compare.engine import draw_interval, paired_table
+from passhat.errors import ValidationError
+
+
+def _brute_p(d: np.ndarray, w: np.ndarray, delta: float = 0.0) -> float:
+    x = w * (d - delta)
+    obs = abs(x.sum())
+    hits = sum(
+        abs(np.dot(s, x)) >= obs - 1e-12 for s in itertools.product((-1.0, 1.0), repeat=d.size)
+    )
+    return hits / 2**d.size
+
+
+def _pair(n_a, c_a, n_b, c_b, category=None, weight=None):  # type: ignore[no-untyped-def]
+    tasks = [f"t{i}" for i in range(len(n_a))]
+    a = ph.counts_from_arrays(n_a, c_a, tasks=tasks, system="A", category=category, weight=weight)
+    b = ph.counts_from_arrays(n_b, c_b, tasks=tasks, system="B", category=category, weight=weight)
+    return a, b
+
+
+def test_population_sign_flip_with_category_weights_matches_brute_force() -> None:
+    # 12 tasks, 11 differ (≥ 10: the sign-flip branch), two categories of unequal size
+    n = [4] * 12
+    c_a = [0, 1, 2, 4, 1, 0, 3, 2, 1, 0, 4, 2]
+    c_b = [1, 3, 2, 3, 4, 2, 4, 4, 0, 3, 4, 3]
+    cat = ["x"] * 8 + ["y"] * 4
+    a, b = _pair(n, c_a, n, c_b, category=cat)
+    cmp = ph.compare(a, b, k=1, ci=0.9, seed=0, weights="category")
+    row = cmp.table[(cmp.table["metric"] == "mean") & (cmp.table["scope"] == "population")].iloc[0]
+    w = np.array([1 / 8] * 8 + [1 / 4] * 4)
+    d = (np.array(c_b) - np.array(c_a)) / 4
+    assert "exact" in row["p_method"]
+    assert row["difference"] == pytest.approx(float(w @ d / w.sum()))
+    assert row["p_value"] == pytest.approx(_brute_p(d, w), abs=1e-12)
+    # the interval: every shift the brute-force test does not reject
+    for delta in np.linspace(row["lower"] + 1e-6, row["upper"] - 1e-6, 5):
+        assert _brute_p(d, w, delta) > 0.1 - 1e-12
+    for delta in (row["lower"] - 1e-6, row["upper"] + 1e-6):
+        assert _brute_p(d, w, delta) <= 0.1 + 1e-12
+    # the same as the array core with explicit weights
+    direct = paired_difference(n, c_a, n, c_b, k=1, ci=0.9, seed=0, weights=w)
+    got = cmp.table.drop(columns=["baseline", "candidate"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, direct.reset_index(drop=True))
+
+
+def test_benchmark_normal_with_declared_weights_matches_hand_sum() -> None:
+    rng = np.random.default_rng(3)
+    t = 60
+    n = rng.integers(4, 8, size=t)
+    p = rng.beta(1, 1, size=t)
+    c_a, c_b = rng.binomial(n, p), rng.binomial(n, np.clip(p + 0.1, 0, 1))
+    w = rng.choice([0.5, 1.0, 2.0], size=t)
+    a, b = _pair(n, c_a, n, c_b, weight=w)
+    cmp = ph.compare(a, b, k=2, ci=0.9, seed=1, weights="declared")
+    row = cmp.table[
+        (cmp.table["metric"] == "pass_hat_k") & (cmp.table["scope"] == "benchmark")
+    ].iloc[0]
+    assert row["method"].startswith("normal")
+    d = ph.pass_hat_k(n, c_b, 2) - ph.pass_hat_k(n, c_a, 2)
+    var = ph.pass_hat_k_variance_estimate(n, c_a, 2) + ph.pass_hat_k_variance_estimate(n, c_b, 2)
+    est = float(w @ d / w.sum())
+    se = float(np.sqrt(np.sum(w**2 * var)) / w.sum())
+    z = stats.norm.isf(0.05)
+    assert row["difference"] == pytest.approx(est)
+    assert row["lower"] == pytest.approx(est - z * se, rel=1e-9)
+    assert row["upper"] == pytest.approx(est + z * se, rel=1e-9)
+    assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(est) / se), rel=1e-9)
+    # unweighted differs (the weights matter)
+    plain = ph.compare(a, b, k=2, ci=0.9, seed=1)
+    prow = plain.table[
+        (plain.table["metric"] == "pass_hat_k") & (plain.table["scope"] == "benchmark")
+    ].iloc[0]
+    assert prow["difference"] != pytest.approx(est)
+
+
+def test_weights_must_agree_between_the_systems() -> None:
+    tasks = ["t0", "t1", "t2"]
+    a = ph.counts_from_arrays([3] * 3, [1, 2, 3], tasks=tasks, system="A", weight=[1.0, 2.0, 1.0])
+    b = ph.counts_from_arrays([3] * 3, [2, 2, 3], tasks=tasks, system="B", weight=[1.0, 3.0, 1.0])
+    with pytest.raises(ValidationError, match="t1"):
+        ph.compare(a, b, weights="declared", n_boot=200, seed=0)
+
+
+def test_many_pairs_table_equals_pair_by_pair() -> None:
+    rng = np.random.default_rng(8)
+    t = 40
+    n = np.full((3, t), 5)
+    p = rng.beta(1, 1, size=t)
+    c = rng.binomial(n, np.vstack([p, np.clip(p + 0.1, 0, 1), p]))
+    w = np.ones(t)
+    many = paired_table(n, c, w, [(0, 1), (0, 2), (1, 2)], [1, 3], ci=0.9, n_boot=500, rng=rng)
+    for ia, ib in [(0, 1), (0, 2), (1, 2)]:
+        one = paired_table(
+            n[[ia, ib]], c[[ia, ib]], w, [(0, 1)], [1, 3], ci=0.9, n_boot=500, rng=rng
+        )
+        part = many[(many["a"] == ia) & (many["b"] == ib)].reset_index(drop=True)
+        # deterministic columns agree exactly; the normal benchmark rows entirely
+        for col in ("difference", "base_value", "cand_value", "method"):
+            assert part[col].tolist() == one[col].tolist()
+        normal = part["method"].str.startswith("normal")
+        np.testing.assert_allclose(part.loc[normal, "lower"], one.loc[normal, "lower"])
+
+
+def test_draw_interval_is_consistent_with_its_p_value() -> None:
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        m = int(rng.integers(50, 400))
+        d = rng.normal(rng.normal(0, 0.3), 0.2, size=m)
+        level = float(rng.choice([0.8, 0.9, 0.95]))
+        lo, hi, p = draw_interval(d, ci=level)
+        assert (lo > 0 or hi < 0) == (p <= 1 - level)
+
+
+def test_h0_interval_and_test_agree_and_size_is_at_most_alpha() -> None:
+    """H0 with few discordant tasks: strong agent, both builds share every task's rate."""
+    rng = np.random.default_rng(10)
+    reps, t, alpha = 150, 20, 0.1
+    rejections: dict[tuple[str, int, str], int] = {}
+    for _ in range(reps):
+        p = rng.beta(5, 0.2, size=t)
+        n = np.full((2, t), 3)
+        c = rng.binomial(n, np.vstack([p, p]))
+        tab = paired_table(n, c, np.ones(t), [(0, 1)], [1, 3], ci=1 - alpha, n_boot=400, rng=rng)
+        for r in tab.itertuples():
+            excluded = bool(r.lower > 0 or r.upper < 0)
+            assert excluded == bool(r.p_value <= alpha), r
+            key = (r.metric, r.k, r.scope)
+            rejections[key] = rejections.get(key, 0) + int(r.p_value <= alpha)
+    se = np.sqrt(alpha * (1 - alpha) / reps)
+    for key, rej in rejections.items():
+        assert rej / reps <= alpha + 3 * se, (key, rej / reps)
+
+
+def test_category_weights_with_min_runs_equal_the_comparison_without_the_left_out_task() -> None:
+    """Weights (issue 16.4) and main's matched exclusions together: a task with too few runs
+    for one system is left out for both, and the category weights are those of the tasks left.
+    Oracle: the same comparison on the data with that task removed by hand."""
+    n_a = [4, 4, 4, 4, 4, 4, 2, 4, 4, 4, 4, 4]
+    n_b = [4] * 12
+    c_a = [0, 1, 2, 4, 1, 0, 1, 2, 1, 0, 4, 2]
+    c_b = [1, 3, 2, 3, 4, 2, 2, 4, 0, 3, 4, 3]
+    cat = ["x"] * 8 + ["y"] * 4
+    a, b = _pair(n_a, c_a, n_b, c_b, category=cat)
+    cmp = ph.compare(a, b, k=[1, 2], ci=0.9, seed=0, weights="category", min_runs=3)
+    assert cmp.dropped["task"].tolist() == ["t6"]
+    keep = [i for i in range(12) if i != 6]
+
+    def pick(xs):  # type: ignore[no-untyped-def]
+        return [xs[i] for i in keep]
+
+    a2, b2 = _pair(pick(n_a), pick(c_a), pick(n_b), pick(c_b), category=pick(cat))
+    want = ph.compare(a2, b2, k=[1, 2], ci=0.9, seed=0, weights="category")
+    cols = ["k", "metric", "scope", "difference", "lower", "upper", "p_value"]
+    pd.testing.assert_frame_equal(cmp.table[cols], want.table[cols])
+    # the category weights of the tasks left: 7 tasks of x and 4 of y, each category half
+    w = np.array([1 / 7] * 7 + [1 / 4] * 4)
+    d = (np.array(pick(c_b)) - np.array(pick(c_a))) / 4
+    row = cmp.table[(cmp.table["metric"] == "mean") & (cmp.table["scope"] == "population")]
+    assert row["difference"].iloc[0] == pytest.approx(float(w @ d / w.sum()))

@@ -1,0 +1,161 @@
+"""Tests of passhat.scopes: the rule that picks each scope's interval, and its arithmetic.
+
+Oracles: the model package's own posterior (``passhat.fit(method="grid")``,
+draw-based: Monte-Carlo tolerance) for the hierarchical branches; the
+unbiased per-task variance estimates summed by hand for the normal benchmark
+interval; the plain task bootstrap (``task_bootstrap``) for the bootstrap
+branch; the Jeffreys interval (scipy.stats.beta) for the Bayesian bootstrap
+on all-pass data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import passhat as ph
+from passhat.bootstrap import task_bootstrap
+from passhat.scopes import MIN_FLAKY, MIN_SIDE, MIN_TASKS, columns, scope_intervals
+
+
+def _row(iv, metric: str, k: int, scope: str):  # type: ignore[no-untyped-def]
+    return iv[(iv["metric"] == metric) & (iv["k"] == k) & (iv["scope"] == scope)].iloc[0]
+
+
+def test_rule_constants_are_the_documented_ones() -> None:
+    assert (MIN_TASKS, MIN_SIDE, MIN_FLAKY) == (30, 10, 10)
+    assert columns([2, 5])[0] == ("mean", 2)
+
+
+def test_few_tasks_use_the_hierarchical_model_like_fit() -> None:
+    n = np.full(12, 3)
+    c = np.array([3, 3, 2, 0, 3, 1, 3, 3, 3, 2, 3, 0])
+    iv = scope_intervals(
+        n, c, np.ones(12), [1, 2], ci=0.9, n_boot=8000, rng=np.random.default_rng(0)
+    )
+    fit = ph.fit(ph.counts_from_arrays(n, c), k=[1, 2], method="grid", seed=1, draws=4000)
+    summ = fit.summary(ci=0.9)
+    for metric, k in [("mean", 1), ("pass_hat_k", 2), ("pass_at_k", 2)]:
+        for scope in ("population", "benchmark"):
+            got = _row(iv, metric, k, scope)
+            want = summ[(summ["metric"] == metric) & (summ["k"] == k) & (summ["scope"] == scope)]
+            assert "hierarchical" in got["method"] and "fewer than 30 tasks" in got["method"]
+            assert got["lower"] == pytest.approx(float(want["lower"].iloc[0]), abs=0.02)
+            assert got["upper"] == pytest.approx(float(want["upper"].iloc[0]), abs=0.02)
+
+
+def test_many_spread_tasks_use_bootstrap_and_normal_interval() -> None:
+    rng = np.random.default_rng(1)
+    t = 120
+    n = rng.integers(4, 9, size=t)
+    c = rng.binomial(n, rng.beta(1, 1, size=t))
+    w = rng.choice([1.0, 2.0], size=t)  # declared weights
+    iv = scope_intervals(n, c, w, [2], ci=0.9, n_boot=20000, rng=rng)
+    # population: the plain task bootstrap of the same values (MC tolerance)
+    vals = ph.pass_hat_k(n, c, 2)
+    boot = task_bootstrap(
+        vals, keys=np.column_stack([n, c]), weights=w, ci=0.9, n_boot=20000, seed=2
+    )
+    pop = _row(iv, "pass_hat_k", 2, "population")
+    assert pop["method"].startswith("task bootstrap BCa")
+    assert pop["lower"] == pytest.approx(boot["lower"][0], abs=0.006)
+    assert pop["upper"] == pytest.approx(boot["upper"][0], abs=0.006)
+    # benchmark: value ± z sqrt(Σ w² V̂) / Σ w with the unbiased V̂ (every n ≥ 2k = 4 here)
+    bench = _row(iv, "pass_hat_k", 2, "benchmark")
+    assert bench["method"].startswith("normal") and "model-based" not in bench["method"]
+    v = ph.pass_hat_k_variance_estimate(n, c, 2)
+    est = float(w @ vals / w.sum())
+    se = np.sqrt(np.sum(w**2 * v)) / w.sum()
+    z = stats.norm.isf(0.05)
+    assert bench["lower"] == pytest.approx(est - z * se, rel=1e-9)
+    assert bench["upper"] == pytest.approx(est + z * se, rel=1e-9)
+
+
+def test_normal_benchmark_uses_the_models_variance_where_n_below_2k() -> None:
+    """n = 3 < 2k = 4: Var(U|p) averaged over p_i's posterior; with 3000 tasks the posterior
+    of (a, b) sits on the truth, so the oracle is the quadrature at the true (a, b)."""
+    from scipy import integrate
+
+    a, b, t = 2.0, 1.0, 3000
+    rng = np.random.default_rng(6)
+    n = np.full(t, 3)
+    c = rng.binomial(3, rng.beta(a, b, size=t))
+    iv = scope_intervals(n, c, np.ones(t), [2], ci=0.9, n_boot=500, rng=rng)
+    bench = _row(iv, "pass_hat_k", 2, "benchmark")
+    assert "model-based variance where n < 4" in bench["method"]
+
+    def e_var(ci: int) -> float:
+        post = stats.beta(a + ci, b + 3 - ci)
+        return integrate.quad(lambda p: float(ph.pass_hat_k_variance(3, p, 2)) * post.pdf(p), 0, 1)[
+            0
+        ]
+
+    counts = np.bincount(c, minlength=4)
+    se = np.sqrt(sum(counts[j] * e_var(j) for j in range(4))) / t
+    z = stats.norm.isf(0.05)
+    assert (bench["upper"] - bench["lower"]) / (2 * z) == pytest.approx(se, rel=0.03)
+
+
+def test_many_all_pass_tasks_use_the_bayesian_bootstrap() -> None:
+    t = 60
+    iv = scope_intervals(
+        np.full(t, 4),
+        np.full(t, 4),
+        np.ones(t),
+        [4],
+        ci=0.9,
+        n_boot=40000,
+        rng=np.random.default_rng(3),
+    )
+    pop = _row(iv, "pass_hat_k", 4, "population")
+    assert "pseudo-task" in pop["method"]
+    # every task all-pass: the Jeffreys interval of T successes in T trials
+    assert pop["lower"] == pytest.approx(stats.beta.ppf(0.05, t + 0.5, 0.5), abs=0.003)
+    bench = _row(iv, "pass_hat_k", 4, "benchmark")
+    assert "hierarchical posterior of these tasks" in bench["method"]
+    assert bench["upper"] - bench["lower"] > 1e-3
+
+
+def test_predictive_is_wider_than_population() -> None:
+    rng = np.random.default_rng(4)
+    for t in (15, 80):
+        n = np.full(t, 5)
+        c = rng.binomial(5, rng.beta(2, 1, size=t))
+        iv = scope_intervals(n, c, np.ones(t), [1, 5], ci=0.9, n_boot=4000, rng=rng, predictive=10)
+        width = iv.assign(w=iv["upper"] - iv["lower"]).pivot_table(
+            index=["metric", "k"], columns="scope", values="w"
+        )
+        assert (width["predictive"] > width["population"]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.integers(1, 6), st.floats(0, 1)), min_size=1, max_size=45),
+    seed=st.integers(0, 1000),
+)
+def test_no_zero_width_interval_anywhere(data: list[tuple[int, float]], seed: int) -> None:
+    """All-pass, all-fail, one task, n = 1: every interval has width and stays in [0, 1]."""
+    n = np.array([d[0] for d in data])
+    c = np.floor(np.array([d[1] for d in data]) * (n + 1)).clip(0, n).astype(int)
+    iv = scope_intervals(
+        n, c, np.ones(n.size), [1], ci=0.9, n_boot=300, rng=np.random.default_rng(seed)
+    )
+    assert ((iv["upper"] - iv["lower"]) > 1e-6).all(), iv
+    assert ((iv["lower"] >= 0) & (iv["upper"] <= 1)).all()
+
+
+def test_single_all_pass_task_and_all_fail_tasks() -> None:
+    for n, c in (([5], [5]), ([5] * 40, [0] * 40), ([1] * 8, [1] * 8)):
+        iv = scope_intervals(
+            np.array(n),
+            np.array(c),
+            np.ones(len(n)),
+            [1],
+            ci=0.95,
+            n_boot=500,
+            rng=np.random.default_rng(0),
+        )
+        assert ((iv["upper"] - iv["lower"]) > 1e-3).all(), (n, c, iv)
