@@ -39,7 +39,13 @@ import passhat as ph
 from passhat._format import printable, short
 from passhat.cli import main
 from passhat.report.build import build_report_data
-from passhat.report.render import draw_figures, render_html, render_markdown, results_json
+from passhat.report.render import (
+    draw_figures,
+    render_html,
+    render_markdown,
+    results_json,
+    tasks_parquet,
+)
 
 plots = importlib.import_module("passhat.report.plots")
 
@@ -365,9 +371,11 @@ def test_html_and_markdown_structure_unchanged(placeholder_report) -> None:  # t
     text = html.unescape(re.sub(r"<[^>]*>", "", page))
     for name in shown:
         assert printable(name)[:30] in text, name[:40]  # as text, control characters visible
-    # JSON keeps every name exactly
+    # results.json and the per-task detail (tasks.parquet) keep every name exactly
     doc = json.loads(results_json(hostile))
-    assert set(names.values()) <= set(_strings(doc))
+    detail = pd.read_parquet(io.BytesIO(tasks_parquet(hostile.tasks)))
+    kept = set(_strings(doc)) | set(detail["system"]) | set(detail["task"])
+    assert set(names.values()) <= kept
 
 
 def test_figures_draw_names_as_text(placeholder_report) -> None:  # type: ignore[no-untyped-def]

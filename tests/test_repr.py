@@ -141,3 +141,15 @@ def test_view_helpers() -> None:
     assert "(no rows)" in as_text(View("T", pd.DataFrame()))
     assert "(no rows)" in as_html(View("T", pd.DataFrame()))
     assert interval_text(float("nan")) == "—"
+
+
+def test_control_characters_in_names_are_shown_escaped() -> None:
+    # a terminal hyperlink (OSC 8), a colour (CSI) and NUL: readers refuse such ids, but a
+    # result built from a frame of any text must not drive the terminal from its repr
+    evil = "agent\x1b]8;;http://x\x07\x1b[31m\x00"
+    view = View(f"title {evil}", pd.DataFrame({"system": [evil], "k": [1]}), (f"note {evil}",))
+    text, html = as_text(view), as_html(view)
+    for shown in (text, html):
+        assert "\x1b" not in shown and "\x00" not in shown and "\x07" not in shown
+    assert text.count("agent\\x1b]8;;http://x\\x07\\x1b[31m\\x00") == 3  # title, cell, note
+    assert "agent\\x1b]8;;http://x\\x07\\x1b[31m\\x00" in _cells(html)

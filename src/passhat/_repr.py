@@ -4,7 +4,9 @@ Each result class (:class:`~passhat.Estimate`, :class:`~passhat.Comparison`,
 :class:`~passhat.Fit`, :class:`~passhat.plan.PlanResult`, …) builds a :class:`View` of
 itself; :func:`as_text` gives its ``__repr__`` (what ``print`` and the REPL show) and
 :func:`as_html` its ``_repr_html_`` (what Jupyter shows): a readable table instead of a
-dataclass dump. Names from the data are escaped in HTML.
+dataclass dump. Names from the data are escaped in HTML, and control characters in them
+(ESC, NUL, a right-to-left override, ...) are shown escaped in both
+(:func:`passhat._format.printable`), so a repr cannot drive the terminal.
 
 Examples
 --------
@@ -17,6 +19,8 @@ system  runs
 one note
 >>> "a&lt;b&gt;" in as_html(v)
 True
+>>> print(as_text(View("Runs", pd.DataFrame({"system": ["x\\x1b[31m"]}))).splitlines()[2])
+x\\x1b[31m
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import pct
+from passhat._format import pct, printable
 
 __all__ = ["MAX_ROWS", "View", "as_html", "as_text", "interval_text", "metric_grid"]
 
@@ -49,14 +53,24 @@ class View:
     notes: tuple[str, ...] = ()
 
 
+def _shown(view: View) -> View:
+    """The view with every string (cells, column names, title, notes) made printable."""
+    frame = view.frame.map(lambda v: printable(v) if isinstance(v, str) else v)
+    frame.columns = [printable(c) for c in frame.columns]
+    notes = tuple(printable(n, keep_newlines=True) for n in view.notes)
+    return View(printable(view.title), frame, notes)
+
+
 def as_text(view: View) -> str:
-    """The view as plain text (a result's ``__repr__``)."""
+    """The view as plain text (a result's ``__repr__``), control characters escaped."""
+    view = _shown(view)
     body = view.frame.to_string(index=False, max_rows=MAX_ROWS) if len(view.frame) else "(no rows)"
     return "\n".join([view.title, body, *view.notes])
 
 
 def as_html(view: View) -> str:
     """The view as an HTML fragment (a result's ``_repr_html_``), every string escaped."""
+    view = _shown(view)
     table = (
         view.frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
         if len(view.frame)

@@ -96,8 +96,12 @@ def _signals_unwind() -> Iterator[list[int]]:
 def _say(message: str, *, lines: bool = False) -> None:
     """A message on stderr, control characters of names shown escaped (line feeds too, unless
     ``lines``: an error is one line, click's usage text several)."""
-    from passhat._format import printable  # here: _format imports pandas (~0.3 s)
-
+    try:
+        from passhat._format import printable  # here: _format imports pandas (~0.3 s)
+    except MemoryError:  # out of memory before pandas was imported: the message is ours
+        with contextlib.suppress(OSError, ValueError):
+            click.echo(message.encode("ascii", "backslashreplace").decode(), err=True)
+        return
     with contextlib.suppress(OSError, ValueError):
         click.echo(printable(message, keep_newlines=lines), err=True)
 

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,15 +36,20 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._ids import clean_ids
 from passhat.errors import CountError, ValidationError
 
 __all__ = [
     "DEFAULT_SYSTEM",
+    "MAX_COUNT",
     "UNSCORED_STATUSES",
     "Trials",
+    "check_scalar_column",
     "coerce_success",
+    "coerce_trial",
     "counts_from_arrays",
     "counts_from_frame",
+    "finite_column",
     "validate_counts",
 ]
 
@@ -60,8 +66,43 @@ TASK_ATTRS = ("category", "weight", "scenario_hash")
 NUMERIC = ("score", "duration_s", "cost")
 
 
-def _as_str_series(s: pd.Series) -> pd.Series:
-    return s.astype(str)
+#: Largest count or trial number accepted: every whole number up to it is exact in float64.
+MAX_COUNT = 2**53
+_TOO_BIG = "is too large (a count is at most 2^53 = 9007199254740992)"
+
+
+def check_scalar_column(
+    s: pd.Series, col: str, *, where: str, rows: np.ndarray | None = None
+) -> None:
+    """Refuse a column of lists, structs, dates/times or bytes (an id or trial must be text or a
+    whole number): the first offending row and its type are named."""
+    kind = s.dtype.kind
+    what = None
+    if kind in "Mm" or isinstance(s.dtype, pd.DatetimeTZDtype | pd.PeriodDtype):
+        what = f"a {s.dtype} (date/time) column"
+        row = 0
+    elif kind == "O":
+        try:
+            codes, uniques = pd.factorize(s, sort=False)
+        except TypeError:  # unhashable values: lists, dicts, arrays
+            bad = s.map(lambda v: isinstance(v, list | dict | np.ndarray | set)).to_numpy()
+            row = int(np.flatnonzero(bad)[0])
+            what = f"a {type(s.iloc[row]).__name__} value"
+        else:
+            odd = [
+                i
+                for i, v in enumerate(uniques)
+                if isinstance(v, tuple | bytes | bytearray | dt.date | dt.time | dt.timedelta)
+            ]
+            if odd:
+                row = int(np.flatnonzero(codes == odd[0])[0])
+                what = f"a {type(uniques[odd[0]]).__name__} value"
+    if what is not None:
+        shown = _show(s.iloc[row]) if len(s) else ""
+        raise ValidationError(
+            f"{where}: row {_row(rows, row)}: {col} {shown[:80]} is {what}; "
+            f"{col} must be {'a whole number' if col == 'trial' else 'text or a whole number'}"
+        )
 
 
 @dataclass
@@ -144,13 +185,14 @@ class Trials:
         if df["task_id"].isna().any():
             row = int(np.flatnonzero(df["task_id"].isna().to_numpy())[0])
             raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
-        df["system"] = _as_str_series(df["system"])
-        df["task_id"] = _as_str_series(df["task_id"])
+        for col in ("system", "task_id"):
+            check_scalar_column(df[col], col, where=where)
+            df[col] = clean_ids(df[col], column=col, where=where)
         df["success"] = coerce_success(df["success"], where=where)
         if "trial" not in df.columns:
             df["trial"] = df.groupby(["system", "task_id"], sort=False).cumcount()
         else:
-            df["trial"] = _coerce_trial(df["trial"], where=where)
+            df["trial"] = coerce_trial(df["trial"], where=where)
         if "status" not in df.columns:
             df["status"] = np.where(df["success"].isna(), "unscored", "ok")
         else:
@@ -174,15 +216,8 @@ class Trials:
                 )
             df["weight"] = w
         for col in NUMERIC:
-            if col in df.columns and not pd.api.types.is_numeric_dtype(df[col].dtype):
-                num = pd.to_numeric(df[col], errors="coerce")
-                bad = num.isna() & df[col].notna()
-                if bad.any():
-                    row = int(np.flatnonzero(bad.to_numpy())[0])
-                    raise ValidationError(
-                        f"{where}: row {row + 1}: {col} {_show(df[col].iloc[row])} is not a number"
-                    )
-                df[col] = num.astype(float)
+            if col in df.columns:
+                df[col] = finite_column(df[col], col, where=where)
         cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
         df = df[cols].reset_index(drop=True)
         exc = excluded if excluded is not None else pd.DataFrame(columns=["reason"])
@@ -241,13 +276,15 @@ _FALSE = {"false", "f", "no", "n", "0", "fail", "failed", "failure", "i", "incor
 _MISSING = {"", "na", "nan", "none", "null"}
 
 
-def coerce_success(s: pd.Series, *, where: str) -> pd.Series:
+def coerce_success(s: pd.Series, *, where: str, rows: np.ndarray | None = None) -> pd.Series:
     """Map boolean-like values to a nullable boolean; reject anything else.
 
     Accepted (case-insensitive, surrounding spaces ignored): booleans;
     the numbers 1 and 0 (also written ``1.0`` / ``0.0``); true/false, t/f,
     yes/no, y/n, pass/fail, passed/failed, success/failure, correct/incorrect,
-    C/I. Missing: empty, NA, NaN, None, null. Vectorised (pandas string ops).
+    C/I. Missing: empty, NA, NaN, None, null. Vectorised (pandas string ops). ``rows``: the
+    1-based file row of each value, for messages (default: the position + 1); a streamed
+    reader passes the distinct values of a batch with the first row of each.
 
     Examples
     --------
@@ -279,13 +316,19 @@ def coerce_success(s: pd.Series, *, where: str) -> pd.Series:
         bad_rows = np.flatnonzero(bad)
         seen = list(dict.fromkeys(_show(v) for v in s.iloc[bad_rows[:1000]].tolist()))
         raise ValidationError(
-            f"{where}: row {bad_rows[0] + 1}: success values must be boolean-like "
+            f"{where}: row {_row(rows, bad_rows[0])}: success values must be boolean-like "
             f"(true/false, 1/0, pass/fail, C/I); saw {', '.join(seen[:6])}"
-            f"{' ...' if len(seen) > 6 else ''} in {len(bad_rows)} row(s)"
-            " (for numeric rewards give a threshold)"
+            f"{' ...' if len(seen) > 6 else ''}"
+            + (f" in {len(bad_rows)} row(s)" if rows is None else "")
+            + " (for numeric rewards give a threshold)"
         )
     out = pd.Series(is_true, index=s.index, dtype="boolean")
     return out.mask(undecided & ~is_true & ~is_false)
+
+
+def _row(rows: np.ndarray | None, pos: int) -> int:
+    """The 1-based file row of position ``pos`` (``rows`` given by a streamed reader)."""
+    return int(pos) + 1 if rows is None else int(rows[pos])
 
 
 def _show(value: Any) -> str:
@@ -317,15 +360,77 @@ def _check_duplicates(df: pd.DataFrame, where: str) -> None:
     )
 
 
-def _coerce_trial(s: pd.Series, *, where: str) -> pd.Series:
-    t = pd.to_numeric(s, errors="coerce")
-    bad = t.isna() | (t != np.floor(t)) | (t < 0)
+def finite_column(
+    s: pd.Series, col: str, *, where: str, rows: np.ndarray | None = None
+) -> pd.Series:
+    """A numeric column (score, duration, cost) as float; text that is not a number, and
+    infinite values, are errors naming the row. Missing values stay NaN.
+
+    Examples
+    --------
+    >>> finite_column(pd.Series(["0.5", None]), "score", where="t").tolist()
+    [0.5, nan]
+    >>> finite_column(pd.Series([1.0, float("inf")]), "score", where="t")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.ValidationError: t: row 2: score inf is not a finite number
+    """
+    if pd.api.types.is_bool_dtype(s.dtype) or s.dtype.kind in "Mm":
+        raise ValidationError(f"{where}: {col} is a {s.dtype} column, not numbers")
+    num = s if pd.api.types.is_numeric_dtype(s.dtype) else pd.to_numeric(s, errors="coerce")
+    num = num.astype(float)
+    bad = num.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
+        row = int(np.flatnonzero(bad)[0])
         raise ValidationError(
-            f"{where}: row {row + 1}: trial {_show(s.iloc[row])} is not a non-negative whole number"
+            f"{where}: row {_row(rows, row)}: {col} {_show(s.iloc[row])} is not a number"
+        )
+    inf = np.isinf(num.to_numpy())
+    if inf.any():
+        row = int(np.flatnonzero(inf)[0])
+        raise ValidationError(
+            f"{where}: row {_row(rows, row)}: {col} {_show(s.iloc[row])} is not a finite number"
+        )
+    return num
+
+
+def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) -> pd.Series:
+    """Trial numbers as int64: whole numbers from 0 to 2^53 (text, floats such as ``3.0`` and
+    integers accepted); anything else is an error naming the row.
+
+    Examples
+    --------
+    >>> coerce_trial(pd.Series(["0", 1, 2.0]), where="t").tolist()
+    [0, 1, 2]
+    """
+    check_scalar_column(s, "trial", where=where, rows=rows)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        raise ValidationError(f"{where}: trial is a boolean column; trial must be a whole number")
+    if pd.api.types.is_integer_dtype(s.dtype) and not isinstance(
+        s.dtype, pd.api.extensions.ExtensionDtype
+    ):
+        t = s
+        bad = (t < 0).to_numpy()
+    else:
+        t = pd.to_numeric(s, errors="coerce")
+        if t.dtype == object:  # integers beyond int64 stay Python ints
+            t = pd.to_numeric(t.map(float), errors="coerce")
+        tv = t.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isnan(tv) | (tv != np.floor(tv)) | (tv < 0) | (tv > MAX_COUNT)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValidationError(
+            f"{where}: row {_row(rows, row)}: trial {_show(s.iloc[row])} is not a "
+            f"non-negative whole number{' up to 2^53' if _too_big(s.iloc[row]) else ''}"
         )
     return t.astype(np.int64)
+
+
+def _too_big(value: Any) -> bool:
+    try:
+        return float(value) > MAX_COUNT
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
@@ -451,10 +556,13 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
 
     for var in ("n", "c", "unscored"):
         raw = np.asarray(out[var].values)
-        if raw.dtype.kind in "iu":  # integers: only the sign can be wrong
-            if (raw < 0).any():
+        if raw.dtype.kind in "iu":  # integers: only the sign and the size can be wrong
+            if raw.dtype.kind == "i" and (raw < 0).any():
                 s, t = np.argwhere(raw < 0)[0]
                 raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} is negative")
+            if (raw > MAX_COUNT).any():
+                s, t = np.argwhere(raw > MAX_COUNT)[0]
+                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} {_TOO_BIG}")
         else:
             vals = np.asarray(raw, dtype=float)
             bad = ~np.isfinite(vals) | (vals != np.floor(vals))
@@ -464,6 +572,9 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
             if (vals < 0).any():
                 s, t = np.argwhere(vals < 0)[0]
                 raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
+            if (vals > MAX_COUNT).any():
+                s, t = np.argwhere(vals > MAX_COUNT)[0]
+                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} {_TOO_BIG}")
         if raw.dtype != np.int64:
             out[var] = out[var].astype(np.int64)
     gt = out["c"].values > out["n"].values

@@ -45,3 +45,39 @@ def test_readers(tmp_path: Path, fmt: str | None) -> None:
     f.write_text(('{"x": ' if fmt == "jsonl" else "") + DEEP + "\n")
     with pytest.raises(FormatError, match="deep"):
         ph.read(f, format=fmt)
+
+
+def test_tool_call_arguments_nested_too_deeply_are_a_format_error(tmp_path: Path) -> None:
+    # the arguments are JSON text inside a valid file: canonical_args parses them
+    from passhat.traces import canonical_args
+
+    deep_args = DEEP + "]" * 100_000
+    with pytest.raises(FormatError, match="tool-call arguments nested too deeply"):
+        canonical_args(deep_args)
+    nested: object = []
+    for _ in range(100_000):
+        nested = [nested]
+    with pytest.raises(FormatError, match="nested too deeply"):
+        canonical_args({"q": nested})
+    f = tmp_path / "steps.jsonl"
+    f.write_text(
+        json.dumps({"task_id": "t", "trial": 0, "action": "a", "args": {"q": 1}, "success": True})
+        + "\n"
+    )
+    traces = ph.read_traces(f)
+    traces.steps.loc[0, "args"] = deep_args
+    with pytest.raises(FormatError, match="step row 1: tool-call arguments nested too deeply"):
+        ph.traces.normalise(traces, ignore_keys=["id"])
+
+
+def test_a_dataset_of_deep_json_lines_and_the_counts_sniffer(tmp_path: Path) -> None:
+    d = tmp_path / "parts"
+    d.mkdir()
+    (d / "part-0.jsonl").write_text('{"task_id": ' + DEEP + "\n")
+    with pytest.raises(FormatError, match=r"part-0\.jsonl: .*JSON nested too deeply"):
+        ph.read_counts(d)
+    from passhat.io.counts import _sniff_counts
+
+    f = tmp_path / "deep.jsonl"
+    f.write_text('{"task_id": ' + DEEP + "\n")
+    assert _sniff_counts(f, f.read_text()[:4096]) is False

@@ -89,7 +89,14 @@ def test_previous_report_figures_removed(tmp_path: Path) -> None:
             MANIFEST,
             *(
                 str(p.relative_to(out))
-                for p in (res.paths.html, res.paths.markdown, res.paths.json, *res.paths.figures)
+                for p in (
+                    res.paths.html,
+                    res.paths.markdown,
+                    res.paths.json,
+                    res.paths.tasks,  # the per-task detail
+                    *res.paths.figures,
+                )
+                if p is not None
             ),
         ]
     )

@@ -119,7 +119,7 @@ def load_input(
     if system_name is not None:
         options["system_name"] = system_name
     data = read(path, format=fmt, **options)
-    for note in data.notes if isinstance(data, Trials) else ():
+    for note in data.notes if isinstance(data, Trials) else data.attrs.get("notes", []):
         echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
     return data
 

@@ -160,7 +160,7 @@ def report_cmd(
         f"  k = {', '.join(map(str, settings['k']))}; bootstrap {settings['n_boot']} resamples, "
         f"seed {res.data.stamp['seed']}"
     )
-    said = set(data.notes) if isinstance(data, Trials) else set()  # printed on stderr
+    said = set(data.notes if isinstance(data, Trials) else data.attrs.get("notes", []))  # stderr
     for note in res.data.stamp.get("notes", []):
         if note not in said and not note.startswith("population intervals:"):  # said above
             echo(f"  note: {note}")

@@ -4,8 +4,10 @@ A reader is registered with :func:`register_reader` under a format name and a
 kind (``"trials"``, ``"counts"`` or ``"traces"``), with a ``sniff`` function
 that says whether a file looks like its format; one module per format holds
 its readers of every kind. Use :func:`read_trials` (trials), :func:`read`
-(trials or counts, whichever the file holds) or :func:`read_traces` (per-trial
-tool calls and outcomes).
+(trials or counts, whichever the file holds), :func:`read_counts` (a count
+table; tidy files, directories and globs of part files are counted out of core
+by :func:`aggregate_counts`) or :func:`read_traces` (per-trial tool calls and
+outcomes).
 
 Examples
 --------
@@ -33,9 +35,11 @@ from passhat.io._registry import (
     read_trials,
     register_reader,
 )
+from passhat.io.aggregate import aggregate_counts
 from passhat.io.traces import load_stages, read_traces
 
 __all__ = [
+    "aggregate_counts",
     "file_sha256",
     "formats",
     "input_stamp",

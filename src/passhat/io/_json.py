@@ -10,7 +10,14 @@ from typing import Any
 
 from passhat.errors import FormatError
 
-__all__ = ["jsonl_objects", "load_json", "not_utf8", "scenario_fingerprint", "too_deep"]
+__all__ = [
+    "json_object",
+    "jsonl_objects",
+    "load_json",
+    "not_utf8",
+    "scenario_fingerprint",
+    "too_deep",
+]
 
 
 def load_json(path: Path, *, expected: str | None = None) -> Any:
@@ -25,8 +32,9 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         error when the file is not JSON at all.
     """
     what = f"not a {expected}: " if expected else ""
+    _refuse_nul(path, what)
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
     except json.JSONDecodeError as err:
         raise FormatError(
@@ -52,6 +60,23 @@ def too_deep(path: Path, line: int | None = None) -> FormatError:
     return FormatError(f"{where}JSON nested too deeply to read (over ~1,000 levels of [ or {{)")
 
 
+def _refuse_nul(path: Path, what: str) -> None:
+    """A NUL byte anywhere (a sparse, truncated or binary file) is refused before parsing: a
+    1 MiB-block scan, so a 2 GB file of zeros fails in a second, not after loading it."""
+    try:
+        with open(path, "rb") as fh:
+            offset = 0
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                at = block.find(b"\x00")
+                if at >= 0:
+                    raise FormatError(
+                        f"{path}: {what}byte {offset + at} is NUL: a binary file, not JSON text"
+                    )
+                offset += len(block)
+    except (IsADirectoryError, FileNotFoundError, PermissionError):
+        return  # the JSON reader reports these
+
+
 def not_utf8(path: Path, what: str = "") -> FormatError:
     """The error for a text file that is not UTF-8, naming the line and byte of the first bad byte.
 
@@ -63,16 +88,24 @@ def not_utf8(path: Path, what: str = "") -> FormatError:
     >>> str(not_utf8(f)).endswith("line 2: byte 0xff is not UTF-8; save the file as UTF-8")
     True
     """
+    import codecs
+
+    where = "not UTF-8 text"
     try:
-        raw = Path(path).read_bytes()
-        raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        where = f"line {line}: byte 0x{raw[err.start]:02x} is not UTF-8"
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        lines = 0
+        with open(path, "rb") as fh:  # in blocks: the file may be large
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as err:
+                    start = max(err.start, 0)
+                    line = lines + block.count(b"\n", 0, start) + 1
+                    where = f"line {line}: byte 0x{block[start]:02x} is not UTF-8"
+                    break
+                lines += block.count(b"\n")
     except OSError:
-        where = "not UTF-8 text"
-    else:  # pragma: no cover - only called after a decode error
-        where = "not UTF-8 text"
+        pass
     return FormatError(f"{path}: {what}{where}; save the file as UTF-8")
 
 
@@ -88,24 +121,31 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     A line that is not valid JSON, or not an object, is a :class:`FormatError`
     naming the line.
     """
+    out: list[tuple[int, dict[str, Any]]] = []
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
+        with open(path, encoding="utf-8-sig") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                out.append((lineno, json_object(path, lineno, line)))
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
-    out: list[tuple[int, dict[str, Any]]] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
-        except RecursionError as err:
-            raise too_deep(path, lineno) from err
-        if not isinstance(obj, dict):
-            raise FormatError(
-                f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
-            )
-        out.append((lineno, obj))
     return out
+
+
+def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
+    """One line of a JSON-lines file as an object; NUL bytes, bad JSON, deep nesting and
+    non-objects are errors naming the line."""
+    if "\x00" in line:
+        raise FormatError(f"{path}: line {lineno}: NUL bytes: a binary file, not JSON lines")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
+    except RecursionError as err:
+        raise too_deep(path, lineno) from err
+    if not isinstance(obj, dict):
+        raise FormatError(
+            f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
+        )
+    return obj

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
+    "STREAM_BYTES",
     "Reader",
     "file_head",
     "file_sha256",
@@ -48,6 +49,8 @@ __all__ = [
     "sniff",
 ]
 
+#: Trial files larger than this are counted out of core by :func:`read` (see ``stream``).
+STREAM_BYTES = 256 * 2**20
 #: What a reader returns: a trial table, a count table, or traces.
 KINDS = ("trials", "counts", "traces")
 #: The kinds :func:`read` returns (one namespace of format names).
@@ -70,6 +73,7 @@ class Reader:
     kind: str  # "trials", "counts" or "traces"
     priority: int = 50
     aliases: tuple[str, ...] = ()
+    stream: Callable[..., xr.Dataset] | None = None
 
 
 _READERS: dict[tuple[str, str], Reader] = {}
@@ -83,10 +87,14 @@ def register_reader(
     kind: str = "trials",
     priority: int = 50,
     aliases: tuple[str, ...] = (),
+    stream: Callable[..., xr.Dataset] | None = None,
 ) -> None:
     """Register a reader of one kind under a format name (lower priority sniffs first).
 
-    ``aliases`` are other names ``format=`` accepts for it.
+    ``aliases`` are other names ``format=`` accepts for it. ``stream(path, **options)``, for a
+    trial format, counts a file, directory or glob out of core (memory by tasks, not rows):
+    :func:`read_counts` always uses it, :func:`read` for directories, globs and files over
+    :data:`STREAM_BYTES`.
 
     Examples
     --------
@@ -101,7 +109,13 @@ def register_reader(
     if kind not in KINDS:
         raise OptionError(f"reader {name!r}: kind must be one of {', '.join(KINDS)} (got {kind!r})")
     _READERS[(kind, name)] = Reader(
-        name=name, read=read, sniff=sniff, kind=kind, priority=priority, aliases=tuple(aliases)
+        name=name,
+        read=read,
+        sniff=sniff,
+        kind=kind,
+        priority=priority,
+        aliases=tuple(aliases),
+        stream=stream,
     )
 
 
@@ -198,7 +212,8 @@ def file_sha256(path: str | Path) -> str:
 
 
 def file_head(path: Path) -> str:
-    """The first 64 KiB of a file as text (undecodable bytes replaced); empty for a directory.
+    """The first 64 KiB of a file as text (gzip looked through, a UTF-8 byte-order mark dropped,
+    undecodable bytes replaced); empty for a directory.
 
     Examples
     --------
@@ -212,7 +227,33 @@ def file_head(path: Path) -> str:
         return ""
     with open(path, "rb") as fh:
         raw = fh.read(65536)
-    return raw.decode("utf-8", errors="replace")
+    if raw[:2] == b"\x1f\x8b":
+        import gzip
+        import zlib
+
+        try:
+            with gzip.open(path, "rb") as gz:
+                raw = gz.read(65536)
+        except (OSError, EOFError, zlib.error):
+            pass  # a damaged gzip stream: the reader says so
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+#: Formats whose files are text: a NUL byte in their head means a binary file.
+_TEXT_FORMATS = frozenset({"csv", "jsonl", "counts", "tau-bench", "tau2-bench"})
+
+
+def _refuse_binary(path: Path, head: str, what: str | None = None) -> None:
+    """A text reader given a binary file (NUL bytes, e.g. a sparse or truncated file) says so at
+    once instead of parsing gigabytes of zeros."""
+    at = head.find("\x00")
+    if at < 0 or head.startswith(("PAR1", "PK")):  # Parquet and zip containers are binary
+        return
+    line = head.count("\n", 0, at) + 1
+    raise FormatError(
+        f"{path}: line {line} holds NUL bytes (byte {len(head[:at].encode('utf-8'))}): a binary "
+        f"file, not {what or 'a text table or JSON'}"
+    )
 
 
 def _resolve(path: Path, fmt: str | None) -> Reader:
@@ -224,6 +265,8 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
             raise FormatError(
                 f"{path}: unknown format {fmt!r}; known formats: {', '.join(formats())}"
             )
+        if found.name in _TEXT_FORMATS and path.is_file():
+            _refuse_binary(path, file_head(path), f"{found.name} text")
         return found
     if path.is_file() and path.stat().st_size == 0:
         raise FormatError(f"{path}: the file is empty")
@@ -232,7 +275,10 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
         raise FormatError(f"{path}: the file is empty (only whitespace)")
     reader = sniff(path, head)
     if reader is not None:
+        if reader.name in _TEXT_FORMATS:
+            _refuse_binary(path, head, f"{reader.name} text")
         return reader
+    _refuse_binary(path, head)
     if path.is_file() and (path.suffix.lower() == ".json" or head.lstrip().startswith(("{", "["))):
         from passhat.io._json import load_json
 
@@ -260,25 +306,78 @@ def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:
         )
 
 
-def read(path: str | Path, *, format: str | None = None, **options: Any) -> Trials | xr.Dataset:
+def _is_pattern(path: Path) -> bool:
+    return not path.exists() and any(ch in str(path) for ch in "*?[")
+
+
+def _dataset_reader(path: Path, fmt: str | None) -> Reader:
+    """The trial reader of a directory of part files or a glob (by the files' kind)."""
+    from passhat.io._scan import file_kind, source_files
+
+    files = source_files(path)
+    kind = fmt or file_kind(files[0]) or "csv"
+    found = find_reader("csv" if kind == "tsv" else kind, kinds=("trials",))
+    if found is None or found.stream is None:
+        raise FormatError(
+            f"{path}: a directory or pattern of {kind} files; only csv, tsv, jsonl and parquet "
+            "part files are read as one dataset"
+        )
+    return found
+
+
+def read(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    aggregate: bool | None = None,
+    **options: Any,
+) -> Trials | xr.Dataset:
     """Read a file into trials or a count table, whichever it holds.
 
     Parameters
     ----------
     path : str or Path
-        The file (or a τ²-bench run directory).
+        The file, a τ²-bench run directory, or a tidy dataset: a directory of
+        CSV/TSV/JSONL/Parquet part files or a glob pattern (``"runs/*.parquet"``).
     format : str, optional
         A registered format name; sniffed from the content when omitted.
+    aggregate : bool, optional
+        Count a tidy trial source out of core and return its count table (memory by
+        tasks, not rows). Default (None): for directories, globs and files over
+        :data:`STREAM_BYTES`; False: always a trial table (not for a dataset).
     **options
         Passed to the reader (column map, threshold, system name, ...).
     """
     p = Path(path)
-    reader = _resolve(p, format)
+    dataset = _is_pattern(p) or (p.is_dir() and not (p / "results.json").is_file())
+    if dataset and format is not None:
+        named = find_reader(format)
+        dataset = named is not None and named.stream is not None
+    if dataset:
+        reader = _dataset_reader(p, format)
+        if aggregate is False:
+            raise FormatError(
+                f"{p}: a directory or pattern of part files is read as counts "
+                "(passhat.read_counts), not as one trial table"
+            )
+    else:
+        reader = _resolve(p, format)
     _check_options(p, reader, options)
+    big = p.is_file() and p.stat().st_size > STREAM_BYTES
+    if reader.stream is not None and (aggregate or (aggregate is None and (dataset or big))):
+        counts = reader.stream(p, **options)
+        counts.attrs["source_format"] = reader.name
+        if p.exists():
+            counts.attrs["source_sha256"] = file_sha256(p)
+        return counts
     try:
         result = reader.read(p, **options)
     except IsADirectoryError as err:
         raise FormatError(f"{p}: a directory, not a {reader.name} file") from err
+    except RecursionError as err:
+        raise FormatError(
+            f"{p}: nested too deeply to read (JSON depth over Python's limit)"
+        ) from err
     meta = {"path": str(p), "format": reader.name, "sha256": file_sha256(p)}
     if isinstance(result, Trials):
         result.source = {**meta, **result.source}
@@ -304,7 +403,7 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     >>> ph.read_trials(f, task="question_id", success="passed")
     Trials(4 runs, 1 system(s), 2 tasks, 0 unscored)
     """
-    result = read(path, format=format, **options)
+    result = read(path, format=format, aggregate=False, **options)
     if not isinstance(result, Trials):
         raise FormatError(
             f"{path}: holds a count table (task_id, n, c), not trials; use passhat.read_counts"
@@ -313,6 +412,7 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
 
 
 def read_counts(path: str | Path, *, format: str | None = None, **options: Any) -> xr.Dataset:
-    """Read a file into a count table (trial files are aggregated)."""
-    result = read(path, format=format, **options)
+    """Read a file into a count table (trial files are aggregated; tidy files, directories and
+    globs of part files out of core, so memory follows the tasks, not the rows)."""
+    result = read(path, format=format, aggregate=True, **options)
     return result.counts() if isinstance(result, Trials) else result

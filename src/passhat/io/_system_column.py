@@ -12,6 +12,7 @@ answer takes a new value in most rows.)
 The rule (:func:`find_system_column`), for a table with no ``system`` column
 and no ``system_name``:
 
+* a column with more than :data:`MAX_GROUPS` (10,000) distinct values is not a system;
 * columns named like a run index (``attempt``, ``epoch``, ``seed``, ...) and
   whole-number columns numbering each task's runs 0, 1, … or 1, 2, … are run
   indices, not systems;
@@ -35,7 +36,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,18 @@ from numpy.typing import NDArray
 
 from passhat.errors import ValidationError
 
-__all__ = ["RUN_INDEX_NAMES", "SYSTEM_NAMES", "find_system_column", "splits_every_task"]
+__all__ = [
+    "MAX_GROUPS",
+    "RUN_INDEX_NAMES",
+    "SYSTEM_NAMES",
+    "Groups",
+    "choose_system_column",
+    "find_system_column",
+    "is_candidate_name",
+    "is_system_name",
+    "splits_every_task",
+    "system_column_note",
+]
 
 #: Column names (lower case, without ``_``, ``-``, spaces) read as the system when they split
 #: every task's runs.
@@ -83,6 +95,10 @@ SYSTEM_NAMES = frozenset(
         "experimentname",
     }
 )
+
+#: A column with more distinct values than this is not a system column (a run id, a
+#: timestamp, an answer text); the out-of-core reader stops following it at this count.
+MAX_GROUPS = 10_000
 
 #: Column names (same normalisation) of a run index: never read as the system.
 RUN_INDEX_NAMES = frozenset(
@@ -149,31 +165,53 @@ def _pairs(a: _Coded, b: _Coded) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     return key // b.n, key % b.n
 
 
-def _is_run_index(v: _Coded, t: _Coded) -> bool:
+@dataclass(frozen=True)
+class Groups:
+    """What the rule needs to know of one column: its distinct values (in order of first
+    appearance, a missing value being a value of its own), the number of rows, and the
+    distinct (task, value) pairs it takes, as codes. The in-memory reader builds it from the
+    table; the out-of-core reader (:mod:`passhat.io._system_scan`) from its batches."""
+
+    uniques: Any
+    rows: int
+    pair_task: NDArray[np.int64]
+    pair_value: NDArray[np.int64]
+
+    @classmethod
+    def of(cls, v: _Coded, t: _Coded) -> Groups:
+        pt, pv = _pairs(t, v)
+        return cls(v.uniques, len(v.codes), pt, pv)
+
+    @property
+    def n(self) -> int:
+        return len(self.uniques)
+
+
+def _is_run_index(g: Groups, n_tasks: int) -> bool:
     """Whole numbers that number each task's runs 0, 1, … or 1, 2, … (with repeats allowed)."""
-    num_u = pd.to_numeric(pd.Series(v.uniques), errors="coerce").to_numpy(
+    num_u = pd.to_numeric(pd.Series(list(g.uniques), dtype=object), errors="coerce").to_numpy(
         dtype=float, na_value=np.nan
     )
     if np.isnan(num_u).any() or not np.all(num_u == np.floor(num_u)):
         return False
-    num = num_u[v.codes]
-    lo = np.full(t.n, np.inf)
-    hi = np.full(t.n, -np.inf)
-    np.minimum.at(lo, t.codes, num)
-    np.maximum.at(hi, t.codes, num)
-    per_task = np.bincount(_pairs(t, v)[0], minlength=t.n)
+    num = num_u[g.pair_value]
+    lo = np.full(n_tasks, np.inf)
+    hi = np.full(n_tasks, -np.inf)
+    np.minimum.at(lo, g.pair_task, num)
+    np.maximum.at(hi, g.pair_task, num)
+    per_task = np.bincount(g.pair_task, minlength=n_tasks)
     return bool(np.all((lo == 0) | (lo == 1)) and np.all(hi - lo + 1 == per_task))
 
 
-def _splits(v: _Coded, t: _Coded) -> bool:
-    """:func:`splits_every_task` on coded values and tasks."""
-    if v.n < 2 or v.n > len(v.codes) // 2:
+def _splits(g: Groups, task_rows: NDArray[np.int64]) -> bool:
+    """:func:`splits_every_task` on a column's groups and each task's number of rows."""
+    if g.n < 2 or g.n > g.rows // 2 or g.n > MAX_GROUPS:
         return False
-    several = np.bincount(t.codes, minlength=t.n) >= 2
-    pt, pv = _pairs(t, v)
-    if not several.any() or (np.bincount(pt, minlength=t.n)[several] < 2).any():
+    n_tasks = len(task_rows)
+    several = task_rows >= 2
+    if not several.any() or (np.bincount(g.pair_task, minlength=n_tasks)[several] < 2).any():
         return False
-    return not (t.n >= 2 and (np.bincount(pv, minlength=v.n) < 2).any())
+    return not (n_tasks >= 2 and (np.bincount(g.pair_value, minlength=g.n) < 2).any())
 
 
 def splits_every_task(values: pd.Series, tasks: pd.Series) -> bool:
@@ -191,12 +229,23 @@ def splits_every_task(values: pd.Series, tasks: pd.Series) -> bool:
     >>> splits_every_task(pd.Series(["x", "x", "y", "y"]), t)  # a task attribute
     False
     """
-    return _splits(_Coded.of(values), _Coded.of(tasks))
+    t = _Coded.of(tasks)
+    return _splits(Groups.of(_Coded.of(values), t), np.bincount(t.codes, minlength=t.n))
 
 
 def _follows(fine: _Coded, coarse: _Coded) -> bool:
     """Whether every value of ``fine`` goes with one value of ``coarse`` (coarse = f(fine))."""
     return bool((np.bincount(_pairs(fine, coarse)[0], minlength=fine.n) <= 1).all())
+
+
+def is_candidate_name(name: object) -> bool:
+    """Whether a column may be read as the system by its name (not a run index's name)."""
+    return _norm(name) not in RUN_INDEX_NAMES
+
+
+def is_system_name(name: object) -> bool:
+    """Whether a column's name is a common system name (``model``, ``agent``, ...)."""
+    return _norm(name) in SYSTEM_NAMES
 
 
 def find_system_column(
@@ -230,39 +279,109 @@ def find_system_column(
     """
     skip = set(ignore) | {"task_id", "system"}
     t = _Coded.of(df["task_id"])
+    task_rows = np.bincount(t.codes, minlength=t.n)
     coded: dict[str, _Coded] = {}
+    groups: dict[str, Groups] = {}
     for col in df.columns:
-        if col in skip or _norm(col) in RUN_INDEX_NAMES:
+        if col in skip or not is_candidate_name(col):
             continue
         if pd.api.types.is_bool_dtype(df[col].dtype):  # an outcome, not a grouping
             continue
-        v = _Coded.of(df[col])
-        if _splits(v, t) and not _is_run_index(v, t):
-            coded[str(col)] = v
-    candidates = list(coded)
-    if not candidates:
-        return None
-    named = [c for c in candidates if _norm(c) in SYSTEM_NAMES]
+        try:
+            v = _Coded.of(df[col])
+        except TypeError:  # lists or dicts (a per-run record): not a grouping
+            continue
+        coded[str(col)], groups[str(col)] = v, Groups.of(v, t)
+    return choose_system_column(
+        groups,
+        task_rows,
+        where=where,
+        follows=lambda a, b: _follows(coded[a], coded[b]),
+        trial_apart=lambda: "trial" in df.columns and not df.duplicated(["task_id", "trial"]).any(),
+    )
+
+
+def choose_system_column(
+    columns: dict[str, Groups],
+    task_rows: NDArray[np.int64],
+    *,
+    where: str,
+    follows: Callable[[str, str], bool],
+    trial_apart: Callable[[], bool],
+    unchecked: Sequence[str] = (),
+) -> tuple[str, list[str]] | None:
+    """The rule of :func:`find_system_column` on each column's :class:`Groups`.
+
+    ``follows(a, b)``: every value of column ``a`` goes with one value of ``b``.
+    ``trial_apart()``: a mapped trial tells every run of a task apart.
+    ``unchecked``: columns the out-of-core reader could not follow (too many distinct
+    (task, value) pairs for its memory budget); when the rule would need them, the
+    table is refused with the fix rather than read as one system on a guess.
+    """
+    candidates = [c for c, g in columns.items() if _splits(g, task_rows)]
+    candidates = [c for c in candidates if not _is_run_index(columns[c], len(task_rows))]
+    named = [c for c in candidates if is_system_name(c)]
+    fix = "--map system=COLUMN (Python: system='COLUMN')"
+    if any(is_system_name(c) for c in unchecked):
+        col = next(c for c in unchecked if is_system_name(c))
+        raise ValidationError(
+            f"{where}: column {col!r} may name the system but has too many distinct values per "
+            f"task to check out of core; if it names the system give --map system={col} "
+            f"(Python: system={col!r}), if the runs are one system name it with "
+            "--system-name NAME (Python: system_name=...)"
+        )
     if named:
         best = named[0]
-        apart = [c for c in candidates if c != best and not _follows(coded[best], coded[c])]
+        apart = [c for c in candidates if c != best and not follows(best, c)]
         clash = [c for c in apart if c in named]
         if clash:
             raise ValidationError(
                 f"{where}: columns {', '.join(map(repr, [best, *clash]))} each split every "
-                "task's runs into groups and do not nest; map the one that names the system "
-                "with --map system=COLUMN (Python: system='COLUMN'), or combine them into one "
-                "column"
+                f"task's runs into groups and do not nest; map the one that names the system "
+                f"with {fix}, or combine them into one column"
             )
         return best, apart
-    if "trial" in df.columns and not df.duplicated(["task_id", "trial"]).any():
+    if (candidates or unchecked) and trial_apart():
         return None  # the mapped trial already tells every run of a task apart: one system
+    if not candidates and not unchecked:
+        return None
+    if not candidates:
+        col = unchecked[0]
+        raise ValidationError(
+            f"{where}: column {col!r} has too many distinct values per task to check out of "
+            "core whether it splits every task's runs into groups, as a system column would; "
+            f"if it names the system give --map system={col} (Python: system={col!r}), if the "
+            "runs are one system name it with --system-name NAME (Python: system_name=...)"
+        )
     col = candidates[0]
-    values = list(pd.unique(df[col].astype("string").fillna("<missing>")))
+    values = list(
+        pd.unique(pd.Series(list(columns[col].uniques)).astype("string").fillna("<missing>"))
+    )
     shown = ", ".join(map(str, values[:4])) + (" ..." if len(values) > 4 else "")
     raise ValidationError(
         f"{where}: column {col!r} splits every task's runs into {len(values)} groups ({shown}), "
         f"as a system column would, but no system column is mapped; if it names the system give "
         f"--map system={col} (Python: system={col!r}), if the runs are one system name it with "
         "--system-name NAME (Python: system_name=...)"
+    )
+
+
+def system_column_note(col: str, systems: Sequence[str], also: Sequence[str]) -> str:
+    """The reader's note when an unmapped column is read as the system.
+
+    Examples
+    --------
+    >>> system_column_note("model", ["a", "b"], [])[:58]
+    "read column 'model' as the system (2 systems: a, b): it sp"
+    """
+    shown = ", ".join(map(str, systems[:4])) + (" ..." if len(systems) > 4 else "")
+    others = (
+        f"; column(s) {', '.join(map(repr, also))} also split the runs and are not part of it"
+        if also
+        else ""
+    )
+    return (
+        f"read column {col!r} as the system ({len(systems)} systems: {shown}): it splits every "
+        f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
+        f"runs as one system{others}"
     )

@@ -13,9 +13,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._ids import clean_ids
 from passhat.errors import CountError, FormatError, ValidationError
+from passhat.io._json import jsonl_objects
 from passhat.io._registry import register_reader
-from passhat.trials import DEFAULT_SYSTEM, validate_counts
+from passhat.io._scan import delimiter, file_kind, header, is_gzip
+from passhat.io.tidy import is_count_schema
+from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
 __all__ = ["counts_from_table", "read_count_table"]
 
@@ -34,20 +38,36 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     df = df.copy()
     if "system" not in df.columns:
         df["system"] = DEFAULT_SYSTEM
-    df["system"] = df["system"].astype(str)
-    df["task_id"] = df["task_id"].astype(str)
+    for col in ("system", "task_id"):
+        if df[col].isna().any():
+            row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
+            raise ValidationError(f"{where}: row {row + 1}: {col} is missing")
+        check_scalar_column(df[col], col, where=where)
+        df[col] = clean_ids(df[col], column=col, where=where)
     for col in ("n", "c", "unscored", "weight"):
         if col not in df.columns:
             continue
-        num = pd.to_numeric(df[col], errors="coerce")
-        bad = num.isna() | ~np.isfinite(num)
+        raw = df[col]
+        if pd.api.types.is_bool_dtype(raw.dtype) or raw.dtype.kind in "Mm":
+            raise CountError(f"{where}: {col} is a {raw.dtype} column, not numbers")
+        num = pd.to_numeric(raw, errors="coerce")
+        if num.dtype == object:  # whole numbers beyond int64 stay Python ints
+            num = pd.to_numeric(num.map(float), errors="coerce")
+        vals = num.to_numpy(dtype=float, na_value=np.nan)
+        bad = ~np.isfinite(vals)
         if col != "weight":
-            bad |= num != np.floor(num)
+            bad |= (vals != np.floor(vals)) | (vals > MAX_COUNT)
         if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
+            row = int(np.flatnonzero(bad)[0])
             kind = "a number" if col == "weight" else "a whole number"
-            value = df[col].iloc[row]
-            what = "is missing" if pd.isna(value) else f"= {value!r} is not {kind}"
+            value = raw.iloc[row]
+            what = (
+                "is missing"
+                if pd.isna(value)
+                else f"= {_plain(value)} is too large (a count is at most 2^53)"
+                if np.isfinite(vals[row]) and vals[row] > MAX_COUNT
+                else f"= {value!r} is not {kind}"
+            )
             raise CountError(
                 f"{where}: row {row + 1} (task {df['task_id'].iloc[row]!r}): {col} {what}"
             )
@@ -96,20 +116,34 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     return ds
 
 
+def _plain(value: Any) -> str:
+    """A raw cell as written (a number's digits, not a float's rounding)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return str(value).strip() if isinstance(value, str | int) else repr(value)
+
+
 def read_count_table(path: Path, *, system_name: str | None = None, **options: Any) -> xr.Dataset:
     """Read a count table from CSV, JSONL or Parquet (``system_name``: when it has no system)."""
     if options:
         raise ValidationError(
             f"{path}: options {', '.join(sorted(options))} do not apply to a count table"
         )
-    suffix = path.suffix.lower()
+    kind = file_kind(path) or "csv"
+    header(path)  # duplicate column names refused
     try:
-        if suffix in {".parquet", ".pq"}:
+        if kind == "parquet":
             df = pd.read_parquet(path)
-        elif suffix in {".jsonl", ".ndjson"}:
-            df = pd.read_json(path, lines=True, dtype=False)
+        elif kind == "jsonl":
+            df = pd.DataFrame.from_records([obj for _, obj in jsonl_objects(path)])
         else:
-            df = pd.read_csv(path, dtype=object)
+            df = pd.read_csv(
+                path,
+                sep=delimiter(path),
+                dtype=object,
+                encoding="utf-8-sig",
+                compression="gzip" if is_gzip(path) else None,
+            )
     except (ValueError, pd.errors.ParserError) as err:
         raise FormatError(f"{path}: cannot read the count table ({err})") from err
     if system_name is not None and "system" not in df.columns:
@@ -118,16 +152,20 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
 
 
 def _sniff_counts(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    kind = file_kind(path)
+    if kind == "parquet" or head.startswith("PAR1"):
+        return is_count_schema(header(path))
     first = head.splitlines()[0] if head.strip() else ""
     if first.lstrip().startswith("{"):
         import json
 
-        keys = set(json.loads(first))
-        return (
-            {"n", "c"} <= keys and ("task_id" in keys or "task" in keys) and "success" not in keys
-        )
-    cols = {c.strip().strip('"') for c in first.split(",")}
-    return {"n", "c"} <= cols and ("task_id" in cols or "task" in cols) and "success" not in cols
+        try:
+            return is_count_schema(list(json.loads(first)))
+        except (ValueError, RecursionError):  # not one JSON object per line: not counts
+            return False
+    return is_count_schema([c.strip('"') for c in first.split(delimiter(path))])
 
 
 register_reader("counts", read_count_table, sniff=_sniff_counts, kind="counts", priority=20)

@@ -62,7 +62,12 @@ from passhat.io.traces import (
 from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
 
-__all__ = ["inspect_value_to_float", "read_inspect_log", "read_inspect_traces"]
+__all__ = [
+    "check_zip_sizes",
+    "inspect_value_to_float",
+    "read_inspect_log",
+    "read_inspect_traces",
+]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -107,6 +112,44 @@ def _import_read_eval_log(what: str = "logs") -> Any:
     return read_eval_log
 
 
+#: An .eval member larger than this when inflated, at a ratio above ``MAX_RATIO``, is refused.
+MAX_MEMBER_BYTES = 32 * 2**20
+MAX_RATIO = 100
+#: Most an .eval archive may inflate to in all.
+MAX_LOG_BYTES = 4 * 2**30
+
+
+def check_zip_sizes(path: Path) -> None:
+    """Refuse an ``.eval`` archive whose members inflate absurdly (a zip bomb, or a corrupt
+    size), from the sizes its directory declares, before anything is inflated.
+
+    JSON compresses about 5–20 times; a member that inflates more than :data:`MAX_RATIO`
+    times to over 32 MiB is not a log of samples.
+    """
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError) as err:
+        raise FormatError(
+            f"{path}: not an Inspect AI log (not a readable zip archive: {err})"
+        ) from err
+    total = 0
+    for info in infos:
+        total += info.file_size
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > MAX_MEMBER_BYTES and ratio > MAX_RATIO:
+            raise FormatError(
+                f"{path}: member {info.filename!r} inflates {ratio:,.0f} times to "
+                f"{info.file_size / 2**20:,.0f} MiB; not a log of samples (a damaged or "
+                "hostile archive)"
+            )
+    if total > MAX_LOG_BYTES:
+        raise FormatError(
+            f"{path}: inflates to {total / 2**30:,.1f} GiB, over the {MAX_LOG_BYTES // 2**30} GiB "
+            "passhat reads from one log; split the evaluation into several logs"
+        )
+
+
 def _load_log(path: Path) -> Any:
     read_eval_log = _import_read_eval_log()
     if path.is_dir():
@@ -117,6 +160,7 @@ def _load_log(path: Path) -> Any:
         fmt = "eval" if zipfile.is_zipfile(path) else "json"
     options: dict[str, Any] = {"format": fmt}
     if fmt == "eval":
+        check_zip_sizes(path)
         options["exclude_fields"] = {"messages", "events", "store", "attachments"}
     try:
         return read_eval_log(str(path), **options)
@@ -251,6 +295,11 @@ def read_inspect_log(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
                     f"{score.value!r} is not a scalar success value (C/I/P/N, bool or number)"
                 )
+            if math.isinf(value):
+                raise FormatError(
+                    f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
+                    f"{score.value!r} is not a finite number"
+                )
             if not math.isnan(value):
                 row["score"] = value
                 row["success"] = value >= threshold
@@ -349,7 +398,7 @@ def read_inspect_traces(
     >>> ph.read_traces("logs/run.eval", scorer="match")  # doctest: +SKIP
     """
     read_eval_log = _import_read_eval_log("traces")
-    outcome = read_inspect_log(path, system_name=system_name, scorer=scorer)
+    outcome = read_inspect_log(path, system_name=system_name, scorer=scorer)  # sizes checked
     tf = outcome_frame(outcome)
     tf["termination"] = outcome.frame["status"].to_numpy()
     try:

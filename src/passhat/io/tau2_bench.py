@@ -213,6 +213,10 @@ def read_tau2_bench(
                 raise FormatError(
                     f"{where} (task {task_id!r}): reward {reward!r} is not a number"
                 ) from err
+            if math.isinf(reward):
+                raise FormatError(
+                    f"{where} (task {task_id!r}): reward is {reward}, not a finite number"
+                )
             if math.isnan(reward):
                 reward = None
         success: bool | None

@@ -116,8 +116,8 @@ def read_tau_bench(
             reward_f = float(reward)
         except (TypeError, ValueError) as err:
             raise FormatError(f"{path}: record {i}: reward {reward!r} is not a number") from err
-        if math.isnan(reward_f):
-            raise FormatError(f"{path}: record {i}: reward is NaN")
+        if not math.isfinite(reward_f):
+            raise FormatError(f"{path}: record {i}: reward is {reward_f}, not a finite number")
         if "trial" in rec:
             trial = rec["trial"]
         else:  # older τ-bench files: number trials in order of appearance

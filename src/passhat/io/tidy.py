@@ -18,29 +18,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passhat.errors import FormatError, ValidationError
+from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
-from passhat.io._system_column import find_system_column
-from passhat.trials import OPTIONAL, REQUIRED, Trials
+from passhat.io._scan import delimiter, file_kind, header, is_gzip, resolve_columns, source_files
+from passhat.io._system_column import find_system_column, system_column_note
+from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
-__all__ = ["frame_to_trials", "read_csv", "read_jsonl", "read_parquet"]
-
-#: option name -> data-model column
-_MAP_OPTIONS = {
-    "system": "system",
-    "task": "task_id",
-    "task_id": "task_id",
-    "trial": "trial",
-    "success": "success",
-    "status": "status",
-    "score": "score",
-    "category": "category",
-    "weight": "weight",
-    "scenario_hash": "scenario_hash",
-    "duration": "duration_s",
-    "cost": "cost",
-}
+__all__ = [
+    "frame_to_trials",
+    "is_count_schema",
+    "read_csv",
+    "read_jsonl",
+    "read_parquet",
+    "resolve_columns",
+]
 
 
 def frame_to_trials(
@@ -67,37 +59,9 @@ def frame_to_trials(
     **column_map
         ``task="question_id"`` etc.: data-model field = source column.
     """
-    stripped = [str(c).strip() for c in df.columns]
-    if len(set(stripped)) == len(stripped):  # "system, task_id" headers (spaces after commas)
-        df = df.set_axis(stripped, axis=1)
-    rename: dict[str, str] = {}
-    for opt, src in column_map.items():
-        if src is None:
-            continue
-        if opt not in _MAP_OPTIONS:
-            raise ValidationError(
-                f"{where}: unknown column option {opt!r}; known: {', '.join(sorted(_MAP_OPTIONS))}"
-            )
-        if src not in df.columns:
-            raise ValidationError(
-                f"{where}: column {src!r} (given for {opt}) is missing; "
-                f"columns: {', '.join(map(str, df.columns))}"
-            )
-        target = _MAP_OPTIONS[opt]
-        if src in rename:
-            first = next(o for o, v in column_map.items() if v == src)
-            raise ValidationError(f"{where}: column {src!r} is mapped to both {first} and {opt}")
-        if target in rename.values():
-            raise ValidationError(f"{where}: two columns are mapped to {target!r}")
-        if target in df.columns and target != src:
-            raise ValidationError(
-                f"{where}: --map {opt}={src} would make a second {target!r} column; the file "
-                "already has one (rename or drop it first)"
-            )
-        rename[src] = target
-    df = df.rename(columns=rename)
-    if "task_id" not in df.columns and "task" in df.columns:
-        df = df.rename(columns={"task": "task_id"})
+    df = df.set_axis(
+        list(resolve_columns(list(df.columns), column_map, where=where).values()), axis=1
+    )
     if threshold is not None:
         if not isinstance(threshold, int | float | np.number) or not np.isfinite(threshold):
             raise ValidationError(
@@ -122,10 +86,14 @@ def frame_to_trials(
         raise ValidationError(
             f"{where}: no success column, only a score column; give threshold= (--threshold)"
         )
+    for col in ("system", "task_id"):  # lists or dates as ids are refused before any grouping
+        if col in df.columns:
+            check_scalar_column(df[col], col, where=where)
     found = _system_column(df, where, system_name)
     system_col = found[0] if found else None
     if system_col is not None:
         df = df.rename(columns={system_col: "system"})
+        check_scalar_column(df["system"], "system", where=where)
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
     _check_spaced_ids(df, where)
@@ -145,19 +113,8 @@ def _system_column(
 
 
 def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
-    systems = trials.systems
-    shown = ", ".join(systems[:4]) + (" ..." if len(systems) > 4 else "")
     trials.source.update({"system_from": f"column {col!r}", "system_column": col})
-    others = (
-        f"; column(s) {', '.join(map(repr, also))} also split the runs and are not part of it"
-        if also
-        else ""
-    )
-    trials.notes.append(
-        f"read column {col!r} as the system ({len(systems)} systems: {shown}): it splits every "
-        f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
-        f"runs as one system{others}"
-    )
+    trials.notes.append(system_column_note(col, trials.systems, also))
 
 
 def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:
@@ -183,9 +140,17 @@ def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:
 
 
 def read_csv(path: Path, **options: Any) -> Trials:
-    """Read a CSV trial table."""
+    """Read a CSV trial table (``.tsv``: tab-separated; gzip-compressed files too)."""
+    header(path)  # duplicate column names are refused before pandas renames them "x.1"
     try:
-        df = pd.read_csv(path, dtype=object, keep_default_na=True)
+        df = pd.read_csv(
+            path,
+            sep=delimiter(path),
+            dtype=object,
+            keep_default_na=True,
+            encoding="utf-8-sig",
+            compression="gzip" if is_gzip(path) else None,
+        )
     except pd.errors.EmptyDataError as err:
         raise FormatError(f"{path}: the file is empty") from err
     except pd.errors.ParserError as err:
@@ -211,7 +176,8 @@ def read_jsonl(path: Path, **options: Any) -> Trials:
 
 
 def read_parquet(path: Path, **options: Any) -> Trials:
-    """Read a Parquet trial table."""
+    """Read a Parquet trial table (list, struct and date/time columns are refused as ids)."""
+    header(path)
     try:
         df = pd.read_parquet(path)
     except Exception as err:  # pyarrow raises several types
@@ -219,30 +185,73 @@ def read_parquet(path: Path, **options: Any) -> Trials:
     return frame_to_trials(df, where=str(path), **options)
 
 
+def _stream(path: Path, **options: Any) -> Any:
+    from passhat.io.aggregate import aggregate_counts
+
+    return aggregate_counts(path, **options)
+
+
+def _first_line(head: str) -> str:
+    return head.splitlines()[0] if head.strip() else ""
+
+
 def _looks_tabular_csv(path: Path, head: str) -> bool:
-    if path.suffix.lower() not in {".csv", ".tsv", ".txt", ""}:
+    if path.is_dir():
+        return _dataset_of(path, ("csv", "tsv"))
+    kind = file_kind(path)
+    if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
         return False
-    first = head.splitlines()[0] if head.strip() else ""
-    return "," in first and not first.lstrip().startswith(("{", "["))
+    first = _first_line(head)
+    sep = "\t" if kind == "tsv" else ","
+    return sep in first and not first.lstrip().startswith(("{", "["))
 
 
 def _looks_jsonl(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return _dataset_of(path, ("jsonl",))
     lines = [ln for ln in head.splitlines() if ln.strip()]
     return (
         bool(lines)
         and lines[0].lstrip().startswith("{")
-        and (
-            path.suffix.lower() in {".jsonl", ".ndjson"}
-            or (len(lines) > 1 and lines[1].lstrip().startswith("{"))
-        )
+        and (file_kind(path) == "jsonl" or (len(lines) > 1 and lines[1].lstrip().startswith("{")))
     )
 
 
-register_reader("csv", read_csv, sniff=_looks_tabular_csv, priority=80)
-register_reader("jsonl", read_jsonl, sniff=_looks_jsonl, priority=80)
-register_reader(
-    "parquet",
-    read_parquet,
-    sniff=lambda p, head: p.suffix.lower() in {".parquet", ".pq"} or head.startswith("PAR1"),
-    priority=10,
-)
+def _looks_parquet(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return _dataset_of(path, ("parquet",))
+    if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
+        return False
+    try:
+        return not is_count_schema(header(path))
+    except FormatError:
+        return True  # named .parquet: the reader says what is wrong with it
+
+
+def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
+    """A directory of part files of these kinds (not a τ²-bench run directory)."""
+    if (path / "results.json").is_file():
+        return False
+    try:
+        files = source_files(path)
+    except InputError:
+        return False
+    return (file_kind(files[0]) or "csv") in kinds
+
+
+def is_count_schema(names: list[str]) -> bool:
+    """Whether column names are a count table's (``task_id``/``task``, ``n``, ``c``, no
+    ``success``).
+
+    Examples
+    --------
+    >>> is_count_schema(["task_id", "n", "c"]), is_count_schema(["task_id", "success"])
+    (True, False)
+    """
+    cols = {str(c).strip() for c in names}
+    return {"n", "c"} <= cols and bool(cols & {"task_id", "task"}) and "success" not in cols
+
+
+register_reader("csv", read_csv, sniff=_looks_tabular_csv, priority=80, stream=_stream)
+register_reader("jsonl", read_jsonl, sniff=_looks_jsonl, priority=80, stream=_stream)
+register_reader("parquet", read_parquet, sniff=_looks_parquet, priority=10, stream=_stream)

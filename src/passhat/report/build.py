@@ -24,7 +24,13 @@ from passhat.estimators import as_counts
 from passhat.exclusions import default_ks
 from passhat.io import input_stamp
 from passhat.report.document import ReportData
-from passhat.report.figure_data import curve_frame, figure_texts, ppc_text, rate_frame
+from passhat.report.figure_data import (
+    curve_frame,
+    figure_texts,
+    ppc_text,
+    rate_frame,
+    thin_curve,
+)
 from passhat.report.sections.comparison import comparison_table
 from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section, trace_divergence
@@ -43,7 +49,7 @@ from passhat.spread import spread
 from passhat.traces import Traces
 from passhat.trials import Trials
 
-__all__ = ["build_report_data"]
+__all__ = ["build_report_data", "task_table"]
 
 
 def _package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
@@ -196,6 +202,17 @@ def build_report_data(
             f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
         )
 
+    # the k-curve first, while few per-task tables are alive (its estimates are the report's
+    # largest transient memory at a million tasks)
+    inc = est.per_task["included"].values.astype(bool)
+    n_inc = ds["n"].values[inc]
+    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
+    curve = (
+        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
+        if n_inc.size
+        else None
+    )
+
     model_sec, model_rows, fit = model_section(
         ds, model, ks=ks, ci=ci, seed=seed, method=model_method, compare=compare_models
     )
@@ -231,20 +248,14 @@ def build_report_data(
     sections.insert(0, summary_section(sections, ks=ks, ci=ci))
 
     # ---- figure data
-    inc = est.per_task["included"].values.astype(bool)
-    n = ds["n"].values
-    rates = rate_frame(systems, ds["task"].values, n, ds["c"].values, inc)
-    n_inc = n[inc]
-    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
-    curve = (
-        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
-        if n_inc.size
-        else None
-    )
+    rates = rate_frame(systems, ds["task"].values, ds["n"].values, ds["c"].values, inc)
     kmax = ks[-1]
-    conc = sp.contributions[sp.contributions["k"] == kmax][
-        ["system", "task", "contribution", "cumulative", "task_share"]
-    ].reset_index(drop=True)
+    contrib = sp.contributions[sp.contributions["k"] == kmax]
+    conc = thin_curve(
+        contrib[["system", "task", "contribution", "cumulative", "task_share"]].reset_index(
+            drop=True
+        )
+    )
     figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
     if ranking is not None:
         figures.update(leaderboard_figure_texts(ranking))
@@ -273,7 +284,10 @@ def build_report_data(
             "plan": plan,
             "title": name,
         },
-        "notes": [*(data.notes if isinstance(data, Trials) else []), *est.notes],
+        "notes": [
+            *(data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])),
+            *est.notes,
+        ],
     }
     return ReportData(
         title=name,
@@ -288,4 +302,26 @@ def build_report_data(
         figures=figures,
         stamp=stamp,
         divergence=divergence,
+        tasks=task_table(est.tasks, contrib, kmax=kmax),
     )
+
+
+def task_table(tasks: Any, contributions: Any, *, kmax: int) -> Any:
+    """The report's per-task detail (``tasks.parquet``): the estimate's per-task table with each
+    task's share of the gap mean − pass^kmax.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.load_example("abcd")
+    >>> sp = ph.spread(ds, k=[2])
+    >>> t = task_table(ph.estimate(ds, k=[1, 2]).tasks, sp.contributions, kmax=2)
+    >>> t[["task", "n", "c", "gap_contribution"]].round(3).values.tolist()[1]
+    ['B', 5, 4, 0.05]
+    """
+    gap = contributions[["system", "task", "contribution"]].rename(
+        columns={"contribution": "gap_contribution"}
+    )
+    out = tasks.merge(gap, on=["system", "task"], how="left", sort=False)
+    out.attrs["gap_k"] = int(kmax)
+    return out

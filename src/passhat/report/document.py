@@ -119,6 +119,10 @@ class ReportData:
         Input hashes, package versions, seed, settings (no timestamps).
     divergence : object, optional
         The traces module's divergence result, when given or computed.
+    tasks : pandas.DataFrame, optional
+        One row per (system, task) with its counts, rate, interval, flags and gap
+        contribution: written to ``tasks.parquet`` beside the report, not to
+        ``results.json`` (whose size follows the distinct (n, c) pairs, not the tasks).
     """
 
     title: str
@@ -127,6 +131,7 @@ class ReportData:
     figures: dict[str, dict[str, str]]
     stamp: dict[str, Any]
     divergence: Any = None
+    tasks: pd.DataFrame | None = None
 
     def section(self, section_id: str) -> Section:
         """The section with this id (KeyError when the report has none)."""
@@ -149,12 +154,33 @@ class ReportData:
                 name: [jsonable(r) for r in frame.to_dict(orient="records")]
                 for name, frame in (
                     ("curve", curve),
-                    ("rates", self.figure_data.get("rates")),
+                    ("rates", _by_pair(self.figure_data.get("rates"))),
                     ("concentration", self.figure_data.get("concentration")),
                 )
                 if isinstance(frame, pd.DataFrame)
             },
         }
+
+
+def _by_pair(rates: Any) -> Any:
+    """The rate frame by distinct (system, n, c): how many tasks share each pair.
+
+    ``results.json`` holds this instead of one row per task, so its size follows the distinct
+    pairs (the per-task rows are in the report's ``tasks.parquet``).
+
+    Examples
+    --------
+    >>> rates = pd.DataFrame({"system": "s", "task": list("abc"), "n": 4, "c": [1, 4, 1],
+    ...                       "rate": [0.25, 1.0, 0.25]})
+    >>> _by_pair(rates).to_dict(orient="records")[0]
+    {'system': 's', 'n': 4, 'c': 1, 'rate': 0.25, 'tasks': 2}
+    """
+    if not isinstance(rates, pd.DataFrame) or not {"n", "c"} <= set(rates.columns):
+        return rates
+    g = rates.groupby(["system", "n", "c"], sort=False)
+    out = g["rate"].first().to_frame()
+    out["tasks"] = g.size()
+    return out.reset_index()
 
 
 def frame_rows(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -17,7 +17,15 @@ from passhat._format import fmt_ratio, pct
 from passhat.estimate import estimate
 from passhat.report.sections._rows import interval_lookup
 
-__all__ = ["curve_frame", "figure_texts", "ppc_frame", "ppc_text", "rate_frame"]
+__all__ = [
+    "MAX_CURVE_POINTS",
+    "curve_frame",
+    "figure_texts",
+    "ppc_frame",
+    "ppc_text",
+    "rate_frame",
+    "thin_curve",
+]
 
 
 def rate_frame(systems: Any, tasks: Any, n: Any, c: Any, mask: Any) -> pd.DataFrame:
@@ -31,17 +39,45 @@ def rate_frame(systems: Any, tasks: Any, n: Any, c: Any, mask: Any) -> pd.DataFr
       system task  n  c  rate
     0      s    a  4  1  0.25
     """
-    rows = [
+    si, ti = np.nonzero(np.asarray(mask, dtype=bool))
+    n_arr, c_arr = np.asarray(n), np.asarray(c)
+    return pd.DataFrame(
         {
-            "system": str(systems[s]),
-            "task": str(tasks[t]),
-            "n": int(n[s, t]),
-            "c": int(c[s, t]),
-            "rate": float(c[s, t] / n[s, t]),
-        }
-        for s, t in zip(*np.nonzero(mask), strict=True)
-    ]
-    return pd.DataFrame(rows, columns=["system", "task", "n", "c", "rate"])
+            "system": np.asarray([str(x) for x in systems], dtype=object)[si],
+            "task": np.asarray([str(x) for x in tasks], dtype=object)[ti],
+            "n": n_arr[si, ti].astype(int),
+            "c": c_arr[si, ti].astype(int),
+            "rate": c_arr[si, ti] / n_arr[si, ti],
+        },
+        columns=["system", "task", "n", "c", "rate"],
+    )
+
+
+#: Most points per system the gap-concentration curve keeps (figure and results.json).
+MAX_CURVE_POINTS = 1000
+
+
+def thin_curve(conc: pd.DataFrame, *, points: int = MAX_CURVE_POINTS) -> pd.DataFrame:
+    """Every m-th row of each system's cumulative curve (and its last), when it has more rows
+    than ``points``; unchanged otherwise. The values kept are exact.
+
+    Examples
+    --------
+    >>> conc = pd.DataFrame({"system": "s", "task_share": [i / 10 for i in range(1, 11)],
+    ...                      "cumulative": [i / 10 for i in range(1, 11)]})
+    >>> thin_curve(conc, points=4)["task_share"].tolist()
+    [0.3, 0.6, 0.9, 1.0]
+    """
+    parts = []
+    for _, part in conc.groupby("system", sort=False):
+        if len(part) > points:
+            step = -(-len(part) // points)
+            keep = np.zeros(len(part), dtype=bool)
+            keep[step - 1 :: step] = True
+            keep[-1] = True
+            part = part[keep]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else conc
 
 
 def curve_frame(
@@ -59,13 +95,23 @@ def curve_frame(
     >>> sorted(curve["k"].unique().tolist()), sorted(curve["metric"].unique())
     ([1, 2, 3], ['pass_at_k', 'pass_hat_k'])
     """
-    ks = list(range(1, kmax + 1))
-    opts: dict[str, Any] = {"k": ks, "weights": weights, "on_short": "exclude"}
+    opts: dict[str, Any] = {"weights": weights, "on_short": "exclude"}
     if ci is not None:
         opts.update(ci=ci, seed=seed, n_boot=n_boot)
-    est = estimate(ds, **opts)
-    wide = est.wide()
-    iv = interval_lookup(est.table)
+    # a few k at a time: only the summary is kept, so memory holds a few k's per-task arrays
+    # (the same seed gives each k the same task resamples as one call over all k)
+    wides, ivs = [], {}
+    for first in range(1, kmax + 1, 2):
+        est = estimate(ds, k=list(range(first, min(first + 2, kmax + 1))), **opts)
+        wides.append(est.wide())
+        ivs.update(interval_lookup(est.table))
+        del est
+    order = {str(x): i for i, x in enumerate(pd.unique(wides[0]["system"]))}
+    wide = pd.concat(wides, ignore_index=True)
+    wide = wide.sort_values(
+        ["system", "k"], key=lambda c: c.map(order) if c.name == "system" else c
+    )
+    iv = ivs
     rows = []
     for r in wide.itertuples():
         for metric in ("pass_hat_k", "pass_at_k"):

@@ -8,7 +8,10 @@
 * ``report.md`` with ``figures/*.png`` and ``figures/*.svg``;
 * ``results.json``: every number with scope and method, and the
   reproducibility stamp. It holds no timestamps, so the same input and seed
-  give a byte-identical file;
+  give a byte-identical file. Its size follows the distinct (n, c) pairs and
+  the sections, not the number of tasks;
+* ``tasks.parquet``: one row per (system, task) — counts, rate and interval,
+  flags, inclusion and share of the gap — for any number of tasks;
 * ``.passhat-manifest.json``: which files passhat wrote (see :mod:`passhat._write`).
 
 Names from the data are shown literally everywhere: escaped for HTML and
@@ -47,12 +50,13 @@ __all__ = [
     "draw_figures",
     "format_cell",
     "report_files",
+    "tasks_parquet",
     "write_report",
 ]
 
 #: What a report directory holds (passhat owns these names there; other files are left alone).
 #: A section that writes one more file adds its name here and its content in :func:`report_files`.
-REPORT_NAMES = ("index.html", "report.md", "results.json", "figures")
+REPORT_NAMES = ("index.html", "report.md", "results.json", "tasks.parquet", "figures")
 
 #: Tables shown open on the page; every other table (long lists, diagnostics, per-run detail)
 #: is folded under its caption (``<details>``) in HTML and Markdown alike.
@@ -99,6 +103,7 @@ class ReportPaths:
     markdown: Path
     json: Path
     figures: tuple[Path, ...]
+    tasks: Path | None = None
 
 
 # ----------------------------------------------------------------- formatting
@@ -383,7 +388,7 @@ def report_files(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[s
     >>> from passhat.report.build import build_report_data
     >>> rd = build_report_data(ph.load_example("abcd"), k=[1, 2], model=False, plan=False)
     >>> sorted(report_files(rd, {}))
-    ['index.html', 'report.md', 'results.json']
+    ['index.html', 'report.md', 'results.json', 'tasks.parquet']
     """
     files: dict[str, FileContent] = {}
     for fid, f in figures.items():
@@ -392,6 +397,8 @@ def report_files(data: ReportData, figures: dict[str, RenderedFigure]) -> dict[s
     files["index.html"] = render_html(data, figures)
     files["report.md"] = render_markdown(data, figures)
     files["results.json"] = results_json(data)
+    if data.tasks is not None:
+        files["tasks.parquet"] = tasks_parquet(data.tasks)
     return files
 
 
@@ -440,4 +447,24 @@ def write_report(
         markdown=out / "report.md",
         json=out / "results.json",
         figures=tuple(out / rel for rel in written if rel.startswith("figures/")),
+        tasks=out / "tasks.parquet" if "tasks.parquet" in files else None,
     )
+
+
+def tasks_parquet(tasks: pd.DataFrame) -> bytes:
+    """The per-task detail as Parquet bytes (one row per system and task; ids as text).
+
+    Examples
+    --------
+    >>> import pandas as pd, io
+    >>> raw = tasks_parquet(pd.DataFrame({"system": ["s"], "task": ["a"], "n": [5], "c": [4]}))
+    >>> pd.read_parquet(io.BytesIO(raw))["c"].tolist()
+    [4]
+    """
+    df = tasks.copy(deep=False)  # columns are replaced, never changed in place
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()

@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passhat.errors import OptionError, ValidationError
+from passhat._ids import clean_ids
+from passhat.errors import FormatError, OptionError, ValidationError
 
 __all__ = [
     "DEFAULT_LOOKUP_PATTERN",
@@ -99,19 +100,37 @@ def canonical_args(args: Any, *, ignore_keys: Iterable[str] = ()) -> str:
     >>> canonical_args({"id": 7, "when": "now", "q": 1}, ignore_keys=["id", "when"])
     '{"q":1}'
     """
-    if isinstance(args, str):
-        text = args.strip()
-        if text == "":
+    try:
+        if isinstance(args, str):
+            text = args.strip()
+            if text == "":
+                args = {}
+            else:
+                try:
+                    args = json.loads(text)
+                except json.JSONDecodeError:
+                    args = text
+        if args is None:
             args = {}
-        else:
-            try:
-                args = json.loads(text)
-            except json.JSONDecodeError:
-                args = text
-    if args is None:
-        args = {}
-    obj = _canon(args, frozenset(ignore_keys))
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        obj = _canon(args, frozenset(ignore_keys))
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except RecursionError as err:
+        raise FormatError(
+            "tool-call arguments nested too deeply to read (over ~1,000 levels of [ or {)"
+        ) from err
+
+
+def _canonical_column(
+    values: Iterable[Any], where: str, ignore_keys: Iterable[str] = ()
+) -> list[str]:
+    """:func:`canonical_args` of every step, an error naming the step row."""
+    out = []
+    for row, a in enumerate(values, start=1):
+        try:
+            out.append(canonical_args(a, ignore_keys=ignore_keys))
+        except FormatError as err:
+            raise FormatError(f"{where}: step row {row}: {err}") from err
+    return out
 
 
 def is_lookup_name(name: str) -> bool:
@@ -189,8 +208,8 @@ class Traces:
         for df in (st, tr):
             if "system" not in df.columns:
                 df["system"] = "system"
-            df["system"] = df["system"].astype(str)
-            df["task_id"] = df["task_id"].astype(str)
+            for col in ("system", "task_id"):
+                df[col] = clean_ids(df[col], column=col, where=where)
             t = pd.to_numeric(df["trial"], errors="coerce")
             if len(df) and (t.isna().any() or (t != np.floor(t)).any()):
                 row = int(np.flatnonzero((t.isna() | (t != np.floor(t))).to_numpy())[0])
@@ -231,7 +250,7 @@ class Traces:
             st["status"] = "ok"
         st["action"] = st["action"].astype(str)
         if st["args"].map(lambda a: not isinstance(a, str)).any():
-            st["args"] = [canonical_args(a) for a in st["args"]]
+            st["args"] = _canonical_column(st["args"], where)
         if len(st):
             s = pd.to_numeric(st["step"], errors="coerce")
             if s.isna().any():
@@ -358,7 +377,8 @@ def normalise(
     else:
         args = steps["args"]
         if keys:
-            args = pd.Series([canonical_args(a, ignore_keys=keys) for a in args], index=args.index)
+            where = str(traces.source.get("path", "traces"))
+            args = pd.Series(_canonical_column(args, where, keys), index=args.index)
         steps["token"] = steps["action"] + "(" + args + ")"
     names = pd.Series(pd.unique(steps["action"]))
     stage_of = {n: stage_map.get(n, n) for n in names}

@@ -33,13 +33,21 @@ def test_rows_are_the_flaky_tasks_lowest_rate_first() -> None:
     assert sec.tables[0].hidden_rows == 0 and rows["shown"].all()
 
 
-def test_rows_beyond_the_cap_are_kept_but_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_beyond_the_cap_go_to_the_task_file_not_the_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(flaky_module, "MAX_FLAKY_ROWS", 10)
-    sec = flaky_section(ph.estimate(ph.load_example("agents"), k=[1, 5]), ci=0.95)
+    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
+    sec = flaky_section(est, ci=0.95)
     rows = pd.DataFrame(sec.tables[0].rows)
-    assert len(rows) == 58 and sec.tables[0].hidden_rows == (37 - 10) + (21 - 10)
+    assert len(rows) == 20 and sec.tables[0].hidden_rows == (37 - 10) + (21 - 10)
     assert rows.groupby("system")["shown"].sum().tolist() == [10, 10]
-    assert sec.tables[0].note.startswith("38 more rows are in results.json.")
+    assert sec.tables[0].note.startswith("38 more flaky tasks are in tasks.parquet")
+    # the rows kept are each system's lowest rates
+    flaky = est.tasks[est.tasks["flaky"]]
+    for system, part in rows.groupby("system"):
+        worst = flaky[flaky["system"] == system]["rate"].nsmallest(10)
+        assert part["rate"].max() <= worst.max()
 
 
 def test_no_flaky_task() -> None:

@@ -12,7 +12,7 @@ from passhat.report.document import Column, Section, Table, frame_rows, frame_ta
 from passhat.slices import slices
 from passhat.trials import Trials
 
-__all__ = ["data_section"]
+__all__ = ["MAX_TASK_ROWS", "data_section"]
 
 
 def _systems_table(ds: xr.Dataset, est: Any) -> Table:
@@ -132,6 +132,10 @@ def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
         sent.append(f"The reader excluded {len(ex)} row(s); the table lists each reason.")
 
 
+#: Excluded-task rows listed in the report and results.json (all are in tasks.parquet).
+MAX_TASK_ROWS = 60
+
+
 def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section:
     """The data section: what was run, what was decided, and what was left out and why.
 
@@ -197,8 +201,15 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
                 ],
                 rows=[
                     {"system": r.system, "task": r.task, "n": int(r.n), "reason": r.reason}
-                    for r in est.excluded.itertuples()
+                    for r in est.excluded.head(MAX_TASK_ROWS).itertuples()
                 ],
+                hidden_rows=max(len(est.excluded) - MAX_TASK_ROWS, 0),
+                note=(
+                    f"The first {MAX_TASK_ROWS}; all {len(est.excluded)} are in tasks.parquet "
+                    "(included = false)."
+                    if len(est.excluded) > MAX_TASK_ROWS
+                    else ""
+                ),
             )
         )
         sent.append(f"{len(est.excluded)} task(s) were left out of the averages (listed below).")

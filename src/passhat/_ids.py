@@ -1,0 +1,122 @@
+"""Ids read from data (system and task names): one text, one task.
+
+Two ids that look the same must be the same id. :func:`clean_ids` therefore
+normalises every id to Unicode NFC (so ``café`` typed with a combining accent
+and with a precomposed ``é`` is one task) and refuses ids holding characters a
+reader cannot see: control characters (NUL, escape, line breaks, ...), format
+characters (zero-width space and joiners, byte-order mark, bidirectional
+overrides, soft hyphen, ...), line/paragraph separators and lone surrogates.
+It works on the distinct ids only, so its cost follows the number of tasks,
+not of rows.
+
+Examples
+--------
+>>> import pandas as pd
+>>> clean_ids(pd.Series(["cafe\\u0301", "caf\\u00e9"]), column="task_id", where="t").tolist()
+['café', 'café']
+>>> clean_ids(pd.Series(["a", "b\\u200bc"]), column="task_id", where="runs.csv")
+Traceback (most recent call last):
+...
+passhat.errors.ValidationError: runs.csv: row 2: task_id 'b\\u200bc' contains an invisible \
+character (U+200B ZERO WIDTH SPACE); ids must be visible text (1 row)
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+import pandas as pd
+
+from passhat.errors import ValidationError
+
+__all__ = ["INVISIBLE", "clean_ids", "describe_char"]
+
+#: Control (Cc), format (Cf), line/paragraph separator (Zl, Zp) and surrogate (Cs) code points.
+#: tests/test_ids.py checks this class against :mod:`unicodedata` of the running Python.
+INVISIBLE = re.compile(
+    "["
+    "\x00-\x1f\x7f-\x9f"  # C0 and C1 controls (NUL, tab, newline, ESC, ...)
+    "\u00ad"  # soft hyphen
+    "\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"  # Arabic/Syriac format marks
+    "\u180e"  # Mongolian vowel separator
+    "\u200b-\u200f"  # zero-width space, non-joiner, joiner, LRM, RLM
+    "\u2028-\u202e"  # line/paragraph separators, bidirectional embeddings and overrides
+    "\u2060-\u2064\u2066-\u206f"  # word joiner, invisible operators, bidi isolates, ...
+    "\ud800-\udfff"  # lone surrogates (JSON "\\ud800")
+    "\ufeff"  # zero-width no-break space / byte-order mark
+    "\ufff9-\ufffb"  # interlinear annotation
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # tags
+    "]"
+)
+
+
+def describe_char(ch: str) -> str:
+    """A code point as ``U+XXXX NAME`` for messages.
+
+    Examples
+    --------
+    >>> describe_char("\\x00"), describe_char("\\u200d")
+    ('U+0000 NUL', 'U+200D ZERO WIDTH JOINER')
+    """
+    names = {0: "NUL", 9: "TAB", 10: "LINE FEED", 13: "CARRIAGE RETURN", 27: "ESCAPE"}
+    name = names.get(ord(ch)) or unicodedata.name(ch, "") or f"category {unicodedata.category(ch)}"
+    return f"U+{ord(ch):04X} {name}"
+
+
+def clean_ids(
+    s: pd.Series, *, column: str, where: str, rows: np.ndarray | None = None
+) -> pd.Series:
+    """Ids as NFC-normalised ``str``; an invisible or control character is an error.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The ids (any scalar values; missing values must have been refused before).
+    column : str
+        Its name in messages (``task_id``, ``system``).
+    where : str
+        The file, for messages.
+    rows : numpy.ndarray, optional
+        The 1-based file row of each value (a streamed reader passes a batch's distinct
+        values with the first row of each); default: the position + 1.
+
+    Returns
+    -------
+    pandas.Series
+        Object dtype, the same index.
+
+    Raises
+    ------
+    ValidationError
+        Naming the first rows (data rows from 1), the id and the character.
+    """
+    codes, uniques = pd.factorize(s, sort=False)
+    text = [str(u) for u in uniques]
+    search = INVISIBLE.search
+    has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
+    if has_bad.any():
+        bad = np.flatnonzero(has_bad)
+        value = text[int(bad[0])]
+        ch = next(c for c in value if INVISIBLE.match(c))
+        at = np.flatnonzero(np.isin(codes, bad))
+        count = f" ({len(at)} row{'s' if len(at) != 1 else ''})" if rows is None else ""
+        rows = at + 1 if rows is None else np.asarray(rows)[at]
+        shown = ", ".join(str(r) for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+        kind = "a control" if unicodedata.category(ch) == "Cc" else "an invisible"
+        raise ValidationError(
+            f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {value!r} contains "
+            f"{kind} character ({describe_char(ch)}); ids must be visible text{count}"
+        )
+    nfc = np.empty(len(text), dtype=object)
+    nfc[:] = [
+        x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x) for x in text
+    ]
+    ok = codes >= 0
+    out = np.empty(len(codes), dtype=object)
+    out[ok] = nfc[codes[ok]]
+    if not ok.all():  # missing values: as ``astype(str)`` writes them (callers refuse them first)
+        out[~ok] = [str(v) for v in s.to_numpy(dtype=object)[~ok]]
+    return pd.Series(out, index=s.index, dtype=object)

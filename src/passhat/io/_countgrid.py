@@ -1,0 +1,509 @@
+"""The count grid of :mod:`passhat.io.aggregate`: per-batch checks and (system × task) sums.
+
+Each batch's columns are factorised (codes and distinct values); every rule of the in-memory
+reader is checked on the distinct values, with the file row where each first appears; the
+rows then add to dense (system × task) sums that grow as ids appear. Duplicate (system,
+task_id, trial) rows are found with a bitmap of trial numbers per cell, or a spill to sorted
+temporary files when trial numbers are too sparse for the bitmap's memory budget.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from passhat._ids import clean_ids
+from passhat.errors import FormatError, ValidationError
+from passhat.io._scan import Batch
+from passhat.trials import (
+    DEFAULT_SYSTEM,
+    MAX_COUNT,
+    UNSCORED_STATUSES,
+    check_scalar_column,
+    coerce_success,
+    coerce_trial,
+    finite_column,
+)
+
+__all__ = ["BITMAP_BYTES", "FIELDS", "Counts", "Ids", "factorize"]
+
+#: Most memory the duplicate check's bitmaps of trial numbers may take; beyond it, a spill.
+BITMAP_BYTES = 256 * 2**20
+#: The data-model columns a tidy source is read for.
+FIELDS: tuple[str, ...] = ("system", "task_id", "trial", "success", "status", "score")
+FIELDS += ("weight", "category", "scenario_hash", "duration_s", "cost")
+_TASK_ATTRS = ("category", "scenario_hash")
+
+
+# ----------------------------------------------------------------- columns
+def factorize(col: Any, *, strict: bool = False) -> tuple[np.ndarray, list[Any]]:
+    """Codes (-1 = missing) and distinct values of an Arrow array or a pandas Series.
+
+    Lists and dicts (unhashable) raise TypeError with ``strict``; otherwise they come back as
+    one value, for the type check that names the row.
+    """
+    if isinstance(col, pd.Series):
+        try:
+            codes, uniques = pd.factorize(col, sort=False)
+        except TypeError:  # unhashable values (lists, dicts): the type check names the row
+            if strict:
+                raise
+            return np.zeros(len(col), dtype=np.int64), [col.iloc[0]]
+        return codes.astype(np.int64, copy=False), list(uniques)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if strict and pa.types.is_nested(col.type):
+        raise TypeError(f"a column of {col.type}")
+    if not pa.types.is_dictionary(col.type):
+        col = pc.dictionary_encode(col)
+    codes = pc.fill_null(col.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, col.dictionary.to_pylist()
+
+
+def _first_rows(codes: np.ndarray, n_uniques: int, offset: int) -> np.ndarray:
+    """The 1-based file row where each distinct value first appears."""
+    big = np.iinfo(np.int64).max
+    first = np.full(n_uniques, big, dtype=np.int64)
+    ok = codes >= 0
+    np.minimum.at(first, codes[ok], np.flatnonzero(ok))
+    return np.where(first == big, -1, first + 1 + offset)  # -1: not in this batch
+
+
+def _check_arrow_type(col: Any, name: str, where: str) -> None:
+    """Refuse list, struct, map, date/time, binary and boolean columns as ids or trial numbers."""
+    if isinstance(col, pd.Series):
+        return
+    import pyarrow as pa
+
+    t = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+    ok = pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
+    ok = ok or pa.types.is_floating(t) or pa.types.is_null(t)
+    if hasattr(pa.types, "is_string_view"):
+        ok = ok or pa.types.is_string_view(t)
+    if not ok:
+        need = "a whole number" if name == "trial" else "text or a whole number"
+        raise ValidationError(f"{where}: {name} is a column of {t}; {name} must be {need}")
+
+
+def _missing_row(codes: np.ndarray, batch: Batch, name: str) -> None:
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0]) + 1 + batch.offset
+        raise ValidationError(f"{batch.where}: row {row}: {name} is missing")
+
+
+def _check_numeric(col: Any, name: str, batch: Batch) -> np.ndarray:
+    """Per-row float values of a numeric column (score, weight, ...); text and ±inf refused."""
+    codes, uniques = factorize(col)
+    rows = _first_rows(codes, len(uniques), batch.offset)
+    vals = finite_column(pd.Series(uniques, dtype=object), name, where=batch.where, rows=rows)
+    per = vals.to_numpy(dtype=float)
+    return np.where(codes >= 0, per[np.maximum(codes, 0)] if len(per) else np.nan, np.nan)
+
+
+class Ids:
+    """One id column's global table: text → index, in order of first appearance.
+
+    Raw values already seen (as read: maybe not NFC, maybe numbers) are looked up in a pandas
+    hash index, in C; only new values go through the Python checks.
+    """
+
+    def __init__(self, column: str) -> None:
+        self.column = column
+        self.index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.stripped: dict[str, str] = {}
+        self.raw_keys: list[Any] = []
+        self.raw_ids: list[int] = []
+        self._lookup: tuple[pd.Index, np.ndarray] | None = None
+
+    def add(self, text: str, where: str, row: int) -> int:
+        if text in self.index:
+            return self.index[text]
+        key = text.strip()
+        other = self.stripped.setdefault(key, text)
+        if other != text:
+            raise ValidationError(
+                f"{where}: row {row}: {self.column} {other!r} and {text!r} differ only by "
+                "surrounding spaces and would count as two; fix the file"
+            )
+        self.index[text] = len(self.names)
+        self.names.append(text)
+        return self.index[text]
+
+    def _known(self, uniques: list[Any]) -> np.ndarray:
+        if not self.raw_keys:
+            return np.full(len(uniques), -1, dtype=np.int64)
+        if self._lookup is None:
+            self._lookup = (pd.Index(self.raw_keys, dtype=object), np.array(self.raw_ids))
+        index, ids = self._lookup
+        pos = index.get_indexer(pd.Index(uniques, dtype=object))
+        return np.where(pos >= 0, ids[pos], -1)
+
+    def codes(self, col: Any, batch: Batch) -> np.ndarray:
+        """Global index of each row's id (new ids checked and added in order of appearance)."""
+        _check_arrow_type(col, self.column, batch.where)
+        codes, uniques = factorize(col)
+        _missing_row(codes, batch, self.column)
+        glob = self._known(uniques)
+        new = np.flatnonzero(glob < 0)
+        if len(new):
+            rows = _first_rows(codes, len(uniques), batch.offset)[new]
+            used = rows > 0  # a dictionary may hold values no row of the batch uses
+            new, rows = new[used], rows[used]
+            order = np.argsort(rows, kind="stable")
+            new, rows = new[order], rows[order]
+            vals = pd.Series([uniques[i] for i in new], dtype=object)
+            check_scalar_column(vals, self.column, where=batch.where, rows=rows)
+            text = clean_ids(vals, column=self.column, where=batch.where, rows=rows)
+            for i, t, r in zip(new, text, rows, strict=True):
+                glob[i] = self.add(t, batch.where, int(r))
+                self.raw_keys.append(uniques[i])
+                self.raw_ids.append(int(glob[i]))
+            self._lookup = None
+        return glob[codes]
+
+
+# ----------------------------------------------------------------- the count grid
+class Counts:
+    """Dense (system × task) sums that grow as ids appear, with the duplicate check."""
+
+    def __init__(self) -> None:
+        self.systems = Ids("system")
+        self.tasks = Ids("task_id")
+        self.cap = (1, 1024)
+        self.sums = {k: np.zeros(self.cap, dtype=np.int64) for k in ("rows", "n", "c")}
+        self.wmin = np.full(self.cap, np.inf)
+        self.wmax = np.full(self.cap, -np.inf)
+        self.attrs: dict[str, np.ndarray] = {}
+        self.bits: np.ndarray | None = None  # (S_cap, T_cap, words) uint64
+        self.bits_set = 0
+        self.spill: _Spill | None = None
+        self.rows = 0
+        self.weights = False
+        self.has_trial: bool | None = None
+        #: With ``defer_duplicates`` (set while the system column is undecided), the first
+        #: duplicate's error is kept here instead of raised: two systems' runs in one unmapped
+        #: column look like duplicates until the column is read as the system.
+        self.defer_duplicates = False
+        self.deferred: ValidationError | None = None
+
+    def _fit(self) -> None:
+        need = (max(len(self.systems.names), 1), max(len(self.tasks.names), 1))
+        if need[0] <= self.cap[0] and need[1] <= self.cap[1]:
+            return
+        cap = (max(self.cap[0], _pow2(need[0])), max(self.cap[1], _pow2(need[1])))
+        s0, t0 = self.cap
+        for name, arr in [*self.sums.items(), ("wmin", self.wmin), ("wmax", self.wmax)]:
+            fill = {"wmin": np.inf, "wmax": -np.inf}.get(name, 0)
+            grown = np.full(cap, fill, dtype=arr.dtype)
+            grown[:s0, :t0] = arr
+            if name in self.sums:
+                self.sums[name] = grown
+            else:
+                setattr(self, name, grown)
+        for name, arr in self.attrs.items():
+            grown_attr = np.full(cap[1], None, dtype=object)
+            grown_attr[:t0] = arr
+            self.attrs[name] = grown_attr
+        if self.bits is not None:
+            bits = np.zeros((*cap, self.bits.shape[2]), dtype=np.uint64)
+            bits[:s0, :t0] = self.bits
+            self.bits = bits
+            self._bitmap_budget()
+        self.cap = cap
+
+    def _bitmap_budget(self) -> None:
+        if self.bits is not None and self.bits.nbytes > BITMAP_BYTES:
+            self.spill = _Spill.from_bits(self.bits, self.cap)
+            self.bits = None
+
+    def add(self, batch: Batch, plan: dict[str, str], opts: dict[str, Any]) -> np.ndarray:
+        """Count one batch; the rows' global task codes are returned."""
+        cols = batch.columns
+        n_rows = batch.rows
+        if "system" in plan:
+            s = self.systems.codes(cols[plan["system"]], batch)
+        else:
+            name = opts.get("system_name") or DEFAULT_SYSTEM
+            s = np.full(n_rows, self.systems.add(str(name), batch.where, batch.offset + 1))
+        t = self.tasks.codes(cols[plan["task_id"]], batch)
+        decided, success = _outcomes(cols, plan, opts, batch)
+        self._fit()
+        flat = s * self.cap[1] + t
+        size = self.cap[0] * self.cap[1]
+        for key, w in (("rows", None), ("n", decided), ("c", success)):
+            add = np.bincount(flat, weights=w, minlength=size)
+            self.sums[key] += add.astype(np.int64).reshape(self.cap)
+        if "trial" in plan:
+            self._trials(cols[plan["trial"]], flat, s, t, batch)
+        elif self.has_trial:
+            raise FormatError(f"{batch.where}: no trial column, while earlier files have one")
+        self.has_trial = self.has_trial or "trial" in plan
+        if "weight" in plan:
+            self.weights = True
+            w = _check_numeric(cols[plan["weight"]], "weight", batch)
+            if (w < 0).any():
+                row = int(np.flatnonzero(w < 0)[0])
+                value = float(w[row])
+                raise ValidationError(
+                    f"{batch.where}: row {row + 1 + batch.offset}: weight {value!r} is not a "
+                    "non-negative number"
+                )
+            ok = ~np.isnan(w)
+            np.minimum.at(self.wmin.reshape(-1), flat[ok], w[ok])
+            np.maximum.at(self.wmax.reshape(-1), flat[ok], w[ok])
+        for attr in _TASK_ATTRS:
+            if attr in plan:
+                self._first_attr(attr, cols[plan[attr]], t)
+        for col in ("duration_s", "cost", "score"):
+            if col in plan and not (col == "score" and opts.get("threshold") is not None):
+                _check_numeric(cols[plan[col]], col, batch)
+        self.rows += n_rows
+        return t
+
+    def _first_attr(self, attr: str, col: Any, t: np.ndarray) -> None:
+        if attr not in self.attrs:
+            self.attrs[attr] = np.full(self.cap[1], None, dtype=object)
+        codes, uniques = factorize(col)
+        ok = codes >= 0
+        tasks, first = np.unique(t[ok], return_index=True)
+        unset = np.array([self.attrs[attr][i] is None for i in tasks], dtype=bool)
+        vals = np.empty(len(uniques), dtype=object)
+        vals[:] = uniques
+        self.attrs[attr][tasks[unset]] = vals[codes[ok][first[unset]]]
+
+    def _trials(self, col: Any, flat: np.ndarray, s: np.ndarray, t: np.ndarray, b: Batch) -> None:
+        trial = _trial_numbers(col, b)
+        if self.has_trial is False:
+            raise FormatError(f"{b.where}: a trial column, while earlier files have none")
+        top = int(trial.max()) if len(trial) else 0
+        if self.spill is None:
+            words = top // 64 + 1
+            if self.bits is None:
+                self.bits = np.zeros((*self.cap, words), dtype=np.uint64)
+            elif words > self.bits.shape[2]:
+                grown = np.zeros((*self.cap, words), dtype=np.uint64)
+                grown[:, :, : self.bits.shape[2]] = self.bits
+                self.bits = grown
+            self._bitmap_budget()
+        if self.spill is not None:
+            self.spill.add(s, t, trial)
+            return
+        if self.bits is None:  # pragma: no cover - set just above
+            raise RuntimeError("no bitmap")
+        w = self.bits.shape[2]
+        idx = flat * w + (trial >> 6)
+        bit = np.left_shift(np.uint64(1), (trial & 63).astype(np.uint64))
+        flat_bits = self.bits.reshape(-1)
+        seen = (flat_bits[idx] & bit) != 0
+        if seen.any():
+            i = int(np.flatnonzero(seen)[0])
+            self._duplicate(s[i], t[i], trial[i], b, [i + 1 + b.offset], earlier=True)
+        np.bitwise_or.at(flat_bits, idx, bit)
+        total = _popcount(flat_bits)
+        if total - self.bits_set != len(idx) and not seen.any():  # (else: deferred above)
+            key = flat * (int(trial.max()) + 1) + trial
+            _, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+            rows = np.flatnonzero(counts[inv] > 1)
+            i = int(rows[0])
+            same = rows[key[rows] == key[i]]
+            self._duplicate(s[i], t[i], trial[i], b, list(same[:5] + 1 + b.offset))
+        self.bits_set = total
+
+    def _duplicate(
+        self, s: int, t: int, trial: int, b: Batch, rows: list[int], *, earlier: bool = False
+    ) -> None:
+        key = f"({self.systems.names[s]}, {self.tasks.names[t]}, {trial})"
+        where = ", ".join(str(r) for r in rows)
+        also = " (an earlier row has it too)" if earlier else ""
+        err = ValidationError(
+            f"{b.where}: duplicate (system, task_id, trial) = {key} at row"
+            f"{'s' if len(rows) > 1 else ''} {where}{also}; duplicates are never summed"
+        )
+        if not self.defer_duplicates:
+            raise err
+        self.deferred = self.deferred or err
+
+    def duplicate_error(self, where: str) -> ValidationError | None:
+        """The first duplicate (system, task_id, trial) found (the spill sorted now), or None."""
+        if self.spill is not None:
+            dup = self.spill.first_duplicate()
+            self.spill = None
+            if dup is not None and self.deferred is None:
+                s, t, trial = dup
+                self.deferred = ValidationError(
+                    f"{where}: duplicate (system, task_id, trial) = ({self.systems.names[s]}, "
+                    f"{self.tasks.names[t]}, {trial}); duplicates are never summed"
+                )
+        return self.deferred
+
+    def finish(self, where: str) -> xr.Dataset:
+        err = self.duplicate_error(where)
+        if err is not None:
+            raise err
+        if self.rows == 0:
+            raise ValidationError(f"{where}: no trials (the table is empty)")
+        S, T = len(self.systems.names), len(self.tasks.names)
+        rows, n, c = (self.sums[k][:S, :T] for k in ("rows", "n", "c"))
+        weight = np.ones((S, T))
+        attrs: dict[str, Any] = {}
+        if self.weights:
+            lo, hi = self.wmin[:S, :T], self.wmax[:S, :T]
+            differ = np.isfinite(lo) & (lo != hi)
+            if differ.any():
+                i, j = np.argwhere(differ)[0]
+                raise ValidationError(
+                    f"task {self.tasks.names[j]!r} (system {self.systems.names[i]!r}): runs "
+                    f"declare different weights ({lo[i, j]:g} and {hi[i, j]:g}); a weight "
+                    "belongs to a task"
+                )
+            weight = np.where(np.isfinite(lo), lo, 1.0)
+            attrs["declared_weights"] = 1
+        ds = xr.Dataset(
+            {
+                "n": (("system", "task"), n.copy()),
+                "c": (("system", "task"), c.copy()),
+                "unscored": (("system", "task"), rows - n),
+                "present": (("system", "task"), rows > 0),
+                "weight": (("system", "task"), weight),
+            },
+            coords={
+                "system": np.array(self.systems.names, dtype=object),
+                "task": np.array(self.tasks.names, dtype=object),
+            },
+            attrs=attrs,
+        )
+        for attr, vals in self.attrs.items():
+            ds = ds.assign_coords({attr: ("task", vals[:T])})
+        return ds
+
+
+_POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+
+
+def _popcount(words: np.ndarray) -> int:
+    """Number of bits set in an array of uint64 words."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2
+        return int(np.bitwise_count(words).sum())
+    return int(_POP8[words.view(np.uint8)].sum())  # pragma: no cover - numpy 1.26
+
+
+def _pow2(x: int) -> int:
+    return 1 << max(int(x) - 1, 1).bit_length()
+
+
+class _Spill:
+    """(system, task, trial) keys in temporary files, partitioned by task, for the duplicate
+    check when trial numbers are too sparse for a bitmap; each part is sorted at the end."""
+
+    PARTS = 64
+
+    def __init__(self) -> None:
+        self.dir = tempfile.TemporaryDirectory(prefix="passhat-dups-")
+        self.files = [open(Path(self.dir.name) / f"{i}.bin", "ab") for i in range(self.PARTS)]
+
+    @classmethod
+    def from_bits(cls, bits: np.ndarray, cap: tuple[int, int]) -> _Spill:
+        spill = cls()
+        s, t, w = np.nonzero(bits)
+        for start in range(0, len(s), 1 << 20):
+            sl = slice(start, start + (1 << 20))
+            words = bits[s[sl], t[sl], w[sl]]
+            ub = np.unpackbits(words.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+            r, b = np.nonzero(ub)
+            spill.add(s[sl][r], t[sl][r], w[sl][r] * 64 + b)
+        return spill
+
+    def add(self, s: np.ndarray, t: np.ndarray, trial: np.ndarray) -> None:
+        keys = np.stack([s.astype(np.int64), t.astype(np.int64), trial.astype(np.int64)], axis=1)
+        part = t % self.PARTS
+        for p in np.unique(part):
+            keys[part == p].tofile(self.files[p])
+
+    def first_duplicate(self) -> tuple[int, int, int] | None:
+        try:
+            for f in self.files:
+                f.close()
+            for f in self.files:
+                keys = np.fromfile(f.name, dtype=np.int64).reshape(-1, 3)
+                if len(keys) < 2:
+                    continue
+                order = np.lexsort(keys.T[::-1])
+                k = keys[order]
+                same = (k[1:] == k[:-1]).all(axis=1)
+                if same.any():
+                    s, t, trial = k[int(np.flatnonzero(same)[0])]
+                    return int(s), int(t), int(trial)
+            return None
+        finally:
+            self.dir.cleanup()
+
+
+def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
+    """Whole non-negative trial numbers as int64 (the same rules as the in-memory reader)."""
+    _check_arrow_type(col, "trial", b.where)
+    if not isinstance(col, pd.Series):
+        import pyarrow as pa
+
+        if pa.types.is_integer(col.type) and col.null_count == 0:
+            vals = col.to_numpy().astype(np.int64)
+            bad = (vals < 0) | (vals > MAX_COUNT)
+            if col.type == pa.uint64():
+                bad |= col.to_numpy() > MAX_COUNT
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValidationError(
+                    f"{b.where}: row {row + 1 + b.offset}: trial {col[row].as_py()!r} is not a "
+                    "non-negative whole number up to 2^53"
+                )
+            return vals
+    codes, uniques = factorize(col)
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0]) + 1 + b.offset
+        raise ValidationError(
+            f"{b.where}: row {row}: trial None is not a non-negative whole number"
+        )
+    rows = _first_rows(codes, len(uniques), b.offset)
+    per = coerce_trial(pd.Series(uniques, dtype=object), where=b.where, rows=rows).to_numpy()
+    return per[codes]
+
+
+def _outcomes(
+    cols: dict[str, Any], plan: dict[str, str], opts: dict[str, Any], b: Batch
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: decided (counted in n) and success, as the in-memory reader decides them."""
+    threshold = opts.get("threshold")
+    if threshold is not None:
+        name = "score" if "score" in plan else "success"
+        codes, uniques = factorize(cols[plan[name]])
+        rows = _first_rows(codes, len(uniques), b.offset)
+        raw = pd.Series(uniques, dtype=object)
+        num = pd.to_numeric(raw, errors="coerce")
+        bad = num.isna().to_numpy() & raw.notna().to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(
+                f"{b.where}: row {rows[i]}: {name} {uniques[i]!r} is not a number "
+                f"(threshold={threshold} needs numeric scores)"
+            )
+        score = finite_column(raw, "score", where=b.where, rows=rows).to_numpy(dtype=float)
+        verdict = np.where(np.isnan(score), -1, (score >= threshold).astype(np.int8))
+    else:
+        codes, uniques = factorize(cols[plan["success"]])
+        rows = _first_rows(codes, len(uniques), b.offset)
+        ok = coerce_success(pd.Series(uniques, dtype=object), where=b.where, rows=rows)
+        verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
+    per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
+    decided = per_row >= 0
+    if "status" in plan:
+        st_codes, st_uniques = factorize(cols[plan["status"]])
+        unscored = np.array([str(u).strip() in UNSCORED_STATUSES for u in st_uniques], dtype=bool)
+        if len(unscored):
+            decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)
+    return decided, decided & (per_row == 1)

@@ -1,0 +1,396 @@
+"""Scanning tidy trial files in batches: which files a source names, their header, and their rows.
+
+A *source* is a file (``.csv``, ``.tsv``, either gzip-compressed; ``.jsonl`` /
+``.ndjson``; ``.parquet``), a directory of such files (a partitioned dataset:
+every data file under it, sorted by path), or a glob pattern
+(``logs/part-*.parquet``). :func:`batches` yields each file's rows in batches of
+Arrow arrays (CSV, Parquet) or pandas columns (JSON lines), with the row number
+of the batch's first row, so that an error can name the file and the row. Only
+the columns asked for are read (Parquet and CSV skip the others).
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import gzip
+import io
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from passhat.errors import FormatError, InputError, ValidationError
+from passhat.io._json import json_object
+
+__all__ = [
+    "PANDAS_NA",
+    "TABULAR",
+    "Batch",
+    "batches",
+    "check_header",
+    "file_kind",
+    "header",
+    "is_gzip",
+    "resolve_columns",
+    "source_files",
+]
+
+#: Text that pandas' ``read_csv`` reads as missing (its default ``na_values``); the Arrow
+#: reader is given the same list so both paths agree on what "missing" is.
+PANDAS_NA = [
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+]
+
+#: File kinds a tidy source may hold.
+TABULAR = ("csv", "tsv", "jsonl", "parquet")
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether a file starts with the gzip magic bytes."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def file_kind(path: Path) -> str | None:
+    """``csv``, ``tsv``, ``jsonl`` or ``parquet`` from a file's name (``.gz`` looked through).
+
+    Examples
+    --------
+    >>> file_kind(Path("runs.tsv.gz")), file_kind(Path("part-0.parquet")), file_kind(Path("x"))
+    ('tsv', 'parquet', None)
+    """
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".gzip"):
+        suffixes = suffixes[:-1]
+    return _SUFFIXES.get(suffixes[-1]) if suffixes else None
+
+
+def source_files(source: str | Path) -> list[Path]:
+    """The data files a source names: the file, a directory's data files, or a glob's matches.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name in ("b.parquet", "a.parquet", "_SUCCESS"):
+    ...     _ = (d / name).write_bytes(b"")
+    >>> [p.name for p in source_files(d)], [p.name for p in source_files(str(d / "*.parquet"))]
+    (['a.parquet', 'b.parquet'], ['a.parquet', 'b.parquet'])
+    """
+    text = str(source)
+    p = Path(source)
+    if p.is_dir():
+        files = sorted(
+            f
+            for f in p.rglob("*")
+            if f.is_file()
+            and file_kind(f) is not None
+            and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
+        )
+        if not files:
+            raise InputError(
+                f"{p}: a directory with no data files (.csv, .tsv, .jsonl, .parquet, "
+                "optionally .gz)"
+            )
+    elif p.exists():
+        files = [p]
+    elif any(ch in text for ch in "*?["):
+        files = sorted(Path(f) for f in glob.glob(text, recursive=True) if Path(f).is_file())
+        if not files:
+            raise InputError(f"{text}: no file matches the pattern")
+    else:
+        raise InputError(f"{text}: no such file or directory")
+    kinds = {file_kind(f) or "csv" for f in files}
+    if len(kinds) > 1:
+        raise FormatError(
+            f"{text}: the files mix formats ({', '.join(sorted(kinds))}); one dataset is one format"
+        )
+    return files
+
+
+def _open_text(path: Path) -> io.TextIOWrapper:
+    raw: Any = gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+
+
+def delimiter(path: Path) -> str:
+    """Tab for ``.tsv`` (``.tab``, gzip or not), else comma."""
+    return "\t" if file_kind(path) == "tsv" else ","
+
+
+def check_header(names: Sequence[str], where: str) -> None:
+    """Refuse duplicate column names (after trimming spaces): which one would be read is a guess.
+
+    Examples
+    --------
+    >>> check_header(["task_id", "success", " success"], "runs.csv")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.FormatError: runs.csv: columns 2 and 3 are both named 'success'; \
+rename one (which one holds the data is a guess)
+    """
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, start=1):
+        key = str(name).strip()
+        if key in seen:
+            raise FormatError(
+                f"{where}: columns {seen[key]} and {i} are both named {key!r}; rename one "
+                "(which one holds the data is a guess)"
+            )
+        seen[key] = i
+
+
+def header(path: Path) -> list[str]:
+    """Column names of a tidy file (CSV/TSV header, Parquet schema, first JSON-lines object's
+    keys), duplicates refused."""
+    kind = file_kind(path) or "csv"
+    where = str(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            names = list(pq.read_schema(path).names)
+        except Exception as err:  # pyarrow raises several types
+            raise FormatError(f"{path}: not a readable Parquet file ({err})") from err
+    elif kind == "jsonl":
+        names = []
+        try:
+            with _open_text(path) as fh:
+                for line in fh:
+                    if line.strip():
+                        obj = json.loads(line)
+                        names = list(obj) if isinstance(obj, dict) else []
+                        break
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            names = []  # the reader names the line
+        except RecursionError as err:
+            from passhat.io._json import too_deep
+
+            raise too_deep(path) from err
+    else:
+        try:
+            with _open_text(path) as fh:
+                names = next(csv.reader(fh, delimiter=delimiter(path)), [])
+        except UnicodeDecodeError as err:
+            from passhat.io._json import not_utf8
+
+            raise not_utf8(path) from err
+        except csv.Error as err:
+            raise FormatError(f"{path}: cannot read the header ({err})") from err
+        except IsADirectoryError:
+            raise
+        except (OSError, EOFError) as err:
+            raise FormatError(f"{path}: cannot read ({err})") from err
+    check_header(names, where)
+    return names
+
+
+#: option name -> data-model column
+_MAP_OPTIONS = {
+    "system": "system",
+    "task": "task_id",
+    "task_id": "task_id",
+    "trial": "trial",
+    "success": "success",
+    "status": "status",
+    "score": "score",
+    "category": "category",
+    "weight": "weight",
+    "scenario_hash": "scenario_hash",
+    "duration": "duration_s",
+    "cost": "cost",
+}
+
+
+def resolve_columns(
+    names: Sequence[Any], column_map: Mapping[str, str | None], *, where: str
+) -> dict[str, str]:
+    """Each source column's data-model name: spaces trimmed, the column map applied.
+
+    Duplicate names (after trimming) are refused; so is a map that names a missing column,
+    maps one column twice, or makes a second column of a name the file already has. A
+    ``task`` column is ``task_id`` when there is none.
+
+    Examples
+    --------
+    >>> resolve_columns(["question_id", " passed"], {"task": "question_id", "success": "passed"},
+    ...                 where="t")
+    {'question_id': 'task_id', ' passed': 'success'}
+    """
+    check_header([str(c) for c in names], where)
+    stripped = {c: str(c).strip() for c in names}
+    rename: dict[str, str] = {}
+    for opt, src in column_map.items():
+        if src is None:
+            continue
+        if opt not in _MAP_OPTIONS:
+            raise ValidationError(
+                f"{where}: unknown column option {opt!r}; known: {', '.join(sorted(_MAP_OPTIONS))}"
+            )
+        if src not in stripped.values():
+            raise ValidationError(
+                f"{where}: column {src!r} (given for {opt}) is missing; "
+                f"columns: {', '.join(stripped.values())}"
+            )
+        target = _MAP_OPTIONS[opt]
+        if src in rename:
+            first = next(o for o, v in column_map.items() if v == src)
+            raise ValidationError(f"{where}: column {src!r} is mapped to both {first} and {opt}")
+        if target in rename.values():
+            raise ValidationError(f"{where}: two columns are mapped to {target!r}")
+        if target in stripped.values() and target != src:
+            raise ValidationError(
+                f"{where}: --map {opt}={src} would make a second {target!r} column; the file "
+                "already has one (rename or drop it first)"
+            )
+        rename[src] = target
+    out = {c: rename.get(name, name) for c, name in stripped.items()}
+    if "task_id" not in out.values() and "task" in out.values():
+        out = {c: "task_id" if t == "task" else t for c, t in out.items()}
+    return out
+
+
+@dataclass
+class Batch:
+    """Rows ``offset + 1 … offset + rows`` of one file: column name → Arrow array or pandas
+    Series (only the columns asked for)."""
+
+    where: str
+    offset: int
+    rows: int
+    columns: dict[str, Any]
+
+
+def batches(path: Path, columns: Sequence[str], *, batch_rows: int = 1 << 20) -> Iterator[Batch]:
+    """The rows of one tidy file in batches, with only ``columns`` (source names)."""
+    kind = file_kind(path) or "csv"
+    if kind == "parquet":
+        yield from _parquet_batches(path, columns, batch_rows)
+    elif kind == "jsonl":
+        yield from _jsonl_batches(path, columns, batch_rows)
+    else:
+        yield from _csv_batches(path, columns, batch_rows)
+
+
+def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    as_text = pa.dictionary(pa.int32(), pa.string())
+    convert = pcsv.ConvertOptions(
+        column_types={c: as_text for c in columns},
+        include_columns=list(columns),
+        null_values=PANDAS_NA,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+    )
+    # blocks of ~16 bytes a row (a quarter of a typical row): batches of about a quarter of
+    # batch_rows, so that the reader's read-ahead of a few blocks stays small
+    read = pcsv.ReadOptions(block_size=max(1 << 12, min(batch_rows * 16, 1 << 26)))
+    parse = pcsv.ParseOptions(delimiter=delimiter(path), newlines_in_values=False)
+    offset = 0
+    try:
+        reader = pcsv.open_csv(
+            path, read_options=read, parse_options=parse, convert_options=convert
+        )
+        for rb in reader:
+            if rb.num_rows == 0:
+                continue
+            cols = {name: rb.column(i) for i, name in enumerate(rb.schema.names)}
+            yield Batch(str(path), offset, rb.num_rows, cols)
+            offset += rb.num_rows
+    except pa.ArrowInvalid as err:
+        msg = str(err).splitlines()[0]
+        if "straddling" in msg or "block" in msg:
+            msg = "a row longer than the reader's block (binary content, or no line breaks?)"
+        raise FormatError(f"{path}: not valid CSV after data row {offset} ({msg})") from err
+    except UnicodeDecodeError as err:
+        raise FormatError(f"{path}: after data row {offset}: not UTF-8 text") from err
+
+
+def _parquet_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
+        strings = [
+            c
+            for c in columns
+            if c in schema.names
+            and (
+                pa.types.is_string(schema.field(c).type)
+                or pa.types.is_large_string(schema.field(c).type)
+            )
+        ]
+        if strings:
+            pf = pq.ParquetFile(path, read_dictionary=strings)
+        offset = 0
+        for rb in pf.iter_batches(batch_size=batch_rows, columns=list(columns), use_threads=True):
+            cols = {name: rb.column(i) for i, name in enumerate(rb.schema.names)}
+            yield Batch(str(path), offset, rb.num_rows, cols)
+            offset += rb.num_rows
+    except (pa.ArrowException, OSError) as err:
+        raise FormatError(f"{path}: not a readable Parquet file ({err})") from err
+
+
+def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
+    wanted = list(columns)
+    records: list[dict[str, Any]] = []
+    offset = 0
+
+    def flush() -> Batch:
+        df = pd.DataFrame.from_records(records)
+        cols = {c: (df[c] if c in df.columns else pd.Series([None] * len(df))) for c in wanted}
+        return Batch(str(path), offset, len(records), cols)
+
+    try:
+        with _open_text(path) as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                obj = json_object(path, lineno, line)
+                records.append({c: obj.get(c) for c in wanted})
+                if len(records) >= batch_rows:
+                    yield flush()
+                    offset += len(records)
+                    records = []
+    except UnicodeDecodeError as err:
+        raise FormatError(f"{path}: not UTF-8 text") from err
+    if records:
+        yield flush()

@@ -1,0 +1,255 @@
+"""Out-of-core counting (:func:`passhat.io.aggregate.aggregate_counts`).
+
+Oracle: the in-memory reader. For every table, ``read_trials(f).counts()`` and the
+streamed count (tiny batches, so that every rule is checked across batch boundaries) must
+be equal — same systems and tasks in the same order, same n, c, unscored, weights and task
+coordinates — and every input the in-memory reader refuses, the streamed reader refuses
+too, with the same error class and the file row.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import xarray as xr
+
+import passhat as ph
+from passhat.errors import FormatError, InputError, ValidationError
+from passhat.io import _countgrid, aggregate
+from passhat.io.aggregate import aggregate_counts
+
+
+def _table(seed: int, *, systems: int = 2, tasks: int = 40, runs: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(systems):
+        for t in range(tasks):
+            p = rng.beta(1, 1)
+            for r in range(int(rng.integers(1, runs + 1))):
+                status = rng.choice(["ok", "ok", "ok", "timeout", "grader_error", " ok "])
+                success: object = bool(rng.random() < p)
+                if rng.random() < 0.05:
+                    success = None
+                rows.append(
+                    {
+                        "system": f"agent-{s}",
+                        "task_id": f"task {t:03d}",
+                        "trial": r,
+                        "success": success,
+                        "status": status,
+                        "weight": 1.0 + (t % 3),
+                        "category": ["x", "y"][t % 2] if rng.random() < 0.8 else None,
+                        "score": rng.random(),
+                    }
+                )
+    df = pd.DataFrame(rows)
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # any row order
+
+
+def _write(df: pd.DataFrame, path: Path) -> Path:
+    name = path.name
+    if name.endswith(".parquet"):
+        df.to_parquet(path)
+    elif name.endswith(".jsonl"):
+        df.to_json(path, orient="records", lines=True)
+    elif name.endswith(".tsv"):
+        df.to_csv(path, sep="\t", index=False)
+    elif name.endswith(".csv.gz"):
+        with gzip.open(path, "wt") as fh:
+            df.to_csv(fh, index=False)
+    else:
+        df.to_csv(path, index=False)
+    return path
+
+
+def _same(got: xr.Dataset | ph.Trials, want: xr.Dataset) -> None:
+    assert isinstance(got, xr.Dataset)
+    assert got["system"].values.tolist() == want["system"].values.tolist()
+    assert got["task"].values.tolist() == want["task"].values.tolist()
+    for var in ("n", "c", "unscored", "present", "weight"):
+        np.testing.assert_array_equal(got[var].values, want[var].values, err_msg=var)
+    for coord in ("category", "scenario_hash"):
+        assert (coord in got.coords) == (coord in want.coords)
+        if coord in want.coords:
+            assert got[coord].values.tolist() == want[coord].values.tolist()
+    assert got.attrs.get("declared_weights") == want.attrs.get("declared_weights")
+
+
+@pytest.mark.parametrize(
+    "name", ["runs.csv", "runs.tsv", "runs.csv.gz", "runs.jsonl", "runs.parquet"]
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_streamed_counts_equal_the_in_memory_reader(tmp_path: Path, name: str, seed: int) -> None:
+    f = _write(_table(seed), tmp_path / name)
+    want = ph.read_trials(f).counts()
+    for batch_rows in (5, 1000):
+        got = aggregate_counts(f, batch_rows=batch_rows)
+        _same(got, want)
+        assert got.attrs["source_rows"] == len(ph.read_trials(f))
+
+
+def test_column_map_threshold_and_system_name(tmp_path: Path) -> None:
+    df = (
+        _table(3, systems=1)
+        .drop(columns=["success", "system"])
+        .rename(columns={"task_id": "question", "score": "reward"})
+    )
+    f = _write(df, tmp_path / "graded.csv")
+    opts = {"task": "question", "score": "reward", "threshold": 0.5, "system_name": "m"}
+    _same(aggregate_counts(f, batch_rows=5, **opts), ph.read_trials(f, **opts).counts())
+    assert ph.read_counts(f, **opts)["system"].values.tolist() == ["m"]
+
+
+def test_directory_and_glob_of_parts(tmp_path: Path) -> None:
+    df = _table(4)
+    d = tmp_path / "ds"
+    d.mkdir()
+    parts = np.array_split(np.arange(len(df)), 5)
+    for i, idx in enumerate(parts):
+        df.iloc[idx].to_parquet(d / f"part-{i}.parquet")
+    (d / "_SUCCESS").write_text("")
+    whole = _write(df, tmp_path / "whole.parquet")
+    want = ph.read_trials(whole).counts()
+    _same(aggregate_counts(d, batch_rows=11), want)
+    _same(aggregate_counts(str(d / "part-*.parquet")), want)
+    got = ph.read(d)  # a directory of parts is read as counts
+    _same(got, want)
+    assert got.attrs["source_files"] == 5 and got.attrs["source_format"] == "parquet"
+    with pytest.raises(FormatError, match="read as counts"):
+        ph.read_trials(d)
+
+
+def _pair(tmp_path: Path, text: str, name: str = "runs.csv") -> tuple[type, str, type, str]:
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(InputError) as mem:
+        ph.read_trials(f).counts()
+    with pytest.raises(InputError) as stream:
+        aggregate_counts(f, batch_rows=2)
+    return type(mem.value), str(mem.value), type(stream.value), str(stream.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "row"),
+    [
+        ("task_id,trial,success\na,0,1\nb,0,1\nc,0,1\na,0,0\n", "4"),  # duplicate across batches
+        ("task_id,trial,success\na,0,1\na,0,0\n", "2"),  # within a batch
+        ("task_id,trial,success\na,0,1\nb,0,maybe\n", "2"),  # not boolean-like
+        ("task_id,trial,success\na,0,1\n,1,1\n", "2"),  # missing task
+        ("task_id,trial,success\na,0,1\nb,-1,1\n", "2"),  # negative trial
+        ("task_id,trial,success\na,0,1\nb,1.5,1\n", "2"),  # not whole
+        ("task_id,trial,success\na,0,1\na ,1,1\n", "2"),  # surrounding spaces
+        ("task_id,trial,success\na,0,1\nb\u200b,1,1\n", "2"),  # invisible
+        ("task_id,trial,success,duration_s\na,0,1,3\nb,0,1,fast\n", "2"),  # not a number
+        ("task_id,trial,success,weight\na,0,1,1\nb,0,1,-2\n", "2"),  # negative weight
+    ],
+)
+def test_streamed_reader_refuses_what_the_in_memory_one_does(
+    tmp_path: Path, text: str, row: str
+) -> None:
+    mem_t, _, st_t, st_msg = _pair(tmp_path, text)
+    assert issubclass(st_t, ValidationError) and issubclass(mem_t, ValidationError)
+    assert re.search(rf"rows? (\d+, )*{row}\b", st_msg), st_msg
+    assert "runs.csv" in st_msg
+
+
+def test_weights_must_agree_within_a_task(tmp_path: Path) -> None:
+    _, mem_msg, _, st_msg = _pair(
+        tmp_path, "task_id,trial,success,weight\na,0,1,1\nb,0,1,2\na,1,0,3\n"
+    )
+    assert "different weights (1 and 3)" in st_msg and "different weights" in mem_msg
+
+
+def test_missing_required_columns(tmp_path: Path) -> None:
+    _, mem_msg, _, st_msg = _pair(tmp_path, "task_id,passed\na,1\n")
+    assert "required column 'success' is missing" in st_msg
+    assert "required column 'success' is missing" in mem_msg
+
+
+def test_spill_when_trial_numbers_are_too_sparse_for_bitmaps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_countgrid, "BITMAP_BYTES", 64)  # every bitmap is "too big"
+    df = _table(5)
+    df["trial"] = df["trial"] * 1_000_003 + 17  # sparse, large trial numbers
+    f = _write(df, tmp_path / "runs.parquet")
+    _same(aggregate_counts(f, batch_rows=9), ph.read_trials(f).counts())
+    dup = pd.concat([df, df.iloc[[10]]], ignore_index=True)
+    g = _write(dup, tmp_path / "dup.parquet")
+    r = df.iloc[10]
+    with pytest.raises(ValidationError, match=rf"duplicate .*{r['task_id']}, {r['trial']}\)"):
+        aggregate_counts(g, batch_rows=9)
+
+
+def test_duplicate_across_files_names_both(tmp_path: Path) -> None:
+    d = tmp_path / "ds"
+    d.mkdir()
+    (d / "a.csv").write_text("task_id,trial,success\nt,0,1\nt,1,1\n")
+    (d / "b.csv").write_text("task_id,trial,success\nu,0,1\nt,1,0\n")
+    with pytest.raises(ValidationError, match=r"b\.csv: duplicate .*\(system, t, 1\) at row 2"):
+        aggregate_counts(d)
+
+
+def test_no_trial_column_counts_every_row(tmp_path: Path) -> None:
+    f = tmp_path / "runs.csv"
+    f.write_text("task_id,success\na,1\na,1\na,0\nb,\n")
+    ds = aggregate_counts(f, batch_rows=1)
+    assert ds["n"].values.tolist() == [[3, 0]] and ds["unscored"].values.tolist() == [[0, 1]]
+
+
+def test_parquet_types_are_read_like_pandas(tmp_path: Path) -> None:
+    f = tmp_path / "runs.parquet"
+    tbl = pa.table(
+        {
+            "system": pa.array(["s", "s", "s"]).dictionary_encode(),
+            "task_id": pa.array([1, 2, 1], pa.int32()),
+            "trial": pa.array([0, 0, 1], pa.uint16()),
+            "success": pa.array([1.0, 0.0, None]),
+        }
+    )
+    pq.write_table(tbl, f)
+    _same(aggregate_counts(f), ph.read_trials(f).counts())
+    assert aggregate_counts(f)["task"].values.tolist() == ["1", "2"]
+
+
+def test_options_are_checked(tmp_path: Path) -> None:
+    f = _write(_table(0, tasks=3), tmp_path / "runs.csv")
+    with pytest.raises(ph.errors.OptionError, match="batch_rows"):
+        aggregate_counts(f, batch_rows=0)
+    with pytest.raises(ph.errors.OptionError, match="reads csv, tsv, jsonl and parquet"):
+        aggregate_counts(f, format="tau-bench")
+    with pytest.raises(InputError, match="no file matches"):
+        aggregate_counts(str(tmp_path / "nothing-*.csv"))
+    with pytest.raises(ValidationError, match="unknown column option"):
+        aggregate_counts(f, colour="x")
+
+
+def test_counts_on_a_local_dask_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    distributed = pytest.importorskip("distributed")
+    df = _table(6)
+    d = tmp_path / "ds"
+    d.mkdir()
+    for i, idx in enumerate(np.array_split(np.arange(len(df)), 6)):
+        df.iloc[idx].to_csv(d / f"part-{i}.csv", index=False)
+    want = aggregate_counts(d)
+    _same(want, ph.read_trials(_write(df, tmp_path / "whole.csv")).counts())
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        _same(aggregate_counts(d, scheduler=cluster.scheduler_address), want)
+        row = df.iloc[0]
+        (d / "part-9.csv").write_text(
+            f"system,task_id,trial,success\n{row['system']},{row['task_id']},{row['trial']},1\n"
+        )
+        with pytest.raises(ValidationError, match=r"duplicate .* in two files"):
+            aggregate_counts(d, scheduler=cluster.scheduler_address)
+    monkeypatch.setattr(aggregate, "CONNECT_TIMEOUT", 1)
+    with pytest.raises(ph.errors.OptionError, match="cannot connect"):
+        aggregate_counts(d, scheduler="tcp://127.0.0.1:1")

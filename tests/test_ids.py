@@ -1,0 +1,111 @@
+"""Ids read from data: NFC normalisation and refusal of invisible / control characters.
+
+Oracles: :mod:`unicodedata` of the running Python (which code points are control, format,
+separator or surrogate characters; what NFC is), and the hand-worked means of issue 13
+(café typed two ways is one task: mean 2/3, not 1/2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import passhat as ph
+from passhat._ids import INVISIBLE, clean_ids
+from passhat.errors import ValidationError
+
+NFC = "caf\u00e9"
+NFD = "cafe\u0301"
+
+
+def test_invisible_class_is_unicodes_control_format_and_separator_set() -> None:
+    refused = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+    for cp in range(sys.maxunicode + 1):
+        ch = chr(cp)
+        cat = unicodedata.category(ch)
+        matched = INVISIBLE.match(ch) is not None
+        if cat in refused:
+            assert matched, f"U+{cp:04X} ({cat}) is not refused"
+        elif matched:  # newer Unicode than this Python's may list more format characters
+            assert cat == "Cn", f"U+{cp:04X} ({cat}) is refused but visible"
+
+
+def test_nfc_and_nfd_are_one_task(tmp_path: Path) -> None:
+    assert NFC != NFD and unicodedata.normalize("NFC", NFD) == NFC
+    f = tmp_path / "runs.csv"
+    f.write_text(f"task_id,trial,success\n{NFC},0,1\n{NFD},1,0\nx,0,1\n", encoding="utf-8")
+    t = ph.read_trials(f)
+    assert t.tasks == [NFC, "x"]
+    tbl = ph.estimate(t, k=1).table
+    mean = tbl[tbl["metric"] == "mean"]["value"].iloc[0]
+    assert mean == pytest.approx((1 / 2 + 1) / 2)  # one task at 1/2, one at 1 (not 1/3 of 3)
+    assert ph.read_counts(f)["n"].values.tolist() == [[2, 1]]
+
+
+def test_same_task_twice_after_normalisation_is_a_duplicate(tmp_path: Path) -> None:
+    f = tmp_path / "runs.csv"
+    f.write_text(f"task_id,trial,success\n{NFC},0,1\n{NFD},0,0\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="duplicate"):
+        ph.read_trials(f)
+    with pytest.raises(ValidationError, match="duplicate"):
+        ph.read_counts(f)
+
+
+@pytest.mark.parametrize(
+    ("char", "name"),
+    [
+        ("\u200b", "U+200B ZERO WIDTH SPACE"),
+        ("\u200d", "U+200D ZERO WIDTH JOINER"),
+        ("\ufeff", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+        ("\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("\x00", "U+0000 NUL"),
+        ("\x1b", "U+001B ESCAPE"),
+    ],
+)
+def test_invisible_characters_in_ids_are_refused_with_rows(
+    tmp_path: Path, char: str, name: str
+) -> None:
+    rows = [{"task_id": "t1", "success": True}, {"task_id": f"t{char}1", "success": False}]
+    rows.append({"task_id": f"t{char}1", "success": True})
+    f = tmp_path / "runs.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows))
+    kind = r"an? (invisible|control) character"
+    msg = rf"runs\.jsonl: rows 2, 3: task_id .* contains {kind} \({re.escape(name)}\)"
+    with pytest.raises(ValidationError, match=msg):
+        ph.read_trials(f)
+    with pytest.raises(ValidationError, match=rf"row 2: task_id .*\({re.escape(name)}\)"):
+        ph.read_counts(f)
+
+
+def test_system_names_are_checked_too() -> None:
+    df = pd.DataFrame({"system": ["a", "a\u2060"], "task_id": ["t", "t"], "success": [1, 0]})
+    with pytest.raises(ValidationError, match=r"row 2: system 'a\\u2060' contains an invisible"):
+        ph.Trials.from_frame(df, where="frame")
+
+
+def test_count_tables_and_traces_normalise_and_refuse() -> None:
+    from passhat.io.counts import counts_from_table
+    from passhat.traces import Traces
+
+    ds = counts_from_table(pd.DataFrame({"task_id": [NFD], "n": [3], "c": [1]}))
+    assert ds["task"].values.tolist() == [NFC]
+    with pytest.raises(ValidationError, match=r"U\+200B"):
+        counts_from_table(pd.DataFrame({"task_id": ["a\u200b"], "n": [3], "c": [1]}))
+    steps = pd.DataFrame({"task_id": [NFD], "trial": [0], "action": ["x"]})
+    trials = pd.DataFrame({"task_id": [NFC], "trial": [0], "success": [True]})
+    tr = Traces.from_frames(steps, trials)
+    assert tr.steps["task_id"].tolist() == [NFC]
+    with pytest.raises(ValidationError, match=r"U\+0000 NUL"):
+        Traces.from_frames(steps.assign(task_id="a\x00"), trials)
+
+
+def test_clean_ids_reports_file_rows_of_distinct_values() -> None:
+    s = pd.Series(["ok", "b\u200b"])
+    with pytest.raises(ValidationError, match=r"f: row 17: task_id"):
+        clean_ids(s, column="task_id", where="f", rows=[3, 17])
