@@ -42,7 +42,7 @@ from passhat.estimators import (
 from passhat.examples import load_example, load_example_traces
 from passhat.intervals import task_intervals
 from passhat.io import read, read_counts, read_traces, read_trials
-from passhat.model import Fit, compare_models, fit, load_fit
+from passhat.model import Fit, JointFit, compare_models, fit, load_fit
 from passhat.report import report
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.slices import Slices, slices
@@ -61,6 +61,7 @@ __all__ = [
     "Fit",
     "FormatError",
     "InputError",
+    "JointFit",
     "ModelError",
     "OptionError",
     "OutputError",
