@@ -191,7 +191,7 @@ def test_joint_bad_inputs():
     with pytest.raises(ModelError, match="'a' shares no task"):
         ph.fit(apart, model="joint")
     ds = joint_counts(n[:2], c[:2], systems=["a", "b"])
-    with pytest.raises(OptionError, match="grid' does not apply to model='joint'"):
+    with pytest.raises(OptionError, match=r"grid. does not apply to model=.joint."):
         ph.fit(ds, model="joint", method="grid")
     with pytest.raises(OptionError, match="weights"):
         ph.fit(ds, model="joint", weights="declared")
