@@ -182,7 +182,7 @@ def test_joint_model_data_compresses_terms():
 def test_joint_bad_inputs():
     n, c = simulate(0, tasks=6)
     one = joint_counts(n[:1], c[:1], systems=["only"])
-    with pytest.raises(ModelError, match="at least two systems.*model='beta'"):
+    with pytest.raises(ModelError, match=r"at least two systems.*model='beta'"):
         ph.fit(one, model="joint")
     n2 = n[:2].copy()
     n2[0, 3:] = 0
