@@ -23,6 +23,40 @@ def test_cli_fit_joint_table_json_and_output(capsys, tmp_path):
     assert "diagnostics:" in text
     back = ph.load_fit(out)
     assert isinstance(back, ph.JointFit) and back.systems == ["baseline", "guided"]
+    # plan power takes the joint fit's spread and between-system correlation
+    rc = main(
+        [
+            "plan",
+            "power",
+            "--rho-from",
+            str(out),
+            "--delta",
+            "0.05",
+            "--runs-per-task",
+            "5",
+            "--power",
+            "0.8",
+        ]
+    )
+    text = capsys.readouterr().out
+    assert rc == 0 and "joint model" in text and "measured ρ" in text
+    rc = main(
+        [
+            "plan",
+            "power",
+            "--rho-from",
+            str(out),
+            "--example",
+            "agents",
+            "--delta",
+            "0.05",
+            "--runs-per-task",
+            "5",
+            "--power",
+            "0.8",
+        ]
+    )
+    assert rc == 2 and "--rho-from FIT replaces PILOT" in capsys.readouterr().err
     rc = main(["fit", str(out).replace("joint.nc", "x"), "--model", "joint"])
     assert rc == 2  # a missing input: one line, exit 2
     capsys.readouterr()
