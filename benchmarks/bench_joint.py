@@ -19,6 +19,9 @@ Run::
     PYTENSOR_FLAGS=compiledir=.pytensor .venv/bin/python benchmarks/bench_joint.py [--quick]
 
 ``--quick`` uses 2 chains × 200 draws and 100/1000 tasks (a smoke run).
+``--scaling`` measures only the cost ratio at 10× tasks, cheaply: one chain × 300 draws
+(+300 tuning) at 500 and 5000 tasks, each after a warm-up fit of its shape (compiled
+model reused), CPU time per draw compared.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import passhat as ph  # noqa: E402
 from passhat.model.joint_build import joint_counts  # noqa: E402
 
 QUICK = "--quick" in sys.argv
+SCALING = "--scaling" in sys.argv
 SAMPLING = (
     {"chains": 2, "draws": 200, "tune": 200}
     if QUICK
@@ -59,9 +63,9 @@ def simulate(tasks: int, seed: int):
     return joint_counts(n, rng.binomial(n, p), systems=[f"sys{s:02d}" for s in range(SYSTEMS)])
 
 
-def timed(label: str, ds) -> float:
+def timed(label: str, ds, sampling: dict | None = None) -> float:
     wall, cpu = time.perf_counter(), time.process_time()
-    f = ph.fit(ds, model="joint", k=[1, 5], seed=0, progress=False, **SAMPLING)
+    f = ph.fit(ds, model="joint", k=[1, 5], seed=0, progress=False, **(sampling or SAMPLING))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     d = f.diagnostics.table
     th = d[d["variable"].isin(["theta", "task_sd"])]
@@ -74,7 +78,23 @@ def timed(label: str, ds) -> float:
     return cpu
 
 
+def scaling() -> None:
+    cheap = {"chains": 1, "draws": 300, "tune": 300}
+    print(
+        f"cost at 10× tasks: {SYSTEMS} systems × T tasks × {RUNS} runs, 1 chain × 300 draws "
+        "(+300 tuning), compiled model reused"
+    )
+    cpu = {}
+    for t in (500, 5000):
+        timed(f"T = {t:5d}, warm-up (compile)", simulate(t, 10), cheap)
+        cpu[t] = timed(f"T = {t:5d}, timed fit", simulate(t, 11), cheap)
+    print(f"10× tasks: CPU ratio {cpu[5000] / cpu[500]:.2f}")
+
+
 def main() -> None:
+    if SCALING:
+        scaling()
+        return
     s = SAMPLING
     print(
         f"joint model, {SYSTEMS} systems × T tasks × {RUNS} runs, {s['chains']} chains × "
