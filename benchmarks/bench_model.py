@@ -47,7 +47,7 @@ from passhat.model.diagnostics import import_arviz  # noqa: E402
 from passhat.model.sampler import _NUTPIE_CACHE  # noqa: E402
 
 az = import_arviz()
-SAMPLING = {"chains": 4, "draws": 1000, "tune": 1000}
+SAMPLING = {"method": "nuts", "chains": 4, "draws": 1000, "tune": 1000}
 
 
 def data_168() -> ph.Trials:
@@ -131,7 +131,9 @@ def main() -> int:
         rows.append((*row, CPU["_last"]))  # with the CPU time of the run just timed
 
     # warm the PyTensor C cache (first run on a machine compiles C; later runs load it)
-    ph.fit(small, sampler="pymc", seed=0, progress=False, chains=1, draws=10, tune=10)
+    ph.fit(
+        small, method="nuts", sampler="pymc", seed=0, progress=False, chains=1, draws=10, tune=10
+    )
 
     _NUTPIE_CACHE.clear()
     f1, t_first = timed("first", lambda: ph.fit(small, seed=1, progress=False, **SAMPLING))

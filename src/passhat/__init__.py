@@ -1,5 +1,11 @@
 """passhat: pass@k, pass^k and mean success of repeated AI-agent trials.
 
+Every public name is listed in ``__all__`` and imported on first use
+(:mod:`passhat._lazy`, PEP 562): ``import passhat`` loads neither pandas,
+xarray, SciPy nor PyMC, and ``ph.fit`` loads the model only when called for.
+Type checkers read the imports under ``TYPE_CHECKING``, which name the same
+objects as ``_EXPORTS`` (``tests/test_init.py`` checks that they agree).
+
 Examples
 --------
 >>> import passhat as ph
@@ -10,10 +16,9 @@ Examples
 
 from __future__ import annotations
 
-from passhat import io
-from passhat import planner as plan
-from passhat._version import __version__
-from passhat.compare import Classification, Comparison, classify, compare
+from typing import TYPE_CHECKING
+
+from passhat._lazy import lazy_exports
 from passhat.errors import (
     CountError,
     DependencyError,
@@ -26,29 +31,68 @@ from passhat.errors import (
     ShortTaskError,
     ValidationError,
 )
-from passhat.estimate import Estimate, estimate
-from passhat.estimators import (
-    METRICS,
-    mean_success,
-    pass_at_k,
-    pass_at_k_variance,
-    pass_hat_k,
-    pass_hat_k_variance,
-    pass_hat_k_variance_estimate,
-    per_task_metrics,
-    plugin_pass_at_k,
-    plugin_pass_hat_k,
-)
-from passhat.examples import load_example, load_example_traces
-from passhat.intervals import task_intervals
-from passhat.io import read, read_counts, read_traces, read_trials
-from passhat.model import Fit, JointFit, compare_models, fit, load_fit
-from passhat.report import report
-from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
-from passhat.slices import Slices, slices
-from passhat.spread import heterogeneity_test, spread, spread_from_summary
-from passhat.traces import Divergence, Traces, divergence
-from passhat.trials import Trials, counts_from_arrays
+
+if TYPE_CHECKING:
+    from passhat import io
+    from passhat import planner as plan
+    from passhat._version import __version__
+    from passhat.compare import Classification, Comparison, classify, compare
+    from passhat.estimate import Estimate, estimate
+    from passhat.estimators import (
+        METRICS,
+        mean_success,
+        pass_at_k,
+        pass_at_k_variance,
+        pass_hat_k,
+        pass_hat_k_variance,
+        pass_hat_k_variance_estimate,
+        per_task_metrics,
+        plugin_pass_at_k,
+        plugin_pass_hat_k,
+    )
+    from passhat.examples import load_example, load_example_traces
+    from passhat.intervals import task_intervals
+    from passhat.io import read, read_counts, read_traces, read_trials
+    from passhat.model import Fit, JointFit, compare_models, fit, load_fit
+    from passhat.report import report
+    from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
+    from passhat.slices import Slices, slices
+    from passhat.spread import heterogeneity_test, spread, spread_from_summary
+    from passhat.traces import Divergence, Traces, divergence
+    from passhat.trials import Trials, counts_from_arrays
+
+#: Where each lazily imported public name lives (the same imports as above).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "passhat._version": ("__version__",),  # importlib.metadata costs ~0.1 s
+    "passhat.compare": ("Classification", "Comparison", "classify", "compare"),
+    "passhat.estimate": ("Estimate", "estimate"),
+    "passhat.estimators": (
+        "METRICS",
+        "mean_success",
+        "pass_at_k",
+        "pass_at_k_variance",
+        "pass_hat_k",
+        "pass_hat_k_variance",
+        "pass_hat_k_variance_estimate",
+        "per_task_metrics",
+        "plugin_pass_at_k",
+        "plugin_pass_hat_k",
+    ),
+    "passhat.examples": ("load_example", "load_example_traces"),
+    "passhat.intervals": ("task_intervals",),
+    "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
+    "passhat.model": ("Fit", "JointFit", "compare_models", "fit", "load_fit"),
+    "passhat.report": ("report",),
+    "passhat.report.plots": ("plot_gap", "plot_ppc", "plot_rates", "plot_spread"),
+    "passhat.slices": ("Slices", "slices"),
+    "passhat.spread": ("heterogeneity_test", "spread", "spread_from_summary"),
+    "passhat.traces": ("Divergence", "Traces", "divergence"),
+    "passhat.trials": ("Trials", "counts_from_arrays"),
+}
+#: Public names that are modules.
+_MODULES: dict[str, str] = {"io": "passhat.io", "plan": "passhat.planner"}
+
+lazy_exports(__name__, _EXPORTS, _MODULES)
 
 __all__ = [
     "METRICS",

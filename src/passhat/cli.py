@@ -5,7 +5,8 @@ Exit statuses, the same for every command (docs/guide/cli.md): 0 success; 1 a ga
 out of memory); 130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM), both after the
 temporary files are removed; 70 an unexpected exception, i.e. a bug in passhat. Every
 failure prints one line, ``passhat: error: ...``, never a traceback (``PASSHAT_DEBUG=1``
-shows it for a bug).
+shows it for a bug). Listing the commands (``passhat --help``, ``--version``) imports none of
+them, nor pandas, xarray or SciPy: see :mod:`passhat.commands`.
 """
 
 from __future__ import annotations
@@ -20,20 +21,9 @@ from typing import Any
 
 import click
 
-from passhat._format import printable
-from passhat._version import __version__
-from passhat.commands import register_all
-from passhat.commands._common import (  # re-exported for callers of passhat.cli
-    EXIT_INPUT,
-    emit_json,
-    fmt_num,
-    input_options,
-    input_stamp,
-    load_input,
-    parse_k,
-    records,
-)
+from passhat.commands import LazyGroup
 from passhat.errors import (
+    EXIT_INPUT,
     EXIT_INTERRUPT,
     EXIT_IO,
     EXIT_TERMINATED,
@@ -43,30 +33,34 @@ from passhat.errors import (
 #: Exit status of an unexpected exception (a bug in passhat; sysexits' EX_SOFTWARE).
 EXIT_BUG = 70
 
-__all__ = [
-    "EXIT_BUG",
-    "EXIT_INPUT",
-    "cli",
-    "emit_json",
-    "fmt_num",
-    "input_options",
-    "input_stamp",
-    "load_input",
-    "main",
-    "parse_k",
-    "records",
-]
+__all__ = ["EXIT_BUG", "EXIT_INPUT", "cli", "main"]
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed version (looked up only when asked: it costs ~0.1 s)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from passhat._version import __version__
+
+    click.echo(f"passhat, version {__version__}")
+    ctx.exit()
 
 
 # ------------------------------------------------------------------ commands
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="passhat")
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """passhat: pass@k, pass^k and mean success of repeated agent trials."""
 
 
-# Commands live in passhat.commands, one module per topic.
-register_all(cli)
+# Commands live in passhat.commands, one module per topic, imported when used.
 
 
 # --------------------------------------------------------------------- main
@@ -101,6 +95,8 @@ def _signals_unwind() -> Iterator[list[int]]:
 def _say(message: str, *, lines: bool = False) -> None:
     """A message on stderr, control characters of names shown escaped (line feeds too, unless
     ``lines``: an error is one line, click's usage text several)."""
+    from passhat._format import printable  # here: _format imports pandas (~0.3 s)
+
     with contextlib.suppress(OSError, ValueError):
         click.echo(printable(message, keep_newlines=lines), err=True)
 

@@ -52,8 +52,8 @@ from passhat.estimators import (
 )
 from passhat.exclusions import exclusions
 from passhat.intervals import (
+    TASK_METHODS,
     estimate_intervals,
-    proportion_interval,
     task_intervals,
     task_outcome_shares,
 )
@@ -435,7 +435,7 @@ def estimate(
             result.per_task, include, wn, ks, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    proportion_interval(1, 1, method=task_method)  # validate the per-task method now
+    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     summary = pd.DataFrame(
         {
             "system": systems,

@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from passhat._validate import norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
@@ -196,6 +195,8 @@ def _log_subset_ratio(
     res[underflow] = -np.inf
     long = ~underflow & (terms > _MAX_TERMS)
     if np.any(long):
+        from scipy import special  # here, not at the top: importing it costs ~0.25 s
+
         res[long] = special.betaln(nn[long] - kk[long] + 1.0, kk[long]) - special.betaln(
             aa[long] - kk[long] + 1.0, kk[long]
         )
@@ -329,6 +330,8 @@ def subset_overlap_weights(n: NDArray[np.float64], k: int) -> NDArray[np.float64
     >>> subset_overlap_weights(np.array(4.0), 2).round(3).tolist()   # j = 1, 2
     [0.667, 0.167]
     """
+    from scipy import special
+
     j = np.arange(1, k + 1, dtype=float)
     nn = n[..., None]
 

@@ -163,6 +163,7 @@ def run_sbc(
             f = fit_nuts(
                 ph.counts_from_arrays(n, c),
                 k=[5],
+                method="nuts",
                 seed=int(rng.integers(2**31)),
                 chains=2,
                 draws=500,

@@ -73,6 +73,21 @@ def test_negative_seed_is_an_option_error(
     bad(capsys, argv, r"--seed.*-1")
 
 
+def test_cli_fit_default_is_the_grid_and_says_so(capsys):
+    """The first fit a user runs needs no compiling, and the output names the method that ran."""
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "grid quadrature" in out
+    assert "method: exact grid quadrature on (logit μ, log κ) (the default for this model)" in out
+    assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0", "--json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert (settings["method"], settings["method_requested"], settings["sampler"]) == (
+        "grid",
+        "auto",
+        "grid",
+    )
+
+
 def test_cli_fit_states_the_rule_for_tasks_without_a_decided_run(capsys, tmp_path):
     """Issue 16 item 3: the output's notes say what happened to such a task."""
     path = write(tmp_path, "u.csv", GOOD + "A,t4,0,\nA,t4,1,\n")

@@ -8,7 +8,7 @@ import passhat as ph
 
 # Small but not tiny: sampling is cheap once compiled; the draws set the Monte-Carlo error
 # that the agreement tests derive their tolerances from.
-NUTS = {"chains": 2, "draws": 1000, "tune": 500}
+NUTS = {"method": "nuts", "chains": 2, "draws": 1000, "tune": 500}
 GRID = {"chains": 4, "draws": 2000}
 
 
@@ -28,7 +28,7 @@ def agents_inflated():
     return ph.fit(
         ph.load_example("agents"),
         k=[5],
-        model="inflated",
+        model="inflated",  # method "auto": NUTS
         seed=21,
         progress=False,
         chains=2,

@@ -26,8 +26,9 @@ def test_pymc_potential_equals_numpy_pair_loglik(model):
     mu, kappa, mix = 0.3, 2.0, np.array([0.2, 0.1, 0.7])
     givens = {m["mu"]: mu, m["kappa"]: kappa}
     extra = {}
-    if model == "inflated":
-        givens[m["mix"]] = mix
+    if model == "inflated":  # the Dirichlet written as π_B and π₁ / (π₁ + π₀)
+        givens[m["pi_beta"]] = mix[2]
+        givens[m["pass_share"]] = mix[0] / (mix[0] + mix[1])
         extra = {"pi_pass": mix[:1], "pi_fail": mix[1:2]}
     a, b = np.array([mu * kappa]), np.array([(1 - mu) * kappa])
     ref = (w * ph.model.build.pair_loglik(n, c, a, b, binom_coef=False, **extra)[0]).sum()
@@ -65,3 +66,29 @@ def test_model_data_separates_the_pair_loglik():
 def test_priors_must_be_proper():
     with pytest.raises(ph.OptionError):
         ph.model.Priors(log_kappa_sd=0)
+
+
+def test_inflated_prior_is_the_stated_dirichlet_and_has_no_pole():
+    """Prior draws of the inflated model: (π₁, π₀, π_B) ~ Dirichlet(α) and a, b ≥ 1.
+
+    Oracle: the Dirichlet's moments, E π_i = α_i/α₀, Var π_i = α_i(α₀ − α_i)/(α₀²(α₀ + 1)),
+    Cov(π₁, π₀) = −α₁α₀/(α₀²(α₀ + 1)), within 5 Monte-Carlo standard errors of 40,000 draws
+    (an asymmetric α, so that a swapped share would show).
+    """
+    import pymc as pm
+
+    alpha = np.array([2.0, 3.0, 1.5])
+    m = build_model(
+        [5, 5], [5, 0], model="inflated", priors=ph.model.Priors(mix_concentration=tuple(alpha))
+    )
+    p1, p0, mu, kappa = pm.draw(
+        [m["pi_pass"], m["pi_fail"], m["mu"], m["kappa"]], draws=40_000, random_seed=0
+    )
+    a0 = alpha.sum()
+    var = alpha * (a0 - alpha) / (a0**2 * (a0 + 1))
+    for x, i in ((p1, 0), (p0, 1), (1 - p1 - p0, 2)):
+        assert abs(x.mean() - alpha[i] / a0) < 5 * np.sqrt(var[i] / len(x))
+        assert abs(x.var() / var[i] - 1) < 5 * np.sqrt(2 / len(x)) * 2  # kurtosis slack
+    cov = -alpha[0] * alpha[1] / (a0**2 * (a0 + 1))
+    assert abs(np.cov(p1, p0)[0, 1] - cov) < 5 * np.sqrt(var[0] * var[1] / len(p1))
+    assert (mu * kappa).min() >= 1 - 1e-9 and ((1 - mu) * kappa).min() >= 1 - 1e-9

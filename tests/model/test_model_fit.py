@@ -78,6 +78,38 @@ def test_fit_api_negative_seed_is_an_option_error() -> None:
         ph.fit(data, method="grid", k=1, seed=-1, progress=False)
 
 
+def test_default_method_is_the_grid_where_it_applies_and_nuts_elsewhere():
+    """method="auto": the exact grid for the plain model (no compiling), NUTS for the inflated.
+
+    Oracle: the grid fit with the same seed, asked for by name (identical draws).
+    """
+    from passhat.model.sampler import resolve_method
+
+    data = ph.load_example("abcd")
+    f = ph.fit(data, k=[2], seed=3, chains=2, draws=300)
+    assert (f.method, f.sampler) == ("grid", "grid")
+    assert "grid quadrature" in f.method_label
+    named = ph.fit(data, k=[2], method="grid", seed=3, chains=2, draws=300)
+    np.testing.assert_array_equal(f.idata.posterior["mu"], named.idata.posterior["mu"])
+    assert resolve_method("auto", "inflated") == "nuts"
+    assert resolve_method("nuts", "beta") == "nuts"
+    with pytest.raises(ph.OptionError, match=r"2-parameter"):
+        resolve_method("grid", "inflated")
+    with pytest.raises(ph.OptionError, match="sampler"):  # checked even when the grid runs
+        ph.fit(data, sampler="stan")
+
+
+def test_compiling_shows_a_spinner_then_its_time_only_when_asked(capsys):
+    from passhat.model.sampler import compiling
+
+    with compiling(False, "compiling the beta model"):
+        pass
+    assert capsys.readouterr().err == ""
+    with compiling(True, "compiling the beta model"):
+        pass
+    assert "compiling the beta model: done in" in capsys.readouterr().err
+
+
 def test_task_with_no_decided_run_follows_estimates_rule():
     """Issue 16 item 3: fit kept a task with no decided run in the benchmark scope (its rate
     drawn from the fitted distribution) while estimate refused it. One rule, default "exclude".

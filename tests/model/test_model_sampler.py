@@ -70,6 +70,7 @@ def test_degenerate_all_pass_nuts_runs_clean():
     f = ph.fit(
         ph.counts_from_arrays([5] * 20, [5] * 20),
         k=[1, 5],
+        method="nuts",
         seed=5,
         progress=False,
         chains=2,
@@ -103,6 +104,7 @@ def test_pymc_sampler_fallback():
     f = ph.fit(
         ph.load_example("abcd"),
         k=[2],
+        method="nuts",
         sampler="pymc",
         seed=3,
         progress=False,

@@ -71,11 +71,14 @@ def test_summary_reports_the_law_of_total_variance_split(two_task_fit, brute):
 
 def test_split_of_the_inflated_model(two_task_fit, brute):
     """Zero/one-inflated model, tasks with 0 < c < n: p is interior for sure, so
-    (π₁, π₀, π_B) | y = (π₁, π₀, π_B) | p = Dirichlet(1, 1, 1 + 2) independent of (a, b), and
+    (π₁, π₀, π_B) | y = (π₁, π₀, π_B) | p = Dirichlet(α₁, α₀, α_B + 2) independent of (a, b),
+    with (α₁, α₀, α_B) the stated prior (Priors.mix_concentration, default (2, 2, 2)), and
     θ = π₁ + π_B h(a, b). Oracle: the brute-force moments of h and numpy Dirichlet draws."""
     rng = np.random.default_rng(5)
     hyper = dict(two_task_fit._hyper(0))
-    mix = rng.dirichlet([1.0, 1.0, 3.0], size=len(hyper["a"]))
+    a1, a0, ab = Priors().mix_concentration
+    post = [a1, a0, ab + 2.0]
+    mix = rng.dirichlet(post, size=len(hyper["a"]))
     hyper.update(pi_pass=mix[:, 0], pi_fail=mix[:, 1])
     got = variance_split(
         np.array(N2),
@@ -86,7 +89,7 @@ def test_split_of_the_inflated_model(two_task_fit, brute):
         rng=np.random.default_rng(1),
         max_draws=20_000,
     )[("pass_hat_k", 2)]
-    big = rng.dirichlet([1.0, 1.0, 3.0], size=2_000_000)
+    big = rng.dirichlet(post, size=2_000_000)
     p1, pb = big[:, 0], big[:, 2]
     bf = brute.summary("pass_hat_k", 2)
     J, _ = brute.joint(np.array(C2, float), np.array(N2, float))

@@ -1,8 +1,24 @@
-"""CLI subcommands, one module per topic.
+"""CLI subcommands, one module per topic, imported only when their command is used.
 
-Each module defines ``register(cli: click.Group) -> None``; every module in
-this package is discovered and registered by :mod:`passhat.cli`, so adding a
-command never means editing another topic's file.
+Each module ``passhat.commands.<name>`` defines the command ``<name>`` and a
+``register(cli: click.Group) -> None`` that attaches it; a module named
+``<name>_<part>`` adds to that command (``plan_power`` attaches ``plan power``
+and ``plan more-runs`` to the ``plan`` group), and modules starting with ``_``
+are helpers. :class:`LazyGroup` lists the commands from :data:`COMMANDS`
+(name → one-line help) without importing any of them, so ``passhat --help``
+loads neither pandas, xarray, SciPy nor PyMC; a command's modules are
+imported when that command runs or shows its own help. Adding a command: its
+module, plus one line in :data:`COMMANDS` (``tests/test_cli_startup.py``
+fails when the two disagree, or when a line's help differs from the
+command's own).
+
+Examples
+--------
+>>> import click
+>>> from passhat.commands import LazyGroup
+>>> group = LazyGroup("demo")
+>>> "estimate" in group.list_commands(click.Context(group))
+True
 """
 
 from __future__ import annotations
@@ -12,13 +28,51 @@ import pkgutil
 
 import click
 
-__all__ = ["register_all"]
+__all__ = ["COMMANDS", "LazyGroup"]
+
+#: Every subcommand and its one-line help, as ``passhat --help`` lists them.
+COMMANDS: dict[str, str] = {
+    "compare": "Paired difference CAND − BASE on matched tasks, with intervals and p-values.",
+    "estimate": "Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).",
+    "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
+    "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
+    "report": "Write the reliability report of RUNS (or --example NAME) into -o DIR.",
+    "slices": "Counts and rates of runs by status and category, per system.",
+    "spread": "Measured pass^k against the uniform-spread reference Mean^k.",
+    "traces": "Where failing runs diverge from passing runs, per task with mixed outcomes.",
+}
 
 
-def register_all(cli: click.Group) -> None:
-    """Import every command module here and let it attach its commands."""
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        module.register(cli)
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use.
+
+    The listing in ``--help`` comes from :data:`COMMANDS`; :meth:`get_command`
+    imports ``passhat.commands.<name>`` and lets it register its command.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Names of the subcommands (no import)."""
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The subcommand ``cmd_name``, importing its module (and its parts) the first time."""
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            names = sorted(m.name for m in pkgutil.iter_modules(__path__))
+            for name in names:
+                if name == cmd_name or name.startswith(f"{cmd_name}_"):
+                    importlib.import_module(f"{__name__}.{name}").register(self)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The "Commands:" part of ``--help``, from :data:`COMMANDS` (no import)."""
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows = []
+        for name in self.list_commands(ctx):
+            loaded = self.commands.get(name)
+            if loaded is not None and loaded.hidden:
+                continue
+            shown = loaded or click.Command(name, help=COMMANDS[name])  # same shortening
+            rows.append((name, shown.get_short_help_str(limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)

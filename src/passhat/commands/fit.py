@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,7 +21,9 @@ from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
-from passhat.model.joint_result import JointFit
+
+if TYPE_CHECKING:
+    from passhat.model.joint_result import JointFit
 
 __all__ = ["register"]
 
@@ -33,15 +35,29 @@ def _interval(row: Any) -> str:
     return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
 
 
+def _method_note(ran: str, asked: str, model: str) -> str:
+    """One line saying which method computed the posterior, and how to get the other."""
+    why = " (the default for this model)" if asked == "auto" else ""
+    if ran == "grid":
+        return (
+            f"method: exact grid quadrature on (logit μ, log κ){why}; "
+            "--method nuts samples the same posterior with NUTS."
+        )
+    if model == "beta":
+        return f"method: NUTS{why}; --method grid computes this model exactly, without compiling."
+    return f"method: NUTS{why}; the grid covers the plain model only."
+
+
 @click.command("fit")
 @input_options
 @click.option("--k", "k_text", default="1,2,5", show_default=True, help="k values: 1,2,5 or 1-5.")
 @click.option(
     "--method",
-    type=click.Choice(["nuts", "grid"]),
-    default="nuts",
+    type=click.Choice(["auto", "grid", "nuts"]),
+    default="auto",
     show_default=True,
-    help="NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model only).",
+    help="grid: exact quadrature on (logit μ, log κ), plain model only, no compiling; "
+    "nuts: NUTS sampling (compiles first); auto: grid for the plain model, else NUTS.",
 )
 @click.option(
     "--model",
@@ -137,6 +153,8 @@ def fit_cmd(
         sampler=sampler,
         progress=False if (quiet or as_json) else None,
     )
+    from passhat.model.joint_result import JointFit
+
     if isinstance(result, JointFit):
         if output is not None:
             result.to_netcdf(output, force=force)
@@ -162,7 +180,8 @@ def fit_cmd(
                 "input": input_stamp(data),
                 "settings": {
                     "k": ks,
-                    "method": method,
+                    "method": result.method,
+                    "method_requested": method,
                     "model": model_name,
                     "sampler": result.sampler,
                     "seed": result.seed,
@@ -227,6 +246,7 @@ def fit_cmd(
         status = diag.status(s)
         console.print(f"diagnostics {s}: {status} ({detail})", highlight=False)
     if not quiet:
+        console.print(_method_note(result.method, method, model_name), highlight=False)
         console.print(
             "benchmark = these tasks, uncertainty from the finite runs per task only; "
             "population = the expected value over tasks like these, adding task sampling. "

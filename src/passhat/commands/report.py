@@ -47,9 +47,10 @@ __all__ = ["register"]
     help="How the model is fitted: exact quadrature (grid) or MCMC (nuts).",
 )
 @click.option(
-    "--compare-models",
-    is_flag=True,
-    help="Also fit the zero/one-inflated model (NUTS, slower) and compare them by PSIS-LOO.",
+    "--compare-models/--no-compare-models",
+    default=True,
+    show_default=True,
+    help="Also fit the zero/one-inflated model (NUTS) and compare the two by PSIS-LOO.",
 )
 @click.option("--no-plan", is_flag=True, help="Leave out 'What to run next'.")
 @click.option(
@@ -152,8 +153,7 @@ def report_cmd(
     echo(f"  open:     {res.paths.html}")
     echo(f"  markdown: {res.paths.markdown} (figures in {res.paths.out_dir / 'figures'})")
     echo(f"  numbers:  {res.paths.json}")
-    spread = res.data.section("spread")
-    for line in spread.sentences:
+    for line in res.data.section("summary").sentences:  # the report's own summary, verbatim
         echo(f"  {line}")
     settings = res.data.stamp["settings"]
     echo(

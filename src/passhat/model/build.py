@@ -8,7 +8,8 @@ with p_i integrated out (Beta-Binomial likelihood). The two free parameters
 are sampled on the unconstrained scale θ = logit μ, λ = log κ. The
 zero/one-inflated variant (``model="inflated"``) lets a share π₁ of tasks
 always pass and a share π₀ always fail; the remaining share π_B has
-p_i ~ Beta(a, b).
+p_i ~ Beta(a, b) with a, b ≥ 1 (see :func:`build_model`: the point masses,
+not the Beta, carry the tasks piled at 0 and 1).
 
 Because a task enters the likelihood only through its (n_i, c_i), the
 likelihood is a weighted sum over the *distinct* (n, c) pairs with their
@@ -78,9 +79,15 @@ class Priors:
         at the centre and gives 95% prior mass to κ ∈ [0.02, 50], i.e.
         ICC ∈ [0.02, 0.98]: from almost homogeneous tasks to tasks that
         nearly always pass or always fail.
-    mix_concentration : tuple of 3 floats, default (1, 1, 1)
+    mix_concentration : tuple of 3 floats, default (2, 2, 2)
         Inflated model only: (π₁, π₀, π_B) ~ Dirichlet(mix_concentration)
-        for the shares of always-pass, always-fail and Beta tasks.
+        for the shares of always-pass, always-fail and Beta tasks. The
+        default is mildly informative: a share near 0 is unlikely a priori
+        (the density vanishes linearly there), as the inflated model is the
+        claim that all three kinds of task exist; each share's prior mean is
+        1/3 and its 95% interval 0.05–0.72. With (1, 1, 1) a share may sit
+        at 0 while the Beta's tails stand in for it, and NUTS mixes slowly
+        along that trade-off (see :func:`build_model`).
 
     Notes
     -----
@@ -122,7 +129,7 @@ class Priors:
     mu_beta: float = 1.0
     log_kappa_mean: float = 0.0
     log_kappa_sd: float = 2.0
-    mix_concentration: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    mix_concentration: tuple[float, float, float] = (2.0, 2.0, 2.0)
 
     def __post_init__(self) -> None:
         for name in ("mu_alpha", "mu_beta", "log_kappa_sd"):
@@ -295,9 +302,13 @@ def build_model(
     Returns
     -------
     pymc.Model
-        Free variables ``mu`` (Beta prior, sampled on logit μ), ``kappa``
-        (LogNormal prior, sampled on log κ) and, for the inflated model,
-        ``mix`` (Dirichlet) with deterministic ``pi_pass`` and ``pi_fail``.
+        Free variables ``mu`` (Beta prior, sampled on logit μ) and ``kappa``
+        (LogNormal prior, sampled on log κ). The inflated model has ``mu``,
+        ``kappa_excess`` (κ = κ_min(μ) + κ_e, deterministic ``kappa``: see
+        Notes), ``pi_beta`` (π_B) and ``pass_share`` (π₁ / (π₁ + π₀)), with
+        deterministic ``pi_pass`` and ``pi_fail``: the Dirichlet prior on
+        (π₁, π₀, π_B) written as its two independent Betas, which compiles
+        to a smaller graph than a Dirichlet's stick-breaking.
         The data are ``pm.Data`` containers (their values:
         :func:`model_data`), so one compiled model serves every data set:
         for the plain model the distinct numbers of successes, failures and
@@ -307,12 +318,31 @@ def build_model(
         Σ_pairs w · log BetaBinomial(c | n, a, b), without the binomial
         coefficient (a constant).
 
+    Notes
+    -----
+    The inflated model's Beta part has a, b ≥ 1: no pole at 0 or 1, so
+    the tasks piled at 0 and 1 are the point masses' to explain. It is
+    sampled as κ = κ_min(μ) + κ_e with κ_min(μ) = max(1/μ, 1/(1 − μ)) (then
+    min(a, b) ≥ 1), log κ_e ~ Normal(log_kappa_mean, log_kappa_sd) and μ
+    the Beta part's mean (same prior as in the plain model). Without that
+    floor a U-shaped Beta (a or b < 1) explains all-pass and all-fail tasks
+    as well as the shares do: π₁ then trades off against κ along a curved
+    ridge (π₁ → 0 as κ → 0), and NUTS mixed slowly along it (tail ESS ≈ 330
+    from 4 × 1000 draws on the bundled example, diagnostics failed). With
+    the floor and the Dirichlet(2, 2, 2) default on the shares
+    (:class:`Priors`), bulk and tail ESS exceed 1000 from the default draws
+    on the example and on τ-bench (``benchmarks/bench_inflated.py``), and a
+    simulation with known shares recovers them
+    (``tests/model/test_model_build.py``).
+
     Examples
     --------
     >>> from passhat.model import build_model
     >>> m = build_model([5, 5], [5, 0], [3, 1])
     >>> sorted(v.name for v in m.free_RVs)
     ['kappa', 'mu']
+    >>> sorted(v.name for v in build_model([5, 5], [5, 0], model="inflated").free_RVs)
+    ['kappa_excess', 'mu', 'pass_share', 'pi_beta']
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -322,7 +352,11 @@ def build_model(
     with pm.Model() as m:
         box = {name: pm.Data(name, vals) for name, vals in data.items()}
         mu = pm.Beta("mu", alpha=pri.mu_alpha, beta=pri.mu_beta)
-        kappa = pm.LogNormal("kappa", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
+        if model == "beta":
+            kappa = pm.LogNormal("kappa", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
+        else:  # a, b ≥ 1 (Notes)
+            excess = pm.LogNormal("kappa_excess", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
+            kappa = pm.Deterministic("kappa", pt.maximum(1.0 / mu, 1.0 / (1.0 - mu)) + excess)
         a = mu * kappa
         b = (1.0 - mu) * kappa
         if model == "beta":
@@ -339,13 +373,17 @@ def build_model(
                 - pt.gammaln(a)
                 - pt.gammaln(b)
             )
-            mix = pm.Dirichlet("mix", a=np.asarray(pri.mix_concentration))
-            pi_pass = pm.Deterministic("pi_pass", mix[0])
-            pi_fail = pm.Deterministic("pi_fail", mix[1])
+            # (π₁, π₀, π_B) ~ Dirichlet(α₁, α₀, α_B), written as its two independent Betas:
+            # π_B ~ Beta(α_B, α₁ + α₀) and π₁ / (π₁ + π₀) ~ Beta(α₁, α₀)
+            a1, a0, ab = pri.mix_concentration
+            pi_beta = pm.Beta("pi_beta", alpha=ab, beta=a1 + a0)
+            pass_share = pm.Beta("pass_share", alpha=a1, beta=a0)
+            pi_pass = pm.Deterministic("pi_pass", (1.0 - pi_beta) * pass_share)
+            pi_fail = pm.Deterministic("pi_fail", (1.0 - pi_beta) * (1.0 - pass_share))
             neg = -np.inf
             lp_pass = pt.switch(pt.eq(cd, nd), pt.log(pi_pass), neg)
             lp_fail = pt.switch(pt.eq(cd, 0), pt.log(pi_fail), neg)
-            lp_beta = pt.log(mix[2]) + bb
+            lp_beta = pt.log(pi_beta) + bb
             terms = pt.stack([lp_pass, lp_fail, lp_beta], axis=0)
             pm.Potential("loglik", pt.sum(wd * pm.math.logsumexp(terms, axis=0)))
     return m

@@ -40,6 +40,7 @@ from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
 from passhat.model.sampler import (
     METHODS,
+    resolve_method,
     resolve_progress,
     resolve_sampler,
     resolve_seed,
@@ -142,7 +143,7 @@ def fit(
     data: Trials | xr.Dataset,
     *,
     k: int | Sequence[int] = (1, 2, 5),
-    method: str = "nuts",
+    method: str = "auto",
     model: str = "beta",
     priors: Priors | JointPriors | None = None,
     weights: Any = None,
@@ -164,9 +165,14 @@ def fit(
     k : int or list of int, default (1, 2, 5)
         The k whose metrics are stored in ``idata`` (any k can be asked of
         :meth:`passhat.Fit.metric` later; k may exceed n).
-    method : {"nuts", "grid"}
-        NUTS sampling, or exact quadrature on (logit μ, log κ) (plain model
-        only; returns independent draws in the same shape).
+    method : {"auto", "grid", "nuts"}, default "auto"
+        ``"grid"``: exact quadrature on (logit μ, log κ), returned as
+        independent draws in the same shape as NUTS' (plain model only: it
+        has two parameters per system). ``"nuts"``: NUTS sampling (compiles
+        the model first: seconds to a minute in a new process). ``"auto"``:
+        the grid for ``model="beta"``, NUTS for ``model="inflated"`` and
+        ``model="joint"``. The method that ran is :attr:`Fit.method` (and in
+        ``Fit.method_label``).
     model : {"beta", "inflated", "joint"}
         Plain Beta-Binomial, or with shares of always-pass / always-fail tasks
         (one fit per system); or ``"joint"``: one model of all systems with
@@ -192,13 +198,14 @@ def fit(
         fit can be reproduced.
     draws, tune, chains : int
         Draws kept per chain, tuning steps, chains (grid: chains × draws
-        independent draws).
+        independent draws; ``tune`` unused).
     sampler : {"auto", "nutpie", "pymc"}
         "auto" uses nutpie when installed, else PyMC's NUTS.
     target_accept : float
         NUTS target acceptance rate.
     progress : bool, optional
-        Progress bars; default: when stderr is a terminal.
+        NUTS only: a spinner while the model compiles, then the sampler's
+        progress bar; default: when stderr is a terminal.
     grid_size : int
         Points per axis of the final grid.
 
@@ -209,7 +216,8 @@ def fit(
     Raises
     ------
     OptionError
-        Unknown method/model/sampler, grid with the inflated model, bad sizes.
+        Unknown method/model/sampler, ``method="grid"`` with the inflated
+        model, bad sizes.
     ModelError
         A system has no task with decided runs.
     DependencyError
@@ -240,9 +248,9 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
-    if method not in METHODS:
-        raise OptionError(f"method must be 'nuts' or 'grid' (got {method!r})")
     if model == "joint":
+        if method not in METHODS:
+            raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
         return _fit_joint(
             data,
             k=k,
@@ -261,11 +269,7 @@ def fit(
     check_model(model)
     if priors is not None and not isinstance(priors, Priors):
         raise OptionError(f"model={model!r} takes priors=Priors(...) (got {type(priors).__name__})")
-    if method == "grid" and model != "beta":
-        raise OptionError(
-            "method='grid' evaluates the 2-parameter Beta-Binomial model only; "
-            "use method='nuts' for model='inflated'"
-        )
+    method = resolve_method(method, model)
     for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
             raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
@@ -280,7 +284,7 @@ def fit(
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
-    used_sampler = "grid" if method == "grid" else resolve_sampler(sampler)
+    used_sampler = resolve_sampler(sampler, method)
 
     systems = [str(s) for s in ds["system"].values]
     n_all = np.asarray(ds["n"].values, dtype=np.int64)

@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import DEFAULT_SEED, norm_k
+from passhat._validate import DEFAULT_SEED, norm_k, resolve_seed
 from passhat._version import __version__
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
@@ -42,7 +42,7 @@ from passhat.model.joint_build import (
     joint_model_data,
 )
 from passhat.model.joint_result import JointFit
-from passhat.model.sampler import quiet_pymc, resolve_progress, resolve_sampler, resolve_seed
+from passhat.model.sampler import quiet_pymc, resolve_progress, resolve_sampler
 from passhat.trials import Trials
 
 __all__ = ["fit_joint"]

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special, stats
+from scipy import special
 
 from passhat.errors import OptionError
 from passhat.estimators import subset_overlap_weights
@@ -274,6 +274,8 @@ def ranks(values: NDArray[np.float64]) -> NDArray[np.int64]:
     >>> ranks(np.array([[0.2, 0.5, 0.5]])).tolist()
     [[3, 1, 1]]
     """
+    from scipy import stats
+
     return np.asarray(stats.rankdata(-np.asarray(values), method="min", axis=1), dtype=np.int64)
 
 

@@ -8,7 +8,13 @@ hyperparameters from its compressed counts, whichever way they are made:
   priors, then reused with new data) or by PyMC's own NUTS;
 * ``method="grid"``: independent draws from the exact quadrature of
   :func:`passhat.model.grid_posterior` (plain model only), shaped like
-  chains × draws so that both paths fill the same InferenceData.
+  chains × draws so that both paths fill the same InferenceData;
+* ``method="auto"`` (:func:`resolve_method`): the grid where it applies (the
+  plain model), NUTS elsewhere.
+
+With progress on (a terminal), compiling the model for NUTS shows a spinner
+on stderr before the sampler's own progress bar: compiling is most of a first
+fit's time.
 
 Every system gets its own seed, derived from the fit's seed and the system's
 position (:func:`sub_seed`), so a fit is reproduced from one recorded number.
@@ -30,6 +36,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +53,9 @@ from passhat.model.grid import grid_posterior
 __all__ = [
     "METHODS",
     "SAMPLERS",
+    "compiling",
     "quiet_pymc",
+    "resolve_method",
     "resolve_progress",
     "resolve_sampler",
     "resolve_seed",
@@ -54,8 +63,8 @@ __all__ = [
     "sub_seed",
 ]
 
-#: How the posterior is computed: NUTS sampling or exact grid quadrature.
-METHODS = ("nuts", "grid")
+#: How the posterior is computed: the grid where it applies (auto), NUTS sampling, or the grid.
+METHODS = ("auto", "nuts", "grid")
 #: Which NUTS implementation: nutpie when installed ("auto"), or the one named.
 SAMPLERS = ("auto", "nutpie", "pymc")
 
@@ -86,6 +95,31 @@ def quiet_pymc(quiet: bool) -> Iterator[None]:
         logger.setLevel(old)
 
 
+@contextmanager
+def compiling(show: bool, text: str) -> Iterator[None]:
+    """A spinner saying ``text`` on stderr while the block runs, then how long it took.
+
+    Nothing is shown when ``show`` is false (tests, pipes, ``--quiet``).
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import compiling
+    >>> with compiling(False, "compiling"):
+    ...     pass
+    """
+    if not show:
+        yield
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    with console.status(text):
+        yield
+    took = time.perf_counter() - t0
+    console.print(f"{text.rstrip(' .…')}: done in {took:.1f} s", highlight=False)
+
+
 def sub_seed(seed: int, *keys: int) -> int:
     """A seed for one part of a fit (e.g. one system), derived from the fit's seed.
 
@@ -96,6 +130,36 @@ def sub_seed(seed: int, *keys: int) -> int:
     True
     """
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
+
+
+def resolve_method(method: str, model: str) -> str:
+    """The method that runs: ``"grid"`` or ``"nuts"``.
+
+    ``"auto"`` is the exact grid for the plain Beta-Binomial model (two
+    parameters per system: quadrature gives the posterior without sampling or
+    compiling) and NUTS for the inflated model, which the grid does not cover.
+
+    Raises
+    ------
+    OptionError
+        Unknown method, or ``"grid"`` with a model other than ``"beta"``.
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import resolve_method
+    >>> resolve_method("auto", "beta"), resolve_method("auto", "inflated")
+    ('grid', 'nuts')
+    """
+    if method not in METHODS:
+        raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+    if method == "auto":
+        return "grid" if model == "beta" else "nuts"
+    if method == "grid" and model != "beta":
+        raise OptionError(
+            "method='grid' evaluates the 2-parameter Beta-Binomial model only; "
+            f"use method='nuts' (or 'auto') for model={model!r}"
+        )
+    return method
 
 
 def resolve_progress(progress: bool | None) -> bool:
@@ -110,10 +174,12 @@ def resolve_progress(progress: bool | None) -> bool:
     return sys.stderr.isatty() if progress is None else bool(progress)
 
 
-def resolve_sampler(sampler: str) -> str:
-    """The NUTS implementation to use: ``"nutpie"`` or ``"pymc"``.
+def resolve_sampler(sampler: str, method: str = "nuts") -> str:
+    """The NUTS implementation to use: ``"nutpie"`` or ``"pymc"`` (``"grid"`` for the grid).
 
-    ``"auto"`` is nutpie when it can be imported, else PyMC.
+    ``"auto"`` is nutpie when it can be imported, else PyMC. With
+    ``method="grid"`` the name is checked and ``"grid"`` returned, without
+    importing a sampler.
 
     Raises
     ------
@@ -127,9 +193,13 @@ def resolve_sampler(sampler: str) -> str:
     >>> from passhat.model.sampler import resolve_sampler
     >>> resolve_sampler("pymc"), resolve_sampler("auto") in ("nutpie", "pymc")
     ('pymc', True)
+    >>> resolve_sampler("auto", method="grid")
+    'grid'
     """
     if sampler not in SAMPLERS:
         raise OptionError(f"sampler must be one of {', '.join(SAMPLERS)} (got {sampler!r})")
+    if method == "grid":
+        return "grid"
     if sampler == "pymc":
         return "pymc"
     try:
@@ -247,7 +317,8 @@ def _sample_nutpie(
 
     key = (model, priors.to_json())
     if key not in _NUTPIE_CACHE:
-        with quiet_pymc(True):
+        what = f"compiling the {model} model for NUTS (nutpie)"
+        with quiet_pymc(True), compiling(progress, what):
             pm_model = build_model(n, c, w, model=model, priors=priors)
             _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(pm_model)
     compiled = _NUTPIE_CACHE[key].with_data(**model_data(n, c, w, model=model))
@@ -284,6 +355,11 @@ def _sample_pymc(
     import pymc as pm
 
     with quiet_pymc(not progress):
+        if progress:  # PyMC compiles inside pm.sample, before its own progress bar appears
+            print(
+                f"compiling the {model} model for NUTS (PyMC; PyTensor caches the C code)...",
+                file=sys.stderr,
+            )
         pm_model = build_model(n, c, w, model=model, priors=priors)
         with pm_model:
             tr = pm.sample(

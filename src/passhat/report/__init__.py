@@ -68,7 +68,7 @@ def report(
     ci: float | None = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
     model_method: str = "grid",
-    compare_models: bool = False,
+    compare_models: bool = True,
     plan: bool = True,
     divergence: Any = None,
     traces: Traces | str | Path | None = None,
@@ -110,8 +110,9 @@ def report(
         10,000, as every entry point).
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
-    compare_models : bool
-        Also fit the zero/one-inflated model (NUTS, slower) and compare by PSIS-LOO.
+    compare_models : bool, default True
+        Also fit the zero/one-inflated model (NUTS: compiles once per process)
+        and compare the two by PSIS-LOO when both fits pass their diagnostics.
     plan : bool
         Add "What to run next" from the planner.
     divergence : passhat.Divergence, optional

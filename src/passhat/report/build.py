@@ -84,7 +84,7 @@ def build_report_data(
     unscored_tasks: Literal["exclude", "error"] = "exclude",
     model: bool | Any = True,
     model_method: str = "grid",
-    compare_models: bool = False,
+    compare_models: bool = True,
     plan: bool = True,
     divergence: Any = None,
     traces: Traces | None = None,
@@ -120,9 +120,9 @@ def build_report_data(
         Fit the hierarchical model (True), skip it (False), or use a given fit.
     model_method : str
         Method for the fit when ``model`` is True ("grid" is exact and fast).
-    compare_models : bool
+    compare_models : bool, default True
         Also fit the zero/one-inflated model (NUTS) and compare the two by
-        PSIS-LOO (slower).
+        PSIS-LOO when both fits pass their diagnostics.
     plan : bool
         Include the planner's section ("What to run next").
     divergence : object, optional

@@ -44,7 +44,12 @@ from passhat.spread.beta import (
 from passhat.spread.from_runs import DEFAULT_ALPHA, GAP_LEVELS, Spread, spread
 from passhat.spread.from_summary import BetaFit, SummarySpread, spread_from_summary
 from passhat.spread.heterogeneity import HeterogeneityTest, heterogeneity_test
-from passhat.spread.sentences import CLUSTERED, compare_consistency, describe_row
+from passhat.spread.sentences import (
+    CLUSTERED,
+    compare_consistency,
+    describe_parts,
+    describe_row,
+)
 
 __all__ = [
     "CLUSTERED",
@@ -58,6 +63,7 @@ __all__ = [
     "beta_mixed_share",
     "beta_moment",
     "compare_consistency",
+    "describe_parts",
     "describe_row",
     "heterogeneity_test",
     "solve_beta_kappa",

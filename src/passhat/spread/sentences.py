@@ -32,7 +32,7 @@ import pandas as pd
 
 from passhat._format import fmt_ratio
 
-__all__ = ["CLUSTERED", "compare_consistency", "describe_row"]
+__all__ = ["CLUSTERED", "compare_consistency", "describe_parts", "describe_row"]
 
 #: The claim a rejected heterogeneity test supports, word for word.
 CLUSTERED = "failures are clustered beyond what independent runs at a common rate would give"
@@ -106,13 +106,31 @@ def describe_row(r: pd.Series | Mapping[str, Any]) -> str:
 what independent runs at a common rate would give (Tarone's test, p = 0.001). Every task's \
 runs agree, so there is no gap between mean and pass^k.
     """
+    return " ".join(describe_parts(r))
+
+
+def describe_parts(r: pd.Series | Mapping[str, Any]) -> list[str]:
+    """The sentences of :func:`describe_row`, one list item each.
+
+    The first reads pass^k against the uniform reference with the test's
+    verdict; the second (absent at k = 1) says where the gap and the failing
+    runs sit. The report's summary repeats only the first.
+
+    Examples
+    --------
+    >>> from passhat.spread.sentences import describe_parts
+    >>> row = {"k": 2, "mean": 0.5, "pass_hat_k": 0.5, "uniform": 0.25, "ratio": 2.0,
+    ...        "gap": 0.0, "flaky_share": 0.0, "tasks_for_80": 0.0}
+    >>> describe_parts(row)[1]
+    "Every task's runs agree, so there is no gap between mean and pass^k."
+    """
     row: Mapping[str, Any] = r.to_dict() if isinstance(r, pd.Series) else r
     k = int(row["k"])
     if k == 1:
-        return (
+        return [
             f"At k = 1, pass^1 equals the mean ({float(row['mean']):.1%}); the spread shows "
             "from k = 2."
-        )
+        ]
     ratio = _num(row, "ratio")
     uniform = _num(row, "uniform")
     gap = _num(row, "gap")
@@ -144,7 +162,7 @@ runs agree, so there is no gap between mean and pass^k.
     test = _test_clause(row)
     first = f"{head}; {test}." if test else f"{head}."
     if not (gap > 0 and flaky > 0):
-        return f"{first} Every task's runs agree, so there is no gap between mean and pass^k."
+        return [first, "Every task's runs agree, so there is no gap between mean and pass^k."]
     second = (
         f"{flaky:.0%} of tasks have both outcomes and carry the whole {gap * 100:.1f}-point gap "
         f"mean − pass^{k}; in this sample {_num(row, 'tasks_for_80'):.0%} of tasks carry 80% "
@@ -164,7 +182,7 @@ runs agree, so there is no gap between mean and pass^k.
             f". Of the failing runs, {fail_fl:.0%} are in tasks with both outcomes and "
             f"{fail_af:.0%} in tasks that always fail"
         )
-    return f"{first} {second[0].upper()}{second[1:]}."
+    return [first, f"{second[0].upper()}{second[1:]}."]
 
 
 def compare_consistency(table: pd.DataFrame, k: int) -> str:

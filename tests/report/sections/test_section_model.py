@@ -46,7 +46,9 @@ def test_model_failing_diagnostics_is_shown(tmp_path: Path) -> None:
 def test_posterior_rows_are_the_fit_summary() -> None:
     data = ph.load_example("abcd")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 3])
-    sec, summary, got = model_section(data, fit, ks=[1, 3], ci=0.9, seed=0, method="grid")
+    sec, summary, got = model_section(
+        data, fit, ks=[1, 3], ci=0.9, seed=0, method="grid", compare=False
+    )
     assert got is fit and summary is not None
     want = fit.summary(k=[1, 3], ci=0.9)
     for r in sec.tables[0].rows:
@@ -80,12 +82,53 @@ def test_model_comparison_section() -> None:
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2
 
 
+def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
+    """The report compares plain vs inflated by default (issue 16); one system keeps it short.
+
+    Oracle: passhat.compare_models on the same two fits (same seed) gives the table's rows.
+    """
+    data = ph.load_example("abcd")
+    sec, _, plain = model_section(data, True, ks=[1, 2], ci=0.95, seed=0, method="grid")
+    cmp = next(t for t in sec.tables if t.id == "model_compare")
+    inflated = ph.fit(data, k=[1, 2], seed=0, model="inflated", progress=False)
+    assert inflated.diagnostics.passed
+    want = ph.compare_models({"beta": plain, "inflated": inflated})
+    got = {(r["model"], round(r["elpd_loo"], 6)) for r in cmp.rows}
+    assert got == {(m, round(e, 6)) for m, e in zip(want["model"], want["elpd_loo"], strict=True)}
+    assert sum("predicts left-out tasks" in s for s in sec.sentences) == 1
+
+
+def test_model_comparison_is_not_shown_for_an_unhealthy_fit(monkeypatch) -> None:
+    import importlib
+
+    section = importlib.import_module("passhat.report.sections.model")  # ph.report is a function
+
+    data = ph.load_example("abcd")
+    bad_plain = ph.fit(data, method="grid", seed=0, chains=2, draws=40, k=[1])
+    sec, _, _ = model_section(data, bad_plain, ks=[1], ci=0.95, seed=0, method="grid")
+    assert not any(t.id == "model_compare" for t in sec.tables)
+    assert any("the plain fit failed its diagnostics" in s for s in sec.sentences)
+
+    real_fit = section.fit
+
+    def few_draws(d, **kw):  # the inflated fit with 2 × 30 draws: its ESS fails
+        if kw.get("model") == "inflated":
+            kw = {**kw, "chains": 2, "draws": 30, "tune": 200}
+        return real_fit(d, **kw)
+
+    monkeypatch.setattr(section, "fit", few_draws)
+    sec, _, _ = model_section(data, True, ks=[1], ci=0.95, seed=0, method="grid")
+    assert not any(t.id == "model_compare" for t in sec.tables)
+    note = next(s for s in sec.sentences if "not shown" in s)
+    assert "inflated model's fit failed its diagnostics" in note and "ESS" in note
+
+
 def test_ppc_counts_are_whole_tasks_and_the_sentences_agree() -> None:
     # the replicated interval printed "3.95 – 15" tasks: bounds are whole tasks now, rounded
     # outward from Fit.ppc's quantiles, and "outside" is judged against what is shown
     data = ph.load_example("agents")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
-    sec, _, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid")
+    sec, _, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid", compare=False)
     raw = fit.ppc()
     assert not (raw["lower"] == raw["lower"].round()).all()  # the quantiles are fractional
     table = next(t for t in sec.tables if t.id == "model_ppc")
@@ -110,7 +153,9 @@ def test_icc_sentence_states_the_law_of_total_variance_split() -> None:
     quadrature checks it in tests/model) and draws the conclusion its size supports."""
     data = ph.load_example("agents")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
-    sec, summary, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid")
+    sec, summary, _ = model_section(
+        data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid", compare=False
+    )
     for system in fit.systems:
         row = summary[
             (summary["system"] == system)

@@ -12,7 +12,7 @@ import pytest
 
 import passhat as ph
 from passhat.report.sections.spread import MAX_CONTRIB_ROWS, spread_section
-from passhat.spread import CLUSTERED, compare_consistency, describe_row
+from passhat.spread import CLUSTERED, compare_consistency, describe_parts, describe_row
 
 
 def test_sentences_written_from_numbers(example_report) -> None:
@@ -28,13 +28,15 @@ def test_sentences_written_from_numbers(example_report) -> None:
 def test_section_sentences_are_describe_row_and_compare_consistency() -> None:
     sp = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.9, n_boot=300, seed=2)
     sec = spread_section(sp, ks=[1, 5], ci=0.9)
-    want = [f"{s}: {describe_row(sp.row(s, 5))}" for s in ("baseline", "guided")]
-    assert sec.sentences[:2] == want
-    assert sec.sentences[2] == compare_consistency(sp.table, 5)
+    want = [f"{s}: {p}" for s in ("baseline", "guided") for p in describe_parts(sp.row(s, 5))]
+    assert sec.sentences[:4] == want
+    # the two parts are describe_row's two sentences
+    assert " ".join(describe_parts(sp.row("guided", 5))) == describe_row(sp.row("guided", 5))
+    assert sec.sentences[4] == compare_consistency(sp.table, 5)
     assert "most consistent" not in " ".join(sec.sentences)
     for i, (system, h) in enumerate(sp.heterogeneity.set_index("system").iterrows()):
-        assert sec.sentences[i].startswith(f"{system}: ")
-        assert (f"; {CLUSTERED}" in sec.sentences[i]) == bool(h["clustered"])
+        assert sec.sentences[2 * i].startswith(f"{system}: ")
+        assert (f"; {CLUSTERED}" in sec.sentences[2 * i]) == bool(h["clustered"])
 
 
 def test_interval_is_the_population_interval_of_estimate() -> None:

@@ -227,9 +227,26 @@ def _icc_sentences(
 
 def _comparison(
     data: Trials | xr.Dataset, f: Fit, ks: list[int], seed: int | None
-) -> tuple[Table, list[str]]:
-    """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS)."""
-    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=False)
+) -> tuple[Table | None, list[str]]:
+    """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS).
+
+    Only healthy fits are ranked: when either fails its diagnostics, the sentence says
+    which and why, and no table is made.
+    """
+    if not f.diagnostics.passed:
+        return None, [
+            "Model comparison (plain Beta vs zero/one-inflated) was not run: the plain fit "
+            "failed its diagnostics."
+        ]
+    # NUTS compiles first (seconds to a minute): progress on a terminal, quiet otherwise
+    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=None)
+    if not inflated.diagnostics.passed:
+        return None, [
+            "Model comparison (plain Beta vs zero/one-inflated) not shown: the inflated model's "
+            "fit failed its diagnostics ("
+            + "; ".join(inflated.diagnostics.problems[:3])
+            + "), so its comparison would be unreliable."
+        ]
     cmp = compare_models({str(f.model): f, "inflated": inflated})
     table = Table(
         id="model_compare",
@@ -258,12 +275,6 @@ def _comparison(
             + f" (ELPD difference {float(other['elpd_diff']):.1f} ± "
             f"{float(other['dse']):.1f})."
         )
-    if not inflated.diagnostics.passed:
-        sent.append(
-            "The inflated model failed its diagnostics ("
-            + "; ".join(inflated.diagnostics.problems[:3])
-            + "), so its comparison is unreliable."
-        )
     return table, sent
 
 
@@ -275,7 +286,7 @@ def model_section(
     ci: float | None,
     seed: int | None,
     method: str,
-    compare: bool = False,
+    compare: bool = True,
 ) -> tuple[Section, pd.DataFrame | None, Fit | None]:
     """Fit (or take) the hierarchical model and summarise it.
 
@@ -293,9 +304,9 @@ def model_section(
         Seed of the fit.
     method : str
         Method of the fit (``"grid"``: exact quadrature; ``"nuts"``).
-    compare : bool
+    compare : bool, default True
         Also fit the zero/one-inflated model (NUTS) and compare the two by
-        PSIS-LOO per system.
+        PSIS-LOO per system, when both fits pass their diagnostics.
 
     Returns
     -------
@@ -308,7 +319,7 @@ def model_section(
     --------
     >>> import passhat as ph
     >>> sec, summary, fit = model_section(ph.load_example("abcd"), True, ks=[1, 2], ci=0.95,
-    ...                                   seed=0, method="grid")
+    ...                                   seed=0, method="grid", compare=False)
     >>> sec.status, [t.id for t in sec.tables]
     ('ok', ['model_posterior', 'model_hyper', 'model_diagnostics', 'model_ppc'])
     """
@@ -331,12 +342,12 @@ def model_section(
     pre = _icc_sentences(hyper, summary, ks[-1], level)
     if compare:
         cmp_table, cmp_sent = _comparison(data, f, ks, seed)
-        tables.append(cmp_table)
+        tables += [cmp_table] if cmp_table is not None else []
         sent += cmp_sent
     else:
         sent.append(
-            "Model comparison (plain Beta vs zero/one-inflated, PSIS-LOO) was not run; "
-            "ask for it with --compare-models (compare_models=True)."
+            "Model comparison (plain Beta vs zero/one-inflated, PSIS-LOO) was not run "
+            "(--no-compare-models, compare_models=False)."
         )
     status = "ok"
     note = ""

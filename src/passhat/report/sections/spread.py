@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
-from passhat.spread import compare_consistency, describe_row
+from passhat.spread import compare_consistency, describe_parts
 
 __all__ = ["MAX_CONTRIB_ROWS", "spread_section"]
 
@@ -180,7 +180,7 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     sent = []
     for system in t["system"].unique():
         row = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
-        sent.append(f"{system}: {describe_row(row)}")
+        sent += [f"{system}: {part}" for part in describe_parts(row)]
     if len(t["system"].unique()) > 1:
         cmp = compare_consistency(t, kmax)
         if cmp:
