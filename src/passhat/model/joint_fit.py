@@ -42,7 +42,7 @@ from passhat.model.joint_build import (
     joint_model_data,
 )
 from passhat.model.joint_result import JointFit
-from passhat.model.sampler import quiet_pymc, resolve_progress, resolve_sampler
+from passhat.model.sampler import compiling, quiet_pymc, resolve_progress, resolve_sampler
 from passhat.trials import Trials
 
 __all__ = ["fit_joint"]
@@ -188,7 +188,8 @@ def _sample_nutpie(
     expanded = int(jd.n.max(initial=0)) <= EXPANDED_MAX_RUNS
     key = (pri.to_json(), len(jd.systems), jd.tasks_fitted, expanded)
     if key not in _NUTPIE_CACHE:
-        with quiet_pymc(True):
+        what = "compiling the joint model for NUTS (nutpie)"
+        with quiet_pymc(True), compiling(progress, what):
             _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(build_joint_model(jd, priors=pri))
     base = _NUTPIE_CACHE[key]
     vals = joint_model_data(jd, expanded=expanded)
