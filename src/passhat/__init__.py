@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from passhat.examples import load_example, load_example_traces
     from passhat.intervals import task_intervals
     from passhat.io import read, read_counts, read_traces, read_trials
-    from passhat.model import Fit, compare_models, fit, load_fit
+    from passhat.model import Fit, JointFit, compare_models, fit, load_fit
     from passhat.rank import Ranking, rank
     from passhat.report import report
     from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
@@ -82,7 +82,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat.examples": ("load_example", "load_example_traces"),
     "passhat.intervals": ("task_intervals",),
     "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
-    "passhat.model": ("Fit", "compare_models", "fit", "load_fit"),
+    "passhat.model": ("Fit", "JointFit", "compare_models", "fit", "load_fit"),
     "passhat.rank": ("Ranking", "rank"),
     "passhat.report": ("report",),
     "passhat.report.plots": ("plot_gap", "plot_ppc", "plot_rates", "plot_spread"),
@@ -107,6 +107,7 @@ __all__ = [
     "Fit",
     "FormatError",
     "InputError",
+    "JointFit",
     "ModelError",
     "OptionError",
     "OutputError",

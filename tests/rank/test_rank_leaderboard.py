@@ -177,17 +177,18 @@ def test_bad_input_errors() -> None:
     assert r.settings["tasks"] == 10 and len(r.dropped) == 2
 
 
-def test_joint_engine_needs_the_joint_model(agents_trials: ph.Trials) -> None:
-    with pytest.raises(ModelError, match="engine='joint' needs the joint model"):
-        ph.rank(agents_trials, k=1, engine="joint")
+def test_joint_engine_needs_a_joint_fit(agents_trials: ph.Trials) -> None:
+    with pytest.raises(ModelError, match="engine='joint' needs a joint model fit"):
+        ph.rank(agents_trials, k=1, engine="joint", fit=object())
 
 
 def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
-    class FakeJointFit:  # the documented interface, returning known draws
+    class FakeJointFit:  # JointFit's interface, returning known draws
+        systems = ("guided", "baseline")  # in its own order
+
         def metric_draws(self, metric: str, k: int, *, scope: str):
             rng = np.random.default_rng(k)
-            d = np.column_stack([rng.normal(0.8, 0.01, 400), rng.normal(0.6, 0.01, 400)])
-            return d, ["guided", "baseline"]  # in its own order
+            return np.column_stack([rng.normal(0.8, 0.01, 400), rng.normal(0.6, 0.01, 400)])
 
     r = ph.rank(agents_trials, k=1, engine="joint", fit=FakeJointFit(), n_boot=200)
     t = r.table[r.table["metric"] == "mean"].set_index("system")
@@ -259,3 +260,17 @@ def test_tasks_without_a_decided_run_are_left_out_and_listed() -> None:
     ]
     with pytest.raises(ValidationError, match="no decided run"):
         ph.rank([a, b], k=2, n_boot=200, unscored_tasks="error")
+
+
+def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
+    """engine='joint' ranks from JointFit's posterior draws (a small fit, NUTS)."""
+    jf = ph.fit(agents_trials, model="joint", draws=150, tune=150, chains=2, seed=1)
+    r = ph.rank(agents_trials, k=[1, 5], engine="joint", fit=jf, n_boot=200, seed=0)
+    t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 5)].set_index("system")
+    d = jf.metric_draws("pass_hat_k", 5, scope="population")
+    col = jf.systems.index("guided")
+    # the point value is the posterior mean of the joint model's population pass^5
+    assert t.loc["guided", "value"] == pytest.approx(float(d[:, col].mean()), rel=1e-9)
+    assert r.settings["engine_label"].startswith("joint")
+    # guided is ahead in every posterior draw on this example, as in the bootstrap
+    assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,6 +21,9 @@ from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import EXIT_FAIL, OptionError
 from passhat.estimators import METRIC_LABELS
 from passhat.io import input_stamp
+
+if TYPE_CHECKING:
+    from passhat.model.joint_result import JointFit
 
 __all__ = ["register"]
 
@@ -59,10 +62,11 @@ def _method_note(ran: str, asked: str, model: str) -> str:
 @click.option(
     "--model",
     "model_name",
-    type=click.Choice(["beta", "inflated"]),
+    type=click.Choice(["beta", "inflated", "joint"]),
     default="beta",
     show_default=True,
-    help="Beta-Binomial, or with shares of always-pass / always-fail tasks.",
+    help="Beta-Binomial, or with shares of always-pass / always-fail tasks (one fit per "
+    "system); joint: all systems in one model with shared task effects.",
 )
 @click.option(
     "--weights",
@@ -149,6 +153,22 @@ def fit_cmd(
         sampler=sampler,
         progress=False if (quiet or as_json) else None,
     )
+    from passhat.model.joint_result import JointFit
+
+    if isinstance(result, JointFit):
+        if output is not None:
+            result.to_netcdf(output, force=force)
+        return _joint_output(
+            result,
+            data,
+            ks,
+            ci=ci,
+            output=output,
+            strict=strict,
+            as_json=as_json,
+            quiet=quiet,
+            settings={"draws": draws, "tune": tune, "chains": chains},
+        )
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     if output is not None:
@@ -238,6 +258,112 @@ def fit_cmd(
         )
         for note in fit_notes(result):
             console.print(note)  # the console prints every string literally
+        if output is not None:
+            console.print(f"posterior saved to {output} (load with passhat.load_fit)")
+    if strict and not diag.passed:
+        console.print(f"--strict: diagnostics failed, exit status {EXIT_DIAGNOSTICS}")
+        return EXIT_DIAGNOSTICS
+    return 0
+
+
+def _joint_output(
+    result: JointFit,
+    data: Any,
+    ks: list[int],
+    *,
+    ci: float,
+    output: str | None,
+    strict: bool,
+    as_json: bool,
+    quiet: bool,
+    settings: dict[str, Any],
+) -> int:
+    """Print (or emit as JSON) a joint fit: per-system table, parameters, diagnostics."""
+    summary = result.summary(k=ks, ci=ci)
+    diag = result.diagnostics
+    hyper = result.hyper_summary(ci=ci)
+    corr = result.correlation(ci=ci)
+    if as_json:
+        emit_json(
+            {
+                "passhat_version": __version__,
+                "input": input_stamp(data),
+                "settings": {
+                    "k": ks,
+                    "method": "nuts",
+                    "model": "joint",
+                    "sampler": result.sampler,
+                    "seed": result.seed,
+                    "ci": ci,
+                    "priors": result.priors.to_json(),
+                    "output": output,
+                    **settings,
+                },
+                "notes": result.notes,
+                "summary": records(summary),
+                "parameters": records(hyper),
+                "correlation": records(corr),
+                "diagnostics": {
+                    "passed": diag.passed,
+                    "problems": diag.problems,
+                    "thresholds": diag.thresholds,
+                    "divergences": diag.divergences,
+                    "table": records(diag.table),
+                },
+            }
+        )
+        return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
+    console = make_console(min_width=110)
+    table = Table(
+        title=f"passhat fit --model joint ({result.method_label}; {ci:.0%} posterior intervals, "
+        f"seed {result.seed}; {len(result.systems)} systems × {len(result.tasks)} tasks)"
+    )
+    for col in ("system", "k", "metric", "benchmark", "population"):
+        table.add_column(col, justify="left" if col in ("system", "metric") else "right")
+    for s in result.systems:
+        part = summary[summary["system"] == s]
+        shown = [("mean", ks[0])] + [
+            (m, kk) for kk in ks if kk > 1 for m in ("pass_at_k", "pass_hat_k")
+        ]
+        for i, (m, kk) in enumerate(shown):
+            rows = part[(part["metric"] == m) & (part["k"] == (1 if m == "mean" else kk))]
+            b = rows[rows["scope"] == "benchmark"].iloc[0]
+            p = rows[rows["scope"] == "population"].iloc[0]
+            table.add_row(
+                s,
+                "—" if m == "mean" else str(kk),
+                METRIC_LABELS[m],
+                _interval(b),
+                _interval(p),
+                end_section=i == len(shown) - 1,
+            )
+    console.print(table)
+    sd = hyper[hyper["parameter"] == "task_sd"].iloc[0]
+    kap = hyper[hyper["parameter"] == "kappa"].iloc[0]
+    console.print(
+        f"task effects: σ_β = {_interval(sd)} (logit scale); system × task deviation: "
+        f"κ = {_interval(kap)}; between-system correlation of per-task rates: mean over "
+        f"{len(corr)} pair(s) {corr['mean'].mean():.2f} (range {corr['mean'].min():.2f}–"
+        f"{corr['mean'].max():.2f})",
+        highlight=False,
+    )
+    d = diag.table
+    console.print(
+        f"diagnostics: {diag.status()} (max r_hat {d['r_hat'].max():.3f}, min ESS bulk "
+        f"{d['ess_bulk'].min():.0f} / tail {d['ess_tail'].min():.0f}, "
+        f"{diag.divergences['(all)']} divergences)",
+        highlight=False,
+    )
+    if not quiet:
+        console.print(
+            "benchmark = these tasks (cells a system did not run predicted from the task's "
+            "effect); population = a new task like these. Intervals are marginal, one system "
+            "at a time. Pairwise differences and rank probabilities: passhat.JointFit."
+            "differences / rank_table, or `passhat rank`.",
+            highlight=False,
+        )
+        for note in result.notes:
+            console.print(note)
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
     if strict and not diag.passed:

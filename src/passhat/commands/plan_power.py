@@ -70,6 +70,18 @@ def _pilot(
     return data, data_b, stamp
 
 
+def _joint_spread(
+    path: str, baseline: str | None, candidate: str | None, metric: str, k: int
+) -> Any:
+    """The planner's spread from a saved joint fit (``--rho-from FIT``)."""
+    from passhat.model import JointFit, load_fit
+
+    fitted = load_fit(path)
+    if not isinstance(fitted, JointFit):
+        raise OptionError(f"--rho-from {path}: not a joint fit (fit it with --model joint)")
+    return fitted.pilot(baseline, candidate, metric=metric, k=1 if metric == "mean" else k)
+
+
 def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
     """The answer at each between-system correlation, the one used marked."""
     rows = q.get("sensitivity") or []
@@ -125,6 +137,14 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
     "is assumed, and the sensitivity table shows what it decides).",
 )
 @click.option(
+    "--rho-from",
+    "rho_from",
+    default=None,
+    metavar="FIT",
+    help="A joint fit (passhat fit --model joint -o FIT): the spread of per-task differences "
+    "and its between-system correlation come from the model (with --baseline/--candidate).",
+)
+@click.option(
     "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
 )
 @click.option("--replicates", type=int, default=2000, show_default=True)
@@ -155,6 +175,7 @@ def power_cmd(
     metric: str,
     k: int,
     correlation: float | None,
+    rho_from: str | None,
     method: str,
     replicates: int,
     seed: int,
@@ -175,8 +196,16 @@ def power_cmd(
     PILOT: paired pilot runs of both systems (one file with two systems, or
     PILOT and CAND); the spread of per-task differences is then measured.
     """
-    data, data_b, stamp = _pilot(pilot, cand, example, fmt, baseline, candidate)
-    pilot_arg = None
+    pilot_arg: Any = None
+    if rho_from is not None:
+        if pilot is not None or example is not None or from_path is not None or mean_ is not None:
+            raise OptionError("--rho-from FIT replaces PILOT and --from/--mean: give one of them")
+        data, data_b = None, None
+        stamp: dict[str, Any] | None = {"joint_fit": rho_from}
+        pilot_arg = _joint_spread(rho_from, baseline, candidate, metric, k)
+        prior = None
+    else:
+        data, data_b, stamp = _pilot(pilot, cand, example, fmt, baseline, candidate)
     if data is not None:
         if from_path is not None or mean_ is not None or icc is not None or kappa is not None:
             raise OptionError("give pilot runs (PILOT) or --from/--mean assumptions, not both")
@@ -185,7 +214,7 @@ def power_cmd(
             data, data_b, baseline=baseline, candidate=candidate, metric=metric, k=kk
         )
         prior = None
-    else:
+    elif rho_from is None:
         prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
     common: dict[str, Any] = {
         "prior": prior,

@@ -27,6 +27,12 @@ Modules, in import order (each imports only those before it):
 * :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
 * :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.
 
+The joint model of several systems with crossed task effects
+(``fit(..., model="joint")``) lives beside them: :mod:`~passhat.model.joint_build`
+(priors, cells, PyMC model), :mod:`~passhat.model.joint_metrics` (metrics,
+correlations and ranks per draw), :mod:`~passhat.model.joint_result`
+(:class:`JointFit`) and :mod:`~passhat.model.joint_fit` (sampling).
+
 PyMC (and PyTensor, nutpie, ArviZ) are imported only when a model is built,
 sampled or diagnosed, never by ``import passhat``.
 
@@ -49,6 +55,8 @@ from passhat.model.build import MODELS, Priors, build_model, compress
 from passhat.model.diagnostics import THRESHOLDS, Diagnostics
 from passhat.model.fit import fit
 from passhat.model.grid import grid_log_posterior, grid_posterior
+from passhat.model.joint_build import JointPriors, joint_counts
+from passhat.model.joint_result import JointFit, JointSpread
 from passhat.model.loo import compare_models
 from passhat.model.metrics import population_metrics, rising_ratio
 from passhat.model.result import Fit, load_fit
@@ -58,6 +66,9 @@ __all__ = [
     "THRESHOLDS",
     "Diagnostics",
     "Fit",
+    "JointFit",
+    "JointPriors",
+    "JointSpread",
     "Priors",
     "build_model",
     "compare_models",
@@ -65,6 +76,7 @@ __all__ = [
     "fit",
     "grid_log_posterior",
     "grid_posterior",
+    "joint_counts",
     "load_fit",
     "population_metrics",
     "rising_ratio",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -34,9 +34,12 @@ from passhat.estimators import as_counts, task_weights
 from passhat.exclusions import unscored_task_rule
 from passhat.model.build import Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
+from passhat.model.joint_build import JointPriors
+from passhat.model.joint_result import JointFit
 from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
 from passhat.model.sampler import (
+    METHODS,
     resolve_method,
     resolve_progress,
     resolve_sampler,
@@ -94,13 +97,55 @@ def _str_labels(values: Any) -> Any:
     return arr.astype(str)
 
 
+@overload
+def fit(  # type: ignore[overload-overlap]
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = ...,
+    method: str = ...,
+    model: Literal["joint"],
+    priors: JointPriors | None = ...,
+    weights: Any = ...,
+    unscored_tasks: str = ...,
+    seed: int | None = ...,
+    draws: int = ...,
+    tune: int = ...,
+    chains: int = ...,
+    sampler: str = ...,
+    target_accept: float = ...,
+    progress: bool | None = ...,
+    grid_size: int = ...,
+) -> JointFit: ...
+
+
+@overload
+def fit(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = ...,
+    method: str = ...,
+    model: str = ...,
+    priors: Priors | None = ...,
+    weights: Any = ...,
+    unscored_tasks: str = ...,
+    seed: int | None = ...,
+    draws: int = ...,
+    tune: int = ...,
+    chains: int = ...,
+    sampler: str = ...,
+    target_accept: float = ...,
+    progress: bool | None = ...,
+    grid_size: int = ...,
+) -> Fit: ...
+
+
 def fit(
     data: Trials | xr.Dataset,
     *,
     k: int | Sequence[int] = (1, 2, 5),
     method: str = "auto",
     model: str = "beta",
-    priors: Priors | None = None,
+    priors: Priors | JointPriors | None = None,
     weights: Any = None,
     unscored_tasks: str = "exclude",
     seed: int | None = DEFAULT_SEED,
@@ -111,8 +156,8 @@ def fit(
     target_accept: float = 0.9,
     progress: bool | None = None,
     grid_size: int = 256,
-) -> Fit:
-    """Fit the hierarchical Beta-Binomial model, one independent fit per system.
+) -> Fit | JointFit:
+    """Fit the hierarchical Beta-Binomial model, one independent fit per system (or all jointly).
 
     Parameters
     ----------
@@ -125,12 +170,19 @@ def fit(
         independent draws in the same shape as NUTS' (plain model only: it
         has two parameters per system). ``"nuts"``: NUTS sampling (compiles
         the model first: seconds to a minute in a new process). ``"auto"``:
-        the grid for ``model="beta"``, NUTS for ``model="inflated"``. The
-        method that ran is :attr:`Fit.method` (and in ``Fit.method_label``).
-    model : {"beta", "inflated"}
-        Plain Beta-Binomial, or with shares of always-pass / always-fail tasks.
-    priors : Priors, optional
-        Defaults documented in :class:`passhat.model.Priors`.
+        the grid for ``model="beta"``, NUTS for ``model="inflated"`` and
+        ``model="joint"``. The method that ran is :attr:`Fit.method` (and in
+        ``Fit.method_label``).
+    model : {"beta", "inflated", "joint"}
+        Plain Beta-Binomial, or with shares of always-pass / always-fail tasks
+        (one fit per system); or ``"joint"``: one model of all systems with
+        crossed task effects, logit μ_si = θ_s + β_i and a Beta system × task
+        deviation (:mod:`passhat.model.joint_build`), returning a
+        :class:`~passhat.model.joint_result.JointFit` (NUTS only; equal task
+        weights; needs two or more systems sharing tasks).
+    priors : Priors or JointPriors, optional
+        Defaults documented in :class:`passhat.model.Priors` (joint:
+        :class:`passhat.model.JointPriors`).
     weights : None, "declared", "category" or mapping
         Task weights for benchmark-scope metrics (as in :func:`passhat.estimate`).
     unscored_tasks : {"exclude", "error", "impute"}
@@ -196,7 +248,27 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
+    if model == "joint":
+        if method not in METHODS:
+            raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+        return _fit_joint(
+            data,
+            k=k,
+            method=method,
+            priors=priors,
+            weights=weights,
+            unscored_tasks=unscored_tasks,
+            seed=seed,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            sampler=sampler,
+            target_accept=target_accept,
+            progress=progress,
+        )
     check_model(model)
+    if priors is not None and not isinstance(priors, Priors):
+        raise OptionError(f"model={model!r} takes priors=Priors(...) (got {type(priors).__name__})")
     method = resolve_method(method, model)
     for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
@@ -302,6 +374,23 @@ def fit(
         )
     _store_metrics(result, ks)
     return result
+
+
+def _fit_joint(data: Any, *, method: str, priors: Any, weights: Any, **kw: Any) -> JointFit:
+    """``model="joint"``: the crossed model of :mod:`passhat.model.joint_fit` (NUTS only)."""
+    from passhat.model.joint_fit import fit_joint
+
+    if method == "grid":
+        raise OptionError(
+            "method='grid' does not apply to model='joint': the grid evaluates the "
+            "2-parameter single-system posterior exactly, the joint model has one parameter per "
+            "system and per task; use method='nuts'"
+        )
+    if weights is not None:
+        raise OptionError("model='joint' weighs the fitted tasks equally: weights= is not taken")
+    if priors is not None and not isinstance(priors, JointPriors):
+        raise OptionError("model='joint' takes priors=JointPriors(...) (passhat.model.joint_build)")
+    return fit_joint(data, priors=priors, **kw)
 
 
 def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:

@@ -39,6 +39,7 @@ from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
 from passhat.model.build import Priors
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics, import_arviz
+from passhat.model.joint_result import JointFit, joint_from_idata
 from passhat.model.metrics import (
     Groups,
     benchmark_draws,
@@ -555,8 +556,8 @@ class Fit:
         return Path(path)
 
 
-def load_fit(path: str | Path) -> Fit:
-    """Load a fit saved with :meth:`Fit.to_netcdf`.
+def load_fit(path: str | Path) -> Fit | JointFit:
+    """Load a fit saved with :meth:`Fit.to_netcdf` (or :meth:`JointFit.to_netcdf`).
 
     Raises
     ------
@@ -581,6 +582,8 @@ def load_fit(path: str | Path) -> Fit:
         raise ModelError(f"{p}: not a netCDF InferenceData file ({err})") from err
     if "posterior" not in idata or "constant_data" not in idata:
         raise ModelError(f"{p}: not a passhat fit (posterior or constant_data group missing)")
+    if idata.posterior.attrs.get("passhat_model") == "joint":
+        return joint_from_idata(idata, where=str(p))
     lacking = [v for v in ("n", "c", "weight", "present") if v not in idata.constant_data]
     if lacking:
         raise ModelError(f"{p}: not a passhat fit (constant_data lacks {', '.join(lacking)})")

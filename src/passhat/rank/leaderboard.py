@@ -9,7 +9,7 @@ the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
   and k, so the correlation between systems is kept;
 * ``"joint"`` — the posterior draws of the joint hierarchical model with
   crossed task effects, through a fit result's
-  ``metric_draws(metric, k, *, scope) -> (draws, systems)``.
+  ``metric_draws(metric, k, *, scope)`` (draws × systems, named by ``.systems``).
 
 The rank statistics are a pure function of the draw matrix
 (:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
@@ -182,21 +182,26 @@ def _joint_draws(
         # passhat.model is a higher layer: never import it from here; the package's
         # public ``fit`` (loaded on first use) is looked up when the joint engine is asked for
         fit_fn = getattr(sys.modules.get("passhat"), "fit", None)
-        try:
-            fit = fit_fn(ds, model="joint", seed=seed) if fit_fn is not None else None
-        except (OptionError, ModelError, ValueError, TypeError):
-            fit = None
+        if fit_fn is not None:
+            fit = fit_fn(ds, model="joint", seed=seed)  # its own errors name the rule broken
     if fit is None or not callable(getattr(fit, "metric_draws", None)):
         raise ModelError(
-            "engine='joint' needs the joint model (passhat.fit(trials, model='joint') with "
-            "metric_draws(metric, k, scope=...)), which this passhat does not have yet; "
-            "use engine='bootstrap'"
+            "engine='joint' needs a joint model fit (passhat.fit(trials, model='joint'), "
+            f"got {type(fit).__name__}); use engine='bootstrap' or pass fit=JointFit"
         )
     systems = [str(s) for s in ds["system"].values]
     parts = []
     for metric, kk in cols:
-        draws, names = fit.metric_draws(metric, kk, scope="population")
-        order = [list(map(str, names)).index(s) for s in systems]
+        out = fit.metric_draws(metric, kk, scope="population")
+        # JointFit returns the (draws, systems) array with its column names in .systems
+        draws, names = out if isinstance(out, tuple) else (out, fit.systems)
+        names = [str(x) for x in names]
+        missing = [x for x in systems if x not in names]
+        if missing:
+            raise ModelError(
+                f"the joint fit has no draws for system(s) {missing}: fit it on the same data"
+            )
+        order = [names.index(x) for x in systems]
         parts.append(np.asarray(draws, dtype=float)[:, order])
     return np.stack(parts, axis=2), "joint hierarchical model (posterior draws)"
 
@@ -253,8 +258,9 @@ def rank(
     tier_rule : {"chain", "leader"}
         How tiers are cut (:func:`passhat.rank.tiers.assign_tiers`).
     fit : optional
-        A joint fit result with ``metric_draws(metric, k, *, scope)`` →
-        ``(draws, systems)`` (for ``engine="joint"``).
+        A :class:`passhat.JointFit` (or any result with ``metric_draws(metric, k, *,
+        scope)`` → draws × systems and ``.systems``) for ``engine="joint"``; without
+        it the joint model is fitted with its defaults.
 
     Returns
     -------

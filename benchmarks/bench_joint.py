@@ -1,0 +1,111 @@
+"""Benchmark of the joint crossed model (``passhat.fit(..., model="joint")``; not a timed test).
+
+Measures, in one process, 4 chains × 1000 draws (+1000 tuning) with the default sampler:
+
+* 20 systems × 500 tasks × 5 runs (simulated from the model: θ_s ~ N(0, 1), σ_β = 2,
+  κ = 8): the first fit in the process, including building the PyMC model and
+  nutpie's numba compilation (target < 60 s), then the same shape again with new
+  data (the compiled model is reused);
+* 20 systems × 5000 tasks × 5 runs (10× the tasks): first fit including compilation,
+  and its cost relative to the 500-task fit (target ≤ 2×).
+
+Each line gives wall time and process CPU time (all threads) and the load average:
+the machine is shared, so wall time on a busy machine overstates the cost; CPU time
+is the steadier figure. Also printed: leapfrog steps per draw, the worst R-hat and
+bulk ESS of θ and σ_β.
+
+Run::
+
+    PYTENSOR_FLAGS=compiledir=.pytensor .venv/bin/python benchmarks/bench_joint.py [--quick]
+
+``--quick`` uses 2 chains × 200 draws and 100/1000 tasks (a smoke run).
+``--scaling`` measures only the cost ratio at 10× tasks, cheaply: one chain × 300 draws
+(+300 tuning) at 500 and 5000 tasks, each after a warm-up fit of its shape (compiled
+model reused), CPU time per draw compared.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("PYTENSOR_FLAGS", f"compiledir={ROOT / '.pytensor'}")
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+import passhat as ph  # noqa: E402
+from passhat.model.joint_build import joint_counts  # noqa: E402
+
+QUICK = "--quick" in sys.argv
+SCALING = "--scaling" in sys.argv
+SAMPLING = (
+    {"chains": 2, "draws": 200, "tune": 200}
+    if QUICK
+    else {"chains": 4, "draws": 1000, "tune": 1000}
+)
+SYSTEMS, RUNS = 20, 5
+TASKS = (100, 1000) if QUICK else (500, 5000)
+
+
+def simulate(tasks: int, seed: int):
+    """Counts of SYSTEMS × tasks × RUNS from the joint model."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, SYSTEMS)
+    beta = rng.normal(0.0, 2.0, tasks)
+    mu = 1.0 / (1.0 + np.exp(-(theta[:, None] + beta[None, :])))
+    p = rng.beta(mu * 8.0, (1.0 - mu) * 8.0)
+    n = np.full((SYSTEMS, tasks), RUNS)
+    return joint_counts(n, rng.binomial(n, p), systems=[f"sys{s:02d}" for s in range(SYSTEMS)])
+
+
+def timed(label: str, ds, sampling: dict | None = None) -> float:
+    wall, cpu = time.perf_counter(), time.process_time()
+    f = ph.fit(ds, model="joint", k=[1, 5], seed=0, progress=False, **(sampling or SAMPLING))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    d = f.diagnostics.table
+    th = d[d["variable"].isin(["theta", "task_sd"])]
+    print(
+        f"{label}: wall {wall:6.1f} s, CPU {cpu:6.1f} s (load avg {os.getloadavg()[0]:.1f}); "
+        f"{f.sampler}; max R-hat {th['r_hat'].max():.3f}, min bulk ESS {th['ess_bulk'].min():.0f}, "
+        f"{f.diagnostics.divergences['(all)']} divergences",
+        flush=True,
+    )
+    return cpu
+
+
+def scaling() -> None:
+    cheap = {"chains": 1, "draws": 300, "tune": 300}
+    print(
+        f"cost at 10× tasks: {SYSTEMS} systems × T tasks × {RUNS} runs, 1 chain × 300 draws "
+        "(+300 tuning), compiled model reused"
+    )
+    cpu = {}
+    for t in (500, 5000):
+        timed(f"T = {t:5d}, warm-up (compile)", simulate(t, 10), cheap)
+        cpu[t] = timed(f"T = {t:5d}, timed fit", simulate(t, 11), cheap)
+    print(f"10× tasks: CPU ratio {cpu[5000] / cpu[500]:.2f}")
+
+
+def main() -> None:
+    if SCALING:
+        scaling()
+        return
+    s = SAMPLING
+    print(
+        f"joint model, {SYSTEMS} systems × T tasks × {RUNS} runs, {s['chains']} chains × "
+        f"{s['draws']} draws (+{s['tune']} tuning), {os.cpu_count()} cores"
+    )
+    small, big = TASKS
+    c1 = timed(f"T = {small:5d}, first fit (incl. model build + compile)", simulate(small, 1))
+    c2 = timed(f"T = {small:5d}, second fit (new data, compiled model reused)", simulate(small, 2))
+    c3 = timed(f"T = {big:5d}, first fit (incl. compile)", simulate(big, 3))
+    print(f"10× tasks: CPU ratio {c3 / c1:.2f} (first fits), {c3 / c2:.2f} (vs the reused fit)")
+
+
+if __name__ == "__main__":
+    main()

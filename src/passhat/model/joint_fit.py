@@ -1,0 +1,277 @@
+"""Fit the joint crossed model: cells from the count table, NUTS (nutpie or PyMC), the JointFit.
+
+Called by :func:`passhat.fit` with ``model="joint"``. The sampler is the one
+of the single-system fit (:func:`passhat.model.sampler.resolve_sampler`:
+nutpie when installed, else PyMC's NUTS); a compiled nutpie model is kept
+per (priors, systems, tasks) shape and reused with new data.
+
+Examples
+--------
+>>> from passhat.model.joint_fit import fit_joint
+>>> from passhat.model.joint_build import joint_counts
+>>> ds = joint_counts([[4, 4, 4], [4, 4, 4]], [[4, 2, 0], [3, 1, 0]], systems=["A", "B"])
+>>> f = fit_joint(ds, seed=1, chains=1, draws=50, tune=50, sampler="pymc")
+>>> f.systems, f.metric_draws("mean", 1, scope="population").shape
+(['A', 'B'], (50, 2))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._validate import DEFAULT_SEED, norm_k, resolve_seed
+from passhat._version import __version__
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.exclusions import unscored_task_rule
+from passhat.model.diagnostics import import_arviz
+from passhat.model.joint_build import (
+    EXPANDED_MAX_RUNS,
+    JointData,
+    JointPriors,
+    build_joint_model,
+    joint_model_data,
+)
+from passhat.model.joint_result import JointFit
+from passhat.model.sampler import compiling, quiet_pymc, resolve_progress, resolve_sampler
+from passhat.trials import Trials
+
+__all__ = ["fit_joint"]
+
+_NUTPIE_CACHE: dict[tuple[str, int, int, bool], Any] = {}
+
+
+def fit_joint(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] = (1, 2, 5),
+    priors: JointPriors | None = None,
+    unscored_tasks: str = "exclude",
+    seed: int | None = DEFAULT_SEED,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    sampler: str = "auto",
+    target_accept: float = 0.9,
+    progress: bool | None = None,
+) -> JointFit:
+    """Fit the joint crossed model of several systems (see :mod:`passhat.model.joint_build`).
+
+    Parameters are those of :func:`passhat.fit` (``model="joint"``); tasks
+    with no decided run for a system are cells left out (``unscored_tasks``
+    "exclude", the default, or "error"). Returns a :class:`JointFit`.
+
+    Raises
+    ------
+    ModelError
+        Fewer than two systems, a system with no decided run or sharing no
+        task with the others.
+    OptionError
+        Bad sizes or an unscored-tasks rule the joint model does not take.
+    """
+    for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
+            raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
+    if not 0 < target_accept < 1:
+        raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
+    if unscored_tasks not in ("exclude", "error"):
+        raise OptionError(
+            f"model='joint' takes unscored_tasks='exclude' or 'error' (got {unscored_tasks!r}): "
+            "a cell with no decided run is simply left out of the likelihood"
+        )
+    ks = norm_k(k)
+    pri = priors or JointPriors()
+    ds = as_counts(data)
+    empty, _ = unscored_task_rule(ds, unscored_tasks, allowed=("exclude", "error"))
+    systems = [str(s) for s in ds["system"].values]
+    tasks = [str(t) for t in np.asarray(ds["task"].values)]
+    n_all = np.asarray(ds["n"].values, dtype=np.int64)
+    present = np.asarray(ds["present"].values, dtype=bool) & ~np.asarray(empty, dtype=bool)
+    present &= n_all > 0
+    jd = JointData.from_arrays(ds["n"].values, ds["c"].values, present, systems, tasks)
+    seed = resolve_seed(seed)
+    show = resolve_progress(progress)
+    used = resolve_sampler(sampler)
+    run = _sample_nutpie if used == "nutpie" else _sample_pymc
+    res = run(
+        jd,
+        pri,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=show,
+        target_accept=target_accept,
+    )
+
+    coords = {
+        "chain": np.arange(chains),
+        "draw": np.arange(draws),
+        "system": systems,
+        "task": jd.tasks,
+    }
+    posterior = xr.Dataset(
+        {
+            "theta": (("chain", "draw", "system"), res["theta"]),
+            "task_sd": (("chain", "draw"), res["task_sd"]),
+            "kappa": (("chain", "draw"), res["kappa"]),
+            "beta": (("chain", "draw", "task"), res["beta"]),
+        },
+        coords=coords,
+    )
+    left_out = int((np.asarray(ds["present"].values, dtype=bool) & ~present).sum())
+    notes = []
+    if left_out:
+        notes.append(
+            f"{left_out} (system, task) cell(s) have no decided run (every run unscored) and are "
+            "left out of the likelihood (unscored_tasks='exclude')"
+        )
+    missing = int((~present[:, jd.task_index]).sum())
+    if missing:
+        notes.append(
+            f"{missing} (system, task) cell(s) were not run: each task effect is estimated from "
+            "the systems that ran it; benchmark-scope values predict the missing cells from it"
+        )
+    posterior.attrs.update(
+        {
+            "passhat_model": "joint",
+            "passhat_method": "nuts",
+            "passhat_sampler": used,
+            "passhat_seed": seed,
+            "passhat_priors": pri.to_json(),
+            "passhat_k": json.dumps(ks),
+            "passhat_version": str(__version__),
+            "passhat_unscored_tasks": unscored_tasks,
+            "passhat_notes": json.dumps(notes),
+        }
+    )
+    sample_stats = xr.Dataset(
+        {"diverging": (("chain", "draw"), res["diverging"])},
+        coords={"chain": coords["chain"], "draw": coords["draw"]},
+    )
+    sub = np.asarray(jd.task_index)
+    constant = xr.Dataset(
+        {
+            "n": (("system", "task"), np.asarray(ds["n"].values, dtype=np.int64)[:, sub]),
+            "c": (("system", "task"), np.asarray(ds["c"].values, dtype=np.int64)[:, sub]),
+            "present": (("system", "task"), present[:, sub].astype(np.int8)),
+        },
+        coords={"system": systems, "task": jd.tasks},
+    )
+    az = import_arviz()
+    idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
+    return JointFit(idata)
+
+
+def _sample_nutpie(
+    jd: JointData,
+    pri: JointPriors,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+) -> dict[str, NDArray[Any]]:
+    import nutpie
+
+    expanded = int(jd.n.max(initial=0)) <= EXPANDED_MAX_RUNS
+    key = (pri.to_json(), len(jd.systems), jd.tasks_fitted, expanded)
+    if key not in _NUTPIE_CACHE:
+        what = "compiling the joint model for NUTS (nutpie)"
+        with quiet_pymc(True), compiling(progress, what):
+            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(build_joint_model(jd, priors=pri))
+    base = _NUTPIE_CACHE[key]
+    vals = joint_model_data(jd, expanded=expanded)
+    compiled = base.with_data(**{k: v for k, v in vals.items() if k in base.shared_data})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tr = nutpie.sample(
+            compiled,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            progress_bar=progress,
+            save_warmup=False,
+            target_accept=target_accept,
+            cores=min(chains, os.cpu_count() or 1),
+            low_rank_modified_mass_matrix=True,
+        )
+    return _extract(tr)
+
+
+def _sample_pymc(
+    jd: JointData,
+    pri: JointPriors,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+) -> dict[str, NDArray[Any]]:
+    import pymc as pm
+
+    with quiet_pymc(not progress):
+        with build_joint_model(jd, priors=pri):
+            tr = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=1,
+                random_seed=seed,
+                progressbar=progress,
+                compute_convergence_checks=False,
+                target_accept=target_accept,
+                return_inferencedata=True,
+            )
+    return _extract(tr)
+
+
+def _extract(tr: Any) -> dict[str, NDArray[Any]]:
+    post = tr.posterior
+    return {
+        "theta": np.asarray(post["theta"].values, dtype=float),
+        "task_sd": np.asarray(post["task_sd"].values, dtype=float),
+        "kappa": np.asarray(post["kappa"].values, dtype=float),
+        "beta": np.asarray(post["beta"].values, dtype=float),
+        "diverging": np.asarray(tr.sample_stats["diverging"].values, dtype=bool),
+    }
+
+
+def joint_input_table(fit: JointFit) -> pd.DataFrame:
+    """Per system: tasks run, cells, runs and successes in the fit (what the model saw).
+
+    Examples
+    --------
+    >>> from passhat.model.joint_fit import fit_joint, joint_input_table
+    >>> from passhat.model.joint_build import joint_counts
+    >>> ds = joint_counts([[4, 4], [2, 0]], [[4, 2], [1, 0]], systems=["A", "B"])
+    >>> f = fit_joint(ds, chains=1, draws=20, tune=20, sampler="pymc")
+    >>> joint_input_table(f)["tasks"].tolist()
+    [2, 1]
+    """
+    cd = fit.idata.constant_data
+    pres = np.asarray(cd["present"].values, dtype=bool)
+    n = np.where(pres, cd["n"].values, 0)
+    c = np.where(pres, cd["c"].values, 0)
+    return pd.DataFrame(
+        {
+            "system": fit.systems,
+            "tasks": pres.sum(axis=1),
+            "runs": n.sum(axis=1),
+            "successes": c.sum(axis=1),
+        }
+    )

@@ -1,0 +1,553 @@
+"""The JointFit result: per-system metrics, pairwise differences, ranks and correlations.
+
+:class:`JointFit` wraps the InferenceData made by :func:`passhat.fit` with
+``model="joint"`` (posterior ``theta`` over system, ``task_sd``, ``kappa``,
+``beta`` over task; the cells in ``constant_data``). Everything it reports is
+computed from the posterior draws by :mod:`passhat.model.joint_metrics`, in
+the two scopes of the single-system fit (population: a new task like these;
+benchmark: these tasks). Benchmark-scope draws are seeded by the fit's seed
+(stream ``[seed, _BENCH_SALT]``): the same values on every call and after a
+reload.
+
+Examples
+--------
+>>> from passhat.model.joint_build import joint_counts
+>>> from passhat.model.joint_fit import fit_joint
+>>> ds = joint_counts([[4] * 6, [4] * 6], [[4, 4, 3, 1, 0, 0], [4, 3, 1, 0, 0, 0]],
+...                   systems=["A", "B"])
+>>> f = fit_joint(ds, k=2, seed=0, chains=1, draws=100, tune=100, sampler="pymc")
+>>> f.metric_draws("pass_hat_k", 2, scope="benchmark").shape
+(100, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from passhat._validate import check_ci, norm_k
+from passhat.errors import ModelError, OptionError
+from passhat.model.diagnostics import THRESHOLDS, Diagnostics, import_arviz
+from passhat.model.joint_build import JointPriors
+from passhat.model.joint_metrics import (
+    JOINT_METRICS,
+    benchmark_draws_joint,
+    check_metric,
+    correlation_draws,
+    population_draws,
+    rank_probabilities,
+    ranks,
+    spread_moments,
+    within_variance,
+)
+
+__all__ = ["JointFit", "JointSpread", "joint_from_idata"]
+
+_BENCH_SALT = 611953
+_SCOPES = ("population", "benchmark")
+
+
+class JointSpread:
+    """The joint model's spread of paired per-task differences, for :func:`passhat.plan.power`.
+
+    Passed as ``pilot=``: the task spread Var g and the between-system
+    covariance come from the fitted model (posterior means), the within-task
+    variance of the unbiased estimator at any n from the model's moments of p.
+    Built by :meth:`JointFit.pilot`.
+    """
+
+    correlation_kind = "correlation of per-task values g(p) between the systems (joint model)"
+
+    def __init__(
+        self, systems: tuple[str, str], metric: str, k: int, m: dict[str, Any], tasks: int
+    ) -> None:
+        self.systems = systems
+        self.metric = metric
+        self.k = k
+        self.tasks = tasks
+        self.var_g_a = m["var_a"]
+        self.var_g_b = m["var_b"]
+        self.cov = m["cov"]
+        self.mean_a = m["mean_a"]
+        self.mean_b = m["mean_b"]
+        self._mom = (m["moments_a"], m["moments_b"])
+
+    @property
+    def baseline(self) -> float:
+        """System A's population value of the metric (posterior mean)."""
+        return self.mean_a
+
+    @property
+    def rho(self) -> float:
+        """Correlation of per-task values between the two systems (posterior-mean moments)."""
+        return float(self.cov / np.sqrt(max(self.var_g_a * self.var_g_b, 1e-300)))
+
+    def sd(self, delta: float, n: int, rho: float | None = None) -> float:
+        """SD of one task's difference with n runs per system (``rho``: what-if correlation).
+
+        Examples
+        --------
+        >>> from passhat.model.joint_result import JointSpread
+        >>> m = {"var_a": 0.04, "var_b": 0.04, "cov": 0.02, "mean_a": 0.5, "mean_b": 0.5,
+        ...      "moments_a": [0.5, 0.3], "moments_b": [0.5, 0.3]}
+        >>> round(JointSpread(("A", "B"), "mean", 1, m, 10).sd(0.1, 4), 4)   # √(0.04 + 2·0.05)
+        0.3742
+        """
+        va, vb = self.var_g_a, self.var_g_b
+        r = self.rho if rho is None else rho
+        between = va + vb - 2.0 * r * np.sqrt(va * vb)
+        wa = within_variance(np.asarray(self._mom[0]), n, self.k)
+        wb = within_variance(np.asarray(self._mom[1]), n, self.k)
+        return float(np.sqrt(max(max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0), 1e-300)))
+
+    def assumptions(self) -> tuple[str, ...]:
+        """The assumptions of a power answer from this spread."""
+        return (
+            f"spread of per-task differences from the joint model of {self.systems[0]!r} and "
+            f"{self.systems[1]!r} fitted on {self.tasks} tasks (posterior-mean moments)",
+            f"{self.correlation_kind} ρ = {self.rho:.2f}; the fitted spread holds for the "
+            "difference to detect; tasks of the study are like the fitted ones",
+            "runs of a task are independent given its rate, each from a clean state",
+        )
+
+
+class JointFit:
+    """A fitted joint model of several systems with crossed task effects.
+
+    Build with :func:`passhat.fit` (``model="joint"``) or :func:`passhat.load_fit`.
+
+    Attributes
+    ----------
+    idata : arviz.InferenceData
+        ``posterior``: ``theta`` (chain, draw, system), ``task_sd``, ``kappa``
+        (chain, draw), ``beta`` (chain, draw, task); ``sample_stats``:
+        ``diverging``; ``constant_data``: ``n``, ``c``, ``present`` over
+        (system, task) for the fitted tasks.
+    """
+
+    model = "joint"
+    method = "nuts"
+
+    def __init__(self, idata: Any) -> None:
+        self.idata = idata
+        attrs = idata.posterior.attrs
+        try:
+            self.sampler: str = str(attrs["passhat_sampler"])
+            self.seed: int = int(attrs["passhat_seed"])
+            self.priors = JointPriors.from_json(str(attrs["passhat_priors"]))
+            self.k: list[int] = [int(x) for x in json.loads(str(attrs["passhat_k"]))]
+        except (KeyError, ValueError, TypeError) as err:
+            raise ModelError(
+                f"not a passhat joint fit: posterior attribute {err} is missing or malformed"
+            ) from err
+        self._bench: dict[tuple[str, int], NDArray[np.float64]] = {}
+
+    # ------------------------------------------------------------ basics
+    @property
+    def systems(self) -> list[str]:
+        """System names (the column order of :meth:`metric_draws`)."""
+        return [str(s) for s in self.idata.posterior["system"].values]
+
+    @property
+    def tasks(self) -> list[str]:
+        """The fitted tasks (at least one system has a decided run)."""
+        return [str(t) for t in self.idata.posterior["task"].values]
+
+    @property
+    def method_label(self) -> str:
+        """e.g. ``posterior, joint crossed model, NUTS (nutpie)``."""
+        return f"posterior, joint crossed model, NUTS ({self.sampler})"
+
+    @property
+    def notes(self) -> list[str]:
+        """Plain-language notes (cells left out or not run)."""
+        raw = self.idata.posterior.attrs.get("passhat_notes")
+        return list(json.loads(raw)) if raw else []
+
+    def __repr__(self) -> str:
+        return (
+            f"JointFit({len(self.systems)} systems × {len(self.tasks)} tasks, "
+            f"{self.method_label}, seed {self.seed})"
+        )
+
+    def _flat(self, name: str) -> NDArray[np.float64]:
+        v = np.asarray(self.idata.posterior[name].values, dtype=float)
+        return v.reshape((v.shape[0] * v.shape[1], *v.shape[2:]))
+
+    def _hyper(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        return self._flat("theta"), self._flat("task_sd"), self._flat("kappa")
+
+    # ----------------------------------------------------------- metrics
+    def metric_draws(self, metric: str, k: int = 1, *, scope: str) -> NDArray[np.float64]:
+        """Posterior draws of one metric for every system: shape (draws, systems).
+
+        Parameters
+        ----------
+        metric : {"mean", "pass_at_k", "pass_hat_k"}
+        k : int
+            Ignored for the mean.
+        scope : {"population", "benchmark"}
+            population: a new task like these; benchmark: the mean over the
+            fitted tasks (cells a system did not run predicted from the task's
+            effect), each p_si drawn from its conditional posterior (seeded).
+
+        Examples
+        --------
+        >>> from passhat.model.joint_build import joint_counts
+        >>> from passhat.model.joint_fit import fit_joint
+        >>> f = fit_joint(joint_counts([[3, 3, 3], [3, 3, 3]], [[3, 1, 0], [2, 1, 0]],
+        ...               systems=["A", "B"]), chains=1, draws=40, tune=40, sampler="pymc")
+        >>> f.metric_draws("pass_at_k", 2, scope="population").shape
+        (40, 2)
+        """
+        metric, k = check_metric(metric, k)
+        if scope not in _SCOPES:
+            raise OptionError(f"scope must be 'population' or 'benchmark' (got {scope!r})")
+        theta, task_sd, kappa = self._hyper()
+        if scope == "population":
+            return population_draws(theta, task_sd, kappa, metric, k)
+        key = (metric, k)
+        if key not in self._bench:
+            self._bench.update(
+                self._benchmark([key] + [(m, kk) for m in JOINT_METRICS for kk in self.k])
+            )
+        return self._bench[key]
+
+    def _benchmark(
+        self, requests: list[tuple[str, int]]
+    ) -> dict[tuple[str, int], NDArray[np.float64]]:
+        cd = self.idata.constant_data
+        reqs = list(dict.fromkeys((m, 1 if m == "mean" else kk) for m, kk in requests))
+        theta, _, kappa = self._hyper()
+        return benchmark_draws_joint(
+            theta,
+            self._flat("beta"),
+            kappa,
+            np.asarray(cd["n"].values),
+            np.asarray(cd["c"].values),
+            np.asarray(cd["present"].values, dtype=bool),
+            reqs,
+            rng=np.random.default_rng([self.seed, _BENCH_SALT]),
+        )
+
+    def _requests(self, k: int | Sequence[int] | None) -> list[tuple[str, int]]:
+        ks = self.k if k is None else norm_k(k)
+        return [("mean", 1)] + [(m, kk) for kk in ks for m in ("pass_at_k", "pass_hat_k")]
+
+    def summary(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> pd.DataFrame:
+        """Per system, metric, k and scope: posterior mean, SD and equal-tailed interval.
+
+        Columns: system, metric, k, scope, mean, sd, lower, upper, ci, method.
+
+        Examples
+        --------
+        >>> from passhat.model.joint_build import joint_counts
+        >>> from passhat.model.joint_fit import fit_joint
+        >>> f = fit_joint(joint_counts([[3, 3, 3], [3, 3, 3]], [[3, 1, 0], [2, 1, 0]],
+        ...               systems=["A", "B"]), k=2, chains=1, draws=40, tune=40, sampler="pymc")
+        >>> sorted(set(f.summary()["scope"]))
+        ['benchmark', 'population']
+        """
+        ci = check_ci(ci)
+        q = [(1 - ci) / 2, (1 + ci) / 2]
+        rows = []
+        for scope in _SCOPES:
+            for metric, kk in self._requests(k):
+                d = self.metric_draws(metric, kk, scope=scope)
+                lo, hi = np.quantile(d, q, axis=0)
+                for si, s in enumerate(self.systems):
+                    rows.append(
+                        {
+                            "system": s,
+                            "metric": metric,
+                            "k": kk,
+                            "scope": scope,
+                            "mean": float(d[:, si].mean()),
+                            "sd": float(d[:, si].std()),
+                            "lower": float(lo[si]),
+                            "upper": float(hi[si]),
+                            "ci": ci,
+                            "method": self.method_label,
+                        }
+                    )
+        return pd.DataFrame(rows)
+
+    def hyper_summary(self, *, ci: float = 0.95) -> pd.DataFrame:
+        """θ_s per system, σ_β and κ: posterior mean and equal-tailed interval.
+
+        Columns: parameter, system, mean, lower, upper, ci.
+        """
+        ci = check_ci(ci)
+        q = [(1 - ci) / 2, (1 + ci) / 2]
+        theta, task_sd, kappa = self._hyper()
+        rows = []
+        for si, s in enumerate(self.systems):
+            lo, hi = np.quantile(theta[:, si], q)
+            rows.append(("theta", s, theta[:, si].mean(), lo, hi))
+        for name, v in (("task_sd", task_sd), ("kappa", kappa)):
+            lo, hi = np.quantile(v, q)
+            rows.append((name, "", v.mean(), lo, hi))
+        out = pd.DataFrame(rows, columns=["parameter", "system", "mean", "lower", "upper"])
+        out["ci"] = ci
+        return out
+
+    # ------------------------------------------------------- comparisons
+    def differences(
+        self, metric: str = "mean", k: int = 1, *, scope: str = "population", ci: float = 0.95
+    ) -> pd.DataFrame:
+        """Every pairwise difference (candidate − baseline) with its interval and P(> 0).
+
+        Intervals are marginal (one pair at a time), equal-tailed.
+
+        Columns: baseline, candidate, metric, k, scope, mean, lower, upper,
+        prob_candidate_better, ci.
+        """
+        ci = check_ci(ci)
+        metric, k = check_metric(metric, k)
+        d = self.metric_draws(metric, k, scope=scope)
+        rows = []
+        names = self.systems
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                diff = d[:, j] - d[:, i]
+                lo, hi = np.quantile(diff, [(1 - ci) / 2, (1 + ci) / 2])
+                rows.append(
+                    {
+                        "baseline": names[i],
+                        "candidate": names[j],
+                        "metric": metric,
+                        "k": k,
+                        "scope": scope,
+                        "mean": float(diff.mean()),
+                        "lower": float(lo),
+                        "upper": float(hi),
+                        "prob_candidate_better": float((diff > 0).mean()),
+                        "ci": ci,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def rank_probabilities(
+        self, metric: str = "mean", k: int = 1, *, scope: str = "population"
+    ) -> pd.DataFrame:
+        """P(rank = r) per system (rows) and rank (columns 1..S); rank 1 is best, ties share."""
+        p = rank_probabilities(self.metric_draws(metric, k, scope=scope))
+        return pd.DataFrame(
+            p,
+            index=pd.Index(self.systems, name="system"),
+            columns=pd.Index(range(1, len(self.systems) + 1), name="rank"),
+        )
+
+    def rank_table(
+        self, metric: str = "mean", k: int = 1, *, scope: str = "population", ci: float = 0.95
+    ) -> pd.DataFrame:
+        """Per system: value, its interval, mean rank, rank interval and P(rank = 1).
+
+        Sorted by the posterior mean value (best first). The intervals are marginal.
+        """
+        ci = check_ci(ci)
+        d = self.metric_draws(metric, k, scope=scope)
+        r = ranks(d)
+        q = [(1 - ci) / 2, (1 + ci) / 2]
+        lo, hi = np.quantile(d, q, axis=0)
+        rlo, rhi = np.quantile(r, q, axis=0, method="inverted_cdf")
+        out = pd.DataFrame(
+            {
+                "system": self.systems,
+                "mean": d.mean(axis=0),
+                "lower": lo,
+                "upper": hi,
+                "rank_mean": r.mean(axis=0),
+                "rank_lower": rlo.astype(int),
+                "rank_upper": rhi.astype(int),
+                "prob_rank_1": (r == 1).mean(axis=0),
+            }
+        )
+        out["ci"] = ci
+        return out.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+    # ------------------------------------------------------- correlation
+    def correlation(self, metric: str = "mean", k: int = 1, *, ci: float = 0.95) -> pd.DataFrame:
+        """Between-system correlation of per-task values per pair: mean and interval.
+
+        Columns: system_a, system_b, metric, k, mean, lower, upper, ci.
+        """
+        ci = check_ci(ci)
+        theta, task_sd, kappa = self._hyper()
+        r = correlation_draws(theta, task_sd, kappa, metric, k)
+        metric, k = check_metric(metric, k)
+        rows = []
+        names = self.systems
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                lo, hi = np.quantile(r[:, i, j], [(1 - ci) / 2, (1 + ci) / 2])
+                rows.append(
+                    {
+                        "system_a": names[i],
+                        "system_b": names[j],
+                        "metric": metric,
+                        "k": k,
+                        "mean": float(r[:, i, j].mean()),
+                        "lower": float(lo),
+                        "upper": float(hi),
+                        "ci": ci,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def rho(
+        self,
+        baseline: str | None = None,
+        candidate: str | None = None,
+        *,
+        metric: str = "mean",
+        k: int = 1,
+    ) -> float:
+        """Posterior mean correlation of per-task values between two systems.
+
+        Without names: the mean over all pairs. Use as ``correlation=`` of
+        :func:`passhat.plan.power` with pilot runs (a what-if of the same
+        kind), or pass :meth:`pilot` as ``pilot=``.
+        """
+        table = self.correlation(metric, k)
+        if baseline is None and candidate is None:
+            return float(table["mean"].mean())
+        a, b = self._pair(baseline, candidate)
+        hit = table[
+            ((table["system_a"] == a) & (table["system_b"] == b))
+            | ((table["system_a"] == b) & (table["system_b"] == a))
+        ]
+        return float(hit["mean"].iloc[0])
+
+    def _pair(self, baseline: str | None, candidate: str | None) -> tuple[str, str]:
+        names = self.systems
+        a = names[0] if baseline is None else baseline
+        b = (names[1] if a != names[1] else names[0]) if candidate is None else candidate
+        for s in (a, b):
+            if s not in names:
+                raise OptionError(f"system {s!r} is not in the fit ({', '.join(names)})")
+        if a == b:
+            raise OptionError(f"baseline and candidate are the same system ({a!r})")
+        return a, b
+
+    def pilot(
+        self,
+        baseline: str | None = None,
+        candidate: str | None = None,
+        *,
+        metric: str = "mean",
+        k: int = 1,
+    ) -> JointSpread:
+        """The fitted spread of paired differences, for ``plan.power(pilot=...)``."""
+        a, b = self._pair(baseline, candidate)
+        metric, k = check_metric(metric, k)
+        theta, task_sd, kappa = self._hyper()
+        pair = (self.systems.index(a), self.systems.index(b))
+        m = spread_moments(theta, task_sd, kappa, pair, metric, k)
+        return JointSpread((a, b), metric, k, m, len(self.tasks))
+
+    # ------------------------------------------------------- diagnostics
+    @cached_property
+    def diagnostics(self) -> Diagnostics:
+        """R-hat, bulk/tail ESS of θ_s, σ_β, κ and the worst task effect; divergences.
+
+        Thresholds as for the single-system fit (:mod:`passhat.model.diagnostics`).
+        """
+        az = import_arviz()
+        post = self.idata.posterior
+        chains = int(post.sizes["chain"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ds = post[["theta", "task_sd", "kappa", "beta"]]
+            rhat, bulk, tail = az.rhat(ds), az.ess(ds, method="bulk"), az.ess(ds, method="tail")
+        thr = {
+            "r_hat_max": THRESHOLDS["r_hat_max"],
+            "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
+            "divergences_max": THRESHOLDS["divergences_max"],
+        }
+        rows: list[dict[str, Any]] = []
+        for si, s in enumerate(self.systems):
+            rows.append(
+                {
+                    "system": s,
+                    "variable": "theta",
+                    "r_hat": float(rhat["theta"][si]),
+                    "ess_bulk": float(bulk["theta"][si]),
+                    "ess_tail": float(tail["theta"][si]),
+                }
+            )
+        for v in ("task_sd", "kappa"):
+            rows.append(
+                {
+                    "system": "(all)",
+                    "variable": v,
+                    "r_hat": float(rhat[v]),
+                    "ess_bulk": float(bulk[v]),
+                    "ess_tail": float(tail[v]),
+                }
+            )
+        rows.append(
+            {
+                "system": "(all)",
+                "variable": "beta (worst task)",
+                "r_hat": float(np.nanmax(rhat["beta"].values)),
+                "ess_bulk": float(np.nanmin(bulk["beta"].values)),
+                "ess_tail": float(np.nanmin(tail["beta"].values)),
+            }
+        )
+        n_div = int(np.asarray(self.idata.sample_stats["diverging"].values).sum())
+        problems = [f"joint: {n_div} divergent transition(s)"] if n_div else []
+        for r in rows:
+            where = f"{r['system']}: " if r["system"] != "(all)" else "joint: "
+            if not r["r_hat"] <= thr["r_hat_max"]:
+                problems.append(f"{where}r_hat({r['variable']}) = {r['r_hat']:.3f} > 1.01")
+            for name in ("bulk", "tail"):
+                if not r[f"ess_{name}"] >= thr["ess_min"]:
+                    problems.append(
+                        f"{where}{name} ESS({r['variable']}) = "
+                        f"{r[f'ess_{name}']:.0f} < {thr['ess_min']:.0f}"
+                    )
+        return Diagnostics(
+            table=pd.DataFrame(
+                rows, columns=["system", "variable", "r_hat", "ess_bulk", "ess_tail"]
+            ),
+            divergences={"(all)": n_div},
+            thresholds=thr,
+            problems=problems,
+            method="nuts",
+        )
+
+    # ---------------------------------------------------------------- io
+    def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
+        """Save as netCDF (read back with :func:`passhat.load_fit`), as :meth:`Fit.to_netcdf`."""
+        from passhat._write import atomic_path
+
+        with atomic_path(path, force=force) as tmp:
+            self.idata.to_netcdf(str(tmp))
+        return Path(path)
+
+
+def joint_from_idata(idata: Any, *, where: str) -> JointFit:
+    """A JointFit from an InferenceData read back from netCDF (labels as str, present as bool)."""
+    for grp in ("posterior", "constant_data"):
+        ds = getattr(idata, grp)
+        for name in ("system", "task"):
+            if name in ds.coords:
+                ds.coords[name] = np.asarray(ds[name].values).astype(str)
+    cd = idata.constant_data
+    lacking = [v for v in ("n", "c", "present") if v not in cd]
+    if lacking or not {"theta", "task_sd", "kappa", "beta"} <= set(idata.posterior.data_vars):
+        raise ModelError(f"{where}: not a passhat joint fit (variables missing)")
+    cd["present"] = cd["present"].astype(bool)
+    try:
+        return JointFit(idata)
+    except ModelError as err:
+        raise ModelError(f"{where}: {err}") from err
