@@ -159,23 +159,3 @@ def test_single_all_pass_task_and_all_fail_tasks() -> None:
             rng=np.random.default_rng(0),
         )
         assert ((iv["upper"] - iv["lower"]) > 1e-3).all(), (n, c, iv)
-
-
-def test_binary_task_estimates_use_the_jeffreys_interval_even_with_both_sides_full() -> None:
-    """k = n = 5 on 50 tasks: each task's pass^5 estimate is 0 or 1, so the population value is
-    a binomial proportion over tasks. With 35 all-pass and 15 not, both sides hold ≥ 10 tasks
-    (the bootstrap's condition) but the rule takes the Bayesian bootstrap with half a
-    pseudo-task at 0 and 1, which here is exactly Beta(x + ½, T − x + ½): the Jeffreys
-    interval (oracle: scipy.stats.beta; Brown, Cai & DasGupta 2001). The task bootstrap, a
-    Wald-type interval, covered 0.84 at 50 tasks in the coverage study. pass@5 (all ones but
-    15 tasks with c ≥ 1) and the mean are not binary and keep the bootstrap."""
-    t, x = 50, 35
-    n = np.full(t, 5)
-    c = np.r_[np.full(x, 5), np.tile([1, 2, 3, 4, 2], 3)]
-    iv = scope_intervals(n, c, np.ones(t), [5], ci=0.9, n_boot=40000, rng=np.random.default_rng(4))
-    row = _row(iv, "pass_hat_k", 5, "population")
-    assert row["method"].startswith("Bayesian bootstrap") and "binomial proportion" in row["method"]
-    lo, hi = stats.beta.ppf([0.05, 0.95], x + 0.5, t - x + 0.5)
-    assert row["lower"] == pytest.approx(lo, abs=0.004)
-    assert row["upper"] == pytest.approx(hi, abs=0.004)
-    assert _row(iv, "mean", 5, "population")["method"].startswith("task bootstrap")

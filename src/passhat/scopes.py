@@ -14,11 +14,7 @@ know which interval is valid where:
   bootstrap's normal-theory justification holds;
 * with at least :data:`MIN_TASKS` tasks but most of them at one end (fewer
   than :data:`MIN_SIDE` on a side — typically most tasks all-pass or
-  all-fail), or every task's estimate 0 or 1 (pass^k and pass@k with k
-  equal to every task's runs, equal weights: the mean is then a binomial
-  proportion over tasks, where the bootstrap is a Wald-type interval that
-  undercovers [3]_; in the coverage study it held 0.84 at 50 tasks), the
-  **Bayesian bootstrap with half a pseudo-task at 0 and at 1**
+  all-fail), the **Bayesian bootstrap with half a pseudo-task at 0 and at 1**
   (:func:`passhat.bootstrap.bayesian_bootstrap_draws`): the bootstrap would
   collapse (all resamples alike, a zero-width interval); this one reduces to
   the Jeffreys interval of a binomial proportion when every task is
@@ -56,8 +52,6 @@ References
 ----------
 .. [1] Efron, B. (1987). Better bootstrap confidence intervals. *JASA*, 82(397), 171–185.
 .. [2] Gelman, A. et al. (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, §5.3.
-.. [3] Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for a
-   binomial proportion. *Statistical Science*, 16(2), 101–133.
 
 Examples
 --------
@@ -328,9 +322,7 @@ def scope_intervals(
     below = ((vals < theta - tol) * cats.freq[:, None]).sum(axis=0)
     above = ((vals > theta + tol) * cats.freq[:, None]).sum(axis=0)
     many = t_n >= MIN_TASKS
-    # every task's estimate 0 or 1 (k equal to its runs): the mean is a binomial proportion
-    binary = np.all((np.abs(vals) < tol) | (np.abs(vals - 1.0) < tol), axis=0) & ~unequal
-    use_boot = many & (below >= MIN_SIDE) & (above >= MIN_SIDE) & ~binary
+    use_boot = many & (below >= MIN_SIDE) & (above >= MIN_SIDE)
     use_bayes = many & ~use_boot
     resampled: dict[int, NDArray[np.float64]] = {}  # column → draws (bootstrap or Bayesian)
     if use_boot.any():
@@ -354,16 +346,11 @@ def scope_intervals(
                 if below[j] < MIN_SIDE and above[j] < MIN_SIDE
                 else ("below" if below[j] < MIN_SIDE else "above")
             )
-            why = (
-                f"≥ {MIN_TASKS} tasks, every task's estimate 0 or 1: a binomial proportion"
-                if binary[j]
-                else f"≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate"
-            )
             out[(cols[j], "population")] = (
                 float(q[0, j]),
                 float(q[1, j]),
                 f"Bayesian bootstrap with half a pseudo-task at 0 and at 1, {n_boot} draws "
-                f"(rule: {why})",
+                f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)",
             )
     if not many:
         nodes = model.nodes
