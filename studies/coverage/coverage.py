@@ -343,7 +343,47 @@ def _fmt(r: pd.Series) -> str:
     return f"{r['coverage']:.3f}±{r['mc_se']:.3f}{mark}"
 
 
-def to_markdown(df: pd.DataFrame, h0: pd.DataFrame, *, seconds: float | None = None) -> str:
+def _reruns(
+    df: pd.DataFrame, h0: pd.DataFrame, before: tuple[pd.DataFrame, pd.DataFrame]
+) -> list[str]:
+    """The cells re-run after the full run: when, and their values before and after."""
+    keys = ["truth", "T", "n", "metric", "k", "scope"]
+    lines: list[str] = []
+    for name, now, old, col in (
+        ("coverage", df, before[0], "coverage"),
+        ("H0", h0, before[1], "size"),
+    ):
+        if "rerun" not in now.columns:
+            continue
+        done = now[now["rerun"].fillna("").astype(str) != ""]
+        if done.empty:
+            continue
+        was = old.assign(n=old["n"].astype(str)).set_index(keys)[col]
+        lines += [
+            f"**{name}**, {len(done)} rows re-run ({', '.join(sorted(set(done['rerun'])))}):",
+            "",
+        ]
+        lines += [f"| truth | T | n | metric | k | scope | {col} before | {col} after |"]
+        lines += ["|---|---:|---|---|---:|---|---:|---:|"]
+        for r in done.itertuples():
+            key = (r.truth, r.T, str(r.n), r.metric, r.k, r.scope)
+            prev = float(was.loc[key]) if key in was.index else float("nan")
+            lines.append(
+                f"| {r.truth} | {r.T} | {r.n} | {r.metric} | {r.k} | {r.scope} | "
+                f"{prev:.3f} | {getattr(r, col):.3f} |"
+            )
+        lines.append("")
+    return lines
+
+
+def to_markdown(
+    df: pd.DataFrame,
+    h0: pd.DataFrame,
+    *,
+    seconds: float | None = None,
+    before: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    rerun_note: str = "",
+) -> str:
     """The report: summary, worst cells per scope, full tables per truth, the H0 check."""
     reps = int(df["reps"].iloc[0])
     lines = [
@@ -359,6 +399,11 @@ def to_markdown(df: pd.DataFrame, h0: pd.DataFrame, *, seconds: float | None = N
     ]
     if seconds is not None:
         lines += [f"Run time: {seconds / 60:.1f} min.", ""]
+    if before is not None:
+        rr = _reruns(df, h0, before)
+        if rr:
+            lines += ["## Cells re-run after the full run", ""]
+            lines += ([rerun_note, ""] if rerun_note else []) + rr
     lines += ["## Summary", ""]
     lines += [
         "| scope | cells | in range | min coverage | max coverage | zero-width intervals |",
@@ -537,6 +582,14 @@ def main(argv: list[str] | None = None) -> int:
         help="re-run only this paired H0 cell (repeatable) and merge it into compare_h0.csv",
     )
     ap.add_argument("--stamp", default="", help="the date of a partial re-run, kept per row")
+    ap.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="(--render) a directory with the CSVs of the full run: the report lists the "
+        "re-run rows with their values there",
+    )
+    ap.add_argument("--note", default="", help="(--render) a paragraph on the re-run cells")
     args = ap.parse_args(argv)
     if args.cell or args.h0_cell:
         return _rerun(args)
@@ -544,7 +597,14 @@ def main(argv: list[str] | None = None) -> int:
         df = pd.read_csv(args.out / "coverage.csv")
         h0 = pd.read_csv(args.out / "compare_h0.csv")
         figure(df, args.out / "coverage.png")
-        (args.out / "coverage.md").write_text(to_markdown(df, h0, seconds=args.seconds))
+        before = None
+        if args.before is not None:
+            before = (
+                pd.read_csv(args.before / "coverage.csv"),
+                pd.read_csv(args.before / "compare_h0.csv"),
+            )
+        text = to_markdown(df, h0, seconds=args.seconds, before=before, rerun_note=args.note)
+        (args.out / "coverage.md").write_text(text)
         return 0
     start = time.perf_counter()
     df = run_grid(reps=args.reps, n_boot=args.n_boot, seed=args.seed, progress=True)
