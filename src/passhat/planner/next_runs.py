@@ -75,6 +75,7 @@ __all__ = ["NO_FLAKY", "next_runs"]
 NO_FLAKY = "more runs will not change pass^k here; add tasks"
 
 _SCOPES = ("benchmark", "population")
+_HEDGE_START = "The prior of the task rates"
 
 
 def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
@@ -158,7 +159,11 @@ def next_runs(
         ``variance_now`` / ``variance_after`` / ``variance_uniform`` (the same
         budget spread evenly), the ``width_*`` of the ci interval, ``floor``
         (population: the task-sampling variance), ``tasks_vs_runs``
-        (population), ``no_flaky``.
+        (population), ``no_flaky``, ``hedge`` (the choice among the greedy batch,
+        an even share plus greedy and the even spread, with the greedy batch's
+        worst and mean ratio to the even spread; None when not hedged: fewer
+        runs than tasks, or no flaky task) and ``hedge_sentence`` (why the runs
+        were spread evenly, or None).
 
     Raises
     ------
@@ -284,6 +289,7 @@ def next_runs(
         between,
         tasks_vs_runs,
         hedged,
+        (err_now, err_after),
     )
     table.attrs.update(
         {
@@ -306,6 +312,7 @@ def next_runs(
             "floor": between / max(t_after, 1) if scope == "population" else 0.0,
             "tasks_vs_runs": tasks_vs_runs,
             "hedge": hedged,
+            "hedge_sentence": next((x for x in sentences if x.startswith(_HEDGE_START)), None),
             "prior": prior.describe(),
             "reasoning": " ".join(sentences),
             "sentences": sentences,
@@ -313,10 +320,14 @@ def next_runs(
                 "greedy allocation by the expected reduction of the average estimate's squared "
                 "error given the runs so far (per task exact sums over the new runs under the "
                 "posterior Beta(a + c, b + n − c) of its rate; the tasks' biases add up), "
-                "hedged against uniform runs: of the greedy batch, an even share plus greedy, "
-                "and even runs, the one with the smallest worst ratio to even runs over the "
-                "(μ, κ) points; "
-                f"(a, b) from {prior.source}; widths ±{z:.2f}·sd of the variance"
+                + (
+                    "hedged against uniform runs (of the greedy batch, an even share plus "
+                    "greedy, and even runs, the one with the smallest worst ratio to even runs "
+                    f"over the (μ, κ) points: {hedged['choice']}), "
+                    if hedged is not None
+                    else ""
+                )
+                + f"(a, b) from {prior.source}; widths ±{z:.2f}·sd of the variance"
             ),
         }
     )
@@ -432,6 +443,7 @@ def _sentences(
     between: float,
     tvr: dict[str, Any] | None,
     hedge: dict[str, Any] | None = None,
+    errors: tuple[float, float] = (float("nan"), float("nan")),
 ) -> list[str]:
     where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
     out: list[str] = []
@@ -448,7 +460,8 @@ def _sentences(
     else:
         spread = int((table["extra_runs"] > 0).sum())
         out.append(
-            f"The next {budget} runs on {spread} of {T} tasks are expected to narrow the "
+            f"The next {budget} runs on {spread} of {T} tasks are expected to "
+            f"{'narrow' if width['after'] <= width['now'] else 'change'} the "
             f"{ci:.0%} interval of {label} for {where} from ±{width['now'] / 2:.4f} to "
             f"±{width['after'] / 2:.4f} (variance {_change(var_after, var_now)}); the "
             f"same runs spread evenly: ±{width['uniform'] / 2:.4f} "
@@ -462,10 +475,12 @@ def _sentences(
                 "where they help most"
             )
             out.append(
-                "The prior of the task rates fitted from these runs is uncertain enough that the "
+                f"{_HEDGE_START} fitted from these runs is uncertain enough that the "
                 "batch aimed at the largest expected gain could be worse than even runs "
                 f"(up to {hedge['worst_ratio_greedy']:.2f}× their squared error under a "
-                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}."
+                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}: "
+                f"the root-mean-square error of the estimate, the pilot's biases included, is "
+                f"expected to go from {np.sqrt(errors[0]):.4f} to {np.sqrt(errors[1]):.4f}."
             )
         top = table[table["status"] != "too few runs"].head(3)
         for r in top.itertuples():
