@@ -107,8 +107,13 @@ class Groups:
         )
         return per_task(counts, self.group, self.rank)
 
-    def errors(self, extra: NDArray[np.int64]) -> NDArray[np.float64]:
-        """T² × the expected squared error of the average under each (μ, κ) point: (P,)."""
+    def _cells(self, extra: NDArray[np.int64]) -> tuple[NDArray[Any], ...]:
+        """Distinct (group, runs added) cells, not tasks (few of them): their tables' values.
+
+        Returns ``ok`` (T,) tasks with ≥ k runs, ``where`` (T,) each task's
+        cell, ``use`` (cells,) tasks with ≥ k runs per cell, ``m`` and ``b``
+        (P, cells) the expected squared error and bias per (μ, κ) point.
+        """
         ok = self.n + extra >= self.kk
         width = self.mse.shape[2]
         col = np.minimum(extra, width - 1)
@@ -116,6 +121,11 @@ class Groups:
         use = np.bincount(where.ravel(), weights=ok, minlength=len(cells))
         m = self.mse[:, cells // width, cells % width]
         b = self.bias[:, cells // width, cells % width]
+        return ok, where.ravel(), use, m, b
+
+    def errors(self, extra: NDArray[np.int64]) -> NDArray[np.float64]:
+        """t² × the expected squared error of the average under each (μ, κ) point: (P,)."""
+        _, _, use, m, b = self._cells(extra)
         return np.asarray((m - b * b) @ use + (b @ use) ** 2, dtype=float)
 
     def variance(
@@ -128,16 +138,9 @@ class Groups:
         interval reflects; the expected squared error (Σ Var_i + (Σ bias_i)²)
         / t² is what the allocation minimises.
         """
-        ok = self.n + extra >= self.kk
-        width = self.mse.shape[2]
-        col = np.minimum(extra, width - 1)
-        # distinct (group, runs added) cells, not tasks: few of them
-        cells, where = np.unique(self.group * width + col, return_inverse=True)
-        use = np.bincount(where.ravel(), weights=ok, minlength=len(cells))
-        m = self.mse[:, cells // width, cells % width]  # (P, cells)
-        b = self.bias[:, cells // width, cells % width]
+        ok, where, use, m, b = self._cells(extra)
         var_cell = self.weights @ (m - b * b)
-        var_i = np.where(ok, var_cell[where.ravel()], 0.0)
+        var_i = np.where(ok, var_cell[where], 0.0)
         t = int(ok.sum())
         if t == 0:
             return var_i, float("nan"), float("nan"), 0
