@@ -236,6 +236,7 @@ def latent_draws(
     n_draws: int,
     rng: np.random.Generator,
     resample_tasks: bool = False,
+    pick: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Posterior draws of Σ w_i g(p_i) / Σ w_i over these tasks (draws × columns).
 
@@ -257,6 +258,11 @@ def latent_draws(
     n_draws : int
     rng : numpy.random.Generator
     resample_tasks : bool
+    pick : array_like of int, shape (n_draws,), optional
+        The grid node of every draw (indices into ``nodes``); drawn with the
+        posterior weights when omitted. Two systems' draws under one shared
+        posterior pass the same ``pick`` so that draw j of both uses the
+        same (a, b).
 
     Returns
     -------
@@ -277,8 +283,10 @@ def latent_draws(
     cc = np.asarray(c, dtype=float).ravel()
     ww = np.asarray(weights, dtype=float).ravel()
     ff = np.asarray(freq, dtype=np.int64).ravel()
-    pick = nodes.sample(n_draws, rng)
-    a, b = nodes.a[pick], nodes.b[pick]
+    idx = nodes.sample(n_draws, rng) if pick is None else np.asarray(pick, dtype=np.intp)
+    if idx.shape != (n_draws,):
+        raise ValueError(f"pick must hold one node per draw ({n_draws}), got shape {idx.shape}")
+    a, b = nodes.a[idx], nodes.b[idx]
     small = ff <= EXACT_GROUP_MAX
     rep = np.repeat(np.flatnonzero(small), ff[small])  # one entry per task drawn exactly
     num = np.zeros((n_draws, len(cols)))

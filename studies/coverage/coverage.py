@@ -252,10 +252,13 @@ def run_grid(
 ) -> pd.DataFrame:
     """The coverage table (one row per truth, T, design, metric, k and scope)."""
     todo = list(grid) if grid is not None else cells()
+    full = cells()
     rows: list[dict[str, object]] = []
     for i, (name, t, design) in enumerate(todo):
         start = time.perf_counter()
-        rows += run_cell(TRUTHS[name], t, design, reps=reps, n_boot=n_boot, seed=seed + 101 * i)
+        # a cell of the full grid keeps its seed when run alone (a re-run of some cells)
+        pos = full.index((name, t, design)) if (name, t, design) in full else i
+        rows += run_cell(TRUTHS[name], t, design, reps=reps, n_boot=n_boot, seed=seed + 101 * pos)
         if progress:
             print(
                 f"[{i + 1}/{len(todo)}] {name}, T={t}, n={design}: "
@@ -279,15 +282,21 @@ def run_h0(
     seed: int = 7,
     ts: Iterable[int] = TS,
     truths: Iterable[str] = H0_TRUTHS,
+    only: Iterable[tuple[str, int, int]] | None = None,
 ) -> pd.DataFrame:
     """Paired comparison under H0 (both systems share each task's rate).
 
     Per cell: the share of replicates whose interval excludes 0 (the size),
     and the number of replicates where interval and test disagree (must be 0).
+    ``only`` restricts the run to some (truth, T, n) cells of the full list;
+    each keeps the seed it has in the full run.
     """
     rows = []
     todo = [(nm, t, n) for nm in truths for t in ts for n in (3, 5)]
+    keep = None if only is None else set(only)
     for i, (name, t, n) in enumerate(todo):
+        if keep is not None and (name, t, n) not in keep:
+            continue
         rng = np.random.default_rng(seed + 31 * i)
         tr = TRUTHS[name]
         ks = [1, n]
@@ -334,7 +343,47 @@ def _fmt(r: pd.Series) -> str:
     return f"{r['coverage']:.3f}±{r['mc_se']:.3f}{mark}"
 
 
-def to_markdown(df: pd.DataFrame, h0: pd.DataFrame, *, seconds: float | None = None) -> str:
+def _reruns(
+    df: pd.DataFrame, h0: pd.DataFrame, before: tuple[pd.DataFrame, pd.DataFrame]
+) -> list[str]:
+    """The cells re-run after the full run: when, and their values before and after."""
+    keys = ["truth", "T", "n", "metric", "k", "scope"]
+    lines: list[str] = []
+    for name, now, old, col in (
+        ("coverage", df, before[0], "coverage"),
+        ("H0", h0, before[1], "size"),
+    ):
+        if "rerun" not in now.columns:
+            continue
+        done = now[now["rerun"].fillna("").astype(str) != ""]
+        if done.empty:
+            continue
+        was = old.assign(n=old["n"].astype(str)).set_index(keys)[col]
+        lines += [
+            f"**{name}**, {len(done)} rows re-run ({', '.join(sorted(set(done['rerun'])))}):",
+            "",
+        ]
+        lines += [f"| truth | T | n | metric | k | scope | {col} before | {col} after |"]
+        lines += ["|---|---:|---|---|---:|---|---:|---:|"]
+        for r in done.itertuples():
+            key = (r.truth, r.T, str(r.n), r.metric, r.k, r.scope)
+            prev = float(was.loc[key]) if key in was.index else float("nan")
+            lines.append(
+                f"| {r.truth} | {r.T} | {r.n} | {r.metric} | {r.k} | {r.scope} | "
+                f"{prev:.3f} | {getattr(r, col):.3f} |"
+            )
+        lines.append("")
+    return lines
+
+
+def to_markdown(
+    df: pd.DataFrame,
+    h0: pd.DataFrame,
+    *,
+    seconds: float | None = None,
+    before: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    rerun_note: str = "",
+) -> str:
     """The report: summary, worst cells per scope, full tables per truth, the H0 check."""
     reps = int(df["reps"].iloc[0])
     lines = [
@@ -350,6 +399,11 @@ def to_markdown(df: pd.DataFrame, h0: pd.DataFrame, *, seconds: float | None = N
     ]
     if seconds is not None:
         lines += [f"Run time: {seconds / 60:.1f} min.", ""]
+    if before is not None:
+        rr = _reruns(df, h0, before)
+        if rr:
+            lines += ["## Cells re-run after the full run", ""]
+            lines += ([rerun_note, ""] if rerun_note else []) + rr
     lines += ["## Summary", ""]
     lines += [
         "| scope | cells | in range | min coverage | max coverage | zero-width intervals |",
@@ -451,6 +505,54 @@ def figure(df: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def _parse_cell(text: str) -> tuple[str, int, str]:
+    name, t, n = text.rsplit(":", 2)
+    if name not in TRUTHS:
+        raise SystemExit(f"unknown truth {name!r}; one of: {', '.join(TRUTHS)}")
+    return name, int(t), n
+
+
+def _merge(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``old`` with the rows of ``new`` in place of the rows they share ``keys`` with."""
+    if "rerun" not in old.columns:
+        old = old.assign(rerun="")
+    idx = pd.MultiIndex.from_frame(old[keys].astype(str))
+    hit = idx.isin(pd.MultiIndex.from_frame(new[keys].astype(str)))
+    if hit.sum() != len(new):
+        raise SystemExit(f"{len(new)} re-run rows but {int(hit.sum())} rows of the table match")
+    out = old.copy()
+    pos = pd.Series(np.flatnonzero(hit), index=idx[hit])
+    for _, row in new.iterrows():
+        key = tuple(str(row[k]) for k in keys)
+        for col in new.columns:
+            out.at[int(pos.loc[key]), col] = row[col]
+    return out
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    """Re-run some cells only and merge them into the tables already in ``args.out``."""
+    start = time.perf_counter()
+    df = pd.read_csv(args.out / "coverage.csv", keep_default_na=False)
+    h0 = pd.read_csv(args.out / "compare_h0.csv", keep_default_na=False)
+    df["n"] = df["n"].astype(str)
+    if args.cell:
+        grid = [_parse_cell(x) for x in args.cell]
+        new = run_grid(reps=args.reps, n_boot=args.n_boot, seed=args.seed, grid=grid, progress=True)
+        new = new.assign(rerun=args.stamp or "yes")
+        df = _merge(df, new, ["truth", "T", "n", "metric", "k", "scope"])
+    if args.h0_cell:
+        only = [(nm, t, int(n)) for nm, t, n in (_parse_cell(x) for x in args.h0_cell)]
+        new = run_h0(reps=args.h0_reps, only=only).assign(rerun=args.stamp or "yes")
+        h0 = _merge(h0, new, ["truth", "T", "n", "metric", "k", "scope"])
+    df["in_range"] = (df["coverage"] >= LOW) & (df["coverage"] <= HIGH)
+    df.to_csv(args.out / "coverage.csv", index=False)
+    h0.to_csv(args.out / "compare_h0.csv", index=False)
+    figure(df, args.out / "coverage.png")
+    (args.out / "coverage.md").write_text(to_markdown(df, h0, seconds=args.seconds))
+    print(f"re-ran and merged in {(time.perf_counter() - start) / 60:.1f} min")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=500)
@@ -464,12 +566,45 @@ def main(argv: list[str] | None = None) -> int:
         help="only redraw coverage.md and coverage.png from the CSVs already in --out",
     )
     ap.add_argument("--seconds", type=float, default=None, help="run time to state (--render)")
+    ap.add_argument(
+        "--cell",
+        action="append",
+        default=[],
+        metavar="TRUTH:T:N",
+        help="re-run only this coverage cell (repeatable; N as in the table: 2, 3, 5, 2/10) "
+        "and merge its rows into the CSVs in --out",
+    )
+    ap.add_argument(
+        "--h0-cell",
+        action="append",
+        default=[],
+        metavar="TRUTH:T:N",
+        help="re-run only this paired H0 cell (repeatable) and merge it into compare_h0.csv",
+    )
+    ap.add_argument("--stamp", default="", help="the date of a partial re-run, kept per row")
+    ap.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="(--render) a directory with the CSVs of the full run: the report lists the "
+        "re-run rows with their values there",
+    )
+    ap.add_argument("--note", default="", help="(--render) a paragraph on the re-run cells")
     args = ap.parse_args(argv)
+    if args.cell or args.h0_cell:
+        return _rerun(args)
     if args.render:
         df = pd.read_csv(args.out / "coverage.csv")
         h0 = pd.read_csv(args.out / "compare_h0.csv")
         figure(df, args.out / "coverage.png")
-        (args.out / "coverage.md").write_text(to_markdown(df, h0, seconds=args.seconds))
+        before = None
+        if args.before is not None:
+            before = (
+                pd.read_csv(args.before / "coverage.csv"),
+                pd.read_csv(args.before / "compare_h0.csv"),
+            )
+        text = to_markdown(df, h0, seconds=args.seconds, before=before, rerun_note=args.note)
+        (args.out / "coverage.md").write_text(text)
         return 0
     start = time.perf_counter()
     df = run_grid(reps=args.reps, n_boot=args.n_boot, seed=args.seed, progress=True)

@@ -20,6 +20,7 @@ from passhat.planner.allocate import (
     expected_error,
     expected_variance,
     greedy,
+    hyper_points,
     objective,
     per_task,
 )
@@ -194,6 +195,57 @@ def test_next_runs_spends_the_budget_on_flaky_tasks_first() -> None:
     assert "flaky (" in t.attrs["reasoning"] and "of the variance" in t.attrs["reasoning"]
     capped = ph.plan.next_runs(data, budget=12, k=2, max_per_task=2)
     assert capped["extra_runs"].max() <= 2
+
+
+def _pilot(a: float, b: float, tasks: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    p = rng.beta(a, b, tasks)
+    return np.full(tasks, 3), (rng.random((tasks, 3)) < p[:, None]).sum(axis=1)
+
+
+def _sq_error_per_point(n, c, extra, k):
+    """T² × the expected squared error of the average under each (μ, κ) point of the fit,
+    from the per-task closed forms and the coupled objective (tested above by simulation)."""
+    (ha, hb, _), _ = hyper_points(n, c, "s")
+    out = []
+    for a, b in zip(ha, hb, strict=True):
+        more = np.arange(int(extra.max()) + 1)
+        mse, bias = expected_error(n, c, a + c, b + n - c, more, k=k, metric="pass_hat_k")
+        out.append(objective(mse, bias, np.arange(len(n)), extra))
+    return np.array(out)
+
+
+@pytest.mark.parametrize(("a", "b", "seed"), [(12.0, 0.6, 0), (12.0, 0.6, 3), (0.3, 0.3, 1)])
+def test_hedged_batch_is_never_expected_worse_than_even_runs(a, b, seed) -> None:
+    """Issue 15: whatever (μ, κ) of the fitted prior's posterior is true, the chosen batch's
+    expected squared error is at most the even spread's (recomputed task by task here)."""
+    n, c = _pilot(a, b, 60, seed)
+    t = ph.plan.next_runs(_data(n, c), budget=120, k=3)
+    extra = np.zeros(60, dtype=np.int64)
+    extra[t["task"].astype(int).to_numpy()] = t["extra_runs"].to_numpy()
+    assert int(extra.sum()) == 120
+    chosen = _sq_error_per_point(n, c, extra, 3)
+    even = _sq_error_per_point(n, c, np.full(60, 2), 3)
+    assert np.all(chosen <= even * (1 + 1e-9)), chosen / even
+    hedge = t.attrs["hedge"]
+    assert hedge["worst_ratio_chosen"] == pytest.approx((chosen / even).max(), rel=1e-6)
+    if hedge["choice"] == "uniform":
+        assert (extra == 2).all()
+        assert "spread evenly" in t.attrs["reasoning"]
+
+
+def test_hedge_gives_even_runs_near_all_pass_and_the_greedy_batch_when_split() -> None:
+    """Near rates of 1 (Beta(12, 0.6), 3 runs per task) the greedy batch is worse than even runs
+    under some plausible (μ, κ): even runs, said so. Split truths (Beta(0.3, 0.3)): greedy."""
+    near = ph.plan.next_runs(_data(*_pilot(12.0, 0.6, 100, 0)), budget=200, k=3)
+    assert near.attrs["hedge"]["choice"] == "uniform"
+    assert near.attrs["hedge"]["worst_ratio_greedy"] > 1
+    assert (near["extra_runs"] == 2).all() and len(near) == 100
+    assert "could be worse than even runs" in near.attrs["reasoning"]
+    split = ph.plan.next_runs(_data(*_pilot(0.3, 0.3, 100, 0)), budget=200, k=3)
+    assert split.attrs["hedge"]["choice"] == "greedy"
+    assert split.attrs["hedge"]["worst_ratio_greedy"] < 1
+    assert "could be worse" not in split.attrs["reasoning"]
 
 
 def test_next_runs_gives_missing_runs_first() -> None:

@@ -3,9 +3,10 @@ evenly, against the known truth of simulated benchmarks. A fast subset here; the
 slow (``make study``).
 
 Issue 15 asks for ≥ 1.3× the uniform batch's accuracy (MSE ratio) in the near-all-pass regime
-and never worse than uniform beyond Monte Carlo error. Measured: U-shaped and uniform truths
-pass; near-all-pass truths do not (about 0.85×; the study's README explains why). Those two
-checks are strict xfails: they are run, and the suite fails the day they pass unnoticed.
+and never worse than uniform beyond Monte Carlo error. Measured since next_runs hedges its batch
+against the uncertainty of the fitted prior: never worse than uniform in any regime (near-all-pass
+truths get the even spread: factor 1); the 1.3× target near all-pass is not met, a strict xfail:
+it is run, and the suite fails the day it passes unnoticed.
 """
 
 from __future__ import annotations
@@ -30,17 +31,26 @@ def _study() -> ModuleType:
 
 def test_u_shaped_truths_adaptive_batch_not_worse_than_uniform_runs() -> None:
     """The issue's check at a fixed seed: not worse than uniform beyond 2 MC standard errors,
-    and better as a point estimate (40 benchmarks: 1.14 ± 0.17 when written; the slow grid has
-    1.30–1.45 ± 0.09–0.11 at 300)."""
+    and better as a point estimate (40 benchmarks: 1.14 ± 0.17, the greedy batch kept in all 40;
+    the slow grid has 1.29–1.39 ± 0.08–0.09 at 300)."""
     r = _study().compare("U-shaped", tasks=100, budget=200, k=3, reps=40, seed=1)
     assert r["factor"] >= 1.0 - 2 * r["factor_se"], r
     assert r["factor"] > 1.0, r
 
 
+def test_near_all_pass_truths_adaptive_batch_not_worse_than_uniform_runs() -> None:
+    """The issue's check near rates of 1 (unhedged it failed: 0.90 ± 0.04 at T = 100): not worse
+    than uniform beyond 2 MC standard errors (40 benchmarks; the slow grid has 1.00 ± 0.00 at
+    300, the even spread in every benchmark)."""
+    r = _study().compare("near all-pass", tasks=100, budget=200, k=3, reps=40, seed=1)
+    assert r["factor"] >= 1.0 - 2 * r["factor_se"], r
+    assert r["choices"]["uniform"] >= 36, r
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 15 target not met: near-all-pass truths, adaptive ≈ 0.85× uniform (see "
-    "reports/next_runs/README.md)",
+    reason="issue 15 target not met: near-all-pass truths, the hedged batch falls back to even "
+    "runs (factor 1.00; see reports/next_runs/README.md)",
 )
 def test_near_all_pass_truths_adaptive_batch_at_least_1_3x() -> None:
     r = _study().compare("near all-pass", tasks=100, budget=200, k=3, reps=40, seed=1)
@@ -49,11 +59,10 @@ def test_near_all_pass_truths_adaptive_batch_at_least_1_3x() -> None:
 
 @pytest.mark.slow
 def test_next_runs_study_grid(tmp_path: Path) -> None:
-    """Every regime × T ∈ {50, 100, 200}: U-shaped and uniform never worse than uniform runs
-    beyond 2 MC standard errors; the near-all-pass failures are recorded in the results."""
+    """Every regime × T ∈ {50, 100, 200}: never worse than uniform runs beyond 2 MC standard
+    errors; the only failures recorded are the near-all-pass 1.3× target."""
     res = _study().run(tmp_path, seed=0, reps=300)
     for r in res["rows"]:
-        if r["regime"] != "near all-pass":
-            assert r["factor"] >= 1 - 2 * r["factor_se"], r
-    assert all(f.startswith("near all-pass") for f in res["failures"])
+        assert r["factor"] >= 1 - 2 * r["factor_se"], r
+    assert all(f.startswith("near all-pass") and "< 1.3" in f for f in res["failures"])
     assert (tmp_path / "README.md").is_file()

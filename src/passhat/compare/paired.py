@@ -301,7 +301,8 @@ def compare(
     * ``benchmark`` (these tasks, given their runs): difference ± z·SE with
       SE² = Σ w_i² (V_A,i + V_B,i) / (Σ w_i)² and the normal p-value when
       there are ≥ 30 tasks and ≥ 10 show both outcomes; else the difference
-      of the systems' posteriors of these tasks' rates.
+      of the systems' posteriors of these tasks' rates (one Beta population
+      fitted to both systems' tasks).
 
     Parameters
     ----------

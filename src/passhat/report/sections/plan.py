@@ -204,7 +204,8 @@ def _next_batch(
     """The next batch of as many runs as tasks, by :func:`passhat.plan.next_runs`."""
     t = planner.next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
     first = t.attrs["sentences"][0] if t.attrs["sentences"] else ""
-    sentence = f"{system}: {first}"
+    why = t.attrs.get("hedge_sentence")  # the batch spread evenly, and why
+    sentence = f"{system}: {first}" + (f" {why}" if why else "")
     rows = [
         {
             "system": system,
