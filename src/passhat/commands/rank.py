@@ -89,7 +89,11 @@ def _print(res: Ranking, *, quiet: bool) -> None:
     if not quiet:
         for line in (
             "value: population scope (expected value over tasks like these), marginal "
-            "percentile interval per system",
+            + (
+                "percentile interval per system"
+                if res.settings.get("engine") != "joint"
+                else "posterior interval per system (joint model; the value is the posterior mean)"
+            ),
             "rank interval: marginal per system, simultaneous over its comparisons with the "
             "others (pairwise rank set); ties in the values share a rank",
             "P(rank = 1): share of resamples in which the system ranks first (a tie at the top "
@@ -137,6 +141,14 @@ def _print(res: Ranking, *, quiet: bool) -> None:
 @click.option(
     "--intersect", is_flag=True, help="Rank on the tasks every system ran; list the others."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["bootstrap", "joint"]),
+    default="bootstrap",
+    show_default=True,
+    help="Where the draws come from: the paired task bootstrap, or the joint hierarchical "
+    "model with crossed task effects (NUTS, slower; see passhat fit --model joint).",
+)
 @unscored_tasks_option()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("leaderboard")
@@ -165,6 +177,7 @@ def rank_cmd(**opts: Any) -> None:
         seed=opts["seed"],
         intersect=opts["intersect"],
         unscored_tasks=opts["unscored_tasks"],
+        engine=opts["engine"],
     )
     if opts["as_json"]:
         settings = {k: v for k, v in res.settings.items() if k != "headline"}

@@ -350,6 +350,11 @@ def read(
     """
     p = Path(path)
     dataset = _is_pattern(p) or (p.is_dir() and not (p / "results.json").is_file())
+    if dataset and format is None and p.is_dir():
+        # a directory a whole-directory reader claims (one Inspect log per model) is
+        # read by that reader, not scanned as tidy part files
+        claimed = sniff(p, "")
+        dataset = claimed is None or claimed.stream is not None
     if dataset and format is not None:
         named = find_reader(format)
         dataset = named is not None and named.stream is not None

@@ -29,6 +29,9 @@ FLIP_RATE = 0.10
 HALF_WIDTH = 0.10
 #: Tasks of the next batch listed in the report (all are in results.json).
 NEXT_SHOWN = 10
+#: Next-batch rows per system kept in the report and results.json (the batch's largest
+#: shares first); ``passhat plan next`` writes the whole batch.
+MAX_NEXT_ROWS = 60
 #: Simulated sets of new runs behind the "more runs" rows (expected widths; MC error ≈ 1%).
 MORE_RUNS_SIMULATIONS = 100
 
@@ -217,8 +220,14 @@ def _next_batch(
             "reason": str(r.reason),
             "shown": i < NEXT_SHOWN,
         }
-        for i, r in enumerate(t.itertuples())
+        for i, r in enumerate(t.head(MAX_NEXT_ROWS).itertuples())
     ]
+    left = len(t) - len(rows)
+    if left > 0:
+        sentence += (
+            f" The report lists {len(rows)} of the {len(t)} tasks that get runs; "
+            "`passhat plan next` writes the whole batch."
+        )
     return rows, [sentence]
 
 
