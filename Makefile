@@ -27,6 +27,12 @@ demo: $(STAMP)
 	$(BIN)/passhat estimate --example agents --k 1,2,5 --ci 0.95
 	$(BIN)/passhat report --example agents -o reports/example --k 1,2,5
 	$(BIN)/passhat rank --example leaderboard --k 1,5
+	$(BIN)/passhat report --example leaderboard -o reports/demo/leaderboard --k 1,5 --no-model
+	@echo
+	@echo "Reports written (open the index.html files in a browser):"
+	@echo "  reports/example/index.html              two simulated systems, the main report"
+	@echo "  reports/demo/tau-airline/index.html     tau-bench gpt-4o airline, with traces"
+	@echo "  reports/demo/leaderboard/index.html     six systems: the leaderboard section"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2

@@ -91,26 +91,35 @@ def leaderboard_section(
     )
     tiers = t.groupby("tier", sort=True)["system"].apply(list)  # int tiers of the ranking
     top = tiers.iloc[0]
+    level = f"{1 - ci:.0%}"
+    apart = [str(x) for x in t.loc[t["separated_from_leader"].astype(bool), "system"]]
+    apart_top = [x for x in apart if x in top]
+    chain = (
+        f"a chain: each is not separable at {level} from a system above it, but {top[0]} is "
+        f"separated from {', '.join(apart_top)} (marked *)"
+    )
+    if len(tiers) == 1:
+        head = (
+            f"{top[0]} leads and no other system is separated from it at {level}."
+            if not apart_top
+            else f"one tier, {chain}."
+        )
+    else:
+        if len(top) == 1:
+            detail = " alone"
+        elif apart_top:
+            detail = f" ({chain})"
+        else:
+            detail = f" ({len(top)} systems the data cannot order at {level})"
+        head = f"the top tier is {', '.join(top)}{detail}; {len(tiers)} tiers in all."
     sent = [
         f"{len(r.systems)} systems on the same {r.settings['tasks']} tasks, ranked by {name}: "
-        + (
-            f"{top[0]} leads and no other system is separated from it at {1 - ci:.0%}."
-            if len(tiers) == 1
-            else (
-                f"the top tier is {', '.join(top)}"
-                + (
-                    f" ({len(top)} systems the data cannot order at {1 - ci:.0%})"
-                    if len(top) > 1
-                    else " alone"
-                )
-                + f"; {len(tiers)} tiers in all."
-            )
-        ),
+        + head,
         "P(rank = 1) is the share of resamples in which a system ranks first: "
         + ", ".join(f"{row.system} {row.p_first:.2f}" for row in t.head(3).itertuples())
         + ".",
     ]
-    if t["separated_from_leader"].any():
+    if apart and apart != apart_top:
         sent.append(
             "Some systems sit in their leader's tier through a chain of ties but are separated "
             "from the leader itself (marked *)."

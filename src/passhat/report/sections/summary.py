@@ -68,8 +68,11 @@ def _sentences(sections: dict[str, Section], systems: list[str], pairs: list[str
     data = sections.get("data")
     if data is not None and data.sentences:
         out.append(data.sentences[0])
+    board = sections.get("leaderboard")
     head = sections.get("headline")
-    if head is not None:
+    if board is not None and board.sentences:  # three systems or more: the order, not pairs
+        out += board.sentences[:2]
+    elif head is not None:
         out += [s for s in head.sentences if any(s.startswith(f"{p}:") for p in pairs)]
     spread = sections.get("spread")
     if spread is not None:

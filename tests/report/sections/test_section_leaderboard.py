@@ -1,0 +1,45 @@
+"""The leaderboard section's sentences against its own ranking (the oracle is the Ranking's
+table: tiers, separated-from-leader flags and P(rank = 1)), and the summary's use of them."""
+
+from __future__ import annotations
+
+import pytest
+
+import passhat as ph
+from passhat.estimators import as_counts
+from passhat.report.sections.leaderboard import leaderboard_section
+
+
+@pytest.fixture(scope="module")
+def board():  # type: ignore[no-untyped-def]
+    ds = as_counts(ph.load_example("leaderboard"))
+    return leaderboard_section(ds, ks=[1, 5], ci=0.95, seed=0, n_boot=400)
+
+
+def test_sentences_say_what_the_table_says(board) -> None:  # type: ignore[no-untyped-def]
+    sec, r = board
+    metric, k = r.settings["headline"]
+    t = r.table[(r.table["metric"] == metric) & (r.table["k"] == k)]
+    top = t.loc[t["tier"] == t["tier"].min(), "system"].tolist()
+    first = sec.sentences[0]
+    assert f"the top tier is {', '.join(top)}" in first or (
+        len(set(t["tier"])) == 1 and first.split(": ", 1)[1].startswith(("one tier", top[0]))
+    )
+    apart = t.loc[t["separated_from_leader"].astype(bool), "system"].tolist()
+    if apart:  # a chain: the sentence must not claim the tier cannot be ordered
+        assert "cannot order" not in first
+        assert f"{top[0]} is separated from {', '.join(a for a in apart if a in top)}" in first
+    else:
+        assert "separated from" not in first
+    for row in t.head(3).itertuples():
+        assert f"{row.system} {row.p_first:.2f}" in sec.sentences[1]
+
+
+def test_summary_gives_the_order_not_the_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    res = ph.report(
+        ph.load_example("leaderboard"), tmp_path, k=[1, 5], model=False, plan=False, n_boot=300
+    )
+    summary = res.data.section("summary").sentences
+    board = res.data.section("leaderboard").sentences
+    assert board[0] in summary and board[1] in summary
+    assert not any(" − " in s and "differs by" in s for s in summary)  # no pairwise lines
