@@ -196,13 +196,7 @@ def fit_cmd(
                 },
                 "notes": fit_notes(result),
                 "summary": records(summary),
-                "diagnostics": {
-                    "passed": diag.passed,
-                    "problems": diag.problems,
-                    "thresholds": diag.thresholds,
-                    "divergences": diag.divergences,
-                    "table": records(diag.table),
-                },
+                "diagnostics": _diagnostics_json(diag),
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
@@ -303,13 +297,7 @@ def _joint_output(
                 "summary": records(summary),
                 "parameters": records(hyper),
                 "correlation": records(corr),
-                "diagnostics": {
-                    "passed": diag.passed,
-                    "problems": diag.problems,
-                    "thresholds": diag.thresholds,
-                    "divergences": diag.divergences,
-                    "table": records(diag.table),
-                },
+                "diagnostics": _diagnostics_json(diag),
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
@@ -375,3 +363,14 @@ def _joint_output(
 def register(cli: click.Group) -> None:
     """Attach ``fit`` to the CLI group."""
     cli.add_command(fit_cmd)
+
+
+def _diagnostics_json(diag: Any) -> dict[str, Any]:
+    """The diagnostics of a fit (single-system or joint) as fit --json writes them."""
+    return {
+        "passed": diag.passed,
+        "problems": diag.problems,
+        "thresholds": diag.thresholds,
+        "divergences": diag.divergences,
+        "table": records(diag.table),
+    }

@@ -18,8 +18,6 @@ Examples
 from __future__ import annotations
 
 import json
-import os
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +40,13 @@ from passhat.model.joint_build import (
     joint_model_data,
 )
 from passhat.model.joint_result import JointFit
-from passhat.model.sampler import compiling, quiet_pymc, resolve_progress, resolve_sampler
+from passhat.model.sampler import (
+    compiling,
+    nutpie_sample,
+    quiet_pymc,
+    resolve_progress,
+    resolve_sampler,
+)
 from passhat.trials import Trials
 
 __all__ = ["fit_joint"]
@@ -194,20 +198,16 @@ def _sample_nutpie(
     base = _NUTPIE_CACHE[key]
     vals = joint_model_data(jd, expanded=expanded)
     compiled = base.with_data(**{k: v for k, v in vals.items() if k in base.shared_data})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tr = nutpie.sample(
-            compiled,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            seed=seed,
-            progress_bar=progress,
-            save_warmup=False,
-            target_accept=target_accept,
-            cores=min(chains, os.cpu_count() or 1),
-            low_rank_modified_mass_matrix=True,
-        )
+    tr = nutpie_sample(
+        compiled,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=progress,
+        target_accept=target_accept,
+        low_rank_modified_mass_matrix=True,
+    )
     return _extract(tr)
 
 

@@ -53,7 +53,9 @@ from passhat.model.grid import grid_posterior
 __all__ = [
     "METHODS",
     "SAMPLERS",
+    "announce",
     "compiling",
+    "nutpie_sample",
     "quiet_pymc",
     "resolve_method",
     "resolve_progress",
@@ -95,6 +97,24 @@ def quiet_pymc(quiet: bool) -> Iterator[None]:
         logger.setLevel(old)
 
 
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def announce(show: bool, text: str) -> None:
+    """One line on stderr saying what long work starts (nothing when ``show`` is false).
+
+    Examples
+    --------
+    >>> from passhat.model.sampler import announce
+    >>> announce(False, "compiling")
+    """
+    if show:
+        _stderr_console().print(text, highlight=False, markup=False)
+
+
 @contextmanager
 def compiling(show: bool, text: str) -> Iterator[None]:
     """A spinner saying ``text`` on stderr while the block runs, then how long it took.
@@ -110,9 +130,7 @@ def compiling(show: bool, text: str) -> Iterator[None]:
     if not show:
         yield
         return
-    from rich.console import Console
-
-    console = Console(stderr=True)
+    console = _stderr_console()
     t0 = time.perf_counter()
     with console.status(text):
         yield
@@ -322,9 +340,40 @@ def _sample_nutpie(
             pm_model = build_model(n, c, w, model=model, priors=priors)
             _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(pm_model)
     compiled = _NUTPIE_CACHE[key].with_data(**model_data(n, c, w, model=model))
+    tr = nutpie_sample(
+        compiled,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=progress,
+        target_accept=target_accept,
+    )
+    return _extract(tr, model)
+
+
+def nutpie_sample(
+    compiled: Any,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+    **extra: Any,
+) -> Any:
+    """Sample a compiled nutpie model with passhat's settings (no warm-up kept, warnings off).
+
+    ``extra`` goes to :func:`nutpie.sample` (e.g. the joint model's
+    ``low_rank_modified_mass_matrix=True``). Used by the single-system and the
+    joint fit alike.
+    """
+    import nutpie
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tr = nutpie.sample(
+        return nutpie.sample(
             compiled,
             chains=chains,
             draws=draws,
@@ -334,8 +383,8 @@ def _sample_nutpie(
             save_warmup=False,
             target_accept=target_accept,
             cores=min(chains, os.cpu_count() or 1),
+            **extra,
         )
-    return _extract(tr, model)
 
 
 def _sample_pymc(
@@ -355,11 +404,10 @@ def _sample_pymc(
     import pymc as pm
 
     with quiet_pymc(not progress):
-        if progress:  # PyMC compiles inside pm.sample, before its own progress bar appears
-            print(
-                f"compiling the {model} model for NUTS (PyMC; PyTensor caches the C code)...",
-                file=sys.stderr,
-            )
+        # PyMC compiles inside pm.sample, before its own progress bar appears
+        announce(
+            progress, f"compiling the {model} model for NUTS (PyMC; PyTensor caches the C code)…"
+        )
         pm_model = build_model(n, c, w, model=model, priors=priors)
         with pm_model:
             tr = pm.sample(

@@ -67,6 +67,12 @@ from passhat.trials import Trials
 
 __all__ = ["EXIT_CODES", "SequentialResult", "sequential"]
 
+#: Why a gate with a baseline refuses count tables.
+_NEEDS_TRIALS = (
+    "a comparison with a baseline pairs the r-th runs of each task in both builds, so it "
+    "needs trial tables (runs in order), not count tables"
+)
+
 
 def _label(metric: str, k: int) -> str:
     return METRIC_LABELS[metric].replace("k", str(k)) if metric != "mean" else "mean"
@@ -199,10 +205,7 @@ def sequential(
         base_src, cand_src = baseline, runs
     for src in (base_src, cand_src):
         if not isinstance(src, Trials):
-            raise InputError(
-                "a comparison with a baseline pairs the r-th runs of each task in both "
-                "builds, so it needs trial tables (runs in order), not count tables"
-            )
+            raise InputError(_NEEDS_TRIALS)
     base = block_rounds(
         base_src,
         k=k,
@@ -358,7 +361,8 @@ def _baseline_gate(
     T, k = len(cand.tasks), cand.k
     R = min(base.rounds, cand.rounds)
     idx = pd.Index(base.tasks).get_indexer(cand.tasks)
-    assert base.blocks is not None and cand.blocks is not None
+    if base.blocks is None or cand.blocks is None:  # count tables have no trial order
+        raise InputError(_NEEDS_TRIALS)
     zb = base.blocks[idx, :R].astype(np.int8)
     zc = cand.blocks[:, :R].astype(np.int8)
     diff = zc - zb
