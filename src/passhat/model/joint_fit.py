@@ -43,6 +43,7 @@ from passhat.model.joint_result import JointFit
 from passhat.model.sampler import (
     compiling,
     nutpie_sample,
+    pymc_sample,
     quiet_pymc,
     resolve_progress,
     resolve_sampler,
@@ -222,21 +223,16 @@ def _sample_pymc(
     progress: bool,
     target_accept: float,
 ) -> dict[str, NDArray[Any]]:
-    import pymc as pm
-
     with quiet_pymc(not progress):
-        with build_joint_model(jd, priors=pri):
-            tr = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                progressbar=progress,
-                compute_convergence_checks=False,
-                target_accept=target_accept,
-                return_inferencedata=True,
-            )
+        tr = pymc_sample(
+            build_joint_model(jd, priors=pri),
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            progress=progress,
+            target_accept=target_accept,
+        )
     return _extract(tr)
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "announce",
     "compiling",
     "nutpie_sample",
+    "pymc_sample",
     "quiet_pymc",
     "resolve_method",
     "resolve_progress",
@@ -387,6 +388,37 @@ def nutpie_sample(
         )
 
 
+def pymc_sample(
+    pm_model: Any,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    progress: bool,
+    target_accept: float,
+) -> Any:
+    """Sample a PyMC model with PyMC's NUTS and passhat's settings (one core per chain in
+    turn, no convergence checks: passhat's diagnostics run on the result).
+
+    Used by the single-system and the joint fit alike when nutpie is not installed.
+    """
+    import pymc as pm
+
+    with pm_model:
+        return pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=1,
+            random_seed=seed,
+            progressbar=progress,
+            compute_convergence_checks=False,
+            target_accept=target_accept,
+            return_inferencedata=True,
+        )
+
+
 def _sample_pymc(
     model: str,
     priors: Priors,
@@ -401,26 +433,21 @@ def _sample_pymc(
     progress: bool,
     target_accept: float,
 ) -> dict[str, NDArray[Any]]:
-    import pymc as pm
-
     with quiet_pymc(not progress):
         # PyMC compiles inside pm.sample, before its own progress bar appears
         announce(
-            progress, f"compiling the {model} model for NUTS (PyMC; PyTensor caches the C code)…"
+            progress, f"compiling the {model} model for NUTS (PyMC; PyTensor caches the C code)..."
         )
         pm_model = build_model(n, c, w, model=model, priors=priors)
-        with pm_model:
-            tr = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                progressbar=progress,
-                compute_convergence_checks=False,
-                target_accept=target_accept,
-                return_inferencedata=True,
-            )
+        tr = pymc_sample(
+            pm_model,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            progress=progress,
+            target_accept=target_accept,
+        )
     return _extract(tr, model)
 
 
