@@ -11,7 +11,7 @@ from scipy import special
 import passhat as ph
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import pass_hat_k_variance
-from passhat.model.joint_build import JointData, joint_counts, joint_model_data
+from passhat.model.joint_build import joint_counts
 from passhat.model.joint_metrics import (
     correlation_draws,
     population_draws,
@@ -168,15 +168,14 @@ def test_joint_summary_and_diagnostics_tables(jf):
     assert "joint crossed model" in repr(jf)
 
 
-def test_joint_model_data_compresses_terms():
-    d = JointData.from_arrays(
-        [[3, 3], [3, 5]], [[0, 3], [1, 2]], np.ones((2, 2), bool), ["A", "B"], ["x", "y"]
-    )
-    m = joint_model_data(d, expanded=True)
-    assert m["nv"].tolist() == [3.0, 5.0] and m["nw"].tolist() == [3.0, 1.0]
-    # one log term per success and per failure: Σ c = 6, Σ f = 8
-    assert len(m["s_cell"]) == 6 and len(m["f_cell"]) == 8
-    assert m["s_j"].tolist() == [0.0, 1.0, 2.0, 0.0, 0.0, 1.0]
+def test_joint_fit_records_quadrature(jf):
+    """The fit records its quadrature and the task effects' draws cover their windows."""
+    import json
+
+    info = json.loads(jf.idata.posterior.attrs["passhat_quadrature"])
+    assert info["rows"] <= T and info["window"] <= info["nodes"]
+    assert info["window_edge"] < 1e-6
+    assert not any("quadrature" in n for n in jf.notes)
 
 
 def test_joint_bad_inputs():

@@ -15,26 +15,23 @@ Only the cells (s, i) with a decided run enter the likelihood, so unequal n
 per system and tasks missing for some systems need nothing special: a task
 effect is estimated from the systems that ran the task.
 
-What compresses. With a task effect shared across systems, tasks no longer
-reduce to distinct (n, c) pairs per system: a task's information is the
-vector of every system's (n_si, c_si), and distinct vectors are nearly as
-many as tasks. Integrating β_i out by a fixed quadrature (one shared table
-over distinct (s, n, c)) would make the sampler's dimension S + 2, but the
-integrand of a task run S·n times is as narrow as 1/√(S·n) on the logit
-scale, which a 20–30-node rule does not resolve (errors of percents in a
-task's likelihood at 20 systems × 5 runs). So β_i is sampled (non-centred,
-β_i = σ_β z_i) and only the deviation is integrated, exactly: each cell
-is a Beta-Binomial term. What does compress: cells with c = 0 carry no
-success term and cells with c = n no failure term, and the normalising
-term Σ lnΓ(κ + n_si) − lnΓ(κ) depends on κ alone, so it reduces to the
-distinct n with their cell counts. With up to 50 runs per cell the
-success and failure terms are written as sums of logs,
-lnΓ(a + c) − lnΓ(a) = Σ_{j<c} log(a + j) (half the cost of log-gammas and
-their digamma gradients here). A gradient then costs about one log per
-run plus one sigmoid per cell: linear in the number of cells, so the cost
-of a fit grows with the tasks (measured in ``benchmarks/bench_joint.py``);
-nutpie's low-rank mass-matrix adaptation handles the one direction the
-model leaves weakly identified (all θ_s up, all β_i down).
+What is sampled. The task effects are integrated out of the likelihood, so
+NUTS samples only θ_s, σ_β and κ (S + 2 parameters, whatever the number of
+tasks): each task's likelihood Π_s BB(c_si | ...) is integrated against
+N(β_i | 0, σ_β) by a trapezoid rule on a uniform grid, summed per distinct
+count row over a window of nodes that covers the row's integrand
+(:mod:`passhat.model.joint_quad`), in one PyTensor Op with a numba kernel
+for the value and gradient (:mod:`passhat.model.joint_ops`). The deviation
+needs no second quadrature: given β it is the Beta-Binomial of each cell.
+After sampling, each β_i is drawn from its conditional given each posterior
+draw (exactly, on the quadrature nodes), so everything that uses per-task
+rates (benchmark scope, ranks) works as if β had been sampled. Tasks compress
+only when their whole count rows coincide (all systems failed, all passed,
+…): with many systems, distinct rows are nearly as many as tasks, so a
+gradient costs about S × K additions per distinct row (K ≈ 40 window
+nodes) and the cost of a fit grows linearly in the tasks, while the number
+of leapfrog steps per draw does not (measured in
+``benchmarks/bench_joint.py``).
 
 PyMC and PyTensor are imported inside :func:`build_joint_model` only.
 
@@ -68,7 +65,13 @@ from numpy.typing import NDArray
 from passhat.errors import ModelError, OptionError
 from passhat.trials import validate_counts
 
-__all__ = ["JointData", "JointPriors", "build_joint_model", "joint_counts", "joint_model_data"]
+__all__ = [
+    "JointData",
+    "JointPriors",
+    "build_joint_model",
+    "joint_counts",
+    "quad_model_data",
+]
 
 
 @dataclass(frozen=True)
@@ -245,65 +248,25 @@ def joint_counts(
     return validate_counts(ds)
 
 
-#: Up to this many runs per cell the Beta-Binomial terms are sums of logs (cheaper than
-#: log-gammas and their digamma gradients); above it, log-gamma differences.
-EXPANDED_MAX_RUNS = 50
+def build_joint_model(
+    data: JointData, *, priors: JointPriors | None = None, quad: Any = None
+) -> Any:
+    """The PyMC model of the joint crossed model, task effects integrated out (see the module).
 
-
-def joint_model_data(data: JointData, *, expanded: bool = False) -> dict[str, NDArray[Any]]:
-    """The values of the ``pm.Data`` containers of :func:`build_joint_model`.
-
-    ``s_*``/``t_*``/``v_*``: cells with c > 0 (success terms lnΓ(a + c) −
-    lnΓ(a)); ``fs_*``/``ft_*``/``fv_*``: cells with f = n − c > 0 (failure
-    terms); ``nv``/``nw``: the distinct n and their cell counts (the κ terms).
-    With ``expanded``, also ``s_cell``/``s_j`` (and ``f_cell``/``f_j``): one
-    entry per success (failure) j < c of each cell, for the sum-of-logs form.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.model.joint_build import JointData, joint_model_data
-    >>> d = JointData.from_arrays([[3, 3], [3, 3]], [[0, 3], [1, 2]], np.ones((2, 2), bool),
-    ...                           ["A", "B"], ["x", "y"])
-    >>> m = joint_model_data(d)
-    >>> m["v"].tolist(), m["fv"].tolist(), m["nv"].tolist(), m["nw"].tolist()
-    ([3.0, 1.0, 2.0], [3.0, 2.0, 1.0], [3.0], [4.0])
-    """
-    f = data.n - data.c
-    succ = data.c > 0
-    fail = f > 0
-    nv, nw = np.unique(data.n, return_counts=True)
-    out = {
-        "s_s": data.sys_idx[succ],
-        "s_t": data.task_idx[succ],
-        "v": data.c[succ].astype(np.float64),
-        "f_s": data.sys_idx[fail],
-        "f_t": data.task_idx[fail],
-        "fv": f[fail].astype(np.float64),
-        "nv": nv.astype(np.float64),
-        "nw": nw.astype(np.float64),
-    }
-    if expanded:
-        # lnΓ(a + c) − lnΓ(a) = Σ_{j<c} log(a + j): one log per run instead of two log-gammas
-        for pre, cnt in (("s", data.c[succ]), ("f", f[fail])):
-            out[f"{pre}_cell"] = np.repeat(np.arange(len(cnt)), cnt)
-            out[f"{pre}_j"] = (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)).astype(
-                np.float64
-            )
-    return out
-
-
-def build_joint_model(data: JointData, *, priors: JointPriors | None = None) -> Any:
-    """The PyMC model of the joint crossed model (see the module).
+    Returns
+    -------
+    quad : Quadrature, optional
+        The quadrature of ``data`` (:func:`passhat.model.joint_quad.design`),
+        when already made.
 
     Returns
     -------
     pymc.Model
-        Free variables ``theta`` (system), ``task_sd`` (σ_β), ``kappa`` and
-        ``z`` (task, standard normal; β = σ_β z is the deterministic
-        ``beta``). The likelihood is a ``pm.Potential`` named ``loglik``
-        (Beta-Binomial of every observed cell, without the binomial
-        coefficient).
+        Free variables ``theta`` (system), ``task_sd`` (σ_β) and ``kappa``.
+        The likelihood is a ``pm.Potential`` named ``loglik``: per distinct
+        count row, the log of the quadrature of Π_s BB(c_si | ...) N(β | 0,
+        σ_β) over its window of grid nodes (:mod:`passhat.model.joint_quad`),
+        times the row's multiplicity (without the binomial coefficients).
 
     Examples
     --------
@@ -312,39 +275,49 @@ def build_joint_model(data: JointData, *, priors: JointPriors | None = None) -> 
     >>> d = JointData.from_arrays([[3, 3], [3, 3]], [[0, 3], [1, 2]], np.ones((2, 2), bool),
     ...                           ["A", "B"], ["x", "y"])
     >>> sorted(v.name for v in build_joint_model(d).free_RVs)
-    ['kappa', 'task_sd', 'theta', 'z']
+    ['kappa', 'task_sd', 'theta']
     """
     import pymc as pm
-    import pytensor.tensor as pt
+
+    from passhat.model.joint_ops import QuadLogLik
+    from passhat.model.joint_quad import design
 
     pri = priors or JointPriors()
-    expanded = int(data.n.max(initial=0)) <= EXPANDED_MAX_RUNS
-    vals = joint_model_data(data, expanded=expanded)
-    coords = {"system": data.systems, "task": data.tasks}
+    q = quad if quad is not None else design(data)
+    vals = quad_model_data(q)
+    coords = {"system": data.systems}
     with pm.Model(coords=coords) as m:
         box = {name: pm.Data(name, v) for name, v in vals.items()}
         theta = pm.Normal("theta", mu=0.0, sigma=pri.theta_sd, dims="system")
         task_sd = pm.HalfNormal("task_sd", sigma=pri.task_sd_scale)
         kappa = pm.LogNormal("kappa", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
-        z = pm.Normal("z", 0.0, 1.0, dims="task")
-        beta = pm.Deterministic("beta", task_sd * z, dims="task")
-        # a = κ μ and b = κ (1 − μ) from the logit, each by its own stable log-sigmoid
-        x_s = theta[box["s_s"]] + beta[box["s_t"]]
-        x_f = theta[box["f_s"]] + beta[box["f_t"]]
-        a = kappa * pt.sigmoid(x_s)
-        b = kappa * pt.sigmoid(-x_f)
-        norm = pt.sum(box["nw"] * (pt.gammaln(kappa + box["nv"]) - pt.gammaln(kappa)))
-        if expanded:
-            ll = (
-                pt.sum(pt.log(a[box["s_cell"]] + box["s_j"]))
-                + pt.sum(pt.log(b[box["f_cell"]] + box["f_j"]))
-                - norm
-            )
-        else:
-            ll = (
-                pt.sum(pt.gammaln(a + box["v"]) - pt.gammaln(a))
-                + pt.sum(pt.gammaln(b + box["fv"]) - pt.gammaln(b))
-                - norm
-            )
+        data_in = ("grid", "pair_n", "pair_c", "base", "stride", "log_step", "mult", "width")
+        ll = QuadLogLik().make_node(theta, task_sd, kappa, *(box[k] for k in data_in)).outputs[0]
         pm.Potential("loglik", ll)
     return m
+
+
+def quad_model_data(q: Any) -> dict[str, NDArray[Any]]:
+    """The values of the ``pm.Data`` containers of :func:`build_joint_model` from a quadrature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_build import JointData, quad_model_data
+    >>> from passhat.model.joint_quad import design
+    >>> d = JointData.from_arrays([[3, 3], [3, 3]], [[0, 3], [1, 2]], np.ones((2, 2), bool),
+    ...                           ["A", "B"], ["x", "y"])
+    >>> sorted(quad_model_data(design(d)))
+    ['base', 'grid', 'log_step', 'mult', 'pair_c', 'pair_n', 'stride', 'width']
+    """
+    S, P, Q = q.rows.shape[1], len(q.pair_n), len(q.grid)
+    return {
+        "grid": q.grid.astype(np.float64),
+        "pair_n": q.pair_n.astype(np.int64),
+        "pair_c": q.pair_c.astype(np.int64),
+        "log_step": q.log_step().astype(np.float64),
+        "mult": q.mult.astype(np.float64),
+        "base": ((np.arange(S)[None, :] * P + q.rows) * Q + q.start[:, None]).astype(np.int64),
+        "stride": q.stride.astype(np.int64),
+        "width": np.arange(q.width, dtype=np.int64),
+    }

@@ -33,12 +33,12 @@ from passhat.estimators import as_counts
 from passhat.exclusions import unscored_task_rule
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import (
-    EXPANDED_MAX_RUNS,
     JointData,
     JointPriors,
     build_joint_model,
-    joint_model_data,
+    quad_model_data,
 )
+from passhat.model.joint_quad import Quadrature, design, draw_task_effects
 from passhat.model.joint_result import JointFit
 from passhat.model.sampler import (
     compiling,
@@ -52,7 +52,9 @@ from passhat.trials import Trials
 
 __all__ = ["fit_joint"]
 
-_NUTPIE_CACHE: dict[tuple[str, int, int, bool], Any] = {}
+_NUTPIE_CACHE: dict[tuple[str, int], Any] = {}
+#: Seed stream of the task effects' conditional draws (after sampling).
+_BETA_SALT = 7_113
 
 
 def fit_joint(
@@ -106,9 +108,11 @@ def fit_joint(
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
     used = resolve_sampler(sampler)
+    quad = design(jd)
     run = _sample_nutpie if used == "nutpie" else _sample_pymc
     res = run(
         jd,
+        quad,
         pri,
         chains=chains,
         draws=draws,
@@ -118,6 +122,15 @@ def fit_joint(
         target_accept=target_accept,
     )
 
+    # the task effects, integrated out while sampling, drawn from their conditionals
+    beta, loss = draw_task_effects(
+        quad,
+        res["theta"].reshape(chains * draws, -1),
+        res["task_sd"].reshape(-1),
+        res["kappa"].reshape(-1),
+        rng=np.random.default_rng([seed, _BETA_SALT]),
+    )
+    res["beta"] = beta.reshape(chains, draws, -1)
     coords = {
         "chain": np.arange(chains),
         "draw": np.arange(draws),
@@ -146,6 +159,12 @@ def fit_joint(
             f"{missing} (system, task) cell(s) were not run: each task effect is estimated from "
             "the systems that ran it; benchmark-scope values predict the missing cells from it"
         )
+    if loss > 1e-4:
+        notes.append(
+            f"the quadrature windows over the task effects end where a task's integrand is still "
+            f"{loss:.1e} of its peak at some posterior draws (expected < 1e-6): the likelihood "
+            "is truncated; please report this data set"
+        )
     posterior.attrs.update(
         {
             "passhat_model": "joint",
@@ -157,6 +176,15 @@ def fit_joint(
             "passhat_version": str(__version__),
             "passhat_unscored_tasks": unscored_tasks,
             "passhat_notes": json.dumps(notes),
+            "passhat_quadrature": json.dumps(
+                {
+                    "nodes": len(quad.grid),
+                    "spacing": quad.h,
+                    "rows": len(quad.rows),
+                    "window": quad.width,
+                    "window_edge": loss,
+                }
+            ),
         }
     )
     sample_stats = xr.Dataset(
@@ -179,6 +207,7 @@ def fit_joint(
 
 def _sample_nutpie(
     jd: JointData,
+    quad: Quadrature,
     pri: JointPriors,
     *,
     chains: int,
@@ -190,14 +219,15 @@ def _sample_nutpie(
 ) -> dict[str, NDArray[Any]]:
     import nutpie
 
-    expanded = int(jd.n.max(initial=0)) <= EXPANDED_MAX_RUNS
-    key = (pri.to_json(), len(jd.systems), jd.tasks_fitted, expanded)
+    key = (pri.to_json(), len(jd.systems))
     if key not in _NUTPIE_CACHE:
         what = "compiling the joint model for NUTS (nutpie)"
         with quiet_pymc(True), compiling(progress, what):
-            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(build_joint_model(jd, priors=pri))
+            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(
+                build_joint_model(jd, priors=pri, quad=quad)
+            )
     base = _NUTPIE_CACHE[key]
-    vals = joint_model_data(jd, expanded=expanded)
+    vals = quad_model_data(quad)
     compiled = base.with_data(**{k: v for k, v in vals.items() if k in base.shared_data})
     tr = nutpie_sample(
         compiled,
@@ -207,13 +237,13 @@ def _sample_nutpie(
         seed=seed,
         progress=progress,
         target_accept=target_accept,
-        low_rank_modified_mass_matrix=True,
     )
     return _extract(tr)
 
 
 def _sample_pymc(
     jd: JointData,
+    quad: Quadrature,
     pri: JointPriors,
     *,
     chains: int,
@@ -225,7 +255,7 @@ def _sample_pymc(
 ) -> dict[str, NDArray[Any]]:
     with quiet_pymc(not progress):
         tr = pymc_sample(
-            build_joint_model(jd, priors=pri),
+            build_joint_model(jd, priors=pri, quad=quad),
             chains=chains,
             draws=draws,
             tune=tune,
@@ -242,7 +272,6 @@ def _extract(tr: Any) -> dict[str, NDArray[Any]]:
         "theta": np.asarray(post["theta"].values, dtype=float),
         "task_sd": np.asarray(post["task_sd"].values, dtype=float),
         "kappa": np.asarray(post["kappa"].values, dtype=float),
-        "beta": np.asarray(post["beta"].values, dtype=float),
         "diverging": np.asarray(tr.sample_stats["diverging"].values, dtype=bool),
     }
 

@@ -1,0 +1,156 @@
+"""The joint model's task effects integrated out by quadrature: against brute-force
+numerical integrals of each task's marginal likelihood (scipy.integrate.quad), the
+kernel's gradient against finite differences, the task effects' conditional draws
+against the exact conditional moments, and the compression of count rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+from passhat.model.joint_build import JointData, quad_model_data
+from passhat.model.joint_ops import quad_loglik
+from passhat.model.joint_quad import design, draw_task_effects, marginal_loglik
+
+S, T = 20, 14
+
+
+def _data(seed: int = 0) -> tuple[JointData, np.ndarray, np.ndarray]:
+    """20 systems × 14 tasks × 5 runs, one system with 8 runs, some cells not run."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, S)
+    beta = rng.normal(0.0, 2.0, T)
+    mu = special.expit(theta[:, None] + beta[None, :])
+    n = np.full((S, T), 5)
+    n[2] = 8
+    n[5, :4] = 0
+    p = rng.beta(mu * 8.0, (1.0 - mu) * 8.0)
+    c = rng.binomial(n, p)
+    c[:, 0] = 0  # a task every system failed
+    c[:, 1] = n[:, 1]  # and one every system passed
+    d = JointData.from_arrays(n, c, n > 0, [f"s{i}" for i in range(S)], [str(i) for i in range(T)])
+    return d, n, c
+
+
+def _brute(n, c, theta, sd, kappa) -> np.ndarray:
+    """log ∫ Π_s BB(c_s | n_s, κμ, κ(1 − μ)) N(β | 0, σ) dβ per task, without the binomial
+    coefficients, by adaptive quadrature (scipy) around the integrand's peak."""
+    out = []
+    for i in range(n.shape[1]):
+        run = n[:, i] > 0
+        ni, ci, th = n[run, i], c[run, i], theta[run]
+
+        def log_f(b, ni=ni, ci=ci, th=th):
+            b = np.atleast_1d(b)[:, None]
+            mu = special.expit(th[None, :] + b)
+            lp = stats.betabinom.logpmf(ci, ni, kappa * mu, kappa * (1 - mu)).sum(axis=1)
+            coef = np.log(special.comb(ni, ci)).sum()
+            return lp - coef + stats.norm.logpdf(b[:, 0], 0, sd)
+
+        xs = np.linspace(-30, 30, 6001)
+        vals = log_f(xs)
+        peak, top = xs[np.argmax(vals)], vals.max()
+        val, _ = integrate.quad(
+            lambda b, log_f=log_f, top=top: float(np.exp(log_f(b)[0] - top)),
+            -30,
+            30,
+            points=[peak - 1, peak, peak + 1],
+            limit=400,
+            epsabs=0,
+            epsrel=1e-11,
+        )
+        out.append(top + np.log(val))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("kappa", [0.7, 8.0, 300.0])
+@pytest.mark.parametrize("windows", [False, True])
+def test_quadrature_matches_brute_force_integral(kappa, windows):
+    """Each task's log marginal likelihood by the quadrature (whole grid, or the windows
+    the sampler uses, forced here) is within 1e-6 of scipy's adaptive integral."""
+    d, n, c = _data()
+    q = design(d, full_grid_max=0 if windows else 10**9)
+    assert (q.width < len(q.grid)) == windows
+    rng = np.random.default_rng(1)
+    theta = rng.normal(0.0, 1.0, S)
+    sd = 1.7
+    rows = marginal_loglik(
+        q, theta[None], np.array([sd]), np.array([kappa]), windows=windows, per_row=True
+    )[0]
+    brute = _brute(n, c, theta, sd, kappa)
+    np.testing.assert_allclose(rows[q.row_of_task], brute, atol=1e-6, rtol=0)
+
+
+def test_kernel_value_and_gradient():
+    """The Op's kernel (what nutpie runs) equals the numpy quadrature, and its gradient
+    in (θ, σ_β, κ) equals central finite differences."""
+    d, _, _ = _data(2)
+    q = design(d, full_grid_max=0)
+    v = quad_model_data(q)
+    args = [v[k] for k in ("grid", "pair_n", "pair_c", "base", "stride", "log_step", "mult")]
+    rng = np.random.default_rng(3)
+    theta, sd, kappa = rng.normal(0, 1, S), 1.6, 5.0
+
+    def f(th, s_, k_):
+        return quad_loglik(th, s_, k_, *args, q.width)
+
+    ll, dth, dsd, dka = f(theta, sd, kappa)
+    ref = marginal_loglik(q, theta[None], np.array([sd]), np.array([kappa]))[0]
+    assert ll == pytest.approx(ref, abs=1e-8)
+    eps = 1e-5
+    num = [
+        (f(theta + eps * e, sd, kappa)[0] - f(theta - eps * e, sd, kappa)[0]) / (2 * eps)
+        for e in np.eye(S)
+    ]
+    np.testing.assert_allclose(dth, num, rtol=1e-5, atol=1e-5)
+    assert dsd == pytest.approx(
+        (f(theta, sd + eps, kappa)[0] - f(theta, sd - eps, kappa)[0]) / (2 * eps),
+        rel=1e-5,
+        abs=1e-5,
+    )
+    assert dka == pytest.approx(
+        (f(theta, sd, kappa + eps)[0] - f(theta, sd, kappa - eps)[0]) / (2 * eps),
+        rel=1e-5,
+        abs=1e-5,
+    )
+
+
+def test_task_effect_draws_match_exact_conditional():
+    """β_i drawn given fixed (θ, σ_β, κ) has the conditional mean and sd of the exact
+    integrand (scipy quadrature), within Monte-Carlo error; the windows cover it."""
+    d, n, c = _data(4)
+    q = design(d, full_grid_max=0)
+    rng = np.random.default_rng(5)
+    theta, sd, kappa = rng.normal(0, 1, S), 1.8, 6.0
+    D = 4000
+    beta, edge = draw_task_effects(
+        q, np.tile(theta, (D, 1)), np.full(D, sd), np.full(D, kappa), rng=np.random.default_rng(6)
+    )
+    assert edge < 1e-6
+    for i in (0, 1, 3, 7):
+        run = n[:, i] > 0
+        ni, ci, th = n[run, i], c[run, i], theta[run]
+        xs = np.linspace(-25, 25, 50001)
+        mu = special.expit(th[None, :] + xs[:, None])
+        lf = stats.betabinom.logpmf(ci, ni, kappa * mu, kappa * (1 - mu)).sum(axis=1)
+        lf = lf + stats.norm.logpdf(xs, 0, sd)
+        w = np.exp(lf - lf.max())
+        w /= w.sum()
+        m = (w * xs).sum()
+        s = np.sqrt((w * (xs - m) ** 2).sum())
+        assert abs(beta[:, i].mean() - m) < 4 * s / np.sqrt(D)
+        assert abs(beta[:, i].std() / s - 1) < 0.06
+
+
+def test_design_compresses_identical_rows():
+    """Tasks with the same (n, c) for every system are one row with a multiplicity;
+    a task every system failed and one every system passed are rows of their own."""
+    n = np.full((3, 5), 4)
+    c = np.array([[0, 4, 2, 2, 0], [0, 4, 1, 1, 0], [0, 4, 3, 3, 0]])
+    d = JointData.from_arrays(n, c, n > 0, ["a", "b", "c"], list("vwxyz"))
+    q = design(d)
+    assert len(q.rows) == 3 and sorted(q.mult.tolist()) == [1, 2, 2]
+    assert q.row_of_task[0] == q.row_of_task[4] and q.row_of_task[2] == q.row_of_task[3]
+    # pair 0 is (0, 0): the term of a task a system did not run
+    assert (q.pair_n[0], q.pair_c[0]) == (0, 0)
