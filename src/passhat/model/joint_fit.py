@@ -237,6 +237,9 @@ def _sample_nutpie(
         seed=seed,
         progress=progress,
         target_accept=target_accept,
+        # the levels θ_s move together (their common shift is pinned only by the task
+        # effects' prior): a low-rank correction to the diagonal mass matrix follows it
+        low_rank_modified_mass_matrix=True,
     )
     return _extract(tr)
 
