@@ -154,3 +154,71 @@ def test_design_compresses_identical_rows():
     assert q.row_of_task[0] == q.row_of_task[4] and q.row_of_task[2] == q.row_of_task[3]
     # pair 0 is (0, 0): the term of a task a system did not run
     assert (q.pair_n[0], q.pair_c[0]) == (0, 0)
+
+
+@pytest.mark.slow
+def test_integrated_posterior_matches_sampled_task_effects():
+    """Oracle: the same model with the task effects sampled (non-centred, as passhat did
+    before they were integrated out), fitted by PyMC's NUTS on a small case. The posterior
+    means of θ_s, σ_β and κ agree within Monte-Carlo error (5 combined standard errors).
+    Slow (PyMC compiles and samples the sampled model: minutes on a shared machine)."""
+    import arviz as az
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    import passhat as ph
+    from passhat.model.joint_build import JointPriors, joint_counts
+
+    rng = np.random.default_rng(11)
+    S_, T_ = 3, 25
+    theta = np.array([-0.8, 0.0, 0.9])
+    beta = rng.normal(0.0, 1.3, T_)
+    mu = special.expit(theta[:, None] + beta[None, :])
+    n = np.full((S_, T_), 4)
+    n[2, :5] = 0
+    c = rng.binomial(n, rng.beta(mu * 6.0, (1.0 - mu) * 6.0))
+    ds = joint_counts(n, c, systems=["a", "b", "c"])
+    draws = 1000
+    fit = ph.fit(ds, model="joint", seed=1, chains=2, draws=draws, tune=700, progress=False)
+
+    pri = JointPriors()
+    s_idx, t_idx = np.nonzero(n > 0)
+    nn, cc = n[s_idx, t_idx], c[s_idx, t_idx]
+    with pm.Model():
+        th = pm.Normal("theta", 0.0, pri.theta_sd, shape=S_)
+        sd = pm.HalfNormal("task_sd", pri.task_sd_scale)
+        ka = pm.LogNormal("kappa", pri.log_kappa_mean, pri.log_kappa_sd)
+        z = pm.Normal("z", 0.0, 1.0, shape=T_)
+        m = pt.sigmoid(th[s_idx] + sd * z[t_idx])
+        a, b = ka * m, ka * (1.0 - m)
+        pm.Potential(
+            "loglik",
+            pt.sum(
+                pt.gammaln(a + cc)
+                - pt.gammaln(a)
+                + pt.gammaln(b + nn - cc)
+                - pt.gammaln(b)
+                - pt.gammaln(ka + nn)
+                + pt.gammaln(ka)
+            ),
+        )
+        ref = pm.sample(
+            draws=2000,
+            tune=1000,
+            chains=2,
+            cores=1,
+            random_seed=2,
+            progressbar=False,
+            compute_convergence_checks=False,
+            target_accept=0.95,
+        )
+    post = fit.idata.posterior
+    for name in ("theta", "task_sd", "kappa"):
+        a_ = np.asarray(post[name].values).reshape(2 * draws, -1)
+        b_ = np.asarray(ref.posterior[name].values).reshape(4000, -1)
+        se_a = np.asarray(az.mcse(post[[name]])[name].values).reshape(-1)
+        se_b = np.asarray(az.mcse(ref.posterior[[name]])[name].values).reshape(-1)
+        diff = np.abs(a_.mean(axis=0) - b_.mean(axis=0))
+        assert (diff < 5 * np.sqrt(se_a**2 + se_b**2)).all(), (name, diff, se_a, se_b)
+        # and the spreads agree (a wrong likelihood shows in the width first)
+        np.testing.assert_allclose(a_.std(axis=0), b_.std(axis=0), rtol=0.15)
