@@ -25,7 +25,9 @@ per task, so the average over T tasks has 1/T of it:
   squared error of *any* unbiased estimator (a quadratic programme: the
   unbiasedness for all p is a polynomial identity, imposed at Chebyshev nodes);
 * :func:`search`: every deterministic rule with m(c1) ≤ ``m_max`` whose expected
-  runs per task are within the budget, the best by :func:`best_unbiased`.
+  runs per task are within the budget, the best by :func:`best_unbiased`;
+* :func:`mixtures`: randomized rules (all-pass pilots get one of two batch
+  sizes at random), the same way.
 
 The second question is whether a less conservative hedge could keep a gain:
 :func:`robust_batches` takes simulated pilots, the 16 (μ, κ) points next_runs
@@ -119,25 +121,36 @@ def rule_matrix(rule: tuple[int, ...], m_max: int) -> NDArray[np.float64]:
     return pi
 
 
-def best_unbiased(rule: tuple[int, ...], a: float, b: float, *, k: int) -> tuple[float, float]:
-    """The smallest expected squared error of any unbiased estimator of p^k under rule m(c1).
+def best_unbiased(
+    rule: tuple[int, ...] | NDArray[Any], a: float, b: float, *, k: int
+) -> tuple[float, float]:
+    """The smallest expected squared error of any unbiased estimator of p^k under a rule.
 
-    Unknowns g(c1, c2), one per pilot count c1 and new successes c2 ≤ m(c1); unbiasedness
-    Σ g P(c1, c2 | p) = p^k is a polynomial identity of degree n1 + max m, imposed at as many
-    Chebyshev nodes plus one; the expected squared error under Beta(a, b) is quadratic in g.
-    Solved by its KKT system. Returns (risk, largest unbiasedness residual).
+    ``rule``: m(c1) per pilot count (deterministic), or a matrix π (n1 + 1, M + 1) of the
+    probability of m more runs given c1 (randomized; the estimator may then depend on the m
+    drawn). Unknowns g(c1, m, c2) for every reachable pilot count, batch size and new
+    successes; unbiasedness Σ g P(c1, m, c2 | p) = p^k is a polynomial identity of degree
+    n1 + max m, imposed at as many Chebyshev nodes plus one; the expected squared error under
+    Beta(a, b) is quadratic in g. Solved by its KKT system. Returns (risk, largest
+    unbiasedness residual).
     """
-    n1 = len(rule) - 1
-    cells = [(c1, c2) for c1 in range(n1 + 1) for c2 in range(rule[c1] + 1)]
-    deg = n1 + max(rule)
+    pi = rule_matrix(tuple(rule), max(rule)) if isinstance(rule, tuple) else np.asarray(rule)
+    n1 = pi.shape[0] - 1
+    cells = [
+        (c1, m, c2)
+        for c1 in range(n1 + 1)
+        for m in range(pi.shape[1])
+        if pi[c1, m] > 1e-12
+        for c2 in range(m + 1)
+    ]
+    deg = n1 + max(m for _, m, _ in cells)
     nodes = 0.5 - 0.5 * np.cos((2 * np.arange(deg + 1) + 1) * np.pi / (2 * (deg + 1)))
     amat = np.zeros((deg + 1, len(cells)))
     w, v = np.zeros(len(cells)), np.zeros(len(cells))
     const = 0.0
-    for j, (c1, c2) in enumerate(cells):
-        m = rule[c1]
+    for j, (c1, m, c2) in enumerate(cells):
         c, big = c1 + c2, n1 + m - c1 - c2
-        coef = comb(n1, c1) * comb(m, c2)
+        coef = pi[c1, m] * comb(n1, c1) * comb(m, c2)
         amat[:, j] = coef * nodes**c * (1 - nodes) ** big
         w[j] = coef * float(_moment(a, b, c, big))
         v[j] = coef * float(_moment(a, b, c + k, big))
@@ -154,6 +167,27 @@ def best_unbiased(rule: tuple[int, ...], a: float, b: float, *, k: int) -> tuple
     return float((w * g * g).sum() - 2 * (v * g).sum() + const), float(
         np.abs(amat @ g - target).max()
     )
+
+
+def mixtures(a: float, b: float, *, n1: int = 3, k: int = 3, m_max: int = 6) -> dict[str, Any]:
+    """Randomized rules: m(c1) fixed for c1 < n1, and the all-pass pilots get m' or m'' runs
+    with the probability that spends exactly 2 more runs per task on average; the best
+    unbiased estimator under each (:func:`best_unbiased`), the best factor over the family."""
+    pc = pilot_probs(a, b, n1=n1)
+    risk_even = best_unbiased((2,) * (n1 + 1), a, b, k=k)[0]
+    best: tuple[float, Any] = (1.0, None)
+    for lo, hi in itertools.combinations(range(m_max + 1), 2):
+        for others in itertools.product(range(m_max + 1), repeat=n1):
+            base = float(pc[:n1] @ np.array(others))
+            if base + pc[n1] * lo > 2 or base + pc[n1] * hi < 2:
+                continue
+            lam = (2 - base - pc[n1] * lo) / (pc[n1] * (hi - lo))
+            pi = rule_matrix((*others, lo), m_max)
+            pi[n1, lo], pi[n1, hi] = 1 - lam, lam
+            risk, resid = best_unbiased(pi, a, b, k=k)
+            if resid < 1e-6 and risk_even / risk > best[0]:
+                best = (risk_even / risk, [list(others), lo, hi, lam])
+    return {"m_max": m_max, "factor_best": best[0], "rule": best[1]}
 
 
 def pilot_probs(a: float, b: float, *, n1: int) -> NDArray[np.float64]:
@@ -249,5 +283,6 @@ def analyse(regimes: dict[str, tuple[float, float]]) -> dict[str, Any]:
     for name, (a, b) in regimes.items():
         res["unbiased"][name] = search(a, b)
     a, b = regimes["near all-pass"]
+    res["mixtures"] = mixtures(a, b)
     res["robust"] = robust_batches(a, b)
     return res

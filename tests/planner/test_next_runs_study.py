@@ -151,6 +151,23 @@ def test_best_unbiased_matches_a_generic_constrained_optimiser() -> None:
     assert risk == pytest.approx(res.fun, rel=1e-6)
 
 
+def test_best_unbiased_under_a_randomized_rule_is_at_most_the_rao_blackwell_risk() -> None:
+    """The Rao–Blackwell estimate is one unbiased estimator: the programme's optimum is no
+    larger (it may be smaller: under a randomized rule an unbiased estimator need only be
+    unbiased on average over the batch size drawn)."""
+    ana = _study("analysis")
+    pi = np.random.default_rng(4).dirichlet(np.ones(5), size=4)
+    qp, resid = ana.best_unbiased(pi, 1.0, 1.0, k=2)
+    rb, bias = ana.bayes_risk(pi, 1.0, 1.0, n1=3, k=2)
+    assert resid < 1e-8 and abs(bias) < 1e-12
+    assert 0 < qp <= rb * (1 + 1e-9)
+
+
+def test_near_all_pass_randomized_rules_do_not_beat_the_even_spread_either() -> None:
+    r = _study("analysis").mixtures(12.0, 0.6, m_max=4)
+    assert 1.0 <= r["factor_best"] < 1.01, r
+
+
 def test_near_all_pass_no_unbiased_design_beats_the_even_spread() -> None:
     """The exact answer to idea (a): Beta(12, 0.6), pilot 3, pass^3, 2 more runs per task on
     average, every rule m(c1) ≤ 6 with the best unbiased estimator under it: the even spread is
