@@ -21,11 +21,9 @@ Run: ``.venv/bin/python studies/next_runs/variants.py VARIANT REGIME T REPS [SEE
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,17 +33,8 @@ import passhat as ph
 import passhat.planner.next_runs  # the module: passhat.plan.next_runs is the function
 from passhat.planner import allocate
 
-HERE = Path(__file__).resolve().parent
 PLANNER = sys.modules["passhat.planner.next_runs"]
 VARIANTS = ("unhedged", "mean-hedge", "model-prior", "model-prior-unhedged", "oracle")
-
-
-def _study() -> Any:
-    spec = importlib.util.spec_from_file_location("study_next_runs_v", HERE / "next_runs.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def model_prior_points(n: np.ndarray, c: np.ndarray, system: str) -> Any:
@@ -132,7 +121,8 @@ def main(argv: list[str]) -> int:
     if name not in VARIANTS:
         print(f"unknown variant {name!r}; have {', '.join(VARIANTS)}", file=sys.stderr)
         return 2
-    study = _study()
+    import next_runs as study  # beside this script, on sys.path when it is run
+
     with variant(name, study.REGIMES[regime]):
         r = study.compare(regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
     print(
