@@ -230,7 +230,9 @@ def robust_batches(
     For each pilot: the ratio (even spread / batch) of the expected squared error of the
     average estimate given the pilot under the true Beta(a, b), for the batch best under the
     true prior and for the best batch that is no worse than even runs under all of the
-    (μ, κ) points next_runs fits (:func:`passhat.planner.allocate.hyper_points`).
+    (μ, κ) points next_runs fits (:func:`passhat.planner.allocate.hyper_points`); and for
+    the batch best under the true prior, its worst ratio to even runs over the fitted points,
+    that point's κ, and the range of κ the points span.
     """
     from passhat.planner.allocate import hyper_points
     from passhat.planner.batch import Groups
@@ -250,6 +252,7 @@ def robust_batches(
         even = np.full(tasks, budget // tasks)
         e_fit, e_true = g_fit.errors(even), float(g_true.errors(even)[0])
         best, safe = np.inf, np.inf
+        best_extra = even
         top = g_fit.mse.shape[2] - 1
         for rule in itertools.product(range(31), repeat=n1):
             rest = budget - int(np.dot(rule, count[:n1]))
@@ -261,10 +264,16 @@ def robust_batches(
             if extra.max() > top:
                 continue
             err = float(g_true.errors(extra)[0])
-            best = min(best, err)
+            if err < best:
+                best, best_extra = err, extra
             if (g_fit.errors(extra) / e_fit).max() <= 1.0:
                 safe = min(safe, err)
-        out.append((e_true / best, e_true / safe))
+        ratio = g_fit.errors(best_extra) / e_fit
+        worst = int(np.argmax(ratio))
+        kappa = fitted[0] + fitted[1]
+        out.append(
+            (e_true / best, e_true / safe, ratio[worst], kappa[worst], kappa.min(), kappa.max())
+        )
     ratios = np.array(out)
     return {
         "tasks": tasks,
@@ -274,6 +283,12 @@ def robust_batches(
         "factor_best_safe": ratios[:, 1].tolist(),
         "mean_factor_best_true_prior": float(ratios[:, 0].mean()),
         "mean_factor_best_safe": float(ratios[:, 1].mean()),
+        # the batch best under the true prior, at its worst fitted point: its squared error
+        # over the even spread's, and that point's κ; the range of κ over the 16 points
+        "best_batch_worst_ratio": ratios[:, 2].tolist(),
+        "best_batch_worst_kappa": ratios[:, 3].tolist(),
+        "kappa_min": ratios[:, 4].tolist(),
+        "kappa_max": ratios[:, 5].tolist(),
     }
 
 
