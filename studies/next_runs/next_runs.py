@@ -107,8 +107,8 @@ ANALYSIS_INTRO = [
     "unbiased one under the U-shaped rule but not under the uniform one, where the best "
     "unbiased estimator of that rule is another quadratic-programme solution); the shipped "
     "pooled, hedged batch measures 1.29–1.39× and 1.11–1.16× there with a fitted prior. "
-    "So idea (a), an unbiased estimate after the batch, cannot reach 1.3× near rates of 1; it "
-    "was not shipped. The 2.4× of the greedy batch with the true prior comes from the pooled "
+    "So an unbiased estimate after the batch cannot reach 1.3× near rates of 1; it was not "
+    "shipped. The 2.4× of the greedy batch with the true prior comes from the pooled "
     "estimate's biases cancelling (flaky pilots keep estimates of 0, too low; all-pass pilots "
     "get diluted runs, less too high), which needs the prior known.",
 ]
@@ -150,7 +150,7 @@ ANALYSIS_VARIANTS = [
     "| the true Beta(12, 0.6) stated as prior=, no hedge | 2.40 / 2.71 / 2.61 (± 0.25) | "
     "greedy in all |",
     "",
-    "Neither idea (b) reaches 1.3×: a hedge that trusts the posterior average loses to even "
+    "Neither remedy reaches 1.3×: a hedge that trusts the posterior average loses to even "
     "runs (unhedged 0.90 ± 0.04 and 0.87 ± 0.05 at T = 100 and 200, beyond 2 Monte Carlo "
     "errors; by the mean ratio 0.92 ± 0.04 at T = 100, at the edge), and the model's prior "
     "on (μ, κ) does not make 3 runs per task informative about κ. Only a prior known from "
