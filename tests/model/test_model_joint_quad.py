@@ -222,3 +222,27 @@ def test_integrated_posterior_matches_sampled_task_effects():
         assert (diff < 5 * np.sqrt(se_a**2 + se_b**2)).all(), (name, diff, se_a, se_b)
         # and the spreads agree (a wrong likelihood shows in the width first)
         np.testing.assert_allclose(a_.std(axis=0), b_.std(axis=0), rtol=0.15)
+
+
+def test_grid_covers_task_effects_when_many_tasks_are_all_pass():
+    """Empirical logits understate σ_β when most tasks are all-pass or all-fail (rates near
+    1, as in the agents example); the grid must still cover the task effects' conditionals
+    at σ_β well above the truth: no integrand is cut off at the grid's ends."""
+    rng = np.random.default_rng(8)
+    theta, tau, kappa = np.array([3.0, 3.9]), 4.6, 4.6
+    beta = rng.normal(0.0, tau, 168)
+    mu = special.expit(theta[:, None] + beta[None, :])
+    n = np.full((2, 168), 5)
+    c = rng.binomial(n, rng.beta(mu * kappa, (1.0 - mu) * kappa))
+    d = JointData.from_arrays(n, c, n > 0, ["a", "b"], [str(i) for i in range(168)])
+    q = design(d)
+    D = 50
+    for sd in (tau, 1.4 * tau):
+        _, edge = draw_task_effects(
+            q,
+            np.tile(theta, (D, 1)),
+            np.full(D, sd),
+            np.full(D, kappa),
+            rng=np.random.default_rng(0),
+        )
+        assert edge < 1e-8, (sd, edge)

@@ -73,6 +73,9 @@ FULL_GRID_MAX = 200_000
 #: for the plug-in's error.
 _WIDTH_SD = 6.0
 _MARGIN = 0.5
+#: The grid covers ± this many times σ_β's plausible upper end (the prior's tail mass
+#: beyond is below 1e-9 of a row's integrand).
+_SPAN_SD = 6.5
 #: The κ range the windows cover: broad (little information per cell) to the Rasch limit.
 _KAPPA_BROAD, _KAPPA_NARROW = 0.5, 1e4
 _DRAW_CHUNK = 4_000_000
@@ -179,6 +182,21 @@ def _refine(
         theta = theta + special.logit(obs) - special.logit(pred)
         sd = float(max(np.sqrt((w @ q.grid**2) @ q.mult / q.mult.sum()), 0.3))
     return theta, sd
+
+
+def _profile_sd(q: Quadrature, theta: NDArray[np.float64]) -> tuple[float, float, float]:
+    """σ_β maximising the integrated likelihood at θ (κ = 8), and the range where the
+    profile log likelihood is within 8 of its maximum (widened by a step of the τ grid)."""
+    rl = row_loglik(q, theta[None, :], np.array([8.0]))[0] + np.log(q.h)  # (R, Q)
+    rl -= rl.max(axis=1, keepdims=True)
+    lik = np.exp(rl)  # (R, Q), each row's peak 1
+    taus = np.exp(np.linspace(np.log(0.05), np.log(30.0), 40))
+    prior = np.exp(_log_prior(q.grid, taus))  # (taus, Q)
+    with np.errstate(divide="ignore"):
+        prof = np.log(lik @ prior.T).T @ q.mult  # (taus,)
+    ok = taus[prof >= prof.max() - 8.0]
+    best = float(taus[np.argmax(prof)])
+    return best, float(ok.min()) / 1.25, float(ok.max()) * 1.25
 
 
 def cell_table(
@@ -307,40 +325,52 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
     n_row = pair_n[rows].sum(axis=1)
     h = float(1.0 / np.sqrt(max(n_row.max(initial=1), 1) / 4.0 + 1.0))
     theta, sd = _plugin(data)
-    span = 7.0 * sd * (1.0 + 4.0 / np.sqrt(2.0 * data.tasks_fitted)) + 1.0
-    lo = min(-span, float(-theta.max()) - span)
-    hi = max(span, float(-theta.min()) + span)
-    grid = np.arange(lo, hi + h, h)
-    Q = len(grid)
     R, S = rows.shape
-    full = Quadrature(
-        grid=grid,
-        h=h,
-        pair_n=pair_n,
-        pair_c=pair_c,
-        rows=rows.astype(np.int64),
-        mult=mult.astype(np.int64),
-        row_of_task=row_of_task.astype(np.int64),
-        start=np.zeros(R, dtype=np.int64),
-        stride=np.ones(R, dtype=np.int64),
-        width=Q,
-    )
+
+    def on_grid(lo: float, hi: float) -> Quadrature:
+        grid = np.arange(lo, hi + h, h)
+        return Quadrature(
+            grid=grid,
+            h=h,
+            pair_n=pair_n,
+            pair_c=pair_c,
+            rows=rows.astype(np.int64),
+            mult=mult.astype(np.int64),
+            row_of_task=row_of_task.astype(np.int64),
+            start=np.zeros(R, dtype=np.int64),
+            stride=np.ones(R, dtype=np.int64),
+            width=len(grid),
+        )
+
+    # place θ and σ_β on a wide grid first (empirical logits understate σ_β when many
+    # tasks are all-pass or all-fail), then size the grid by σ_β's plausible upper end
+    span = 8.0 * max(sd, 3.0) + 1.0
+    wide = on_grid(-span - float(theta.max()), span - float(theta.min()))
+    for _ in range(2):
+        theta, _ = _refine(wide, theta, sd, steps=3)
+        sd, sd_lo, sd_hi = _profile_sd(wide, theta)
+    span = _SPAN_SD * sd_hi + 1.0
+    full = on_grid(-span, span)
+    grid, Q = full.grid, len(full.grid)
+    lo = float(grid[0])
     if R * S * Q <= full_grid_max:
         return full
-    theta, sd = _refine(full, theta, sd)
-    margin = _MARGIN + 3.0 * sd / np.sqrt(data.tasks_fitted)
-    # each row's integrand at the plug-in, for a broad and a narrow κ: location and width
+    margin = _MARGIN + 3.0 * sd_hi / np.sqrt(data.tasks_fitted)
+    # each row's integrand at the plug-in θ, for σ_β and κ at their plausible extremes
     means, sds = [], []
     for kap in (_KAPPA_BROAD, _KAPPA_NARROW):
-        rl = row_loglik(full, theta[None, :], np.array([kap]))[0]
-        rl = rl + _log_prior(grid, np.array([sd]))
-        w = np.exp(rl - rl.max(axis=1, keepdims=True))
-        w /= w.sum(axis=1, keepdims=True)
-        m = w @ grid
-        means.append(m)
-        sds.append(np.sqrt(np.clip(w @ grid**2 - m**2, h * h, None)))
-    lo_r = np.minimum(means[0] - _WIDTH_SD * sds[0], means[1] - _WIDTH_SD * sds[1]) - margin
-    hi_r = np.maximum(means[0] + _WIDTH_SD * sds[0], means[1] + _WIDTH_SD * sds[1]) + margin
+        rl_k = row_loglik(full, theta[None, :], np.array([kap]))[0]
+        for tau in (sd_lo, sd_hi):
+            rl = rl_k + _log_prior(grid, np.array([tau]))
+            w = np.exp(rl - rl.max(axis=1, keepdims=True))
+            w /= w.sum(axis=1, keepdims=True)
+            m = w @ grid
+            means.append(m)
+            sds.append(np.sqrt(np.clip(w @ grid**2 - m**2, h * h, None)))
+    mean_a, sd_a = np.array(means), np.array(sds)
+    lo_r = (mean_a - _WIDTH_SD * sd_a).min(axis=0) - margin
+    hi_r = (mean_a + _WIDTH_SD * sd_a).max(axis=0) + margin
+    sds = [sd_a.min(axis=0)] * 2
     # node spacing at most the row's narrowest width; K nodes cover every row's range
     stride = np.maximum(1, np.floor(np.minimum(sds[0], sds[1]) / h)).astype(np.int64)
     K = int((np.ceil((hi_r - lo_r) / (stride * h)) + 1).max())
