@@ -7,9 +7,10 @@ Measures, in one process, 4 chains × 1000 draws (+1000 tuning) with the default
   nutpie's numba compilation (target < 60 s), then the same shape again with new
   data (the compiled model is reused);
 * with ``--big``, 20 systems × 5000 tasks × 5 runs (10× the tasks) at the same sampler
-  setting: its cost relative to the 500-task fit (target ≤ 2×). The compiled model depends on the number of systems only (the
-  task effects are integrated out; the data, whatever their size, are swapped in), so
-  this fit reuses it: the ratio against the second 500-task fit is the cost of the tasks.
+  setting: its cost relative to the 500-task fit (target ≤ 2×). The compiled model
+  depends on the number of systems only (the task effects are integrated out; the data,
+  whatever their size, are swapped in), so this fit reuses it: the ratio against the
+  second 500-task fit is the cost of the tasks.
 
 The first fit compiles into a fresh PyTensor compile directory (a temporary one, unless
 PYTENSOR_FLAGS is set), and nutpie's numba compilation and passhat's numba kernels are
@@ -39,9 +40,7 @@ import sys
 import tempfile
 import time
 import warnings
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PYTENSOR_FLAGS", f"compiledir={tempfile.mkdtemp(prefix='pytensor-')}")
 warnings.filterwarnings("ignore")
 
