@@ -246,3 +246,28 @@ def test_grid_covers_task_effects_when_many_tasks_are_all_pass():
             rng=np.random.default_rng(0),
         )
         assert edge < 1e-8, (sd, edge)
+
+
+def test_tasks_with_the_same_counts_get_independent_task_effects():
+    """Tasks that share a count row share its likelihood term, not their task effect: their
+    β draws are independent given the parameters (else the benchmark-scope average over
+    tasks would keep the spread of one task)."""
+    n = np.full((2, 40), 5)
+    c = np.full((2, 40), 5)  # every task all-pass: one row, multiplicity 40
+    c[:, :3] = [[1, 2, 3], [2, 2, 4]]
+    d = JointData.from_arrays(n, c, n > 0, ["a", "b"], [str(i) for i in range(40)])
+    q = design(d)
+    assert q.mult.max() == 37
+    D = 3000
+    beta, _ = draw_task_effects(
+        q,
+        np.tile([0.5, 1.0], (D, 1)),
+        np.full(D, 2.0),
+        np.full(D, 5.0),
+        rng=np.random.default_rng(1),
+    )
+    same = beta[:, 3:]
+    r = np.corrcoef(same[:, 0], same[:, 1])[0, 1]
+    assert abs(r) < 4 / np.sqrt(D)
+    # the mean over the 37 tasks varies as an average of independent draws
+    assert same.mean(axis=1).std() == pytest.approx(same[:, 0].std() / np.sqrt(37), rel=0.1)

@@ -301,17 +301,19 @@ def window_draws(
     width: int,
     log_step: Any,
     u: Any,
+    row_of_task: Any,
 ) -> tuple[Any, float]:
-    """Per draw d and count row r, the index k of a window node drawn from the row's conditional.
+    """Per draw d and task t, the index k of a node of its row's window, drawn from the
+    task's conditional (tasks with the same count row get independent draws).
 
     ``theta`` (D, S), ``kappa`` and ``task_sd`` (D,) are the posterior draws;
     ``grid`` (Q,) the nodes, ``pair_n``/``pair_c`` (P,) the distinct (n, c)
     pairs; ``base`` (R, S) and ``stride`` (R,) index a (S, P, Q) table of cell
-    terms as in :func:`gather_sum` (``base`` includes the window's start, whose
-    grid index is ``base[r, 0] % Q``); ``log_step`` (R,) are the trapezoid
-    weights, ``u`` (D, R) uniform numbers. The table of each draw is made
+    terms (``base`` includes the window's start, whose grid index is
+    ``base[r, 0] % Q``); ``log_step`` (R,) are the trapezoid weights, ``u``
+    (D, T) uniform numbers and ``row_of_task`` (T,) each task's row. The table of each draw is made
     inside (cumulative sums of logs, as in the model). Returns the picked k
-    (D, R) and the largest ratio of the integrand at a window's end node to
+    (D, T) and the largest ratio of the integrand at a window's end node to
     its peak (truncation check: small when the windows cover).
 
     Examples
@@ -322,10 +324,13 @@ def window_draws(
     >>> k, edge = window_draws(np.zeros((1, 1)), np.array([1e6]), np.array([1.0]),
     ...                        np.linspace(-12, 12, 241), np.array([0, 2]), np.array([0, 1]),
     ...                        np.array([[241]]), np.array([1]), 241, np.log([0.1]),
-    ...                        np.array([[0.5]]))
+    ...                        np.array([[0.5]]), np.array([0]))
     >>> int(k[0, 0]), edge < 1e-16      # the median node: β = 0, the middle of the grid
     (120, True)
     """
+    rot = np.asarray(row_of_task, dtype=np.int64)
+    order = np.argsort(rot, kind="stable")
+    offsets = np.searchsorted(rot[order], np.arange(len(base) + 1))
     pick, edge = _window_draws(
         *(
             np.ascontiguousarray(v, dtype=t)
@@ -340,6 +345,8 @@ def window_draws(
                 (stride, np.int64),
                 (log_step, np.float64),
                 (u, np.float64),
+                (order, np.int64),
+                (offsets, np.int64),
             )
         ),
         int(width),
@@ -359,6 +366,8 @@ def _window_draws(
     stride: Any,
     log_step: Any,
     u: Any,
+    order: Any,
+    offsets: Any,
     K: int,
 ) -> tuple[Any, float]:
     D, S = theta.shape
@@ -367,7 +376,7 @@ def _window_draws(
     tab = np.empty(S * P * Q)
     unused = np.empty(1)
     lw = np.empty(K)
-    pick = np.zeros((D, R), dtype=np.int64)
+    pick = np.zeros((D, u.shape[1]), dtype=np.int64)
     edge = 0.0
     for d in range(D):
         _table(theta[d], kappa[d], grid, pair_n, pair_c, tab, unused, unused, False)
@@ -390,13 +399,16 @@ def _window_draws(
                 lw[k] = np.exp(lw[k] - peak)
                 total += lw[k]
             edge = max(edge, lw[0], lw[K - 1])
-            target = u[d, r] * total
-            acc = 0.0
-            chosen = K - 1
-            for k in range(K):
-                acc += lw[k]
-                if acc >= target:
-                    chosen = k
-                    break
-            pick[d, r] = chosen
+            for k in range(1, K):
+                lw[k] += lw[k - 1]  # cumulative
+            # one independent draw for each task with this row
+            for j in range(offsets[r], offsets[r + 1]):
+                t = order[j]
+                target = u[d, t] * total
+                chosen = K - 1
+                for k in range(K):
+                    if lw[k] >= target:
+                        chosen = k
+                        break
+                pick[d, t] = chosen
     return pick, edge

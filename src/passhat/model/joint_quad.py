@@ -427,11 +427,11 @@ def draw_task_effects(
     from passhat.model.joint_ops import window_draws
 
     D = theta.shape[0]
-    R, S = q.rows.shape
+    S = q.rows.shape[1]
     P, Q = len(q.pair_n), len(q.grid)
     base = (np.arange(S)[None, :] * P + q.rows) * Q + q.start[:, None]
     node_beta = q.grid[q.nodes]
-    u = rng.random((D, R))
+    u = rng.random((D, len(q.row_of_task)))
     pick, edge = window_draws(
         theta,
         kappa,
@@ -444,9 +444,9 @@ def draw_task_effects(
         q.width,
         q.log_step(),
         u,
+        q.row_of_task,
     )
-    out = node_beta[np.arange(R)[None, :], pick]
-    return out[:, q.row_of_task], edge
+    return node_beta[q.row_of_task[None, :], pick], edge
 
 
 def quadrature_info(q: Quadrature) -> dict[str, Any]:
