@@ -28,7 +28,7 @@ draw (exactly, on the quadrature nodes), so everything that uses per-task
 rates (benchmark scope, ranks) works as if β had been sampled. Tasks compress
 only when their whole count rows coincide (all systems failed, all passed,
 …): with many systems, distinct rows are nearly as many as tasks, so a
-gradient costs about S × K additions per distinct row (K ≈ 40 window
+gradient costs about S × K additions per distinct row (K ≈ 50 window
 nodes) and the cost of a fit grows linearly in the tasks, while the number
 of leapfrog steps per draw does not (measured in
 ``benchmarks/bench_joint.py``).

@@ -23,13 +23,15 @@ values (P distinct (n, c) pairs) per evaluation. A task's log integrand at
 node q is the sum of S table entries, and identical count rows (same pair
 for every system) are one row with a multiplicity. Each row is summed only
 over a window of K nodes (start_r + stride_r · j, j < K) that covers its
-integrand for any plausible (θ, σ_β, κ): the windows are fixed once from a
-plug-in fit (additive logits) with margins for its error and for κ from
-0.5 (broad) to 10⁴ (narrow, the Rasch limit); the stride keeps a row's
-node spacing below its narrowest width. The cost of a log-density gradient
-is then one S × P × Q table and R × S × K additions (R distinct rows):
-linear in the tasks, with K ≈ 30 instead of the sampler carrying one
-dimension per task. Small problems use the whole grid for every row.
+integrand for any plausible (θ, σ_β, κ): the grid and the windows are fixed
+once from a plug-in fit (θ from additive logits corrected on a wide grid,
+σ_β's plausible range from its profile likelihood) with margins for its
+error and for κ from 0.5 (broad) to 10⁴ (narrow, the Rasch limit); the
+stride keeps a row's node spacing below its narrowest width. The cost of a
+log-density gradient is then one S × P × Q table and R × S × K additions
+(R distinct rows): linear in the tasks, with K ≈ 50 instead of the sampler
+carrying one dimension per task. Small problems use the whole grid for
+every row.
 
 After sampling, each task effect is drawn from its conditional given each
 posterior draw, exactly on the quadrature nodes (a node of the row's window
