@@ -113,6 +113,31 @@ def _table(
 
 
 @numba.njit(cache=False)  # type: ignore[misc]
+def _row_weights(
+    tab: Any, base: Any, stride: Any, log_step: Any, grid: Any, r: int, sd: float, lw: Any
+) -> tuple[float, float]:
+    """Row r's terms at its window nodes into ``lw`` as exp(L_rk − peak); (peak, Σ)."""
+    K, S, Q = lw.shape[0], base.shape[1], grid.shape[0]
+    m = stride[r]
+    first = base[r, 0] % Q
+    lsd = np.log(sd)
+    for k in range(K):
+        lw[k] = log_step[r] - 0.5 * (grid[first + m * k] / sd) ** 2 - lsd - _HALF_LOG_2PI
+    for s in range(S):
+        b0 = base[r, s]
+        for k in range(K):
+            lw[k] += tab[b0 + m * k]
+    peak = lw[0]
+    for k in range(1, K):
+        peak = max(peak, lw[k])
+    total = 0.0
+    for k in range(K):
+        lw[k] = np.exp(lw[k] - peak)
+        total += lw[k]
+    return peak, total
+
+
+@numba.njit(cache=False)  # type: ignore[misc]
 def _quad_loglik(
     theta: Any,
     sd: float,
@@ -138,23 +163,10 @@ def _quad_loglik(
     lw = np.empty(K)
     ll = 0.0
     dsd = 0.0
-    lsd = np.log(sd)
     for r in range(R):
         m = stride[r]
         first = base[r, 0] % Q
-        for k in range(K):
-            lw[k] = log_step[r] - 0.5 * (grid[first + m * k] / sd) ** 2 - lsd - _HALF_LOG_2PI
-        for s in range(S):
-            b0 = base[r, s]
-            for k in range(K):
-                lw[k] += tab[b0 + m * k]
-        peak = lw[0]
-        for k in range(1, K):
-            peak = max(peak, lw[k])
-        total = 0.0
-        for k in range(K):
-            lw[k] = np.exp(lw[k] - peak)
-            total += lw[k]
+        peak, total = _row_weights(tab, base, stride, log_step, grid, r, sd, lw)
         ll += mult[r] * (peak + np.log(total))
         for k in range(K):
             g = mult[r] * lw[k] / total
@@ -381,23 +393,8 @@ def _window_draws(
     for d in range(D):
         _table(theta[d], kappa[d], grid, pair_n, pair_c, tab, unused, unused, False)
         sd = task_sd[d]
-        lsd = np.log(sd)
         for r in range(R):
-            m = stride[r]
-            first = base[r, 0] % Q
-            for k in range(K):
-                lw[k] = log_step[r] - 0.5 * (grid[first + m * k] / sd) ** 2 - lsd - _HALF_LOG_2PI
-            for s in range(S):
-                b0 = base[r, s]
-                for k in range(K):
-                    lw[k] += tab[b0 + m * k]
-            peak = lw[0]
-            for k in range(1, K):
-                peak = max(peak, lw[k])
-            total = 0.0
-            for k in range(K):
-                lw[k] = np.exp(lw[k] - peak)
-                total += lw[k]
+            _, total = _row_weights(tab, base, stride, log_step, grid, r, sd, lw)
             edge = max(edge, lw[0], lw[K - 1])
             for k in range(1, K):
                 lw[k] += lw[k - 1]  # cumulative
