@@ -234,6 +234,9 @@ def build_report_data(
     if len(systems) >= MIN_SYSTEMS and ci is not None:  # two systems: the paired comparison
         lb_sec, ranking = leaderboard_section(ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot)
         leaderboard.append(lb_sec)
+    # the planner's section before the flaky one: the per-task table (est.tasks, ~250 MB at a
+    # million tasks) is built only after the planner's transients are gone
+    plan_sec = plan_section(ds, fit=fit, ks=ks, plan=plan)
     sections = [
         data_section(data, ds_all, est),
         headline,
@@ -241,7 +244,7 @@ def build_report_data(
         spread_section(sp, ks=ks, ci=ci),
         model_sec,
         flaky_section(est, ci=ci),
-        plan_section(ds, fit=fit, ks=ks, plan=plan),
+        plan_sec,
     ]
     if divergence is not None:
         sections.append(divergence_section(divergence))
