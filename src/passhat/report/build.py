@@ -260,6 +260,10 @@ def build_report_data(
         )
     )
     figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
+    # the spread's contributions at every k (~130 MB at a million tasks) go before the task
+    # table is joined with those at kmax
+    del sp
+    tasks = task_table(est.tasks, contrib, kmax=kmax)
     if ranking is not None:
         figures.update(leaderboard_figure_texts(ranking))
     if model_sec.status == "ok" and fit is not None:
@@ -305,7 +309,7 @@ def build_report_data(
         figures=figures,
         stamp=stamp,
         divergence=divergence,
-        tasks=task_table(est.tasks, contrib, kmax=kmax),
+        tasks=tasks,
     )
 
 
