@@ -194,6 +194,9 @@ def _profile_sd(q: Quadrature, theta: NDArray[np.float64]) -> tuple[float, float
     lik = np.exp(rl)  # (R, Q), each row's peak 1
     taus = np.exp(np.linspace(np.log(0.05), np.log(30.0), 40))
     prior = np.exp(_log_prior(q.grid, taus))  # (taus, Q)
+    # normalised on the grid: a σ_β narrower than the spacing is a point mass at the node
+    # nearest 0, not a spike that the rule would over-weight
+    prior /= prior.sum(axis=1, keepdims=True) * q.h
     with np.errstate(divide="ignore"):
         prof = np.log(lik @ prior.T).T @ q.mult  # (taus,)
     ok = taus[prof >= prof.max() - 8.0]
@@ -351,7 +354,7 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
     for _ in range(2):
         theta, _ = _refine(wide, theta, sd, steps=3)
         sd, sd_lo, sd_hi = _profile_sd(wide, theta)
-    span = _SPAN_SD * sd_hi + 1.0
+    span = _SPAN_SD * max(sd_hi, 1.0) + 1.0
     full = on_grid(-span, span)
     grid, Q = full.grid, len(full.grid)
     lo = float(grid[0])
