@@ -328,7 +328,9 @@ def rank(
     pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
     n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
-    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng)
+    # one set of random sign flips serves every pair (the same test per pair, a cost
+    # nearly flat in the number of pairs)
+    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng, shared_flips=True)
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
     pt["p_holm"] = holm_by_column(pt)
@@ -336,9 +338,7 @@ def rank(
     a_idx, b_idx = pt["a"].to_numpy(int), pt["b"].to_numpy(int)
     col_of = {col: j for j, col in enumerate(cols)}
     j_idx = np.array([col_of[(m, int(kk))] for m, kk in zip(pt["metric"], pt["k"], strict=True)])
-    da = np.round(draws[:, a_idx, j_idx], 12)
-    db = np.round(draws[:, b_idx, j_idx], 12)
-    pt["win_probability"] = (db > da).mean(axis=0) + 0.5 * (db == da).mean(axis=0)
+    pt["win_probability"] = _win_probabilities(draws, a_idx, b_idx, j_idx)
     pt.insert(0, "system_b", [systems[i] for i in b_idx])
     pt.insert(0, "system_a", [systems[i] for i in a_idx])
     rows: list[pd.DataFrame] = []
@@ -395,6 +395,29 @@ def rank(
         dropped=dropped,
         settings=settings,
     )
+
+
+def _win_probabilities(
+    draws: NDArray[np.float64],
+    a_idx: NDArray[np.int64],
+    b_idx: NDArray[np.int64],
+    j_idx: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """P(b beats a) over the joint draws for each row (a tie counts half), in chunks of rows.
+
+    Rows that repeat a (a, b, column) (the two scopes) are computed once.
+    """
+    key = np.column_stack([a_idx, b_idx, j_idx])
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    out = np.empty(uniq.shape[0])
+    rounded = np.round(draws, 12)
+    step = max(1, 20_000_000 // max(draws.shape[0], 1))
+    for start in range(0, uniq.shape[0], step):
+        u = uniq[start : start + step]
+        da = rounded[:, u[:, 0], u[:, 2]]
+        db = rounded[:, u[:, 1], u[:, 2]]
+        out[start : start + step] = (db > da).mean(axis=0) + 0.5 * (db == da).mean(axis=0)
+    return out[np.asarray(inv).ravel()]
 
 
 def _bands(
