@@ -1,4 +1,4 @@
-"""Tests of passhat.signflip.invert_shared_flips: many pairs' sign-flip tests on shared flips.
+"""Tests of passhat.signflip_shared: many pairs' sign-flip tests on shared flips.
 
 Oracles: :func:`passhat.signflip.invert_flips` (itself tested against brute
 force over all 2^T sign vectors in ``test_signflip.py``) fed the very same
@@ -14,13 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from passhat.signflip import (
-    FlipSums,
-    _random_signs,
-    flip_sums,
-    invert_flips,
-    invert_shared_flips,
-)
+from passhat.signflip import FlipSums, flip_sums, invert_flips
+from passhat.signflip_shared import _random_signs, invert_shared_flips
 
 
 def _replayed(t_n: int, n_flips: int, seed: int) -> FlipSums:
@@ -132,3 +127,25 @@ def test_p_value_within_monte_carlo_error_of_the_exact_one(seed: int) -> None:
     )
     pe = float(p_exact[0])
     assert abs(p[0, 0] - pe) <= 4.5 * np.sqrt(pe * (1 - pe) / n_flips) + 2.0 / n_flips
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_many_tasks_take_the_candidate_selection_and_stay_exact(seed: int) -> None:
+    # with many tasks m = Σ ω s stays small, so the ends are selected among the flips with
+    # large |e| (the path the leaderboard takes); the result must not change
+    g = np.random.default_rng(200 + seed)
+    t_n = 1500
+    base = g.beta(1, 1, size=t_n)
+    u = np.stack([g.binomial(4, np.clip(base + x, 0, 1)) / 4 for x in (0.0, 0.01, 0.05)])
+    u = np.stack([u, u**2], axis=2)
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    n_flips = 2500
+    lo, hi, p = invert_shared_flips(
+        u, np.ones(t_n), pairs, n_flips=n_flips, rng=np.random.default_rng(seed), ci=0.95
+    )
+    flips = _replayed(t_n, n_flips, seed)
+    for r, (a, b) in enumerate(pairs):
+        lo1, hi1, p1 = invert_flips(u[b] - u[a], np.ones(t_n), flips, ci=0.95)
+        np.testing.assert_array_equal(p[r], p1)
+        np.testing.assert_allclose(lo[r], lo1, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(hi[r], hi1, rtol=0, atol=1e-12)

@@ -47,7 +47,6 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import comb
 
@@ -60,7 +59,6 @@ __all__ = [
     "enumerable",
     "flip_sums",
     "invert_flips",
-    "invert_shared_flips",
 ]
 
 #: Enumerate the sign sums exactly when there are at most this many combinations.
@@ -68,9 +66,6 @@ EXACT_MAX = 20_000
 
 #: Largest number of sign sums held at once (rows × categories).
 _CHUNK_CELLS = 4_000_000
-
-#: Largest number of random signs (flips × tasks) of one chunk of the shared flips.
-_SIGN_CELLS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -238,220 +233,3 @@ def invert_flips(
 def _freq_from_exact(flips: FlipSums) -> NDArray[np.float64]:
     """Tasks per category of an enumeration: the largest sign sum of each column."""
     return np.asarray(flips.sums.max(axis=0), dtype=float)
-
-
-@dataclass(frozen=True)
-class _Centred:
-    """Every system's centred flipped sums on the shared random flips.
-
-    ``e[s, j, b]`` = A_sj(s_b) − D_sj · m_b for the flips b whose signs are
-    not all equal; ``m`` = Σ ω_i s_bi for those flips; ``n_same`` flips had
-    all signs equal (they, like the observed row, reject no shift).
-    """
-
-    e: NDArray[np.float64]
-    m: NDArray[np.float64]
-    n_same: int
-
-
-def _random_signs(t_n: int, n_flips: int, rng: np.random.Generator) -> Iterator[NDArray[np.uint8]]:
-    """Chunks of random signs (1 for +, 0 for −), flips × tasks: 8 per random byte."""
-    nbytes = (t_n + 7) // 8
-    chunk = max(1, min(n_flips, _SIGN_CELLS // max(t_n, 1)))
-    for start in range(0, n_flips, chunk):
-        b = min(chunk, n_flips - start)
-        raw = np.frombuffer(rng.bytes(b * nbytes), dtype=np.uint8).reshape(b, nbytes)
-        yield np.unpackbits(raw, axis=1, count=t_n)
-
-
-def _centred_sums(
-    u: NDArray[np.float64],
-    omega: NDArray[np.float64],
-    point: NDArray[np.float64],
-    *,
-    n_flips: int,
-    rng: np.random.Generator,
-    categories: NDArray[np.int64] | None,
-) -> _Centred:
-    """Per-system flipped sums through each system's (values, weight) categories.
-
-    A system's flipped sum depends on its tasks only through the sum of signs
-    within each of its categories, so one product of the 0/1 sign matrix
-    with the one-hot category matrix (exact in float32: integer counts) gives
-    every system's sums; the most frequent category of each system is implied
-    by the total.
-    """
-    s_n, t_n, c_n = u.shape
-    onehot_cols: list[NDArray[np.int64]] = []
-    vals: list[NDArray[np.float64]] = []
-    freqs: list[NDArray[np.float64]] = []
-    sizes = []
-    for s in range(s_n):
-        _, first, inv, freq = (
-            np.unique(
-                np.column_stack([u[s], omega]),
-                axis=0,
-                return_index=True,
-                return_inverse=True,
-                return_counts=True,
-            )
-            if categories is None
-            else np.unique(
-                categories[s], return_index=True, return_inverse=True, return_counts=True
-            )
-        )
-        order = np.r_[np.delete(np.arange(freq.size), np.argmax(freq)), np.argmax(freq)]
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        onehot_cols.append(rank[np.asarray(inv).ravel()])
-        vals.append(omega[first[order], None] * u[s, first[order]])  # ω·U of one task
-        freqs.append(freq[order].astype(float))
-        sizes.append(freq.size - 1)
-    offsets = np.r_[0, np.cumsum(sizes)]
-    basis = np.zeros((t_n, max(int(offsets[-1]), 1)), dtype=np.float32)
-    for s in range(s_n):
-        keep = onehot_cols[s] < sizes[s]
-        basis[np.flatnonzero(keep), offsets[s] + onehot_cols[s][keep]] = 1.0
-    e = np.empty((s_n, c_n, n_flips))
-    m_all = np.empty(n_flips)
-    # the weight of one task of each of system 0's categories: m = Σ_k S_0k ω_k
-    w0 = np.empty(sizes[0] + 1)
-    w0[onehot_cols[0]] = omega
-    filled = 0
-    for bits in _random_signs(t_n, n_flips, rng):
-        plus = bits.sum(axis=1, dtype=np.int64)
-        diff = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
-        if not diff.all():
-            bits, plus = bits[diff], plus[diff]
-        b = bits.shape[0]
-        if b == 0:
-            continue
-        counts = (bits.astype(np.float32) @ basis).astype(np.float64)  # + signs per category
-        m_rows = np.zeros(b)
-        for s in range(s_n):
-            part = counts[:, offsets[s] : offsets[s + 1]]
-            last = plus - part.sum(axis=1)
-            sums = 2.0 * part - freqs[s][None, :-1]
-            sums_last = 2.0 * last - freqs[s][-1]
-            a_s = sums @ vals[s][:-1] + sums_last[:, None] * vals[s][-1][None, :]
-            if s == 0:
-                m_rows = sums @ w0[:-1] + sums_last * w0[-1]
-            e[s, :, filled : filled + b] = (a_s - point[s][None, :] * m_rows[:, None]).T
-        m_all[filled : filled + b] = m_rows
-        filled += b
-    return _Centred(e=e[:, :, :filled], m=m_all[:filled], n_same=n_flips - filled)
-
-
-def invert_shared_flips(
-    values: ArrayLike,
-    weights: ArrayLike,
-    pairs: Sequence[tuple[int, int]],
-    *,
-    n_flips: int,
-    rng: np.random.Generator,
-    ci: float,
-    need: ArrayLike | None = None,
-    categories: ArrayLike | None = None,
-    bounds: tuple[float, float] = (-1.0, 1.0),
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """:func:`invert_flips` for many pairs of systems at once, on one shared set of random flips.
-
-    One sign per task and flip, s_bi = ±1, serves every pair: the flipped
-    statistic of pair (a, b) is Σ ω_i s_bi (U_i(b) − U_i(a)) = A_b(s) − A_a(s),
-    the difference of two *per-system* flipped sums, so the flips cost one
-    product of the sign matrix (flips × tasks) with the systems' one-hot
-    (values, weight) categories, not one draw per pair. Every sign vector is
-    uniform on {±1}^T as in the per-pair test, so each pair's p-value is the
-    same random-flip p-value (1 + #{|T*| ≥ |T|}) / (1 + n_flips); the pairs'
-    tests now share their flips (Holm's procedure needs no independence).
-
-    The inversion is :func:`invert_flips`'s rule with every row of
-    probability 1/(n_flips + 1): with m = Σ ω_i s_i and e = A − D·m (the
-    flipped copy of d − D), a flip rejects no shift outside
-    [D − |e|/(1 − sgn(e)·m), D + |e|/(1 + sgn(e)·m)], so each end of the
-    interval is an order statistic of one array per pair and column (found by
-    selection), and p(0) is a count over the same array: the interval
-    excludes 0 exactly when p(0) ≤ 1 − ci.
-
-    Parameters
-    ----------
-    values : array_like, shape (systems, tasks, C)
-        Each system's per-task values U (one column per metric / k).
-    weights : array_like, shape (tasks,)
-        Task weights shared by the systems (> 0).
-    pairs : sequence of (a, b)
-        Each pair tests b − a.
-    n_flips : int
-        Random sign vectors (the observed, all-plus one is added).
-    rng : numpy.random.Generator
-    ci : float
-        Level: δ is in the interval when p(δ) > 1 − ci.
-    need : array_like of bool, shape (pairs, C), optional
-        Which (pair, column) to compute (the others are NaN).
-    categories : array_like of int, shape (systems, tasks), optional
-        Codes such that tasks of one system with the same code have the same
-        values and weight (e.g. from (n, c, w)); found from the values otherwise.
-    bounds : (float, float)
-        The range of the mean difference (infinite ends are clipped to it).
-
-    Returns
-    -------
-    lower, upper, p_value : ndarray, shape (pairs, C)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.signflip import invert_shared_flips
-    >>> u = np.zeros((2, 40, 1))
-    >>> u[1, :12, 0] = 1.0          # B passes 12 of 40 tasks, A none
-    >>> lo, hi, p = invert_shared_flips(u, np.ones(40), [(0, 1)], n_flips=999,
-    ...                                 rng=np.random.default_rng(0), ci=0.95)
-    >>> float(p[0, 0]), bool(lo[0, 0] > 0)     # no flip of 12 signs reaches 12 of 12
-    (0.001, True)
-    """
-    u = np.asarray(values, dtype=float)
-    w = np.asarray(weights, dtype=float).ravel()
-    c_n = u.shape[2]
-    pair_list = [(int(a), int(b)) for a, b in pairs]
-    mask = (
-        np.ones((len(pair_list), c_n), dtype=bool)
-        if need is None
-        else np.asarray(need, dtype=bool).reshape(len(pair_list), c_n)
-    )
-    lo = np.full((len(pair_list), c_n), np.nan)
-    hi = np.full((len(pair_list), c_n), np.nan)
-    p0 = np.full((len(pair_list), c_n), np.nan)
-    if not mask.any():
-        return lo, hi, p0
-    omega = w / w.sum()
-    point = np.einsum("t,stc->sc", omega, u)  # D_s: each system's observed weighted mean
-    cats = None if categories is None else np.asarray(categories, dtype=np.int64)
-    cen = _centred_sums(u, omega, point, n_flips=n_flips, rng=rng, categories=cats)
-    n_inf = 1 + cen.n_same  # the observed row and all-equal rows reject no shift
-    r_eff = cen.m.size
-    alpha = round(1.0 - float(ci), 12)
-    cum = np.cumsum(np.full(n_flips + 1, 1.0 / (n_flips + 1)))
-    i = min(int(np.searchsorted(cum, alpha, side="right")), n_flips)
-    kk = i - n_inf  # rank (0 = largest) of the finite g that gives each end
-    pf = 1.0 / (1.0 - cen.m)
-    qf = 1.0 / (1.0 + cen.m)
-    for r, (a, b) in enumerate(pair_list):
-        js = np.flatnonzero(mask[r])
-        if js.size == 0:
-            continue
-        d = point[b, js] - point[a, js]
-        tol = 1e-12 * (1.0 + np.abs(d))
-        e = cen.e[b, js] - cen.e[a, js]  # J × flips
-        g_lo = np.maximum(e * pf, -e * qf)  # the flip rejects shifts below D − g_lo
-        g_hi = np.maximum(e * qf, -e * pf)  # and above D + g_hi
-        if kk < 0 or r_eff == 0:
-            lo[r, js], hi[r, js] = -np.inf, np.inf
-        else:
-            at = r_eff - 1 - kk
-            lo[r, js] = (d - np.partition(g_lo, at, axis=1)[:, at]) - tol
-            hi[r, js] = (d + np.partition(g_hi, at, axis=1)[:, at]) + tol
-        below = ((d[:, None] - g_lo) - tol[:, None]) <= 0.0
-        above = ((d[:, None] + g_hi) + tol[:, None]) >= 0.0
-        cnt = np.where(d >= 0.0, below.sum(axis=1), above.sum(axis=1))
-        p0[r, js] = cum[n_inf + cnt - 1]
-    return np.clip(lo, *bounds), np.clip(hi, *bounds), np.minimum(p0, 1.0)

@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special, stats
 
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
 from passhat.hierarchical import Column, latent_draws, population_values
@@ -81,7 +81,8 @@ from passhat.scopes import (
     columns,
     task_variances,
 )
-from passhat.signflip import enumerable, flip_sums, invert_flips, invert_shared_flips
+from passhat.signflip import enumerable, flip_sums, invert_flips
+from passhat.signflip_shared import invert_shared_flips
 
 __all__ = ["MIN_DISCORDANT", "draw_interval", "paired_table"]
 
@@ -131,6 +132,7 @@ class _System:
         self._nodes: GridNodes | None = None
         self._coarse: GridNodes | None = None
         self._pop: dict[Column, NDArray[np.float64]] = {}
+        self._var: dict[tuple[Column, ...], NDArray[np.float64]] = {}
 
     def nodes(self, coarse: bool = False) -> GridNodes:
         if coarse:
@@ -146,10 +148,13 @@ class _System:
         return self._nodes
 
     def variances(self, cols: Sequence[Column]) -> NDArray[np.float64]:
-        """Per-task variances of the unbiased estimators (tasks × columns)."""
-        short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
-        v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
-        return np.asarray(v[self.inverse], dtype=float)
+        """Per-task variances of the unbiased estimators (tasks × columns), kept per column set."""
+        key = tuple(cols)
+        if key not in self._var:
+            short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
+            v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
+            self._var[key] = np.asarray(v[self.inverse], dtype=float)
+        return self._var[key]
 
     def population_draws(
         self, col: Column, n_draws: int, rng: np.random.Generator
@@ -233,7 +238,7 @@ def paired_table(
     prior : HyperPrior
     shared_flips : bool
         Draw the random sign flips once for every pair that needs them
-        (:func:`passhat.signflip.invert_shared_flips`: one sign per task and
+        (:func:`passhat.signflip_shared.invert_shared_flips`: one sign per task and
         flip, the same for every pair) instead of once per pair; each pair's
         test is the same random-flip test, at a cost nearly flat in the number
         of pairs. Pairs whose flips are enumerated exactly are unchanged; a
@@ -345,7 +350,8 @@ def paired_table(
                 se = float(np.sqrt(var[j]))
                 kk = 1 if col[0] == "mean" else int(col[1])
                 short = bool(np.any(np.minimum(n_a[ia], n_a[ib]) < 2 * kk))
-                p_norm = float(2.0 * stats.norm.sf(abs(theta[j]) / se))
+                # 2 · norm.sf(x), by the same ndtr as scipy's norm.sf, without its overhead
+                p_norm = float(2.0 * special.ndtr(-abs(theta[j]) / se))
                 bench[j] = (
                     max(-1.0, float(theta[j] - z * se)),
                     min(1.0, float(theta[j] + z * se)),
@@ -427,7 +433,7 @@ def _shared_population(
     picked: list[tuple[int, int]] = []
     need: list[NDArray[np.bool_]] = []
     for ia, ib in pairs:
-        use = (np.abs(values[ib] - values[ia]) > 1e-12).sum(axis=0) >= MIN_DISCORDANT
+        use = np.count_nonzero(np.abs(values[ib] - values[ia]) > 1e-12, axis=0) >= MIN_DISCORDANT
         if not use.any():
             continue
         joint = codes[ia] * sizes[ib] + codes[ib]
