@@ -149,3 +149,23 @@ def test_many_tasks_take_the_candidate_selection_and_stay_exact(seed: int) -> No
         np.testing.assert_array_equal(p[r], p1)
         np.testing.assert_allclose(lo[r], lo1, rtol=0, atol=1e-12)
         np.testing.assert_allclose(hi[r], hi1, rtol=0, atol=1e-12)
+
+
+def test_pairs_in_two_threads_give_the_sequential_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    import passhat.signflip_shared as mod
+
+    g = np.random.default_rng(7)
+    u = g.integers(0, 5, size=(5, 200, 5)) / 4.0
+    pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    kw = {"n_flips": 20_000, "ci": 0.95}
+    threaded = invert_shared_flips(u, np.ones(200), pairs, rng=np.random.default_rng(1), **kw)
+    monkeypatch.setattr(mod, "_THREADS", 1)
+    single = invert_shared_flips(u, np.ones(200), pairs, rng=np.random.default_rng(1), **kw)
+    for x, y in zip(threaded, single, strict=True):
+        np.testing.assert_array_equal(x, y)
+    # and the oracle on the same signs, for two of the pairs
+    flips = _replayed(200, 20_000, 1)
+    for r in (0, 9):
+        a, b = pairs[r]
+        _, _, p1 = invert_flips(u[b] - u[a], np.ones(200), flips, ci=0.95)
+        np.testing.assert_array_equal(threaded[2][r], p1)

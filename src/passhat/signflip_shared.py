@@ -43,7 +43,9 @@ Examples
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +58,9 @@ _SIGN_CELLS = 8_000_000
 
 #: Flips used to place the candidate threshold of the order statistics.
 _PILOT = 4096
+
+#: Threads over the pairs (numpy releases the GIL on the large arrays of each pair).
+_THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -316,9 +321,14 @@ def invert_shared_flips(
         return lo, hi, p0
     # columns equal for every system (pass@1 = pass^1 = mean) are computed once
     rep = np.arange(c_n)
+    first = u[:, 0, :]  # a cheap first look: the first task of every system
     for j in range(c_n):
         for jj in range(j):
-            if rep[jj] == jj and np.array_equal(u[:, :, j], u[:, :, jj]):
+            if (
+                rep[jj] == jj
+                and np.array_equal(first[:, j], first[:, jj])
+                and np.array_equal(u[:, :, j], u[:, :, jj])
+            ):
                 rep[j] = jj
                 break
     keep = np.flatnonzero(rep == np.arange(c_n))
@@ -335,11 +345,13 @@ def invert_shared_flips(
     qf = 1.0 / (1.0 + cen.m)
     hf = np.maximum(pf, qf)
     pos = {int(j): q for q, j in enumerate(keep)}
-    for r, (a, b) in enumerate(pair_list):
+
+    def one_pair(r: int) -> None:
+        a, b = pair_list[r]
         want = np.flatnonzero(mask[r])
         js = np.unique(rep[want])
         if js.size == 0:
-            continue
+            return
         kj_list = [pos[int(j)] for j in js]
         # a run of columns is a view, not a copy
         kj: slice | NDArray[np.int64] = (
@@ -369,4 +381,14 @@ def invert_shared_flips(
         for j in want.tolist():
             q = at[int(rep[j])]
             lo[r, j], hi[r, j], p0[r, j] = lo_j[q], hi_j[q], p_j[q]
+
+    # the pairs are independent (each writes its own row) and numpy releases the GIL on
+    # these arrays, so two threads use both cores; the result does not depend on the order
+    workers = min(_THREADS, os.cpu_count() or 1, len(pair_list))
+    if workers > 1 and cen.m.size * c_n >= 100_000:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(one_pair, range(len(pair_list))))
+    else:
+        for r in range(len(pair_list)):
+            one_pair(r)
     return np.clip(lo, *bounds), np.clip(hi, *bounds), np.minimum(p0, 1.0)
