@@ -169,3 +169,21 @@ def test_pairs_in_two_threads_give_the_sequential_result(monkeypatch: pytest.Mon
         a, b = pairs[r]
         _, _, p1 = invert_flips(u[b] - u[a], np.ones(200), flips, ci=0.95)
         np.testing.assert_array_equal(threaded[2][r], p1)
+
+
+def test_tasks_in_every_systems_implied_category_are_left_out_of_the_product() -> None:
+    # most tasks fail for every system (the common case on hard benchmarks): the product
+    # skips them, the result must not change
+    g = np.random.default_rng(11)
+    u = np.zeros((4, 120, 2))
+    u[:, :30] = g.integers(0, 4, size=(4, 30, 2)) / 3.0
+    pairs = [(0, 1), (1, 2), (0, 3), (2, 3)]
+    lo, hi, p = invert_shared_flips(
+        u, np.ones(120), pairs, n_flips=900, rng=np.random.default_rng(4), ci=0.9
+    )
+    flips = _replayed(120, 900, 4)
+    for r, (a, b) in enumerate(pairs):
+        lo1, hi1, p1 = invert_flips(u[b] - u[a], np.ones(120), flips, ci=0.9)
+        np.testing.assert_array_equal(p[r], p1)
+        np.testing.assert_allclose(lo[r], lo1, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(hi[r], hi1, rtol=0, atol=1e-12)

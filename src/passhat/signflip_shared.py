@@ -133,6 +133,12 @@ def _centred_sums(
     for s in range(s_n):
         keep = codes[s] < sizes[s]
         basis[np.flatnonzero(keep), offsets[s] + codes[s][keep]] = 1.0
+    # tasks in every system's implied category need no column of the product (their signs
+    # enter through the total only): leave them out when that saves a tenth of the work
+    used = basis.any(axis=1)
+    rows = np.flatnonzero(used) if used.mean() < 0.9 else None
+    if rows is not None:
+        basis = np.ascontiguousarray(basis[rows])
     # the weight of one task of each of system 0's categories: m = Σ_k S_0k ω_k
     w0 = np.empty(sizes[0] + 1)
     w0[codes[0]] = omega
@@ -148,7 +154,8 @@ def _centred_sums(
         if b == 0:
             continue
         # + signs per category (categories × flips), exact small integers
-        counts = (bits.astype(np.float32) @ basis).T.astype(np.float64)
+        signs = bits if rows is None else bits[:, rows]
+        counts = (signs.astype(np.float32) @ basis).T.astype(np.float64)
         m_rows = np.zeros(b)
         for s in range(s_n):
             part = counts[offsets[s] : offsets[s + 1]]
