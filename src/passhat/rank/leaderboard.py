@@ -14,7 +14,9 @@ the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
 The rank statistics are a pure function of the draw matrix
 (:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
 pairwise tests and the tiers always use the paired rule of
-:func:`passhat.compare` (:mod:`passhat.rank.tiers`).
+:func:`passhat.compare` (:mod:`passhat.rank.tiers`); the pairs that need random
+sign flips share one set of them (:mod:`passhat.signflip_shared`: the same test
+per pair, at a cost nearly flat in the number of pairs).
 
 Examples
 --------
