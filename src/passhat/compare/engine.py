@@ -289,40 +289,34 @@ def paired_table(
             if diff_n
             else "; exact level when the systems are exchangeable within each task"
         )
+        jdx = np.flatnonzero(use_flip).tolist()
+        found: list[tuple[float, float, float]] = []
         if (ia, ib) in shared:
             lo, hi, p, how = shared[(ia, ib)]
-            for j in np.flatnonzero(use_flip).tolist():
-                pop[j] = (
-                    float(lo[j]),
-                    float(hi[j]),
-                    float(p[j]),
-                    "sign-flip test inverted: every shift it does not reject "
-                    f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                    f"sign-flip permutation, {how}{note}",
-                )
-        elif use_flip.any():
+            found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
+        elif jdx:
             keys = np.column_stack([n_a[ia], c_a[ia], n_a[ib], c_a[ib], w])
             _, first, inv, freq = np.unique(
                 keys, axis=0, return_index=True, return_inverse=True, return_counts=True
             )
             del inv
             flips = flip_sums(freq, n_flips=n_boot, rng=rng)
-            jdx = np.flatnonzero(use_flip).tolist()
             lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=level)
             how = (
                 f"exact ({flips.prob.size} sign patterns enumerated)"
                 if flips.exact
                 else f"{n_boot} random sign flips"
             )
-            for i, j in enumerate(jdx):
-                pop[j] = (
-                    float(lo[i]),
-                    float(hi[i]),
-                    float(p[i]),
-                    "sign-flip test inverted: every shift it does not reject "
-                    f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                    f"sign-flip permutation, {how}{note}",
-                )
+            found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
+        for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True):
+            pop[j] = (
+                lo_j,
+                hi_j,
+                p_j,
+                "sign-flip test inverted: every shift it does not reject "
+                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
+                f"sign-flip permutation, {how}{note}",
+            )
         for j in np.flatnonzero(~use_flip).tolist():
             col = cols[j]
             delta = system(ib).population_draws(col, n_boot, rng) - system(ia).population_draws(
