@@ -187,3 +187,26 @@ def test_tasks_in_every_systems_implied_category_are_left_out_of_the_product() -
         np.testing.assert_array_equal(p[r], p1)
         np.testing.assert_allclose(lo[r], lo1, rtol=0, atol=1e-12)
         np.testing.assert_allclose(hi[r], hi1, rtol=0, atol=1e-12)
+
+
+def test_level_under_exchangeable_systems() -> None:
+    # four systems with the same rate on every task (runs independent): each pair's test of
+    # "no difference" rejects at most at its level, even though the pairs share their flips
+    g = np.random.default_rng(12)
+    reps, s_n, t_n, runs, alpha = 150, 4, 40, 3, 0.1
+    pairs = [(a, b) for a in range(s_n) for b in range(a + 1, s_n)]
+    rejected = 0
+    for rep in range(reps):
+        rate = g.beta(0.7, 0.7, size=t_n)
+        u = g.binomial(runs, np.broadcast_to(rate, (s_n, t_n))) / runs
+        _, _, p = invert_shared_flips(
+            u[:, :, None],
+            np.ones(t_n),
+            pairs,
+            n_flips=499,
+            rng=np.random.default_rng(rep),
+            ci=1 - alpha,
+        )
+        rejected += int(np.count_nonzero(p <= alpha))
+    share = rejected / (reps * len(pairs))
+    assert share <= alpha + 4.5 * np.sqrt(alpha * (1 - alpha) / (reps * len(pairs)))
