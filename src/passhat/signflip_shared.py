@@ -221,7 +221,7 @@ def _select(
     h = np.abs(e)
     h *= hf
     pilot = h[:, : min(r_n, _PILOT)]
-    share = 1.3 * (kk + 1) / r_n + 4.0 * np.sqrt((kk + 1) / r_n / pilot.shape[1])
+    share = 1.1 * (kk + 1) / r_n + 3.0 * np.sqrt((kk + 1) / r_n / pilot.shape[1])
     at_pilot = int(pilot.shape[1] * (1.0 - share))
     tau = (
         np.partition(pilot, at_pilot, axis=1)[:, at_pilot]
