@@ -1,0 +1,137 @@
+"""What-if variants of next_runs in the study's simulation (not shipped; not run by ``make study``).
+
+Each variant swaps one piece of :func:`passhat.plan.next_runs` for the length of
+one call of the study's ``compare`` (the planner's module attributes are
+replaced and restored), so that its factor against the even spread is measured
+on the same simulated benchmarks (same seed) as the shipped planner:
+
+* ``unhedged``: the greedy batch (the posterior-averaged objective), no hedge;
+* ``mean-hedge``: the hedge's candidates, chosen by the posterior mean of their
+  ratio to the even spread instead of the worst one (a less conservative hedge);
+* ``model-prior``: the (μ, κ) grid weighted by the hierarchical model's default
+  prior (μ ~ Beta(1, 1), log κ ~ Normal(0, 2); :class:`passhat.model.Priors`)
+  instead of flat in (logit μ, log κ); hedged as shipped;
+* ``model-prior-unhedged``: both;
+* ``oracle``: the true Beta(a, b) stated as ``prior=``, unhedged (the best case).
+
+Run: ``.venv/bin/python studies/next_runs/variants.py VARIANT REGIME T REPS [SEED]``, e.g.
+``... variants.py mean-hedge "near all-pass" 100 150 0``. Results quoted in
+``reports/next_runs/README.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+import passhat as ph
+import passhat.planner.next_runs  # the module: passhat.plan.next_runs is the function
+from passhat.planner import allocate
+
+PLANNER = sys.modules["passhat.planner.next_runs"]
+VARIANTS = ("unhedged", "mean-hedge", "model-prior", "model-prior-unhedged", "oracle")
+
+
+def model_prior_points(n: np.ndarray, c: np.ndarray, system: str) -> Any:
+    """:func:`passhat.planner.allocate.hyper_points` with the model's prior on the grid."""
+    width = int(c.max()) + 1
+    keys, mult = np.unique(np.asarray(n) * width + c, return_counts=True)
+    nn, cc = (keys // width).astype(float), (keys % width).astype(float)
+    centre = float(special.logit((c.sum() + 0.5) / (n.sum() + 1.0)))
+    lm = centre + np.linspace(-3.0, 3.0, 61)
+    lk = np.linspace(-3.0, 9.0, 49)
+    mu = special.expit(lm)[:, None, None]
+    a, b = mu * np.exp(lk)[None, :, None], (1 - mu) * np.exp(lk)[None, :, None]
+    ll = (mult * (special.betaln(cc + a, nn - cc + b) - special.betaln(a, b))).sum(axis=-1)
+    # μ ~ Beta(1, 1) is μ(1 − μ) per unit of logit μ; log κ ~ Normal(0, 2)
+    ll = ll + np.log(mu[..., 0] * (1 - mu[..., 0])) - 0.5 * (lk[None, :] / 2.0) ** 2
+    w = np.exp(ll - ll.max()).ravel()
+    w /= w.sum()
+    order = np.argsort(-w, kind="stable")
+    points = allocate.HYPER_POINTS
+    at = np.searchsorted(np.cumsum(w[order]), (np.arange(points) + 0.5) / points)
+    pick = order[np.minimum(at, len(order) - 1)]
+    ga = np.broadcast_to(a[..., 0], (len(lm), len(lk))).ravel()[pick]
+    gb = np.broadcast_to(b[..., 0], (len(lm), len(lk))).ravel()[pick]
+    _, point = allocate.hyper_points(n, c, system)
+    return (ga, gb, np.full(points, 1.0 / points)), point
+
+
+def _unhedged(groups: Any, extra: Any, uni: Any, free: int, T: int) -> Any:
+    _, info = ORIGINAL_HEDGE(groups, extra, uni, free, T)
+    return extra, {**info, "choice": "greedy", "even_runs": 0}
+
+
+def _mean_hedge(groups: Any, greedy_extra: Any, uni: Any, free: int, T: int) -> Any:
+    q_max = free // T
+    evens = sorted({0, *(round(f * q_max) for f in (0.25, 0.5, 0.75)), q_max})
+    cands = [greedy_extra] + [groups.allocate(free, even=q) for q in evens[1:]] + [uni]
+    err = np.stack([groups.errors(x) for x in cands])
+    ratio = err / err[-1]
+    mean = ratio @ groups.weights
+    best = int(np.argmin(mean))
+    choice = "uniform" if np.array_equal(cands[best], uni) else "greedy" if best == 0 else "mixed"
+    return cands[best], {
+        "choice": choice,
+        "even_runs": evens[best] if best < len(evens) else None,
+        "worst_ratio_greedy": float(ratio[0].max()),
+        "mean_ratio_greedy": float(mean[0]),
+        "worst_ratio_chosen": float(ratio[best].max()),
+    }
+
+
+ORIGINAL_HEDGE = PLANNER.hedge
+
+
+@contextmanager
+def variant(name: str, regime: tuple[float, float]) -> Iterator[None]:
+    """Swap the planner's pieces for ``name`` and restore them afterwards."""
+    saved: dict[str, Any] = {
+        "hyper_points": PLANNER.hyper_points,
+        "hedge": PLANNER.hedge,
+        "next_runs": ph.plan.next_runs,
+    }
+    if name in ("unhedged", "model-prior-unhedged", "oracle"):
+        PLANNER.hedge = _unhedged
+    if name == "mean-hedge":
+        PLANNER.hedge = _mean_hedge
+    if name.startswith("model-prior"):
+        PLANNER.hyper_points = model_prior_points
+    if name == "oracle":
+        a, b = regime
+        prior = ph.plan.Assumptions(mean=a / (a + b), kappa=a + b)
+        plain: Callable[..., Any] = saved["next_runs"]
+        ph.plan.next_runs = lambda data, **kw: plain(data, prior=prior, **kw)
+    try:
+        yield
+    finally:
+        PLANNER.hyper_points = saved["hyper_points"]
+        PLANNER.hedge = saved["hedge"]
+        ph.plan.next_runs = saved["next_runs"]
+
+
+def main(argv: list[str]) -> int:
+    name, regime, tasks, reps = argv[0], argv[1], int(argv[2]), int(argv[3])
+    seed = int(argv[4]) if len(argv) > 4 else 0
+    if name not in VARIANTS:
+        print(f"unknown variant {name!r}; have {', '.join(VARIANTS)}", file=sys.stderr)
+        return 2
+    import next_runs as study  # beside this script, on sys.path when it is run
+
+    with variant(name, study.REGIMES[regime]):
+        r = study.compare(regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
+    print(
+        f"{name} | {regime} | T={tasks} | reps={reps} | seed={seed} | factor "
+        f"{r['factor']:.2f} ± {r['factor_se']:.2f} | greedy/mixed/even "
+        f"{r['choices']['greedy']}/{r['choices']['mixed']}/{r['choices']['uniform']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
