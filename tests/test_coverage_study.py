@@ -56,6 +56,24 @@ def test_coverage_fast_subset() -> None:
     assert (big["model_share"] == 0).all()
 
 
+def test_predictive_fast_subset_near_the_boundary() -> None:
+    """50 tasks × 5 runs near all-fail and near all-pass: the new benchmark's pass^5 / pass@5
+    interval covered 0.76 / 0.78 while its spread Var g(p) came from 0/1 per-task estimates
+    (~0); with the fitted Beta population's spread it must reach the band's floor (fixed seed;
+    200 replicates: MC s.e. ≤ 0.03)."""
+    cv = _study()
+    cells = [("Beta(0.2, 5) near 0", 50, "5"), ("Beta(5, 0.2) near 1", 50, "5")]
+    df = cv.run_grid(reps=200, n_boot=1000, seed=2026, grid=cells)
+    pred = df[(df["scope"] == "predictive") & (df["k"] == 5)]
+    pred = pred[
+        ((pred["truth"] == cells[0][0]) & (pred["metric"] == "pass_hat_k"))
+        | ((pred["truth"] == cells[1][0]) & (pred["metric"] == "pass_at_k"))
+    ]
+    assert len(pred) == 2
+    assert (pred["coverage"] >= cv.LOW).all(), pred[["truth", "metric", "coverage"]]
+    assert (df["zero_width_share"] == 0).all()
+
+
 def test_compare_h0_subset() -> None:
     cv = _study()
     # the two cells where the benchmark-scope test rejected most (0.16 and 0.185) before the

@@ -17,6 +17,7 @@ from passhat.betabinom import GridNodes
 from passhat.hierarchical import (
     expected_task_variance,
     latent_draws,
+    population_spread,
     population_values,
     predictive_draws,
     weighted_quantiles,
@@ -34,6 +35,26 @@ def test_population_values_are_beta_moments() -> None:
     dist = stats.beta(a, b)
     want = [dist.mean(), dist.moment(3), 1 - stats.beta(b, a).moment(4)]
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(("metric", "k"), [("mean", 1), ("pass_hat_k", 5), ("pass_at_k", 3)])
+def test_population_spread_by_quadrature(metric: str, k: int) -> None:
+    """Var g(p) under Beta(a, b) by numerical integration, averaged over two weighted nodes."""
+    a_s, b_s, w = np.array([0.3, 4.0]), np.array([2.0, 0.4]), np.array([0.25, 0.75])
+    nodes = GridNodes(a=a_s, b=b_s, mu=a_s / (a_s + b_s), kappa=a_s + b_s, weight=w)
+
+    def g(p: float) -> float:
+        if metric == "mean":
+            return p
+        return p**k if metric == "pass_hat_k" else 1 - (1 - p) ** k
+
+    want = 0.0
+    for a, b, wt in zip(a_s, b_s, w, strict=True):
+        pdf = stats.beta(a, b).pdf
+        m1 = integrate.quad(lambda p, f=pdf: g(p) * f(p), 0, 1)[0]
+        m2 = integrate.quad(lambda p, f=pdf: g(p) ** 2 * f(p), 0, 1)[0]
+        want += wt * (m2 - m1 * m1)
+    assert population_spread(nodes, [(metric, k)])[0] == pytest.approx(want, rel=1e-6)
 
 
 def test_weighted_quantiles() -> None:

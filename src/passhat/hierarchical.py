@@ -18,7 +18,8 @@ integrated exactly on a grid (:mod:`passhat.betabinom`). For a metric g
   Categories of more than 30 identical tasks are summed by a normal
   approximation (their sum of bounded, independent terms).
 * **a new benchmark of T′ tasks** — the mean of g over T′ new tasks drawn
-  from Beta(a, b): :func:`predictive_draws`.
+  from Beta(a, b): :func:`predictive_draws`; the posterior mean of the
+  task-to-task variance Var g(p) alone: :func:`population_spread`.
 
 :func:`expected_task_variance` gives, per (n, c), the posterior expectation
 of the exact variance of a task's unbiased estimator, Var(U | p): what the
@@ -62,6 +63,7 @@ __all__ = [
     "beta_moment_draws",
     "expected_task_variance",
     "latent_draws",
+    "population_spread",
     "population_values",
     "predictive_draws",
     "weighted_quantiles",
@@ -129,6 +131,37 @@ def population_values(nodes: GridNodes, cols: Sequence[Column]) -> NDArray[np.fl
             out[:, j] = ma[:, int(k) - 1]
         else:
             out[:, j] = 1.0 - mb[:, int(k) - 1]
+    return out
+
+
+def population_spread(nodes: GridNodes, cols: Sequence[Column]) -> NDArray[np.float64]:
+    """Posterior mean of the task-to-task variance Var g(p) under Beta(a, b), per column.
+
+    E_{a, b | y}[E g(p)² − (E g(p))²] with the moments of Beta(a, b) exact at
+    every grid node (for pass^k, E p^{2k} − (E p^k)²; for pass@k the same in
+    1 − p), averaged over the nodes with their posterior weights. It is the
+    spread a new benchmark's tasks will show: the model's answer where the
+    tasks' own estimates cannot give it (n < 2k: E p^{2k} has no unbiased
+    estimate).
+
+    Returns
+    -------
+    ndarray, shape (len(cols),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import GridNodes
+    >>> from passhat.hierarchical import population_spread
+    >>> one = np.ones(1)   # one node, a = b = 1: p uniform, Var p = 1/12, Var p² = 1/5 − 1/9
+    >>> population_spread(nodes=GridNodes(a=one, b=one, mu=one / 2, kappa=2 * one, weight=one),
+    ...                   cols=[("mean", 1), ("pass_hat_k", 2)]).round(4).tolist()
+    [0.0833, 0.0889]
+    """
+    out = np.empty(len(cols))
+    for j, col in enumerate(cols):
+        m1, m2 = _g_moments(nodes.a, nodes.b, nodes.kappa, col)
+        out[j] = float(nodes.weight @ np.maximum(m2 - m1 * m1, 0.0))
     return out
 
 

@@ -41,7 +41,10 @@ know which interval is valid where:
 **A new benchmark of T′ tasks** (optional): the predictive interval of the
 mean of g over T′ new tasks — the population interval widened by the
 task-to-task spread Var g(p) / T′ — from the same method as the population
-interval.
+interval. Var g(p) comes from the per-task estimates (their variance less
+the within-task part), except where every task's estimate is the same
+(typically all 0 or all 1): those say nothing about the spread, and the
+fitted hierarchical Beta population gives Var g(p).
 
 The model treats tasks as exchangeable: with unequal task weights its
 population value is E g(p) for tasks whose weights do not depend on their
@@ -87,6 +90,7 @@ from passhat.hierarchical import (
     beta_moment_draws,
     expected_task_variance,
     latent_draws,
+    population_spread,
     population_values,
     predictive_draws,
     weighted_quantiles,
@@ -467,9 +471,14 @@ def _predictive(
 
     Where the population interval came from the model: its posterior
     predictive. Where it came from resampling: each draw of the population
-    value plus the task-to-task spread, a Beta with variance Var g(p) / T′,
-    where Var g(p) is the variance of the per-task estimates less their mean
-    within-task variance (:func:`task_variances`).
+    value plus the task-to-task spread, a Beta with variance Var g(p) / T′.
+    Var g(p) is the variance of the per-task estimates less their mean
+    within-task variance (:func:`task_variances`), except where every task's
+    estimate is the same (typically all 0, as for pass^5 of 50 tasks × 5 runs
+    none of them all-pass): those estimates say nothing about the spread (the
+    difference is ≤ 0, and the predictive interval would be as narrow as the
+    population's), so Var g(p) is the fitted Beta population's
+    (:func:`passhat.hierarchical.population_spread`).
     """
     alpha = 1.0 - level
     label = f"new benchmark of {predictive} tasks"
@@ -490,15 +499,39 @@ def _predictive(
     fw = cats.freq * w_norm
     bidx = sorted(resampled)
     v_all = model.variances(n_j, c_j, [cols[j] for j in bidx])
+    spread: dict[int, float] = {}
+    how = dict.fromkeys(bidx, "")
+    short: list[int] = []
     for i, j in enumerate(bidx):
         mean = float(fw @ vals[:, j])
         # Var g(p) across tasks = Var of the per-task estimates − their mean within-task variance
-        spread = max(0.0, float(fw @ (vals[:, j] - mean) ** 2) - float(fw @ v_all[:, i]))
+        spread[j] = float(fw @ (vals[:, j] - mean) ** 2) - float(fw @ v_all[:, i])
+        if np.ptp(vals[:, j]) == 0.0:
+            short.append(j)
+    if short:
+        # every task's estimate the same (typically all 0, as for pass^5 of 50 tasks × 5 runs
+        # none of them all-pass): they say nothing about the spread, and the estimate above is
+        # ≤ 0, which would make the predictive interval as narrow as the population's; the
+        # fitted Beta population gives Var g(p) instead
+        model_spread = population_spread(model.coarse, [cols[j] for j in short])
+        for i, j in enumerate(short):
+            spread[j] = float(model_spread[i])
+            how[j] = (
+                ", Var g(p) from the hierarchical Beta population (rule: every task's estimate "
+                f"{vals[0, j]:g})"
+            )
+    for j in bidx:
         theta = np.clip(resampled[j], 0.0, 1.0)
-        draws = beta_moment_draws(theta, np.full(theta.shape, spread / predictive), rng)
+        var = max(spread[j], 0.0) / predictive
+        draws = beta_moment_draws(theta, np.full(theta.shape, var), rng)
         lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
         out[(cols[j], "predictive")] = (
             float(lo),
             float(hi),
-            f"{label}: population draws + task spread Var g(p) / {predictive}",
+            f"{label}: population draws + task spread Var g(p) / {predictive}{how[j]}",
         )
+
+
+def _order(col: Column) -> int:
+    """The k of a column's g (1 for the mean)."""
+    return 1 if col[0] == "mean" else int(col[1])
