@@ -25,7 +25,8 @@ Run::
     .venv/bin/python benchmarks/bench_scale.py [--small] [--duckdb]
 
 ``--small`` divides every size by 10 (a quick check); ``--cases csv,model,parquet,scaling,report``
-runs some of the cases (default: all).
+runs some of the cases (default: all); ``--out FILE`` also writes the printed lines to FILE
+(``benchmarks/bench_scale_report.txt`` holds the last ``--cases report`` run).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -77,6 +79,22 @@ def measure(label: str, body: str, target: str = "") -> None:
         f"{float(peak):5.0f} MiB  {' '.join(rest)}  (load {load:.1f}){goal}",
         flush=True,
     )
+
+
+class _Tee:
+    """Print to the terminal and to a file."""
+
+    def __init__(self, *streams: Any) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for st in self.streams:
+            st.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for st in self.streams:
+            st.flush()
 
 
 def write_trials(out: Path, *, systems: int, tasks: int, runs: int, parts: int, fmt: str) -> int:
@@ -129,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small", action="store_true", help="every size / 10")
     ap.add_argument("--duckdb", action="store_true", help="also time DuckDB (if installed)")
     ap.add_argument("--cases", default="csv,model,parquet,scaling,report", help="cases to run")
+    ap.add_argument("--out", type=Path, help="also write the printed lines to this file")
     args = ap.parse_args(argv)
+    if args.out is not None:
+        sys.stdout = _Tee(sys.stdout, args.out.open("w", encoding="utf-8"))
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     cases = set(args.cases.split(","))
     div = 10 if args.small else 1
     tmp = Path(tempfile.mkdtemp(prefix="bench_scale_"))
@@ -255,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         measure("report", body, "< 60 s, < 1.5 GB")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if args.out is not None:
+            print(f"load average after: {os.getloadavg()[0]:.1f}")
+            sys.stdout.flush()
     return 0
 
 

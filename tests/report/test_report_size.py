@@ -67,3 +67,57 @@ def test_json_rates_count_every_task_by_pair(reports: dict[int, Path]) -> None:
     assert len(doc["figure_data"]["concentration"]) <= 1000
     flaky = next(s for s in doc["sections"] if s["id"] == "flaky")["tables"][0]
     assert len(flaky["rows"]) == 60 and "more flaky tasks are in tasks.parquet" in flaky["note"]
+
+
+# ------------------------------------------------------------------ peak memory
+# The report's peak resident memory, measured in a fresh interpreter (VmHWM: that process's own
+# peak) on two count tables of the benchmark's shape (10 runs per task, rates ~ Beta(0.5, 0.3)):
+# the growth from 2,000 to 200,000 tasks is what the per-task work costs, without the imports.
+# Measured 179 MiB (2,000 → 200,000 tasks; at 10^6 tasks the whole report peaks ~1,140 MiB);
+# the code before it was bounded by tasks peaked 242 MiB here (1,529 MiB at 10^6) and fails.
+_REPORT_GROWTH_BUDGET_MIB = 210
+
+_PEAK = """
+import sys
+from passhat.cli import main
+rc = main(["report", sys.argv[1], "-o", sys.argv[2], "--no-model", "-q"])
+hwm = [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM")][0]
+print(rc, hwm / 1024)
+"""
+
+
+def _bench_counts(path: Path, tasks: int) -> Path:
+    rng = np.random.default_rng(1)
+    c = rng.binomial(10, rng.beta(0.5, 0.3, size=tasks))
+    pd.DataFrame({"task_id": [f"task-{i:07d}" for i in range(tasks)], "n": 10, "c": c}).to_parquet(
+        path, index=False
+    )
+    return path
+
+
+def _report_peak_mib(counts: Path, out: Path) -> float:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(counts), str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rc, peak = proc.stdout.split()[-2:]
+    assert rc == "0", proc.stdout
+    return float(peak)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc (VmHWM)")
+def test_report_peak_memory_grows_within_budget(tmp_path: Path) -> None:
+    small = _report_peak_mib(_bench_counts(tmp_path / "small.parquet", 2_000), tmp_path / "rs")
+    big = _report_peak_mib(_bench_counts(tmp_path / "big.parquet", 200_000), tmp_path / "rb")
+    growth = big - small
+    assert growth < _REPORT_GROWTH_BUDGET_MIB, (
+        f"report at 200,000 tasks peaks {big:.0f} MiB, {growth:.0f} MiB above 2,000 tasks "
+        f"({small:.0f} MiB); budget {_REPORT_GROWTH_BUDGET_MIB} MiB"
+    )

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from passhat._validate import make_rng
 from passhat.errors import OptionError
@@ -43,6 +44,9 @@ __all__ = ["design", "design_check", "design_selection", "simulate_design"]
 
 #: Most run counts per task a design enumerates (each is one row of several int64 arrays).
 _MAX_DESIGN_N = 10_000_000
+
+#: Run counts per task enumerated at once (bounds the grid's transient memory).
+_DESIGN_CHUNK = 1 << 20
 
 
 def _design_grid(
@@ -90,21 +94,21 @@ def _design_grid(
             f"{what} allows up to {int(n_hi):,} runs per task: too many designs to enumerate "
             f"(at most {_MAX_DESIGN_N:,} run counts); give max_runs_per_task= or a smaller budget"
         )
-    n = np.arange(k, int(n_hi) + 1, dtype=np.int64)
-    t_max = np.full(n.shape, np.inf)
-    if budget_runs is not None:
-        t_max = np.minimum(t_max, np.floor(budget_runs / n + 1e-9))
-    if budget_cost is not None:
-        t_max = np.minimum(t_max, np.floor(budget_cost / (cost_per_task + n * cost_per_run) + 1e-9))
-    if tasks is not None:
-        t_fixed = _whole("tasks", tasks, minimum=1)
-        ok = t_max >= t_fixed
-        if not ok.any():
-            raise OptionError(f"the budget does not afford {t_fixed} tasks × k = {k} runs")
-        n = n[ok]
-        t = np.full(n.shape, t_fixed, dtype=np.int64)
-    elif all_pairs:
-        t_hi = t_max.astype(np.int64)
+
+    def most_tasks(n: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The most tasks the budget affords at each n (elementwise, non-increasing in n)."""
+        t_max = np.full(n.shape, np.inf)
+        if budget_runs is not None:
+            t_max = np.minimum(t_max, np.floor(budget_runs / n + 1e-9))
+        if budget_cost is not None:
+            t_max = np.minimum(
+                t_max, np.floor(budget_cost / (cost_per_task + n * cost_per_run) + 1e-9)
+            )
+        return t_max
+
+    if all_pairs and tasks is None:
+        n = np.arange(k, int(n_hi) + 1, dtype=np.int64)
+        t_hi = most_tasks(n).astype(np.int64)
         keep = t_hi >= 1
         n, t_hi = n[keep], t_hi[keep]
         # every T = 1..t_hi(n) for each n, built without a Python loop
@@ -112,14 +116,34 @@ def _design_grid(
         t = np.arange(int(t_hi.sum()), dtype=np.int64) - np.repeat(starts, t_hi) + 1
         n = np.repeat(n, t_hi)
     else:
-        t = t_max.astype(np.int64)
-        keep = t >= 1
-        n, t = n[keep], t[keep]
-        # t is non-increasing in n: for a given number of tasks keep the most runs per task
-        # (the others leave budget unused and have a larger SE)
-        last = np.ones(t.shape, dtype=bool)
-        last[:-1] = t[:-1] != t[1:]
-        n, t = n[last], t[last]
+        # in chunks of run counts: a budget of 10^7 runs allows 10^7 of them, while the
+        # efficient designs are a few thousand (~2√budget)
+        t_fixed = _whole("tasks", tasks, minimum=1) if tasks is not None else 0
+        parts_n, parts_t = [], []
+        for lo in range(k, int(n_hi) + 1, _DESIGN_CHUNK):
+            hi = min(lo + _DESIGN_CHUNK, int(n_hi) + 1)
+            # one run count past the chunk: "the last n of its T" looks at the next n's T
+            n = np.arange(lo, min(hi + 1, int(n_hi) + 1), dtype=np.int64)
+            t_max = most_tasks(n)
+            if tasks is not None:
+                ok = (t_max >= t_fixed)[: hi - lo]
+                parts_n.append(n[: hi - lo][ok])
+                parts_t.append(np.full(int(ok.sum()), t_fixed, dtype=np.int64))
+                continue
+            t = t_max.astype(np.int64)
+            # t is non-increasing in n: for a given number of tasks keep the most runs per task
+            # (the others leave budget unused and have a larger SE)
+            last = np.ones(t.shape, dtype=bool)
+            last[:-1] = t[:-1] != t[1:]
+            sel = (last & (t >= 1))[: hi - lo]
+            parts_n.append(n[: hi - lo][sel])
+            parts_t.append(t[: hi - lo][sel])
+            if t[-1] < 1:  # no more tasks affordable beyond
+                break
+        n = np.concatenate(parts_n) if parts_n else np.zeros(0, dtype=np.int64)
+        t = np.concatenate(parts_t) if parts_t else np.zeros(0, dtype=np.int64)
+        if tasks is not None and not n.size:
+            raise OptionError(f"the budget does not afford {t_fixed} tasks × k = {k} runs")
     return pd.DataFrame(
         {
             "tasks": t,

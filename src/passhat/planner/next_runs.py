@@ -356,6 +356,30 @@ def _reasons(
     kk: int,
     label: str,
 ) -> np.ndarray:
+    """Each task's reason, written once per distinct (n, c, extra runs, share %, short)."""
+    s100 = np.round(100 * share).astype(np.int64)
+    key = np.stack([n, c, extra, s100, mandatory > 0], axis=1).astype(np.int64)
+    if len(key) == 0:
+        return _reason_texts(status, n, c, extra, s100, mandatory, kk, label)
+    uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    del uniq
+    texts = _reason_texts(
+        status[first], n[first], c[first], extra[first], s100[first], mandatory[first], kk, label
+    )
+    # the status is a function of (n, c) (see _status), so the distinct rows give every text
+    return texts[inverse.reshape(-1)]
+
+
+def _reason_texts(
+    status: np.ndarray,
+    n: np.ndarray,
+    c: np.ndarray,
+    extra: np.ndarray,
+    s100: np.ndarray,
+    mandatory: np.ndarray,
+    kk: int,
+    label: str,
+) -> np.ndarray:
     counts = (
         pd.Series(c).astype(str).to_numpy(dtype=object)
         + "/"
@@ -364,7 +388,7 @@ def _reasons(
     runs = pd.Series(extra).astype(str).to_numpy(dtype=object) + np.where(
         extra == 1, " run", " runs"
     ).astype(object)
-    shares = pd.Series(np.round(100 * share).astype(np.int64)).astype(str).to_numpy(dtype=object)
+    shares = pd.Series(s100).astype(str).to_numpy(dtype=object)
     ordinary = (
         status.astype(object)
         + " ("

@@ -234,6 +234,9 @@ def build_report_data(
     if len(systems) >= MIN_SYSTEMS and ci is not None:  # two systems: the paired comparison
         lb_sec, ranking = leaderboard_section(ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot)
         leaderboard.append(lb_sec)
+    # the planner's section before the flaky one: the per-task table (est.tasks, ~250 MB at a
+    # million tasks) is built only after the planner's transients are gone
+    plan_sec = plan_section(ds, fit=fit, ks=ks, plan=plan)
     sections = [
         data_section(data, ds_all, est),
         headline,
@@ -241,7 +244,7 @@ def build_report_data(
         spread_section(sp, ks=ks, ci=ci),
         model_sec,
         flaky_section(est, ci=ci),
-        plan_section(ds, fit=fit, ks=ks, plan=plan),
+        plan_sec,
     ]
     if divergence is not None:
         sections.append(divergence_section(divergence))
@@ -257,6 +260,10 @@ def build_report_data(
         )
     )
     figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
+    # the spread's contributions at every k (~130 MB at a million tasks) go before the task
+    # table is joined with those at kmax
+    del sp
+    tasks = task_table(est.tasks, contrib, kmax=kmax)
     if ranking is not None:
         figures.update(leaderboard_figure_texts(ranking))
     if model_sec.status == "ok" and fit is not None:
@@ -302,7 +309,7 @@ def build_report_data(
         figures=figures,
         stamp=stamp,
         divergence=divergence,
-        tasks=task_table(est.tasks, contrib, kmax=kmax),
+        tasks=tasks,
     )
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from passhat.report.document import Column, Section, Table
 
 __all__ = ["MAX_FLAKY_ROWS", "flaky_section", "flaky_sentences"]
@@ -39,8 +42,13 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
     ('flaky', True)
     """
     tasks = est.tasks
-    flaky = tasks[tasks["flaky"] & tasks["included"]].copy()
-    method = str(flaky["method"].iloc[0]) if len(flaky) else ""
+    # only the two sort keys of the flaky tasks are copied (a million-task table is ~250 MB)
+    keep = np.flatnonzero(
+        tasks["flaky"].to_numpy(dtype=bool) & tasks["included"].to_numpy(dtype=bool)
+    )
+    method = str(tasks["method"].iloc[keep[0]]) if len(keep) else ""
+    flaky = tasks[["system", "rate"]].iloc[keep]
+    flaky["_row"] = keep
     order = {str(sys_): i for i, sys_ in enumerate(est.summary["system"])}
     flaky = flaky.sort_values("rate", kind="stable")  # ties keep the tasks' order
     flaky = flaky.sort_values("system", key=lambda c: c.map(order), kind="stable")
@@ -48,7 +56,8 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
     hidden = 0
     for system, part in flaky.groupby("system", sort=False):
         hidden += max(len(part) - MAX_FLAKY_ROWS, 0)
-        for i, r in enumerate(part.head(MAX_FLAKY_ROWS).to_dict(orient="records")):
+        shown = tasks.iloc[part["_row"].to_numpy()[:MAX_FLAKY_ROWS]]
+        for i, r in enumerate(shown.to_dict(orient="records")):
             rows.append(
                 {
                     "system": system,
@@ -107,31 +116,38 @@ median interval width of 70%; more runs on these tasks narrow it (see What to ru
 hold 2 of the system's 6 failing runs (33%); the other 4 are in tasks that always fail.
     """
     tasks = est.tasks
-    inc = tasks[tasks["included"]]
-    flaky = inc[inc["flaky"]]
-    if len(flaky) == 0:
+    # per-column arrays, not row subsets of the whole table (a million tasks: ~250 MB a copy)
+    inc = tasks["included"].to_numpy(dtype=bool)
+    flaky = inc & tasks["flaky"].to_numpy(dtype=bool)
+    if not flaky.any():
         return ["No task had both outcomes: every task's decided runs agree."]
+    n = tasks["n"].to_numpy()
+    fails_all = n - tasks["c"].to_numpy()
+    width_all = tasks["rate_upper"].to_numpy() - tasks["rate_lower"].to_numpy()
+    names = tasks["system"].astype(str)
     sent = []
     order = [str(s) for s in est.summary["system"]]
     for system in order:
-        part = flaky[flaky["system"].astype(str) == system]
-        mine = inc[inc["system"].astype(str) == system]
-        if len(part) == 0:
+        mine = inc & (names == system).to_numpy(dtype=bool)
+        part = mine & flaky
+        count = int(part.sum())
+        if count == 0:
             sent.append(f"{system}: no flaky task; every task's decided runs agree.")
             continue
-        width = (part["rate_upper"] - part["rate_lower"]).median()
+        width = pd.Series(width_all[part]).median()
+        n_part = pd.Series(n[part])
         runs = (
-            f"{int(part['n'].iloc[0])} runs each"
-            if part["n"].nunique() == 1
-            else f"a median of {part['n'].median():g} runs"
+            f"{int(n_part.iloc[0])} runs each"
+            if n_part.nunique() == 1
+            else f"a median of {n_part.median():g} runs"
         )
         text = (
-            f"{system}: {len(part)} flaky task(s). With {runs}, a task's success rate is known "
+            f"{system}: {count} flaky task(s). With {runs}, a task's success rate is known "
             f"only to within a median interval width of {width:.0%}; more runs on these "
             "tasks narrow it (see What to run next)."
         )
-        fails = int((mine["n"] - mine["c"]).sum())
-        in_flaky = int((part["n"] - part["c"]).sum())
+        fails = int(fails_all[mine].sum())
+        in_flaky = int(fails_all[part].sum())
         if fails:
             text += (
                 f" They hold {in_flaky} of the system's {fails} failing runs "
