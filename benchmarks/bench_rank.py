@@ -8,14 +8,20 @@ k) plus :func:`passhat.rank.rank_from_draws` for all 21 columns (rank, pairwise
 rank interval, P(rank = 1)). The ratio is against :func:`passhat.compare` of
 *one* pair on the same tasks, k = 1..10, 10,000 resamples, in the same process
 (so machine load cancels out). The full :func:`passhat.rank` adds the pairwise
-matrix (the compare rule for every pair, S(S − 1)/2 = 1225 pairs here); it is
-timed on 10 systems (45 pairs) and reported per pair.
+matrix (the compare rule for every pair, S(S − 1)/2 = 1225 pairs here, with at
+least 2 · pairs / α = 49,000 random sign flips so that a p-value can pass Holm's
+first step). Its random flips are shared by every pair
+(:mod:`passhat.signflip_shared`); the per-pair path (each pair its own flips,
+what :func:`passhat.compare` does for one pair) is timed on a few pairs with the
+same 49,000 flips and extrapolated to all pairs, for comparison. The full
+:func:`passhat.rank` is timed on 10 systems (45 pairs) and on all 50.
 
 The machine is shared: the load average is printed with the times.
 
 Run::
 
-    .venv/bin/python benchmarks/bench_rank.py [--systems 50] [--tasks 10000] [--boot 10000]
+    .venv/bin/python benchmarks/bench_rank.py [--systems 50] [--tasks 10000] [--boot 10000] \
+        [--few-pairs 4]
 
 The printed lines are also written to ``benchmarks/bench_rank.txt`` (the figures of the
 last run on the default sizes).
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import math
 import os
 import time
 from pathlib import Path
@@ -32,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import passhat as ph
+from passhat.compare import paired_table
 from passhat.rank import paired_draws, rank_from_draws
 from passhat.scopes import columns
 from passhat.trials import counts_from_arrays
@@ -62,6 +70,7 @@ def main() -> int:
     ap.add_argument("--tasks", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--boot", type=int, default=10_000)
+    ap.add_argument("--few-pairs", type=int, default=4)
     args = ap.parse_args()
     n, c = data(args.systems, args.tasks, args.runs)
     cols = columns(KS)
@@ -98,16 +107,36 @@ def main() -> int:
         f"(for {args.systems} systems, {args.systems * (args.systems - 1) // 2} pairs)"
     )
 
-    small = min(10, args.systems)
-    tables = [counts_from_arrays(n[i], c[i], system=names[i]) for i in range(small)]
-    t3 = time.perf_counter()
-    ph.rank(tables, k=KS, n_boot=args.boot, seed=1)
-    t_full = time.perf_counter() - t3
-    pairs = small * (small - 1) // 2
-    print(
-        f"full ph.rank (ranks, bands, pairwise matrix with the compare rule) on {small} "
-        f"systems ({pairs} pairs): {t_full:.2f} s, {t_full / pairs:.2f} s per pair"
+    all_pairs = [(a, b) for a in range(args.systems) for b in range(a + 1, args.systems)]
+    flips = max(args.boot, math.ceil(2 * len(all_pairs) / 0.05))
+    few = all_pairs[: args.few_pairs]
+    c4 = time.process_time()
+    t4 = time.perf_counter()
+    paired_table(
+        n, c, np.ones(args.tasks), few, KS, ci=0.95, n_boot=flips, rng=np.random.default_rng(2)
     )
+    t_few = (time.perf_counter() - t4) / len(few)
+    cpu_few = (time.process_time() - c4) / len(few)
+    print(
+        f"pairwise matrix, per-pair path (each pair its own {flips} random sign flips, as "
+        f"compare): {t_few:.2f} s per pair (CPU time {cpu_few:.2f} s; timed on {len(few)} "
+        f"pairs), so {t_few * len(all_pairs):.0f} s (CPU time {cpu_few * len(all_pairs):.0f} s) "
+        f"for the {len(all_pairs)} pairs of {args.systems} systems"
+    )
+    for small in sorted({min(10, args.systems), args.systems}):
+        tables = [counts_from_arrays(n[i], c[i], system=names[i]) for i in range(small)]
+        c3 = time.process_time()
+        t3 = time.perf_counter()
+        r = ph.rank(tables, k=KS, n_boot=args.boot, seed=1)
+        t_full = time.perf_counter() - t3
+        cpu3 = time.process_time() - c3
+        pairs = small * (small - 1) // 2
+        print(
+            f"full ph.rank (ranks, bands, pairwise matrix with the compare rule on "
+            f"{r.settings['pair_flips']} shared random sign flips) on {small} systems "
+            f"({pairs} pairs): {t_full:.2f} s (CPU time {cpu3:.2f} s), "
+            f"{t_full / pairs:.3f} s per pair; load average now {os.getloadavg()[0]:.1f}"
+        )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if (args.systems, args.tasks, args.runs, args.boot) == (50, 10_000, 10, 10_000):
         OUT.write_text("\n".join(_LINES) + "\n", encoding="utf-8")

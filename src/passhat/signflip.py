@@ -53,7 +53,13 @@ from math import comb
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["EXACT_MAX", "FlipSums", "flip_sums", "invert_flips"]
+__all__ = [
+    "EXACT_MAX",
+    "FlipSums",
+    "enumerable",
+    "flip_sums",
+    "invert_flips",
+]
 
 #: Enumerate the sign sums exactly when there are at most this many combinations.
 EXACT_MAX = 20_000
@@ -107,12 +113,7 @@ def flip_sums(
 [0.125, 0.125, 0.25, 0.25, 0.125, 0.125])
     """
     f = np.asarray(freq, dtype=np.int64).ravel()
-    combos = 1.0
-    for fj in f:
-        combos *= float(fj + 1)
-        if combos > exact_max:
-            break
-    if combos <= exact_max:
+    if enumerable(f, exact_max=exact_max):
         grids = [np.arange(-fj, fj + 1, 2, dtype=float) for fj in f]
         # exact binomial probabilities C(f, j) / 2^f (Python integers, correctly rounded)
         probs = [np.array([comb(int(fj), j) / 2 ** int(fj) for j in range(fj + 1)]) for fj in f]
@@ -125,6 +126,23 @@ def flip_sums(
     rows = 2.0 * rng.binomial(f, 0.5, size=(n_flips, f.size)) - f
     sums = np.vstack([f[None, :].astype(float), rows])  # the observed signs (all +) first
     return FlipSums(sums=sums, prob=np.full(n_flips + 1, 1.0 / (n_flips + 1)), exact=False)
+
+
+def enumerable(freq: ArrayLike, *, exact_max: int = EXACT_MAX) -> bool:
+    """Whether :func:`flip_sums` enumerates these categories: Π (f_j + 1) ≤ ``exact_max``.
+
+    Examples
+    --------
+    >>> from passhat.signflip import enumerable
+    >>> enumerable([3, 4]), enumerable([1] * 40)
+    (True, False)
+    """
+    combos = 1.0
+    for fj in np.asarray(freq, dtype=np.int64).ravel():
+        combos *= float(fj + 1)
+        if combos > exact_max:
+            return False
+    return True
 
 
 def invert_flips(

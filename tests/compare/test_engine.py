@@ -205,3 +205,78 @@ def test_benchmark_posterior_does_not_reject_what_the_exact_conditional_test_acc
     assert exact_p == 2 / 2**failures
     assert (bench["p_value"] > 0.1).all(), bench[["metric", "k", "p_value"]]
     assert ((bench["lower"] <= 0) & (bench["upper"] >= 0)).all()
+
+
+def test_shared_flips_agree_with_per_pair_flips_within_monte_carlo_error() -> None:
+    # oracle: today's per-pair engine (its own random flips per pair); shared flips change
+    # the random stream only, so p-values agree within Monte-Carlo error of both, interval
+    # ends within a few Monte-Carlo standard errors, and everything else exactly
+    rng = np.random.default_rng(21)
+    s_n, t = 4, 60
+    n = np.full((s_n, t), 5)
+    p = rng.beta(1, 1, size=t)
+    lift = np.array([0.0, 0.03, 0.08, 0.15])
+    c = rng.binomial(n, np.clip(p[None, :] + lift[:, None], 0, 1))
+    w = np.ones(t)
+    pairs = [(a, b) for a in range(s_n) for b in range(a + 1, s_n)]
+    b = 6000
+    old = paired_table(n, c, w, pairs, [1, 3], ci=0.9, n_boot=b, rng=np.random.default_rng(1))
+    new = paired_table(
+        n, c, w, pairs, [1, 3], ci=0.9, n_boot=b, rng=np.random.default_rng(1), shared_flips=True
+    )
+    for col in ("a", "b", "k", "metric", "scope", "difference", "method", "tasks"):
+        assert new[col].tolist() == old[col].tolist()
+    flip = old["p_method"].str.contains("random sign flips")
+    assert flip.sum() >= 10  # the comparison covers the shared path
+    assert new.loc[flip, "p_method"].str.contains(f"shared by {len(pairs)} pairs").all()
+    po, pn = old.loc[flip, "p_value"].to_numpy(), new.loc[flip, "p_value"].to_numpy()
+    pm = np.clip((po + pn) / 2, 1 / b, 1)
+    assert (np.abs(pn - po) <= 4.5 * np.sqrt(2 * pm * (1 - pm) / b) + 2 / b).all()
+    for end in ("lower", "upper"):
+        assert np.abs(new.loc[flip, end] - old.loc[flip, end]).max() < 0.02
+    normal = old["method"].str.startswith("normal")
+    np.testing.assert_allclose(new.loc[normal, "lower"], old.loc[normal, "lower"])
+    # the interval excludes 0 exactly when the test rejects, on the shared path too
+    rows = new.loc[flip]
+    assert ((rows["lower"] > 0) | (rows["upper"] < 0)).tolist() == (rows["p_value"] <= 0.1).tolist()
+
+
+def test_shared_flips_keep_enumerated_pairs_and_a_single_pair_unchanged() -> None:
+    rng = np.random.default_rng(4)
+    n = np.full((3, 12), 3)
+    c = rng.integers(0, 4, size=(3, 12))
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    for prs in (pairs, pairs[:1]):
+        old = paired_table(
+            n, c, np.ones(12), prs, [1, 2], ci=0.9, n_boot=300, rng=np.random.default_rng(0)
+        )
+        new = paired_table(
+            n,
+            c,
+            np.ones(12),
+            prs,
+            [1, 2],
+            ci=0.9,
+            n_boot=300,
+            rng=np.random.default_rng(0),
+            shared_flips=True,
+        )
+        pd.testing.assert_frame_equal(new, old)
+    big = np.full((2, 80), 4)
+    cb = rng.integers(0, 5, size=(2, 80))
+    one = [(0, 1)]
+    old = paired_table(
+        big, cb, np.ones(80), one, [1], ci=0.9, n_boot=300, rng=np.random.default_rng(0)
+    )
+    new = paired_table(
+        big,
+        cb,
+        np.ones(80),
+        one,
+        [1],
+        ci=0.9,
+        n_boot=300,
+        rng=np.random.default_rng(0),
+        shared_flips=True,
+    )
+    pd.testing.assert_frame_equal(new, old)

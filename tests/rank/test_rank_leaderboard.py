@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
+from passhat.compare import paired_table
 from passhat.errors import ModelError, ShortTaskError, ValidationError
 from passhat.estimators import pass_hat_k
 from passhat.rank.engine import paired_draws
@@ -76,6 +77,39 @@ def test_two_systems_agree_with_compare(agents_trials: ph.Trials) -> None:
         split = t["tier"].nunique() == 2
         assert split == bool(row["p_value"] <= 0.05)
         assert (row["lower"] > 0 or row["upper"] < 0) == split
+
+
+def test_pairwise_matrix_on_shared_flips_matches_per_pair_compare_rule() -> None:
+    # oracle: the per-pair engine (each pair its own random flips, what compare does) with
+    # the same number of flips; the shared flips change the random stream only, so the
+    # p-values agree within Monte-Carlo error, the ends within a few MC errors, the rest exactly
+    rng = np.random.default_rng(3)
+    s_n, t_n = 5, 80
+    n = np.full((s_n, t_n), 4)
+    p = rng.beta(1, 1, size=t_n)
+    lift = np.array([0.0, 0.02, 0.05, 0.1, 0.2])
+    c = rng.binomial(n, np.clip(p[None, :] + lift[:, None], 0, 1))
+    names = [f"m{i}" for i in range(s_n)]
+    tables = [counts_from_arrays(n[i], c[i], system=names[i]) for i in range(s_n)]
+    r = ph.rank(tables, k=[1, 2], n_boot=3000, seed=0)
+    flips = r.settings["pair_flips"]
+    pairs = [(a, b) for a in range(s_n) for b in range(a + 1, s_n)]
+    ref = paired_table(
+        n, c, np.ones(t_n), pairs, [1, 2], ci=0.95, n_boot=flips, rng=np.random.default_rng(9)
+    )
+    ref = ref[(ref["metric"] != "mean") | (ref["k"] == 1)].reset_index(drop=True)
+    got = r.pairs
+    assert got["system_a"].tolist() == [names[i] for i in ref["a"]]
+    for col in ("metric", "k", "scope", "difference", "method"):
+        assert got[col].tolist() == ref[col].tolist()
+    flip = ref["p_method"].str.contains("random sign flips").to_numpy()
+    assert flip.sum() >= 20
+    assert got.loc[flip, "p_method"].str.contains(f"shared by {len(pairs)} pairs").all()
+    po, pn = ref.loc[flip, "p_value"].to_numpy(), got.loc[flip, "p_value"].to_numpy()
+    pm = np.clip((po + pn) / 2, 1 / flips, 1)
+    assert (np.abs(pn - po) <= 4.5 * np.sqrt(2 * pm * (1 - pm) / flips) + 2 / flips).all()
+    for end in ("lower", "upper"):
+        assert np.abs(got.loc[flip, end].to_numpy() - ref.loc[flip, end].to_numpy()).max() < 0.03
 
 
 def test_tau_airline_against_itself() -> None:

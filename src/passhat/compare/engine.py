@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special, stats
 
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
 from passhat.hierarchical import Column, latent_draws, population_values
@@ -81,7 +81,8 @@ from passhat.scopes import (
     columns,
     task_variances,
 )
-from passhat.signflip import flip_sums, invert_flips
+from passhat.signflip import enumerable, flip_sums, invert_flips
+from passhat.signflip_shared import invert_shared_flips
 
 __all__ = ["MIN_DISCORDANT", "draw_interval", "paired_table"]
 
@@ -131,6 +132,7 @@ class _System:
         self._nodes: GridNodes | None = None
         self._coarse: GridNodes | None = None
         self._pop: dict[Column, NDArray[np.float64]] = {}
+        self._var: dict[tuple[Column, ...], NDArray[np.float64]] = {}
 
     def nodes(self, coarse: bool = False) -> GridNodes:
         if coarse:
@@ -146,10 +148,13 @@ class _System:
         return self._nodes
 
     def variances(self, cols: Sequence[Column]) -> NDArray[np.float64]:
-        """Per-task variances of the unbiased estimators (tasks × columns)."""
-        short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
-        v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
-        return np.asarray(v[self.inverse], dtype=float)
+        """Per-task variances of the unbiased estimators (tasks × columns), kept per column set."""
+        key = tuple(cols)
+        if key not in self._var:
+            short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
+            v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
+            self._var[key] = np.asarray(v[self.inverse], dtype=float)
+        return self._var[key]
 
     def population_draws(
         self, col: Column, n_draws: int, rng: np.random.Generator
@@ -214,6 +219,7 @@ def paired_table(
     n_boot: int,
     rng: np.random.Generator,
     prior: HyperPrior = DEFAULT_PRIOR,
+    shared_flips: bool = False,
 ) -> pd.DataFrame:
     """Paired differences B − A for every pair, both scopes, every metric and k.
 
@@ -230,6 +236,13 @@ def paired_table(
     ci, n_boot, rng
         Level; random flips / posterior draws; generator.
     prior : HyperPrior
+    shared_flips : bool
+        Draw the random sign flips once for every pair that needs them
+        (:func:`passhat.signflip_shared.invert_shared_flips`: one sign per task and
+        flip, the same for every pair) instead of once per pair; each pair's
+        test is the same random-flip test, at a cost nearly flat in the number
+        of pairs. Pairs whose flips are enumerated exactly are unchanged; a
+        single such pair keeps its own flips.
 
     Returns
     -------
@@ -255,6 +268,11 @@ def paired_table(
             systems[s] = _System(n_a[s], c_a[s], prior)
         return systems[s]
 
+    shared = (
+        _shared_population(n_a, c_a, w, values, pairs, ci=level, n_flips=n_boot, rng=rng)
+        if shared_flips
+        else {}
+    )
     rows: list[dict[str, Any]] = []
     for ia, ib in pairs:
         va, vb = values[ia], values[ib]
@@ -266,34 +284,39 @@ def paired_table(
         use_flip = discordant >= MIN_DISCORDANT
         diff_n = int(np.sum(n_a[ia] != n_a[ib]))
         pop: dict[int, tuple[float, float, float, str, str]] = {}
-        if use_flip.any():
+        note = (
+            f"; approximate: n differs between the systems on {diff_n} of {t_n} tasks"
+            if diff_n
+            else "; exact level when the systems are exchangeable within each task"
+        )
+        jdx = np.flatnonzero(use_flip).tolist()
+        found: list[tuple[float, float, float]] = []
+        if (ia, ib) in shared:
+            lo, hi, p, how = shared[(ia, ib)]
+            found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
+        elif jdx:
             keys = np.column_stack([n_a[ia], c_a[ia], n_a[ib], c_a[ib], w])
             _, first, inv, freq = np.unique(
                 keys, axis=0, return_index=True, return_inverse=True, return_counts=True
             )
             del inv
             flips = flip_sums(freq, n_flips=n_boot, rng=rng)
-            jdx = np.flatnonzero(use_flip).tolist()
             lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=level)
             how = (
                 f"exact ({flips.prob.size} sign patterns enumerated)"
                 if flips.exact
                 else f"{n_boot} random sign flips"
             )
-            note = (
-                f"; approximate: n differs between the systems on {diff_n} of {t_n} tasks"
-                if diff_n
-                else "; exact level when the systems are exchangeable within each task"
+            found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
+        for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True):
+            pop[j] = (
+                lo_j,
+                hi_j,
+                p_j,
+                "sign-flip test inverted: every shift it does not reject "
+                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
+                f"sign-flip permutation, {how}{note}",
             )
-            for i, j in enumerate(jdx):
-                pop[j] = (
-                    float(lo[i]),
-                    float(hi[i]),
-                    float(p[i]),
-                    "sign-flip test inverted: every shift it does not reject "
-                    f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                    f"sign-flip permutation, {how}{note}",
-                )
         for j in np.flatnonzero(~use_flip).tolist():
             col = cols[j]
             delta = system(ib).population_draws(col, n_boot, rng) - system(ia).population_draws(
@@ -321,7 +344,8 @@ def paired_table(
                 se = float(np.sqrt(var[j]))
                 kk = 1 if col[0] == "mean" else int(col[1])
                 short = bool(np.any(np.minimum(n_a[ia], n_a[ib]) < 2 * kk))
-                p_norm = float(2.0 * stats.norm.sf(abs(theta[j]) / se))
+                # 2 · norm.sf(x), by the same ndtr as scipy's norm.sf, without its overhead
+                p_norm = float(2.0 * special.ndtr(-abs(theta[j]) / se))
                 bench[j] = (
                     max(-1.0, float(theta[j] - z * se)),
                     min(1.0, float(theta[j] + z * se)),
@@ -370,3 +394,64 @@ def paired_table(
                         }
                     )
     return pd.DataFrame(rows)
+
+
+def _shared_population(
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    w: NDArray[np.float64],
+    values: Sequence[NDArray[np.float64]],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    ci: float,
+    n_flips: int,
+    rng: np.random.Generator,
+) -> dict[tuple[int, int], tuple[Any, Any, Any, str]]:
+    """Population sign-flip results of the pairs that need random flips, on shared flips.
+
+    A pair qualifies as in :func:`paired_table`'s own path: some column has at
+    least :data:`MIN_DISCORDANT` differing tasks and the pair's (n, c, w)
+    categories are too many to enumerate. With fewer than two such pairs
+    there is nothing to share and the dictionary is empty.
+    """
+    s_n = n.shape[0]
+    # per-system category codes of (n, c, w): equal code, equal values and weight
+    _, w_code = np.unique(w, return_inverse=True)
+    key = (w_code.ravel()[None, :] * (np.max(n) + 1) + n) * (np.max(c) + 1) + c
+    codes = np.empty(n.shape, dtype=np.int64)
+    sizes = np.empty(s_n, dtype=np.int64)
+    for s in range(s_n):
+        _, inv = np.unique(key[s], return_inverse=True)
+        codes[s] = inv.ravel()
+        sizes[s] = int(codes[s].max()) + 1
+    picked: list[tuple[int, int]] = []
+    need: list[NDArray[np.bool_]] = []
+    for ia, ib in pairs:
+        use = np.count_nonzero(np.abs(values[ib] - values[ia]) > 1e-12, axis=0) >= MIN_DISCORDANT
+        if not use.any():
+            continue
+        joint = codes[ia] * sizes[ib] + codes[ib]
+        cells = int(sizes[ia] * sizes[ib])
+        freq = (
+            np.bincount(joint, minlength=cells)
+            if cells <= 4 * joint.size
+            else np.unique(joint, return_counts=True)[1]
+        )
+        if enumerable(freq[freq > 0]):
+            continue
+        picked.append((int(ia), int(ib)))
+        need.append(use)
+    if len(picked) < 2:
+        return {}
+    lo, hi, p = invert_shared_flips(
+        np.stack(values),
+        w,
+        picked,
+        n_flips=n_flips,
+        rng=rng,
+        ci=ci,
+        need=np.vstack(need),
+        categories=codes,
+    )
+    how = f"{n_flips} random sign flips shared by {len(picked)} pairs"
+    return {pair: (lo[r], hi[r], p[r], how) for r, pair in enumerate(picked)}

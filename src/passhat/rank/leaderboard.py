@@ -14,7 +14,9 @@ the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
 The rank statistics are a pure function of the draw matrix
 (:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
 pairwise tests and the tiers always use the paired rule of
-:func:`passhat.compare` (:mod:`passhat.rank.tiers`).
+:func:`passhat.compare` (:mod:`passhat.rank.tiers`); the pairs that need random
+sign flips share one set of them (:mod:`passhat.signflip_shared`: the same test
+per pair, at a cost nearly flat in the number of pairs).
 
 Examples
 --------
@@ -328,7 +330,9 @@ def rank(
     pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
     n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
-    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng)
+    # one set of random sign flips serves every pair (the same test per pair, a cost
+    # nearly flat in the number of pairs)
+    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng, shared_flips=True)
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
     pt["p_holm"] = holm_by_column(pt)
@@ -336,9 +340,7 @@ def rank(
     a_idx, b_idx = pt["a"].to_numpy(int), pt["b"].to_numpy(int)
     col_of = {col: j for j, col in enumerate(cols)}
     j_idx = np.array([col_of[(m, int(kk))] for m, kk in zip(pt["metric"], pt["k"], strict=True)])
-    da = np.round(draws[:, a_idx, j_idx], 12)
-    db = np.round(draws[:, b_idx, j_idx], 12)
-    pt["win_probability"] = (db > da).mean(axis=0) + 0.5 * (db == da).mean(axis=0)
+    pt["win_probability"] = _win_probabilities(draws, a_idx, b_idx, j_idx)
     pt.insert(0, "system_b", [systems[i] for i in b_idx])
     pt.insert(0, "system_a", [systems[i] for i in a_idx])
     rows: list[pd.DataFrame] = []
@@ -395,6 +397,34 @@ def rank(
         dropped=dropped,
         settings=settings,
     )
+
+
+def _win_probabilities(
+    draws: NDArray[np.float64],
+    a_idx: NDArray[np.int64],
+    b_idx: NDArray[np.int64],
+    j_idx: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """P(b beats a) over the joint draws for each row (a tie counts half).
+
+    Column by column, on that column's (systems × draws) copy; rows that
+    repeat an (a, b, column) (the two scopes) are computed once.
+    """
+    key = np.column_stack([j_idx, a_idx, b_idx])
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    out = np.empty(uniq.shape[0])
+    m = draws.shape[0]
+    for j in np.unique(uniq[:, 0]).tolist():
+        rows = np.flatnonzero(uniq[:, 0] == j)
+        x = np.ascontiguousarray(np.round(draws[:, :, j], 12).T)  # systems × draws
+        step = max(1, 20_000_000 // max(m, 1))
+        for start in range(0, rows.size, step):
+            r = rows[start : start + step]
+            da, db = x[uniq[r, 1]], x[uniq[r, 2]]
+            # as (db > da).mean() + 0.5 * (db == da).mean(), to the last bit
+            wins = np.count_nonzero(db > da, axis=1) / m
+            out[r] = wins + 0.5 * (np.count_nonzero(db == da, axis=1) / m)
+    return out[np.asarray(inv).ravel()]
 
 
 def _bands(
