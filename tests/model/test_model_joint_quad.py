@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from passhat.model.joint_build import JointData, quad_model_data
+from passhat.model.joint_build import JointData, grid_log_norm, quad_model_data
 from passhat.model.joint_ops import quad_loglik
 from passhat.model.joint_quad import design, draw_task_effects, marginal_loglik
 
@@ -295,3 +295,63 @@ def test_grid_covers_task_effects_with_few_short_tasks():
             rng=np.random.default_rng(0),
         )
         assert edge < 1e-8, (sd, edge)
+
+
+def _small_sd_data(sd: float, seed: int = 5) -> tuple[JointData, np.ndarray, np.ndarray]:
+    """4 systems × 40 tasks × 4 runs with task effects of spread ``sd`` (the calibration
+    study's shape)."""
+    rng = np.random.default_rng(seed)
+    S_, T_ = 4, 40
+    theta = rng.normal(0.0, 1.0, S_)
+    mu = special.expit(theta[:, None] + rng.normal(0.0, sd, T_)[None, :])
+    n = np.full((S_, T_), 4)
+    c = rng.binomial(n, rng.beta(mu * 8.0, (1.0 - mu) * 8.0))
+    names = [f"s{i}" for i in range(S_)], [str(i) for i in range(T_)]
+    return JointData.from_arrays(n, c, n > 0, *names), n, c
+
+
+@pytest.mark.parametrize("truth", [0.05, 0.2])
+def test_task_sd_near_zero_is_resolved_by_the_grid(truth):
+    """Task effects with a small spread: the grid's spacing follows σ_β's plausible lower end,
+    so each task's log marginal likelihood matches scipy's integral of the continuous model
+    (1e-4) at σ_β from 0.05 to 1 — the trapezoid rule on a grid coarser than σ_β put
+    h · N(0 | 0, σ_β) > 1 of prior mass on the node 0 and pulled σ_β's posterior to 0 (the
+    joint calibration study: 90% coverage of σ_β 0.17 for truths below 0.5)."""
+    d, n, c = _small_sd_data(truth)
+    q = design(d, full_grid_max=10**9)
+    assert np.isclose(q.grid, 0.0).any()
+    theta = np.log((c.sum(1) + 0.5) / (n.sum(1) - c.sum(1) + 0.5))
+    for sd in (0.05, 0.15, 0.4, 1.0):
+        rows = marginal_loglik(
+            q, theta[None], np.array([sd]), np.array([8.0]), windows=False, per_row=True
+        )[0]
+        np.testing.assert_allclose(rows[q.row_of_task], _brute(n, c, theta, sd, 8.0), atol=1e-4)
+
+
+@pytest.mark.parametrize("sd", [0.02, 0.05, 0.08])
+def test_task_sd_narrower_than_the_grid_is_not_over_weighted(sd):
+    """A σ_β narrower than the node spacing (far below its plausible range for these data,
+    so the grid is not refined for it): the trapezoid rule on N(β | 0, σ_β) alone puts
+    h · N(0 | 0, σ_β) > 1 of prior mass on the node 0 (log 1.5 per task at σ_β = 0.05 here).
+    Normalised on the grid, the prior's mass is 1 (a point mass at the node 0 as σ_β → 0,
+    not a spike of mass h · N(0 | 0, σ_β)), and the model's potential (the Op minus the
+    normaliser) equals the numpy quadrature."""
+    d, _, _ = _data()
+    q = design(d, full_grid_max=10**9)
+    assert q.h > 2 * sd
+    assert np.isclose(q.grid, 0.0).any()
+    rng = np.random.default_rng(4)
+    theta = rng.normal(0.0, 1.0, S)
+    kappa = 8.0
+    rows = marginal_loglik(
+        q, theta[None], np.array([sd]), np.array([kappa]), windows=False, per_row=True
+    )[0]
+    lp = stats.norm.logpdf(q.grid, 0.0, sd) + np.log(q.h)
+    assert special.logsumexp(lp) > 0.05  # the trapezoid rule's prior mass is > 1
+    assert special.logsumexp(lp) == pytest.approx(grid_log_norm(q.grid, sd), abs=1e-12)
+    v = quad_model_data(q)
+    args = [v[k] for k in ("grid", "pair_n", "pair_c", "base", "stride", "log_step", "mult")]
+    raw = quad_loglik(theta, sd, kappa, *args, q.width)[0]
+    model = raw - q.mult.sum() * grid_log_norm(q.grid, sd)
+    assert model == pytest.approx(rows @ q.mult, abs=1e-8)
+    assert raw - model > 0.05 * q.mult.sum()  # what the unnormalised rule added

@@ -293,8 +293,39 @@ def build_joint_model(
         kappa = pm.LogNormal("kappa", mu=pri.log_kappa_mean, sigma=pri.log_kappa_sd)
         data_in = ("grid", "pair_n", "pair_c", "base", "stride", "log_step", "mult", "width")
         ll = QuadLogLik().make_node(theta, task_sd, kappa, *(box[k] for k in data_in)).outputs[0]
-        pm.Potential("loglik", ll)
+        # the prior N(β | 0, σ_β) normalised on the grid: a σ_β narrower than the spacing is a
+        # point mass at the node 0, not a spike that the trapezoid rule over-weights (the
+        # normaliser is 1 to ~1e-9 once σ_β ≥ the spacing)
+        pm.Potential("loglik", ll - box["mult"].sum() * grid_log_norm(box["grid"], task_sd))
     return m
+
+
+def grid_log_norm(grid: Any, task_sd: Any) -> Any:
+    """log(h · Σ_q N(β_q | 0, σ_β)) on a uniform grid: the trapezoid rule's total prior mass.
+
+    Works on numpy arrays and PyTensor variables alike (``task_sd`` a scalar).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_build import grid_log_norm
+    >>> g = 0.5 * np.arange(-20, 21)
+    >>> abs(float(grid_log_norm(g, 1.0))) < 1e-9, round(float(grid_log_norm(g, 0.05)), 3)
+    (True, 1.384)
+    """
+    if isinstance(grid, np.ndarray) and isinstance(task_sd, (int, float, np.floating)):
+        from scipy import special
+
+        z = -0.5 * (grid / task_sd) ** 2
+        return float(
+            special.logsumexp(z) - np.log(task_sd * np.sqrt(2 * np.pi) / (grid[1] - grid[0]))
+        )
+    import pytensor.tensor as pt
+
+    z = -0.5 * (grid / task_sd) ** 2
+    top = pt.max(z)
+    lse = top + pt.log(pt.sum(pt.exp(z - top)))
+    return lse - pt.log(task_sd * np.sqrt(2 * np.pi)) + pt.log(grid[1] - grid[0])
 
 
 def quad_model_data(q: Any) -> dict[str, NDArray[Any]]:

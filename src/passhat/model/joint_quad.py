@@ -81,6 +81,8 @@ _SPAN_SD = 6.5
 #: The κ range the windows cover: broad (little information per cell) to the Rasch limit.
 _KAPPA_BROAD, _KAPPA_NARROW = 0.5, 1e4
 _DRAW_CHUNK = 4_000_000
+#: Nodes per σ_β at its plausible lower end, and the finest spacing used.
+_SD_PER_STEP, _H_MIN = 1.5, 0.02
 #: Up to this many runs per cell the cell terms are cumulative sums of logs (as in the model).
 _EXPANDED_MAX_RUNS = 50
 
@@ -299,7 +301,10 @@ def marginal_loglik(
     >>> ll.shape
     (1,)
     """
-    rl = row_loglik(q, theta, kappa) + _log_prior(q.grid, task_sd)[:, None, :]
+    lp = _log_prior(q.grid, task_sd)
+    # normalised on the grid, as in the model (joint_build.grid_log_norm)
+    lp = lp - special.logsumexp(lp, axis=1, keepdims=True) - np.log(q.h)
+    rl = row_loglik(q, theta, kappa) + lp[:, None, :]
     if windows:
         nodes = q.nodes
         rl = np.take_along_axis(rl, np.broadcast_to(nodes, rl.shape[:2] + nodes.shape[1:]), 2)
@@ -333,7 +338,8 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
     R, S = rows.shape
 
     def on_grid(lo: float, hi: float) -> Quadrature:
-        grid = np.arange(lo, hi + h, h)
+        # integer multiples of h: β = 0 is a node (where a σ_β narrower than h puts its mass)
+        grid = h * np.arange(np.floor(lo / h), np.ceil(hi / h) + 1)
         return Quadrature(
             grid=grid,
             h=h,
@@ -355,6 +361,10 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
         theta, _ = _refine(wide, theta, sd, steps=3)
         sd, sd_lo, sd_hi = _profile_sd(wide, theta)
     span = _SPAN_SD * max(sd_hi, 1.0) + 1.0
+    # the spacing also resolves the prior N(β | 0, σ_β) at σ_β's plausible lower end (a
+    # trapezoid rule coarser than σ_β mis-weights it); below that the prior, normalised on
+    # the grid, tends to a point mass at the node 0
+    h = min(h, max(sd_lo / _SD_PER_STEP, _H_MIN))
     full = on_grid(-span, span)
     grid, Q = full.grid, len(full.grid)
     lo = float(grid[0])
