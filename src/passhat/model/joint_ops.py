@@ -205,7 +205,9 @@ def quad_loglik(
 
     ``base`` (R, S) is (s · P + p_rs) · Q + start_r, ``stride`` (R,) the
     windows' strides, ``log_step`` (R,) log(h · stride_r), ``mult`` (R,) the
-    rows' multiplicities, ``width`` the nodes per window.
+    rows' multiplicities, ``width`` the nodes per window. The prior's weights are the
+    trapezoid rule's h · N(β_q | 0, σ_β); the model subtracts Σ mult ·
+    :func:`~passhat.model.joint_build.grid_log_norm` to normalise them on the grid.
     """
     ll, dth, dsd, dka = _quad_loglik(
         np.ascontiguousarray(theta, dtype=np.float64),

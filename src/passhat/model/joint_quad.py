@@ -195,10 +195,7 @@ def _profile_sd(q: Quadrature, theta: NDArray[np.float64]) -> tuple[float, float
     rl -= rl.max(axis=1, keepdims=True)
     lik = np.exp(rl)  # (R, Q), each row's peak 1
     taus = np.exp(np.linspace(np.log(0.05), np.log(30.0), 40))
-    prior = np.exp(_log_prior(q.grid, taus))  # (taus, Q)
-    # normalised on the grid: a σ_β narrower than the spacing is a point mass at the node
-    # nearest 0, not a spike that the rule would over-weight
-    prior /= prior.sum(axis=1, keepdims=True) * q.h
+    prior = np.exp(_log_prior_on_grid(q.grid, taus, q.h))  # (taus, Q)
     with np.errstate(divide="ignore"):
         prof = np.log(lik @ prior.T).T @ q.mult  # (taus,)
     ok = taus[prof >= prof.max() - 8.0]
@@ -261,6 +258,16 @@ def _log_prior(grid: NDArray[np.float64], task_sd: NDArray[np.float64]) -> NDArr
     return np.asarray(-0.5 * (grid[None, :] / sd) ** 2 - np.log(sd) - 0.5 * np.log(2 * np.pi))
 
 
+def _log_prior_on_grid(
+    grid: NDArray[np.float64], task_sd: NDArray[np.float64], h: float
+) -> NDArray[np.float64]:
+    """log N(β_q | 0, σ_β) normalised on the grid (mass 1 with node weight h): a σ_β
+    narrower than the spacing is a point mass at the node 0, not a spike the trapezoid rule
+    over-weights. The model's form is :func:`passhat.model.joint_build.grid_log_norm`."""
+    lp = _log_prior(grid, task_sd)
+    return np.asarray(lp - special.logsumexp(lp, axis=1, keepdims=True) - np.log(h))
+
+
 def row_loglik(
     q: Quadrature,
     theta: NDArray[np.float64],
@@ -301,10 +308,7 @@ def marginal_loglik(
     >>> ll.shape
     (1,)
     """
-    lp = _log_prior(q.grid, task_sd)
-    # normalised on the grid, as in the model (joint_build.grid_log_norm)
-    lp = lp - special.logsumexp(lp, axis=1, keepdims=True) - np.log(q.h)
-    rl = row_loglik(q, theta, kappa) + lp[:, None, :]
+    rl = row_loglik(q, theta, kappa) + _log_prior_on_grid(q.grid, task_sd, q.h)[:, None, :]
     if windows:
         nodes = q.nodes
         rl = np.take_along_axis(rl, np.broadcast_to(nodes, rl.shape[:2] + nodes.shape[1:]), 2)
