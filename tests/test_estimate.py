@@ -99,6 +99,37 @@ def test_task_weight_mapping_matches_brute_force() -> None:
         ph.estimate(ds, k=3, weights={t: -1.0 for t in tasks})
 
 
+def test_weights_summing_to_zero_or_not_numbers_are_refused() -> None:
+    """A zero total weight has no weighted average: an error naming the system, never the
+    silent 0.0 (and NaN benchmark intervals) it gave; a weight that is not a number, or a
+    negative category weight, is an OptionError rather than a ValueError or a silent use."""
+    ds = ph.counts_from_arrays([4, 4, 4], [1, 2, 4], tasks=["a", "b", "c"], category=list("xxy"))
+    for w in ({"a": 0, "b": 0, "c": 0}, {"x": 0, "y": 0}):
+        with pytest.raises(ph.ValidationError, match="'system' has weight 0"):
+            ph.estimate(ds, weights=w)
+    # the zero-weight tasks are left out once exclusions leave only them
+    with pytest.raises(ph.ValidationError, match="has weight 0"):
+        ph.estimate(
+            ph.counts_from_arrays([4, 1], [1, 1], tasks=["a", "b"]),
+            k=2,
+            on_short="exclude",
+            weights={"a": 0, "b": 1},
+        )
+    declared = ph.Trials.from_frame(
+        pd.DataFrame({"task_id": list("aabb"), "weight": [0] * 4, "success": [1, 0, 1, 1]})
+    )
+    with pytest.raises(ph.ValidationError, match="has weight 0"):
+        ph.estimate(declared, weights="declared", ci=0.9, n_boot=200)
+    for bad in ({"a": "q", "b": 1, "c": 1}, {"a": True, "b": 1, "c": 1}, {"x": "q", "y": 1}):
+        with pytest.raises(ph.OptionError, match="finite and non-negative number"):
+            ph.estimate(ds, weights=bad)
+    for bad_cat in ({"x": -1, "y": 1}, {"x": float("nan"), "y": 1}):
+        with pytest.raises(ph.OptionError, match="finite and non-negative"):
+            ph.estimate(ds, weights=bad_cat)
+    # one task at weight 0 is fine: the average is over the others (oracle: task c alone, 4/4)
+    assert ph.estimate(ds, weights={"a": 0, "b": 0, "c": 2}).value("mean", 1) == 1.0
+
+
 def test_category_weights_stay_equal_per_category_after_exclusions() -> None:
     # c1: t1 (1/2) and t4 (no decided run, excluded); c2: t2 (1/1), t3 (2/2).
     # Oracle (weights='category': every category the same total weight, shared by its

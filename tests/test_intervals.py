@@ -18,7 +18,12 @@ from statsmodels.stats.proportion import proportion_confint
 import passhat as ph
 from passhat.bootstrap import task_bootstrap
 from passhat.errors import OptionError
-from passhat.intervals import benchmark_se, estimate_intervals, proportion_interval
+from passhat.intervals import (
+    benchmark_se,
+    estimate_intervals,
+    proportion_interval,
+    value_outside_note,
+)
 from passhat.scopes import scope_intervals
 
 SM_NAME = {"wilson": "wilson", "clopper-pearson": "beta", "jeffreys": "jeffreys"}
@@ -177,3 +182,21 @@ def test_coverage_short(a: float, b: float, t: int, n: int, k: int) -> None:
     tol = 3 * np.sqrt(0.95 * 0.05 / reps) + 0.01
     assert abs(pop - 0.95) < tol, pop
     assert abs(bench - 0.95) < tol, bench
+
+
+def test_an_interval_beside_its_value_is_stated() -> None:
+    """One task with 2 passes in 3 runs: the unbiased pass@2 is exactly 1 (1 − C(1,2)/C(3,2)),
+    while the posterior interval the rule picks at one task lies below 1. The estimate says so
+    in a note naming the row; rows that contain their value give no note."""
+    est = ph.estimate(ph.counts_from_arrays([3], [2]), k=[1, 2], ci=0.95, n_boot=500)
+    t = est.table
+    row = t[(t["metric"] == "pass_at_k") & (t["k"] == 2) & (t["scope"] == "benchmark")].iloc[0]
+    assert row["value"] == 1.0 and row["upper"] < 1.0  # the premise of the note
+    (note,) = [n for n in est.notes if "do not contain their point value" in n]
+    assert "system pass@2 (benchmark): 1.000 outside" in note
+    inside = t[(t["value"] >= t["lower"]) & (t["value"] <= t["upper"])]
+    assert value_outside_note(inside) == []
+    # a comparison names both systems and the difference
+    diff = inside.assign(baseline="A", candidate="B", difference=inside["upper"] + 0.1)
+    (msg,) = value_outside_note(diff, value="difference", who=("baseline", "candidate"))
+    assert msg.startswith(f"{len(diff)} interval(s)") and "A vs B" in msg

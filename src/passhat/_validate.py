@@ -28,6 +28,7 @@ __all__ = [
     "check_ci",
     "check_method",
     "check_n_boot",
+    "check_weight",
     "make_rng",
     "norm_k",
     "resolve_seed",
@@ -108,3 +109,26 @@ def check_method(method: str, allowed: Sequence[str], what: str) -> str:
     if m not in allowed:
         raise OptionError(f"{what} must be one of {', '.join(allowed)} (got {method!r})")
     return m
+
+
+def check_weight(key: object, value: object) -> float:
+    """One weight of a task or category mapping: a finite number ≥ 0, else an OptionError.
+
+    Examples
+    --------
+    >>> check_weight("t1", 2)
+    2.0
+    >>> check_weight("t1", "heavy")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: weight of 't1' must be a finite and non-negative number, got 'heavy'
+    """
+    try:
+        w = float(value) if not isinstance(value, bool | str | bytes) else float("nan")  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        w = float("nan")
+    if not (np.isfinite(w) and w >= 0):
+        raise OptionError(
+            f"weight of {key!r} must be a finite and non-negative number, got {value!r}"
+        )
+    return w

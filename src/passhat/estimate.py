@@ -40,7 +40,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.errors import OptionError, ShortTaskError
+from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimators import (
     METRICS,
     WeightSpec,
@@ -56,6 +56,7 @@ from passhat.intervals import (
     estimate_intervals,
     task_intervals,
     task_outcome_shares,
+    value_outside_note,
 )
 from passhat.trials import Trials
 
@@ -417,6 +418,14 @@ def estimate(
             f"no task of system(s) {', '.join(empty)} is left to average after exclusions "
             f"({why}); lower k or --min-runs, or run more trials"
         )
+    if np.any(tot[:, 0] <= 0):
+        # a zero total weight has no average: never a silent 0 (or NaN intervals)
+        zero = [systems[i] for i in np.flatnonzero(tot[:, 0] <= 0)]
+        raise ValidationError(
+            f"every task averaged for system(s) {', '.join(map(repr, zero))} has weight 0 "
+            f"({int(n_tasks[np.flatnonzero(tot[:, 0] <= 0)[0]])} task(s) after exclusions); "
+            "give at least one task a positive weight"
+        )
     # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
     # once and weighted by the total weight of the tasks holding it, so the cost grows
     # with the number of distinct pairs, not of tasks.
@@ -504,5 +513,5 @@ def estimate(
         include,
         np.asarray(ds["present"].values, dtype=bool),
         boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
-    )
+    ) + value_outside_note(table)
     return result

@@ -38,7 +38,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
-from passhat._validate import norm_k
+from passhat._validate import check_weight, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -474,21 +474,19 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
                     missing = sorted(set(sizes.index) - set(map(str, weights)))
                     if missing:
                         raise OptionError(f"no weight given for categories {missing}")
-                    cw = {str(key): float(v) for key, v in weights.items()}
+                    cw = {str(key): check_weight(key, v) for key, v in weights.items()}
                 else:
                     cw = dict.fromkeys(sizes.index, 1.0)
                 w[s] = [cw[c] / sizes[c] if c in sizes.index else 0.0 for c in cat]
             return xr.DataArray(w, dims=("system", "task"), coords=base.coords)
         task_map: Mapping[str, float] = weights  # type: ignore[assignment]
-        tw = {str(key): float(v) for key, v in task_map.items()}
+        tw = {str(key): check_weight(key, v) for key, v in task_map.items()}
         missing = [t for t in map(str, ds["task"].values) if t not in tw]
         if missing:
             raise OptionError(
                 f"no weight given for {len(missing)} task(s), e.g. {', '.join(missing[:5])}"
             )
         vals = np.array([tw[t] for t in map(str, ds["task"].values)])
-        if np.any(vals < 0) or not np.all(np.isfinite(vals)):
-            raise OptionError("task weights must be finite and non-negative")
         return base * vals[None, :]
     raise OptionError(
         f"weights must be None, 'equal', 'declared', 'category' or a mapping (got {weights!r})"

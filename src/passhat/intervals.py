@@ -67,6 +67,7 @@ from passhat._validate import (
 from passhat.bootstrap import CI_METHODS
 from passhat.errors import OptionError, ShortTaskError
 from passhat.estimators import (
+    METRIC_LABELS,
     METRICS,
     as_counts,
     pass_hat_k_variance,
@@ -82,6 +83,7 @@ __all__ = [
     "proportion_interval",
     "task_intervals",
     "task_outcome_shares",
+    "value_outside_note",
 ]
 
 #: Per-task interval methods for a success rate.
@@ -428,3 +430,61 @@ def estimate_intervals(
         .drop(columns=["_s", "_m", "_c"])
         .reset_index(drop=True)
     )
+
+
+def value_outside_note(
+    table: pd.DataFrame, *, value: str = "value", who: tuple[str, ...] = ("system",)
+) -> list[str]:
+    """The note that says which intervals do not contain their point value, and why.
+
+    The point value is the unbiased average of per-task estimates; the interval comes from
+    the method the scope rule picks. A hierarchical posterior shrinks tasks whose runs all
+    agree toward the others, and BCa corrects the bootstrap for bias, so with few tasks or
+    rates near 0 or 1 the interval can lie beside the value. That is stated, never left for
+    the reader to find (the intervals themselves are unchanged).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``value`` (the point column), ``lower``, ``upper``, ``k``, ``metric``,
+        ``scope`` and the ``who`` columns naming the row.
+    value : str
+        The point column (``"difference"`` for a comparison).
+    who : tuple of str
+        Columns that name a row's system (or systems) in the note.
+
+    Returns
+    -------
+    list of str
+        Empty when every interval contains its value; else one sentence.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["s"], "k": [2], "metric": ["pass_at_k"],
+    ...                   "scope": ["population"], "value": [1.0], "lower": [0.4],
+    ...                   "upper": [0.99]})
+    >>> value_outside_note(t)[0][:64]
+    '1 interval(s) do not contain their point value, e.g. s pass@2 (p'
+    """
+    if table.empty or "lower" not in table.columns:
+        return []
+    v = table[value].to_numpy(dtype=float)
+    lo = table["lower"].to_numpy(dtype=float)
+    hi = table["upper"].to_numpy(dtype=float)
+    tol = 1e-9
+    out = np.isfinite(lo) & np.isfinite(hi) & ((v < lo - tol) | (v > hi + tol))
+    if not out.any():
+        return []
+    row = table.iloc[int(np.flatnonzero(out)[0])]
+    name = " vs ".join(str(row[c]) for c in who)
+    metric = str(row["metric"])
+    label = "mean" if metric == "mean" else METRIC_LABELS[metric].replace("k", str(row["k"]))
+    return [
+        f"{int(out.sum())} interval(s) do not contain their point value, e.g. {name} {label} "
+        f"({row['scope']}): {float(row[value]):.3f} outside [{float(row['lower']):.3f}, "
+        f"{float(row['upper']):.3f}]. The value is the unbiased average of the per-task "
+        "estimates; the interval is the rule's method (each row names it): a hierarchical "
+        "posterior pulls tasks whose runs all agree toward the others and BCa corrects the "
+        "bootstrap for bias, so with few tasks or rates near 0 or 1 the interval can lie "
+        "beside the value. Read the interval as the plausible range of the quantity."
+    ]

@@ -56,6 +56,7 @@ from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
 from passhat.exclusions import exclusions
+from passhat.intervals import value_outside_note
 from passhat.trials import Trials
 
 __all__ = ["Comparison", "compare", "paired_difference"]
@@ -491,7 +492,8 @@ def compare(
             dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
         ),
         settings=settings,
-        notes=_width_notes(table),
+        notes=_width_notes(table)
+        + value_outside_note(table, value="difference", who=("baseline", "candidate")),
     )
 
 
