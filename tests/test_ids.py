@@ -109,3 +109,25 @@ def test_clean_ids_reports_file_rows_of_distinct_values() -> None:
     s = pd.Series(["ok", "b\u200b"])
     with pytest.raises(ValidationError, match=r"f: row 17: task_id"):
         clean_ids(s, column="task_id", where="f", rows=[3, 17])
+
+
+def test_blank_ids_are_refused(tmp_path: Path) -> None:
+    """An empty or all-space id names nothing a reader can tell apart: it was read as a task
+    (or a system) printed as an empty cell; now it is an error naming the row, from a frame,
+    a CSV (where "" is missing but "  " is text), a count table and --system-name."""
+    df = pd.DataFrame({"task_id": ["a", ""], "success": [1, 0]})
+    with pytest.raises(ValidationError, match=r"row 2: task_id '' is blank"):
+        ph.Trials.from_frame(df, where="frame")
+    with pytest.raises(ValidationError, match=r"row 1: system '\\u3000' is blank"):
+        ph.Trials.from_frame(df.assign(system="\u3000", task_id=["a", "b"]), where="frame")
+    csv = tmp_path / "runs.csv"
+    csv.write_text('task_id,trial,success\nb,0,1\n"  ",0,1\n"  ",1,0\n')
+    with pytest.raises(ValidationError, match=r"runs.csv: row 2: task_id '  ' is blank"):
+        ph.read_trials(csv)
+    with pytest.raises(ValidationError, match=r"system ' ' is blank"):
+        ph.read_trials(tmp_path / "runs.csv", system_name=" ")
+    from passhat.io.counts import counts_from_table
+
+    with pytest.raises(ValidationError, match="blank"):
+        counts_from_table(pd.DataFrame({"task_id": [" "], "n": [3], "c": [1]}))
+    assert clean_ids(pd.Series([" a "]), column="task_id", where="f").tolist() == [" a "]

@@ -5,7 +5,8 @@ normalises every id to Unicode NFC (so ``café`` typed with a combining accent
 and with a precomposed ``é`` is one task) and refuses ids holding characters a
 reader cannot see: control characters (NUL, escape, line breaks, ...), format
 characters (zero-width space and joiners, byte-order mark, bidirectional
-overrides, soft hyphen, ...), line/paragraph separators and lone surrogates.
+overrides, soft hyphen, ...), line/paragraph separators and lone surrogates, and
+blank ids (empty or only spaces).
 It works on the distinct ids only, so its cost follows the number of tasks,
 not of rows.
 
@@ -69,7 +70,8 @@ def describe_char(ch: str) -> str:
 def clean_ids(
     s: pd.Series, *, column: str, where: str, rows: np.ndarray | None = None
 ) -> pd.Series:
-    """Ids as NFC-normalised ``str``; an invisible or control character is an error.
+    """Ids as NFC-normalised ``str``; an invisible or control character, or a blank id, is an
+    error.
 
     Parameters
     ----------
@@ -109,6 +111,13 @@ def clean_ids(
         raise ValidationError(
             f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {value!r} contains "
             f"{kind} character ({describe_char(ch)}); ids must be visible text{count}"
+        )
+    blank = [i for i, x in enumerate(text) if not x.strip()]
+    if blank:  # "" or only spaces: a name nobody can read or tell apart in a table
+        at = np.flatnonzero(codes == blank[0])
+        row = int(at[0] + 1 if rows is None else np.asarray(rows)[at[0]])
+        raise ValidationError(
+            f"{where}: row {row}: {column} {text[blank[0]]!r} is blank; ids must be visible text"
         )
     nfc = np.empty(len(text), dtype=object)
     nfc[:] = [

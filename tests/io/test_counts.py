@@ -89,3 +89,11 @@ def test_options_do_not_apply(tmp_path: Path) -> None:
     f = _write(tmp_path, "task_id,n,c\na,3,1\n")
     with pytest.raises(ValidationError, match="threshold do not apply to a count table"):
         ph.read_counts(f, threshold=0.5)
+
+
+def test_a_fractional_count_from_jsonl_is_shown_as_written(tmp_path: Path) -> None:
+    """JSON numbers arrive as numpy floats: the message showed 'c = np.float64(3.5)'."""
+    f = tmp_path / "c.jsonl"
+    f.write_text('{"task_id": "a", "n": 4, "c": 3}\n{"task_id": "b", "n": 4, "c": 3.5}\n')
+    with pytest.raises(CountError, match=r"row 2 \(task 'b'\): c = 3\.5 is not a whole number$"):
+        ph.read_counts(f)

@@ -100,3 +100,20 @@ def test_steps_jsonl_bad_input(tmp_path: Path) -> None:
         ph.read_traces(e)
     with pytest.raises(OptionError, match="unknown trace format"):
         ph.read_traces(f, format="nope")
+
+
+def test_system_name_overrides_the_outcomes_files_system(tmp_path: Path) -> None:
+    """system_name overrides the step log's system and the outcomes file's one system, with
+    or without a system column there (the trial readers refuse system_name for a file with
+    its own system column; the step reader applies its override itself)."""
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text(
+        '{"task_id": "a", "trial": 0, "action": "look"}\n'
+        '{"task_id": "a", "trial": 1, "action": "buy"}\n'
+    )
+    for head, prefix in (("task_id,trial,success", ""), ("system,task_id,trial,success", "old,")):
+        outcomes = tmp_path / "runs.csv"
+        outcomes.write_text(f"{head}\n{prefix}a,0,1\n{prefix}a,1,0\n")
+        tr = ph.read_traces(steps, format="steps-jsonl", outcomes=outcomes, system_name="v2")
+        assert set(tr.trials["system"]) == {"v2"}
+        assert tr.trials.sort_values("trial")["success"].tolist() == [True, False]

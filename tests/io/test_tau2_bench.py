@@ -302,3 +302,21 @@ def test_tau2_messages(tmp_path: Path) -> None:
     assert d.table[["step", "kind", "failing_action"]].values.tolist() == [
         [2, "substitutes", "bad"]
     ]
+
+
+def test_null_task_id_and_out_of_range_reward_are_refused(tmp_path: Path) -> None:
+    """A simulation whose task_id is null was read as a task named 'None'; a reward of 1.5 or
+    −0.5 (τ²'s lies in [0, 1]) was silently a failure. Both are FormatErrors naming the
+    simulation."""
+    f = tmp_path / "r.json"
+    sims = _sims()
+    sims[0]["task_id"] = None
+    f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
+    with pytest.raises(FormatError, match=r"simulations\[0\]: task_id None is not a task id"):
+        ph.read_trials(f)
+    for bad in (1.5, -0.5):
+        sims = _sims()
+        sims[0]["reward_info"]["reward"] = bad
+        f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
+        with pytest.raises(FormatError, match=rf"simulations\[0\] \(task '0'\): reward {bad:g}"):
+            ph.read_trials(f)

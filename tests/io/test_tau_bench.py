@@ -257,3 +257,20 @@ def test_tau_bench_steps_frame_columns(tau_airline_path: Path) -> None:
         "status",
     ]
     assert isinstance(tr.trials, pd.DataFrame) and "scenario_hash" in tr.trials.columns
+
+
+def test_a_reward_outside_zero_one_is_refused(tmp_path: Path) -> None:
+    """τ-bench rewards lie in [0, 1] and success is a reward of 1 (within 1e-6). A reward of
+    1.5 or −0.5 was silently a failure; it is a FormatError naming the record. The 1e-6
+    tolerance holds at both ends, and an error record (unscored) is not judged by its reward."""
+    f = tmp_path / "r.json"
+    for bad in (1.5, -0.5):
+        recs = _records()
+        recs[1]["reward"] = bad
+        f.write_text(json.dumps(recs))
+        with pytest.raises(FormatError, match=rf"record 1: reward {bad:g} is outside \[0, 1\]"):
+            ph.read_trials(f)
+    recs = _records()
+    recs[0]["reward"], recs[1]["reward"], recs[3]["reward"] = 1.0000005, -1e-7, -1.0
+    f.write_text(json.dumps(recs))
+    assert ph.read_trials(f).counts()["c"].values.tolist() == [[1, 1]]

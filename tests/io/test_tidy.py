@@ -49,6 +49,29 @@ def test_csv_round_trip(tmp_path: Path, frame: pd.DataFrame) -> None:
     _same(t, frame)
 
 
+def test_semicolon_csv_round_trip(tmp_path: Path, frame: pd.DataFrame) -> None:
+    """A spreadsheet saved with ';' (locales with a decimal comma) reads like the comma file:
+    sniffed by name, read in full, streamed to counts, and as a count table. It was refused
+    ("cannot tell the format") and, with format='csv', read as one column."""
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False, sep=";")
+    _same(ph.read_trials(path), frame)
+    _same(ph.read_trials(path, format="csv"), frame)
+    gz = tmp_path / "runs.csv.gz"
+    frame.to_csv(gz, index=False, sep=";", compression="gzip")
+    _same(ph.read_trials(gz), frame)
+    # the out-of-core path counts the same table (oracle: the in-memory counts)
+    from passhat.io.aggregate import aggregate_counts
+
+    streamed, whole = aggregate_counts(path), ph.read_trials(path).counts()
+    for var in ("n", "c", "unscored"):
+        assert streamed[var].values.tolist() == whole[var].values.tolist()
+    counts = tmp_path / "counts.csv"
+    counts.write_text("task_id;n;c\nt1;4;3\nt2;2;0\n")
+    ds = ph.read_counts(counts)
+    assert ds["n"].values.tolist() == [[4, 2]] and ds["c"].values.tolist() == [[3, 0]]
+
+
 def test_jsonl_round_trip(tmp_path: Path, frame: pd.DataFrame) -> None:
     f = tmp_path / "runs.jsonl"
     frame.astype(object).where(frame.notna(), None).to_json(f, orient="records", lines=True)
@@ -121,6 +144,28 @@ def test_system_name_option(tmp_path: Path) -> None:
     f = tmp_path / "r.csv"
     f.write_text("task_id,success\na,1\n")
     assert ph.read_trials(f, system_name="gpt").systems == ["gpt"]
+
+
+def test_system_name_with_a_system_column_is_refused(tmp_path: Path, frame: pd.DataFrame) -> None:
+    """system_name names the system of a file without one; given for a file with a system
+    column (native or mapped) it was ignored silently. Now every path refuses it: the
+    in-memory reader, the out-of-core counter and the count-table reader."""
+    from passhat.io.aggregate import aggregate_counts
+
+    f = tmp_path / "runs.csv"
+    frame.to_csv(f, index=False)
+    for read in (ph.read_trials, aggregate_counts):
+        with pytest.raises(ValidationError, match="this file has a system column"):
+            read(f, system_name="v2")
+    g = tmp_path / "mapped.csv"
+    frame.rename(columns={"system": "agent"}).to_csv(g, index=False)
+    with pytest.raises(ValidationError, match="this file has a system column"):
+        ph.read_trials(g, system="agent", system_name="v2")
+    counts = tmp_path / "counts.csv"
+    counts.write_text("system,task_id,n,c\nA,t1,4,3\n")
+    with pytest.raises(ValidationError, match="this file has a system column"):
+        ph.read_counts(counts, system_name="v2")
+    assert ph.read_counts(counts).system.values.tolist() == ["A"]
 
 
 def test_malformed_jsonl_names_line(tmp_path: Path) -> None:

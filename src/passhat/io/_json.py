@@ -15,6 +15,7 @@ __all__ = [
     "jsonl_objects",
     "load_json",
     "not_utf8",
+    "reward_success",
     "scenario_fingerprint",
     "too_deep",
 ]
@@ -149,3 +150,26 @@ def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
             f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
         )
     return obj
+
+
+def reward_success(reward: float, where: str) -> bool:
+    """τ-bench's and τ²-bench's rule, success = reward within 1e-6 of 1, for a reward in
+    [0, 1]; a reward outside it (1.5, −1) is not one these benchmarks write, and calling it a
+    failure would be a guess: a FormatError naming the record.
+
+    Examples
+    --------
+    >>> reward_success(0.9999995, "r"), reward_success(0.5, "r")
+    (True, False)
+    >>> reward_success(1.5, "runs.json: record 3")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.FormatError: runs.json: record 3: reward 1.5 is outside [0, 1] (success is \
+a reward of 1); check the file
+    """
+    if not -1e-6 <= reward <= 1 + 1e-6:
+        raise FormatError(
+            f"{where}: reward {reward:g} is outside [0, 1] (success is a reward of 1); "
+            "check the file"
+        )
+    return abs(reward - 1.0) <= 1e-6

@@ -34,6 +34,7 @@ __all__ = [
     "check_header",
     "file_kind",
     "header",
+    "header_delimiter",
     "is_gzip",
     "resolve_columns",
     "source_files",
@@ -148,8 +149,32 @@ def _open_text(path: Path) -> io.TextIOWrapper:
 
 
 def delimiter(path: Path) -> str:
-    """Tab for ``.tsv`` (``.tab``, gzip or not), else comma."""
-    return "\t" if file_kind(path) == "tsv" else ","
+    """Tab for ``.tsv`` (``.tab``, gzip or not); else the header line's separator
+    (:func:`header_delimiter`)."""
+    if file_kind(path) == "tsv":
+        return "\t"
+    try:
+        with _open_text(path) as fh:
+            first = fh.readline()
+    except (OSError, EOFError, UnicodeDecodeError):
+        return ","  # the reader reports what is wrong with the file
+    return header_delimiter(first)
+
+
+def header_delimiter(first: str) -> str:
+    """Comma, or — when the header line has none — semicolon (spreadsheets saved where the
+    decimal separator is a comma) or tab.
+
+    Examples
+    --------
+    >>> header_delimiter("task_id,trial,success"), header_delimiter("task_id;trial;success")
+    (',', ';')
+    """
+    if "," not in first:
+        for sep in (";", "\t"):
+            if sep in first:
+                return sep
+    return ","
 
 
 def check_header(names: Sequence[str], where: str) -> None:

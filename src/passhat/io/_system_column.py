@@ -57,6 +57,7 @@ __all__ = [
     "is_system_name",
     "splits_every_task",
     "system_column_note",
+    "system_name_ignored",
 ]
 
 #: Column names (lower case, without ``_``, ``-``, spaces) read as the system when they split
@@ -385,3 +386,25 @@ def system_column_note(col: str, systems: Sequence[str], also: Sequence[str]) ->
         f"task's runs into groups; --map system={col} says so, --system-name NAME reads all "
         f"runs as one system{others}"
     )
+
+
+def system_name_ignored(where: str, system_name: str | None) -> None:
+    """Refuse ``system_name`` for a table that has a system column: the file's own names would
+    be used and the option ignored without a word.
+
+    Examples
+    --------
+    >>> system_name_ignored("runs.csv", None)
+    >>> system_name_ignored("runs.csv", "v2")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.ValidationError: runs.csv: system_name 'v2' (--system-name) names the \
+system of a file without one, but this file has a system column; drop the option (or rename \
+the system in the file)
+    """
+    if system_name is not None:
+        raise ValidationError(
+            f"{where}: system_name {system_name!r} (--system-name) names the system of a file "
+            "without one, but this file has a system column; drop the option (or rename the "
+            "system in the file)"
+        )

@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
 from passhat.io._countgrid import FIELDS, Counts
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
-from passhat.io._system_column import is_candidate_name, system_column_note
+from passhat.io._system_column import is_candidate_name, system_column_note, system_name_ignored
 from passhat.io._system_scan import SystemScan
 from passhat.trials import validate_counts
 
@@ -69,6 +69,8 @@ def _plan(path: Path, opts: dict[str, Any], column_map: dict[str, str]) -> dict[
     names = header(path)
     mapping = resolve_columns(names, column_map, where=where)
     plan = {target: src for src, target in mapping.items() if target in FIELDS}
+    if "system" in plan:
+        system_name_ignored(where, opts.get("system_name"))
     threshold = opts.get("threshold")
     if threshold is not None:
         if not isinstance(threshold, int | float | np.number) or not np.isfinite(threshold):

@@ -18,6 +18,7 @@ from passhat.errors import CountError, FormatError, ValidationError
 from passhat.io._json import jsonl_objects
 from passhat.io._registry import register_reader
 from passhat.io._scan import delimiter, file_kind, header, is_gzip
+from passhat.io._system_column import system_name_ignored
 from passhat.io.tidy import is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
@@ -61,12 +62,13 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
             row = int(np.flatnonzero(bad)[0])
             kind = "a number" if col == "weight" else "a whole number"
             value = raw.iloc[row]
+            shown = _plain(value) if isinstance(value, np.generic) else repr(value)
             what = (
                 "is missing"
                 if pd.isna(value)
                 else f"= {_plain(value)} is too large (a count is at most 2^53)"
                 if np.isfinite(vals[row]) and vals[row] > MAX_COUNT
-                else f"= {value!r} is not {kind}"
+                else f"= {shown} is not {kind}"
             )
             raise CountError(
                 f"{where}: row {row + 1} (task {df['task_id'].iloc[row]!r}): {col} {what}"
@@ -146,7 +148,9 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
             )
     except (ValueError, pd.errors.ParserError) as err:
         raise FormatError(f"{path}: cannot read the count table ({err})") from err
-    if system_name is not None and "system" not in df.columns:
+    if "system" in df.columns:
+        system_name_ignored(str(path), system_name)
+    elif system_name is not None:
         df["system"] = system_name
     return counts_from_table(df, where=str(path))
 

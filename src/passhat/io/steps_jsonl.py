@@ -94,8 +94,10 @@ def read_steps_jsonl(
                 f"{path}: the step rows carry a success field and an outcomes file was given; "
                 "use one source of outcomes"
             )
-        ot = read_trials(outcomes, **({"system_name": system_name} if system_name else {}))
+        ot = read_trials(outcomes)
         trials = ot.frame.copy()
+        if system_name is not None and trials["system"].nunique() == 1:
+            trials["system"] = system_name  # overrides the outcomes' one system, as the steps'
         if "system" in df.columns and set(trials["system"]) != set(df["system"]):
             if trials["system"].nunique() == 1 and df["system"].nunique() == 1:
                 trials["system"] = df["system"].iloc[0]

@@ -54,7 +54,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError
-from passhat.io._json import load_json, scenario_fingerprint
+from passhat.io._json import load_json, reward_success, scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io.traces import (
     ToolAnswers,
@@ -189,6 +189,10 @@ def read_tau2_bench(
                 f"{where}: not a τ²-bench simulation (missing {', '.join(missing)}; "
                 f"keys: {', '.join(map(str, list(sim)[:10]))})"
             )
+        if not isinstance(sim["task_id"], str | int) or isinstance(sim["task_id"], bool):
+            raise FormatError(
+                f"{where}: task_id {sim['task_id']!r} is not a task id (text or a whole number)"
+            )
         task_id = str(sim["task_id"])
         trial = sim.get("trial")
         if trial is None:  # τ²-bench leaves trial unset in some versions: order of appearance
@@ -225,7 +229,7 @@ def read_tau2_bench(
         elif reward is None:
             success, status = None, "unscored"
         else:
-            success = abs(reward - 1.0) <= 1e-6
+            success = reward_success(reward, f"{where} (task {task_id!r})")
             status = "ok" if reason in _NATURAL else reason
         rows.append(
             {

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
-from passhat.io._json import load_json, scenario_fingerprint
+from passhat.io._json import load_json, reward_success, scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
 from passhat.traces import Traces, canonical_args
@@ -130,7 +130,7 @@ def read_tau_bench(
         else:
             ending = _termination(rec, rec.get("traj"))
             status = _STATUS.get(ending, "ok") if ending else "ok"
-            success = abs(reward_f - 1.0) < 1e-6
+            success = reward_success(reward_f, f"{path}: record {i}")
         rows.append(
             {
                 "task_id": rec["task_id"],

@@ -21,8 +21,20 @@ import pandas as pd
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
-from passhat.io._scan import delimiter, file_kind, header, is_gzip, resolve_columns, source_files
-from passhat.io._system_column import find_system_column, system_column_note
+from passhat.io._scan import (
+    delimiter,
+    file_kind,
+    header,
+    header_delimiter,
+    is_gzip,
+    resolve_columns,
+    source_files,
+)
+from passhat.io._system_column import (
+    find_system_column,
+    system_column_note,
+    system_name_ignored,
+)
 from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
 __all__ = [
@@ -86,6 +98,8 @@ def frame_to_trials(
         raise ValidationError(
             f"{where}: no success column, only a score column; give threshold= (--threshold)"
         )
+    if "system" in df.columns:
+        system_name_ignored(where, system_name)
     for col in ("system", "task_id"):  # lists or dates as ids are refused before any grouping
         if col in df.columns:
             check_scalar_column(df[col], col, where=where)
@@ -202,7 +216,7 @@ def _looks_tabular_csv(path: Path, head: str) -> bool:
     if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
         return False
     first = _first_line(head)
-    sep = "\t" if kind == "tsv" else ","
+    sep = "\t" if kind == "tsv" else header_delimiter(first)
     return sep in first and not first.lstrip().startswith(("{", "["))
 
 
