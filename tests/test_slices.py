@@ -91,3 +91,18 @@ def test_bad_input() -> None:
         ph.slices(_hand(), by=["model"])
     with pytest.raises(OptionError, match="ci must"):
         ph.slices(_hand(), severe=["timeout"], ci=2.0)
+
+
+def test_default_slices_follow_the_data_as_the_cli() -> None:
+    """ph.slices(trials) with no `by`: status, and category when there is one (the CLI's
+    default). It raised "no category column" for any data without one; asking for category
+    explicitly still does. Oracle: the status table of an explicit by=["status"]."""
+    no_cat = ph.Trials.from_frame(_hand().frame.drop(columns="category"))
+    sl = ph.slices(no_cat)
+    assert list(sl.tables) == ["status"]
+    pd.testing.assert_frame_equal(
+        sl.tables["status"], ph.slices(no_cat, by=["status"]).tables["status"]
+    )
+    assert list(ph.slices(_hand()).tables) == ["status", "category"]
+    with pytest.raises(ValidationError, match="no category column"):
+        ph.slices(no_cat, by=["category"])

@@ -90,7 +90,7 @@ def _table(df: pd.DataFrame, key: str) -> pd.DataFrame:
 def slices(
     trials: Trials,
     *,
-    by: Sequence[str] = SLICE_KEYS,
+    by: Sequence[str] | None = None,
     severe: Sequence[str] = (),
     ci: float = 0.95,
 ) -> Slices:
@@ -100,8 +100,9 @@ def slices(
     ----------
     trials : Trials
         Trials (a count table has no statuses).
-    by : sequence of {"status", "category"}
-        The slices to build.
+    by : sequence of {"status", "category"}, optional
+        The slices to build; default: status, and category when the data have a category
+        column (as the CLI).
     severe : sequence of str
         Statuses that get their own rate over all runs of a system, with a
         Wilson interval. Runs of one task are not independent, so the
@@ -127,6 +128,8 @@ def slices(
             "a count table has no statuses)"
         )
     level = check_ci(ci)
+    if by is None:
+        by = [k for k in SLICE_KEYS if k != "category" or "category" in trials.frame.columns]
     keys = [by] if isinstance(by, str) else list(by)
     if not keys:
         raise OptionError("by must name at least one of status, category")

@@ -185,3 +185,52 @@ def test_cli_estimate_min_runs_matched(capsys, tmp_path) -> None:  # type: ignor
     doc = json.loads(out)
     assert [r["tasks"] for r in doc["summary"]] == [1, 1]
     assert len(doc["excluded"]) == 4 and doc["settings"]["matched"] is True
+
+
+def test_quiet_silences_the_reader_notes_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--quiet: the table only. The reader's note (a 'model' column read as the system) went
+    to stderr even with -q; it still does without -q, and the two systems are never merged."""
+    rows = ["model,task_id,trial,success"]
+    rows += [
+        f"{m},t{i},{j},{(i + j) % 2}" for m in ("gpt", "claude") for i in range(3) for j in range(2)
+    ]
+    path = write(tmp_path, "two.csv", "\n".join(rows) + "\n")
+    rc, out, err = run(capsys, ["estimate", path, "--quiet"])
+    assert rc == 0 and err == "" and "gpt" in out and "claude" in out
+    rc, out, err = run(capsys, ["compare", path, "-q"])
+    assert rc == 0 and err == ""
+    rc, out, err = run(capsys, ["estimate", path])
+    assert rc == 0 and "read column 'model' as the system" in err
+
+
+def test_cli_semicolon_file_zero_weights_and_blank_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ';'-separated .csv reads like the comma file (it was refused); declared weights that
+    are all 0 and a blank --system-name are one-line errors (exit 2), not a silent 0.0 and an
+    unnamed system."""
+    semi = write(tmp_path, "semi.csv", GOOD.replace(",", ";"))
+    comma = write(tmp_path, "comma.csv", GOOD)
+    assert (
+        run(capsys, ["estimate", semi, "--csv"])[1] == run(capsys, ["estimate", comma, "--csv"])[1]
+    )
+    zero = write(tmp_path, "w.csv", "task_id,trial,success,weight\na,0,1,0\na,1,0,0\nb,0,1,0\n")
+    bad(capsys, ["estimate", zero, "--weights", "declared"], r"'system' has weight 0")
+    bad(capsys, ["estimate", zero, "--system-name", " "], r"system ' ' is blank")
+    # a file with its own system column: --system-name was ignored without a word
+    bad(capsys, ["estimate", comma, "--system-name", "v2"], r"this file has a system column")
+
+
+def test_cli_notes_an_interval_beside_its_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One task, 2 passes in 3 runs: pass@2 is exactly 1 and the rule's posterior interval lies
+    below it; text and JSON say so (the note), and the JSON stays strict."""
+    path = write(tmp_path, "one.csv", "task_id,trial,success\na,0,1\na,1,0\na,2,1\n")
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--ci", "0.95", "--n-boot", "500"])
+    assert rc == 0 and "do not contain their point value" in " ".join(out.split())
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--ci", "0.95", "--json"])
+    doc = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))
+    assert any("system pass@2 (benchmark): 1.000 outside" in n for n in doc["notes"])

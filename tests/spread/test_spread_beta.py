@@ -112,3 +112,15 @@ def test_impossible_pairs() -> None:
     assert impossible(0.5, 0.9, 5) and impossible(0.5, 0.4, 1)
     assert not impossible(0.5, 0.5, 1) and not impossible(0.5, 0.01, 5)  # below mean^k: possible
     assert not impossible(0.5, 0.5, 5) and not impossible(1.0, 1.0, 5)
+
+
+def test_solve_at_huge_k_is_quiet_and_exact() -> None:
+    """At k = 10⁶ E[p^k] underflows to 0 for small κ on the way to the root: the solver
+    printed numpy's "divide by zero in log" on stderr (twice, on `passhat spread`). Oracle:
+    the solved κ reproduces pass^k through beta_moment; no warning is raised."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kappa = solve_beta_kappa(0.9, 0.5, 10**6)
+    assert float(beta_moment(0.9, kappa, 10**6)) == pytest.approx(0.5, rel=1e-9)

@@ -105,8 +105,9 @@ def load_input(
     maps: Sequence[str] = (),
     threshold: float | None = None,
     system_name: str | None = None,
+    quiet: bool = False,
 ) -> Trials | xr.Dataset:
-    """Read the command's input: a file, or a bundled example."""
+    """Read the command's input: a file, or a bundled example (``quiet``: no reader notes)."""
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
@@ -119,7 +120,9 @@ def load_input(
     if system_name is not None:
         options["system_name"] = system_name
     data = read(path, format=fmt, **options)
-    for note in data.notes if isinstance(data, Trials) else data.attrs.get("notes", []):
+    for note in (
+        () if quiet else data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
+    ):
         echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
     return data
 
@@ -140,7 +143,7 @@ class InputSpec:
         """Whether a file or an example was named."""
         return self.path is not None or self.example is not None
 
-    def load(self) -> Trials | xr.Dataset:
+    def load(self, *, quiet: bool = False) -> Trials | xr.Dataset:
         """Read the input (see :func:`load_input`)."""
         return load_input(
             self.path,
@@ -149,6 +152,7 @@ class InputSpec:
             maps=self.maps,
             threshold=self.threshold,
             system_name=self.system_name,
+            quiet=quiet,
         )
 
 

@@ -38,6 +38,7 @@ def _load_pair(
         "fmt": opts["fmt"],
         "maps": opts["maps"],
         "threshold": opts["threshold"],
+        "quiet": bool(opts.get("quiet")),
     }
     base, cand, example = opts["base"], opts["cand"], opts["example"]
     if example is not None:

@@ -124,7 +124,7 @@ def estimate_cmd(
         check_n_boot(n_boot)
     elif predictive is not None:
         raise OptionError("--predictive needs --ci (a confidence level)")
-    data = source.load()
+    data = source.load(quiet=quiet)
     est = _estimate(
         data,
         k=ks,

@@ -106,7 +106,8 @@ def solve_beta_kappa(mean: float, pass_hat_k: float, k: int) -> float:
         return math.inf
 
     def f(logk: float) -> float:
-        return float(np.log(beta_moment(mean, math.exp(logk), k)) - math.log(pass_hat_k))
+        with np.errstate(divide="ignore"):  # E[p^k] underflows to 0 at huge k: log -inf
+            return float(np.log(beta_moment(mean, math.exp(logk), k)) - math.log(pass_hat_k))
 
     lo, hi = -10.0, 10.0
     while f(lo) < 0:
