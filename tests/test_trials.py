@@ -8,6 +8,8 @@ counts worked out by hand; every invalid input raises naming the row/task.
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -182,3 +184,25 @@ def test_counts_from_arrays_and_validation() -> None:
         ph.counts_from_arrays([2, 3], [1])
     with pytest.raises(CountError, match=r"weight -1.0 is not a non-negative"):
         ph.counts_from_arrays([2], [1], weight=[-1])
+
+
+def test_a_task_with_two_categories_is_refused() -> None:
+    """A category belongs to a task, as a weight does: runs of one task naming two categories
+    kept the first silently (so category weights and the report's slices disagreed). Now an
+    error naming the task and the categories, in memory and out of core (any batch size);
+    a run with no category next to one with it is fine."""
+    from passhat.io.aggregate import aggregate_counts
+
+    df = pd.DataFrame({"task_id": list("aab"), "category": ["x", "y", "x"], "success": [1, 0, 1]})
+    with pytest.raises(ValidationError, match=r"task 'a': runs declare different categories"):
+        ph.Trials.from_frame(df).counts()
+    ok = df.assign(category=["x", None, "x"])
+    assert ph.Trials.from_frame(ok).counts()["category"].values.tolist() == ["x", "x"]
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "runs.csv"
+        df.to_csv(path, index=False)
+        for batch_rows in (1, 2, 100):  # the clash within one batch and across batches
+            with pytest.raises(ValidationError, match=r"categories \('x', 'y'\)"):
+                aggregate_counts(path, batch_rows=batch_rows)
+        ok.to_csv(path, index=False)
+        assert aggregate_counts(path, batch_rows=1)["category"].values.tolist() == ["x", "x"]

@@ -62,7 +62,6 @@ UNSCORED_STATUSES = frozenset(
 
 REQUIRED = ("system", "task_id", "trial", "success", "status")
 OPTIONAL = ("score", "category", "weight", "scenario_hash", "duration_s", "cost")
-TASK_ATTRS = ("category", "weight", "scenario_hash")
 NUMERIC = ("score", "duration_s", "cost")
 
 
@@ -345,11 +344,7 @@ def _check_duplicates(df: pd.DataFrame, where: str) -> None:
     if not dup.any():
         return
     first = df.iloc[int(np.flatnonzero(dup)[0])]
-    same = (
-        (df["system"] == first["system"])
-        & (df["task_id"] == first["task_id"])
-        & (df["trial"] == first["trial"])
-    ).to_numpy()
+    same = (df[keys] == first[keys]).all(axis=1).to_numpy()
     rows = np.flatnonzero(same) + 1
     groups = int(df.loc[dup, keys].drop_duplicates().shape[0])
     raise ValidationError(
@@ -474,11 +469,17 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
         weight = np.where(np.isnan(w), 1.0, w)
         ds.attrs["declared_weights"] = 1
     ds["weight"] = (("system", "task"), weight)
-    for attr in TASK_ATTRS:
-        if attr in df.columns and attr != "weight":
-            per_task = df.groupby("task_id", sort=False)[attr].agg(
-                lambda x: x.dropna().iloc[0] if x.notna().any() else None
-            )
+    for attr in ("category", "scenario_hash"):  # the task attributes besides the weight
+        if attr in df.columns:
+            by_task = df.groupby("task_id", sort=False)[attr]
+            if attr == "category" and ((many := by_task.nunique()) > 1).any():  # no guessing
+                t = many.index[np.flatnonzero(many.to_numpy() > 1)[0]]
+                seen = sorted(map(str, by_task.get_group(t).dropna().unique()))
+                raise ValidationError(
+                    f"task {t!r}: runs declare different categories "
+                    f"({', '.join(map(repr, seen[:4]))}); a category belongs to a task"
+                )
+            per_task = by_task.agg(lambda x: x.dropna().iloc[0] if x.notna().any() else None)
             ds = ds.assign_coords({attr: ("task", per_task.reindex(tasks).to_numpy(dtype=object))})
     return ds
 

@@ -223,3 +223,19 @@ def test_compare_min_runs_leaves_matched_tasks_out(capsys, tmp_path) -> None:  #
         "left out 2 matched task(s) for both systems: t1 (A: n = 2 decided runs < min_runs" in out
     )
     assert "sign flips and posterior draws: 200, seed 0" in out
+
+
+def test_a_file_compared_with_itself_says_so(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """BASE and CAND the same file (another spelling of its path too): the comparison runs
+    (differences 0, oracle: the file's own counts) and a note says why; -q silences it."""
+    path = tmp_path / "runs.csv"
+    path.write_text(
+        "task_id,trial,success\n"
+        + "".join(f"t{i},{j},{(i + j) % 3 != 0:d}\n" for i in range(6) for j in range(3))
+    )
+    other = tmp_path / "." / "runs.csv"
+    rc, out, err = run(capsys, ["compare", str(path), str(other), "--n-boot", "200", "--json"])
+    assert rc == 0 and "are the same file" in err
+    assert {r["difference"] for r in json.loads(out)["comparison"]} == {0.0}
+    rc, _, err = run(capsys, ["compare", str(path), str(other), "--n-boot", "200", "-q"])
+    assert rc == 0 and err == ""

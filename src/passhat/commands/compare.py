@@ -51,6 +51,12 @@ def _load_pair(
     if cand is None:
         return data_a, None, None
     data_b = load_input(cand, example=None, **read_opts)
+    if not read_opts["quiet"] and Path(base).resolve() == Path(cand).resolve():
+        echo(
+            f"passhat: note: BASE and CAND are the same file ({cand}): the differences are 0 by "
+            "construction (the intervals show only the method's noise)",
+            err=True,
+        )
     sa = [str(s) for s in as_counts(data_a)["system"].values]
     sb = [str(s) for s in as_counts(data_b)["system"].values]
     names = None

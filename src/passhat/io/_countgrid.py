@@ -276,6 +276,21 @@ class Counts:
         unset = np.array([self.attrs[attr][i] is None for i in tasks], dtype=bool)
         vals = np.empty(len(uniques), dtype=object)
         vals[:] = uniques
+        if attr == "category":  # a task's one category: two are an error, as two weights
+            pairs = np.unique(np.stack([t[ok], codes[ok]]), axis=1)
+            known = self.attrs[attr][pairs[0]]
+            clash = (np.bincount(pairs[0])[pairs[0]] > 1) | np.array(
+                [k is not None and k != vals[c] for k, c in zip(known, pairs[1], strict=True)],
+                dtype=bool,
+            )
+            if clash.any():
+                task = int(pairs[0][np.flatnonzero(clash)[0]])
+                seen = {str(v) for v in vals[pairs[1][pairs[0] == task]]}
+                seen |= {str(self.attrs[attr][task])} if self.attrs[attr][task] else set()
+                raise ValidationError(
+                    f"task {self.tasks.names[task]!r}: runs declare different categories "
+                    f"({', '.join(map(repr, sorted(seen)[:4]))}); a category belongs to a task"
+                )
         self.attrs[attr][tasks[unset]] = vals[codes[ok][first[unset]]]
 
     def _trials(self, col: Any, flat: np.ndarray, s: np.ndarray, t: np.ndarray, b: Batch) -> None:
