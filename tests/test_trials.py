@@ -206,3 +206,39 @@ def test_a_task_with_two_categories_is_refused() -> None:
                 aggregate_counts(path, batch_rows=batch_rows)
         ok.to_csv(path, index=False)
         assert aggregate_counts(path, batch_rows=1)["category"].values.tolist() == ["x", "x"]
+
+
+def test_weight_column_needs_a_weight_for_every_task() -> None:
+    """A weight column that leaves a task without any weight: in memory the error said
+    'different weights (nan and nan)', out of core the task got 1.0 silently. Both now name
+    the task; an entirely empty weight column declares no weights (equal weights, no
+    'declared'), as before, in both paths. Also: a uint64 trial beyond 2^53 wrapped to a
+    negative int64 silently; it is refused like any trial number beyond 2^53."""
+    from passhat.io.aggregate import aggregate_counts
+
+    df = pd.DataFrame(
+        {"task_id": list("aabb"), "trial": [0, 1, 0, 1], "success": [1, 0, 1, 1]}
+    ).assign(weight=[2.0, 2.0, None, None])
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "runs.csv"
+        df.to_csv(path, index=False)
+        for read in (lambda: ph.read_trials(path).counts(), lambda: aggregate_counts(path)):
+            with pytest.raises(ValidationError, match=r"task 'b' \(system 'system'\): no weight"):
+                read()
+        df.assign(weight=None).to_csv(path, index=False)
+        for ds in (ph.read_trials(path).counts(), aggregate_counts(path)):
+            assert ds["weight"].values.tolist() == [[1.0, 1.0]]
+            assert not ds.attrs.get("declared_weights")
+        # one run of a task may leave it out when another declares it (oracle: 2 and 3)
+        df.assign(weight=[2.0, None, None, 3.0]).to_csv(path, index=False)
+        for ds in (ph.read_trials(path).counts(), aggregate_counts(path)):
+            assert ds["weight"].values.tolist() == [[2.0, 3.0]]
+    big = pd.DataFrame(
+        {
+            "task_id": ["a", "a"],
+            "trial": np.array([0, 2**63 + 1], dtype=np.uint64),
+            "success": [1, 0],
+        }
+    )
+    with pytest.raises(ValidationError, match=r"row 2: trial 9223372036854775809 .* up to 2\^53"):
+        ph.Trials.from_frame(big)

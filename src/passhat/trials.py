@@ -405,7 +405,7 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
         s.dtype, pd.api.extensions.ExtensionDtype
     ):
         t = s
-        bad = (t < 0).to_numpy()
+        bad = ((t < 0) | (t > MAX_COUNT)).to_numpy()  # uint64 beyond 2^53 would wrap to int64
     else:
         t = pd.to_numeric(s, errors="coerce")
         if t.dtype == object:  # integers beyond int64 stay Python ints
@@ -453,14 +453,15 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
         coords={"system": np.array(systems, dtype=object), "task": np.array(tasks, dtype=object)},
     )
     weight = np.ones(shape)
-    if "weight" in df.columns:
+    if "weight" in df.columns and df["weight"].notna().any():  # an empty column declares none
         wt = df.groupby(["system", "task_id"], sort=False)["weight"].agg(["min", "max"])
-        diff = wt[wt["min"] != wt["max"]]
+        diff = wt[(wt["min"] != wt["max"]) | wt["min"].isna()]  # NaN: no run declares one
         if len(diff):
-            s, t = diff.index[0]
+            (s, t), lo, hi = diff.index[0], diff["min"].iloc[0], diff["max"].iloc[0]
             raise ValidationError(
-                f"task {t!r} (system {s!r}): runs declare different weights "
-                f"({diff['min'].iloc[0]} and {diff['max'].iloc[0]}); a weight belongs to a task"
+                f"task {t!r} (system {s!r}): "
+                + (f"runs declare different weights ({lo} and {hi})" if lo == lo else "no weight")
+                + "; a weight belongs to a task, and a weight column needs one for every task"
             )
         w = np.full(shape, np.nan)
         si = pd.Index(systems).get_indexer(wt.index.get_level_values(0))
@@ -593,8 +594,5 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
             f"{where}: task {_show(out['task'].values[t])}: weight {_show(w[s, t])} is not a "
             "non-negative number"
         )
-    if out["weight"].dtype != np.float64:
-        out["weight"] = out["weight"].astype(float)
-    if out["present"].dtype != bool:
-        out["present"] = out["present"].astype(bool)
+    out["weight"], out["present"] = out["weight"].astype(float), out["present"].astype(bool)
     return out

@@ -368,15 +368,19 @@ class Counts:
         rows, n, c = (self.sums[k][:S, :T] for k in ("rows", "n", "c"))
         weight = np.ones((S, T))
         attrs: dict[str, Any] = {}
-        if self.weights:
+        if self.weights and np.isfinite(self.wmin[:S, :T]).any():  # an empty column: none
             lo, hi = self.wmin[:S, :T], self.wmax[:S, :T]
-            differ = np.isfinite(lo) & (lo != hi)
+            differ = (np.isfinite(lo) & (lo != hi)) | (~np.isfinite(lo) & (rows > 0))
             if differ.any():
                 i, j = np.argwhere(differ)[0]
+                what = (
+                    f"runs declare different weights ({lo[i, j]:g} and {hi[i, j]:g})"
+                    if np.isfinite(lo[i, j])
+                    else "no weight"
+                )
                 raise ValidationError(
-                    f"task {self.tasks.names[j]!r} (system {self.systems.names[i]!r}): runs "
-                    f"declare different weights ({lo[i, j]:g} and {hi[i, j]:g}); a weight "
-                    "belongs to a task"
+                    f"task {self.tasks.names[j]!r} (system {self.systems.names[i]!r}): {what}; "
+                    "a weight belongs to a task, and a weight column needs one for every task"
                 )
             weight = np.where(np.isfinite(lo), lo, 1.0)
             attrs["declared_weights"] = 1
