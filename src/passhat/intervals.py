@@ -475,14 +475,17 @@ def value_outside_note(
     out = np.isfinite(lo) & np.isfinite(hi) & ((v < lo - tol) | (v > hi + tol))
     if not out.any():
         return []
-    row = table.iloc[int(np.flatnonzero(out)[0])]
+    i = int(np.flatnonzero(out)[0])
+    row = table.iloc[i]
     name = " vs ".join(str(row[c]) for c in who)
     metric = str(row["metric"])
     label = "mean" if metric == "mean" else METRIC_LABELS[metric].replace("k", str(row["k"]))
+    near = lo[i] if v[i] < lo[i] else hi[i]
+    d = next((d for d in range(3, 10) if f"{v[i]:.{d}f}" != f"{near:.{d}f}"), 10)  # visible gap
     return [
         f"{int(out.sum())} interval(s) do not contain their point value, e.g. {name} {label} "
-        f"({row['scope']}): {float(row[value]):.3f} outside [{float(row['lower']):.3f}, "
-        f"{float(row['upper']):.3f}]. The value is the unbiased average of the per-task "
+        f"({row['scope']}): {v[i]:.{d}f} outside [{lo[i]:.{d}f}, {hi[i]:.{d}f}]. "
+        "The value is the unbiased average of the per-task "
         "estimates; the interval is the rule's method (each row names it): a hierarchical "
         "posterior pulls tasks whose runs all agree toward the others and BCa corrects the "
         "bootstrap for bias, so with few tasks or rates near 0 or 1 the interval can lie "
