@@ -154,3 +154,37 @@ def test_unscored_runs_counted_apart() -> None:
     t = ph.Trials.from_frame(df)
     r = ph.classify(t, t).table.iloc[0]
     assert (r["n_base"], r["unscored_base"], r["verdict"]) == (3, 1, "stable_pass")
+
+
+def _hashed(system: str, rows: list[tuple[str, int, int, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["task_id", "trial", "success", "scenario_hash"]).assign(
+        system=system
+    )
+
+
+def test_redefined_is_found_when_both_builds_share_one_file() -> None:
+    """Two builds in one file: the count table keeps one fingerprint per task for both, so a
+    task whose scenario changed (h1 → h2) was classified 'regression' (3/3 → 0/3, a false
+    flag for --fail-on regression); now 'redefined', as with one file per build. A task whose
+    fingerprint changes within a build (x, y, x) is redefined too: its runs are not one
+    scenario. Oracle: the verdicts of the same runs given as two inputs."""
+    base = _hashed(
+        "v1", [("a", j, 1, "h1") for j in range(3)] + [("b", j, 1, "x") for j in range(3)]
+    )
+    cand = _hashed(
+        "v2",
+        [("a", j, 0, "h2") for j in range(3)]
+        + [("b", 0, 1, "x"), ("b", 1, 0, "y"), ("b", 2, 1, "x")],
+    )
+    one = ph.Trials.from_frame(pd.concat([base, cand], ignore_index=True))
+    two = (ph.Trials.from_frame(base), ph.Trials.from_frame(cand))
+    for res in (ph.classify(one, base_system="v1"), ph.classify(*two)):
+        assert res.table[["task", "verdict"]].values.tolist() == [
+            ["a", "redefined"],
+            ["b", "redefined"],
+        ]
+    # unchanged fingerprints in one file: the tests decide (oracle: Fisher, 3/3 vs 0/3 p = 0.05)
+    same = pd.concat([base, cand.assign(scenario_hash=base["scenario_hash"])], ignore_index=True)
+    verdicts = ph.classify(ph.Trials.from_frame(same), base_system="v1").table
+    assert verdicts.set_index("task").loc["a", "p_regression"] == pytest.approx(0.05)
+    assert "redefined" not in set(verdicts["verdict"])

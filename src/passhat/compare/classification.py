@@ -262,6 +262,39 @@ def fisher_tails(
     )
 
 
+def _fingerprints(data: Trials | xr.Dataset, system: str, tasks: list[str]) -> list[Any] | None:
+    """One system's scenario fingerprint per task, from its own runs (None: not from trials).
+
+    A count table keeps one fingerprint per task for all its systems, so two builds in one
+    file would look alike whatever their hashes. A task whose runs carry several fingerprints
+    within the build gets them all joined, so it differs from either one.
+
+    Examples
+    --------
+    >>> import pandas as pd, passhat as ph
+    >>> t = ph.Trials.from_frame(pd.DataFrame({"system": ["a", "b", "b"], "task_id": "x",
+    ...     "trial": [0, 0, 1], "success": 1, "scenario_hash": ["h1", "h2", "h3"]}))
+    >>> _fingerprints(t, "a", ["x"]), _fingerprints(t, "b", ["x"])
+    (['h1'], ['h2|h3'])
+    """
+    if not isinstance(data, Trials) or "scenario_hash" not in data.frame.columns:
+        return None
+    f = data.frame
+    if f["system"].nunique() > 1:
+        f = f[f["system"] == system]
+    per = (
+        f.dropna(subset=["scenario_hash"])
+        .groupby("task_id", sort=False)["scenario_hash"]
+        .agg(lambda x: "|".join(sorted(map(str, pd.unique(x)))))
+    )
+    return [per.get(t) for t in tasks]
+
+
+def _coord(ds: xr.Dataset, name: str, default: list[Any]) -> list[Any]:
+    """A task coordinate's values as a list, or ``default`` when the table has none."""
+    return list(ds.coords[name].values) if name in ds.coords else default
+
+
 def classify(
     base: Trials | xr.Dataset,
     cand: Trials | xr.Dataset | None = None,
@@ -374,8 +407,11 @@ def classify(
     cc = cs["c"].values.astype(np.int64)
     p_reg, p_fix, min_reg, min_fix = fisher_tails(nb, cb, nc, cc)
 
-    hb = bs.coords["scenario_hash"].values if "scenario_hash" in bs.coords else [None] * len(common)
-    hc = cs.coords["scenario_hash"].values if "scenario_hash" in cs.coords else [None] * len(common)
+    fb = _fingerprints(base, sel.baseline, common)
+    fc = _fingerprints(base if cand is None else cand, sel.candidates[0], common)
+    none: list[Any] = [None] * len(common)
+    hb: list[Any] = fb if fb is not None else _coord(bs, "scenario_hash", none)
+    hc: list[Any] = fc if fc is not None else _coord(cs, "scenario_hash", none)
     has_b = np.array([h is not None and h == h for h in hb])
     has_c = np.array([h is not None and h == h for h in hc])
     redefined = has_b & has_c & np.array([str(x) != str(y) for x, y in zip(hb, hc, strict=True)])
