@@ -216,3 +216,12 @@ def test_task_with_no_decided_run_is_left_out_of_the_pair() -> None:
     ]
     with pytest.raises(ValidationError, match="have no decided run"):
         ph.compare(a, b, k=1, n_boot=200, seed=0, unscored_tasks="error")
+
+
+def test_weight_mismatch_names_the_task_as_text() -> None:
+    """Category weights that differ between the two inputs name the task as written: the
+    message said "task np.str_('a')"."""
+    base = ph.counts_from_arrays([2, 2, 2], [2, 1, 2], tasks=list("abc"), category=list("xyy"))
+    cand = ph.counts_from_arrays([2, 2, 2], [1, 1, 1], tasks=list("abc"), category=list("xxy"))
+    with pytest.raises(ph.ValidationError, match=r"^task 'a' has weight 1 for .* but 0\.5 for"):
+        ph.compare(base, cand, weights="category", n_boot=200)

@@ -209,3 +209,36 @@ def test_large_table_reads_fast(tmp_path: Path) -> None:
     ds = t.counts()
     assert int(ds["n"].sum() + ds["unscored"].sum()) == n
     assert int(ds["c"].sum()) == int((df["success"] == "pass").sum())
+
+
+@pytest.mark.parametrize(
+    ("text", "msg"),
+    [
+        # short: success was read as missing
+        ("task_id,trial,success\na,0\na,1,0\n", "row 1 has 2 fields, the header 3"),
+        # a later row long: pandas refused it already
+        ("task_id,trial,success\na,0,1\na,1,0,9\n", "not valid CSV .*line 3, saw 4"),
+        # the first row long: became the index
+        ("task_id,trial,success\na,0,1,\na,1,0,\n", "row 1 has 4 fields, the header 3"),
+    ],
+)
+def test_rows_with_another_number_of_fields_are_refused(
+    tmp_path: Path, text: str, msg: str
+) -> None:
+    """A CSV row with more or fewer fields than the header is a FormatError naming the row,
+    in memory as out of core. pandas filled a short row with a missing success (an unscored
+    run counted and stated, but nobody wrote it) and read an extra first-row field as the
+    index. Quoted commas and line breaks, a trailing comma on every line including the
+    header, and blank lines are not ragged (oracle: the counts by hand)."""
+    from passhat.io.aggregate import aggregate_counts
+
+    f = tmp_path / "runs.csv"
+    f.write_text(text)
+    with pytest.raises(FormatError, match=r"runs\.csv: " + msg):
+        ph.read_trials(f)
+    with pytest.raises(FormatError, match="Expected 3 columns"):
+        aggregate_counts(f)
+    ok = tmp_path / "ok.csv"
+    ok.write_text('task_id,trial,success,note,\n"a,b",0,1,"x\ny",\n"a,b",1,0,z,\n\nc,0,1,,\n')
+    ds = ph.read_trials(ok).counts()
+    assert ds["n"].values.tolist() == [[2, 1]] and ds["c"].values.tolist() == [[1, 1]]

@@ -226,7 +226,7 @@ def _pair_weights(
     if not np.allclose(per[0], per[1], rtol=1e-9, atol=0.0):
         bad = int(np.flatnonzero(~np.isclose(per[0], per[1], rtol=1e-9, atol=0.0))[0])
         raise ValidationError(
-            f"task {tasks[bad]!r} has weight {per[0][bad]:g} for {base!r} but "
+            f"task {str(tasks[bad])!r} has weight {per[0][bad]:g} for {base!r} but "
             f"{per[1][bad]:g} for {cand!r}; a paired comparison needs one weight per task"
         )
     if per[0].sum() <= 0:

@@ -22,6 +22,7 @@ from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import jsonl_objects, not_utf8
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
+    _open_text,
     delimiter,
     file_kind,
     header,
@@ -173,7 +174,40 @@ def read_csv(path: Path, **options: Any) -> Trials:
         raise not_utf8(path) from err
     if len(df.columns) < 2 and len(df) == 0:
         raise FormatError(f"{path}: no rows")
+    _check_row_widths(path)
     return frame_to_trials(df, where=str(path), **options)
+
+
+def _check_row_widths(path: Path) -> None:
+    """Refuse a CSV row with more or fewer fields than the header, as the out-of-core reader
+    does: pandas fills a short row with missing values (an unscored run nobody wrote) and reads
+    an extra field of the first row as an index (shifting every column). Arrow parses the
+    field counts only, so the check costs a fraction of the read; the csv module names the
+    row when there is one."""
+    import gzip
+
+    import pyarrow as pa
+    from pyarrow import csv as pcsv
+
+    sep = delimiter(path)
+    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=True)
+    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as raw:
+        try:
+            pcsv.read_csv(
+                raw, parse_options=parse, convert_options=pcsv.ConvertOptions(include_columns=[])
+            )
+        except pa.ArrowInvalid as err:
+            import csv
+
+            with _open_text(path) as fh:
+                rows = csv.reader(fh, delimiter=sep)
+                width = len(next(rows, []))
+                where = next(
+                    (f"row {i} has {len(r)} fields, the header {width}"
+                     for i, r in enumerate(rows, start=1) if r and len(r) != width),
+                    "a row's fields do not match the header",
+                )  # fmt: skip
+            raise FormatError(f"{path}: {where} ({err}); fix the file") from err
 
 
 def _jsonl_records(path: Path) -> list[dict[str, Any]]:
