@@ -242,3 +242,23 @@ def test_rows_with_another_number_of_fields_are_refused(
     ok.write_text('task_id,trial,success,note,\n"a,b",0,1,"x\ny",\n"a,b",1,0,z,\n\nc,0,1,,\n')
     ds = ph.read_trials(ok).counts()
     assert ds["n"].values.tolist() == [[2, 1]] and ds["c"].values.tolist() == [[1, 1]]
+
+
+def test_jsonl_key_given_twice_is_refused(tmp_path: Path) -> None:
+    """{"success": true, "success": false}: Python's json keeps the last value silently, so
+    the run was read as a failure; now a FormatError naming the line and the key, in memory
+    and out of core. Nested objects (a trace's arguments) are held to the same rule."""
+    from passhat.io.aggregate import aggregate_counts
+
+    f = tmp_path / "runs.jsonl"
+    f.write_text(
+        '{"task_id": "a", "success": true}\n{"task_id": "a", "success": true, "success": false}\n'
+    )
+    for read in (ph.read_trials, aggregate_counts):
+        with pytest.raises(FormatError, match=r"line 2: key 'success' appears twice"):
+            read(f)
+    f.write_text('{"task_id": "a", "success": true, "meta": {"k": 1, "k": 2}}\n')
+    with pytest.raises(FormatError, match=r"line 1: key 'k' appears twice"):
+        ph.read_trials(f)
+    f.write_text('{"task_id": "a", "success": true, "meta": {"k": 1}, "k": 2}\n')
+    assert ph.read_trials(f).counts()["c"].values.tolist() == [[1]]

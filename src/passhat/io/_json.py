@@ -140,15 +140,35 @@ def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
     if "\x00" in line:
         raise FormatError(f"{path}: line {lineno}: NUL bytes: a binary file, not JSON lines")
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
     except RecursionError as err:
         raise too_deep(path, lineno) from err
+    except _DuplicateKey as err:
+        raise FormatError(
+            f"{path}: line {lineno}: key {err.args[0]!r} appears twice in one object; which "
+            "value holds is a guess"
+        ) from None
     if not isinstance(obj, dict):
         raise FormatError(
             f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}"
         )
+    return obj
+
+
+class _DuplicateKey(Exception):
+    """A JSON object names a key twice (``json`` would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return obj
 
 
