@@ -239,3 +239,6 @@ def test_a_file_compared_with_itself_says_so(capsys, tmp_path) -> None:  # type:
     assert {r["difference"] for r in json.loads(out)["comparison"]} == {0.0}
     rc, _, err = run(capsys, ["compare", str(path), str(other), "--n-boot", "200", "-q"])
     assert rc == 0 and err == ""
+    # bad options: the one error line only (the note comes after results, never before)
+    bad(capsys, ["compare", str(path), str(other), "--k", "9"], r"k = 9 exceeds")
+    bad(capsys, ["compare", str(path), str(other), "--classify", "--min-runs", "0"], "min_runs")

@@ -51,12 +51,6 @@ def _load_pair(
     if cand is None:
         return data_a, None, None
     data_b = load_input(cand, example=None, **read_opts)
-    if not read_opts["quiet"] and Path(base).resolve() == Path(cand).resolve():
-        echo(
-            f"passhat: note: BASE and CAND are the same file ({cand}): the differences are 0 by "
-            "construction (the intervals show only the method's noise)",
-            err=True,
-        )
     sa = [str(s) for s in as_counts(data_a)["system"].values]
     sb = [str(s) for s in as_counts(data_b)["system"].values]
     names = None
@@ -280,6 +274,17 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
             console.print(note, markup=False, highlight=False)
 
 
+def _same_file_note(opts: dict[str, Any]) -> None:
+    """Say so when BASE and CAND are one file (after the results: an error stays one line)."""
+    base, cand = opts["base"], opts["cand"]
+    if cand is not None and not opts["quiet"] and Path(base).resolve() == Path(cand).resolve():
+        echo(
+            f"passhat: note: BASE and CAND are the same file ({cand}): the differences are 0 by "
+            "construction (the intervals show only the method's noise)",
+            err=True,
+        )
+
+
 def _run_classify(
     data_a: Trials | xr.Dataset,
     data_b: Trials | xr.Dataset | None,
@@ -296,6 +301,7 @@ def _run_classify(
         base_system=opts["baseline"],
         names=names,
     )
+    _same_file_note(opts)
     fail_on = list(opts["fail_on"] or ())
     failed = [v for v in fail_on if res.has(v)]
     if opts["as_json"]:
@@ -381,6 +387,7 @@ def compare_cmd(**opts: Any) -> None:
     if opts["fail_on"]:
         raise OptionError("--fail-on needs --classify")
     cmp = _run_paired(data_a, data_b, names, opts)
+    _same_file_note(opts)
     if opts["as_json"]:
         emit_json(
             {
