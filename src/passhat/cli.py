@@ -113,12 +113,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _signals_unwind() as caught:
             rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except BaseException as err:  # every exit status is decided here, none by accident
+        _reader_notes(keep=isinstance(err, click.exceptions.Exit) and not caught)
         if caught or isinstance(err, KeyboardInterrupt | Terminated | click.exceptions.Abort):
             terminated = isinstance(err, Terminated) or signal.SIGTERM in caught
             _say("passhat: terminated" if terminated else "passhat: interrupted")
             return EXIT_TERMINATED if terminated else EXIT_INTERRUPT
         return _failure(err)
+    _reader_notes(keep=True)
     return rv if isinstance(rv, int) else 0
+
+
+def _reader_notes(*, keep: bool) -> None:
+    """The input's notes (which column was read as the system, ...) after a command's output,
+    or none after an error: bad input is one line on stderr."""
+    common = sys.modules.get("passhat.commands._common")  # not imported: nothing was read
+    if common is not None:
+        with contextlib.suppress(OSError, ValueError):
+            common.flush_notes(keep=keep)
 
 
 def _failure(err: BaseException) -> int:

@@ -186,7 +186,8 @@ def exclusions(
             (str(ds["system"].values[s]), str(ds["task"].values[t]), int(n[s, t]))
             for s, t in np.argwhere(short).tolist()
         ]
-        shown = ", ".join(f"{t} (n={nn})" for _, t, nn in bad[:8])
+        several = ds.sizes["system"] > 1  # "t0 (n=3), t0 (n=3)" would not say whose
+        shown = ", ".join(f"{t} ({f'{s}, ' if several else ''}n={nn})" for s, t, nn in bad[:8])
         more = f" and {len(bad) - 8} more" if len(bad) > 8 else ""
         raise ShortTaskError(
             f"k = {kmax} exceeds the decided runs of {len(bad)} task(s): {shown}{more}; "

@@ -316,3 +316,19 @@ def test_an_unknown_splitting_column_is_refused_with_the_fix(capsys, tmp_path) -
         ]
     )
     assert rc == 0 and "model-b" in capsys.readouterr().out
+
+
+def test_reader_notes_follow_success_and_never_precede_an_error(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The reader's note (a 'model' column read as the system) went to stderr as soon as the
+    file was read, so bad input printed it and then the error: two lines where the contract
+    is one. Now the note follows a command that succeeds (or a gate's verdict) and is dropped
+    on an error; the short-task error names each system's task."""
+    path = _two_models_csv(tmp_path)
+    opts = ["--map", "task=question_id", "--map", "success=passed"]
+    bad(capsys, ["estimate", path, *opts, "--k", "9"], r"q0 \(model-a, n=4\), .*q0 \(model-b")
+    bad(capsys, ["compare", path, *opts, "--baseline", "nope"], "baseline 'nope' not found")
+    rc = main(["estimate", path, *opts, "--csv"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and out.startswith("system,") and err.startswith("passhat: note: read column")
+    assert main(["estimate", path, *opts]) == 0  # nothing left over from the runs before
+    assert capsys.readouterr().err.count("passhat: note:") == 1

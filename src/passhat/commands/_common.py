@@ -28,6 +28,7 @@ __all__ = [
     "InputSpec",
     "default_ks",
     "emit_json",
+    "flush_notes",
     "fmt_num",
     "input_options",
     "input_stamp",
@@ -40,6 +41,18 @@ __all__ = [
 # ------------------------------------------------------------------ helpers
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
 MAX_LIST_VALUES = 100_000
+
+#: The reader's notes of this run: :func:`passhat.cli.main` prints them when the command ends
+#: (a gate's verdict included) and drops them on an error, which stays one line.
+PENDING_NOTES: list[str] = []
+
+
+def flush_notes(*, keep: bool) -> None:
+    """Print the pending reader notes on stderr (``keep``) or drop them."""
+    notes = list(PENDING_NOTES)
+    PENDING_NOTES.clear()
+    for note in notes if keep else ():
+        echo(note, err=True)
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:
@@ -123,7 +136,7 @@ def load_input(
     for note in (
         () if quiet else data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
     ):
-        echo(f"passhat: note: {note}", err=True)  # stderr: --json output stays parseable
+        PENDING_NOTES.append(f"passhat: note: {note}")  # stderr at the end: flush_notes
     return data
 
 
