@@ -309,3 +309,22 @@ def test_next_runs_on_many_tasks_is_fast_enough_to_run_here() -> None:
     p = rng.beta(2, 0.5, 10_000)
     t = ph.plan.next_runs(_data(np.full(10_000, 5), rng.binomial(5, p)), budget=200, k=5)
     assert t.attrs["spent"] == 200 and t["extra_runs"].max() == 1
+
+
+def test_a_stated_prior_is_trusted_and_named() -> None:
+    """A stated prior is one (μ, κ) point: no hedge against it, and the output says so. The
+    batch kept is the best of the candidates under that point, so its expected squared error
+    (under the stated prior) is at most the even spread's."""
+    data = ph.load_example("agents")
+    prior = ph.plan.Assumptions(mean=0.9, kappa=5.0, source="my earlier runs")
+    t = ph.plan.next_runs(data, budget=400, k=5, system="guided", prior=prior)
+    assert (
+        t.attrs["prior_stated"] and t.attrs["prior_text"] == "Beta(μ=0.900, κ=5), my earlier runs"
+    )
+    assert t.attrs["method"].endswith("trusted: no hedge; widths ±1.96·sd of the variance")
+    assert any("a stated prior is trusted: no hedge" in s for s in t.attrs["sentences"])
+    assert t.attrs["hedge"] is not None and t.attrs["hedge_sentence"] is None
+    assert t.attrs["squared_error_after"] <= t.attrs["squared_error_uniform"] * (1 + 1e-12)
+    fitted = ph.plan.next_runs(data, budget=400, k=5, system="guided")
+    assert not fitted.attrs["prior_stated"]
+    assert fitted.attrs["prior_text"].endswith("fitted to these runs")
