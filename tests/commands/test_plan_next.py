@@ -185,7 +185,7 @@ def test_bad_prior_options_are_one_line_exit_2(capsys, extra, pattern):
         ([(2, 2)] * 6, r"every decided run passes .*; state the prior with --prior-mean and "),
         (
             [(2, 2), (2, 0)] * 3,
-            r"κ at its lower limit e\^-6: .*no flaky task\); use an earlier evaluation with flaky",
+            r"κ at its lower limit e\^-6: .*\(no flaky task\), .*use an earlier evaluation with",
         ),
         ([(4, 2)] * 10, r"κ at its upper limit e\^12: .*with more tasks or runs per task, or"),
     ],

@@ -328,3 +328,33 @@ def test_a_stated_prior_is_trusted_and_named() -> None:
     fitted = ph.plan.next_runs(data, budget=400, k=5, system="guided")
     assert not fitted.attrs["prior_stated"]
     assert fitted.attrs["prior_text"].endswith("fitted to these runs")
+
+
+def test_prior_agreement_is_the_beta_binomial_z_score() -> None:
+    """Oracle: scipy's Beta-Binomial mean and variance per task, summed over tasks."""
+    from passhat.planner.allocate import prior_agreement
+
+    n = np.array([3, 3, 5, 10, 1])
+    c = np.array([3, 2, 5, 7, 0])
+    prior = ph.plan.Assumptions(mean=0.7, kappa=4.0)
+    dist = stats.betabinom(n, prior.a, prior.b)
+    z = (c.sum() - dist.mean().sum()) / np.sqrt(dist.var().sum())
+    got = prior_agreement(n, c, prior)
+    assert got["z"] == pytest.approx(z, rel=1e-12)
+    assert got["mean_here"] == pytest.approx(17 / 22) and got["mu"] == 0.7
+
+
+def test_a_stated_prior_the_runs_contradict_is_warned_about() -> None:
+    """Near-all-pass runs (Beta(12, 0.6), 50 tasks × 3) against a prior of μ = 0.8: warned;
+    against the true Beta: not (the batch is the same either way: the prior stays trusted)."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(3, rng.beta(12.0, 0.6, 50))
+    data = ph.counts_from_arrays(np.full(50, 3), c)
+    wrong = ph.plan.next_runs(data, budget=100, k=3, prior=ph.plan.Assumptions(mean=0.8, kappa=5))
+    right = ph.plan.next_runs(
+        data, budget=100, k=3, prior=ph.plan.Assumptions(mean=12 / 12.6, kappa=12.6)
+    )
+    assert wrong.attrs["prior_check"]["z"] > 3 > abs(right.attrs["prior_check"]["z"])
+    assert "These runs do not look like the stated prior" in wrong.attrs["reasoning"]
+    assert "do not look like" not in right.attrs["reasoning"]
+    assert ph.plan.next_runs(data, budget=100, k=3).attrs["prior_check"] is None

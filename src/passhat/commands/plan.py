@@ -353,8 +353,8 @@ def _fit_earlier(
         raise InputError(
             f"{opt('from')} {path}: the fit of system {name!r} ({tasks} tasks, {runs} runs) "
             f"puts κ at its lower limit e^{low:.0f}: (nearly) every task passed all its runs or "
-            "failed all of them, so these runs do not show how rates spread within a task's "
-            f"runs (no flaky task); use an earlier evaluation with flaky tasks, or {state}"
+            "failed all of them (no flaky task), so the fit cannot tell how the tasks' rates "
+            f"spread; use an earlier evaluation with flaky tasks, or {state}"
         )
     if log_kappa >= high - 1e-6:
         raise InputError(

@@ -28,12 +28,10 @@ expected reduction of the chosen estimate's variance is largest:
   (μ, κ) that a few runs per task reveal are too uncertain to trust the
   greedy batch (in simulation it was 0.87–0.97× as accurate as uniform runs
   there), and the runs are spread evenly; the explanation says so. A stated
-  ``prior`` (e.g. fitted to an earlier evaluation of similar tasks,
-  ``passhat plan next --prior-from``) is one (μ, κ) point and is trusted: no
-  hedge against its being wrong (the candidates are compared under that one
-  point only, which keeps the batch expected to do best under it). The
-  widths reported are those of the variance, plus the task-sampling term
-  Var(f(p))/T in the population scope, which more runs cannot lower.
+  ``prior`` (``plan next --prior-from``) is one (μ, κ) point, trusted: no hedge
+  (the candidates are compared under it alone). The widths reported are
+  those of the variance, plus the task-sampling term Var(f(p))/T in the
+  population scope, which more runs cannot lower.
 
 Tasks with fewer than k runs have no pass^k estimate: they get the runs they
 lack first. With no flaky task (every task passed or failed all its runs),
@@ -68,6 +66,7 @@ from passhat.planner.allocate import (
     expected_variance,
     flat_prior,
     hyper_points,
+    prior_agreement,
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
 from passhat.planner.batch import Groups, hedge
@@ -80,6 +79,8 @@ NO_FLAKY = "more runs will not change pass^k here; add tasks"
 
 _SCOPES = ("benchmark", "population")
 _HEDGE_START = "The prior of the task rates"
+#: |z| of these runs' successes under a stated prior above which the output warns.
+PRIOR_Z = 3.0
 
 
 def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
@@ -174,7 +175,10 @@ def next_runs(
         were spread evenly, or None), ``prior`` (μ, κ and their source),
         ``prior_stated`` (whether ``prior`` was given) and ``prior_text``
         (the prior in one phrase: "Beta(μ=…, κ=…) fitted to these runs" or
-        "Beta(μ=…, κ=…), " + the stated prior's source).
+        "Beta(μ=…, κ=…), " + the stated prior's source), ``prior_check``
+        (stated prior: z of these runs' successes under it,
+        :func:`passhat.planner.allocate.prior_agreement`; beyond ±3 the
+        sentences warn that the runs do not look like the prior).
 
     Raises
     ------
@@ -206,6 +210,7 @@ def next_runs(
     mandatory = _first_come(lack, budget)
     free = budget - int(mandatory.sum())
     stated = prior is not None
+    check = prior_agreement(n, c, prior) if prior is not None else None
     if prior is not None:
         hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
     elif no_flaky:
@@ -303,7 +308,7 @@ def next_runs(
         hedged,
         (err_now, err_after),
         _prior_text(prior, stated, no_flaky),
-        stated,
+        check,
     )
     table.attrs.update(
         {
@@ -329,6 +334,7 @@ def next_runs(
             "hedge_sentence": next((x for x in sentences if x.startswith(_HEDGE_START)), None),
             "prior": prior.describe(),
             "prior_stated": stated,
+            "prior_check": check,
             "prior_text": _prior_text(prior, stated, no_flaky),
             "reasoning": " ".join(sentences),
             "sentences": sentences,
@@ -499,7 +505,7 @@ def _sentences(
     hedge: dict[str, Any] | None = None,
     errors: tuple[float, float] = (float("nan"), float("nan")),
     prior_text: str = "",
-    stated: bool = False,
+    check: dict[str, float] | None = None,
 ) -> list[str]:
     where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
     out: list[str] = []
@@ -523,7 +529,7 @@ def _sentences(
             f"same runs spread evenly: ±{width['uniform'] / 2:.4f} "
             f"(the batch leaves {pct(var_after / var_uni, 0)} of the uniform spread's variance)."
         )
-        if stated:
+        if check is not None:
             best = (
                 ""
                 if hedge is None or hedge["choice"] == "greedy"
@@ -536,9 +542,17 @@ def _sentences(
                 f"Prior of the task rates: {prior_text}; a stated prior is trusted: no hedge "
                 f"(if it is wrong the batch can do worse than even runs).{best}"
             )
+            if abs(check["z"]) > PRIOR_Z:
+                out.append(
+                    f"These runs do not look like the stated prior: mean success "
+                    f"{check['mean_here']:.3f} here against μ = {check['mu']:.3f} (z = "
+                    f"{check['z']:+.1f}); a wrong prior can make the batch far worse than even "
+                    "runs, so check that the earlier runs are comparable, or leave the prior "
+                    "out (fitted to these runs and hedged)."
+                )
         else:
             out.append(f"Prior of the task rates: {prior_text}.")
-        if hedge is not None and hedge["choice"] != "greedy" and not stated:
+        if hedge is not None and hedge["choice"] != "greedy" and check is None:
             how = (
                 "so the runs are spread evenly"
                 if hedge["choice"] == "uniform"
