@@ -234,43 +234,23 @@ def prior_options(
     if f is None:
         return lambda g: prior_options(g, prefix=prefix)
     what = "Earlier trial results" if prefix else "Trial results"
-    dest = prefix.replace("-", "_")
-    f = click.option(
-        f"--{prefix}system",
-        "prior_system" if prefix else "system",
-        default=None,
-        help=f"System in a multi-system --{prefix}from.",
-    )(f)
-    f = click.option(
-        f"--{prefix}format",
-        f"{dest}format" if prefix else "fmt",
-        default=None,
-        help=f"Format of --{prefix}from (sniffed).",
-    )(f)
-    f = click.option(
-        f"--{prefix}kappa", f"{dest}kappa", type=float, default=None, help="Beta concentration κ."
-    )(f)
-    f = click.option(
-        f"--{prefix}icc",
-        f"{dest}icc",
-        type=float,
-        default=None,
-        help="Within-task correlation 1/(κ+1).",
-    )(f)
-    f = click.option(
-        f"--{prefix}mean",
-        f"{dest}mean" if prefix else "mean_",
-        type=float,
-        default=None,
-        help="Mean success μ.",
-    )(f)
-    f = click.option(
-        f"--{prefix}from",
-        f"{dest}from" if prefix else "from_path",
-        default=None,
-        metavar="EARLIER_RUNS" if prefix else "RUNS",
-        help=f"{what} to fit (μ, κ) from (Beta-Binomial ML).",
-    )(f)
+    helps = {
+        "from": f"{what} to fit (μ, κ) from (Beta-Binomial ML).",
+        "mean": "Mean success μ.",
+        "icc": "Within-task correlation 1/(κ+1).",
+        "kappa": "Beta concentration κ.",
+        "format": f"Format of --{prefix}from (sniffed).",
+        "system": "System in a multi-system --prior-from."
+        if prefix
+        else "System in a multi-system input.",
+    }
+    plain = {"from": "from_path", "mean": "mean_", "format": "fmt"}
+    for name in reversed(helps):  # click lists the options in the order applied last first
+        extra: dict[str, Any] = {"type": float} if name in ("mean", "icc", "kappa") else {}
+        if name == "from":
+            extra["metavar"] = "EARLIER_RUNS" if prefix else "RUNS"
+        param = f"prior_{name}" if prefix else plain.get(name, name)
+        f = click.option(f"--{prefix}{name}", param, default=None, help=helps[name], **extra)(f)
     return f
 
 
