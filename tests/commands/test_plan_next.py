@@ -163,6 +163,15 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         (["--prior-mean", "0", "--prior-icc", "0.2"], r"--prior-mean must lie in \(0, 1\)"),
         (["--prior-mean", "0.9", "--prior-kappa", "-1"], r"--prior-kappa must be a positive"),
         (["--prior-system", "baseline"], r"--prior-format and --prior-system describe --prior-"),
+        (
+            ["--prior-from", AGENTS],
+            r"--prior-from .*agents.csv holds 2 systems \(baseline, guided\); name one with "
+            "--prior-system$",
+        ),
+        (
+            ["--prior-from", AGENTS, "--prior-system", "nosuch"],
+            r"--prior-system 'nosuch' is not in --prior-from .*agents.csv \(have baseline, guided",
+        ),
     ],
     ids=[
         "both",
@@ -173,6 +182,8 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         "mean-0",
         "kappa<0",
         "sys",
+        "which-system",
+        "no-such-system",
     ],
 )
 def test_bad_prior_options_are_one_line_exit_2(capsys, extra, pattern):

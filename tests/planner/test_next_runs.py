@@ -358,3 +358,21 @@ def test_a_stated_prior_the_runs_contradict_is_warned_about() -> None:
     assert "These runs do not look like the stated prior" in wrong.attrs["reasoning"]
     assert "do not look like" not in right.attrs["reasoning"]
     assert ph.plan.next_runs(data, budget=100, k=3).attrs["prior_check"] is None
+
+
+def test_under_a_stated_prior_an_even_share_is_kept_where_it_does_better() -> None:
+    """With one (μ, κ) point the candidates are compared under it alone: here an even run per
+    task first beats the greedy batch under the stated prior (uniform truths, 50 tasks × 3,
+    seed 0), and the sentence says so (no hedge sentence about an uncertain fit)."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(3, rng.beta(1.0, 1.0, 50))
+    data = ph.counts_from_arrays(np.full(50, 3), c)
+    t = ph.plan.next_runs(data, budget=100, k=3, prior=ph.plan.Assumptions(mean=0.5, kappa=2))
+    hedge = t.attrs["hedge"]
+    assert hedge["choice"] == "mixed" and hedge["even_runs"] == 1
+    assert hedge["worst_ratio_chosen"] < hedge["worst_ratio_greedy"]
+    assert (
+        "Under it, 1 run per task first and the rest where they help most" in t.attrs["reasoning"]
+    )
+    assert t.attrs["hedge_sentence"] is None
+    assert (t["extra_runs"] >= 1).sum() == 50

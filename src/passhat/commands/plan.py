@@ -319,12 +319,23 @@ def _fit_earlier(
 ) -> plan.Assumptions:
     """``plan.from_counts`` of an earlier evaluation, refused where the fit is degenerate."""
     state = f"state the prior with {opt('mean')} and {opt('kappa')} or {opt('icc')}"
+    ds = as_counts(data)
+    systems = [str(x) for x in ds["system"].values]
+    if system is None and len(systems) > 1:
+        raise OptionError(
+            f"{opt('from')} {path} holds {len(systems)} systems ({', '.join(systems[:5])}); "
+            f"name one with {opt('system')}"
+        )
+    if system is not None and system not in systems:
+        raise OptionError(
+            f"{opt('system')} {system!r} is not in {opt('from')} {path} (have "
+            f"{', '.join(systems[:5])})"
+        )
+    name = system if system is not None else systems[0]
     try:
-        fit = plan.from_counts(data, system=system)
+        fit = plan.from_counts(data, system=name)
     except InputError as err:
         raise InputError(f"{opt('from')} {path}: " + str(err).replace(FIT_HINT, state)) from err
-    ds = as_counts(data)
-    name = system if system is not None else str(ds["system"].values[0])
     n = ds.sel(system=name)["n"].values
     tasks, runs = int((n > 0).sum()), int(n.sum())
     log_kappa = math.log(float(fit.kappa))  # type: ignore[arg-type]

@@ -535,8 +535,8 @@ def _sentences(
                 if hedge is None or hedge["choice"] == "greedy"
                 else " Under it, even runs are expected to do best."
                 if hedge["choice"] == "uniform"
-                else f" Under it, {hedge['even_runs']} runs per task first and the rest where "
-                "they help most are expected to do best."
+                else f" Under it, {hedge['even_runs']} run{'s' * (hedge['even_runs'] != 1)} per "
+                "task first and the rest where they help most are expected to do best."
             )
             out.append(
                 f"Prior of the task rates: {prior_text}; a stated prior is trusted: no hedge "
