@@ -172,6 +172,7 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
             ["--prior-from", AGENTS, "--prior-system", "nosuch"],
             r"--prior-system 'nosuch' is not in --prior-from .*agents.csv \(have baseline, guided",
         ),
+        (["--prior-from", "no-such-file.csv"], r"^passhat: error: --prior-from: no-such-file"),
     ],
     ids=[
         "both",
@@ -184,6 +185,7 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         "sys",
         "which-system",
         "no-such-system",
+        "missing-file",
     ],
 )
 def test_bad_prior_options_are_one_line_exit_2(capsys, extra, pattern):

@@ -282,9 +282,13 @@ def resolve_prior(
                 f"give {opt('from')} {'EARLIER_RUNS' if prefix else 'RUNS'} or {opt('mean')} "
                 f"with {opt('icc')}/{opt('kappa')}, not both"
             )
-        data = load_input(from_path, example=None, fmt=fmt)
         if not prefix:
+            data = load_input(from_path, example=None, fmt=fmt)
             return plan.from_counts(data, system=system), input_stamp(data)
+        try:
+            data = load_input(from_path, example=None, fmt=fmt)
+        except InputError as err:  # which file: the input or the earlier one
+            raise type(err)(f"{opt('from')}: {err}") from err
         return _fit_earlier(data, from_path, system, opt), input_stamp(data)
     if prefix and (fmt is not None or system is not None):
         raise OptionError(f"{opt('format')} and {opt('system')} describe {opt('from')}: give it")
