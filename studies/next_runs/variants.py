@@ -12,7 +12,15 @@ on the same simulated benchmarks (same seed) as the shipped planner:
   prior (μ ~ Beta(1, 1), log κ ~ Normal(0, 2); :class:`passhat.model.Priors`)
   instead of flat in (logit μ, log κ); hedged as shipped;
 * ``model-prior-unhedged``: both;
-* ``oracle``: the true Beta(a, b) stated as ``prior=``, unhedged (the best case).
+* ``oracle``: the true Beta(a, b) stated as ``prior=``, unhedged (the best case);
+* ``earlier``: the prior fitted (:func:`passhat.plan.from_counts`) to an independent
+  earlier evaluation simulated from the same truth (other tasks: ``EARLIER_TASKS`` ×
+  ``EARLIER_RUNS``, a fresh one per benchmark from its own seed), passed as ``prior=`` to
+  the shipped next_runs (as ``passhat plan next --prior-from`` uses it: a stated prior is
+  one (μ, κ) point, no hedge against its uncertainty);
+* ``earlier-large``: the same with a larger earlier evaluation (``LARGE_TASKS`` tasks);
+* ``earlier-wrong``: the same, the earlier evaluation drawn from ``WRONG_TRUTH`` (a less
+  reliable system than the pilot's) instead: what a wrong prior costs.
 
 Run: ``.venv/bin/python studies/next_runs/variants.py VARIANT REGIME T REPS [SEED]``, e.g.
 ``... variants.py mean-hedge "near all-pass" 100 150 0``. Results quoted in
@@ -21,7 +29,10 @@ Run: ``.venv/bin/python studies/next_runs/variants.py VARIANT REGIME T REPS [SEE
 
 from __future__ import annotations
 
+import os
 import sys
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: many small fits, threads contend
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -34,7 +45,63 @@ import passhat.planner.next_runs  # the module: passhat.plan.next_runs is the fu
 from passhat.planner import allocate
 
 PLANNER = sys.modules["passhat.planner.next_runs"]
-VARIANTS = ("unhedged", "mean-hedge", "model-prior", "model-prior-unhedged", "oracle")
+VARIANTS = (
+    "unhedged",
+    "mean-hedge",
+    "model-prior",
+    "model-prior-unhedged",
+    "oracle",
+    "earlier",
+    "earlier-large",
+    "earlier-wrong",
+)
+
+#: The earlier evaluation behind ``earlier``: tasks × runs per task, and its seed.
+EARLIER_TASKS, EARLIER_RUNS, EARLIER_SEED = 200, 10, 12345
+#: Tasks of the ``earlier-large`` evaluation (runs per task and seed as above).
+LARGE_TASKS = 1000
+#: The truth of the ``earlier-wrong`` evaluation: Beta(4, 1), μ = 0.80 (the near-all-pass
+#: pilot's truth is Beta(12, 0.6), μ = 0.95).
+WRONG_TRUTH = (4.0, 1.0)
+
+
+def earlier_prior(
+    a: float,
+    b: float,
+    rng: np.random.Generator,
+    *,
+    tasks: int = EARLIER_TASKS,
+    runs: int = EARLIER_RUNS,
+) -> Any:
+    """``plan.from_counts`` of an earlier evaluation: ``tasks`` new rates from Beta(a, b),
+    ``runs`` runs each."""
+    p = rng.beta(a, b, tasks)
+    c = rng.binomial(runs, p)
+    return ph.plan.from_counts(ph.counts_from_arrays(np.full(tasks, runs), c))
+
+
+@contextmanager
+def with_earlier_prior(
+    truth: tuple[float, float], *, seed: int = EARLIER_SEED, tasks: int = EARLIER_TASKS
+) -> Iterator[list[Any]]:
+    """Every ``ph.plan.next_runs`` call inside gets ``prior=`` fitted to a fresh earlier
+    evaluation from Beta(``truth``) (its own random stream: the benchmarks stay the same);
+    yields the list of (prior, z of the pilot under it: ``attrs["prior_check"]``) per call."""
+    plain: Callable[..., Any] = ph.plan.next_runs
+    rng = np.random.default_rng([seed, tasks])
+    used: list[Any] = []
+
+    def planned(data: Any, **kw: Any) -> Any:
+        prior = earlier_prior(*truth, rng, tasks=tasks)
+        table = plain(data, prior=prior, **kw)
+        used.append((prior, table.attrs["prior_check"]["z"]))
+        return table
+
+    ph.plan.next_runs = planned
+    try:
+        yield used
+    finally:
+        ph.plan.next_runs = plain
 
 
 def model_prior_points(n: np.ndarray, c: np.ndarray, system: str) -> Any:
@@ -107,6 +174,13 @@ def variant(name: str, regime: tuple[float, float]) -> Iterator[None]:
         prior = ph.plan.Assumptions(mean=a / (a + b), kappa=a + b)
         plain: Callable[..., Any] = saved["next_runs"]
         ph.plan.next_runs = lambda data, **kw: plain(data, prior=prior, **kw)
+    if name.startswith("earlier"):
+        with with_earlier_prior(
+            WRONG_TRUTH if name == "earlier-wrong" else regime,
+            tasks=LARGE_TASKS if name == "earlier-large" else EARLIER_TASKS,
+        ):
+            yield
+        return
     try:
         yield
     finally:
@@ -123,8 +197,16 @@ def main(argv: list[str]) -> int:
         return 2
     import next_runs as study  # beside this script, on sys.path when it is run
 
-    with variant(name, study.REGIMES[regime]):
-        r = study.compare(regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
+    if name.startswith("earlier"):
+        truth = WRONG_TRUTH if name == "earlier-wrong" else study.REGIMES[regime]
+        size = LARGE_TASKS if name == "earlier-large" else EARLIER_TASKS
+        with with_earlier_prior(truth, tasks=size) as used:
+            r = study.compare(regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
+        warned = sum(abs(z) > PLANNER.PRIOR_Z for _, z in used)
+        print(f"{name} | {regime} | T={tasks} | prior warnings (|z| > 3) {warned}/{len(used)}")
+    else:
+        with variant(name, study.REGIMES[regime]):
+            r = study.compare(regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
     print(
         f"{name} | {regime} | T={tasks} | reps={reps} | seed={seed} | factor "
         f"{r['factor']:.2f} ± {r['factor_se']:.2f} | greedy/mixed/even "

@@ -309,3 +309,70 @@ def test_next_runs_on_many_tasks_is_fast_enough_to_run_here() -> None:
     p = rng.beta(2, 0.5, 10_000)
     t = ph.plan.next_runs(_data(np.full(10_000, 5), rng.binomial(5, p)), budget=200, k=5)
     assert t.attrs["spent"] == 200 and t["extra_runs"].max() == 1
+
+
+def test_a_stated_prior_is_trusted_and_named() -> None:
+    """A stated prior is one (μ, κ) point: no hedge against it, and the output says so. The
+    batch kept is the best of the candidates under that point, so its expected squared error
+    (under the stated prior) is at most the even spread's."""
+    data = ph.load_example("agents")
+    prior = ph.plan.Assumptions(mean=0.9, kappa=5.0, source="my earlier runs")
+    t = ph.plan.next_runs(data, budget=400, k=5, system="guided", prior=prior)
+    assert (
+        t.attrs["prior_stated"] and t.attrs["prior_text"] == "Beta(μ=0.900, κ=5), my earlier runs"
+    )
+    assert t.attrs["method"].endswith("trusted: no hedge; widths ±1.96·sd of the variance")
+    assert any("a stated prior is trusted: no hedge" in s for s in t.attrs["sentences"])
+    assert t.attrs["hedge"] is not None and t.attrs["hedge_sentence"] is None
+    assert t.attrs["squared_error_after"] <= t.attrs["squared_error_uniform"] * (1 + 1e-12)
+    fitted = ph.plan.next_runs(data, budget=400, k=5, system="guided")
+    assert not fitted.attrs["prior_stated"]
+    assert fitted.attrs["prior_text"].endswith("fitted to these runs")
+
+
+def test_prior_agreement_is_the_beta_binomial_z_score() -> None:
+    """Oracle: scipy's Beta-Binomial mean and variance per task, summed over tasks."""
+    from passhat.planner.allocate import prior_agreement
+
+    n = np.array([3, 3, 5, 10, 1])
+    c = np.array([3, 2, 5, 7, 0])
+    prior = ph.plan.Assumptions(mean=0.7, kappa=4.0)
+    dist = stats.betabinom(n, prior.a, prior.b)
+    z = (c.sum() - dist.mean().sum()) / np.sqrt(dist.var().sum())
+    got = prior_agreement(n, c, prior)
+    assert got["z"] == pytest.approx(z, rel=1e-12)
+    assert got["mean_here"] == pytest.approx(17 / 22) and got["mu"] == 0.7
+
+
+def test_a_stated_prior_the_runs_contradict_is_warned_about() -> None:
+    """Near-all-pass runs (Beta(12, 0.6), 50 tasks × 3) against a prior of μ = 0.8: warned;
+    against the true Beta: not (the batch is the same either way: the prior stays trusted)."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(3, rng.beta(12.0, 0.6, 50))
+    data = ph.counts_from_arrays(np.full(50, 3), c)
+    wrong = ph.plan.next_runs(data, budget=100, k=3, prior=ph.plan.Assumptions(mean=0.8, kappa=5))
+    right = ph.plan.next_runs(
+        data, budget=100, k=3, prior=ph.plan.Assumptions(mean=12 / 12.6, kappa=12.6)
+    )
+    assert wrong.attrs["prior_check"]["z"] > 3 > abs(right.attrs["prior_check"]["z"])
+    assert "These runs do not look like the stated prior" in wrong.attrs["reasoning"]
+    assert "do not look like" not in right.attrs["reasoning"]
+    assert ph.plan.next_runs(data, budget=100, k=3).attrs["prior_check"] is None
+
+
+def test_under_a_stated_prior_an_even_share_is_kept_where_it_does_better() -> None:
+    """With one (μ, κ) point the candidates are compared under it alone: here an even run per
+    task first beats the greedy batch under the stated prior (uniform truths, 50 tasks × 3,
+    seed 0), and the sentence says so (no hedge sentence about an uncertain fit)."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(3, rng.beta(1.0, 1.0, 50))
+    data = ph.counts_from_arrays(np.full(50, 3), c)
+    t = ph.plan.next_runs(data, budget=100, k=3, prior=ph.plan.Assumptions(mean=0.5, kappa=2))
+    hedge = t.attrs["hedge"]
+    assert hedge["choice"] == "mixed" and hedge["even_runs"] == 1
+    assert hedge["worst_ratio_chosen"] < hedge["worst_ratio_greedy"]
+    assert (
+        "Under it, 1 run per task first and the rest where they help most" in t.attrs["reasoning"]
+    )
+    assert t.attrs["hedge_sentence"] is None
+    assert (t["extra_runs"] >= 1).sum() == 50

@@ -6,6 +6,8 @@ reasoning and the assumptions; ``--json`` writes the same as JSON.
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,10 +20,12 @@ from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, records
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms, leave_one_out
-from passhat.errors import OptionError
+from passhat.errors import InputError, OptionError
+from passhat.estimators import as_counts
 from passhat.io import input_stamp
+from passhat.planner.assumptions import FIT_HINT, LOG_KAPPA_LIMITS
 
-__all__ = ["register"]
+__all__ = ["prior_options", "register", "resolve_prior"]
 
 
 def _fmt_value(res: plan.PlanResult) -> str:
@@ -217,21 +221,147 @@ def table_cmd(confidence: float, as_json: bool) -> None:
 
 
 # ------------------------------------------------------ design and power
-def prior_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--from RUNS (with --format/--system) or --mean with --icc/--kappa."""
-    f = click.option("--system", default=None, help="System in a multi-system input.")(f)
-    f = click.option("--format", "fmt", default=None, help="Format of --from (sniffed).")(f)
-    f = click.option("--kappa", type=float, default=None, help="Beta concentration κ.")(f)
-    f = click.option("--icc", type=float, default=None, help="Within-task correlation 1/(κ+1).")(f)
-    f = click.option("--mean", "mean_", type=float, default=None, help="Mean success μ.")(f)
-    f = click.option(
-        "--from",
-        "from_path",
-        default=None,
-        metavar="RUNS",
-        help="Trial results to fit (μ, κ) from (Beta-Binomial ML).",
-    )(f)
+def prior_options(
+    f: Callable[..., Any] | None = None, /, *, prefix: str = ""
+) -> Callable[..., Any]:
+    """--from RUNS (with --format/--system) or --mean with --icc/--kappa.
+
+    ``prefix`` names a second set beside a command's own input options:
+    ``prior-`` gives --prior-from, --prior-format, --prior-system, --prior-mean,
+    --prior-icc, --prior-kappa (parameters ``prior_from`` … ``prior_kappa``);
+    read them with :func:`resolve_prior` and the same ``prefix``.
+    """
+    if f is None:
+        return lambda g: prior_options(g, prefix=prefix)
+    what = "Earlier trial results" if prefix else "Trial results"
+    helps = {
+        "from": f"{what} to fit (μ, κ) from (Beta-Binomial ML).",
+        "mean": "Mean success μ.",
+        "icc": "Within-task correlation 1/(κ+1).",
+        "kappa": "Beta concentration κ.",
+        "format": f"Format of --{prefix}from (sniffed).",
+        "system": "System in a multi-system --prior-from."
+        if prefix
+        else "System in a multi-system input.",
+    }
+    plain = {"from": "from_path", "mean": "mean_", "format": "fmt"}
+    for name in reversed(helps):  # click lists the options in the order applied last first
+        extra: dict[str, Any] = {"type": float} if name in ("mean", "icc", "kappa") else {}
+        if name == "from":
+            extra["metavar"] = "EARLIER_RUNS" if prefix else "RUNS"
+        param = f"prior_{name}" if prefix else plain.get(name, name)
+        f = click.option(f"--{prefix}{name}", param, default=None, help=helps[name], **extra)(f)
     return f
+
+
+def resolve_prior(
+    from_path: str | None,
+    mean_: float | None,
+    icc: float | None,
+    kappa: float | None,
+    fmt: str | None,
+    system: str | None,
+    *,
+    prefix: str = "",
+) -> tuple[plan.Assumptions | None, dict[str, Any]]:
+    """The (μ, κ) the options of :func:`prior_options` with ``prefix`` state, and the stamp
+    of the file fitted ({} for stated values).
+
+    Without ``prefix`` the prior is required. With one (``prior-``) it is optional
+    (None when no option is given), a fit whose κ ends at a search limit is
+    refused, and the prior's ``source`` names the file: "fitted to EARLIER: T
+    tasks, N runs".
+    """
+
+    def opt(name: str) -> str:
+        return f"--{prefix}{name}"
+
+    if from_path is not None:
+        if mean_ is not None or icc is not None or kappa is not None:
+            raise OptionError(
+                f"give {opt('from')} {'EARLIER_RUNS' if prefix else 'RUNS'} or {opt('mean')} "
+                f"with {opt('icc')}/{opt('kappa')}, not both"
+            )
+        if not prefix:
+            data = load_input(from_path, example=None, fmt=fmt)
+            return plan.from_counts(data, system=system), input_stamp(data)
+        try:
+            data = load_input(from_path, example=None, fmt=fmt)
+        except InputError as err:  # which file: the input or the earlier one
+            raise type(err)(f"{opt('from')}: {err}") from err
+        return _fit_earlier(data, from_path, system, opt), input_stamp(data)
+    if prefix and (fmt is not None or system is not None):
+        raise OptionError(f"{opt('format')} and {opt('system')} describe {opt('from')}: give it")
+    if mean_ is None:
+        if prefix and icc is None and kappa is None:
+            return None, {}
+        raise OptionError(
+            f"no assumptions: give {opt('from')} RUNS, or {opt('mean')} with {opt('icc')} or "
+            f"{opt('kappa')}"
+            if not prefix
+            else f"{opt('icc')}/{opt('kappa')} need {opt('mean')} (or give {opt('from')} "
+            "EARLIER_RUNS)"
+        )
+    if (icc is None) == (kappa is None):
+        raise OptionError(f"with {opt('mean')} give exactly one of {opt('icc')} or {opt('kappa')}")
+    try:
+        stated = plan.Assumptions(
+            mean=mean_,
+            icc=icc,
+            kappa=kappa,
+            source=f"stated with {opt('mean')}/{opt('icc' if icc is not None else 'kappa')}"
+            if prefix
+            else "stated assumptions",
+        )
+    except OptionError as err:
+        raise OptionError(re.sub(r"^(mean|icc|kappa)\b", lambda m: opt(m[1]), str(err))) from err
+    return stated, {}
+
+
+def _fit_earlier(
+    data: Any, path: str, system: str | None, opt: Callable[[str], str]
+) -> plan.Assumptions:
+    """``plan.from_counts`` of an earlier evaluation, refused where the fit is degenerate."""
+    state = f"state the prior with {opt('mean')} and {opt('kappa')} or {opt('icc')}"
+    ds = as_counts(data)
+    systems = [str(x) for x in ds["system"].values]
+    if system is None and len(systems) > 1:
+        raise OptionError(
+            f"{opt('from')} {path} holds {len(systems)} systems ({', '.join(systems[:5])}); "
+            f"name one with {opt('system')}"
+        )
+    if system is not None and system not in systems:
+        raise OptionError(
+            f"{opt('system')} {system!r} is not in {opt('from')} {path} (have "
+            f"{', '.join(systems[:5])})"
+        )
+    name = system if system is not None else systems[0]
+    try:
+        fit = plan.from_counts(data, system=name)
+    except InputError as err:
+        raise InputError(f"{opt('from')} {path}: " + str(err).replace(FIT_HINT, state)) from err
+    n = ds.sel(system=name)["n"].values
+    tasks, runs = int((n > 0).sum()), int(n.sum())
+    log_kappa = math.log(float(fit.kappa))  # type: ignore[arg-type]
+    low, high = LOG_KAPPA_LIMITS
+    if log_kappa <= low + 1e-6:
+        raise InputError(
+            f"{opt('from')} {path}: the fit of system {name!r} ({tasks} tasks, {runs} runs) "
+            f"puts κ at its lower limit e^{low:.0f}: (nearly) every task passed all its runs or "
+            "failed all of them (no flaky task), so the fit cannot tell how the tasks' rates "
+            f"spread; use an earlier evaluation with flaky tasks, or {state}"
+        )
+    if log_kappa >= high - 1e-6:
+        raise InputError(
+            f"{opt('from')} {path}: the fit of system {name!r} ({tasks} tasks, {runs} runs) "
+            f"puts κ at its upper limit e^{high:.0f}: the tasks' rates do not differ beyond "
+            "run-to-run chance here, so any larger κ fits as well; use an earlier evaluation "
+            f"with more tasks or runs per task, or {state}"
+        )
+    where = f"{path} (system {name!r})" if ds.sizes["system"] > 1 else path
+    return plan.Assumptions(
+        mean=fit.mean, kappa=fit.kappa, source=f"fitted to {where}: {tasks:,} tasks, {runs:,} runs"
+    )
 
 
 def _prior(
@@ -242,16 +372,10 @@ def _prior(
     fmt: str | None,
     system: str | None,
 ) -> tuple[plan.Assumptions, dict[str, Any]]:
-    if from_path is not None:
-        if mean_ is not None or icc is not None or kappa is not None:
-            raise OptionError("give --from RUNS or --mean with --icc/--kappa, not both")
-        data = load_input(from_path, example=None, fmt=fmt)
-        return plan.from_counts(data, system=system), input_stamp(data)
-    if mean_ is None:
-        raise OptionError("no assumptions: give --from RUNS, or --mean with --icc or --kappa")
-    if (icc is None) == (kappa is None):
-        raise OptionError("with --mean give exactly one of --icc or --kappa")
-    return plan.Assumptions(mean=mean_, icc=icc, kappa=kappa), {}
+    """The required prior of ``plan design`` / ``plan power`` (:func:`resolve_prior`)."""
+    prior, stamp = resolve_prior(from_path, mean_, icc, kappa, fmt, system)
+    assert prior is not None  # required without a prefix
+    return prior, stamp
 
 
 def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) -> None:

@@ -6,6 +6,12 @@ table: task, more runs, the task's share of the variance runs can remove and
 the expected reduction of the interval width. ``--json`` writes the same with
 the input's stamp; ``--csv`` writes the batch (one row per task) for a
 harness to consume.
+
+The prior of the task rates is fitted to these runs (hedged against its
+uncertainty) unless one is stated: ``--prior-from EARLIER_RUNS`` fits it to an
+earlier evaluation of similar tasks (``--prior-format``/``--prior-system``
+read that file), ``--prior-mean`` with ``--prior-kappa`` or ``--prior-icc``
+states it. A stated prior is trusted (no hedge); the output names it.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from passhat import planner as plan
 from passhat.commands._common import InputSpec, input_options, records
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms
-from passhat.commands.plan import _json, json_opt, plan_group
+from passhat.commands.plan import _json, json_opt, plan_group, prior_options, resolve_prior
 from passhat.io import input_stamp
 
 __all__ = ["register"]
@@ -47,6 +53,7 @@ _SHOWN = 20
 @click.option("--max-per-task", type=int, default=None, help="At most this many runs per task.")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
 @click.option("--all", "show_all", is_flag=True, help="Print every task of the batch.")
+@prior_options(prefix="prior-")
 @json_opt
 @table_output("batch")
 @in_cli_terms
@@ -60,9 +67,29 @@ def next_cmd(
     max_per_task: int | None,
     ci: float,
     show_all: bool,
+    prior_from: str | None,
+    prior_mean: float | None,
+    prior_icc: float | None,
+    prior_kappa: float | None,
+    prior_format: str | None,
+    prior_system: str | None,
     as_json: bool,
 ) -> None:
-    """The next batch of runs: which tasks, how many runs each, and what each buys."""
+    """The next batch of runs: which tasks, how many runs each, and what each buys.
+
+    The prior of the task rates comes from these runs (hedged), or from an earlier
+    evaluation (--prior-from) or stated values (--prior-mean with --prior-kappa or
+    --prior-icc): a stated prior is trusted, no hedge.
+    """
+    prior, prior_stamp = resolve_prior(
+        prior_from,
+        prior_mean,
+        prior_icc,
+        prior_kappa,
+        prior_format,
+        prior_system,
+        prefix="prior-",
+    )
     data = source.load()
     t = plan.next_runs(
         data,
@@ -73,9 +100,11 @@ def next_cmd(
         system=system,
         ci=ci,
         max_per_task=max_per_task,
+        prior=prior,
     )
     if as_json:
-        _json(input_stamp(data), **t.attrs, batch=records(t))
+        earlier = {"prior_input": prior_stamp} if prior_stamp else {}
+        _json(input_stamp(data), **earlier, **t.attrs, batch=records(t))
         return
     for sentence in t.attrs["sentences"]:
         echo(sentence)
@@ -86,7 +115,10 @@ def next_cmd(
     label = label.format(k=t.attrs["k"])
     shown = t if show_all else t.head(_SHOWN)
     more = "" if len(shown) == len(t) else f"; first {len(shown)} of {len(t)} tasks, --all for all"
-    table = Table(title=f"{t.attrs['system']}: next {t.attrs['spent']} runs for {label}{more}")
+    table = Table(
+        title=f"{t.attrs['system']}: next {t.attrs['spent']} runs for {label}{more}; prior "
+        f"{t.attrs['prior_text']}"
+    )
     for head in ("task", "status", "runs", "passed", "more runs", "share", "width −"):
         table.add_column(head, justify="left" if head in ("task", "status") else "right")
     for r in shown.itertuples():

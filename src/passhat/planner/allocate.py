@@ -75,6 +75,7 @@ __all__ = [
     "hyper_points",
     "objective",
     "per_task",
+    "prior_agreement",
 ]
 
 #: Cells (groups × levels × new successes) evaluated at once by :func:`expected_mse`.
@@ -420,3 +421,29 @@ def flat_prior(n: np.ndarray, c: np.ndarray) -> Assumptions:
     """A prior for data without a flaky task, where the Beta-Binomial fit may not exist."""
     mean = float(np.clip((c.sum() + 0.5) / (n.sum() + 1.0), 1e-3, 1 - 1e-3))
     return Assumptions(mean=mean, kappa=2.0, source="a weak Beta prior (no flaky task to fit)")
+
+
+def prior_agreement(n: np.ndarray, c: np.ndarray, prior: Assumptions) -> dict[str, float]:
+    """How far these runs' successes lie from what a stated prior expects: a z score.
+
+    Under p_i ~ Beta(μκ, (1−μ)κ) and c_i | p_i ~ Binomial(n_i, p_i), c_i is
+    Beta-Binomial with mean n_i μ and variance n_i μ(1−μ)(1 + (n_i − 1)/(κ + 1)),
+    independent over tasks, so z = (Σ c_i − μ Σ n_i) / √(Σ var_i) is about
+    standard normal when the prior is right (the mean only: a wrong κ at the
+    right μ goes unseen).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.planner import Assumptions
+    >>> from passhat.planner.allocate import prior_agreement
+    >>> n, c = np.full(50, 3), np.full(50, 3)
+    >>> round(prior_agreement(n, c, Assumptions(mean=0.8, kappa=5.0))["z"], 1)
+    5.3
+    """
+    mu, kappa = prior.mean, float(prior.kappa)  # type: ignore[arg-type]
+    nn = np.asarray(n, dtype=float)
+    var = nn * mu * (1 - mu) * (1 + (nn - 1) / (kappa + 1))
+    total = float(nn.sum())
+    z = (float(np.sum(c)) - mu * total) / float(np.sqrt(var.sum())) if total > 0 else 0.0
+    return {"z": z, "mean_here": float(np.sum(c)) / total if total else float("nan"), "mu": mu}

@@ -33,6 +33,11 @@ from passhat.trials import Trials
 
 __all__ = ["Assumptions", "from_counts"]
 
+#: The search range of log κ in :func:`from_counts` (a fit at either end is at a limit).
+LOG_KAPPA_LIMITS = (-6.0, 12.0)
+#: What to do when the counts have no spread to fit (the CLI rewrites the option names).
+FIT_HINT = "give --mean with --icc/--kappa (prior=Assumptions(...)) instead"
+
 
 @dataclass(frozen=True)
 class Assumptions:
@@ -79,10 +84,8 @@ class Assumptions:
 
     def describe(self) -> str:
         """One line: μ, κ and ICC with their source."""
-        return (
-            f"mean μ = {self.mean:.3f}, κ = {self.kappa:.3g} (ICC = {self.icc:.3f}), "
-            f"from {self.source}"
-        )
+        where = self.source if self.source.startswith("fitted to") else f"from {self.source}"
+        return f"mean μ = {self.mean:.3f}, κ = {self.kappa:.3g} (ICC = {self.icc:.3f}), {where}"
 
 
 def _pick_system(systems: list[str], system: str | None, source: Literal["data", "fit"]) -> str:
@@ -131,8 +134,7 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
         raise InputError(
             f"system {system!r}: every decided run {word} ({int(n.sum())} runs, {len(n)} tasks), "
             "so the Beta-Binomial likelihood has its maximum at μ = "
-            f"{0 if c.sum() == 0 else 1} for any κ: there is no spread to fit; "
-            "give --mean with --icc/--kappa (prior=Assumptions(...)) instead"
+            f"{0 if c.sum() == 0 else 1} for any κ: there is no spread to fit; " + FIT_HINT
         )
     pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
     nn, cc, w = pairs[:, 0], pairs[:, 1], mult.astype(float)
@@ -150,7 +152,7 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
             nll,
             np.array([special.logit(pbar), lk]),
             method="L-BFGS-B",
-            bounds=[(-15, 15), (-6, 12)],
+            bounds=[(-15, 15), LOG_KAPPA_LIMITS],
         )
         if best is None or res.fun < best.fun:
             best = res
@@ -159,7 +161,7 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
     mu = float(special.expit(best.x[0]))
     lk = float(best.x[1])
     note = ""
-    if lk <= -6 + 1e-6 or lk >= 12 - 1e-6:
+    if lk <= LOG_KAPPA_LIMITS[0] + 1e-6 or lk >= LOG_KAPPA_LIMITS[1] - 1e-6:
         note = f", κ at the search limit e^{lk:.0f}"
     mu = min(max(mu, 1e-6), 1 - 1e-6)
     return Assumptions(

@@ -27,9 +27,11 @@ expected reduction of the chosen estimate's variance is largest:
   smallest worst ratio to the even spread is kept. Near pass rates of 1 the
   (μ, κ) that a few runs per task reveal are too uncertain to trust the
   greedy batch (in simulation it was 0.87–0.97× as accurate as uniform runs
-  there), and the runs are spread evenly; the explanation says so. The
-  widths reported are those of the variance, plus the task-sampling term
-  Var(f(p))/T in the population scope, which more runs cannot lower.
+  there), and the runs are spread evenly; the explanation says so. A stated
+  ``prior`` (``plan next --prior-from``) is one (μ, κ) point, trusted: no hedge
+  (the candidates are compared under it alone). The widths reported are
+  those of the variance, plus the task-sampling term Var(f(p))/T in the
+  population scope, which more runs cannot lower.
 
 Tasks with fewer than k runs have no pass^k estimate: they get the runs they
 lack first. With no flaky task (every task passed or failed all its runs),
@@ -64,6 +66,7 @@ from passhat.planner.allocate import (
     expected_variance,
     flat_prior,
     hyper_points,
+    prior_agreement,
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
 from passhat.planner.batch import Groups, hedge
@@ -76,6 +79,8 @@ NO_FLAKY = "more runs will not change pass^k here; add tasks"
 
 _SCOPES = ("benchmark", "population")
 _HEDGE_START = "The prior of the task rates"
+#: |z| of these runs' successes under a stated prior above which the output warns.
+PRIOR_Z = 3.0
 
 
 def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
@@ -139,8 +144,12 @@ def next_runs(
     system : str, optional
         The system, when the data hold several.
     prior : Assumptions, optional
-        The Beta (μ, κ) of task rates; default: the Beta-Binomial fit to the
-        data.
+        The Beta (μ, κ) of task rates, e.g. ``plan.from_counts`` of an earlier
+        evaluation of similar tasks; its ``source`` names it in the output.
+        Trusted: one (μ, κ) point, no hedge against its uncertainty (a wrong
+        prior can make the batch worse than even runs; see
+        reports/next_runs). Default: the posterior of (μ, κ) given these
+        runs, hedged.
     ci : float
         Level of the interval whose width is reported.
     max_per_task : int, optional
@@ -163,7 +172,13 @@ def next_runs(
         an even share plus greedy and the even spread, with the greedy batch's
         worst and mean ratio to the even spread; None when not hedged: fewer
         runs than tasks, or no flaky task) and ``hedge_sentence`` (why the runs
-        were spread evenly, or None).
+        were spread evenly, or None), ``prior`` (μ, κ and their source),
+        ``prior_stated`` (whether ``prior`` was given) and ``prior_text``
+        (the prior in one phrase: "Beta(μ=…, κ=…) fitted to these runs" or
+        "Beta(μ=…, κ=…), " + the stated prior's source), ``prior_check``
+        (stated prior: z of these runs' successes under it,
+        :func:`passhat.planner.allocate.prior_agreement`; beyond ±3 the
+        sentences warn that the runs do not look like the prior).
 
     Raises
     ------
@@ -194,6 +209,8 @@ def next_runs(
     lack = np.minimum(np.maximum(kk - n, 0), cap)
     mandatory = _first_come(lack, budget)
     free = budget - int(mandatory.sum())
+    stated = prior is not None
+    check = prior_agreement(n, c, prior) if prior is not None else None
     if prior is not None:
         hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
     elif no_flaky:
@@ -290,6 +307,8 @@ def next_runs(
         tasks_vs_runs,
         hedged,
         (err_now, err_after),
+        _prior_text(prior, stated, no_flaky),
+        check,
     )
     table.attrs.update(
         {
@@ -314,6 +333,9 @@ def next_runs(
             "hedge": hedged,
             "hedge_sentence": next((x for x in sentences if x.startswith(_HEDGE_START)), None),
             "prior": prior.describe(),
+            "prior_stated": stated,
+            "prior_check": check,
+            "prior_text": _prior_text(prior, stated, no_flaky),
             "reasoning": " ".join(sentences),
             "sentences": sentences,
             "method": (
@@ -324,14 +346,28 @@ def next_runs(
                     "hedged against uniform runs (of the greedy batch, an even share plus "
                     "greedy, and even runs, the one with the smallest worst ratio to even runs "
                     f"over the (μ, κ) points: {hedged['choice']}), "
-                    if hedged is not None
+                    if hedged is not None and not stated
                     else ""
                 )
-                + f"(a, b) from {prior.source}; widths ±{z:.2f}·sd of the variance"
+                + (
+                    f"(a, b) from the stated prior {_prior_text(prior, stated, no_flaky)}, "
+                    "trusted: no hedge"
+                    if stated
+                    else f"(a, b) from {prior.source}"
+                )
+                + f"; widths ±{z:.2f}·sd of the variance"
             ),
         }
     )
     return table
+
+
+def _prior_text(prior: Assumptions, stated: bool, no_flaky: bool) -> str:
+    """The prior in one phrase, naming where it came from."""
+    beta = f"Beta(μ={prior.mean:.3f}, κ={prior.kappa:.3g})"
+    if not stated and not no_flaky:
+        return f"{beta} fitted to these runs"
+    return f"{beta}{' ' if prior.source.startswith('fitted to') else ', '}{prior.source}"
 
 
 def _change(after: float, now: float) -> str:
@@ -468,6 +504,8 @@ def _sentences(
     tvr: dict[str, Any] | None,
     hedge: dict[str, Any] | None = None,
     errors: tuple[float, float] = (float("nan"), float("nan")),
+    prior_text: str = "",
+    check: dict[str, float] | None = None,
 ) -> list[str]:
     where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
     out: list[str] = []
@@ -491,7 +529,30 @@ def _sentences(
             f"same runs spread evenly: ±{width['uniform'] / 2:.4f} "
             f"(the batch leaves {pct(var_after / var_uni, 0)} of the uniform spread's variance)."
         )
-        if hedge is not None and hedge["choice"] != "greedy":
+        if check is not None:
+            best = (
+                ""
+                if hedge is None or hedge["choice"] == "greedy"
+                else " Under it, even runs are expected to do best."
+                if hedge["choice"] == "uniform"
+                else f" Under it, {hedge['even_runs']} run{'s' * (hedge['even_runs'] != 1)} per "
+                "task first and the rest where they help most are expected to do best."
+            )
+            out.append(
+                f"Prior of the task rates: {prior_text}; a stated prior is trusted: no hedge "
+                f"(if it is wrong the batch can do worse than even runs).{best}"
+            )
+            if abs(check["z"]) > PRIOR_Z:
+                out.append(
+                    f"These runs do not look like the stated prior: mean success "
+                    f"{check['mean_here']:.3f} here against μ = {check['mu']:.3f} (z = "
+                    f"{check['z']:+.1f}); a wrong prior can make the batch far worse than even "
+                    "runs, so check that the earlier runs are comparable, or leave the prior "
+                    "out (fitted to these runs and hedged)."
+                )
+        else:
+            out.append(f"Prior of the task rates: {prior_text}.")
+        if hedge is not None and hedge["choice"] != "greedy" and check is None:
             how = (
                 "so the runs are spread evenly"
                 if hedge["choice"] == "uniform"
