@@ -122,15 +122,39 @@ class PairedPilot:
 
         ``rho=None``: the pilot's own spread of differences (its Var(g_B − g_A));
         a value: Var g_A + Var g_B − 2ρ√(Var g_A Var g_B) instead (what-if).
-        ``delta`` is not used: the pilot's spread is taken to hold for the
-        difference to detect.
+        The pilot's spread is taken to hold for the difference to detect;
+        ``delta`` only has to keep the candidate's value ``baseline + delta``
+        inside [0, 1].
+
+        Raises
+        ------
+        OptionError
+            ``baseline + delta`` lies outside [0, 1].
+        InputError
+            The pilot measures no spread at all (every task all-pass or
+            all-fail under both systems, with the same difference on every
+            task): a zero SD would make two tasks look like enough.
         """
+        if not 0.0 <= self.mean_a + delta <= 1.0:
+            raise OptionError(
+                f"delta = {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
+                f"the pilot's {self.mean_a:.3f} under {self.systems[0]!r}; choose a smaller delta"
+            )
         va, vb = max(self.var_g_a, 0.0), max(self.var_g_b, 0.0)
         between = (
             max(self.var_g_diff, 0.0) if rho is None else va + vb - 2 * rho * math.sqrt(va * vb)
         )
         wa, wb = self.within(n)
-        return math.sqrt(max(max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0), 1e-300))
+        var = max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0)
+        if not var > 0.0:
+            raise InputError(
+                f"pilot: no spread of per-task differences in {_label(self.metric, self.k)} "
+                f"between {self.systems[0]!r} and {self.systems[1]!r} (on all {self.tasks} "
+                "tasks each system always passes or always fails, and the difference is the "
+                "same on every task): the SD cannot be measured from these runs; give a pilot "
+                "with mixed outcomes, or assumptions (prior= / --mean with --icc)"
+            )
+        return math.sqrt(var)
 
     def assumptions(self) -> tuple[str, ...]:
         """The assumptions of a power answer from this pilot."""

@@ -265,10 +265,11 @@ def _set_aside_warning(b: BlockRounds, label: str) -> list[str]:
     if b.set_aside == 0:
         return []
     lo, hi = int(b.decided.min()), int(b.decided.max())
+    have = f"differ ({lo} to {hi})" if lo < hi else f"are {lo} on every task"
     return [
-        f"{label}decided runs per task differ ({lo} to {hi}): the gate uses {b.rounds} complete "
+        f"{label}decided runs per task {have}: the gate uses {b.rounds} complete "
         f"round(s) of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until every "
-        "task has them"
+        "task has another round"
     ]
 
 

@@ -332,7 +332,10 @@ def rank(
     n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
     # one set of random sign flips serves every pair (the same test per pair, a cost
     # nearly flat in the number of pairs)
-    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng, shared_flips=True)
+    # a fresh stream of the same seed: with two systems the pair is exactly `compare`'s
+    pt = paired_table(
+        n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=make_rng(seed), shared_flips=True
+    )
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
     pt["p_holm"] = holm_by_column(pt)
