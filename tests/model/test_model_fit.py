@@ -131,9 +131,13 @@ def test_task_with_no_decided_run_follows_estimates_rule():
     present = f.idata.constant_data["present"].values.astype(bool)
     est = ph.estimate(with_empty, k=[1, 2])
     assert present.tolist() == est.per_task["included"].values.tolist() == [[True] * 3 + [False]]
-    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[0]
+    # the unscored runs are counted first (never dropped silently), then the task left out
+    assert fit_notes(f)[0].startswith("4 unscored run(s) (no verdict")
+    assert fit_notes(f)[0].endswith("are not counted in n: system 4")
+    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[1]
+    assert fit_notes(g) == []
     imputed = ph.fit(with_empty, unscored_tasks="impute", **opts)
-    assert "drawn from the fitted distribution" in fit_notes(imputed)[0]
+    assert "drawn from the fitted distribution" in fit_notes(imputed)[1]
     bench = imputed.summary(k=[1])
     bench = bench[(bench["scope"] == "benchmark") & (bench["metric"] == "mean")]["mean"].iloc[0]
     ref = g.summary(k=[1])

@@ -338,3 +338,18 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert r.settings["engine_label"].startswith("joint")
     # guided is ahead in every posterior draw on this example, as in the bootstrap
     assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
+
+
+def test_unscored_runs_are_counted_in_the_notes() -> None:
+    """Unscored runs are not in n; the ranking says how many per system (as estimate does)."""
+    df = _frame({"A": ([4, 4, 4], [3, 1, 2]), "B": ([4, 4, 4], [2, 2, 4])})
+    r = ph.rank(ph.Trials.from_frame(df), k=1, n_boot=200, seed=0)
+    assert r.notes == []
+    extra = pd.DataFrame(
+        {"system": "A", "task_id": ["t1", "t1"], "trial": [4, 5], "success": [None, None]}
+    )
+    r = ph.rank(ph.Trials.from_frame(pd.concat([df, extra])), k=1, n_boot=200, seed=0)
+    assert r.notes == [
+        "2 unscored run(s) (no verdict: grader, harness or infrastructure error) are not "
+        "counted in n: A 2"
+    ]

@@ -31,7 +31,7 @@ from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.model.build import Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import JointPriors
@@ -338,7 +338,9 @@ def fit(
             "passhat_k": json.dumps(ks),
             "passhat_version": str(__version__),
             "passhat_unscored_tasks": unscored_tasks,
-            "passhat_notes": json.dumps(_notes(unscored_tasks, empty, excluded)),
+            "passhat_notes": json.dumps(
+                unscored_runs_note(ds) + _notes(unscored_tasks, empty, excluded)
+            ),
         }
     )
     sample_stats = xr.Dataset(

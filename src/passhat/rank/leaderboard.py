@@ -50,7 +50,7 @@ from passhat._validate import (
 from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
-from passhat.exclusions import unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
@@ -399,6 +399,7 @@ def rank(
         systems=systems,
         dropped=dropped,
         settings=settings,
+        notes=unscored_runs_note(ds_all),
     )
 
 
