@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
+from passhat.errors import OptionError
 
 
 def test_bad_options():
@@ -147,3 +148,8 @@ def test_task_with_no_decided_run_follows_estimates_rule():
         ph.fit(with_empty, unscored_tasks="error", **opts)
     with pytest.raises(ph.OptionError, match="unscored_tasks must be one of"):
         ph.fit(with_empty, unscored_tasks="drop", **opts)
+
+
+def test_unknown_model_names_every_model_including_joint() -> None:
+    with pytest.raises(OptionError, match=r"one of beta, inflated, joint \(got 'x'\)"):
+        ph.fit(ph.load_example("abcd"), model="x")

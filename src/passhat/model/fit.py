@@ -32,7 +32,7 @@ from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
-from passhat.model.build import Compressed, Priors, check_model, compress
+from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import JointPriors
 from passhat.model.joint_result import JointFit
@@ -248,6 +248,8 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
+    if model not in (*MODELS, "joint"):  # check_model names the single-system models only
+        raise OptionError(f"model must be one of {', '.join((*MODELS, 'joint'))} (got {model!r})")
     if model == "joint":
         if method not in METHODS:
             raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
