@@ -181,3 +181,15 @@ def test_pilot_with_no_measurable_spread_is_refused_not_answered_with_two_tasks(
         delta=-0.1, runs_per_task=4, power=0.8, pilot=ph.plan.paired_pilot(same, mixed)
     )
     assert r.quantities["sd_difference"] > 0 and int(r) > 2
+
+
+def test_unmeasurable_correlation_is_said_not_printed_as_nan() -> None:
+    """Every task of A at 2 of 4: A's task spread is estimated ≤ 0, so ρ̂ is undefined; the
+    answer said "ρ̂ = nan". Oracle: PairedPilot.rho is NaN for this pilot."""
+    a = ph.counts_from_arrays([4] * 8, [2] * 8, system="A")
+    b = ph.counts_from_arrays([4] * 8, [0, 1, 2, 3, 4, 4, 3, 1], system="B")
+    pilot = ph.plan.paired_pilot(a, b)
+    assert math.isnan(pilot.rho)
+    r = ph.plan.power(delta=0.1, runs_per_task=4, power=0.8, pilot=pilot)
+    text = r.reasoning + " ".join(r.assumptions)
+    assert "ρ̂ = n/a (a task-spread estimate is ≤ 0)" in text and "nan" not in text

@@ -43,13 +43,24 @@ from passhat.estimators import pass_hat_k_variance_estimate, subset_overlap_weig
 from passhat.planner.result import _METRICS, _label, _whole
 from passhat.trials import Trials
 
-__all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts"]
+__all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts", "rho_text"]
 
 
 def _moments_table(n: NDArray[np.float64], c: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     """(T, k + 1): Û_m = C(c, m)/C(n, m) for m = k..2k, unbiased for p^m (n ≥ 2k)."""
     m = np.arange(k, 2 * k + 1, dtype=float)
     return np.asarray(subset_ratio(c[:, None], n[:, None], m[None, :]))
+
+
+def rho_text(rho: float) -> str:
+    """ρ for a sentence: two decimals, or why there is none (a task spread estimated ≤ 0).
+
+    Examples
+    --------
+    >>> rho_text(0.456), rho_text(float("nan"))
+    ('0.46', 'n/a (a task-spread estimate is ≤ 0)')
+    """
+    return f"{rho:.2f}" if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,7 +176,7 @@ class PairedPilot:
             f"spread of per-task differences measured on {self.tasks} matched pilot tasks × "
             f"{runs} runs of {self.systems[0]!r} and {self.systems[1]!r}"
             + (f" (left out: {dropped})" if dropped else ""),
-            f"{self.correlation_kind} ρ̂ = {self.rho:.2f}; the pilot's spread holds for the "
+            f"{self.correlation_kind} ρ̂ = {rho_text(self.rho)}; the pilot's spread holds for the "
             "difference to detect; tasks of the study are like the pilot's",
             "runs of a task are independent given its rate, each from a clean state",
         )
