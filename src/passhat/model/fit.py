@@ -424,7 +424,10 @@ def fit_notes(result: Fit) -> list[str]:
     --------
     >>> import passhat as ph
     >>> ds = ph.counts_from_arrays([4, 4, 0], [3, 1, 0], tasks=["a", "b", "c"], unscored=[0, 0, 4])
-    >>> fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))[0][:60]
+    >>> notes = fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))
+    >>> notes[0][-30:]  # the unscored runs first, then the task left out
+    'are not counted in n: system 4'
+    >>> notes[1][:60]
     '1 task(s) have no decided run (every run unscored) and are l'
     """
     raw = result.idata.posterior.attrs.get("passhat_notes")
