@@ -40,7 +40,13 @@ from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import as_counts
 from passhat.trials import Trials
 
-__all__ = ["UNSCORED_TASK_RULES", "default_ks", "exclusions", "unscored_task_rule"]
+__all__ = [
+    "UNSCORED_TASK_RULES",
+    "default_ks",
+    "exclusions",
+    "unscored_runs_note",
+    "unscored_task_rule",
+]
 
 #: What happens to a task with no decided run (every run unscored): left out of every
 #: average and listed ("exclude", the default of :func:`estimate` and :func:`passhat.fit`),
@@ -73,6 +79,30 @@ def default_ks(data: Trials | xr.Dataset) -> list[int]:
     if n_min < 5:
         ks.append(n_min)
     return sorted(set(ks))
+
+
+def unscored_runs_note(ds: xr.Dataset) -> list[str]:
+    """The note that counts unscored runs per system (empty when there are none).
+
+    Unscored runs (no verdict) are never in n; every output that leaves them out
+    says how many it left out (:func:`passhat.fit`, :func:`passhat.rank`).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([4, 3], [3, 1], tasks=["a", "b"], unscored=[0, 2])
+    >>> unscored_runs_note(ds)[0][:64]
+    '2 unscored run(s) (no verdict: grader, harness or infrastructure'
+    """
+    per = np.asarray(ds["unscored"].values).sum(axis=1).astype(int)
+    if not per.any():
+        return []
+    systems = [str(x) for x in ds["system"].values]
+    shown = ", ".join(f"{s} {u}" for s, u in zip(systems, per, strict=True) if u)
+    return [
+        f"{int(per.sum())} unscored run(s) (no verdict: grader, harness or infrastructure "
+        f"error) are not counted in n: {shown}"
+    ]
 
 
 def _no_decided_reason(unscored: int) -> str:

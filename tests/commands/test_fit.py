@@ -98,6 +98,7 @@ def test_cli_fit_states_the_rule_for_tasks_without_a_decided_run(capsys, tmp_pat
     assert "1 task(s) have no decided run" in out and "t4 (A)" in out
     assert main(["fit", path, "--method", "grid", "--k", "1", "--json", "--draws", "200"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["settings"]["unscored_tasks"] == "exclude" and len(doc["notes"]) == 1
+    assert doc["settings"]["unscored_tasks"] == "exclude" and len(doc["notes"]) == 2
+    assert doc["notes"][0].endswith("are not counted in n: A 2")  # the runs, then the task
     assert doc["settings"]["seed"] == 0
     bad(capsys, ["fit", path, "--method", "grid", "--unscored-tasks", "error"], r"t4 \(system A\)")

@@ -63,3 +63,22 @@ def test_grid_fits_skip_r_hat_and_divergences():
     assert (grid.table["r_hat"] > 1.01).all()  # reported, not checked
     ok = compute_diagnostics(_post(rng.random((4, 1000, 2))), div, variables=["mu"], method="grid")
     assert ok.passed, ok.problems
+
+
+def test_one_nuts_chain_says_r_hat_needs_two_without_a_warning(caplog):
+    """One chain: R-hat is undefined (it compares chains). The fit says so once per system
+    instead of "r_hat = nan > 1.01", and ArviZ's shape warning no longer reaches stderr
+    (it broke --quiet)."""
+    rng = np.random.default_rng(0)
+    post = xr.Dataset(
+        {"mu": (("chain", "draw", "system"), rng.random((1, 500, 2)))},
+        coords={"system": ["A", "B"]},
+    )
+    with caplog.at_level("WARNING"):
+        d = compute_diagnostics(post, np.zeros((1, 500, 2), bool), variables=["mu"], method="nuts")
+    assert not caplog.records
+    assert [p for p in d.problems if "r_hat" in p] == [
+        "A: r_hat not computed: 1 chain (R-hat compares chains; use chains ≥ 2)",
+        "B: r_hat not computed: 1 chain (R-hat compares chains; use chains ≥ 2)",
+    ]
+    assert not any("nan" in p for p in d.problems)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
+from passhat.errors import OptionError
 
 
 def test_bad_options():
@@ -131,9 +132,13 @@ def test_task_with_no_decided_run_follows_estimates_rule():
     present = f.idata.constant_data["present"].values.astype(bool)
     est = ph.estimate(with_empty, k=[1, 2])
     assert present.tolist() == est.per_task["included"].values.tolist() == [[True] * 3 + [False]]
-    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[0]
+    # the unscored runs are counted first (never dropped silently), then the task left out
+    assert fit_notes(f)[0].startswith("4 unscored run(s) (no verdict")
+    assert fit_notes(f)[0].endswith("are not counted in n: system 4")
+    assert "left out of the benchmark scope: d (system)" in fit_notes(f)[1]
+    assert fit_notes(g) == []
     imputed = ph.fit(with_empty, unscored_tasks="impute", **opts)
-    assert "drawn from the fitted distribution" in fit_notes(imputed)[0]
+    assert "drawn from the fitted distribution" in fit_notes(imputed)[1]
     bench = imputed.summary(k=[1])
     bench = bench[(bench["scope"] == "benchmark") & (bench["metric"] == "mean")]["mean"].iloc[0]
     ref = g.summary(k=[1])
@@ -143,3 +148,8 @@ def test_task_with_no_decided_run_follows_estimates_rule():
         ph.fit(with_empty, unscored_tasks="error", **opts)
     with pytest.raises(ph.OptionError, match="unscored_tasks must be one of"):
         ph.fit(with_empty, unscored_tasks="drop", **opts)
+
+
+def test_unknown_model_names_every_model_including_joint() -> None:
+    with pytest.raises(OptionError, match=r"one of beta, inflated, joint \(got 'x'\)"):
+        ph.fit(ph.load_example("abcd"), model="x")

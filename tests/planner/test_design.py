@@ -268,3 +268,19 @@ def test_design_selection_of_another_metric_and_bad_tables():
 def test_bad_input_raises_passhat_error(call):
     with pytest.raises(PasshatError):
         call()
+
+
+def test_reasoning_claims_the_fewest_runs_only_when_the_optimum_has_them() -> None:
+    """With almost no task spread (ICC 0.001) pass^5's exact SE favours 1 task × 50 runs over
+    10 × 5; the reasoning once still said the optimum was "the fewest runs per task allowed
+    (k = 5)". Oracle: the table's own minimum."""
+    few = ph.plan.design(budget_runs=50, k=5, prior=ph.plan.Assumptions(mean=0.6, icc=0.001))
+    best = few.attrs["optimum"]
+    assert int(best["runs_per_task"]) > 5
+    col = "se_population"
+    assert best[col] == few[few["metric"] == "pass_hat_k"][col].min()
+    assert "the optimum is the fewest runs per task allowed" not in few.attrs["reasoning"]
+    assert f"favour {int(best['runs_per_task'])} runs per task" in few.attrs["reasoning"]
+    usual = ph.plan.design(budget_runs=100, k=5, prior=ph.plan.Assumptions(mean=0.7, icc=0.3))
+    assert int(usual.attrs["optimum"]["runs_per_task"]) == 5
+    assert "the optimum is the fewest runs per task allowed (k = 5)" in usual.attrs["reasoning"]

@@ -158,3 +158,38 @@ def test_pilot_errors():
     assert ph.plan.paired_pilot(a, b).left_out == {"unmatched": 3, "fewer than 2k runs": 0}
     with pytest.raises(InputError, match="1 matched task"):
         ph.plan.paired_pilot(a, b.isel(task=[0, 2]))
+
+
+def test_pilot_with_no_measurable_spread_is_refused_not_answered_with_two_tasks():
+    """Every task all-pass (or all-fail) under both systems with the same difference on every
+    task: every moment estimate is 0, so σ̂_d = 0 and the t-test would call 2 tasks × 1 run
+    enough for any delta. Oracle: a mixed pilot of the same size gets an answer with σ̂_d > 0."""
+    same = ph.counts_from_arrays([4] * 10, [4] * 10, system="A")
+    also = ph.counts_from_arrays([4] * 10, [4] * 10, system="B")
+    never = ph.counts_from_arrays([4] * 10, [0] * 10, system="C")
+    with pytest.raises(InputError, match="no spread of per-task differences"):
+        ph.plan.power(
+            delta=-0.1, runs_per_task=4, power=0.8, pilot=(ph.plan.paired_pilot(same, never))
+        )
+    with pytest.raises(InputError, match="no spread"):
+        ph.plan.paired_pilot(same, also).sd(-0.1, 4, rho=0.5)
+    # the candidate's value would leave [0, 1]: refused like the assumption-based path does
+    with pytest.raises(OptionError, match=r"outside \[0, 1\] from the pilot's 1.000"):
+        ph.plan.power(delta=0.1, runs_per_task=4, power=0.8, pilot=ph.plan.paired_pilot(same, also))
+    mixed = ph.counts_from_arrays([4] * 10, [0, 1, 2, 3, 4, 4, 3, 2, 1, 0], system="B")
+    r = ph.plan.power(
+        delta=-0.1, runs_per_task=4, power=0.8, pilot=ph.plan.paired_pilot(same, mixed)
+    )
+    assert r.quantities["sd_difference"] > 0 and int(r) > 2
+
+
+def test_unmeasurable_correlation_is_said_not_printed_as_nan() -> None:
+    """Every task of A at 2 of 4: A's task spread is estimated ≤ 0, so ρ̂ is undefined; the
+    answer said "ρ̂ = nan". Oracle: PairedPilot.rho is NaN for this pilot."""
+    a = ph.counts_from_arrays([4] * 8, [2] * 8, system="A")
+    b = ph.counts_from_arrays([4] * 8, [0, 1, 2, 3, 4, 4, 3, 1], system="B")
+    pilot = ph.plan.paired_pilot(a, b)
+    assert math.isnan(pilot.rho)
+    r = ph.plan.power(delta=0.1, runs_per_task=4, power=0.8, pilot=pilot)
+    text = r.reasoning + " ".join(r.assumptions)
+    assert "ρ̂ = n/a (a task-spread estimate is ≤ 0)" in text and "nan" not in text

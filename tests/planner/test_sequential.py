@@ -101,6 +101,18 @@ def test_unequal_runs_use_complete_rounds() -> None:
     assert (g.rounds, g.e_pass, g.e_fail) == (7, same.e_pass, same.e_fail)
     assert g.runs_set_aside == 4 * 5
     assert "7 to 12" in g.warnings[0] and "sets 20 run(s) aside" in g.warnings[0]
+    # equal runs, k not dividing them (5 runs, k = 2): the note does not claim they differ
+    even = ph.plan.sequential(trials_from(out[:, :5]), max_failure_rate=0.2, k=2)
+    assert even.rounds == 2 and even.runs_set_aside == 5
+    assert "are 5 on every task" in even.warnings[0] and "differ" not in even.warnings[0]
+    # unscored runs are not decided runs: counted in a note, and the decision is unchanged
+    extra = pd.DataFrame({"system": "sys", "task_id": "t0", "trial": [12, 13], "success": None})
+    with_unscored = ph.Trials.from_frame(pd.concat([trials_from(out).frame, extra]))
+    u = ph.plan.sequential(with_unscored, max_failure_rate=0.2)
+    plain = ph.plan.sequential(trials_from(out), max_failure_rate=0.2)
+    assert (u.decision, u.e_pass, u.e_fail) == (plain.decision, plain.e_pass, plain.e_fail)
+    assert u.warnings[0].startswith("2 unscored run(s) (no verdict")
+    assert not any("unscored" in w for w in plain.warnings)
 
 
 def test_count_table_equals_trials_at_k1() -> None:

@@ -79,6 +79,36 @@ def test_two_systems_agree_with_compare(agents_trials: ph.Trials) -> None:
         assert (row["lower"] > 0 or row["upper"] < 0) == split
 
 
+@pytest.mark.parametrize("tasks", [10, 40])
+def test_two_systems_reproduce_compare_exactly_with_the_same_seed(tasks: int) -> None:
+    """With two systems the pair is `compare`'s to the last digit (same seed, same n_boot):
+    10 tasks take the posterior rule, 40 the sign-flip rule. The pair test once drew from
+    the stream the rank bootstrap had consumed, so a borderline pair could be separated by
+    `rank` and not by `compare` (here the 10-task population p-value was 0.038 vs 0.020)."""
+    rng = np.random.default_rng(3)
+    n = [5] * tasks
+    df = ph.Trials.from_frame(
+        _frame(
+            {
+                "A": (n, rng.binomial(5, 0.7, tasks).tolist()),
+                "B": (n, rng.binomial(5, 0.45, tasks).tolist()),
+            }
+        )
+    )
+    r = ph.rank(df, k=[1, 2], n_boot=1000, seed=11)
+    cmp = ph.compare(df, k=[1, 2], n_boot=1000, seed=11)
+    assert len(r.pairs) >= 4  # every metric and k, two scopes
+    for _, row in r.pairs.iterrows():
+        ref = cmp.table[
+            (cmp.table["metric"] == row["metric"])
+            & (cmp.table["k"] == row["k"])
+            & (cmp.table["scope"] == row["scope"])
+        ].iloc[0]
+        assert row["method"] == ref["method"]
+        for col in ("difference", "lower", "upper", "p_value"):
+            assert row[col] == ref[col], (row["metric"], row["scope"], col)
+
+
 def test_pairwise_matrix_on_shared_flips_matches_per_pair_compare_rule() -> None:
     # oracle: the per-pair engine (each pair its own random flips, what compare does) with
     # the same number of flips; the shared flips change the random stream only, so the
@@ -308,3 +338,18 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert r.settings["engine_label"].startswith("joint")
     # guided is ahead in every posterior draw on this example, as in the bootstrap
     assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
+
+
+def test_unscored_runs_are_counted_in_the_notes() -> None:
+    """Unscored runs are not in n; the ranking says how many per system (as estimate does)."""
+    df = _frame({"A": ([4, 4, 4], [3, 1, 2]), "B": ([4, 4, 4], [2, 2, 4])})
+    r = ph.rank(ph.Trials.from_frame(df), k=1, n_boot=200, seed=0)
+    assert r.notes == []
+    extra = pd.DataFrame(
+        {"system": "A", "task_id": ["t1", "t1"], "trial": [4, 5], "success": [None, None]}
+    )
+    r = ph.rank(ph.Trials.from_frame(pd.concat([df, extra])), k=1, n_boot=200, seed=0)
+    assert r.notes == [
+        "2 unscored run(s) (no verdict: grader, harness or infrastructure error) are not "
+        "counted in n: A 2"
+    ]

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import passhat as ph
+from passhat.errors import OptionError
 from passhat.report import Report, ReportData, build_report_data
 from passhat.report.render import results_json
 
@@ -79,3 +82,10 @@ def test_report_min_runs_applies_to_matched_tasks(tmp_path: Path) -> None:
     assert "excluded 2 task(s): matched tasks: left out for another system" in notes
     cmp_rows = res.data.section("headline").tables[-1].rows
     assert cmp_rows and {r.get("tasks", 166) for r in cmp_rows} == {166}
+
+
+@pytest.mark.parametrize("out", [None, 3, ""])
+def test_report_without_a_directory_path_is_an_option_error(out: object) -> None:
+    """ph.report(data, None) raised a bare TypeError from os.fspath."""
+    with pytest.raises(OptionError, match="out_dir must be a directory path"):
+        ph.report(ph.load_example("abcd"), out, model=False)  # type: ignore[arg-type]

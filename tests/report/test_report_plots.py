@@ -128,6 +128,20 @@ def test_gap_concentration_steps_end_at_the_cumulative_share() -> None:
     assert list(line.get_ydata()[1:-1]) == three["cumulative"].tolist()
 
 
+def test_legends_keep_names_that_start_with_an_underscore() -> None:
+    """matplotlib leaves a label starting with "_" out of an automatic legend; a system of
+    that name vanished from the rate histogram's and the gap figure's legends."""
+    rates = pd.DataFrame({"system": ["_under_"] * 2 + ["b"] * 2, "rate": [0.0, 0.5, 1.0, 0.5]})
+    legend = plot_rates(rates).axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["_under_", "b"]
+    conc = pd.DataFrame(
+        {"system": ["_under_", "b"], "task_share": [0.5, 0.5], "cumulative": [1.0, 1.0]}
+    )
+    legend = plot_gap(conc, tasks={"_under_": 2, "b": 2}).axes[0].get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["_under_", "b", "gap spread evenly over tasks"]
+
+
 def test_ppc_has_one_panel_per_system_in_whole_tasks() -> None:
     fit = ph.fit(ph.load_example("agents"), method="grid", seed=0, k=[1])
     table = fit.ppc()

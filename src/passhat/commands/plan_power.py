@@ -34,6 +34,7 @@ from passhat.commands.plan import (
 )
 from passhat.errors import OptionError
 from passhat.io import input_stamp
+from passhat.planner.pilot import rho_text
 
 __all__ = ["register"]
 
@@ -92,7 +93,8 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
         if q["correlation_source"] != "measured"
         else "correlation of per-task values"
     )
-    echo(f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {q['correlation']:.2f}):")
+    rho = rho_text(q["correlation"])
+    echo(f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}):")
     for r in rows:
         v = r[solve]
         shown = (
@@ -294,7 +296,7 @@ def power_cmd(
                 ("sd_difference", "SD of difference", ".3f"),
                 ("optimal", "opt", ""),
             ],
-            f"tasks needed per runs per task (ρ = {df.attrs['correlation']:.2f}, "
+            f"tasks needed per runs per task (ρ = {rho_text(df.attrs['correlation'])}, "
             f"{df.attrs['correlation_source']})",
         )
         _sensitivity(df.attrs, "tasks", f" at {int(df['runs_per_task'].iloc[0])} runs per task")

@@ -86,6 +86,8 @@ def _print(res: Ranking, *, quiet: bool) -> None:
         console.print(
             f"left out {len(res.dropped)} task(s): {shown}{more}", markup=False, highlight=False
         )
+    for note in res.notes:
+        console.print(note, markup=False, highlight=False)
     if not quiet:
         for line in (
             "value: population scope (expected value over tasks like these), marginal "
@@ -190,6 +192,7 @@ def rank_cmd(**opts: Any) -> None:
                 "pairs": records(res.pairs),
                 "bands": records(res.bands),
                 "dropped": records(res.dropped),
+                "notes": list(res.notes),
             }
         )
         return

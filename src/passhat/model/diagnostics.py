@@ -27,8 +27,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
-__all__ = ["THRESHOLDS", "Diagnostics", "compute_diagnostics", "import_arviz"]
+__all__ = [
+    "ONE_CHAIN",
+    "THRESHOLDS",
+    "Diagnostics",
+    "compute_diagnostics",
+    "import_arviz",
+    "rhat_or_nan",
+]
 
 THRESHOLDS: dict[str, float] = {"r_hat_max": 1.01, "ess_per_chain_min": 100.0, "divergences_max": 0}
 
@@ -90,6 +98,25 @@ class Diagnostics:
         return f"Diagnostics({'passed' if self.passed else 'FAILED'}, method={self.method!r})"
 
 
+#: The problem a single-chain NUTS fit reports instead of a NaN R-hat per variable.
+ONE_CHAIN = "r_hat not computed: 1 chain (R-hat compares chains; use chains ≥ 2)"
+
+
+def rhat_or_nan(az: Any, ds: xr.Dataset, chains: int) -> xr.Dataset:
+    """ArviZ's R-hat of every variable, or NaN without a warning when there is one chain.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> ds = xr.Dataset({"mu": (("chain", "draw"), np.zeros((1, 10)))})
+    >>> float(rhat_or_nan(import_arviz(), ds, 1)["mu"])
+    nan
+    """
+    if chains >= 2:
+        return az.rhat(ds)
+    return xr.full_like(ds.isel(chain=0, draw=0, drop=True), np.nan, dtype=float)
+
+
 def compute_diagnostics(
     posterior: Any, diverging: Any, *, variables: list[str], method: str
 ) -> Diagnostics:
@@ -111,7 +138,7 @@ def compute_diagnostics(
     ds = posterior[variables]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        rhat = az.rhat(ds)
+        rhat = rhat_or_nan(az, ds, chains)
         bulk = az.ess(ds, method="bulk")
         tail = az.ess(ds, method="tail")
     systems = [str(s) for s in posterior["system"].values]
@@ -128,12 +155,14 @@ def compute_diagnostics(
         divs[s] = n_div
         if method == "nuts" and n_div > thresholds["divergences_max"]:
             problems.append(f"{s}: {n_div} divergent transition(s)")
+        if method == "nuts" and chains < 2:
+            problems.append(f"{s}: {ONE_CHAIN}")
         for v in variables:
             r = float(rhat[v].values[si])
             eb = float(bulk[v].values[si])
             et = float(tail[v].values[si])
             rows.append({"system": s, "variable": v, "r_hat": r, "ess_bulk": eb, "ess_tail": et})
-            if method == "nuts" and not r <= thresholds["r_hat_max"]:
+            if method == "nuts" and chains >= 2 and not r <= thresholds["r_hat_max"]:
                 problems.append(f"{s}: r_hat({v}) = {r:.3f} > {thresholds['r_hat_max']}")
             for name, val in (("bulk", eb), ("tail", et)):
                 if not val >= thresholds["ess_min"]:

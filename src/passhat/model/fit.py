@@ -31,8 +31,8 @@ from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import unscored_task_rule
-from passhat.model.build import Compressed, Priors, check_model, compress
+from passhat.exclusions import unscored_runs_note, unscored_task_rule
+from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import JointPriors
 from passhat.model.joint_result import JointFit
@@ -248,6 +248,8 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
+    if model not in (*MODELS, "joint"):  # check_model names the single-system models only
+        raise OptionError(f"model must be one of {', '.join((*MODELS, 'joint'))} (got {model!r})")
     if model == "joint":
         if method not in METHODS:
             raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
@@ -338,7 +340,9 @@ def fit(
             "passhat_k": json.dumps(ks),
             "passhat_version": str(__version__),
             "passhat_unscored_tasks": unscored_tasks,
-            "passhat_notes": json.dumps(_notes(unscored_tasks, empty, excluded)),
+            "passhat_notes": json.dumps(
+                unscored_runs_note(ds) + _notes(unscored_tasks, empty, excluded)
+            ),
         }
     )
     sample_stats = xr.Dataset(
@@ -420,7 +424,10 @@ def fit_notes(result: Fit) -> list[str]:
     --------
     >>> import passhat as ph
     >>> ds = ph.counts_from_arrays([4, 4, 0], [3, 1, 0], tasks=["a", "b", "c"], unscored=[0, 0, 4])
-    >>> fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))[0][:60]
+    >>> notes = fit_notes(ph.fit(ds, method="grid", draws=100, chains=1))
+    >>> notes[0][-30:]  # the unscored runs first, then the task left out
+    'are not counted in n: system 4'
+    >>> notes[1][:60]
     '1 task(s) have no decided run (every run unscored) and are l'
     """
     raw = result.idata.posterior.attrs.get("passhat_notes")

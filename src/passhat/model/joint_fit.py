@@ -30,7 +30,7 @@ from passhat._validate import DEFAULT_SEED, norm_k, resolve_seed
 from passhat._version import __version__
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
-from passhat.exclusions import unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import (
     JointData,
@@ -147,13 +147,15 @@ def fit_joint(
         coords=coords,
     )
     left_out = int((np.asarray(ds["present"].values, dtype=bool) & ~present).sum())
-    notes = []
+    notes = unscored_runs_note(ds)
     if left_out:
         notes.append(
             f"{left_out} (system, task) cell(s) have no decided run (every run unscored) and are "
             "left out of the likelihood (unscored_tasks='exclude')"
         )
-    missing = int((~present[:, jd.task_index]).sum())
+    # cells never run (an unscored-only cell was run: it is counted above, not here)
+    ran = np.asarray(ds["present"].values, dtype=bool)
+    missing = int((~ran[:, jd.task_index]).sum())
     if missing:
         notes.append(
             f"{missing} (system, task) cell(s) were not run: each task effect is estimated from "

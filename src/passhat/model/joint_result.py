@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from collections.abc import Sequence
 from functools import cached_property
@@ -35,7 +36,13 @@ from numpy.typing import NDArray
 
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
-from passhat.model.diagnostics import THRESHOLDS, Diagnostics, import_arviz
+from passhat.model.diagnostics import (
+    ONE_CHAIN,
+    THRESHOLDS,
+    Diagnostics,
+    import_arviz,
+    rhat_or_nan,
+)
 from passhat.model.joint_build import JointPriors
 from passhat.model.joint_metrics import (
     JOINT_METRICS,
@@ -467,7 +474,8 @@ class JointFit:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             ds = post[["theta", "task_sd", "kappa", "beta"]]
-            rhat, bulk, tail = az.rhat(ds), az.ess(ds, method="bulk"), az.ess(ds, method="tail")
+            rhat = rhat_or_nan(az, ds, chains)
+            bulk, tail = az.ess(ds, method="bulk"), az.ess(ds, method="tail")
         thr = {
             "r_hat_max": THRESHOLDS["r_hat_max"],
             "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
@@ -498,16 +506,18 @@ class JointFit:
             {
                 "system": "(all)",
                 "variable": "beta (worst task)",
-                "r_hat": float(np.nanmax(rhat["beta"].values)),
+                "r_hat": float(np.nanmax(rhat["beta"].values)) if chains >= 2 else math.nan,
                 "ess_bulk": float(np.nanmin(bulk["beta"].values)),
                 "ess_tail": float(np.nanmin(tail["beta"].values)),
             }
         )
         n_div = int(np.asarray(self.idata.sample_stats["diverging"].values).sum())
         problems = [f"joint: {n_div} divergent transition(s)"] if n_div else []
+        if chains < 2:
+            problems.append(ONE_CHAIN)
         for r in rows:
             where = f"{r['system']}: " if r["system"] != "(all)" else "joint: "
-            if not r["r_hat"] <= thr["r_hat_max"]:
+            if chains >= 2 and not r["r_hat"] <= thr["r_hat_max"]:
                 problems.append(f"{where}r_hat({r['variable']}) = {r['r_hat']:.3f} > 1.01")
             for name in ("bulk", "tail"):
                 if not r[f"ess_{name}"] >= thr["ess_min"]:

@@ -360,6 +360,11 @@ def design(
                 if cost_per_task > 0
                 else "within-task part, so with no per-task cost the optimum is the fewest runs "
                 f"per task allowed (k = {kk}) on as many tasks as the budget affords."
+                if n_best == kk
+                else f"within-task part. Here the exact standard errors favour {n_best} runs per "
+                f"task over the fewest allowed (k = {kk}) on more tasks: with task spread this "
+                "small (or budget left over at k runs), a task's extra runs narrow its unbiased "
+                "estimate more than a new task would."
             )
         )
     table.attrs.update(

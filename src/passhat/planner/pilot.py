@@ -43,13 +43,24 @@ from passhat.estimators import pass_hat_k_variance_estimate, subset_overlap_weig
 from passhat.planner.result import _METRICS, _label, _whole
 from passhat.trials import Trials
 
-__all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts"]
+__all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts", "rho_text"]
 
 
 def _moments_table(n: NDArray[np.float64], c: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     """(T, k + 1): Û_m = C(c, m)/C(n, m) for m = k..2k, unbiased for p^m (n ≥ 2k)."""
     m = np.arange(k, 2 * k + 1, dtype=float)
     return np.asarray(subset_ratio(c[:, None], n[:, None], m[None, :]))
+
+
+def rho_text(rho: float) -> str:
+    """ρ for a sentence: two decimals, or why there is none (a task spread estimated ≤ 0).
+
+    Examples
+    --------
+    >>> rho_text(0.456), rho_text(float("nan"))
+    ('0.46', 'n/a (a task-spread estimate is ≤ 0)')
+    """
+    return f"{rho:.2f}" if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,15 +133,39 @@ class PairedPilot:
 
         ``rho=None``: the pilot's own spread of differences (its Var(g_B − g_A));
         a value: Var g_A + Var g_B − 2ρ√(Var g_A Var g_B) instead (what-if).
-        ``delta`` is not used: the pilot's spread is taken to hold for the
-        difference to detect.
+        The pilot's spread is taken to hold for the difference to detect;
+        ``delta`` only has to keep the candidate's value ``baseline + delta``
+        inside [0, 1].
+
+        Raises
+        ------
+        OptionError
+            ``baseline + delta`` lies outside [0, 1].
+        InputError
+            The pilot measures no spread at all (every task all-pass or
+            all-fail under both systems, with the same difference on every
+            task): a zero SD would make two tasks look like enough.
         """
+        if not 0.0 <= self.mean_a + delta <= 1.0:
+            raise OptionError(
+                f"delta = {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
+                f"the pilot's {self.mean_a:.3f} under {self.systems[0]!r}; choose a smaller delta"
+            )
         va, vb = max(self.var_g_a, 0.0), max(self.var_g_b, 0.0)
         between = (
             max(self.var_g_diff, 0.0) if rho is None else va + vb - 2 * rho * math.sqrt(va * vb)
         )
         wa, wb = self.within(n)
-        return math.sqrt(max(max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0), 1e-300))
+        var = max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0)
+        if not var > 0.0:
+            raise InputError(
+                f"pilot: no spread of per-task differences in {_label(self.metric, self.k)} "
+                f"between {self.systems[0]!r} and {self.systems[1]!r} (on all {self.tasks} "
+                "tasks each system always passes or always fails, and the difference is the "
+                "same on every task): the SD cannot be measured from these runs; give a pilot "
+                "with mixed outcomes, or assumptions (prior= / --mean with --icc)"
+            )
+        return math.sqrt(var)
 
     def assumptions(self) -> tuple[str, ...]:
         """The assumptions of a power answer from this pilot."""
@@ -141,7 +176,7 @@ class PairedPilot:
             f"spread of per-task differences measured on {self.tasks} matched pilot tasks × "
             f"{runs} runs of {self.systems[0]!r} and {self.systems[1]!r}"
             + (f" (left out: {dropped})" if dropped else ""),
-            f"{self.correlation_kind} ρ̂ = {self.rho:.2f}; the pilot's spread holds for the "
+            f"{self.correlation_kind} ρ̂ = {rho_text(self.rho)}; the pilot's spread holds for the "
             "difference to detect; tasks of the study are like the pilot's",
             "runs of a task are independent given its rate, each from a clean state",
         )

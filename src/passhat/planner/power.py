@@ -42,7 +42,7 @@ from passhat._format import pct
 from passhat.errors import OptionError
 from passhat.planner.assumptions import _resolve_prior
 from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, simulate_power
-from passhat.planner.pilot import PairedPilot, paired_pilot
+from passhat.planner.pilot import PairedPilot, paired_pilot, rho_text
 from passhat.planner.result import (
     _METRICS,
     _MODEL_ASSUMPTIONS,
@@ -313,7 +313,7 @@ def power(
     elif source == "measured":
         reasoning += (
             f" The spread of per-task differences is measured on {getattr(spread, 'tasks', '')} "
-            f"paired pilot tasks ({spread.correlation_kind} ρ̂ = {rho_used:.2f})."
+            f"paired pilot tasks ({spread.correlation_kind} ρ̂ = {rho_text(rho_used)})."
         )
     q: dict[str, Any] = {
         "metric": metric,

@@ -262,13 +262,22 @@ def _decide(
 
 
 def _set_aside_warning(b: BlockRounds, label: str) -> list[str]:
+    """Runs the gate does not use: unscored ones (no verdict), and decided ones set aside."""
+    out = []
+    if b.unscored:
+        out.append(
+            f"{label}{b.unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
+            "error) are not decided runs: the gate does not count them"
+        )
     if b.set_aside == 0:
-        return []
+        return out
     lo, hi = int(b.decided.min()), int(b.decided.max())
+    have = f"differ ({lo} to {hi})" if lo < hi else f"are {lo} on every task"
     return [
-        f"{label}decided runs per task differ ({lo} to {hi}): the gate uses {b.rounds} complete "
+        *out,
+        f"{label}decided runs per task {have}: the gate uses {b.rounds} complete "
         f"round(s) of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until every "
-        "task has them"
+        "task has another round",
     ]
 
 

@@ -50,7 +50,7 @@ from passhat._validate import (
 from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
-from passhat.exclusions import unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
@@ -332,7 +332,10 @@ def rank(
     n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
     # one set of random sign flips serves every pair (the same test per pair, a cost
     # nearly flat in the number of pairs)
-    pt = paired_table(n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=rng, shared_flips=True)
+    # a fresh stream of the same seed: with two systems the pair is exactly `compare`'s
+    pt = paired_table(
+        n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=make_rng(seed), shared_flips=True
+    )
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
     pt["p_holm"] = holm_by_column(pt)
@@ -396,6 +399,7 @@ def rank(
         systems=systems,
         dropped=dropped,
         settings=settings,
+        notes=unscored_runs_note(ds_all),
     )
 
 

@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
+from passhat.errors import OptionError
 from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.build import build_report_data
@@ -154,6 +156,8 @@ def report(
     >>> res.data.section("spread").title, res.paths.json.name
     ('3. Clustered vs uniform spread', 'results.json')
     """
+    if not isinstance(out_dir, str | os.PathLike) or not str(out_dir):
+        raise OptionError(f"out_dir must be a directory path (str or Path), got {out_dir!r}")
     inputs = (trials, traces)
     check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):

@@ -224,6 +224,7 @@ def plot_rates(data: Any) -> Any:
     edges = np.linspace(0, 1, 11)
     width = 0.085 / max(len(systems), 1)
     centres = (edges[:-1] + edges[1:]) / 2
+    handles: list[Any] = []
     for i, system in enumerate(systems):
         r = rates.loc[rates["system"] == system, "rate"].to_numpy()
         # 0 and 1 get their own bins so that always-fail / always-pass stand out
@@ -234,7 +235,7 @@ def plot_rates(data: Any) -> Any:
         ]
         xs = np.concatenate([[-0.14], centres, [1.14]]) + (i - (len(systems) - 1) / 2) * width
         share = np.asarray(cnt) / max(len(r), 1)
-        ax.bar(xs, share, width=width, color=PALETTE[i % len(PALETTE)], label=_name(system))
+        handles.append(ax.bar(xs, share, width=width, color=PALETTE[i % len(PALETTE)]))
     ax.set_xticks([-0.14, 0.05, 0.25, 0.5, 0.75, 0.95, 1.14])
     ax.set_xticklabels(["all fail", "5%", "25%", "50%", "75%", "95%", "all pass"], fontsize=8)
     ax.axvline(-0.045, color="grey", lw=0.6, ls=":")
@@ -243,7 +244,8 @@ def plot_rates(data: Any) -> Any:
     ax.set_ylabel("share of tasks")
     ax.yaxis.set_major_formatter(_pct_formatter())
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=8, frameon=False)
+    # labels passed explicitly: matplotlib leaves out a label starting with "_" otherwise
+    ax.legend(handles, [_name(x) for x in systems], fontsize=8, frameon=False)
     return fig
 
 
@@ -292,13 +294,14 @@ def plot_gap(data: Any, *, k: int | None = None, tasks: dict[str, int] | None = 
         tasks = {str(r.system): int(r.tasks) for r in data.shares.itertuples()}
     fig = _figure(6.0, 3.6)
     ax = fig.add_subplot()
+    handles: list[Any] = []
     for i, system in enumerate(tasks):
         part = concentration[concentration["system"] == system]
         x = np.concatenate([[0.0], part["task_share"].to_numpy(), [1.0]])
         last = part["cumulative"].iloc[-1] if len(part) else 0.0
         y = np.concatenate([[0.0], part["cumulative"].to_numpy(), [last]])
-        ax.step(x, y, where="post", color=PALETTE[i % len(PALETTE)], label=_name(system))
-    ax.plot([0, 1], [0, 1], ":", color="grey", lw=1, label="gap spread evenly over tasks")
+        handles += ax.step(x, y, where="post", color=PALETTE[i % len(PALETTE)])
+    handles += ax.plot([0, 1], [0, 1], ":", color="grey", lw=1)
     ax.set_xlabel("share of tasks (largest contribution first)")
     ax.set_ylabel("cumulative share of the gap")
     ax.xaxis.set_major_formatter(_pct_formatter())
@@ -306,7 +309,9 @@ def plot_gap(data: Any, *, k: int | None = None, tasks: dict[str, int] | None = 
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    # labels passed explicitly: matplotlib leaves out a label starting with "_" otherwise
+    labels = [_name(x) for x in tasks] + ["gap spread evenly over tasks"]
+    ax.legend(handles, labels, fontsize=8, frameon=False, loc="lower right")
     return fig
 
 

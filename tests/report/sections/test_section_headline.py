@@ -70,3 +70,24 @@ def test_sentence_with_n_above_k_is_not_the_observed_all_pass_share() -> None:
     est = ph.estimate(ph.counts_from_arrays([4, 4], [3, 4]), k=[1, 2])
     sec = headline_section(est, ks=[1, 2], ci=None, model_rows=None)
     assert "pass^2 = 75.0%, the chance that 2 runs of a task all pass" in sec.sentences[0]
+
+
+def test_an_estimate_outside_its_interval_is_named_and_explained() -> None:
+    """10 tasks × 5 runs, none passing all 5: the unbiased pass^5 is 0, while the intervals of
+    fewer than 30 tasks come from the hierarchical posterior, which keeps pass^5 above 0. The
+    section names the row and the scopes, and says why (oracle: the interval lookup itself)."""
+    c = [1, 2, 3, 4, 2, 3, 4, 1, 3, 2]
+    data = ph.counts_from_arrays([5] * 10, c, system="B")
+    est = ph.estimate(data, k=[1, 5], ci=0.95, n_boot=300, seed=0)
+    sec = headline_section(est, ks=[1, 5], ci=0.95, model_rows=None)
+    row = next(r for r in sec.tables[0].rows if r["metric"] == "pass^k")
+    assert row["value"] == 0.0
+    missed = [s for s in ("benchmark", "population") if row[f"{s}_lower"] > 0]
+    assert missed  # the premise: the posterior interval leaves 0 out
+    said = next(s for s in sec.sentences if s.startswith("The estimate lies outside"))
+    assert f"B pass^k (k = 5): {', '.join(missed)} scope" in said
+    assert "pulls each task's rate toward the others" in said
+    # the agents example: every estimate inside its intervals, no such sentence
+    agents = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.95, n_boot=300, seed=1)
+    quiet = headline_section(agents, ks=[1, 4], ci=0.95, model_rows=None)
+    assert not any(s.startswith("The estimate lies outside") for s in quiet.sentences)

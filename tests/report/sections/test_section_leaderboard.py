@@ -3,6 +3,7 @@ table: tiers, separated-from-leader flags and P(rank = 1)), and the summary's us
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -43,3 +44,25 @@ def test_summary_gives_the_order_not_the_pairs(tmp_path) -> None:  # type: ignor
     board = res.data.section("leaderboard").sentences
     assert board[0] in summary and board[1] in summary
     assert not any(" − " in s and "differs by" in s for s in summary)  # no pairwise lines
+
+
+def test_tasks_not_run_by_every_system_are_listed() -> None:  # type: ignore[no-untyped-def]
+    """The section ranks on the tasks every system ran; the others were left out without a
+    word (the sentence said only '... on the same 2 tasks'). Oracle: the Ranking's dropped."""
+    frames = []
+    for system, tasks in (("A", ["t0", "t1", "t2"]), ("B", ["t0", "t1"]), ("C", ["t1", "t0"])):
+        for t in tasks:
+            frames += [
+                {"system": system, "task_id": t, "trial": r, "success": r < 2} for r in range(4)
+            ]
+    ds = as_counts(ph.Trials.from_frame(pd.DataFrame(frames)))
+    sec, r = leaderboard_section(ds, ks=[1, 2], ci=0.95, seed=0, n_boot=200)
+    assert r.dropped["task"].tolist() == ["t2"]
+    assert (
+        "1 task(s) are left out of the leaderboard, which compares systems on the tasks all of "
+        "them ran: t2 (not run by B, C)." in sec.sentences
+    )
+    sec, _ = leaderboard_section(
+        as_counts(ph.load_example("leaderboard")), ks=[1], ci=0.95, seed=0, n_boot=200
+    )
+    assert not any("left out of the leaderboard" in s for s in sec.sentences)

@@ -20,11 +20,13 @@ __all__ = ["headline_section"]
 
 def _rows(
     est: Any, ks: list[int], model_rows: pd.DataFrame | None
-) -> tuple[list[dict[str, Any]], list[str], dict[str, str]]:
-    """Table rows, the (system metric k) whose estimator and model disagree, interval methods."""
+) -> tuple[list[dict[str, Any]], list[str], dict[str, str], list[str]]:
+    """Table rows, the (system metric k) whose estimator and model disagree, interval methods,
+    and the estimates that lie outside an interval of their row (with the scopes)."""
     iv = interval_lookup(est.table)
     rows = []
     flagged = []
+    outside: list[str] = []
     methods: dict[str, str] = {}
     for r in est.wide().itertuples():
         for metric in ("mean", "pass_at_k", "pass_hat_k"):
@@ -37,6 +39,7 @@ def _rows(
                 "metric": METRIC_LABELS[metric],
                 "value": value,
             }
+            missed = []
             for scope in ("benchmark", "population", "predictive"):
                 got = iv.get((str(r.system), int(r.k), metric, scope))
                 if got:
@@ -44,6 +47,13 @@ def _rows(
                     row[f"{scope}_upper"] = got["upper"]
                     row[f"{scope}_method"] = got["method"]
                     methods[scope] = got["method"]
+                    if not got["lower"] - 1e-9 <= value <= got["upper"] + 1e-9:
+                        missed.append(scope)
+            if missed:
+                k_txt = "" if metric == "mean" else f" (k = {int(r.k)})"
+                outside.append(
+                    f"{r.system} {METRIC_LABELS[metric]}{k_txt}: {', '.join(missed)} scope"
+                )
             if model_rows is not None and len(model_rows):
                 m = population_row(model_rows, str(r.system), metric, int(r.k))
                 if m is not None:
@@ -61,7 +71,7 @@ def _rows(
                     if not agree:
                         flagged.append(f"{r.system} {METRIC_LABELS[metric]} (k = {int(r.k)})")
             rows.append(row)
-    return rows, flagged, methods
+    return rows, flagged, methods, outside
 
 
 def headline_section(
@@ -94,7 +104,7 @@ def headline_section(
     >>> [r["metric"] for r in sec.tables[0].rows]
     ['mean', 'pass@k', 'pass^k']
     """
-    rows, flagged, methods = _rows(est, ks, model_rows)
+    rows, flagged, methods, outside = _rows(est, ks, model_rows)
     level = f"{ci:.0%}" if ci else ""
     cols = [
         Column("system", "System"),
@@ -167,6 +177,16 @@ def headline_section(
                 if "predictive" in methods
                 else ""
             )
+        )
+    if outside:
+        sent.append(
+            "The estimate lies outside its interval for "
+            + "; ".join(outside)
+            + ". The estimate is the unbiased per-task average of these runs; each interval's "
+            "method is named under the table. A posterior pools the tasks and pulls each task's "
+            "rate toward the others (with few runs per task, no task passing all k runs gives "
+            "pass^k = 0 while the posterior leaves every task some chance), and a BCa bootstrap "
+            "interval corrects for skew: either can leave the unbiased estimate outside."
         )
     if flagged:
         sent.append(

@@ -119,6 +119,13 @@ def leaderboard_section(
         + ", ".join(f"{row.system} {row.p_first:.2f}" for row in t.head(3).itertuples())
         + ".",
     ]
+    if len(r.dropped):
+        shown = "; ".join(f"{d.task} ({d.reason})" for d in r.dropped.head(8).itertuples())
+        more = f" and {len(r.dropped) - 8} more" if len(r.dropped) > 8 else ""
+        sent.append(
+            f"{len(r.dropped)} task(s) are left out of the leaderboard, which compares systems "
+            f"on the tasks all of them ran: {shown}{more}."
+        )
     if apart and apart != apart_top:
         sent.append(
             "Some systems sit in their leader's tier through a chain of ties but are separated "
