@@ -20,6 +20,9 @@ def test_report_cli_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     text = capsys.readouterr().out
     assert f"open:     {out / 'index.html'}" in text
     assert "uniform spread" in text  # the spread sentence is printed
+    # the resamples and the seed are said once, on the k line (not again as a note)
+    assert "bootstrap 10000 resamples, seed 0" in text
+    assert "note: intervals:" not in text
     for name in ("index.html", "report.md", "results.json"):
         assert (out / name).is_file()
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))

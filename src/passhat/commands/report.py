@@ -162,7 +162,8 @@ def report_cmd(
     )
     said = set(data.notes if isinstance(data, Trials) else data.attrs.get("notes", []))  # stderr
     for note in res.data.stamp.get("notes", []):
-        if note not in said and not note.startswith("population intervals:"):  # said above
+        if note not in said and not note.startswith(("population intervals:", "intervals:")):
+            # the k line above says the resamples and the seed
             echo(f"  note: {note}")
     for s in skipped:
         echo(f"  {s.title}: not shown ({s.note})")
