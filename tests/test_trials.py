@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import passhat as ph
 from passhat.errors import CountError, ValidationError
-from passhat.trials import coerce_success
+from passhat.trials import coerce_success, failure_status_note
 
 TRUE_WORDS = ["true", "T", " yes ", "Y", "1", "pass", "PASSED", "success", "C", "correct", "1.0"]
 FALSE_WORDS = ["false", "F", "no", "n", "0", "fail", "failed", "failure", "I", "incorrect", "0.0"]
@@ -113,6 +113,22 @@ def test_unscored_status_overrides_success() -> None:
     # a timeout is a failure of the system: decided
     t = ph.Trials.from_frame(_df(task_id=["a"], success=[False], status=["timeout"]))
     assert int(t.counts()["n"].item()) == 1
+
+
+@pytest.mark.parametrize("status", ["timeout", "tool_error", "max_steps"])
+def test_failure_status_without_verdict_is_a_failure(status: str) -> None:
+    # DESIGN: timeouts and tool errors are failures of the system, so a run with such a status
+    # and no verdict counts in n as a failure (said in a note), never as unscored
+    t = ph.Trials.from_frame(
+        _df(task_id=["a", "a", "a"], success=[True, None, None], status=["ok", status, "ok"])
+    )
+    ds = t.counts()
+    assert (int(ds["n"].item()), int(ds["c"].item()), int(ds["unscored"].item())) == (2, 1, 1)
+    assert t.notes == [failure_status_note(1, [status])]
+    assert f"status {status!r} are counted as failures" in t.notes[0]
+    # the grader's verdict stands where there is one (τ²-bench scores max_steps runs)
+    t = ph.Trials.from_frame(_df(task_id=["a"], success=[True], status=[status]))
+    assert (int(t.counts()["c"].item()), t.notes) == (1, [])
 
 
 def test_duplicate_trials() -> None:

@@ -24,6 +24,7 @@ import passhat as ph
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io import _countgrid, aggregate
 from passhat.io.aggregate import aggregate_counts
+from passhat.trials import failure_status_note
 
 
 def _table(seed: int, *, systems: int = 2, tasks: int = 40, runs: int = 7) -> pd.DataFrame:
@@ -93,6 +94,28 @@ def test_streamed_counts_equal_the_in_memory_reader(tmp_path: Path, name: str, s
         got = aggregate_counts(f, batch_rows=batch_rows)
         _same(got, want)
         assert got.attrs["source_rows"] == len(ph.read_trials(f))
+        # runs with no verdict and status timeout are failures, said in the same note
+        assert got.attrs.get("notes", []) == ph.read_trials(f).notes
+
+
+def test_timeout_without_verdict_is_a_failure_when_streamed(tmp_path: Path) -> None:
+    df = pd.DataFrame(
+        {
+            "task_id": ["a", "a", "b", "b", "b"],
+            "success": [True, None, None, None, False],
+            "status": ["ok", "timeout", "tool_error", "grader_error", "ok"],
+        }
+    )
+    f = _write(df, tmp_path / "runs.csv")
+    for batch_rows in (1, 2, 1000):
+        got = aggregate_counts(f, batch_rows=batch_rows)
+        assert (got["n"].values.tolist(), got["c"].values.tolist()) == ([[2, 2]], [[1, 0]])
+        assert got["unscored"].values.tolist() == [[0, 1]]
+        assert (
+            got.attrs["notes"]
+            == [failure_status_note(2, ["timeout", "tool_error"])]
+            == ph.read_trials(f).notes
+        )
 
 
 def test_column_map_threshold_and_system_name(tmp_path: Path) -> None:

@@ -22,11 +22,13 @@ from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
 from passhat.trials import (
     DEFAULT_SYSTEM,
+    FAILURE_STATUSES,
     MAX_COUNT,
     UNSCORED_STATUSES,
     check_scalar_column,
     coerce_success,
     coerce_trial,
+    failure_status_note,
     finite_column,
 )
 
@@ -185,6 +187,9 @@ class Counts:
         self.bits_set = 0
         self.spill: _Spill | None = None
         self.rows = 0
+        #: runs with no verdict counted as failures by their status, and those statuses
+        self.failed_no_verdict = 0
+        self.failure_statuses: set[str] = set()
         self.weights = False
         self.has_trial: bool | None = None
         #: With ``defer_duplicates`` (set while the system column is undecided), the first
@@ -233,7 +238,9 @@ class Counts:
             name = opts.get("system_name") or DEFAULT_SYSTEM
             s = np.full(n_rows, self.systems.add(str(name), batch.where, batch.offset + 1))
         t = self.tasks.codes(cols[plan["task_id"]], batch)
-        decided, success = _outcomes(cols, plan, opts, batch)
+        decided, success, failed, fail_names = _outcomes(cols, plan, opts, batch)
+        self.failed_no_verdict += failed
+        self.failure_statuses |= fail_names
         self._fit()
         flat = s * self.cap[1] + t
         size = self.cap[0] * self.cap[1]
@@ -384,6 +391,10 @@ class Counts:
                 )
             weight = np.where(np.isfinite(lo), lo, 1.0)
             attrs["declared_weights"] = 1
+        if self.failed_no_verdict:
+            attrs["notes"] = [
+                failure_status_note(self.failed_no_verdict, sorted(self.failure_statuses))
+            ]
         ds = xr.Dataset(
             {
                 "n": (("system", "task"), n.copy()),
@@ -495,8 +506,12 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
 
 def _outcomes(
     cols: dict[str, Any], plan: dict[str, str], opts: dict[str, Any], b: Batch
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: decided (counted in n) and success, as the in-memory reader decides them."""
+) -> tuple[np.ndarray, np.ndarray, int, set[str]]:
+    """Per row: decided (counted in n) and success, as the in-memory reader decides them.
+
+    Also the number of runs with no verdict whose status says the system failed
+    (counted as failures, :data:`passhat.trials.FAILURE_STATUSES`) and those statuses.
+    """
     threshold = opts.get("threshold")
     if threshold is not None:
         name = "score" if "score" in plan else "success"
@@ -520,9 +535,17 @@ def _outcomes(
         verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
     per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
     decided = per_row >= 0
+    failed = np.zeros(len(per_row), dtype=bool)
+    fail_names: set[str] = set()
     if "status" in plan:
         st_codes, st_uniques = factorize(cols[plan["status"]])
-        unscored = np.array([str(u).strip() in UNSCORED_STATUSES for u in st_uniques], dtype=bool)
+        names = [str(u).strip() for u in st_uniques]
+        unscored = np.array([u in UNSCORED_STATUSES for u in names], dtype=bool)
         if len(unscored):
             decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)
-    return decided, decided & (per_row == 1)
+            # no verdict, but the status says the system failed the run: a failure
+            failure = np.array([u in FAILURE_STATUSES for u in names], dtype=bool)
+            failed = ~decided & np.where(st_codes >= 0, failure[np.maximum(st_codes, 0)], False)
+            decided |= failed
+            fail_names = {names[code] for code in np.unique(st_codes[failed])}
+    return decided, decided & (per_row == 1), int(failed.sum()), fail_names

@@ -231,7 +231,10 @@ def aggregate_counts(
     if found is not None:
         col, also = found
         ds.attrs.update({"source_system_from": f"column {col!r}", "source_system_column": col})
-        ds.attrs["notes"] = [system_column_note(col, list(ds["system"].values), also)]
+        ds.attrs["notes"] = [
+            system_column_note(col, list(ds["system"].values), also),
+            *ds.attrs.get("notes", []),
+        ]
     return ds
 
 
