@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import passhat as ph
+from passhat._status import failure_status_note
 from passhat.errors import CountError, ValidationError
-from passhat.trials import coerce_success, failure_status_note
+from passhat.trials import coerce_success
 
 TRUE_WORDS = ["true", "T", " yes ", "Y", "1", "pass", "PASSED", "success", "C", "correct", "1.0"]
 FALSE_WORDS = ["false", "F", "no", "n", "0", "fail", "failed", "failure", "I", "incorrect", "0.0"]

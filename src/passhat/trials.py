@@ -37,11 +37,11 @@ import pandas as pd
 import xarray as xr
 
 from passhat._ids import clean_ids
+from passhat._status import UNSCORED_STATUSES, fail_without_verdict
 from passhat.errors import CountError, ValidationError
 
 __all__ = [
     "DEFAULT_SYSTEM",
-    "FAILURE_STATUSES",
     "MAX_COUNT",
     "UNSCORED_STATUSES",
     "Trials",
@@ -50,39 +50,11 @@ __all__ = [
     "coerce_trial",
     "counts_from_arrays",
     "counts_from_frame",
-    "failure_status_note",
     "finite_column",
     "validate_counts",
 ]
 
 DEFAULT_SYSTEM = "system"
-
-#: Statuses that mean "the run was not decided": neither pass nor fail.
-UNSCORED_STATUSES = frozenset(
-    {"grader_error", "infrastructure_error", "infra_error", "unscored", "cancelled", "not_run"}
-)
-
-#: Statuses that say the system failed the run: timeouts, tool errors and step limits are
-#: failures of the system (not grader problems), so a run with one of them and no verdict
-#: is a failure (said in a note), never left out of n as unscored.
-FAILURE_STATUSES = frozenset({"timeout", "tool_error", "max_steps"})
-
-
-def failure_status_note(count: int, statuses: list[str]) -> str:
-    """The note for runs with no verdict whose status says the system failed.
-
-    Examples
-    --------
-    >>> from passhat.trials import failure_status_note
-    >>> failure_status_note(2, ["timeout"])[:66]
-    "2 run(s) with no verdict and status 'timeout' are counted as failures"
-    """
-    names = ", ".join(repr(s) for s in sorted(statuses))
-    return (
-        f"{count} run(s) with no verdict and status {names} are counted as failures (a timeout, "
-        "tool error or step limit is a failure of the system, not an unscored run)"
-    )
-
 
 REQUIRED = ("system", "task_id", "trial", "success", "status")
 OPTIONAL = ("score", "category", "weight", "scenario_hash", "duration_s", "cost")
@@ -227,13 +199,7 @@ class Trials:
         undecided_status = df["status"].isin(UNSCORED_STATUSES)
         if undecided_status.any():
             df.loc[undecided_status, "success"] = pd.NA
-        # A run that timed out (tool error, step limit) with no verdict failed.
-        failed_status = df["status"].isin(FAILURE_STATUSES) & df["success"].isna()
-        notes: list[str] = []
-        if failed_status.any():
-            df.loc[failed_status, "success"] = False
-            seen = sorted(set(df.loc[failed_status, "status"]))
-            notes.append(failure_status_note(int(failed_status.sum()), seen))
+        notes = fail_without_verdict(df)  # a timeout with no verdict is a failure
         _check_duplicates(df, where)
         if "weight" in df.columns:
             w = pd.to_numeric(df["weight"], errors="coerce")

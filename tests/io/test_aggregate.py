@@ -21,10 +21,10 @@ import pytest
 import xarray as xr
 
 import passhat as ph
+from passhat._status import failure_status_note
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io import _countgrid, aggregate
 from passhat.io.aggregate import aggregate_counts
-from passhat.trials import failure_status_note
 
 
 def _table(seed: int, *, systems: int = 2, tasks: int = 40, runs: int = 7) -> pd.DataFrame:

@@ -18,17 +18,16 @@ import pandas as pd
 import xarray as xr
 
 from passhat._ids import clean_ids
+from passhat._status import FAILURE_STATUSES, failure_status_note
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
 from passhat.trials import (
     DEFAULT_SYSTEM,
-    FAILURE_STATUSES,
     MAX_COUNT,
     UNSCORED_STATUSES,
     check_scalar_column,
     coerce_success,
     coerce_trial,
-    failure_status_note,
     finite_column,
 )
 

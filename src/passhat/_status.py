@@ -1,0 +1,48 @@
+"""What a run's ``status`` says about its verdict (DESIGN: the data model's rules).
+
+A run the grader could not score is neither a pass nor a failure: it is left
+out of n and counted as unscored. A timeout, a tool error or a step limit is a
+failure *of the system*: a run with such a status and no verdict counts in n
+as a failure, said in a note, never silently dropped as unscored.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from passhat._status import fail_without_verdict
+>>> df = pd.DataFrame({"success": pd.array([True, None], dtype="boolean"),
+...                    "status": ["ok", "timeout"]})
+>>> fail_without_verdict(df)[0][:69], df["success"].tolist()
+("1 run(s) with no verdict and status 'timeout' are counted as failures", [True, False])
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["FAILURE_STATUSES", "UNSCORED_STATUSES", "fail_without_verdict", "failure_status_note"]
+
+#: Statuses that mean "the run was not decided": neither pass nor fail.
+UNSCORED_STATUSES = frozenset(
+    {"grader_error", "infrastructure_error", "infra_error", "unscored", "cancelled", "not_run"}
+)
+
+#: Statuses that say the system failed the run (timeouts, tool errors, step limits).
+FAILURE_STATUSES = frozenset({"timeout", "tool_error", "max_steps"})
+
+
+def failure_status_note(count: int, statuses: list[str]) -> str:
+    """The note for ``count`` runs with no verdict whose status says the system failed."""
+    names = ", ".join(repr(s) for s in sorted(statuses))
+    return (
+        f"{count} run(s) with no verdict and status {names} are counted as failures (a timeout, "
+        "tool error or step limit is a failure of the system, not an unscored run)"
+    )
+
+
+def fail_without_verdict(df: pd.DataFrame) -> list[str]:
+    """Set ``success`` to False where it is missing and the status is a failure; the notes."""
+    failed = df["status"].isin(FAILURE_STATUSES) & df["success"].isna()
+    if not failed.any():
+        return []
+    df.loc[failed, "success"] = False
+    return [failure_status_note(int(failed.sum()), sorted(set(df.loc[failed, "status"])))]
