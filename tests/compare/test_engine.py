@@ -280,3 +280,27 @@ def test_shared_flips_keep_enumerated_pairs_and_a_single_pair_unchanged() -> Non
         shared_flips=True,
     )
     pd.testing.assert_frame_equal(new, old)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.15])
+def test_k1_metrics_are_one_estimand_with_one_answer(shift: float) -> None:
+    # pass@1 = pass^1 = the mean success: below 30 tasks (posterior draws in both scopes, and
+    # fewer than 10 differing tasks at shift 0) they got separate draws and p-values that
+    # disagreed (0.149 / 0.156 / 0.154 for the same difference)
+    rng = np.random.default_rng(3)
+    T = 12
+    p = rng.beta(2, 1, size=T)
+    tasks = [f"t{i}" for i in range(T)]
+    a = ph.counts_from_arrays([4] * T, rng.binomial(4, p), tasks=tasks, system="a")
+    b = ph.counts_from_arrays(
+        [4] * T, rng.binomial(4, np.clip(p + shift, 0, 1)), tasks=tasks, system="b"
+    )
+    t = ph.compare(a, b, k=[1, 3], seed=0).table
+    for scope in ("benchmark", "population"):
+        rows = t[(t["scope"] == scope) & (t["k"] == 1)].set_index("metric")
+        for metric in ("pass_at_k", "pass_hat_k"):
+            for col in ("difference", "lower", "upper", "p_value"):
+                assert rows.loc[metric, col] == pytest.approx(rows.loc["mean", col], abs=1e-9)
+    # k = 3 is another estimand: its own draws
+    k3 = t[(t["scope"] == "benchmark") & (t["k"] == 3)].set_index("metric")
+    assert k3.loc["pass_hat_k", "p_value"] != k3.loc["mean", "p_value"]

@@ -165,6 +165,19 @@ class _System:
         return self._pop[col]
 
 
+def _same_estimand(cols: Sequence[Column]) -> list[int]:
+    """For each column, the first column with the same estimand (pass@1 = pass^1 = the mean).
+
+    >>> _same_estimand([("mean", 1), ("pass_at_k", 1), ("pass_hat_k", 1), ("pass_at_k", 2)])
+    [0, 0, 0, 3]
+    """
+    first: dict[tuple[str, int], int] = {}
+    return [
+        first.setdefault(("mean", 1) if m == "mean" or int(k) == 1 else (m, int(k)), j)
+        for j, (m, k) in enumerate(cols)
+    ]
+
+
 def _pooled_benchmark_difference(
     a: _System,
     b: _System,
@@ -273,6 +286,7 @@ def paired_table(
         if shared_flips
         else {}
     )
+    same = _same_estimand(cols)
     rows: list[dict[str, Any]] = []
     for ia, ib in pairs:
         va, vb = values[ia], values[ib]
@@ -319,6 +333,9 @@ def paired_table(
             )
         for j in np.flatnonzero(~use_flip).tolist():
             col = cols[j]
+            if same[j] != j and same[j] in pop:  # pass@1 = pass^1 = the mean: one answer
+                pop[j] = pop[same[j]]
+                continue
             delta = system(ib).population_draws(col, n_boot, rng) - system(ia).population_draws(
                 col, n_boot, rng
             )
@@ -355,6 +372,9 @@ def paired_table(
                     + (f"; model-based variance where n < {2 * kk}" if short else ""),
                     "normal approximation, two-sided",
                 )
+                continue
+            if same[j] != j and same[j] in bench:
+                bench[j] = bench[same[j]]
                 continue
             delta = _pooled_benchmark_difference(system(ia), system(ib), col, w, n_boot, rng, prior)
             lo_, hi_, p_ = draw_interval(delta, ci=level)
