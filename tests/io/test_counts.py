@@ -97,3 +97,11 @@ def test_a_fractional_count_from_jsonl_is_shown_as_written(tmp_path: Path) -> No
     f.write_text('{"task_id": "a", "n": 4, "c": 3}\n{"task_id": "b", "n": 4, "c": 3.5}\n')
     with pytest.raises(CountError, match=r"row 2 \(task 'b'\): c = 3\.5 is not a whole number$"):
         ph.read_counts(f)
+
+
+def test_count_table_task_named_na_keeps_its_name(tmp_path: Path) -> None:
+    f = tmp_path / "counts.csv"
+    f.write_text("task_id,n,c\nNA,3,2\nNone,3,3\nnull,2,0\n", encoding="utf-8")
+    ds = ph.read_counts(f)
+    assert ds["task"].values.tolist() == ["NA", "None", "null"]
+    assert ds["c"].values.tolist() == [[2, 3, 0]]

@@ -262,3 +262,37 @@ def test_jsonl_key_given_twice_is_refused(tmp_path: Path) -> None:
         ph.read_trials(f)
     f.write_text('{"task_id": "a", "success": true, "meta": {"k": 1}, "k": 2}\n')
     assert ph.read_trials(f).counts()["c"].values.tolist() == [[1]]
+
+
+NA_NAMES = ["NA", "None", "null", "nan", "N/A", "#N/A", "NULL"]
+
+
+def test_ids_that_pandas_would_read_as_missing_keep_their_names(tmp_path: Path) -> None:
+    # a task or system called "NA", "None", "null" … is a name, printed literally; in the other
+    # columns the same words still mean missing (an undecided run), in memory and streamed
+    lines = ["system,task_id,trial,success,status"]
+    for i, name in enumerate(NA_NAMES):
+        lines += [f"{name},{name},0,1,ok", f"{name},{name},1,{name},ok", f"ok,{name},{i},0,NA"]
+    f = tmp_path / "runs.csv"
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = ph.read_trials(f)
+    assert sorted(t.systems) == sorted([*NA_NAMES, "ok"])
+    assert t.tasks == NA_NAMES
+    ds = t.counts()
+    assert ds.sel(system="NA", task="NA")[["n", "c", "unscored"]].to_array().values.tolist() == [
+        1,
+        1,
+        1,
+    ]
+    from passhat.io.aggregate import aggregate_counts
+
+    for batch_rows in (2, 1000):
+        got = aggregate_counts(f, batch_rows=batch_rows)
+        assert got["system"].values.tolist() == ds["system"].values.tolist()
+        assert got["task"].values.tolist() == ds["task"].values.tolist()
+        for var in ("n", "c", "unscored"):
+            assert got[var].values.tolist() == ds[var].values.tolist(), var
+    # an empty id is still missing
+    f.write_text("task_id,success\n,1\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="task_id is missing"):
+        ph.read_trials(f)

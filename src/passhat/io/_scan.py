@@ -16,7 +16,7 @@ import glob
 import gzip
 import io
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,25 @@ PANDAS_NA = [
     "nan",
     "null",
 ]
+
+_NA_WORDS = frozenset(PANDAS_NA)
+
+
+def na_except_ids(df: pd.DataFrame, ids: Collection[str]) -> pd.DataFrame:
+    """Missing cells of a CSV read as text (``na_filter=False``), as pandas reads them, except
+    in the id columns ``ids``: there only an empty cell is missing, so a task or system named
+    "NA", "None" or "null" keeps its name (the Arrow reader does the same).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task_id": ["NA", "None"], "success": ["NA", "1"]})
+    >>> na_except_ids(df, {"task_id"}).isna().values.tolist()
+    [[False, True], [False, False]]
+    """
+    cols = {c: df[c].mask(df[c] == "" if c in ids else df[c].isin(_NA_WORDS)) for c in df.columns}
+    return pd.DataFrame(cols, index=df.index)
+
 
 #: File kinds a tidy source may hold.
 TABULAR = ("csv", "tsv", "jsonl", "parquet")
@@ -320,18 +339,39 @@ class Batch:
     columns: dict[str, Any]
 
 
-def batches(path: Path, columns: Sequence[str], *, batch_rows: int = 1 << 20) -> Iterator[Batch]:
-    """The rows of one tidy file in batches, with only ``columns`` (source names)."""
+def batches(
+    path: Path, columns: Sequence[str], *, batch_rows: int = 1 << 20, ids: Collection[str] = ()
+) -> Iterator[Batch]:
+    """The rows of one tidy file in batches, with only ``columns`` (source names).
+
+    In a CSV, pandas' NA words are missing except in the id columns ``ids``, where only
+    an empty cell is (:func:`na_except_ids`).
+    """
     kind = file_kind(path) or "csv"
     if kind == "parquet":
         yield from _parquet_batches(path, columns, batch_rows)
     elif kind == "jsonl":
         yield from _jsonl_batches(path, columns, batch_rows)
     else:
-        yield from _csv_batches(path, columns, batch_rows)
+        yield from _csv_batches(path, columns, batch_rows, ids)
 
 
-def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
+def _null_words(arr: Any) -> Any:
+    """A dictionary-encoded text column with pandas' NA words as nulls."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    hit = pc.is_in(arr.dictionary, value_set=pa.array(PANDAS_NA))
+    if not pc.any(hit).as_py():
+        return arr
+    rows = pc.take(hit, arr.indices)
+    nulled = pa.DictionaryArray.from_arrays(pc.if_else(rows, None, arr.indices), arr.dictionary)
+    return pc.dictionary_encode(nulled.cast(pa.string()))  # the NA words out of the dictionary
+
+
+def _csv_batches(
+    path: Path, columns: Sequence[str], batch_rows: int, ids: Collection[str] = ()
+) -> Iterator[Batch]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -339,7 +379,7 @@ def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterato
     convert = pcsv.ConvertOptions(
         column_types={c: as_text for c in columns},
         include_columns=list(columns),
-        null_values=PANDAS_NA,
+        null_values=[""],  # the other NA words: _null_words, outside the id columns
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
     )
@@ -355,7 +395,10 @@ def _csv_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterato
         for rb in reader:
             if rb.num_rows == 0:
                 continue
-            cols = {name: rb.column(i) for i, name in enumerate(rb.schema.names)}
+            cols = {
+                name: rb.column(i) if name in ids else _null_words(rb.column(i))
+                for i, name in enumerate(rb.schema.names)
+            }
             yield Batch(str(path), offset, rb.num_rows, cols)
             offset += rb.num_rows
     except pa.ArrowInvalid as err:

@@ -120,7 +120,8 @@ def _scan(
             scan.extend(extra)
             acc.defer_duplicates = True
         wanted = list(dict.fromkeys([*plan.values(), *extra.values()]))
-        for batch in batches(path, wanted, batch_rows=opts["batch_rows"]):
+        ids = [plan[f] for f in ("system", "task_id") if f in plan]
+        for batch in batches(path, wanted, batch_rows=opts["batch_rows"], ids=ids):
             tasks = acc.add(batch, plan, opts)
             if scan is not None:
                 scan.add(batch, tasks, extra)

@@ -17,7 +17,14 @@ from passhat._ids import clean_ids
 from passhat.errors import CountError, FormatError, ValidationError
 from passhat.io._json import jsonl_objects
 from passhat.io._registry import register_reader
-from passhat.io._scan import delimiter, file_kind, header, is_gzip
+from passhat.io._scan import (
+    delimiter,
+    file_kind,
+    header,
+    is_gzip,
+    na_except_ids,
+    resolve_columns,
+)
 from passhat.io._system_column import system_name_ignored
 from passhat.io.tidy import is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
@@ -143,9 +150,12 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
                 path,
                 sep=delimiter(path),
                 dtype=object,
+                na_filter=False,  # a task named "NA" keeps its name (na_except_ids)
                 encoding="utf-8-sig",
                 compression="gzip" if is_gzip(path) else None,
             )
+            fields = resolve_columns(list(df.columns), {}, where=str(path))
+            df = na_except_ids(df, {s for s, f in fields.items() if f in ("system", "task_id")})
     except (ValueError, pd.errors.ParserError) as err:
         raise FormatError(f"{path}: cannot read the count table ({err})") from err
     if "system" in df.columns:

@@ -28,6 +28,7 @@ from passhat.io._scan import (
     header,
     header_delimiter,
     is_gzip,
+    na_except_ids,
     resolve_columns,
     source_files,
 )
@@ -162,7 +163,7 @@ def read_csv(path: Path, **options: Any) -> Trials:
             path,
             sep=delimiter(path),
             dtype=object,
-            keep_default_na=True,
+            na_filter=False,  # NA words are read below, not in the id columns
             encoding="utf-8-sig",
             compression="gzip" if is_gzip(path) else None,
         )
@@ -175,6 +176,9 @@ def read_csv(path: Path, **options: Any) -> Trials:
     if len(df.columns) < 2 and len(df) == 0:
         raise FormatError(f"{path}: no rows")
     _check_row_widths(path)
+    cmap = {k: v for k, v in options.items() if k not in ("threshold", "system_name")}
+    fields = resolve_columns(list(df.columns), cmap, where=str(path))
+    df = na_except_ids(df, {src for src, f in fields.items() if f in ("system", "task_id")})
     return frame_to_trials(df, where=str(path), **options)
 
 
