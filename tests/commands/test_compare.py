@@ -151,6 +151,22 @@ def test_cli_classify_two_systems_in_one_input(capsys) -> None:  # type: ignore[
     assert json.loads(capsys.readouterr().out)["settings"]["cand"] == "baseline"
 
 
+def test_cli_classify_candidate_among_several_systems(capsys) -> None:  # type: ignore[no-untyped-def]
+    # with more than two systems the CLI names the candidate (it could not: only cand_system=)
+    args = ["compare", "--example", "leaderboard", "--classify", "--baseline", "frontier"]
+    assert main(args) == 2
+    assert "--candidate NAME" in capsys.readouterr().err
+    assert main([*args, "--candidate", "mini", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["settings"]["base"], doc["settings"]["cand"]) == ("frontier", "mini")
+    t = ph.load_example("leaderboard")
+    assert doc["counts"] == ph.classify(t, base_system="frontier", cand_system="mini").counts
+    assert main([*args, "--candidate", "nope"]) == 2
+    assert "candidate 'nope' not found" in capsys.readouterr().err
+    assert main(["compare", "--example", "leaderboard", "--candidate", "mini"]) == 2
+    assert "--candidate needs --classify" in capsys.readouterr().err
+
+
 def test_classify_labels_builds_like_the_paired_comparison(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

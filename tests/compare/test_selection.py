@@ -45,7 +45,8 @@ def test_one_input_with_several_systems_needs_the_baseline_named() -> None:
         select_systems(data, keywords=("base_system", "cand_system"))
     assert select_systems(data, baseline="y").candidates == ["x", "z"]  # input order
     assert select_systems(data, baseline="y", candidate="z").candidates == ["z"]
-    with pytest.raises(OptionError, match=r"takes one candidate: name it \(candidate=NAME\)"):
+    one = r"takes one candidate: name it \(candidate=NAME / --candidate NAME\)"
+    with pytest.raises(OptionError, match=one):
         select_systems(data, baseline="y", one_candidate=True)
     with pytest.raises(OptionError, match="baseline 'w' not found; have x, y, z"):
         select_systems(data, baseline="w")

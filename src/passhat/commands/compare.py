@@ -112,6 +112,11 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         help="Per-task verdicts: stable_pass/fail, regression, fixed, flaky, redefined, undecided.",
     ),
     click.option(
+        "--candidate",
+        default=None,
+        help="With --classify and several systems: the system classified against --baseline.",
+    ),
+    click.option(
         "--fail-on",
         type=click.Choice(
             [
@@ -299,6 +304,7 @@ def _run_classify(
         min_runs=opts["min_runs"] if opts["min_runs"] is not None else 3,
         multiplicity=opts["multiplicity"],
         base_system=opts["baseline"],
+        cand_system=opts["candidate"],
         names=names,
     )
     _same_file_note(opts)
@@ -386,6 +392,8 @@ def compare_cmd(**opts: Any) -> None:
         return
     if opts["fail_on"]:
         raise OptionError("--fail-on needs --classify")
+    if opts["candidate"] is not None:
+        raise OptionError("--candidate needs --classify (the paired comparison takes every system)")
     cmp = _run_paired(data_a, data_b, names, opts)
     _same_file_note(opts)
     if opts["as_json"]:

@@ -170,7 +170,8 @@ def select_systems(
         if one_candidate and len(cands) != 1:
             raise OptionError(
                 f"the data hold {len(systems)} systems ({', '.join(systems)}); this "
-                f"comparison takes one candidate: name it ({kw_cand}=NAME), or give two "
+                f"comparison takes one candidate: name it ({kw_cand}=NAME / --candidate NAME), "
+                "or give two "
                 "inputs with one system each"
             )
         return Selection(baseline=baseline, candidates=cands, counts=ds, sources=(ds,))
@@ -206,7 +207,8 @@ def select_systems(
         base, cands = baseline, [candidate] if candidate is not None else sb
         if one_candidate and len(cands) != 1:
             raise OptionError(
-                f"cand: holds {len(sb)} systems ({', '.join(sb)}); choose one ({kw_cand}=NAME)"
+                f"cand: holds {len(sb)} systems ({', '.join(sb)}); choose one "
+                f"({kw_cand}=NAME / --candidate NAME)"
             )
         if base in cands:
             raise ValidationError(
