@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import passhat as ph
-from passhat._status import failure_status_note
+from passhat._status import failure_status_note, passed_status_note
 from passhat.errors import CountError, ValidationError
 from passhat.trials import coerce_success
 
@@ -127,9 +127,12 @@ def test_failure_status_without_verdict_is_a_failure(status: str) -> None:
     assert (int(ds["n"].item()), int(ds["c"].item()), int(ds["unscored"].item())) == (2, 1, 1)
     assert t.notes == [failure_status_note(1, [status])]
     assert f"status {status!r} are counted as failures" in t.notes[0]
-    # the grader's verdict stands where there is one (τ²-bench scores max_steps runs)
+    # the grader's verdict stands where there is one (τ²-bench scores max_steps runs): a note
     t = ph.Trials.from_frame(_df(task_id=["a"], success=[True], status=[status]))
-    assert (int(t.counts()["c"].item()), t.notes) == (1, [])
+    assert (int(t.counts()["c"].item()), t.notes) == (1, [passed_status_note(1, [status])])
+    assert "graded as passes; the grader's verdict is kept" in t.notes[0]
+    t = ph.Trials.from_frame(_df(task_id=["a"], success=[False], status=[status]))
+    assert t.notes == []
 
 
 def test_duplicate_trials() -> None:

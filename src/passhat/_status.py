@@ -19,7 +19,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["FAILURE_STATUSES", "UNSCORED_STATUSES", "fail_without_verdict", "failure_status_note"]
+__all__ = [
+    "FAILURE_STATUSES",
+    "UNSCORED_STATUSES",
+    "fail_without_verdict",
+    "failure_status_note",
+    "passed_status_note",
+]
 
 #: Statuses that mean "the run was not decided": neither pass nor fail.
 UNSCORED_STATUSES = frozenset(
@@ -39,10 +45,25 @@ def failure_status_note(count: int, statuses: list[str]) -> str:
     )
 
 
+def passed_status_note(count: int, statuses: list[str]) -> str:
+    """The note for ``count`` runs graded as passes although their status says failure."""
+    names = ", ".join(repr(s) for s in sorted(statuses))
+    return (
+        f"{count} run(s) with status {names} were graded as passes; the grader's verdict is "
+        "kept (check the harness if a timeout cannot pass)"
+    )
+
+
 def fail_without_verdict(df: pd.DataFrame) -> list[str]:
-    """Set ``success`` to False where it is missing and the status is a failure; the notes."""
-    failed = df["status"].isin(FAILURE_STATUSES) & df["success"].isna()
-    if not failed.any():
-        return []
-    df.loc[failed, "success"] = False
-    return [failure_status_note(int(failed.sum()), sorted(set(df.loc[failed, "status"])))]
+    """Set ``success`` to False where it is missing and the status is a failure; the notes
+    (also for passes whose status says failure: the verdict stands, the note says so)."""
+    marked = df["status"].isin(FAILURE_STATUSES)
+    failed = marked & df["success"].isna()
+    passed = marked & (df["success"] == True)  # noqa: E712 (nullable booleans)
+    notes = []
+    if failed.any():
+        df.loc[failed, "success"] = False
+        notes.append(failure_status_note(int(failed.sum()), sorted(set(df.loc[failed, "status"]))))
+    if passed.any():
+        notes.append(passed_status_note(int(passed.sum()), sorted(set(df.loc[passed, "status"]))))
+    return notes

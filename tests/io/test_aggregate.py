@@ -21,7 +21,7 @@ import pytest
 import xarray as xr
 
 import passhat as ph
-from passhat._status import failure_status_note
+from passhat._status import failure_status_note, passed_status_note
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io import _countgrid, aggregate
 from passhat.io.aggregate import aggregate_counts
@@ -101,21 +101,18 @@ def test_streamed_counts_equal_the_in_memory_reader(tmp_path: Path, name: str, s
 def test_timeout_without_verdict_is_a_failure_when_streamed(tmp_path: Path) -> None:
     df = pd.DataFrame(
         {
-            "task_id": ["a", "a", "b", "b", "b"],
-            "success": [True, None, None, None, False],
-            "status": ["ok", "timeout", "tool_error", "grader_error", "ok"],
+            "task_id": ["a", "a", "b", "b", "b", "c"],
+            "success": [True, None, None, None, False, True],
+            "status": ["ok", "timeout", "tool_error", "grader_error", "ok", "max_steps"],
         }
     )
     f = _write(df, tmp_path / "runs.csv")
+    want = [failure_status_note(2, ["timeout", "tool_error"]), passed_status_note(1, ["max_steps"])]
     for batch_rows in (1, 2, 1000):
         got = aggregate_counts(f, batch_rows=batch_rows)
-        assert (got["n"].values.tolist(), got["c"].values.tolist()) == ([[2, 2]], [[1, 0]])
-        assert got["unscored"].values.tolist() == [[0, 1]]
-        assert (
-            got.attrs["notes"]
-            == [failure_status_note(2, ["timeout", "tool_error"])]
-            == ph.read_trials(f).notes
-        )
+        assert (got["n"].values.tolist(), got["c"].values.tolist()) == ([[2, 2, 1]], [[1, 0, 1]])
+        assert got["unscored"].values.tolist() == [[0, 1, 0]]
+        assert got.attrs["notes"] == want == ph.read_trials(f).notes
 
 
 def test_column_map_threshold_and_system_name(tmp_path: Path) -> None:

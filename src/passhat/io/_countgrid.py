@@ -18,7 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._ids import clean_ids
-from passhat._status import FAILURE_STATUSES, failure_status_note
+from passhat._status import FAILURE_STATUSES, failure_status_note, passed_status_note
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
 from passhat.trials import (
@@ -186,9 +186,9 @@ class Counts:
         self.bits_set = 0
         self.spill: _Spill | None = None
         self.rows = 0
-        #: runs with no verdict counted as failures by their status, and those statuses
-        self.failed_no_verdict = 0
-        self.failure_statuses: set[str] = set()
+        #: runs counted as failures by their status (no verdict), runs graded as passes with
+        #: such a status: counts and statuses, for the notes
+        self.status_flags: dict[str, list[Any]] = {"failed": [0, set()], "passed": [0, set()]}
         self.weights = False
         self.has_trial: bool | None = None
         #: With ``defer_duplicates`` (set while the system column is undecided), the first
@@ -237,9 +237,10 @@ class Counts:
             name = opts.get("system_name") or DEFAULT_SYSTEM
             s = np.full(n_rows, self.systems.add(str(name), batch.where, batch.offset + 1))
         t = self.tasks.codes(cols[plan["task_id"]], batch)
-        decided, success, failed, fail_names = _outcomes(cols, plan, opts, batch)
-        self.failed_no_verdict += failed
-        self.failure_statuses |= fail_names
+        decided, success, flags = _outcomes(cols, plan, opts, batch)
+        for flag, (count, statuses) in flags.items():
+            self.status_flags[flag][0] += count
+            self.status_flags[flag][1].update(statuses)
         self._fit()
         flat = s * self.cap[1] + t
         size = self.cap[0] * self.cap[1]
@@ -390,10 +391,15 @@ class Counts:
                 )
             weight = np.where(np.isfinite(lo), lo, 1.0)
             attrs["declared_weights"] = 1
-        if self.failed_no_verdict:
-            attrs["notes"] = [
-                failure_status_note(self.failed_no_verdict, sorted(self.failure_statuses))
-            ]
+        notes = [
+            note(count, sorted(statuses))
+            for (count, statuses), note in zip(
+                self.status_flags.values(), (failure_status_note, passed_status_note), strict=True
+            )
+            if count
+        ]
+        if notes:
+            attrs["notes"] = notes
         ds = xr.Dataset(
             {
                 "n": (("system", "task"), n.copy()),
@@ -505,11 +511,12 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
 
 def _outcomes(
     cols: dict[str, Any], plan: dict[str, str], opts: dict[str, Any], b: Batch
-) -> tuple[np.ndarray, np.ndarray, int, set[str]]:
+) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[int, set[str]]]]:
     """Per row: decided (counted in n) and success, as the in-memory reader decides them.
 
-    Also the number of runs with no verdict whose status says the system failed
-    (counted as failures, :data:`passhat.trials.FAILURE_STATUSES`) and those statuses.
+    Also, per flag, a count and the statuses: ``failed``, runs with no verdict whose status
+    says the system failed (counted as failures, :data:`passhat._status.FAILURE_STATUSES`);
+    ``passed``, runs graded as passes with such a status (kept).
     """
     threshold = opts.get("threshold")
     if threshold is not None:
@@ -534,8 +541,9 @@ def _outcomes(
         verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
     per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
     decided = per_row >= 0
-    failed = np.zeros(len(per_row), dtype=bool)
+    failed = passed = np.zeros(len(per_row), dtype=bool)
     fail_names: set[str] = set()
+    pass_names: set[str] = set()
     if "status" in plan:
         st_codes, st_uniques = factorize(cols[plan["status"]])
         names = [str(u).strip() for u in st_uniques]
@@ -544,7 +552,11 @@ def _outcomes(
             decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)
             # no verdict, but the status says the system failed the run: a failure
             failure = np.array([u in FAILURE_STATUSES for u in names], dtype=bool)
-            failed = ~decided & np.where(st_codes >= 0, failure[np.maximum(st_codes, 0)], False)
+            marked = np.where(st_codes >= 0, failure[np.maximum(st_codes, 0)], False)
+            failed = ~decided & marked
             decided |= failed
             fail_names = {names[code] for code in np.unique(st_codes[failed])}
-    return decided, decided & (per_row == 1), int(failed.sum()), fail_names
+            passed = decided & marked & (per_row == 1)  # the verdict stands; a note says so
+            pass_names = {names[code] for code in np.unique(st_codes[passed])}
+    flags = {"failed": (int(failed.sum()), fail_names), "passed": (int(passed.sum()), pass_names)}
+    return decided, decided & (per_row == 1), flags
