@@ -254,6 +254,10 @@ def prior_options(
     return f
 
 
+#: The refusal of ``plan design`` / ``plan power`` without --from or --mean.
+NO_PRIOR = "no assumptions: give --from RUNS, or --mean with --icc or --kappa"
+
+
 def resolve_prior(
     from_path: str | None,
     mean_: float | None,
@@ -267,10 +271,10 @@ def resolve_prior(
     """The (μ, κ) the options of :func:`prior_options` with ``prefix`` state, and the stamp
     of the file fitted ({} for stated values).
 
-    Without ``prefix`` the prior is required. With one (``prior-``) it is optional
-    (None when no option is given), a fit whose κ ends at a search limit is
-    refused, and the prior's ``source`` names the file: "fitted to EARLIER: T
-    tasks, N runs".
+    None when no option is given (``plan design`` / ``plan power`` require one:
+    :func:`_prior`). With ``prefix`` (``prior-``) a fit whose κ ends at a search
+    limit is refused, and the prior's ``source`` names the file: "fitted to
+    EARLIER: T tasks, N runs".
     """
 
     def opt(name: str) -> str:
@@ -293,11 +297,10 @@ def resolve_prior(
     if prefix and (fmt is not None or system is not None):
         raise OptionError(f"{opt('format')} and {opt('system')} describe {opt('from')}: give it")
     if mean_ is None:
-        if prefix and icc is None and kappa is None:
-            return None, {}
+        if icc is None and kappa is None:
+            return None, {}  # required without a prefix: _prior says so
         raise OptionError(
-            f"no assumptions: give {opt('from')} RUNS, or {opt('mean')} with {opt('icc')} or "
-            f"{opt('kappa')}"
+            NO_PRIOR
             if not prefix
             else f"{opt('icc')}/{opt('kappa')} need {opt('mean')} (or give {opt('from')} "
             "EARLIER_RUNS)"
@@ -374,7 +377,8 @@ def _prior(
 ) -> tuple[plan.Assumptions, dict[str, Any]]:
     """The required prior of ``plan design`` / ``plan power`` (:func:`resolve_prior`)."""
     prior, stamp = resolve_prior(from_path, mean_, icc, kappa, fmt, system)
-    assert prior is not None  # required without a prefix
+    if prior is None:
+        raise OptionError(NO_PRIOR)
     return prior, stamp
 
 
