@@ -25,6 +25,7 @@ __all__ = [
     "fail_without_verdict",
     "failure_status_note",
     "passed_status_note",
+    "status_notes",
 ]
 
 #: Statuses that mean "the run was not decided": neither pass nor fail.
@@ -54,16 +55,24 @@ def passed_status_note(count: int, statuses: list[str]) -> str:
     )
 
 
+def status_notes(failed: tuple[int, set[str]], passed: tuple[int, set[str]]) -> list[str]:
+    """The notes for (count, statuses) of runs counted as failures by their status, and of
+    runs graded as passes with such a status; none for a count of 0."""
+    return [
+        note(count, sorted(statuses))
+        for (count, statuses), note in ((failed, failure_status_note), (passed, passed_status_note))
+        if count
+    ]
+
+
 def fail_without_verdict(df: pd.DataFrame) -> list[str]:
     """Set ``success`` to False where it is missing and the status is a failure; the notes
     (also for passes whose status says failure: the verdict stands, the note says so)."""
     marked = df["status"].isin(FAILURE_STATUSES)
     failed = marked & df["success"].isna()
     passed = marked & (df["success"] == True)  # noqa: E712 (nullable booleans)
-    notes = []
-    if failed.any():
-        df.loc[failed, "success"] = False
-        notes.append(failure_status_note(int(failed.sum()), sorted(set(df.loc[failed, "status"]))))
-    if passed.any():
-        notes.append(passed_status_note(int(passed.sum()), sorted(set(df.loc[passed, "status"]))))
-    return notes
+    df.loc[failed, "success"] = False
+    return status_notes(
+        (int(failed.sum()), set(df.loc[failed, "status"])),
+        (int(passed.sum()), set(df.loc[passed, "status"])),
+    )

@@ -18,7 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._ids import clean_ids
-from passhat._status import FAILURE_STATUSES, failure_status_note, passed_status_note
+from passhat._status import FAILURE_STATUSES, status_notes
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
 from passhat.trials import (
@@ -188,7 +188,7 @@ class Counts:
         self.rows = 0
         #: runs counted as failures by their status (no verdict), runs graded as passes with
         #: such a status: counts and statuses, for the notes
-        self.status_flags: dict[str, list[Any]] = {"failed": [0, set()], "passed": [0, set()]}
+        self.flags: dict[str, tuple[int, set[str]]] = {"failed": (0, set()), "passed": (0, set())}
         self.weights = False
         self.has_trial: bool | None = None
         #: With ``defer_duplicates`` (set while the system column is undecided), the first
@@ -239,8 +239,8 @@ class Counts:
         t = self.tasks.codes(cols[plan["task_id"]], batch)
         decided, success, flags = _outcomes(cols, plan, opts, batch)
         for flag, (count, statuses) in flags.items():
-            self.status_flags[flag][0] += count
-            self.status_flags[flag][1].update(statuses)
+            total, seen = self.flags[flag]
+            self.flags[flag] = (total + count, seen | statuses)
         self._fit()
         flat = s * self.cap[1] + t
         size = self.cap[0] * self.cap[1]
@@ -391,13 +391,7 @@ class Counts:
                 )
             weight = np.where(np.isfinite(lo), lo, 1.0)
             attrs["declared_weights"] = 1
-        notes = [
-            note(count, sorted(statuses))
-            for (count, statuses), note in zip(
-                self.status_flags.values(), (failure_status_note, passed_status_note), strict=True
-            )
-            if count
-        ]
+        notes = status_notes(self.flags["failed"], self.flags["passed"])
         if notes:
             attrs["notes"] = notes
         ds = xr.Dataset(

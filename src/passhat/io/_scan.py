@@ -364,9 +364,8 @@ def _null_words(arr: Any) -> Any:
     hit = pc.is_in(arr.dictionary, value_set=pa.array(PANDAS_NA))
     if not pc.any(hit).as_py():
         return arr
-    rows = pc.take(hit, arr.indices)
-    nulled = pa.DictionaryArray.from_arrays(pc.if_else(rows, None, arr.indices), arr.dictionary)
-    return pc.dictionary_encode(nulled.cast(pa.string()))  # the NA words out of the dictionary
+    # re-encoded, so that the NA words leave the dictionary (its values are what is checked)
+    return pc.dictionary_encode(pc.if_else(pc.take(hit, arr.indices), None, arr.cast(pa.string())))
 
 
 def _csv_batches(
