@@ -7,7 +7,14 @@ import sys
 import click
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
-from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
+from passhat.commands._common import (
+    InputSpec,
+    check_path_given,
+    input_options,
+    parse_k,
+    quiet_option,
+    unscored_tasks_option,
+)
 from passhat.commands._output import echo
 from passhat.errors import OptionError
 from passhat.trials import Trials
@@ -87,7 +94,7 @@ __all__ = ["register"]
     is_flag=True,
     help="With --traces: look past lookups a failing run makes in addition to the passing runs'.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
+@quiet_option("Print only the path of index.html (no notes).")
 def report_cmd(
     source: InputSpec,
     out_dir: str,
@@ -117,6 +124,8 @@ def report_cmd(
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
+    if traces_path is not None:
+        check_path_given(traces_path, option="--traces")
     if tolerate_extra_lookups and traces_path is None:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     traces = (
