@@ -140,8 +140,9 @@ def describe_parts(r: pd.Series | Mapping[str, Any]) -> list[str]:
     lo, hi = _num(row, "ratio_lower"), _num(row, "ratio_upper")
     if riv and math.isfinite(ratio) and not lo <= ratio <= hi:  # say why, never leave it bare
         riv_txt += (
-            " (the measured ratio, of these runs, lies outside this interval for tasks like "
-            "these" + (", where the ratio cannot fall below 1" if ratio < lo else "") + ")"
+            " (the measured ratio, of these runs, lies outside it"
+            + (": for tasks like these the ratio cannot fall below 1" if ratio < lo else "")
+            + ")"
         )
     if not math.isfinite(ratio):
         head = (
