@@ -69,7 +69,7 @@ from passhat.planner.allocate import (
     prior_agreement,
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
-from passhat.planner.batch import Groups, hedge
+from passhat.planner.batch import Groups, check_batch, hedge
 from passhat.planner.result import _METRICS, _label
 
 __all__ = ["NO_FLAKY", "next_runs"]
@@ -202,6 +202,7 @@ def next_runs(
     cap = budget if max_per_task is None else int(max_per_task)
     if cap < 1:
         raise OptionError(f"max_per_task must be ≥ 1 (got {max_per_task!r})")
+    check_batch(budget, T)
     status = _status(n, c, kk)
     no_flaky = not bool((status == "flaky").any())
 
@@ -229,7 +230,7 @@ def next_runs(
         if int(extra.max()) < edge or edge >= int(groups.lack.max()) + min(free, cap):
             break
         levels *= 4
-    uni = mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64)
+    uni = np.minimum(mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64), cap)
     hedged = None
     if free >= T and not no_flaky:  # with fewer runs than tasks no even spread exists
         extra, hedged = hedge(groups, extra, uni, free, T)
