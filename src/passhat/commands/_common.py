@@ -21,7 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
-from passhat.commands._output import echo, emit_json
+from passhat.commands._output import Records, echo, emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -323,9 +323,10 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
     )
 
 
-def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """DataFrame rows as JSON-safe dicts (NaN → null)."""
-    return [jsonable(r) for r in df.to_dict(orient="records")]
+def records(df: pd.DataFrame) -> Records:
+    """DataFrame rows as JSON-safe dicts (NaN → null), remembering the columns (``--csv`` of an
+    empty table writes its header)."""
+    return Records((jsonable(r) for r in df.to_dict(orient="records")), columns=df.columns)
 
 
 def fmt_num(x: float) -> str:
