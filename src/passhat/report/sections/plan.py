@@ -45,6 +45,11 @@ def _prior_for(fit: Any, ds: xr.Dataset, system: str) -> tuple[Any, str]:
     return ds, "a Beta-Binomial maximum-likelihood fit to these counts"
 
 
+def _plural(n: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[dict[str, Any], str]:
     """Runs that bound the flip rate on the clean tasks and pin the flaky tasks' rates."""
     flaky = (c > 0) & (c < n)
@@ -66,9 +71,17 @@ def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[d
         row.update(flaky_rate=rate, width_runs=int(width))
         extra = max(int(width) - int(np.median(n[flaky])), 0)
         row["extra_runs_flaky"] = extra * int(flaky.sum())
+    n_ok = int(clean.sum())
+    if n_ok == 0:  # no task passed every run: no bound to state (was "on the 0 tasks")
+        row.update(clean_runs=None, ruled_out_above=None)
+    bounded = (
+        f"{_plural(n_clean, 'clean run')} rule{'s' if n_clean == 1 else ''} out failure rates "
+        f"above {float(bound):.1%} on the {_plural(n_ok, 'task')} that never failed"
+        if n_ok
+        else "no task passed all its runs, so no failure rate is ruled out on clean tasks"
+    )
     sentence = (
-        f"{system}: {n_clean} clean runs rule out failure rates above "
-        f"{float(bound):.1%} on the {int(clean.sum())} tasks that never failed; "
+        f"{system}: {bounded}; "
         f"{int(detect)} runs per task would show a {FLIP_RATE:.0%} flip rate with 95% "
         "probability."
         + (
