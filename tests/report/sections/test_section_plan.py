@@ -96,3 +96,13 @@ def test_no_clean_task_states_no_bound() -> None:
     assert row["clean_tasks"] == 0 and row["ruled_out_above"] is None
     one = plan_section(trials(1, True), fit=None, ks=[1]).sentences[0]
     assert "1 clean run rules out failure rates above 95.0% on the 5 tasks that never" in one
+
+
+def test_one_run_per_task_reads_in_the_singular() -> None:
+    """Before: "10 tasks × 1 runs", "40 tasks × 1 runs"."""
+    import pandas as pd
+
+    rows = [{"task_id": f"t{t}", "trial": 0, "success": t % 3 > 0} for t in range(12)]
+    sec = plan_section(ph.Trials.from_frame(pd.DataFrame(rows)), fit=None, ks=[1])
+    text = " ".join(sec.sentences)
+    assert "× 1 run" in text and "1 runs" not in text

@@ -157,15 +157,18 @@ def _design(
     sentence = (
         f"{system}: the same {budget} runs "
         + (
-            f"spent as {opt['tasks']} tasks × {opt['runs_per_task']} runs would cut the "
+            f"spent as {opt['tasks']} tasks × {_plural(int(opt['runs_per_task']), 'run')} would "
+            "cut the "
             f"population standard error of pass^{kmax} from {se_cur:.3f} to {se_opt:.3f}"
             if better
             else f"are already best spent as {opt['tasks']} tasks × "
-            f"{opt['runs_per_task']} runs (population standard error of pass^{kmax} "
+            f"{_plural(int(opt['runs_per_task']), 'run')} (population standard error of "
+            f"pass^{kmax} "
             f"{se_opt:.3f})"
         )
         + f"; halving the population interval needs about {t_half} tasks × "
-        f"{opt['runs_per_task']} runs ({t_half * int(opt['runs_per_task'])} runs): task "
+        f"{_plural(int(opt['runs_per_task']), 'run')} "
+        f"({t_half * int(opt['runs_per_task'])} runs): task "
         f"spread shrinks only with more tasks. Assumptions from {source}."
     )
     return rows, sentence
@@ -203,7 +206,8 @@ def _more_runs(fit: Any, n_runs: int, kmax: int) -> tuple[list[dict[str, Any]], 
         share = float(pop["task_sampling_share"].iloc[0]) if len(pop) else math.nan
         m = float(n_runs)
         sent.append(
-            f"{system}: {n_runs} more runs on each task would narrow the 95% interval of "
+            f"{system}: {_plural(int(n_runs), 'more run')} on each task would narrow the 95% "
+            "interval of "
             f"pass^{kmax} from {width[('population', 0.0)]:.3f} to "
             f"{width[('population', m)]:.3f} wide (expected) for the population scope and from "
             f"{width[('benchmark', 0.0)]:.3f} to {width[('benchmark', m)]:.3f} for these tasks; "
