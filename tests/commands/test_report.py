@@ -262,3 +262,27 @@ def test_report_json_says_where_the_files_are(tmp_path: Path, capsys) -> None:  
     assert doc["summary"] == summary["sentences"]
     assert [s["id"] for s in doc["sections"]] == [s["id"] for s in results["sections"]]
     assert {s["status"] for s in doc["sections"]} <= {"ok", "skipped", "failed"}
+
+
+def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the inflated model's NUTS fit always ran with progress=None (a bar on a terminal),
+    --quiet or not; now --quiet (and --json) pass progress=False down to it."""
+    import importlib
+
+    section = importlib.import_module("passhat.report.sections.model")
+    real_fit, seen = section.fit, []
+
+    def recording(d, **kw):  # type: ignore[no-untyped-def]
+        if kw.get("model") == "inflated":
+            seen.append(kw.get("progress"))
+            kw = {**kw, "chains": 2, "draws": 30, "tune": 100}  # fast (and unhealthy: not shown)
+        return real_fit(d, **kw)
+
+    monkeypatch.setattr(section, "fit", recording)
+    argv = ["report", "--example", "abcd", "-o", str(tmp_path / "r"), "--k", "1", "--no-plan"]
+    assert main([*argv, "--n-boot", "100", "-q"]) == 0
+    assert main([*argv, "--n-boot", "100"]) == 0
+    capsys.readouterr()
+    assert seen == [False, None]

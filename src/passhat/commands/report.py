@@ -164,6 +164,7 @@ def report_cmd(
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
         force=force,
+        progress=False if quiet or as_json else None,
     )
     if as_json:
         emit_json(_json_payload(res, data))
