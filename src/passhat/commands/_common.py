@@ -73,7 +73,7 @@ def quiet_option(
     ...     echo("quiet" if _QUIET.get() else "loud")
     >>> from click.testing import CliRunner
     >>> CliRunner().invoke(cmd, ["-q"]).output
-    'quiet\n'
+    'quiet\\n'
     """
 
     def deco(f: Callable[..., Any]) -> Callable[..., Any]:
