@@ -261,7 +261,7 @@ class Trials:
 
     def counts(self) -> xr.Dataset:
         """Aggregate to the count table (see module docstring)."""
-        ds = counts_from_frame(self.frame)
+        ds = counts_from_frame(self.frame, where=self.source.get("path"))
         ds.attrs.update({f"source_{k}": str(v) for k, v in self.source.items()})
         return ds
 
@@ -425,8 +425,10 @@ def _too_big(value: Any) -> bool:
         return False
 
 
-def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
-    """Aggregate a validated trial frame to the count table."""
+def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Dataset:
+    """Aggregate a validated trial frame to the count table (``where``: the file, named in the
+    errors about a task's weight or category)."""
+    at = f"{where}: " if where else ""
     systems = list(pd.unique(df["system"]))
     tasks = list(pd.unique(df["task_id"]))
     sys_idx = pd.Index(systems).get_indexer(df["system"])
@@ -456,7 +458,7 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
         if len(diff):
             (s, t), lo, hi = diff.index[0], diff["min"].iloc[0], diff["max"].iloc[0]
             raise ValidationError(
-                f"task {t!r} (system {s!r}): "
+                f"{at}task {t!r} (system {s!r}): "
                 + (f"runs declare different weights ({lo} and {hi})" if lo == lo else "no weight")
                 + "; a weight belongs to a task, and a weight column needs one for every task"
             )
@@ -474,7 +476,7 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
                 t = many.index[np.flatnonzero(many.to_numpy() > 1)[0]]
                 seen = sorted(map(str, by_task.get_group(t).dropna().unique()))
                 raise ValidationError(
-                    f"task {t!r}: runs declare different categories "
+                    f"{at}task {t!r}: runs declare different categories "
                     f"({', '.join(map(repr, seen[:4]))}); a category belongs to a task"
                 )
             per_task = by_task.agg(lambda x: x.dropna().iloc[0] if x.notna().any() else None)

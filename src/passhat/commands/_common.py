@@ -235,7 +235,7 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
         + (f" (alone: {bare_example!r})." if bare_example is not None else "."),
         **bare,
     )(g)
-    g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
+    g = click.argument("path", required=False, type=click.Path(dir_okay=True, readable=False))(g)
     return g
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import json_object
+from passhat.io._json import json_object, missing, records_frame
 
 __all__ = [
     "PANDAS_NA",
@@ -153,7 +153,7 @@ def source_files(source: str | Path) -> list[Path]:
         if not files:
             raise InputError(f"{text}: no file matches the pattern")
     else:
-        raise InputError(f"{text}: no such file or directory")
+        raise InputError(missing(p))
     kinds = {file_kind(f) or "csv" for f in files}
     if len(kinds) > 1:
         raise FormatError(
@@ -442,7 +442,7 @@ def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Itera
     offset = 0
 
     def flush() -> Batch:
-        df = pd.DataFrame.from_records(records)
+        df = records_frame(records)
         cols = {c: (df[c] if c in df.columns else pd.Series([None] * len(df))) for c in wanted}
         return Batch(str(path), offset, len(records), cols)
 

@@ -15,7 +15,7 @@ import xarray as xr
 
 from passhat._ids import clean_ids
 from passhat.errors import CountError, FormatError, ValidationError
-from passhat.io._json import jsonl_objects
+from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     delimiter,
@@ -144,7 +144,7 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
         if kind == "parquet":
             df = pd.read_parquet(path)
         elif kind == "jsonl":
-            df = pd.DataFrame.from_records([obj for _, obj in jsonl_objects(path)])
+            df = records_frame([obj for _, obj in jsonl_objects(path)])
         else:
             df = pd.read_csv(
                 path,

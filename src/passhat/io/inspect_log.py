@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,7 +52,7 @@ import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
 from passhat.io._json import scenario_fingerprint
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
 from passhat.io.traces import (
     ToolAnswers,
     finish_traces,
@@ -67,6 +68,7 @@ __all__ = [
     "inspect_value_to_float",
     "read_inspect_log",
     "read_inspect_traces",
+    "unreadable_eval",
 ]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -119,6 +121,23 @@ MAX_RATIO = 100
 MAX_LOG_BYTES = 4 * 2**30
 
 
+def unreadable_eval(path: Path, err: BaseException) -> FormatError:
+    """The error for an ``.eval`` file that is not a readable zip archive (truncated, damaged,
+    or not a log at all), saying what Inspect writes and why this one cannot be read.
+
+    Examples
+    --------
+    >>> print(unreadable_eval(Path("run.eval"), zipfile.BadZipFile("File is not a zip file")))
+    run.eval: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this one \
+cannot be opened (File is not a zip file); is it truncated or still being written?
+    """
+    why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return FormatError(
+        f"{path}: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this "
+        f"one cannot be opened ({why[:200]}); is it truncated or still being written?"
+    )
+
+
 def check_zip_sizes(path: Path) -> None:
     """Refuse an ``.eval`` archive whose members inflate absurdly (a zip bomb, or a corrupt
     size), from the sizes its directory declares, before anything is inflated.
@@ -130,9 +149,7 @@ def check_zip_sizes(path: Path) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
     except (zipfile.BadZipFile, OSError) as err:
-        raise FormatError(
-            f"{path}: not an Inspect AI log (not a readable zip archive: {err})"
-        ) from err
+        raise unreadable_eval(path, err) from err
     total = 0
     for info in infos:
         total += info.file_size
@@ -151,20 +168,23 @@ def check_zip_sizes(path: Path) -> None:
 
 
 def _load_log(path: Path) -> Any:
-    read_eval_log = _import_read_eval_log()
     if path.is_dir():
         raise FormatError(f"{path}: a directory, not an Inspect AI log file (.eval or .json)")
     suffix = path.suffix.lower()
     fmt = "eval" if suffix == ".eval" else "json" if suffix == ".json" else "auto"
     if fmt == "auto":  # sniff: an .eval log is a zip archive
         fmt = "eval" if zipfile.is_zipfile(path) else "json"
+    if fmt == "eval":
+        check_zip_sizes(path)  # a damaged archive is refused with or without inspect_ai
+    read_eval_log = _import_read_eval_log()
     options: dict[str, Any] = {"format": fmt}
     if fmt == "eval":
-        check_zip_sizes(path)
         options["exclude_fields"] = {"messages", "events", "store", "attachments"}
     try:
         return read_eval_log(str(path), **options)
-    except Exception as err:  # pydantic, zipfile, json errors: all mean "not a log"
+    except (zipfile.BadZipFile, EOFError, zlib.error) as err:  # a damaged member
+        raise unreadable_eval(path, err) from err
+    except Exception as err:  # pydantic, json errors: all mean "not a log"
         msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise FormatError(
             f"{path}: not an Inspect AI log ({type(err).__name__}: {msg[:200]})"
@@ -177,6 +197,19 @@ def _pick_scorer(path: Path, samples: list[Any], scorer: str | None) -> str:
         for name in s.scores or {}:
             if name not in names:
                 names.append(name)
+    if not names:
+        errored = [s for s in samples if s.error is not None]
+        why = (
+            f"every one of its {len(samples)} samples errored (e.g. sample {errored[0].id!r} "
+            f"epoch {errored[0].epoch}: {_first_line(errored[0].error.message)})"
+            if len(errored) == len(samples)
+            else f"{len(errored)} of its {len(samples)} samples errored and the others were "
+            "never scored (run with --no-score? score the log with `inspect score`)"
+            if errored
+            else f"none of its {len(samples)} samples was scored (run with --no-score? score "
+            "the log with `inspect score`)"
+        )
+        raise FormatError(f"{path}: no sample in the Inspect AI log has a score: {why}")
     if scorer is not None:
         if scorer not in names:
             raise OptionError(
@@ -184,14 +217,17 @@ def _pick_scorer(path: Path, samples: list[Any], scorer: str | None) -> str:
                 f"{', '.join(names) or 'none'}"
             )
         return scorer
-    if not names:
-        raise FormatError(f"{path}: no sample in the Inspect AI log has a score")
     if len(names) > 1:
         raise OptionError(
             f"{path}: the log has several scorers ({', '.join(names)}); choose one with "
             "scorer= (--map scorer=NAME)"
         )
     return names[0]
+
+
+def _first_line(text: Any) -> str:
+    line = str(text).strip().splitlines()[0] if str(text).strip() else "no message"
+    return line if len(line) <= 120 else line[:117] + "..."
 
 
 def _fingerprint(sample: Any) -> str:
@@ -321,12 +357,75 @@ def read_inspect_log(
     }
     if task_name:
         source["inspect_task"] = str(task_name)
-    return Trials.from_frame(df, where=str(path), source=source)
+    status = getattr(log, "status", None)
+    source["log_status"] = str(status)
+    trials = Trials.from_frame(df, where=str(path), source=source)
+    if status in ("cancelled", "error", "started"):
+        trials.notes.append(_status_note(path, log, status, len(samples)))
+    return trials
+
+
+def _status_note(path: Path, log: Any, status: str, n_samples: int) -> str:
+    """The note for a log whose evaluation did not finish: what was read is not the plan."""
+    cfg = getattr(getattr(log, "eval", None), "config", None)
+    epochs = getattr(cfg, "epochs", None) or 1
+    planned = getattr(getattr(log, "eval", None), "dataset", None)
+    n_planned = getattr(planned, "samples", None)
+    limit = getattr(cfg, "limit", None)  # --limit N or --limit START,END
+    if isinstance(limit, int) and n_planned:
+        n_planned = min(n_planned, limit)
+    elif isinstance(limit, list | tuple) and len(limit) == 2 and n_planned:
+        n_planned = min(n_planned, int(limit[1]) - int(limit[0]))
+    total = n_planned * epochs if isinstance(n_planned, int) else None
+    what = {
+        "cancelled": "was cancelled",
+        "error": "stopped on an error",
+        "started": "had not finished when the log was written",
+    }[status]
+    held = (
+        f"it holds all {total} planned sample epoch(s)"
+        if total is not None and n_samples >= total
+        else f"read the {n_samples} sample epoch(s) it holds"
+        + (f" of the {total} planned" if total is not None else "")
+        + "; the estimates cover only those"
+    )
+    return f"{path}: the Inspect AI evaluation {what} (log status {status!r}); {held}"
 
 
 def _log_files(path: Path) -> list[Path]:
-    """The ``.eval`` logs directly inside a directory, in name order."""
-    return sorted(q for q in path.iterdir() if q.is_file() and q.suffix.lower() == ".eval")
+    """The Inspect logs directly inside a directory, in name order: every ``.eval`` file, and
+    every ``.json`` file that looks like a log (Inspect writes both formats)."""
+    return sorted(
+        q
+        for q in path.iterdir()
+        if q.is_file()
+        and not q.name.startswith(".")
+        and (q.suffix.lower() == ".eval" or (q.suffix.lower() == ".json" and _json_log(q)))
+    )
+
+
+def _json_log(path: Path) -> bool:
+    try:
+        return _sniff(path, file_head(path))
+    except (OSError, FormatError):
+        return False
+
+
+def _other_files(path: Path, logs: list[Path]) -> tuple[list[str], list[str]]:
+    """Files of a log directory that are not read: tidy data files (an error: the directory
+    mixes formats) and other JSON files (e.g. Inspect's ``logs.json`` listing: named in a
+    note)."""
+    from passhat.io._scan import file_kind
+
+    data, skipped = [], []
+    for q in sorted(path.iterdir()):
+        if not q.is_file() or q in logs or q.name.startswith((".", "_")):
+            continue
+        if file_kind(q) is not None:
+            data.append(q.name)
+        elif q.suffix.lower() == ".json":
+            skipped.append(q.name)
+    return data, skipped
 
 
 def _read_log_dir(
@@ -345,7 +444,14 @@ def _read_log_dir(
         )
     files = _log_files(path)
     if not files:
-        raise FormatError(f"{path}: a directory without Inspect AI .eval logs")
+        raise FormatError(f"{path}: a directory without Inspect AI logs (.eval or .json)")
+    data, skipped = _other_files(path, files)
+    if data:
+        raise FormatError(
+            f"{path}: the directory mixes Inspect AI logs with data files "
+            f"({', '.join(data[:5])}{' ...' if len(data) > 5 else ''}); one dataset is one "
+            "format: move them apart"
+        )
     parts = [read_inspect_log(f, scorer=scorer, threshold=threshold, errors=errors) for f in files]
     frame = pd.concat([t.frame for t in parts], ignore_index=True)
     source = {
@@ -357,12 +463,21 @@ def _read_log_dir(
         "threshold": threshold,
         "errored_samples": sum(int(t.source.get("errored_samples", 0)) for t in parts),
     }
-    return Trials.from_frame(frame, where=str(path), source=source)
+    trials = Trials.from_frame(frame, where=str(path), source=source)
+    trials.notes.extend(note for t in parts for note in t.notes)
+    if skipped:
+        trials.notes.append(
+            f"{path}: not read, not Inspect AI logs: {', '.join(skipped[:5])}"
+            + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        )
+    return trials
 
 
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return bool(_log_files(path))
+    if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
+        return True
     if head.startswith("PK"):
         if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
             return zipfile.is_zipfile(path)

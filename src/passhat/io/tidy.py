@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import jsonl_objects, not_utf8
+from passhat.io._json import jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     _open_text,
@@ -223,7 +223,7 @@ def _jsonl_records(path: Path) -> list[dict[str, Any]]:
 
 def read_jsonl(path: Path, **options: Any) -> Trials:
     """Read a JSON-lines trial table (one object per line)."""
-    df = pd.DataFrame.from_records(_jsonl_records(path))
+    df = records_frame(_jsonl_records(path))
     return frame_to_trials(df, where=str(path), **options)
 
 
