@@ -410,11 +410,14 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
         tv = t.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isnan(tv) | (tv != np.floor(tv)) | (tv < 0) | (tv > MAX_COUNT)
     if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValidationError(
-            f"{where}: row {_row(rows, row)}: trial {_show(s.iloc[row])} is not a "
-            f"non-negative whole number{' up to 2^53' if _too_big(s.iloc[row]) else ''}"
+        row, v = int(np.flatnonzero(bad)[0]), s.iloc[int(np.flatnonzero(bad)[0])]
+        what = (
+            "is missing (a trial column needs a number in every row)"
+            if pd.isna(v) is True  # scalars only: lists were refused above
+            else f"{_show(v)} is not a non-negative whole number"
         )
+        big = " up to 2^53" if _too_big(v) else ""
+        raise ValidationError(f"{where}: row {_row(rows, row)}: trial {what}{big}")
     return t.astype(np.int64)
 
 
@@ -426,8 +429,7 @@ def _too_big(value: Any) -> bool:
 
 
 def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Dataset:
-    """Aggregate a validated trial frame to the count table (``where``: the file, named in the
-    errors about a task's weight or category)."""
+    """Aggregate a validated trial frame to the count table (``where``: the file, for errors)."""
     at = f"{where}: " if where else ""
     systems = list(pd.unique(df["system"]))
     tasks = list(pd.unique(df["task_id"]))

@@ -324,3 +324,39 @@ def test_plain_hostile_tables_are_refused_in_one_line(
         ph.read_trials(f)
     code, err = _cli(["estimate", str(f)], capsys)
     assert code == 2 and len(err) == 1 and str(f) in err[0]
+
+
+def test_missing_trial_says_missing(tmp_path: Path) -> None:
+    """An empty trial cell was 'trial nan is not a non-negative whole number' (in memory) and
+    'trial None ...' (streamed); both now say the trial is missing, at the same row."""
+    f = tmp_path / "runs.csv"
+    f.write_text("task_id,trial,success\na,0,1\na,,0\n", encoding="utf-8")
+    pattern = rf"^{f}: row 2: trial is missing"
+    with pytest.raises(ValidationError, match=pattern):
+        ph.read_trials(f)
+    for b in BATCHES:
+        with pytest.raises(ValidationError, match=pattern):
+            ph.io.aggregate_counts(f, batch_rows=b)
+
+
+@pytest.mark.parametrize(
+    ("doc", "pattern"),
+    [
+        ([{"task_id": "a", "success": True}], r"a JSON array of 1 record\(s\) .*jq -c"),
+        ([{"task_id": "a", "reward": 1.0}], r"if it is one, pass --format tau-bench"),
+        ({"runs": []}, r"a JSON file holding an object with keys runs"),
+        ([], r"a JSON file holding an empty array"),
+        (None, r"a JSON file holding null"),
+    ],
+)
+def test_json_nobody_reads_says_what_it_holds(
+    tmp_path: Path, doc: Any, pattern: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A valid JSON file no reader recognises was 'cannot tell the format'; now the message
+    says what the file holds and the nearest format passhat reads."""
+    f = tmp_path / "runs.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(FormatError, match=pattern):
+        ph.read_trials(f)
+    code, err = _cli(["estimate", str(f)], capsys)
+    assert code == 2 and len(err) == 1

@@ -151,3 +151,16 @@ def test_damaged_eval_is_an_unreadable_inspect_log(
     assert main(["estimate", str(f)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unreadable Inspect AI .eval log" in err[0] and str(f) in err[0]
+
+
+def test_dict_valued_score_says_why(tmp_path: Path) -> None:
+    """A dict-valued score (several values per sample) is refused with the reason."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.scorer import Score
+
+    log = read_eval_log(str(DATA / "log_streaming.eval"))
+    log.samples[0].scores["match"] = Score(value={"accuracy": 1, "f1": 0.5})
+    f = tmp_path / "dict.eval"
+    write_eval_log(log, str(f))
+    with pytest.raises(FormatError, match=r"sample 1 epoch 1: .*dict-valued score"):
+        ph.read_trials(f)

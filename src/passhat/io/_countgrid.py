@@ -509,7 +509,7 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1 + b.offset
         raise ValidationError(
-            f"{b.where}: row {row}: trial None is not a non-negative whole number"
+            f"{b.where}: row {row}: trial is missing (a trial column needs a number in every row)"
         )
     rows = _first_rows(codes, len(uniques), b.offset)
     per = coerce_trial(pd.Series(uniques, dtype=object), where=b.where, rows=rows).to_numpy()

@@ -290,11 +290,52 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
     if path.is_file() and (path.suffix.lower() == ".json" or head.lstrip().startswith(("{", "["))):
         from passhat.io._json import load_json
 
-        load_json(path)  # a syntax error is the more useful message (line, column)
+        doc = load_json(path)  # a syntax error is the more useful message (line, column)
+        holds = _json_holds(doc)
+        if "--format" not in holds:
+            holds += f"; pass format= (--format) if it is one of: {', '.join(formats())}"
+        raise FormatError(f"{path}: {holds}")
     raise FormatError(
         f"{path}: cannot tell the format from its name or content; pass format= "
         f"(--format) with one of: {', '.join(formats())}"
     )
+
+
+def _json_holds(doc: Any) -> str:
+    """What a JSON file no reader recognised holds, and the nearest format passhat reads.
+
+    Examples
+    --------
+    >>> _json_holds([{"task_id": "a", "success": True}])
+    "a JSON array of 1 record(s) with keys task_id, success, not a format passhat recognises; \
+trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > runs.jsonl)"
+    >>> _json_holds({})
+    'a JSON file holding an empty object, not a format passhat recognises'
+    """
+    if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
+        keys = list(dict.fromkeys(k for r in doc[:100] for k in r))
+        shown = ", ".join(map(str, keys[:8])) + (" ..." if len(keys) > 8 else "")
+        if "task_id" in keys and "reward" in keys:
+            return (
+                f"a JSON array of {len(doc)} record(s) with keys {shown}: τ-bench results "
+                "carry 'traj' or 'info' too; if it is one, pass --format tau-bench"
+            )
+        return (
+            f"a JSON array of {len(doc)} record(s) with keys {shown}, not a format passhat "
+            "recognises; trial tables are read as JSON lines, one object per line "
+            "(jq -c '.[]' FILE > runs.jsonl)"
+        )
+    if isinstance(doc, dict):
+        what = (
+            f"an object with keys {', '.join(map(str, list(doc)[:8]))}"
+            if doc
+            else "an empty object"
+        )
+    elif isinstance(doc, list):
+        what = "an empty array" if not doc else f"an array of {type(doc[0]).__name__} values"
+    else:
+        what = "null" if doc is None else f"a single {type(doc).__name__}"
+    return f"a JSON file holding {what}, not a format passhat recognises"
 
 
 def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:

@@ -327,9 +327,17 @@ def read_inspect_log(
         elif score is not None:
             value = inspect_value_to_float(score.value)
             if value is None:
+                shown = repr(score.value)
+                hint = (
+                    "; a dict-valued score holds several values and passhat will not pick one:"
+                    " score the log with a scorer whose value is one of these"
+                    if isinstance(score.value, dict)
+                    else ""
+                )
                 raise FormatError(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
-                    f"{score.value!r} is not a scalar success value (C/I/P/N, bool or number)"
+                    f"{shown[:200]} is not a scalar success value (C/I/P/N, bool or number)"
+                    f"{hint}"
                 )
             if math.isinf(value):
                 raise FormatError(
