@@ -360,3 +360,26 @@ def test_json_nobody_reads_says_what_it_holds(
         ph.read_trials(f)
     code, err = _cli(["estimate", str(f)], capsys)
     assert code == 2 and len(err) == 1
+
+
+@pytest.mark.parametrize("empty", [b"", b"\n\n  \n", gzip.compress(b"")])
+def test_empty_part_files_are_skipped_with_a_note(
+    tmp_path: Path, empty: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty part file in a dataset directory (a writer's empty partition) stopped the whole
+    read with "required column 'task_id' is missing (columns: )"; it holds no rows, so it is
+    now skipped and named in a note. A directory of empty files only is refused."""
+    d = tmp_path / "parts"
+    d.mkdir()
+    (d / "part-0.csv").write_text(TIDY, encoding="utf-8")
+    name = "part-1.csv.gz" if empty.startswith(b"\x1f\x8b") else "part-1.csv"
+    (d / name).write_bytes(empty)
+    ds = ph.read_counts(d)
+    assert _counts(d) == {"a": (2, 1), "b": (1, 1)}
+    (note,) = ds.attrs["notes"]
+    assert note == f"1 empty part file(s) hold no rows and were skipped: {d / name}"
+    code, err = _cli(["estimate", str(d)], capsys)
+    assert code == 0 and any("empty part file" in line for line in err)
+    (d / "part-0.csv").write_bytes(b"")
+    with pytest.raises(FormatError, match="every one of its 2 data files is empty"):
+        ph.read_counts(d)
