@@ -383,3 +383,18 @@ def test_empty_part_files_are_skipped_with_a_note(
     (d / "part-0.csv").write_bytes(b"")
     with pytest.raises(FormatError, match="every one of its 2 data files is empty"):
         ph.read_counts(d)
+
+
+def test_linked_directories_in_a_dataset_are_read(tmp_path: Path) -> None:
+    """A dataset directory holding a link to another directory of parts skipped that directory
+    without a word (its runs were lost); links to directories are now followed, each real
+    directory once (a link back to the root ends there)."""
+    data, other = tmp_path / "data", tmp_path / "other"
+    data.mkdir()
+    other.mkdir()
+    (data / "a.csv").write_text("task_id,trial,success\na,0,1\n", encoding="utf-8")
+    (other / "b.csv").write_text("task_id,trial,success\nb,0,0\n", encoding="utf-8")
+    (data / "linked").symlink_to(other)
+    (data / "again").symlink_to(data)
+    assert _counts(data) == {"a": (1, 1), "b": (1, 0)}
+    assert ph.read_counts(data).attrs["source_files"] == 2

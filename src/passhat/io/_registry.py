@@ -205,7 +205,12 @@ def file_sha256(path: str | Path) -> str:
     """SHA-256 of a file (of every file, in order, for a directory)."""
     p = Path(path)
     h = hashlib.sha256()
-    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+    if p.is_dir():
+        from passhat.io._scan import walk_files  # the files a dataset read covers, links followed
+
+        files = sorted(walk_files(p))
+    else:
+        files = [p]
     for f in files:
         with open(f, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):

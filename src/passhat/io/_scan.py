@@ -16,6 +16,7 @@ import glob
 import gzip
 import io
 import json
+import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "is_gzip",
     "resolve_columns",
     "source_files",
+    "walk_files",
 ]
 
 #: Text that pandas' ``read_csv`` reads as missing (its default ``na_values``); the Arrow
@@ -136,9 +138,8 @@ def source_files(source: str | Path) -> list[Path]:
     if p.is_dir():
         files = sorted(
             f
-            for f in p.rglob("*")
-            if f.is_file()
-            and file_kind(f) is not None
+            for f in walk_files(p)
+            if file_kind(f) is not None
             and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
         )
         if not files:
@@ -160,6 +161,23 @@ def source_files(source: str | Path) -> list[Path]:
             f"{text}: the files mix formats ({', '.join(sorted(kinds))}); one dataset is one format"
         )
     return files
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every file under a directory, following links to directories (a dataset assembled from
+    links loses no part) but entering each real directory once (a link loop ends there)."""
+    seen: set[tuple[int, int]] = set()
+    for top, dirs, names in os.walk(root, followlinks=True):
+        st = os.stat(top)
+        if (st.st_dev, st.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirs.sort()
+        for name in names:
+            f = Path(top) / name
+            if f.is_file():
+                yield f
 
 
 def _open_text(path: Path) -> io.TextIOWrapper:
