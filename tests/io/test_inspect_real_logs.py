@@ -164,3 +164,16 @@ def test_dict_valued_score_says_why(tmp_path: Path) -> None:
     write_eval_log(log, str(f))
     with pytest.raises(FormatError, match=r"sample 1 epoch 1: .*dict-valued score"):
         ph.read_trials(f)
+
+
+def test_two_logs_repeating_runs_are_named(tmp_path: Path) -> None:
+    """Two logs of one model holding the same sample epochs (a rerun, a copy) were refused as
+    'duplicate ... at rows 1, 5' of the stacked logs; the error now names both files."""
+    d = tmp_path / "logs"
+    d.mkdir()
+    shutil.copy(DATA / "log_streaming.eval", d / "a.eval")
+    shutil.copy(DATA / "log_streaming.eval", d / "b.eval")
+    with pytest.raises(
+        FormatError, match=r"a\.eval and b\.eval both hold model .* sample '1', epoch 1"
+    ):
+        ph.read_trials(d)

@@ -51,8 +51,9 @@ from typing import Any, Literal
 import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
 from passhat.io._json import scenario_fingerprint
-from passhat.io._registry import file_head, register_reader
+from passhat.io._registry import register_reader
 from passhat.io.traces import (
     ToolAnswers,
     finish_traces,
@@ -400,42 +401,6 @@ def _status_note(path: Path, log: Any, status: str, n_samples: int) -> str:
     return f"{path}: the Inspect AI evaluation {what} (log status {status!r}); {held}"
 
 
-def _log_files(path: Path) -> list[Path]:
-    """The Inspect logs directly inside a directory, in name order: every ``.eval`` file, and
-    every ``.json`` file that looks like a log (Inspect writes both formats)."""
-    return sorted(
-        q
-        for q in path.iterdir()
-        if q.is_file()
-        and not q.name.startswith(".")
-        and (q.suffix.lower() == ".eval" or (q.suffix.lower() == ".json" and _json_log(q)))
-    )
-
-
-def _json_log(path: Path) -> bool:
-    try:
-        return _sniff(path, file_head(path))
-    except (OSError, FormatError):
-        return False
-
-
-def _other_files(path: Path, logs: list[Path]) -> tuple[list[str], list[str]]:
-    """Files of a log directory that are not read: tidy data files (an error: the directory
-    mixes formats) and other JSON files (e.g. Inspect's ``logs.json`` listing: named in a
-    note)."""
-    from passhat.io._scan import file_kind
-
-    data, skipped = [], []
-    for q in sorted(path.iterdir()):
-        if not q.is_file() or q in logs or q.name.startswith((".", "_")):
-            continue
-        if file_kind(q) is not None:
-            data.append(q.name)
-        elif q.suffix.lower() == ".json":
-            skipped.append(q.name)
-    return data, skipped
-
-
 def _read_log_dir(
     path: Path,
     *,
@@ -450,10 +415,10 @@ def _read_log_dir(
             f"{path}: a directory of logs names its systems from each log's model; "
             "--system-name applies to one log file"
         )
-    files = _log_files(path)
+    files = log_files(path)
     if not files:
         raise FormatError(f"{path}: a directory without Inspect AI logs (.eval or .json)")
-    data, skipped = _other_files(path, files)
+    data, skipped = other_files(path, files)
     if data:
         raise FormatError(
             f"{path}: the directory mixes Inspect AI logs with data files "
@@ -462,6 +427,9 @@ def _read_log_dir(
         )
     parts = [read_inspect_log(f, scorer=scorer, threshold=threshold, errors=errors) for f in files]
     frame = pd.concat([t.frame for t in parts], ignore_index=True)
+    refuse_repeated_runs(
+        path, frame, [f.name for f, t in zip(files, parts, strict=True) for _ in range(len(t))]
+    )
     source = {
         "system_from": "log.eval.model",
         "logs": [
@@ -483,22 +451,8 @@ def _read_log_dir(
 
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir():
-        return bool(_log_files(path))
-    if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
-        return True
-    if head.startswith("PK"):
-        if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
-            return zipfile.is_zipfile(path)
-        return False
-    text = head.lstrip()
-    if not text.startswith("{"):
-        return False
-    window = text[:4096]
-    return (
-        '"eval"' in window
-        and '"version"' in window
-        and ('"status"' in window or '"plan"' in window)
-    )
+        return bool(log_files(path))
+    return looks_like_log(path, head)
 
 
 register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
