@@ -398,3 +398,12 @@ def test_linked_directories_in_a_dataset_are_read(tmp_path: Path) -> None:
     (data / "again").symlink_to(data)
     assert _counts(data) == {"a": (1, 1), "b": (1, 0)}
     assert ph.read_counts(data).attrs["source_files"] == 2
+
+
+def test_count_table_ids_differing_by_spaces_are_refused(tmp_path: Path) -> None:
+    """A count table with ' a' and 'a' read them as two tasks nobody can tell apart in a
+    table; the trial readers refused that, and now the count reader does too."""
+    f = tmp_path / "counts.csv"
+    f.write_text("task_id,n,c\n a,3,1\na,3,2\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"row 1: task_id ' a' and 'a' differ only by"):
+        ph.read_counts(f)

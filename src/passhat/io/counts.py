@@ -26,7 +26,7 @@ from passhat.io._scan import (
     resolve_columns,
 )
 from passhat.io._system_column import system_name_ignored
-from passhat.io.tidy import is_count_schema
+from passhat.io.tidy import check_spaced_ids, is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
 __all__ = ["counts_from_table", "read_count_table"]
@@ -46,6 +46,7 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     df = df.copy()
     if "system" not in df.columns:
         df["system"] = DEFAULT_SYSTEM
+    check_spaced_ids(df, where)  # ' a' and 'a': two tasks nobody can tell apart, as in trials
     for col in ("system", "task_id"):
         if df[col].isna().any():
             row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
