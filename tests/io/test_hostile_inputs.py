@@ -407,3 +407,16 @@ def test_count_table_ids_differing_by_spaces_are_refused(tmp_path: Path) -> None
     f.write_text("task_id,n,c\n a,3,1\na,3,2\n", encoding="utf-8")
     with pytest.raises(ValidationError, match=r"row 1: task_id ' a' and 'a' differ only by"):
         ph.read_counts(f)
+
+
+def test_directory_of_json_results_says_how_to_read_them(tmp_path: Path) -> None:
+    """A directory of τ²-bench result files (tau2's data/simulations/) said only 'no data
+    files (.csv, ...)'; now it names the .json files and how to read them."""
+    d = tmp_path / "simulations"
+    d.mkdir()
+    for name in ("a.json", "b.json"):
+        (d / name).write_text('{"info": {}, "tasks": [], "simulations": []}', encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"its 2 \.json file\(s\) \(a\.json, b\.json\) are read one"
+    ):
+        ph.read_counts(d)

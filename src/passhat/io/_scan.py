@@ -143,9 +143,17 @@ def source_files(source: str | Path) -> list[Path]:
             and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
         )
         if not files:
+            json_files = sorted(f.name for f in p.iterdir() if f.suffix.lower() == ".json")
+            also = (
+                f"; its {len(json_files)} .json file(s) ({', '.join(json_files[:3])}"
+                f"{' ...' if len(json_files) > 3 else ''}) are read one at a time (τ-bench, "
+                "τ²-bench results): name them, e.g. passhat rank A.json B.json"
+                if json_files
+                else ""
+            )
             raise InputError(
                 f"{p}: a directory with no data files (.csv, .tsv, .jsonl, .parquet, "
-                "optionally .gz)"
+                f"optionally .gz){also}"
             )
     elif p.exists():
         files = [p]
