@@ -420,3 +420,17 @@ def test_directory_of_json_results_says_how_to_read_them(tmp_path: Path) -> None
         InputError, match=r"its 2 \.json file\(s\) \(a\.json, b\.json\) are read one"
     ):
         ph.read_counts(d)
+
+
+def test_a_field_mapped_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--map success=passed --map success=trial read the last column without a word."""
+    f = tmp_path / "runs.csv"
+    f.write_text("q,trial,passed\na,0,1\na,1,0\n", encoding="utf-8")
+    args = ["estimate", str(f), "--map", "task=q", "--map", "success=passed"]
+    code, err = _cli([*args, "--map", "success=trial"], capsys)
+    assert code == 2 and err == [
+        "passhat: error: --map success= given twice ('passed' and 'trial'); give it once"
+    ]
+    assert _cli([*args, "--map", "success=passed"], capsys)[0] == 0  # the same twice is harmless

@@ -106,7 +106,10 @@ def _parse_map(items: Sequence[str]) -> dict[str, str]:
         if "=" not in item:
             raise OptionError(f"--map {item!r}: write FIELD=COLUMN, e.g. --map task=question_id")
         key, val = item.split("=", 1)
-        out[key.strip()] = val.strip()
+        key, val = key.strip(), val.strip()
+        if out.get(key, val) != val:  # the last one would win without a word
+            raise OptionError(f"--map {key}= given twice ({out[key]!r} and {val!r}); give it once")
+        out[key] = val
     return out
 
 
