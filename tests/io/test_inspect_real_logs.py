@@ -177,3 +177,13 @@ def test_two_logs_repeating_runs_are_named(tmp_path: Path) -> None:
         FormatError, match=r"a\.eval and b\.eval both hold model .* sample '1', epoch 1"
     ):
         ph.read_trials(d)
+
+
+def test_a_log_under_the_other_extension_is_read(tmp_path: Path) -> None:
+    """A .json log saved as .eval was refused as a damaged zip, and an .eval log saved as
+    .json as bad JSON; the content decides now."""
+    want = ph.read_trials(DATA / "log_formats.eval").frame[["task_id", "trial", "success"]]
+    for src, name in (("log_formats.json", "log.eval"), ("log_formats.eval", "log.json")):
+        shutil.copy(DATA / src, tmp_path / name)
+        got = ph.read_trials(tmp_path / name).frame[["task_id", "trial", "success"]]
+        assert got.equals(want)

@@ -171,10 +171,14 @@ def check_zip_sizes(path: Path) -> None:
 def _load_log(path: Path) -> Any:
     if path.is_dir():
         raise FormatError(f"{path}: a directory, not an Inspect AI log file (.eval or .json)")
-    suffix = path.suffix.lower()
-    fmt = "eval" if suffix == ".eval" else "json" if suffix == ".json" else "auto"
-    if fmt == "auto":  # sniff: an .eval log is a zip archive
-        fmt = "eval" if zipfile.is_zipfile(path) else "json"
+    # the content decides (an .eval log is a zip archive, a .json log is JSON text), so a log
+    # saved under the other extension is read; a damaged .eval is refused as one
+    with open(path, "rb") as fh:
+        json_text = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    if zipfile.is_zipfile(path):
+        fmt = "eval"
+    else:
+        fmt = "json" if json_text or path.suffix.lower() != ".eval" else "eval"
     if fmt == "eval":
         check_zip_sizes(path)  # a damaged archive is refused with or without inspect_ai
     read_eval_log = _import_read_eval_log()
