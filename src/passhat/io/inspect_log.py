@@ -24,8 +24,11 @@ A sample with no score from the scorer and no error is unscored too
 
 The system name is the log's model (``log.eval.model``). A **directory** of
 logs (e.g. one ``.eval`` per model on the same task) reads as one trial table
-with one system per model: every ``.eval`` file directly inside it is read
-this way and the tables are stacked. With several
+with one system per model: every ``.eval`` file and every ``.json`` log directly
+inside it is read this way and the tables are stacked (tidy data files there are
+refused, other JSON files named in a note, two logs repeating a model's sample
+epochs refused naming both). A log whose evaluation did not finish (status
+``cancelled``, ``error``, ``started``) is read with a note. With several
 scorers in the log, ``scorer=`` picks one (an error lists them when it is
 missing). Each sample's ``input`` and ``target`` are fingerprinted into
 ``scenario_hash``.
@@ -413,7 +416,7 @@ def _read_log_dir(
     system_name: str | None,
     errors: Literal["unscored", "failure"],
 ) -> Trials:
-    """Every ``.eval`` log of a directory, stacked: one system per model."""
+    """Every log of a directory, stacked: one system per model."""
     if system_name is not None:
         raise OptionError(
             f"{path}: a directory of logs names its systems from each log's model; "
