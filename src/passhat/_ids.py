@@ -145,6 +145,8 @@ def scalars_as_text(s: pd.Series) -> pd.Series:
     --------
     >>> scalars_as_text(pd.Series([1, 1.0, True, "7", None], dtype=object)).tolist()
     ['1', '1.0', 'True', '7', None]
+    >>> scalars_as_text(pd.Series([np.int64(1), np.float64(1.0)], dtype=object)).tolist()
+    ['1', '1.0']
     """
     if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
         return s
@@ -154,7 +156,9 @@ def scalars_as_text(s: pd.Series) -> pd.Series:
 def number_text(v: Any) -> Any:
     """A number or boolean as the text Python writes for it (``1``, ``1.0``, ``True``); any
     other value (text, a missing value, a list) unchanged."""
-    return str(v) if type(v) in (int, bool) or (type(v) is float and v == v) else v
+    if isinstance(v, bool | int | np.bool_ | np.integer):
+        return str(v)
+    return str(v) if isinstance(v, float | np.floating) and v == v else v
 
 
 def clean_ids(
