@@ -434,3 +434,44 @@ def test_a_field_mapped_twice_is_refused(
         "passhat: error: --map success= given twice ('passed' and 'trial'); give it once"
     ]
     assert _cli([*args, "--map", "success=passed"], capsys)[0] == 0  # the same twice is harmless
+
+
+def test_gzip_tau_results_read_like_the_plain_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gzip-compressed τ-bench or τ²-bench results file was sniffed (through the gzip) and
+    then refused as 'byte 8 is NUL: a binary file'; it is now read like the plain file, with
+    the system named without '.json'. An Inspect log in gzip is refused with the fix."""
+    tau = [
+        {"task_id": t, "trial": i, "reward": float((t + i) % 2), "info": {}, "traj": []}
+        for t in range(3)
+        for i in range(2)
+    ]
+    sims = [
+        {
+            "task_id": str(t),
+            "trial": i,
+            "termination_reason": "user_stop",
+            "reward_info": {"reward": float(i)},
+        }
+        for t in range(2)
+        for i in range(2)
+    ]
+    tau2 = {"info": {"agent_info": {"llm": "m"}}, "tasks": [], "simulations": sims}
+    for name, doc in (("tau", tau), ("tau2", tau2)):
+        plain = tmp_path / f"{name}.json"
+        plain.write_text(json.dumps(doc), encoding="utf-8")
+        packed = tmp_path / f"{name}.json.gz"
+        packed.write_bytes(gzip.compress(plain.read_bytes()))
+        a, b = ph.read_trials(plain), ph.read_trials(packed)
+        cols = ["system", "task_id", "trial", "success"]
+        assert a.frame[cols].equals(b.frame[cols])
+    assert ph.read_trials(tmp_path / "tau.json.gz").systems == ["tau"]
+    log = tmp_path / "log.json.gz"
+    log.write_bytes(gzip.compress(b'{"version": 2, "status": "success", "eval": {}}'))
+    with pytest.raises(FormatError, match=r"gzip-compressed Inspect AI log; .* gunzip it first"):
+        ph.read_trials(log, format="inspect")
+    truncated = tmp_path / "cut.json.gz"
+    truncated.write_bytes((tmp_path / "tau.json.gz").read_bytes()[:-12])
+    with pytest.raises(FormatError, match="a damaged gzip file"):
+        ph.read_trials(truncated)

@@ -15,6 +15,7 @@ from typing import Any
 from passhat.errors import FormatError
 
 __all__ = [
+    "file_stem",
     "json_object",
     "jsonl_objects",
     "load_json",
@@ -43,7 +44,7 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     what = f"not a {expected}: " if expected else ""
     _refuse_nul(path, what)
     try:
-        with open(path, encoding="utf-8-sig") as fh:
+        with _open_json(path) as fh:
             return json.load(fh)
     except json.JSONDecodeError as err:
         raise FormatError(
@@ -55,6 +56,40 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
     except RecursionError as err:
         raise too_deep(path) from err
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise FormatError(
+            f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
+        ) from err
+
+
+def _is_gzip(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except (IsADirectoryError, FileNotFoundError):
+        return False
+
+
+def _open_json(path: Path, mode: str = "rt") -> Any:
+    """A JSON file for reading, gzip-compressed (``results.json.gz``) or not."""
+    if mode == "rb":
+        return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
+    if _is_gzip(path):
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")
+
+
+def file_stem(path: Path) -> str:
+    """A file's name without its extension, a ``.gz`` looked through (the system name of a file
+    that names none).
+
+    Examples
+    --------
+    >>> file_stem(Path("runs/gpt-4o.json.gz")), file_stem(Path("gpt-4o.json"))
+    ('gpt-4o', 'gpt-4o')
+    """
+    p = Path(path.stem) if path.suffix.lower() in (".gz", ".gzip") else path
+    return p.stem
 
 
 def too_deep(path: Path, line: int | None = None) -> FormatError:
@@ -73,7 +108,7 @@ def _refuse_nul(path: Path, what: str) -> None:
     """A NUL byte anywhere (a sparse, truncated or binary file) is refused before parsing: a
     1 MiB-block scan, so a 2 GB file of zeros fails in a second, not after loading it."""
     try:
-        with open(path, "rb") as fh:
+        with _open_json(path, "rb") as fh:
             offset = 0
             for block in iter(lambda: fh.read(1 << 20), b""):
                 at = block.find(b"\x00")
@@ -82,7 +117,7 @@ def _refuse_nul(path: Path, what: str) -> None:
                         f"{path}: {what}byte {offset + at} is NUL: a binary file, not JSON text"
                     )
                 offset += len(block)
-    except (IsADirectoryError, FileNotFoundError, PermissionError):
+    except (IsADirectoryError, FileNotFoundError, PermissionError, EOFError, zlib.error):
         return  # the JSON reader reports these
 
 
@@ -203,14 +238,7 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """
     out: list[tuple[int, dict[str, Any]]] = []
     try:
-        with open(path, "rb") as raw:
-            packed = raw.read(2) == b"\x1f\x8b"  # gzip, as the streamed reader reads it
-        opened: Any = (
-            gzip.open(path, "rt", encoding="utf-8-sig")
-            if packed
-            else open(path, encoding="utf-8-sig")
-        )
-        with opened as fh:
+        with _open_json(path) as fh:  # gzip too, as the streamed reader reads it
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue

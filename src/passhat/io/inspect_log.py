@@ -177,7 +177,13 @@ def _load_log(path: Path) -> Any:
     # the content decides (an .eval log is a zip archive, a .json log is JSON text), so a log
     # saved under the other extension is read; a damaged .eval is refused as one
     with open(path, "rb") as fh:
-        json_text = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+        start = fh.read(64)
+    if start[:2] == b"\x1f\x8b":
+        raise FormatError(
+            f"{path}: a gzip-compressed Inspect AI log; Inspect reads logs uncompressed: "
+            "gunzip it first (an .eval log is compressed already)"
+        )
+    json_text = start.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
     if zipfile.is_zipfile(path):
         fmt = "eval"
     else:

@@ -54,7 +54,13 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError
-from passhat.io._json import load_json, records_frame, reward_success, scenario_fingerprint
+from passhat.io._json import (
+    file_stem,
+    load_json,
+    records_frame,
+    reward_success,
+    scenario_fingerprint,
+)
 from passhat.io._registry import register_reader
 from passhat.io.traces import (
     ToolAnswers,
@@ -261,7 +267,7 @@ def read_tau2_bench(
     elif found_name:
         system, system_from = found_name, "info.agent_info"
     else:
-        system, system_from = (path.name if path.is_dir() else path.stem), "file name"
+        system, system_from = (path.name if path.is_dir() else file_stem(path)), "file name"
     df["system"] = system
     return Trials.from_frame(df, where=str(path), source={"system_from": system_from, **extra})
 
