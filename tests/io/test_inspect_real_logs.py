@@ -187,3 +187,4 @@ def test_a_log_under_the_other_extension_is_read(tmp_path: Path) -> None:
         shutil.copy(DATA / src, tmp_path / name)
         got = ph.read_trials(tmp_path / name).frame[["task_id", "trial", "success"]]
         assert got.equals(want)
+        assert len(ph.read_traces(tmp_path / name).trials) == 1  # traces read it the same way

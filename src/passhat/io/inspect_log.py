@@ -171,7 +171,8 @@ def check_zip_sizes(path: Path) -> None:
         )
 
 
-def _load_log(path: Path) -> Any:
+def _load_log(path: Path, *, messages: bool = False) -> Any:
+    """The log, read by Inspect (``messages``: with each sample's messages, for traces)."""
     if path.is_dir():
         raise FormatError(f"{path}: a directory, not an Inspect AI log file (.eval or .json)")
     # the content decides (an .eval log is a zip archive, a .json log is JSON text), so a log
@@ -192,7 +193,7 @@ def _load_log(path: Path) -> Any:
         check_zip_sizes(path)  # a damaged archive is refused with or without inspect_ai
     read_eval_log = _import_read_eval_log()
     options: dict[str, Any] = {"format": fmt}
-    if fmt == "eval":
+    if fmt == "eval" and not messages:
         options["exclude_fields"] = {"messages", "events", "store", "attachments"}
     try:
         return read_eval_log(str(path), **options)
@@ -487,14 +488,11 @@ def read_inspect_traces(
     >>> import passhat as ph
     >>> ph.read_traces("logs/run.eval", scorer="match")  # doctest: +SKIP
     """
-    read_eval_log = _import_read_eval_log("traces")
+    _import_read_eval_log("traces")
     outcome = read_inspect_log(path, system_name=system_name, scorer=scorer)  # sizes checked
     tf = outcome_frame(outcome)
     tf["termination"] = outcome.frame["status"].to_numpy()
-    try:
-        log = read_eval_log(str(path))
-    except Exception as err:
-        raise FormatError(f"{path}: not an Inspect AI log ({type(err).__name__})") from err
+    log = _load_log(Path(path), messages=True)  # the same form as the trial reader's
     system = str(tf["system"].iloc[0])
     index = outcome_positions(tf)
     steps: list[dict[str, Any]] = []
@@ -543,7 +541,7 @@ def read_inspect_traces(
 
 
 def _sniff_traces(path: Path, head: str) -> bool:
-    if path.suffix.lower() == ".eval":
+    if path.is_file() and looks_like_log(path, head):  # as the trial reader's sniffer
         return True
     text = head.lstrip()
     return text.startswith("{") and '"eval"' in head and '"samples"' in head
