@@ -362,7 +362,9 @@ def test_json_nobody_reads_says_what_it_holds(
     assert code == 2 and len(err) == 1
 
 
-@pytest.mark.parametrize("empty", [b"", b"\n\n  \n", gzip.compress(b"")])
+@pytest.mark.parametrize(
+    "empty", [b"", b"\n\n  \n", gzip.compress(b"", mtime=0)], ids=["zero", "blank", "gzip"]
+)
 def test_empty_part_files_are_skipped_with_a_note(
     tmp_path: Path, empty: bytes, capsys: pytest.CaptureFixture[str]
 ) -> None:
