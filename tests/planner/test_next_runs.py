@@ -263,6 +263,12 @@ def test_no_flaky_task_is_an_answer_not_an_error() -> None:
     assert t.empty and t.attrs["no_flaky"] and t.attrs["spent"] == 0
     assert "more runs will not change pass^2 here; add tasks" in t.attrs["reasoning"]
     assert ph.plan.NO_FLAKY == "more runs will not change pass^k here; add tasks"
+    # how little a clean streak says: 4 runs leave rates up to 1 - 0.05^(1/4) = 52.7% (exact
+    # binomial bound at 95%); a single run per task leaves 95%
+    assert "rests on 4 run(s) per task at fewest" in t.attrs["reasoning"]
+    assert "up to 53% from the 1 or 0" in t.attrs["reasoning"]
+    one = ph.plan.next_runs(_data([1] * 6, [1, 1, 0, 1, 0, 1]), budget=12, k=1)
+    assert one.attrs["no_flaky"] and "up to 95% from the 1 or 0" in one.attrs["reasoning"]
 
 
 def test_population_scope_weighs_new_tasks_against_reruns() -> None:
