@@ -171,6 +171,7 @@ def spread_cmd(
                 "heterogeneity": records(sp.heterogeneity),
                 "contributions": records(top),
                 "excluded": records(sp.excluded),
+                "notes": sp.notes,
             }
         )
         return
@@ -226,6 +227,8 @@ def spread_cmd(
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+    for note in sp.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     console.print(f"bootstrap and test: {n_boot} resamples, seed {seed}")
     if len(sp.excluded):
         for reason, grp in sp.excluded.groupby("reason", sort=False):
