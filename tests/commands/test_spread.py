@@ -160,3 +160,15 @@ def test_spread_single_task_prints_no_interval_it_lies_outside(
     out = capsys.readouterr().out
     assert "0.0× (—)" in out and "note: system: fewer than two tasks" in out
     assert "-0.0 pts" not in out  # k = 1: the gap is exactly 0
+
+
+def test_spread_published_pair_at_the_uniform_reference_prints_no_inf(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # pass^2 = mean^2 = 0.25: every task at one rate, κ unbounded; it printed "κ = inf"
+    assert main(["spread", "--mean", "0.5", "--pass-hat", "0.25", "--k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "inf" not in out and "κ unbounded: every task at the same rate" in out
+    assert main(["spread", "--mean", "0.5", "--pass-hat", "0.25", "--k", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "inf" not in doc["spread"]["sentence"] and doc["spread"]["beta"]["kappa"] is None

@@ -22,6 +22,7 @@ from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 from passhat.spread import spread, spread_from_summary
+from passhat.spread.from_summary import kappa_text
 
 __all__ = ["register"]
 
@@ -278,7 +279,7 @@ def _print_summary(res: Any) -> None:
     console.print(table)
     if res.beta is not None:
         b = res.beta
-        bt = Table(title=f"Implied Beta spread: κ = {b.kappa:.3g}, ICC = {b.icc:.2f}")
+        bt = Table(title=f"Implied Beta spread: {kappa_text(b.kappa)}, ICC = {b.icc:.2f}")
         for col in ("k", "pass^k (Beta)", "pass@k (Beta)", "mixed tasks in k runs"):
             bt.add_column(col, justify="right")
         for kv in sorted(b.pass_hat_k):
