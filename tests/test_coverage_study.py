@@ -101,3 +101,24 @@ def test_full_coverage_report() -> None:
     assert low.all(), df.loc[~low, ["truth", "T", "n", "metric", "k", "scope", "coverage"]]
     assert (h0["disagreements"] == 0).all()
     assert (h0["size"] <= 0.1 + 2 * h0["mc_se"]).all(), h0
+
+
+def test_grid_summary_counts_cells_within_mc_error() -> None:
+    """The summary's split: a cell at 0.84 ± 0.016 is within MC error of 0.85, one at
+    0.78 ± 0.018 is below, one at 1.000 ± 0 above; the issue's grid is the Beta truths at
+    T ≤ 50 (counted by hand below)."""
+    cv = _study()
+    df = pd.DataFrame(
+        {
+            "truth": ["a", "a", "b", "c"],
+            "beta_truth": [True, True, True, False],
+            "T": [10, 50, 200, 20],
+            "scope": ["population"] * 4,
+            "coverage": [0.84, 1.0, 0.78, 0.90],
+            "mc_se": [0.016, 0.0, 0.018, 0.013],
+        }
+    )
+    df["in_range"] = (df["coverage"] >= cv.LOW) & (df["coverage"] <= cv.HIGH)
+    rows = [line for line in cv._grid_summary(df) if line.startswith(("| issue", "| stress"))]
+    assert rows[0] == "| issue's grid | population | 2 | 0 | 1 | 0 | 1 |"
+    assert rows[-1] == "| stress truths | population | 2 | 1 | 1 | 1 | 0 |"
