@@ -36,25 +36,55 @@ def test_invisible_class_is_unicodes_control_format_and_separator_set() -> None:
             assert cat == "Cn", f"U+{cp:04X} ({cat}) is refused but visible"
 
 
-def test_nfc_and_nfd_are_one_task(tmp_path: Path) -> None:
+def test_nfd_alone_reads_as_its_nfc_form(tmp_path: Path) -> None:
+    """A name written only decomposed is one task, shown in its composed form (same text)."""
     assert NFC != NFD and unicodedata.normalize("NFC", NFD) == NFC
     f = tmp_path / "runs.csv"
-    f.write_text(f"task_id,trial,success\n{NFC},0,1\n{NFD},1,0\nx,0,1\n", encoding="utf-8")
+    f.write_text(f"task_id,trial,success\n{NFD},0,1\n{NFD},1,0\nx,0,1\n", encoding="utf-8")
     t = ph.read_trials(f)
     assert t.tasks == [NFC, "x"]
-    tbl = ph.estimate(t, k=1).table
-    mean = tbl[tbl["metric"] == "mean"]["value"].iloc[0]
-    assert mean == pytest.approx((1 / 2 + 1) / 2)  # one task at 1/2, one at 1 (not 1/3 of 3)
     assert ph.read_counts(f)["n"].values.tolist() == [[2, 1]]
 
 
-def test_same_task_twice_after_normalisation_is_a_duplicate(tmp_path: Path) -> None:
+@pytest.mark.parametrize("trials", [("0", "1"), ("0", "0")])
+@pytest.mark.parametrize("batch_rows", [None, 1, 2, 1000])
+def test_nfc_and_nfd_of_one_name_are_refused(
+    tmp_path: Path, trials: tuple[str, str], batch_rows: int | None
+) -> None:
+    """One file holding 'café' composed and decomposed: the two were merged into one task
+    without a word (or reported as a duplicate of 'café' with 'café'); now an error names both
+    rows and says they differ only in Unicode normalisation, in memory and streamed."""
     f = tmp_path / "runs.csv"
-    f.write_text(f"task_id,trial,success\n{NFC},0,1\n{NFD},0,0\n", encoding="utf-8")
-    with pytest.raises(ValidationError, match="duplicate"):
-        ph.read_trials(f)
-    with pytest.raises(ValidationError, match="duplicate"):
-        ph.read_counts(f)
+    f.write_text(
+        f"task_id,trial,success\n{NFC},{trials[0]},1\nx,0,1\n{NFD},{trials[1]},0\n",
+        encoding="utf-8",
+    )
+    pattern = r"rows 1 and 3: task_id .* differ only in Unicode normalisation \(the second is"
+    with pytest.raises(ValidationError, match=pattern):
+        if batch_rows is None:
+            ph.read_trials(f)
+        else:
+            ph.io.aggregate_counts(f, batch_rows=batch_rows)
+
+
+def test_nfc_and_nfd_in_two_part_files_are_refused(tmp_path: Path) -> None:
+    d = tmp_path / "parts"
+    d.mkdir()
+    (d / "a.csv").write_text(f"task_id,trial,success\n{NFC},0,1\n", encoding="utf-8")
+    (d / "b.csv").write_text(f"task_id,trial,success\n{NFD},1,0\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match="differ only in Unicode normalisation"):
+        ph.read_counts(d)
+
+
+def test_nfc_and_nfd_cli_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from passhat.cli import main
+
+    f = tmp_path / "runs.csv"
+    f.write_text(f"task_id,trial,success\n{NFC},0,1\n{NFD},1,0\n", encoding="utf-8")
+    assert main(["estimate", str(f)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "differ only in Unicode normalisation" in lines[0]
+    assert "U+0301 COMBINING ACUTE ACCENT" in lines[0] and str(f) in lines[0]
 
 
 @pytest.mark.parametrize(

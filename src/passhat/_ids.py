@@ -1,8 +1,9 @@
 """Ids read from data (system and task names): one text, one task.
 
 Two ids that look the same must be the same id. :func:`clean_ids` therefore
-normalises every id to Unicode NFC (so ``café`` typed with a combining accent
-and with a precomposed ``é`` is one task) and refuses ids holding characters a
+normalises every id to Unicode NFC (``café`` typed with a combining accent reads as the
+precomposed ``café``), and refuses one file holding both forms of a name (they would merge
+two names the file keeps apart: an error naming both rows), and ids holding characters a
 reader cannot see: control characters (NUL, escape, line breaks, ...), format
 characters (zero-width space and joiners, byte-order mark, bidirectional
 overrides, soft hyphen, ...), line/paragraph separators and lone surrogates, and
@@ -13,8 +14,13 @@ not of rows.
 Examples
 --------
 >>> import pandas as pd
->>> clean_ids(pd.Series(["cafe\\u0301", "caf\\u00e9"]), column="task_id", where="t").tolist()
-['café', 'café']
+>>> clean_ids(pd.Series(["cafe\\u0301", "tea"]), column="task_id", where="t").tolist()
+['café', 'tea']
+>>> try:
+...     clean_ids(pd.Series(["cafe\\u0301", "caf\\u00e9"]), column="task_id", where="t")
+... except ValueError as err:
+...     print(str(err).encode("ascii", "backslashreplace").decode()[:63])
+t: rows 1 and 2: task_id 'cafe\\u0301' and 'caf\\xe9' differ only
 >>> clean_ids(pd.Series(["a", "b\\u200bc"]), column="task_id", where="runs.csv")
 Traceback (most recent call last):
 ...
@@ -26,13 +32,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from passhat.errors import ValidationError
 
-__all__ = ["INVISIBLE", "clean_ids", "describe_char"]
+__all__ = [
+    "INVISIBLE",
+    "clean_ids",
+    "describe_char",
+    "normalisation_clash",
+    "number_text",
+    "scalars_as_text",
+]
 
 #: Control (Cc), format (Cf), line/paragraph separator (Zl, Zp) and surrogate (Cs) code points.
 #: tests/test_ids.py checks this class against :mod:`unicodedata` of the running Python.
@@ -67,6 +81,86 @@ def describe_char(ch: str) -> str:
     return f"U+{ord(ch):04X} {name}"
 
 
+def normalisation_clash(
+    column: str, where: str, first: tuple[str, int], other: tuple[str, int]
+) -> ValidationError:
+    """The error for two ids written differently that NFC normalisation would make one
+    (``(id, row)`` each).
+
+    Examples
+    --------
+    >>> err = normalisation_clash("task_id", "t.csv", ("caf\\u00e9", 1), ("cafe\\u0301", 3))
+    >>> "rows 1 and 3" in str(err) and "the second is decomposed" in str(err)
+    True
+    """
+    (ra, a), (rb, b) = sorted([(first[1], first[0]), (other[1], other[0])])
+    odd, which = (b, "second") if not unicodedata.is_normalized("NFC", b) else (a, "first")
+    at = next((i for i, ch in enumerate(odd) if unicodedata.combining(ch)), len(odd) - 1)
+    shown = " + ".join(describe_char(ch) for ch in odd[max(at - 1, 0) : at + 1])
+    return ValidationError(
+        f"{where}: rows {ra} and {rb}: {column} {a!r} and {b!r} differ only in Unicode "
+        f"normalisation (the {which} is decomposed: {shown}) and would be read as one "
+        f"{column}; write them one way, or rename one"
+    )
+
+
+def _refuse_merged_forms(
+    text: list[str],
+    nfc: np.ndarray,
+    changed: list[int],
+    codes: np.ndarray,
+    *,
+    column: str,
+    where: str,
+    rows: np.ndarray | None,
+) -> None:
+    """Two distinct ids whose NFC forms are equal (``café`` composed and decomposed) are an
+    error naming both rows: normalising them would merge two names the file keeps apart."""
+    keys = {nfc[i] for i in changed}
+    forms: dict[str, dict[str, int]] = {}
+    for i, x in enumerate(text):
+        if nfc[i] in keys:
+            forms.setdefault(nfc[i], {}).setdefault(x, i)
+
+    def row(u: int) -> int:
+        at = int(np.flatnonzero(codes == u)[0])
+        return int(at + 1 if rows is None else np.asarray(rows)[at])
+
+    clashes = [
+        sorted((row(i), x) for x, i in seen.items()) for seen in forms.values() if len(seen) > 1
+    ]
+    if clashes:
+        (ra, a), (rb, b) = min(clashes)[:2]
+        raise normalisation_clash(column, where, (a, ra), (b, rb))
+
+
+def scalars_as_text(s: pd.Series) -> pd.Series:
+    """An object column mixing numbers (or booleans) of several types, as JSON may write ids
+    (``1`` and ``1.0``, ``7`` and ``"7"``, ``true`` and ``1``), with each number as the text
+    Python writes for it, so that ``1`` and ``1.0`` stay two ids (Python's ``1 == 1.0 == True``
+    would make them one when hashed). Other columns come back unchanged; missing values, lists
+    and dicts are kept for the checks that refuse them.
+
+    Examples
+    --------
+    >>> scalars_as_text(pd.Series([1, 1.0, True, "7", None], dtype=object)).tolist()
+    ['1', '1.0', 'True', '7', None]
+    >>> scalars_as_text(pd.Series([np.int64(1), np.float64(1.0)], dtype=object)).tolist()
+    ['1', '1.0']
+    """
+    if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+        return s
+    return pd.Series([number_text(v) for v in s], index=s.index, dtype=object)
+
+
+def number_text(v: Any) -> Any:
+    """A number or boolean as the text Python writes for it (``1``, ``1.0``, ``True``); any
+    other value (text, a missing value, a list) unchanged."""
+    if isinstance(v, bool | int | np.bool_ | np.integer):
+        return str(v)
+    return str(v) if isinstance(v, float | np.floating) and v == v else v
+
+
 def clean_ids(
     s: pd.Series, *, column: str, where: str, rows: np.ndarray | None = None
 ) -> pd.Series:
@@ -95,7 +189,7 @@ def clean_ids(
     ValidationError
         Naming the first rows (data rows from 1), the id and the character.
     """
-    codes, uniques = pd.factorize(s, sort=False)
+    codes, uniques = pd.factorize(scalars_as_text(s), sort=False)
     text = [str(u) for u in uniques]
     search = INVISIBLE.search
     has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
@@ -123,6 +217,9 @@ def clean_ids(
     nfc[:] = [
         x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x) for x in text
     ]
+    changed = [i for i, x in enumerate(text) if nfc[i] is not x]
+    if changed:
+        _refuse_merged_forms(text, nfc, changed, codes, column=column, where=where, rows=rows)
     ok = codes >= 0
     out = np.empty(len(codes), dtype=object)
     out[ok] = nfc[codes[ok]]

@@ -2,7 +2,7 @@
 
 Every error passhat raises on purpose is a :class:`PasshatError`. The CLI
 prints its message on one line and exits with the class's ``exit_code`` (2: bad
-input or options; 4: an output could not be written); the Python API lets it
+input or options; 4: an input could not be read or an output written); the Python API lets it
 propagate. Messages name the file, row or task and the rule that was broken.
 
 Examples
@@ -33,6 +33,7 @@ __all__ = [
     "OptionError",
     "OutputError",
     "PasshatError",
+    "ReadError",
     "ShortTaskError",
     "ValidationError",
 ]
@@ -68,6 +69,13 @@ class ValidationError(InputError):
 
 class CountError(InputError):
     """Counts are invalid: c > n, negative, or not whole numbers."""
+
+
+class ReadError(InputError):
+    """An input exists but cannot be read (no permission, an I/O error); the path is named.
+    The CLI exits with status 4, as for any I/O error."""
+
+    exit_code = EXIT_IO
 
 
 class ShortTaskError(InputError):

@@ -261,7 +261,7 @@ class Trials:
 
     def counts(self) -> xr.Dataset:
         """Aggregate to the count table (see module docstring)."""
-        ds = counts_from_frame(self.frame)
+        ds = counts_from_frame(self.frame, where=self.source.get("path"))
         ds.attrs.update({f"source_{k}": str(v) for k, v in self.source.items()})
         return ds
 
@@ -410,11 +410,14 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
         tv = t.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isnan(tv) | (tv != np.floor(tv)) | (tv < 0) | (tv > MAX_COUNT)
     if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValidationError(
-            f"{where}: row {_row(rows, row)}: trial {_show(s.iloc[row])} is not a "
-            f"non-negative whole number{' up to 2^53' if _too_big(s.iloc[row]) else ''}"
+        row, v = int(np.flatnonzero(bad)[0]), s.iloc[int(np.flatnonzero(bad)[0])]
+        what = (
+            "is missing (a trial column needs a number in every row)"
+            if pd.isna(v) is True  # scalars only: lists were refused above
+            else f"{_show(v)} is not a non-negative whole number"
         )
+        big = " up to 2^53" if _too_big(v) else ""
+        raise ValidationError(f"{where}: row {_row(rows, row)}: trial {what}{big}")
     return t.astype(np.int64)
 
 
@@ -425,8 +428,9 @@ def _too_big(value: Any) -> bool:
         return False
 
 
-def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
-    """Aggregate a validated trial frame to the count table."""
+def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Dataset:
+    """Aggregate a validated trial frame to the count table (``where``: the file, for errors)."""
+    at = f"{where}: " if where else ""
     systems = list(pd.unique(df["system"]))
     tasks = list(pd.unique(df["task_id"]))
     sys_idx = pd.Index(systems).get_indexer(df["system"])
@@ -456,7 +460,7 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
         if len(diff):
             (s, t), lo, hi = diff.index[0], diff["min"].iloc[0], diff["max"].iloc[0]
             raise ValidationError(
-                f"task {t!r} (system {s!r}): "
+                f"{at}task {t!r} (system {s!r}): "
                 + (f"runs declare different weights ({lo} and {hi})" if lo == lo else "no weight")
                 + "; a weight belongs to a task, and a weight column needs one for every task"
             )
@@ -474,7 +478,7 @@ def counts_from_frame(df: pd.DataFrame) -> xr.Dataset:
                 t = many.index[np.flatnonzero(many.to_numpy() > 1)[0]]
                 seen = sorted(map(str, by_task.get_group(t).dropna().unique()))
                 raise ValidationError(
-                    f"task {t!r}: runs declare different categories "
+                    f"{at}task {t!r}: runs declare different categories "
                     f"({', '.join(map(repr, seen[:4]))}); a category belongs to a task"
                 )
             per_task = by_task.agg(lambda x: x.dropna().iloc[0] if x.notna().any() else None)

@@ -64,5 +64,5 @@ def test_directory_errors(log_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="--system-name applies to one log file"):
         ph.read_trials(log_dir, format="inspect", system_name="x")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FormatError, match=r"without Inspect AI \.eval logs"):
+    with pytest.raises(FormatError, match=r"without Inspect AI logs \(\.eval or \.json\)"):
         ph.read_trials(tmp_path / "empty", format="inspect")

@@ -72,7 +72,10 @@ def test_missing_empty_and_unsniffable(tmp_path: Path) -> None:
         ph.read_trials(junk)
     valid_other = tmp_path / "other.json"
     valid_other.write_text('{"a": 1}')
-    with pytest.raises(FormatError, match=r"other\.json: cannot tell the format"):
+    with pytest.raises(
+        FormatError,
+        match=r"other\.json: a JSON file holding an object with keys a, not a format passhat ",
+    ):
         ph.read_trials(valid_other)
 
 

@@ -106,7 +106,10 @@ def _parse_map(items: Sequence[str]) -> dict[str, str]:
         if "=" not in item:
             raise OptionError(f"--map {item!r}: write FIELD=COLUMN, e.g. --map task=question_id")
         key, val = item.split("=", 1)
-        out[key.strip()] = val.strip()
+        key, val = key.strip(), val.strip()
+        if out.get(key, val) != val:  # the last one would win without a word
+            raise OptionError(f"--map {key}= given twice ({out[key]!r} and {val!r}); give it once")
+        out[key] = val
     return out
 
 
@@ -235,7 +238,7 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
         + (f" (alone: {bare_example!r})." if bare_example is not None else "."),
         **bare,
     )(g)
-    g = click.argument("path", required=False, type=click.Path(dir_okay=True))(g)
+    g = click.argument("path", required=False, type=click.Path(dir_okay=True, readable=False))(g)
     return g
 
 

@@ -360,8 +360,8 @@ def _run_classify(
 
 
 @click.command("compare")
-@click.argument("base", required=False, type=click.Path(dir_okay=True))
-@click.argument("cand", required=False, type=click.Path(dir_okay=True))
+@click.argument("base", required=False, type=click.Path(dir_okay=True, readable=False))
+@click.argument("cand", required=False, type=click.Path(dir_okay=True, readable=False))
 @click.option(
     "--example",
     type=click.Choice(sorted(EXAMPLES)),

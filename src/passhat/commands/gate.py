@@ -42,7 +42,7 @@ __all__ = ["register"]
 @click.option(
     "--baseline",
     "baseline_path",
-    type=click.Path(dir_okay=True),
+    type=click.Path(dir_okay=True, readable=False),
     default=None,
     help="A file with the baseline's runs of the same tasks (read like RUNS).",
 )

@@ -109,7 +109,7 @@ def _print(res: Ranking, *, quiet: bool) -> None:
 
 
 @click.command("rank")
-@click.argument("runs", nargs=-1, type=click.Path(dir_okay=True))
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=True, readable=False))
 @click.option(
     "--example",
     type=click.Choice(sorted(EXAMPLES)),

@@ -79,7 +79,7 @@ __all__ = ["register"]
     "--traces",
     "traces_path",
     default=None,
-    type=click.Path(dir_okay=True),
+    type=click.Path(dir_okay=True, readable=False),
     help="Trace file (e.g. the same τ-bench file) for 'Where failing runs diverge'.",
 )
 @click.option(

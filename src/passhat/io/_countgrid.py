@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids
+from passhat._ids import clean_ids, normalisation_clash, number_text, scalars_as_text
 from passhat._status import FAILURE_STATUSES, status_notes
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
@@ -119,11 +119,18 @@ class Ids:
         self.index: dict[str, int] = {}
         self.names: list[str] = []
         self.stripped: dict[str, str] = {}
+        self.written: dict[str, tuple[str, int]] = {}
         self.raw_keys: list[Any] = []
         self.raw_ids: list[int] = []
         self._lookup: tuple[pd.Index, np.ndarray] | None = None
 
-    def add(self, text: str, where: str, row: int) -> int:
+    def add(self, text: str, where: str, row: int, raw: str | None = None) -> int:
+        """The index of an id (``text``: NFC, as :func:`clean_ids` made it; ``raw``: as written,
+        when it may differ, so a name written both composed and decomposed is refused)."""
+        if raw is not None:
+            first = self.written.setdefault(text, (raw, row))
+            if first[0] != raw:
+                raise normalisation_clash(self.column, where, first, (raw, row))
         if text in self.index:
             return self.index[text]
         key = text.strip()
@@ -149,7 +156,12 @@ class Ids:
     def codes(self, col: Any, batch: Batch) -> np.ndarray:
         """Global index of each row's id (new ids checked and added in order of appearance)."""
         _check_arrow_type(col, self.column, batch.where)
+        if isinstance(col, pd.Series):
+            col = scalars_as_text(col)  # JSON's 1 and 1.0 are two ids, as in memory
         codes, uniques = factorize(col)
+        # ids by their text: Python's 1 == 1.0 == True would merge them in the lookup below
+        # (one JSON file's 1 and the next batch's 1.0, or a Parquet part of ints and one of floats)
+        uniques = [number_text(u) for u in uniques]
         _missing_row(codes, batch, self.column)
         glob = self._known(uniques)
         new = np.flatnonzero(glob < 0)
@@ -163,7 +175,7 @@ class Ids:
             check_scalar_column(vals, self.column, where=batch.where, rows=rows)
             text = clean_ids(vals, column=self.column, where=batch.where, rows=rows)
             for i, t, r in zip(new, text, rows, strict=True):
-                glob[i] = self.add(t, batch.where, int(r))
+                glob[i] = self.add(t, batch.where, int(r), raw=str(uniques[i]))
                 self.raw_keys.append(uniques[i])
                 self.raw_ids.append(int(glob[i]))
             self._lookup = None
@@ -267,14 +279,14 @@ class Counts:
             np.maximum.at(self.wmax.reshape(-1), flat[ok], w[ok])
         for attr in _TASK_ATTRS:
             if attr in plan:
-                self._first_attr(attr, cols[plan[attr]], t)
+                self._first_attr(attr, cols[plan[attr]], t, batch.where)
         for col in ("duration_s", "cost", "score"):
             if col in plan and not (col == "score" and opts.get("threshold") is not None):
                 _check_numeric(cols[plan[col]], col, batch)
         self.rows += n_rows
         return t
 
-    def _first_attr(self, attr: str, col: Any, t: np.ndarray) -> None:
+    def _first_attr(self, attr: str, col: Any, t: np.ndarray, where: str) -> None:
         if attr not in self.attrs:
             self.attrs[attr] = np.full(self.cap[1], None, dtype=object)
         codes, uniques = factorize(col)
@@ -295,7 +307,7 @@ class Counts:
                 seen = {str(v) for v in vals[pairs[1][pairs[0] == task]]}
                 seen |= {str(self.attrs[attr][task])} if self.attrs[attr][task] else set()
                 raise ValidationError(
-                    f"task {self.tasks.names[task]!r}: runs declare different categories "
+                    f"{where}: task {self.tasks.names[task]!r}: runs declare different categories "
                     f"({', '.join(map(repr, sorted(seen)[:4]))}); a category belongs to a task"
                 )
         self.attrs[attr][tasks[unset]] = vals[codes[ok][first[unset]]]
@@ -386,7 +398,8 @@ class Counts:
                     else "no weight"
                 )
                 raise ValidationError(
-                    f"task {self.tasks.names[j]!r} (system {self.systems.names[i]!r}): {what}; "
+                    f"{where}: task {self.tasks.names[j]!r} (system {self.systems.names[i]!r}): "
+                    f"{what}; "
                     "a weight belongs to a task, and a weight column needs one for every task"
                 )
             weight = np.where(np.isfinite(lo), lo, 1.0)
@@ -496,7 +509,7 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1 + b.offset
         raise ValidationError(
-            f"{b.where}: row {row}: trial None is not a non-negative whole number"
+            f"{b.where}: row {row}: trial is missing (a trial column needs a number in every row)"
         )
     rows = _first_rows(codes, len(uniques), b.offset)
     per = coerce_trial(pd.Series(uniques, dtype=object), where=b.where, rows=rows).to_numpy()

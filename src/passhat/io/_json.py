@@ -3,21 +3,30 @@
 
 from __future__ import annotations
 
+import errno
+import gzip
 import hashlib
 import json
+import os
+import zlib
 from pathlib import Path
 from typing import Any
 
 from passhat.errors import FormatError
 
 __all__ = [
+    "file_stem",
     "json_object",
     "jsonl_objects",
     "load_json",
+    "missing",
     "not_utf8",
+    "records_frame",
+    "refuse_wide",
     "reward_success",
     "scenario_fingerprint",
     "too_deep",
+    "wide_encoding",
 ]
 
 
@@ -35,7 +44,7 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     what = f"not a {expected}: " if expected else ""
     _refuse_nul(path, what)
     try:
-        with open(path, encoding="utf-8-sig") as fh:
+        with _open_json(path) as fh:
             return json.load(fh)
     except json.JSONDecodeError as err:
         raise FormatError(
@@ -47,6 +56,40 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
         raise FormatError(f"{path}: {what}a directory, not a JSON file") from err
     except RecursionError as err:
         raise too_deep(path) from err
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise FormatError(
+            f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
+        ) from err
+
+
+def _is_gzip(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except (IsADirectoryError, FileNotFoundError):
+        return False
+
+
+def _open_json(path: Path, mode: str = "rt") -> Any:
+    """A JSON file for reading, gzip-compressed (``results.json.gz``) or not."""
+    if mode == "rb":
+        return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
+    if _is_gzip(path):
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")
+
+
+def file_stem(path: Path) -> str:
+    """A file's name without its extension, a ``.gz`` looked through (the system name of a file
+    that names none).
+
+    Examples
+    --------
+    >>> file_stem(Path("runs/gpt-4o.json.gz")), file_stem(Path("gpt-4o.json"))
+    ('gpt-4o', 'gpt-4o')
+    """
+    p = Path(path.stem) if path.suffix.lower() in (".gz", ".gzip") else path
+    return p.stem
 
 
 def too_deep(path: Path, line: int | None = None) -> FormatError:
@@ -65,7 +108,7 @@ def _refuse_nul(path: Path, what: str) -> None:
     """A NUL byte anywhere (a sparse, truncated or binary file) is refused before parsing: a
     1 MiB-block scan, so a 2 GB file of zeros fails in a second, not after loading it."""
     try:
-        with open(path, "rb") as fh:
+        with _open_json(path, "rb") as fh:
             offset = 0
             for block in iter(lambda: fh.read(1 << 20), b""):
                 at = block.find(b"\x00")
@@ -74,8 +117,78 @@ def _refuse_nul(path: Path, what: str) -> None:
                         f"{path}: {what}byte {offset + at} is NUL: a binary file, not JSON text"
                     )
                 offset += len(block)
-    except (IsADirectoryError, FileNotFoundError, PermissionError):
+    except (IsADirectoryError, FileNotFoundError, PermissionError, EOFError, zlib.error):
         return  # the JSON reader reports these
+
+
+def wide_encoding(raw: bytes) -> str | None:
+    """``"UTF-16"`` / ``"UTF-32"`` when the first bytes of a file are text in that encoding (a
+    byte-order mark, or ASCII with every other byte NUL, as Windows tools write); else None.
+
+    Examples
+    --------
+    >>> wide_encoding("task_id,success".encode("utf-16")), wide_encoding(b"task_id")
+    ('UTF-16', None)
+    >>> wide_encoding("task_id,n".encode("utf-16-le"))
+    'UTF-16'
+    """
+    for bom, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+        (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+    ):
+        if raw.startswith(bom):
+            return name
+    sample = raw[: min(len(raw), 512) // 2 * 2]
+    if len(sample) >= 4 and b"\x00" in sample:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) == len(odd) and even.count(0) == 0:
+            return "UTF-16"
+        if even.count(0) == len(even) and odd.count(0) == 0:
+            return "UTF-16"
+    return None
+
+
+def refuse_wide(path: Path) -> None:
+    """A UTF-16 or UTF-32 file (Excel's "Unicode text", PowerShell's redirect) is refused with
+    the fix, not called binary."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
+        if raw[:2] == b"\x1f\x8b":
+            import gzip
+
+            with gzip.open(path, "rb") as gz:
+                raw = gz.read(4096)
+    except (OSError, EOFError):
+        return  # the reader reports an unreadable file
+    name = wide_encoding(raw)
+    if name is not None:
+        raise FormatError(
+            f"{path}: {name} text; passhat reads UTF-8: save the file as UTF-8 "
+            f"(e.g. iconv -f {name} -t UTF-8)"
+        )
+
+
+def missing(path: Path) -> str:
+    """The message for a path that does not exist, or a symbolic link that leads nowhere.
+
+    Examples
+    --------
+    >>> missing(Path("nope.csv"))
+    'nope.csv: no such file or directory'
+    """
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except RuntimeError:  # Python < 3.13
+            return f"{path}: a symbolic link that loops (it leads back to itself)"
+        except OSError as err:
+            if err.errno == errno.ELOOP:  # Python ≥ 3.13
+                return f"{path}: a symbolic link that loops (it leads back to itself)"
+        return f"{path}: a symbolic link to {os.readlink(path)!r}, which does not exist"
+    return f"{path}: no such file or directory"
 
 
 def not_utf8(path: Path, what: str = "") -> FormatError:
@@ -91,6 +204,7 @@ def not_utf8(path: Path, what: str = "") -> FormatError:
     """
     import codecs
 
+    refuse_wide(path)  # UTF-16 from Windows tools: say which encoding, not "byte 0xff"
     where = "not UTF-8 text"
     try:
         decoder = codecs.getincrementaldecoder("utf-8")()
@@ -124,14 +238,40 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """
     out: list[tuple[int, dict[str, Any]]] = []
     try:
-        with open(path, encoding="utf-8-sig") as fh:
+        with _open_json(path) as fh:  # gzip too, as the streamed reader reads it
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
                 out.append((lineno, json_object(path, lineno, line)))
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise FormatError(
+            f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
+        ) from err
     return out
+
+
+def records_frame(records: list[dict[str, Any]]) -> Any:
+    """JSON records as a pandas DataFrame whose columns keep what JSON wrote: a column mixing
+    whole numbers and decimals (ids ``1`` and ``1.0``, or ``7`` and ``null``) stays Python
+    objects instead of becoming float, so the id ``1`` is not read as ``1.0`` (nor
+    ``12345678901234567`` as ``1.2345678901234568e16``).
+
+    Examples
+    --------
+    >>> df = records_frame([{"task_id": 1, "score": 0.5}, {"task_id": 1.0, "score": 1}])
+    >>> [str(v) for v in df["task_id"]], df["score"].tolist()
+    (['1', '1.0'], [0.5, 1])
+    """
+    import pandas as pd
+
+    df = pd.DataFrame.from_records(records)
+    for col in df.columns[(df.dtypes == "float64").to_numpy()]:
+        vals = [r.get(col) for r in records]
+        if any(type(v) is int for v in vals):
+            df[col] = pd.Series(vals, index=df.index, dtype=object)
+    return df
 
 
 def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:

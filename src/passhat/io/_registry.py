@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import xarray as xr
 
-from passhat.errors import FormatError, InputError, OptionError
+from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
+from passhat.io._json import missing, refuse_wide
 from passhat.trials import Trials
 
 if TYPE_CHECKING:
@@ -203,7 +205,12 @@ def file_sha256(path: str | Path) -> str:
     """SHA-256 of a file (of every file, in order, for a directory)."""
     p = Path(path)
     h = hashlib.sha256()
-    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+    if p.is_dir():
+        from passhat.io._scan import walk_files  # the files a dataset read covers, links followed
+
+        files = sorted(walk_files(p))
+    else:
+        files = [p]
     for f in files:
         with open(f, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
@@ -234,8 +241,10 @@ def file_head(path: Path) -> str:
         try:
             with gzip.open(path, "rb") as gz:
                 raw = gz.read(65536)
-        except (OSError, EOFError, zlib.error):
-            pass  # a damaged gzip stream: the reader says so
+        except (OSError, EOFError, zlib.error) as err:
+            raise FormatError(
+                f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
+            ) from err
     return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
@@ -247,6 +256,8 @@ def _refuse_binary(path: Path, head: str, what: str | None = None) -> None:
     """A text reader given a binary file (NUL bytes, e.g. a sparse or truncated file) says so at
     once instead of parsing gigabytes of zeros."""
     at = head.find("\x00")
+    if at >= 0 or head.startswith("\ufffd"):
+        refuse_wide(path)
     if at < 0 or head.startswith(("PAR1", "PK")):  # Parquet and zip containers are binary
         return
     line = head.count("\n", 0, at) + 1
@@ -258,7 +269,7 @@ def _refuse_binary(path: Path, head: str, what: str | None = None) -> None:
 
 def _resolve(path: Path, fmt: str | None) -> Reader:
     if not path.exists():
-        raise InputError(f"{path}: no such file or directory")
+        raise InputError(missing(path))
     if fmt is not None:
         found = find_reader(fmt)
         if found is None:
@@ -271,6 +282,8 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
     if path.is_file() and path.stat().st_size == 0:
         raise FormatError(f"{path}: the file is empty")
     head = file_head(path)
+    if path.is_file() and (head.startswith("\ufffd") or "\x00" in head[:512]):
+        refuse_wide(path)  # before sniffing: a UTF-16 file has no format a sniffer can see
     if path.is_file() and not head.strip() and path.suffix.lower() not in {".parquet", ".eval"}:
         raise FormatError(f"{path}: the file is empty (only whitespace)")
     reader = sniff(path, head)
@@ -282,11 +295,52 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
     if path.is_file() and (path.suffix.lower() == ".json" or head.lstrip().startswith(("{", "["))):
         from passhat.io._json import load_json
 
-        load_json(path)  # a syntax error is the more useful message (line, column)
+        doc = load_json(path)  # a syntax error is the more useful message (line, column)
+        holds = _json_holds(doc)
+        if "--format" not in holds:
+            holds += f"; pass format= (--format) if it is one of: {', '.join(formats())}"
+        raise FormatError(f"{path}: {holds}")
     raise FormatError(
         f"{path}: cannot tell the format from its name or content; pass format= "
         f"(--format) with one of: {', '.join(formats())}"
     )
+
+
+def _json_holds(doc: Any) -> str:
+    """What a JSON file no reader recognised holds, and the nearest format passhat reads.
+
+    Examples
+    --------
+    >>> _json_holds([{"task_id": "a", "success": True}])
+    "a JSON array of 1 record(s) with keys task_id, success, not a format passhat recognises; \
+trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > runs.jsonl)"
+    >>> _json_holds({})
+    'a JSON file holding an empty object, not a format passhat recognises'
+    """
+    if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
+        keys = list(dict.fromkeys(k for r in doc[:100] for k in r))
+        shown = ", ".join(map(str, keys[:8])) + (" ..." if len(keys) > 8 else "")
+        if "task_id" in keys and "reward" in keys:
+            return (
+                f"a JSON array of {len(doc)} record(s) with keys {shown}: τ-bench results "
+                "carry 'traj' or 'info' too; if it is one, pass --format tau-bench"
+            )
+        return (
+            f"a JSON array of {len(doc)} record(s) with keys {shown}, not a format passhat "
+            "recognises; trial tables are read as JSON lines, one object per line "
+            "(jq -c '.[]' FILE > runs.jsonl)"
+        )
+    if isinstance(doc, dict):
+        what = (
+            f"an object with keys {', '.join(map(str, list(doc)[:8]))}"
+            if doc
+            else "an empty object"
+        )
+    elif isinstance(doc, list):
+        what = "an empty array" if not doc else f"an array of {type(doc[0]).__name__} values"
+    else:
+        what = "null" if doc is None else f"a single {type(doc).__name__}"
+    return f"a JSON file holding {what}, not a format passhat recognises"
 
 
 def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:
@@ -349,6 +403,25 @@ def read(
         Passed to the reader (column map, threshold, system name, ...).
     """
     p = Path(path)
+    try:
+        return _read(p, format=format, aggregate=aggregate, **options)
+    except PasshatError:
+        raise
+    except PermissionError as err:
+        locked = p.is_dir() and not os.access(p, os.R_OK | os.X_OK)
+        name = p if locked else err.filename or p
+        raise ReadError(f"{name}: cannot read it: permission denied") from err
+    except OSError as err:
+        if err.errno is None:  # not the operating system's (a library's own OSError)
+            raise
+        raise ReadError(
+            f"{err.filename or p}: cannot read it: {err.strerror or type(err).__name__}"
+        ) from err
+
+
+def _read(
+    p: Path, *, format: str | None, aggregate: bool | None, **options: Any
+) -> Trials | xr.Dataset:
     dataset = _is_pattern(p) or (p.is_dir() and not (p / "results.json").is_file())
     if dataset and format is None and p.is_dir():
         # a directory a whole-directory reader claims (one Inspect log per model) is

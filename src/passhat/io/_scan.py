@@ -16,6 +16,7 @@ import glob
 import gzip
 import io
 import json
+import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import json_object
+from passhat.io._json import json_object, missing, records_frame
 
 __all__ = [
     "PANDAS_NA",
@@ -38,6 +39,7 @@ __all__ = [
     "is_gzip",
     "resolve_columns",
     "source_files",
+    "walk_files",
 ]
 
 #: Text that pandas' ``read_csv`` reads as missing (its default ``na_values``); the Arrow
@@ -136,15 +138,22 @@ def source_files(source: str | Path) -> list[Path]:
     if p.is_dir():
         files = sorted(
             f
-            for f in p.rglob("*")
-            if f.is_file()
-            and file_kind(f) is not None
+            for f in walk_files(p)
+            if file_kind(f) is not None
             and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
         )
         if not files:
+            json_files = sorted(f.name for f in p.iterdir() if f.suffix.lower() == ".json")
+            also = (
+                f"; its {len(json_files)} .json file(s) ({', '.join(json_files[:3])}"
+                f"{' ...' if len(json_files) > 3 else ''}) are read one at a time (τ-bench, "
+                "τ²-bench results): name them, e.g. passhat rank A.json B.json"
+                if json_files
+                else ""
+            )
             raise InputError(
                 f"{p}: a directory with no data files (.csv, .tsv, .jsonl, .parquet, "
-                "optionally .gz)"
+                f"optionally .gz){also}"
             )
     elif p.exists():
         files = [p]
@@ -153,13 +162,30 @@ def source_files(source: str | Path) -> list[Path]:
         if not files:
             raise InputError(f"{text}: no file matches the pattern")
     else:
-        raise InputError(f"{text}: no such file or directory")
+        raise InputError(missing(p))
     kinds = {file_kind(f) or "csv" for f in files}
     if len(kinds) > 1:
         raise FormatError(
             f"{text}: the files mix formats ({', '.join(sorted(kinds))}); one dataset is one format"
         )
     return files
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every file under a directory, following links to directories (a dataset assembled from
+    links loses no part) but entering each real directory once (a link loop ends there)."""
+    seen: set[tuple[int, int]] = set()
+    for top, dirs, names in os.walk(root, followlinks=True):
+        st = os.stat(top)
+        if (st.st_dev, st.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirs.sort()
+        for name in names:
+            f = Path(top) / name
+            if f.is_file():
+                yield f
 
 
 def _open_text(path: Path) -> io.TextIOWrapper:
@@ -442,7 +468,7 @@ def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Itera
     offset = 0
 
     def flush() -> Batch:
-        df = pd.DataFrame.from_records(records)
+        df = records_frame(records)
         cols = {c: (df[c] if c in df.columns else pd.Series([None] * len(df))) for c in wanted}
         return Batch(str(path), offset, len(records), cols)
 

@@ -205,6 +205,7 @@ def aggregate_counts(
     See the module docstring.
     """
     files = source_files(source)
+    files, empty = _without_empty_parts(source, files)
     if format is not None:
         fmt = format.lower()
         if fmt not in ("csv", "tsv", "jsonl", "parquet"):
@@ -229,6 +230,13 @@ def aggregate_counts(
             "source_rows": acc.rows,
         }
     )
+    if empty:
+        shown = ", ".join(str(f) for f in empty[:5]) + (" ..." if len(empty) > 5 else "")
+        ds.attrs["notes"] = [
+            *ds.attrs.get("notes", []),
+            f"{len(empty)} empty part file(s) hold no rows and were skipped: {shown}",
+        ]
+        ds.attrs["source_empty_files"] = len(empty)
     if found is not None:
         col, also = found
         ds.attrs.update({"source_system_from": f"column {col!r}", "source_system_column": col})
@@ -237,6 +245,35 @@ def aggregate_counts(
             *ds.attrs.get("notes", []),
         ]
     return ds
+
+
+def _without_empty_parts(source: str | Path, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """A dataset's part files that hold something, and those that are empty (0 bytes or only
+    blank lines, as a writer leaves for an empty partition): those are skipped and named in a
+    note. A single file, or a dataset of empty files only, is the readers' to refuse."""
+    if len(files) < 2:
+        return files, []
+    empty = [f for f in files if _is_empty(f)]
+    if len(empty) == len(files):
+        raise FormatError(f"{source}: every one of its {len(files)} data files is empty")
+    return [f for f in files if f not in empty], empty
+
+
+def _is_empty(path: Path) -> bool:
+    size = path.stat().st_size
+    if size == 0:
+        return True
+    if size > 4096 or file_kind(path) == "parquet":
+        return False
+    import gzip
+
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError):
+            return False  # damaged: the reader says so
+    return not raw.decode("utf-8", errors="replace").removeprefix("\ufeff").strip()
 
 
 # ----------------------------------------------------------------- dask

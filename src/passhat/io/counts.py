@@ -15,7 +15,7 @@ import xarray as xr
 
 from passhat._ids import clean_ids
 from passhat.errors import CountError, FormatError, ValidationError
-from passhat.io._json import jsonl_objects
+from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     delimiter,
@@ -26,7 +26,7 @@ from passhat.io._scan import (
     resolve_columns,
 )
 from passhat.io._system_column import system_name_ignored
-from passhat.io.tidy import is_count_schema
+from passhat.io.tidy import check_spaced_ids, is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
 __all__ = ["counts_from_table", "read_count_table"]
@@ -46,6 +46,7 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     df = df.copy()
     if "system" not in df.columns:
         df["system"] = DEFAULT_SYSTEM
+    check_spaced_ids(df, where)  # ' a' and 'a': two tasks nobody can tell apart, as in trials
     for col in ("system", "task_id"):
         if df[col].isna().any():
             row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
@@ -144,7 +145,7 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
         if kind == "parquet":
             df = pd.read_parquet(path)
         elif kind == "jsonl":
-            df = pd.DataFrame.from_records([obj for _, obj in jsonl_objects(path)])
+            df = records_frame([obj for _, obj in jsonl_objects(path)])
         else:
             df = pd.read_csv(
                 path,

@@ -24,8 +24,11 @@ A sample with no score from the scorer and no error is unscored too
 
 The system name is the log's model (``log.eval.model``). A **directory** of
 logs (e.g. one ``.eval`` per model on the same task) reads as one trial table
-with one system per model: every ``.eval`` file directly inside it is read
-this way and the tables are stacked. With several
+with one system per model: every ``.eval`` file and every ``.json`` log directly
+inside it is read this way and the tables are stacked (tidy data files there are
+refused, other JSON files named in a note, two logs repeating a model's sample
+epochs refused naming both). A log whose evaluation did not finish (status
+``cancelled``, ``error``, ``started``) is read with a note. With several
 scorers in the log, ``scorer=`` picks one (an error lists them when it is
 missing). Each sample's ``input`` and ``target`` are fingerprinted into
 ``scenario_hash``.
@@ -44,12 +47,14 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io.traces import (
@@ -67,6 +72,7 @@ __all__ = [
     "inspect_value_to_float",
     "read_inspect_log",
     "read_inspect_traces",
+    "unreadable_eval",
 ]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -119,6 +125,23 @@ MAX_RATIO = 100
 MAX_LOG_BYTES = 4 * 2**30
 
 
+def unreadable_eval(path: Path, err: BaseException) -> FormatError:
+    """The error for an ``.eval`` file that is not a readable zip archive (truncated, damaged,
+    or not a log at all), saying what Inspect writes and why this one cannot be read.
+
+    Examples
+    --------
+    >>> print(unreadable_eval(Path("run.eval"), zipfile.BadZipFile("File is not a zip file")))
+    run.eval: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this one \
+cannot be opened (File is not a zip file); is it truncated or still being written?
+    """
+    why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return FormatError(
+        f"{path}: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this "
+        f"one cannot be opened ({why[:200]}); is it truncated or still being written?"
+    )
+
+
 def check_zip_sizes(path: Path) -> None:
     """Refuse an ``.eval`` archive whose members inflate absurdly (a zip bomb, or a corrupt
     size), from the sizes its directory declares, before anything is inflated.
@@ -130,9 +153,7 @@ def check_zip_sizes(path: Path) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
     except (zipfile.BadZipFile, OSError) as err:
-        raise FormatError(
-            f"{path}: not an Inspect AI log (not a readable zip archive: {err})"
-        ) from err
+        raise unreadable_eval(path, err) from err
     total = 0
     for info in infos:
         total += info.file_size
@@ -150,21 +171,35 @@ def check_zip_sizes(path: Path) -> None:
         )
 
 
-def _load_log(path: Path) -> Any:
-    read_eval_log = _import_read_eval_log()
+def _load_log(path: Path, *, messages: bool = False) -> Any:
+    """The log, read by Inspect (``messages``: with each sample's messages, for traces)."""
     if path.is_dir():
         raise FormatError(f"{path}: a directory, not an Inspect AI log file (.eval or .json)")
-    suffix = path.suffix.lower()
-    fmt = "eval" if suffix == ".eval" else "json" if suffix == ".json" else "auto"
-    if fmt == "auto":  # sniff: an .eval log is a zip archive
-        fmt = "eval" if zipfile.is_zipfile(path) else "json"
-    options: dict[str, Any] = {"format": fmt}
+    # the content decides (an .eval log is a zip archive, a .json log is JSON text), so a log
+    # saved under the other extension is read; a damaged .eval is refused as one
+    with open(path, "rb") as fh:
+        start = fh.read(64)
+    if start[:2] == b"\x1f\x8b":
+        raise FormatError(
+            f"{path}: a gzip-compressed Inspect AI log; Inspect reads logs uncompressed: "
+            "gunzip it first (an .eval log is compressed already)"
+        )
+    json_text = start.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    if zipfile.is_zipfile(path):
+        fmt = "eval"
+    else:
+        fmt = "json" if json_text or path.suffix.lower() != ".eval" else "eval"
     if fmt == "eval":
-        check_zip_sizes(path)
+        check_zip_sizes(path)  # a damaged archive is refused with or without inspect_ai
+    read_eval_log = _import_read_eval_log()
+    options: dict[str, Any] = {"format": fmt}
+    if fmt == "eval" and not messages:
         options["exclude_fields"] = {"messages", "events", "store", "attachments"}
     try:
         return read_eval_log(str(path), **options)
-    except Exception as err:  # pydantic, zipfile, json errors: all mean "not a log"
+    except (zipfile.BadZipFile, EOFError, zlib.error) as err:  # a damaged member
+        raise unreadable_eval(path, err) from err
+    except Exception as err:  # pydantic, json errors: all mean "not a log"
         msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise FormatError(
             f"{path}: not an Inspect AI log ({type(err).__name__}: {msg[:200]})"
@@ -177,6 +212,19 @@ def _pick_scorer(path: Path, samples: list[Any], scorer: str | None) -> str:
         for name in s.scores or {}:
             if name not in names:
                 names.append(name)
+    if not names:
+        errored = [s for s in samples if s.error is not None]
+        why = (
+            f"every one of its {len(samples)} samples errored (e.g. sample {errored[0].id!r} "
+            f"epoch {errored[0].epoch}: {_first_line(errored[0].error.message)})"
+            if len(errored) == len(samples)
+            else f"{len(errored)} of its {len(samples)} samples errored and the others were "
+            "never scored (run with --no-score? score the log with `inspect score`)"
+            if errored
+            else f"none of its {len(samples)} samples was scored (run with --no-score? score "
+            "the log with `inspect score`)"
+        )
+        raise FormatError(f"{path}: no sample in the Inspect AI log has a score: {why}")
     if scorer is not None:
         if scorer not in names:
             raise OptionError(
@@ -184,14 +232,17 @@ def _pick_scorer(path: Path, samples: list[Any], scorer: str | None) -> str:
                 f"{', '.join(names) or 'none'}"
             )
         return scorer
-    if not names:
-        raise FormatError(f"{path}: no sample in the Inspect AI log has a score")
     if len(names) > 1:
         raise OptionError(
             f"{path}: the log has several scorers ({', '.join(names)}); choose one with "
             "scorer= (--map scorer=NAME)"
         )
     return names[0]
+
+
+def _first_line(text: Any) -> str:
+    line = str(text).strip().splitlines()[0] if str(text).strip() else "no message"
+    return line if len(line) <= 120 else line[:117] + "..."
 
 
 def _fingerprint(sample: Any) -> str:
@@ -291,9 +342,17 @@ def read_inspect_log(
         elif score is not None:
             value = inspect_value_to_float(score.value)
             if value is None:
+                shown = repr(score.value)
+                hint = (
+                    "; a dict-valued score holds several values and passhat will not pick one:"
+                    " score the log with a scorer whose value is one of these"
+                    if isinstance(score.value, dict)
+                    else ""
+                )
                 raise FormatError(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
-                    f"{score.value!r} is not a scalar success value (C/I/P/N, bool or number)"
+                    f"{shown[:200]} is not a scalar success value (C/I/P/N, bool or number)"
+                    f"{hint}"
                 )
             if math.isinf(value):
                 raise FormatError(
@@ -321,12 +380,39 @@ def read_inspect_log(
     }
     if task_name:
         source["inspect_task"] = str(task_name)
-    return Trials.from_frame(df, where=str(path), source=source)
+    status = getattr(log, "status", None)
+    source["log_status"] = str(status)
+    trials = Trials.from_frame(df, where=str(path), source=source)
+    if status in ("cancelled", "error", "started"):
+        trials.notes.append(_status_note(path, log, status, len(samples)))
+    return trials
 
 
-def _log_files(path: Path) -> list[Path]:
-    """The ``.eval`` logs directly inside a directory, in name order."""
-    return sorted(q for q in path.iterdir() if q.is_file() and q.suffix.lower() == ".eval")
+def _status_note(path: Path, log: Any, status: str, n_samples: int) -> str:
+    """The note for a log whose evaluation did not finish: what was read is not the plan."""
+    cfg = getattr(getattr(log, "eval", None), "config", None)
+    epochs = getattr(cfg, "epochs", None) or 1
+    planned = getattr(getattr(log, "eval", None), "dataset", None)
+    n_planned = getattr(planned, "samples", None)
+    limit = getattr(cfg, "limit", None)  # --limit N or --limit START,END
+    if isinstance(limit, int) and n_planned:
+        n_planned = min(n_planned, limit)
+    elif isinstance(limit, list | tuple) and len(limit) == 2 and n_planned:
+        n_planned = min(n_planned, int(limit[1]) - int(limit[0]))
+    total = n_planned * epochs if isinstance(n_planned, int) else None
+    what = {
+        "cancelled": "was cancelled",
+        "error": "stopped on an error",
+        "started": "had not finished when the log was written",
+    }[status]
+    held = (
+        f"it holds all {total} planned sample epoch(s)"
+        if total is not None and n_samples >= total
+        else f"read the {n_samples} sample epoch(s) it holds"
+        + (f" of the {total} planned" if total is not None else "")
+        + "; the estimates cover only those"
+    )
+    return f"{path}: the Inspect AI evaluation {what} (log status {status!r}); {held}"
 
 
 def _read_log_dir(
@@ -337,17 +423,27 @@ def _read_log_dir(
     system_name: str | None,
     errors: Literal["unscored", "failure"],
 ) -> Trials:
-    """Every ``.eval`` log of a directory, stacked: one system per model."""
+    """Every log of a directory, stacked: one system per model."""
     if system_name is not None:
         raise OptionError(
             f"{path}: a directory of logs names its systems from each log's model; "
             "--system-name applies to one log file"
         )
-    files = _log_files(path)
+    files = log_files(path)
     if not files:
-        raise FormatError(f"{path}: a directory without Inspect AI .eval logs")
+        raise FormatError(f"{path}: a directory without Inspect AI logs (.eval or .json)")
+    data, skipped = other_files(path, files)
+    if data:
+        raise FormatError(
+            f"{path}: the directory mixes Inspect AI logs with data files "
+            f"({', '.join(data[:5])}{' ...' if len(data) > 5 else ''}); one dataset is one "
+            "format: move them apart"
+        )
     parts = [read_inspect_log(f, scorer=scorer, threshold=threshold, errors=errors) for f in files]
     frame = pd.concat([t.frame for t in parts], ignore_index=True)
+    refuse_repeated_runs(
+        path, frame, [f.name for f, t in zip(files, parts, strict=True) for _ in range(len(t))]
+    )
     source = {
         "system_from": "log.eval.model",
         "logs": [
@@ -357,25 +453,20 @@ def _read_log_dir(
         "threshold": threshold,
         "errored_samples": sum(int(t.source.get("errored_samples", 0)) for t in parts),
     }
-    return Trials.from_frame(frame, where=str(path), source=source)
+    trials = Trials.from_frame(frame, where=str(path), source=source)
+    trials.notes.extend(note for t in parts for note in t.notes)
+    if skipped:
+        trials.notes.append(
+            f"{path}: not read, not Inspect AI logs: {', '.join(skipped[:5])}"
+            + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        )
+    return trials
 
 
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir():
-        return bool(_log_files(path))
-    if head.startswith("PK"):
-        if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
-            return zipfile.is_zipfile(path)
-        return False
-    text = head.lstrip()
-    if not text.startswith("{"):
-        return False
-    window = text[:4096]
-    return (
-        '"eval"' in window
-        and '"version"' in window
-        and ('"status"' in window or '"plan"' in window)
-    )
+        return bool(log_files(path))
+    return looks_like_log(path, head)
 
 
 register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
@@ -397,14 +488,11 @@ def read_inspect_traces(
     >>> import passhat as ph
     >>> ph.read_traces("logs/run.eval", scorer="match")  # doctest: +SKIP
     """
-    read_eval_log = _import_read_eval_log("traces")
+    _import_read_eval_log("traces")
     outcome = read_inspect_log(path, system_name=system_name, scorer=scorer)  # sizes checked
     tf = outcome_frame(outcome)
     tf["termination"] = outcome.frame["status"].to_numpy()
-    try:
-        log = read_eval_log(str(path))
-    except Exception as err:
-        raise FormatError(f"{path}: not an Inspect AI log ({type(err).__name__})") from err
+    log = _load_log(Path(path), messages=True)  # the same form as the trial reader's
     system = str(tf["system"].iloc[0])
     index = outcome_positions(tf)
     steps: list[dict[str, Any]] = []
@@ -453,7 +541,7 @@ def read_inspect_traces(
 
 
 def _sniff_traces(path: Path, head: str) -> bool:
-    if path.suffix.lower() == ".eval":
+    if path.is_file() and looks_like_log(path, head):  # as the trial reader's sniffer
         return True
     text = head.lstrip()
     return text.startswith("{") and '"eval"' in head and '"samples"' in head

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
-from passhat.io._json import jsonl_objects
+from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import file_sha256, read_trials, register_reader
 from passhat.io.traces import message_text
 from passhat.traces import Traces, canonical_args
@@ -77,7 +77,7 @@ def read_steps_jsonl(
         rows.append(obj)
     if not rows:
         raise FormatError(f"{path}: the step log has no rows")
-    df = pd.DataFrame(rows)
+    df = records_frame(rows)  # ids as JSON wrote them: 7 and 7.0 are two tasks
     if "system" not in df.columns:
         df["system"] = system_name or "system"
     elif system_name is not None:

@@ -54,7 +54,13 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError
-from passhat.io._json import load_json, reward_success, scenario_fingerprint
+from passhat.io._json import (
+    file_stem,
+    load_json,
+    records_frame,
+    reward_success,
+    scenario_fingerprint,
+)
 from passhat.io._registry import register_reader
 from passhat.io.traces import (
     ToolAnswers,
@@ -110,8 +116,14 @@ def _load_document(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
         sims = [(f"{meta_path}: simulation_index[{i}]", e) for i, e in enumerate(index)]
     elif "simulations" not in doc and index is None and sims_dir is None:
         keys = ", ".join(map(str, list(doc)[:8])) or "none"
+        hint = (
+            "; it looks like the results.json of a τ²-bench run directory, whose simulations "
+            "are files in simulations/ beside it: pass the directory"
+            if "info" in doc and "tasks" in doc
+            else ""
+        )
         raise FormatError(
-            f"{meta_path}: not a {_WHAT} (no 'simulations' list; top-level keys: {keys})"
+            f"{meta_path}: not a {_WHAT} (no 'simulations' list; top-level keys: {keys}){hint}"
         )
     if not sims:
         raise FormatError(f"{meta_path}: the {_WHAT} holds no simulations")
@@ -244,7 +256,7 @@ def read_tau2_bench(
                 "cost": sim.get("agent_cost"),
             }
         )
-    df = pd.DataFrame(rows)
+    df = records_frame(rows)  # ids as JSON wrote them: 7 and 7.0 are two tasks
     df["success"] = df["success"].astype("boolean")
     df["score"] = pd.to_numeric(df["score"], errors="coerce")
     for col in ("scenario_hash", "duration_s", "cost"):
@@ -255,7 +267,7 @@ def read_tau2_bench(
     elif found_name:
         system, system_from = found_name, "info.agent_info"
     else:
-        system, system_from = (path.name if path.is_dir() else path.stem), "file name"
+        system, system_from = (path.name if path.is_dir() else file_stem(path)), "file name"
     df["system"] = system
     return Trials.from_frame(df, where=str(path), source={"system_from": system_from, **extra})
 

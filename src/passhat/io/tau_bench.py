@@ -25,10 +25,14 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import pandas as pd
-
 from passhat.errors import FormatError, OptionError
-from passhat.io._json import load_json, reward_success, scenario_fingerprint
+from passhat.io._json import (
+    file_stem,
+    load_json,
+    records_frame,
+    reward_success,
+    scenario_fingerprint,
+)
 from passhat.io._registry import register_reader
 from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
 from passhat.traces import Traces, canonical_args
@@ -141,9 +145,9 @@ def read_tau_bench(
                 "scenario_hash": scenario_fingerprint(info["task"]) if "task" in info else None,
             }
         )
-    df = pd.DataFrame(rows)
+    df = records_frame(rows)  # ids as JSON wrote them: 7 and 7.0 are two tasks
     df["success"] = df["success"].astype("boolean")
-    df["system"] = system_name or path.stem
+    df["system"] = system_name or file_stem(path)
     return Trials.from_frame(df, where=str(path), source={"system_from": "file name"})
 
 

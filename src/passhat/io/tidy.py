@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import jsonl_objects, not_utf8
+from passhat.io._json import jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     _open_text,
@@ -40,6 +40,7 @@ from passhat.io._system_column import (
 from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
 __all__ = [
+    "check_spaced_ids",
     "frame_to_trials",
     "is_count_schema",
     "read_csv",
@@ -112,7 +113,7 @@ def frame_to_trials(
         check_scalar_column(df["system"], "system", where=where)
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
-    _check_spaced_ids(df, where)
+    check_spaced_ids(df, where)
     trials = Trials.from_frame(df, where=where)
     if found is not None:
         _note_system_column(trials, *found)
@@ -133,7 +134,7 @@ def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
     trials.notes.append(system_column_note(col, trials.systems, also))
 
 
-def _check_spaced_ids(df: pd.DataFrame, where: str) -> None:
+def check_spaced_ids(df: pd.DataFrame, where: str) -> None:
     """Refuse ids that differ from another id only by surrounding whitespace."""
     for col in ("system", "task_id"):
         if col not in df.columns:
@@ -223,7 +224,7 @@ def _jsonl_records(path: Path) -> list[dict[str, Any]]:
 
 def read_jsonl(path: Path, **options: Any) -> Trials:
     """Read a JSON-lines trial table (one object per line)."""
-    df = pd.DataFrame.from_records(_jsonl_records(path))
+    df = records_frame(_jsonl_records(path))
     return frame_to_trials(df, where=str(path), **options)
 
 

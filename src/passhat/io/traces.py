@@ -36,7 +36,7 @@ from typing import Any, cast
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
-from passhat.io._json import not_utf8
+from passhat.io._json import missing, not_utf8, refuse_wide
 from passhat.io._registry import (
     Reader,
     file_head,
@@ -106,9 +106,11 @@ def read_traces(
     """
     p = Path(path)
     if not p.exists():
-        raise FormatError(f"{p}: no such file or directory")
+        raise FormatError(missing(p))
     if p.is_file() and p.stat().st_size == 0:
         raise FormatError(f"{p}: the file is empty")
+    if p.is_file():
+        refuse_wide(p)  # UTF-16 text: say so, not "cannot tell the format"
     reader = _trace_reader(p, format)
     if outcomes is not None and not _takes(reader.read, "outcomes"):
         step_logs = [r.name for r in readers(_TRACES) if _takes(r.read, "outcomes")]

@@ -1,0 +1,88 @@
+"""Inspect AI log files and directories of them: which files are logs, what else a log
+directory holds, and runs that two logs of one directory repeat (for :mod:`.inspect_log`)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+
+from passhat.errors import FormatError
+from passhat.io._registry import file_head
+
+__all__ = ["log_files", "looks_like_log", "other_files", "refuse_repeated_runs"]
+
+
+def looks_like_log(path: Path, head: str) -> bool:
+    """Whether a file is an Inspect AI log: an ``.eval`` (a zip archive, damaged ones included:
+    the reader refuses them by name) or a JSON log (``head``: its first characters)."""
+    if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
+        return True
+    if head.startswith("PK"):
+        if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
+            return zipfile.is_zipfile(path)
+        return False
+    text = head.lstrip()
+    if not text.startswith("{"):
+        return False
+    window = text[:4096]
+    return (
+        '"eval"' in window
+        and '"version"' in window
+        and ('"status"' in window or '"plan"' in window)
+    )
+
+
+def log_files(path: Path) -> list[Path]:
+    """The Inspect logs directly inside a directory, in name order: every ``.eval`` file, and
+    every ``.json`` file that looks like a log (Inspect writes both formats)."""
+    return sorted(
+        q
+        for q in path.iterdir()
+        if q.is_file()
+        and not q.name.startswith(".")
+        and (q.suffix.lower() == ".eval" or (q.suffix.lower() == ".json" and _json_log(q)))
+    )
+
+
+def _json_log(path: Path) -> bool:
+    try:
+        return looks_like_log(path, file_head(path))
+    except (OSError, FormatError):
+        return False
+
+
+def other_files(path: Path, logs: list[Path]) -> tuple[list[str], list[str]]:
+    """Files of a log directory that are not read: tidy data files (an error: the directory
+    mixes formats) and other JSON files (e.g. Inspect's ``logs.json`` listing: named in a
+    note)."""
+    from passhat.io._scan import file_kind
+
+    data, skipped = [], []
+    for q in sorted(path.iterdir()):
+        if not q.is_file() or q in logs or q.name.startswith((".", "_")):
+            continue
+        if file_kind(q) is not None:
+            data.append(q.name)
+        elif q.suffix.lower() == ".json":
+            skipped.append(q.name)
+    return data, skipped
+
+
+def refuse_repeated_runs(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
+    """Two logs of one directory holding the same (model, sample, epoch): a rerun or a copy.
+    Named by file (a row number of the stacked logs would say nothing)."""
+    keys = frame[["system", "task_id", "trial"]]
+    dup = keys.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return
+    first = int(dup.argmax())
+    same = (keys == keys.iloc[first]).all(axis=1).to_numpy()
+    where = sorted({names[i] for i in same.nonzero()[0]})
+    system, task, trial = keys.iloc[first]
+    raise FormatError(
+        f"{path}: {' and '.join(where)} both hold model {system!r}, sample {task!r}, epoch "
+        f"{trial} ({int(dup.sum())} sample epochs in all): two runs of one evaluation, or a "
+        "copy? Runs are never merged: keep one log per model, or read the logs one by one"
+    )
