@@ -356,21 +356,65 @@ def test_unscored_runs_are_counted_in_the_notes() -> None:
 
 
 def test_a_zero_width_bootstrap_interval_takes_the_estimates_rule() -> None:
-    # A passes every run of 4 tasks: every task resample gives 1, so the percentile interval
+    # A passes every run of 30 tasks: every task resample gives 1, so the percentile interval
     # read [1, 1] for the population mean of tasks like these, which is not known exactly.
     # Oracle: passhat.estimate's population interval of the same system (same seed and draws).
-    a = ph.counts_from_arrays([5] * 4, [5] * 4, system="A")
-    b = ph.counts_from_arrays([5] * 4, [5, 5, 5, 4], system="B")
+    a = ph.counts_from_arrays([5] * 30, [5] * 30, system="A")
+    b = ph.counts_from_arrays([5] * 30, [5] * 29 + [4], system="B")
     r = ph.rank([a, b], k=[1, 5], n_boot=500, seed=0)
     t = r.table.set_index(["system", "metric", "k"])
     est = ph.estimate(a, k=[1, 5], ci=0.95, n_boot=500, seed=0).table
     pop = est[est["scope"] == "population"].set_index(["metric", "k"])
     for metric, kk in [("mean", 1), ("pass_hat_k", 5), ("pass_at_k", 5)]:
         row = t.loc[("A", metric, kk)]
-        assert row["upper"] - row["lower"] > 0.1
+        assert row["upper"] - row["lower"] > 1e-3
         assert row["lower"] == pytest.approx(pop.loc[(metric, kk), "lower"])
         assert row["upper"] == pytest.approx(pop.loc[(metric, kk), "upper"])
         assert "every bootstrap resample gave one value" in row["interval"]
     assert t.loc[("B", "pass_hat_k", 5), "interval"] == "marginal"  # B's resamples differ
-    assert any("do not contain their point value" in n for n in r.notes)  # 1.0 vs < 1
     assert any("not the bootstrap's percentile interval" in n for n in r.notes)
+
+
+def test_few_tasks_take_each_systems_posterior_the_interval_estimate_gives() -> None:
+    """Below 30 common tasks the task bootstrap cannot resample (one task: every resample is
+    the same task, intervals of zero width and P(rank = 1) = 1.00 for a system 'ahead' on one
+    task). Oracle: `ph.estimate`'s population interval of each system (the hierarchical
+    posterior below 30 tasks), to the last digit; P(rank = 1) sums to 1."""
+    rng = np.random.default_rng(4)
+    for tasks in (1, 12):
+        n = [4] * tasks
+        df = ph.Trials.from_frame(
+            _frame(
+                {
+                    "A": (n, rng.binomial(4, 0.9, tasks).tolist()),
+                    "B": (n, rng.binomial(4, 0.7, tasks).tolist()),
+                    "C": (n, rng.binomial(4, 0.5, tasks).tolist()),
+                }
+            )
+        )
+        r = ph.rank(df, k=[1, 4], n_boot=2000, seed=0)
+        assert "fewer than 30 common tasks" in r.settings["engine_label"]
+        assert r.settings["draws_word"] == "draws"
+        assert (r.table["upper"] - r.table["lower"] > 0.05).all()
+        for (metric, k), part in r.table.groupby(["metric", "k"]):
+            assert part["p_first"].sum() == pytest.approx(1.0)
+            assert part["p_first"].max() < 0.99
+            for row in part.itertuples():
+                one = df.frame[df.frame["system"] == row.system]
+                est = ph.estimate(ph.Trials.from_frame(one), k=k, ci=0.95).table
+                ref = est[
+                    (est["metric"] == metric) & (est["k"] == k) & (est["scope"] == "population")
+                ].iloc[0]
+                assert (row.lower, row.upper) == (ref["lower"], ref["upper"])
+
+
+def test_identical_systems_on_few_tasks_split_the_first_rank() -> None:
+    n = [5] * 10
+    c = [5, 5, 4, 3, 5, 2, 5, 5, 1, 4]
+    r = ph.rank(ph.Trials.from_frame(_frame({"a": (n, c), "b": (n, c)})), k=[1, 3], seed=0)
+    assert (r.pairs["difference"] == 0).all()
+    for _, part in r.table.groupby(["metric", "k"]):
+        assert part["tier"].tolist() == [1, 1]
+        # independent draws of one posterior: 0.5 each within 4 MC s.e. of 10,000 draws
+        assert part["p_first"].tolist() == pytest.approx([0.5, 0.5], abs=4 * 0.005)
+        assert part[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2]]

@@ -77,7 +77,8 @@ def _print(res: Ranking, *, quiet: bool) -> None:
             f"{len(pop)}"
         )
     console.print(
-        f"engine: {res.settings['engine_label']}; {res.settings['n_boot']} resamples, seed "
+        f"engine: {res.settings['engine_label']}; {res.settings['n_boot']} "
+        f"{res.settings.get('draws_word', 'resamples')}, seed "
         f"{res.settings['seed']}"
     )
     if len(res.dropped):
@@ -91,15 +92,11 @@ def _print(res: Ranking, *, quiet: bool) -> None:
     if not quiet:
         for line in (
             "value: population scope (expected value over tasks like these), marginal "
-            + (
-                "percentile interval per system"
-                if res.settings.get("engine") != "joint"
-                else "posterior interval per system (joint model; the value is the posterior mean)"
-            ),
+            f"{res.settings['value_interval']} per system",
             "rank interval: marginal per system, simultaneous over its comparisons with the "
             "others (pairwise rank set); ties in the values share a rank",
-            "P(rank = 1): share of resamples in which the system ranks first (a tie at the top "
-            "is split)",
+            f"P(rank = 1): share of {res.settings['draws_word']} in which the system ranks "
+            "first (a tie at the top is split)",
             "tier: walking down from the leader, a new tier starts only at a system separated "
             "from every system of the tier above (the compare rule, Holm across all pairs)",
         ):

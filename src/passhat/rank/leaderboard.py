@@ -47,17 +47,17 @@ from passhat._validate import (
     make_rng,
     norm_k,
 )
+from passhat.betabinom import posterior_grid
 from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
-from passhat.hierarchical import Column
-from passhat.intervals import value_outside_note
+from passhat.hierarchical import Column, population_values, weighted_quantiles
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
 from passhat.rank.result import Ranking
 from passhat.rank.tiers import TIER_RULES, assign_tiers, holm_by_column, leaders
-from passhat.scopes import columns
+from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS, columns
 from passhat.trials import Trials
 
 __all__ = ["ENGINES", "combine_systems", "rank"]
@@ -175,6 +175,37 @@ def _shared_weights(ds: xr.Dataset, spec: WeightSpec) -> NDArray[np.float64]:
     if w[0].sum() <= 0:
         raise ValidationError("every common task has weight 0")
     return w[0]
+
+
+def _posterior_draws(
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    cols: Sequence[Column],
+    *,
+    ci: float,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each system's hierarchical posterior of its population values (few common tasks).
+
+    The rule of :func:`passhat.scopes.scope_intervals` below ``MIN_TASKS`` tasks: per
+    system the Beta-Binomial posterior on the grid, its equal-tailed interval (the one
+    :func:`passhat.estimate` prints) and ``n_draws`` draws of its nodes. Systems are drawn
+    independently. Returns draws (draws × systems × columns) and intervals
+    (systems × 2 × columns).
+    """
+    alpha = 1.0 - ci
+    draws = np.empty((n_draws, n.shape[0], len(cols)))
+    bounds = np.empty((n.shape[0], 2, len(cols)))
+    for i in range(n.shape[0]):  # one small grid per system (a leaderboard's systems)
+        pairs, freq = np.unique(np.stack([n[i], c[i]]), axis=1, return_counts=True)
+        nodes = posterior_grid(
+            pairs[0], pairs[1], freq, prior=DEFAULT_PRIOR, size=GRID_SIZE
+        ).nodes()
+        pv = population_values(nodes, cols)
+        bounds[i] = weighted_quantiles(pv, nodes.weight, [alpha / 2, 1 - alpha / 2])
+        draws[:, i, :] = pv[nodes.sample(n_draws, rng)]
+    return draws, bounds
 
 
 def _joint_draws(
@@ -313,7 +344,24 @@ def rank(
     t_n = int(keep.sum())
     cols = [col for col in columns(ks) if col[0] in mets]
     rng = make_rng(seed)
-    if engine == "bootstrap":
+    bounds = None
+    notes = unscored_runs_note(ds_all)
+    if engine == "bootstrap" and t_n < MIN_TASKS:
+        # resampling fewer than MIN_TASKS tasks understates the spread (one task: no spread
+        # at all); the rule of `estimate` takes each system's hierarchical posterior
+        draws, bounds = _posterior_draws(n, c, cols, ci=level, n_draws=nb, rng=rng)
+        engine_label = (
+            "hierarchical Beta-Binomial posterior of each system, grid quadrature, drawn "
+            f"independently (rule: fewer than {MIN_TASKS} common tasks, too few to resample; "
+            "the task effects the systems share are not modelled: --engine joint does)"
+        )
+        scope_label = (
+            "population scope (expected value over tasks like these), posterior equal-tailed "
+            "(the interval passhat estimate gives)"
+        )
+        if np.ptp(w) > 1e-12 * np.max(w):
+            notes = [*notes, "the posterior values ignore task weights: tasks exchangeable"]
+    elif engine == "bootstrap":
         draws = paired_draws(n, c, w, cols, n_boot=nb, rng=rng)
         engine_label = "paired task bootstrap (one draw of tasks shared by every system and k)"
         scope_label = "population scope (expected value over tasks like these), percentile"
@@ -325,10 +373,13 @@ def rank(
     # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
     point = point_values(n, c, w, cols) if engine == "bootstrap" else draws.mean(axis=0)
     alpha = round(1.0 - level, 12)
-    lows = np.quantile(draws, alpha / 2, axis=0)
-    highs = np.quantile(draws, 1 - alpha / 2, axis=0)
+    if bounds is None:
+        lows = np.quantile(draws, alpha / 2, axis=0)
+        highs = np.quantile(draws, 1 - alpha / 2, axis=0)
+    else:
+        lows, highs = bounds[:, 0, :], bounds[:, 1, :]
     rule = np.full(lows.shape, "marginal", dtype=object)
-    if engine == "bootstrap":
+    if engine == "bootstrap" and bounds is None:  # a degenerate bootstrap: estimate's rule
         opts = {"weights": weights, "ci": level, "n_boot": nb, "seed": seed}
         ds_kept = ds.isel(task=np.flatnonzero(keep))
         lows, highs, rule = _flat_intervals(ds_kept, cols, systems, lows, highs, rule, opts)
@@ -375,6 +426,14 @@ def rank(
         r["engine"] = engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
     table = pd.concat(rows, ignore_index=True)
+    outside = int(((table["value"] < table["lower"]) | (table["value"] > table["upper"])).sum())
+    if outside:
+        notes = [
+            *notes,
+            f"{outside} value(s) lie outside their interval: the value is the unbiased "
+            "estimate on these tasks, the interval the posterior, which pools the systems' few "
+            "tasks toward a population",
+        ]
     bands = _bands(draws, point, cols, systems, level)
     headline = ("pass_hat_k", kmax) if "pass_hat_k" in mets else cols[-1]
     settings = {
@@ -386,6 +445,16 @@ def rank(
         "engine": engine,
         "engine_label": engine_label,
         "scope_label": scope_label,
+        # what a draw is, and the value interval, in the words the outputs print
+        "draws_word": "resamples" if engine == "bootstrap" and bounds is None else "draws",
+        "value_interval": (
+            "percentile interval of the paired task bootstrap"
+            if engine == "bootstrap" and bounds is None
+            else "posterior interval of each system's hierarchical model (the interval "
+            f"passhat estimate gives below {MIN_TASKS} tasks)"
+            if engine == "bootstrap"
+            else "posterior interval (joint model; the value is the posterior mean)"
+        ),
         "rank_method": rank_method,
         "tier_scope": "population",
         "tier_rule": tier_rule,
@@ -405,7 +474,7 @@ def rank(
         systems=systems,
         dropped=dropped,
         settings=settings,
-        notes=unscored_runs_note(ds_all) + _flat_note(table) + value_outside_note(table),
+        notes=[*notes, *_flat_note(table)],
     )
 
 

@@ -180,7 +180,8 @@ class Ranking:
         )
         notes = [
             f"{len(self.systems)} systems on {self.settings['tasks']} common tasks; engine: "
-            f"{self.settings['engine_label']}; {self.settings['n_boot']} resamples, seed "
+            f"{self.settings['engine_label']}; {self.settings['n_boot']} "
+            f"{self.settings.get('draws_word', 'resamples')}, seed "
             f"{self.settings['seed']}.",
             f"Value intervals: {level:.0%}, {self.settings['scope_label']}, marginal "
             f"(per system). Rank intervals: {level:.0%}, marginal per system and simultaneous "

@@ -80,8 +80,9 @@ def leaderboard_section(
         ],
         rows=rows,
         note=(
-            "Value: expected value over tasks like these, marginal percentile interval of the "
-            "paired task bootstrap. Rank interval: marginal per system, simultaneous over its "
+            "Value: expected value over tasks like these, marginal "
+            f"{r.settings['value_interval']}"
+            ". Rank interval: marginal per system, simultaneous over its "
             "comparisons with the others. Tier: walking down from the leader, a new tier starts "
             "only at a system whose paired test (the comparison's rule) rejects against every "
             f"system of the tier above, at {1 - ci:.0%} after Holm across the "
@@ -115,7 +116,8 @@ def leaderboard_section(
     sent = [
         f"{len(r.systems)} systems on the same {r.settings['tasks']} tasks, ranked by {name}: "
         + head,
-        "P(rank = 1) is the share of resamples in which a system ranks first: "
+        f"P(rank = 1) is the share of {r.settings.get('draws_word', 'resamples')} in which a "
+        "system ranks first: "
         + ", ".join(f"{row.system} {row.p_first:.2f}" for row in t.head(3).itertuples())
         + ".",
     ]
