@@ -332,3 +332,90 @@ def test_reader_notes_follow_success_and_never_precede_an_error(capsys, tmp_path
     assert rc == 0 and out.startswith("system,") and err.startswith("passhat: note: read column")
     assert main(["estimate", path, *opts]) == 0  # nothing left over from the runs before
     assert capsys.readouterr().err.count("passhat: note:") == 1
+
+
+# ------------------------------------------- --quiet on every command; empty paths
+#: A run graded as a pass whose status says timeout: the reader adds a note.
+NOTED = HEADER.replace("success", "success,status") + "".join(
+    f"A,t{t},{r},{int((t + r) % 3 > 0)},{'timeout' if (t, r) == (1, 1) else 'ok'}\n"
+    for t in range(1, 5)
+    for r in range(3)
+)
+
+#: Every command that reads runs, with options that keep it fast ({f}: the input file).
+READERS = {
+    "estimate": ["estimate", "{f}"],
+    "slices": ["slices", "{f}"],
+    "spread": ["spread", "{f}", "--n-boot", "100"],
+    "fit": ["fit", "{f}", "--method", "grid"],
+    "gate": ["gate", "{f}", "--max-failure-rate", "0.5"],
+    "compare": ["compare", "{f}", "{f}", "--n-boot", "100"],
+    "plan next": ["plan", "next", "{f}", "--budget", "5"],
+    "plan more-runs": ["plan", "more-runs", "{f}", "--simulations", "20"],
+    "plan design": ["plan", "design", "--from", "{f}", "--budget-runs", "100"],
+    "report": ["report", "{f}", "-o", "{out}", "--no-model", "--no-plan", "--n-boot", "100"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_quiet_silences_the_reader_notes_of_every_command(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: slices, spread, plan next and plan more-runs had no --quiet (exit 2), and fit,
+    gate, plan design and report printed the reader's note under --quiet."""
+    f = write(tmp_path, "runs.csv", NOTED)
+    argv = [a.format(f=f, out=tmp_path / "out") for a in READERS[command]]
+    done = (0, 3) if command == "gate" else (0,)  # 3: the gate says "continue"
+    assert main(argv) in done
+    assert "graded as passes" in capsys.readouterr().err  # the note, without --quiet
+    assert main([*argv, "--quiet"]) in done
+    out, err = capsys.readouterr()
+    assert err == "", err
+    assert out.strip()  # the result is still printed
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "bound", "--runs", "10"],
+        ["plan", "detect", "--flip-rate", "0.1"],
+        ["plan", "certify", "--max-failure-rate", "0.05"],
+        ["plan", "width", "--half-width", "0.1", "--rate", "0.8"],
+        ["plan", "gate", "--rate", "0.9", "--attempts", "3"],
+        ["plan", "table"],
+    ],
+)
+def test_closed_form_plans_accept_quiet(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: `No such option '-q'` (exit 2) on the closed forms; a script passes -q to all."""
+    assert main(argv) == 0
+    loud = capsys.readouterr()
+    assert main([*argv, "-q"]) == 0
+    assert capsys.readouterr() == loud  # nothing to silence: the same output
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["estimate", ""], "the input path"),
+        (["slices", ""], "the input path"),
+        (["compare", "", ""], "the input path"),
+        (["plan", "design", "--from", "", "--budget-runs", "100"], "the input path"),
+        (["plan", "next", "{f}", "--budget", "5", "--prior-from", ""], "the input path"),
+        (["report", "{f}", "-o", "{out}", "--traces", ""], "--traces"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(
+    argv: list[str], option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: `passhat estimate ""` (an unset $RUNS) read every file of the working directory
+    as one dataset, and succeeded when it held one runs file."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    write(cwd, "runs.csv", GOOD)  # what the old code read
+    monkeypatch.chdir(cwd)
+    f = write(tmp_path, "in.csv", GOOD)
+    argv = [a.format(f=f, out=tmp_path / "out") for a in argv]
+    bad(capsys, argv, rf"{re.escape(option)} is empty")
+    assert not (tmp_path / "out").exists()

@@ -147,3 +147,32 @@ def test_csv_holds_the_json_rows(capsys, tmp_path: Path, argv: list[str], key: s
 def test_csv_and_json_together_refused(capsys, tmp_path: Path) -> None:
     runs = write(tmp_path, "runs.csv", RUNS)
     bad(capsys, ["estimate", runs, "--csv", "--json"], "--csv and --json: choose one")
+
+
+def test_csv_keeps_names_that_look_like_spreadsheet_formulas(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The documented choice (docs/guide/cli.md): names starting with = + - @ are written as they
+    are, so that a program reading the CSV gets each name back equal to itself."""
+    names = ["=1+2", "+cmd", "-2+3", "@SUM(A1)", '=HYPERLINK("http://x","y")']
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(["system", "task_id", "trial", "success"])
+    out.writerows([s, f"t{t}", r, (t + r) % 2] for s in names for t in range(3) for r in range(2))
+    f = write(tmp_path, "runs.csv", buf.getvalue())
+    assert main(["estimate", f, "--k", "1", "--csv", "-q"]) == 0
+    got = {r["system"] for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert got == set(names)
+
+
+def test_csv_of_an_empty_table_is_its_header(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before: `plan next --csv` with no flaky task (an empty batch) printed nothing at all, so a
+    harness reading the batch found no columns; now the header line, the same as with rows."""
+    rows = "".join(f"A,t{t},{r},1\n" for t in range(4) for r in range(3))
+    f = write(tmp_path, "allpass.csv", "system,task_id,trial,success\n" + rows)
+    flaky = write(tmp_path, "flaky.csv", "system,task_id,trial,success\n" + rows + "A,t0,3,0\n")
+    argv = ["plan", "next", "--budget", "6", "--k", "2", "--csv", "-q"]
+    assert main([*argv, f]) == 0
+    empty = capsys.readouterr().out
+    assert main([*argv, flaky]) == 0
+    full = capsys.readouterr().out
+    assert empty.splitlines() == full.splitlines()[:1]
+    assert "task" in next(csv.reader(io.StringIO(empty))) and len(full.splitlines()) > 1

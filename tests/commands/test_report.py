@@ -227,3 +227,62 @@ def test_report_default_k_follows_the_runs(tmp_path, capsys):
 
     stamp = json.loads((tmp_path / "r" / "results.json").read_text())["stamp"]
     assert stamp["settings"]["k"] == [1, 2, 4]
+
+
+def test_report_json_says_where_the_files_are(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Before: `No such option '--json'` (exit 2); every other command has --json. The payload is
+    strict JSON with the same keys every time; the paths it names are the files written."""
+    out = tmp_path / "rep"
+    argv = ["report", "--example", "abcd", "-o", str(out), "--k", "1,2", "--no-model"]
+    assert main([*argv, "--n-boot", "200", "--json"]) == 0
+    text = capsys.readouterr().out
+
+    def strict(token: str) -> None:
+        raise ValueError(token)  # NaN, Infinity: not JSON
+
+    doc = json.loads(text, parse_constant=strict)
+    assert list(doc) == [
+        "passhat_version",
+        "input",
+        "out_dir",
+        "files",
+        "seed",
+        "settings",
+        "summary",
+        "sections",
+        "notes",
+    ]
+    files = doc["files"]
+    for key in ("html", "markdown", "json", "tasks"):
+        assert Path(files[key]).is_file(), key
+    assert files["figures"] and all(Path(f).is_file() for f in files["figures"])
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["settings"] == results["stamp"]["settings"]
+    summary = next(s for s in results["sections"] if s["id"] == "summary")
+    assert doc["summary"] == summary["sentences"]
+    assert [s["id"] for s in doc["sections"]] == [s["id"] for s in results["sections"]]
+    assert {s["status"] for s in doc["sections"]} <= {"ok", "skipped", "failed"}
+
+
+def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the inflated model's NUTS fit always ran with progress=None (a bar on a terminal),
+    --quiet or not; now --quiet (and --json) pass progress=False down to it."""
+    import importlib
+
+    section = importlib.import_module("passhat.report.sections.model")
+    real_fit, seen = section.fit, []
+
+    def recording(d, **kw):  # type: ignore[no-untyped-def]
+        if kw.get("model") == "inflated":
+            seen.append(kw.get("progress"))
+            kw = {**kw, "chains": 2, "draws": 30, "tune": 100}  # fast (and unhealthy: not shown)
+        return real_fit(d, **kw)
+
+    monkeypatch.setattr(section, "fit", recording)
+    argv = ["report", "--example", "abcd", "-o", str(tmp_path / "r"), "--k", "1", "--no-plan"]
+    assert main([*argv, "--n-boot", "100", "-q"]) == 0
+    assert main([*argv, "--n-boot", "100"]) == 0
+    capsys.readouterr()
+    assert seen == [False, None]

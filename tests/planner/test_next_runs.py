@@ -263,6 +263,12 @@ def test_no_flaky_task_is_an_answer_not_an_error() -> None:
     assert t.empty and t.attrs["no_flaky"] and t.attrs["spent"] == 0
     assert "more runs will not change pass^2 here; add tasks" in t.attrs["reasoning"]
     assert ph.plan.NO_FLAKY == "more runs will not change pass^k here; add tasks"
+    # how little a clean streak says: 4 runs leave rates up to 1 - 0.05^(1/4) = 52.7% (exact
+    # binomial bound at 95%); a single run per task leaves 95%
+    assert "rests on 4 run(s) per task at fewest" in t.attrs["reasoning"]
+    assert "up to 53% from the 1 or 0" in t.attrs["reasoning"]
+    one = ph.plan.next_runs(_data([1] * 6, [1, 1, 0, 1, 0, 1]), budget=12, k=1)
+    assert one.attrs["no_flaky"] and "up to 95% from the 1 or 0" in one.attrs["reasoning"]
 
 
 def test_population_scope_weighs_new_tasks_against_reruns() -> None:
@@ -399,3 +405,27 @@ def test_under_a_stated_prior_an_even_share_is_kept_where_it_does_better() -> No
     )
     assert t.attrs["hedge_sentence"] is None
     assert (t["extra_runs"] >= 1).sum() == 50
+
+
+def test_a_budget_beyond_one_batch_is_refused_not_tabulated() -> None:
+    """Before: 10^5 runs over the four tasks of "abcd" tabulated a 25,001 × 25,001 table per
+    task group (23 GB resident, killed); 10^6 ran out of memory after 13 s. A batch gives a task
+    at most MAX_PER_TASK more runs: a larger even share is refused with the way forward. And
+    max_per_task holds when the hedge picks the even spread (40 runs, at most 3 per task gave
+    10 runs to each task)."""
+    import tracemalloc
+
+    from passhat.errors import OptionError
+    from passhat.planner.batch import MAX_PER_TASK
+
+    data = ph.load_example("abcd")
+    assert int(ph.plan.next_runs(data, budget=40, k=2, max_per_task=3)["extra_runs"].max()) <= 3
+    with pytest.raises(OptionError, match=r"budget 100000 over 4 task\(s\) .* at most 4000 runs"):
+        ph.plan.next_runs(data, budget=100_000, k=2)
+    # with a small cap per task the even share is still bounded: memory stays small
+    tracemalloc.start()
+    t = ph.plan.next_runs(data, budget=4 * MAX_PER_TASK, k=2, max_per_task=3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert int(t["extra_runs"].max()) <= 3
+    assert peak < 500e6, peak

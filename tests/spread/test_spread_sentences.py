@@ -205,3 +205,16 @@ def test_consistency_sentence_from_spread(agents_trials) -> None:
     other = rows.index[rows.index != top][0]
     separated = lo[top] > hi[other]
     assert ("do not overlap" in s) == separated and ("do not rank" in s) == (not separated)
+
+
+def test_a_measured_ratio_outside_its_interval_says_why() -> None:
+    """Before: "pass^5 is 0.0× ...; for tasks like these the ratio lies in 1.0–508", the
+    measured ratio outside its interval without a word (one task with 3 of 5 runs passing)."""
+    text = describe_row(_row(ratio=0.0, pass_hat_k=0.0, ratio_lower=1.0, ratio_upper=508.0))
+    assert "ratio lies in 1.0–508 (the measured ratio, of these runs, lies outside" in text
+    assert "cannot fall below 1" in text
+    above = describe_row(_row(ratio=12.0, ratio_lower=2.9, ratio_upper=9.9))
+    assert "(the measured ratio, of these runs, lies outside it)" in above
+    assert "below 1" not in above
+    inside = describe_row(_row(ratio=5.0))
+    assert "outside" not in inside

@@ -6,8 +6,12 @@ on its own without a circular import.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import inspect
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -17,7 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import jsonable
-from passhat.commands._output import echo, emit_json
+from passhat.commands._output import Records, echo, emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -26,6 +30,7 @@ from passhat.trials import Trials
 __all__ = [
     "EXIT_INPUT",
     "InputSpec",
+    "check_path_given",
     "default_ks",
     "emit_json",
     "flush_notes",
@@ -34,6 +39,7 @@ __all__ = [
     "input_stamp",
     "load_input",
     "parse_k",
+    "quiet_option",
     "records",
     "unscored_tasks_option",
 ]
@@ -45,6 +51,51 @@ MAX_LIST_VALUES = 100_000
 #: The reader's notes of this run: :func:`passhat.cli.main` prints them when the command ends
 #: (a gate's verdict included) and drops them on an error, which stays one line.
 PENDING_NOTES: list[str] = []
+
+
+#: True while a command runs with ``--quiet``: the reader's notes are not queued.
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("passhat_quiet", default=False)
+
+
+def quiet_option(
+    help: str = "No notes or progress, only the result.",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--quiet``/``-q`` for a command: while it runs, the reader's notes (which column was read
+    as the system, ...) are not printed and Python warnings are silenced, whichever reader the
+    command calls. The command receives ``quiet`` when its signature asks for it (to skip its own
+    notes and progress bars).
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @quiet_option()
+    ... def cmd() -> None:
+    ...     echo("quiet" if _QUIET.get() else "loud")
+    >>> from click.testing import CliRunner
+    >>> CliRunner().invoke(cmd, ["-q"]).output
+    'quiet\\n'
+    """
+
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        params = inspect.signature(f).parameters
+        wants = "quiet" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+        @functools.wraps(f)
+        def wrapper(*args: Any, quiet: bool = False, **kwargs: Any) -> Any:
+            if wants:
+                kwargs["quiet"] = quiet
+            token = _QUIET.set(quiet)
+            try:
+                with warnings.catch_warnings() if quiet else contextlib.nullcontext():
+                    if quiet:
+                        warnings.simplefilter("ignore")
+                    return f(*args, **kwargs)
+            finally:
+                _QUIET.reset(token)
+
+        return click.option("--quiet", "-q", "quiet", is_flag=True, help=help)(wrapper)
+
+    return deco
 
 
 def flush_notes(*, keep: bool) -> None:
@@ -123,24 +174,40 @@ def load_input(
     system_name: str | None = None,
     quiet: bool = False,
 ) -> Trials | xr.Dataset:
-    """Read the command's input: a file, or a bundled example (``quiet``: no reader notes)."""
+    """Read the command's input: a file, or a bundled example (``quiet``, or a command run with
+    ``--quiet``: no reader notes). An empty path is refused (an unset shell variable), not read
+    as the current directory."""
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
         return load_example(example)
     if path is None:
         raise OptionError("no input: give a file (or --example NAME)")
+    check_path_given(path)
     options: dict[str, Any] = _parse_map(maps)
     if threshold is not None:
         options["threshold"] = threshold
     if system_name is not None:
         options["system_name"] = system_name
     data = read(path, format=fmt, **options)
-    for note in (
-        () if quiet else data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
-    ):
+    notes = data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
+    for note in () if quiet or _QUIET.get() else notes:
         PENDING_NOTES.append(f"passhat: note: {note}")  # stderr at the end: flush_notes
     return data
+
+
+def check_path_given(path: str, *, option: str = "the input path") -> None:
+    """Refuse an empty (or blank) path: read as-is it would be the current directory.
+
+    Examples
+    --------
+    >>> check_path_given("")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: the input path is empty (an unset variable?); give a file ...
+    """
+    if not str(path).strip():
+        raise OptionError(f"{option} is empty (an unset variable?); give a file or directory")
 
 
 @dataclass(frozen=True)
@@ -259,9 +326,10 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
     )
 
 
-def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """DataFrame rows as JSON-safe dicts (NaN → null)."""
-    return [jsonable(r) for r in df.to_dict(orient="records")]
+def records(df: pd.DataFrame) -> Records:
+    """DataFrame rows as JSON-safe dicts (NaN → null), remembering the columns (``--csv`` of an
+    empty table writes its header)."""
+    return Records((jsonable(r) for r in df.to_dict(orient="records")), columns=df.columns)
 
 
 def fmt_num(x: float) -> str:

@@ -42,7 +42,7 @@ from rich.text import Text
 from passhat._format import jsonable, printable
 from passhat.errors import OptionError
 
-__all__ = ["Table", "echo", "emit_csv", "emit_json", "make_console", "table_output"]
+__all__ = ["Records", "Table", "echo", "emit_csv", "emit_json", "make_console", "table_output"]
 
 #: Width of a console whose output is not a terminal: wide enough that nothing wraps.
 PIPE_WIDTH = 10_000
@@ -118,6 +118,21 @@ def echo(message: Any = "", *, err: bool = False) -> None:
 
 
 # --------------------------------------------------------------- JSON and CSV
+class Records(list[dict[str, Any]]):
+    """Rows of a table (a list of dicts, as JSON writes them) that remember the table's columns,
+    so that ``--csv`` of an empty table still writes its header line.
+
+    Examples
+    --------
+    >>> Records([], columns=["task", "extra_runs"]).columns
+    ['task', 'extra_runs']
+    """
+
+    def __init__(self, rows: Any = (), *, columns: Sequence[str] = ()) -> None:
+        super().__init__(rows)
+        self.columns = [str(c) for c in columns]
+
+
 def emit_json(payload: dict[str, Any]) -> None:
     """Write a JSON document to stdout (or, under ``--csv``, its main table as CSV).
 
@@ -139,7 +154,8 @@ def _csv_rows(payload: dict[str, Any], keys: Sequence[str]) -> list[dict[str, An
         if value is None:
             continue
         if isinstance(value, list):
-            return [r if isinstance(r, dict) else {key: r} for r in value]
+            rows = [r if isinstance(r, dict) else {key: r} for r in value]
+            return Records(rows, columns=getattr(value, "columns", ()))
         if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
             return [{key: name, **r} for name, rows in value.items() for r in rows]
         if isinstance(value, dict):
@@ -159,8 +175,10 @@ def _cell(value: Any) -> Any:
 
 def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
     """Write records as CSV to stdout: one header line (the union of the records' keys, in order
-    of appearance), empty cells for missing values, names with control characters escaped as
-    in the tables, nested values as JSON. No records: nothing is written.
+    of appearance, after the table's columns when ``rows`` are :class:`Records`), empty cells for
+    missing values, names with control characters escaped as in the tables, nested values as
+    JSON. No records: the header alone when the columns are known (an empty batch is still a
+    table), else nothing.
 
     Examples
     --------
@@ -169,9 +187,9 @@ def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
     "a,b",0.3,
     c,,
     """
-    if not rows:  # no rows, no columns known: nothing to write
+    columns: dict[str, None] = dict.fromkeys(getattr(rows, "columns", ()))
+    if not rows and not columns:  # no rows, no columns known: nothing to write
         return
-    columns: dict[str, None] = {}
     for r in rows:
         columns.update(dict.fromkeys(map(str, r)))
     buf = io.StringIO()

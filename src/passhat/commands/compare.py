@@ -18,7 +18,14 @@ import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
-from passhat.commands._common import emit_json, fmt_num, load_input, parse_k, records
+from passhat.commands._common import (
+    emit_json,
+    fmt_num,
+    load_input,
+    parse_k,
+    quiet_option,
+    records,
+)
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.compare import Comparison, classify, compare
 from passhat.errors import OptionError
@@ -377,7 +384,7 @@ def _run_classify(
 @_apply(CLASSIFY_OPTIONS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("verdicts", "comparison")
-@click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
+@quiet_option("No notes, only the tables.")
 def compare_cmd(**opts: Any) -> None:
     """Paired difference CAND − BASE on matched tasks, with intervals and p-values.
 

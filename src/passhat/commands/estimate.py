@@ -15,6 +15,7 @@ from passhat.commands._common import (
     fmt_num,
     input_options,
     parse_k,
+    quiet_option,
     records,
     unscored_tasks_option,
 )
@@ -99,7 +100,7 @@ __all__ = ["register"]
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("tasks", "estimates")
-@click.option("--quiet", "-q", is_flag=True, help="No notes, only the table.")
+@quiet_option("No notes, only the table.")
 def estimate_cmd(
     source: InputSpec,
     k_text: str,

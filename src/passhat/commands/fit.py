@@ -14,6 +14,7 @@ from passhat.commands._common import (
     emit_json,
     input_options,
     parse_k,
+    quiet_option,
     records,
     unscored_tasks_option,
 )
@@ -104,7 +105,7 @@ def _method_note(ran: str, asked: str, model: str) -> str:
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("summary")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no notes.")
+@quiet_option("No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
     k_text: str,

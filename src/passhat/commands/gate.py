@@ -9,7 +9,13 @@ from __future__ import annotations
 import click
 
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, input_options, load_input
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    input_options,
+    load_input,
+    quiet_option,
+)
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.errors import OptionError
 
@@ -68,7 +74,7 @@ __all__ = ["register"]
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("gate")
-@click.option("--quiet", "-q", is_flag=True, help="Only the decision line.")
+@quiet_option("Only the decision line (no notes).")
 def gate_cmd(
     source: InputSpec,
     k: int,

@@ -17,7 +17,7 @@ import pandas as pd
 
 from passhat import planner as plan
 from passhat._version import __version__
-from passhat.commands._common import emit_json, load_input, records
+from passhat.commands._common import emit_json, load_input, quiet_option, records
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms, leave_one_out
 from passhat.errors import InputError, OptionError
@@ -85,6 +85,7 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readabl
 @click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
 @click.option("--runs", type=int, default=None, help="Number of runs.")
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def detect_cmd(
     flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
@@ -104,6 +105,7 @@ def detect_cmd(
 @click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
     """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
@@ -116,6 +118,7 @@ def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> Non
 @click.option("--allowed-failures", type=int, default=0, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def certify_cmd(
     max_failure_rate: float | None,
@@ -151,6 +154,7 @@ def certify_cmd(
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def width_cmd(
     half_width: float | None,
@@ -182,6 +186,7 @@ def width_cmd(
 @click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
 @click.option("--attempts", type=int, required=True, help="Attempts k.")
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
     """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
@@ -191,6 +196,7 @@ def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
 @click.command("table")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
+@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
 @in_cli_terms
 def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
@@ -436,7 +442,7 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
     default=None,
     help="For --check: dask scheduler address, or synchronous/threads (default: local cluster).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option("No progress bar and no notes.")
 @prior_options
 @json_opt
 @table_output("table")

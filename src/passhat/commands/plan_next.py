@@ -19,7 +19,7 @@ from __future__ import annotations
 import click
 
 from passhat import planner as plan
-from passhat.commands._common import InputSpec, input_options, records
+from passhat.commands._common import InputSpec, input_options, quiet_option, records
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.commands._solve_for import in_cli_terms
 from passhat.commands.plan import _json, json_opt, plan_group, prior_options, resolve_prior
@@ -53,6 +53,7 @@ _SHOWN = 20
 @click.option("--max-per-task", type=int, default=None, help="At most this many runs per task.")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
 @click.option("--all", "show_all", is_flag=True, help="Print every task of the batch.")
+@quiet_option("No notes, only the batch.")
 @prior_options(prefix="prior-")
 @json_opt
 @table_output("batch")

@@ -19,7 +19,15 @@ import click
 
 from passhat import planner as plan
 from passhat._format import pct
-from passhat.commands._common import InputSpec, input_options, load_input, parse_k, records
+from passhat.commands._common import (
+    InputSpec,
+    check_path_given,
+    input_options,
+    load_input,
+    parse_k,
+    quiet_option,
+    records,
+)
 from passhat.commands._output import echo, table_output
 from passhat.commands._solve_for import in_cli_terms
 from passhat.commands.plan import (
@@ -158,7 +166,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
     default=None,
     help="Sweep: dask scheduler address, or synchronous/threads (default: a local cluster).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option("No progress bar and no notes.")
 @prior_options
 @json_opt
 @table_output("grid", "table")
@@ -200,6 +208,7 @@ def power_cmd(
     """
     pilot_arg: Any = None
     if rho_from is not None:
+        check_path_given(rho_from, option="--rho-from")
         if pilot is not None or example is not None or from_path is not None or mean_ is not None:
             raise OptionError("--rho-from FIT replaces PILOT and --from/--mean: give one of them")
         data, data_b = None, None
@@ -321,8 +330,15 @@ def power_cmd(
 @click.option("--runs", "runs_text", default="1,2,5,10", show_default=True, help="m values.")
 @click.option("--k", "k_text", default=None, help="k values (default: 1 and the fewest runs).")
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
-@click.option("--simulations", type=int, default=200, show_default=True)
+@click.option(
+    "--simulations",
+    type=click.IntRange(1, 1_000_000),
+    default=200,
+    show_default=True,
+    help="Simulated sets of new runs per m (at most 10^6).",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@quiet_option("No notes, only the table.")
 @json_opt
 def more_runs_cmd(
     source: InputSpec,

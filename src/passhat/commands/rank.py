@@ -16,7 +16,13 @@ import click
 from passhat._repr import interval_text
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat._version import __version__
-from passhat.commands._common import load_input, parse_k, records, unscored_tasks_option
+from passhat.commands._common import (
+    load_input,
+    parse_k,
+    quiet_option,
+    records,
+    unscored_tasks_option,
+)
 from passhat.commands._output import Table, emit_json, make_console, table_output
 from passhat.errors import OptionError
 from passhat.estimators import METRICS
@@ -151,7 +157,7 @@ def _print(res: Ranking, *, quiet: bool) -> None:
 @unscored_tasks_option()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("leaderboard")
-@click.option("--quiet", "-q", is_flag=True, help="No notes, only the tables.")
+@quiet_option("No notes, only the tables.")
 def rank_cmd(**opts: Any) -> None:
     """Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.
 

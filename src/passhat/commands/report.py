@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
-from passhat.commands._common import InputSpec, input_options, parse_k, unscored_tasks_option
+from passhat._version import __version__
+from passhat.commands._common import (
+    InputSpec,
+    check_path_given,
+    emit_json,
+    input_options,
+    parse_k,
+    quiet_option,
+    unscored_tasks_option,
+)
 from passhat.commands._output import echo
 from passhat.errors import OptionError
+from passhat.io import input_stamp
 from passhat.trials import Trials
 
 __all__ = ["register"]
@@ -87,7 +98,14 @@ __all__ = ["register"]
     is_flag=True,
     help="With --traces: look past lookups a failing run makes in addition to the passing runs'.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print only the path of index.html.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Where the files are, the summary and each section's status, as JSON on stdout (the "
+    "numbers are in results.json).",
+)
+@quiet_option("Print only the path of index.html (no notes).")
 def report_cmd(
     source: InputSpec,
     out_dir: str,
@@ -106,6 +124,7 @@ def report_cmd(
     unscored_tasks: str,
     traces_path: str | None,
     tolerate_extra_lookups: bool,
+    as_json: bool,
     quiet: bool,
 ) -> None:
     """Write the reliability report of RUNS (or --example NAME) into -o DIR."""
@@ -117,6 +136,8 @@ def report_cmd(
     ks = parse_k(k_text) if k_text is not None else None
     check_ci(ci, name="--ci")
     data = source.load()
+    if traces_path is not None:
+        check_path_given(traces_path, option="--traces")
     if tolerate_extra_lookups and traces_path is None:
         raise OptionError("--tolerate-extra-lookups needs --traces FILE")
     traces = (
@@ -143,7 +164,11 @@ def report_cmd(
         tolerate_extra_lookups=tolerate_extra_lookups,
         baseline=baseline,
         force=force,
+        progress=False if quiet or as_json else None,
     )
+    if as_json:
+        emit_json(_json_payload(res, data))
+        return
     if quiet:
         echo(str(res.paths.html))
         return
@@ -160,9 +185,8 @@ def report_cmd(
         f"  k = {', '.join(map(str, settings['k']))}; bootstrap {settings['n_boot']} resamples, "
         f"seed {res.data.stamp['seed']}"
     )
-    said = set(data.notes if isinstance(data, Trials) else data.attrs.get("notes", []))  # stderr
-    for note in res.data.stamp.get("notes", []):
-        if note not in said and not note.startswith(("population intervals:", "intervals:")):
+    for note in _new_notes(res, data):  # the reader's notes are on stderr
+        if not note.startswith(("population intervals:", "intervals:")):
             # the k line above says the resamples and the seed
             echo(f"  note: {note}")
     for s in skipped:
@@ -170,6 +194,38 @@ def report_cmd(
     for s in failed:
         echo(f"  warning: {s.title}: {s.note}", err=True)
     sys.stdout.flush()
+
+
+def _new_notes(res: Any, data: Any) -> list[str]:
+    """The report's notes that the reader's notes (stderr) did not already say."""
+    said = set(data.notes if isinstance(data, Trials) else data.attrs.get("notes", []))
+    return [str(n) for n in res.data.stamp.get("notes", []) if n not in said]
+
+
+def _json_payload(res: Any, data: Any) -> dict[str, Any]:
+    """``report --json``: the files written, the summary and each section's status (the
+    numbers themselves are in results.json). Keys are always present."""
+    paths = res.paths
+    return {
+        "passhat_version": __version__,
+        "input": input_stamp(data),
+        "out_dir": str(paths.out_dir),
+        "files": {
+            "html": str(paths.html),
+            "markdown": str(paths.markdown),
+            "json": str(paths.json),
+            "tasks": str(paths.tasks) if paths.tasks is not None else None,
+            "figures": [str(f) for f in paths.figures],
+        },
+        "seed": res.data.stamp.get("seed"),
+        "settings": res.data.stamp.get("settings", {}),
+        "summary": list(res.data.section("summary").sentences),
+        "sections": [
+            {"id": s.id, "title": s.title, "status": s.status, "note": s.note}
+            for s in res.data.sections
+        ],
+        "notes": _new_notes(res, data),
+    }
 
 
 def register(cli: click.Group) -> None:

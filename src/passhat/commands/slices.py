@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from passhat._version import __version__
-from passhat.commands._common import InputSpec, emit_json, fmt_num, input_options, records
+from passhat.commands._common import (
+    InputSpec,
+    emit_json,
+    fmt_num,
+    input_options,
+    quiet_option,
+    records,
+)
 from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import ValidationError
 from passhat.io import input_stamp
@@ -35,6 +42,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     help="Status that gets its own rate with an interval (repeat or comma-separate).",
 )
 @click.option("--ci", type=float, default=0.95, show_default=True, help="Level of the intervals.")
+@quiet_option("No notes, only the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("slices")
 def slices_cmd(

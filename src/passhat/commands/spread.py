@@ -16,6 +16,7 @@ from passhat.commands._common import (
     emit_json,
     input_options,
     parse_k,
+    quiet_option,
     records,
 )
 from passhat.commands._output import Table, make_console, table_output
@@ -90,6 +91,7 @@ def _rate(text: str | None, name: str) -> float | None:
     show_default=True,
     help="Runs: seed of every random step (printed with the results).",
 )
+@quiet_option("No notes, only the tables.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("spread")
 def spread_cmd(

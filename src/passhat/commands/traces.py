@@ -7,7 +7,7 @@ import pandas as pd
 
 from passhat._format import short
 from passhat._version import __version__
-from passhat.commands._common import emit_json, records
+from passhat.commands._common import emit_json, quiet_option, records
 from passhat.commands._output import Table, echo, make_console, table_output
 from passhat.errors import OptionError
 from passhat.examples import TRACE_EXAMPLES, load_example_traces
@@ -63,7 +63,7 @@ __all__ = ["register"]
 @click.option("--system-name", default=None, help="System name when the file has none.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @table_output("divergence")
-@click.option("--quiet", "-q", is_flag=True, help="No notes.")
+@quiet_option("No notes.")
 def traces_cmd(
     path: str | None,
     example: str | None,

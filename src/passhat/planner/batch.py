@@ -25,13 +25,34 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from passhat.errors import OptionError
 from passhat.planner.allocate import expected_error, greedy, per_task
 
-__all__ = ["MAX_PER_TASK", "Groups", "hedge"]
+__all__ = ["MAX_PER_TASK", "Groups", "check_batch", "hedge"]
 
 
 #: Most more runs one task can get in one batch (the expected errors are tabulated up to it).
 MAX_PER_TASK = 1000
+
+
+def check_batch(budget: int, tasks: int) -> None:
+    """Refuse a batch whose even share exceeds :data:`MAX_PER_TASK` runs per task (its tables
+    would not fit in memory), naming the largest batch that can be planned.
+
+    Examples
+    --------
+    >>> check_batch(4000, 4)
+    >>> check_batch(4001, 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: budget 4001 over 4 task(s) is more than 1000 more runs per task ...
+    """
+    if -(-budget // tasks) > MAX_PER_TASK:
+        raise OptionError(
+            f"budget {budget} over {tasks} task(s) is more than {MAX_PER_TASK} more runs per task "
+            f"in one batch; plan a batch of at most {tasks * MAX_PER_TASK} runs, run it, and plan "
+            "the next one from its results"
+        )
 
 
 @dataclass(frozen=True)
@@ -75,7 +96,9 @@ class Groups:
         gn, gc = uniq[:, 0], uniq[:, 1]
         lack = np.maximum(kk - gn, 0)
         room = np.maximum(np.minimum(cap, MAX_PER_TASK) - lack, 0)
-        reach = max(min(free, int(room.max()), levels), -(-free // T))
+        # the even share of the batch is evaluated too; never tabulate beyond one batch's
+        # limit (10^5 runs over 4 tasks built a 25,001² table per group: 23 GB)
+        reach = max(min(free, int(room.max()), levels), min(-(-free // T), MAX_PER_TASK))
         more = np.arange(int(lack.max()) + reach + 1)
         ha, hb, hw = hyper
         tables = [  # one per (μ, κ) point: a loop over a few hyperparameter values

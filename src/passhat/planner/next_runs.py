@@ -1,44 +1,36 @@
 """What to run next: the batch of runs that most lowers the estimate's error (``plan.next_runs``).
 
-After a pilot round the question is no longer "how many runs per task" but
-"which tasks get the next runs". The uncertainty of pass^k comes mostly from
-flaky tasks: a task that passed all its runs has a rate near one and gains
-little from another run. :func:`next_runs` spends a budget of runs where the
-expected reduction of the chosen estimate's variance is largest:
+After a pilot round the question is no longer "how many runs per task" but "which tasks get the
+next runs". The uncertainty of pass^k comes mostly from flaky tasks: a task that passed all its
+runs has a rate near one and gains little from another run. :func:`next_runs` spends a budget of
+runs where the expected reduction of the chosen estimate's variance is largest:
 
-* each task's rate has the posterior Beta(a + c_i, b + n_i − c_i); the
-  prior's (a, b) = (μκ, (1−μ)κ) come from their Beta-Binomial posterior on a
-  grid, represented by 16 points the objective is averaged over
-  (:func:`passhat.planner.allocate.hyper_points`), or from a stated
+* each task's rate has the posterior Beta(a + c_i, b + n_i − c_i); the prior's (a, b) = (μκ,
+  (1−μ)κ) come from their Beta-Binomial posterior on a grid, represented by 16 points the
+  objective is averaged over (:func:`passhat.planner.allocate.hyper_points`), or from a stated
   :class:`~passhat.plan.Assumptions`;
-* for x more runs, the expected squared error and the bias of the task's
-  unbiased estimate given its runs so far are exact finite sums
-  (:func:`passhat.planner.allocate.expected_error`);
-* the batch minimises the expected squared error of the average estimate,
-  Σ Var_i + (Σ bias_i)² over T² (the biases of the pilot runs add up: an
-  adaptive batch must not leave all of one sign in the average), greedily
-  (:func:`passhat.planner.allocate.greedy`; a heuristic for this objective,
-  checked against brute force), vectorised over groups of tasks with the
-  same counts;
-* the batch is hedged against uniform runs
-  (:func:`passhat.planner.batch.hedge`): under each (μ, κ) point the greedy
-  batch, an even share of the runs with the rest spent greedily and the even
-  spread are compared by their expected squared error, and the one with the
-  smallest worst ratio to the even spread is kept. Near pass rates of 1 the
-  (μ, κ) that a few runs per task reveal are too uncertain to trust the
-  greedy batch (in simulation it was 0.87–0.97× as accurate as uniform runs
-  there), and the runs are spread evenly; the explanation says so. A stated
-  ``prior`` (``plan next --prior-from``) is one (μ, κ) point, trusted: no hedge
-  (the candidates are compared under it alone). The widths reported are
-  those of the variance, plus the task-sampling term Var(f(p))/T in the
-  population scope, which more runs cannot lower.
+* for x more runs, the expected squared error and the bias of the task's unbiased estimate given
+  its runs so far are exact finite sums (:func:`passhat.planner.allocate.expected_error`);
+* the batch minimises the expected squared error of the average estimate, Σ Var_i + (Σ bias_i)²
+  over T² (the biases of the pilot runs add up: an adaptive batch must not leave all of one sign
+  in the average), greedily (:func:`passhat.planner.allocate.greedy`; a heuristic for this
+  objective, checked against brute force), vectorised over groups of tasks with the same counts;
+* the batch is hedged against uniform runs (:func:`passhat.planner.batch.hedge`): under each
+  (μ, κ) point the greedy batch, an even share of the runs with the rest spent greedily and the even
+  spread are compared by their expected squared error, and the one with the smallest worst ratio
+  to the even spread is kept. Near pass rates of 1 the (μ, κ) that a few runs per task reveal
+  are too uncertain to trust the greedy batch (in simulation it was 0.87–0.97× as accurate as
+  uniform runs there), and the runs are spread evenly; the explanation says so. A stated
+  ``prior`` (``plan next --prior-from``) is one (μ, κ) point, trusted: no hedge (the candidates
+  are compared under it alone). The widths reported are those of the variance, plus the
+  task-sampling term Var(f(p))/T in the population scope, which more runs cannot lower.
 
-Tasks with fewer than k runs have no pass^k estimate: they get the runs they
-lack first. With no flaky task (every task passed or failed all its runs),
-the answer is that more runs will not change pass^k here and tasks should be
-added. In the population scope the same budget spent on new tasks is
-compared with the reruns, and the number of new tasks that matches the
-reruns is given.
+Tasks with fewer than k runs have no pass^k estimate: they get the runs they lack first. With no
+flaky task (every task passed or failed all its runs), the answer is that more runs will not
+change pass^k here and tasks should be added, with how far a task's rate may still lie from
+the 1 or 0 its fewest runs show. In the population scope the same budget spent on
+new tasks is compared with the reruns, and the number of new tasks that matches the reruns is
+given.
 
 Examples
 --------
@@ -69,7 +61,7 @@ from passhat.planner.allocate import (
     prior_agreement,
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
-from passhat.planner.batch import Groups, hedge
+from passhat.planner.batch import Groups, check_batch, hedge
 from passhat.planner.result import _METRICS, _label
 
 __all__ = ["NO_FLAKY", "next_runs"]
@@ -202,6 +194,7 @@ def next_runs(
     cap = budget if max_per_task is None else int(max_per_task)
     if cap < 1:
         raise OptionError(f"max_per_task must be ≥ 1 (got {max_per_task!r})")
+    check_batch(budget, T)
     status = _status(n, c, kk)
     no_flaky = not bool((status == "flaky").any())
 
@@ -229,7 +222,7 @@ def next_runs(
         if int(extra.max()) < edge or edge >= int(groups.lack.max()) + min(free, cap):
             break
         levels *= 4
-    uni = mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64)
+    uni = np.minimum(mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64), cap)
     hedged = None
     if free >= T and not no_flaky:  # with fewer runs than tasks no even spread exists
         extra, hedged = hedge(groups, extra, uni, free, T)
@@ -310,6 +303,7 @@ def next_runs(
         (err_now, err_after),
         _prior_text(prior, stated, no_flaky),
         check,
+        n_min=int(n.min()),
     )
     table.attrs.update(
         {
@@ -506,6 +500,7 @@ def _sentences(
     errors: tuple[float, float] = (float("nan"), float("nan")),
     prior_text: str = "",
     check: dict[str, float] | None = None,
+    n_min: int = 0,
 ) -> list[str]:
     where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
     out: list[str] = []
@@ -517,7 +512,10 @@ def _sentences(
     if no_flaky:
         out.append(
             f"No task is flaky: every task passed all its runs or failed all of them, so "
-            f"{NO_FLAKY.replace('pass^k', label)}."
+            f"{NO_FLAKY.replace('pass^k', label)}. That rests on {n_min} run(s) per task at "
+            f"fewest: such a task's rate may still lie up to {1 - 0.05 ** (1 / max(n_min, 1)):.0%}"
+            " from the 1 or 0 its runs show (95% bound); more runs per task would show whether "
+            "any task is flaky."
         )
     else:
         spread = int((table["extra_runs"] > 0).sum())

@@ -80,6 +80,7 @@ def report(
     min_runs: int | None = None,
     unscored_tasks: str = "exclude",
     force: bool = False,
+    progress: bool | None = None,
 ) -> Report:
     """Compute and write the reliability report.
 
@@ -115,6 +116,9 @@ def report(
     compare_models : bool, default True
         Also fit the zero/one-inflated model (NUTS: compiles once per process)
         and compare the two by PSIS-LOO when both fits pass their diagnostics.
+    progress : bool, optional
+        Progress bar of the inflated model's NUTS fit: None shows it on a terminal only,
+        False never (``passhat report --quiet``).
     plan : bool
         Add "What to run next" from the planner.
     divergence : passhat.Divergence, optional
@@ -180,6 +184,7 @@ def report(
         on_short=on_short,  # type: ignore[arg-type]
         min_runs=min_runs,
         unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
+        progress=progress,
     )
     paths = write_report(data, out_dir, inputs=inputs, force=force)
     return Report(data=data, paths=paths)

@@ -101,6 +101,7 @@ def build_report_data(
     traces: Traces | None = None,
     tolerate_extra_lookups: bool = False,
     baseline: str | None = None,
+    progress: bool | None = None,
 ) -> ReportData:
     """Compute every number of the report.
 
@@ -134,6 +135,9 @@ def build_report_data(
     compare_models : bool, default True
         Also fit the zero/one-inflated model (NUTS) and compare the two by
         PSIS-LOO when both fits pass their diagnostics.
+    progress : bool, optional
+        Progress bar of the inflated model's NUTS fit: None shows it on a terminal only,
+        False never (``passhat report --quiet``).
     plan : bool
         Include the planner's section ("What to run next").
     divergence : object, optional
@@ -214,7 +218,14 @@ def build_report_data(
     )
 
     model_sec, model_rows, fit = model_section(
-        ds, model, ks=ks, ci=ci, seed=seed, method=model_method, compare=compare_models
+        ds,
+        model,
+        ks=ks,
+        ci=ci,
+        seed=seed,
+        method=model_method,
+        compare=compare_models,
+        progress=progress,
     )
     headline = headline_section(est, ks=ks, ci=ci, model_rows=model_rows)
     if len(systems) > 1 and ci is not None:

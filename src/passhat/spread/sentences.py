@@ -137,6 +137,13 @@ def describe_parts(r: pd.Series | Mapping[str, Any]) -> list[str]:
     flaky = _num(row, "flaky_share")
     riv = _interval(row, "ratio", "ratio")
     riv_txt = f"; for tasks like these the ratio lies in {riv}" if riv else ""
+    lo, hi = _num(row, "ratio_lower"), _num(row, "ratio_upper")
+    if riv and math.isfinite(ratio) and not lo <= ratio <= hi:  # say why, never leave it bare
+        riv_txt += (
+            " (the measured ratio, of these runs, lies outside it"
+            + (": for tasks like these the ratio cannot fall below 1" if ratio < lo else "")
+            + ")"
+        )
     if not math.isfinite(ratio):
         head = (
             f"pass^{k} is {float(row['pass_hat_k']):.1%} while a uniform spread of the mean "

@@ -5,6 +5,7 @@ Oracle: passhat.compare on the same data, seed and options (population scope).
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -87,3 +88,23 @@ def test_sentence_cases(diff, lo, hi, ends) -> None:
         assert "no interval" in s
     else:
         assert f"95% interval {lo * 100:+.1f} to {hi * 100:+.1f}, p = 0.5)" in s
+
+
+def test_a_difference_outside_its_interval_is_explained() -> None:
+    """Before: "B − A: pass^5 differs by +100.0 points (95% interval -39.5 to +89.2, p = 0.26)"
+    with no word on why the estimate lies outside its interval (one task: the posterior pools)."""
+    rows = [
+        {"system": s, "task_id": "t1", "trial": r, "success": s == "B" or r % 2 == 0}
+        for s in ("A", "B")
+        for r in range(5)
+    ]
+    data = ph.Trials.from_frame(pd.DataFrame(rows))
+    table, sentences = comparison_table(data, ks=[1, 5], ci=0.95, seed=0, n_boot=200, baseline="A")
+    r = next(r for r in table.rows if r["metric"] == "pass^k" and r["k"] == 5)
+    assert r["difference"] == 1.0 and not r["diff_lower"] <= 1.0 <= r["diff_upper"]
+    assert "lies outside the interval" in sentences[0]
+    assert "The difference lies outside its interval for B − A pass^k (k = 5)" in table.note
+    # inside its interval: no such note
+    row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
+           "diff_upper": 0.09, "p_value": 0.02}  # fmt: skip
+    assert "outside" not in comparison_sentence(row, k=4, ci=0.95)

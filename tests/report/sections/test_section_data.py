@@ -60,3 +60,28 @@ def test_count_tables_have_no_slices() -> None:
         "Every run was decided (no unscored runs).",
     ]
     assert sec.tables[0].rows[0]["runs"] == 8 and sec.tables[0].rows[0]["unscored"] == 0
+
+
+def test_first_sentence_counts_in_words_and_says_which_system_missed_tasks() -> None:
+    """Before: "1 system on 1 tasks; every task has 1 decided runs", and "3 systems on 12 tasks;
+    every task has 4 decided runs" when one system ran 9 of the 12 tasks."""
+    import pandas as pd
+
+    one = ph.Trials.from_frame(
+        pd.DataFrame({"system": "A", "task_id": "t1", "trial": [0], "success": [True]})
+    )
+    sec = data_section(one, as_counts(one), ph.estimate(one, k=[1]))
+    assert sec.sentences[0] == "1 system on 1 task; every task has 1 decided run."
+    rows = [
+        {"system": s, "task_id": f"t{t}", "trial": r, "success": (t + r) % 2 == 0}
+        for s in ("A", "B", "C")
+        for t in range(12)
+        for r in range(4)
+        if not (s == "C" and t < 3) and not (s == "B" and t == 5)
+    ]
+    three = ph.Trials.from_frame(pd.DataFrame(rows))
+    first = data_section(three, as_counts(three), ph.estimate(three, k=[1])).sentences[0]
+    assert first == (
+        "3 systems on 12 tasks; not every system ran every task (B 11 of 12, C 9 of 12); "
+        "every task a system ran has 4 decided runs."
+    )

@@ -91,3 +91,10 @@ def test_an_estimate_outside_its_interval_is_named_and_explained() -> None:
     agents = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.95, n_boot=300, seed=1)
     quiet = headline_section(agents, ks=[1, 4], ci=0.95, model_rows=None)
     assert not any(s.startswith("The estimate lies outside") for s in quiet.sentences)
+
+
+def test_sentences_at_k_one_read_in_the_singular() -> None:
+    """Before: "the chance that 1 runs of a task all pass ... at least one of 1 runs passes"."""
+    est = ph.estimate(ph.load_example("abcd"), k=[1])
+    text = " ".join(headline_section(est, ks=[1], ci=None, model_rows=None).sentences)
+    assert "the chance that a run of a task passes" in text and "1 runs" not in text

@@ -75,3 +75,34 @@ def test_next_batch_rows_are_next_runs_answer() -> None:
     assert sum(r["shown"] for r in rows) == 10
     assert any(f"{MAX_NEXT_ROWS} of the {len(api)} tasks" in s for s in sec.sentences)
     assert any(s.startswith("guided: " + api.attrs["sentences"][0][:40]) for s in sec.sentences)
+
+
+def test_no_clean_task_states_no_bound() -> None:
+    """Before: "5 clean runs rule out failure rates above 45.1% on the 0 tasks that never
+    failed" when every run failed, and "1 clean runs" with one run per task."""
+    import pandas as pd
+
+    def trials(n: int, ok: bool) -> ph.Trials:
+        rows = [
+            {"task_id": f"t{t}", "trial": r, "success": ok and t > 0}
+            for t in range(6)
+            for r in range(n)
+        ]
+        return ph.Trials.from_frame(pd.DataFrame(rows))
+
+    sec = plan_section(trials(5, False), fit=None, ks=[1, 5])
+    row, sentence = sec.tables[0].rows[0], sec.sentences[0]
+    assert "0 tasks" not in sentence and "no failure rate is ruled out" in sentence
+    assert row["clean_tasks"] == 0 and row["ruled_out_above"] is None
+    one = plan_section(trials(1, True), fit=None, ks=[1]).sentences[0]
+    assert "1 clean run rules out failure rates above 95.0% on the 5 tasks that never" in one
+
+
+def test_one_run_per_task_reads_in_the_singular() -> None:
+    """Before: "10 tasks × 1 runs", "40 tasks × 1 runs"."""
+    import pandas as pd
+
+    rows = [{"task_id": f"t{t}", "trial": 0, "success": t % 3 > 0} for t in range(12)]
+    sec = plan_section(ph.Trials.from_frame(pd.DataFrame(rows)), fit=None, ks=[1])
+    text = " ".join(sec.sentences)
+    assert "× 1 run" in text and "1 runs" not in text

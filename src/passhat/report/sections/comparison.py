@@ -118,6 +118,7 @@ def comparison_table(
         rows=rows,
         note=(
             f"{rows[0]['method']}; the interval excludes 0 exactly when p ≤ {1 - ci:.2g}"
+            + _outside_note(rows)
             if rows
             else ""
         ),
@@ -129,6 +130,38 @@ def comparison_table(
         if r["metric"] == "pass^k" and r["k"] == kmax
     ]
     return table, sent
+
+
+def _outside(r: dict[str, Any]) -> bool:
+    """Whether the row's difference lies outside its own interval."""
+    d, lo, hi = (
+        _float(r.get("difference")),
+        _float(r.get("diff_lower")),
+        _float(r.get("diff_upper")),
+    )
+    return math.isfinite(d) and math.isfinite(lo) and math.isfinite(hi) and not lo <= d <= hi
+
+
+#: Why an observed difference can lie outside its interval (the comparison's sentence and note).
+_OUTSIDE_WHY = (
+    "the difference is the one observed on these tasks, while the interval is for tasks like "
+    "these and comes from the method named under the table (a posterior pools the tasks and "
+    "pulls each toward the others; with few tasks the two can disagree)"
+)
+
+
+def _outside_note(rows: list[dict[str, Any]]) -> str:
+    out = [
+        f"{r['candidate']} − {r['baseline']} {r['metric']}"
+        + (f" (k = {r['k']})" if r.get("k") is not None else "")
+        for r in rows
+        if _outside(r)
+    ]
+    return (
+        f". The difference lies outside its interval for {', '.join(out)}: {_OUTSIDE_WHY}"
+        if out
+        else ""
+    )
 
 
 def _float(x: Any) -> float:
@@ -154,6 +187,10 @@ def comparison_sentence(r: dict[str, Any], *, k: int, ci: float) -> str:
     >>> print(comparison_sentence(row, k=4, ci=0.95))
     b − a: pass^4 differs by +5.0 points (95% interval +1.0 to +9.0, p = 0.02); the interval \
 excludes zero: b has the higher pass^4.
+    >>> row = {"candidate": "b", "baseline": "a", "difference": 1.0, "diff_lower": -0.39,
+    ...        "diff_upper": 0.89, "p_value": 0.26}
+    >>> "lies outside the interval" in comparison_sentence(row, k=5, ci=0.95)
+    True
     """
     cand, base = r["candidate"], r["baseline"]
     diff = float(r["difference"])
@@ -175,4 +212,6 @@ excludes zero: b has the higher pass^4.
         verdict = f"the interval excludes zero: {base} has the higher pass^{k}"
     else:
         verdict = "the interval includes zero, so the data do not settle which is better"
+    if not lo <= diff <= hi:
+        verdict += f". The observed difference lies outside the interval: {_OUTSIDE_WHY}"
     return f"{head}; {verdict}."

@@ -136,6 +136,11 @@ def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
 MAX_TASK_ROWS = 60
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section:
     """The data section: what was run, what was decided, and what was left out and why.
 
@@ -170,12 +175,19 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
     n_tasks = len(ds["task"])
     total_unscored = int(ds["unscored"].values.sum())
     all_n = n[present]
+    ran = ds["present"].astype(bool).sum("task").values
+    partial = [
+        f"{s} {int(r)} of {n_tasks}" for s, r in zip(systems, ran, strict=True) if r < n_tasks
+    ]
+    runs = int(all_n.min())
     sent = [
-        f"{len(systems)} system{'s' if len(systems) != 1 else ''} on {n_tasks} tasks; "
+        f"{_count(len(systems), 'system')} on {_count(n_tasks, 'task')}; "
+        + (f"not every system ran every task ({', '.join(partial)}); " if partial else "")
         + (
-            f"every task has {int(all_n.min())} decided runs."
+            f"every {'task' if not partial else 'task a system ran'} has "
+            f"{_count(runs, 'decided run')}."
             if all_n.min() == all_n.max()
-            else f"decided runs per task range from {int(all_n.min())} to {int(all_n.max())} "
+            else f"decided runs per task range from {runs} to {int(all_n.max())} "
             f"(median {float(np.median(all_n)):g})."
         )
     ]

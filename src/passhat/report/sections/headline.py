@@ -160,11 +160,12 @@ def headline_section(
             if pop
             else ""
         )
+        runs = "a run of a task passes" if kmax == 1 else f"{kmax} runs of a task all pass"
+        some = "a run passes" if kmax == 1 else f"at least one of {kmax} runs passes"
         sent.append(
             f"{r.system}: mean success {pct(r.mean)} per run; pass^{kmax} = "
-            f"{pct(r.pass_hat_k)}{pop_txt}, the chance that {kmax} runs of a task all pass, "
-            f"averaged over the tasks; pass@{kmax} = {pct(r.pass_at_k)}, the chance that at "
-            f"least one of {kmax} runs passes."
+            f"{pct(r.pass_hat_k)}{pop_txt}, the chance that {runs}, averaged over the tasks; "
+            f"pass@{kmax} = {pct(r.pass_at_k)}, the chance that {some}."
         )
     if methods:
         sent.append(
@@ -172,7 +173,8 @@ def headline_section(
             "interval is for the expected value over tasks like these, so it also covers which "
             "tasks were drawn."
             + (
-                f" A new benchmark of {new_t} such tasks would itself vary around that expected "
+                f" A new benchmark of {new_t} such task{'s' if new_t != 1 else ''} would itself "
+                "vary around that expected "
                 "value: the last interval column is the range its value would fall in."
                 if "predictive" in methods
                 else ""

@@ -227,7 +227,12 @@ def _icc_sentences(
 
 
 def _comparison(
-    data: Trials | xr.Dataset, f: Fit, ks: list[int], seed: int | None
+    data: Trials | xr.Dataset,
+    f: Fit,
+    ks: list[int],
+    seed: int | None,
+    *,
+    progress: bool | None = None,
 ) -> tuple[Table | None, list[str]]:
     """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS).
 
@@ -239,8 +244,8 @@ def _comparison(
             "Model comparison (plain Beta vs zero/one-inflated) was not run: the plain fit "
             "failed its diagnostics."
         ]
-    # NUTS compiles first (seconds to a minute): progress on a terminal, quiet otherwise
-    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=None)
+    # NUTS compiles first (seconds to a minute): progress on a terminal unless told otherwise
+    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=progress)
     if not inflated.diagnostics.passed:
         return None, [
             "Model comparison (plain Beta vs zero/one-inflated) not shown: the inflated model's "
@@ -288,6 +293,7 @@ def model_section(
     seed: int | None,
     method: str,
     compare: bool = True,
+    progress: bool | None = None,
 ) -> tuple[Section, pd.DataFrame | None, Fit | None]:
     """Fit (or take) the hierarchical model and summarise it.
 
@@ -308,6 +314,8 @@ def model_section(
     compare : bool, default True
         Also fit the zero/one-inflated model (NUTS) and compare the two by
         PSIS-LOO per system, when both fits pass their diagnostics.
+    progress : bool, optional
+        Progress bar of that NUTS fit (None: on a terminal only; False: never).
 
     Returns
     -------
@@ -342,7 +350,7 @@ def model_section(
     ]
     pre = _icc_sentences(hyper, summary, ks[-1], level) + mean_outside_note(summary)
     if compare:
-        cmp_table, cmp_sent = _comparison(data, f, ks, seed)
+        cmp_table, cmp_sent = _comparison(data, f, ks, seed, progress=progress)
         tables += [cmp_table] if cmp_table is not None else []
         sent += cmp_sent
     else:
