@@ -322,3 +322,17 @@ def test_mean_success_needs_a_decided_run() -> None:
     """Oracle: the data model (n = 0 has no success rate)."""
     with pytest.raises(ph.ShortTaskError):
         ph.mean_success(0, 0)
+
+
+def test_k_one_is_exactly_c_over_n() -> None:
+    # pass^1 = pass@1 = mean = c/n exactly (oracle: the fraction itself). exp∘log1p gave
+    # 0.7999999999999999 for 4 of 5, so pass^1 == mean failed in estimate() (found by the
+    # regime property test in tests/test_estimate_regimes.py).
+    n = np.arange(1, 60)
+    for c_frac in (0.2, 0.5, 0.8, 0.9):
+        c = np.floor(n * c_frac)
+        assert (ph.pass_hat_k(n, c, 1) == c / n).all()
+        assert (ph.pass_at_k(n, c, 1) == c / n).all()
+    assert ph.pass_hat_k(5, 4, 1) == 0.8 and isinstance(ph.pass_hat_k(5, 4, 1), np.floating)
+    est = ph.estimate(ph.counts_from_arrays([5, 7, 3], [4, 1, 2]), k=1)
+    assert est.value("pass_hat_k", 1) == est.value("mean", 1) == est.value("pass_at_k", 1)

@@ -225,7 +225,13 @@ def subset_ratio(a: ArrayLike, n: ArrayLike, k: ArrayLike) -> NDArray[np.float64
     >>> float(subset_ratio(4, 5, 2))
     0.6
     """
-    return np.exp(log_subset_ratio(a, n, k))
+    return _exact_at_one(a, n, k, np.exp(log_subset_ratio(a, n, k)))
+
+
+def _exact_at_one(a: ArrayLike, n: ArrayLike, k: ArrayLike, r: ArrayLike) -> NDArray[np.float64]:
+    """``r`` with C(a,1)/C(n,1) = a/n exactly at k = 1 (exp∘log gave 0.7999999999999999)."""
+    a_b, n_b, k_b = np.broadcast_arrays(*(np.asarray(x, float) for x in (a, n, k)))
+    return np.where((k_b == 1) & (n_b > 0), a_b / np.maximum(n_b, 1.0), r)[()]  # scalar in, out
 
 
 def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
@@ -274,8 +280,8 @@ def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
     n_arr, c_arr = _check_counts(n, c)
     k_arr = _check_k(k)
     _check_k_le_n(n_arr, k_arr)
-    # 0.0 − expm1(·): full precision near 0, and +0.0 (not −0.0) when c = 0
-    return 0.0 - np.expm1(log_subset_ratio(n_arr - c_arr, n_arr, k_arr))
+    at = 0.0 - np.expm1(log_subset_ratio(n_arr - c_arr, n_arr, k_arr))  # +0.0 (not −0.0) at c=0
+    return _exact_at_one(c_arr, n_arr, k_arr, at)
 
 
 def mean_success(n: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
@@ -545,9 +551,9 @@ def pair_values(
     pn2, pc2, kk = pn[:, None], pc[:, None], ks[None, :]
     short = kk > pn2
     hat = np.where(short, np.nan, subset_ratio(pc2, np.maximum(pn2, kk), kk))
-    at = np.where(
-        short, np.nan, 0.0 - np.expm1(log_subset_ratio(pn2 - pc2, np.maximum(pn2, kk), kk))
-    )
+    n_k = np.maximum(pn2, kk)
+    at_k = _exact_at_one(pc2, n_k, kk, 0.0 - np.expm1(log_subset_ratio(pn2 - pc2, n_k, kk)))
+    at = np.where(short, np.nan, at_k)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(pn2 > 0, pc2 / np.where(pn2 > 0, pn2, 1.0), np.nan)
     return {"mean": np.broadcast_to(mean, hat.shape), "pass_at_k": at, "pass_hat_k": hat}

@@ -336,7 +336,7 @@ def latent_draws(
                 num[sl, j] += (tw * _g(p, col)).sum(axis=1)
     for g in np.flatnonzero(~small):
         f = float(ff[g])
-        x, y = a + cc[g], b + nn[g] - cc[g]
+        x, y = a + cc[g], b + (nn[g] - cc[g])
         r = rng.gamma(f, size=n_draws) if resample_tasks else np.full(n_draws, f)
         den += ww[g] * r
         z = rng.standard_normal((n_draws, len(cols)))

@@ -8,6 +8,7 @@ reached (the check must come first); ``passhat.load_fit`` of the file after an i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,14 @@ def test_interrupted_save_keeps_the_good_fit(tmp_path: Path, monkeypatch) -> Non
     assert path.read_bytes() == good
     assert ph.load_fit(path).seed == 0
     assert [p.name for p in tmp_path.iterdir()] == ["fit.nc"]
+
+
+def test_fit_json_says_when_a_posterior_mean_lies_outside_its_interval(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # all-fail task, k = n = 9: benchmark pass^9 has mean 6e-7 against a 95% interval 0–1.7e-7
+    path = write(tmp_path, "f.csv", "task_id,n,c\nt1,9,0\n")
+    assert main(["fit", path, "--k", "1,9", "--method", "grid", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    outside = [r for r in doc["summary"] if not r["lower"] <= r["mean"] <= r["upper"]]
+    assert outside and any("lie outside their interval" in n for n in doc["notes"])

@@ -142,3 +142,33 @@ def test_cli_runs_print_the_test_and_intervals(capsys) -> None:
     assert "failures are clustered beyond what independent runs at a common rate" in " ".join(
         out.split()
     )
+
+
+# ------------------------ spread on one task: no estimate printed beside an interval it is outside
+def test_spread_single_task_prints_no_interval_it_lies_outside(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # 3 of 10 runs pass: pass^5 = 0, so the old output read "0.0× (1.0–508×)", the interval
+    # coming from the prior alone (one task says nothing about how task rates spread).
+    path = write(tmp_path, "one.csv", "task_id,n,c\nt1,10,3\n")
+    assert main(["spread", path, "--k", "1,5", "--n-boot", "200", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for r in doc["spread"]:
+        assert r["ratio_lower"] is None and r["ratio_upper"] is None
+    assert any("fewer than two tasks" in n for n in doc["notes"])
+    assert main(["spread", path, "--k", "1,5", "--n-boot", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "0.0× (—)" in out and "note: system: fewer than two tasks" in out
+    assert "-0.0 pts" not in out  # k = 1: the gap is exactly 0
+
+
+def test_spread_published_pair_at_the_uniform_reference_prints_no_inf(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # pass^2 = mean^2 = 0.25: every task at one rate, κ unbounded; it printed "κ = inf"
+    assert main(["spread", "--mean", "0.5", "--pass-hat", "0.25", "--k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "inf" not in out and "κ unbounded: every task at the same rate" in out
+    assert main(["spread", "--mean", "0.5", "--pass-hat", "0.25", "--k", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "inf" not in doc["spread"]["sentence"] and doc["spread"]["beta"]["kappa"] is None

@@ -116,3 +116,23 @@ def test_more_runs_refuses_what_it_cannot_do(two_task_fit):
             np.array(N2), np.array(C2), np.ones(2), h, [("mean", 1)], runs=[1],
             priors=Priors(), ci=0.9, simulations=20, rng=np.random.default_rng(0),
         )  # fmt: skip
+
+
+def test_predictive_of_all_pass_tasks_at_a_tiny_b_is_a_distribution() -> None:
+    # At a grid point with b = 6.8e-16 the predictive of m = 10 new runs of a 10/10 task
+    # computed b + 0 + 10 − 10 in that order: 0, so betaln(·, 0) = inf and the table held
+    # +inf, which turned the simulated posteriors into NaN (plan more-runs printed nan at +10
+    # for two 10/10 tasks). Oracle: a pmf over c' = 0..m sums to one; with b → 0 every new
+    # run passes (c' = m has probability → 1).
+    from passhat.model.preposterior import _bb_log_table
+
+    t = _bb_log_table(10, 10.0, 0.0, np.array([2.4e-7, 1.0]), np.array([6.8e-16, 1.0]))
+    assert np.isfinite(t).all()
+    np.testing.assert_allclose(np.exp(t).sum(axis=1), 1.0, rtol=1e-9)
+    assert np.exp(t[0, -1]) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_more_runs_on_all_pass_tasks_is_finite() -> None:
+    tab = ph.plan.more_runs(ph.counts_from_arrays([10, 10], [10, 10]), k=2)
+    num = tab[["expected_sd", "expected_width", "width_ratio", "within_task_share"]]
+    assert np.isfinite(num.to_numpy(dtype=float)).all(), tab

@@ -91,3 +91,20 @@ def test_ppc_table_and_plot(agents_grid):
 def test_inflated_summary_names_its_model(agents_inflated):
     s = agents_inflated.summary(k=[5])
     assert (s["method"].str.contains("inflated")).all()
+
+
+def test_a_mean_outside_its_interval_is_said() -> None:
+    # One task, 0 of 9 runs: benchmark pass^9 = E[p^9 | data] with p | a, b ~ Beta(a, b + 9).
+    # The posterior of that is so skewed that its mean lies above its 97.5% quantile; the old
+    # output showed both with no word. Oracle for the regime: the row itself, mean > upper.
+    from passhat.model.summaries import mean_outside_note
+
+    f = ph.fit(ph.counts_from_arrays([9], [0]), k=[1, 9], method="grid", seed=0)
+    s = f.summary(k=[1, 9])
+    row = s[(s["metric"] == "pass_hat_k") & (s["k"] == 9) & (s["scope"] == "benchmark")].iloc[0]
+    assert row["mean"] > row["upper"] >= row["lower"] >= 0.0
+    note = mean_outside_note(s)
+    assert len(note) == 1 and "pass^9 (benchmark)" in note[0] and "skewed" in note[0]
+    assert note[0] in repr(f)
+    inside = s[(s["mean"] >= s["lower"]) & (s["mean"] <= s["upper"])]
+    assert mean_outside_note(inside) == []

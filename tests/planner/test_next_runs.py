@@ -282,6 +282,29 @@ def test_population_scope_weighs_new_tasks_against_reruns() -> None:
     assert word in t.attrs["reasoning"]
 
 
+def test_new_tasks_are_weighed_from_the_tasks_the_mandatory_runs_leave() -> None:
+    # Task "2" has 2 < k = 3 runs: the first run of any budget goes to it. The old comparison
+    # counted it among the tasks with its variance left out, so it said "0 new tasks already
+    # match the reruns" although today's estimate (variance 0.064) is worse than the reruns'.
+    # Oracle: the same data with a budget of only that mandatory run (variance V_m); the free
+    # reruns beat V_m, so matching them with new tasks takes at least one new task.
+    data = _data([3, 8, 2], [1, 8, 0])
+    opts = {"k": 3, "metric": "pass_at_k", "scope": "population"}
+    only = ph.plan.next_runs(data, budget=1, **opts)
+    full = ph.plan.next_runs(data, budget=7, **opts)
+    v_m = only.attrs["variance_after"]
+    tvr = full.attrs["tasks_vs_runs"]
+    assert full.attrs["variance_after"] < v_m and tvr["free_runs"] == 6
+    assert tvr["tasks_to_match_reruns"] >= 1
+    # consistent with the new tasks' own variance: enough new tasks do match the reruns
+    beats = tvr["variance_new_tasks"] <= tvr["variance_reruns"]
+    assert beats == (tvr["new_tasks"] >= tvr["tasks_to_match_reruns"])
+    # no free runs: nothing to weigh, and no "0 new tasks × 3 runs" sentence
+    assert only.attrs["tasks_vs_runs"]["free_runs"] == 0
+    assert "new tasks" not in only.attrs["reasoning"]
+    assert only.attrs["tasks_vs_runs"]["variance_new_tasks"] == pytest.approx(v_m, rel=1e-9)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

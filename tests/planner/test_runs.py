@@ -209,3 +209,15 @@ def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
     assert "0.00% ≥" not in r.reasoning
     c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
     assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)
+
+
+@pytest.mark.parametrize(("f", "q"), [(1e-12, 0.95), (1e-9, 0.99), (3e-7, 0.5), (0.1, 0.95)])
+def test_runs_to_detect_is_minimal_at_tiny_flip_rates(f, q):
+    # Oracle: 50-digit decimal arithmetic, n = ⌈ln(1 − q) / ln(1 − f)⌉. The old rounding slack
+    # (1e-9 relative) answered 2,995,732,270,557 at f = 1e-12, about 3,000 runs short of q.
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 50
+    exact = (Decimal(1) - Decimal(q)).ln() / (Decimal(1) - Decimal(f)).ln()
+    want = int(exact.to_integral_value(rounding="ROUND_CEILING"))
+    assert plan.runs_to_detect(flip_rate=f, confidence=q).value == want

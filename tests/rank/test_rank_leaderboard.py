@@ -355,6 +355,26 @@ def test_unscored_runs_are_counted_in_the_notes() -> None:
     ]
 
 
+def test_a_zero_width_bootstrap_interval_takes_the_estimates_rule() -> None:
+    # A passes every run of 30 tasks: every task resample gives 1, so the percentile interval
+    # read [1, 1] for the population mean of tasks like these, which is not known exactly.
+    # Oracle: passhat.estimate's population interval of the same system (same seed and draws).
+    a = ph.counts_from_arrays([5] * 30, [5] * 30, system="A")
+    b = ph.counts_from_arrays([5] * 30, [5] * 29 + [4], system="B")
+    r = ph.rank([a, b], k=[1, 5], n_boot=500, seed=0)
+    t = r.table.set_index(["system", "metric", "k"])
+    est = ph.estimate(a, k=[1, 5], ci=0.95, n_boot=500, seed=0).table
+    pop = est[est["scope"] == "population"].set_index(["metric", "k"])
+    for metric, kk in [("mean", 1), ("pass_hat_k", 5), ("pass_at_k", 5)]:
+        row = t.loc[("A", metric, kk)]
+        assert row["upper"] - row["lower"] > 1e-3
+        assert row["lower"] == pytest.approx(pop.loc[(metric, kk), "lower"])
+        assert row["upper"] == pytest.approx(pop.loc[(metric, kk), "upper"])
+        assert "every bootstrap resample gave one value" in row["interval"]
+    assert t.loc[("B", "pass_hat_k", 5), "interval"] == "marginal"  # B's resamples differ
+    assert any("not the bootstrap's percentile interval" in n for n in r.notes)
+
+
 def test_few_tasks_take_each_systems_posterior_the_interval_estimate_gives() -> None:
     """Below 30 common tasks the task bootstrap cannot resample (one task: every resample is
     the same task, intervals of zero width and P(rank = 1) = 1.00 for a system 'ahead' on one

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passhat as ph
 from passhat.spread import CLUSTERED, heterogeneity_test
@@ -172,3 +174,62 @@ def test_weights_are_noted_for_the_model_based_figures() -> None:
     weighted = ph.spread(counts, k=2, weights={str(i): float(i + 1) for i in range(6)})
     assert "weights" not in plain.method
     assert "equally weighted" in weighted.method["weights"]
+
+
+# ---------------------------------------- a figure outside its interval is said, never left
+def test_spread_single_task_gives_no_model_interval_and_says_why() -> None:
+    # One task, 7 of 10: the sample ratio at k = 5 is C(7,5)/C(10,5) / 0.7^5 = 0.0833/0.168 =
+    # 0.496, and one task says nothing about how task rates spread, so the old population
+    # interval (1.0–357×) was the prior's and did not contain the 0.5× printed beside it.
+    sp = ph.spread(ph.counts_from_arrays([10], [7]), k=[1, 5], ci=0.95, n_boot=200)
+    row = sp.row("system", 5)
+    assert row["ratio"] == pytest.approx((math.comb(7, 5) / math.comb(10, 5)) / 0.7**5)
+    for key in ("ratio", "consistency", "tasks_for_80_model"):
+        assert math.isnan(row[f"{key}_lower"]) and math.isnan(row[f"{key}_upper"])
+    assert math.isnan(sp.heterogeneity["icc_lower"].iloc[0])
+    assert any("fewer than two tasks" in n for n in sp.notes)
+    k1 = sp.row("system", 1)  # k = 1: equal by definition, no rounding residue
+    assert k1["gap"] == 0.0 and k1["ratio"] == 1.0
+
+
+def test_spread_sample_ratio_below_population_interval_gets_a_note() -> None:
+    # 30 tasks × 5 runs at one common rate: the sample ratio is below 1 (the unbiased pass^k
+    # over the plug-in mean^k), the population interval starts at 1 (Jensen): said in a note.
+    c = [3] * 20 + [4] * 10
+    sp = ph.spread(ph.counts_from_arrays([5] * 30, c), k=5, ci=0.95, n_boot=200)
+    row = sp.row("system", 5)
+    hat = (20 * math.comb(3, 5) + 10 * math.comb(4, 5)) / 30 / math.comb(5, 5)
+    mean = (20 * 3 + 10 * 4) / 150
+    assert row["ratio"] == pytest.approx(hat / mean**5) and row["ratio"] < row["ratio_lower"]
+    assert any("outside their population interval" in n and "Jensen" in n for n in sp.notes)
+
+
+@st.composite
+def _small_counts(draw: st.DrawFn) -> tuple[list[int], list[int]]:
+    t = draw(st.integers(1, 6))
+    n = draw(st.lists(st.integers(1, 8), min_size=t, max_size=t))
+    c = [draw(st.integers(0, m)) for m in n]
+    return n, c
+
+
+@settings(max_examples=25, deadline=None)
+@given(_small_counts(), st.integers(1, 4))
+def test_spread_every_figure_in_its_interval_or_noted(
+    counts: tuple[list[int], list[int]], kmax: int
+) -> None:
+    n, c = counts
+    ks = sorted({1, min(kmax, min(n))})
+    sp = ph.spread(ph.counts_from_arrays(n, c), k=ks, ci=0.9, n_boot=100)
+    t = sp.table
+    for key in ("ratio", "consistency"):
+        lo, hi, v = (t[f"{key}_lower"], t[f"{key}_upper"], t[key])
+        ok = lo.isna() | hi.isna() | v.isna() | ((v >= lo - 1e-9) & (v <= hi + 1e-9))
+        assert (lo.isna() | hi.isna() | (lo <= hi)).all()
+        if not ok.all():
+            assert any(
+                f"{'pass^k / mean^k' if key == 'ratio' else 'pass^k / mean'} value" in s
+                for s in sp.notes
+            )
+    assert ((t["gap"] >= -1e-12) | (t["k"] > 1)).all() and (t.loc[t["k"] == 1, "gap"] == 0).all()
+    if len(n) < 2:
+        assert t["ratio_lower"].isna().all()

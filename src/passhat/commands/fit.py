@@ -133,6 +133,7 @@ def fit_cmd(
     from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit
     from passhat.model.fit import fit_notes
+    from passhat.model.summaries import mean_outside_note
 
     if output is not None:  # before sampling, not after
         check_file(output, inputs=input_paths(source.path), force=force)
@@ -195,7 +196,7 @@ def fit_cmd(
                     "priors": result.priors.to_json(),
                     "output": output,
                 },
-                "notes": fit_notes(result),
+                "notes": fit_notes(result) + mean_outside_note(summary),
                 "summary": records(summary),
                 "diagnostics": _diagnostics_json(diag),
             }
@@ -251,7 +252,7 @@ def fit_cmd(
             "it. `passhat plan more-runs` gives the expected width after m more runs.",
             highlight=False,
         )
-        for note in fit_notes(result):
+        for note in fit_notes(result) + mean_outside_note(summary):
             console.print(note)  # the console prints every string literally
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")
@@ -274,6 +275,8 @@ def _joint_output(
     settings: dict[str, Any],
 ) -> int:
     """Print (or emit as JSON) a joint fit: per-system table, parameters, diagnostics."""
+    from passhat.model.summaries import mean_outside_note
+
     summary = result.summary(k=ks, ci=ci)
     diag = result.diagnostics
     hyper = result.hyper_summary(ci=ci)
@@ -294,7 +297,7 @@ def _joint_output(
                     "output": output,
                     **settings,
                 },
-                "notes": result.notes,
+                "notes": result.notes + mean_outside_note(summary),
                 "summary": records(summary),
                 "parameters": records(hyper),
                 "correlation": records(corr),
@@ -351,7 +354,7 @@ def _joint_output(
             "differences / rank_table, or `passhat rank`.",
             highlight=False,
         )
-        for note in result.notes:
+        for note in result.notes + mean_outside_note(summary):
             console.print(note)
         if output is not None:
             console.print(f"posterior saved to {output} (load with passhat.load_fit)")

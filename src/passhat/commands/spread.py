@@ -23,6 +23,7 @@ from passhat.commands._output import Table, make_console, table_output
 from passhat.errors import OptionError
 from passhat.io import input_stamp
 from passhat.spread import spread, spread_from_summary
+from passhat.spread.from_summary import kappa_text
 
 __all__ = ["register"]
 
@@ -173,6 +174,7 @@ def spread_cmd(
                 "heterogeneity": records(sp.heterogeneity),
                 "contributions": records(top),
                 "excluded": records(sp.excluded),
+                "notes": sp.notes,
             }
         )
         return
@@ -228,6 +230,8 @@ def spread_cmd(
     kmax = int(sp.table["k"].max())
     for system in sp.table["system"].unique():
         console.print(f"{system}: {sp.sentence(system, kmax)}", markup=False, highlight=False)
+    for note in sp.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     console.print(f"bootstrap and test: {n_boot} resamples, seed {seed}")
     if len(sp.excluded):
         for reason, grp in sp.excluded.groupby("reason", sort=False):
@@ -277,7 +281,7 @@ def _print_summary(res: Any) -> None:
     console.print(table)
     if res.beta is not None:
         b = res.beta
-        bt = Table(title=f"Implied Beta spread: κ = {b.kappa:.3g}, ICC = {b.icc:.2f}")
+        bt = Table(title=f"Implied Beta spread: {kappa_text(b.kappa)}, ICC = {b.icc:.2f}")
         for col in ("k", "pass^k (Beta)", "pass@k (Beta)", "mixed tasks in k runs"):
             bt.add_column(col, justify="right")
         for kv in sorted(b.pass_hat_k):

@@ -104,7 +104,7 @@ def _bb_log_table(m: int, c: Any, f: Any, a: Any, b: Any) -> NDArray[np.float64]
         special.gammaln(m + 1.0)
         - special.gammaln(cp + 1.0)
         - special.gammaln(m - cp + 1.0)
-        + special.betaln(aa + c + cp, bb + f + m - cp)
+        + special.betaln(aa + (c + cp), bb + (f + m - cp))
         - special.betaln(aa + c, bb + f)
     )
 

@@ -221,7 +221,7 @@ def log_rate_sums(
         out["s1"][rows] += lp.sum(axis=1)
         out["s2"][rows] += l1p.sum(axis=1)
     for j in np.flatnonzero(~exact):  # large groups: one normal draw per group and draw
-        alpha, beta = a + cc[j], b + nn[j] - cc[j]
+        alpha, beta = a + cc[j], b + (nn[j] - cc[j])
         if mixed:
             probs = np.stack([r1[:, j], r0[:, j], rb[:, j]], axis=1)
             probs /= probs.sum(axis=1, keepdims=True)

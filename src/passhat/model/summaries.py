@@ -49,6 +49,7 @@ __all__ = [
     "TASK_POSTERIOR_COLUMNS",
     "fit_view",
     "loglik_array",
+    "mean_outside_note",
     "method_label",
     "ppc_rows",
     "summary_table",
@@ -392,6 +393,53 @@ def ppc_rows(
     ]
 
 
+def mean_outside_note(summary: pd.DataFrame) -> list[str]:
+    """The note that says which posterior means lie outside their equal-tailed interval, and why.
+
+    A posterior of pass^k (or pass@k) near 0 (or 1) is so skewed that its mean
+    can lie beyond the interval's end: e.g. one task with 0 of 9 runs at k = 9,
+    whose benchmark pass^9 has posterior mean 6e-7 and 95% interval 0–1.7e-7.
+    Both are right; the output says so instead of leaving it for the reader.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :meth:`passhat.Fit.summary` (``system``, ``metric``, ``k``,
+        ``scope``, ``mean``, ``lower``, ``upper``, ``ci``).
+
+    Returns
+    -------
+    list of str
+        Empty when every interval contains its mean; else one sentence.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["s"], "metric": ["pass_hat_k"], "k": [9],
+    ...                   "scope": ["benchmark"], "mean": [6e-7], "lower": [0.0],
+    ...                   "upper": [1.7e-7], "ci": [0.95]})
+    >>> mean_outside_note(t)[0][:58]
+    '1 posterior mean(s) lie outside their interval, e.g. s pas'
+    """
+    if summary.empty:
+        return []
+    v = summary["mean"].to_numpy(dtype=float)
+    lo = summary["lower"].to_numpy(dtype=float)
+    hi = summary["upper"].to_numpy(dtype=float)
+    out = np.isfinite(v) & np.isfinite(lo) & np.isfinite(hi) & ((v < lo) | (v > hi))
+    if not out.any():
+        return []
+    r = summary[out].iloc[0]
+    label = str(r["metric"]).replace("pass_hat_k", "pass^").replace("pass_at_k", "pass@")
+    label += "" if r["metric"] in ("mean", "icc") else str(int(r["k"]))
+    return [
+        f"{int(out.sum())} posterior mean(s) lie outside their interval, e.g. {r['system']} "
+        f"{label} ({r['scope']}): mean {float(r['mean']):.3g} against {float(r['lower']):.3g}–"
+        f"{float(r['upper']):.3g}. The posterior is so skewed (a rate near 0 or 1 raised to "
+        f"the power k) that its mean lies beyond the end of the central {float(r['ci']):.0%} "
+        "interval; both are correct, and the interval is the one to read."
+    ]
+
+
 def fit_view(fit: Any) -> View:
     """What a :class:`passhat.Fit` shows: method, draws, diagnostics, posterior per system and k.
 
@@ -423,6 +471,7 @@ def fit_view(fit: Any) -> View:
                 f"{r.system} {r.mean:.2f} ({r.lower:.2f}–{r.upper:.2f})" for r in icc.itertuples()
             )
         )
+    notes += mean_outside_note(summary)
     if not diag.passed:
         notes.append("Diagnostics failed: " + "; ".join(diag.problems))
     return View(title, grid, tuple(notes))

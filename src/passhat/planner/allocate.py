@@ -197,8 +197,8 @@ def expected_error(
         cq = np.where(ok, cp, 0.0)
         base = special.betaln(aa, bb)
         logc = _log_comb(xx, cq)
-        logp = logc + special.betaln(aa + cq, bb + xx - cq) - base
-        logq = logc + special.betaln(aa + cq + kk, bb + xx - cq) - base
+        logp = logc + special.betaln(aa + cq, bb + (xx - cq)) - base
+        logq = logc + special.betaln(aa + (cq + kk), bb + (xx - cq)) - base
         succ, runs = cc + cq, nn + xx
         has = succ >= kk
         logh = np.where(has, _log_comb(succ, np.full_like(succ, kk)), 0.0) - _log_comb(

@@ -102,7 +102,7 @@ class Groups:
         more = np.arange(int(lack.max()) + reach + 1)
         ha, hb, hw = hyper
         tables = [  # one per (μ, κ) point: a loop over a few hyperparameter values
-            expected_error(gn, gc, a + gc, b + gn - gc, more, k=k, metric=metric)
+            expected_error(gn, gc, a + gc, b + (gn - gc), more, k=k, metric=metric)
             for a, b in zip(ha, hb, strict=True)
         ]
         enough = (gn[:, None] + more[None, :] >= kk)[None]

@@ -278,11 +278,12 @@ def next_runs(
     table = table.sort_values(
         ["variance_reduction", "extra_runs"], ascending=False, kind="stable", na_position="first"
     ).reset_index(drop=True)
-    tasks_vs_runs = (
-        _tasks_vs_runs(prior, n, c, extra, v_now, free, between, var_after, k, metric, T, kk)
-        if scope == "population"
-        else None
-    )
+    tasks_vs_runs = None
+    if scope == "population":  # from the tasks the mandatory runs (spent either way) leave
+        v_base, _, _, t_base = groups.variance(mandatory, between)
+        tasks_vs_runs = _tasks_vs_runs(
+            prior, n, v_base, free, between, var_after, k, metric, t_base, kk
+        )
     sentences = _sentences(
         table,
         label,
@@ -442,8 +443,6 @@ def _reason_texts(
 def _tasks_vs_runs(
     prior: Assumptions,
     n: np.ndarray,
-    c: np.ndarray,
-    extra: np.ndarray,
     v_now: np.ndarray,
     free: int,
     between: float,
@@ -472,11 +471,12 @@ def _tasks_vs_runs(
         t_star = max(0, int(np.ceil(u - T - 1e-9)))
         needed = t_star if t_star <= 1000 * max(T, 1) else None
     return {
+        "free_runs": int(free),
         "runs_per_new_task": per_task,
         "new_tasks": int(affordable),
         "variance_new_tasks": var_tasks,
         "variance_reruns": var_runs,
-        "tasks_beat_runs": bool(var_tasks < var_runs),
+        "tasks_beat_runs": bool(var_tasks < var_runs * (1 - 1e-12)),  # not on rounding
         "tasks_to_match_reruns": needed,
     }
 
@@ -576,14 +576,14 @@ def _sentences(
         )
         nt, per = tvr["new_tasks"], tvr["runs_per_new_task"]
         need = tvr["tasks_to_match_reruns"]
-        if tvr["tasks_beat_runs"] or no_flaky:
+        if tvr["free_runs"] and (tvr["tasks_beat_runs"] or no_flaky):
             out.append(
                 f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
                 f"variance to {tvr['variance_new_tasks']:.2e}, against "
                 f"{tvr['variance_reruns']:.2e} from the reruns"
                 + (f"; {need} new tasks already match the reruns." if need is not None else ".")
             )
-        else:
+        elif tvr["free_runs"]:  # no free runs: nothing to weigh against new tasks
             out.append(
                 f"Reruns beat new tasks here: {nt} new tasks × {per} runs would bring the "
                 f"variance only to {tvr['variance_new_tasks']:.2e} (reruns: "

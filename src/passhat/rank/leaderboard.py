@@ -378,6 +378,11 @@ def rank(
         highs = np.quantile(draws, 1 - alpha / 2, axis=0)
     else:
         lows, highs = bounds[:, 0, :], bounds[:, 1, :]
+    rule = np.full(lows.shape, "marginal", dtype=object)
+    if engine == "bootstrap" and bounds is None:  # a degenerate bootstrap: estimate's rule
+        opts = {"weights": weights, "ci": level, "n_boot": nb, "seed": seed}
+        ds_kept = ds.isel(task=np.flatnonzero(keep))
+        lows, highs, rule = _flat_intervals(ds_kept, cols, systems, lows, highs, rule, opts)
     # ---- pairwise matrix and tiers: the compare rule for every pair
     pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
@@ -416,7 +421,7 @@ def rank(
         r["lower"] = np.clip(lows[:, j], 0.0, 1.0)
         r["upper"] = np.clip(highs[:, j], 0.0, 1.0)
         r["scope"] = "population"
-        r["interval"] = "marginal"
+        r["interval"] = rule[:, j]
         r["tasks"] = t_n
         r["engine"] = engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
@@ -469,8 +474,54 @@ def rank(
         systems=systems,
         dropped=dropped,
         settings=settings,
-        notes=notes,
+        notes=[*notes, *_flat_note(table)],
     )
+
+
+def _flat_note(table: pd.DataFrame) -> list[str]:
+    """Which value intervals are not the percentile bootstrap's (:func:`_flat_intervals`)."""
+    odd = table[table["interval"] != "marginal"]
+    if odd.empty:
+        return []
+    r = odd.iloc[0]
+    return [
+        f"{len(odd)} value interval(s) are not the bootstrap's percentile interval, e.g. "
+        f"{r['system']} {r['metric']} k = {int(r['k'])}: every task resample gave the same "
+        "value (a zero-width interval), so they are passhat.estimate's population intervals "
+        "(the method is in the interval column)."
+    ]
+
+
+def _flat_intervals(
+    ds: xr.Dataset,
+    cols: list[Column],
+    systems: list[str],
+    lows: NDArray[np.float64],
+    highs: NDArray[np.float64],
+    rule: NDArray[np.object_],
+    opts: dict[str, Any],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.object_]]:
+    """Zero-width percentile intervals replaced by :func:`passhat.estimate`'s population ones.
+
+    When every resample of the tasks gives the same value (every task all-pass reads
+    [1, 1]), the percentile interval claims the population value is known; it is not. Those
+    cells take the interval the estimate's scope rule picks (with few tasks the hierarchical
+    model's, :mod:`passhat.intervals`), and ``interval`` says so.
+    """
+    flat = highs - lows <= 1e-12
+    if not flat.any():
+        return lows, highs, rule
+    from passhat.estimate import estimate  # same layer; only on this rare path
+
+    ks = sorted({int(kk) for _, kk in cols})
+    t = estimate(ds, k=ks, **opts).table
+    t = t[t["scope"] == "population"].set_index(["system", "metric", "k"])
+    lows, highs, rule = lows.copy(), highs.copy(), rule.copy()
+    for i, j in zip(*np.nonzero(flat), strict=True):  # the few degenerate cells
+        row = t.loc[(systems[i], cols[j][0], int(cols[j][1]))]
+        lows[i, j], highs[i, j] = float(row["lower"]), float(row["upper"])
+        rule[i, j] = f"marginal: {row['method']} (every bootstrap resample gave one value)"
+    return lows, highs, rule
 
 
 def _win_probabilities(

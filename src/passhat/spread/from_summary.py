@@ -26,7 +26,20 @@ from passhat.spread.beta import (
     unexplained_reason,
 )
 
-__all__ = ["BetaFit", "SummarySpread", "spread_from_summary"]
+__all__ = ["BetaFit", "SummarySpread", "kappa_text", "spread_from_summary"]
+
+
+def kappa_text(kappa: float) -> str:
+    """κ for a sentence; an unbounded κ (every task at one rate) in words, never ``inf``.
+
+    Examples
+    --------
+    >>> kappa_text(1.43), kappa_text(float("inf"))
+    ('κ = 1.43', 'κ unbounded: every task at the same rate')
+    """
+    if math.isinf(kappa):
+        return "κ unbounded: every task at the same rate"
+    return f"κ = {kappa:.3g}"
 
 
 @dataclass(frozen=True)
@@ -107,7 +120,8 @@ class SummarySpread:
         if self.beta is not None:
             n = self.mixed_share_runs or self.k
             s += (
-                f" A Beta spread of task rates explains the pair with κ = {self.beta.kappa:.3g} "
+                " A Beta spread of task rates explains the pair with "
+                f"{kappa_text(self.beta.kappa)} "
                 f"(ICC {self.beta.icc:.2f}) and predicts {self.beta.mixed_share[n]:.0%} of tasks "
                 f"with mixed outcomes in {n} runs."
             )

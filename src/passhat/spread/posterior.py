@@ -105,6 +105,9 @@ def posterior_spread(
     ----------
     n, c : array_like of int
         Decided runs and successes per task (tasks with n = 0 are ignored).
+        With fewer than two such tasks every figure is NaN: how task rates
+        spread across tasks is not identified by one task (the interval
+        would be the prior's).
     ks : sequence of int
         k values (k = 1 gets ratio and consistency 1 and no concentration).
     ci : float
@@ -141,7 +144,7 @@ def posterior_spread(
     keep = nn > 0
     nn, cc = nn[keep], cc[keep]
     out = SpreadPosterior(homogeneous=homogeneous)
-    if nn.size == 0:
+    if nn.size < 2:
         keys = ["ratio", "consistency"] + [f"tasks_for_{round(x * 100)}_model" for x in levels]
         nan = float("nan")
         for k in ks:

@@ -14,6 +14,7 @@ import xarray as xr
 
 from passhat.estimators import METRIC_LABELS
 from passhat.model import Fit, compare_models, fit
+from passhat.model.summaries import mean_outside_note
 from passhat.report.document import Column, Section, Table, frame_rows
 from passhat.report.figure_data import ppc_frame
 from passhat.report.sections._rows import population_row, shown
@@ -347,7 +348,7 @@ def model_section(
         _diagnostics_table(diag),
         ppc_table,
     ]
-    pre = _icc_sentences(hyper, summary, ks[-1], level)
+    pre = _icc_sentences(hyper, summary, ks[-1], level) + mean_outside_note(summary)
     if compare:
         cmp_table, cmp_sent = _comparison(data, f, ks, seed, progress=progress)
         tables += [cmp_table] if cmp_table is not None else []

@@ -185,6 +185,7 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
         cmp = compare_consistency(t, kmax)
         if cmp:
             sent.append(cmp)
+    sent += list(getattr(sp, "notes", []))
     tables = [spread_table]
     if len(sp.heterogeneity):
         tables.append(het_table)
