@@ -296,6 +296,8 @@ def test_new_tasks_are_weighed_from_the_tasks_the_mandatory_runs_leave() -> None
     tvr = full.attrs["tasks_vs_runs"]
     assert full.attrs["variance_after"] < v_m and tvr["free_runs"] == 6
     assert tvr["tasks_to_match_reruns"] >= 1
+    if tvr["tasks_to_match_reruns"] == 1:  # singular in the sentence
+        assert "; 1 new task already matches the reruns." in full.attrs["reasoning"]
     # consistent with the new tasks' own variance: enough new tasks do match the reruns
     beats = tvr["variance_new_tasks"] <= tvr["variance_reruns"]
     assert beats == (tvr["new_tasks"] >= tvr["tasks_to_match_reruns"])

@@ -26,11 +26,10 @@ runs where the expected reduction of the chosen estimate's variance is largest:
   task-sampling term Var(f(p))/T in the population scope, which more runs cannot lower.
 
 Tasks with fewer than k runs have no pass^k estimate: they get the runs they lack first. With no
-flaky task (every task passed or failed all its runs), the answer is that more runs will not
-change pass^k here and tasks should be added, with how far a task's rate may still lie from
-the 1 or 0 its fewest runs show. In the population scope the same budget spent on
-new tasks is compared with the reruns, and the number of new tasks that matches the reruns is
-given.
+flaky task (every task passed or failed all its runs), the answer is that more runs will not change
+pass^k here and tasks should be added, with how far a task's rate may still lie from the 1 or 0 its
+fewest runs show. In the population scope the same budget spent on new tasks is compared with the
+reruns, and the number of new tasks that matches the reruns is given.
 
 Examples
 --------
@@ -576,12 +575,13 @@ def _sentences(
         )
         nt, per = tvr["new_tasks"], tvr["runs_per_new_task"]
         need = tvr["tasks_to_match_reruns"]
+        match = "task already matches" if need == 1 else "tasks already match"
         if tvr["free_runs"] and (tvr["tasks_beat_runs"] or no_flaky):
             out.append(
                 f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
                 f"variance to {tvr['variance_new_tasks']:.2e}, against "
                 f"{tvr['variance_reruns']:.2e} from the reruns"
-                + (f"; {need} new tasks already match the reruns." if need is not None else ".")
+                + (f"; {need} new {match} the reruns." if need is not None else ".")
             )
         elif tvr["free_runs"]:  # no free runs: nothing to weigh against new tasks
             out.append(

@@ -431,8 +431,9 @@ def rank(
         notes = [
             *notes,
             f"{outside} value(s) lie outside their interval: the value is the unbiased "
-            "estimate on these tasks, the interval the posterior, which pools the systems' few "
-            "tasks toward a population",
+            "estimate on these tasks; the interval follows passhat estimate's rule where "
+            "resampling fails (a hierarchical posterior, or a Bayesian bootstrap with half a "
+            "pseudo-task at 0 and at 1), which pulls toward the middle",
         ]
     bands = _bands(draws, point, cols, systems, level)
     headline = ("pass_hat_k", kmax) if "pass_hat_k" in mets else cols[-1]
