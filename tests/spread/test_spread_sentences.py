@@ -17,6 +17,7 @@ import pandas as pd
 import passhat as ph
 from passhat._format import fmt_ratio
 from passhat.spread import CLUSTERED, compare_consistency, describe_row
+from passhat.spread.sentences import describe_parts
 
 
 def _row(**over: Any) -> dict[str, Any]:
@@ -218,3 +219,25 @@ def test_a_measured_ratio_outside_its_interval_says_why() -> None:
     assert "below 1" not in above
     inside = describe_row(_row(ratio=5.0))
     assert "outside" not in inside
+
+
+def test_no_sign_of_clustering_is_not_claimed_when_the_test_cannot_run() -> None:
+    """One task: the sample ratio can be below 1, but whether failures cluster cannot be
+    tested, so the sentence must not also say there is 'no sign' of it."""
+    row = {
+        "k": 5,
+        "mean": 0.7,
+        "pass_hat_k": 0.083,
+        "uniform": 0.168,
+        "ratio": 0.5,
+        "gap": 0.617,
+        "flaky_share": 1.0,
+        "tasks_for_80": 1.0,
+        "clustered": False,
+        "testable": False,
+        "test_reason": "fewer than two tasks with decided runs",
+    }
+    first = describe_parts(row)[0]
+    assert "cannot be tested" in first and "no sign" not in first
+    tested = {**row, "testable": True, "p_value": 0.6}
+    assert "no sign that failures cluster" in describe_parts(tested)[0]

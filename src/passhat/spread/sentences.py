@@ -154,12 +154,12 @@ def describe_parts(r: pd.Series | Mapping[str, Any]) -> list[str]:
             f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%})"
             + riv_txt
         )
-    elif ratio < 0.995 and not row.get("clustered"):
+    elif ratio < 0.995 and not row.get("clustered") and "cannot be tested" not in _test_clause(row):
         head = (
             f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%}): "
             "no sign that failures cluster in some tasks" + riv_txt
         )
-    elif ratio < 0.995:  # the test finds a spread the sample ratio does not show
+    elif ratio < 0.995:  # the test finds a spread the sample ratio does not show, or cannot test
         head = (
             f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%})"
             + riv_txt
