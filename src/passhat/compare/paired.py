@@ -125,7 +125,11 @@ class Comparison:
                 + (" The benchmark scope is in .table." if scope else "")
             )
         if len(self.dropped):
-            notes.append(f"{len(self.dropped)} task(s) run by one system only: see .dropped.")
+            first = self.dropped.iloc[0]
+            notes.append(
+                f"{len(self.dropped)} task(s) left out of every metric and k, e.g. "
+                f"{first['task']} ({first['reason']}): see .dropped."
+            )
         notes.extend(self.notes)
         return View("Comparison on matched tasks (paired)", frame, tuple(notes))
 
