@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import passhat as ph
-from passhat._ids import INVISIBLE, clean_ids
+from passhat._ids import INVISIBLE, clean_ids, missing_column
 from passhat.errors import ValidationError
 
 NFC = "caf\u00e9"
@@ -161,3 +161,24 @@ def test_blank_ids_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="blank"):
         counts_from_table(pd.DataFrame({"task_id": [" "], "n": [3], "c": [1]}))
     assert clean_ids(pd.Series([" a "]), column="task_id", where="f").tolist() == [" a "]
+
+
+def test_missing_column_names_a_column_that_differs_only_in_case_or_separators() -> None:
+    text = missing_column("f.csv", "task_id", ["Task-ID", "ok"], field="task")
+    assert text == (
+        "f.csv: required column 'task_id' is missing (columns: Task-ID, ok); 'Task-ID' differs "
+        "only in case or separators: rename it to 'task_id' or pass --map task=Task-ID"
+    )
+    assert missing_column("f.csv", "n", ["N ", "c"]).endswith("rename it to 'n'")
+    assert missing_column("f.csv", "task_id", ["question", "ok"]) == (
+        "f.csv: required column 'task_id' is missing (columns: question, ok)"
+    )
+
+
+def test_a_capitalised_header_gets_the_hint_in_memory_and_streamed(tmp_path: Path) -> None:
+    f = tmp_path / "case.csv"
+    f.write_text("Task_ID,trial,success\nt1,1,1\nt1,2,0\n")
+    with pytest.raises(ValidationError, match="'Task_ID' differs only in case"):
+        ph.read(f)
+    with pytest.raises(ValidationError, match="'Task_ID' differs only in case"):
+        ph.io.aggregate_counts(f)

@@ -43,6 +43,7 @@ __all__ = [
     "INVISIBLE",
     "clean_ids",
     "describe_char",
+    "missing_column",
     "normalisation_clash",
     "number_text",
     "scalars_as_text",
@@ -66,6 +67,32 @@ INVISIBLE = re.compile(
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # tags
     "]"
 )
+
+
+def missing_column(where: str, col: str, columns: Any, *, field: str | None = None) -> str:
+    """The error text for a required column that is missing, with a hint for a near match.
+
+    A column equal to ``col`` but for letter case and ``_``/``-``/space separators
+    (``Task_ID``, ``task-id``) is named, with the rename or the ``--map FIELD=COLUMN`` that
+    reads it (``field``: the map's field name; without it, the rename only).
+
+    Examples
+    --------
+    >>> missing_column("runs.csv", "task_id", ["Task_ID", "Success"], field="task")
+    "runs.csv: required column 'task_id' is missing (columns: Task_ID, Success); 'Task_ID' \
+differs only in case or separators: rename it to 'task_id' or pass --map task=Task_ID"
+    """
+    names = [str(c) for c in columns]
+    text = f"{where}: required column {col!r} is missing (columns: {', '.join(names)})"
+
+    def key(name: str) -> str:
+        return re.sub(r"[\s_-]+", "", name).casefold()
+
+    near = [c for c in names if key(c) == key(col)]
+    if near:
+        how = f" or pass --map {field}={near[0]}" if field else ""
+        text += f"; {near[0]!r} differs only in case or separators: rename it to {col!r}{how}"
+    return text
 
 
 def describe_char(ch: str) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids
+from passhat._ids import clean_ids, missing_column
 from passhat._status import UNSCORED_STATUSES, fail_without_verdict
 from passhat.errors import CountError, ValidationError
 
@@ -166,10 +166,8 @@ class Trials:
         df = df.copy()
         for col in ("task_id", "success"):
             if col not in df.columns:
-                raise ValidationError(
-                    f"{where}: required column {col!r} is missing "
-                    f"(columns: {', '.join(map(str, df.columns))})"
-                )
+                field = "task" if col == "task_id" else col
+                raise ValidationError(missing_column(where, col, df.columns, field=field))
         if len(df) == 0:
             raise ValidationError(f"{where}: no trials (the table is empty)")
         if "system" not in df.columns:

@@ -49,6 +49,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._ids import missing_column
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
 from passhat.io._countgrid import FIELDS, Counts
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
@@ -85,10 +86,8 @@ def _plan(path: Path, opts: dict[str, Any], column_map: dict[str, str]) -> dict[
         )
     for col in ("task_id", "success"):
         if col not in plan and not (col == "success" and threshold is not None):
-            raise ValidationError(
-                f"{where}: required column {col!r} is missing "
-                f"(columns: {', '.join(map(str, names))})"
-            )
+            field = "task" if col == "task_id" else col
+            raise ValidationError(missing_column(where, col, names, field=field))
     return plan
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids
+from passhat._ids import clean_ids, missing_column
 from passhat.errors import CountError, FormatError, ValidationError
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
@@ -38,9 +38,7 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
         df = df.rename(columns={"task": "task_id"})
     for col in ("task_id", "n", "c"):
         if col not in df.columns:
-            raise ValidationError(
-                f"{where}: required column {col!r} is missing (columns: {', '.join(df.columns)})"
-            )
+            raise ValidationError(missing_column(where, col, df.columns))
     if len(df) == 0:
         raise ValidationError(f"{where}: no rows")
     df = df.copy()
