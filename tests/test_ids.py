@@ -182,3 +182,19 @@ def test_a_capitalised_header_gets_the_hint_in_memory_and_streamed(tmp_path: Pat
         ph.read(f)
     with pytest.raises(ValidationError, match="'Task_ID' differs only in case"):
         ph.io.aggregate_counts(f)
+
+
+def test_spaced_ids_are_refused_by_every_reader(tmp_path: Path) -> None:
+    """'a' and 'a ' were two tasks in τ-bench, τ²-bench and Inspect files (only tidy and count
+    files refused them): the rule now sits in Trials.from_frame, which every reader uses."""
+    recs = [
+        {"task_id": "a", "trial": 0, "reward": 1.0, "info": {}, "traj": []},
+        {"task_id": "a ", "trial": 0, "reward": 0.0, "info": {}, "traj": []},
+    ]
+    f = tmp_path / "tau.json"
+    f.write_text(json.dumps(recs))
+    with pytest.raises(ValidationError, match="differ only by surrounding spaces"):
+        ph.read(f, format="tau-bench")
+    frame = pd.DataFrame({"task_id": [" b", "b"], "trial": [0, 0], "success": [True, False]})
+    with pytest.raises(ValidationError, match="' b' and 'b' differ only by surrounding"):
+        ph.Trials.from_frame(frame)

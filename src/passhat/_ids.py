@@ -41,6 +41,7 @@ from passhat.errors import ValidationError
 
 __all__ = [
     "INVISIBLE",
+    "check_spaced_ids",
     "clean_ids",
     "describe_char",
     "missing_column",
@@ -93,6 +94,40 @@ differs only in case or separators: rename it to 'task_id' or pass --map task=Ta
         how = f" or pass --map {field}={near[0]}" if field else ""
         text += f"; {near[0]!r} differs only in case or separators: rename it to {col!r}{how}"
     return text
+
+
+def check_spaced_ids(df: pd.DataFrame, where: str) -> None:
+    """Refuse ids that differ from another id only by surrounding whitespace.
+
+    Every reader's frame passes here (:meth:`passhat.Trials.from_frame`, count tables), so
+    τ-bench, τ²-bench, Inspect and tidy files follow one rule.
+
+    Examples
+    --------
+    >>> check_spaced_ids(pd.DataFrame({"task_id": ["a", "a "]}), "runs.csv")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.ValidationError: runs.csv: row 1: task_id 'a' and 'a ' differ only by \
+surrounding spaces and would count as two; fix the file
+    """
+    for col in ("system", "task_id"):
+        if col not in df.columns:
+            continue
+        vals = df[col].where(df[col].isna(), df[col].astype(str))
+        text = vals.dropna()
+        key = text.str.strip()
+        if (text == key).all():
+            continue
+        forms = text.groupby(key, sort=False).unique()
+        clash = forms[forms.map(len) > 1]
+        if not clash.empty:
+            a, b = (str(x) for x in clash.iloc[0][:2])
+            first = text[key == clash.index[0]]
+            row = int(np.flatnonzero(df.index == first.index[0])[0]) + 1
+            raise ValidationError(
+                f"{where}: row {row}: {col} {a!r} and {b!r} differ only by surrounding "
+                "spaces and would count as two; fix the file"
+            )
 
 
 def describe_char(ch: str) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids, missing_column
+from passhat._ids import check_spaced_ids, clean_ids, missing_column
 from passhat._status import UNSCORED_STATUSES, fail_without_verdict
 from passhat.errors import CountError, ValidationError
 
@@ -178,6 +178,7 @@ class Trials:
         if df["task_id"].isna().any():
             row = int(np.flatnonzero(df["task_id"].isna().to_numpy())[0])
             raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
+        check_spaced_ids(df, where)  # ' a' and 'a': two tasks nobody can tell apart
         for col in ("system", "task_id"):
             check_scalar_column(df[col], col, where=where)
             df[col] = clean_ids(df[col], column=col, where=where)

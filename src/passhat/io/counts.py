@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids, missing_column
+from passhat._ids import check_spaced_ids, clean_ids, missing_column
 from passhat.errors import CountError, FormatError, ValidationError
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
@@ -26,7 +26,7 @@ from passhat.io._scan import (
     resolve_columns,
 )
 from passhat.io._system_column import system_name_ignored
-from passhat.io.tidy import check_spaced_ids, is_count_schema
+from passhat.io.tidy import is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
 __all__ = ["counts_from_table", "read_count_table"]

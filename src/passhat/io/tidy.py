@@ -40,7 +40,6 @@ from passhat.io._system_column import (
 from passhat.trials import OPTIONAL, REQUIRED, Trials, check_scalar_column
 
 __all__ = [
-    "check_spaced_ids",
     "frame_to_trials",
     "is_count_schema",
     "read_csv",
@@ -113,8 +112,7 @@ def frame_to_trials(
         check_scalar_column(df["system"], "system", where=where)
     if system_name is not None and "system" not in df.columns:
         df["system"] = system_name
-    check_spaced_ids(df, where)
-    trials = Trials.from_frame(df, where=where)
+    trials = Trials.from_frame(df, where=where)  # ' a' and 'a' are refused there
     if found is not None:
         _note_system_column(trials, *found)
     return trials
@@ -132,28 +130,6 @@ def _system_column(
 def _note_system_column(trials: Trials, col: str, also: list[str]) -> None:
     trials.source.update({"system_from": f"column {col!r}", "system_column": col})
     trials.notes.append(system_column_note(col, trials.systems, also))
-
-
-def check_spaced_ids(df: pd.DataFrame, where: str) -> None:
-    """Refuse ids that differ from another id only by surrounding whitespace."""
-    for col in ("system", "task_id"):
-        if col not in df.columns:
-            continue
-        vals = df[col].where(df[col].isna(), df[col].astype(str))
-        text = vals.dropna()
-        key = text.str.strip()
-        if (text == key).all():
-            continue
-        forms = text.groupby(key, sort=False).unique()
-        clash = forms[forms.map(len) > 1]
-        if not clash.empty:
-            a, b = (str(x) for x in clash.iloc[0][:2])
-            first = text[key == clash.index[0]]
-            row = int(np.flatnonzero(df.index == first.index[0])[0]) + 1
-            raise ValidationError(
-                f"{where}: row {row}: {col} {a!r} and {b!r} differ only by surrounding "
-                "spaces and would count as two; fix the file"
-            )
 
 
 def read_csv(path: Path, **options: Any) -> Trials:
