@@ -319,3 +319,13 @@ def test_projection_matches_simulated_continuations(
     assert median <= g.further_rounds <= p90, (g.further_rounds, median, p90)
     assert 0.6 <= g.further_rounds / stop.mean() <= 1.6, (g.further_rounds, stop.mean())
     assert g.further_runs == tasks * g.further_rounds
+
+
+def test_one_task_one_run_reads_in_the_singular() -> None:
+    g = ph.plan.sequential(trials_from(np.ones((1, 1), bool)), k=1, max_failure_rate=0.01)
+    assert g.estimand == "per-run failure rate (1 − mean) over this 1 task"
+    rounds = g.table().set_index("quantity").loc["complete rounds"].iloc[0]
+    assert rounds == "1 × 1 task × 1 run(s)"
+    assert "(1 run)" in g.reasoning and "tasks" not in g.estimand
+    many = ph.plan.sequential(trials_from(np.ones((6, 2), bool)), k=1, max_failure_rate=0.2)
+    assert many.estimand.endswith("over these 6 tasks")

@@ -289,14 +289,13 @@ def _short_task(b: BlockRounds) -> str:
 def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> SequentialResult:
     T, R, k = len(cand.tasks), cand.rounds, cand.k
     label = _label(metric, k)
+    these = "this 1 task" if T == 1 else f"these {T} tasks"
     if k == 1:
-        estimand = f"per-run failure rate (1 − mean) over these {T} tasks"
+        estimand = f"per-run failure rate (1 − mean) over {these}"
     elif metric == "pass_at_k":
-        estimand = f"chance a task fails all {k} runs (1 − {label}), mean over these {T} tasks"
+        estimand = f"chance a task fails all {k} runs (1 − {label}), mean over {these}"
     else:
-        estimand = (
-            f"chance a task fails at least one of {k} runs (1 − {label}), mean over these {T} tasks"
-        )
+        estimand = f"chance a task fails at least one of {k} runs (1 − {label}), mean over {these}"
     fails = (R - cand.passes).astype(float)
     per_task = np.stack([R - fails, fails], axis=1)
     values, scale, counts = _kinds(per_task, np.array([0.0, 1.0]), T * cand.weights)
@@ -391,7 +390,8 @@ def _baseline_gate(
         hi=1.0,
     )
     estimate = float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan")
-    estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over these {T} tasks"
+    these = "this 1 task" if T == 1 else f"these {T} tasks"
+    estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over {these}"
     further = None
     if steps is not None:
         further = cand.runs_to_reach(R + steps) + base.runs_to_reach(R + steps)

@@ -160,7 +160,11 @@ class SequentialResult:
                 "e-value for pass / fail",
                 f"{_e(self.e_pass)} / {_e(self.e_fail)} (decide at {self.threshold:g})",
             ),
-            ("complete rounds", f"{self.rounds} × {self.tasks} tasks × {self.k} run(s)"),
+            (
+                "complete rounds",
+                f"{self.rounds} × {self.tasks} task{'' if self.tasks == 1 else 's'} × "
+                f"{self.k} run(s)",
+            ),
             ("runs used / set aside", f"{self.runs_used} / {self.runs_set_aside}"),
             (
                 "further runs to decide",
@@ -227,7 +231,7 @@ def gate_reasoning(
             f"continue: no complete round yet ({short}); the gate counts complete rounds only, "
             "so that it stays valid however often it is checked."
         )
-    where = f"after {rounds} complete round(s) ({used} runs)"
+    where = f"after {rounds} complete round(s) ({used} run{'' if used == 1 else 's'})"
     if decision == "pass":
         return (
             f"pass: {subject} is shown {pass_text}: e-value {_e(e_pass)} ≥ 1/α = {t:g} {where}; "
