@@ -6,6 +6,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError
@@ -19,8 +20,8 @@ def looks_like_log(path: Path, head: str) -> bool:
     the reader refuses them by name) or a JSON log (``head``: its first characters)."""
     if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
         return True
-    if head.startswith("PK"):
-        if path.suffix.lower() == ".eval" or "_journal/" in head[:512] or "header.json" in head:
+    if head.startswith("PK"):  # a zip under another name: an .eval log by its members
+        if "_journal/" in head[:512] or "header.json" in head:
             return zipfile.is_zipfile(path)
         return False
     text = head.lstrip()
@@ -70,16 +71,20 @@ def other_files(path: Path, logs: list[Path]) -> tuple[list[str], list[str]]:
     return data, skipped
 
 
-def refuse_repeated_runs(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
+def refuse_repeated_runs(
+    path: Path, frame: pd.DataFrame, names: list[str], sizes: list[int]
+) -> None:
     """Two logs of one directory holding the same (model, sample, epoch): a rerun or a copy.
-    Named by file (a row number of the stacked logs would say nothing)."""
+    ``frame`` stacks the logs ``names`` of ``sizes`` rows each. Named by file (a row number of
+    the stacked logs would say nothing)."""
     keys = frame[["system", "task_id", "trial"]]
     dup = keys.duplicated(keep=False).to_numpy()
     if not dup.any():
         return
     first = int(dup.argmax())
     same = (keys == keys.iloc[first]).all(axis=1).to_numpy()
-    where = sorted({names[i] for i in same.nonzero()[0]})
+    log_of_row = np.repeat(np.arange(len(names)), sizes)
+    where = sorted({names[i] for i in log_of_row[same]})
     system, task, trial = keys.iloc[first]
     raise FormatError(
         f"{path}: {' and '.join(where)} both hold model {system!r}, sample {task!r}, epoch "

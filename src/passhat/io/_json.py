@@ -15,7 +15,9 @@ from typing import Any
 from passhat.errors import FormatError
 
 __all__ = [
+    "damaged_gzip",
     "file_stem",
+    "is_gzip",
     "json_object",
     "jsonl_objects",
     "load_json",
@@ -57,24 +59,30 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     except RecursionError as err:
         raise too_deep(path) from err
     except (EOFError, zlib.error, gzip.BadGzipFile) as err:
-        raise FormatError(
-            f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
-        ) from err
+        raise damaged_gzip(path, err) from err
 
 
-def _is_gzip(path: Path) -> bool:
+def is_gzip(path: Path) -> bool:
+    """Whether a file starts with the gzip magic bytes."""
     try:
         with open(path, "rb") as fh:
             return fh.read(2) == b"\x1f\x8b"
-    except (IsADirectoryError, FileNotFoundError):
+    except OSError:
         return False
+
+
+def damaged_gzip(path: Path, err: BaseException) -> FormatError:
+    """The error for a gzip file whose stream breaks off (truncated, or damaged)."""
+    return FormatError(
+        f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
+    )
 
 
 def _open_json(path: Path, mode: str = "rt") -> Any:
     """A JSON file for reading, gzip-compressed (``results.json.gz``) or not."""
     if mode == "rb":
-        return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
-    if _is_gzip(path):
+        return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    if is_gzip(path):
         return gzip.open(path, "rt", encoding="utf-8-sig")
     return open(path, encoding="utf-8-sig")
 
@@ -157,8 +165,6 @@ def refuse_wide(path: Path) -> None:
         with open(path, "rb") as fh:
             raw = fh.read(4096)
         if raw[:2] == b"\x1f\x8b":
-            import gzip
-
             with gzip.open(path, "rb") as gz:
                 raw = gz.read(4096)
     except (OSError, EOFError):
@@ -246,9 +252,7 @@ def jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
     except (EOFError, zlib.error, gzip.BadGzipFile) as err:
-        raise FormatError(
-            f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
-        ) from err
+        raise damaged_gzip(path, err) from err
     return out
 
 

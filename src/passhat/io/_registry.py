@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
-from passhat.io._json import missing, refuse_wide
+from passhat.io._json import damaged_gzip, missing, refuse_wide
 from passhat.trials import Trials
 
 if TYPE_CHECKING:
@@ -242,9 +242,7 @@ def file_head(path: Path) -> str:
             with gzip.open(path, "rb") as gz:
                 raw = gz.read(65536)
         except (OSError, EOFError, zlib.error) as err:
-            raise FormatError(
-                f"{path}: a damaged gzip file ({type(err).__name__}: {err}); is it truncated?"
-            ) from err
+            raise damaged_gzip(path, err) from err
     return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 

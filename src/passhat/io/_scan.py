@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import json_object, missing, records_frame
+from passhat.io._json import is_gzip, json_object, missing, records_frame
 
 __all__ = [
     "PANDAS_NA",
@@ -96,15 +96,6 @@ _SUFFIXES = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-
-
-def is_gzip(path: Path) -> bool:
-    """Whether a file starts with the gzip magic bytes."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(2) == b"\x1f\x8b"
-    except OSError:
-        return False
 
 
 def file_kind(path: Path) -> str | None:

@@ -255,7 +255,8 @@ def _without_empty_parts(source: str | Path, files: list[Path]) -> tuple[list[Pa
     empty = [f for f in files if _is_empty(f)]
     if len(empty) == len(files):
         raise FormatError(f"{source}: every one of its {len(files)} data files is empty")
-    return [f for f in files if f not in empty], empty
+    skip = set(empty)
+    return [f for f in files if f not in skip], empty
 
 
 def _is_empty(path: Path) -> bool:

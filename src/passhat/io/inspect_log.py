@@ -441,9 +441,7 @@ def _read_log_dir(
         )
     parts = [read_inspect_log(f, scorer=scorer, threshold=threshold, errors=errors) for f in files]
     frame = pd.concat([t.frame for t in parts], ignore_index=True)
-    refuse_repeated_runs(
-        path, frame, [f.name for f, t in zip(files, parts, strict=True) for _ in range(len(t))]
-    )
+    refuse_repeated_runs(path, frame, [f.name for f in files], [len(t) for t in parts])
     source = {
         "system_from": "log.eval.model",
         "logs": [
