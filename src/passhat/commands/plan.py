@@ -77,6 +77,10 @@ def _emit(res: plan.PlanResult, as_json: bool, stamp: dict[str, Any] | None = No
 
 
 json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+#: --quiet on the closed-form commands: accepted like every command's, nothing to silence.
+closed_form_quiet = quiet_option(
+    "Accepted like every command's; a closed form has no notes or progress."
+)
 
 
 # --------------------------------------------------------------- closed forms
@@ -85,7 +89,7 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readabl
 @click.option("--confidence", type=float, default=None, help="Probability q (default 0.95).")
 @click.option("--runs", type=int, default=None, help="Number of runs.")
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def detect_cmd(
     flip_rate: float | None, confidence: float | None, runs: int | None, as_json: bool
@@ -105,7 +109,7 @@ def detect_cmd(
 @click.option("--failures", type=int, default=0, show_default=True, help="Failures seen.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> None:
     """One-sided (Clopper–Pearson) upper bound on the per-run failure rate."""
@@ -118,7 +122,7 @@ def bound_cmd(runs: int, failures: int, confidence: float, as_json: bool) -> Non
 @click.option("--allowed-failures", type=int, default=0, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (solve for the rest).")
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def certify_cmd(
     max_failure_rate: float | None,
@@ -154,7 +158,7 @@ def certify_cmd(
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--runs", type=int, default=None, help="Runs (then the half-width is solved).")
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def width_cmd(
     half_width: float | None,
@@ -186,7 +190,7 @@ def width_cmd(
 @click.option("--rate", type=float, required=True, help="Per-run pass rate p.")
 @click.option("--attempts", type=int, required=True, help="Attempts k.")
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
     """Retry-until-green 1−(1−p)^k vs all-k-must-pass p^k."""
@@ -196,7 +200,7 @@ def gate_cmd(rate: float, attempts: int, as_json: bool) -> None:
 @click.command("table")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @json_opt
-@quiet_option("Accepted like every command's; a closed form has no notes or progress.")
+@closed_form_quiet
 @in_cli_terms
 def table_cmd(confidence: float, as_json: bool) -> None:
     """Reference tables: clean runs vs ruled-out failure rate, runs to see a flip, gate odds."""
