@@ -359,17 +359,28 @@ def rank(
             "population scope (expected value over tasks like these), posterior equal-tailed "
             "(the interval passhat estimate gives)"
         )
+        # what a draw is, and the value interval, in the words the outputs print
+        draws_word, value_interval = (
+            "draws",
+            (
+                "posterior interval of each system's hierarchical model (the interval passhat "
+                f"estimate gives below {MIN_TASKS} tasks)"
+            ),
+        )
         if np.ptp(w) > 1e-12 * np.max(w):
             notes = [*notes, "the posterior values ignore task weights: tasks exchangeable"]
     elif engine == "bootstrap":
         draws = paired_draws(n, c, w, cols, n_boot=nb, rng=rng)
         engine_label = "paired task bootstrap (one draw of tasks shared by every system and k)"
         scope_label = "population scope (expected value over tasks like these), percentile"
+        draws_word, value_interval = "resamples", "percentile interval of the paired task bootstrap"
     else:
         draws, engine_label = _joint_draws(ds.isel(task=np.flatnonzero(keep)), cols, fit, seed)
         scope_label = (
             "population scope (expected value over tasks like these), posterior equal-tailed"
         )
+        draws_word = "draws"
+        value_interval = "posterior interval (joint model; the value is the posterior mean)"
     # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
     point = point_values(n, c, w, cols) if engine == "bootstrap" else draws.mean(axis=0)
     alpha = round(1.0 - level, 12)
@@ -446,16 +457,8 @@ def rank(
         "engine": engine,
         "engine_label": engine_label,
         "scope_label": scope_label,
-        # what a draw is, and the value interval, in the words the outputs print
-        "draws_word": "resamples" if engine == "bootstrap" and bounds is None else "draws",
-        "value_interval": (
-            "percentile interval of the paired task bootstrap"
-            if engine == "bootstrap" and bounds is None
-            else "posterior interval of each system's hierarchical model (the interval "
-            f"passhat estimate gives below {MIN_TASKS} tasks)"
-            if engine == "bootstrap"
-            else "posterior interval (joint model; the value is the posterior mean)"
-        ),
+        "draws_word": draws_word,
+        "value_interval": value_interval,
         "rank_method": rank_method,
         "tier_scope": "population",
         "tier_rule": tier_rule,
