@@ -80,6 +80,7 @@ __all__ = [
     "TASK_METHODS",
     "benchmark_se",
     "estimate_intervals",
+    "outside_mask",
     "proportion_interval",
     "task_intervals",
     "task_outcome_shares",
@@ -432,6 +433,22 @@ def estimate_intervals(
     )
 
 
+def outside_mask(
+    value: ArrayLike, lower: ArrayLike, upper: ArrayLike, *, tol: float = 1e-9
+) -> NDArray[np.bool_]:
+    """Where a point value lies outside its interval (beyond ``tol``; never where an end or the
+    value is not finite): the test behind every output's "lies outside its interval" note.
+
+    Examples
+    --------
+    >>> outside_mask([1.0, 0.5, 0.2], [0.4, 0.4, float("nan")], [0.99, 0.6, 0.3]).tolist()
+    [True, False, False]
+    """
+    v, lo, hi = (np.asarray(x, dtype=float) for x in (value, lower, upper))
+    ok = np.isfinite(v) & np.isfinite(lo) & np.isfinite(hi)
+    return np.asarray(ok & ((v < lo - tol) | (v > hi + tol)))
+
+
 def value_outside_note(
     table: pd.DataFrame, *, value: str = "value", who: tuple[str, ...] = ("system",)
 ) -> list[str]:
@@ -471,8 +488,7 @@ def value_outside_note(
     v = table[value].to_numpy(dtype=float)
     lo = table["lower"].to_numpy(dtype=float)
     hi = table["upper"].to_numpy(dtype=float)
-    tol = 1e-9
-    out = np.isfinite(lo) & np.isfinite(hi) & ((v < lo - tol) | (v > hi + tol))
+    out = outside_mask(v, lo, hi)
     if not out.any():
         return []
     i = int(np.flatnonzero(out)[0])

@@ -40,6 +40,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._repr import View, metric_grid
+from passhat.intervals import outside_mask
 from passhat.model.build import compress, pair_loglik
 from passhat.model.metrics import Groups, _cond_moments, component_probs
 
@@ -422,10 +423,7 @@ def mean_outside_note(summary: pd.DataFrame) -> list[str]:
     """
     if summary.empty:
         return []
-    v = summary["mean"].to_numpy(dtype=float)
-    lo = summary["lower"].to_numpy(dtype=float)
-    hi = summary["upper"].to_numpy(dtype=float)
-    out = np.isfinite(v) & np.isfinite(lo) & np.isfinite(hi) & ((v < lo) | (v > hi))
+    out = outside_mask(summary["mean"], summary["lower"], summary["upper"], tol=0.0)
     if not out.any():
         return []
     r = summary[out].iloc[0]

@@ -286,10 +286,15 @@ def _short_task(b: BlockRounds) -> str:
     return f"task {b.tasks[i]!r} has {int(b.decided[i])} decided run(s) and a round needs {b.k}"
 
 
+def _these(tasks: int) -> str:
+    """ "these 5 tasks", or "this 1 task"."""
+    return "this 1 task" if tasks == 1 else f"these {tasks} tasks"
+
+
 def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> SequentialResult:
     T, R, k = len(cand.tasks), cand.rounds, cand.k
     label = _label(metric, k)
-    these = "this 1 task" if T == 1 else f"these {T} tasks"
+    these = _these(T)
     if k == 1:
         estimand = f"per-run failure rate (1 − mean) over {these}"
     elif metric == "pass_at_k":
@@ -390,7 +395,7 @@ def _baseline_gate(
         hi=1.0,
     )
     estimate = float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan")
-    these = "this 1 task" if T == 1 else f"these {T} tasks"
+    these = _these(T)
     estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over {these}"
     further = None
     if steps is not None:

@@ -53,6 +53,7 @@ from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationEr
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.hierarchical import Column, population_values, weighted_quantiles
+from passhat.intervals import outside_mask
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
 from passhat.rank.result import Ranking
@@ -437,7 +438,7 @@ def rank(
         r["engine"] = engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
     table = pd.concat(rows, ignore_index=True)
-    outside = int(((table["value"] < table["lower"]) | (table["value"] > table["upper"])).sum())
+    outside = int(outside_mask(table["value"], table["lower"], table["upper"], tol=0.0).sum())
     if outside:
         notes = [
             *notes,

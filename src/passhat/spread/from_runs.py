@@ -27,6 +27,7 @@ from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
+from passhat.intervals import outside_mask
 from passhat.spread.heterogeneity import heterogeneity_test
 from passhat.spread.posterior import describe_method, posterior_spread
 from passhat.spread.sentences import describe_row
@@ -385,11 +386,7 @@ def _outside_notes(table: pd.DataFrame) -> list[str]:
     for key, name in (("ratio", "pass^k / mean^k"), ("consistency", "pass^k / mean")):
         if f"{key}_lower" not in table.columns:
             continue
-        v = table[key].to_numpy(dtype=float)
-        lo = table[f"{key}_lower"].to_numpy(dtype=float)
-        hi = table[f"{key}_upper"].to_numpy(dtype=float)
-        out = np.isfinite(v) & np.isfinite(lo) & np.isfinite(hi)
-        out &= (v < lo - 1e-9) | (v > hi + 1e-9)
+        out = outside_mask(table[key], table[f"{key}_lower"], table[f"{key}_upper"])
         if not out.any():
             continue
         r = table[out].iloc[0]
