@@ -19,7 +19,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["fmt_ratio", "jsonable", "pct", "printable", "short"]
+__all__ = ["fmt_ratio", "jsonable", "pct", "plural", "printable", "short"]
+
+
+def plural(n: int, noun: str) -> str:
+    """A count with its noun: ``1 task``, ``2 tasks``.
+
+    Examples
+    --------
+    >>> plural(1, "task"), plural(3, "clean run")
+    ('1 task', '3 clean runs')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def jsonable(obj: Any) -> Any:

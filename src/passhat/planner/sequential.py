@@ -49,7 +49,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._format import pct
+from passhat._format import pct, plural
 from passhat.errors import InputError, OptionError
 from passhat.estimators import METRIC_LABELS, WeightSpec
 from passhat.planner.betting import Side, bounds, further_steps, log_evalue
@@ -288,7 +288,7 @@ def _short_task(b: BlockRounds) -> str:
 
 def _these(tasks: int) -> str:
     """ "these 5 tasks", or "this 1 task"."""
-    return "this 1 task" if tasks == 1 else f"these {tasks} tasks"
+    return f"{'this' if tasks == 1 else 'these'} {plural(tasks, 'task')}"
 
 
 def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> SequentialResult:

@@ -9,6 +9,7 @@ import xarray as xr
 
 from passhat.compare import compare
 from passhat.estimators import METRIC_LABELS
+from passhat.intervals import outside_mask
 from passhat.report.document import Column, Table
 from passhat.trials import Trials
 
@@ -134,12 +135,8 @@ def comparison_table(
 
 def _outside(r: dict[str, Any]) -> bool:
     """Whether the row's difference lies outside its own interval."""
-    d, lo, hi = (
-        _float(r.get("difference")),
-        _float(r.get("diff_lower")),
-        _float(r.get("diff_upper")),
-    )
-    return math.isfinite(d) and math.isfinite(lo) and math.isfinite(hi) and not lo <= d <= hi
+    ends = (_float(r.get(key)) for key in ("difference", "diff_lower", "diff_upper"))
+    return bool(outside_mask(*ends, tol=0.0))
 
 
 #: Why an observed difference can lie outside its interval (the comparison's sentence and note).

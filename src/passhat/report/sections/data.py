@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from passhat._format import plural
 from passhat.report.document import Column, Section, Table, frame_rows, frame_table
 from passhat.slices import slices
 from passhat.trials import Trials
@@ -136,11 +137,6 @@ def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
 MAX_TASK_ROWS = 60
 
 
-def _count(n: int, noun: str) -> str:
-    """``1 task``, ``2 tasks``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section:
     """The data section: what was run, what was decided, and what was left out and why.
 
@@ -181,11 +177,11 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
     ]
     runs = int(all_n.min())
     sent = [
-        f"{_count(len(systems), 'system')} on {_count(n_tasks, 'task')}; "
+        f"{plural(len(systems), 'system')} on {plural(n_tasks, 'task')}; "
         + (f"not every system ran every task ({', '.join(partial)}); " if partial else "")
         + (
             f"every {'task' if not partial else 'task a system ran'} has "
-            f"{_count(runs, 'decided run')}."
+            f"{plural(runs, 'decided run')}."
             if all_n.min() == all_n.max()
             else f"decided runs per task range from {runs} to {int(all_n.max())} "
             f"(median {float(np.median(all_n)):g})."

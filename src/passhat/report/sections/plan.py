@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from passhat import planner
+from passhat._format import plural
 from passhat.errors import InputError
 from passhat.estimators import as_counts
 from passhat.report.document import Column, Section, Table
@@ -45,11 +46,6 @@ def _prior_for(fit: Any, ds: xr.Dataset, system: str) -> tuple[Any, str]:
     return ds, "a Beta-Binomial maximum-likelihood fit to these counts"
 
 
-def _plural(n: int, noun: str) -> str:
-    """``1 task``, ``2 tasks``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[dict[str, Any], str]:
     """Runs that bound the flip rate on the clean tasks and pin the flaky tasks' rates."""
     flaky = (c > 0) & (c < n)
@@ -75,8 +71,8 @@ def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[d
     if n_ok == 0:  # no task passed every run: no bound to state (was "on the 0 tasks")
         row.update(clean_runs=None, ruled_out_above=None)
     bounded = (
-        f"{_plural(n_clean, 'clean run')} rule{'s' if n_clean == 1 else ''} out failure rates "
-        f"above {float(bound):.1%} on the {_plural(n_ok, 'task')} that never failed"
+        f"{plural(n_clean, 'clean run')} rule{'s' if n_clean == 1 else ''} out failure rates "
+        f"above {float(bound):.1%} on the {plural(n_ok, 'task')} that never failed"
         if n_ok
         else "no task passed all its runs, so no failure rate is ruled out on clean tasks"
     )
@@ -157,17 +153,17 @@ def _design(
     sentence = (
         f"{system}: the same {budget} runs "
         + (
-            f"spent as {opt['tasks']} tasks × {_plural(int(opt['runs_per_task']), 'run')} would "
+            f"spent as {opt['tasks']} tasks × {plural(int(opt['runs_per_task']), 'run')} would "
             "cut the "
             f"population standard error of pass^{kmax} from {se_cur:.3f} to {se_opt:.3f}"
             if better
             else f"are already best spent as {opt['tasks']} tasks × "
-            f"{_plural(int(opt['runs_per_task']), 'run')} (population standard error of "
+            f"{plural(int(opt['runs_per_task']), 'run')} (population standard error of "
             f"pass^{kmax} "
             f"{se_opt:.3f})"
         )
         + f"; halving the population interval needs about {t_half} tasks × "
-        f"{_plural(int(opt['runs_per_task']), 'run')} "
+        f"{plural(int(opt['runs_per_task']), 'run')} "
         f"({t_half * int(opt['runs_per_task'])} runs): task "
         f"spread shrinks only with more tasks. Assumptions from {source}."
     )
@@ -206,7 +202,7 @@ def _more_runs(fit: Any, n_runs: int, kmax: int) -> tuple[list[dict[str, Any]], 
         share = float(pop["task_sampling_share"].iloc[0]) if len(pop) else math.nan
         m = float(n_runs)
         sent.append(
-            f"{system}: {_plural(int(n_runs), 'more run')} on each task would narrow the 95% "
+            f"{system}: {plural(int(n_runs), 'more run')} on each task would narrow the 95% "
             "interval of "
             f"pass^{kmax} from {width[('population', 0.0)]:.3f} to "
             f"{width[('population', m)]:.3f} wide (expected) for the population scope and from "
