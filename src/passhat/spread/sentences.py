@@ -53,13 +53,19 @@ def _p(p: float) -> str:
     return f"p = {p:.3g}"
 
 
+def _untestable(r: Mapping[str, Any]) -> bool:
+    """Whether the row carries a heterogeneity test that could not be run (too few tasks)."""
+    if "clustered" not in r or r.get("clustered") is None:
+        return False
+    return not bool(r.get("testable", math.isfinite(_num(r, "p_value"))))
+
+
 def _test_clause(r: Mapping[str, Any]) -> str:
     """What the heterogeneity test says, or '' when the row carries no test."""
     if "clustered" not in r or r.get("clustered") is None:
         return ""
     p = _num(r, "p_value")
-    testable = bool(r.get("testable", math.isfinite(p)))
-    if not testable:
+    if _untestable(r):
         why = str(r.get("test_reason") or "too few runs")
         return f"whether failures cluster cannot be tested ({why})"
     if bool(r["clustered"]):
@@ -154,7 +160,7 @@ def describe_parts(r: pd.Series | Mapping[str, Any]) -> list[str]:
             f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%})"
             + riv_txt
         )
-    elif ratio < 0.995 and not row.get("clustered") and "cannot be tested" not in _test_clause(row):
+    elif ratio < 0.995 and not row.get("clustered") and not _untestable(row):
         head = (
             f"pass^{k} is {fmt_ratio(ratio)}× what a uniform spread would give ({uniform:.1%}): "
             "no sign that failures cluster in some tasks" + riv_txt
