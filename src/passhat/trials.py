@@ -409,7 +409,8 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
         tv = t.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isnan(tv) | (tv != np.floor(tv)) | (tv < 0) | (tv > MAX_COUNT)
     if bad.any():
-        row, v = int(np.flatnonzero(bad)[0]), s.iloc[int(np.flatnonzero(bad)[0])]
+        row = int(np.flatnonzero(bad)[0])
+        v = s.iloc[row]
         what = (
             "is missing (a trial column needs a number in every row)"
             if pd.isna(v) is True  # scalars only: lists were refused above
