@@ -112,7 +112,7 @@ def test_latent_draws_resampling_tasks_is_wider() -> None:
     assert moving.std() > 1.5 * fixed.std()
 
 
-@pytest.mark.parametrize("new_tasks", [8, 500])  # exact draws, then the moment-matched Beta
+@pytest.mark.parametrize("new_tasks", [8, 500, 2000])  # exact draws, then the moment-matched Beta
 def test_predictive_draws_moments(new_tasks: int) -> None:
     a, b = 1.5, 0.5
     d = predictive_draws(
@@ -121,3 +121,18 @@ def test_predictive_draws_moments(new_tasks: int) -> None:
     m1, m2 = stats.beta(a, b).moment(2), stats.beta(a, b).moment(4)
     assert d.mean() == pytest.approx(m1, abs=4 * d.std() / np.sqrt(d.size))
     assert d.var() == pytest.approx((m2 - m1**2) / new_tasks, rel=0.05)
+
+
+def test_predictive_draws_exact_for_a_skewed_benchmark_of_50() -> None:
+    """The mean of p^5 over 50 tasks with p ~ Beta(0.2, 5) (near all-fail): tiny and skewed.
+    Oracle: 100 000 direct simulations of 50 rates each (numpy); the 5% and 95% quantiles
+    must agree within Monte-Carlo error (a Beta matched to the mean and variance put the 5%
+    quantile about eight times too low)."""
+    a, b, t = 0.2, 5.0, 50
+    rng = np.random.default_rng(11)
+    want = np.quantile((rng.beta(a, b, size=(100_000, t)) ** 5).mean(axis=1), [0.05, 0.95])
+    d = predictive_draws(
+        _node(a, b), [("pass_hat_k", 5)], t, n_draws=40_000, rng=np.random.default_rng(12)
+    )[:, 0]
+    got = np.quantile(d, [0.05, 0.95])
+    assert got == pytest.approx(want, rel=0.1)
