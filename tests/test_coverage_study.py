@@ -57,20 +57,26 @@ def test_coverage_fast_subset() -> None:
 
 
 def test_predictive_fast_subset_near_the_boundary() -> None:
-    """50 tasks × 5 runs near all-fail and near all-pass: the new benchmark's pass^5 / pass@5
-    interval covered 0.76 / 0.78 while its spread Var g(p) came from 0/1 per-task estimates
-    (~0); with the fitted Beta population's spread it must reach the band's floor (fixed seed;
-    200 replicates: MC s.e. ≤ 0.03)."""
+    """50 tasks × 5 runs near all-fail and near all-pass: in almost every replicate every task's
+    pass^5 (pass@5) estimate is 0 (1). The new benchmark's interval covered 0.76 / 0.78 with the
+    spread taken from those estimates (~0), then 1.000 / 1.000 with the Bayesian bootstrap's draws
+    widened by the model's spread; the model's posterior predictive must bring both into the band.
+    Fixed seeds (each cell's of the full grid); 200 replicates: each cell's floor at 3 MC s.e.,
+    the ceiling on the 400 pooled replicates at 2 s.e. of 0.97 (0.987)."""
     cv = _study()
     cells = [("Beta(0.2, 5) near 0", 50, "5"), ("Beta(5, 0.2) near 1", 50, "5")]
-    df = cv.run_grid(reps=200, n_boot=1000, seed=2026, grid=cells)
+    reps = 200
+    df = cv.run_grid(reps=reps, n_boot=1000, seed=2026, grid=cells)
     pred = df[(df["scope"] == "predictive") & (df["k"] == 5)]
     pred = pred[
         ((pred["truth"] == cells[0][0]) & (pred["metric"] == "pass_hat_k"))
         | ((pred["truth"] == cells[1][0]) & (pred["metric"] == "pass_at_k"))
     ]
     assert len(pred) == 2
-    assert (pred["coverage"] >= cv.LOW).all(), pred[["truth", "metric", "coverage"]]
+    shown = pred[["truth", "metric", "coverage"]]
+    assert (pred["coverage"] >= cv.LOW - 3 * np.sqrt(0.9 * 0.1 / reps)).all(), shown
+    ceiling = cv.HIGH + 2 * np.sqrt(cv.HIGH * (1 - cv.HIGH) / (2 * reps))
+    assert pred["coverage"].mean() <= ceiling, shown
     assert (df["zero_width_share"] == 0).all()
 
 

@@ -368,8 +368,9 @@ def estimate(
     predictive : int, optional
         With ``ci``: also a ``predictive`` interval per value, for the value
         a new benchmark of this many tasks (equally weighted, drawn like
-        these) would show; wider than the population interval by about the
-        task-to-task spread Var g(p) / T′.
+        these) would show: usually wider than the population interval by
+        about the task-to-task spread Var g(p) / T′ (the rule that picks it:
+        :mod:`passhat.scopes`).
 
     Returns
     -------

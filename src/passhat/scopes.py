@@ -38,13 +38,16 @@ know which interval is valid where:
   (p_i | data ~ Beta(a + c_i, b + n_i − c_i), the hyperparameters on the
   grid), which never gives zero width to an all-pass task.
 
-**A new benchmark of T′ tasks** (optional): the predictive interval of the
-mean of g over T′ new tasks — the population interval widened by the
-task-to-task spread Var g(p) / T′ — from the same method as the population
-interval. Var g(p) comes from the per-task estimates (their variance less
-the within-task part), except where every task's estimate is the same
-(typically all 0 or all 1): those say nothing about the spread, and the
-fitted hierarchical Beta population gives Var g(p).
+**A new benchmark of T′ tasks** (optional): the equal-tailed interval of
+draws of the mean of g over T′ new tasks. Where the population interval is
+the model's (fewer than 30 tasks), or every task's estimate is the same
+(typically all 0 or all 1), the hierarchical posterior predictive: T′ new
+rates drawn from the fitted Beta population. Such estimates say nothing
+about the task-to-task spread or the skewed shape of the new benchmark's
+value against the boundary, and the model gives both. Otherwise each
+resampled population value widened by the task-to-task spread
+Var g(p) / T′, estimated from the per-task estimates (their variance less
+the within-task part).
 
 The model treats tasks as exchangeable: with unequal task weights its
 population value is E g(p) for tasks whose weights do not depend on their
@@ -90,7 +93,6 @@ from passhat.hierarchical import (
     beta_moment_draws,
     expected_task_variance,
     latent_draws,
-    population_spread,
     population_values,
     predictive_draws,
     weighted_quantiles,
@@ -469,66 +471,59 @@ def _predictive(
 ) -> None:
     """Intervals for the value of a new benchmark of ``predictive`` equally weighted tasks.
 
-    Where the population interval came from the model: its posterior
-    predictive. Where it came from resampling: each draw of the population
-    value plus the task-to-task spread, a Beta with variance Var g(p) / T′.
-    Var g(p) is the variance of the per-task estimates less their mean
-    within-task variance (:func:`task_variances`), except where every task's
+    Each is the equal-tailed interval of draws of the new benchmark's value.
+    Where the population interval came from the model, or every task's
     estimate is the same (typically all 0, as for pass^5 of 50 tasks × 5 runs
-    none of them all-pass): those estimates say nothing about the spread (the
-    difference is ≤ 0, and the predictive interval would be as narrow as the
-    population's), so Var g(p) is the fitted Beta population's
-    (:func:`passhat.hierarchical.population_spread`).
+    none of them all-pass): the hierarchical posterior predictive
+    (:func:`passhat.hierarchical.predictive_draws`). Such estimates say
+    nothing about the task-to-task spread nor about the skewed shape of a
+    mean of T′ tiny values piled against 0, and resampling them gives
+    population draws that reach up to the Jeffreys bound of 0 successes out of
+    T (far above what T′ new tasks show: the interval covered 1.000 with the
+    model's spread added to them). Otherwise, each resampled population value
+    plus the task-to-task spread, a Beta with variance Var g(p) / T′, Var g(p)
+    the variance of the per-task estimates less their mean within-task
+    variance (:func:`task_variances`).
     """
     alpha = 1.0 - level
     label = f"new benchmark of {predictive} tasks"
-    idx = [j for j in range(len(cols)) if j not in resampled]
+    same = [j for j in sorted(resampled) if np.ptp(vals[:, j]) == 0.0]
+    idx = [j for j in range(len(cols)) if j not in resampled or j in same]
     if idx:
         d = predictive_draws(
             model.nodes, [cols[j] for j in idx], predictive, n_draws=n_boot, rng=rng
         )
         q = np.quantile(d, [alpha / 2, 1 - alpha / 2], axis=0)
         for i, j in enumerate(idx):
+            why = (
+                f"every task's estimate {vals[0, j]:g}"
+                if j in same
+                else f"fewer than {MIN_TASKS} tasks"
+            )
             out[(cols[j], "predictive")] = (
                 float(q[0, i]),
                 float(q[1, i]),
-                f"{label}: hierarchical posterior predictive, {n_boot} draws",
+                f"{label}: equal-tailed interval of the hierarchical posterior predictive, "
+                f"{n_boot} draws (rule: {why})",
             )
-    if not resampled:
+    bidx = [j for j in sorted(resampled) if j not in same]
+    if not bidx:
         return
     fw = cats.freq * w_norm
-    bidx = sorted(resampled)
     v_all = model.variances(n_j, c_j, [cols[j] for j in bidx])
-    spread: dict[int, float] = {}
-    how = dict.fromkeys(bidx, "")
-    short: list[int] = []
     for i, j in enumerate(bidx):
         mean = float(fw @ vals[:, j])
         # Var g(p) across tasks = Var of the per-task estimates − their mean within-task variance
-        spread[j] = float(fw @ (vals[:, j] - mean) ** 2) - float(fw @ v_all[:, i])
-        if np.ptp(vals[:, j]) == 0.0:
-            short.append(j)
-    if short:
-        # every task's estimate the same (typically all 0, as for pass^5 of 50 tasks × 5 runs
-        # none of them all-pass): they say nothing about the spread, and the estimate above is
-        # ≤ 0, which would make the predictive interval as narrow as the population's; the
-        # fitted Beta population gives Var g(p) instead
-        model_spread = population_spread(model.coarse, [cols[j] for j in short])
-        for i, j in enumerate(short):
-            spread[j] = float(model_spread[i])
-            how[j] = (
-                ", Var g(p) from the hierarchical Beta population (rule: every task's estimate "
-                f"{vals[0, j]:g})"
-            )
-    for j in bidx:
+        spread = float(fw @ (vals[:, j] - mean) ** 2) - float(fw @ v_all[:, i])
         theta = np.clip(resampled[j], 0.0, 1.0)
-        var = max(spread[j], 0.0) / predictive
+        var = max(spread, 0.0) / predictive
         draws = beta_moment_draws(theta, np.full(theta.shape, var), rng)
         lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
         out[(cols[j], "predictive")] = (
             float(lo),
             float(hi),
-            f"{label}: population draws + task spread Var g(p) / {predictive}{how[j]}",
+            f"{label}: equal-tailed interval of the population draws + task spread "
+            f"Var g(p) / {predictive}",
         )
 
 
