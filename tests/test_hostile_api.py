@@ -47,3 +47,33 @@ def test_absurd_n_boot_is_refused_before_any_allocation(call) -> None:  # type: 
     with pytest.raises(ph.OptionError, match=r"at most 1,000,000 .*7\.3 TiB of memory"):
         call(_trials(), 10**12)
     assert MAX_N_BOOT == 1_000_000
+
+
+# ------------------------------------------------------------------ fit: sampler sizes
+@pytest.mark.parametrize(
+    ("options", "pattern"),
+    [
+        ({"chains": 1000}, r"chains must be a whole number from 1 to 64 \(got 1000\)"),
+        ({"draws": 1}, r"draws .* from 4 .*need at least 4 draws per chain"),
+        ({"draws": 10**6, "chains": 64}, r"chains × draws must be at most 10,000,000"),
+        ({"grid_size": 1}, r"grid_size must be a whole number from 16 to 4,096"),
+        ({"grid_size": 10**6}, r"grid_size must be a whole number from 16 to 4,096"),
+        ({"chains": "4"}, r"chains must be a whole number"),
+    ],
+)
+def test_fit_sizes_are_bounded(options: dict[str, object], pattern: str) -> None:
+    """chains=1000 ran 1000 NUTS chains (48 s on four tasks) and failed its ESS check; draws=1
+    gave NaN ESS with ArviZ shape warnings on stderr; grid_size=1 raised an IndexError and
+    grid_size=10^6 a MemoryError (7 TiB). Each is now an OptionError naming the bound."""
+    with pytest.raises(ph.OptionError, match=pattern):
+        ph.fit(ph.load_example("abcd"), method="grid", **options)  # type: ignore[arg-type]
+    with pytest.raises(ph.OptionError, match=pattern):
+        ph.fit(_trials(), model="joint", **options)  # type: ignore[arg-type]
+
+
+def test_grid_ess_shortfall_says_draws_per_chain_are_too_few() -> None:
+    """Grid draws are independent (ESS ≈ chains × draws): 64 chains × 20 draws fall short of
+    the 100-per-chain rule (6400), and the problem says to raise the draws per chain."""
+    f = ph.fit(ph.load_example("abcd"), method="grid", chains=64, draws=20, seed=0)
+    assert f.diagnostics.problems
+    assert all("grid draws are independent" in p for p in f.diagnostics.problems)

@@ -29,3 +29,7 @@ def test_absurd_n_boot_exits_2_naming_the_bound(
     if "--example" not in args:
         args = [args[0], write(tmp_path, "runs.csv", GOOD), *args[1:]]
     bad(capsys, [*args, "--n-boot", str(10**12)], r"at most 1,000,000 .*TiB of memory")
+
+
+def test_fit_with_1000_chains_exits_2_naming_the_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    bad(capsys, ["fit", "--example", "abcd", "--chains", "1000"], r"chains must be .* 1 to 64")
