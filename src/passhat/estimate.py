@@ -50,7 +50,7 @@ from passhat.estimators import (
     per_task_metrics,
     task_weights,
 )
-from passhat.exclusions import exclusions
+from passhat.exclusions import exclusions, feasible_ks
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -255,6 +255,22 @@ class Estimate:
         return float(row["lower"]), float(row["upper"])
 
 
+def _dropped_k_note(dropped: list[int], ds: xr.Dataset, include: NDArray[np.bool_]) -> list[str]:
+    """The note naming the k values left out because no task of some system has that many runs."""
+    if not dropped:
+        return []
+    top = np.where(include, np.asarray(ds["n"].values), 0).max(axis=1, initial=0)
+    short = [
+        f"{s} (at most n = {int(t)})"
+        for s, t in zip(ds["system"].values, top, strict=True)
+        if t < min(dropped)
+    ]
+    return [
+        f"k = {', '.join(map(str, dropped))} left out: no task of {', '.join(short)} has that "
+        "many decided runs (on_short='exclude' / --min-runs reports the k the tasks serve)"
+    ]
+
+
 def _notes(
     excluded: pd.DataFrame,
     systems: list[str],
@@ -395,6 +411,13 @@ def estimate(
         seed = resolve_seed(seed)
     ks = norm_k(k)
     ds = as_counts(data)
+    ks_dropped: list[int] = []
+    if on_short == "exclude":  # a k no task of some system can serve is named, not fatal
+        kept_ks, ks_dropped = feasible_ks(
+            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=bool(matched)
+        )
+        ks = kept_ks or ks  # none served: the error below names the tasks and why
+        ks_dropped = ks_dropped if kept_ks else []
     include, excluded = exclusions(
         ds,
         max(ks),
@@ -486,6 +509,7 @@ def estimate(
             )
     settings: dict[str, Any] = {
         "k": ks,
+        "k_dropped": ks_dropped,
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
@@ -507,11 +531,15 @@ def estimate(
     result.table = table
     result.summary = summary
     result.settings = settings
-    result.notes = _notes(
-        excluded,
-        systems,
-        include,
-        np.asarray(ds["present"].values, dtype=bool),
-        boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
-    ) + value_outside_note(table)
+    result.notes = (
+        _dropped_k_note(ks_dropped, ds, include)
+        + _notes(
+            excluded,
+            systems,
+            include,
+            np.asarray(ds["present"].values, dtype=bool),
+            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
+        )
+        + value_outside_note(table)
+    )
     return result
