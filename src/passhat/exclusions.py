@@ -295,7 +295,8 @@ def feasible_ks(
     usable = present & ~empty & (n >= (min_runs or 0))
     runs = n
     if matched:  # a task serves k only if every system that ran it has k runs of it
-        usable &= ~(present & ~usable).any(axis=0)[None, :]
+        short_somewhere = np.asarray((present & ~usable).any(axis=0), dtype=bool)
+        usable &= ~short_somewhere[None, :]
         runs = np.broadcast_to(np.where(present, n, np.iinfo(np.int64).max).min(axis=0), n.shape)
     top = np.where(usable, runs, 0).max(axis=1, initial=0)  # (system,): largest usable n
     served = int(top.min()) if top.size else 0
