@@ -10,6 +10,7 @@ Oracles: the rule each message must name; for values that work, the counts writt
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -77,3 +78,71 @@ def test_grid_ess_shortfall_says_draws_per_chain_are_too_few() -> None:
     f = ph.fit(ph.load_example("abcd"), method="grid", chains=64, draws=20, seed=0)
     assert f.diagnostics.problems
     assert all("grid draws are independent" in p for p in f.diagnostics.problems)
+
+
+# ------------------------------------------------------------------ frames and arrays
+@pytest.mark.parametrize(
+    ("table", "pattern"),
+    [
+        (FRAME.to_numpy(), r"expected a pandas DataFrame .*\(got ndarray\).*columns="),
+        (FRAME.to_dict("records"), r"expected a pandas DataFrame .*\(got list\)"),
+        (FRAME.to_dict("list"), r"expected a pandas DataFrame .*\(got dict\)"),
+        (FRAME["success"], r"expected a pandas DataFrame .*\(got Series\)"),
+        (None, r"expected a pandas DataFrame .*\(got NoneType\)"),
+        (
+            pd.concat([FRAME, FRAME["success"]], axis=1),
+            r"column name\(s\) 'success' appear more than once",
+        ),
+    ],
+    ids=["ndarray", "records", "dict", "series", "none", "duplicate-columns"],
+)
+def test_from_frame_refuses_what_is_not_a_frame(table: object, pattern: str) -> None:
+    """Each raised a raw AttributeError ('... has no attribute columns' / 'dtype')."""
+    with pytest.raises(ph.ValidationError, match=pattern):
+        ph.Trials.from_frame(table)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("ids", "pattern"),
+    [
+        ([1] * 4 + ["1"] * 4, r"rows 1 and 5: task_id 1 \(a number\) and '1' \(text\)"),
+        ([np.int64(7)] * 4 + ["7"] * 4, r"task_id 7 \(a number\) and '7' \(text\)"),
+        (["2.5"] * 4 + [2.5] * 4, r"rows 1 and 5: task_id 2\.5 \(a number\) and '2\.5'"),
+    ],
+)
+def test_a_number_and_a_text_id_that_read_alike_are_refused(
+    ids: list[object], pattern: str
+) -> None:
+    """Tasks 1 and '1' were merged into one task of 8 runs (its c summed), silently."""
+    df = pd.DataFrame({"task_id": ids, "success": [1, 1, 0, 1, 0, 0, 0, 0]})
+    with pytest.raises(ph.ValidationError, match=pattern):
+        ph.Trials.from_frame(df)
+
+
+def test_ids_of_one_kind_or_distinct_texts_still_read() -> None:
+    """Oracle: counts by hand. 7 and '07' differ as text; 1, 1.0 and True keep their own text."""
+    df = pd.DataFrame({"task_id": [7, 7, "07", 1, 1.0, True], "success": [1, 0, 1, 1, 0, 1]})
+    ds = ph.Trials.from_frame(df).counts()
+    got = dict(zip(ds["task"].values.tolist(), ds["c"].values[0].tolist(), strict=True))
+    assert got == {"7": 1, "07": 1, "1": 1, "1.0": 0, "True": 1}
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "pattern"),
+    [
+        (lambda: ph.counts_from_arrays(["3", "2"], [1, 0]), ph.CountError, "not text"),
+        (lambda: ph.counts_from_arrays([3, 2], [1, 0], tasks=["a", "a"]), ph.CountError,
+         "task 'a' appears more than once"),
+        (lambda: ph.counts_from_arrays([3, 2], [1, 0], tasks=["a"]), ph.CountError,
+         "tasks has 1 value"),
+        (lambda: ph.counts_from_arrays([3, 2], [1, 0], weight=[1, 2, 3]), ph.CountError,
+         "weight has 3 value"),
+        (lambda: ph.pass_hat_k("5", 4, 2), ph.CountError, "n must hold numbers, not text"),
+    ],
+    ids=["text-counts", "duplicate-tasks", "short-tasks", "long-weights", "text-n"],
+)  # fmt: skip
+def test_count_arrays_hold_numbers_of_one_length(call, error, pattern) -> None:  # type: ignore[no-untyped-def]
+    """Text counts raised a raw ValueError (or read '5' as 5); two tasks named 'a' made a count
+    table whose task 'a' selected both; mismatched lengths raised xarray's ValueError."""
+    with pytest.raises(error, match=pattern):
+        call()
