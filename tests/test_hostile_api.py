@@ -146,3 +146,36 @@ def test_count_arrays_hold_numbers_of_one_length(call, error, pattern) -> None: 
     table whose task 'a' selected both; mismatched lengths raised xarray's ValueError."""
     with pytest.raises(error, match=pattern):
         call()
+
+
+# ------------------------------------------------------------------ option values
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (lambda t: ph.estimate(t, k=1, ci="0.9"), r"ci must lie strictly between 0 and 1"),
+        (lambda t: ph.compare(t, ci="0.95", n_boot=200), r"ci must lie strictly between"),
+        (lambda t: ph.estimate(t, k={1: 2}), r"k must be a whole number or a sequence"),
+        (lambda t: ph.classify(t, alpha="0.9"), r"alpha must be in \(0, 1\) \(got '0.9'\)"),
+        (lambda t: ph.classify(t, alpha=float("nan")), r"alpha must be in \(0, 1\)"),
+        (lambda t: ph.classify(t, min_runs="x"), r"min_runs must be a whole number"),
+    ],
+    ids=["estimate-ci-text", "compare-ci-text", "k-mapping", "alpha-text", "alpha-nan", "min-runs"],
+)
+def test_option_values_of_the_wrong_kind(call, pattern: str) -> None:  # type: ignore[no-untyped-def]
+    """ci='0.9' was read as 0.9 (while k='5', seed='x' and n_boot='1000' were refused);
+    k={1: 2} used the mapping's keys; classify's alpha='0.9' raised a TypeError ('<' between
+    int and str) and min_runs='x' a ValueError."""
+    with pytest.raises(ph.OptionError, match=pattern):
+        call(_trials())
+
+
+@pytest.mark.parametrize(
+    ("n", "c", "pattern"),
+    [(["a", "b"], [1, 1], "n must hold numbers, not text"), ([3, float("nan")], [1, 1],
+      "n must hold whole numbers"), ([3, 2.5], [1, 1], "n must hold whole numbers")],
+)  # fmt: skip
+def test_heterogeneity_test_counts(n: list[object], c: list[object], pattern: str) -> None:
+    """Text and NaN counts raised a raw ValueError from numpy's int conversion; 2.5 was
+    truncated to 2 silently."""
+    with pytest.raises(ph.CountError, match=pattern):
+        ph.heterogeneity_test(n, c)

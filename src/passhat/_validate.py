@@ -16,7 +16,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -51,8 +51,8 @@ DEFAULT_SEED = 0
 
 def check_ci(ci: float, *, name: str = "ci") -> float:
     """Validate a confidence level: a number strictly between 0 and 1 (``name`` is the option's)."""
-    try:
-        val = float(ci)
+    try:  # text is not a level ("0.95" would be read as 0.95 here and refused elsewhere)
+        val = float(ci) if not isinstance(ci, str | bytes) else float("nan")
     except (TypeError, ValueError) as err:
         raise OptionError(f"{name} must be a number in (0, 1) (got {ci!r})") from err
     if isinstance(ci, bool) or not 0.0 < val < 1.0:
@@ -133,6 +133,8 @@ def resolve_seed(seed: int | None) -> int:
 def norm_k(k: int | Sequence[int]) -> list[int]:
     """Validate k (a whole number ≥ 1 or a sequence of them): sorted, without repeats."""
     # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
+    if isinstance(k, Mapping):  # its keys would pass silently for the k values
+        raise OptionError(f"k must be a whole number or a sequence of them (got {k!r})")
     ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
     if not ks:
         raise OptionError("k must name at least one value")
