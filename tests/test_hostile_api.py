@@ -179,3 +179,43 @@ def test_heterogeneity_test_counts(n: list[object], c: list[object], pattern: st
     truncated to 2 silently."""
     with pytest.raises(ph.CountError, match=pattern):
         ph.heterogeneity_test(n, c)
+
+
+# ------------------------------------------------------------------ planner and simulation sizes
+_PRIOR = ph.plan.Assumptions(mean=0.7, kappa=3.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (lambda: ph.heterogeneity_test([3] * 40, [1] * 40, n_draws=10**12),
+         r"n_draws must be at most 1,000,000"),
+        (lambda: ph.plan.more_runs(ph.load_example("abcd"), simulations=10**12),
+         r"simulations must be at most 1,000,000"),
+        (lambda: ph.plan.power(delta=0.1, tasks=None, runs_per_task=3, power=0.8, prior=_PRIOR,
+                               method="simulation", replicates=10**12),
+         r"replicates × tasks = .* more than 100,000,000 .*PiB of memory"),
+        (lambda: ph.plan.simulate_design(tasks=10**12, runs_per_task=3, k=1, prior=_PRIOR,
+                                         replicates=100),
+         r"replicates × tasks = 100,000,000,000,000 .*TiB of memory"),
+        (lambda: ph.plan.power(delta=None, tasks=10**12, runs_per_task=10**9, power=0.8,
+                               prior=_PRIOR),
+         r"reach power 0\.8 for every improvement .* down to 10⁻⁶"),
+        (lambda: ph.compare(ph.load_example("abcd"), ph.load_example("abcd"), names=("a",)),
+         r"names must be two labels"),
+        (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, prior="x"),
+         r"prior must be plan\.Assumptions, got str"),
+        (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task=2.5),
+         r"max_per_task must be a whole number ≥ 1 \(got 2\.5\)"),
+        (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task="x"),
+         r"max_per_task must be a whole number ≥ 1 \(got 'x'\)"),
+    ],
+    ids=["het-draws", "more-runs-sims", "power-replicates", "design-tasks", "power-huge-design",
+         "compare-names", "next-prior", "next-cap-2.5", "next-cap-text"],
+)  # fmt: skip
+def test_planner_sizes_and_options(call, pattern: str) -> None:  # type: ignore[no-untyped-def]
+    """Before: MemoryError (7 TiB to 1.6 PiB), a run without end (more_runs at 10^12),
+    brentq's ValueError 'f(a) and f(b) must have different signs', a ValueError unpacking
+    names, an AttributeError for a text prior, and max_per_task=2.5 cut to 2 silently."""
+    with pytest.raises(ph.OptionError, match=pattern):
+        call()
