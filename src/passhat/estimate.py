@@ -353,7 +353,10 @@ def estimate(
     on_short : {"error", "exclude"}
         What to do with tasks whose decided runs n are fewer than the largest
         k: raise :class:`ShortTaskError` naming them (default), or leave them
-        out of every average and list them in ``excluded``.
+        out of every average (every k, so all k average the same tasks) and
+        list them in ``excluded``. With "exclude", a k that no task of some
+        system can serve is left out and named (a note and
+        ``settings["k_dropped"]``; :func:`passhat.exclusions.feasible_ks`).
     min_runs : int, optional
         Also exclude tasks with fewer decided runs than this (listed in
         ``excluded``).

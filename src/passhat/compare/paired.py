@@ -337,6 +337,10 @@ def compare(
         As in :func:`passhat.estimate`, applied to matched tasks: a task left
         out for either system is left out of the pair (listed in ``dropped``
         with the reason), so both systems are compared on the same tasks.
+        As there, a task short for the largest k is left out at every k (each
+        k compares the same tasks), and with ``on_short="exclude"`` a k that
+        no matched task serves is left out and named (``notes``,
+        ``settings["k_dropped"]`` per candidate).
 
     Returns
     -------
