@@ -90,3 +90,12 @@ def test_compare_names_the_k_no_matched_task_serves() -> None:
     assert any("k = 30 left out" in x for x in cmp.notes)
     with pytest.raises(ph.ShortTaskError):
         ph.compare(ph.load_example("agents"), k=[1, 30], intersect=True, n_boot=200)
+
+
+def test_spread_names_the_k_left_out(capsys: pytest.CaptureFixture[str]) -> None:
+    """spread --k 1,9 --min-runs 1 on 4-run tasks reported k = 1 without saying where 9 went."""
+    sp = ph.spread(ph.load_example("tau-airline"), k=[1, 2, 9], on_short="exclude")
+    assert sorted(sp.table["k"].unique()) == [1, 2]
+    assert any(x.startswith("k = 9 left out") for x in sp.notes)
+    assert main(["spread", "--example", "tau-airline", "--k", "1,9", "--min-runs", "1"]) == 0
+    assert "k = 9 left out" in capsys.readouterr().out
