@@ -219,3 +219,18 @@ def test_planner_sizes_and_options(call, pattern: str) -> None:  # type: ignore[
     names, an AttributeError for a text prior, and max_per_task=2.5 cut to 2 silently."""
     with pytest.raises(ph.OptionError, match=pattern):
         call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: ph.estimate(t, k=1, matched="no"),
+        lambda t: ph.compare(t, k=1, intersect="no", n_boot=200),
+        lambda t: ph.rank(t, k=1, intersect="no", n_boot=200),
+    ],
+    ids=["estimate-matched", "compare-intersect", "rank-intersect"],
+)
+def test_yes_no_options_refuse_text(call) -> None:  # type: ignore[no-untyped-def]
+    """matched='no' was read as True (a non-empty text is truthy), intersect='no' likewise."""
+    with pytest.raises(ph.OptionError, match=r"must be True or False \(got 'no'\)"):
+        call(_trials())

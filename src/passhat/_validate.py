@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MAX_N_BOOT",
     "check_ci",
+    "check_flag",
     "check_method",
     "check_n_boot",
     "check_weight",
@@ -142,6 +143,23 @@ def norm_k(k: int | Sequence[int]) -> list[int]:
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
             raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
     return sorted({int(v) for v in ks})
+
+
+def check_flag(value: object, name: str) -> bool:
+    """A yes/no option: True or False (numpy's too); ``"no"`` would be truthy, so text is refused.
+
+    Examples
+    --------
+    >>> check_flag(True, "matched")
+    True
+    >>> check_flag("no", "matched")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: matched must be True or False (got 'no')
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise OptionError(f"{name} must be True or False (got {value!r})")
+    return bool(value)
 
 
 def check_method(method: str, allowed: Sequence[str], what: str) -> str:

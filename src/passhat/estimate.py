@@ -35,6 +35,7 @@ from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
+    check_flag,
     check_method,
     check_n_boot,
     norm_k,
@@ -412,6 +413,7 @@ def estimate(
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
     if ci is not None:
         seed = resolve_seed(seed)
+    matched = check_flag(matched, "matched")
     ks = norm_k(k)
     ds = as_counts(data)
     ks_dropped: list[int] = []

@@ -44,6 +44,7 @@ from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
+    check_flag,
     check_method,
     check_n_boot,
     make_rng,
@@ -368,6 +369,7 @@ def compare(
     nb = check_n_boot(n_boot)
     meth = check_method(method, CI_METHODS, "method")
     check_method(on_short, ("error", "exclude"), "on_short")
+    intersect = check_flag(intersect, "intersect")
     ks = norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ds, base, cands = sel.counts, sel.baseline, sel.candidates
