@@ -234,3 +234,12 @@ def test_yes_no_options_refuse_text(call) -> None:  # type: ignore[no-untyped-de
     """matched='no' was read as True (a non-empty text is truthy), intersect='no' likewise."""
     with pytest.raises(ph.OptionError, match=r"must be True or False \(got 'no'\)"):
         call(_trials())
+
+
+def test_slices_severe_given_as_one_name() -> None:
+    """severe='timeout' was read letter by letter: six severe statuses 't', 'i', 'm', 'e', 'o',
+    'u' (each with rate 0). Oracle: the same table as severe=['timeout']."""
+    t = ph.load_example("agents")
+    one = ph.slices(t, severe="timeout").severe
+    assert one["status"].unique().tolist() == ["timeout"]
+    pd.testing.assert_frame_equal(one, ph.slices(t, severe=["timeout"]).severe)
