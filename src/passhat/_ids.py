@@ -215,6 +215,43 @@ def scalars_as_text(s: pd.Series) -> pd.Series:
     return pd.Series([number_text(v) for v in s], index=s.index, dtype=object)
 
 
+def _refuse_number_text_clash(
+    s: pd.Series, as_text: pd.Series, *, column: str, where: str, rows: np.ndarray | None
+) -> None:
+    """A number and a text that read alike (``7`` and ``"7"`` in one column) are an error naming
+    both rows: as text they would be one id, yet the source wrote them apart (as with NFC forms,
+    :func:`normalisation_clash`).
+
+    Examples
+    --------
+    >>> s = pd.Series([7, "7", "b"], dtype=object)
+    >>> _refuse_number_text_clash(s, scalars_as_text(s), column="task_id", where="t", rows=None)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.ValidationError: t: rows 1 and 2: task_id 7 (a number) and '7' (text) would \
+both read as '7'; write every id the same way (all text, or all numbers)
+    """
+    is_text = np.fromiter((isinstance(v, str) for v in s), dtype=bool, count=len(s))
+    if not is_text.any() or is_text.all():
+        return
+    vals = as_text.to_numpy(dtype=object)
+    numbers = pd.Index(vals[~is_text & s.notna().to_numpy()])
+    clash = pd.Index(vals[is_text]).intersection(numbers)
+    if clash.empty:
+        return
+    key = clash[0]
+    at_num = int(np.flatnonzero(~is_text & (vals == key))[0])
+    at_text = int(np.flatnonzero(is_text & (vals == key))[0])
+    ra, rb = sorted(
+        (int(at + 1 if rows is None else np.asarray(rows)[at]), at) for at in (at_num, at_text)
+    )
+    raise ValidationError(
+        f"{where}: rows {ra[0]} and {rb[0]}: {column} {number_text(s.iloc[at_num])} (a number) "
+        f"and {key!r} (text) would both read as {key!r}; write every id the same way (all text, "
+        "or all numbers)"
+    )
+
+
 def number_text(v: Any) -> Any:
     """A number or boolean as the text Python writes for it (``1``, ``1.0``, ``True``); any
     other value (text, a missing value, a list) unchanged."""
@@ -251,7 +288,10 @@ def clean_ids(
     ValidationError
         Naming the first rows (data rows from 1), the id and the character.
     """
-    codes, uniques = pd.factorize(scalars_as_text(s), sort=False)
+    as_text = scalars_as_text(s)
+    if as_text is not s:
+        _refuse_number_text_clash(s, as_text, column=column, where=where, rows=rows)
+    codes, uniques = pd.factorize(as_text, sort=False)
     text = [str(u) for u in uniques]
     search = INVISIBLE.search
     has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))

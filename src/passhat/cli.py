@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from passhat.commands import LazyGroup
+from passhat.commands import LazyGroup, OutputGone
 from passhat.errors import (
     EXIT_INPUT,
     EXIT_INTERRUPT,
@@ -145,7 +145,7 @@ def _failure(err: BaseException) -> int:
     if isinstance(err, click.ClickException):
         _say(f"passhat: error: {err.format_message()}", lines=True)
         return EXIT_INPUT if err.exit_code == 1 else err.exit_code  # 1 is the gates' alone
-    if isinstance(err, BrokenPipeError):  # the reader went away (`| head`): stop quietly
+    if isinstance(err, BrokenPipeError | OutputGone):  # the reader went away (`| head`): quiet
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_IO

@@ -35,6 +35,7 @@ from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
+    check_flag,
     check_method,
     check_n_boot,
     norm_k,
@@ -50,7 +51,7 @@ from passhat.estimators import (
     per_task_metrics,
     task_weights,
 )
-from passhat.exclusions import exclusions
+from passhat.exclusions import exclusions, feasible_ks
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -255,6 +256,22 @@ class Estimate:
         return float(row["lower"]), float(row["upper"])
 
 
+def _dropped_k_note(dropped: list[int], ds: xr.Dataset, include: NDArray[np.bool_]) -> list[str]:
+    """The note naming the k values left out because no task of some system has that many runs."""
+    if not dropped:
+        return []
+    top = np.where(include, np.asarray(ds["n"].values), 0).max(axis=1, initial=0)
+    short = [
+        f"{s} (at most n = {int(t)})"
+        for s, t in zip(ds["system"].values, top, strict=True)
+        if t < min(dropped)
+    ]
+    return [
+        f"k = {', '.join(map(str, dropped))} left out: no task of {', '.join(short)} has that "
+        "many decided runs (on_short='exclude' / --min-runs reports the k the tasks serve)"
+    ]
+
+
 def _notes(
     excluded: pd.DataFrame,
     systems: list[str],
@@ -337,7 +354,10 @@ def estimate(
     on_short : {"error", "exclude"}
         What to do with tasks whose decided runs n are fewer than the largest
         k: raise :class:`ShortTaskError` naming them (default), or leave them
-        out of every average and list them in ``excluded``.
+        out of every average (every k, so all k average the same tasks) and
+        list them in ``excluded``. With "exclude", a k that no task of some
+        system can serve is left out and named (a note and
+        ``settings["k_dropped"]``; :func:`passhat.exclusions.feasible_ks`).
     min_runs : int, optional
         Also exclude tasks with fewer decided runs than this (listed in
         ``excluded``).
@@ -394,8 +414,16 @@ def estimate(
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
     if ci is not None:
         seed = resolve_seed(seed)
+    matched = check_flag(matched, "matched")
     ks = norm_k(k)
     ds = as_counts(data)
+    ks_dropped: list[int] = []
+    if on_short == "exclude":  # a k no task of some system can serve is named, not fatal
+        kept_ks, ks_dropped = feasible_ks(
+            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=bool(matched)
+        )
+        ks = kept_ks or ks  # none served: the error below names the tasks and why
+        ks_dropped = ks_dropped if kept_ks else []
     include, excluded = exclusions(
         ds,
         max(ks),
@@ -487,6 +515,7 @@ def estimate(
             )
     settings: dict[str, Any] = {
         "k": ks,
+        "k_dropped": ks_dropped,
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": on_short,
         "min_runs": min_runs,
@@ -508,11 +537,15 @@ def estimate(
     result.table = table
     result.summary = summary
     result.settings = settings
-    result.notes = _notes(
-        excluded,
-        systems,
-        include,
-        np.asarray(ds["present"].values, dtype=bool),
-        boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
-    ) + value_outside_note(table)
+    result.notes = (
+        _dropped_k_note(ks_dropped, ds, include)
+        + _notes(
+            excluded,
+            systems,
+            include,
+            np.asarray(ds["present"].values, dtype=bool),
+            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
+        )
+        + value_outside_note(table)
+    )
     return result

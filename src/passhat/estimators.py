@@ -38,6 +38,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
+from passhat._frames import number_array
 from passhat._validate import check_weight, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
@@ -76,8 +77,7 @@ WeightSpec = None | str | Mapping[str, float]
 
 # --------------------------------------------------------------- validation
 def _check_counts(n: ArrayLike, c: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    n_arr = np.asarray(n, dtype=float)
-    c_arr = np.asarray(c, dtype=float)
+    n_arr, c_arr = number_array(n, "n"), number_array(c, "c")
     for name, arr in (("n", n_arr), ("c", c_arr)):
         if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
             raise CountError(f"{name} must hold whole numbers (got {arr.ravel()[:5].tolist()})")

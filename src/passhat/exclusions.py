@@ -14,6 +14,14 @@ for the same reasons, each listed:
 * with ``matched``, a task left out for one system is left out for every
   system that ran it (paired output compares the same tasks).
 
+The rule is per task, not per k: a task short for the largest k is left out
+at every k, so that every k averages the same tasks (the pass^k curve, the
+uniform-spread reference Mean^k and the gap Mean − pass^k compare like with
+like; a task set that changed with k could make pass^k rise with k). A k that
+no task of some system can serve is left out instead (:func:`feasible_ks`):
+``estimate(k=[1, 100], on_short="exclude")`` on tasks of 4 runs reports k = 1
+and names k = 100, rather than refusing everything.
+
 :func:`default_ks` is the k shown when none is given (the API and the CLI
 share it).
 
@@ -44,6 +52,7 @@ __all__ = [
     "UNSCORED_TASK_RULES",
     "default_ks",
     "exclusions",
+    "feasible_ks",
     "unscored_runs_note",
     "unscored_task_rule",
 ]
@@ -256,3 +265,39 @@ def exclusions(
     ]
     excluded = pd.DataFrame(rows, columns=["system", "task", "n", "unscored", "reason"])
     return present & ~dropped, excluded
+
+
+def feasible_ks(
+    ds: xr.Dataset,
+    ks: list[int],
+    *,
+    min_runs: int | None,
+    unscored_tasks: str,
+    matched: bool,
+) -> tuple[list[int], list[int]]:
+    """The k values that leave every system at least one task, and those that do not.
+
+    With ``on_short="exclude"`` a task short for the largest k is left out at every k
+    (:func:`exclusions`); a k larger than every task's decided runs would thus leave
+    nothing at all. Such a k is set aside (the caller names it) and the others are kept.
+    The kept ones are the smallest (a task serving k serves every smaller k).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([4, 4, 10], [3, 1, 7], tasks=["a", "b", "c"])
+    >>> feasible_ks(ds, [1, 4, 10, 100], min_runs=None, unscored_tasks="exclude", matched=False)
+    ([1, 4, 10], [100])
+    """
+    n = np.asarray(ds["n"].values)
+    present = np.asarray(ds["present"].values, dtype=bool)
+    empty, _ = unscored_task_rule(ds, unscored_tasks)
+    usable = present & ~empty & (n >= (min_runs or 0))
+    runs = n
+    if matched:  # a task serves k only if every system that ran it has k runs of it
+        short_somewhere = np.asarray((present & ~usable).any(axis=0), dtype=bool)
+        usable &= ~short_somewhere[None, :]
+        runs = np.broadcast_to(np.where(present, n, np.iinfo(np.int64).max).min(axis=0), n.shape)
+    top = np.where(usable, runs, 0).max(axis=1, initial=0)  # (system,): largest usable n
+    served = int(top.min()) if top.size else 0
+    return [k for k in ks if k <= served], [k for k in ks if k > served]

@@ -154,7 +154,7 @@ def slices(
                 "every run needs a category to slice by category"
             )
     tables = {key: _table(df, key) for key in keys}
-    sev = [str(s).strip() for s in severe]
+    sev = [str(s).strip() for s in ([severe] if isinstance(severe, str) else severe)]
     if any(not s for s in sev):
         raise OptionError("severe statuses must be non-empty names, e.g. tool_error")
     rows: list[dict[str, Any]] = []

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._frames import check_frame, check_unique_coords, count_arrays
 from passhat._ids import check_spaced_ids, clean_ids, missing_column
 from passhat._status import UNSCORED_STATUSES, fail_without_verdict
 from passhat.errors import CountError, ValidationError
@@ -163,7 +164,7 @@ class Trials:
             Missing columns, non-boolean success values, duplicate
             (system, task_id, trial), missing task ids.
         """
-        df = df.copy()
+        df = check_frame(df, where).copy()
         for col in ("task_id", "success"):
             if col not in df.columns:
                 field = "task" if col == "task_id" else col
@@ -505,12 +506,8 @@ def counts_from_arrays(
     >>> ds["c"].values.tolist()
     [[5, 4, 2, 0]]
     """
-    n_arr = np.asarray(n)
-    c_arr = np.asarray(c)
-    if n_arr.shape != c_arr.shape or n_arr.ndim != 1:
-        raise CountError(
-            f"n and c must be 1-d arrays of the same length (got {n_arr.shape} and {c_arr.shape})"
-        )
+    per_task = {"tasks": tasks, "weight": weight, "category": category, "unscored": unscored}
+    n_arr, c_arr = count_arrays(n, c, **per_task)
     task_ids = np.array(
         [str(t) for t in (tasks if tasks is not None else range(len(n_arr)))], dtype=object
     )
@@ -545,6 +542,7 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
     for var in ("n", "c"):
         if var not in ds:
             raise CountError(f"{where}: variable {var!r} is missing")
+    check_unique_coords(ds, where)
     out = ds.copy()
     if "unscored" not in out:
         out["unscored"] = xr.zeros_like(out["n"])

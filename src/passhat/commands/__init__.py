@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any
 
 import click
 
-__all__ = ["COMMANDS", "LazyGroup"]
+__all__ = ["COMMANDS", "LazyGroup", "OutputGone"]
 
 #: Every subcommand and its one-line help, as ``passhat --help`` lists them.
 COMMANDS: dict[str, str] = {
@@ -43,6 +44,12 @@ COMMANDS: dict[str, str] = {
     "spread": "Measured pass^k against the uniform-spread reference Mean^k.",
     "traces": "Where failing runs diverge from passing runs, per task with mixed outcomes.",
 }
+
+
+class OutputGone(Exception):
+    """The reader of the output went away (``passhat ... | head -1``): not an OSError, so that
+    click does not turn it into exit status 1 (a failed gate's alone); :func:`passhat.cli.main`
+    ends quietly with the I/O status."""
 
 
 class LazyGroup(click.Group):
@@ -64,6 +71,13 @@ class LazyGroup(click.Group):
                 if name == cmd_name or name.startswith(f"{cmd_name}_"):
                     importlib.import_module(f"{__name__}.{name}").register(self)
         return self.commands.get(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; a closed output pipe becomes :class:`OutputGone`."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as err:
+            raise OutputGone from err
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The "Commands:" part of ``--help``, from :data:`COMMANDS` (no import)."""

@@ -61,6 +61,12 @@ class _LiteralConsole(rich.console.Console):
         kwargs.update(markup=False, emoji=False, highlight=False)
         return super().render_str(printable(text, keep_newlines=True), **kwargs)
 
+    def on_broken_pipe(self) -> None:
+        """The reader went away (``| head``): rich's default exits with status 1, which is a
+        failed gate's alone; the CLI's handler ends quietly with the I/O status instead."""
+        self.quiet = True
+        raise BrokenPipeError
+
 
 def make_console(*, min_width: int | None = None, stderr: bool = False, file: Any = None) -> Any:
     """The console a command prints with (see the module's docstring).

@@ -355,10 +355,10 @@ def classify(
     >>> r.table[["task", "verdict", "more_runs_cand"]].values.tolist()
     [['a', 'undecided', 3], ['b', 'flaky', 0]]
     """
-    if not (0 < alpha < 1):
-        raise OptionError(f"alpha must be in (0, 1) (got {alpha})")
-    if int(min_runs) != min_runs or min_runs < 1:
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs})")
+    if isinstance(alpha, bool | str | bytes) or not (0 < alpha < 1):  # NaN fails the test too
+        raise OptionError(f"alpha must be in (0, 1) (got {alpha!r})")
+    if isinstance(min_runs, bool) or not isinstance(min_runs, int | np.integer) or min_runs < 1:
+        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
     if multiplicity not in MULTIPLICITY:
         raise OptionError(
             f"multiplicity must be one of {', '.join(MULTIPLICITY)} (got {multiplicity!r})"

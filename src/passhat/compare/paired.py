@@ -44,6 +44,7 @@ from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
+    check_flag,
     check_method,
     check_n_boot,
     make_rng,
@@ -55,7 +56,7 @@ from passhat.compare.engine import paired_table
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
-from passhat.exclusions import exclusions
+from passhat.exclusions import exclusions, feasible_ks
 from passhat.intervals import value_outside_note
 from passhat.trials import Trials
 
@@ -337,6 +338,10 @@ def compare(
         As in :func:`passhat.estimate`, applied to matched tasks: a task left
         out for either system is left out of the pair (listed in ``dropped``
         with the reason), so both systems are compared on the same tasks.
+        As there, a task short for the largest k is left out at every k (each
+        k compares the same tasks), and with ``on_short="exclude"`` a k that
+        no matched task serves is left out and named (``notes``,
+        ``settings["k_dropped"]`` per candidate).
 
     Returns
     -------
@@ -364,6 +369,7 @@ def compare(
     nb = check_n_boot(n_boot)
     meth = check_method(method, CI_METHODS, "method")
     check_method(on_short, ("error", "exclude"), "on_short")
+    intersect = check_flag(intersect, "intersect")
     ks = norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ds, base, cands = sel.counts, sel.baseline, sel.candidates
@@ -378,6 +384,8 @@ def compare(
     rows: list[dict[str, Any]] = []
     disc_rows: list[dict[str, Any]] = []
     dropped_rows: list[dict[str, Any]] = []
+    dropped_ks: dict[str, list[int]] = {}
+    k_notes: list[str] = []
     for cand in cands:
         ic = systems.index(cand)
         both = present[ib] & present[ic]
@@ -406,12 +414,26 @@ def compare(
                     "reason": f"only {only} ran it",
                 }
             )
+        pair = ds.isel(system=[ib, ic]).assign(
+            present=ds["present"].isel(system=[ib, ic]) & both[None, :]
+        )
+        pair_ks = ks
+        if on_short == "exclude":  # a k no matched task serves is named, as in estimate
+            kept, too_big = feasible_ks(
+                pair, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=True
+            )
+            if kept and too_big:
+                pair_ks = kept
+                dropped_ks[cand] = too_big
+                k_notes.append(
+                    f"{base} vs {cand}: k = {', '.join(map(str, too_big))} left out: no task "
+                    "both ran has that many decided runs of each (on_short='exclude' / "
+                    "--min-runs compares the k the tasks serve)"
+                )
         both, rule_rows = _matched_exclusions(
-            ds.isel(system=[ib, ic]).assign(
-                present=ds["present"].isel(system=[ib, ic]) & both[None, :]
-            ),
+            pair,
             # on_short="error": short tasks are refused below, naming the smallest n
-            max(ks) if on_short == "exclude" else 1,
+            max(pair_ks) if on_short == "exclude" else 1,
             on_short=on_short,
             min_runs=min_runs,
             unscored_tasks=unscored_tasks,
@@ -424,7 +446,7 @@ def compare(
             )
         na, ca = n_all[ib, both], c_all[ib, both]
         nc, cc = n_all[ic, both], c_all[ic, both]
-        kmax = max(ks)
+        kmax = max(pair_ks)
         short = (na < kmax) | (nc < kmax)
         if short.any():
             bad = tasks[both][short]
@@ -435,7 +457,7 @@ def compare(
             )
         w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
         part = paired_difference(
-            na, ca, nc, cc, k=ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
+            na, ca, nc, cc, k=pair_ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
         )
         t_n = int(both.sum())
         part.insert(0, "candidate", cand)
@@ -488,6 +510,7 @@ def compare(
         "on_short": on_short,
         "min_runs": min_runs,
         "unscored_tasks": unscored_tasks,
+        "k_dropped": dropped_ks,
     }
     return Comparison(
         table=table,
@@ -496,7 +519,8 @@ def compare(
             dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
         ),
         settings=settings,
-        notes=_width_notes(table)
+        notes=k_notes
+        + _width_notes(table)
         + value_outside_note(table, value="difference", who=("baseline", "candidate")),
     )
 

@@ -175,6 +175,10 @@ def select_systems(
                 "inputs with one system each"
             )
         return Selection(baseline=baseline, candidates=cands, counts=ds, sources=(ds,))
+    if names is not None and (
+        isinstance(names, str) or len(names) != 2 or not all(isinstance(x, str) for x in names)
+    ):
+        raise OptionError(f"names must be two labels (baseline, candidate), got {names!r}")
     ds_a, ds_b = _counts(a, "base"), _counts(b, "cand")
     sa = [str(s) for s in ds_a["system"].values]
     sb = [str(s) for s in ds_b["system"].values]

@@ -147,6 +147,12 @@ def compute_diagnostics(
         "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
         "divergences_max": THRESHOLDS["divergences_max"],
     }
+    # grid draws are independent, split into chains only to fill the same InferenceData: their
+    # ESS is about chains × draws, so a shortfall means too few draws per chain, not poor mixing
+    grid_hint = (
+        f" ({THRESHOLDS['ess_per_chain_min']:.0f} per chain; grid draws are independent, so "
+        f"{chains} chain(s) need about {THRESHOLDS['ess_per_chain_min']:.0f} draws each or more)"
+    )
     rows = []
     problems: list[str] = []
     divs: dict[str, int] = {}
@@ -168,6 +174,7 @@ def compute_diagnostics(
                 if not val >= thresholds["ess_min"]:
                     problems.append(
                         f"{s}: {name} ESS({v}) = {val:.0f} < {thresholds['ess_min']:.0f}"
+                        + (grid_hint if method == "grid" else "")
                     )
     return Diagnostics(
         table=pd.DataFrame(rows, columns=["system", "variable", "r_hat", "ess_bulk", "ess_tail"]),

@@ -50,12 +50,54 @@ from passhat.model.sampler import (
 from passhat.model.summaries import SCOPES
 from passhat.trials import Trials
 
-__all__ = ["UNSCORED_TASK_RULES", "fit", "fit_notes"]
+__all__ = ["SIZE_BOUNDS", "UNSCORED_TASK_RULES", "check_sizes", "fit", "fit_notes"]
 
 #: The rules :func:`fit` accepts for tasks with no decided run: :func:`passhat.estimate`'s
 #: ("exclude", the default of both, or "error") and "impute" (keep the task in the benchmark
 #: scope, its rate drawn from the fitted distribution of task rates).
 UNSCORED_TASK_RULES = ("exclude", "error", "impute")
+
+#: Bounds of the sampler's sizes: at least 4 draws per chain (R-hat and ESS need 4; with fewer
+#: ArviZ returns NaN and logs a shape warning), at most 64 chains (each NUTS chain is a separate
+#: sampler run: 1000 chains took 48 s on the 4-task example; more draws per chain buy the same
+#: effective draws), at most 10^7 draws in all (8 bytes each per variable and system), and a
+#: grid of 16 to 4096 points per axis (fewer misplace the posterior; 10^6 asked for 7 TiB).
+SIZE_BOUNDS: dict[str, tuple[int, int]] = {
+    "draws": (4, 10_000_000),
+    "chains": (1, 64),
+    "tune": (0, 10_000_000),
+    "grid_size": (16, 4096),
+}
+
+
+def check_sizes(**sizes: Any) -> None:
+    """Refuse sampler sizes outside :data:`SIZE_BOUNDS` (and chains × draws over 10^7).
+
+    Examples
+    --------
+    >>> check_sizes(draws=1000, chains=4, tune=1000, grid_size=256)
+    >>> check_sizes(draws=1000, chains=1000, tune=1000, grid_size=256)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: chains must be a whole number from 1 to 64 (got 1000); more \
+draws per chain give more effective draws
+    """
+    hints = {
+        "draws": "; R-hat and ESS need at least 4 draws per chain",
+        "chains": "; more draws per chain give more effective draws",
+        "grid_size": "; the default 256 is exact to about 10⁻⁴",
+    }
+    for name, v in sizes.items():
+        lo, hi = SIZE_BOUNDS[name]
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
+            hint = hints.get(name, "")
+            bounds = f"from {lo} to {hi:,}"
+            raise OptionError(f"{name} must be a whole number {bounds} (got {v!r}){hint}")
+    total = int(sizes.get("draws", 1)) * int(sizes.get("chains", 1))
+    if total > SIZE_BOUNDS["draws"][1]:
+        raise OptionError(
+            f"chains × draws must be at most {SIZE_BOUNDS['draws'][1]:,} (got {total:,})"
+        )
 
 
 def _jsonable_attr(v: Any) -> Any:
@@ -250,6 +292,7 @@ def fit(
     """
     if model not in (*MODELS, "joint"):  # check_model names the single-system models only
         raise OptionError(f"model must be one of {', '.join((*MODELS, 'joint'))} (got {model!r})")
+    check_sizes(draws=draws, chains=chains, tune=tune, grid_size=grid_size)
     if model == "joint":
         if method not in METHODS:
             raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
@@ -272,9 +315,6 @@ def fit(
     if priors is not None and not isinstance(priors, Priors):
         raise OptionError(f"model={model!r} takes priors=Priors(...) (got {type(priors).__name__})")
     method = resolve_method(method, model)
-    for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-            raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
     if not 0 < target_accept < 1:
         raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
     ks = norm_k(k)

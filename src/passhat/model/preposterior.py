@@ -75,6 +75,10 @@ __all__ = ["AfterRuns", "after_runs", "more_runs_rows", "weighted_interval"]
 #: Cells of (simulations × grid points) held in memory at once.
 _CHUNK_CELLS = 4_000_000
 
+#: The most simulated sets of new runs :func:`more_runs_rows` accepts per m (200 by default;
+#: the CLI's --simulations has the same bound; 10^12 ran without end).
+MAX_SIMULATIONS = 1_000_000
+
 
 @dataclass(frozen=True)
 class AfterRuns:
@@ -279,6 +283,11 @@ def more_runs_rows(
         raise OptionError("runs: give at least one number of more runs per task (e.g. 1, 5, 10)")
     if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 10:
         raise OptionError(f"simulations must be a whole number ≥ 10 (got {simulations!r})")
+    if simulations > MAX_SIMULATIONS:
+        raise OptionError(
+            f"simulations must be at most {MAX_SIMULATIONS:,} (got {simulations!r}); each "
+            "simulates a new set of runs for every task"
+        )
     if "pi_pass" in hyper or "pi_fail" in hyper:
         raise ModelError(
             "more runs: the expected width is computed for the plain Beta-Binomial model only "

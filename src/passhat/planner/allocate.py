@@ -186,30 +186,41 @@ def expected_error(
     out = np.empty((G, L))
     bias = np.empty((G, L))
     width = int(x.max()) + 1 if L else 1
+    cp = np.arange(width, dtype=float)
+    ok = cp[None, :] <= x[:, None]  # (L, W): c' ≤ x new successes
+    # Every log-Gamma is a function of one of (group, c'), (group, x − c') or (group, x):
+    # tabulate those (G × W and G × L values) and gather, instead of evaluating log-Gamma on
+    # each of the G × L × W cells (the cost of a batch at hundreds of runs per task).
+    logc = np.where(ok, _log_comb(x[:, None], np.where(ok, cp[None, :], 0.0)), -np.inf)
+    miss = np.clip(x[:, None] - cp[None, :], 0, width - 1).astype(np.int64)  # x − c' (L, W)
     step = max(1, _CHUNK_CELLS // max(1, L * width))
-    cp = np.arange(width, dtype=float)[None, None, :]
     for lo in range(0, G, step):  # chunks of groups, to bound memory
         sl = slice(lo, lo + step)
-        nn, cc = n[sl, None, None], c[sl, None, None]
-        aa, bb = a[sl, None, None], b[sl, None, None]
-        xx = x[None, :, None]
-        ok = cp <= xx
-        cq = np.where(ok, cp, 0.0)
-        base = special.betaln(aa, bb)
-        logc = _log_comb(xx, cq)
-        logp = logc + special.betaln(aa + cq, bb + (xx - cq)) - base
-        logq = logc + special.betaln(aa + (cq + kk), bb + (xx - cq)) - base
-        succ, runs = cc + cq, nn + xx
+        aa, bb, nn, cc = a[sl, None], b[sl, None], n[sl, None], c[sl, None]
+        base = special.betaln(aa, bb)  # (g, 1)
+        ga = special.gammaln(aa + cp)  # (g, W): log Γ(a + c')
+        gak = special.gammaln(aa + cp + kk)  # log Γ(a + c' + k)
+        gb = special.gammaln(bb + cp)  # log Γ(b + d), d = x − c'
+        gab = special.gammaln(aa + bb + x)  # (g, L): log Γ(a + b + x)
+        gabk = special.gammaln(aa + bb + x + kk)
+        # P(C' = c') and E[p^k 1{C' = c'}], (g, L, W)
+        logp = logc + ga[:, None, :] + gb[:, miss] - (gab + base)[:, :, None]
+        pmf = np.exp(logp)
+        pk = pmf * np.exp((gak - ga)[:, None, :] - (gabk - gab)[:, :, None])
+        # the estimate after x more runs: C(c + c', k) / C(n + x, k) (0 when c + c' < k)
+        succ = cc + cp  # (g, W)
         has = succ >= kk
-        logh = np.where(has, _log_comb(succ, np.full_like(succ, kk)), 0.0) - _log_comb(
-            runs, np.full_like(runs, kk)
+        top = np.where(has, _log_comb(succ, np.full_like(succ, kk)), -np.inf)
+        runs = nn + x  # (g, L); with fewer than k runs there is no estimate (h = 0)
+        bottom = np.where(
+            runs >= kk, _log_comb(np.maximum(runs, kk), np.full_like(runs, kk)), np.inf
         )
-        h = np.where(has & ok, np.exp(logh), 0.0)
-        e_h2 = (np.where(ok, np.exp(logp), 0.0) * h * h).sum(axis=-1)
-        e_h = (np.where(ok, np.exp(logp), 0.0) * h).sum(axis=-1)
-        e_hp = (np.where(ok, np.exp(logq), 0.0) * h).sum(axis=-1)
-        e_pk = np.exp(special.betaln(aa[..., 0] + kk, bb[..., 0]) - base[..., 0])
-        e_p2k = np.exp(special.betaln(aa[..., 0] + 2 * kk, bb[..., 0]) - base[..., 0])
+        h = np.exp(np.where(ok, top[:, None, :] - bottom[:, :, None], -np.inf))
+        e_h2 = (pmf * h * h).sum(axis=-1)
+        e_h = (pmf * h).sum(axis=-1)
+        e_hp = (pk * h).sum(axis=-1)
+        e_pk = np.exp(special.betaln(aa[:, 0] + kk, bb[:, 0]) - base[:, 0])[:, None]
+        e_p2k = np.exp(special.betaln(aa[:, 0] + 2 * kk, bb[:, 0]) - base[:, 0])[:, None]
         out[sl] = e_h2 - 2 * e_hp + e_p2k
         bias[sl] = e_h - e_pk
     # pass@k = 1 − (pass^k of the failures): the same squared error, the opposite bias
@@ -331,18 +342,25 @@ def greedy(
     valid = (lev[None, None, :] + hs[None, :, None]) <= top[:, None, None]  # (G, H, L)
     left = int(budget)
     chunk = max(1, left // max_steps)
-    hcol = hs[None, :, None]
+    # Only (group, level) cells that hold tasks can move: each step scores those (at most one
+    # per task, usually a few per group), not all G × L cells of the tables.
+    fixed_gl, valid_gl = fixed.transpose(0, 2, 1), valid.transpose(0, 2, 1)  # (G, L, H)
+    dB_gl = dB.transpose(0, 1, 3, 2)  # (P, G, L, H)
     while left > 0:
-        ok = valid & (counts[:, None, :] > 0) & (hcol <= left)
+        gi, li = np.nonzero(counts)
+        ok = valid_gl[gi, li] & (hs[None, :] <= left)  # (A, H)
         if not ok.any():
             break
-        delta = fixed + 2 * np.einsum("p,pghl->ghl", wts * S, dB)
-        per_run = np.where(ok, -delta / hcol, -np.inf)
-        best = int(np.argmax(per_run))
-        if not per_run.flat[best] > 0:
+        delta = fixed_gl[gi, li] + 2 * np.einsum("p,pah->ah", wts * S, dB_gl[:, gi, li])
+        per_run = np.where(ok, -delta / hs[None, :], -np.inf)
+        top_val = per_run.max()
+        if not top_val > 0:
             break
-        g, h0, lv = np.unravel_index(best, per_run.shape)
-        h = int(h0) + 1
+        # ties go to the first move in (group, step, level) order, as a scan of the full table
+        at, hh = np.nonzero(per_run == top_val)
+        first = int(np.argmin((gi[at] * H + hh) * L + li[at]))
+        g, h0, lv = int(gi[at[first]]), int(hh[first]), int(li[at[first]])
+        h = h0 + 1
         r = int(min(counts[g, lv], max(1, chunk // h), left // h))
         counts[g, lv] -= r
         counts[g, lv + h] += r

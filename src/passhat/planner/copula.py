@@ -36,7 +36,7 @@ from passhat._validate import make_rng
 from passhat.errors import OptionError
 from passhat.planner.assumptions import Assumptions, _resolve_prior
 from passhat.planner.moments import _estimator, _g, estimator_moments, population_value
-from passhat.planner.result import _LABEL, MetricName, _whole
+from passhat.planner.result import _LABEL, MetricName, _whole, check_simulation
 
 __all__ = [
     "FALLBACK_CORRELATION",
@@ -254,6 +254,7 @@ def simulate_power(
     t = _whole("tasks", tasks, minimum=2)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
     replicates = _whole("replicates", replicates, minimum=1)
+    check_simulation(replicates, t, arrays=2)
     ca, cb = simulate_counts(model, tasks=t, runs=n, replicates=replicates, rng=make_rng(seed))
     d = _estimator(cb, n, k, metric) - _estimator(ca, n, k, metric)
     sd = d.std(axis=1, ddof=1)

@@ -36,7 +36,14 @@ from passhat.planner.moments import (
     estimator_moments,
     population_value,
 )
-from passhat.planner.result import _METRICS, _MODEL_ASSUMPTIONS, MetricName, _label, _whole
+from passhat.planner.result import (
+    _METRICS,
+    _MODEL_ASSUMPTIONS,
+    MetricName,
+    _label,
+    _whole,
+    check_simulation,
+)
 from passhat.planner.sweep import sweep
 
 __all__ = ["design", "design_check", "design_selection", "simulate_design"]
@@ -470,6 +477,7 @@ def simulate_design(
     t = _whole("tasks", tasks, minimum=1)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
     replicates = _whole("replicates", replicates, minimum=1)
+    check_simulation(replicates, t)
     rng = make_rng(seed)
     p = rng.beta(assumed.a, assumed.b, size=(replicates, t))
     c = rng.binomial(n, p).astype(float)

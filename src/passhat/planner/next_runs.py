@@ -61,7 +61,7 @@ from passhat.planner.allocate import (
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
 from passhat.planner.batch import Groups, check_batch, hedge
-from passhat.planner.result import _METRICS, _label
+from passhat.planner.result import _METRICS, _label, _whole
 
 __all__ = ["NO_FLAKY", "next_runs"]
 
@@ -190,9 +190,9 @@ def next_runs(
     T = len(n)
     if T == 0 or n.sum() == 0:
         raise InputError(f"system {system!r}: no task has decided runs to plan from")
-    cap = budget if max_per_task is None else int(max_per_task)
-    if cap < 1:
-        raise OptionError(f"max_per_task must be ≥ 1 (got {max_per_task!r})")
+    if prior is not None and not isinstance(prior, Assumptions):
+        raise OptionError(f"prior must be plan.Assumptions, got {type(prior).__name__}")
+    cap = budget if max_per_task is None else _whole("max_per_task", max_per_task, minimum=1)
     check_batch(budget, T)
     status = _status(n, c, kk)
     no_flaky = not bool((status == "flaky").any())

@@ -136,6 +136,11 @@ def _solve(
             f"{t} tasks × {n} runs"
         )
     goal = float(target)  # type: ignore[arg-type]
+    if pw(1e-6, t, n) >= goal:  # so large a design detects any difference (no sign change)
+        raise OptionError(
+            f"{t:,} tasks × {n:,} runs reach power {target:g} for every improvement in {label} "
+            "down to 10⁻⁶: there is no smallest detectable difference to report"
+        )
     dl = float(optimize.brentq(lambda x: pw(x, t, n) - goal, 1e-6, hi, xtol=1e-6))
     return {"delta": dl, "tasks": t, "runs_per_task": n, "power": pw(dl, t, n)}
 

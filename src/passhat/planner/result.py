@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from passhat._repr import View, as_html, as_text
+from passhat._validate import memory_text
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS
 
@@ -185,6 +186,32 @@ def _whole(name: str, x: Any, *, minimum: int = 0) -> int:
     if not math.isfinite(v) or v != math.floor(v) or v < minimum:
         raise OptionError(f"{name} must be a whole number ≥ {minimum} (got {x!r})")
     return int(v)
+
+
+#: The most simulated values one call holds at once (replicates × tasks): 10^8 floats, 0.8 GB.
+MAX_SIMULATED = 100_000_000
+
+
+def check_simulation(replicates: int, tasks: int, *, arrays: int = 1) -> None:
+    """Refuse a simulation of ``replicates`` × ``tasks`` values (per array) beyond
+    :data:`MAX_SIMULATED`, naming the memory it would need, before anything is drawn.
+
+    Examples
+    --------
+    >>> check_simulation(2000, 50)
+    >>> check_simulation(10**12, 10)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: replicates × tasks = 10,000,000,000,000 simulated values is more \
+than 100,000,000 (it would need about 72.8 TiB of memory); lower replicates or tasks
+    """
+    cells = int(replicates) * int(tasks)
+    if cells > MAX_SIMULATED:
+        raise OptionError(
+            f"replicates × tasks = {cells:,} simulated values is more than {MAX_SIMULATED:,} "
+            f"(it would need about {memory_text(8 * cells * arrays)} of memory); lower "
+            "replicates or tasks"
+        )
 
 
 def _one_none(query: str, **values: Any) -> str:

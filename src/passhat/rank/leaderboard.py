@@ -42,6 +42,7 @@ from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
+    check_flag,
     check_method,
     check_n_boot,
     make_rng,
@@ -313,6 +314,7 @@ def rank(
     check_method(engine, ENGINES, "engine")
     check_method(rank_method, RANK_METHODS, "rank_method")
     check_method(tier_rule, TIER_RULES, "tier_rule")
+    intersect = check_flag(intersect, "intersect")
     ks = norm_k(k)
     mets = [check_method(m, METRICS, "metric") for m in metrics]
     if not mets:

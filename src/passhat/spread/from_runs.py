@@ -305,7 +305,8 @@ def spread(
                     row[f"{key}_upper"] = pk[f"{key}_upper"]
             rows.append(row)
     table = pd.DataFrame(rows)
-    notes = _outside_notes(table) if ci is not None else []
+    notes = [x for x in est.notes if x.startswith("k = ") and " left out: " in x]  # k too big
+    notes += _outside_notes(table) if ci is not None else []
     if (n_inc < 2).any():
         few = ", ".join(s for s, m in zip(systems, n_inc, strict=True) if m < 2)
         notes.append(

@@ -50,8 +50,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from passhat._validate import check_method, make_rng
-from passhat.errors import OptionError, ValidationError
+from passhat._frames import number_array
+from passhat._validate import MAX_N_BOOT, check_method, make_rng
+from passhat.errors import CountError, OptionError, ValidationError
 
 __all__ = ["TEST_METHODS", "HeterogeneityTest", "heterogeneity_test"]
 
@@ -223,8 +224,14 @@ def heterogeneity_test(
     meth = check_method(method, TEST_METHODS, "method")
     if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 100:
         raise OptionError(f"n_draws must be a whole number ≥ 100 (got {n_draws!r})")
-    nn = np.asarray(n, dtype=np.int64).ravel()
-    cc = np.asarray(c, dtype=np.int64).ravel()
+    if n_draws > MAX_N_BOOT:  # the same bound as the bootstrap's resamples
+        raise OptionError(f"n_draws must be at most {MAX_N_BOOT:,} (got {n_draws!r})")
+    nf, cf = number_array(n, "n").ravel(), number_array(c, "c").ravel()
+    for name, v in (("n", nf), ("c", cf)):
+        if not np.all(np.isfinite(v) & (v == np.floor(v))):
+            bad = v[~(np.isfinite(v) & (v == np.floor(v)))][0]
+            raise CountError(f"{name} must hold whole numbers (got {bad:g})")
+    nn, cc = nf.astype(np.int64), cf.astype(np.int64)
     if nn.shape != cc.shape:
         raise ValidationError(f"n and c differ in length ({nn.size} vs {cc.size})")
     if np.any(nn < 0) or np.any(cc < 0) or np.any(cc > nn):

@@ -221,4 +221,5 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
             )
         )
         sent.append(f"{len(est.excluded)} task(s) were left out of the averages (listed below).")
+    sent.extend(x for x in est.notes if x.startswith("k = ") and " left out: " in x)  # a k too big
     return Section(id="data", title="1. Data", sentences=sent, tables=tables)
