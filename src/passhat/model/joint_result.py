@@ -55,6 +55,7 @@ from passhat.model.joint_metrics import (
     ranks,
     spread_moments,
 )
+from passhat.model.joint_rasch import conditional_check_draws
 from passhat.model.joint_spread import JointSpread
 
 __all__ = ["JointFit", "JointSpread", "joint_from_idata"]
@@ -411,13 +412,15 @@ class JointFit:
     def dispersion_check(self) -> pd.DataFrame:
         """Posterior predictive check of the cells' spread around θ_s + β_i, per system.
 
-        Pearson X² of the counts against logistic(θ_s + β_i), observed and
-        replicated from the fitted model per draw
-        (:func:`~passhat.model.joint_metrics.dispersion_draws`); ``p_value`` =
-        P(replicated ≥ observed). A small p-value (say < 0.05) says the counts
-        vary more across a system's tasks than the model allows: for the Rasch
-        form, a system × task deviation it assumes away (fit ``model="joint"``
-        and look at κ). Seeded by the fit's seed.
+        X² of each system's cells, observed and replicated from the fitted
+        model per draw; ``p_value`` = P(replicated ≥ observed). Rasch form:
+        the cells given each task's total, which do not depend on the task
+        effect (:func:`~passhat.model.joint_rasch.conditional_check_draws`,
+        400 draws at most); crossed model: Pearson X² against logistic(θ_s +
+        β_i) (:func:`~passhat.model.joint_metrics.dispersion_draws`). A small
+        p-value (say < 0.05) says the counts vary more than the model allows:
+        for the Rasch form, a system × task deviation it assumes away (fit
+        ``model="joint"`` and look at κ). Seeded by the fit's seed.
 
         Columns: system ("(all)": the sum), observed, replicated (posterior
         means of X²), cells, p_value.
@@ -425,15 +428,13 @@ class JointFit:
         cd = self.idata.constant_data
         theta, _, kappa = self._hyper()
         pres = np.asarray(cd["present"].values, dtype=bool)
-        obs, rep = dispersion_draws(
-            theta,
-            self._flat("beta"),
-            kappa,
-            np.asarray(cd["n"].values),
-            np.asarray(cd["c"].values),
-            pres,
-            rng=np.random.default_rng([self.seed, _PPC_SALT]),
-        )
+        n, c = np.asarray(cd["n"].values), np.asarray(cd["c"].values)
+        rng = np.random.default_rng([self.seed, _PPC_SALT])
+        if self.model == "rasch":
+            pick = np.unique(np.linspace(0, len(theta) - 1, min(len(theta), 400)).astype(int))
+            obs, rep = conditional_check_draws(theta[pick], n, c, pres, rng=rng)
+        else:
+            obs, rep = dispersion_draws(theta, self._flat("beta"), kappa, n, c, pres, rng=rng)
         obs = np.column_stack([obs, obs.sum(axis=1)])
         rep = np.column_stack([rep, rep.sum(axis=1)])
         cells = [*pres.sum(axis=1).tolist(), int(pres.sum())]
