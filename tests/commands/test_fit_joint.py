@@ -87,7 +87,7 @@ def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "passhat fit --model rasch" in text and "Rasch form" in text
     assert "system × task deviation: none (Rasch form, κ = ∞)" in text
-    assert "dispersion check (Pearson X² of the cells" in text
+    assert "dispersion check (X² of the cells given each task's total" in text
     back = ph.load_fit(out)
     assert isinstance(back, ph.JointFit) and back.model == "rasch"
     rc = main(["fit", "--example", "agents", "--model", "rasch", "--k", "2", *FAST, "--json"])

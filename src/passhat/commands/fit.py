@@ -373,16 +373,19 @@ def _dispersion_line(disp: Any, model: str) -> str:
     """One line on the posterior predictive check of the cells' spread."""
     total = disp[disp["system"] == "(all)"].iloc[0]
     low = disp[(disp["system"] != "(all)") & (disp["p_value"] < 0.05)]["system"].tolist()
+    what = (
+        "X² of the cells given each task's total" if model == "rasch" else "Pearson X² of the cells"
+    )
     text = (
-        f"dispersion check (Pearson X² of the cells, observed against replicated): p = "
-        f"{total['p_value']:.2f} over all systems"
+        f"dispersion check ({what}, observed against replicated): p = "
+        f"{total['p_value']:.3f} over all systems"
     )
     if low:
         text += f"; p < 0.05 for {', '.join(repr(s) for s in low)}"
     if model == "rasch" and (low or total["p_value"] < 0.05):
         text += (
-            ": the counts vary more across tasks than the Rasch form allows (a system × task "
-            "deviation); its pass^k is too high: fit --model joint"
+            ": the counts vary more than the Rasch form allows (a system × task deviation, "
+            "which moves pass^k and widens the intervals of differences): fit --model joint"
         )
     return text
 

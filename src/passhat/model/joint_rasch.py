@@ -37,9 +37,11 @@ note when above 1e-4).
 The Rasch form is the crossed model with κ = ∞: the result is a
 :class:`~passhat.model.joint_result.JointFit` whose metrics put p_si =
 logistic(θ_s + β_i) exactly. It assumes every system finds the same tasks
-hard in the same proportion; a deviation (κ finite) spreads each system's
-rates across tasks and lowers pass^k. :meth:`JointFit.dispersion_check`
-tests that on the counts.
+hard in the same proportion; a deviation (κ finite) changes how each
+system's rates spread across tasks (what pass^k measures) and makes the
+systems less alike task by task (wider intervals of differences).
+:meth:`JointFit.dispersion_check` tests it on the counts
+(:func:`conditional_check_draws`).
 
 References
 ----------
