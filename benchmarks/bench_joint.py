@@ -27,18 +27,10 @@ Run::
 
     .venv/bin/python benchmarks/bench_joint.py [--quick] [--scaling] [--big] [--form F]
 
-Last results (``benchmarks/bench_joint.txt``, 2 shared cores at load average 5–6): at 10×
-the tasks the Rasch form costs 1.18× the CPU (101 distinct rows at 500 and at 5000 tasks),
-the crossed model 6.18× (485 → 4782 distinct rows). The Rasch form's first fit at 20 × 500 ×
-5, 4 × 1000 draws, compile included: 37 s CPU (74 s wall at that load); the crossed model's
-98 s CPU.
-
-``--quick`` uses 2 chains × 200 draws and 100/1000 tasks (a smoke run). ``--big`` adds
-the 5000-task fit at 4 chains × 1000 draws (minutes of CPU).
-``--scaling`` measures only the cost ratio at 10× tasks, cheaply: one chain × 300 draws
-(+300 tuning) at 500 and 5000 tasks, each after a warm-up fit of its shape (compiled
-model reused), CPU time per draw compared, for both forms. ``--form joint`` or ``--form
-rasch`` restricts any run to one form.
+Last results (``benchmarks/bench_joint.txt``, 2 shared cores at load average 2–2.6): at 10×
+the tasks the Rasch form costs 1.25× the CPU (101 distinct rows at 500 and at 5000 tasks),
+the crossed model 7.15× (485 → 4782 distinct rows). The Rasch form's first fit at 20 × 500 ×
+5, 4 × 1000 draws, compile included: 26 s wall, 28 s CPU (target < 60 s).
 """
 
 from __future__ import annotations

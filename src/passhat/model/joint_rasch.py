@@ -283,7 +283,8 @@ def build_rasch_model(
     Free variables ``theta`` (system) and ``task_sd`` (σ_β), priors as in
     :class:`~passhat.model.joint_build.JointPriors` (its κ prior is unused);
     the likelihood is the ``pm.Potential`` ``loglik`` (without the binomial
-    coefficients), a plain PyTensor graph.
+    coefficients): one Op with a numba kernel for value and gradient
+    (:mod:`passhat.model.joint_rasch_ops`).
 
     Examples
     --------
@@ -296,24 +297,17 @@ def build_rasch_model(
     ['task_sd', 'theta']
     """
     import pymc as pm
-    import pytensor.tensor as pt
+
+    from passhat.model.joint_rasch_ops import RaschLogLik
 
     pri = priors or JointPriors()
     q = quad if quad is not None else rasch_design(data)
+    names = ("grid", "patterns", "row_pattern", "row_r", "mult", "totals")
     with pm.Model(coords={"system": data.systems}) as m:
         box = {name: pm.Data(name, v) for name, v in rasch_model_data(q).items()}
         theta = pm.Normal("theta", mu=0.0, sigma=pri.theta_sd, dims="system")
         task_sd = pm.HalfNormal("task_sd", sigma=pri.task_sd_scale)
-        grid = box["grid"]
-        # Σ_s n_gs softplus(θ_s + β_q) once per pattern and node, then each row's terms
-        soft = pt.dot(box["patterns"], pt.softplus(theta[:, None] + grid[None, :]))
-        z = -0.5 * (grid / task_sd) ** 2
-        terms = box["row_r"][:, None] * grid[None, :] - soft[box["row_pattern"]] + z[None, :]
-        top = pt.max(terms, axis=1, keepdims=True)
-        lse = top[:, 0] + pt.log(pt.sum(pt.exp(terms - top), axis=1))
-        ztop = pt.max(z)
-        norm = ztop + pt.log(pt.sum(pt.exp(z - ztop)))
-        ll = pt.dot(box["mult"], lse) - box["mult"].sum() * norm + pt.dot(theta, box["totals"])
+        ll = RaschLogLik().make_node(theta, task_sd, *(box[k] for k in names)).outputs[0]
         pm.Potential("loglik", ll)
     return m
 
