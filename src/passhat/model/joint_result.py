@@ -68,13 +68,15 @@ _SCOPES = ("population", "benchmark")
 class JointFit:
     """A fitted joint model of several systems with crossed task effects.
 
-    Build with :func:`passhat.fit` (``model="joint"``) or :func:`passhat.load_fit`.
+    Build with :func:`passhat.fit` (``model="joint"``, or ``"rasch"``: :attr:`model`)
+    or :func:`passhat.load_fit`.
 
     Attributes
     ----------
     idata : arviz.InferenceData
         ``posterior``: ``theta`` (chain, draw, system), ``task_sd``, ``kappa``
-        (chain, draw), ``beta`` (chain, draw, task); ``sample_stats``:
+        (chain, draw; absent in the Rasch form, κ = ∞), ``beta`` (chain, draw,
+        task); ``sample_stats``:
         ``diverging``; ``constant_data``: ``n``, ``c``, ``present`` over
         (system, task) for the fitted tasks.
     """
