@@ -75,3 +75,26 @@ def test_cli_fit_joint_refusals(capsys):
     rc = main(["fit", "--example", "agents", "--model", "joint", "--method", "grid"])
     err = capsys.readouterr().err
     assert rc == 2 and "does not apply to model='joint'" in err
+
+
+def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path):
+    """--model rasch: the joint table without κ, the dispersion check line, JSON, -o."""
+    out = tmp_path / "rasch.nc"
+    rc = main(
+        ["fit", "--example", "agents", "--model", "rasch", "--k", "1,3", *FAST, "-o", str(out)]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "passhat fit --model rasch" in text and "Rasch form" in text
+    assert "system × task deviation: none (Rasch form, κ = ∞)" in text
+    assert "dispersion check (X² of the cells given each task's total" in text
+    back = ph.load_fit(out)
+    assert isinstance(back, ph.JointFit) and back.model == "rasch"
+    rc = main(["fit", "--example", "agents", "--model", "rasch", "--k", "2", *FAST, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["settings"]["model"] == "rasch"
+    assert {r["parameter"] for r in doc["parameters"]} == {"theta", "task_sd"}
+    assert [r["system"] for r in doc["dispersion_check"]] == ["baseline", "guided", "(all)"]
+    rc = main(["fit", "--example", "tau-airline", "--model", "rasch"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "model='rasch' needs at least two systems" in err

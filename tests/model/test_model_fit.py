@@ -151,5 +151,5 @@ def test_task_with_no_decided_run_follows_estimates_rule():
 
 
 def test_unknown_model_names_every_model_including_joint() -> None:
-    with pytest.raises(OptionError, match=r"one of beta, inflated, joint \(got 'x'\)"):
+    with pytest.raises(OptionError, match=r"one of beta, inflated, joint, rasch \(got 'x'\)"):
         ph.fit(ph.load_example("abcd"), model="x")

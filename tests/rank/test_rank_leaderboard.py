@@ -340,6 +340,17 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
 
 
+def test_rasch_engine_fits_the_rasch_form(agents_trials: ph.Trials) -> None:
+    """engine='rasch' fits the joint model's Rasch form itself and names it in the label;
+    its values are that fit's posterior means."""
+    r = ph.rank(agents_trials, k=[1, 2], engine="rasch", n_boot=200, seed=0)
+    assert "Rasch form" in r.settings["engine_label"]
+    jf = ph.fit(agents_trials, model="rasch", seed=0)  # what rank fitted: same data, same seed
+    t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 2)].set_index("system")
+    d = jf.metric_draws("pass_hat_k", 2, scope="population")
+    assert t.loc["guided", "value"] == pytest.approx(float(d[:, jf.systems.index("guided")].mean()))
+
+
 def test_unscored_runs_are_counted_in_the_notes() -> None:
     """Unscored runs are not in n; the ranking says how many per system (as estimate does)."""
     df = _frame({"A": ([4, 4, 4], [3, 1, 2]), "B": ([4, 4, 4], [2, 2, 4])})

@@ -63,11 +63,12 @@ def _method_note(ran: str, asked: str, model: str) -> str:
 @click.option(
     "--model",
     "model_name",
-    type=click.Choice(["beta", "inflated", "joint"]),
+    type=click.Choice(["beta", "inflated", "joint", "rasch"]),
     default="beta",
     show_default=True,
     help="Beta-Binomial, or with shares of always-pass / always-fail tasks (one fit per "
-    "system); joint: all systems in one model with shared task effects.",
+    "system); joint: all systems in one model with shared task effects; rasch: the joint "
+    "model without its system × task deviation (cost nearly flat in the tasks).",
 )
 @click.option(
     "--weights",
@@ -281,6 +282,7 @@ def _joint_output(
     diag = result.diagnostics
     hyper = result.hyper_summary(ci=ci)
     corr = result.correlation(ci=ci)
+    disp = result.dispersion_check()
     if as_json:
         emit_json(
             {
@@ -289,7 +291,7 @@ def _joint_output(
                 "settings": {
                     "k": ks,
                     "method": "nuts",
-                    "model": "joint",
+                    "model": result.model,
                     "sampler": result.sampler,
                     "seed": result.seed,
                     "ci": ci,
@@ -301,14 +303,15 @@ def _joint_output(
                 "summary": records(summary),
                 "parameters": records(hyper),
                 "correlation": records(corr),
+                "dispersion_check": records(disp),
                 "diagnostics": _diagnostics_json(diag),
             }
         )
         return EXIT_DIAGNOSTICS if strict and not diag.passed else 0
     console = make_console(min_width=110)
     table = Table(
-        title=f"passhat fit --model joint ({result.method_label}; {ci:.0%} posterior intervals, "
-        f"seed {result.seed}; {len(result.systems)} systems × {len(result.tasks)} tasks)"
+        title=f"passhat fit --model {result.model} ({result.method_label}; {ci:.0%} posterior "
+        f"intervals, seed {result.seed}; {len(result.systems)} systems × {len(result.tasks)} tasks)"
     )
     for col in ("system", "k", "metric", "benchmark", "population"):
         table.add_column(col, justify="left" if col in ("system", "metric") else "right")
@@ -331,14 +334,16 @@ def _joint_output(
             )
     console.print(table)
     sd = hyper[hyper["parameter"] == "task_sd"].iloc[0]
-    kap = hyper[hyper["parameter"] == "kappa"].iloc[0]
+    kap = hyper[hyper["parameter"] == "kappa"]
+    deviation = f"κ = {_interval(kap.iloc[0])}" if len(kap) else "none (Rasch form, κ = ∞)"
     console.print(
         f"task effects: σ_β = {_interval(sd)} (logit scale); system × task deviation: "
-        f"κ = {_interval(kap)}; between-system correlation of per-task rates: mean over "
+        f"{deviation}; between-system correlation of per-task rates: mean over "
         f"{len(corr)} pair(s) {corr['mean'].mean():.2f} (range {corr['mean'].min():.2f}–"
         f"{corr['mean'].max():.2f})",
         highlight=False,
     )
+    console.print(_dispersion_line(disp, result.model), highlight=False)
     d = diag.table
     console.print(
         f"diagnostics: {diag.status()} (max r_hat {d['r_hat'].max():.3f}, min ESS bulk "
@@ -362,6 +367,27 @@ def _joint_output(
         console.print(f"--strict: diagnostics failed, exit status {EXIT_DIAGNOSTICS}")
         return EXIT_DIAGNOSTICS
     return 0
+
+
+def _dispersion_line(disp: Any, model: str) -> str:
+    """One line on the posterior predictive check of the cells' spread."""
+    total = disp[disp["system"] == "(all)"].iloc[0]
+    low = disp[(disp["system"] != "(all)") & (disp["p_value"] < 0.05)]["system"].tolist()
+    what = (
+        "X² of the cells given each task's total" if model == "rasch" else "Pearson X² of the cells"
+    )
+    text = (
+        f"dispersion check ({what}, observed against replicated): p = "
+        f"{total['p_value']:.3f} over all systems"
+    )
+    if low:
+        text += f"; p < 0.05 for {', '.join(repr(s) for s in low)}"
+    if model == "rasch" and (low or total["p_value"] < 0.05):
+        text += (
+            ": the counts vary more than the Rasch form allows (a system × task deviation, "
+            "which moves pass^k and widens the intervals of differences): fit --model joint"
+        )
+    return text
 
 
 def register(cli: click.Group) -> None:

@@ -148,11 +148,12 @@ def _print(res: Ranking, *, quiet: bool) -> None:
 )
 @click.option(
     "--engine",
-    type=click.Choice(["bootstrap", "joint"]),
+    type=click.Choice(["bootstrap", "joint", "rasch"]),
     default="bootstrap",
     show_default=True,
     help="Where the draws come from: the paired task bootstrap, or the joint hierarchical "
-    "model with crossed task effects (NUTS, slower; see passhat fit --model joint).",
+    "model with crossed task effects (NUTS, slower; see passhat fit --model joint), or its "
+    "Rasch form without the system × task deviation (fit --model rasch).",
 )
 @unscored_tasks_option()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")

@@ -31,7 +31,9 @@ The joint model of several systems with crossed task effects
 (``fit(..., model="joint")``) lives beside them: :mod:`~passhat.model.joint_build`
 (priors, cells, PyMC model), :mod:`~passhat.model.joint_metrics` (metrics,
 correlations and ranks per draw), :mod:`~passhat.model.joint_result`
-(:class:`JointFit`) and :mod:`~passhat.model.joint_fit` (sampling).
+(:class:`JointFit`) and :mod:`~passhat.model.joint_fit` (sampling); its Rasch form
+without the system × task deviation (``model="rasch"``) in
+:mod:`~passhat.model.joint_rasch`.
 
 PyMC (and PyTensor, nutpie, ArviZ) are imported only when a model is built,
 sampled or diagnosed, never by ``import passhat``.

@@ -34,7 +34,7 @@ from passhat.estimators import as_counts, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
-from passhat.model.joint_build import JointPriors
+from passhat.model.joint_build import JOINT_FORMS, JointPriors
 from passhat.model.joint_result import JointFit
 from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
@@ -145,7 +145,7 @@ def fit(  # type: ignore[overload-overlap]
     *,
     k: int | Sequence[int] = ...,
     method: str = ...,
-    model: Literal["joint"],
+    model: Literal["joint", "rasch"],
     priors: JointPriors | None = ...,
     weights: Any = ...,
     unscored_tasks: str = ...,
@@ -215,13 +215,18 @@ def fit(
         the grid for ``model="beta"``, NUTS for ``model="inflated"`` and
         ``model="joint"``. The method that ran is :attr:`Fit.method` (and in
         ``Fit.method_label``).
-    model : {"beta", "inflated", "joint"}
+    model : {"beta", "inflated", "joint", "rasch"}
         Plain Beta-Binomial, or with shares of always-pass / always-fail tasks
         (one fit per system); or ``"joint"``: one model of all systems with
         crossed task effects, logit μ_si = θ_s + β_i and a Beta system × task
         deviation (:mod:`passhat.model.joint_build`), returning a
         :class:`~passhat.model.joint_result.JointFit` (NUTS only; equal task
-        weights; needs two or more systems sharing tasks).
+        weights; needs two or more systems sharing tasks); or ``"rasch"``:
+        the joint model without the deviation (κ = ∞: p_si = logistic(θ_s +
+        β_i)), whose likelihood compresses to one term per distinct (runs
+        pattern, total successes) of a task, so its cost hardly grows with
+        the tasks (:mod:`passhat.model.joint_rasch`; check the assumption
+        with :meth:`~passhat.model.joint_result.JointFit.dispersion_check`).
     priors : Priors or JointPriors, optional
         Defaults documented in :class:`passhat.model.Priors` (joint:
         :class:`passhat.model.JointPriors`).
@@ -290,14 +295,17 @@ def fit(
     >>> f.idata.posterior["mu"].dims
     ('chain', 'draw', 'system')
     """
-    if model not in (*MODELS, "joint"):  # check_model names the single-system models only
-        raise OptionError(f"model must be one of {', '.join((*MODELS, 'joint'))} (got {model!r})")
+    if model not in (*MODELS, *JOINT_FORMS):  # check_model names the single-system models
+        raise OptionError(
+            f"model must be one of {', '.join((*MODELS, *JOINT_FORMS))} (got {model!r})"
+        )
     check_sizes(draws=draws, chains=chains, tune=tune, grid_size=grid_size)
-    if model == "joint":
+    if model in JOINT_FORMS:
         if method not in METHODS:
             raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
         return _fit_joint(
             data,
+            model=model,
             k=k,
             method=method,
             priors=priors,
@@ -420,21 +428,26 @@ def fit(
     return result
 
 
-def _fit_joint(data: Any, *, method: str, priors: Any, weights: Any, **kw: Any) -> JointFit:
-    """``model="joint"``: the crossed model of :mod:`passhat.model.joint_fit` (NUTS only)."""
+def _fit_joint(
+    data: Any, *, model: str, method: str, priors: Any, weights: Any, **kw: Any
+) -> JointFit:
+    """``model="joint"`` or ``"rasch"``: the crossed model of :mod:`passhat.model.joint_fit`
+    (NUTS only)."""
     from passhat.model.joint_fit import fit_joint
 
     if method == "grid":
         raise OptionError(
-            "method='grid' does not apply to model='joint': the grid evaluates the "
+            f"method='grid' does not apply to model={model!r}: the grid evaluates the "
             "2-parameter single-system posterior exactly, the joint model has one parameter per "
             "system and per task; use method='nuts'"
         )
     if weights is not None:
-        raise OptionError("model='joint' weighs the fitted tasks equally: weights= is not taken")
+        raise OptionError(f"model={model!r} weighs the fitted tasks equally: weights= is not taken")
     if priors is not None and not isinstance(priors, JointPriors):
-        raise OptionError("model='joint' takes priors=JointPriors(...) (passhat.model.joint_build)")
-    return fit_joint(data, priors=priors, **kw)
+        raise OptionError(
+            f"model={model!r} takes priors=JointPriors(...) (passhat.model.joint_build)"
+        )
+    return fit_joint(data, priors=priors, model=model, **kw)
 
 
 def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:

@@ -9,7 +9,8 @@ The crossed model for systems s = 1..S and tasks i = 1..T is
 with θ_s the system's level, β_i the task's effect (shared by every system
 that ran task i) and the Beta the system × task deviation: how far system s's
 rate on task i strays from what its level and the task's effect predict. κ
-is its concentration (κ → ∞: no deviation, the Rasch model).
+is its concentration (κ → ∞: no deviation, the Rasch model; fitted as ``model="rasch"``
+by :mod:`passhat.model.joint_rasch`, whose likelihood compresses exactly).
 
 Only the cells (s, i) with a decided run enter the likelihood, so unequal n
 per system and tasks missing for some systems need nothing special: a task
@@ -66,12 +67,18 @@ from passhat.errors import ModelError, OptionError
 from passhat.trials import validate_counts
 
 __all__ = [
+    "JOINT_FORMS",
     "JointData",
     "JointPriors",
     "build_joint_model",
     "joint_counts",
     "quad_model_data",
 ]
+
+
+#: The forms of the joint model: with the Beta system × task deviation, or without (κ = ∞,
+#: :mod:`passhat.model.joint_rasch`).
+JOINT_FORMS = ("joint", "rasch")
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ class JointData:
         present: Any,
         systems: list[str],
         tasks: list[str],
+        *,
+        model: str = "joint",
     ) -> JointData:
         """Cells from (system, task) arrays; checks what the joint model needs.
 
@@ -180,7 +189,7 @@ class JointData:
         if len(systems) < 2:
             only = f" ({systems[0]!r})" if systems else ""
             raise ModelError(
-                f"model='joint' needs at least two systems on shared tasks; the data hold "
+                f"model={model!r} needs at least two systems on shared tasks; the data hold "
                 f"{len(systems)}{only}: use the single-system model (model='beta')"
             )
         for si, s in enumerate(systems):

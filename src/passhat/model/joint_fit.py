@@ -1,9 +1,11 @@
 """Fit the joint crossed model: cells from the count table, NUTS (nutpie or PyMC), the JointFit.
 
-Called by :func:`passhat.fit` with ``model="joint"``. The sampler is the one
+Called by :func:`passhat.fit` with ``model="joint"`` (or ``"rasch"``, the same
+model without the system × task deviation: :mod:`passhat.model.joint_rasch`). The
+sampler is the one
 of the single-system fit (:func:`passhat.model.sampler.resolve_sampler`:
 nutpie when installed, else PyMC's NUTS); a compiled nutpie model is kept
-per (priors, systems, tasks) shape and reused with new data.
+per (form, priors, number of systems) and reused with new data.
 
 Examples
 --------
@@ -33,12 +35,19 @@ from passhat.estimators import as_counts
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import (
+    JOINT_FORMS,
     JointData,
     JointPriors,
     build_joint_model,
     quad_model_data,
 )
-from passhat.model.joint_quad import Quadrature, design, draw_task_effects
+from passhat.model.joint_quad import design, draw_task_effects
+from passhat.model.joint_rasch import (
+    build_rasch_model,
+    draw_rasch_effects,
+    rasch_design,
+    rasch_model_data,
+)
 from passhat.model.joint_result import JointFit
 from passhat.model.sampler import (
     compiling,
@@ -52,7 +61,7 @@ from passhat.trials import Trials
 
 __all__ = ["fit_joint"]
 
-_NUTPIE_CACHE: dict[tuple[str, int], Any] = {}
+_NUTPIE_CACHE: dict[tuple[str, str, int], Any] = {}
 #: Seed stream of the task effects' conditional draws (after sampling).
 _BETA_SALT = 7_113
 
@@ -70,12 +79,15 @@ def fit_joint(
     sampler: str = "auto",
     target_accept: float = 0.9,
     progress: bool | None = None,
+    model: str = "joint",
 ) -> JointFit:
     """Fit the joint crossed model of several systems (see :mod:`passhat.model.joint_build`).
 
-    Parameters are those of :func:`passhat.fit` (``model="joint"``); tasks
-    with no decided run for a system are cells left out (``unscored_tasks``
-    "exclude", the default, or "error"). Returns a :class:`JointFit`.
+    Parameters are those of :func:`passhat.fit` (``model="joint"``, or
+    ``"rasch"``: the same model without the system × task deviation, κ = ∞,
+    :mod:`passhat.model.joint_rasch`); tasks with no decided run for a system
+    are cells left out (``unscored_tasks`` "exclude", the default, or
+    "error"). Returns a :class:`JointFit`.
 
     Raises
     ------
@@ -90,9 +102,11 @@ def fit_joint(
             raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
     if not 0 < target_accept < 1:
         raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
+    if model not in JOINT_FORMS:
+        raise OptionError(f"the joint model's form is 'joint' or 'rasch' (got {model!r})")
     if unscored_tasks not in ("exclude", "error"):
         raise OptionError(
-            f"model='joint' takes unscored_tasks='exclude' or 'error' (got {unscored_tasks!r}): "
+            f"model={model!r} takes unscored_tasks='exclude' or 'error' (got {unscored_tasks!r}): "
             "a cell with no decided run is simply left out of the likelihood"
         )
     ks = norm_k(k)
@@ -104,16 +118,18 @@ def fit_joint(
     n_all = np.asarray(ds["n"].values, dtype=np.int64)
     present = np.asarray(ds["present"].values, dtype=bool) & ~np.asarray(empty, dtype=bool)
     present &= n_all > 0
-    jd = JointData.from_arrays(ds["n"].values, ds["c"].values, present, systems, tasks)
+    jd = JointData.from_arrays(ds["n"].values, ds["c"].values, present, systems, tasks, model=model)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
     used = resolve_sampler(sampler)
-    quad = design(jd)
+    rasch = model == "rasch"
+    quad: Any = rasch_design(jd) if rasch else design(jd)
     run = _sample_nutpie if used == "nutpie" else _sample_pymc
     res = run(
         jd,
         quad,
         pri,
+        model=model,
         chains=chains,
         draws=draws,
         tune=tune,
@@ -123,13 +139,13 @@ def fit_joint(
     )
 
     # the task effects, integrated out while sampling, drawn from their conditionals
-    beta, loss = draw_task_effects(
-        quad,
-        res["theta"].reshape(chains * draws, -1),
-        res["task_sd"].reshape(-1),
-        res["kappa"].reshape(-1),
-        rng=np.random.default_rng([seed, _BETA_SALT]),
-    )
+    theta_flat, sd_flat = res["theta"].reshape(chains * draws, -1), res["task_sd"].reshape(-1)
+    rng = np.random.default_rng([seed, _BETA_SALT])
+    if rasch:
+        beta, loss = draw_rasch_effects(quad, theta_flat, sd_flat, rng=rng)
+    else:
+        kappa = res["kappa"].reshape(-1)
+        beta, loss = draw_task_effects(quad, theta_flat, sd_flat, kappa, rng=rng)
     res["beta"] = beta.reshape(chains, draws, -1)
     coords = {
         "chain": np.arange(chains),
@@ -137,15 +153,14 @@ def fit_joint(
         "system": systems,
         "task": jd.tasks,
     }
-    posterior = xr.Dataset(
-        {
-            "theta": (("chain", "draw", "system"), res["theta"]),
-            "task_sd": (("chain", "draw"), res["task_sd"]),
-            "kappa": (("chain", "draw"), res["kappa"]),
-            "beta": (("chain", "draw", "task"), res["beta"]),
-        },
-        coords=coords,
-    )
+    sampled = {
+        "theta": (("chain", "draw", "system"), res["theta"]),
+        "task_sd": (("chain", "draw"), res["task_sd"]),
+        "beta": (("chain", "draw", "task"), res["beta"]),
+    }
+    if not rasch:  # the Rasch form has no deviation: κ = ∞, not a variable
+        sampled["kappa"] = (("chain", "draw"), res["kappa"])
+    posterior = xr.Dataset(sampled, coords=coords)
     left_out = int((np.asarray(ds["present"].values, dtype=bool) & ~present).sum())
     notes = unscored_runs_note(ds)
     if left_out:
@@ -163,13 +178,14 @@ def fit_joint(
         )
     if loss > 1e-4:
         notes.append(
-            f"the quadrature windows over the task effects end where a task's integrand is still "
+            f"the quadrature {'grid' if rasch else 'windows'} over the task effects end where a "
+            "task's integrand is still "
             f"{loss:.1e} of its peak at some posterior draws (expected < 1e-6): the likelihood "
             "is truncated; please report this data set"
         )
     posterior.attrs.update(
         {
-            "passhat_model": "joint",
+            "passhat_model": model,
             "passhat_method": "nuts",
             "passhat_sampler": used,
             "passhat_seed": seed,
@@ -182,8 +198,8 @@ def fit_joint(
                 {
                     "nodes": len(quad.grid),
                     "spacing": quad.h,
-                    "rows": len(quad.rows),
-                    "window": quad.width,
+                    "rows": len(quad.row_r) if rasch else len(quad.rows),
+                    "window": len(quad.grid) if rasch else quad.width,
                     "window_edge": loss,
                 }
             ),
@@ -207,11 +223,18 @@ def fit_joint(
     return JointFit(idata)
 
 
+def _build(jd: JointData, quad: Any, pri: JointPriors, model: str) -> Any:
+    if model == "rasch":
+        return build_rasch_model(jd, priors=pri, quad=quad)
+    return build_joint_model(jd, priors=pri, quad=quad)
+
+
 def _sample_nutpie(
     jd: JointData,
-    quad: Quadrature,
+    quad: Any,
     pri: JointPriors,
     *,
+    model: str,
     chains: int,
     draws: int,
     tune: int,
@@ -221,15 +244,13 @@ def _sample_nutpie(
 ) -> dict[str, NDArray[Any]]:
     import nutpie
 
-    key = (pri.to_json(), len(jd.systems))
+    key = (model, pri.to_json(), len(jd.systems))
     if key not in _NUTPIE_CACHE:
-        what = "compiling the joint model for NUTS (nutpie)"
+        what = f"compiling the {model} model for NUTS (nutpie)"
         with quiet_pymc(True), compiling(progress, what):
-            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(
-                build_joint_model(jd, priors=pri, quad=quad)
-            )
+            _NUTPIE_CACHE[key] = nutpie.compile_pymc_model(_build(jd, quad, pri, model))
     base = _NUTPIE_CACHE[key]
-    vals = quad_model_data(quad)
+    vals = rasch_model_data(quad) if model == "rasch" else quad_model_data(quad)
     compiled = base.with_data(**{k: v for k, v in vals.items() if k in base.shared_data})
     tr = nutpie_sample(
         compiled,
@@ -248,9 +269,10 @@ def _sample_nutpie(
 
 def _sample_pymc(
     jd: JointData,
-    quad: Quadrature,
+    quad: Any,
     pri: JointPriors,
     *,
+    model: str,
     chains: int,
     draws: int,
     tune: int,
@@ -260,7 +282,7 @@ def _sample_pymc(
 ) -> dict[str, NDArray[Any]]:
     with quiet_pymc(not progress):
         tr = pymc_sample(
-            build_joint_model(jd, priors=pri, quad=quad),
+            _build(jd, quad, pri, model),
             chains=chains,
             draws=draws,
             tune=tune,
@@ -276,7 +298,7 @@ def _extract(tr: Any) -> dict[str, NDArray[Any]]:
     return {
         "theta": np.asarray(post["theta"].values, dtype=float),
         "task_sd": np.asarray(post["task_sd"].values, dtype=float),
-        "kappa": np.asarray(post["kappa"].values, dtype=float),
+        **({"kappa": np.asarray(post["kappa"].values, dtype=float)} if "kappa" in post else {}),
         "diverging": np.asarray(tr.sample_stats["diverging"].values, dtype=bool),
     }
 

@@ -19,6 +19,9 @@ Per draw (θ_s, σ_β, κ) of :mod:`passhat.model.joint_build`:
   independent given β), Var g_s = E_β[E[g_s² | β]] − (E_β E[g_s | β])²;
 * **ranks**: per draw, rank 1 is the highest value; ties share the better rank.
 
+κ = ∞ (the Rasch form, :mod:`passhat.model.joint_rasch`) means no deviation:
+E[p^k | β] = μ^k and the benchmark scope's p_si = μ_si exactly.
+
 Examples
 --------
 >>> import numpy as np
@@ -44,6 +47,7 @@ __all__ = [
     "JOINT_METRICS",
     "benchmark_draws_joint",
     "correlation_draws",
+    "dispersion_draws",
     "gh_rule",
     "moment_draws",
     "population_draws",
@@ -97,7 +101,11 @@ def moment_draws(
     x = theta[:, :, None] + task_sd[:, None, None] * z[None, None, :]
     kap = kappa[:, None, None]
     mu = special.expit(-x if failures else x)
-    return rising_ratio(kap * mu, kap, m)
+    rasch = np.isinf(kap)  # κ = ∞ (the Rasch form): no deviation, p = μ
+    if not rasch.any():
+        return rising_ratio(kap * mu, kap, m)
+    finite = np.where(rasch, 1.0, kap)
+    return np.asarray(np.where(rasch, mu**m, rising_ratio(finite * mu, finite, m)))
 
 
 def population_draws(
@@ -154,7 +162,9 @@ def benchmark_draws_joint(
             hi = min(draws, lo + step)
             kap = kappa[lo:hi, None]
             mu = special.expit(theta[lo:hi, s, None] + beta[lo:hi])
-            p = rng.beta(kap * mu + cc, kap * (1.0 - mu) + (nn - cc))
+            # κ = ∞ (the Rasch form): p_si = μ_si exactly given β_i
+            rasch = bool(np.isinf(kap).all())
+            p = mu if rasch else rng.beta(kap * mu + cc, kap * (1.0 - mu) + (nn - cc))
             for metric, kk in requests:
                 if metric == "pass_at_k":
                     val = 1.0 - (1.0 - p) ** kk
@@ -162,6 +172,61 @@ def benchmark_draws_joint(
                     val = p ** (1 if metric == "mean" else kk)
                 out[(metric, kk)][lo:hi, s] = val.mean(axis=1)
     return out
+
+
+def dispersion_draws(
+    theta: NDArray[np.float64],
+    beta: NDArray[np.float64],
+    kappa: NDArray[np.float64],
+    n: NDArray[np.int64],
+    c: NDArray[np.int64],
+    observed: NDArray[np.bool_],
+    *,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Pearson X² of each system's cells per draw, observed and replicated: 2 × (draws, systems).
+
+    Per draw, μ_si = logistic(θ_s + β_i) (β_i its conditional draw); X² = Σ_i
+    (c_si − n_si μ_si)² / (n_si μ_si (1 − μ_si)) over the cells s ran, for the
+    observed counts and for counts replicated from the model given the draw
+    (Binomial(n, μ) when κ = ∞, else Binomial(n, p), p ~ Beta(κμ, κ(1 − μ))).
+    A system × task deviation the model lacks makes the observed X² exceed
+    the replicated one (a posterior predictive check [1]_; with one run per
+    cell X² cannot see a deviation).
+
+    References
+    ----------
+    .. [1] Gelman, A., Meng, X.-L. and Stern, H. (1996). Posterior predictive
+       assessment of model fitness via realized discrepancies. *Statistica
+       Sinica* 6, 733–807.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_metrics import dispersion_draws
+    >>> n, c = np.full((1, 3), 4), np.array([[0, 4, 2]])
+    >>> obs, rep = dispersion_draws(np.zeros((1, 1)), np.zeros((1, 3)), np.array([np.inf]), n,
+    ...                             c, n > 0, rng=np.random.default_rng(0))
+    >>> float(obs[0, 0])     # (0 − 2)² / 1 + (4 − 2)² / 1 + 0
+    8.0
+    """
+    draws, systems = theta.shape
+    tasks = beta.shape[1]
+    obs, rep = np.empty((draws, systems)), np.empty((draws, systems))
+    step = max(1, _CHUNK // max(tasks, 1))
+    for s in range(systems):
+        nn = np.where(observed[s], n[s], 0).astype(np.int64)
+        cc = np.where(observed[s], c[s], 0).astype(float)
+        for lo in range(0, draws, step):
+            hi = min(draws, lo + step)
+            kap = kappa[lo:hi, None]
+            mu = np.clip(special.expit(theta[lo:hi, s, None] + beta[lo:hi]), 1e-9, 1 - 1e-9)
+            p = mu if np.isinf(kap).all() else rng.beta(kap * mu, kap * (1.0 - mu))
+            c_rep = rng.binomial(np.broadcast_to(nn, mu.shape), p)
+            var = np.where(nn > 0, nn * mu * (1.0 - mu), 1.0)
+            obs[lo:hi, s] = (((cc - nn * mu) ** 2) / var).sum(axis=1)
+            rep[lo:hi, s] = (((c_rep - nn * mu) ** 2) / var).sum(axis=1)
+    return obs, rep
 
 
 def _g_moments(

@@ -49,103 +49,45 @@ from passhat.model.joint_metrics import (
     benchmark_draws_joint,
     check_metric,
     correlation_draws,
+    dispersion_draws,
     population_draws,
     rank_probabilities,
     ranks,
     spread_moments,
-    within_variance,
 )
+from passhat.model.joint_rasch import conditional_check_draws
+from passhat.model.joint_spread import JointSpread
 
 __all__ = ["JointFit", "JointSpread", "joint_from_idata"]
 
 _BENCH_SALT = 611953
+_PPC_SALT = 52_001
 _SCOPES = ("population", "benchmark")
-
-
-class JointSpread:
-    """The joint model's spread of paired per-task differences, for :func:`passhat.plan.power`.
-
-    Passed as ``pilot=``: the task spread Var g and the between-system
-    covariance come from the fitted model (posterior means), the within-task
-    variance of the unbiased estimator at any n from the model's moments of p.
-    Built by :meth:`JointFit.pilot`.
-    """
-
-    correlation_kind = "correlation of per-task values g(p) between the systems (joint model)"
-
-    def __init__(
-        self, systems: tuple[str, str], metric: str, k: int, m: dict[str, Any], tasks: int
-    ) -> None:
-        self.systems = systems
-        self.metric = metric
-        self.k = k
-        self.tasks = tasks
-        self.var_g_a = m["var_a"]
-        self.var_g_b = m["var_b"]
-        self.cov = m["cov"]
-        self.mean_a = m["mean_a"]
-        self.mean_b = m["mean_b"]
-        self._mom = (m["moments_a"], m["moments_b"])
-
-    @property
-    def baseline(self) -> float:
-        """System A's population value of the metric (posterior mean)."""
-        return self.mean_a
-
-    @property
-    def rho(self) -> float:
-        """Correlation of per-task values between the two systems (posterior-mean moments)."""
-        return float(self.cov / np.sqrt(max(self.var_g_a * self.var_g_b, 1e-300)))
-
-    def sd(self, delta: float, n: int, rho: float | None = None) -> float:
-        """SD of one task's difference with n runs per system (``rho``: what-if correlation).
-
-        Examples
-        --------
-        >>> from passhat.model.joint_result import JointSpread
-        >>> m = {"var_a": 0.04, "var_b": 0.04, "cov": 0.02, "mean_a": 0.5, "mean_b": 0.5,
-        ...      "moments_a": [0.5, 0.3], "moments_b": [0.5, 0.3]}
-        >>> round(JointSpread(("A", "B"), "mean", 1, m, 10).sd(0.1, 4), 4)   # √(0.04 + 2·0.05)
-        0.3742
-        """
-        va, vb = self.var_g_a, self.var_g_b
-        r = self.rho if rho is None else rho
-        between = va + vb - 2.0 * r * np.sqrt(va * vb)
-        wa = within_variance(np.asarray(self._mom[0]), n, self.k)
-        wb = within_variance(np.asarray(self._mom[1]), n, self.k)
-        return float(np.sqrt(max(max(between, 0.0) + max(wa, 0.0) + max(wb, 0.0), 1e-300)))
-
-    def assumptions(self) -> tuple[str, ...]:
-        """The assumptions of a power answer from this spread."""
-        return (
-            f"spread of per-task differences from the joint model of {self.systems[0]!r} and "
-            f"{self.systems[1]!r} fitted on {self.tasks} tasks (posterior-mean moments)",
-            f"{self.correlation_kind} ρ = {self.rho:.2f}; the fitted spread holds for the "
-            "difference to detect; tasks of the study are like the fitted ones",
-            "runs of a task are independent given its rate, each from a clean state",
-        )
 
 
 class JointFit:
     """A fitted joint model of several systems with crossed task effects.
 
-    Build with :func:`passhat.fit` (``model="joint"``) or :func:`passhat.load_fit`.
+    Build with :func:`passhat.fit` (``model="joint"``, or ``"rasch"``: :attr:`model`)
+    or :func:`passhat.load_fit`.
 
     Attributes
     ----------
     idata : arviz.InferenceData
         ``posterior``: ``theta`` (chain, draw, system), ``task_sd``, ``kappa``
-        (chain, draw), ``beta`` (chain, draw, task); ``sample_stats``:
+        (chain, draw; absent in the Rasch form, κ = ∞), ``beta`` (chain, draw,
+        task); ``sample_stats``:
         ``diverging``; ``constant_data``: ``n``, ``c``, ``present`` over
         (system, task) for the fitted tasks.
     """
 
-    model = "joint"
     method = "nuts"
 
     def __init__(self, idata: Any) -> None:
         self.idata = idata
         attrs = idata.posterior.attrs
+        #: "joint", or "rasch": no system × task deviation (κ = ∞, no ``kappa`` variable)
+        self.model: str = str(attrs.get("passhat_model", "joint"))
         try:
             self.sampler: str = str(attrs["passhat_sampler"])
             self.seed: int = int(attrs["passhat_seed"])
@@ -171,7 +113,8 @@ class JointFit:
     @property
     def method_label(self) -> str:
         """e.g. ``posterior, joint crossed model, NUTS (nutpie)``."""
-        return f"posterior, joint crossed model, NUTS ({self.sampler})"
+        form = " without deviation (Rasch form, κ = ∞)" if self.model == "rasch" else ""
+        return f"posterior, joint crossed model{form}, NUTS ({self.sampler})"
 
     @property
     def notes(self) -> list[str]:
@@ -190,7 +133,14 @@ class JointFit:
         return v.reshape((v.shape[0] * v.shape[1], *v.shape[2:]))
 
     def _hyper(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-        return self._flat("theta"), self._flat("task_sd"), self._flat("kappa")
+        sd = self._flat("task_sd")
+        rasch = self.model == "rasch"  # κ = ∞: the metrics put p_si = logistic(θ_s + β_i)
+        return self._flat("theta"), sd, np.full(sd.shape, np.inf) if rasch else self._flat("kappa")
+
+    @property
+    def _sampled(self) -> list[str]:
+        """The sampled hyperparameters besides θ_s."""
+        return ["task_sd"] if self.model == "rasch" else ["task_sd", "kappa"]
 
     # ----------------------------------------------------------- metrics
     def metric_draws(self, metric: str, k: int = 1, *, scope: str) -> NDArray[np.float64]:
@@ -288,7 +238,7 @@ class JointFit:
         return pd.DataFrame(rows)
 
     def hyper_summary(self, *, ci: float = 0.95) -> pd.DataFrame:
-        """θ_s per system, σ_β and κ: posterior mean and equal-tailed interval.
+        """θ_s per system, σ_β and κ (not in the Rasch form): posterior mean and interval.
 
         Columns: parameter, system, mean, lower, upper, ci.
         """
@@ -299,7 +249,7 @@ class JointFit:
         for si, s in enumerate(self.systems):
             lo, hi = np.quantile(theta[:, si], q)
             rows.append(("theta", s, theta[:, si].mean(), lo, hi))
-        for name, v in (("task_sd", task_sd), ("kappa", kappa)):
+        for name, v in (("task_sd", task_sd), ("kappa", kappa))[: len(self._sampled)]:
             lo, hi = np.quantile(v, q)
             rows.append((name, "", v.mean(), lo, hi))
         out = pd.DataFrame(rows, columns=["parameter", "system", "mean", "lower", "upper"])
@@ -461,6 +411,45 @@ class JointFit:
         m = spread_moments(theta, task_sd, kappa, pair, metric, k)
         return JointSpread((a, b), metric, k, m, len(self.tasks))
 
+    def dispersion_check(self) -> pd.DataFrame:
+        """Posterior predictive check of the cells' spread around θ_s + β_i, per system.
+
+        X² of each system's cells, observed and replicated from the fitted
+        model per draw; ``p_value`` = P(replicated ≥ observed). Rasch form:
+        the cells given each task's total, which do not depend on the task
+        effect (:func:`~passhat.model.joint_rasch.conditional_check_draws`,
+        400 draws at most); crossed model: Pearson X² against logistic(θ_s +
+        β_i) (:func:`~passhat.model.joint_metrics.dispersion_draws`). A small
+        p-value (say < 0.05) says the counts vary more than the model allows:
+        for the Rasch form, a system × task deviation it assumes away (fit
+        ``model="joint"`` and look at κ). Seeded by the fit's seed.
+
+        Columns: system ("(all)": the sum), observed, replicated (posterior
+        means of X²), cells, p_value.
+        """
+        cd = self.idata.constant_data
+        theta, _, kappa = self._hyper()
+        pres = np.asarray(cd["present"].values, dtype=bool)
+        n, c = np.asarray(cd["n"].values), np.asarray(cd["c"].values)
+        rng = np.random.default_rng([self.seed, _PPC_SALT])
+        if self.model == "rasch":
+            pick = np.unique(np.linspace(0, len(theta) - 1, min(len(theta), 400)).astype(int))
+            obs, rep = conditional_check_draws(theta[pick], n, c, pres, rng=rng)
+        else:
+            obs, rep = dispersion_draws(theta, self._flat("beta"), kappa, n, c, pres, rng=rng)
+        obs = np.column_stack([obs, obs.sum(axis=1)])
+        rep = np.column_stack([rep, rep.sum(axis=1)])
+        cells = [*pres.sum(axis=1).tolist(), int(pres.sum())]
+        return pd.DataFrame(
+            {
+                "system": [*self.systems, "(all)"],
+                "observed": obs.mean(axis=0),
+                "replicated": rep.mean(axis=0),
+                "cells": cells,
+                "p_value": (rep >= obs).mean(axis=0),
+            }
+        )
+
     # ------------------------------------------------------- diagnostics
     @cached_property
     def diagnostics(self) -> Diagnostics:
@@ -473,7 +462,7 @@ class JointFit:
         chains = int(post.sizes["chain"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            ds = post[["theta", "task_sd", "kappa", "beta"]]
+            ds = post[["theta", *self._sampled, "beta"]]
             rhat = rhat_or_nan(az, ds, chains)
             bulk, tail = az.ess(ds, method="bulk"), az.ess(ds, method="tail")
         thr = {
@@ -492,7 +481,7 @@ class JointFit:
                     "ess_tail": float(tail["theta"][si]),
                 }
             )
-        for v in ("task_sd", "kappa"):
+        for v in self._sampled:
             rows.append(
                 {
                     "system": "(all)",
@@ -554,7 +543,10 @@ def joint_from_idata(idata: Any, *, where: str) -> JointFit:
                 ds.coords[name] = np.asarray(ds[name].values).astype(str)
     cd = idata.constant_data
     lacking = [v for v in ("n", "c", "present") if v not in cd]
-    if lacking or not {"theta", "task_sd", "kappa", "beta"} <= set(idata.posterior.data_vars):
+    need = {"theta", "task_sd", "beta"} | (
+        set() if idata.posterior.attrs.get("passhat_model") == "rasch" else {"kappa"}
+    )
+    if lacking or not need <= set(idata.posterior.data_vars):
         raise ModelError(f"{where}: not a passhat joint fit (variables missing)")
     cd["present"] = cd["present"].astype(bool)
     try:

@@ -582,7 +582,7 @@ def load_fit(path: str | Path) -> Fit | JointFit:
         raise ModelError(f"{p}: not a netCDF InferenceData file ({err})") from err
     if "posterior" not in idata or "constant_data" not in idata:
         raise ModelError(f"{p}: not a passhat fit (posterior or constant_data group missing)")
-    if idata.posterior.attrs.get("passhat_model") == "joint":
+    if idata.posterior.attrs.get("passhat_model") in ("joint", "rasch"):
         return joint_from_idata(idata, where=str(p))
     lacking = [v for v in ("n", "c", "weight", "present") if v not in idata.constant_data]
     if lacking:

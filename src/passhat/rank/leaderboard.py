@@ -65,7 +65,7 @@ from passhat.trials import Trials
 __all__ = ["ENGINES", "combine_systems", "rank"]
 
 #: The engines of :func:`rank`.
-ENGINES = ("bootstrap", "joint")
+ENGINES = ("bootstrap", "joint", "rasch")
 
 _KEEP = ["n", "c", "unscored", "present", "weight"]
 
@@ -211,7 +211,7 @@ def _posterior_draws(
 
 
 def _joint_draws(
-    ds: xr.Dataset, cols: Sequence[Column], fit: Any, seed: int | None
+    ds: xr.Dataset, cols: Sequence[Column], fit: Any, seed: int | None, form: str
 ) -> tuple[NDArray[np.float64], str]:
     """Posterior draws (draws × systems × columns) of the joint model's population values."""
     if fit is None:
@@ -219,7 +219,7 @@ def _joint_draws(
         # public ``fit`` (loaded on first use) is looked up when the joint engine is asked for
         fit_fn = getattr(sys.modules.get("passhat"), "fit", None)
         if fit_fn is not None:
-            fit = fit_fn(ds, model="joint", seed=seed)  # its own errors name the rule broken
+            fit = fit_fn(ds, model=form, seed=seed)  # its own errors name the rule broken
     if fit is None or not callable(getattr(fit, "metric_draws", None)):
         raise ModelError(
             "engine='joint' needs a joint model fit (passhat.fit(trials, model='joint'), "
@@ -239,7 +239,9 @@ def _joint_draws(
             )
         order = [names.index(x) for x in systems]
         parts.append(np.asarray(draws, dtype=float)[:, order])
-    return np.stack(parts, axis=2), "joint hierarchical model (posterior draws)"
+    form = str(getattr(fit, "model", form))
+    rasch = ", Rasch form (no system × task deviation)" if form == "rasch" else ""
+    return np.stack(parts, axis=2), f"joint hierarchical model{rasch} (posterior draws)"
 
 
 def rank(
@@ -250,7 +252,7 @@ def rank(
     ci: float = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = DEFAULT_SEED,
-    engine: Literal["bootstrap", "joint"] = "bootstrap",
+    engine: Literal["bootstrap", "joint", "rasch"] = "bootstrap",
     weights: WeightSpec = None,
     intersect: bool = False,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
@@ -276,9 +278,11 @@ def rank(
         2 · pairs / (1 − ci) flips, so that a permutation p-value can pass
         Holm's first step (1225 pairs at 95%: 49,000).
     seed : int, optional
-    engine : {"bootstrap", "joint"}
+    engine : {"bootstrap", "joint", "rasch"}
         ``"joint"`` uses the joint model's posterior draws (``fit``, or
-        ``passhat.fit(data, model="joint")`` when the model offers it).
+        ``passhat.fit(data, model="joint")`` when the model offers it);
+        ``"rasch"`` the same model without the system × task deviation
+        (``model="rasch"``: cost nearly flat in the tasks).
     weights : None, "equal", "declared", "category" or mapping
         Task weights as in :func:`passhat.estimate`; one weight per task,
         shared by the systems.
@@ -378,7 +382,8 @@ def rank(
         scope_label = "population scope (expected value over tasks like these), percentile"
         draws_word, value_interval = "resamples", "percentile interval of the paired task bootstrap"
     else:
-        draws, engine_label = _joint_draws(ds.isel(task=np.flatnonzero(keep)), cols, fit, seed)
+        sub = ds.isel(task=np.flatnonzero(keep))
+        draws, engine_label = _joint_draws(sub, cols, fit, seed, engine)
         scope_label = (
             "population scope (expected value over tasks like these), posterior equal-tailed"
         )
