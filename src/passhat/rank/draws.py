@@ -170,6 +170,7 @@ def rank_from_draws(
     *,
     ci: float = 0.95,
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
+    groups: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Rank, rank interval, P(rank = 1) and mean rank of each system from joint draws.
 
@@ -188,6 +189,12 @@ def rank_from_draws(
         Level of the rank interval.
     rank_method : {"pairwise", "percentile"}
         See the module docstring.
+    groups : array_like of int, shape (systems,), optional
+        Systems with the same label have identical data (the same counts on
+        every task), so their exact rank distributions are the same; where
+        the draws are independent per system (posterior draws) Monte Carlo
+        noise alone would set them apart. Each group gets the union of its
+        members' rank intervals and their mean P(rank = 1) and mean rank.
 
     Returns
     -------
@@ -224,6 +231,15 @@ def rank_from_draws(
     # the reported rank always lies in its interval (ties share the smaller rank)
     lower = np.minimum(lower, rk)
     upper = np.maximum(upper, rk)
+    p_first, mean_rank = share.mean(axis=0), ranks.mean(axis=0)
+    if groups is not None:
+        g = np.asarray(groups).ravel()
+        if g.size != s:
+            raise ValidationError(f"groups has {g.size} labels for {s} systems")
+        for label in np.unique(g):
+            m = g == label
+            lower[m], upper[m] = lower[m].min(), upper[m].max()
+            p_first[m], mean_rank[m] = p_first[m].mean(), mean_rank[m].mean()
     return pd.DataFrame(
         {
             "system": names,
@@ -231,8 +247,8 @@ def rank_from_draws(
             "rank": rk,
             "rank_lower": np.asarray(lower, dtype=np.int64),
             "rank_upper": np.asarray(upper, dtype=np.int64),
-            "p_first": share.mean(axis=0),
-            "mean_rank": ranks.mean(axis=0),
+            "p_first": p_first,
+            "mean_rank": mean_rank,
             "rank_method": rank_method,
         }
     )

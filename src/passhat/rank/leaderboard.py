@@ -406,9 +406,8 @@ def rank(
     pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
     n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
-    # one set of random sign flips serves every pair (the same test per pair, a cost
-    # nearly flat in the number of pairs)
-    # a fresh stream of the same seed: with two systems the pair is exactly `compare`'s
+    # one set of random sign flips serves every pair (the same test per pair, a cost nearly
+    # flat in the pairs); a fresh stream of the same seed: with two systems, `compare`'s pair
     pt = paired_table(
         n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=make_rng(seed), shared_flips=True
     )
@@ -422,9 +421,12 @@ def rank(
     pt["win_probability"] = _win_probabilities(draws, a_idx, b_idx, j_idx)
     pt.insert(0, "system_b", [systems[i] for i in b_idx])
     pt.insert(0, "system_a", [systems[i] for i in a_idx])
-    rows: list[pd.DataFrame] = []
+    rows: list[pd.DataFrame] = []  # systems with identical counts share their rank statistics
+    twins = np.unique(np.concatenate([n, c], axis=1), axis=0, return_inverse=True)[1].ravel()
     for j, (metric, kk) in enumerate(cols):
-        r = rank_from_draws(draws[:, :, j], systems, point[:, j], ci=level, rank_method=rank_method)
+        r = rank_from_draws(
+            draws[:, :, j], systems, point[:, j], ci=level, rank_method=rank_method, groups=twins
+        )
         pop = pt[(pt["metric"] == metric) & (pt["k"] == kk) & (pt["scope"] == "population")]
         adj = np.full((len(systems), len(systems)), np.nan)
         adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
