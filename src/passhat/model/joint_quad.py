@@ -80,7 +80,6 @@ _MARGIN = 0.5
 _SPAN_SD = 6.5
 #: The κ range the windows cover: broad (little information per cell) to the Rasch limit.
 _KAPPA_BROAD, _KAPPA_NARROW = 0.5, 1e4
-_DRAW_CHUNK = 4_000_000
 #: Nodes per σ_β at its plausible lower end, and the finest spacing used.
 _SD_PER_STEP, _H_MIN = 1.5, 0.02
 #: Up to this many runs per cell the cell terms are cumulative sums of logs (as in the model).
@@ -198,9 +197,32 @@ def _profile_sd(q: Quadrature, theta: NDArray[np.float64]) -> tuple[float, float
     prior = np.exp(_log_prior_on_grid(q.grid, taus, q.h))  # (taus, Q)
     with np.errstate(divide="ignore"):
         prof = np.log(lik @ prior.T).T @ q.mult  # (taus,)
-    ok = taus[prof >= prof.max() - 8.0]
     best = float(taus[np.argmax(prof)])
-    return best, float(ok.min()) / 1.25, float(ok.max()) * 1.25
+    return (best, *plausible_sd(taus, prof))
+
+
+def plausible_sd(taus: NDArray[np.float64], prof: NDArray[np.float64]) -> tuple[float, float]:
+    """σ_β's plausible range: the τ where the profile log likelihood is within 8 of its top,
+    widened by a step of the τ grid (shared by the crossed and the Rasch grids)."""
+    ok = taus[prof >= prof.max() - 8.0]
+    return float(ok.min()) / 1.25, float(ok.max()) * 1.25
+
+
+def step_and_span(h: float, sd_lo: float, sd_hi: float) -> tuple[float, float]:
+    """Node spacing and grid half-span for σ_β's plausible range [sd_lo, sd_hi].
+
+    The spacing also resolves the prior N(β | 0, σ_β) at σ_β's plausible lower end (a
+    trapezoid rule coarser than σ_β mis-weights it); below that the prior, normalised on
+    the grid, tends to a point mass at the node 0. The half-span covers _SPAN_SD σ_β at
+    its plausible upper end.
+    """
+    return min(h, max(sd_lo / _SD_PER_STEP, _H_MIN)), _SPAN_SD * max(sd_hi, 1.0) + 1.0
+
+
+def uniform_grid(lo: float, hi: float, h: float) -> NDArray[np.float64]:
+    """Integer multiples of h covering [lo, hi]: β = 0 is a node (where a σ_β narrower than h
+    puts its mass)."""
+    return h * np.arange(np.floor(lo / h), np.ceil(hi / h) + 1)
 
 
 def cell_table(
@@ -342,8 +364,7 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
     R, S = rows.shape
 
     def on_grid(lo: float, hi: float) -> Quadrature:
-        # integer multiples of h: β = 0 is a node (where a σ_β narrower than h puts its mass)
-        grid = h * np.arange(np.floor(lo / h), np.ceil(hi / h) + 1)
+        grid = uniform_grid(lo, hi, h)
         return Quadrature(
             grid=grid,
             h=h,
@@ -364,11 +385,7 @@ def design(data: Any, *, full_grid_max: int = FULL_GRID_MAX) -> Quadrature:
     for _ in range(2):
         theta, _ = _refine(wide, theta, sd, steps=3)
         sd, sd_lo, sd_hi = _profile_sd(wide, theta)
-    span = _SPAN_SD * max(sd_hi, 1.0) + 1.0
-    # the spacing also resolves the prior N(β | 0, σ_β) at σ_β's plausible lower end (a
-    # trapezoid rule coarser than σ_β mis-weights it); below that the prior, normalised on
-    # the grid, tends to a point mass at the node 0
-    h = min(h, max(sd_lo / _SD_PER_STEP, _H_MIN))
+    h, span = step_and_span(h, sd_lo, sd_hi)
     full = on_grid(-span, span)
     grid, Q = full.grid, len(full.grid)
     lo = float(grid[0])

@@ -72,6 +72,7 @@ from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
 from passhat.model.joint_build import JointData, JointPriors
+from passhat.model.joint_quad import plausible_sd, step_and_span, uniform_grid
 
 __all__ = [
     "RaschQuadrature",
@@ -83,9 +84,7 @@ __all__ = [
     "rasch_model_data",
 ]
 
-#: Grid half-span in σ_β's plausible upper end, the finest spacing, and nodes per σ_β at
-#: its plausible lower end (as in :mod:`passhat.model.joint_quad`).
-_SPAN_SD, _H_MIN, _SD_PER_STEP = 6.5, 0.02, 1.5
+#: Elements per chunk when the task effects are drawn (bounds the memory of a draw).
 _DRAW_CHUNK = 4_000_000
 
 
@@ -231,7 +230,7 @@ def rasch_design(data: JointData) -> RaschQuadrature:
 
     def on_grid(lo: float, hi: float, step: float) -> RaschQuadrature:
         return RaschQuadrature(
-            grid=step * np.arange(np.floor(lo / step), np.ceil(hi / step) + 1),
+            grid=uniform_grid(lo, hi, step),
             patterns=patterns,
             row_pattern=row_pattern,
             row_r=row_r,
@@ -245,10 +244,7 @@ def rasch_design(data: JointData) -> RaschQuadrature:
     # σ_β's plausible range: its profile log likelihood (θ at the maximum) within 8 of the top
     taus = np.exp(np.linspace(np.log(0.02), np.log(30.0), 48))
     prof = rasch_loglik(wide, np.repeat(theta[None], len(taus), axis=0), taus)
-    ok = taus[prof >= prof.max() - 8.0]
-    sd_lo, sd_hi = float(ok.min()) / 1.25, float(ok.max()) * 1.25
-    h = min(h, max(sd_lo / _SD_PER_STEP, _H_MIN))
-    span = _SPAN_SD * max(sd_hi, 1.0) + 1.0
+    h, span = step_and_span(h, *plausible_sd(taus, prof))
     return on_grid(-span - max(float(theta.max()), 0.0), span - min(float(theta.min()), 0.0), h)
 
 
