@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from passhat.errors import OptionError
-from passhat.planner.allocate import expected_error, greedy, per_task
+from passhat.planner.allocate import expected_error, expected_variance, greedy, per_task
 
 __all__ = ["MAX_PER_TASK", "Groups", "check_batch", "hedge"]
 
@@ -66,6 +66,7 @@ class Groups:
     room: NDArray[np.int64]  # (G,) most free runs a task may take
     mse: NDArray[np.float64]  # (P, G, L + 1) expected squared error after x more runs, per (μ, κ)
     bias: NDArray[np.float64]  # (P, G, L + 1) its expected bias
+    ivar: NDArray[np.float64]  # (P, G, L + 1) E[Var(estimate | p)]: what an interval will show
     weights: NDArray[np.float64]  # (P,) posterior weights of the (μ, κ) points
     n: NDArray[np.int64]  # (T,) runs so far
     kk: int
@@ -108,7 +109,20 @@ class Groups:
         enough = (gn[:, None] + more[None, :] >= kk)[None]
         mse = np.where(enough, np.stack([t[0] for t in tables]), 0.0)
         bias = np.where(enough, np.stack([t[1] for t in tables]), 0.0)
-        return cls(group, rank, mult, lack, room, mse, bias, hw, n, kk)
+        runs = np.maximum(gn[:, None] + more[None, :], kk)
+        ivar = np.where(
+            enough,
+            np.stack(
+                [
+                    expected_variance(
+                        runs, (a + gc)[:, None], (b + gn - gc)[:, None], k=k, metric=metric
+                    )
+                    for a, b in zip(ha, hb, strict=True)
+                ]
+            ),
+            0.0,
+        )
+        return cls(group, rank, mult, lack, room, mse, bias, ivar, hw, n, kk)
 
     def allocate(self, free: int, *, even: int = 0, point: int | None = None) -> NDArray[np.int64]:
         """Greedy runs per task, the lacking ones included (all given: ``free`` > 0).
@@ -154,21 +168,25 @@ class Groups:
     def variance(
         self, extra: NDArray[np.int64], between: float
     ) -> tuple[NDArray[np.float64], float, float, int]:
-        """Per-task variances of the error; the average's variance and expected squared error.
+        """Per-task variances; the average's variance and its expected squared error.
 
-        Over the t tasks with ≥ k runs: the variance Σ Var_i / t² (plus the
+        Over the t tasks with ≥ k runs: the variance Σ V_i / t² (plus the
         task-sampling ``between``/t in the population scope) is what an
-        interval reflects; the expected squared error (Σ Var_i + (Σ bias_i)²)
-        / t² is what the allocation minimises.
+        interval will reflect, V_i = E[Var(estimate | p_i)] over the task's
+        posterior (the variance ``estimate`` computes, in expectation; it only
+        falls with more runs); the expected squared error given the runs so
+        far, biases included ((Σ Var_i + (Σ bias_i)²) / t², plus ``between``/t),
+        is what the allocation minimises.
         """
-        ok, where, use, m, b = self._cells(extra)
-        var_cell = self.weights @ (m - b * b)
-        var_i = np.where(ok, var_cell[where], 0.0)
+        ok, _, use, m, b = self._cells(extra)
+        width = self.mse.shape[2]
+        col = np.minimum(extra, width - 1)
+        var_i = np.where(ok, self.weights @ self.ivar[:, self.group, col], 0.0)
         t = int(ok.sum())
         if t == 0:
             return var_i, float("nan"), float("nan"), 0
         sq = float(self.weights @ ((m - b * b) @ use + (b @ use) ** 2))
-        return var_i, float(var_i.sum()) / t**2 + between / t, sq / t**2, t
+        return var_i, float(var_i.sum()) / t**2 + between / t, sq / t**2 + between / t, t
 
 
 def hedge(

@@ -157,7 +157,10 @@ def next_runs(
         (of the interval width, this task's runs alone), ``reason``. ``attrs``:
         ``reasoning`` / ``sentences``, ``method``, ``budget``, ``spent``,
         ``variance_now`` / ``variance_after`` / ``variance_uniform`` (the same
-        budget spread evenly), the ``width_*`` of the ci interval, ``floor``
+        budget spread evenly: the variance the interval reflects, E[Var(estimate
+        | p)] over each task's posterior), the ``width_*`` of the ci interval,
+        ``squared_error_*`` (given the runs so far, their biases included: what
+        the batch minimises), ``floor
         (population: the task-sampling variance), ``tasks_vs_runs``
         (population), ``no_flaky``, ``hedge`` (the choice among the greedy batch,
         an even share plus greedy and the even spread, with the greedy batch's
@@ -292,14 +295,13 @@ def next_runs(
         width,
         var_now,
         var_after,
-        var_uni,
         ci,
         no_flaky,
         int(mandatory.sum()),
         between,
         tasks_vs_runs,
         hedged,
-        (err_now, err_after),
+        (err_now, err_after, err_uni),
         _prior_text(prior, stated, no_flaky),
         check,
         n_min=int(n.min()),
@@ -489,14 +491,13 @@ def _sentences(
     width: dict[str, float],
     var_now: float,
     var_after: float,
-    var_uni: float,
     ci: float,
     no_flaky: bool,
     mandatory: int,
     between: float,
     tvr: dict[str, Any] | None,
     hedge: dict[str, Any] | None = None,
-    errors: tuple[float, float] = (float("nan"), float("nan")),
+    errors: tuple[float, float, float] = (float("nan"),) * 3,
     prior_text: str = "",
     check: dict[str, float] | None = None,
     n_min: int = 0,
@@ -523,8 +524,10 @@ def _sentences(
             f"{'narrow' if width['after'] <= width['now'] else 'change'} the "
             f"{ci:.0%} interval of {label} for {where} from ±{width['now'] / 2:.4f} to "
             f"±{width['after'] / 2:.4f} (variance {_change(var_after, var_now)}); the "
-            f"same runs spread evenly: ±{width['uniform'] / 2:.4f} "
-            f"(the batch leaves {pct(var_after / var_uni, 0)} of the uniform spread's variance)."
+            f"same runs spread evenly: ±{width['uniform'] / 2:.4f}. The root-mean-square error "
+            "of the estimate, the biases of the runs so far included (what the batch "
+            f"minimises): {np.sqrt(errors[0]):.4f} now, {np.sqrt(errors[1]):.4f} after the "
+            f"batch, {np.sqrt(errors[2]):.4f} after even runs."
         )
         if check is not None:
             best = (
@@ -560,9 +563,7 @@ def _sentences(
                 f"{_HEDGE_START} fitted from these runs is uncertain enough that the "
                 "batch aimed at the largest expected gain could be worse than even runs "
                 f"(up to {hedge['worst_ratio_greedy']:.2f}× their squared error under a "
-                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}: "
-                f"the root-mean-square error of the estimate, the pilot's biases included, is "
-                f"expected to go from {np.sqrt(errors[0]):.4f} to {np.sqrt(errors[1]):.4f}."
+                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}."
             )
         top = table[table["status"] != "too few runs"].head(3)
         for r in top.itertuples():
