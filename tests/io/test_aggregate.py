@@ -273,3 +273,27 @@ def test_counts_on_a_local_dask_cluster(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(aggregate, "CONNECT_TIMEOUT", 1)
     with pytest.raises(ph.errors.OptionError, match="cannot connect"):
         aggregate_counts(d, scheduler="tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("batch_rows", [1, 1000])
+def test_a_number_and_text_id_that_read_alike_are_refused_when_streamed(
+    tmp_path: Path, batch_rows: int
+) -> None:
+    # the in-memory reader refuses task 7 and task "7" (passhat._ids); streamed, they were
+    # merged into one task of n = 2, in one batch or across batches and across part files
+    f = tmp_path / "runs.jsonl"
+    f.write_text('{"task_id": 7, "success": 1}\n{"task_id": "7", "success": 0}\n')
+    with pytest.raises(ValidationError, match=r"rows 1 and 2: task_id 7 \(a number\)"):
+        ph.read_trials(f)
+    with pytest.raises(ValidationError, match=r"rows 1 and 2: task_id '7' is written as a number"):
+        aggregate_counts(f, batch_rows=batch_rows)
+    d = tmp_path / "ds"
+    d.mkdir()
+    pd.DataFrame({"task_id": [7, 8], "success": [1, 0]}).to_parquet(d / "a.parquet")
+    pd.DataFrame({"task_id": ["8", "9"], "success": [0, 1]}).to_parquet(d / "b.parquet")
+    with pytest.raises(ValidationError, match=r"b\.parquet: row 1 \(and row 2 of .*a\.parquet\)"):
+        aggregate_counts(d, batch_rows=batch_rows)
+    # ids written one way throughout still count, 1 and 1.0 as two ids
+    f.write_text('{"task_id": 1, "success": 1}\n{"task_id": 1.0, "success": 0}\n' * 2)
+    got = aggregate_counts(f, batch_rows=batch_rows, system_name="s")
+    assert got["task"].values.tolist() == ["1", "1.0"] and got["n"].values.tolist() == [[2, 2]]
