@@ -245,7 +245,7 @@ def read_tau2_bench(
             status = "ok" if reason in _NATURAL else reason
         rows.append(
             {
-                "task_id": task_id,
+                "task_id": sim["task_id"],  # as written: task 0 and task "0" are refused
                 "trial": trial,
                 "success": success,
                 "status": status,
