@@ -297,3 +297,19 @@ def test_a_number_and_text_id_that_read_alike_are_refused_when_streamed(
     f.write_text('{"task_id": 1, "success": 1}\n{"task_id": 1.0, "success": 0}\n' * 2)
     got = aggregate_counts(f, batch_rows=batch_rows, system_name="s")
     assert got["task"].values.tolist() == ["1", "1.0"] and got["n"].values.tolist() == [[2, 2]]
+
+
+def test_statuses_are_matched_in_any_case(tmp_path: Path) -> None:
+    # "Timeout" with no verdict was an unscored run (only "timeout" was a failure) and a pass
+    # graded during a "GRADER_ERROR" counted (only "grader_error" was undecided); by hand:
+    # task a: a pass and a timeout (a failure) -> n 2, c 1; task b: the grader-error run is
+    # unscored, the other a failure -> n 1, c 0, unscored 1
+    f = tmp_path / "runs.csv"
+    f.write_text("task_id,success,status\na,,Timeout\na,1,OK\nb,1,GRADER_ERROR\nb,0,ok\n")
+    want = ([[2, 1]], [[1, 0]], [[0, 1]])
+    note = failure_status_note(1, ["Timeout"])  # the status as the file writes it
+    for ds, notes in [(ph.read_trials(f).counts(), ph.read_trials(f).notes)] + [
+        (got, got.attrs["notes"]) for got in (aggregate_counts(f, batch_rows=b) for b in (1, 9))
+    ]:
+        assert (ds["n"].values.tolist(), ds["c"].values.tolist()) == want[:2]
+        assert ds["unscored"].values.tolist() == want[2] and notes == [note]

@@ -566,11 +566,11 @@ def _outcomes(
     if "status" in plan:
         st_codes, st_uniques = factorize(cols[plan["status"]])
         names = [str(u).strip() for u in st_uniques]
-        unscored = np.array([u in UNSCORED_STATUSES for u in names], dtype=bool)
+        unscored = np.array([u.casefold() in UNSCORED_STATUSES for u in names], dtype=bool)
         if len(unscored):
             decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)
             # no verdict, but the status says the system failed the run: a failure
-            failure = np.array([u in FAILURE_STATUSES for u in names], dtype=bool)
+            failure = np.array([u.casefold() in FAILURE_STATUSES for u in names], dtype=bool)
             marked = np.where(st_codes >= 0, failure[np.maximum(st_codes, 0)], False)
             failed = ~decided & marked
             decided |= failed
