@@ -146,6 +146,11 @@ def _steps(**change: Any) -> list[dict[str, Any]]:
         # a missing task became the task 'None', or 'step is not a number'
         ({"r0": {"task_id": None}}, "line 1: task_id is missing"),
         ({"r1": {"trial": None}}, "line 2: trial is missing"),
+        # a missing system among named ones was the default system 'system'
+        (
+            {"r0": {"system": "m"}, "r1": {"system": "m"}, "r2": {"system": None}},
+            "line 3: system is missing",
+        ),
         # a row without an action inside a trial of tool calls was dropped: the passing trial
         # lost its second step and the divergence became 'continues' past its end
         ({"r1": {"action": None}}, r"line 2: no action, in trial \(system, t, 0\)"),

@@ -83,15 +83,15 @@ def read_steps_jsonl(
         df["system"] = system_name or "system"
     elif system_name is not None:
         df["system"] = system_name
-    df["system"] = df["system"].fillna(system_name or "system").astype(str)
     lines = df["_line"].to_numpy()
-    for col in ("task_id", "trial"):
+    for col in ("system", "task_id", "trial"):
         gone = df[col].isna().to_numpy()
         if gone.any():
             raise FormatError(f"{path}: line {lines[gone][0]}: {col} is missing")
     # ids as the trial readers take them: 7 and "7" refused (not merged), lists refused
-    check_scalar_column(df["task_id"], "task_id", where=str(path), rows=lines)
-    df["task_id"] = clean_ids(df["task_id"], column="task_id", where=str(path), rows=lines)
+    for col in ("system", "task_id"):
+        check_scalar_column(df[col], col, where=str(path), rows=lines)
+        df[col] = clean_ids(df[col], column=col, where=str(path), rows=lines)
     key = ["system", "task_id", "trial"]
     if "action" not in df.columns:
         df["action"] = None
