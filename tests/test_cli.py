@@ -55,6 +55,8 @@ def one_line(err: str) -> str:
         (KeyboardInterrupt(), EXIT_INTERRUPT, "interrupted"),
         (ValueError("oops"), EXIT_BUG, r"unexpected ValueError: oops \(a bug in passhat"),
         (KeyError("k"), EXIT_BUG, "unexpected KeyError"),
+        # a library's EOFError was read by click as Ctrl-D: "interrupted", 130, and a blank line
+        (EOFError("stream ended"), EXIT_BUG, r"unexpected RuntimeError: EOFError: stream ended"),
     ],
 )
 def test_exit_status_by_failure(

@@ -336,3 +336,29 @@ def test_k_one_is_exactly_c_over_n() -> None:
     assert ph.pass_hat_k(5, 4, 1) == 0.8 and isinstance(ph.pass_hat_k(5, 4, 1), np.floating)
     est = ph.estimate(ph.counts_from_arrays([5, 7, 3], [4, 1, 2]), k=1)
     assert est.value("pass_hat_k", 1) == est.value("mean", 1) == est.value("pass_at_k", 1)
+
+
+def test_a_task_weight_map_naming_tasks_the_data_lack_is_refused() -> None:
+    """A weight of a task the data do not hold (a typo, another benchmark's list) was ignored
+    silently; it is an OptionError naming it, in estimate, compare and rank. A weight of a task
+    one system ran and compare/rank leave out (not matched) is a task of the input: fine."""
+    ds = ph.counts_from_arrays([4, 4, 4], [1, 2, 4], tasks=["a", "b", "c"])
+    typo = {"a": 1.0, "b": 1.0, "c": 2.0, "cc": 5.0}
+    lack = r"weights name 1 task\(s\) the data do not hold: 'cc'"
+    with pytest.raises(ph.OptionError, match=lack):
+        ph.estimate(ds, weights=typo)
+    with pytest.raises(ph.OptionError, match="the data do not hold: 'cc'"):
+        task_weights(ds, typo)
+    # oracle for the accepted map: (1/4 + 2/4 + 2 * 4/4) / 4 = 0.6875
+    assert ph.estimate(ds, weights={"a": 1, "b": 1, "c": 2}).value("mean", 1) == 0.6875
+    a = ph.counts_from_arrays([4, 4, 4], [1, 2, 4], tasks=["a", "b", "c"], system="A")
+    b = ph.counts_from_arrays([4, 4], [2, 2], tasks=["a", "b"], system="B")
+    both = {"a": 1.0, "b": 1.0, "c": 2.0}  # c: only A ran it
+    ph.compare(a, b, weights=both, intersect=True, n_boot=200)
+    ph.rank([a, b], k=1, weights=both, intersect=True, n_boot=200)
+    for call in (
+        lambda: ph.compare(a, b, weights=typo, intersect=True, n_boot=200),
+        lambda: ph.rank([a, b], k=1, weights=typo, intersect=True, n_boot=200),
+    ):
+        with pytest.raises(ph.OptionError, match="the data do not hold: 'cc'"):
+            call()

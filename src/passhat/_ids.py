@@ -44,9 +44,11 @@ __all__ = [
     "check_spaced_ids",
     "clean_ids",
     "describe_char",
+    "id_key",
     "missing_column",
     "normalisation_clash",
     "number_text",
+    "number_text_clash",
     "scalars_as_text",
 ]
 
@@ -328,3 +330,34 @@ def clean_ids(
     if not ok.all():  # missing values: as ``astype(str)`` writes them (callers refuse them first)
         out[~ok] = [str(v) for v in s.to_numpy(dtype=object)[~ok]]
     return pd.Series(out, index=s.index, dtype=object)
+
+
+def id_key(v: Any) -> Any:
+    """An id as read, as a streamed reader's lookup key: text as it is, a number (or boolean) as
+    ``("number", its text)``, so that ``1``, ``1.0`` and ``"1"`` are three keys.
+
+    Examples
+    --------
+    >>> [id_key(v) for v in (7, 1.0, "7", None)]
+    [('number', '7'), ('number', '1.0'), '7', None]
+    """
+    t = number_text(v)
+    return ("number", t) if isinstance(t, str) and not isinstance(v, str) else v
+
+
+def number_text_clash(
+    column: str, text: str, earlier: tuple[str, int], here: tuple[str, int], number_first: bool
+) -> ValidationError:
+    """7 (a number) and "7" (text) in one source (``(file, row)`` where each was seen): an error,
+    as :func:`clean_ids` refuses them in one table, since as text they would be one id."""
+    rows = (
+        f"rows {earlier[1]} and {here[1]}"
+        if earlier[0] == here[0]
+        else f"row {here[1]} (and row {earlier[1]} of {earlier[0]})"
+    )
+    number, word = ("first", "second") if number_first else ("second", "first")
+    return ValidationError(
+        f"{here[0]}: {rows}: {column} {text!r} is written as a number in the {number} and as "
+        f"text in the {word}; as text both read as {text!r}: write every id the same way (all "
+        "text, or all numbers)"
+    )

@@ -68,7 +68,7 @@ def status_notes(failed: tuple[int, set[str]], passed: tuple[int, set[str]]) -> 
 def fail_without_verdict(df: pd.DataFrame) -> list[str]:
     """Set ``success`` to False where it is missing and the status is a failure; the notes
     (also for passes whose status says failure: the verdict stands, the note says so)."""
-    marked = df["status"].isin(FAILURE_STATUSES)
+    marked = df["status"].str.casefold().isin(FAILURE_STATUSES)  # "Timeout" too
     failed = marked & df["success"].isna()
     passed = marked & (df["success"] == True)  # noqa: E712 (nullable booleans)
     df.loc[failed, "success"] = False

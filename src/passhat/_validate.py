@@ -31,6 +31,7 @@ __all__ = [
     "check_method",
     "check_n_boot",
     "check_weight",
+    "check_weight_tasks",
     "make_rng",
     "memory_text",
     "norm_k",
@@ -191,3 +192,33 @@ def check_weight(key: object, value: object) -> float:
             f"weight of {key!r} must be a finite and non-negative number, got {value!r}"
         )
     return w
+
+
+def check_weight_tasks(
+    given: Iterable[str], tasks: Sequence[str], known: Iterable[object] | None = None
+) -> None:
+    """A per-task weight mapping (its keys ``given``) must cover every task of ``tasks`` (those
+    weighted) and name no task outside ``known`` (every task of the input; default ``tasks``):
+    a weight of a task the data do not hold (a typo, another benchmark's list) would be ignored.
+
+    Examples
+    --------
+    >>> check_weight_tasks(["t1", "t2", "t9"], ["t1", "t2"])
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: weights name 1 task(s) the data do not hold: 't9'; give weights \
+of the data's tasks only
+    """
+    keys = set(given)
+    missing = [t for t in tasks if t not in keys]
+    if missing:
+        raise OptionError(
+            f"no weight given for {len(missing)} task(s), e.g. {', '.join(missing[:5])}"
+        )
+    extra = sorted(keys - {str(t) for t in (tasks if known is None else known)})
+    if extra:
+        shown = ", ".join(map(repr, extra[:5])) + (" ..." if len(extra) > 5 else "")
+        raise OptionError(
+            f"weights name {len(extra)} task(s) the data do not hold: {shown}; give weights of "
+            "the data's tasks only"
+        )

@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
 from passhat._frames import number_array
-from passhat._validate import check_weight, norm_k
+from passhat._validate import check_weight, check_weight_tasks, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -432,7 +433,7 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
     )
 
 
-def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
+def task_weights(ds: xr.Dataset, weights: WeightSpec = None, *, tasks: Any = None) -> xr.DataArray:
     """Per-task weights over (system, task), before normalisation.
 
     Parameters
@@ -442,7 +443,8 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
         ``weight`` variable (a ``weight`` column of the trials). "category":
         every category gets the same total weight, shared equally by its
         tasks. A mapping gives a weight per task id, or per category when its
-        keys are category names; every task (or category) must be covered.
+        keys are category names; every task (or category) must be covered, and a task map
+        names no task outside ``tasks`` (the input's, when ``ds`` holds some; default ds's).
 
     Examples
     --------
@@ -487,11 +489,7 @@ def task_weights(ds: xr.Dataset, weights: WeightSpec = None) -> xr.DataArray:
             return xr.DataArray(w, dims=("system", "task"), coords=base.coords)
         task_map: Mapping[str, float] = weights  # type: ignore[assignment]
         tw = {str(key): check_weight(key, v) for key, v in task_map.items()}
-        missing = [t for t in map(str, ds["task"].values) if t not in tw]
-        if missing:
-            raise OptionError(
-                f"no weight given for {len(missing)} task(s), e.g. {', '.join(missing[:5])}"
-            )
+        check_weight_tasks(tw, [str(t) for t in ds["task"].values], tasks)
         vals = np.array([tw[t] for t in map(str, ds["task"].values)])
         return base * vals[None, :]
     raise OptionError(

@@ -196,7 +196,7 @@ class Trials:
                 pd.Series(np.where(df["success"].isna(), "unscored", "ok"), index=df.index)
             ).astype(str)
         # A run the grader could not score is not decided, whatever success says.
-        undecided_status = df["status"].isin(UNSCORED_STATUSES)
+        undecided_status = df["status"].str.casefold().isin(UNSCORED_STATUSES)  # any case
         if undecided_status.any():
             df.loc[undecided_status, "success"] = pd.NA
         notes = fail_without_verdict(df)  # a timeout with no verdict is a failure

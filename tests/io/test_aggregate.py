@@ -273,3 +273,43 @@ def test_counts_on_a_local_dask_cluster(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(aggregate, "CONNECT_TIMEOUT", 1)
     with pytest.raises(ph.errors.OptionError, match="cannot connect"):
         aggregate_counts(d, scheduler="tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("batch_rows", [1, 1000])
+def test_a_number_and_text_id_that_read_alike_are_refused_when_streamed(
+    tmp_path: Path, batch_rows: int
+) -> None:
+    # the in-memory reader refuses task 7 and task "7" (passhat._ids); streamed, they were
+    # merged into one task of n = 2, in one batch or across batches and across part files
+    f = tmp_path / "runs.jsonl"
+    f.write_text('{"task_id": 7, "success": 1}\n{"task_id": "7", "success": 0}\n')
+    with pytest.raises(ValidationError, match=r"rows 1 and 2: task_id 7 \(a number\)"):
+        ph.read_trials(f)
+    with pytest.raises(ValidationError, match=r"rows 1 and 2: task_id '7' is written as a number"):
+        aggregate_counts(f, batch_rows=batch_rows)
+    d = tmp_path / "ds"
+    d.mkdir()
+    pd.DataFrame({"task_id": [7, 8], "success": [1, 0]}).to_parquet(d / "a.parquet")
+    pd.DataFrame({"task_id": ["8", "9"], "success": [0, 1]}).to_parquet(d / "b.parquet")
+    with pytest.raises(ValidationError, match=r"b\.parquet: row 1 \(and row 2 of .*a\.parquet\)"):
+        aggregate_counts(d, batch_rows=batch_rows)
+    # ids written one way throughout still count, 1 and 1.0 as two ids
+    f.write_text('{"task_id": 1, "success": 1}\n{"task_id": 1.0, "success": 0}\n' * 2)
+    got = aggregate_counts(f, batch_rows=batch_rows, system_name="s")
+    assert got["task"].values.tolist() == ["1", "1.0"] and got["n"].values.tolist() == [[2, 2]]
+
+
+def test_statuses_are_matched_in_any_case(tmp_path: Path) -> None:
+    # "Timeout" with no verdict was an unscored run (only "timeout" was a failure) and a pass
+    # graded during a "GRADER_ERROR" counted (only "grader_error" was undecided); by hand:
+    # task a: a pass and a timeout (a failure) -> n 2, c 1; task b: the grader-error run is
+    # unscored, the other a failure -> n 1, c 0, unscored 1
+    f = tmp_path / "runs.csv"
+    f.write_text("task_id,success,status\na,,Timeout\na,1,OK\nb,1,GRADER_ERROR\nb,0,ok\n")
+    want = ([[2, 1]], [[1, 0]], [[0, 1]])
+    note = failure_status_note(1, ["Timeout"])  # the status as the file writes it
+    for ds, notes in [(ph.read_trials(f).counts(), ph.read_trials(f).notes)] + [
+        (got, got.attrs["notes"]) for got in (aggregate_counts(f, batch_rows=b) for b in (1, 9))
+    ]:
+        assert (ds["n"].values.tolist(), ds["c"].values.tolist()) == want[:2]
+        assert ds["unscored"].values.tolist() == want[2] and notes == [note]

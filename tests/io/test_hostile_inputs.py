@@ -477,3 +477,32 @@ def test_gzip_tau_results_read_like_the_plain_file(
     truncated.write_bytes((tmp_path / "tau.json.gz").read_bytes()[:-12])
     with pytest.raises(FormatError, match="a damaged gzip file"):
         ph.read_trials(truncated)
+
+
+@pytest.mark.parametrize("name", ["runs.csv.gz", "runs.jsonl.gz", "runs.csv"])
+def test_gzip_damaged_past_its_head_is_named(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gzip file cut past its first 64 KiB (the sniffed head) ended the CLI with "passhat:
+    interrupted", status 130 (pandas' EOFError, which click reads as Ctrl-D), or, counted out of
+    core, with Arrow's bare "Truncated compressed stream" (no file named, status 4) or an
+    EOFError; a gzip CSV without .gz in its name could not be counted out of core at all."""
+    rows = [{"task_id": f"t{i % 99}", "trial": i, "success": i % 2} for i in range(12_000)]
+    text = (
+        "task_id,trial,success\n" + "".join(f"t{i % 99},{i},{i % 2}\n" for i in range(12_000))
+        if ".csv" in name
+        else "".join(json.dumps(r) + "\n" for r in rows)
+    )
+    packed = gzip.compress(text.encode("utf-8"))
+    whole = tmp_path / f"whole-{name}"
+    whole.write_bytes(packed)  # runs.csv: gzip content, no .gz in the name
+    assert ph.read_counts(whole)["n"].values.sum() == 12_000
+    f = tmp_path / name
+    f.write_bytes(packed[: len(packed) * 9 // 10])  # past the first 64 KiB of text
+    with pytest.raises(FormatError, match=rf"{name}: a damaged gzip file .*truncated"):
+        ph.read_trials(f)
+    for b in (1000, 1 << 20):
+        with pytest.raises(FormatError, match=rf"{name}: a damaged gzip file .*truncated"):
+            ph.io.aggregate_counts(f, batch_rows=b)
+    code, err = _cli(["estimate", str(f)], capsys)
+    assert code == 2 and len(err) == 1 and "damaged gzip" in err[0]

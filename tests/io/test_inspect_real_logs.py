@@ -9,6 +9,7 @@ the ``.eval`` and the ``.json`` form, a cancelled evaluation and a log that was 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -188,3 +189,21 @@ def test_a_log_under_the_other_extension_is_read(tmp_path: Path) -> None:
         got = ph.read_trials(tmp_path / name).frame[["task_id", "trial", "success"]]
         assert got.equals(want)
         assert len(ph.read_traces(tmp_path / name).trials) == 1  # traces read it the same way
+
+
+def test_sample_ids_written_as_number_and_as_text_are_refused(tmp_path: Path) -> None:
+    """Inspect sample ids are int or str; sample 1 and sample "1" in one log were one task
+    (str() of each id), where the other readers refuse them. Oracle: the log's one sample,
+    copied as epoch 2 with its id written as text."""
+    doc = json.loads((DATA / "log_formats.json").read_text(encoding="utf-8"))
+    (sample,) = doc["samples"]
+    assert sample["id"] == 1 and sample["epoch"] == 1
+    doc["samples"].append({**sample, "id": "1", "epoch": 2})
+    f = tmp_path / "mixed.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ph.ValidationError, match=r"task_id 1 \(a number\) and '1' \(text\)"):
+        ph.read_trials(f)
+    doc["samples"][1]["id"] = 1  # both numbers: one task of 2 runs, read as '1'
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    counts = ph.read_counts(f)
+    assert counts["task"].values.tolist() == ["1"] and counts["n"].values.tolist() == [[2]]

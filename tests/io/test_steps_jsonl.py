@@ -117,3 +117,54 @@ def test_system_name_overrides_the_outcomes_files_system(tmp_path: Path) -> None
         tr = ph.read_traces(steps, format="steps-jsonl", outcomes=outcomes, system_name="v2")
         assert set(tr.trials["system"]) == {"v2"}
         assert tr.trials.sort_values("trial")["success"].tolist() == [True, False]
+
+
+def _steps(**change: Any) -> list[dict[str, Any]]:
+    """Two trials of task t: the passing one calls get then book, the failing get then cancel;
+    ``change={"<row>": {...}}`` edits rows (0-3)."""
+    rows = [
+        {"task_id": "t", "trial": 0, "action": "get", "success": True},
+        {"task_id": "t", "trial": 0, "action": "book", "success": True},
+        {"task_id": "t", "trial": 1, "action": "get", "success": False},
+        {"task_id": "t", "trial": 1, "action": "cancel", "success": False},
+    ]
+    for i, fields in change.items():
+        rows[int(i.lstrip("r"))].update(fields)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        # task 7 and task "7" were one task (ids written with str()), as the trial readers refuse
+        (
+            {"r0": {"task_id": 7}, "r1": {"task_id": 7}, "r2": {"task_id": "7"}},
+            r"rows 1 and 3: task_id 7 \(a number\) and '7' \(text\)",
+        ),
+        # 't' and 't ' were two tasks
+        ({"r2": {"task_id": "t "}, "r3": {"task_id": "t "}}, "differ only by surrounding spaces"),
+        # a missing task became the task 'None', or 'step is not a number'
+        ({"r0": {"task_id": None}}, "line 1: task_id is missing"),
+        ({"r1": {"trial": None}}, "line 2: trial is missing"),
+        # a missing system among named ones was the default system 'system'
+        (
+            {"r0": {"system": "m"}, "r1": {"system": "m"}, "r2": {"system": None}},
+            "line 3: system is missing",
+        ),
+        # a row without an action inside a trial of tool calls was dropped: the passing trial
+        # lost its second step and the divergence became 'continues' past its end
+        ({"r1": {"action": None}}, r"line 2: no action, in trial \(system, t, 0\)"),
+    ],
+)
+def test_steps_jsonl_ids_and_stray_rows_are_refused(
+    tmp_path: Path, change: dict[str, dict[str, Any]], error: str
+) -> None:
+    f = _jsonl(tmp_path / "steps.jsonl", _steps(**change))
+    with pytest.raises((FormatError, ValidationError), match=error):
+        ph.read_traces(f, format="steps-jsonl")
+
+
+def test_steps_jsonl_trial_without_tool_calls_still_reads(tmp_path: Path) -> None:
+    rows = [*_steps()[:2], {"task_id": "t", "trial": 1, "action": None, "success": False}]
+    tr = ph.read_traces(_jsonl(tmp_path / "steps.jsonl", rows), format="steps-jsonl")
+    assert tr.trials[["trial", "n_steps"]].values.tolist() == [[0, 2], [1, 0]]

@@ -228,6 +228,31 @@ def test_duplicate_trial_is_an_error(tmp_path: Path) -> None:
         ph.read_trials(f)
 
 
+def test_task_written_as_number_and_as_text_is_refused(tmp_path: Path) -> None:
+    # task 0 and task "0" were one task (str() of each id) while the τ-bench reader refuses them
+    sims = _sims()
+    sims[0]["task_id"] = int(sims[0]["task_id"])
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
+    with pytest.raises(ph.errors.ValidationError, match=r"task_id 0 \(a number\) and '0' \(text\)"):
+        ph.read_trials(f)
+    for sim in sims:  # every id a number: read as text, as before
+        sim["task_id"] = int(sim["task_id"])
+    f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
+    assert ph.read_trials(f).tasks == sorted({str(s["task_id"]) for s in sims}, key=str)
+
+
+@pytest.mark.parametrize(("reward", "shown"), [("1.0", "'1.0'"), (True, "True")])
+def test_reward_as_text_or_boolean_is_refused(tmp_path: Path, reward: Any, shown: str) -> None:
+    # read as 1.0 before: a success the file never wrote as a number
+    sims = _sims()
+    sims[0]["reward_info"]["reward"] = reward
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
+    with pytest.raises(FormatError, match=rf"reward {shown} is not a number"):
+        ph.read_trials(f)
+
+
 def test_non_evaluable_option_and_enum_spelling(monolithic: Path) -> None:
     # only infrastructure errors unscored: context_window_exceeded becomes a decided failure
     t = ph.read_trials(monolithic, non_evaluable=("infrastructure_error",))

@@ -142,6 +142,11 @@ def test_not_a_tau_bench_file(tmp_path: Path) -> None:
     bad.write_text('[{"task_id": 1, "reward": "high", "info": {}}]')
     with pytest.raises(FormatError, match=r"record 0: reward 'high' is not a number"):
         ph.read_trials(bad, format="tau-bench")
+    # reward "1.0" (text) and true (a boolean) were read as 1.0: successes nobody wrote as a number
+    for reward, shown in (('"1.0"', "'1.0'"), ("true", "True")):
+        bad.write_text(f'[{{"task_id": 1, "reward": {reward}, "info": {{}}}}]')
+        with pytest.raises(FormatError, match=rf"record 0: reward {shown} is not a number"):
+            ph.read_trials(bad, format="tau-bench")
 
 
 # --------------------------------------------------------------- traces

@@ -57,6 +57,26 @@ def test_input_never_written_even_with_force(tmp_path: Path) -> None:
     assert src.read_text() == "[1]"
 
 
+def test_files_of_an_input_pattern_never_written(tmp_path: Path) -> None:
+    # `passhat fit 'runs/*.csv' -o runs/a.csv --force` wrote the fit over the input part a.csv:
+    # the pattern named no file, so nothing matched it as an input
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.csv").write_text("task_id,success\nt,1\n")
+    (runs / "b.csv").write_text("task_id,success\nu,1\n")
+    pattern = str(runs / "*.csv")
+    assert set(input_paths(pattern)) == {Path(pattern), runs / "a.csv", runs / "b.csv"}
+    for target in (runs / "a.csv", runs / "c.csv"):  # c.csv would join the input next time
+        with pytest.raises(OptionError, match=r"matches the input pattern .*\*\.csv"):
+            write_bytes(target, "x", inputs=input_paths(pattern), force=True)
+    (tmp_path / "link.csv").symlink_to(runs / "a.csv")
+    with pytest.raises(OptionError, match="is an input of this command"):
+        write_bytes(tmp_path / "link.csv", "x", inputs=input_paths(pattern), force=True)
+    assert (runs / "a.csv").read_text() == "task_id,success\nt,1\n"
+    assert not (runs / "c.csv").exists()
+    write_bytes(runs / "fit.nc", "x", inputs=input_paths(pattern))  # beside the parts: fine
+
+
 def test_inside_an_input_directory_refused(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()

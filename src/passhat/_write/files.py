@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
+import glob
 import os
 import stat
 import tempfile
@@ -37,7 +39,8 @@ def input_paths(*sources: Any) -> tuple[Path, ...]:
 
     Accepts paths, :class:`~passhat.Trials` and :class:`~passhat.Traces` (their ``source``
     records the path), count tables (``attrs["source_path"]``) and None (skipped). Bundled
-    examples have no path.
+    examples have no path. A glob pattern (``runs/*.csv``, read as one dataset) stands for
+    itself and every file it matches.
 
     Examples
     --------
@@ -56,7 +59,14 @@ def input_paths(*sources: Any) -> tuple[Path, ...]:
             path = getattr(src, "attrs", {}).get("source_path")
         if path:
             out.append(abs_path(path))
+            if is_pattern(out[-1]):
+                out.extend(abs_path(f) for f in sorted(glob.glob(os.fspath(path), recursive=True)))
     return tuple(out)
+
+
+def is_pattern(path: Path) -> bool:
+    """A path that names no file but holds glob characters (an input read as a dataset)."""
+    return not os.path.lexists(path) and any(ch in str(path) for ch in "*?[")
 
 
 def abs_path(path: str | os.PathLike[str]) -> Path:
@@ -86,6 +96,11 @@ def inside(path: Path, folder: Path) -> bool:
 
 def check_inputs(target: Path, inputs: Iterable[Path], *, what: str) -> None:
     for src in inputs:
+        if is_pattern(src) and fnmatch.fnmatchcase(str(target), str(src)):
+            raise OptionError(
+                f"{target}: {what} matches the input pattern {src}; passhat never writes into "
+                "its input (choose an output path the pattern does not match)"
+            )
         if same(target, src):
             raise OptionError(
                 f"{target}: {what} is an input of this command; passhat never writes over its "

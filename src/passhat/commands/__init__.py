@@ -73,11 +73,15 @@ class LazyGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the subcommand; a closed output pipe becomes :class:`OutputGone`."""
+        """Run the subcommand; a closed output pipe becomes :class:`OutputGone`, and an
+        :class:`EOFError` that escaped a library a bug report (click reads it as Ctrl-D at a
+        prompt: "interrupted", status 130)."""
         try:
             return super().invoke(ctx)
         except BrokenPipeError as err:
             raise OutputGone from err
+        except EOFError as err:
+            raise RuntimeError(f"EOFError: {err}") from err
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The "Commands:" part of ``--help``, from :data:`COMMANDS` (no import)."""

@@ -225,9 +225,10 @@ def _pair_weights(
     if spec is None or spec == "equal":
         return np.ones(len(tasks))
     per = []
+    known = [t for name in (base, cand) for t in sel.table(name)["task"].values]  # every task
     for name in (base, cand):
         ds = sel.table(name).sel(task=list(tasks))
-        per.append(np.asarray(task_weights(ds, spec).values[0], dtype=float))
+        per.append(np.asarray(task_weights(ds, spec, tasks=known).values[0], dtype=float))
     if not np.allclose(per[0], per[1], rtol=1e-9, atol=0.0):
         bad = int(np.flatnonzero(~np.isclose(per[0], per[1], rtol=1e-9, atol=0.0))[0])
         raise ValidationError(

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids, normalisation_clash, number_text, scalars_as_text
+from passhat._ids import clean_ids, id_key, normalisation_clash, number_text_clash
 from passhat._status import FAILURE_STATUSES, status_notes
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
@@ -120,13 +120,21 @@ class Ids:
         self.names: list[str] = []
         self.stripped: dict[str, str] = {}
         self.written: dict[str, tuple[str, int]] = {}
+        #: id → (written as a number?, file, row) where first seen: 7 and "7" are refused
+        self.kinds: dict[str, tuple[bool, str, int]] = {}
         self.raw_keys: list[Any] = []
         self.raw_ids: list[int] = []
         self._lookup: tuple[pd.Index, np.ndarray] | None = None
 
-    def add(self, text: str, where: str, row: int, raw: str | None = None) -> int:
+    def add(
+        self, text: str, where: str, row: int, raw: str | None = None, *, number: bool = False
+    ) -> int:
         """The index of an id (``text``: NFC, as :func:`clean_ids` made it; ``raw``: as written,
-        when it may differ, so a name written both composed and decomposed is refused)."""
+        when it may differ, so a name written both composed and decomposed is refused;
+        ``number``: written as a number, so that ``7`` and ``"7"`` are refused, as in memory)."""
+        kind = self.kinds.setdefault(text, (number, where, row))
+        if kind[0] != number:
+            raise number_text_clash(self.column, text, kind[1:], (where, row), kind[0])
         if raw is not None:
             first = self.written.setdefault(text, (raw, row))
             if first[0] != raw:
@@ -156,12 +164,14 @@ class Ids:
     def codes(self, col: Any, batch: Batch) -> np.ndarray:
         """Global index of each row's id (new ids checked and added in order of appearance)."""
         _check_arrow_type(col, self.column, batch.where)
-        if isinstance(col, pd.Series):
-            col = scalars_as_text(col)  # JSON's 1 and 1.0 are two ids, as in memory
+        if isinstance(col, pd.Series) and col.dtype == object:
+            if pd.api.types.infer_dtype(col, skipna=True) not in ("string", "empty"):
+                col = pd.Series([id_key(v) for v in col], index=col.index, dtype=object)
         codes, uniques = factorize(col)
-        # ids by their text: Python's 1 == 1.0 == True would merge them in the lookup below
-        # (one JSON file's 1 and the next batch's 1.0, or a Parquet part of ints and one of floats)
-        uniques = [number_text(u) for u in uniques]
+        # numbers as ("number", text): Python's 1 == 1.0 == True would merge them in the lookup
+        # below (a JSON file's 1 and the next batch's 1.0, Parquet parts of ints and of floats),
+        # and 7 and "7" reach add() as two keys, where they are refused
+        uniques = [id_key(u) for u in uniques]
         _missing_row(codes, batch, self.column)
         glob = self._known(uniques)
         new = np.flatnonzero(glob < 0)
@@ -171,11 +181,13 @@ class Ids:
             new, rows = new[used], rows[used]
             order = np.argsort(rows, kind="stable")
             new, rows = new[order], rows[order]
-            vals = pd.Series([uniques[i] for i in new], dtype=object)
+            keys = [uniques[i] for i in new]
+            vals = pd.Series([k[1] if isinstance(k, tuple) else k for k in keys], dtype=object)
             check_scalar_column(vals, self.column, where=batch.where, rows=rows)
             text = clean_ids(vals, column=self.column, where=batch.where, rows=rows)
-            for i, t, r in zip(new, text, rows, strict=True):
-                glob[i] = self.add(t, batch.where, int(r), raw=str(uniques[i]))
+            for i, t, r, v in zip(new, text, rows, vals, strict=True):
+                number = isinstance(uniques[i], tuple)
+                glob[i] = self.add(t, batch.where, int(r), raw=str(v), number=number)
                 self.raw_keys.append(uniques[i])
                 self.raw_ids.append(int(glob[i]))
             self._lookup = None
@@ -554,11 +566,11 @@ def _outcomes(
     if "status" in plan:
         st_codes, st_uniques = factorize(cols[plan["status"]])
         names = [str(u).strip() for u in st_uniques]
-        unscored = np.array([u in UNSCORED_STATUSES for u in names], dtype=bool)
+        unscored = np.array([u.casefold() in UNSCORED_STATUSES for u in names], dtype=bool)
         if len(unscored):
             decided &= ~np.where(st_codes >= 0, unscored[np.maximum(st_codes, 0)], False)
             # no verdict, but the status says the system failed the run: a failure
-            failure = np.array([u in FAILURE_STATUSES for u in names], dtype=bool)
+            failure = np.array([u.casefold() in FAILURE_STATUSES for u in names], dtype=bool)
             marked = np.where(st_codes >= 0, failure[np.maximum(st_codes, 0)], False)
             failed = ~decided & marked
             decided |= failed

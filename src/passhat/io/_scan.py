@@ -17,6 +17,7 @@ import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import is_gzip, json_object, missing, records_frame
+from passhat.io._json import damaged_gzip, is_gzip, json_object, missing, records_frame
 
 __all__ = [
     "PANDAS_NA",
@@ -405,8 +406,10 @@ def _csv_batches(
     parse = pcsv.ParseOptions(delimiter=delimiter(path), newlines_in_values=False)
     offset = 0
     try:
+        # compressed or not by the content, as the in-memory reader (Arrow goes by the name)
+        source = pa.input_stream(str(path), compression="gzip" if is_gzip(path) else None)
         reader = pcsv.open_csv(
-            path, read_options=read, parse_options=parse, convert_options=convert
+            source, read_options=read, parse_options=parse, convert_options=convert
         )
         for rb in reader:
             if rb.num_rows == 0:
@@ -424,6 +427,10 @@ def _csv_batches(
         raise FormatError(f"{path}: not valid CSV after data row {offset} ({msg})") from err
     except UnicodeDecodeError as err:
         raise FormatError(f"{path}: after data row {offset}: not UTF-8 text") from err
+    except OSError as err:  # Arrow's "Truncated compressed stream" (no errno)
+        if err.errno is None and is_gzip(path):
+            raise damaged_gzip(path, err) from err
+        raise
 
 
 def _parquet_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
@@ -476,5 +483,7 @@ def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Itera
                     records = []
     except UnicodeDecodeError as err:
         raise FormatError(f"{path}: not UTF-8 text") from err
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise damaged_gzip(path, err) from err
     if records:
         yield flush()

@@ -51,7 +51,7 @@ from numpy.typing import NDArray
 
 from passhat._ids import missing_column
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
-from passhat.io._countgrid import FIELDS, Counts
+from passhat.io._countgrid import FIELDS, Counts, Ids
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
 from passhat.io._system_column import is_candidate_name, system_column_note, system_name_ignored
 from passhat.io._system_scan import SystemScan
@@ -290,11 +290,17 @@ def _scan_part(
     return acc, scan
 
 
+def _remap(total: Ids, part: Ids) -> NDArray[np.int64]:
+    """A part's ids added to the total (where each was first seen, and whether as a number, kept
+    for the checks); the map of the part's codes to the total's."""
+    codes = [total.add(x, *part.kinds[x][1:], number=part.kinds[x][0]) for x in part.names]
+    return np.array(codes, dtype=np.int64)
+
+
 def _merge(into: Counts, part: Counts, where: str) -> NDArray[np.int64]:
     """Add one worker's partial table to the total (ids remapped, duplicates across parts);
     the map of the part's task codes to the total's is returned."""
-    s_map = np.array([into.systems.add(x, where, 0) for x in part.systems.names], dtype=np.int64)
-    t_map = np.array([into.tasks.add(x, where, 0) for x in part.tasks.names], dtype=np.int64)
+    s_map, t_map = _remap(into.systems, part.systems), _remap(into.tasks, part.tasks)
     into._fit()
     S, T = len(part.systems.names), len(part.tasks.names)
     ii, jj = np.meshgrid(s_map, t_map, indexing="ij")

@@ -327,7 +327,7 @@ def read_inspect_log(
     for s in samples:
         score = (s.scores or {}).get(name)
         row: dict[str, Any] = {
-            "task_id": str(s.id),
+            "task_id": s.id,  # as written: sample 1 and sample "1" are refused
             "trial": s.epoch,
             "success": None,
             "status": "unscored",

@@ -21,12 +21,13 @@ from typing import Any
 
 import pandas as pd
 
+from passhat._ids import clean_ids
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import file_sha256, read_trials, register_reader
 from passhat.io.traces import message_text
 from passhat.traces import Traces, canonical_args
-from passhat.trials import coerce_success
+from passhat.trials import check_scalar_column, coerce_success
 
 __all__ = ["read_steps_jsonl"]
 
@@ -82,12 +83,27 @@ def read_steps_jsonl(
         df["system"] = system_name or "system"
     elif system_name is not None:
         df["system"] = system_name
-    df["system"] = df["system"].fillna(system_name or "system").astype(str)
-    df["task_id"] = df["task_id"].astype(str)
+    lines = df["_line"].to_numpy()
+    for col in ("system", "task_id", "trial"):
+        gone = df[col].isna().to_numpy()
+        if gone.any():
+            raise FormatError(f"{path}: line {lines[gone][0]}: {col} is missing")
+    # ids as the trial readers take them: 7 and "7" refused (not merged), lists refused
+    for col in ("system", "task_id"):
+        check_scalar_column(df[col], col, where=str(path), rows=lines)
+        df[col] = clean_ids(df[col], column=col, where=str(path), rows=lines)
     key = ["system", "task_id", "trial"]
     if "action" not in df.columns:
         df["action"] = None
     is_step = df["action"].notna() & (df["action"].astype(str).str.strip() != "")
+    stray = ~is_step & is_step.groupby([df[k] for k in key], sort=False).transform("any")
+    if stray.any():  # only a trial that made no tool call has a row without an action
+        row = df[stray.to_numpy()].iloc[0]
+        raise FormatError(
+            f"{path}: line {row['_line']}: no action, in trial ({row['system']}, "
+            f"{row['task_id']}, {row['trial']}) whose other rows are tool calls; a row without "
+            "an action stands for a trial that made none"
+        )
     if outcomes is not None:
         if "success" in df.columns:
             raise OptionError(

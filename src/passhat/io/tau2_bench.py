@@ -223,8 +223,8 @@ def read_tau2_bench(
         else:
             raise FormatError(f"{where}: reward_info must be an object")
         if reward is not None:
-            try:
-                reward = float(reward)
+            try:  # a JSON number: text ("1.0") or a boolean is not read as one
+                reward = float(reward if not isinstance(reward, str | bool) else "x")
             except (TypeError, ValueError) as err:
                 raise FormatError(
                     f"{where} (task {task_id!r}): reward {reward!r} is not a number"
@@ -245,7 +245,7 @@ def read_tau2_bench(
             status = "ok" if reason in _NATURAL else reason
         rows.append(
             {
-                "task_id": task_id,
+                "task_id": sim["task_id"],  # as written: task 0 and task "0" are refused
                 "trial": trial,
                 "success": success,
                 "status": status,

@@ -116,8 +116,8 @@ def read_tau_bench(
         if not isinstance(info, dict):
             raise FormatError(f"{path}: record {i}: info must be an object")
         reward = rec["reward"]
-        try:
-            reward_f = float(reward)
+        try:  # a JSON number: text ("1.0") or a boolean is not read as one
+            reward_f = float(reward if not isinstance(reward, str | bool) else "x")
         except (TypeError, ValueError) as err:
             raise FormatError(f"{path}: record {i}: reward {reward!r} is not a number") from err
         if not math.isfinite(reward_f):

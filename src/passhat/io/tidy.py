@@ -12,6 +12,8 @@ has that column read as the system, with a note, or is refused with the fix
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, InputError, ValidationError
-from passhat.io._json import jsonl_objects, not_utf8, records_frame
+from passhat.io._json import damaged_gzip, jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     _open_text,
@@ -150,6 +152,8 @@ def read_csv(path: Path, **options: Any) -> Trials:
         raise FormatError(f"{path}: not valid CSV ({err})") from err
     except UnicodeDecodeError as err:
         raise not_utf8(path) from err
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:  # the stream breaks off past the head
+        raise damaged_gzip(path, err) from err
     if len(df.columns) < 2 and len(df) == 0:
         raise FormatError(f"{path}: no rows")
     _check_row_widths(path)
@@ -165,8 +169,6 @@ def _check_row_widths(path: Path) -> None:
     an extra field of the first row as an index (shifting every column). Arrow parses the
     field counts only, so the check costs a fraction of the read; the csv module names the
     row when there is one."""
-    import gzip
-
     import pyarrow as pa
     from pyarrow import csv as pcsv
 

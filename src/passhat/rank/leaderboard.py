@@ -160,12 +160,12 @@ def _common_tasks(
     return common, pd.DataFrame(rows, columns=["task", "reason"])
 
 
-def _shared_weights(ds: xr.Dataset, spec: WeightSpec) -> NDArray[np.float64]:
-    """One weight per task, the same for every system (an error naming a task otherwise)."""
+def _shared_weights(ds: xr.Dataset, spec: WeightSpec, known: Any = None) -> NDArray[np.float64]:
+    """One weight per task, the same for every system; ``known``: every task of the input."""
     t_n = ds.sizes["task"]
     if spec is None or spec == "equal":
         return np.ones(t_n)
-    w = np.asarray(task_weights(ds, spec).values, dtype=float)
+    w = np.asarray(task_weights(ds, spec, tasks=known).values, dtype=float)
     same = np.isclose(w, w[:1], rtol=1e-9, atol=0.0).all(axis=0)
     if not same.all():
         t = int(np.flatnonzero(~same)[0])
@@ -345,7 +345,7 @@ def rank(
                 f"system {s!r}: k = {kmax} exceeds its n = {int(n[i].min())} decided runs on "
                 f"{len(bad)} task(s), e.g. {', '.join(bad[:3])}; lower k or run more trials"
             )
-    w_all = _shared_weights(ds, weights)
+    w_all = _shared_weights(ds, weights, ds_all["task"].values)
     keep = w_all > 0
     n, c, w = n[:, keep], c[:, keep], w_all[keep]
     t_n = int(keep.sum())

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passhat._ids import clean_ids
+from passhat._ids import check_spaced_ids, clean_ids
 from passhat.errors import FormatError, OptionError, ValidationError
 
 __all__ = [
@@ -210,6 +210,7 @@ class Traces:
                 df["system"] = "system"
             for col in ("system", "task_id"):
                 df[col] = clean_ids(df[col], column=col, where=where)
+            check_spaced_ids(df, where)  # 't' and 't ' are not two tasks, as in the trial readers
             t = pd.to_numeric(df["trial"], errors="coerce")
             if len(df) and (t.isna().any() or (t != np.floor(t)).any()):
                 row = int(np.flatnonzero((t.isna() | (t != np.floor(t))).to_numpy())[0])
