@@ -1,4 +1,4 @@
-"""``passhat._format.printable``: what names look like wherever passhat shows them.
+"""``passhat._format``: what names and shares look like wherever passhat shows them.
 
 Oracle: :mod:`unicodedata` — every code point of the categories Cc, Cf, Zl, Zp and Cs is
 escaped, and nothing else is (checked over the whole code space).
@@ -9,7 +9,9 @@ from __future__ import annotations
 import sys
 import unicodedata
 
-from passhat._format import printable
+import pytest
+
+from passhat._format import pct, printable
 
 INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
@@ -47,3 +49,23 @@ def test_lone_surrogate_printable_and_encodable() -> None:
     text = printable("bad\udcff")
     assert text == "bad\\udcff"
     text.encode("utf-8")  # would raise UnicodeEncodeError before
+
+
+@pytest.mark.parametrize("x", [1e-9, 4e-4, 0.99996, 0.9999, 1 - 1e-9])
+def test_a_share_strictly_inside_0_1_never_reads_as_0_or_100_percent(x: float) -> None:
+    # oracle: the printed number read back lies strictly between 0 and 100 and is within half
+    # a unit of its last decimal of 100·x; exact ends keep their one decimal
+    text = pct(x)
+    shown = float(text[:-1])
+    decimals = len(text[:-1].split(".")[1])
+    assert 0 < shown < 100 and abs(shown - 100 * x) <= 0.5 * 10**-decimals + 1e-12
+    assert (pct(0.0), pct(1.0), pct(0.25)) == ("0.0%", "100.0%", "25.0%")
+
+
+def test_runs_to_detect_reasoning_states_the_rates_it_used() -> None:
+    # at f = 1e-9, q = 0.9999 the text read "fails 0.0% ... probability 1^n ... 99.99% ≥ 100.0%"
+    import passhat as ph
+
+    text = ph.plan.runs_to_detect(flip_rate=1e-9, confidence=0.9999).reasoning
+    assert "0.0000001%" in text and "0.999999999^n" in text and "≥ 99.99%" in text
+    assert "100.0%" not in text and " 1^" not in text

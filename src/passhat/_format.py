@@ -100,10 +100,21 @@ def jsonable(obj: Any) -> Any:
 
 
 def pct(x: float | None, digits: int = 1) -> str:
-    """A share as a percentage with ``digits`` decimals; "—" when missing or not finite."""
+    """A share as a percentage with ``digits`` decimals; "—" when missing or not finite.
+
+    A share strictly between 0 and 1 never reads as exactly 0% or 100%: it
+    gets the decimals it needs (up to 12).
+
+    >>> pct(0.25), pct(0.9999), pct(1e-9), pct(1.0)
+    ('25.0%', '99.99%', '0.0000001%', '100.0%')
+    """
     if x is None or not math.isfinite(x):
         return "—"
-    return f"{x:.{digits}%}"
+    text = f"{x:.{digits}%}"
+    while 0 < x < 1 and digits < 12 and float(text[:-1]) in (0.0, 100.0):
+        digits += 1
+        text = f"{x:.{digits}%}"
+    return text
 
 
 def short(value: Any, limit: int = 90) -> Any:

@@ -97,3 +97,14 @@ def test_declared_weights_are_normalised() -> None:
     )
     b = block_rounds(ph.Trials.from_frame(df), weights="declared")
     np.testing.assert_allclose(b.weights, [0.75, 0.25])
+
+
+@pytest.mark.parametrize("weights", [None, "equal"])
+def test_an_empty_count_table_is_refused_naming_the_system(weights: str | None) -> None:
+    # counts_from_arrays([], []) is a valid (empty) table; the gate divided by its 0 tasks
+    # (ZeroDivisionError) where estimate / spread refuse it with a PasshatError
+    ds = ph.counts_from_arrays([], [])
+    with pytest.raises(InputError, match="'system' has no task"):
+        block_rounds(ds, weights=weights)
+    with pytest.raises(InputError, match="no task"):
+        ph.plan.sequential(ds, max_failure_rate=0.1)

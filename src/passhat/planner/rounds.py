@@ -107,6 +107,8 @@ def pick_system(systems: list[str], system: str | None, *, what: str, option: st
 def _weights(
     data: Trials | xr.Dataset, system: str, tasks: list[str], spec: WeightSpec
 ) -> NDArray[np.float64]:
+    if not tasks:  # an empty count table: nothing to gate on (was a ZeroDivisionError)
+        raise InputError(f"system {system!r} has no task: a gate needs runs of at least one task")
     if spec is None or spec == "equal":
         return np.full(len(tasks), 1.0 / len(tasks))
     ds = as_counts(data)

@@ -112,8 +112,8 @@ def runs_to_detect(
         value: float | int = n
         reasoning = (
             f"A task that fails {pct(f)} of its runs shows no failure in n runs with "
-            f"probability {1 - f:g}^n; {n} runs make that at most {pct(1 - q)} "
-            f"({1 - f:g}^{n} = {pct(miss, 2)}), so at least one failure shows "
+            f"probability {1 - f:.12g}^n; {n} runs make that at most {pct(1 - q)} "
+            f"({1 - f:.12g}^{n} = {pct(miss, 2)}), so at least one failure shows "
             f"with probability {pct(got, 2)} ≥ {pct(q)}."
         )
         quantities = {"flip_rate": f, "confidence": q, "runs": n, "achieved_confidence": got}
