@@ -236,7 +236,8 @@ def compare_model(
 ) -> dict[str, Any]:
     """The study's ``compare`` with ``model-estimate``'s batch and estimate (the same simulated
     benchmarks: the same random draws per benchmark); adds ``mse_uniform_pooled``, the even
-    spread with the pooled unbiased estimate."""
+    spread with the pooled unbiased estimate. The batch counts as "uniform" where the greedy
+    batch is the even spread."""
     pooled: list[float] = []
 
     def replicate(
@@ -256,7 +257,7 @@ def compare_model(
         return (
             (model_estimate(n_a, c_a, k=k) - truth) ** 2,
             (model_estimate(n_u, c_u, k=k) - truth) ** 2,
-            "greedy",
+            "uniform" if np.array_equal(extra, uniform) else "greedy",
         )
 
     plain = study.replicate
@@ -319,7 +320,8 @@ def main(argv: list[str]) -> int:
         print(
             f"{name} | {regime} | T={tasks} | MSE model batch {r['mse_adaptive']:.3e}, even "
             f"runs {r['mse_uniform']:.3e} (model estimate), {r['mse_uniform_pooled']:.3e} "
-            "(pooled unbiased estimate, the table's baseline)"
+            f"(pooled unbiased estimate, the table's baseline) | factor {r['factor']:.3f} ± "
+            f"{r['factor_se']:.3f}"
         )
     elif name.startswith("earlier"):
         truth = WRONG_TRUTH if name == "earlier-wrong" else study.REGIMES[regime]
