@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["fmt_ratio", "jsonable", "pct", "plural", "printable", "short"]
+__all__ = ["fmt_ratio", "jsonable", "pct", "plural", "printable", "row_names", "short"]
 
 
 def plural(n: int, noun: str) -> str:
@@ -31,6 +31,53 @@ def plural(n: int, noun: str) -> str:
     ('1 task', '3 clean runs')
     """
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def row_names(rows: pd.DataFrame, *, by: str | None = None, of: int = 0) -> str:
+    """The rows of a result table named for a reader: ``mean; pass@1–4; pass^4``.
+
+    Per metric its k values: one (``pass^4``), a run of consecutive ones
+    (``pass@1–4``) or a list (``pass^1, 2, 5``); the mean has no k. With
+    ``by`` (a column such as the system) the names are given per value of
+    that column (``a: mean | b: pass^4``), once when all ``of`` values of the
+    whole table are present and have the same names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"metric": ["mean"] + ["pass_at_k"] * 3 + ["pass_hat_k"] * 2,
+    ...                   "k": [1, 1, 2, 3, 1, 5]})
+    >>> row_names(t)
+    'mean; pass@1–3; pass^1, 5'
+    >>> row_names(t.iloc[:2].assign(system=["a", "b"]), by="system", of=2)
+    'a: mean | b: pass@1'
+    >>> row_names(pd.concat([t.assign(system="a"), t.assign(system="b")]), by="system", of=2)
+    'mean; pass@1–3; pass^1, 5'
+    """
+    marks = {"mean": "mean", "pass_at_k": "pass@", "pass_hat_k": "pass^"}
+
+    def names(part: pd.DataFrame) -> str:
+        out = []
+        for metric, sub in part.groupby("metric", sort=False):
+            mark = marks.get(str(metric), str(metric))
+            if metric == "mean":
+                out.append(mark)
+                continue
+            ks = sorted({int(k) for k in sub["k"]})
+            if len(ks) == 1:
+                out.append(f"{mark}{ks[0]}")
+            elif ks == list(range(ks[0], ks[-1] + 1)):
+                out.append(f"{mark}{ks[0]}–{ks[-1]}")
+            else:
+                out.append(mark + ", ".join(map(str, ks)))
+        return "; ".join(out)
+
+    if by is None:
+        return names(rows)
+    per = {str(key): names(part) for key, part in rows.groupby(by, sort=False)}
+    if len(set(per.values())) == 1 and len(per) == of:
+        return next(iter(per.values()))
+    return " | ".join(f"{printable(key)}: {text}" for key, text in per.items())
 
 
 def jsonable(obj: Any) -> Any:

@@ -258,3 +258,23 @@ def test_a_file_compared_with_itself_says_so(capsys, tmp_path) -> None:  # type:
     # bad options: the one error line only (the note comes after results, never before)
     bad(capsys, ["compare", str(path), str(other), "--k", "9"], r"k = 9 exceeds")
     bad(capsys, ["compare", str(path), str(other), "--classify", "--min-runs", "0"], "min_runs")
+
+
+def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[no-untyped-def]
+    # the agents example at k = 5: pass@5 differs on fewer than 10 tasks, so its population
+    # interval is the model's while mean and pass^5 invert the sign-flip test; the lines must
+    # say which row is which (the JSON's per-row method is the oracle)
+    argv = ["compare", "--example", "agents", "--k", "5", "--n-boot", "500"]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    assert rc == 0
+    rows = json.loads(out)["comparison"]
+    label = {"mean": "mean", "pass_at_k": "pass@5", "pass_hat_k": "pass^5"}
+    want: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        want.setdefault((r["scope"], r["method"]), []).append(label[r["metric"]])
+    assert len({m for _, m in want}) >= 3  # several methods, else the test proves nothing
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0
+    flat = " ".join(out.split())
+    for (scope, method), names in want.items():
+        assert f"{scope} ({'; '.join(names)}): interval {' '.join(method.split())}" in flat

@@ -234,3 +234,23 @@ def test_cli_notes_an_interval_beside_its_value(
     rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--ci", "0.95", "--json"])
     doc = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))
     assert any("system pass@2 (benchmark): 1.000 outside" in n for n in doc["notes"])
+
+
+def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[no-untyped-def]
+    # τ-bench airline, 4 runs per task: pass@3/pass^3 and pass@4/pass^4 take the model-based
+    # variance where n < 2k, the other benchmark rows the plain one; the JSON is the oracle
+    argv = ["estimate", "--example", "tau-airline", "--k", "1-4", "--ci", "0.95", "--n-boot", "500"]
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    assert main(argv) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    bench = [r for r in rows if r["scope"] == "benchmark" and r["metric"] != "mean"]
+    by_method: dict[str, set[int]] = {}
+    for r in bench:
+        by_method.setdefault(r["method"], set()).add(int(r["k"]))
+    assert len(by_method) == 3, by_method
+    for method, ks in by_method.items():
+        k = sorted(ks)
+        span = f"{k[0]}–{k[-1]}" if len(k) > 1 else f"{k[0]}"
+        text = f"pass@{span}; pass^{span}"
+        assert f"({'mean; ' if 1 in ks else ''}{text}): {' '.join(method.split())}" in flat

@@ -16,6 +16,7 @@ from typing import Any
 import click
 import xarray as xr
 
+from passhat._format import row_names
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import (
@@ -270,10 +271,13 @@ def _print_paired(cmp: Comparison, *, quiet: bool) -> None:
         f"sign flips and posterior draws: {cmp.settings['n_boot']}, seed {cmp.settings['seed']}"
     )
     if not quiet:
-        methods = t.drop_duplicates(["scope", "method", "p_method"])
-        for _, r in methods.iterrows():
+        of = t["candidate"].nunique()
+        by = "candidate" if of > 1 else None
+        for (scope, method, p_method), rows in t.groupby(
+            ["scope", "method", "p_method"], sort=False
+        ):
             console.print(
-                f"{r['scope']}: interval {r['method']}; p-value {r['p_method']}",
+                f"{scope} ({row_names(rows, by=by, of=of)}): interval {method}; p-value {p_method}",
                 markup=False,
                 highlight=False,
             )

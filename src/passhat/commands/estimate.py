@@ -7,6 +7,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from passhat._format import row_names
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot
 from passhat._version import __version__
 from passhat.commands._common import (
@@ -242,10 +243,16 @@ def _print_intervals(console: Any, est: Estimate, *, quiet: bool) -> None:
             else "."
         )
     )
+    of = t["system"].nunique()
+    by = "system" if of > 1 else None
     for scope in scopes:
         part = t[t["scope"] == scope]
-        for method, count in part.groupby("method", sort=False).size().items():
-            console.print(f"{scope} method ({count} rows): {method}")
+        for method, rows in part.groupby("method", sort=False):
+            console.print(
+                f"{scope} method ({row_names(rows, by=by, of=of)}): {method}",
+                markup=False,
+                highlight=False,
+            )
     s = est.summary
     for _, r in s.iterrows():
         console.print(
