@@ -19,11 +19,12 @@ truths pass the second check (the batch falls back to even runs there) but
 not the first, see the README in reports/next_runs.
 
 The exact analyses in ``analysis.py`` (unbiased estimates after an adaptive
-batch; the batches a hedge that never loses to even runs could choose) run
-with the simulation and are written into the same README; ``variants.py``
-measures what-if variants of the planner (a less conservative hedge, the
-model's prior on the (μ, κ) grid, the true prior, a prior fitted to an earlier evaluation) on the
-same benchmarks.
+batch, for the regimes and for other near-1 truths; the batches a hedge that
+never loses to even runs could choose) run with the simulation and are written
+into the same README; ``variants.py`` measures what-if variants of the planner
+(a less conservative hedge, the model's prior on the (μ, κ) grid, the true
+prior, a prior fitted to an earlier evaluation, a model-based estimate and
+batch, the shipped planner on other truths) on the same benchmarks.
 
 Run: ``.venv/bin/python studies/next_runs/next_runs.py [REPS]`` (writes
 ``reports/next_runs/``), or ``make study``; ``... next_runs.py --rewrite`` recomputes
@@ -132,7 +133,8 @@ ANALYSIS_ROBUST = (
 )
 
 #: What-if variants of the planner (variants.py, 300 benchmarks per row, seed 0: the same
-#: benchmarks as the table above), measured on 2026-11-30; not recomputed by this script.
+#: benchmarks as the table above), measured on 2026-11-30 (the shipped planner on Beta(5, 0.2)
+#: and model-estimate: on 2026-12-01); not recomputed by this script.
 ANALYSIS_VARIANTS = [
     "Softer hedges and a better prior near 1, measured (`studies/next_runs/variants.py VARIANT "
     '"near all-pass" T 300 0`; the same 300 benchmarks per row as the table; factor at '
@@ -150,12 +152,42 @@ ANALYSIS_VARIANTS = [
     "| the model's prior, no hedge | 0.92 / 0.90 / 0.84 (± 0.04–0.05) | greedy in all |",
     "| the true Beta(12, 0.6) stated as prior=, no hedge | 2.40 / 2.71 / 2.61 (± 0.25) | "
     "greedy in all |",
+    "| shipped, another near-1 truth: Beta(5, 0.2) (`variants.py shipped 5,0.2 T 300 0`) "
+    "| 0.98 ± 0.01 / 1.00 / 1.00 | 3/0/297, even in all |",
+    "| a model-based design (`model-estimate`): the estimate is the hierarchical model's "
+    "posterior mean of (1/T) Σ p_i^3, the batch minimises its expected posterior variance; "
+    "against even runs with the same estimate | 0.93 / 0.89 / 0.80 (± 0.04) | "
+    "greedy in all |",
     "",
     "Neither remedy reaches 1.3×: a hedge that trusts the posterior average loses to even "
     "runs (unhedged 0.90 ± 0.04 and 0.87 ± 0.05 at T = 100 and 200, beyond 2 Monte Carlo "
     "errors; by the mean ratio 0.92 ± 0.04 at T = 100, at the edge), and the model's prior "
     "on (μ, κ) does not make 3 runs per task informative about κ. Only a prior known from "
-    "elsewhere does (last row). So the 1.3× target near rates of 1 "
+    "elsewhere does (the true Beta as prior=). Beta(12, 0.6) is not an unlucky pick: on "
+    "Beta(5, 0.2) the shipped planner spreads the runs evenly in 297 of 300 benchmarks at "
+    "T = 50 (0.98 ± 0.01, within 2 Monte Carlo errors of 1) and in all at T = 100 and 200.",
+    "",
+    "A model-based estimate does not help either (`model-estimate`, measured with "
+    '`studies/next_runs/variants.py model-estimate "near all-pass" T 300 0`, the same 300 '
+    "benchmarks per row): the hierarchical Beta-Binomial model's posterior mean of "
+    "(1/T) Σ p_i^3 (grid posterior of (μ, κ), 64 points per axis, the model's default priors; "
+    "likelihood-based inference ignores a data-dependent allocation, so there is no selection "
+    "bias to hedge against), after a batch chosen greedily, run by run, by the expected "
+    "posterior variance of that mean (per task given (μ, κ), averaged over the pilot's grid "
+    "posterior). The batch gives tasks with 2 of 3 pilot successes 6–16 more runs and the "
+    "all-pass ones about 1; against even runs with the same estimate it is 0.93 ± 0.04, "
+    "0.89 ± 0.04 and 0.80 ± 0.04 × as accurate at T = 50/100/200 (MSE 1.23e-3 vs 1.14e-3, "
+    "5.84e-4 vs 5.18e-4, 3.29e-4 vs 2.62e-4), worse beyond 2 Monte Carlo errors at T = 100 "
+    "and 200, and worse as T grows. Near rates of 1 the error is dominated by the all-pass "
+    "tasks, whose posterior mean rests on the fitted prior (κ above all), and even runs "
+    "inform κ better than runs concentrated on a few flaky tasks. With even runs the model "
+    "estimate is itself no better than the pooled unbiased one (MSE 1.143e-3 vs 1.139e-3, "
+    "5.18e-4 vs 5.11e-4, 2.62e-4 vs 2.57e-4). Where tasks are split the same design gains "
+    "(T = 50, the same command with the regime: U-shaped 1.42 ± 0.09, uniform 1.33 ± 0.09, "
+    "against the shipped planner's 1.29 ± 0.08 and 1.11 ± 0.06), so it fails exactly where "
+    "the issue's target lies.",
+    "",
+    "So the 1.3× target near rates of 1 "
     "stays unmet (a strict xfail in tests/planner/test_next_runs_study.py); what would meet "
     "it is information the pilot does not have: a stated prior=Assumptions(...) from earlier "
     "evaluations of similar tasks, or a larger pilot.",
@@ -349,6 +381,35 @@ def _kappa(x: float) -> str:
     return f"{x:.2g}" if x < 10 else f"{x:,.0f}"
 
 
+def near_one_lines(near: list[dict[str, Any]]) -> list[str]:
+    """The exact search for the other near-1 truths (``analysis.NEAR_ONE_TRUTHS``)."""
+    even = all(r["factor_best_unbiased"] < 1 + 5e-4 for r in near)
+    names = ", ".join(f"Beta({r['beta'][0]:g}, {r['beta'][1]:g})" for r in near)
+    lines = [
+        "",
+        f"Other near-1 truths, the same exact search (`analysis.NEAR_ONE_TRUTHS`): {names}. "
+        + (
+            "The same holds for them: the best unbiased rule is the even spread (factor 1.000), "
+            "so Beta(12, 0.6) is not a hard case picked by chance."
+            if even
+            else "Not all of them behave like Beta(12, 0.6): see the factors."
+        ),
+        "",
+        "| truth | mean rate | P(pilot 0/1/2/3 of 3) | best rule m(0..3) | factor, best "
+        "unbiased estimate | factor, Rao–Blackwell estimate, same rule |",
+        "|---|---:|---|---|---:|---:|",
+    ]
+    for r in near:
+        a, b = r["beta"]
+        probs = "/".join(f"{p:.3f}" for p in r["pilot_probs"])
+        rule = ", ".join(str(m) for m in r["best_rule"])
+        lines.append(
+            f"| Beta({a:g}, {b:g}) | {a / (a + b):.3f} | {probs} | ({rule}) | "
+            f"{r['factor_best_unbiased']:.3f} | {r['factor_rb_same_rule']:.3f} |"
+        )
+    return lines
+
+
 def analysis_lines(res: dict[str, Any]) -> list[str]:
     """The README section of the exact analyses (``analysis.py``)."""
     lines = ["", "## Could a different estimate or a softer hedge reach 1.3× near rates of 1?", ""]
@@ -366,6 +427,9 @@ def analysis_lines(res: dict[str, Any]) -> list[str]:
             f"| {name} | {probs} | ({rule}) | {r['factor_best_unbiased']:.3f} | "
             f"{r['factor_rb_same_rule']:.3f} |"
         )
+    near = res.get("near_one")
+    if near:
+        lines += near_one_lines(near)
     mix = res.get("mixtures")
     if mix:
         lines += [

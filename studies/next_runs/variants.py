@@ -5,6 +5,7 @@ one call of the study's ``compare`` (the planner's module attributes are
 replaced and restored), so that its factor against the even spread is measured
 on the same simulated benchmarks (same seed) as the shipped planner:
 
+* ``shipped``: next_runs as shipped (for other truths than the study's regimes, below);
 * ``unhedged``: the greedy batch (the posterior-averaged objective), no hedge;
 * ``mean-hedge``: the hedge's candidates, chosen by the posterior mean of their
   ratio to the even spread instead of the worst one (a less conservative hedge);
@@ -20,10 +21,20 @@ on the same simulated benchmarks (same seed) as the shipped planner:
   one (μ, κ) point, no hedge against its uncertainty);
 * ``earlier-large``: the same with a larger earlier evaluation (``LARGE_TASKS`` tasks);
 * ``earlier-wrong``: the same, the earlier evaluation drawn from ``WRONG_TRUTH`` (a less
-  reliable system than the pilot's) instead: what a wrong prior costs.
+  reliable system than the pilot's) instead: what a wrong prior costs;
+* ``model-estimate``: not next_runs' batch but a model-based design. The estimate after the
+  batch is the hierarchical Beta-Binomial model's posterior mean of (1/T) Σ p_i^k (a grid
+  posterior of (μ, κ), :func:`passhat.betabinom.posterior_grid`, ``MODEL_GRID`` points per
+  axis; likelihood-based inference ignores a data-dependent allocation, so no selection-bias
+  terms), and the batch is chosen greedily, run by run, by the expected posterior variance of
+  that mean after the batch (per task given (μ, κ), averaged over the grid nodes of the
+  pilot's posterior). Both arms, the batch and the even spread, use the model estimate; the
+  even spread with the pooled unbiased estimate (the table's baseline) is printed too.
 
 Run: ``.venv/bin/python studies/next_runs/variants.py VARIANT REGIME T REPS [SEED]``, e.g.
-``... variants.py mean-hedge "near all-pass" 100 150 0``. Results quoted in
+``... variants.py mean-hedge "near all-pass" 100 150 0``. REGIME is one of the study's
+regimes or a truth "a,b" (Beta(a, b), e.g. ``... variants.py shipped 5,0.2 50 300 0``: its
+benchmarks are drawn as for a fourth regime of the study). Results quoted in
 ``reports/next_runs/README.md``.
 """
 
@@ -42,10 +53,12 @@ from scipy import special
 
 import passhat as ph
 import passhat.planner.next_runs  # the module: passhat.plan.next_runs is the function
+from passhat.betabinom import HyperPrior, posterior_grid, rising_moments
 from passhat.planner import allocate
 
 PLANNER = sys.modules["passhat.planner.next_runs"]
 VARIANTS = (
+    "shipped",
     "unhedged",
     "mean-hedge",
     "model-prior",
@@ -54,6 +67,7 @@ VARIANTS = (
     "earlier",
     "earlier-large",
     "earlier-wrong",
+    "model-estimate",
 )
 
 #: The earlier evaluation behind ``earlier``: tasks × runs per task, and its seed.
@@ -63,6 +77,9 @@ LARGE_TASKS = 1000
 #: The truth of the ``earlier-wrong`` evaluation: Beta(4, 1), μ = 0.80 (the near-all-pass
 #: pilot's truth is Beta(12, 0.6), μ = 0.95).
 WRONG_TRUTH = (4.0, 1.0)
+#: ``model-estimate``: points per axis of the (μ, κ) grid posterior, the posterior mass its
+#: nodes may leave out, and the most runs one task may get in the batch.
+MODEL_GRID, MODEL_TAIL, MODEL_MAX_RUNS = 64, 1e-6, 40
 
 
 def earlier_prior(
@@ -155,6 +172,103 @@ def _mean_hedge(groups: Any, greedy_extra: Any, uni: Any, free: int, T: int) -> 
 ORIGINAL_HEDGE = PLANNER.hedge
 
 
+def _grouped(n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """Distinct (n, c) pairs, their multiplicities, and each task's pair."""
+    pairs, inverse, mult = np.unique(
+        np.stack([n, c], axis=1), axis=0, return_inverse=True, return_counts=True
+    )
+    return pairs[:, 0], pairs[:, 1], mult, inverse.ravel()
+
+
+def model_nodes(n: np.ndarray, c: np.ndarray) -> Any:
+    """Grid nodes of the hierarchical model's posterior of (μ, κ) (default priors)."""
+    nn, cc, mult, _ = _grouped(n, c)
+    grid = posterior_grid(nn, cc, mult, prior=HyperPrior(), size=MODEL_GRID)
+    return grid.nodes(tail=MODEL_TAIL)
+
+
+def model_estimate(n: np.ndarray, c: np.ndarray, *, k: int) -> float:
+    """The posterior mean of (1/T) Σ p_i^k: Σ_nodes w E[p^k | Beta(a + c_i, b + n_i − c_i)]."""
+    nd = model_nodes(n, c)
+    nn, cc, mult, _ = _grouped(n, c)
+    moment = rising_moments(nd.a[:, None] + cc, (nd.a + nd.b)[:, None] + nn, k)[..., -1]
+    return float(nd.weight @ moment @ mult / mult.sum())
+
+
+def expected_posterior_variance(
+    nd: Any, n: np.ndarray, c: np.ndarray, *, k: int, m_max: int = MODEL_MAX_RUNS
+) -> np.ndarray:
+    """(pairs, m_max + 1): the expected posterior variance of p^k of a task with n runs and c
+    successes after m more runs, given each node's (a, b), averaged over the nodes."""
+    alpha = (nd.a[:, None] + c)[..., None]  # (nodes, pairs, 1)
+    beta = (nd.b[:, None] + n - c)[..., None]
+    out = np.empty((len(n), m_max + 1))
+    for m in range(m_max + 1):
+        y = np.arange(m + 1)
+        # Beta-Binomial probability of y of m new successes, and the posterior moments after
+        logp = (
+            special.gammaln(m + 1)
+            - special.gammaln(y + 1)
+            - special.gammaln(m - y + 1)
+            + special.betaln(alpha + y, beta + m - y)
+            - special.betaln(alpha, beta)
+        )
+        mom = rising_moments(alpha + y, alpha + beta + m, 2 * k)
+        var = mom[..., 2 * k - 1] - mom[..., k - 1] ** 2
+        out[:, m] = nd.weight @ (np.exp(logp) * var).sum(axis=-1)
+    return out
+
+
+def model_batch(n: np.ndarray, c: np.ndarray, budget: int, *, k: int) -> np.ndarray:
+    """More runs per task, greedy run by run on the expected posterior variance of the mean."""
+    nn, cc, _, which = _grouped(n, c)
+    ev = expected_posterior_variance(model_nodes(n, c), nn, cc, k=k)[which]
+    extra = np.zeros(len(n), dtype=np.int64)
+    rows = np.arange(len(n))
+    for _ in range(budget):
+        gain = ev[rows, extra] - ev[rows, np.minimum(extra + 1, MODEL_MAX_RUNS)]
+        extra[int(np.argmax(gain))] += 1
+    return extra
+
+
+def compare_model(
+    study: Any, regime: str, *, tasks: int, budget: int, k: int, reps: int, seed: int
+) -> dict[str, Any]:
+    """The study's ``compare`` with ``model-estimate``'s batch and estimate (the same simulated
+    benchmarks: the same random draws per benchmark); adds ``mse_uniform_pooled``, the even
+    spread with the pooled unbiased estimate. The batch counts as "uniform" where the greedy
+    batch is the even spread."""
+    pooled: list[float] = []
+
+    def replicate(
+        a: float, b: float, *, tasks: int, budget: int, k: int, rng: np.random.Generator
+    ) -> tuple[float, float, str]:
+        p = rng.beta(a, b, tasks)
+        stream = rng.random((tasks, study.PILOT + budget)) < p[:, None]
+        truth = float(np.mean(p**k))
+        n0 = np.full(tasks, study.PILOT)
+        c0 = stream[:, : study.PILOT].sum(axis=1)
+        extra = model_batch(n0, c0, budget, k=k)
+        uniform = np.full(tasks, budget // tasks) + (np.arange(tasks) < budget % tasks)
+        cum, rows = np.cumsum(stream, axis=1), np.arange(tasks)
+        n_a, n_u = n0 + extra, n0 + uniform
+        c_a, c_u = cum[rows, n_a - 1], cum[rows, n_u - 1]
+        pooled.append((float(np.mean(ph.pass_hat_k(n_u, c_u, k))) - truth) ** 2)
+        return (
+            (model_estimate(n_a, c_a, k=k) - truth) ** 2,
+            (model_estimate(n_u, c_u, k=k) - truth) ** 2,
+            "uniform" if np.array_equal(extra, uniform) else "greedy",
+        )
+
+    plain = study.replicate
+    study.replicate = replicate
+    try:
+        r = study.compare(regime, tasks=tasks, budget=budget, k=k, reps=reps, seed=seed)
+    finally:
+        study.replicate = plain
+    return {**r, "mse_uniform_pooled": float(np.mean(pooled))}
+
+
 @contextmanager
 def variant(name: str, regime: tuple[float, float]) -> Iterator[None]:
     """Swap the planner's pieces for ``name`` and restore them afterwards."""
@@ -197,7 +311,19 @@ def main(argv: list[str]) -> int:
         return 2
     import next_runs as study  # beside this script, on sys.path when it is run
 
-    if name.startswith("earlier"):
+    if regime not in study.REGIMES:  # a truth "a,b": the benchmarks of a fourth regime
+        a, b = (float(x) for x in regime.split(","))
+        regime = f"Beta({a:g}, {b:g})"
+        study.REGIMES[regime] = (a, b)
+    if name == "model-estimate":
+        r = compare_model(study, regime, tasks=tasks, budget=2 * tasks, k=3, reps=reps, seed=seed)
+        print(
+            f"{name} | {regime} | T={tasks} | MSE model batch {r['mse_adaptive']:.3e}, even "
+            f"runs {r['mse_uniform']:.3e} (model estimate), {r['mse_uniform_pooled']:.3e} "
+            f"(pooled unbiased estimate, the table's baseline) | factor {r['factor']:.3f} ± "
+            f"{r['factor_se']:.3f}"
+        )
+    elif name.startswith("earlier"):
         truth = WRONG_TRUTH if name == "earlier-wrong" else study.REGIMES[regime]
         size = LARGE_TASKS if name == "earlier-large" else EARLIER_TASKS
         with with_earlier_prior(truth, tasks=size) as used:
