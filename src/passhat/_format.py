@@ -54,15 +54,15 @@ def row_names(rows: pd.DataFrame, *, by: str | None = None, of: int = 0) -> str:
     >>> row_names(pd.concat([t.assign(system="a"), t.assign(system="b")]), by="system", of=2)
     'mean; pass@1–3; pass^1, 5'
     """
-    marks = {"mean": "mean", "pass_at_k": "pass@", "pass_hat_k": "pass^"}
+    from passhat.estimators import METRIC_LABELS  # "pass@k": its mark is "pass@"
 
     def names(part: pd.DataFrame) -> str:
         out = []
         for metric, sub in part.groupby("metric", sort=False):
-            mark = marks.get(str(metric), str(metric))
             if metric == "mean":
-                out.append(mark)
+                out.append("mean")
                 continue
+            mark = METRIC_LABELS[str(metric)].removesuffix("k")
             ks = sorted({int(k) for k in sub["k"]})
             if len(ks) == 1:
                 out.append(f"{mark}{ks[0]}")

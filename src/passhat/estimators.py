@@ -31,8 +31,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -433,7 +432,9 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
     )
 
 
-def task_weights(ds: xr.Dataset, weights: WeightSpec = None, *, tasks: Any = None) -> xr.DataArray:
+def task_weights(
+    ds: xr.Dataset, weights: WeightSpec = None, *, tasks: Iterable[object] | None = None
+) -> xr.DataArray:
     """Per-task weights over (system, task), before normalisation.
 
     Parameters

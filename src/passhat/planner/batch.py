@@ -148,21 +148,21 @@ class Groups:
         """Distinct (group, runs added) cells, not tasks (few of them): their tables' values.
 
         Returns ``ok`` (T,) tasks with ≥ k runs, ``where`` (T,) each task's
-        cell, ``use`` (cells,) tasks with ≥ k runs per cell, ``m`` and ``b``
-        (P, cells) the expected squared error and bias per (μ, κ) point.
+        cell, ``use`` (cells,) tasks with ≥ k runs per cell, ``m``, ``b`` and
+        ``v`` (P, cells) the expected squared error, bias and estimator
+        variance per (μ, κ) point.
         """
         ok = self.n + extra >= self.kk
         width = self.mse.shape[2]
         col = np.minimum(extra, width - 1)
         cells, where = np.unique(self.group * width + col, return_inverse=True)
         use = np.bincount(where.ravel(), weights=ok, minlength=len(cells))
-        m = self.mse[:, cells // width, cells % width]
-        b = self.bias[:, cells // width, cells % width]
-        return ok, where.ravel(), use, m, b
+        g, x = cells // width, cells % width
+        return ok, where.ravel(), use, self.mse[:, g, x], self.bias[:, g, x], self.ivar[:, g, x]
 
     def errors(self, extra: NDArray[np.int64]) -> NDArray[np.float64]:
         """t² × the expected squared error of the average under each (μ, κ) point: (P,)."""
-        _, _, use, m, b = self._cells(extra)
+        _, _, use, m, b, _ = self._cells(extra)
         return np.asarray((m - b * b) @ use + (b @ use) ** 2, dtype=float)
 
     def variance(
@@ -178,10 +178,8 @@ class Groups:
         far, biases included ((Σ Var_i + (Σ bias_i)²) / t², plus ``between``/t),
         is what the allocation minimises.
         """
-        ok, _, use, m, b = self._cells(extra)
-        width = self.mse.shape[2]
-        col = np.minimum(extra, width - 1)
-        var_i = np.where(ok, self.weights @ self.ivar[:, self.group, col], 0.0)
+        ok, where, use, m, b, v = self._cells(extra)
+        var_i = np.where(ok, (self.weights @ v)[where], 0.0)
         t = int(ok.sum())
         if t == 0:
             return var_i, float("nan"), float("nan"), 0
