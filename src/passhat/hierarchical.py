@@ -55,13 +55,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from passhat.betabinom import GridNodes, rising_moments
-from passhat.estimators import subset_overlap_weights
+from passhat.estimators import mean_success, pass_at_k, pass_hat_k, subset_overlap_weights
 
 __all__ = [
     "EXACT_GROUP_MAX",
     "EXACT_PREDICTIVE_MAX",
     "Column",
     "beta_moment_draws",
+    "estimate_error_draws",
     "expected_task_variance",
     "latent_draws",
     "population_spread",
@@ -351,6 +352,101 @@ def latent_draws(
             sd = r * np.sqrt(2.0 * var / (f + 1.0)) if resample_tasks else np.sqrt(f * var)
             num[:, j] += ww[g] * np.clip(m1 * r + sd * z[:, j], 0.0, r)
     return np.asarray(num / den[:, None], dtype=float)
+
+
+def _estimate_table(
+    n: NDArray[np.float64], col: Column
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """The unbiased estimate at every success count 0..n of each category, flat, with offsets."""
+    size = n.astype(np.int64) + 1
+    offset = np.r_[0, np.cumsum(size)[:-1]].astype(np.intp)
+    nn = np.repeat(n, size)
+    cc = (np.arange(int(size.sum())) - np.repeat(offset, size)).astype(float)
+    metric, k = col
+    if metric == "mean":
+        table = mean_success(nn, cc)
+    elif metric == "pass_hat_k":
+        table = pass_hat_k(nn, cc, int(k))
+    else:
+        table = pass_at_k(nn, cc, int(k))
+    return np.asarray(table, dtype=float).ravel(), offset
+
+
+def estimate_error_draws(
+    nodes: GridNodes,
+    n: ArrayLike,
+    c: ArrayLike,
+    weights: ArrayLike,
+    freq: ArrayLike,
+    col: Column,
+    *,
+    pick: ArrayLike,
+    rng: np.random.Generator,
+) -> NDArray[np.float64]:
+    """Draws of the error of the weighted unbiased estimate over these tasks, under the posterior.
+
+    Per draw j: the node ``pick[j]`` gives (a, b); every task's rate is drawn
+    from its posterior p_i ~ Beta(a + c_i, b + n_i − c_i), new runs
+    c*_i ~ Binomial(n_i, p_i), and the draw is Σ w_i (U(c*_i) − g(p_i)) / Σ w_i
+    with U the unbiased estimator: how far the estimate lands from these
+    tasks' value when runs are repeated, with the rates as uncertain as the
+    data leave them. Its mean is 0 (U is unbiased given p). Categories holding
+    more than :data:`EXACT_GROUP_MAX` identical tasks add a normal term with
+    the posterior-mean variance of their sum
+    (:func:`expected_task_variance`).
+
+    Parameters
+    ----------
+    nodes : GridNodes
+    n, c, weights, freq : array_like
+        Per category: runs, successes, weight of one task, number of tasks.
+    col : (metric, k)
+    pick : array_like of int
+        The grid node of every draw (its length is the number of draws).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (draws,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import posterior_grid
+    >>> from passhat.hierarchical import estimate_error_draws
+    >>> nodes = posterior_grid([4, 4], [2, 4], [5, 5], size=64).nodes()
+    >>> rng = np.random.default_rng(0)
+    >>> e = estimate_error_draws(nodes, [4, 4], [2, 4], [1.0, 1.0], [5, 5], ("mean", 1),
+    ...                          pick=nodes.sample(4000, rng), rng=rng)
+    >>> bool(abs(e.mean()) < 0.01), bool(0.02 < e.std() < 0.15)
+    (True, True)
+    """
+    nn = np.asarray(n, dtype=float).ravel()
+    cc = np.asarray(c, dtype=float).ravel()
+    ww = np.asarray(weights, dtype=float).ravel()
+    ff = np.asarray(freq, dtype=np.int64).ravel()
+    idx = np.asarray(pick, dtype=np.intp).ravel()
+    m = idx.size
+    a, b = nodes.a[idx], nodes.b[idx]
+    out = np.zeros(m)
+    small = ff <= EXACT_GROUP_MAX
+    rep = np.repeat(np.flatnonzero(small), ff[small])  # one entry per task drawn exactly
+    if rep.size:
+        table, offset = _estimate_table(nn[rep], col)
+        runs = nn[rep].astype(np.int64)
+        xs, ys, wt = cc[rep], nn[rep] - cc[rep], ww[rep]
+        step = max(1, _CHUNK_CELLS // rep.size)
+        for start in range(0, m, step):
+            sl = slice(start, min(m, start + step))
+            p = rng.beta(a[sl, None] + xs[None, :], b[sl, None] + ys[None, :])
+            u = table[offset[None, :] + rng.binomial(runs[None, :], p)]
+            out[sl] += ((u - _g(p, col)) * wt[None, :]).sum(axis=1)
+    big = np.flatnonzero(~small)
+    if big.size:
+        var = expected_task_variance(nodes, nn[big], cc[big], [col])[:, 0]
+        sd = float(np.sqrt(np.sum(ff[big] * ww[big] ** 2 * var)))
+        out += sd * rng.standard_normal(m)
+    return np.asarray(out / float(np.sum(ww * ff)), dtype=float)
 
 
 def predictive_draws(

@@ -12,7 +12,7 @@ d_i = U_i(candidate) − U_i(baseline) is formed for mean, pass@k and pass^k
 In each scope the interval and the p-value come from one construction, so
 the interval excludes 0 exactly when p ≤ 1 − ci; a documented rule picks the
 construction (the sign-flip test inverted, or a normal interval, where they
-are valid; the hierarchical posteriors where few tasks differ or few show
+are valid; the hierarchical model where few tasks differ or few show
 both outcomes): :mod:`passhat.compare.engine`. When the benchmark interval
 comes out wider than the population one, ``notes`` says why.
 
@@ -307,9 +307,10 @@ def compare(
       probability.
     * ``benchmark`` (these tasks, given their runs): difference ± z·SE with
       SE² = Σ w_i² (V_A,i + V_B,i) / (Σ w_i)² and the normal p-value when
-      there are ≥ 30 tasks and ≥ 10 show both outcomes; else the difference
-      of the systems' posteriors of these tasks' rates (one Beta population
-      fitted to both systems' tasks).
+      there are ≥ 30 tasks and ≥ 10 show both outcomes; else the same
+      difference with its error distribution simulated from the posterior
+      of these tasks' rates (one Beta population fitted to both systems'
+      tasks), widened by the estimate's smallest step.
 
     Parameters
     ----------
