@@ -316,7 +316,7 @@ def run_h0(
                 acc = counts.setdefault((r.metric, int(r.k), r.scope), [0, 0, 0])
                 acc[0] += int(rej)
                 acc[1] += int(excl != rej)
-                acc[2] += int("posterior" in str(r.p_method))
+                acc[2] += int("posterior" in str(r.method))
         for (metric, k, scope), (rej, disagree, model) in counts.items():
             rows.append(
                 {
