@@ -207,6 +207,32 @@ def test_benchmark_posterior_does_not_reject_what_the_exact_conditional_test_acc
     assert ((bench["lower"] <= 0) & (bench["upper"] >= 0)).all()
 
 
+@pytest.mark.parametrize(("runs", "tasks"), [(4, 10), (6, 10), (3, 10)])
+def test_benchmark_pass_hat_k_does_not_reject_what_the_exact_conditional_test_accepts(
+    runs: int, tasks: int
+) -> None:
+    """B passes every run, A fails one run on each of 3 tasks; pass^2 at 3–6 runs per task.
+    Oracle: the exact conditional test of "each task has one rate in both systems" (each
+    task's runs shuffled between the systems): one failure per task changes pass^2 by the
+    same k/n on that task, so the statistic |Σ (U_B − U_A)| depends only on how many of the
+    3 failures land in each system, and p = P(all in one system) = 2 / 2^3 = 0.25. The
+    continuity correction by the smallest step 1/C(n, 2) (reached only at c = 1) rejected
+    here at p = 0.083–0.099; the largest step one success makes (k/n near all-pass) gives
+    p ≈ 0.18–0.22, and the mean's p stays that of the exact test (≈ 0.25)."""
+    nn = np.full((2, tasks), runs)
+    c = nn.copy()
+    c[0, :3] -= 1
+    tab = paired_table(
+        nn, c, np.ones(tasks), [(0, 1)], [2], ci=0.9, n_boot=4000, rng=np.random.default_rng(3)
+    )
+    bench = tab[tab["scope"] == "benchmark"]
+    hat = bench[bench["metric"] == "pass_hat_k"].iloc[0]
+    assert hat["p_value"] > 0.1, hat[["p_value", "lower", "upper"]]
+    assert hat["lower"] <= 0 <= hat["upper"]
+    mean = bench[bench["metric"] == "mean"].iloc[0]
+    assert mean["p_value"] == pytest.approx(0.25, abs=0.05)
+
+
 def test_shared_flips_agree_with_per_pair_flips_within_monte_carlo_error() -> None:
     # oracle: today's per-pair engine (its own random flips per pair); shared flips change
     # the random stream only, so p-values agree within Monte-Carlo error of both, interval

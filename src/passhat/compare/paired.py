@@ -310,7 +310,7 @@ def compare(
       there are ≥ 30 tasks and ≥ 10 show both outcomes; else the same
       difference with its error distribution simulated from the posterior
       of these tasks' rates (one Beta population fitted to both systems'
-      tasks), widened by the estimate's smallest step.
+      tasks), widened by the largest step one success moves the estimate.
 
     Parameters
     ----------
