@@ -330,3 +330,26 @@ def test_k1_metrics_are_one_estimand_with_one_answer(shift: float) -> None:
     # k = 3 is another estimand: its own draws
     k3 = t[(t["scope"] == "benchmark") & (t["k"] == 3)].set_index("metric")
     assert k3.loc["pass_hat_k", "p_value"] != k3.loc["mean", "p_value"]
+
+
+def test_zero_weight_tasks_left_out_are_named_in_the_notes() -> None:
+    """Declared weight 0 leaves a task out of the paired computation (the table's ``tasks``
+    counts 9 of 12); that used to be silent. Oracle: the same comparison with those three
+    tasks removed by hand gives the same rows."""
+    n = [3] * 12
+    c_a = [3, 2, 1, 3, 2, 3, 1, 3, 2, 3, 3, 2]
+    c_b = [0, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3]
+    weight = [0.0, 0.0, 0.0] + [1.0] * 9
+    a, b = _pair(n, c_a, n, c_b, weight=weight)
+    cmp = ph.compare(a, b, k=[1], ci=0.9, seed=0, weights="declared")
+    assert (cmp.table["tasks"] == 9).all()
+    note = [x for x in cmp.notes if "weight 0" in x]
+    assert note == [
+        "A vs B: 3 matched task(s) have weight 0 and are left out of the difference and its "
+        "intervals: t0, t1, t2"
+    ]
+    a2, b2 = _pair(n[3:], c_a[3:], n[3:], c_b[3:], weight=weight[3:])
+    want = ph.compare(a2, b2, k=[1], ci=0.9, seed=0, weights="declared")
+    cols = ["metric", "scope", "difference", "lower", "upper", "p_value"]
+    pd.testing.assert_frame_equal(cmp.table[cols], want.table[cols])
+    assert not [x for x in want.notes if "weight 0" in x]
