@@ -207,6 +207,32 @@ def test_benchmark_posterior_does_not_reject_what_the_exact_conditional_test_acc
     assert ((bench["lower"] <= 0) & (bench["upper"] >= 0)).all()
 
 
+@pytest.mark.parametrize(("runs", "tasks"), [(4, 10), (6, 10), (3, 10)])
+def test_benchmark_pass_hat_k_does_not_reject_what_the_exact_conditional_test_accepts(
+    runs: int, tasks: int
+) -> None:
+    """B passes every run, A fails one run on each of 3 tasks; pass^2 at 3–6 runs per task.
+    Oracle: the exact conditional test of "each task has one rate in both systems" (each
+    task's runs shuffled between the systems): one failure per task changes pass^2 by the
+    same k/n on that task, so the statistic |Σ (U_B − U_A)| depends only on how many of the
+    3 failures land in each system, and p = P(all in one system) = 2 / 2^3 = 0.25. The
+    continuity correction by the smallest step 1/C(n, 2) (reached only at c = 1) rejected
+    here at p = 0.083–0.099; the largest step one success makes (k/n near all-pass) gives
+    p ≈ 0.18–0.22, and the mean's p stays that of the exact test (≈ 0.25)."""
+    nn = np.full((2, tasks), runs)
+    c = nn.copy()
+    c[0, :3] -= 1
+    tab = paired_table(
+        nn, c, np.ones(tasks), [(0, 1)], [2], ci=0.9, n_boot=4000, rng=np.random.default_rng(3)
+    )
+    bench = tab[tab["scope"] == "benchmark"]
+    hat = bench[bench["metric"] == "pass_hat_k"].iloc[0]
+    assert hat["p_value"] > 0.1, hat[["p_value", "lower", "upper"]]
+    assert hat["lower"] <= 0 <= hat["upper"]
+    mean = bench[bench["metric"] == "mean"].iloc[0]
+    assert mean["p_value"] == pytest.approx(0.25, abs=0.05)
+
+
 def test_shared_flips_agree_with_per_pair_flips_within_monte_carlo_error() -> None:
     # oracle: today's per-pair engine (its own random flips per pair); shared flips change
     # the random stream only, so p-values agree within Monte-Carlo error of both, interval
@@ -363,3 +389,26 @@ def test_small_benchmark_interval_covers_a_true_difference(shift: float, k: int)
         hits += int(row["lower"] <= truth <= row["upper"])
     se = np.sqrt(level * (1 - level) / reps)
     assert hits / reps >= level - 3 * se
+
+
+def test_zero_weight_tasks_left_out_are_named_in_the_notes() -> None:
+    """Declared weight 0 leaves a task out of the paired computation (the table's ``tasks``
+    counts 9 of 12); that used to be silent. Oracle: the same comparison with those three
+    tasks removed by hand gives the same rows."""
+    n = [3] * 12
+    c_a = [3, 2, 1, 3, 2, 3, 1, 3, 2, 3, 3, 2]
+    c_b = [0, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3]
+    weight = [0.0, 0.0, 0.0] + [1.0] * 9
+    a, b = _pair(n, c_a, n, c_b, weight=weight)
+    cmp = ph.compare(a, b, k=[1], ci=0.9, seed=0, weights="declared")
+    assert (cmp.table["tasks"] == 9).all()
+    note = [x for x in cmp.notes if "weight 0" in x]
+    assert note == [
+        "A vs B: 3 matched task(s) have weight 0 and are left out of the difference and its "
+        "intervals: t0, t1, t2"
+    ]
+    a2, b2 = _pair(n[3:], c_a[3:], n[3:], c_b[3:], weight=weight[3:])
+    want = ph.compare(a2, b2, k=[1], ci=0.9, seed=0, weights="declared")
+    cols = ["metric", "scope", "difference", "lower", "upper", "p_value"]
+    pd.testing.assert_frame_equal(cmp.table[cols], want.table[cols])
+    assert not [x for x in want.notes if "weight 0" in x]

@@ -329,3 +329,14 @@ def test_one_task_one_run_reads_in_the_singular() -> None:
     assert "(1 run)" in g.reasoning and "tasks" not in g.estimand
     many = ph.plan.sequential(trials_from(np.ones((6, 2), bool)), k=1, max_failure_rate=0.2)
     assert many.estimand.endswith("over these 6 tasks")
+
+
+@pytest.mark.parametrize("tasks", [3, 10, 49])
+def test_all_fail_estimate_is_exactly_one(tasks: int) -> None:
+    """Every block fails on every task: the estimate is 1 (the weighted mean of 1s), not
+    1 − 1e-16 printed as 100.000000000000% (ten weights of 0.1 sum to 0.9999999999999999)."""
+    g = ph.plan.sequential(trials_from(np.zeros((tasks, 4), bool)), k=2, max_failure_rate=0.2)
+    assert g.decision == "fail" and g.estimate == 1.0
+    assert "100.00% (anytime" in g.reasoning and "100.000" not in g.reasoning
+    clean = ph.plan.sequential(trials_from(np.ones((tasks, 4), bool)), k=2, max_failure_rate=0.2)
+    assert clean.estimate == 0.0

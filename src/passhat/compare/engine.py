@@ -33,10 +33,10 @@ independent):
   population is fitted to both systems' tasks; per draw, every task's rate
   is drawn from its posterior, new runs are drawn at it and the error of the
   unbiased difference is recorded; the interval is the difference minus
-  the error's quantiles, widened by the estimate's smallest step, and the
-  test is the error's two-sided tail at the observed difference. Centring
-  on the unbiased difference keeps pooling from pulling the systems
-  together (drawing the pooled posterior's rates themselves covered a
+  the error's quantiles, widened by the largest step one success moves
+  the estimate, and the test is the error's two-sided tail at the observed
+  difference. Centring on the unbiased difference keeps pooling from
+  pulling the systems together (drawing the pooled posterior's rates themselves covered a
   difference of 0.2 in 23–50% of replicates with 10–20 tasks); one
   population for both keeps the test symmetric under H0 (each system's own
   population made an all-pass system's posterior hug 1 on every task, and
@@ -244,29 +244,57 @@ def _pooled_benchmark_interval(
     rates themselves shrank both towards the pooled mean and covered a
     difference of 0.2 in 23–50% of replicates at 10–20 tasks. Fitting the
     systems separately was not symmetric under H0 (an all-pass system's
-    population hugs 1). The estimate moves in steps of w_i / C(n_i, k); the
-    smallest step widens both ends (a continuity correction that counts the
-    observed value as reached, as an exact test of discrete data does: with
-    half a step the test rejected at p = 0.099 where the exact conditional
-    test of the same runs gives 0.25).
+    population hugs 1). The estimate moves in steps: one success more or
+    less on task i moves it by w_i |U(c_i ± 1) − U(c_i)| / Σ w. The largest
+    such step at the observed counts widens both ends (a continuity
+    correction that counts the observed value as reached, as an exact test
+    of discrete data does: with half a step the test rejected at p = 0.099
+    where the exact conditional test of the same runs gives 0.25). Not the
+    smallest step w_i / C(n_i, k): near the all-pass corner pass^k moves by
+    k/n per failing run, and the smallest step (1/C(n, k), reached only at
+    c = k − 1) left pass^2 rejecting at p = 0.04–0.07 where the exact
+    conditional test gives 0.125 (one failure on each of 4 of 10–20 tasks,
+    3–8 runs; :func:`_one_success_step`).
     """
     keys, freq = np.unique(
         np.column_stack([np.r_[a.n, b.n], np.r_[a.c, b.c]]), axis=0, return_counts=True
     )
     nodes = posterior_grid(keys[:, 0], keys[:, 1], freq, prior=prior, size=EXPECT_GRID).nodes()
     pick = nodes.sample(n_draws, rng)
-    kk = 1 if col[0] == "mean" else int(col[1])
     err = np.zeros(n_draws)
-    steps = []
     for s, sign in ((a, -1.0), (b, 1.0)):
         cat, freq_s = np.unique(np.column_stack([s.n, s.c, weights]), axis=0, return_counts=True)
         err += sign * estimate_error_draws(
             nodes, cat[:, 0], cat[:, 1], cat[:, 2], freq_s, col, pick=pick, rng=rng
         )
-        keep = cat[:, 2] > 0
-        steps.append(np.min(cat[keep, 2] / special.comb(cat[keep, 0], kk)))
-    step = float(min(steps)) / float(weights.sum())
+    step = max(_one_success_step(s.n, s.c, weights, col) for s in (a, b))
     return error_interval(estimate, err, ci=ci, step=step)
+
+
+def _one_success_step(
+    n: NDArray[np.float64], c: NDArray[np.float64], weights: NDArray[np.float64], col: Column
+) -> float:
+    """The largest move of the weighted estimate when one task gains or loses one success.
+
+    max_i w_i · max(|U(c_i + 1) − U(c_i)|, |U(c_i) − U(c_i − 1)|) / Σ w over the
+    observed counts (a count at 0 or n has one neighbour), and at least the
+    smallest step min_i w_i / C(n_i, k) / Σ w that the correction used before.
+
+    >>> import numpy as np
+    >>> n, w = np.full(10, 5.0), np.ones(10)
+    >>> round(_one_success_step(n, np.full(10, 5.0), w, ("pass_hat_k", 2)), 6)  # (1 − 0.6) / 10
+    0.04
+    >>> round(_one_success_step(n, np.full(10, 5.0), w, ("mean", 1)), 6)
+    0.02
+    """
+    here = column_values(n, c, [col])[:, 0]
+    up = np.abs(column_values(n, np.minimum(c + 1, n), [col])[:, 0] - here)
+    down = np.abs(here - column_values(n, np.maximum(c - 1, 0), [col])[:, 0])
+    # never below the smallest step w_i / C(n_i, k): an all-fail task moves pass^k by 0 locally
+    kk = 1 if col[0] == "mean" else int(col[1])
+    keep = weights > 0
+    floor = np.min(weights[keep] / special.comb(n[keep], kk))
+    return float(max(np.max(weights * np.maximum(up, down)), floor) / np.sum(weights))
 
 
 def paired_table(
@@ -446,7 +474,8 @@ def paired_table(
                 p_,
                 "unbiased difference with the error distribution of the estimate simulated "
                 "from the hierarchical posterior of these tasks' rates, one Beta population "
-                f"fitted to both systems; ends widened by the estimate's smallest step "
+                "fitted to both systems; ends widened by the largest step one success moves "
+                "the estimate "
                 f"(rule: {why})",
                 f"two-sided tail of the simulated error, {n_boot} draws",
             )

@@ -310,7 +310,7 @@ def compare(
       there are ≥ 30 tasks and ≥ 10 show both outcomes; else the same
       difference with its error distribution simulated from the posterior
       of these tasks' rates (one Beta population fitted to both systems'
-      tasks), widened by the estimate's smallest step.
+      tasks), widened by the largest step one success moves the estimate.
 
     Parameters
     ----------
@@ -458,6 +458,13 @@ def compare(
                 f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
             )
         w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
+        if np.any(w_pair == 0):  # they add nothing to the average: say so, and name them
+            zero = [str(t) for t in tasks[both][w_pair == 0]]
+            more = f" and {len(zero) - 8} more" if len(zero) > 8 else ""
+            k_notes.append(
+                f"{base} vs {cand}: {len(zero)} matched task(s) have weight 0 and are left out "
+                f"of the difference and its intervals: {', '.join(zero[:8])}{more}"
+            )
         part = paired_difference(
             na, ca, nc, cc, k=pair_ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
         )

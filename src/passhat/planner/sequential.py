@@ -308,7 +308,13 @@ def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> Sequ
     decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
         values, scale, counts, per_round, null=f0, pass_side="below", alpha=alpha, lo=0.0, hi=1.0
     )
-    estimate = float(np.dot(cand.weights, fails / R)) if R else float("nan")
+    # a weighted mean lies between its values: clip away rounding (ten weights of 0.1 sum to
+    # 0.9999999999999999, and an all-fail benchmark read as 100.000000000000%)
+    estimate = (
+        float(np.clip(np.dot(cand.weights, fails / R), fails.min() / R, fails.max() / R))
+        if R
+        else float("nan")
+    )
     further = None if steps is None else cand.runs_to_reach(R + steps)
     warnings = _set_aside_warning(cand, "")
     reasoning = gate_reasoning(
