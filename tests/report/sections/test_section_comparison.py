@@ -108,3 +108,30 @@ def test_a_difference_outside_its_interval_is_explained() -> None:
     row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
            "diff_upper": 0.09, "p_value": 0.02}  # fmt: skip
     assert "outside" not in comparison_sentence(row, k=4, ci=0.95)
+
+
+def test_one_run_per_task_still_gets_its_sentence() -> None:
+    """With one run per task only k = 1 exists; the table keeps the mean row alone (pass^1
+    is the mean), and the summary's comparison sentence used to be missing: a significant
+    difference went unmentioned at the top of the report. Oracle: passhat.compare's
+    population row of the mean on the same data and seed."""
+    c_a = [1, 0] * 7 + [1]
+    c_b = [1] * 14 + [0]
+    frame = pd.DataFrame(
+        {
+            "system": ["base"] * 15 + ["cand"] * 15,
+            "task_id": [f"t{i}" for i in range(15)] * 2,
+            "trial": 0,
+            "success": [bool(x) for x in c_a + c_b],
+        }
+    )
+    data = ph.Trials.from_frame(frame)
+    table, sentences = comparison_table(data, ks=[1], ci=0.95, seed=0, n_boot=500, baseline="base")
+    assert [r["metric"] for r in table.rows] == ["mean"]
+    row = table.rows[0]
+    cmp = ph.compare(data, k=1, baseline="base", intersect=True, seed=0, n_boot=500).table
+    want = cmp[(cmp["scope"] == "population") & (cmp["metric"] == "mean")].iloc[0]
+    assert row["difference"] == pytest.approx(14 / 15 - 8 / 15)
+    assert (row["diff_lower"], row["p_value"]) == (want["lower"], want["p_value"])
+    assert len(sentences) == 1
+    assert sentences[0].startswith(f"cand − base: pass^1 differs by {row['difference'] * 100:+.1f}")

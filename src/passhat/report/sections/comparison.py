@@ -125,10 +125,11 @@ def comparison_table(
         ),
     )
     kmax = ks[-1]
+    # at k = 1 the table keeps only the mean row (pass^1 is the mean): read that one
     sent = [
         comparison_sentence(r, k=kmax, ci=ci)
         for r in rows
-        if r["metric"] == "pass^k" and r["k"] == kmax
+        if (r["metric"] == "pass^k" and r["k"] == kmax) or (kmax == 1 and r["metric"] == "mean")
     ]
     return table, sent
 
