@@ -124,3 +124,16 @@ def test_solve_at_huge_k_is_quiet_and_exact() -> None:
         warnings.simplefilter("error")
         kappa = solve_beta_kappa(0.9, 0.5, 10**6)
     assert float(beta_moment(0.9, kappa, 10**6)) == pytest.approx(0.5, rel=1e-9)
+
+
+@pytest.mark.parametrize(("mu", "kappa"), [(0.774, 1.43), (0.3, 7.0), (0.9, float("inf"))])
+def test_one_run_is_never_mixed_exactly(mu: float, kappa: float) -> None:
+    """n = 1: the share of mixed tasks is exactly 0 (one run has one outcome); the subtraction
+    1 − E[p] − E[1 − p] left 1e-16, which `passhat spread --mean 0.774 --pass-hat 0.530 --k 5`
+    printed as 0.000000000000%. Oracle: the definition, and scipy's BetaBinomial for n = 2."""
+    assert float(beta_mixed_share(mu, kappa, 1)) == 0.0
+    got = beta_mixed_share(mu, kappa, np.array([1, 2]))
+    assert got[0] == 0.0
+    if np.isfinite(kappa):
+        bb = stats.betabinom(2, mu * kappa, (1 - mu) * kappa)
+        assert got[1] == pytest.approx(1 - bb.pmf(0) - bb.pmf(2), abs=1e-12)

@@ -75,7 +75,10 @@ def beta_mixed_share(mean: ArrayLike, kappa: ArrayLike, n: ArrayLike) -> NDArray
     """
     mu = np.asarray(mean, float)
     share = 1.0 - beta_moment(mu, kappa, n) - beta_moment(1.0 - mu, kappa, n)
-    return np.clip(share, 0.0, 1.0)  # n = 1 gives 0 up to rounding
+    # one run is never mixed: exactly 0, not the 1e-16 the subtraction leaves (printed as
+    # 0.000000000000% by pct, which widens a share in (0, 1) until it is not 0)
+    share = np.where(np.asarray(n) <= 1, 0.0, share)
+    return np.asarray(np.clip(share, 0.0, 1.0), dtype=float)
 
 
 def solve_beta_kappa(mean: float, pass_hat_k: float, k: int) -> float:
