@@ -229,11 +229,17 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
         lines += [""]
     lines += [
         "Below 30 tasks both scopes are conservative: the benchmark interval is widened by the "
-        "estimate's smallest step (a continuity correction for an estimate that moves in steps "
-        "of 1/(T·C(n, k)); without it the test rejected at p = 0.099 where the exact conditional "
-        "test gives 0.25), and where the candidate's change is small against 10–20 tasks' noise "
+        "largest step one more or one fewer success on a task moves the estimate (a continuity "
+        "correction for an estimate that moves in steps: 1/(T·n) for the mean, k/(T·n) for "
+        "pass^k near all-pass; with half a step the test rejected at p = 0.099 where the exact "
+        "conditional test gives 0.25, and with pass^k's smallest step 1/(T·C(n, k)) at "
+        "p = 0.04–0.09 where it gives 0.125–0.25), and where the candidate's change is small "
+        "against 10–20 tasks' noise "
         "(near all-pass, logit ±1) the interval is wide and holds the truth in nearly every "
-        "replicate, with power near 0: too few tasks to tell, said honestly.",
+        "replicate, with power near 0: too few tasks to tell, said honestly. The cells use "
+        "k = n, where pass^k's largest and smallest steps coincide: rerun after the step "
+        "changed (commit 4d0bcc5), every row came out the same; k < n near all-pass is "
+        "checked in tests/compare/test_engine.py.",
         "",
     ]
     lines += [
