@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import check_spaced_ids, clean_ids, missing_column
+from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat.errors import CountError, FormatError, ValidationError
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
@@ -120,7 +120,8 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
         cat = df.groupby("task_id", sort=False)["category"].first().reindex(tasks)
         ds = ds.assign_coords(category=("task", cat.to_numpy(dtype=object)))
     ds = validate_counts(ds, where=where)
-    # validate_counts names tasks; rows are easier to find in a file:
+    if case := case_variant_notes(systems):
+        ds.attrs["notes"] = [*ds.attrs.get("notes", []), *case]
     return ds
 
 
