@@ -36,6 +36,7 @@ from passhat._validate import (
     DEFAULT_SEED,
     check_ci,
     check_flag,
+    check_k,
     check_method,
     check_n_boot,
     norm_k,
@@ -186,6 +187,7 @@ class Estimate:
         """The table's rows of one (metric, k[, system][, scope]), or an error saying why not."""
         if metric not in METRICS:
             raise OptionError(f"metric must be one of {', '.join(METRICS)} (got {metric!r})")
+        k = check_k(k)  # k=True would match the k = 1 rows
         t = self.table
         if scope is not None:
             scope = check_method(scope, SCOPES, "scope")

@@ -37,10 +37,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from passhat._validate import check_k
 from passhat.compare.selection import select_systems
 from passhat.errors import InputError, OptionError
 from passhat.estimators import pass_hat_k_variance_estimate, subset_overlap_weights, subset_ratio
-from passhat.planner.result import _METRICS, _label, _whole
+from passhat.planner.result import _METRICS, _label
 from passhat.trials import Trials
 
 __all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts", "rho_text"]
@@ -226,7 +227,7 @@ def paired_pilot(
     >>> p.tasks, p.left_out
     (168, {'unmatched': 0, 'fewer than 2k runs': 0})
     """
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     if metric not in _METRICS:
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     kk = 1 if metric == "mean" else kk

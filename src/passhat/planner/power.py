@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from passhat._format import pct
+from passhat._validate import check_k
 from passhat.errors import OptionError
 from passhat.planner.assumptions import _resolve_prior
 from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, simulate_power
@@ -228,7 +229,7 @@ def power(
     [0.0, 0.2, 0.4]
     """
     solve = _one_none("power", delta=delta, tasks=tasks, runs_per_task=runs_per_task, power=power)
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     if metric not in _METRICS:
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     a_ = _prob("alpha", alpha)
@@ -396,7 +397,7 @@ def power_table(
     >>> bool(t["optimal"].sum() == 1)
     True
     """
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
     if not ns:
         raise OptionError("runs_per_task: give at least one number of runs per task")

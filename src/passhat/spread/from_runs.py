@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from passhat._format import fmt_ratio, pct
 from passhat._repr import View, as_html, as_text
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_k
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -128,6 +128,7 @@ class Spread:
 
     def row(self, system: str, k: int) -> pd.Series:
         """The table row of one system and k."""
+        k = check_k(k)  # k=True would match the k = 1 row
         sel = self.table[(self.table["system"] == system) & (self.table["k"] == k)]
         if len(sel) != 1:
             raise OptionError(f"no spread row for system={system!r}, k={k}")
