@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from passhat._format import fixed
 from passhat._validate import check_k
 from passhat.compare.selection import select_systems
 from passhat.errors import InputError, OptionError
@@ -61,7 +62,7 @@ def rho_text(rho: float) -> str:
     >>> rho_text(0.456), rho_text(float("nan"))
     ('0.46', 'n/a (a task-spread estimate is ≤ 0)')
     """
-    return f"{rho:.2f}" if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
+    return fixed(rho, 2) if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +151,8 @@ class PairedPilot:
         if not 0.0 <= self.mean_a + delta <= 1.0:
             raise OptionError(
                 f"delta = {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
-                f"the pilot's {self.mean_a:.3f} under {self.systems[0]!r}; choose a smaller delta"
+                f"the pilot's {fixed(self.mean_a)} under {self.systems[0]!r}; choose a smaller "
+                "delta"
             )
         va, vb = max(self.var_g_a, 0.0), max(self.var_g_b, 0.0)
         between = (
