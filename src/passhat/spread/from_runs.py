@@ -307,6 +307,7 @@ def spread(
             rows.append(row)
     table = pd.DataFrame(rows)
     notes = [x for x in est.notes if x.startswith("k = ") and " left out: " in x]  # k too big
+    notes += [x for x in est.notes if " have weight 0 and are left out " in x]
     notes += _outside_notes(table) if ci is not None else []
     if (n_inc < 2).any():
         few = ", ".join(s for s, m in zip(systems, n_inc, strict=True) if m < 2)
