@@ -460,3 +460,49 @@ def test_value_with_intervals_and_scope() -> None:
         plain.interval("mean", 1, "guided", scope="population")
     with pytest.raises(TypeError):
         est.interval("mean", 1, "guided")  # type: ignore[call-arg]  # the scope must be named
+
+
+def test_tasks_of_weight_zero_are_listed_not_counted(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A weight column giving tasks C and D weight 0 printed tasks 4, runs 20 and no note,
+    though only A and B entered the averages. Oracle: the seeds' four tasks by hand (A 5/5,
+    B 4/5: mean 0.9, pass^2 = (1 + 0.6) / 2 = 0.8) and the estimate of A and B alone."""
+    from passhat.cli import main
+
+    f = tmp_path / "w.csv"
+    f.write_text("task_id,n,c,weight\nA,5,5,1\nB,5,4,1\nC,5,2,0\nD,5,0,0\n")
+    est = ph.estimate(ph.read(f), k=2, weights="declared", ci=0.9, n_boot=500)
+    alone = ph.estimate(ph.counts_from_arrays([5, 5], [5, 4], tasks=["A", "B"]), k=2, ci=0.9,
+                        n_boot=500)  # fmt: skip
+    wide = est.wide().iloc[0]
+    assert wide["mean"] == pytest.approx(0.9) and wide["pass_hat_k"] == pytest.approx(0.8)
+    assert set(est.table["tasks"]) == {2} and int(est.summary["runs"].iloc[0]) == 10
+    assert est.excluded["task"].tolist() == ["C", "D"]
+    assert set(est.excluded["reason"]) == {"weight 0: counts toward no average"}
+    note = "2 task(s) have weight 0 and are left out of every average and of the task count: C, D"
+    assert note in est.notes
+    cols = ["metric", "scope", "lower", "upper"]  # the intervals are those of A and B alone
+    pd.testing.assert_frame_equal(est.table[cols], alone.table[cols])
+    assert main(["estimate", str(f), "--weights", "declared", "--k", "2"]) == 0
+    assert note in capsys.readouterr().out
+
+
+def test_weight_zero_in_compare_rank_and_spread_is_said() -> None:
+    """compare and rank left weight-0 tasks out of their averages and task counts without a
+    word (compare's discordant counts still held them); spread said nothing either. Oracle:
+    the same comparison of the tasks of positive weight only."""
+    trials = ph.load_example("agents")
+    half = {t: (0 if i % 2 else 1) for i, t in enumerate(trials.tasks)}
+    kept = [t for t, w in half.items() if w]
+    cmp = ph.compare(trials, k=1, weights=half, n_boot=300)
+    ref = ph.compare(
+        ph.Trials.from_frame(trials.frame[trials.frame["task_id"].isin(kept)]), k=1, n_boot=300
+    )
+    assert set(cmp.table["tasks"]) == {84} and cmp.discordant["tasks"].tolist() == [84]
+    pd.testing.assert_frame_equal(cmp.discordant, ref.discordant)
+    assert (cmp.dropped["reason"] == "weight 0: counts toward no average").sum() == 84
+    assert any(n.startswith("baseline vs guided: 84 task(s) have weight 0") for n in cmp.notes)
+    rk = ph.rank(trials, k=1, weights=half, n_boot=300)
+    assert any(n.startswith("84 task(s) have weight 0") for n in rk.notes)
+    sp = ph.spread(trials, k=[1, 2], weights=half)
+    assert set(sp.table["tasks"]) == {84}
+    assert any(n.startswith("84 task(s) have weight 0") for n in sp.notes)

@@ -11,7 +11,7 @@ import unicodedata
 
 import pytest
 
-from passhat._format import pct, printable
+from passhat._format import fixed, pct, printable
 
 INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
@@ -69,3 +69,25 @@ def test_runs_to_detect_reasoning_states_the_rates_it_used() -> None:
     text = ph.plan.runs_to_detect(flip_rate=1e-9, confidence=0.9999).reasoning
     assert "0.0000001%" in text and "0.999999999^n" in text and "≥ 99.99%" in text
     assert "100.0%" not in text and " 1^" not in text
+
+
+@pytest.mark.parametrize(
+    ("x", "digits", "sign", "text"),
+    [
+        (-0.0, 3, False, "0.000"),
+        (-0.0004, 3, False, "0.000"),
+        (-0.00004, 4, True, "0.0000"),
+        (0.00004, 4, True, "0.0000"),
+        (-0.0005001, 3, False, "-0.001"),
+        (0.1234, 3, True, "+0.123"),
+        (-0.1234, 2, True, "-0.12"),
+    ],
+)
+def test_fixed_never_prints_negative_zero(x: float, digits: int, sign: bool, text: str) -> None:
+    """``plan power`` printed "-0.000" for a difference of -0.0001. Oracle: Python's own
+    rounding (format spec .Nf) with the sign of a value that rounds to zero dropped."""
+    assert fixed(x, digits, sign=sign) == text
+
+
+def test_pct_never_prints_negative_zero() -> None:
+    assert pct(-1e-9) == "0.0%" and pct(-0.0) == "0.0%" and pct(-0.5) == "-50.0%"

@@ -198,3 +198,48 @@ def test_spaced_ids_are_refused_by_every_reader(tmp_path: Path) -> None:
     frame = pd.DataFrame({"task_id": [" b", "b"], "trial": [0, 0], "success": [True, False]})
     with pytest.raises(ValidationError, match="' b' and 'b' differ only by surrounding"):
         ph.Trials.from_frame(frame)
+
+
+CASE_NOTE = (
+    "2 system names differ only in letter case ('GPT-4o' and 'gpt-4o'); they are kept as "
+    "separate systems: rename them in the data if they are one"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "options"),
+    [
+        ("system,task_id,trial,success\nGPT-4o,a,0,1\ngpt-4o,a,0,0\nGPT-4o,b,0,1\n", {}),
+        ("system,task_id,trial,success\nGPT-4o,a,0,1\ngpt-4o,a,0,0\n", {"aggregate": True}),
+        ("system,task_id,n,c\nGPT-4o,a,3,1\ngpt-4o,a,3,2\n", {}),
+    ],
+    ids=["trials", "aggregated", "count-table"],
+)
+def test_system_names_differing_only_in_case_stay_two_with_a_note(
+    tmp_path: Path, content: str, options: dict[str, bool]
+) -> None:
+    """'GPT-4o' and 'gpt-4o' were two systems with no word said. Oracle: the file by hand
+    (two distinct names, kept literally) and the note's text."""
+    path = tmp_path / "runs.csv"
+    path.write_text(content)
+    data = ph.read(path, **options)
+    notes = data.notes if isinstance(data, ph.Trials) else data.attrs.get("notes", [])
+    systems = data.systems if isinstance(data, ph.Trials) else list(data["system"].values)
+    assert systems == ["GPT-4o", "gpt-4o"]
+    assert CASE_NOTE in notes
+
+
+def test_case_variant_note_in_cli_and_not_for_distinct_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from passhat._ids import case_variant_notes
+    from passhat.cli import main
+
+    assert case_variant_notes(["a", "B", "c"]) == []
+    many = case_variant_notes(["A", "a", "B", "b", "C", "c", "D", "d"])
+    assert many[0].startswith("8 system names") and "and 1 more such groups" in many[0]
+    path = tmp_path / "runs.csv"
+    path.write_text("system,task_id,trial,success\nGPT-4o,a,0,1\ngpt-4o,a,0,0\n")
+    assert main(["estimate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"passhat: note: {CASE_NOTE}" in err

@@ -37,8 +37,28 @@ def test_proportion_interval_matches_statsmodels(method: str, ci: float) -> None
     c = np.concatenate([np.arange(k + 1) for k in range(1, 31)])
     lo, hi = proportion_interval(n, c, method=method, ci=ci)
     ref_lo, ref_hi = proportion_confint(c, n, alpha=1 - ci, method=SM_NAME[method])
+    if method == "jeffreys":  # Brown, Cai & DasGupta's ends, which statsmodels does not apply
+        ref_lo, ref_hi = np.where(c == 0, 0.0, ref_lo), np.where(c == n, 1.0, ref_hi)
     np.testing.assert_allclose(lo, ref_lo, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(hi, ref_hi, rtol=1e-10, atol=1e-12)
+
+
+def test_jeffreys_interval_contains_its_own_point_at_the_ends() -> None:
+    """5 of 5 gave [0.62, 0.9999] (excluding 1) and 0 of 5 gave [0.0001, 0.38].
+
+    Oracle: Brown, Cai and DasGupta (2001), the Jeffreys interval with upper end 1 when
+    c = n and lower end 0 when c = 0; the other end is the Beta(c + 1/2, n - c + 1/2)
+    quantile (scipy), unchanged.
+    """
+    lo, hi = proportion_interval([5, 5, 5], [5, 0, 3], method="jeffreys", ci=0.95)
+    assert hi[0] == 1.0 and lo[1] == 0.0
+    assert lo[0] == pytest.approx(stats.beta.ppf(0.025, 5.5, 0.5), rel=1e-12)
+    assert hi[1] == pytest.approx(stats.beta.isf(0.025, 0.5, 5.5), rel=1e-12)
+    assert lo[2] == pytest.approx(stats.beta.ppf(0.025, 3.5, 2.5), rel=1e-12)
+    assert hi[2] == pytest.approx(stats.beta.isf(0.025, 3.5, 2.5), rel=1e-12)
+    ti = ph.task_intervals(ph.counts_from_arrays([5, 5], [5, 0]), method="jeffreys", k=2)
+    assert ti["rate_upper"].iloc[0] == 1.0 and ti["pass_hat_2_upper"].iloc[0] == 1.0
+    assert ti["rate_lower"].iloc[1] == 0.0 and ti["pass_at_2_lower"].iloc[1] == 0.0
 
 
 def test_task_intervals_transform_and_table() -> None:

@@ -121,3 +121,72 @@ def test_cli_prints_resamples_and_seed(capsys) -> None:  # type: ignore[no-untyp
     assert doc["settings"]["n_boot"] == 10000 and doc["settings"]["seed"] == 0
     assert main(["compare", "--example", "agents", "--n-boot", "300", "--seed", "7"]) == 0
     assert "sign flips and posterior draws: 300, seed 7" in capsys.readouterr().out
+
+
+# ------------------------------------------------- k is a whole number, never a boolean
+def _k_calls() -> dict[str, object]:
+    """Every public entry point that takes k, called with everything else valid."""
+    import numpy as np
+
+    from passhat import plan
+
+    abcd, agents = ph.load_example("abcd"), ph.load_example("agents")
+    prior = plan.Assumptions(mean=0.6, icc=0.3)
+    est = ph.estimate(abcd, k=[1, 2], ci=None)
+    sp = ph.spread(abcd, k=[1, 2])
+    return {
+        "estimate": lambda k: ph.estimate(abcd, k=k, ci=None),
+        "Estimate.value": lambda k: est.value("pass_hat_k", k),
+        "compare": lambda k: ph.compare(agents, k=k, n_boot=200),
+        "rank": lambda k: ph.rank(agents, k=k, n_boot=200),
+        "spread": lambda k: ph.spread(abcd, k=k),
+        "Spread.row": lambda k: sp.row("seed-example", k),
+        "spread_from_summary": lambda k: ph.spread_from_summary(mean=0.77, pass_hat_k=0.53, k=k),
+        "plot_gap": lambda k: ph.plot_gap(sp, k=k),
+        "task_intervals": lambda k: ph.task_intervals(abcd, k=k),
+        "per_task_metrics": lambda k: ph.per_task_metrics(ph.counts_from_arrays([5], [3]), k),
+        "pass_hat_k": lambda k: ph.pass_hat_k(5, 3, k),
+        "pass_at_k": lambda k: ph.pass_at_k(5, 3, k),
+        "pass_hat_k array": lambda k: ph.pass_hat_k(5, 3, np.array([k, 2], dtype=object)),
+        "plugin_pass_hat_k": lambda k: ph.plugin_pass_hat_k(5, 3, k),
+        "plugin_pass_at_k": lambda k: ph.plugin_pass_at_k(5, 3, k),
+        "pass_hat_k_variance": lambda k: ph.pass_hat_k_variance(5, 0.5, k),
+        "pass_at_k_variance": lambda k: ph.pass_at_k_variance(5, 0.5, k),
+        "pass_hat_k_variance_estimate": lambda k: ph.pass_hat_k_variance_estimate(5, 3, k),
+        "plan.population_value": lambda k: plan.population_value(2.0, 2.0, k, "pass_hat_k"),
+        "plan.estimator_moments": lambda k: plan.estimator_moments([5], 2.0, 2.0, k),
+        "plan.design": lambda k: plan.design(budget_runs=200, k=k, prior=prior),
+        "plan.simulate_design": lambda k: plan.simulate_design(
+            tasks=10, runs_per_task=3, k=k, prior=prior, replicates=20
+        ),
+        "plan.power": lambda k: plan.power(
+            delta=0.1, tasks=50, runs_per_task=3, prior=prior, k=k, metric="pass_hat_k"
+        ),
+        "plan.rate_for_pass_hat_k": lambda k: plan.rate_for_pass_hat_k(target=0.9, k=k),
+        "plan.choose_k": lambda k: plan.choose_k(
+            unacceptable_failure_rate=0.1, k=k, confidence=None
+        ),
+        "plan.next_runs": lambda k: plan.next_runs(abcd, budget=5, k=k),
+        "plan.sequential": lambda k: plan.sequential(abcd, k=k, max_failure_rate=0.5),
+        "plan.more_runs": lambda k: plan.more_runs(abcd, k=k, simulations=20),
+    }
+
+
+@pytest.fixture(scope="module")
+def k_calls() -> dict[str, object]:
+    return _k_calls()
+
+
+@pytest.mark.parametrize("name", list(_k_calls()))
+def test_k_refuses_booleans_in_every_entry_point(name: str, k_calls: dict) -> None:  # type: ignore[type-arg]
+    """``True`` is an int in Python and ``numpy.True_`` converts to 1: k=True was read as k = 1
+    by the estimators, Estimate.value, Spread.row, plot_gap, spread_from_summary (numpy's
+    True) and the planner's moments. Oracle: the rule (k is a whole number ≥ 1), one message
+    from passhat._validate.check_k / check_k_values / norm_k; k = 1 itself still works."""
+    import numpy as np
+
+    call = k_calls[name]
+    for bad in (True, np.True_):
+        with pytest.raises(ph.OptionError, match=r"k must be .*not (a boolean|booleans)"):
+            call(bad)  # type: ignore[operator]
+    call(1)  # type: ignore[operator]

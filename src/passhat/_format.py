@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["fmt_ratio", "jsonable", "pct", "plural", "printable", "row_names", "short"]
+__all__ = ["fixed", "fmt_ratio", "jsonable", "pct", "plural", "printable", "row_names", "short"]
 
 
 def plural(n: int, noun: str) -> str:
@@ -110,11 +110,28 @@ def pct(x: float | None, digits: int = 1) -> str:
     """
     if x is None or not math.isfinite(x):
         return "—"
-    text = f"{x:.{digits}%}"
+    text = f"{x:z.{digits}%}"  # z: a tiny negative share reads 0.0%, not -0.0%
     while 0 < x < 1 and digits < 12 and float(text[:-1]) in (0.0, 100.0):
         digits += 1
         text = f"{x:.{digits}%}"
     return text
+
+
+def fixed(x: float, digits: int = 3, *, sign: bool = False) -> str:
+    """``x`` with ``digits`` decimals (``sign``: a + before positive values), never "-0.000".
+
+    A value that rounds to zero prints as zero without a sign, whichever side of 0 it lies on
+    (``-0.0`` or ``-0.00001`` printed "-0.000" before).
+
+    Examples
+    --------
+    >>> fixed(-0.00001), fixed(-0.0), fixed(0.1234), fixed(-0.1, sign=True), fixed(0.1, sign=True)
+    ('0.000', '0.000', '0.123', '-0.100', '+0.100')
+    >>> fixed(-0.00001, 4, sign=True), fixed(float("nan"))
+    ('0.0000', 'nan')
+    """
+    text = f"{x:z.{digits}f}"
+    return "+" + text if sign and x > 0 and float(text) != 0.0 else text
 
 
 def short(value: Any, limit: int = 90) -> Any:

@@ -41,6 +41,7 @@ from passhat.errors import ValidationError
 
 __all__ = [
     "INVISIBLE",
+    "case_variant_notes",
     "check_spaced_ids",
     "clean_ids",
     "describe_char",
@@ -130,6 +131,35 @@ surrounding spaces and would count as two; fix the file
                 f"{where}: row {row}: {col} {a!r} and {b!r} differ only by surrounding "
                 "spaces and would count as two; fix the file"
             )
+
+
+def case_variant_notes(names: Any, *, column: str = "system") -> list[str]:
+    """A note (in a list, empty when none) naming ids that differ only in letter case.
+
+    ``GPT-4o`` and ``gpt-4o`` stay two ids (names are data, printed literally), but a user
+    who meant one should hear of it: every reader adds this to its notes, which the CLI
+    prints.
+
+    Examples
+    --------
+    >>> case_variant_notes(["GPT-4o", "claude", "gpt-4o", "GPT-4o"])
+    ["2 system names differ only in letter case ('GPT-4o' and 'gpt-4o'); they are kept \
+as separate systems: rename them in the data if they are one"]
+    >>> case_variant_notes(["a", "b"])
+    []
+    """
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(v) for v in names):  # distinct, in order of appearance
+        groups.setdefault(name.casefold(), []).append(name)
+    clash = [g for g in groups.values() if len(g) > 1]
+    if not clash:
+        return []
+    shown = "; ".join(" and ".join(repr(x) for x in g) for g in clash[:3])
+    more = f"; and {len(clash) - 3} more such groups" if len(clash) > 3 else ""
+    return [
+        f"{sum(map(len, clash))} {column} names differ only in letter case ({shown}{more}); "
+        f"they are kept as separate {column}s: rename them in the data if they are one"
+    ]
 
 
 def describe_char(ch: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from passhat.errors import OptionError
 
@@ -28,6 +29,8 @@ __all__ = [
     "MAX_N_BOOT",
     "check_ci",
     "check_flag",
+    "check_k",
+    "check_k_values",
     "check_method",
     "check_n_boot",
     "check_weight",
@@ -132,6 +135,58 @@ def resolve_seed(seed: int | None) -> int:
     return int(seed)
 
 
+def check_k(k: object, *, minimum: int = 1) -> int:
+    """Validate one k: a whole number (int or numpy integer) ≥ ``minimum``, never a boolean.
+
+    ``True`` is an int in Python (and ``numpy.True_`` converts to 1), so ``k=True`` would
+    silently mean k = 1: every option taking k is checked here or in :func:`norm_k` /
+    :func:`check_k_values`, which share the rule.
+
+    Examples
+    --------
+    >>> check_k(5)
+    5
+    >>> check_k(True)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: k must be a whole number ≥ 1, not a boolean (got True)
+    """
+    if isinstance(k, bool | np.bool_):
+        raise OptionError(f"k must be a whole number ≥ {minimum}, not a boolean (got {k!r})")
+    if not isinstance(k, int | np.integer) or k < minimum:
+        raise OptionError(f"k must be a whole number ≥ {minimum} (got {k!r})")
+    return int(k)
+
+
+def check_k_values(k: object) -> NDArray[np.float64]:
+    """Validate k given as a number or an array of them (vectorised estimators): whole
+    numbers ≥ 1 as floats; booleans refused, as by :func:`check_k`.
+
+    Examples
+    --------
+    >>> check_k_values([1, 3]).tolist()
+    [1.0, 3.0]
+    >>> check_k_values([True, 2])
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: k must be whole numbers ≥ 1, not booleans (got [True, 2])
+    """
+    raw = k if isinstance(k, np.ndarray) else np.asarray(k, dtype=object)
+    if raw.dtype == np.bool_ or (
+        raw.dtype == object and any(isinstance(v, bool | np.bool_) for v in raw.ravel())
+    ):
+        raise OptionError(
+            f"k must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})"
+        )
+    try:
+        k_arr = np.asarray(k, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise OptionError(f"k must be whole numbers ≥ 1 (got {k!r})") from err
+    if not np.all(np.isfinite(k_arr)) or np.any(k_arr != np.floor(k_arr)) or np.any(k_arr < 1):
+        raise OptionError(f"k must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})")
+    return k_arr
+
+
 def norm_k(k: int | Sequence[int]) -> list[int]:
     """Validate k (a whole number ≥ 1 or a sequence of them): sorted, without repeats."""
     # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
@@ -141,7 +196,9 @@ def norm_k(k: int | Sequence[int]) -> list[int]:
     if not ks:
         raise OptionError("k must name at least one value")
     for v in ks:
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+        if isinstance(v, bool | np.bool_):
+            raise OptionError(f"k must be whole numbers ≥ 1, not booleans (got {v!r})")
+        if not isinstance(v, int | np.integer) or v < 1:
             raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
     return sorted({int(v) for v in ks})
 

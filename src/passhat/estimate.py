@@ -36,6 +36,7 @@ from passhat._validate import (
     DEFAULT_SEED,
     check_ci,
     check_flag,
+    check_k,
     check_method,
     check_n_boot,
     norm_k,
@@ -51,7 +52,7 @@ from passhat.estimators import (
     per_task_metrics,
     task_weights,
 )
-from passhat.exclusions import exclusions, feasible_ks
+from passhat.exclusions import WEIGHT_ZERO, exclusions, feasible_ks, weight_zero_notes
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -186,6 +187,7 @@ class Estimate:
         """The table's rows of one (metric, k[, system][, scope]), or an error saying why not."""
         if metric not in METRICS:
             raise OptionError(f"metric must be one of {', '.join(METRICS)} (got {metric!r})")
+        k = check_k(k)  # k=True would match the k = 1 rows
         t = self.table
         if scope is not None:
             scope = check_method(scope, SCOPES, "scope")
@@ -292,7 +294,12 @@ def _notes(
             f"every average: {shown}{' ...' if len(part) > 5 else ''} (unscored_tasks="
             "'exclude', the default of estimate and fit; 'error' refuses them)"
         )
-    why = reason[~no_run]
+    zero = reason.eq(WEIGHT_ZERO).to_numpy()
+    per_task = excluded[zero].groupby("task", sort=False)["system"].agg(list)
+    notes += weight_zero_notes(  # a task named once; its systems when not every system's
+        t if len(who) == len(systems) else f"{t} ({', '.join(who)})" for t, who in per_task.items()
+    )
+    why = reason[~no_run & ~zero]
     short = why.str.replace(r" \(.*$", "", regex=True)  # matched: one line, however many
     kind = why.where(~why.str.startswith("matched tasks"), short)
     counts = kind.groupby(kind, sort=False).size()
@@ -455,6 +462,15 @@ def estimate(
             f"({int(n_tasks[np.flatnonzero(tot[:, 0] <= 0)[0]])} task(s) after exclusions); "
             "give at least one task a positive weight"
         )
+    if np.any(zero_w := include & (w <= 0)):  # out of every average: listed, as any exclusion
+        cells = [(systems[i], str(ds["task"].values[j])) for i, j in np.argwhere(zero_w).tolist()]
+        n_u = np.stack([ds["n"].values, ds["unscored"].values])[:, zero_w].astype(int)
+        extra = pd.DataFrame(cells, columns=["system", "task"]).assign(
+            n=n_u[0], unscored=n_u[1], reason=WEIGHT_ZERO
+        )
+        excluded = pd.concat([excluded, extra], ignore_index=True) if len(excluded) else extra
+        include = include & ~zero_w
+        n_tasks = include.sum(axis=1)
     # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
     # once and weighted by the total weight of the tasks holding it, so the cost grows
     # with the number of distinct pairs, not of tasks.

@@ -39,7 +39,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
 from passhat._frames import number_array
-from passhat._validate import check_weight, check_weight_tasks, norm_k
+from passhat._validate import check_k_values, check_weight, check_weight_tasks, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -90,13 +90,6 @@ def _check_counts(n: ArrayLike, c: ArrayLike) -> tuple[NDArray[np.float64], NDAr
             f"c = {cb.ravel()[i]:g} successes exceeds n = {nb.ravel()[i]:g} runs; require 0 ≤ c ≤ n"
         )
     return n_arr, c_arr
-
-
-def _check_k(k: ArrayLike) -> NDArray[np.float64]:
-    k_arr = np.asarray(k, dtype=float)
-    if not np.all(np.isfinite(k_arr)) or np.any(k_arr != np.floor(k_arr)) or np.any(k_arr < 1):
-        raise OptionError(f"k must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})")
-    return k_arr
 
 
 def _check_k_le_n(n: NDArray[np.float64], k: NDArray[np.float64]) -> None:
@@ -263,7 +256,7 @@ def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
     [1.0, 0.6, 0.1, 0.0]
     """
     n_arr, c_arr = _check_counts(n, c)
-    k_arr = _check_k(k)
+    k_arr = check_k_values(k)
     _check_k_le_n(n_arr, k_arr)
     return subset_ratio(c_arr, n_arr, k_arr)
 
@@ -278,7 +271,7 @@ def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
     [1.0, 1.0, 0.7, 0.0]
     """
     n_arr, c_arr = _check_counts(n, c)
-    k_arr = _check_k(k)
+    k_arr = check_k_values(k)
     _check_k_le_n(n_arr, k_arr)
     at = 0.0 - np.expm1(log_subset_ratio(n_arr - c_arr, n_arr, k_arr))  # +0.0 (not −0.0) at c=0
     return _exact_at_one(c_arr, n_arr, k_arr, at)
@@ -308,7 +301,7 @@ def plugin_pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.fl
     >>> round(float(ph.plugin_pass_hat_k(10, 8, 3)), 3)
     0.512
     """
-    return np.power(mean_success(n, c), _check_k(k))
+    return np.power(mean_success(n, c), check_k_values(k))
 
 
 def plugin_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
@@ -320,7 +313,7 @@ def plugin_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> NDArray[np.flo
     >>> round(float(ph.plugin_pass_at_k(10, 2, 3)), 3), round(float(ph.pass_at_k(10, 2, 3)), 3)
     (0.488, 0.533)
     """
-    return 1.0 - np.power(1.0 - mean_success(n, c), _check_k(k))
+    return 1.0 - np.power(1.0 - mean_success(n, c), check_k_values(k))
 
 
 def subset_overlap_weights(n: NDArray[np.float64], k: int) -> NDArray[np.float64]:
@@ -366,7 +359,7 @@ def pass_hat_k_variance(n: ArrayLike, p: ArrayLike, k: int) -> NDArray[np.float6
     >>> round(float(ph.pass_hat_k_variance(10, 0.5, 1)), 4)   # p(1-p)/n
     0.025
     """
-    k_i = int(_check_k(k))
+    k_i = int(check_k_values(k))
     n_arr = np.asarray(n, dtype=float)
     _check_k_le_n(n_arr, np.asarray(float(k_i)))
     p_arr = np.asarray(p, dtype=float)
@@ -404,7 +397,7 @@ def pass_hat_k_variance_estimate(n: ArrayLike, c: ArrayLike, k: int) -> NDArray[
     0.0278
     """
     n_arr, c_arr = _check_counts(n, c)
-    k_i = int(_check_k(k))
+    k_i = int(check_k_values(k))
     _check_k_le_n(n_arr, np.asarray(float(k_i)))
     u = subset_ratio(c_arr, n_arr, k_i)
     enough = n_arr >= 2 * k_i

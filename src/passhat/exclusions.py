@@ -38,6 +38,8 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -50,12 +52,39 @@ from passhat.trials import Trials
 
 __all__ = [
     "UNSCORED_TASK_RULES",
+    "WEIGHT_ZERO",
     "default_ks",
     "exclusions",
     "feasible_ks",
     "unscored_runs_note",
     "unscored_task_rule",
+    "weight_zero_notes",
 ]
+
+#: Why a task of weight 0 is left out (a row of ``excluded`` / ``dropped``): it counts toward
+#: no average, so it is not counted among the averaged tasks either.
+WEIGHT_ZERO = "weight 0: counts toward no average"
+
+
+def weight_zero_notes(tasks: Iterable[object], *, who: str = "") -> list[str]:
+    """The note (in a list, empty when none) naming the tasks of weight 0, left out.
+
+    Examples
+    --------
+    >>> weight_zero_notes(["C", "D"])
+    ['2 task(s) have weight 0 and are left out of every average and of the task count: C, D']
+    >>> weight_zero_notes([])
+    []
+    """
+    names = [str(t) for t in tasks]
+    if not names:
+        return []
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return [
+        f"{who}{len(names)} task(s) have weight 0 and are left out of every average and of "
+        f"the task count: {shown}"
+    ]
+
 
 #: What happens to a task with no decided run (every run unscored): left out of every
 #: average and listed ("exclude", the default of :func:`estimate` and :func:`passhat.fit`),

@@ -98,8 +98,12 @@ def proportion_interval(
     """Two-sided interval for a binomial proportion c / n, elementwise.
 
     Matches :func:`statsmodels.stats.proportion.proportion_confint` with
-    ``method`` "wilson", "beta" (= "clopper-pearson") and "jeffreys". NaN
-    where n = 0.
+    ``method`` "wilson", "beta" (= "clopper-pearson") and "jeffreys", except
+    that the Jeffreys interval has the boundary modification of Brown, Cai
+    and DasGupta (2001) [3]_: the lower end is 0 when c = 0 and
+    the upper end is 1 when c = n (statsmodels leaves the equal-tailed Beta
+    quantiles there, so 5 of 5 got [0.62, 0.9999], an interval excluding
+    its own point 1). NaN where n = 0.
 
     Parameters
     ----------
@@ -155,11 +159,11 @@ def proportion_interval(
 
             lo = np.where(cc == 0, 0.0, stats.beta.ppf(a2, np.maximum(cc, 1e-300), nn - cc + 1))
             hi = np.where(cc == nn, 1.0, stats.beta.isf(a2, cc + 1, np.maximum(nn - cc, 1e-300)))
-        else:  # jeffreys, as statsmodels: no boundary adjustment
+        else:  # jeffreys with Brown, Cai & DasGupta's ends: 0 at c = 0, 1 at c = n
             from scipy import stats
 
-            lo = stats.beta.ppf(a2, cc + 0.5, nn - cc + 0.5)
-            hi = stats.beta.isf(a2, cc + 0.5, nn - cc + 0.5)
+            lo = np.where(cc == 0, 0.0, stats.beta.ppf(a2, cc + 0.5, nn - cc + 0.5))
+            hi = np.where(cc == nn, 1.0, stats.beta.isf(a2, cc + 0.5, nn - cc + 0.5))
     lo = np.where(ok, lo, np.nan)
     hi = np.where(ok, hi, np.nan)
     return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)

@@ -37,7 +37,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._frames import check_frame, check_unique_coords, count_arrays
-from passhat._ids import check_spaced_ids, clean_ids, missing_column
+from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat._status import UNSCORED_STATUSES, fail_without_verdict
 from passhat.errors import CountError, ValidationError
 
@@ -200,6 +200,7 @@ class Trials:
         if undecided_status.any():
             df.loc[undecided_status, "success"] = pd.NA
         notes = fail_without_verdict(df)  # a timeout with no verdict is a failure
+        notes += case_variant_notes(df["system"].unique())  # 'GPT-4o', 'gpt-4o': two, said
         _check_duplicates(df, where)
         if "weight" in df.columns:
             w = pd.to_numeric(df["weight"], errors="coerce")

@@ -118,3 +118,16 @@ def test_more_runs_prints_the_api_answer(capsys, tmp_path: Path):
     assert out.splitlines()[:2] == api.attrs["sentences"]
     assert "more runs/task" in out and "∞" in out
     bad(capsys, ["plan", "more-runs", AGENTS, "--runs", "0"], r"--runs: values must be ≥ 1")
+
+
+def test_plan_power_prints_no_negative_zero(capsys) -> None:  # type: ignore[no-untyped-def]
+    """A difference of -0.0001 printed "a difference of -0.000" (and a sensitivity row's ρ or
+    SD could print -0.00). Oracle: the value rounds to zero at the printed precision, so it
+    reads 0.000; the planner's own number (JSON) is unchanged."""
+    args = ["plan", "power", *PRIOR, "--delta", "-0.0001", "--tasks", "50", "--runs-per-task", "3"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert "a difference of 0.000 in mean" in out
+    assert "-0.0" not in out
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0 and json.loads(out)["quantities"]["delta"] == -0.0001

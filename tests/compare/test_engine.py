@@ -404,8 +404,8 @@ def test_zero_weight_tasks_left_out_are_named_in_the_notes() -> None:
     assert (cmp.table["tasks"] == 9).all()
     note = [x for x in cmp.notes if "weight 0" in x]
     assert note == [
-        "A vs B: 3 matched task(s) have weight 0 and are left out of the difference and its "
-        "intervals: t0, t1, t2"
+        "A vs B: 3 task(s) have weight 0 and are left out of every average and of the task "
+        "count: t0, t1, t2"
     ]
     a2, b2 = _pair(n[3:], c_a[3:], n[3:], c_b[3:], weight=weight[3:])
     want = ph.compare(a2, b2, k=[1], ci=0.9, seed=0, weights="declared")

@@ -8,6 +8,7 @@ naming the row or task and the rule.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -105,3 +106,38 @@ def test_count_table_task_named_na_keeps_its_name(tmp_path: Path) -> None:
     ds = ph.read_counts(f)
     assert ds["task"].values.tolist() == ["NA", "None", "null"]
     assert ds["c"].values.tolist() == [[2, 3, 0]]
+
+
+AMBIGUOUS = r"columns 'n', 'c' and 'success' mix two layouts: a count table .* and runs"
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl", "parquet"])
+@pytest.mark.parametrize("options", [{}, {"format": "counts"}, {"aggregate": True}])
+def test_runs_and_count_columns_together_are_refused(
+    tmp_path: Path, kind: str, options: dict[str, object]
+) -> None:
+    """task_id,n,c,success was read as one run per row, n and c silently ignored (the
+    reading below would give 2 runs, not 6). Oracle: the rule in DESIGN.md, nothing dropped
+    silently; the error names the file, the columns and both layouts."""
+    frame = pd.DataFrame({"task_id": ["a", "b"], "n": [3, 3], "c": [1, 2], "success": [1, 0]})
+    path = tmp_path / f"runs.{kind}"
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(FormatError, match=rf"runs\.{kind}: {AMBIGUOUS}"):
+        ph.read(path, **options)  # type: ignore[arg-type]
+
+
+def test_runs_and_count_columns_cli_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from passhat.cli import main
+
+    f = _write(tmp_path, "task_id,n,c,success\na,3,1,1\nb,3,2,0\n", "runs.csv")
+    assert main(["estimate", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.match(rf"passhat: error: .*runs\.csv: {AMBIGUOUS}", err)
+    assert "drop 'success' for a count table, or drop or rename 'n' and 'c' for runs" in err

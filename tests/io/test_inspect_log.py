@@ -323,3 +323,23 @@ def test_inspect_missing_dependency(monkeypatch: pytest.MonkeyPatch, inspect_log
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
     with pytest.raises(ph.DependencyError, match=r"passhat\[inspect\]"):
         ph.read_traces(inspect_log, format="inspect")
+
+
+@pytest.mark.parametrize("epoch", [0, -1])
+def test_epoch_below_one_is_refused_naming_file_and_sample(
+    logs: dict[str, Any], tmp_path: Path, epoch: int
+) -> None:
+    """An edited log with epoch 0 was read as trial 0 of the task. Oracle: Inspect's own
+    logs number epochs from 1 (test_counts_and_unscored); the real log below, with one
+    sample's epoch set to ``epoch``, must be refused naming the file, sample and epoch."""
+    doc = json.loads(logs["json"].read_text())
+    sample = next(s for s in doc["samples"] if s["id"] == "flaky" and s["epoch"] == 1)
+    sample["epoch"] = epoch
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    with pytest.raises(
+        FormatError, match=rf"edited\.json: sample 'flaky' epoch {epoch}: .*1-based"
+    ):
+        ph.read_trials(edited, format="inspect", scorer="letter")
+    with pytest.raises(FormatError, match=rf"sample 'flaky' epoch {epoch}"):
+        ph.read_traces(edited, format="inspect", scorer="letter")

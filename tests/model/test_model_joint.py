@@ -207,3 +207,23 @@ def test_joint_bad_queries(jf):
         jf.metric_draws("icc", 1, scope="population")
     with pytest.raises(OptionError, match="not in the fit"):
         jf.pilot("s0", "nope")
+
+
+def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path):
+    """As Fit.to_netcdf: the joint fit now records where its data came from (source_path,
+    SHA-256) and refuses to save over that file even with force=True. Oracle: the input's
+    bytes before and after."""
+    src = tmp_path / "agents.csv"
+    ph.load_example("agents").frame.to_csv(src, index=False)
+    before = src.read_bytes()
+    jfit = ph.fit(
+        ph.read_trials(src), model="joint", seed=0, chains=1, draws=50, tune=50, progress=False
+    )
+    assert jfit.idata.constant_data.attrs["source_path"] == str(src)
+    with pytest.raises(OptionError, match=r"agents\.csv: .* is an input"):
+        jfit.to_netcdf(src, force=True)
+    assert src.read_bytes() == before
+    back = ph.load_fit(jfit.to_netcdf(tmp_path / "joint.nc"))
+    with pytest.raises(OptionError, match=r"agents\.csv: .* is an input"):
+        back.to_netcdf(src, force=True)
+    assert src.read_bytes() == before

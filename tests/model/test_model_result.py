@@ -83,3 +83,38 @@ def test_metric_options():
         f.metric("pass_hat", k=2)
     with pytest.raises(ph.OptionError):
         f.metric("mean", scope="tasks")
+
+
+def _input_csv(tmp_path, example: str):
+    """A CSV input read back through passhat (its source records path and SHA-256)."""
+    path = tmp_path / f"{example}.csv"
+    ph.load_example(example).frame.to_csv(path, index=False)
+    return path, ph.read_trials(path)
+
+
+def test_to_netcdf_never_writes_over_the_fits_input(tmp_path):
+    """force=True overwrote the CSV the fit was read from (the CLI checked, the API did not).
+
+    Oracle: the input's bytes before and after the refused save; a foreign file is replaced
+    only with force, and atomically (no temporary file left beside it).
+    """
+    from passhat.errors import OptionError
+
+    src, trials = _input_csv(tmp_path, "abcd")
+    before = src.read_bytes()
+    f = ph.fit(trials, method="grid", seed=0, chains=1, draws=100)
+    with pytest.raises(OptionError, match=r"abcd\.csv: .* is an input"):
+        f.to_netcdf(src, force=True)
+    assert src.read_bytes() == before
+    saved = f.to_netcdf(tmp_path / "fit.nc")
+    with pytest.raises(OptionError, match=r"abcd\.csv: .* is an input"):  # also once loaded back
+        ph.load_fit(saved).to_netcdf(src, force=True)
+    assert src.read_bytes() == before
+    other = tmp_path / "notes.txt"
+    other.write_text("someone else's file")
+    with pytest.raises(OptionError, match="exists; pass --force"):
+        f.to_netcdf(other)
+    assert other.read_text() == "someone else's file"
+    f.to_netcdf(other, force=True)
+    assert ph.load_fit(other).systems == f.systems
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["abcd.csv", "fit.nc", "notes.txt"]

@@ -16,6 +16,7 @@ import click
 import pandas as pd
 
 from passhat import planner as plan
+from passhat._format import fixed
 from passhat._version import __version__
 from passhat.commands._common import emit_json, load_input, quiet_option, records
 from passhat.commands._output import Table, echo, make_console, table_output
@@ -38,7 +39,7 @@ def _fmt_value(res: plan.PlanResult) -> str:
     if s == "k":
         return f"k = {v}"
     if s == "delta":
-        return f"delta = {v:+.4f}"
+        return f"delta = {fixed(v, 4, sign=True)}"
     if s == "half_width":
         return f"±{v:.2%}"
     if s == "all_must_pass":
@@ -401,7 +402,13 @@ def _show_table(df: pd.DataFrame, cols: list[tuple[str, str, str]], title: str) 
         for col, _, spec in cols:
             v = int(r[col]) if spec == "d" else r[col]
             cells.append(
-                "★" if col == "optimal" and v else "" if col == "optimal" else f"{v:{spec}}"
+                "★"
+                if col == "optimal" and v
+                else ""
+                if col == "optimal"
+                else fixed(v, int(spec[1:-1]))  # ".3f": never "-0.000"
+                if spec.endswith("f")
+                else f"{v:{spec}}"
             )
         table.add_row(*cells)
     make_console().print(table)
@@ -516,7 +523,7 @@ def design_cmd(
     click.echo(
         f"{best['tasks']} tasks × {best['runs_per_task']} runs per task "
         f"({best['runs']} runs, cost {best['cost']:g}): {scope} SE of {label} "
-        f"±{best['se_' + scope]:.4f}"
+        f"±{fixed(best['se_' + scope], 4)}"
     )
     _explain(t.attrs["reasoning"], t.attrs["method"], t.attrs["assumptions"])
     _show_table(

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from passhat import planner as plan
-from passhat._format import pct
+from passhat._format import fixed, pct
 from passhat.commands._common import (
     InputSpec,
     check_path_given,
@@ -110,13 +110,13 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
             if v is None
             else pct(v)
             if solve == "power"
-            else f"{v:+.4f}"
+            else fixed(v, 4, sign=True)
             if solve == "delta"
             else f"{int(v)}"
         )
-        sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {r['sd_difference']:.3f})"
+        sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {fixed(r['sd_difference'])})"
         mark = "  ← used" if r["used"] else ""
-        echo(f"  ρ = {r['correlation']:.2f}: {solve.replace('_', ' ')} {shown}{sd}{mark}")
+        echo(f"  ρ = {fixed(r['correlation'], 2)}: {solve.replace('_', ' ')} {shown}{sd}{mark}")
 
 
 @click.command("power")

@@ -56,7 +56,7 @@ from passhat.compare.engine import paired_table
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
-from passhat.exclusions import exclusions, feasible_ks
+from passhat.exclusions import WEIGHT_ZERO, exclusions, feasible_ks, weight_zero_notes
 from passhat.intervals import value_outside_note
 from passhat.trials import Trials
 
@@ -446,6 +446,14 @@ def compare(
             raise ValidationError(
                 f"systems {base!r} and {cand!r} have no task in common left after exclusions{why}"
             )
+        w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
+        zero = np.flatnonzero(both)[w_pair <= 0]  # counts toward no average: left out, listed
+        dropped_rows.extend(
+            {"baseline": base, "candidate": cand, "task": tasks[i], "reason": WEIGHT_ZERO}
+            for i in zero
+        )
+        k_notes += weight_zero_notes(tasks[zero], who=f"{base} vs {cand}: ")
+        both, w_pair = both & ~np.isin(np.arange(both.size), zero), w_pair[w_pair > 0]
         na, ca = n_all[ib, both], c_all[ib, both]
         nc, cc = n_all[ic, both], c_all[ic, both]
         kmax = max(pair_ks)
@@ -456,14 +464,6 @@ def compare(
             raise ShortTaskError(
                 f"k = {kmax} exceeds the smallest n = {nmin} among the compared tasks "
                 f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
-            )
-        w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
-        if np.any(w_pair == 0):  # they add nothing to the average: say so, and name them
-            zero = [str(t) for t in tasks[both][w_pair == 0]]
-            more = f" and {len(zero) - 8} more" if len(zero) > 8 else ""
-            k_notes.append(
-                f"{base} vs {cand}: {len(zero)} matched task(s) have weight 0 and are left out "
-                f"of the difference and its intervals: {', '.join(zero[:8])}{more}"
             )
         part = paired_difference(
             na, ca, nc, cc, k=pair_ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair

@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import clean_ids, id_key, normalisation_clash, number_text_clash
+from passhat._ids import (
+    case_variant_notes,
+    clean_ids,
+    id_key,
+    normalisation_clash,
+    number_text_clash,
+)
 from passhat._status import FAILURE_STATUSES, status_notes
 from passhat.errors import FormatError, ValidationError
 from passhat.io._scan import Batch
@@ -417,6 +423,7 @@ class Counts:
             weight = np.where(np.isfinite(lo), lo, 1.0)
             attrs["declared_weights"] = 1
         notes = status_notes(self.flags["failed"], self.flags["passed"])
+        notes += case_variant_notes(self.systems.names)
         if notes:
             attrs["notes"] = notes
         ds = xr.Dataset(

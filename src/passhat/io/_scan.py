@@ -18,7 +18,7 @@ import io
 import json
 import os
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ __all__ = [
     "header",
     "header_delimiter",
     "is_gzip",
+    "refuse_runs_and_counts",
     "resolve_columns",
     "source_files",
     "walk_files",
@@ -343,7 +344,34 @@ def resolve_columns(
     out = {c: rename.get(name, name) for c, name in stripped.items()}
     if "task_id" not in out.values() and "task" in out.values():
         out = {c: "task_id" if t == "task" else t for c, t in out.items()}
+    refuse_runs_and_counts(out.values(), where)
     return out
+
+
+def refuse_runs_and_counts(names: Iterable[Any], where: str) -> None:
+    """Refuse columns of both layouts, runs (``success``) and counts (``n`` and ``c``).
+
+    ``task_id, n, c, success`` was read as runs, ignoring n and c: one of the two layouts
+    is wrong, and which one is a guess.
+
+    Examples
+    --------
+    >>> refuse_runs_and_counts(["task_id", "n", "c", "success"], "r.csv")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.FormatError: r.csv: columns 'n', 'c' and 'success' mix two layouts: a \
+count table (one row per task: task_id, n, c) and runs (one row per run: task_id, success); \
+passhat will not guess which to read. Keep one: drop 'success' for a count table, or drop or \
+rename 'n' and 'c' for runs
+    """
+    cols = {str(c).strip() for c in names}
+    if {"n", "c", "success"} <= cols:
+        raise FormatError(
+            f"{where}: columns 'n', 'c' and 'success' mix two layouts: a count table (one row "
+            "per task: task_id, n, c) and runs (one row per run: task_id, success); passhat "
+            "will not guess which to read. Keep one: drop 'success' for a count table, or drop "
+            "or rename 'n' and 'c' for runs"
+        )
 
 
 @dataclass

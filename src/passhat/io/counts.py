@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from passhat._ids import check_spaced_ids, clean_ids, missing_column
-from passhat.errors import CountError, FormatError, ValidationError
+from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
+from passhat.errors import CountError, FormatError, PasshatError, ValidationError
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
@@ -23,6 +23,7 @@ from passhat.io._scan import (
     header,
     is_gzip,
     na_except_ids,
+    refuse_runs_and_counts,
     resolve_columns,
 )
 from passhat.io._system_column import system_name_ignored
@@ -36,6 +37,7 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     """Build the count table (an xarray Dataset) from rows of task_id, n, c."""
     if "task" in df.columns and "task_id" not in df.columns:
         df = df.rename(columns={"task": "task_id"})
+    refuse_runs_and_counts(df.columns, where)  # a success column too: which layout is a guess
     for col in ("task_id", "n", "c"):
         if col not in df.columns:
             raise ValidationError(missing_column(where, col, df.columns))
@@ -120,7 +122,8 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
         cat = df.groupby("task_id", sort=False)["category"].first().reindex(tasks)
         ds = ds.assign_coords(category=("task", cat.to_numpy(dtype=object)))
     ds = validate_counts(ds, where=where)
-    # validate_counts names tasks; rows are easier to find in a file:
+    if case := case_variant_notes(systems):
+        ds.attrs["notes"] = [*ds.attrs.get("notes", []), *case]
     return ds
 
 
@@ -155,6 +158,8 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
             )
             fields = resolve_columns(list(df.columns), {}, where=str(path))
             df = na_except_ids(df, {s for s, f in fields.items() if f in ("system", "task_id")})
+    except PasshatError:
+        raise  # already names the file and the rule
     except (ValueError, pd.errors.ParserError) as err:
         raise FormatError(f"{path}: cannot read the count table ({err})") from err
     if "system" in df.columns:

@@ -325,6 +325,11 @@ def read_inspect_log(
     name = _pick_scorer(path, samples, scorer)
     rows = []
     for s in samples:
+        if s.epoch < 1:  # Inspect numbers epochs 1, 2, …: an epoch 0 is no Inspect run
+            raise FormatError(
+                f"{path}: sample {s.id!r} epoch {s.epoch}: Inspect AI epochs are 1-based "
+                "(1, 2, …), so this log was not written as Inspect writes it; fix the log"
+            )
         score = (s.scores or {}).get(name)
         row: dict[str, Any] = {
             "task_id": s.id,  # as written: sample 1 and sample "1" are refused

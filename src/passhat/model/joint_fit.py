@@ -217,7 +217,8 @@ def fit_joint(
             "present": (("system", "task"), present[:, sub].astype(np.int8)),
         },
         coords={"system": systems, "task": jd.tasks},
-    )
+    )  # where the data came from (path, format, SHA-256): to_netcdf never writes over it
+    constant.attrs.update({k: str(v) for k, v in ds.attrs.items() if k.startswith("source_")})
     az = import_arviz()
     idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
     return JointFit(idata)

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from passhat._validate import check_k
 from passhat.errors import OptionError
 from passhat.estimators import subset_overlap_weights
 from passhat.model.metrics import rising_ratio
@@ -80,9 +81,7 @@ def check_metric(metric: str, k: int) -> tuple[str, int]:
     """Validate a metric name and k (k = 1 for the mean)."""
     if metric not in JOINT_METRICS:
         raise OptionError(f"metric must be one of {', '.join(JOINT_METRICS)} (got {metric!r})")
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
-    return metric, 1 if metric == "mean" else int(k)
+    return metric, 1 if metric == "mean" else check_k(k)
 
 
 def moment_draws(

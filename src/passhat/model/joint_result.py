@@ -526,10 +526,12 @@ class JointFit:
 
     # ---------------------------------------------------------------- io
     def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
-        """Save as netCDF (read back with :func:`passhat.load_fit`), as :meth:`Fit.to_netcdf`."""
-        from passhat._write import atomic_path
+        """Save as netCDF (read back with :func:`passhat.load_fit`), as :meth:`Fit.to_netcdf`:
+        never over the file the fit was read from, over another existing file only with
+        ``force``."""
+        from passhat._write import atomic_path, input_paths
 
-        with atomic_path(path, force=force) as tmp:
+        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
             self.idata.to_netcdf(str(tmp))
         return Path(path)
 

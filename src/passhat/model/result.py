@@ -537,8 +537,9 @@ class Fit:
     # ---------------------------------------------------------------- io
     def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
         """Save the InferenceData as netCDF (read back with :func:`load_fit`); an existing
-        ``path`` only with ``force``. Written as :func:`passhat._write.atomic_path` writes: a
-        failed or interrupted save leaves a previous file whole (OutputError, OptionError).
+        ``path`` only with ``force``, the file the fit was read from never (OptionError).
+        Written as :func:`passhat._write.atomic_path` writes: a failed or interrupted save
+        leaves a previous file whole (OutputError).
 
         Examples
         --------
@@ -549,9 +550,9 @@ class Fit:
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        from passhat._write import atomic_path
+        from passhat._write import atomic_path, input_paths
 
-        with atomic_path(path, force=force) as tmp:
+        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
             self.idata.to_netcdf(str(tmp))
         return Path(path)
 

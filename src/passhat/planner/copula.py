@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, special, stats
 
+from passhat._format import fixed
 from passhat._validate import make_rng
 from passhat.errors import OptionError
 from passhat.planner.assumptions import Assumptions, _resolve_prior
@@ -123,7 +124,7 @@ def _shift_mean(assumed: Assumptions, delta: float, k: int, metric: str) -> floa
     if f(lo) > 0 or f(hi) < 0:
         raise OptionError(
             f"delta = {delta:g} moves {_LABEL[metric]} outside (0, 1) from "
-            f"{target - delta:.3f}; choose a smaller delta"
+            f"{fixed(target - delta)}; choose a smaller delta"
         )
     return float(optimize.brentq(f, lo, hi, xtol=1e-12))
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat._validate import make_rng
+from passhat._validate import check_k, make_rng
 from passhat.errors import OptionError
 from passhat.planner.assumptions import _resolve_prior
 from passhat.planner.moments import (
@@ -247,7 +247,7 @@ def design(
     >>> int(t.attrs["optimum"]["runs_per_task"])
     5
     """
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     if metric not in _METRICS:
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     if scope not in ("population", "benchmark"):
@@ -474,6 +474,7 @@ def simulate_design(
     True
     """
     assumed, _ = _resolve_prior(prior)
+    k = check_k(k)
     t = _whole("tasks", tasks, minimum=1)
     n = _whole("runs_per_task", runs_per_task, minimum=k)
     replicates = _whole("replicates", replicates, minimum=1)

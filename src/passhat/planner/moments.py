@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from passhat._validate import check_k
 from passhat.estimators import subset_overlap_weights, subset_ratio
 
 __all__ = ["estimator_moments", "population_value"]
@@ -44,6 +45,7 @@ def population_value(a: float, b: float, k: int, metric: str) -> float:
     >>> round(population_value(1.0, 1.0, 3, "pass_hat_k"), 4)  # E p^3 for p ~ Uniform(0, 1)
     0.25
     """
+    k = check_k(k)
     if metric == "mean":
         return a / (a + b)
     if metric == "pass_hat_k":
@@ -91,6 +93,7 @@ def estimator_moments(
     >>> round(float(m[0]), 6)
     0.5
     """
+    k = check_k(k)
     n_arr = np.asarray(ns, dtype=float)
     out: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
     for name, kk, (x, y) in (

@@ -50,6 +50,7 @@ import pandas as pd
 from scipy import special
 
 from passhat._format import pct
+from passhat._validate import check_k
 from passhat.errors import InputError, OptionError
 from passhat.estimators import as_counts
 from passhat.planner.allocate import (
@@ -90,8 +91,7 @@ def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, 
             f"next_runs: scope {scope!r} cannot be served; choose benchmark (these tasks) or "
             "population (tasks like these)"
         )
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
+    check_k(k)
     if not (isinstance(ci, float | int) and 0 < ci < 1):
         raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci!r})")
     return int(budget), int(k), float(ci)

@@ -37,10 +37,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from passhat._format import fixed
+from passhat._validate import check_k
 from passhat.compare.selection import select_systems
 from passhat.errors import InputError, OptionError
 from passhat.estimators import pass_hat_k_variance_estimate, subset_overlap_weights, subset_ratio
-from passhat.planner.result import _METRICS, _label, _whole
+from passhat.planner.result import _METRICS, _label
 from passhat.trials import Trials
 
 __all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts", "rho_text"]
@@ -60,7 +62,7 @@ def rho_text(rho: float) -> str:
     >>> rho_text(0.456), rho_text(float("nan"))
     ('0.46', 'n/a (a task-spread estimate is ≤ 0)')
     """
-    return f"{rho:.2f}" if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
+    return fixed(rho, 2) if math.isfinite(rho) else "n/a (a task-spread estimate is ≤ 0)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,7 +151,8 @@ class PairedPilot:
         if not 0.0 <= self.mean_a + delta <= 1.0:
             raise OptionError(
                 f"delta = {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
-                f"the pilot's {self.mean_a:.3f} under {self.systems[0]!r}; choose a smaller delta"
+                f"the pilot's {fixed(self.mean_a)} under {self.systems[0]!r}; choose a smaller "
+                "delta"
             )
         va, vb = max(self.var_g_a, 0.0), max(self.var_g_b, 0.0)
         between = (
@@ -226,7 +229,7 @@ def paired_pilot(
     >>> p.tasks, p.left_out
     (168, {'unmatched': 0, 'fewer than 2k runs': 0})
     """
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     if metric not in _METRICS:
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     kk = 1 if metric == "mean" else kk

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from passhat._format import pct
+from passhat._format import fixed, pct
+from passhat._validate import check_k
 from passhat.errors import OptionError
 from passhat.planner.assumptions import _resolve_prior
 from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, simulate_power
@@ -118,7 +119,8 @@ def _solve(
             n = n * 2 if n < 64 else n + 64
             if n > max_runs:
                 raise OptionError(
-                    f"{t} tasks cannot reach power {target:g} for {dl:+.3f} in {label}: even "
+                    f"{t} tasks cannot reach power {target:g} for {fixed(dl, sign=True)} in "
+                    f"{label}: even "
                     f"{max_runs} runs per task give {pct(pw(dl, t, max_runs))} (task spread "
                     "dominates); add tasks"
                 )
@@ -132,7 +134,7 @@ def _solve(
     hi = min(0.999 - base, 0.999)
     if hi <= 1e-6 or pw(hi, t, n) < target:  # type: ignore[operator]
         raise OptionError(
-            f"no improvement in {label} above {base:.3f} reaches power {target:g} with "
+            f"no improvement in {label} above {fixed(base)} reaches power {target:g} with "
             f"{t} tasks × {n} runs"
         )
     goal = float(target)  # type: ignore[arg-type]
@@ -228,7 +230,7 @@ def power(
     [0.0, 0.2, 0.4]
     """
     solve = _one_none("power", delta=delta, tasks=tasks, runs_per_task=runs_per_task, power=power)
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     if metric not in _METRICS:
         raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
     a_ = _prob("alpha", alpha)
@@ -286,25 +288,25 @@ def power(
     if solve == "power":
         reasoning = (
             f"With {t} matched tasks × {n} runs per system, a paired test at α = {a_:g} detects "
-            f"a difference of {dl:+.3f} in {label} with probability {pct(pw)}{mc}."
+            f"a difference of {fixed(dl, sign=True)} in {label} with probability {pct(pw)}{mc}."
         )
     elif solve == "tasks":
         reasoning = (
             f"{t} matched tasks × {n} runs per system give a paired test at α = {a_:g} "
-            f"{pct(pw)} power to detect {dl:+.3f} in {label} (per-task difference SD "
-            f"{sd:.3f}; {t - 1} tasks would fall short)."
+            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {label} (per-task difference SD "
+            f"{fixed(sd)}; {t - 1} tasks would fall short)."
         )
     elif solve == "runs_per_task":
         reasoning = (
             f"{n} runs per task on {t} matched tasks give a paired test at α = {a_:g} "
-            f"{pct(pw)} power to detect {dl:+.3f} in {label}; more runs shrink only the "
-            "within-task part of the difference's spread."
+            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {label}; more runs shrink "
+            "only the within-task part of the difference's spread."
         )
     else:
         reasoning = (
             f"With {t} matched tasks × {n} runs per system, the smallest improvement in "
             f"{label} a paired test at α = {a_:g} detects with {pct(target)} power is "
-            f"{dl:+.4f} (from {spread.baseline:.3f})."
+            f"{fixed(dl, 4, sign=True)} (from {fixed(spread.baseline)})."
         )
     sens = _sensitivity(solve, spread, rho_used, **kw)
     if source == "assumed":
@@ -360,7 +362,7 @@ def power(
 def _fmt(v: Any, solve: str) -> str:
     if v is None:
         return "out of reach"
-    return pct(v) if solve == "power" else f"{v:+.4f}" if solve == "delta" else f"{v:d}"
+    return pct(v) if solve == "power" else fixed(v, 4, sign=True) if solve == "delta" else f"{v:d}"
 
 
 _power_query = power  # power_table/power_grid take a `power=` argument
@@ -396,7 +398,7 @@ def power_table(
     >>> bool(t["optimal"].sum() == 1)
     True
     """
-    kk = _whole("k", k, minimum=1)
+    kk = check_k(k)
     ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
     if not ns:
         raise OptionError("runs_per_task: give at least one number of runs per task")
@@ -435,7 +437,8 @@ def power_table(
         {
             "optimum": best.to_dict(),  # Python scalars, exact (not rounded as in JSON)
             "reasoning": (
-                f"To detect {float(delta):+.3f} in {label} with {pct(float(power), 0)} power "
+                f"To detect {fixed(float(delta), sign=True)} in {label} with "
+                f"{pct(float(power), 0)} power "
                 f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched tasks × "
                 f"{int(best['runs_per_task'])} runs per system (cost {best['cost']:g} per "
                 "system); more runs per task shrink only the within-task part of each "
@@ -516,7 +519,8 @@ def power_grid(
     df.attrs.update(
         {
             "reasoning": (
-                f"Power of a paired test at α = {alpha:g} to detect {delta:+.3f} in {label}: the "
+                f"Power of a paired test at α = {alpha:g} to detect {fixed(delta, sign=True)} in "
+                f"{label}: the "
                 f"noncentral-t power with the exact per-task difference SD, and {replicates} "
                 "simulated benchmarks per design (binomial Monte-Carlo error shown)."
             ),

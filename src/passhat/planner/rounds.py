@@ -34,6 +34,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._validate import check_k
 from passhat.errors import InputError, OptionError
 from passhat.estimators import WeightSpec, as_counts, task_weights
 from passhat.trials import Trials
@@ -160,8 +161,7 @@ def block_rounds(
     OptionError
         Several systems and none named; a bad k or metric.
     """
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
+    check_k(k)
     if metric not in ("pass_hat_k", "pass_at_k", "mean"):
         raise OptionError(f"metric must be pass_hat_k, pass_at_k or mean (got {metric!r})")
     if metric == "mean" and k != 1:

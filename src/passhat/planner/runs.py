@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from passhat._format import pct
+from passhat._validate import check_k
 from passhat.errors import OptionError
 from passhat.planner.result import ASSUMPTIONS, PlanResult, _ceil, _one_none, _prob, _whole
 
@@ -472,7 +473,7 @@ def rate_for_pass_hat_k(
     solve = _one_none("rate_for_pass_hat_k", target=target, k=k, rate=rate)
     if solve == "rate":
         r = _prob("target", target)
-        kk = _whole("k", k, minimum=1)
+        kk = check_k(k)
         value: float | int = r ** (1 / kk)
         reasoning = (
             f"pass^{kk} ≥ {pct(r)} needs a per-run success rate of at least "
@@ -482,7 +483,7 @@ def rate_for_pass_hat_k(
         q = {"target": r, "k": kk, "rate": value}
     elif solve == "target":
         p = _prob("rate", rate)
-        kk = _whole("k", k, minimum=1)
+        kk = check_k(k)
         value = p**kk
         reasoning = f"A task passing {pct(p)} of its runs has pass^{kk} = {pct(value, 2)}."
         q = {"target": value, "k": kk, "rate": p}
@@ -529,7 +530,7 @@ def choose_k(
     solve = _one_none("choose_k", confidence=confidence, k=k)
     f = _prob("unacceptable_failure_rate", unacceptable_failure_rate)
     if solve == "confidence":
-        kk = _whole("k", k, minimum=1)
+        kk = check_k(k)
         det = 1 - (1 - f) ** kk
         reasoning = (
             f"A pass^{kk} gate (all {kk} runs must pass) catches a task that fails {pct(f)} of "

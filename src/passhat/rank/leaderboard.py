@@ -52,7 +52,7 @@ from passhat.betabinom import posterior_grid
 from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
-from passhat.exclusions import unscored_runs_note, unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
 from passhat.hierarchical import Column, population_values, weighted_quantiles
 from passhat.intervals import outside_mask
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
@@ -352,7 +352,7 @@ def rank(
     cols = [col for col in columns(ks) if col[0] in mets]
     rng = make_rng(seed)
     bounds = None
-    notes = unscored_runs_note(ds_all)
+    notes = unscored_runs_note(ds_all) + weight_zero_notes(ds["task"].values[~keep])
     if engine == "bootstrap" and t_n < MIN_TASKS:
         # resampling fewer than MIN_TASKS tasks understates the spread (one task: no spread
         # at all); the rule of `estimate` takes each system's hierarchical posterior

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from passhat._format import printable, short
+from passhat._validate import check_k
 from passhat.estimators import as_counts
 from passhat.report.figure_data import curve_frame, ppc_frame, rate_frame
 from passhat.spread import spread
@@ -278,6 +279,8 @@ def plot_gap(data: Any, *, k: int | None = None, tasks: dict[str, int] | None = 
     >>> fig.axes[0].get_xlabel()
     'share of tasks (largest contribution first)'
     """
+    if k is not None:
+        k = check_k(k)  # k=True would draw the k = 1 gap
     if isinstance(data, pd.DataFrame):
         concentration = data
         if tasks is None:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
 
+from passhat._validate import check_k
 from passhat.errors import OptionError
 
 __all__ = [
@@ -218,9 +219,7 @@ def beta_gap_concentration(
     >>> float(beta_gap_concentration(0.7, float("inf"), 5, 0.8))    # all tasks alike
     0.8
     """
-    if isinstance(k, bool) or int(k) != k or k < 2:
-        raise OptionError(f"k must be a whole number ≥ 2 (got {k!r})")
-    kk = int(k)
+    kk = check_k(k, minimum=2)
     mu, kap, lev = np.broadcast_arrays(
         np.asarray(mean, float), np.asarray(kappa, float), np.asarray(level, float)
     )

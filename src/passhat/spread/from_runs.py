@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from passhat._format import fmt_ratio, pct
 from passhat._repr import View, as_html, as_text
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_k
 from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -128,6 +128,7 @@ class Spread:
 
     def row(self, system: str, k: int) -> pd.Series:
         """The table row of one system and k."""
+        k = check_k(k)  # k=True would match the k = 1 row
         sel = self.table[(self.table["system"] == system) & (self.table["k"] == k)]
         if len(sel) != 1:
             raise OptionError(f"no spread row for system={system!r}, k={k}")
@@ -306,6 +307,7 @@ def spread(
             rows.append(row)
     table = pd.DataFrame(rows)
     notes = [x for x in est.notes if x.startswith("k = ") and " left out: " in x]  # k too big
+    notes += [x for x in est.notes if " have weight 0 and are left out " in x]
     notes += _outside_notes(table) if ci is not None else []
     if (n_inc < 2).any():
         few = ", ".join(s for s, m in zip(systems, n_inc, strict=True) if m < 2)

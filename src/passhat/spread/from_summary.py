@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from passhat._format import fmt_ratio
+from passhat._validate import check_k
 from passhat.errors import OptionError
 from passhat.spread.beta import (
     beta_mixed_share,
@@ -217,8 +218,7 @@ def spread_from_summary(
     for name, v in (("mean", mean), ("pass_hat_k", pass_hat_k)):
         if not (isinstance(v, int | float) and 0.0 <= float(v) <= 1.0):
             raise OptionError(f"{name} must be a number in [0, 1] (got {v!r})")
-    if isinstance(k, bool) or int(k) != k or k < 1:
-        raise OptionError(f"k must be a whole number ≥ 1 (got {k!r})")
+    check_k(k)
     if runs is not None and (
         isinstance(runs, bool)
         or not isinstance(runs, int | float | np.number)
