@@ -29,6 +29,13 @@ Run::
 
 The printed lines are also written to ``benchmarks/bench_rank_few_tasks.txt`` at the
 default sizes.
+
+Last results (``benchmarks/bench_rank_few_tasks.txt``, 2 shared cores at load 9-11): now /
+before = 0.36 in CPU time (2.8×), 0.45 in wall time; the target (≤ 0.1) is not met. What is
+left is one Beta draw per task, system and draw — 2 × 20 × 23,800 per pair, about 70 ns
+each, ~70% of the time — which this rule needs as long as every pair gets 2 · pairs / α
+fresh draws of its own pooled posterior (the nodes differ between pairs, so the draws
+cannot be shared).
 """
 
 from __future__ import annotations
