@@ -49,10 +49,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from passhat.betabinom import GridNodes, rising_moments
 from passhat.estimators import mean_success, pass_at_k, pass_hat_k, subset_overlap_weights
@@ -82,6 +83,9 @@ EXACT_PREDICTIVE_MAX = 1000
 
 #: Largest number of beta draws held at once (draws × tasks).
 _CHUNK_CELLS = 2_000_000
+
+#: Up to this many runs per task, the error draws invert the Beta-Binomial CDF of new runs.
+_INVERSION_MAX_RUNS = 20
 
 
 def _g_moments(
@@ -372,42 +376,72 @@ def _estimate_table(
     return np.asarray(table, dtype=float).ravel(), offset
 
 
+def _predictive_cdf(
+    a: NDArray[np.float64], b: NDArray[np.float64], n: NDArray[np.float64], c: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """P(c* ≤ m) of new runs c* ~ BetaBinomial(n, a + c, b + n − c): nodes × categories × max n.
+
+    Entry m < n of a category is P(c* ≤ m); entries m ≥ n are 2 (never reached by a uniform),
+    so c* = #{m : u ≥ entry m} for u ~ U(0, 1).
+    """
+    top = int(n.max())
+    m = np.arange(top + 1, dtype=float)
+    x = a[:, None, None] + c[None, :, None]  # nodes × categories × 1
+    y = b[:, None, None] + (n - c)[None, :, None]
+    nn = n[None, :, None]
+    ok = m[None, None, :] <= nn
+    mm = np.where(ok, m[None, None, :], 0.0)
+    logpmf = (
+        special.gammaln(nn + 1.0)
+        - special.gammaln(mm + 1.0)
+        - special.gammaln(nn - mm + 1.0)
+        + special.betaln(x + mm, y + nn - mm)
+        - special.betaln(x, y)
+    )
+    cdf = np.cumsum(np.where(ok, np.exp(logpmf), 0.0), axis=2)[:, :, :top]
+    return np.where(m[None, None, :top] < nn, cdf, 2.0)
+
+
 def estimate_error_draws(
     nodes: GridNodes,
     n: ArrayLike,
     c: ArrayLike,
     weights: ArrayLike,
     freq: ArrayLike,
-    col: Column,
+    cols: Sequence[Column],
     *,
     pick: ArrayLike,
     rng: np.random.Generator,
 ) -> NDArray[np.float64]:
     """Draws of the error of the weighted unbiased estimate over these tasks, under the posterior.
 
-    Per draw j: the node ``pick[j]`` gives (a, b); every task's rate is drawn
-    from its posterior p_i ~ Beta(a + c_i, b + n_i − c_i), new runs
-    c*_i ~ Binomial(n_i, p_i), and the draw is Σ w_i (U(c*_i) − g(p_i)) / Σ w_i
-    with U the unbiased estimator: how far the estimate lands from these
-    tasks' value when runs are repeated, with the rates as uncertain as the
-    data leave them. Its mean is 0 (U is unbiased given p). Categories holding
-    more than :data:`EXACT_GROUP_MAX` identical tasks add a normal term with
-    the posterior-mean variance of their sum
-    (:func:`expected_task_variance`).
+    Per draw j: the node ``pick[j]`` gives (a, b); every task's rate p_i and new
+    runs c*_i are drawn from their joint posterior law — p_i ~ Beta(a + c_i,
+    b + n_i − c_i), c*_i | p_i ~ Binomial(n_i, p_i) — and the draw is
+    Σ w_i (U(c*_i) − g(p_i)) / Σ w_i with U the unbiased estimator: how far the
+    estimate lands from these tasks' value when runs are repeated, with the rates
+    as uncertain as the data leave them. Its mean is 0 (U is unbiased given p).
+    Every column is read from the same (p, c*) of a draw. With at most
+    :data:`_INVERSION_MAX_RUNS` runs per task c*_i is drawn first, from its
+    Beta-Binomial(n_i, a + c_i, b + n_i − c_i) law by inversion of its CDF, and then
+    p_i | c*_i ~ Beta(a + c_i + c*_i, b + 2n_i − c_i − c*_i): the same joint law at
+    the cost of one uniform instead of a binomial draw. Categories holding more
+    than :data:`EXACT_GROUP_MAX` identical tasks add a normal term with the
+    posterior-mean variance of their sum (:func:`expected_task_variance`).
 
     Parameters
     ----------
     nodes : GridNodes
     n, c, weights, freq : array_like
         Per category: runs, successes, weight of one task, number of tasks.
-    col : (metric, k)
+    cols : sequence of (metric, k)
     pick : array_like of int
         The grid node of every draw (its length is the number of draws).
     rng : numpy.random.Generator
 
     Returns
     -------
-    ndarray, shape (draws,)
+    ndarray, shape (draws, len(cols))
 
     Examples
     --------
@@ -416,8 +450,8 @@ def estimate_error_draws(
     >>> from passhat.hierarchical import estimate_error_draws
     >>> nodes = posterior_grid([4, 4], [2, 4], [5, 5], size=64).nodes()
     >>> rng = np.random.default_rng(0)
-    >>> e = estimate_error_draws(nodes, [4, 4], [2, 4], [1.0, 1.0], [5, 5], ("mean", 1),
-    ...                          pick=nodes.sample(4000, rng), rng=rng)
+    >>> e = estimate_error_draws(nodes, [4, 4], [2, 4], [1.0, 1.0], [5, 5], [("mean", 1)],
+    ...                          pick=nodes.sample(4000, rng), rng=rng)[:, 0]
     >>> bool(abs(e.mean()) < 0.01), bool(0.02 < e.std() < 0.15)
     (True, True)
     """
@@ -427,26 +461,63 @@ def estimate_error_draws(
     ff = np.asarray(freq, dtype=np.int64).ravel()
     idx = np.asarray(pick, dtype=np.intp).ravel()
     m = idx.size
-    a, b = nodes.a[idx], nodes.b[idx]
-    out = np.zeros(m)
-    small = ff <= EXACT_GROUP_MAX
-    rep = np.repeat(np.flatnonzero(small), ff[small])  # one entry per task drawn exactly
-    if rep.size:
-        table, offset = _estimate_table(nn[rep], col)
+    out = np.zeros((m, len(cols)))
+    small = np.flatnonzero(ff <= EXACT_GROUP_MAX)
+    if small.size:
+        cat = np.repeat(np.arange(small.size), ff[small])  # one entry per task drawn exactly
+        rep = small[cat]
+        tables = [_estimate_table(nn[rep], col)[0] for col in cols]
+        offset = _estimate_table(nn[rep], ("mean", 1))[1][None, :]  # the same for every column
         runs = nn[rep].astype(np.int64)
         xs, ys, wt = cc[rep], nn[rep] - cc[rep], ww[rep]
+        top = int(runs.max())
+        invert = top <= _INVERSION_MAX_RUNS
+        if invert:
+            used, node_of = np.unique(idx, return_inverse=True)
+            cdf = _predictive_cdf(nodes.a[used], nodes.b[used], nn[small], cc[small])
+            flat = [np.ascontiguousarray(cdf[:, :, r]).ravel() for r in range(top)]
+            node_of = node_of.ravel() * small.size
         step = max(1, _CHUNK_CELLS // rep.size)
         for start in range(0, m, step):
             sl = slice(start, min(m, start + step))
-            p = rng.beta(a[sl, None] + xs[None, :], b[sl, None] + ys[None, :])
-            u = table[offset[None, :] + rng.binomial(runs[None, :], p)]
-            out[sl] += ((u - _g(p, col)) * wt[None, :]).sum(axis=1)
-    big = np.flatnonzero(~small)
+            a, b = nodes.a[idx[sl], None] + xs[None, :], nodes.b[idx[sl], None] + ys[None, :]
+            if invert:
+                u = rng.random(a.shape)
+                cell = node_of[sl, None] + cat[None, :]
+                new = np.zeros(a.shape, dtype=np.int64)
+                for r in range(top):  # c* = #{r : u ≥ P(c* ≤ r)}
+                    new += u >= flat[r].take(cell)
+                p = rng.beta(a + new, b + (runs[None, :] - new))
+            else:
+                p = rng.beta(a, b)
+                new = rng.binomial(runs[None, :], p)
+            at = offset + new
+            for j, g in _g_columns(p, cols):
+                out[sl, j] += (tables[j].take(at) - g) @ wt
+    big = np.flatnonzero(ff > EXACT_GROUP_MAX)
     if big.size:
-        var = expected_task_variance(nodes, nn[big], cc[big], [col])[:, 0]
-        sd = float(np.sqrt(np.sum(ff[big] * ww[big] ** 2 * var)))
-        out += sd * rng.standard_normal(m)
+        var = expected_task_variance(nodes, nn[big], cc[big], cols)
+        sd = np.sqrt((ff[big] * ww[big] ** 2) @ var)
+        out += rng.standard_normal(m)[:, None] * sd[None, :]
     return np.asarray(out / float(np.sum(ww * ff)), dtype=float)
+
+
+def _g_columns(
+    p: NDArray[np.float64], cols: Sequence[Column]
+) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """(column index, g(p)) of every column; p^k and 1 − (1 − p)^k by repeated products."""
+    for j, (metric, _) in enumerate(cols):
+        if metric == "mean":
+            yield j, p
+    for metric in ("pass_hat_k", "pass_at_k"):
+        want = {int(k) for m, k in cols if m == metric}
+        x = 1.0 - p if metric == "pass_at_k" else p
+        acc = x
+        for kk in range(1, max(want, default=0) + 1):
+            acc = acc if kk == 1 else acc * x
+            for j, (m, k) in enumerate(cols):
+                if m == metric and int(k) == kk:
+                    yield j, (1.0 - acc if metric == "pass_at_k" else acc)
 
 
 def predictive_draws(

@@ -359,7 +359,8 @@ def test_estimate_error_draws_have_mean_zero_and_the_posterior_expected_variance
     rng = np.random.default_rng(4)
     m = 40_000
     for col in [("mean", 1), ("pass_hat_k", 3), ("pass_at_k", 2)]:
-        e = estimate_error_draws(nodes, n, c, w, freq, col, pick=nodes.sample(m, rng), rng=rng)
+        e = estimate_error_draws(nodes, n, c, w, freq, [col], pick=nodes.sample(m, rng), rng=rng)
+        e = e[:, 0]
         var = float(expected_task_variance(nodes, n, c, [col])[:, 0] @ (freq * w**2))
         var /= float(freq @ w) ** 2
         assert abs(e.mean()) < 4 * np.sqrt(var / m), col
