@@ -206,7 +206,10 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
         "two systems' rates drawn from one pooled posterior, which pulls them together: at 20 "
         "tasks × 3 runs (uniform truth, every rate +0.2) it held the true difference in 22% of "
         "replicates (`tests/compare/test_engine.py` keeps that case). Now it is the unbiased "
-        "difference minus the quantiles of its error, simulated from that posterior.",
+        "difference minus the quantiles of its error, simulated from that posterior. The "
+        "table was computed before commit 91a4849, which draws the same error law in another "
+        "order (one fit and one set of draws per pair): a re-run gives the same coverage "
+        "within Monte-Carlo error, not the same digits.",
         "",
     ]
     for scope in ("benchmark", "population"):
