@@ -45,7 +45,7 @@ def test_few_fixed_tasks_near_all_pass_are_covered() -> None:
     cc = _study()
     reps = 60
     df = cc.run(reps=reps, n_boot=400, only=[("Beta(5, 0.2) near 1", "25% of tasks fixed", 20, 3)])
-    assert len(df) == 6  # mean, pass@3, pass^3 × two scopes
+    assert len(df) == 10  # mean, pass@2, pass^2, pass@3, pass^3 × two scopes
     assert (df["disagreements"] == 0).all()
     floor = 0.9 - 3 * np.sqrt(0.09 / reps)
     assert (df["coverage"] >= floor).all(), df[["metric", "k", "scope", "coverage"]]
@@ -58,6 +58,6 @@ def test_full_report_meets_the_goal() -> None:
     if not REPORT.exists():
         pytest.skip("reports/compare_coverage/compare_coverage.csv is absent: run `make study`")
     df = pd.read_csv(REPORT)
-    assert len(df) == 54 * 6
+    assert len(df) == 54 * 10
     assert (df["coverage"] + 2 * df["mc_se"] >= 0.85).all()
     assert (df["disagreements"] == 0).all()
