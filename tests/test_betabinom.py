@@ -13,6 +13,7 @@ from scipy import special, stats
 
 from passhat.betabinom import (
     HyperPrior,
+    log_pmf,
     log_prior,
     loglik,
     posterior_grid,
@@ -79,3 +80,17 @@ def test_rising_moments_are_beta_moments() -> None:
         # E p^j of Beta(x, y − x) = B(x + j, y − x) / B(x, y − x)
         want = np.exp(special.betaln(x[i] + j, y[i] - x[i]) - special.betaln(x[i], y[i] - x[i]))
         np.testing.assert_allclose(got[i], want, rtol=1e-12)
+
+
+def test_log_pmf_is_scipys_betabinom_and_broadcasts() -> None:
+    # Oracle: scipy.stats.betabinom.logpmf, element by element.
+    y = np.arange(6)[:, None, None]
+    n = np.array([5.0, 7.0])[None, :, None]
+    a = np.array([0.3, 2.0, 40.0])[None, None, :]
+    b = np.array([1.7, 0.1, 5.0])[None, None, :]
+    got = log_pmf(y, n, a, b)
+    assert got.shape == (6, 2, 3)
+    np.testing.assert_allclose(got, stats.betabinom.logpmf(y, n, a, b), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.exp(log_pmf(np.arange(8), 7, 2.0, 0.1)).sum(), 1.0, rtol=1e-12)
+    # An all-pass posterior's tiny β: y = n must not round β + (n − y) to 0.
+    assert np.isfinite(log_pmf(np.arange(11), 10, 3.0, 1e-300)).all()

@@ -7,13 +7,13 @@ where one exists); tolerances from the binomial Monte-Carlo error of a coverage.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "studies" / "compare_coverage" / "compare_coverage.py"
@@ -21,12 +21,7 @@ REPORT = ROOT / "reports" / "compare_coverage" / "compare_coverage.csv"
 
 
 def _study():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("compare_coverage_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["compare_coverage_study"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(STUDY, "compare_coverage_study")
 
 
 @pytest.mark.parametrize("k", [1, 3])

@@ -10,13 +10,13 @@ with a rejection rate ≤ α + MC error.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "studies" / "coverage" / "coverage.py"
@@ -24,12 +24,7 @@ REPORT = ROOT / "reports" / "coverage"
 
 
 def _study():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("coverage_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["coverage_study"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(STUDY, "coverage_study")
 
 
 def test_coverage_fast_subset() -> None:

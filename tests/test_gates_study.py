@@ -10,10 +10,11 @@ tests/compare/test_multiplicity.py.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "studies" / "gates" / "gates.py"
@@ -21,10 +22,7 @@ STUDY = ROOT / "studies" / "gates" / "gates.py"
 
 @pytest.mark.slow
 def test_gates_study() -> None:
-    spec = importlib.util.spec_from_file_location("gates_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_study(STUDY, "gates_study")
     assert mod.main([]) == 0  # its check(): every claim above holds
     text = (ROOT / "reports" / "gates" / "README.md").read_text(encoding="utf-8")
     assert "## 4. Per-task regression flags on an unchanged build" in text

@@ -6,23 +6,20 @@ Oracles: the seeds' printed tables (checked inside the study, which reports mism
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from study_loader import load_study
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _load(name: str) -> ModuleType:
     path = ROOT / "studies" / name / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"study_{name}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(path, f"study_{name}")
 
 
 @pytest.mark.slow
@@ -55,10 +52,7 @@ def test_tau_bench_airline_study(tau_airline_path: Path) -> None:
 
 @pytest.mark.slow
 def test_run_all_lists_report_studies() -> None:
-    spec = importlib.util.spec_from_file_location("run_all", ROOT / "studies" / "run_all.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_study(ROOT / "studies" / "run_all.py", "run_all")
     found = mod.discover()
     assert {"consistency_gap", "tau_bench_airline"} <= set(found)
     assert mod.main(["consistency_gap"]) == 0

@@ -61,6 +61,7 @@ __all__ = [
     "GridNodes",
     "HyperPrior",
     "SuffStats",
+    "log_pmf",
     "log_prior",
     "loglik",
     "posterior_grid",
@@ -393,3 +394,29 @@ def rising_moments(x: ArrayLike, y: ArrayLike, m: int) -> NDArray[np.float64]:
     ya = np.asarray(y, dtype=float)[..., None]
     j = np.arange(m, dtype=float)
     return np.asarray(np.cumprod((xa + j) / (ya + j), axis=-1))
+
+
+def log_pmf(y: ArrayLike, n: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
+    """log P(Y = y) for Y ~ BetaBinomial(n, α, β), broadcasting over all four arguments.
+
+    log C(n, y) + log B(α + y, β + n − y) − log B(α, β); the caller keeps
+    0 ≤ y ≤ n (outside it the value is not a log probability). The failures
+    n − y are formed before β is added, so a tiny β (an all-pass posterior)
+    is not lost to rounding when y = n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.betabinom import log_pmf
+    >>> np.exp(log_pmf(np.arange(3), 2, 1.0, 1.0)).round(4).tolist()   # uniform p: 1/3 each
+    [0.3333, 0.3333, 0.3333]
+    """
+    ya, na = np.asarray(y, dtype=float), np.asarray(n, dtype=float)
+    aa, ba = np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float)
+    return np.asarray(
+        special.gammaln(na + 1.0)
+        - special.gammaln(ya + 1.0)
+        - special.gammaln(na - ya + 1.0)
+        + special.betaln(aa + ya, ba + (na - ya))
+        - special.betaln(aa, ba)
+    )

@@ -53,8 +53,8 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
+from passhat import betabinom
 from passhat.betabinom import GridNodes, rising_moments
 from passhat.estimators import mean_success, pass_at_k, pass_hat_k, subset_overlap_weights
 
@@ -267,6 +267,18 @@ def expected_task_variance(
     return np.maximum(out, 0.0)
 
 
+def _categories(
+    n: ArrayLike, c: ArrayLike, weights: ArrayLike, freq: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """Per category (flat arrays): runs, successes, weight of one task, number of tasks."""
+    return (
+        np.asarray(n, dtype=float).ravel(),
+        np.asarray(c, dtype=float).ravel(),
+        np.asarray(weights, dtype=float).ravel(),
+        np.asarray(freq, dtype=np.int64).ravel(),
+    )
+
+
 def latent_draws(
     nodes: GridNodes,
     n: ArrayLike,
@@ -321,10 +333,7 @@ def latent_draws(
     >>> d.shape, bool(0.6 < d.mean() < 0.9)
     ((2000, 1), True)
     """
-    nn = np.asarray(n, dtype=float).ravel()
-    cc = np.asarray(c, dtype=float).ravel()
-    ww = np.asarray(weights, dtype=float).ravel()
-    ff = np.asarray(freq, dtype=np.int64).ravel()
+    nn, cc, ww, ff = _categories(n, c, weights, freq)
     idx = nodes.sample(n_draws, rng) if pick is None else np.asarray(pick, dtype=np.intp)
     if idx.shape != (n_draws,):
         raise ValueError(f"pick must hold one node per draw ({n_draws}), got shape {idx.shape}")
@@ -391,13 +400,7 @@ def _predictive_cdf(
     nn = n[None, :, None]
     ok = m[None, None, :] <= nn
     mm = np.where(ok, m[None, None, :], 0.0)
-    logpmf = (
-        special.gammaln(nn + 1.0)
-        - special.gammaln(mm + 1.0)
-        - special.gammaln(nn - mm + 1.0)
-        + special.betaln(x + mm, y + nn - mm)
-        - special.betaln(x, y)
-    )
+    logpmf = betabinom.log_pmf(mm, nn, x, y)
     cdf = np.cumsum(np.where(ok, np.exp(logpmf), 0.0), axis=2)[:, :, :top]
     return np.where(m[None, None, :top] < nn, cdf, 2.0)
 
@@ -455,10 +458,7 @@ def estimate_error_draws(
     >>> bool(abs(e.mean()) < 0.01), bool(0.02 < e.std() < 0.15)
     (True, True)
     """
-    nn = np.asarray(n, dtype=float).ravel()
-    cc = np.asarray(c, dtype=float).ravel()
-    ww = np.asarray(weights, dtype=float).ravel()
-    ff = np.asarray(freq, dtype=np.int64).ravel()
+    nn, cc, ww, ff = _categories(n, c, weights, freq)
     idx = np.asarray(pick, dtype=np.intp).ravel()
     m = idx.size
     out = np.zeros((m, len(cols)))

@@ -53,6 +53,7 @@ from scipy import special
 
 import passhat as ph
 import passhat.planner.next_runs  # the module: passhat.plan.next_runs is the function
+from passhat import betabinom
 from passhat.betabinom import HyperPrior, posterior_grid, rising_moments
 from passhat.planner import allocate
 
@@ -206,13 +207,7 @@ def expected_posterior_variance(
     for m in range(m_max + 1):
         y = np.arange(m + 1)
         # Beta-Binomial probability of y of m new successes, and the posterior moments after
-        logp = (
-            special.gammaln(m + 1)
-            - special.gammaln(y + 1)
-            - special.gammaln(m - y + 1)
-            + special.betaln(alpha + y, beta + m - y)
-            - special.betaln(alpha, beta)
-        )
+        logp = betabinom.log_pmf(y, m, alpha, beta)
         mom = rising_moments(alpha + y, alpha + beta + m, 2 * k)
         var = mom[..., 2 * k - 1] - mom[..., k - 1] ** 2
         out[:, m] = nd.weight @ (np.exp(logp) * var).sum(axis=-1)

@@ -7,22 +7,19 @@ binomial Monte-Carlo tolerance of a coverage estimate); simulation-based calibra
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "studies" / "model_calibration" / "calibration.py"
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("model_calibration_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(STUDY, "model_calibration_study")
 
 
 @pytest.mark.slow

@@ -8,21 +8,18 @@ reports/joint_calibration/.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "studies" / "joint_calibration" / "joint_calibration.py"
 
 
 def _study():
-    spec = importlib.util.spec_from_file_location("joint_calibration_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(STUDY, "joint_calibration_study")
 
 
 @pytest.mark.slow

@@ -26,7 +26,6 @@ runs, which the pilot's z check flags (checked here too).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -39,17 +38,14 @@ from scipy import optimize, stats
 from scipy.special import comb
 
 from passhat.planner.allocate import expected_variance
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _study(name: str = "next_runs") -> ModuleType:
     path = ROOT / "studies" / "next_runs" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"study_next_runs_{name}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(path, f"study_next_runs_{name}")
 
 
 def _one_blas_thread() -> AbstractContextManager[Any]:

@@ -11,13 +11,13 @@ Monte-Carlo error. Tolerances: binomial MC error over the replicates.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from study_loader import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "studies" / "rank_calibration" / "rank_calibration.py"
@@ -25,12 +25,7 @@ REPORT = ROOT / "reports" / "rank_calibration"
 
 
 def _study():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("rank_calibration_study", STUDY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["rank_calibration_study"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_study(STUDY, "rank_calibration_study")
 
 
 def test_truth_by_quadrature() -> None:

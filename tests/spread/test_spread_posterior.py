@@ -9,7 +9,6 @@ test_spread_beta.py). A fast subset runs here; the whole grid in studies/spread_
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 from passhat.estimators import pass_hat_k
 from passhat.spread import beta_gap_concentration, beta_moment, heterogeneity_test
 from passhat.spread.posterior import posterior_spread
+from study_loader import load_study
 
 CI = 0.9
 
@@ -114,10 +114,7 @@ def test_spread_test_study(tmp_path) -> None:
     """The whole grid of studies/spread_test (slow): size within α + MC error in every
     homogeneous cell, every coverage cell ≥ 0.85 at 90% nominal."""
     path = Path(__file__).resolve().parents[2] / "studies" / "spread_test" / "spread_test.py"
-    spec = importlib.util.spec_from_file_location("study_spread_test", path)
-    assert spec is not None and spec.loader is not None
-    study = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(study)
+    study = load_study(path, "study_spread_test")
     res = study.run(tmp_path, seed=0, reps=600)
     assert res["failures"] == []
     assert max(r["claims (test)"] for r in res["size"]) <= 0.05 + 2.33 * math.sqrt(0.0475 / 600)

@@ -55,8 +55,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special, stats
+from scipy import stats
 
+from passhat import betabinom
 from passhat.errors import ModelError, OptionError
 from passhat.model.build import Priors, compress
 from passhat.model.grid import grid_log_posterior
@@ -104,13 +105,7 @@ def _bb_log_table(m: int, c: Any, f: Any, a: Any, b: Any) -> NDArray[np.float64]
     """log BB(c' | m, a + c, b + f) for c' = 0..m, shape (len(a), m + 1)."""
     cp = np.arange(m + 1, dtype=float)[None, :]
     aa, bb = np.asarray(a, float)[:, None], np.asarray(b, float)[:, None]
-    return np.asarray(
-        special.gammaln(m + 1.0)
-        - special.gammaln(cp + 1.0)
-        - special.gammaln(m - cp + 1.0)
-        + special.betaln(aa + (c + cp), bb + (f + m - cp))
-        - special.betaln(aa + c, bb + f)
-    )
+    return betabinom.log_pmf(cp, m, aa + c, bb + f)
 
 
 def after_runs(
