@@ -54,8 +54,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from passhat import betabinom
-from passhat.betabinom import GridNodes, rising_moments
+from passhat.betabinom import GridNodes, log_pmf, rising_moments
 from passhat.estimators import mean_success, pass_at_k, pass_hat_k, subset_overlap_weights
 
 __all__ = [
@@ -400,7 +399,7 @@ def _predictive_cdf(
     nn = n[None, :, None]
     ok = m[None, None, :] <= nn
     mm = np.where(ok, m[None, None, :], 0.0)
-    logpmf = betabinom.log_pmf(mm, nn, x, y)
+    logpmf = log_pmf(mm, nn, x, y)
     cdf = np.cumsum(np.where(ok, np.exp(logpmf), 0.0), axis=2)[:, :, :top]
     return np.where(m[None, None, :top] < nn, cdf, 2.0)
 

@@ -57,7 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from passhat import betabinom
+from passhat.betabinom import log_pmf
 from passhat.errors import ModelError, OptionError
 from passhat.model.build import Priors, compress
 from passhat.model.grid import grid_log_posterior
@@ -105,7 +105,7 @@ def _bb_log_table(m: int, c: Any, f: Any, a: Any, b: Any) -> NDArray[np.float64]
     """log BB(c' | m, a + c, b + f) for c' = 0..m, shape (len(a), m + 1)."""
     cp = np.arange(m + 1, dtype=float)[None, :]
     aa, bb = np.asarray(a, float)[:, None], np.asarray(b, float)[:, None]
-    return betabinom.log_pmf(cp, m, aa + c, bb + f)
+    return log_pmf(cp, m, aa + c, bb + f)
 
 
 def after_runs(
