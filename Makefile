@@ -35,7 +35,7 @@ demo: $(STAMP)
 	@echo "  reports/demo/leaderboard/index.html     six systems: the leaderboard section"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks studies

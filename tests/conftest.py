@@ -29,3 +29,37 @@ def agents_trials():
     import passhat as ph
 
     return ph.load_example("agents")
+
+
+# The joint model's tests share one pytest-xdist worker (`make test` runs `--dist loadgroup`):
+# each worker compiles the model for NUTS once per (form, number of systems), ~20-40 s each,
+# so splitting these tests over two workers compiled everything twice.
+JOINT_GROUP = (
+    "tests/commands/test_fit_joint.py::",
+    "tests/model/test_model_joint.py::",
+    "tests/model/test_model_joint_rasch.py::",
+    "tests/model/test_model_joint_quad.py::",
+    "tests/rank/test_rank_leaderboard.py::test_joint_engine_with_a_real_joint_fit",
+    "tests/rank/test_rank_leaderboard.py::test_rasch_engine_fits_the_rasch_form",
+    "src/passhat/model/joint_fit.py::",
+    "src/passhat/model/joint_result.py::",
+    "src/passhat/model/joint_rasch.py::",
+    "src/passhat/model/joint_ops.py::",
+    "src/passhat/model/joint_rasch_ops.py::",
+)
+
+
+# Likewise the tests that use a session fixture sampled by NUTS (the hierarchical and the
+# zero/one-inflated models, and the report built with them): one worker builds each once.
+NUTS_FIXTURES = frozenset(
+    {"agents_nuts", "agents_inflated", "tau_nuts", "malicious_report", "malicious_dir"}
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(JOINT_GROUP):
+            item.add_marker(pytest.mark.xdist_group("joint-model"))
+        elif NUTS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("nuts-fixtures"))

@@ -123,7 +123,7 @@ def test_task_effect_draws_match_exact_conditional():
     q = design(d, full_grid_max=0)
     rng = np.random.default_rng(5)
     theta, sd, kappa = rng.normal(0, 1, S), 1.8, 6.0
-    D = 4000
+    D = 2000  # SD check: 6% is ~3.8 Monte-Carlo standard errors (1/sqrt(2D)) at D = 2000
     beta, edge = draw_task_effects(
         q, np.tile(theta, (D, 1)), np.full(D, sd), np.full(D, kappa), rng=np.random.default_rng(6)
     )
@@ -321,11 +321,16 @@ def test_task_sd_near_zero_is_resolved_by_the_grid(truth):
     q = design(d, full_grid_max=10**9)
     assert np.isclose(q.grid, 0.0).any()
     theta = np.log((c.sum(1) + 0.5) / (n.sum(1) - c.sum(1) + 0.5))
+    # scipy's adaptive integral per task is the cost: one task per distinct count row (up to
+    # 12 rows; the others repeat a checked row's value by construction of the compression)
+    _, first = np.unique(q.row_of_task, return_index=True)
+    some = np.sort(first)[:12]
     for sd in (0.05, 0.15, 0.4, 1.0):
         rows = marginal_loglik(
             q, theta[None], np.array([sd]), np.array([8.0]), windows=False, per_row=True
         )[0]
-        np.testing.assert_allclose(rows[q.row_of_task], _brute(n, c, theta, sd, 8.0), atol=1e-4)
+        want = _brute(n[:, some], c[:, some], theta, sd, 8.0)
+        np.testing.assert_allclose(rows[q.row_of_task[some]], want, atol=1e-4)
 
 
 @pytest.mark.parametrize("sd", [0.02, 0.05, 0.08])

@@ -152,3 +152,25 @@ def test_sampler_and_seed_options():
     for bad in (-1, 1.5, True):
         with pytest.raises(ph.OptionError):
             resolve_seed(bad)
+
+
+def test_quiet_pymc_silences_pymc_imported_inside_the_block() -> None:
+    """Before: quiet_pymc set the 'pymc' logger to ERROR before pymc was imported, and pymc's
+    import reset it to INFO, so `fit --model joint --sampler pymc --quiet` printed PyMC's
+    'Initializing NUTS ...' lines. Oracle: a fresh interpreter's stderr."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging\n"
+        "from passhat.model.sampler import quiet_pymc\n"
+        "with quiet_pymc(True):\n"
+        "    import pymc\n"
+        "    logging.getLogger('pymc').info('should-not-print')\n"
+        "    logging.getLogger('pymc.sampling.mcmc').warning('nor-this')\n"
+        "logging.getLogger('pymc').info('printed-after')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "should-not-print" not in proc.stderr and "nor-this" not in proc.stderr
+    assert "printed-after" in proc.stderr  # the level is restored after the block

@@ -52,12 +52,14 @@ from pytensor.gradient import disconnected_type
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from passhat.model._numba import njit_cached
+
 __all__ = ["QuadLogLik", "quad_loglik", "window_draws"]
 
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
-@numba.njit(cache=False)  # type: ignore[misc]
+@njit_cached
 def _table(
     theta: Any,
     kappa: float,
@@ -112,7 +114,7 @@ def _table(
                     dka[i] = pa[c] * mu + pb[n - c] * nu - kd[n]
 
 
-@numba.njit(cache=False)  # type: ignore[misc]
+@njit_cached
 def _row_weights(
     tab: Any, base: Any, stride: Any, log_step: Any, grid: Any, r: int, sd: float, lw: Any
 ) -> tuple[float, float]:
@@ -137,7 +139,7 @@ def _row_weights(
     return peak, total
 
 
-@numba.njit(cache=False)  # type: ignore[misc]
+@njit_cached
 def _quad_loglik(
     theta: Any,
     sd: float,
@@ -368,7 +370,7 @@ def window_draws(
     return pick, float(edge)
 
 
-@numba.njit(cache=False)  # type: ignore[misc]
+@njit_cached
 def _window_draws(
     theta: Any,
     kappa: Any,

@@ -42,10 +42,12 @@ from pytensor.gradient import disconnected_type
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from passhat.model._numba import njit_cached
+
 __all__ = ["RaschLogLik", "rasch_kernel"]
 
 
-@numba.njit(cache=False)  # type: ignore[misc]
+@njit_cached
 def _kernel(
     theta: Any,
     sd: float,

@@ -85,6 +85,8 @@ def quiet_pymc(quiet: bool) -> Iterator[None]:
     >>> with quiet_pymc(True):
     ...     pass
     """
+    import pymc  # noqa: F401  (its import sets the logger's level: do it before setting ours)
+
     logger = logging.getLogger("pymc")
     old = logger.level
     if quiet:
