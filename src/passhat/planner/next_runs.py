@@ -49,7 +49,6 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from passhat._format import pct
 from passhat._validate import check_k
 from passhat.errors import InputError, OptionError
 from passhat.estimators import as_counts
@@ -62,17 +61,19 @@ from passhat.planner.allocate import (
 )
 from passhat.planner.assumptions import Assumptions, _pick_system
 from passhat.planner.batch import Groups, check_batch, hedge
+from passhat.planner.next_runs_text import (
+    HEDGE_START,
+    NO_FLAKY,
+    PRIOR_Z,
+    prior_text,
+    reasons,
+    write_sentences,
+)
 from passhat.planner.result import _METRICS, _label, _whole
 
-__all__ = ["NO_FLAKY", "next_runs"]
-
-#: The answer when no task is flaky.
-NO_FLAKY = "more runs will not change pass^k here; add tasks"
+__all__ = ["NO_FLAKY", "PRIOR_Z", "next_runs"]
 
 _SCOPES = ("benchmark", "population")
-_HEDGE_START = "The prior of the task rates"
-#: |z| of these runs' successes under a stated prior above which the output warns.
-PRIOR_Z = 3.0
 
 
 def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
@@ -265,7 +266,7 @@ def next_runs(
             "variance_share": np.where(n[pick] >= kk, share[pick], np.nan),
             "variance_reduction": red,
             "width_reduction": np.where(n[pick] >= kk, width_red, np.nan),
-            "reason": _reasons(
+            "reason": reasons(
                 status[pick],
                 n[pick],
                 c[pick],
@@ -286,7 +287,7 @@ def next_runs(
         tasks_vs_runs = _tasks_vs_runs(
             prior, n, v_base, free, between, var_after, k, metric, t_base, kk
         )
-    sentences = _sentences(
+    sentences = write_sentences(
         table,
         label,
         scope,
@@ -302,7 +303,7 @@ def next_runs(
         tasks_vs_runs,
         hedged,
         (err_now, err_after, err_uni),
-        _prior_text(prior, stated, no_flaky),
+        prior_text(prior, stated, no_flaky),
         check,
         n_min=int(n.min()),
     )
@@ -327,11 +328,11 @@ def next_runs(
             "floor": between / max(t_after, 1) if scope == "population" else 0.0,
             "tasks_vs_runs": tasks_vs_runs,
             "hedge": hedged,
-            "hedge_sentence": next((x for x in sentences if x.startswith(_HEDGE_START)), None),
+            "hedge_sentence": next((x for x in sentences if x.startswith(HEDGE_START)), None),
             "prior": prior.describe(),
             "prior_stated": stated,
             "prior_check": check,
-            "prior_text": _prior_text(prior, stated, no_flaky),
+            "prior_text": prior_text(prior, stated, no_flaky),
             "reasoning": " ".join(sentences),
             "sentences": sentences,
             "method": (
@@ -346,7 +347,7 @@ def next_runs(
                     else ""
                 )
                 + (
-                    f"(a, b) from the stated prior {_prior_text(prior, stated, no_flaky)}, "
+                    f"(a, b) from the stated prior {prior_text(prior, stated, no_flaky)}, "
                     "trusted: no hedge"
                     if stated
                     else f"(a, b) from {prior.source}"
@@ -358,87 +359,10 @@ def next_runs(
     return table
 
 
-def _prior_text(prior: Assumptions, stated: bool, no_flaky: bool) -> str:
-    """The prior in one phrase, naming where it came from."""
-    beta = f"Beta(μ={prior.mean:.3f}, κ={prior.kappa:.3g})"
-    if not stated and not no_flaky:
-        return f"{beta} fitted to these runs"
-    return f"{beta}{' ' if prior.source.startswith('fitted to') else ', '}{prior.source}"
-
-
-def _change(after: float, now: float) -> str:
-    """A relative change with its sign: −5%, +12%."""
-    d = after / now - 1 if now > 0 else 0.0
-    return ("+" if d > 0 else "−") + pct(abs(d), 0)
-
-
 def _first_come(lack: np.ndarray, budget: int) -> np.ndarray:
     """The lacking runs, in task order, as far as the budget goes."""
     before = np.cumsum(lack) - lack
     return np.minimum(lack, np.maximum(budget - before, 0)).astype(np.int64)
-
-
-def _reasons(
-    status: np.ndarray,
-    n: np.ndarray,
-    c: np.ndarray,
-    extra: np.ndarray,
-    share: np.ndarray,
-    mandatory: np.ndarray,
-    kk: int,
-    label: str,
-) -> np.ndarray:
-    """Each task's reason, written once per distinct (n, c, extra runs, share %, short)."""
-    s100 = np.round(100 * share).astype(np.int64)
-    key = np.stack([n, c, extra, s100, mandatory > 0], axis=1).astype(np.int64)
-    if len(key) == 0:
-        return _reason_texts(status, n, c, extra, s100, mandatory, kk, label)
-    uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    del uniq
-    texts = _reason_texts(
-        status[first], n[first], c[first], extra[first], s100[first], mandatory[first], kk, label
-    )
-    # the status is a function of (n, c) (see _status), so the distinct rows give every text
-    return texts[inverse.reshape(-1)]
-
-
-def _reason_texts(
-    status: np.ndarray,
-    n: np.ndarray,
-    c: np.ndarray,
-    extra: np.ndarray,
-    s100: np.ndarray,
-    mandatory: np.ndarray,
-    kk: int,
-    label: str,
-) -> np.ndarray:
-    counts = (
-        pd.Series(c).astype(str).to_numpy(dtype=object)
-        + "/"
-        + pd.Series(n).astype(str).to_numpy(dtype=object)
-    )
-    runs = pd.Series(extra).astype(str).to_numpy(dtype=object) + np.where(
-        extra == 1, " run", " runs"
-    ).astype(object)
-    shares = pd.Series(s100).astype(str).to_numpy(dtype=object)
-    ordinary = (
-        status.astype(object)
-        + " ("
-        + counts
-        + " passed), "
-        + runs
-        + ", "
-        + shares
-        + "% of the variance more runs can remove"
-    )
-    short = (
-        "too few runs ("
-        + pd.Series(n).astype(str).to_numpy(dtype=object)
-        + f" < k = {kk}), "
-        + runs
-        + f" so that it enters {label}"
-    )
-    return np.where(mandatory > 0, short, ordinary)
 
 
 def _tasks_vs_runs(
@@ -480,119 +404,3 @@ def _tasks_vs_runs(
         "tasks_beat_runs": bool(var_tasks < var_runs * (1 - 1e-12)),  # not on rounding
         "tasks_to_match_reruns": needed,
     }
-
-
-def _sentences(
-    table: pd.DataFrame,
-    label: str,
-    scope: str,
-    T: int,
-    budget: int,
-    width: dict[str, float],
-    var_now: float,
-    var_after: float,
-    ci: float,
-    no_flaky: bool,
-    mandatory: int,
-    between: float,
-    tvr: dict[str, Any] | None,
-    hedge: dict[str, Any] | None = None,
-    errors: tuple[float, float, float] = (float("nan"),) * 3,
-    prior_text: str = "",
-    check: dict[str, float] | None = None,
-    n_min: int = 0,
-) -> list[str]:
-    where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
-    out: list[str] = []
-    if mandatory:
-        out.append(
-            f"{mandatory} of the {budget} runs go first to tasks with fewer runs than k: "
-            f"without them those tasks have no {label} estimate."
-        )
-    if no_flaky:
-        out.append(
-            f"No task is flaky: every task passed all its runs or failed all of them, so "
-            f"{NO_FLAKY.replace('pass^k', label)}. That rests on {n_min} run(s) per task at "
-            f"fewest: such a task's rate may still lie up to {1 - 0.05 ** (1 / max(n_min, 1)):.0%}"
-            " from the 1 or 0 its runs show (95% bound); more runs per task would show whether "
-            "any task is flaky."
-        )
-    else:
-        spread = int((table["extra_runs"] > 0).sum())
-        out.append(
-            f"The next {budget} runs on {spread} of {T} tasks are expected to "
-            f"{'narrow' if width['after'] <= width['now'] else 'change'} the "
-            f"{ci:.0%} interval of {label} for {where} from ±{width['now'] / 2:.4f} to "
-            f"±{width['after'] / 2:.4f} (variance {_change(var_after, var_now)}); the "
-            f"same runs spread evenly: ±{width['uniform'] / 2:.4f}. The root-mean-square error "
-            "of the estimate, the biases of the runs so far included (what the batch "
-            f"minimises): {np.sqrt(errors[0]):.4f} now, {np.sqrt(errors[1]):.4f} after the "
-            f"batch, {np.sqrt(errors[2]):.4f} after even runs."
-        )
-        if check is not None:
-            best = (
-                ""
-                if hedge is None or hedge["choice"] == "greedy"
-                else " Under it, even runs are expected to do best."
-                if hedge["choice"] == "uniform"
-                else f" Under it, {hedge['even_runs']} run{'s' * (hedge['even_runs'] != 1)} per "
-                "task first and the rest where they help most are expected to do best."
-            )
-            out.append(
-                f"Prior of the task rates: {prior_text}; a stated prior is trusted: no hedge "
-                f"(if it is wrong the batch can do worse than even runs).{best}"
-            )
-            if abs(check["z"]) > PRIOR_Z:
-                out.append(
-                    f"These runs do not look like the stated prior: mean success "
-                    f"{check['mean_here']:.3f} here against μ = {check['mu']:.3f} (z = "
-                    f"{check['z']:+.1f}); a wrong prior can make the batch far worse than even "
-                    "runs, so check that the earlier runs are comparable, or leave the prior "
-                    "out (fitted to these runs and hedged)."
-                )
-        else:
-            out.append(f"Prior of the task rates: {prior_text}.")
-        if hedge is not None and hedge["choice"] != "greedy" and check is None:
-            how = (
-                "so the runs are spread evenly"
-                if hedge["choice"] == "uniform"
-                else f"so every task gets {hedge['even_runs']} of them first and the rest go "
-                "where they help most"
-            )
-            out.append(
-                f"{_HEDGE_START} fitted from these runs is uncertain enough that the "
-                "batch aimed at the largest expected gain could be worse than even runs "
-                f"(up to {hedge['worst_ratio_greedy']:.2f}× their squared error under a "
-                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}."
-            )
-        top = table[table["status"] != "too few runs"].head(3)
-        for r in top.itertuples():
-            out.append(f"Task {r.task}: {r.reason}.")
-    if scope == "population" and tvr is not None and T:
-        floor = between / T
-        out.append(
-            f"Which tasks were sampled adds a variance of {floor:.2e} that no number of runs "
-            f"removes ({pct(floor / var_now, 0)} of today's)."
-        )
-        nt, per = tvr["new_tasks"], tvr["runs_per_new_task"]
-        need = tvr["tasks_to_match_reruns"]
-        match = "task already matches" if need == 1 else "tasks already match"
-        if tvr["free_runs"] and (tvr["tasks_beat_runs"] or no_flaky):
-            out.append(
-                f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
-                f"variance to {tvr['variance_new_tasks']:.2e}, against "
-                f"{tvr['variance_reruns']:.2e} from the reruns"
-                + (f"; {need} new {match} the reruns." if need is not None else ".")
-            )
-        elif tvr["free_runs"]:  # no free runs: nothing to weigh against new tasks
-            out.append(
-                f"Reruns beat new tasks here: {nt} new tasks × {per} runs would bring the "
-                f"variance only to {tvr['variance_new_tasks']:.2e} (reruns: "
-                f"{tvr['variance_reruns']:.2e})"
-                + (
-                    f"; matching the reruns would take {need} new tasks ({need * per} runs)."
-                    if need is not None
-                    else "."
-                )
-            )
-    return out
