@@ -8,7 +8,9 @@
   (:mod:`passhat.rank.draws`);
 * :func:`paired_draws` — the paired task bootstrap of many systems, one draw of
   tasks for every system, metric and k (:mod:`passhat.rank.engine`);
-* :func:`simultaneous_band` — max-type bands over the k grid.
+* :func:`simultaneous_band` — max-type bands over the k grid;
+* the pairwise matrix under :func:`rank` (paired tests, Holm, win
+  probabilities) is :mod:`passhat.rank.pairs`.
 
 Examples
 --------

@@ -13,10 +13,11 @@ the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
 
 The rank statistics are a pure function of the draw matrix
 (:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
-pairwise tests and the tiers always use the paired rule of
-:func:`passhat.compare` (:mod:`passhat.rank.tiers`); the pairs that need random
-sign flips share one set of them (:mod:`passhat.signflip_shared`: the same test
-per pair, at a cost nearly flat in the number of pairs).
+pairwise tests always use the paired rule of :func:`passhat.compare`, Holm
+across the pairs (:mod:`passhat.rank.pairs`); the pairs that need random sign
+flips share one set of them (:mod:`passhat.signflip_shared`: the same test per
+pair, at a cost nearly flat in the number of pairs). The tiers are cut from
+those tests (:mod:`passhat.rank.tiers`).
 
 Examples
 --------
@@ -28,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -49,7 +49,6 @@ from passhat._validate import (
     norm_k,
 )
 from passhat.betabinom import posterior_grid
-from passhat.compare import paired_table
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
@@ -57,8 +56,9 @@ from passhat.hierarchical import Column, population_values, weighted_quantiles
 from passhat.intervals import outside_mask
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
+from passhat.rank.pairs import pairwise
 from passhat.rank.result import Ranking
-from passhat.rank.tiers import TIER_RULES, assign_tiers, holm_by_column, leaders
+from passhat.rank.tiers import TIER_RULES, assign_tiers, leaders
 from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS, columns
 from passhat.trials import Trials
 
@@ -403,24 +403,9 @@ def rank(
         ds_kept = ds.isel(task=np.flatnonzero(keep))
         lows, highs, rule = _flat_intervals(ds_kept, cols, systems, lows, highs, rule, opts)
     # ---- pairwise matrix and tiers: the compare rule for every pair
-    pair_idx = [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
-    # random sign flips resolve p down to 1/(flips + 1): Holm's first step needs α / pairs
-    n_flips = max(nb, math.ceil(2 * len(pair_idx) / alpha))
-    # one set of random sign flips serves every pair (the same test per pair, a cost nearly
-    # flat in the pairs); a fresh stream of the same seed: with two systems, `compare`'s pair
-    pt = paired_table(
-        n, c, w, pair_idx, ks, ci=level, n_boot=n_flips, rng=make_rng(seed), shared_flips=True
+    pt, n_pairs, n_flips = pairwise(
+        n, c, w, draws, systems, cols, ks, mets, level=level, n_boot=nb, seed=seed
     )
-    pt = pt[pt["metric"].isin(mets)]
-    pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)
-    pt["p_holm"] = holm_by_column(pt)
-    pt["separated"] = pt["p_holm"] <= alpha
-    a_idx, b_idx = pt["a"].to_numpy(int), pt["b"].to_numpy(int)
-    col_of = {col: j for j, col in enumerate(cols)}
-    j_idx = np.array([col_of[(m, int(kk))] for m, kk in zip(pt["metric"], pt["k"], strict=True)])
-    pt["win_probability"] = _win_probabilities(draws, a_idx, b_idx, j_idx)
-    pt.insert(0, "system_b", [systems[i] for i in b_idx])
-    pt.insert(0, "system_a", [systems[i] for i in a_idx])
     rows: list[pd.DataFrame] = []  # systems with identical counts share their rank statistics
     twins = np.unique(np.concatenate([n, c], axis=1), axis=0, return_inverse=True)[1].ravel()
     for j, (metric, kk) in enumerate(cols):
@@ -472,7 +457,7 @@ def rank(
         "rank_method": rank_method,
         "tier_scope": "population",
         "tier_rule": tier_rule,
-        "pairs_tested": len(pair_idx),
+        "pairs_tested": n_pairs,
         "pair_flips": n_flips,
         "tasks": t_n,
         "intersect": intersect,
@@ -536,34 +521,6 @@ def _flat_intervals(
         lows[i, j], highs[i, j] = float(row["lower"]), float(row["upper"])
         rule[i, j] = f"marginal: {row['method']} (every bootstrap resample gave one value)"
     return lows, highs, rule
-
-
-def _win_probabilities(
-    draws: NDArray[np.float64],
-    a_idx: NDArray[np.int64],
-    b_idx: NDArray[np.int64],
-    j_idx: NDArray[np.int64],
-) -> NDArray[np.float64]:
-    """P(b beats a) over the joint draws for each row (a tie counts half).
-
-    Column by column, on that column's (systems × draws) copy; rows that
-    repeat an (a, b, column) (the two scopes) are computed once.
-    """
-    key = np.column_stack([j_idx, a_idx, b_idx])
-    uniq, inv = np.unique(key, axis=0, return_inverse=True)
-    out = np.empty(uniq.shape[0])
-    m = draws.shape[0]
-    for j in np.unique(uniq[:, 0]).tolist():
-        rows = np.flatnonzero(uniq[:, 0] == j)
-        x = np.ascontiguousarray(np.round(draws[:, :, j], 12).T)  # systems × draws
-        step = max(1, 20_000_000 // max(m, 1))
-        for start in range(0, rows.size, step):
-            r = rows[start : start + step]
-            da, db = x[uniq[r, 1]], x[uniq[r, 2]]
-            # as (db > da).mean() + 0.5 * (db == da).mean(), to the last bit
-            wins = np.count_nonzero(db > da, axis=1) / m
-            out[r] = wins + 0.5 * (np.count_nonzero(db == da, axis=1) / m)
-    return out[np.asarray(inv).ravel()]
 
 
 def _bands(
