@@ -96,8 +96,9 @@ def test_the_sentence_names_the_standard_error_and_the_rmse_as_different_numbers
         "root-mean-square error given the outcomes so far (how far the estimate is expected to "
         "lie from the true pass^5 of these tasks under the fitted prior"
     ) in a["reasoning"]
-    assert "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse) in (
-        a["reasoning"]
+    assert (
+        "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse)
+        in (a["reasoning"])
     )
     # the numbers of the issue, and the relation the sentence states: here the RMSE is smaller
     assert (round(a["width_now"] / 2, 4), round(se, 4), round(rmse[0], 4)) == (
