@@ -31,7 +31,7 @@ from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import unscored_runs_note, unscored_task_rule
+from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
 from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import JOINT_FORMS, JointPriors
@@ -332,6 +332,13 @@ def fit(
     if unscored_tasks == "exclude" and empty.any():
         ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
     w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
+    present0 = np.asarray(ds["present"].values, dtype=bool)
+    for si in np.flatnonzero((present0 & (w_all > 0)).sum(axis=1) == 0).tolist():
+        if present0[si].any():  # a zero total weight has no average: never a silent 0
+            raise ModelError(f"system {str(ds['system'].values[si])!r}: task weights sum to zero")
+    zero_w = present0 & (w_all <= 0)  # out of every average and of the fit, as in estimate
+    if zero_w.any():
+        ds = ds.assign(present=ds["present"] & ~xr.DataArray(zero_w, dims=("system", "task")))
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
     used_sampler = resolve_sampler(sampler, method)
@@ -389,7 +396,9 @@ def fit(
             "passhat_version": str(__version__),
             "passhat_unscored_tasks": unscored_tasks,
             "passhat_notes": json.dumps(
-                unscored_runs_note(ds) + _notes(unscored_tasks, empty, excluded)
+                unscored_runs_note(ds)
+                + _notes(unscored_tasks, empty, excluded)
+                + _weight_zero_notes(ds, zero_w)
             ),
         }
     )
@@ -468,6 +477,17 @@ def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[
         "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
         "fitted distribution)"
     ]
+
+
+def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
+    """The tasks of weight 0, named once (with their systems when not every system's)."""
+    systems = [str(s) for s in ds["system"].values]
+    tasks = [str(t) for t in ds["task"].values]
+    shown = []
+    for t in np.flatnonzero(zero_w.any(axis=0)).tolist():
+        who = [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()]
+        shown.append(tasks[t] if len(who) == len(systems) else f"{tasks[t]} ({', '.join(who)})")
+    return weight_zero_notes(shown)
 
 
 def fit_notes(result: Fit) -> list[str]:
