@@ -243,3 +243,33 @@ def test_case_variant_note_in_cli_and_not_for_distinct_names(
     assert main(["estimate", str(path)]) == 0
     err = capsys.readouterr().err
     assert f"passhat: note: {CASE_NOTE}" in err
+
+
+def test_case_variants_across_two_input_files_are_noted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'GPT-4o' in one file and 'gpt-4o' in another were ranked and compared as two systems
+    with no word said (each reader sees one file). Oracle: the files by hand (the two names
+    differ only in letter case; 'claude' differs from both) and the note's text; a clash within
+    one file stays the reader's note only (said once)."""
+    from passhat.cli import main
+
+    runs = "system,task_id,trial,success\n" + "".join(
+        f"{{s}},t{t},{r},{(t + r) % 2}\n" for t in range(4) for r in range(2)
+    )
+    paths = []
+    for name in ("GPT-4o", "gpt-4o", "claude"):
+        paths.append(tmp_path / f"{name}.csv")
+        paths[-1].write_text(runs.format(s=name))
+    a, b, c = (ph.read(p) for p in paths)
+    assert CASE_NOTE in ph.compare(a, b, n_boot=200).notes
+    assert CASE_NOTE in ph.rank([a, b, c], k=1, n_boot=200).notes
+    assert not any("letter case" in n for n in ph.compare(a, c, n_boot=200).notes)
+    assert not any("letter case" in n for n in ph.rank([a, c], k=1, n_boot=200).notes)
+    assert main(["compare", str(paths[0]), str(paths[1]), "--n-boot", "200"]) == 0
+    assert CASE_NOTE in capsys.readouterr().out
+    both = tmp_path / "both.csv"
+    both.write_text(runs.format(s="GPT-4o") + runs.format(s="gpt-4o").split("\n", 1)[1])
+    assert main(["rank", str(both), str(paths[2]), "--k", "1", "--n-boot", "200"]) == 0
+    out, err = capsys.readouterr()
+    assert (out + err).count("letter case") == 1, (out, err)

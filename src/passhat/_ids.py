@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -160,6 +161,29 @@ as separate systems: rename them in the data if they are one"]
         f"{sum(map(len, clash))} {column} names differ only in letter case ({shown}{more}); "
         f"they are kept as separate {column}s: rename them in the data if they are one"
     ]
+
+
+def case_variant_notes_across(inputs: Sequence[Iterable[object]]) -> list[str]:
+    """:func:`case_variant_notes` for names from several inputs: the clashes between inputs.
+
+    Each reader notes the case variants within its own input; a clash between two inputs
+    (``GPT-4o`` in one file, ``gpt-4o`` in another) is seen only where they are combined.
+    A clash within one input is left to its reader (not said twice).
+
+    Examples
+    --------
+    >>> case_variant_notes_across([["GPT-4o"], ["gpt-4o", "claude"]])
+    ["2 system names differ only in letter case ('GPT-4o' and 'gpt-4o'); they are kept \
+as separate systems: rename them in the data if they are one"]
+    >>> case_variant_notes_across([["a", "A"], ["b"]])
+    []
+    """
+    where: dict[str, dict[str, int]] = {}  # casefolded -> name -> first input holding it
+    for i, names in enumerate(inputs):
+        for name in map(str, names):
+            where.setdefault(name.casefold(), {}).setdefault(name, i)
+    spanning = [g for g in where.values() if len(set(g.values())) > 1]
+    return case_variant_notes([name for g in spanning for name in g])
 
 
 def describe_char(ch: str) -> str:

@@ -528,7 +528,8 @@ def compare(
             dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
         ),
         settings=settings,
-        notes=k_notes
+        notes=sel.notes
+        + k_notes
         + _width_notes(table)
         + value_outside_note(table, value="difference", who=("baseline", "candidate")),
     )

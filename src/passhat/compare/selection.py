@@ -23,11 +23,12 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
 
+from passhat._ids import case_variant_notes_across
 from passhat.errors import OptionError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -54,12 +55,16 @@ class Selection:
     sources : tuple of xarray.Dataset
         The validated (and, where needed, relabelled) inputs, with their task
         coordinates (category, scenario_hash, ...).
+    notes : list of str
+        With two inputs: systems of the two whose names differ only in letter case
+        (each reader notes such names within its own input only).
     """
 
     baseline: str
     candidates: list[str]
     counts: xr.Dataset
     sources: tuple[xr.Dataset, ...]
+    notes: list[str] = field(default_factory=list)
 
     def table(self, system: str) -> xr.Dataset:
         """The one-system count table of ``system`` from its own input (coordinates kept).
@@ -231,4 +236,10 @@ def select_systems(
         compat="override",
     )
     merged["present"] = merged["present"].astype(bool)
-    return Selection(baseline=base, candidates=cands, counts=merged, sources=(ds_a, ds_b))
+    return Selection(
+        baseline=base,
+        candidates=cands,
+        counts=merged,
+        sources=(ds_a, ds_b),
+        notes=case_variant_notes_across([[base], cands]),
+    )

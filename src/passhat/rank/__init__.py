@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from passhat.rank.draws import holm, point_ranks, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws
-from passhat.rank.leaderboard import ENGINES, combine_systems, rank
+from passhat.rank.inputs import combine_systems
+from passhat.rank.leaderboard import ENGINES, rank
 from passhat.rank.result import Ranking
 
 __all__ = [

@@ -50,65 +50,22 @@ from passhat._validate import (
 )
 from passhat.betabinom import posterior_grid
 from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
-from passhat.estimators import METRICS, WeightSpec, as_counts, task_weights
+from passhat.estimators import METRICS, WeightSpec, task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
 from passhat.hierarchical import Column, population_values, weighted_quantiles
 from passhat.intervals import outside_mask
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws, point_values
+from passhat.rank.inputs import Input, combine_systems
 from passhat.rank.pairs import pairwise
 from passhat.rank.result import Ranking
 from passhat.rank.tiers import TIER_RULES, assign_tiers, leaders
 from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS, columns
-from passhat.trials import Trials
 
 __all__ = ["ENGINES", "combine_systems", "rank"]
 
 #: The engines of :func:`rank`.
 ENGINES = ("bootstrap", "joint", "rasch")
-
-_KEEP = ["n", "c", "unscored", "present", "weight"]
-
-Input = Trials | xr.Dataset
-
-
-def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
-    """One count table of every system of one input or several (systems must not repeat).
-
-    Examples
-    --------
-    >>> import passhat as ph
-    >>> from passhat.rank import combine_systems
-    >>> ds = combine_systems(ph.load_example("agents"))
-    >>> ds["system"].values.tolist()
-    ['baseline', 'guided']
-    """
-    if isinstance(data, Trials | xr.Dataset):
-        return as_counts(data)
-    tables = [as_counts(d) for d in data]
-    if not tables:
-        raise ValidationError("no input to rank")
-    if len(tables) == 1:
-        return tables[0]
-    seen: dict[str, int] = {}
-    for i, t in enumerate(tables):
-        for s in t["system"].values.tolist():
-            if str(s) in seen:
-                raise ValidationError(
-                    f"system {s!r} appears in input {seen[str(s)] + 1} and input {i + 1}; "
-                    "give each system once (rename one, e.g. with --map system=…)"
-                )
-            seen[str(s)] = i
-    merged = xr.concat(
-        [t[_KEEP].reset_coords(drop=True) for t in tables],
-        dim="system",
-        join="outer",
-        fill_value=0,
-        coords="minimal",
-        compat="override",
-    )
-    merged["present"] = merged["present"].astype(bool)
-    return merged
 
 
 def _common_tasks(
@@ -352,7 +309,8 @@ def rank(
     cols = [col for col in columns(ks) if col[0] in mets]
     rng = make_rng(seed)
     bounds = None
-    notes = unscored_runs_note(ds_all) + weight_zero_notes(ds["task"].values[~keep])
+    notes = unscored_runs_note(ds_all) + ds_all.attrs.get("across_inputs_notes", [])
+    notes += weight_zero_notes(ds["task"].values[~keep])
     if engine == "bootstrap" and t_n < MIN_TASKS:
         # resampling fewer than MIN_TASKS tasks understates the spread (one task: no spread
         # at all); the rule of `estimate` takes each system's hierarchical posterior
