@@ -432,7 +432,7 @@ def scope_intervals(
             predictive=predictive,
             level=level,
             n_boot=n_boot,
-            rng=rng,
+            rng=_side_stream(rng),
         )
 
     rows = []
@@ -451,6 +451,20 @@ def scope_intervals(
                     }
                 )
     return pd.DataFrame(rows, columns=["metric", "k", "scope", "lower", "upper", "method"])
+
+
+def _side_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A child stream of ``rng`` that leaves ``rng``'s own draws as they were.
+
+    The predictive interval is asked for by the report, not by ``passhat estimate``: drawing
+    it from ``rng`` itself would shift every later system's population and benchmark draws,
+    so the report's intervals would differ from ``estimate``'s at the same seed.
+    ``Generator.spawn`` advances the seed sequence's child counter, not the stream.
+    """
+    try:
+        return rng.spawn(1)[0]
+    except (AttributeError, TypeError, ValueError):  # a bit generator without a seed sequence
+        return rng
 
 
 def _predictive(
