@@ -87,6 +87,14 @@ def test_bad_input() -> None:
     df.loc[3, "category"] = None
     with pytest.raises(ValidationError, match=r"category is missing in 1 row\(s\) \(first row 4"):
         ph.slices(ph.Trials.from_frame(df), by=["category"])
+    # one task, two categories: `estimate --weights category` refused the file while `slices`
+    # counted the task in both (oracle: the file by hand, task of row 4 split x / z)
+    df = _hand().frame.copy()
+    df.loc[3, "category"] = "z" if df.loc[3, "category"] != "z" else "w"
+    task = df.loc[3, "task_id"]
+    with pytest.raises(ValidationError, match=f"task {task!r}: runs declare different categ"):
+        ph.slices(ph.Trials.from_frame(df), by=["category"])
+    ph.slices(ph.Trials.from_frame(df), by=["status"])  # statuses are per run: no rule broken
     with pytest.raises(OptionError, match="cannot slice by"):
         ph.slices(_hand(), by=["model"])
     with pytest.raises(OptionError, match="ci must"):

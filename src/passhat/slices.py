@@ -118,8 +118,8 @@ def slices(
     Raises
     ------
     ValidationError
-        Not trials; no category column, or tasks without a category, when
-        slicing by category; a severe status that no run has is allowed
+        Not trials; no category column, tasks without a category, or a task
+        whose runs declare different categories, when slicing by category; a severe status that no run has is allowed
         (rate 0), an empty name is not.
     """
     if not isinstance(trials, Trials):
@@ -153,6 +153,7 @@ def slices(
                 f"tasks {', '.join(map(str, tasks[:5]))}{' ...' if len(tasks) > 5 else ''}); "
                 "every run needs a category to slice by category"
             )
+        trials.counts()  # refuses a task whose runs declare different categories, as estimate
     tables = {key: _table(df, key) for key in keys}
     sev = [str(s).strip() for s in ([severe] if isinstance(severe, str) else severe)]
     if any(not s for s in sev):
