@@ -119,8 +119,8 @@ def slices(
     ------
     ValidationError
         Not trials; no category column, tasks without a category, or a task
-        whose runs declare different categories, when slicing by category; a severe status that no run has is allowed
-        (rate 0), an empty name is not.
+        whose runs declare different categories, when slicing by category; a
+        severe status that no run has is allowed (rate 0), an empty name is not.
     """
     if not isinstance(trials, Trials):
         raise ValidationError(
