@@ -231,6 +231,16 @@ def test_tau_bench_empty_and_toolless_trajectories(tmp_path: Path) -> None:
     assert d.table[["trial", "step", "kind"]].values.tolist() == [[1, 1, "stops"]]
 
 
+def test_tau_bench_traces_every_trajectory_empty_says_so(tmp_path: Path) -> None:
+    """One record with an empty traj was refused as "no trials" although the file has one
+    trial (oracle: the file by hand; its outcomes still read)."""
+    recs = [{"task_id": 0, "trial": 0, "reward": 1.0, "info": {}, "traj": []}]
+    path = _tau_file(tmp_path, recs)
+    with pytest.raises(FormatError, match=r"every one of the 1 record\(s\) has an empty traj"):
+        ph.read_traces(path, format="tau-bench")
+    assert ph.read(path, format="tau-bench").counts()["n"].values.tolist() == [[1]]
+
+
 def test_tau_bench_bad_tool_call(tmp_path: Path) -> None:
     recs = [
         {

@@ -257,6 +257,12 @@ def read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Trac
                     }
                 )
                 n += 1
+    if records and not any(keep):  # else the container's bare "no trials" hides why
+        raise FormatError(
+            f"{path}: every one of the {len(records)} record(s) has an empty trajectory "
+            "(traj: no messages), so there are no tool calls to read; outcomes alone are read "
+            "by passhat estimate"
+        )
     trials = outcome[keep].copy()
     trials["termination"] = [t for t, k in zip(terms, keep, strict=True) if k]
     return finish_traces(steps, trials, excluded, path=path, fmt="tau-bench")
