@@ -31,35 +31,55 @@ def agents_trials():
     return ph.load_example("agents")
 
 
-# The joint model's tests share one pytest-xdist worker (`make test` runs `--dist loadgroup`):
-# each worker compiles the model for NUTS once per (form, number of systems), ~20-40 s each,
-# so splitting these tests over two workers compiled everything twice.
-JOINT_GROUP = (
-    "tests/commands/test_fit_joint.py::",
-    "tests/model/test_model_joint.py::",
-    "tests/model/test_model_joint_rasch.py::",
-    "tests/model/test_model_joint_quad.py::",
-    "tests/rank/test_rank_leaderboard.py::test_joint_engine_with_a_real_joint_fit",
-    "tests/rank/test_rank_leaderboard.py::test_rasch_engine_fits_the_rasch_form",
-    "src/passhat/model/joint_fit.py::",
-    "src/passhat/model/joint_result.py::",
-    "src/passhat/model/joint_rasch.py::",
-    "src/passhat/model/joint_ops.py::",
-    "src/passhat/model/joint_rasch_ops.py::",
-)
+# Tests that share a model compiled for NUTS run on one pytest-xdist worker each (`make test`
+# runs `--dist loadgroup`): each worker compiles a model once per (form, number of systems),
+# 20-40 s each, so splitting these tests over two workers compiled everything twice. pytest 9
+# ignores the node-id suffix by which pytest-xdist 3.8 implements its xdist_group mark, so the
+# groups are given to the scheduler here, by node-id prefix.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "joint-model": (
+        "tests/commands/test_fit_joint.py::",
+        "tests/model/test_model_joint.py::",
+        "tests/model/test_model_joint_rasch.py::",
+        "tests/model/test_model_joint_quad.py::",
+        "tests/rank/test_rank_leaderboard.py::test_joint_engine_with_a_real_joint_fit",
+        "tests/rank/test_rank_leaderboard.py::test_rasch_engine_fits_the_rasch_form",
+        "src/passhat/model/joint_fit.py::",
+        "src/passhat/model/joint_result.py::",
+        "src/passhat/model/joint_rasch.py::",
+        "src/passhat/model/joint_ops.py::",
+        "src/passhat/model/joint_rasch_ops.py::",
+    ),
+    # the session fixtures sampled by NUTS (tests/model/conftest.py, tests/report/conftest.py)
+    "nuts-fixtures": (
+        "tests/model/test_model_loo.py::",
+        "tests/model/test_model_result.py::",
+        "tests/model/test_model_sampler.py::",
+        "tests/model/test_model_summaries.py::",
+        "tests/report/sections/test_section_model.py::",
+        "tests/report/test_report_browser.py::",
+        "tests/report/test_report_render.py::",
+    ),
+}
 
 
-# Likewise the tests that use a session fixture sampled by NUTS (the hierarchical and the
-# zero/one-inflated models, and the report built with them): one worker builds each once.
-NUTS_FIXTURES = frozenset(
-    {"agents_nuts", "agents_inflated", "tau_nuts", "malicious_report", "malicious_dir"}
-)
+def group_of(nodeid: str) -> str:
+    """The scheduling unit of a test: its group, else the test itself."""
+    for name, prefixes in GROUPS.items():
+        if nodeid.startswith(prefixes):
+            return name
+    return nodeid
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.nodeid.startswith(JOINT_GROUP):
-            item.add_marker(pytest.mark.xdist_group("joint-model"))
-        elif NUTS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("nuts-fixtures"))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadgroup``: pytest-xdist's load-scope scheduler with the groups above (the
+    largest units are handed out first, one per worker)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return Groups(config, log)
