@@ -12,7 +12,7 @@ Examples
 >>> from passhat.model.joint_fit import fit_joint
 >>> from passhat.model.joint_build import joint_counts
 >>> ds = joint_counts([[4, 4, 4], [4, 4, 4]], [[4, 2, 0], [3, 1, 0]], systems=["A", "B"])
->>> f = fit_joint(ds, seed=1, chains=1, draws=50, tune=50, sampler="pymc")
+>>> f = fit_joint(ds, seed=1, chains=1, draws=50, tune=50)
 >>> f.systems, f.metric_draws("mean", 1, scope="population").shape
 (['A', 'B'], (50, 2))
 """
@@ -312,7 +312,7 @@ def joint_input_table(fit: JointFit) -> pd.DataFrame:
     >>> from passhat.model.joint_fit import fit_joint, joint_input_table
     >>> from passhat.model.joint_build import joint_counts
     >>> ds = joint_counts([[4, 4], [2, 0]], [[4, 2], [1, 0]], systems=["A", "B"])
-    >>> f = fit_joint(ds, chains=1, draws=20, tune=20, sampler="pymc")
+    >>> f = fit_joint(ds, chains=1, draws=20, tune=20)
     >>> joint_input_table(f)["tasks"].tolist()
     [2, 1]
     """

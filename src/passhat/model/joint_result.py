@@ -15,7 +15,7 @@ Examples
 >>> from passhat.model.joint_fit import fit_joint
 >>> ds = joint_counts([[4] * 6, [4] * 6], [[4, 4, 3, 1, 0, 0], [4, 3, 1, 0, 0, 0]],
 ...                   systems=["A", "B"])
->>> f = fit_joint(ds, k=2, seed=0, chains=1, draws=100, tune=100, sampler="pymc")
+>>> f = fit_joint(ds, k=2, seed=0, chains=1, draws=100, tune=100)
 >>> f.metric_draws("pass_hat_k", 2, scope="benchmark").shape
 (100, 2)
 """
@@ -161,7 +161,7 @@ class JointFit:
         >>> from passhat.model.joint_build import joint_counts
         >>> from passhat.model.joint_fit import fit_joint
         >>> f = fit_joint(joint_counts([[3, 3, 3], [3, 3, 3]], [[3, 1, 0], [2, 1, 0]],
-        ...               systems=["A", "B"]), chains=1, draws=40, tune=40, sampler="pymc")
+        ...               systems=["A", "B"]), chains=1, draws=40, tune=40)
         >>> f.metric_draws("pass_at_k", 2, scope="population").shape
         (40, 2)
         """
@@ -209,7 +209,7 @@ class JointFit:
         >>> from passhat.model.joint_build import joint_counts
         >>> from passhat.model.joint_fit import fit_joint
         >>> f = fit_joint(joint_counts([[3, 3, 3], [3, 3, 3]], [[3, 1, 0], [2, 1, 0]],
-        ...               systems=["A", "B"]), k=2, chains=1, draws=40, tune=40, sampler="pymc")
+        ...               systems=["A", "B"]), k=2, chains=1, draws=40, tune=40)
         >>> sorted(set(f.summary()["scope"]))
         ['benchmark', 'population']
         """
