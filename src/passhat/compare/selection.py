@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +37,32 @@ __all__ = ["Selection", "select_systems"]
 
 #: The variables a merged count table of two inputs keeps.
 _KEEP = ["n", "c", "unscored", "present", "weight"]
+
+
+def concat_systems(tables: Sequence[xr.Dataset]) -> xr.Dataset:
+    """Count tables of disjoint systems as one: the union of their tasks, a task a system
+    did not run has n = c = 0 and ``present`` False.
+
+    Examples
+    --------
+    >>> from passhat.compare.selection import concat_systems
+    >>> from passhat.trials import counts_from_arrays
+    >>> a = counts_from_arrays([2, 2], [1, 2], tasks=["t1", "t2"], system="A")
+    >>> b = counts_from_arrays([2], [0], tasks=["t1"], system="B")
+    >>> m = concat_systems([a, b])
+    >>> m["present"].values.tolist(), m["n"].values.tolist()
+    ([[True, True], [True, False]], [[2, 2], [2, 0]])
+    """
+    merged = xr.concat(
+        [t[_KEEP].reset_coords(drop=True) for t in tables],
+        dim="system",
+        join="outer",
+        fill_value=0,
+        coords="minimal",
+        compat="override",
+    )
+    merged["present"] = merged["present"].astype(bool)
+    return merged
 
 
 @dataclass(frozen=True)
@@ -224,22 +251,10 @@ def select_systems(
                 f"both inputs hold system {base!r}; compare files with one system each, or "
                 "one file with several systems and a baseline"
             )
-    merged = xr.concat(
-        [
-            ds_a.sel(system=[base])[_KEEP].reset_coords(drop=True),
-            ds_b.sel(system=cands)[_KEEP].reset_coords(drop=True),
-        ],
-        dim="system",
-        join="outer",
-        fill_value=0,
-        coords="minimal",
-        compat="override",
-    )
-    merged["present"] = merged["present"].astype(bool)
     return Selection(
         baseline=base,
         candidates=cands,
-        counts=merged,
+        counts=concat_systems([ds_a.sel(system=[base]), ds_b.sel(system=cands)]),
         sources=(ds_a, ds_b),
         notes=case_variant_notes_across([[base], cands]),
     )

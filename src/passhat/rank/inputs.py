@@ -16,13 +16,13 @@ from collections.abc import Sequence
 import xarray as xr
 
 from passhat._ids import case_variant_notes_across
+from passhat.compare.selection import concat_systems
 from passhat.errors import ValidationError
 from passhat.estimators import as_counts
 from passhat.trials import Trials
 
 __all__ = ["Input", "combine_systems"]
 
-_KEEP = ["n", "c", "unscored", "present", "weight"]
 
 Input = Trials | xr.Dataset
 
@@ -54,15 +54,7 @@ def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
                     "give each system once (rename one, e.g. with --map system=…)"
                 )
             seen[str(s)] = i
-    merged = xr.concat(
-        [t[_KEEP].reset_coords(drop=True) for t in tables],
-        dim="system",
-        join="outer",
-        fill_value=0,
-        coords="minimal",
-        compat="override",
-    )
-    merged["present"] = merged["present"].astype(bool)
+    merged = concat_systems(tables)
     merged.attrs["across_inputs_notes"] = case_variant_notes_across(  # a reader saw one file
         [t["system"].values for t in tables]
     )
