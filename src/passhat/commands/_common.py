@@ -10,18 +10,17 @@ import contextlib
 import contextvars
 import functools
 import inspect
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
 import click
-import pandas as pd
 import xarray as xr
 
-from passhat._format import jsonable
-from passhat.commands._output import Records, echo, emit_json
+from passhat._format import num
+from passhat._result import records
+from passhat.commands._output import echo, emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -326,11 +325,5 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
     )
 
 
-def records(df: pd.DataFrame) -> Records:
-    """DataFrame rows as JSON-safe dicts (NaN → null), remembering the columns (``--csv`` of an
-    empty table writes its header)."""
-    return Records((jsonable(r) for r in df.to_dict(orient="records")), columns=df.columns)
-
-
-def fmt_num(x: float) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+#: The table cells' number format (kept under this name for the command modules).
+fmt_num = num
