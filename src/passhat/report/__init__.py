@@ -20,11 +20,13 @@ Examples
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.errors import OptionError
 from passhat.io import read_traces
 from passhat.report import plots
@@ -39,6 +41,8 @@ from passhat.trials import Trials
 
 if TYPE_CHECKING:
     from typing import Unpack
+
+    from passhat.model import Fit
 
 __all__ = [
     "REPORT_NAMES",
@@ -63,6 +67,15 @@ def report(
     trials: Trials | xr.Dataset,
     out_dir: str | Path,
     *,
+    k: int | Sequence[int] | None = None,
+    seed: int | None = DEFAULT_SEED,
+    model: bool | Fit = True,
+    title: str | None = None,
+    ci: float | None = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    plan: bool = True,
+    baseline: str | None = None,
+    divergence: Any = None,
     traces: Traces | str | Path | None = None,
     force: bool = False,
     **options: Unpack[ReportOptions],
@@ -83,16 +96,6 @@ def report(
         never an input, nor a directory holding files of these names that
         passhat did not write (unless ``force``). The files are replaced all at
         once (see :func:`~passhat.report.render.write_report`).
-    traces : passhat.Traces or path, optional
-        Traces of the same runs (a path is read with :func:`passhat.read_traces`,
-        its format sniffed): the report checks that they share tasks with
-        ``trials`` and computes their divergence itself. Not with ``divergence``.
-    force : bool
-        Replace files of the report's names in ``out_dir`` that passhat did not
-        write (inputs are never written over).
-    **options
-        The options of the report (:class:`~passhat.report.build.ReportOptions`), each
-        described below.
     k : int or sequence of int, optional
         k values of the headline and spread tables (default: 1, 2, 5 capped at
         the fewest decided runs of a task, as ``passhat report`` without
@@ -110,6 +113,21 @@ def report(
     n_boot : int
         Bootstrap resamples of the population-scope intervals (default
         10,000, as every entry point).
+    plan : bool
+        Add "What to run next" from the planner.
+    baseline : str, optional
+        System the others are compared with in the headline (default: the first).
+    divergence : passhat.Divergence, optional
+        A divergence result to show in "Where failing runs diverge".
+    traces : passhat.Traces or path, optional
+        Traces of the same runs (a path is read with :func:`passhat.read_traces`,
+        its format sniffed): the report checks that they share tasks with
+        ``trials`` and computes their divergence itself. Not with ``divergence``.
+    force : bool
+        Replace files of the report's names in ``out_dir`` that passhat did not
+        write (inputs are never written over).
+    **options
+        The further options (:class:`~passhat.report.build.ReportOptions`):
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
     compare_models : bool, default True
@@ -118,14 +136,8 @@ def report(
     progress : bool, optional
         Progress bar of the inflated model's NUTS fit: None shows it on a terminal only,
         False never (``passhat report --quiet``).
-    plan : bool
-        Add "What to run next" from the planner.
-    divergence : passhat.Divergence, optional
-        A divergence result to show in "Where failing runs diverge".
     tolerate_extra_lookups : bool
         With ``traces``: as in :func:`passhat.divergence`.
-    baseline : str, optional
-        System the others are compared with in the headline (default: the first).
     weights, on_short, min_runs, unscored_tasks
         As in :func:`passhat.estimate`; with several systems exclusions apply
         to matched tasks (every system is reported on the same tasks; the
@@ -162,7 +174,20 @@ def report(
     check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
-    results = compute_results(trials, traces=traces, **options)
+    results = compute_results(
+        trials,
+        k=k,
+        title=title,
+        seed=seed,
+        ci=ci,
+        n_boot=n_boot,
+        model=model,
+        plan=plan,
+        baseline=baseline,
+        divergence=divergence,
+        traces=traces,
+        **options,
+    )
     data = assemble_report(results)
     said = set(results.input_notes)  # the reader's notes (already said, on stderr)
     notes = tuple(str(n) for n in data.stamp.get("notes", []) if n not in said)

@@ -13,6 +13,7 @@ nothing printed or plotted; :mod:`passhat.report.render` writes the files.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -61,6 +62,9 @@ from passhat.trials import Trials, provenance
 if TYPE_CHECKING:
     from typing import Unpack
 
+    from passhat.compare.paired import Comparison
+    from passhat.rank.result import Ranking
+
 __all__ = [
     "FLIP_RATE",
     "HALF_WIDTH",
@@ -88,53 +92,49 @@ MORE_RUNS_SIMULATIONS = 100
 
 
 class ReportOptions(TypedDict, total=False):
-    """The options of :func:`passhat.report`, :func:`build_report_data` and
-    :func:`compute_results` (each described in :func:`passhat.report`; defaults in
-    :data:`DEFAULTS`)."""
+    """The report's further options, beside those every entry point names (each described
+    in :func:`passhat.report`; defaults in :data:`DEFAULTS`)."""
 
-    k: int | list[int] | tuple[int, ...] | None
-    title: str | None
-    seed: int | None
-    ci: float | None
-    n_boot: int
     weights: Any
     on_short: Literal["error", "exclude"]
     min_runs: int | None
     unscored_tasks: Literal["exclude", "error"]
-    model: bool | Fit
     model_method: str
     compare_models: bool
-    plan: bool
-    divergence: Any
     tolerate_extra_lookups: bool
-    baseline: str | None
     progress: bool | None
 
 
-#: Each option's default.
+#: Each further option's default.
 DEFAULTS: ReportOptions = {
-    "k": None,
-    "title": None,
-    "seed": DEFAULT_SEED,
-    "ci": 0.95,
-    "n_boot": DEFAULT_N_BOOT,
     "weights": None,
     "on_short": "error",
     "min_runs": None,
     "unscored_tasks": "exclude",
-    "model": True,
     "model_method": "grid",
     "compare_models": True,
-    "plan": True,
-    "divergence": None,
     "tolerate_extra_lookups": False,
-    "baseline": None,
     "progress": None,
 }
 
 
-def _options(given: ReportOptions) -> ReportOptions:
-    """The options with their defaults; an unknown one is a TypeError (as for any function)."""
+class _Request(ReportOptions, total=False):
+    """Every option of a report, as :func:`compute_results` reads them."""
+
+    k: int | Sequence[int] | None
+    title: str | None
+    seed: int | None
+    ci: float | None
+    n_boot: int
+    model: bool | Fit
+    plan: bool
+    baseline: str | None
+    divergence: Any
+
+
+def _further(given: ReportOptions) -> ReportOptions:
+    """The further options with their defaults; an unknown one is a TypeError (as for any
+    function)."""
     unknown = sorted(set(given) - set(DEFAULTS))
     if unknown:
         raise TypeError(f"report() got an unexpected keyword argument {unknown[0]!r}")
@@ -142,7 +142,19 @@ def _options(given: ReportOptions) -> ReportOptions:
 
 
 def build_report_data(
-    data: Trials | xr.Dataset, *, traces: Traces | None = None, **options: Unpack[ReportOptions]
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] | None = None,
+    title: str | None = None,
+    seed: int | None = DEFAULT_SEED,
+    ci: float | None = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    model: bool | Fit = True,
+    plan: bool = True,
+    baseline: str | None = None,
+    divergence: Any = None,
+    traces: Traces | None = None,
+    **options: Unpack[ReportOptions],
 ) -> ReportData:
     """Compute every number of the report (:func:`compute_results`) and assemble its document.
 
@@ -150,12 +162,15 @@ def build_report_data(
     ----------
     data : Trials or xarray.Dataset
         Trials, or a count table (then the status slices are omitted).
+    k, title, seed, ci, n_boot, model, plan, baseline, divergence
+        As in :func:`passhat.report`.
     traces : passhat.Traces, optional
         Traces of the same runs: their divergence is computed (after checking that they share
         tasks with ``data``). Not with ``divergence``.
     **options
-        As in :func:`passhat.report` (:class:`ReportOptions`), and ``weights`` (as in
-        :func:`passhat.estimate`).
+        The further options of :func:`passhat.report` (:class:`ReportOptions`): ``weights``,
+        ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
+        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``.
 
     Returns
     -------
@@ -168,11 +183,37 @@ def build_report_data(
     >>> [s.id for s in rd.sections][:3]
     ['summary', 'data', 'headline']
     """
-    return assemble_report(compute_results(data, traces=traces, **options))
+    results = compute_results(
+        data,
+        k=k,
+        title=title,
+        seed=seed,
+        ci=ci,
+        n_boot=n_boot,
+        model=model,
+        plan=plan,
+        baseline=baseline,
+        divergence=divergence,
+        traces=traces,
+        **options,
+    )
+    return assemble_report(results)
 
 
 def compute_results(
-    data: Trials | xr.Dataset, *, traces: Traces | None = None, **options: Unpack[ReportOptions]
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] | None = None,
+    title: str | None = None,
+    seed: int | None = DEFAULT_SEED,
+    ci: float | None = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    model: bool | Fit = True,
+    plan: bool = True,
+    baseline: str | None = None,
+    divergence: Any = None,
+    traces: Traces | None = None,
+    **options: Unpack[ReportOptions],
 ) -> ReportResults:
     """Every result of the report, each computed once, with the report's seed stream.
 
@@ -180,10 +221,12 @@ def compute_results(
     ----------
     data : Trials or xarray.Dataset
         Trials, or a count table (then the status slices are omitted).
+    k, title, seed, ci, n_boot, model, plan, baseline, divergence
+        As in :func:`passhat.report`.
     traces : passhat.Traces, optional
         As in :func:`build_report_data`.
     **options
-        As in :func:`passhat.report` (:class:`ReportOptions`). With several systems the
+        As in :func:`build_report_data` (:class:`ReportOptions`). With several systems the
         exclusions apply to matched tasks: every system is reported on the same tasks.
 
     Returns
@@ -198,14 +241,19 @@ def compute_results(
     >>> res.seeds.comparison, res.ranking is None, res.comparison.settings["seed"]
     (1, True, 1)
     """
-    opts = _options(options)
-    if opts["ci"] is not None:  # the options first, before any work
-        check_ci(opts["ci"])
-    given_model = opts["model"]
-    if not isinstance(given_model, Fit) and given_model is not True and given_model is not False:
-        raise TypeError(
-            f"model= must be True, False or a passhat.Fit (got {type(given_model).__name__})"
-        )
+    opts: _Request = {
+        **_further(options),
+        "k": k,
+        "title": title,
+        "seed": seed,
+        "ci": ci,
+        "n_boot": n_boot,
+        "model": model,
+        "plan": plan,
+        "baseline": baseline,
+        "divergence": divergence,
+    }
+    _check_options(opts)  # the options first, before any work
     seed = resolve_seed(opts["seed"])
     seeds = ReportSeeds.from_seed(seed)
     div, trace_counts = _divergence_input(data, traces, opts)
@@ -217,20 +265,7 @@ def compute_results(
         present=ds_all["present"]
         & xr.DataArray(est.per_task["included"].values, dims=("system", "task"))
     )
-    ks, ci, n_boot = list(settings.ks), settings.ci, settings.n_boot
-    sp = _gap_at_kmax(
-        spread(
-            ds,
-            k=ks,
-            weights=settings.weights,
-            on_short=opts["on_short"],
-            min_runs=settings.min_runs,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seeds.spread,
-        ),
-        settings.kmax,
-    )
+    sp = _spread(ds, settings, seeds.spread)
     systems = [str(s) for s in ds["system"].values]
     if settings.baseline is not None and settings.baseline not in systems:  # before the fit
         raise OptionError(
@@ -240,24 +275,10 @@ def compute_results(
     # the k-curve first, while few per-task tables are alive (its estimates are the report's
     # largest transient memory at a million tasks)
     curve = _curve(ds, est, settings, seeds.curve)
-    model = _model_results(ds, given_model, settings, seeds, progress=opts["progress"])
-    comparison = None
-    if len(systems) > 1 and ci is not None:
-        comparison = compare(
-            ds,
-            k=ks,
-            ci=ci,
-            seed=seeds.comparison,
-            n_boot=n_boot,
-            intersect=True,
-            baseline=settings.baseline or systems[0],
-            weights=settings.weights,
-        )
-    ranking = None
-    if len(systems) >= MIN_SYSTEMS and ci is not None:  # two systems: the paired comparison
-        ranking = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seeds.ranking, intersect=True)
-    fitted = model.fit if model is not None else None
-    plan = _plan_results(ds, fitted, settings.kmax) if settings.plan else None
+    model_res = _model_results(ds, opts["model"], settings, seeds, progress=opts["progress"])
+    comparison, ranking = _comparisons(ds, settings, seeds)
+    fitted = model_res.fit if model_res is not None else None
+    plan_res = _plan_results(ds, fitted, settings.kmax) if settings.plan else None
     # the per-task table (~250 MB at a million tasks) once the planner's transients are gone
     est.tasks  # noqa: B018 (built here, once: the flaky section and tasks.parquet read it)
     return ReportResults(
@@ -271,8 +292,8 @@ def compute_results(
         curve=curve,
         comparison=comparison,
         ranking=ranking,
-        model=model,
-        plan=plan,
+        model=model_res,
+        plan=plan_res,
         slices=_slices(data),
         divergence=div,
         trace_counts=trace_counts,
@@ -280,8 +301,17 @@ def compute_results(
 
 
 # ------------------------------------------------------------------- inputs and settings
+def _check_options(opts: _Request) -> None:
+    """Refuse an interval level out of (0, 1) and a ``model`` that is not True, False or a fit."""
+    if opts["ci"] is not None:
+        check_ci(opts["ci"])
+    model = opts["model"]
+    if not isinstance(model, Fit) and model is not True and model is not False:
+        raise TypeError(f"model= must be True, False or a passhat.Fit (got {type(model).__name__})")
+
+
 def _divergence_input(
-    data: Trials | xr.Dataset, traces: Traces | None, opts: ReportOptions
+    data: Trials | xr.Dataset, traces: Traces | None, opts: _Request
 ) -> tuple[Any, TraceCounts | None]:
     """The divergence to show (given, or computed from ``traces``) and what the traces held;
     the options checked before any other work."""
@@ -390,7 +420,7 @@ def _default_title(data: Trials | xr.Dataset) -> str:
 
 
 def _settings(
-    data: Trials | xr.Dataset, est: Estimate, opts: ReportOptions, seed: int
+    data: Trials | xr.Dataset, est: Estimate, opts: _Request, seed: int
 ) -> ReportSettings:
     return ReportSettings(
         ks=tuple(int(v) for v in est.settings["k"]),
@@ -410,7 +440,7 @@ def _settings(
 
 
 # ------------------------------------------------------------ estimate, curve and slices
-def _estimate(ds_all: xr.Dataset, opts: ReportOptions, seeds: ReportSeeds) -> Estimate:
+def _estimate(ds_all: xr.Dataset, opts: _Request, seeds: ReportSeeds) -> Estimate:
     """The report's estimate on matched tasks, with intervals when ``ci`` is given."""
     k = opts["k"]
     est_opts: dict[str, Any] = {
@@ -443,6 +473,47 @@ def _curve(ds: xr.Dataset, est: Estimate, settings: ReportSettings, seed: int) -
     return curve_frame(
         ds, kmax=kmax, ci=settings.ci, seed=seed, n_boot=settings.n_boot, weights=settings.weights
     )
+
+
+def _spread(ds: xr.Dataset, settings: ReportSettings, seed: int) -> Spread:
+    """The spread on the report's tasks, with its gap contributions at the largest k only: the
+    report shows no other (those at every k are ~130 MB at a million tasks)."""
+    sp = spread(
+        ds,
+        k=list(settings.ks),
+        weights=settings.weights,
+        on_short=settings.on_short,  # type: ignore[arg-type]
+        min_runs=settings.min_runs,
+        ci=settings.ci,
+        n_boot=settings.n_boot,
+        seed=seed,
+    )
+    return _gap_at_kmax(sp, settings.kmax)
+
+
+def _comparisons(
+    ds: xr.Dataset, settings: ReportSettings, seeds: ReportSeeds
+) -> tuple[Comparison | None, Ranking | None]:
+    """Each system against the baseline (two systems or more) and the ranking (three or more),
+    with intervals only."""
+    systems = [str(s) for s in ds["system"].values]
+    ks, ci, n_boot = list(settings.ks), settings.ci, settings.n_boot
+    if len(systems) < 2 or ci is None:
+        return None, None
+    comparison = compare(
+        ds,
+        k=ks,
+        ci=ci,
+        seed=seeds.comparison,
+        n_boot=n_boot,
+        intersect=True,
+        baseline=settings.baseline or systems[0],
+        weights=settings.weights,
+    )
+    ranking = None
+    if len(systems) >= MIN_SYSTEMS:  # two systems: the paired comparison says it
+        ranking = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seeds.ranking, intersect=True)
+    return comparison, ranking
 
 
 def _gap_at_kmax(sp: Spread, kmax: int) -> Spread:
