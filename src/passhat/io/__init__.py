@@ -21,7 +21,9 @@ Examples
 from __future__ import annotations
 
 from passhat.io import counts as _counts  # noqa: F401  (registers)
+from passhat.io import helm as _helm  # noqa: F401  (registers)
 from passhat.io import inspect_log as _inspect  # noqa: F401  (registers)
+from passhat.io import lm_eval as _lm_eval  # noqa: F401  (registers)
 from passhat.io import steps_jsonl as _steps  # noqa: F401  (registers)
 from passhat.io import tau2_bench as _tau2  # noqa: F401  (registers)
 from passhat.io import tau_bench as _tau  # noqa: F401  (registers)

@@ -1,0 +1,113 @@
+"""Scores to verdicts for the readers of evaluation frameworks (lm-eval, HELM, Harbor, ...).
+
+A framework's per-run number is a verdict only when it is 0 or 1 (``acc``, ``exact_match``, a
+Terminal-Bench reward). Any other value (an F1 of 0.67, a partial reward of 0.5) is a score:
+the cut that makes it a success is the user's to give (``threshold``), never guessed here.
+
+Examples
+--------
+>>> import numpy as np
+>>> verdicts(np.array([1.0, 0.0, np.nan]), threshold=None, where="f.jsonl", what="metric 'acc'")
+[True, False, None]
+>>> verdicts(np.array([0.7, 0.2]), threshold=0.5, where="f.jsonl", what="metric 'f1'")
+[True, False]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from passhat.errors import FormatError, OptionError
+
+__all__ = ["check_threshold", "json_score", "one_line", "verdicts"]
+
+
+def check_threshold(threshold: Any, where: str) -> float | None:
+    """``threshold`` as a finite float (None stays None); anything else is an OptionError.
+
+    Examples
+    --------
+    >>> check_threshold(1, "f"), check_threshold(None, "f")
+    (1.0, None)
+    """
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number):
+        raise OptionError(f"{where}: threshold must be a number, e.g. 0.5 (got {threshold!r})")
+    if not math.isfinite(float(threshold)):
+        raise OptionError(
+            f"{where}: threshold must be a finite number, e.g. 0.5 (got {threshold!r})"
+        )
+    return float(threshold)
+
+
+def json_score(value: Any, where: str, what: str) -> float | None:
+    """A JSON number (or boolean, as 1/0) as a float; None and NaN are missing (None). Text,
+    lists and objects are a FormatError naming ``where`` and ``what`` (never coerced).
+
+    Examples
+    --------
+    >>> json_score(True, "f", "x"), json_score(0.5, "f", "x"), json_score(None, "f", "x")
+    (1.0, 0.5, None)
+    >>> json_score("1", "runs.jsonl: line 3", "metric 'acc'")
+    Traceback (most recent call last):
+    ...
+    passhat.errors.FormatError: runs.jsonl: line 3: metric 'acc' is '1' (text), not a number
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        x = float(value)
+        if math.isinf(x):
+            raise FormatError(f"{where}: {what} is {value}, not a finite number")
+        return None if math.isnan(x) else x
+    kind = {str: "text", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise FormatError(f"{where}: {what} is {shown} ({kind}), not a number")
+
+
+def verdicts(
+    scores: np.ndarray, *, threshold: float | None, where: str, what: str
+) -> list[bool | None]:
+    """Success per run from its score: ``score ≥ threshold``, or without a threshold the score
+    itself when every score is 0 or 1; a missing score (NaN) has no verdict (None).
+
+    Without a threshold a score other than 0 and 1 is a FormatError that names the value and
+    gives the option to type.
+    """
+    x = np.asarray(scores, dtype=float)
+    have = ~np.isnan(x)
+    if threshold is None:
+        odd = have & (np.abs(x) > 1e-9) & (np.abs(x - 1.0) > 1e-9)
+        if odd.any():
+            values = sorted({float(v) for v in x[odd]})
+            shown = ", ".join(f"{v:g}" for v in values[:3]) + (" ..." if len(values) > 3 else "")
+            raise FormatError(
+                f"{where}: {what} takes values other than 0 and 1 ({shown} in "
+                f"{int(odd.sum())} run(s)): a score, not a pass/fail verdict; say which score "
+                "is a success, e.g. --threshold 1 (only full credit) or --threshold 0.5 "
+                "(Python threshold=...)"
+            )
+        ok = x > 0.5
+    else:
+        ok = x >= threshold
+    return [bool(o) if h else None for o, h in zip(ok, have, strict=True)]
+
+
+def one_line(text: Any, limit: int = 160) -> str:
+    """The first line of a message, shortened (for an ``error`` column).
+
+    Examples
+    --------
+    >>> one_line("Traceback:\\n  boom")
+    'Traceback:'
+    """
+    s = str(text).strip()
+    line = s.splitlines()[0] if s else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
