@@ -142,8 +142,8 @@ def formats(kind: str | None = None) -> list[str]:
 
     Examples
     --------
-    >>> formats()[:3]
-    ['counts', 'csv', 'inspect']
+    >>> formats()[:2]
+    ['counts', 'csv']
     """
     if kind is None:
         return sorted({r.name for r in readers(_DATA_KINDS)})

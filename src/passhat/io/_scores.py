@@ -22,7 +22,7 @@ import numpy as np
 
 from passhat.errors import FormatError, OptionError
 
-__all__ = ["check_threshold", "json_score", "one_line", "verdicts"]
+__all__ = ["as_dict", "check_threshold", "json_score", "one_line", "verdicts"]
 
 
 def check_threshold(threshold: Any, where: str) -> float | None:
@@ -66,7 +66,8 @@ def json_score(value: Any, where: str, what: str) -> float | None:
         if math.isinf(x):
             raise FormatError(f"{where}: {what} is {value}, not a finite number")
         return None if math.isnan(x) else x
-    kind = {str: "text", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "text", list: "a list", dict: "an object"}
+    kind = names.get(type(value), type(value).__name__)
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     raise FormatError(f"{where}: {what} is {shown} ({kind}), not a number")
@@ -111,3 +112,14 @@ def one_line(text: Any, limit: int = 160) -> str:
     s = str(text).strip()
     line = s.splitlines()[0] if s else ""
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def as_dict(x: Any) -> dict[str, Any]:
+    """``x`` when it is a JSON object, else an empty one (for optional parts of a document).
+
+    Examples
+    --------
+    >>> as_dict({"a": 1}), as_dict(None), as_dict([1])
+    ({'a': 1}, {}, {})
+    """
+    return x if isinstance(x, dict) else {}

@@ -56,7 +56,12 @@ from passhat.trials import Trials
 __all__ = ["parse_run_name", "read_helm", "stats_files"]
 
 #: HELM's correctness stats, in the order a default is taken.
-DEFAULT_STATS = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match")  # fmt: skip
+DEFAULT_STATS = (
+    "exact_match",
+    "quasi_exact_match",
+    "prefix_exact_match",
+    "quasi_prefix_exact_match",
+)
 _FILE = "per_instance_stats.json"
 _WHAT = "HELM per_instance_stats.json"
 
@@ -209,9 +214,12 @@ def _frame(run: _Run, entries: list[tuple[int, dict[str, Any]]], stat: str) -> p
             )
         seen[key] = i
         rows.append(
-            {"instance_id": e["instance_id"], "trial": e["train_trial_index"],
-             "score": _value(run, i, e, stat)}
-        )  # fmt: skip
+            {
+                "instance_id": e["instance_id"],
+                "trial": e["train_trial_index"],
+                "score": _value(run, i, e, stat),
+            }
+        )
     df = records_frame(rows)
     df["system"], df["helm_run"], df["scenario"] = run.system, run.name, run.scenario
     return df
@@ -262,7 +270,9 @@ def read_helm(
     for run in runs:
         for i, e in enumerate(run.entries):
             _check_entry(run, i, e)
-        chosen.append([(i, e) for i, e in enumerate(run.entries) if _perturbation(e) == perturbation])  # fmt: skip
+        chosen.append(
+            [(i, e) for i, e in enumerate(run.entries) if _perturbation(e) == perturbation]
+        )
     if not any(chosen):
         names = sorted({p for r in runs for e in r.entries if (p := _perturbation(e))})
         raise OptionError(
@@ -270,17 +280,28 @@ def read_helm(
             f"{', '.join(names) or 'none'}"
         )
     stat = _choose_stat(runs, stat, [[e for _, e in c] for c in chosen])
-    df = pd.concat([_frame(r, c, stat) for r, c in zip(runs, chosen, strict=True) if c], ignore_index=True)  # fmt: skip
+    df = pd.concat(
+        [_frame(r, c, stat) for r, c in zip(runs, chosen, strict=True) if c], ignore_index=True
+    )
     several = df["scenario"].nunique() > 1
-    df["task_id"] = df["scenario"] + "/" + df["instance_id"].astype(str) if several else df["instance_id"]  # fmt: skip
+    df["task_id"] = (
+        df["scenario"] + "/" + df["instance_id"].astype(str) if several else df["instance_id"]
+    )
     if several:
         df["category"] = df["scenario"]
     scores = df["score"].to_numpy(dtype=float, na_value=np.nan)
     what = f"stat {stat!r}"
-    df["success"] = pd.array(verdicts(scores, threshold=threshold, where=str(path), what=what), dtype="boolean")  # fmt: skip
+    df["success"] = pd.array(
+        verdicts(scores, threshold=threshold, where=str(path), what=what), dtype="boolean"
+    )
     df["status"] = np.where(np.isnan(scores), "no_stat", "ok")
-    source = {"system_from": runs[0].system_from, "stat": stat, "perturbation": perturbation,
-              "threshold": threshold, "runs": [_reported(r, stat, perturbation) for r in runs]}  # fmt: skip
+    source = {
+        "system_from": runs[0].system_from,
+        "stat": stat,
+        "perturbation": perturbation,
+        "threshold": threshold,
+        "runs": [_reported(r, stat, perturbation) for r in runs],
+    }
     trials = Trials.from_frame(df.drop(columns="instance_id"), where=str(path), source=source)
     trials.notes.extend(_notes(path, runs, stat, perturbation))
     return trials
@@ -310,14 +331,18 @@ def _reported(run: _Run, stat: str, perturbation: str | None) -> dict[str, Any]:
         if not isinstance(name, dict) or name.get("name") != stat or name.get("sub_split"):
             continue
         pert = name.get("perturbation")
-        if (pert.get("name") if isinstance(pert, dict) else None) == perturbation and name.get("split") in splits:  # fmt: skip
+        if (pert.get("name") if isinstance(pert, dict) else None) == perturbation and name.get(
+            "split"
+        ) in splits:
             out[f"{stat},{name.get('split')}"] = s.get("mean")
     return out
 
 
 def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) -> list[str]:
     notes = []
-    others = [s for s in DEFAULT_STATS if s != stat and any(s in _stat_names(r.entries) for r in runs)]  # fmt: skip
+    others = [
+        s for s in DEFAULT_STATS if s != stat and any(s in _stat_names(r.entries) for r in runs)
+    ]
     if others:
         notes.append(
             f"{path}: read HELM stat {stat!r} (the runs also have {', '.join(others)}; choose "

@@ -56,7 +56,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json, records_frame
 from passhat.io._registry import register_reader
-from passhat.io._scores import check_threshold, json_score, verdicts
+from passhat.io._scores import as_dict, check_threshold, json_score, verdicts
 from passhat.trials import Trials
 
 __all__ = ["read_lm_eval", "samples_files"]
@@ -67,9 +67,20 @@ _NAME = re.compile(
 )
 #: Keys of a logged sample that are not metric values (lm_eval/result_schema.py SampleResult).
 _FIXED = frozenset(
-    {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
-     "doc_hash", "prompt_hash", "target_hash"}
-)  # fmt: skip
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+    }
+)
 _WHAT = "lm-evaluation-harness samples file"
 
 
@@ -99,7 +110,10 @@ def samples_files(path: Path) -> list[Path]:
 
 def _results_of(sample: Path, date: str) -> tuple[dict[str, Any], Path | None]:
     """The aggregated results file of the same run (same date), if it is there."""
-    for cand in [sample.parent / f"results_{date}.json", *sorted(sample.parent.glob(f"*_{date}.json"))]:  # fmt: skip
+    for cand in [
+        sample.parent / f"results_{date}.json",
+        *sorted(sample.parent.glob(f"*_{date}.json")),
+    ]:
         if cand.is_file() and cand != sample:
             doc = load_json(cand, expected="lm-evaluation-harness results file")
             if isinstance(doc, dict) and "results" in doc:
@@ -112,7 +126,7 @@ def _model_of(results: dict[str, Any]) -> str | None:
     name = results.get("model_name")
     if isinstance(name, str) and name.strip():
         return name
-    config = results.get("config") if isinstance(results.get("config"), dict) else {}
+    config = as_dict(results.get("config"))
     args = config.get("model_args")
     keys = ("peft", "delta", "pretrained", "model", "path", "engine")  # lm-eval's own order
     if isinstance(args, dict):
@@ -172,7 +186,9 @@ def _metric_names(rec: dict[str, Any]) -> list[str]:
 def _choose(runs: list[_Run], metric: str | None, filt: str | None) -> tuple[str, str | None]:
     """The metric and filter read (the first of the files when not given), checked."""
     filters = list(dict.fromkeys(rec.get("filter") for r in runs for _, rec in r.records))
-    metrics = list(dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec)))  # fmt: skip
+    metrics = list(
+        dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec))
+    )
     where = runs[0].path if len(runs) == 1 else runs[0].path.parent
     if filt is not None and filt not in filters:
         shown = ", ".join(str(f) for f in filters)
@@ -310,14 +326,14 @@ def read_lm_eval(
     if not frames:
         raise FormatError(f"{path}: no sample has filter {chosen_filter!r}")
     df = pd.concat(frames, ignore_index=True)
-    df["task_id"] = (
-        df["lm_eval_task"] + "/" + df["doc_id"].astype(str) if several else df["doc_id"]
-    )
+    df["task_id"] = df["lm_eval_task"] + "/" + df["doc_id"].astype(str) if several else df["doc_id"]
     if several:
         df["category"] = df["lm_eval_task"]
     df["status"] = np.where(df["score"].isna(), "no_score", "ok")
     df = df.drop(columns=["doc_id", "line"])
-    trials = Trials.from_frame(df, where=str(path), source=_source(runs, chosen_metric, chosen_filter, threshold))  # fmt: skip
+    trials = Trials.from_frame(
+        df, where=str(path), source=_source(runs, chosen_metric, chosen_filter, threshold)
+    )
     trials.notes.extend(_notes(path, runs, chosen_metric, chosen_filter))
     return trials
 
@@ -342,14 +358,16 @@ def _source(
 
 def _notes(path: Path, runs: list[_Run], metric: str, filt: str | None) -> list[str]:
     notes = []
-    names = list(dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec)))  # fmt: skip
+    names = list(dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec)))
     filters = list(dict.fromkeys(rec.get("filter") for r in runs for _, rec in r.records))
     others = [m for m in names if m != metric]
     also = [f"metrics {', '.join(others)}"] if others else []
     if len(filters) > 1:
         also.append(f"filters {', '.join(str(f) for f in filters if f != filt)}")
     if also:
-        how = " / ".join(f"--map {w}=NAME" for w, a in (("metric", others), ("filter", filters[1:])) if a)  # fmt: skip
+        how = " / ".join(
+            f"--map {w}=NAME" for w, a in (("metric", others), ("filter", filters[1:])) if a
+        )
         notes.append(
             f"{path}: read lm-eval metric {metric!r} under filter {filt!r} (the samples also "
             f"have {' and '.join(also)}; choose with {how})"
@@ -378,4 +396,6 @@ def _sniff(path: Path, head: str) -> bool:
     return first.lstrip().startswith("{") and '"doc_id"' in first and '"filtered_resps"' in first
 
 
-register_reader("lm-eval", read_lm_eval, sniff=_sniff, priority=12, aliases=("lm-evaluation-harness",))
+register_reader(
+    "lm-eval", read_lm_eval, sniff=_sniff, priority=12, aliases=("lm-evaluation-harness",)
+)
