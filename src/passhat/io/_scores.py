@@ -22,7 +22,14 @@ import numpy as np
 
 from passhat.errors import FormatError, OptionError
 
-__all__ = ["as_dict", "check_threshold", "json_score", "one_line", "verdicts"]
+__all__ = [
+    "as_dict",
+    "check_threshold",
+    "json_score",
+    "missing_success",
+    "one_line",
+    "verdicts",
+]
 
 
 def check_threshold(threshold: Any, where: str) -> float | None:
@@ -123,3 +130,67 @@ def as_dict(x: Any) -> dict[str, Any]:
     ({'a': 1}, {}, {})
     """
     return x if isinstance(x, dict) else {}
+
+
+#: Names a column holding a run's verdict or reward often has, in the order they are suggested.
+SCORE_NAMES = (
+    "reward", "score", "passed", "pass", "correct", "resolved", "solved", "success_rate",
+    "acc", "accuracy", "exact_match", "result", "outcome", "label",
+)  # fmt: skip
+#: Data-model columns that are never a verdict.
+_NOT_SCORES = frozenset(
+    {"system", "task_id", "trial", "status", "category", "weight", "scenario_hash",
+     "duration_s", "cost"}
+)  # fmt: skip
+
+
+def missing_success(
+    where: str,
+    columns: list[str],
+    ranges: dict[str, tuple[float, float]] | None = None,
+) -> str:
+    """The message for a table without a ``success`` column, with the exact options that read
+    one of its numeric columns as the verdict.
+
+    Parameters
+    ----------
+    where : str
+        The file.
+    columns : list of str
+        The file's own column names (as written, before any renaming).
+    ranges : dict, optional
+        Numeric columns → (min, max) of their values, when the values are known; without it,
+        columns are suggested by name only (``reward``, ``score``, ``passed``, ...).
+
+    Examples
+    --------
+    >>> msg = missing_success("r.csv", ["task_id", "trial", "reward"], {"reward": (0.0, 0.8)})
+    >>> msg[:msg.index(";")]
+    "r.csv: required column 'success' is missing (columns: task_id, trial, reward)"
+    >>> msg[msg.index("--map"):msg.index(" (success")]
+    '--map success=reward --threshold 1'
+    >>> m = missing_success("r.csv", ["task_id", "points"], {"points": (0.0, 10.0)})
+    >>> m[m.index("column 'points'"):m.index(" (success")]
+    "column 'points' holds numbers (its values run from 0 to 10): read it as the verdict with \
+--map success=points --threshold T"
+    """
+    text = f"{where}: required column 'success' is missing (columns: {', '.join(columns)})"
+    pool = [c for c in columns if c not in _NOT_SCORES]
+    if ranges is not None:
+        pool = [c for c in pool if c in ranges]
+    named = sorted(
+        (c for c in pool if c.strip().casefold() in SCORE_NAMES),
+        key=lambda c: SCORE_NAMES.index(c.strip().casefold()),
+    )
+    col = named[0] if named else (pool[0] if pool and ranges is not None else None)
+    if col is None:
+        return text
+    lo, hi = ranges[col] if ranges is not None else (0.0, 1.0)
+    cut, shown = ("1", "1.0") if hi <= 1 else ("T", "T")
+    where_from = "" if hi <= 1 else f" (its values run from {lo:g} to {hi:g})"
+    return (
+        f"{text}; column {col!r} holds numbers{where_from}: read it as the verdict with "
+        f"--map success={col} --threshold {cut} (success = {col} ≥ {cut}"
+        + (", full credit; choose your own cut, e.g. --threshold 0.5" if cut == "1" else "")
+        + f"; Python: success={col!r}, threshold={shown})"
+    )
