@@ -29,7 +29,7 @@ import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
 from passhat.io._json import damaged_gzip, missing, refuse_wide
-from passhat.trials import Trials
+from passhat.trials import Trials, provenance
 
 if TYPE_CHECKING:
     from passhat.traces import Traces
@@ -187,14 +187,7 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
 def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
     """Provenance of an input for machine-readable output: its path, format and SHA-256 (computed
     here when the source recorded a path but no hash), as strings."""
-    if isinstance(data, Trials):
-        src = {str(k): str(v) for k, v in data.source.items()}
-    else:
-        src = {
-            str(k).removeprefix("source_"): str(v)
-            for k, v in data.attrs.items()
-            if str(k).startswith("source_")
-        }
+    src = provenance(data)
     path = src.get("path")
     if path and "sha256" not in src and Path(path).is_file():
         src["sha256"] = file_sha256(path)
