@@ -51,9 +51,10 @@ def check_threshold(threshold: Any, where: str) -> float | None:
     return float(threshold)
 
 
-def json_score(value: Any, where: str, what: str) -> float | None:
-    """A JSON number (or boolean, as 1/0) as a float; None and NaN are missing (None). Text,
-    lists and objects are a FormatError naming ``where`` and ``what`` (never coerced).
+def json_score(value: Any, where: str, what: str, *, bools: bool = True) -> float | None:
+    """A JSON number (or boolean, as 1/0, unless ``bools`` is False) as a float; None and NaN
+    are missing (None). Text, lists and objects are a FormatError naming ``where`` and ``what``
+    (never coerced).
 
     Examples
     --------
@@ -66,14 +67,14 @@ def json_score(value: Any, where: str, what: str) -> float | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool):
+    if isinstance(value, bool) and bools:
         return 1.0 if value else 0.0
-    if isinstance(value, int | float):
+    if isinstance(value, int | float) and not isinstance(value, bool):
         x = float(value)
         if math.isinf(x):
             raise FormatError(f"{where}: {what} is {value}, not a finite number")
         return None if math.isnan(x) else x
-    names: dict[type, str] = {str: "text", list: "a list", dict: "an object"}
+    names: dict[type, str] = {str: "text", list: "a list", dict: "an object", bool: "a boolean"}
     kind = names.get(type(value), type(value).__name__)
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."

@@ -102,6 +102,11 @@ def _load_job(path: Path) -> _Job:
     result = load_json(path / "result.json", expected="Harbor job result.json")
     if not isinstance(result, dict) or "n_total_trials" not in result:
         raise FormatError(f"{path / 'result.json'}: not a Harbor job result (no n_total_trials)")
+    planned = result.get("n_total_trials")
+    if isinstance(planned, bool) or not isinstance(planned, int) or planned < 0:
+        raise FormatError(
+            f"{path / 'result.json'}: n_total_trials {planned!r} is not a whole number ≥ 0"
+        )
     job = _Job(path, result)
     for sub in sorted(q for q in path.iterdir() if q.is_dir()):
         f = sub / "result.json"
@@ -172,9 +177,17 @@ def _trial_row(f: Path, t: Any, reward_key: str | None) -> dict[str, Any]:
     if not isinstance(agent.get("name"), str):
         raise FormatError(f"{f}: agent_info.name is missing: which agent ran the trial?")
     model = _as_dict(agent.get("model_info"), str(f), "agent_info.model_info").get("name")
+    if model is not None and not isinstance(model, str):
+        raise FormatError(f"{f}: agent_info.model_info.name {model!r} is not a model name")
+    for key in ("source", "trial_name"):
+        if t.get(key) is not None and not isinstance(t[key], str):
+            raise FormatError(f"{f}: {key} {t[key]!r} is not text")
     exc = _as_dict(t.get("exception_info"), str(f), "exception_info")
     etype = exc.get("exception_type")
-    score = _reward(f, _rewards(f, t), reward_key)
+    if etype is not None and not (isinstance(etype, str) and etype):
+        raise FormatError(f"{f}: exception_info.exception_type {etype!r} is not an exception name")
+    rewards = _rewards(f, t)
+    score = _reward(f, rewards, reward_key)
     return {
         "task_name": t["task_name"],
         "source": t.get("source"),
@@ -182,19 +195,34 @@ def _trial_row(f: Path, t: Any, reward_key: str | None) -> dict[str, Any]:
         "system": f"{agent['name']}__{model}" if model else agent["name"],
         "score": score,
         "exception": str(etype) if etype else None,
+        "no_key": rewards is not None and score is None,
         "error": one_line(exc.get("exception_message", "")) if etype else None,
         "started_at": t.get("started_at"),
-        "duration_s": _seconds(t.get("started_at"), t.get("finished_at")),
-        "cost": _as_dict(t.get("agent_result"), str(f), "agent_result").get("cost_usd"),
+        "duration_s": _seconds(f, t.get("started_at"), t.get("finished_at")),
+        "cost": json_score(
+            _as_dict(t.get("agent_result"), str(f), "agent_result").get("cost_usd"),
+            str(f),
+            "agent_result.cost_usd",
+            bools=False,
+        ),
         "scenario_hash": _checksum(t.get("task_checksum")),
     }
 
 
-def _seconds(start: Any, end: Any) -> float | None:
+def _seconds(f: Path, start: Any, end: Any) -> float | None:
+    """Seconds from ``started_at`` to ``finished_at`` (ISO times; either may be missing)."""
+    times = []
+    for key, value in (("started_at", start), ("finished_at", end)):
+        if value is None:
+            return None
+        try:
+            times.append(dt.datetime.fromisoformat(value))
+        except (TypeError, ValueError) as err:
+            raise FormatError(f"{f}: {key} {value!r} is not an ISO date and time") from err
     try:
-        return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
-    except (TypeError, ValueError):
-        return None
+        return (times[1] - times[0]).total_seconds()
+    except TypeError as err:  # one with a time zone, one without
+        raise FormatError(f"{f}: started_at and finished_at mix time zones") from err
 
 
 def _checksum(value: Any) -> str | None:
@@ -262,10 +290,11 @@ def read_harbor(
     status = df["exception"].map(lambda e: _STATUS.get(e, e) if isinstance(e, str) else "ok")
     no_reward = np.isnan(scores)
     status[no_reward & (status == "ok")] = "unscored"
+    status[df["no_key"].to_numpy(dtype=bool) & (status == "unscored")] = "reward_missing"
     df["status"] = status
     if errors == "failure":
         df.loc[no_reward & df["exception"].notna(), "success"] = False
-    df = df.drop(columns=["task_name", "source", "exception", "started_at"])
+    df = df.drop(columns=["task_name", "source", "exception", "started_at", "no_key"])
     for col in ("duration_s", "cost", "scenario_hash", "error", "category"):
         if col in df.columns and df[col].isna().all():
             df = df.drop(columns=col)

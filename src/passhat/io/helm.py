@@ -121,7 +121,11 @@ def _load_run(f: Path, system_name: str | None) -> _Run:
     spec_path = f.parent / "run_spec.json"
     spec = load_json(spec_path, expected="HELM run_spec.json") if spec_path.is_file() else {}
     adapter = spec.get("adapter_spec") if isinstance(spec, dict) else None
+    if adapter is not None and not isinstance(adapter, dict):
+        raise FormatError(f"{spec_path}: adapter_spec must be an object (HELM's AdapterSpec)")
     model = adapter.get("model") if isinstance(adapter, dict) else None
+    if model is not None and not (isinstance(model, str) and model.strip()):
+        raise FormatError(f"{spec_path}: adapter_spec.model {model!r} is not a model name")
     if system_name:
         system, how = system_name, "option"
     elif isinstance(model, str) and model:
@@ -344,10 +348,7 @@ def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) ->
         s for s in DEFAULT_STATS if s != stat and any(s in _stat_names(r.entries) for r in runs)
     ]
     if others:
-        notes.append(
-            f"{path}: read HELM stat {stat!r} (the runs also have {', '.join(others)}; choose "
-            "with --map stat=NAME)"
-        )
+        notes.append(f"{path}: read HELM stat {stat!r} (choose another with --map stat=NAME)")
     left = [e for r in runs for e in r.entries if _perturbation(e) != perturbation]
     names = sorted({p for e in left if (p := _perturbation(e))})
     originals = sum(_perturbation(e) is None for e in left)

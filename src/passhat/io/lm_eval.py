@@ -109,15 +109,24 @@ def samples_files(path: Path) -> list[Path]:
 
 
 def _results_of(sample: Path, date: str) -> tuple[dict[str, Any], Path | None]:
-    """The aggregated results file of the same run (same date), if it is there."""
-    for cand in [
-        sample.parent / f"results_{date}.json",
-        *sorted(sample.parent.glob(f"*_{date}.json")),
-    ]:
-        if cand.is_file() and cand != sample:
-            doc = load_json(cand, expected="lm-evaluation-harness results file")
-            if isinstance(doc, dict) and "results" in doc:
-                return doc, cand
+    """The aggregated results file of the same run (same date), if it is there: lm-eval's
+    ``results_<date>.json`` (refused when it is not one), else ``<name>_<date>.json`` (what
+    ``--output_path NAME.json`` writes)."""
+    own = sample.parent / f"results_{date}.json"
+    for cand in [own, *sorted(sample.parent.glob(f"*_{date}.json"))]:
+        if not cand.is_file() or cand == sample:
+            continue
+        doc = load_json(cand, expected="lm-evaluation-harness results file")
+        if isinstance(doc, dict) and isinstance(doc.get("results"), dict):
+            name = doc.get("model_name")
+            if name is not None and not (isinstance(name, str) and name.strip()):
+                raise FormatError(f"{cand}: model_name {name!r} is not a model name")
+            return doc, cand
+        if cand == own:
+            raise FormatError(
+                f"{cand}: not an lm-eval results file (no 'results' object); it is named as the "
+                f"results of {sample.name}: fix or move it"
+            )
     return {}, None
 
 
@@ -148,6 +157,8 @@ def _load_run(sample: Path, system_name: str | None) -> _Run:
         raise FormatError(f"{sample}: the {_WHAT} holds no samples")
     results, _ = _results_of(sample, date) if date else ({}, None)
     run = _Run(sample, task, date, records, results)
+    for lineno, rec in records:
+        _check_record(run, lineno, rec)
     found = _model_of(results)
     if system_name:
         run.system, run.system_from = system_name, "option"
@@ -183,33 +194,50 @@ def _metric_names(rec: dict[str, Any]) -> list[str]:
     return [k for k, v in rec.items() if k not in _FIXED and isinstance(v, int | float)]
 
 
-def _choose(runs: list[_Run], metric: str | None, filt: str | None) -> tuple[str, str | None]:
-    """The metric and filter read (the first of the files when not given), checked."""
-    filters = list(dict.fromkeys(rec.get("filter") for r in runs for _, rec in r.records))
-    metrics = list(
-        dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec))
-    )
-    where = runs[0].path if len(runs) == 1 else runs[0].path.parent
-    if filt is not None and filt not in filters:
-        shown = ", ".join(str(f) for f in filters)
-        raise OptionError(f"{where}: filter {filt!r} is not in the samples; filters: {shown}")
-    if metric is not None and metric not in metrics:
-        raise OptionError(
-            f"{where}: metric {metric!r} is not in the samples; metrics: "
-            f"{', '.join(metrics) or 'none'}"
-        )
-    if metric is None:
+@dataclass(frozen=True)
+class _Choice:
+    """What is read of one lm-eval task: its metric and filter, and what else it holds."""
+
+    metric: str
+    filter: str | None
+    metrics: tuple[str, ...]
+    filters: tuple[str | None, ...]
+
+
+def _choose(
+    runs: list[_Run], metric: str | None, filt: str | None, where: Path
+) -> dict[str, _Choice]:
+    """Per lm-eval task, the metric and filter read (the task's first when not given)."""
+    out: dict[str, _Choice] = {}
+    for task in dict.fromkeys(r.task for r in runs):
+        recs = [rec for r in runs if r.task == task for _, rec in r.records]
+        filters = tuple(dict.fromkeys(rec.get("filter") for rec in recs))
+        metrics = tuple(dict.fromkeys(m for rec in recs for m in _metric_names(rec)))
+        if filt is not None and filt not in filters:
+            shown = ", ".join(str(f) for f in filters)
+            raise OptionError(
+                f"{where}: filter {filt!r} is not in the samples of lm-eval task {task!r} "
+                f"(filters: {shown}); read tasks with other filters apart"
+            )
+        if metric is not None and metric not in metrics:
+            raise OptionError(
+                f"{where}: metric {metric!r} is not in the samples of lm-eval task {task!r} "
+                f"(metrics: {', '.join(metrics) or 'none'}); read tasks with other metrics apart"
+            )
         if not metrics:
-            raise FormatError(f"{where}: the {_WHAT} has no metric values (no 'metrics' list)")
-        metric = metrics[0]
-    return metric, (filt if filt is not None else filters[0])
+            raise FormatError(
+                f"{where}: the samples of lm-eval task {task!r} hold no metric values "
+                "(no 'metrics' list)"
+            )
+        chosen = metric if metric is not None else metrics[0]
+        out[task] = _Choice(chosen, filt if filt is not None else filters[0], metrics, filters)
+    return out
 
 
 def _rows(run: _Run, metric: str, filt: str | None, trial: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: dict[Any, int] = {}
     for lineno, rec in run.records:
-        _check_record(run, lineno, rec)
         if rec.get("filter") != filt:
             continue
         doc_id = rec["doc_id"]
@@ -241,9 +269,8 @@ def _repeats_note(runs: list[_Run]) -> str | None:
     """The note for tasks run with lm-eval's ``repeats`` > 1 (one score kept per document)."""
     found: dict[str, int] = {}
     for r in runs:
-        cfg = (r.results.get("configs") or {}).get(r.task) or {}
-        k = cfg.get("repeats") if isinstance(cfg, dict) else None
-        if not isinstance(k, int):
+        k = as_dict(as_dict(r.results.get("configs")).get(r.task)).get("repeats")
+        if isinstance(k, bool) or not isinstance(k, int):
             resps = r.records[0][1].get("resps")
             first = resps[0] if isinstance(resps, list) and resps else None
             k = len(first) if isinstance(first, list) else 1
@@ -304,13 +331,19 @@ def read_lm_eval(
             "run lm_eval with --log_samples --output_path DIR"
         )
     runs = [_load_run(f, system_name) for f in files]
-    chosen_metric, chosen_filter = _choose(runs, metric, filter)
-    several = len({r.task for r in runs}) > 1
+    choice = _choose(runs, metric, filter, path)
+    several = len(choice) > 1
     frames = []
     for run, trial in zip(runs, _trial_numbers(runs), strict=True):
-        rows = _rows(run, chosen_metric, chosen_filter, trial)
+        ch = choice[run.task]
+        rows = _rows(run, ch.metric, ch.filter, trial)
         if not rows:
-            continue
+            held = ", ".join(dict.fromkeys(str(rec.get("filter")) for _, rec in run.records))
+            raise FormatError(
+                f"{run.path}: no sample under filter {ch.filter!r}, which other runs of "
+                f"lm-eval task {run.task!r} have (this file's filters: {held}); runs of one task "
+                "must share their filters"
+            )
         df = records_frame(rows)
         df["system"], df["lm_eval_task"] = run.system, run.task
         df["success"] = pd.array(
@@ -318,68 +351,68 @@ def read_lm_eval(
                 df["score"].to_numpy(dtype=float, na_value=np.nan),
                 threshold=threshold,
                 where=str(run.path),
-                what=f"metric {chosen_metric!r}",
+                what=f"metric {ch.metric!r}",
             ),
             dtype="boolean",
         )
         frames.append(df)
-    if not frames:
-        raise FormatError(f"{path}: no sample has filter {chosen_filter!r}")
     df = pd.concat(frames, ignore_index=True)
     df["task_id"] = df["lm_eval_task"] + "/" + df["doc_id"].astype(str) if several else df["doc_id"]
     if several:
         df["category"] = df["lm_eval_task"]
     df["status"] = np.where(df["score"].isna(), "no_score", "ok")
     df = df.drop(columns=["doc_id", "line"])
-    trials = Trials.from_frame(
-        df, where=str(path), source=_source(runs, chosen_metric, chosen_filter, threshold)
-    )
-    trials.notes.extend(_notes(path, runs, chosen_metric, chosen_filter))
+    source = _source(runs, choice, threshold)
+    trials = Trials.from_frame(df, where=str(path), source=source)
+    trials.notes.extend(_notes(path, runs, choice))
     return trials
 
 
 def _source(
-    runs: list[_Run], metric: str, filt: str | None, threshold: float | None
+    runs: list[_Run], choice: dict[str, _Choice], threshold: float | None
 ) -> dict[str, Any]:
     """Provenance: what was read, and lm-eval's own aggregate of it per run (the oracle)."""
-    key = f"{metric},{filt}" if filt is not None else metric
     reported = []
     for r in runs:
-        value = ((r.results.get("results") or {}).get(r.task) or {}).get(key)
+        ch = choice[r.task]
+        key = f"{ch.metric},{ch.filter}" if ch.filter is not None else ch.metric
+        value = as_dict(as_dict(r.results.get("results")).get(r.task)).get(key)
         reported.append({"file": r.path.name, "system": r.system, "task": r.task, key: value})
     return {
         "system_from": runs[0].system_from,
-        "metric": metric,
-        "filter": filt,
+        "read": {t: {"metric": c.metric, "filter": c.filter} for t, c in choice.items()},
         "threshold": threshold,
         "runs": reported,
     }
 
 
-def _notes(path: Path, runs: list[_Run], metric: str, filt: str | None) -> list[str]:
+def _notes(path: Path, runs: list[_Run], choice: dict[str, _Choice]) -> list[str]:
     notes = []
-    names = list(dict.fromkeys(m for r in runs for _, rec in r.records for m in _metric_names(rec)))
-    filters = list(dict.fromkeys(rec.get("filter") for r in runs for _, rec in r.records))
-    others = [m for m in names if m != metric]
-    also = [f"metrics {', '.join(others)}"] if others else []
-    if len(filters) > 1:
-        also.append(f"filters {', '.join(str(f) for f in filters if f != filt)}")
-    if also:
-        how = " / ".join(
-            f"--map {w}=NAME" for w, a in (("metric", others), ("filter", filters[1:])) if a
+    for task, ch in choice.items():
+        others = [m for m in ch.metrics if m != ch.metric]
+        filters = [str(f) for f in ch.filters if f != ch.filter]
+        also = ([f"metrics {', '.join(others)}"] if others else []) + (
+            [f"filters {', '.join(filters)}"] if filters else []
         )
-        notes.append(
-            f"{path}: read lm-eval metric {metric!r} under filter {filt!r} (the samples also "
-            f"have {' and '.join(also)}; choose with {how})"
-        )
-    per_task: dict[tuple[str, str], int] = {}
+        if also:
+            how = " / ".join(
+                f"--map {w}=NAME" for w, a in (("metric", others), ("filter", filters)) if a
+            )
+            notes.append(
+                f"{path}: lm-eval task {task}: read metric {ch.metric!r} under filter "
+                f"{ch.filter!r} (its samples also have {' and '.join(also)}; choose with {how})"
+            )
+    counts: dict[str, set[int]] = {}
+    per: dict[tuple[str, str], int] = {}
     for r in runs:
-        per_task[(r.system, r.task)] = per_task.get((r.system, r.task), 0) + 1
-    repeated = [f"{t} × {n}" for (_, t), n in per_task.items() if n > 1]
+        per[(r.system, r.task)] = per.get((r.system, r.task), 0) + 1
+    for (_, task), n in per.items():
+        counts.setdefault(task, set()).add(n)
+    repeated = [f"{t}: {'/'.join(map(str, sorted(ns)))}" for t, ns in counts.items() if max(ns) > 1]
     if repeated:
         notes.append(
-            f"{path}: samples files of one model and lm-eval task written at different dates "
-            f"are its repeated runs, numbered by date ({', '.join(repeated)})"
+            f"{path}: samples files of one model and lm-eval task written at different dates are "
+            f"its repeated runs, numbered by date (runs per model: {', '.join(repeated)})"
         )
     repeats = _repeats_note(runs)
     if repeats:

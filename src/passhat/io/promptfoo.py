@@ -108,6 +108,13 @@ def _check_row(path: Path, i: int, row: Any) -> dict[str, Any]:
             raise FormatError(f"{where}: {key} {v!r} is not a whole number ≥ 0")
     if not isinstance(row["success"], bool):
         raise FormatError(f"{where}: success {row['success']!r} is not true or false")
+    for key, kind in (("error", str), ("vars", dict), ("testCase", dict), ("description", str)):
+        if row.get(key) is not None and not isinstance(row[key], kind):
+            want = "text" if kind is str else "an object"
+            raise FormatError(f"{where}: {key} must be {want}, got {type(row[key]).__name__}")
+    case = row.get("testCase") or {}
+    if case.get("description") is not None and not isinstance(case["description"], str):
+        raise FormatError(f"{where}: testCase.description must be text")
     reason = row.get("failureReason", 0)
     if isinstance(reason, bool) or reason not in (0, 1, 2):
         raise FormatError(
@@ -192,10 +199,13 @@ def read_promptfoo(
                 "score": json_score(r.get("score"), f"{path}: results[{i}]", "score"),
                 "error": one_line(r["error"]) if r.get("error") else None,
                 "duration_s": (
-                    json_score(r.get("latencyMs"), f"{path}: results[{i}]", "latencyMs") or np.nan
+                    json_score(
+                        r.get("latencyMs"), f"{path}: results[{i}]", "latencyMs", bools=False
+                    )
+                    or np.nan
                 )
                 / 1000,
-                "cost": json_score(r.get("cost"), f"{path}: results[{i}]", "cost"),
+                "cost": json_score(r.get("cost"), f"{path}: results[{i}]", "cost", bools=False),
             }
         )
     df = records_frame(records)

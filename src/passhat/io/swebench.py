@@ -108,6 +108,8 @@ def _head_kind(path: Path) -> str | None:
         return None
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
         return "report"
+    if any(f'"{k}_ids"' in head for k in ("resolved", "unresolved", "completed", "submitted")):
+        return "partial"  # a damaged or cut report: read, so that it is refused by name
     if '"resolved"' in head and any(
         f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
     ):
@@ -120,16 +122,22 @@ def report_files(path: Path) -> tuple[str, list[Path]]:
     of run reports, a submission (``results/results.json``), or a split of submissions."""
     if path.is_file():
         kind = _head_kind(path)
-        return kind or "", [path] if kind else []
-    reports = sorted(q for q in path.glob("*.json") if q.is_file() and _head_kind(q) == "report")
-    if reports:
-        return "report", reports
+        return ("report" if kind == "partial" else kind or ""), [path] if kind else []
+    jsons = sorted(q for q in path.glob("*.json") if q.is_file())
+    kinds = [_head_kind(q) for q in jsons]
+    if "report" in kinds:
+        models = {_model_and_run(q)[0] for q, k in zip(jsons, kinds, strict=True) if k == "report"}
+        # a damaged report (cut, emptied) is read, so that it is refused by name: one that keeps
+        # a report key, or is named as another run of a model whose reports are here
+        return "report", [
+            q
+            for q, k in zip(jsons, kinds, strict=True)
+            if k in ("report", "partial") or _model_and_run(q)[0] in models
+        ]
     for pattern in ("results.json", "results/results.json", "*/results/results.json"):
-        found = sorted(
-            q for q in path.glob(pattern) if q.is_file() and _head_kind(q) == "experiment"
-        )
-        if found:
-            return "experiment", found
+        found = sorted(q for q in path.glob(pattern) if q.is_file())
+        if any(_head_kind(q) == "experiment" for q in found):
+            return "experiment", found  # every one is read: a damaged one is refused by name
     return "", []
 
 
@@ -288,15 +296,24 @@ def read_swebench(
             )
             rows += [{**r, "swebench_run": run_id} for r in new]
             if incomplete:
-                notes.append(
-                    f"{f}: {incomplete} instance(s) of the dataset had no prediction "
-                    "(incomplete_ids): not run, not read"
-                )
+                notes.append(f"{f.name} ({incomplete})")
+        if notes:
+            notes = [
+                f"{path}: instances of the dataset without a prediction (incomplete_ids) were not "
+                f"run and are not read: {', '.join(notes[:4])}{' ...' if len(notes) > 4 else ''}"
+            ]
     else:
         for f in files:
             submission = f.parent.parent.name if f.parent.name == "results" else f.parent.name
             rows += _experiment_rows(
                 f, load_json(f, expected="SWE-bench results.json"), submission, ids
+            )
+    if kind == "report" and path.is_dir():
+        skipped = sorted(q.name for q in path.glob("*.json") if q.is_file() and q not in files)
+        if skipped:
+            notes.append(
+                f"{path}: not read, not SWE-bench run reports: {', '.join(skipped[:5])}"
+                + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
             )
     df = pd.DataFrame(rows)
     if system_name is not None:
