@@ -46,7 +46,7 @@ def test_a_job_counted_by_hand() -> None:
     assert f.loc["sqlite-with-gcov__T6yGh8j", "status"] == "RewardFileNotFoundError"
     assert "No reward file found" in f.loc["sqlite-with-gcov__T6yGh8j", "error"]
     assert f["scenario_hash"].notna().all() and (f["cost"] > 0).all()
-    assert any("1 trial directories without result.json" in n for n in t.notes)
+    assert any("1 trial directory without result.json" in n for n in t.notes)
 
 
 def test_trials_are_numbered_by_start_time() -> None:

@@ -344,8 +344,9 @@ def _notes(jobs: list[_Job]) -> list[str]:
         if j.unfinished:
             shown = ", ".join(j.unfinished[:3]) + (" ..." if len(j.unfinished) > 3 else "")
             notes.append(
-                f"{j.path}: {len(j.unfinished)} trial directories without result.json "
-                f"(unfinished or cancelled: {shown}) are not read"
+                f"{j.path}: {len(j.unfinished)} trial "
+                f"{'directory' if len(j.unfinished) == 1 else 'directories'} without result.json "
+                f"(unfinished or cancelled: {shown}): not read"
             )
         if isinstance(planned, int) and planned > done + len(j.unfinished):
             notes.append(

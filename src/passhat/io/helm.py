@@ -353,7 +353,7 @@ def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) ->
     names = sorted({p for e in left if (p := _perturbation(e))})
     originals = sum(_perturbation(e) is None for e in left)
     if left:
-        what = ([f"perturbations {', '.join(names)}"] if names else []) + (
+        what = ([f"perturbed instances ({', '.join(names)})"] if names else []) + (
             ["the original instances"] if originals else []
         )
         notes.append(
