@@ -50,7 +50,8 @@ def test_a_suite_counted_by_hand() -> None:
     assert t.source["system_from"] == "run_spec.json adapter_spec.model"
     missing = t.frame[t.frame["status"] == "no_stat"]
     assert missing[["task_id", "trial"]].values.tolist() == [["id12", 1]]
-    assert any("4 per-instance stat(s) of perturbed instances (typos) are not read" in n for n in t.notes)
+    said = "4 per-instance stat(s) of perturbed instances (typos) are not read"
+    assert any(said in n for n in t.notes)
 
 
 def test_helms_own_mean_is_the_mean_at_k1() -> None:

@@ -366,4 +366,4 @@ def _sniff(path: Path, head: str) -> bool:
     return path.name == "result.json" and '"n_total_trials"' in head and _is_job(path.parent)
 
 
-register_reader("harbor", read_harbor, sniff=_sniff, priority=13, aliases=("terminal-bench",))
+register_reader("harbor", read_harbor, sniff=_sniff, priority=13)
