@@ -121,3 +121,13 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
     for path in (JOB, JOB / "result.json", JOB.parent):
         assert main(["estimate", str(path), "--k", "1"]) == 0
         assert SYSTEM in capsys.readouterr().out
+
+
+def test_one_trials_result_names_its_job(capsys: pytest.CaptureFixture[str]) -> None:
+    from passhat.cli import main
+
+    f = JOB / "fix-git__Kp1sD3f" / "result.json"
+    with pytest.raises(FormatError, match=r"one Harbor trial's result; .*give the job directory"):
+        ph.read_trials(f)
+    assert main(["estimate", str(f)]) == 2
+    assert str(JOB) in capsys.readouterr().err

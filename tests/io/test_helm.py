@@ -147,3 +147,8 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
     for path in (SUITE, GPT2, GPT2 / "per_instance_stats.json"):
         assert main(["estimate", str(path), "--k", "1"]) == 0
         assert "openai/gpt2" in capsys.readouterr().out
+
+
+def test_the_other_files_of_a_run_name_the_run() -> None:
+    for name in ("stats.json", "run_spec.json"):
+        assert cells(ph.read_trials(GPT2 / name)) == cells(ph.read_trials(GPT2))

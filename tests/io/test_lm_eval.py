@@ -167,3 +167,15 @@ def test_a_missing_value_is_unscored(tmp_path: Path) -> None:
     t = ph.read_trials(f)
     assert t.frame["status"].tolist() == ["ok", "ok", "no_score", "ok"]
     assert int(t.counts()["unscored"].sum()) == 1
+
+
+def test_a_results_file_reads_its_runs_samples(tmp_path: Path) -> None:
+    """lm-eval's results_<date>.json names the run: its samples beside it are read; alone it is
+    refused with where the per-document outcomes are."""
+    results = PYTHIA / "results_2025-03-01T10-00-00.000001.json"
+    t = ph.read_trials(results)
+    assert len(t) == 4 and int(t.counts()["c"].sum()) == 3  # run 1's acc 1,0,1,1
+    alone = tmp_path / results.name
+    shutil.copy(results, alone)
+    with pytest.raises(FormatError, match=r"without the per-document samples .*--log_samples"):
+        ph.read_trials(alone)

@@ -265,6 +265,11 @@ def read_harbor(
     if errors not in ("unscored", "failure"):
         raise OptionError(f"{path}: errors must be 'unscored' or 'failure' (got {errors!r})")
     dirs = job_dirs(path)
+    if not dirs and path.is_file() and path.name == "result.json":
+        raise FormatError(
+            f"{path}: one Harbor trial's result; passhat reads a job's trials together: give the "
+            f"job directory ({path.parent.parent})"
+        )
     if not dirs:
         raise FormatError(
             f"{path}: not a Harbor job directory (no result.json with n_total_trials in it or in "
@@ -363,7 +368,11 @@ def _sniff(path: Path, head: str) -> bool:
             return bool(job_dirs(path))
         except OSError:
             return False
-    return path.name == "result.json" and '"n_total_trials"' in head and _is_job(path.parent)
+    if path.name != "result.json":
+        return False
+    if '"n_total_trials"' in head:
+        return _is_job(path.parent)
+    return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
 
 
 register_reader("harbor", read_harbor, sniff=_sniff, priority=13)

@@ -63,6 +63,8 @@ DEFAULT_STATS = (
     "quasi_prefix_exact_match",
 )
 _FILE = "per_instance_stats.json"
+#: Files HELM writes beside per_instance_stats.json in a run directory.
+_RUN_FILES = frozenset({"stats.json", "run_spec.json", "scenario_state.json", "scenario.json"})
 _WHAT = "HELM per_instance_stats.json"
 
 
@@ -79,8 +81,9 @@ class _Run:
 def stats_files(path: Path) -> list[Path]:
     """The ``per_instance_stats.json`` files a path names: itself, a run directory's, or those
     of the run directories of a suite (or of the suites of a ``runs`` directory)."""
-    if path.is_file():
-        return [path]
+    if path.is_file():  # the run's other files (stats.json, run_spec.json, ...) name the run
+        sibling = path.parent / _FILE
+        return [sibling if path.name in _RUN_FILES and sibling.is_file() else path]
     if (path / _FILE).is_file():
         return [path / _FILE]
     found = sorted(q for q in path.glob(f"*/{_FILE}") if q.is_file())
@@ -366,7 +369,7 @@ def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) ->
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return bool(stats_files(path))
-    if path.name == _FILE:
+    if path.name == _FILE or (path.name in _RUN_FILES and (path.parent / _FILE).is_file()):
         return True
     text = head.lstrip()
     return (

@@ -97,11 +97,25 @@ class _Run:
     system_from: str = ""
 
 
+_RESULTS = re.compile(r"^results_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
+
+
 def samples_files(path: Path) -> list[Path]:
     """The samples files a path names: itself, the ``samples_*.jsonl`` of a directory, or
-    those of its subdirectories (lm-eval's output path holds one directory per model)."""
+    those of its subdirectories (lm-eval's output path holds one directory per model); a
+    ``results_<date>.json`` names the samples files of its run."""
     if path.is_file():
-        return [path]
+        m = _RESULTS.match(path.name)
+        if not m:
+            return [path]
+        found = sorted(path.parent.glob(f"samples_*_{m.group('date')}.jsonl*"))
+        if not found:
+            raise FormatError(
+                f"{path}: lm-eval's aggregated results, without the per-document samples of "
+                "its run beside it; per-document outcomes are written by lm_eval "
+                "--log_samples as samples_<task>_<date>.jsonl: give those (or their directory)"
+            )
+        return found
     direct = sorted(q for q in path.glob("samples_*.jsonl*") if q.is_file())
     if direct:
         return direct
@@ -425,6 +439,8 @@ def _sniff(path: Path, head: str) -> bool:
         return bool(samples_files(path))
     if _NAME.match(path.name):
         return True
+    if _RESULTS.match(path.name):
+        return '"results"' in head and ('"n-samples"' in head or '"configs"' in head)
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
     return first.lstrip().startswith("{") and '"doc_id"' in first and '"filtered_resps"' in first
 
