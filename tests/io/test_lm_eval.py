@@ -179,3 +179,14 @@ def test_a_results_file_reads_its_runs_samples(tmp_path: Path) -> None:
     shutil.copy(results, alone)
     with pytest.raises(FormatError, match=r"without the per-document samples .*--log_samples"):
         ph.read_trials(alone)
+
+
+def test_a_corpus_level_metric_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """lm-eval's bleu keeps (reference, prediction) per document for its corpus aggregate."""
+    f = tmp_path / "samples_wmt16_2025-01-01T00-00-00.000001.jsonl"
+    rows = [{"doc_id": 0, "filter": "none", "metrics": ["bleu", "exact_match"],
+             "bleu": [["ref"], "pred"], "exact_match": 0.0}]  # fmt: skip
+    f.write_text(json.dumps(rows[0]) + "\n")
+    with pytest.raises(FormatError, match=r"not a per-document score; .*--map metric=NAME"):
+        ph.read_trials(f)
+    assert ph.read_trials(f, metric="exact_match").frame["success"].tolist() == [False]

@@ -262,7 +262,14 @@ def _rows(run: _Run, metric: str, filt: str | None, trial: int) -> list[dict[str
             )
         seen[doc_id] = lineno
         what = f"metric {metric!r} (doc_id {doc_id!r})"
-        score = json_score(rec.get(metric), f"{run.path}: line {lineno}", what)
+        value = rec.get(metric)
+        if isinstance(value, list | dict):  # bleu, chrf, ...: items of a corpus-level aggregate
+            raise FormatError(
+                f"{run.path}: line {lineno}: {what} holds items lm-eval aggregates over the "
+                "corpus, not a per-document score; choose a per-document metric with --map "
+                f"metric=NAME (metrics: {', '.join(_metric_names(rec))})"
+            )
+        score = json_score(value, f"{run.path}: line {lineno}", what)
         rows.append({"doc_id": doc_id, "trial": trial, "score": score, "line": lineno})
     return rows
 
