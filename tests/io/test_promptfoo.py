@@ -113,3 +113,16 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["estimate", str(FILE), "--k", "1"]) == 0
     assert CLAUDE in capsys.readouterr().out
+
+
+def test_two_tests_that_differ_only_in_their_assertions_stay_two(tmp_path: Path) -> None:
+    row = {"promptIdx": 0, "provider": {"id": "p"}, "vars": {"q": "2+2"}, "success": True,
+           "score": 1, "failureReason": 0}  # fmt: skip
+    rows = [
+        dict(row, testIdx=i, testCase={"vars": {"q": "2+2"}, "assert": [{"type": kind}]})
+        for i, kind in enumerate(["contains", "contains", "is-json", "is-json"])
+    ]
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": rows}}))
+    t = ph.read_trials(f)
+    assert cells(t) == {("p", "0"): [2, 2, 0], ("p", "2"): [2, 2, 0]}

@@ -11,7 +11,8 @@ output file ``{evalId, results, config, shareableUrl, metadata}`` is ``createOut
 Mapping: the **system** is the provider (``label``, else ``id``), with the prompt's label
 when one provider ran several prompts; the **task** is the test case: with ``--repeat N``
 promptfoo gives every repeat of a test its own ``testIdx`` (``src/evaluator.ts``: the repeat
-loop increments the test index), so runs are grouped by the test's description and vars and
+loop increments the test index), so runs are grouped by the test's description, vars and
+assertions, and
 the task id is the test's description (when every test has its own) or the ``testIdx`` of its
 first run; the **trial** numbers a test's runs by ``testIdx``.
 
@@ -124,11 +125,12 @@ def _check_row(path: Path, i: int, row: Any) -> dict[str, Any]:
 
 
 def _test_key(row: dict[str, Any]) -> tuple[str, str]:
-    """What is the same across a test's repeats: its description and vars."""
+    """What is the same across a test's repeats: its description, vars and assertions."""
     case = as_dict(row.get("testCase"))
     desc = row.get("description") or case.get("description") or ""
     vars_ = row.get("vars") if row.get("vars") is not None else case.get("vars")
-    return str(desc), json.dumps(vars_, sort_keys=True, default=str)
+    body = {"vars": vars_, "assert": case.get("assert")}
+    return str(desc), json.dumps(body, sort_keys=True, default=str)
 
 
 def _prompt_label(summary: dict[str, Any], row: dict[str, Any]) -> str:
@@ -262,7 +264,8 @@ def _notes(path: Path, df: pd.DataFrame, config: dict[str, Any], by_desc: bool) 
         said = f" (evaluateOptions.repeat = {options['repeat']})" if options.get("repeat") else ""
         notes.append(
             f"{path}: a test's repeated runs{said} carry their own testIdx; they are grouped "
-            f"by the test's description and vars ({_span(per.min(), per.max())} runs per test)"
+            f"by the test's description, vars and assertions ({_span(per.min(), per.max())} "
+            "runs per test)"
         )
     if not by_desc:
         notes.append(
