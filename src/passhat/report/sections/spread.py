@@ -7,7 +7,6 @@ from typing import Any
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
-from passhat.spread import compare_consistency, describe_parts
 
 __all__ = ["MAX_CONTRIB_ROWS", "spread_section"]
 
@@ -179,10 +178,9 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     kmax = ks[-1]
     sent = []
     for system in t["system"].unique():
-        row = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
-        sent += [f"{system}: {part}" for part in describe_parts(row)]
+        sent += [f"{system}: {part}" for part in sp.sentence_parts(system, kmax)]
     if len(t["system"].unique()) > 1:
-        cmp = compare_consistency(t, kmax)
+        cmp = sp.consistency_sentence(kmax)
         if cmp:
             sent.append(cmp)
     sent += list(getattr(sp, "notes", []))
