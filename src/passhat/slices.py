@@ -64,7 +64,7 @@ def _table(df: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def slices(
-    trials: Trials,
+    trials: Trials | xr.Dataset,
     *,
     by: Sequence[str] | None = None,
     severe: Sequence[str] = (),
@@ -75,7 +75,7 @@ def slices(
     Parameters
     ----------
     trials : Trials
-        Trials (a count table has no statuses).
+        Trials (a count table has no statuses: it is refused, naming its file).
     by : sequence of {"status", "category"}, optional
         The slices to build; default: status, and category when the data have a category
         column (as the CLI).
