@@ -23,7 +23,8 @@ Modules, in import order (each imports only those before it):
   the expected interval width after m more runs per task;
 * :mod:`~passhat.model.summaries`: posterior tables (summary, task
   posteriors, PPC);
-* :mod:`~passhat.model.result`: the :class:`Fit` class and :func:`load_fit`;
+* :mod:`~passhat.model.result`: the :class:`Fit` class; :mod:`~passhat.model.load`:
+  :func:`load_fit`;
 * :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
 * :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.
 
@@ -59,9 +60,10 @@ from passhat.model.fit import fit
 from passhat.model.grid import grid_log_posterior, grid_posterior
 from passhat.model.joint_build import JointPriors, joint_counts
 from passhat.model.joint_result import JointFit, JointSpread
+from passhat.model.load import load_fit
 from passhat.model.loo import compare_models
 from passhat.model.metrics import population_metrics, rising_ratio
-from passhat.model.result import Fit, load_fit
+from passhat.model.result import Fit
 
 __all__ = [
     "MODELS",

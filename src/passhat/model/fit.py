@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -31,8 +32,8 @@ from passhat._validate import DEFAULT_SEED, norm_k
 from passhat._version import __version__
 from passhat.errors import ModelError, OptionError
 from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
-from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
+from passhat.exclusions import default_ks, unscored_runs_note, unscored_task_rule
+from passhat.model.build import MODELS, Priors, check_model, compress
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import JOINT_FORMS, JointPriors
 from passhat.model.joint_result import JointFit
@@ -48,6 +49,7 @@ from passhat.model.sampler import (
     sub_seed,
 )
 from passhat.model.summaries import SCOPES
+from passhat.model.text import unscored_task_notes, weight_zero_task_notes
 from passhat.trials import Trials
 
 __all__ = ["SIZE_BOUNDS", "UNSCORED_TASK_RULES", "check_sizes", "fit", "fit_notes"]
@@ -92,11 +94,15 @@ draws per chain give more effective draws
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
             hint = hints.get(name, "")
             bounds = f"from {lo} to {hi:,}"
-            raise OptionError(f"{name} must be a whole number {bounds} (got {v!r}){hint}")
+            raise OptionError(
+                f"{{param}} must be a whole number {bounds} (got {v!r}){hint}", param=name
+            )
     total = int(sizes.get("draws", 1)) * int(sizes.get("chains", 1))
     if total > SIZE_BOUNDS["draws"][1]:
         raise OptionError(
-            f"chains × draws must be at most {SIZE_BOUNDS['draws'][1]:,} (got {total:,})"
+            f"{{param}} × {{draws}} must be at most {SIZE_BOUNDS['draws'][1]:,} (got {total:,})",
+            param="chains",
+            also=("draws",),
         )
 
 
@@ -143,7 +149,7 @@ def _str_labels(values: Any) -> Any:
 def fit(  # type: ignore[overload-overlap]
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = ...,
+    k: int | Sequence[int] | None = ...,
     method: str = ...,
     model: Literal["joint", "rasch"],
     priors: JointPriors | None = ...,
@@ -164,7 +170,7 @@ def fit(  # type: ignore[overload-overlap]
 def fit(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = ...,
+    k: int | Sequence[int] | None = ...,
     method: str = ...,
     model: str = ...,
     priors: Priors | None = ...,
@@ -184,7 +190,7 @@ def fit(
 def fit(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
+    k: int | Sequence[int] | None = None,
     method: str = "auto",
     model: str = "beta",
     priors: Priors | JointPriors | None = None,
@@ -204,9 +210,11 @@ def fit(
     Parameters
     ----------
     data : Trials or count-table Dataset
-    k : int or list of int, default (1, 2, 5)
+    k : int or list of int, optional
         The k whose metrics are stored in ``idata`` (any k can be asked of
-        :meth:`passhat.Fit.metric` later; k may exceed n).
+        :meth:`passhat.Fit.metric` later; k may exceed n). Default: the one
+        default of every entry point, :func:`passhat.exclusions.default_ks`
+        (1, 2 and 5, capped at the fewest decided runs of a task).
     method : {"auto", "grid", "nuts"}, default "auto"
         ``"grid"``: exact quadrature on (logit μ, log κ), returned as
         independent draws in the same shape as NUTS' (plain model only: it
@@ -297,12 +305,15 @@ def fit(
     """
     if model not in (*MODELS, *JOINT_FORMS):  # check_model names the single-system models
         raise OptionError(
-            f"model must be one of {', '.join((*MODELS, *JOINT_FORMS))} (got {model!r})"
+            f"{{param}} must be one of {', '.join((*MODELS, *JOINT_FORMS))} (got {model!r})",
+            param="model",
         )
     check_sizes(draws=draws, chains=chains, tune=tune, grid_size=grid_size)
     if model in JOINT_FORMS:
         if method not in METHODS:
-            raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+            raise OptionError(
+                f"{{param}} must be one of {', '.join(METHODS)} (got {method!r})", param="method"
+            )
         return _fit_joint(
             data,
             model=model,
@@ -319,15 +330,88 @@ def fit(
             target_accept=target_accept,
             progress=progress,
         )
+    ran = _check_single(model, method, priors, target_accept)
+    ks = None if k is None else norm_k(k)
+    ds = as_counts(data)
+    ks = default_ks(ds) if ks is None else ks
+    counts = _fitted_counts(ds, unscored_tasks, weights)
+    seed = resolve_seed(seed)
+    run = _Run(
+        model=model,
+        method=ran,
+        sampler=resolve_sampler(sampler, ran),
+        priors=priors or Priors(),  # type: ignore[arg-type]  # checked: Priors or None
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=resolve_progress(progress),
+        target_accept=target_accept,
+        grid_size=grid_size,
+    )
+    drawn, groups, weight_norm = _sample_systems(counts, run)
+    settings = {"method_requested": method, "tune": tune, "weights": _weights_label(weights),
+                "target_accept": target_accept, "grid_size": grid_size}  # fmt: skip
+    idata = _inference_data(counts, run, drawn, weight_norm, ks=ks, settings=settings)
+    return _with_metrics(idata, groups, ks)
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """The count table a single-system fit fits: tasks with no decided run (rule "exclude")
+    and tasks of weight 0 marked not present; the raw task weights; the rule for tasks with
+    no decided run; the notes."""
+
+    ds: xr.Dataset
+    weights: NDArray[np.float64]
+    rule: str
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class _Run:
+    """How each system is sampled (the arguments of :func:`sample_system` but its data)."""
+
+    model: str
+    method: str
+    sampler: str
+    priors: Priors
+    chains: int
+    draws: int
+    tune: int
+    seed: int
+    progress: bool
+    target_accept: float
+    grid_size: int
+
+
+def _check_single(model: str, method: str, priors: Any, target_accept: float) -> str:
+    """Check the options of a single-system fit; the method that runs (grid or NUTS)."""
     check_model(model)
     if priors is not None and not isinstance(priors, Priors):
-        raise OptionError(f"model={model!r} takes priors=Priors(...) (got {type(priors).__name__})")
-    method = resolve_method(method, model)
+        raise OptionError(
+            f"model={model!r} takes {{param}}=Priors(...) (got {type(priors).__name__})",
+            param="priors",
+        )
+    ran = resolve_method(method, model)
     if not 0 < target_accept < 1:
-        raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
-    ks = norm_k(k)
-    pri = priors or Priors()
-    ds = as_counts(data)
+        raise OptionError(
+            f"{{param}} must lie in (0, 1) (got {target_accept})", param="target_accept"
+        )
+    return ran
+
+
+def _weights_label(weights: Any) -> str:
+    """The task weights as the settings record them: equal, declared, category or mapping."""
+    if weights is None:
+        return "equal"
+    return weights if isinstance(weights, str) else "mapping"
+
+
+def _fitted_counts(ds: xr.Dataset, unscored_tasks: str, weights: Any) -> _Counts:
+    """The count table to fit: tasks with no decided run left out (``unscored_tasks``
+    "exclude") and tasks of weight 0 left out (as :func:`passhat.estimate` does), each said in
+    a note; a system whose weights sum to zero is refused."""
     empty, excluded = unscored_task_rule(ds, unscored_tasks, allowed=UNSCORED_TASK_RULES)
     if unscored_tasks == "exclude" and empty.any():
         ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
@@ -339,73 +423,108 @@ def fit(
     zero_w = present0 & (w_all <= 0)  # out of every average and of the fit, as in estimate
     if zero_w.any():
         ds = ds.assign(present=ds["present"] & ~xr.DataArray(zero_w, dims=("system", "task")))
-    seed = resolve_seed(seed)
-    show = resolve_progress(progress)
-    used_sampler = resolve_sampler(sampler, method)
+    shown = [(str(r.task), str(r.system)) for r in excluded.head(5).itertuples()]
+    notes = (
+        unscored_runs_note(ds)
+        + unscored_task_notes(unscored_tasks, int(empty.sum()), shown)
+        + _weight_zero_notes(ds, zero_w)
+    )
+    return _Counts(ds, w_all, unscored_tasks, notes)
 
-    systems = [str(s) for s in ds["system"].values]
+
+def _sample_systems(
+    counts: _Counts, run: _Run
+) -> tuple[dict[str, list[NDArray[Any]]], dict[int, Groups], NDArray[np.float64]]:
+    """Sample each system on its distinct (n, c) pairs: the draws per variable (one array per
+    system), each system's benchmark-scope task groups and its normalised task weights."""
+    ds = counts.ds
     n_all = np.asarray(ds["n"].values, dtype=np.int64)
     c_all = np.asarray(ds["c"].values, dtype=np.int64)
     present_all = np.asarray(ds["present"].values, dtype=bool)
-    weight_norm = np.zeros_like(w_all)
-    draws_by_var: dict[str, list[NDArray[Any]]] = {}
-    comps: list[Compressed] = []
-    for si, s in enumerate(systems):
+    weight_norm = np.zeros_like(counts.weights)
+    drawn: dict[str, list[NDArray[Any]]] = {}
+    groups: dict[int, Groups] = {}
+    for si, s in enumerate(str(x) for x in ds["system"].values):
         present = present_all[si]
         n, c = n_all[si][present], c_all[si][present]
         if len(n) == 0 or n.sum() == 0:
             raise ModelError(f"system {s!r}: no task has a decided run; nothing to fit")
-        w = w_all[si][present]
+        w = counts.weights[si][present]
         if w.sum() <= 0:
             raise ModelError(f"system {s!r}: task weights sum to zero")
         weight_norm[si, present] = w / w.sum()
         comp = compress(n, c)
-        comps.append(comp)
         res = sample_system(
             comp,
-            method=method,
-            sampler=used_sampler,
-            model=model,
-            priors=pri,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            seed=sub_seed(seed, si),
-            progress=show,
-            target_accept=target_accept,
-            grid_size=grid_size,
+            method=run.method,
+            sampler=run.sampler,
+            model=run.model,
+            priors=run.priors,
+            chains=run.chains,
+            draws=run.draws,
+            tune=run.tune,
+            seed=sub_seed(run.seed, si),
+            progress=run.progress,
+            target_accept=run.target_accept,
+            grid_size=run.grid_size,
         )
         for key, val in res.items():
-            draws_by_var.setdefault(key, []).append(val)
+            drawn.setdefault(key, []).append(val)
+        groups[si] = Groups.from_tasks(n, c, weight_norm[si][present], comp=comp)
+    return drawn, groups, weight_norm
 
-    coords = {"chain": np.arange(chains), "draw": np.arange(draws), "system": systems}
-    post_vars = {
-        key: (("chain", "draw", "system"), np.stack(v, axis=-1))
-        for key, v in draws_by_var.items()
-        if key != "diverging"
-    }
-    posterior = xr.Dataset(post_vars, coords=coords)
+
+def _inference_data(
+    counts: _Counts,
+    run: _Run,
+    drawn: dict[str, list[NDArray[Any]]],
+    weight_norm: NDArray[np.float64],
+    *,
+    ks: list[int],
+    settings: dict[str, Any],
+) -> Any:
+    """The fit's InferenceData: the draws with the fit's settings and notes as attributes, the
+    divergences, and the count data (with the count table's attributes: where it came from)."""
+    ds = counts.ds
+    systems = [str(s) for s in ds["system"].values]
+    coords = {"chain": np.arange(run.chains), "draw": np.arange(run.draws), "system": systems}
+    posterior = xr.Dataset(
+        {
+            key: (("chain", "draw", "system"), np.stack(v, axis=-1))
+            for key, v in drawn.items()
+            if key != "diverging"
+        },
+        coords=coords,
+    )
     posterior.attrs.update(
         {
-            "passhat_model": model,
-            "passhat_method": method,
-            "passhat_sampler": used_sampler,
-            "passhat_seed": seed,
-            "passhat_priors": pri.to_json(),
+            "passhat_model": run.model,
+            "passhat_method": run.method,
+            "passhat_sampler": run.sampler,
+            "passhat_seed": run.seed,
+            "passhat_priors": run.priors.to_json(),
             "passhat_k": json.dumps(ks),
             "passhat_version": str(__version__),
-            "passhat_unscored_tasks": unscored_tasks,
-            "passhat_notes": json.dumps(
-                unscored_runs_note(ds)
-                + _notes(unscored_tasks, empty, excluded)
-                + _weight_zero_notes(ds, zero_w)
-            ),
+            "passhat_unscored_tasks": counts.rule,
+            "passhat_notes": json.dumps(counts.notes),
+            "passhat_settings": json.dumps(settings),
         }
     )
     sample_stats = xr.Dataset(
-        {"diverging": (("chain", "draw", "system"), np.stack(draws_by_var["diverging"], -1))},
+        {"diverging": (("chain", "draw", "system"), np.stack(drawn["diverging"], -1))},
         coords=coords,
     )
+    az = import_arviz()
+    return az.InferenceData(
+        posterior=posterior,
+        sample_stats=sample_stats,
+        constant_data=_constant_data(ds, weight_norm),
+    )
+
+
+def _constant_data(ds: xr.Dataset, weight_norm: NDArray[np.float64]) -> xr.Dataset:
+    """The count data of a fit over (system, task): n, c, normalised weight, present; the
+    tasks' other coordinates; the count table's attributes (netCDF-safe)."""
     task_coords = {
         name: ("task", _str_labels(crd.values))
         for name, crd in ds.coords.items()
@@ -413,27 +532,44 @@ def fit(
     }
     constant = xr.Dataset(
         {
-            "n": (("system", "task"), n_all),
-            "c": (("system", "task"), c_all),
+            "n": (("system", "task"), np.asarray(ds["n"].values, dtype=np.int64)),
+            "c": (("system", "task"), np.asarray(ds["c"].values, dtype=np.int64)),
             "weight": (("system", "task"), weight_norm),
-            "present": (("system", "task"), present_all.astype(np.int8)),
+            "present": (("system", "task"), np.asarray(ds["present"].values, dtype=np.int8)),
         },
         coords={
-            "system": systems,
+            "system": [str(s) for s in ds["system"].values],
             "task": _str_labels(ds.indexes["task"]),
             **task_coords,
         },
     )
     constant.attrs.update({k: _jsonable_attr(v) for k, v in ds.attrs.items()})
-    az = import_arviz()
-    idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
-    result = Fit(idata)
-    for si, comp in enumerate(comps):  # the benchmark-scope groups, from the pairs just made
-        present = present_all[si]
-        result._group_cache[si] = Groups.from_tasks(
-            n_all[si][present], c_all[si][present], weight_norm[si][present], comp=comp
+    return constant
+
+
+def _with_metrics(idata: Any, groups: dict[int, Groups], ks: list[int]) -> Fit:
+    """The Fit, with ``icc`` and every metric in both scopes for ``ks`` stored in its
+    posterior (computed on a draft of it that shares the task groups)."""
+    draft = Fit(idata)
+    draft._group_cache.update(groups)
+    post = idata.posterior
+    new: dict[str, xr.DataArray] = {
+        "icc": draft._as_array(
+            "icc", ks, draft._compute([("icc", 1)], scope="population"), "population"
         )
-    _store_metrics(result, ks)
+    }
+    for scope in SCOPES:
+        requests = [("mean", 1)] + [(m, k) for m in K_METRICS for k in ks]
+        vals = draft._compute(requests, scope=scope)
+        new[f"mean_{scope}"] = draft._as_array("mean", ks, vals, scope)
+        for m in K_METRICS:
+            new[f"{m}_{scope}"] = draft._as_array(m, ks, vals, scope)
+    attrs = dict(post.attrs)
+    merged = post.assign(new)
+    merged.attrs = attrs
+    idata.posterior = merged
+    result = Fit(idata)
+    result._group_cache.update(groups)
     return result
 
 
@@ -446,48 +582,35 @@ def _fit_joint(
 
     if method == "grid":
         raise OptionError(
-            f"method='grid' does not apply to model={model!r}: the grid evaluates the "
+            f"{{param}}='grid' does not apply to {{model}}={model!r}: the grid evaluates the "
             "2-parameter single-system posterior exactly, the joint model has one parameter per "
-            "system and per task; use method='nuts'"
+            "system and per task; use {param}='nuts'",
+            param="method",
+            also=("model",),
         )
     if weights is not None:
-        raise OptionError(f"model={model!r} weighs the fitted tasks equally: weights= is not taken")
+        raise OptionError(
+            f"{{model}}={model!r} weighs the fitted tasks equally: {{param}} is not taken",
+            param="weights",
+            also=("model",),
+        )
     if priors is not None and not isinstance(priors, JointPriors):
         raise OptionError(
-            f"model={model!r} takes priors=JointPriors(...) (passhat.model.joint_build)"
+            f"model={model!r} takes {{param}}=JointPriors(...) (passhat.model.joint_build)",
+            param="priors",
         )
     return fit_joint(data, priors=priors, model=model, **kw)
-
-
-def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:
-    """What the fit says about tasks with no decided run (see :func:`fit_notes`)."""
-    count = int(empty.sum())
-    if not count:
-        return []
-    if rule == "impute":
-        return [
-            f"{count} task(s) have no decided run (every run unscored): kept in the benchmark "
-            "scope with their rates drawn from the fitted distribution (unscored_tasks='impute'; "
-            "estimate leaves them out)"
-        ]
-    shown = ", ".join(f"{r.task} ({r.system})" for r in excluded.head(5).itertuples())
-    return [
-        f"{count} task(s) have no decided run (every run unscored) and are left out of the "
-        f"benchmark scope: {shown}{' ...' if count > 5 else ''} (unscored_tasks='exclude', "
-        "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
-        "fitted distribution)"
-    ]
 
 
 def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
     """The tasks of weight 0, named once (with their systems when not every system's)."""
     systems = [str(s) for s in ds["system"].values]
     tasks = [str(t) for t in ds["task"].values]
-    shown = []
-    for t in np.flatnonzero(zero_w.any(axis=0)).tolist():
-        who = [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()]
-        shown.append(tasks[t] if len(who) == len(systems) else f"{tasks[t]} ({', '.join(who)})")
-    return weight_zero_notes(shown)
+    named = [
+        (tasks[t], [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()])
+        for t in np.flatnonzero(zero_w.any(axis=0)).tolist()
+    ]
+    return weight_zero_task_notes(named, len(systems))
 
 
 def fit_notes(result: Fit) -> list[str]:
@@ -503,25 +626,4 @@ def fit_notes(result: Fit) -> list[str]:
     >>> notes[1][:60]
     '1 task(s) have no decided run (every run unscored) and are l'
     """
-    raw = result.idata.posterior.attrs.get("passhat_notes")
-    return list(json.loads(raw)) if raw else []
-
-
-def _store_metrics(result: Fit, ks: list[int]) -> None:
-    """Add ``icc`` and every metric in both scopes for ``ks`` to the fit's posterior group."""
-    post = result.idata.posterior
-    new: dict[str, xr.DataArray] = {
-        "icc": result._as_array(
-            "icc", ks, result._compute([("icc", 1)], scope="population"), "population"
-        )
-    }
-    for scope in SCOPES:
-        requests = [("mean", 1)] + [(m, k) for m in K_METRICS for k in ks]
-        vals = result._compute(requests, scope=scope)
-        new[f"mean_{scope}"] = result._as_array("mean", ks, vals, scope)
-        for m in K_METRICS:
-            new[f"{m}_{scope}"] = result._as_array(m, ks, vals, scope)
-    attrs = dict(post.attrs)
-    merged = post.assign(new)
-    merged.attrs = attrs
-    result.idata.posterior = merged
+    return result.notes
