@@ -1,10 +1,12 @@
-"""The fit() entry point: check the options, sample each system, assemble the Fit.
+"""The fit() entry point: check the options, then fit each system or all of them jointly.
 
 :func:`fit` turns a trial or count table into a :class:`~passhat.Fit`: it
-checks the options, compresses each system's tasks to distinct (n, c) pairs,
-has :mod:`passhat.model.sampler` draw the hyperparameters (NUTS or the exact
-grid), and stores draws, count data, settings and the metrics for the asked
-k in one ArviZ InferenceData.
+checks the options and hands the count table to :mod:`passhat.model.single_fit`,
+which compresses each system's tasks to distinct (n, c) pairs, has
+:mod:`passhat.model.sampler` draw the hyperparameters (NUTS or the exact grid),
+and stores draws, count data, settings and the metrics for the asked k in one
+ArviZ InferenceData; ``model="joint"`` or ``"rasch"`` goes to
+:mod:`passhat.model.joint_fit` (a :class:`~passhat.JointFit`).
 
 Examples
 --------
@@ -18,46 +20,31 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import numpy as np
-import pandas as pd
 import xarray as xr
-from numpy.typing import NDArray
 
 from passhat._validate import DEFAULT_SEED, norm_k
-from passhat._version import __version__
-from passhat.errors import ModelError, OptionError
-from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import default_ks, unscored_runs_note, unscored_task_rule
-from passhat.model.build import MODELS, Priors, check_model, compress
-from passhat.model.diagnostics import import_arviz
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.exclusions import default_ks
+from passhat.model.build import MODELS, Priors, check_model
 from passhat.model.joint_build import JOINT_FORMS, JointPriors
 from passhat.model.joint_result import JointFit
-from passhat.model.metrics import Groups
-from passhat.model.result import K_METRICS, Fit
+from passhat.model.result import Fit
 from passhat.model.sampler import (
     METHODS,
     resolve_method,
     resolve_progress,
     resolve_sampler,
     resolve_seed,
-    sample_system,
-    sub_seed,
 )
-from passhat.model.summaries import SCOPES
-from passhat.model.text import unscored_task_notes, weight_zero_task_notes
+from passhat.model.single_fit import UNSCORED_TASK_RULES, Sampling, fit_systems, fitted_counts
 from passhat.trials import Trials
 
 __all__ = ["SIZE_BOUNDS", "UNSCORED_TASK_RULES", "check_sizes", "fit", "fit_notes"]
-
-#: The rules :func:`fit` accepts for tasks with no decided run: :func:`passhat.estimate`'s
-#: ("exclude", the default of both, or "error") and "impute" (keep the task in the benchmark
-#: scope, its rate drawn from the fitted distribution of task rates).
-UNSCORED_TASK_RULES = ("exclude", "error", "impute")
 
 #: Bounds of the sampler's sizes: at least 4 draws per chain (R-hat and ESS need 4; with fewer
 #: ArviZ returns NaN and logs a shape warning), at most 64 chains (each NUTS chain is a separate
@@ -104,45 +91,6 @@ draws per chain give more effective draws
             param="chains",
             also=("draws",),
         )
-
-
-def _jsonable_attr(v: Any) -> Any:
-    """A count-table attribute as a netCDF attribute: lists, tuples and dicts as JSON text.
-
-    netCDF attributes hold strings, numbers and flat numeric arrays, not nested
-    or mixed containers, so a container is stored as its JSON text and a scalar
-    as it is (the fit's file must save). This is not :func:`passhat._format.jsonable`,
-    which makes values JSON-safe for JSON output and keeps containers as containers.
-
-    Examples
-    --------
-    >>> from passhat.model.fit import _jsonable_attr
-    >>> _jsonable_attr({"format": "tidy", "rows": [1, 2]}), _jsonable_attr(3)
-    ('{"format": "tidy", "rows": [1, 2]}', 3)
-    """
-    return json.dumps(v) if isinstance(v, list | dict | tuple) else v
-
-
-def _str_labels(values: Any) -> Any:
-    """Task labels (or per-task coordinate values) as strings.
-
-    Labels that already are all ``str`` are passed on as they are: a pandas
-    index is reused by xarray as is, so a 10^6-task fit does not copy the labels
-    into a new string array nor build a new index (~0.25 s); other labels
-    (numbers, ...) are converted with ``astype(str)``.
-    """
-    if isinstance(values, pd.Index):
-        if pd.api.types.is_string_dtype(values.dtype) and (
-            values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) == "string"
-        ):
-            return values
-        return np.asarray(values).astype(str)
-    arr = np.asarray(values)
-    if arr.dtype.kind == "U" or (
-        arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string"
-    ):
-        return arr
-    return arr.astype(str)
 
 
 @overload
@@ -334,9 +282,9 @@ def fit(
     ks = None if k is None else norm_k(k)
     ds = as_counts(data)
     ks = default_ks(ds) if ks is None else ks
-    counts = _fitted_counts(ds, unscored_tasks, weights)
+    counts = fitted_counts(ds, unscored_tasks, weights)
     seed = resolve_seed(seed)
-    run = _Run(
+    run = Sampling(
         model=model,
         method=ran,
         sampler=resolve_sampler(sampler, ran),
@@ -349,40 +297,7 @@ def fit(
         target_accept=target_accept,
         grid_size=grid_size,
     )
-    drawn, groups, weight_norm = _sample_systems(counts, run)
-    settings = {"method_requested": method, "tune": tune, "weights": _weights_label(weights),
-                "target_accept": target_accept, "grid_size": grid_size}  # fmt: skip
-    idata = _inference_data(counts, run, drawn, weight_norm, ks=ks, settings=settings)
-    return _with_metrics(idata, groups, ks)
-
-
-@dataclass(frozen=True)
-class _Counts:
-    """The count table a single-system fit fits: tasks with no decided run (rule "exclude")
-    and tasks of weight 0 marked not present; the raw task weights; the rule for tasks with
-    no decided run; the notes."""
-
-    ds: xr.Dataset
-    weights: NDArray[np.float64]
-    rule: str
-    notes: list[str]
-
-
-@dataclass(frozen=True)
-class _Run:
-    """How each system is sampled (the arguments of :func:`sample_system` but its data)."""
-
-    model: str
-    method: str
-    sampler: str
-    priors: Priors
-    chains: int
-    draws: int
-    tune: int
-    seed: int
-    progress: bool
-    target_accept: float
-    grid_size: int
+    return fit_systems(counts, run, ks=ks, method_requested=method, weights=weights)
 
 
 def _check_single(model: str, method: str, priors: Any, target_accept: float) -> str:
@@ -399,178 +314,6 @@ def _check_single(model: str, method: str, priors: Any, target_accept: float) ->
             f"{{param}} must lie in (0, 1) (got {target_accept})", param="target_accept"
         )
     return ran
-
-
-def _weights_label(weights: Any) -> str:
-    """The task weights as the settings record them: equal, declared, category or mapping."""
-    if weights is None:
-        return "equal"
-    return weights if isinstance(weights, str) else "mapping"
-
-
-def _fitted_counts(ds: xr.Dataset, unscored_tasks: str, weights: Any) -> _Counts:
-    """The count table to fit: tasks with no decided run left out (``unscored_tasks``
-    "exclude") and tasks of weight 0 left out (as :func:`passhat.estimate` does), each said in
-    a note; a system whose weights sum to zero is refused."""
-    empty, excluded = unscored_task_rule(ds, unscored_tasks, allowed=UNSCORED_TASK_RULES)
-    if unscored_tasks == "exclude" and empty.any():
-        ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
-    w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
-    present0 = np.asarray(ds["present"].values, dtype=bool)
-    for si in np.flatnonzero((present0 & (w_all > 0)).sum(axis=1) == 0).tolist():
-        if present0[si].any():  # a zero total weight has no average: never a silent 0
-            raise ModelError(f"system {str(ds['system'].values[si])!r}: task weights sum to zero")
-    zero_w = present0 & (w_all <= 0)  # out of every average and of the fit, as in estimate
-    if zero_w.any():
-        ds = ds.assign(present=ds["present"] & ~xr.DataArray(zero_w, dims=("system", "task")))
-    shown = [(str(r.task), str(r.system)) for r in excluded.head(5).itertuples()]
-    notes = (
-        unscored_runs_note(ds)
-        + unscored_task_notes(unscored_tasks, int(empty.sum()), shown)
-        + _weight_zero_notes(ds, zero_w)
-    )
-    return _Counts(ds, w_all, unscored_tasks, notes)
-
-
-def _sample_systems(
-    counts: _Counts, run: _Run
-) -> tuple[dict[str, list[NDArray[Any]]], dict[int, Groups], NDArray[np.float64]]:
-    """Sample each system on its distinct (n, c) pairs: the draws per variable (one array per
-    system), each system's benchmark-scope task groups and its normalised task weights."""
-    ds = counts.ds
-    n_all = np.asarray(ds["n"].values, dtype=np.int64)
-    c_all = np.asarray(ds["c"].values, dtype=np.int64)
-    present_all = np.asarray(ds["present"].values, dtype=bool)
-    weight_norm = np.zeros_like(counts.weights)
-    drawn: dict[str, list[NDArray[Any]]] = {}
-    groups: dict[int, Groups] = {}
-    for si, s in enumerate(str(x) for x in ds["system"].values):
-        present = present_all[si]
-        n, c = n_all[si][present], c_all[si][present]
-        if len(n) == 0 or n.sum() == 0:
-            raise ModelError(f"system {s!r}: no task has a decided run; nothing to fit")
-        w = counts.weights[si][present]
-        if w.sum() <= 0:
-            raise ModelError(f"system {s!r}: task weights sum to zero")
-        weight_norm[si, present] = w / w.sum()
-        comp = compress(n, c)
-        res = sample_system(
-            comp,
-            method=run.method,
-            sampler=run.sampler,
-            model=run.model,
-            priors=run.priors,
-            chains=run.chains,
-            draws=run.draws,
-            tune=run.tune,
-            seed=sub_seed(run.seed, si),
-            progress=run.progress,
-            target_accept=run.target_accept,
-            grid_size=run.grid_size,
-        )
-        for key, val in res.items():
-            drawn.setdefault(key, []).append(val)
-        groups[si] = Groups.from_tasks(n, c, weight_norm[si][present], comp=comp)
-    return drawn, groups, weight_norm
-
-
-def _inference_data(
-    counts: _Counts,
-    run: _Run,
-    drawn: dict[str, list[NDArray[Any]]],
-    weight_norm: NDArray[np.float64],
-    *,
-    ks: list[int],
-    settings: dict[str, Any],
-) -> Any:
-    """The fit's InferenceData: the draws with the fit's settings and notes as attributes, the
-    divergences, and the count data (with the count table's attributes: where it came from)."""
-    ds = counts.ds
-    systems = [str(s) for s in ds["system"].values]
-    coords = {"chain": np.arange(run.chains), "draw": np.arange(run.draws), "system": systems}
-    posterior = xr.Dataset(
-        {
-            key: (("chain", "draw", "system"), np.stack(v, axis=-1))
-            for key, v in drawn.items()
-            if key != "diverging"
-        },
-        coords=coords,
-    )
-    posterior.attrs.update(
-        {
-            "passhat_model": run.model,
-            "passhat_method": run.method,
-            "passhat_sampler": run.sampler,
-            "passhat_seed": run.seed,
-            "passhat_priors": run.priors.to_json(),
-            "passhat_k": json.dumps(ks),
-            "passhat_version": str(__version__),
-            "passhat_unscored_tasks": counts.rule,
-            "passhat_notes": json.dumps(counts.notes),
-            "passhat_settings": json.dumps(settings),
-        }
-    )
-    sample_stats = xr.Dataset(
-        {"diverging": (("chain", "draw", "system"), np.stack(drawn["diverging"], -1))},
-        coords=coords,
-    )
-    az = import_arviz()
-    return az.InferenceData(
-        posterior=posterior,
-        sample_stats=sample_stats,
-        constant_data=_constant_data(ds, weight_norm),
-    )
-
-
-def _constant_data(ds: xr.Dataset, weight_norm: NDArray[np.float64]) -> xr.Dataset:
-    """The count data of a fit over (system, task): n, c, normalised weight, present; the
-    tasks' other coordinates; the count table's attributes (netCDF-safe)."""
-    task_coords = {
-        name: ("task", _str_labels(crd.values))
-        for name, crd in ds.coords.items()
-        if name not in ("system", "task") and crd.dims == ("task",)
-    }
-    constant = xr.Dataset(
-        {
-            "n": (("system", "task"), np.asarray(ds["n"].values, dtype=np.int64)),
-            "c": (("system", "task"), np.asarray(ds["c"].values, dtype=np.int64)),
-            "weight": (("system", "task"), weight_norm),
-            "present": (("system", "task"), np.asarray(ds["present"].values, dtype=np.int8)),
-        },
-        coords={
-            "system": [str(s) for s in ds["system"].values],
-            "task": _str_labels(ds.indexes["task"]),
-            **task_coords,
-        },
-    )
-    constant.attrs.update({k: _jsonable_attr(v) for k, v in ds.attrs.items()})
-    return constant
-
-
-def _with_metrics(idata: Any, groups: dict[int, Groups], ks: list[int]) -> Fit:
-    """The Fit, with ``icc`` and every metric in both scopes for ``ks`` stored in its
-    posterior (computed on a draft of it that shares the task groups)."""
-    draft = Fit(idata)
-    draft._group_cache.update(groups)
-    post = idata.posterior
-    new: dict[str, xr.DataArray] = {
-        "icc": draft._as_array(
-            "icc", ks, draft._compute([("icc", 1)], scope="population"), "population"
-        )
-    }
-    for scope in SCOPES:
-        requests = [("mean", 1)] + [(m, k) for m in K_METRICS for k in ks]
-        vals = draft._compute(requests, scope=scope)
-        new[f"mean_{scope}"] = draft._as_array("mean", ks, vals, scope)
-        for m in K_METRICS:
-            new[f"{m}_{scope}"] = draft._as_array(m, ks, vals, scope)
-    attrs = dict(post.attrs)
-    merged = post.assign(new)
-    merged.attrs = attrs
-    idata.posterior = merged
-    result = Fit(idata)
-    result._group_cache.update(groups)
-    return result
 
 
 def _fit_joint(
@@ -600,17 +343,6 @@ def _fit_joint(
             param="priors",
         )
     return fit_joint(data, priors=priors, model=model, **kw)
-
-
-def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
-    """The tasks of weight 0, named once (with their systems when not every system's)."""
-    systems = [str(s) for s in ds["system"].values]
-    tasks = [str(t) for t in ds["task"].values]
-    named = [
-        (tasks[t], [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()])
-        for t in np.flatnonzero(zero_w.any(axis=0)).tolist()
-    ]
-    return weight_zero_task_notes(named, len(systems))
 
 
 def fit_notes(result: Fit) -> list[str]:

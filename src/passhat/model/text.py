@@ -26,12 +26,14 @@ from passhat.intervals import outside_mask
 
 __all__ = [
     "JOINT_SCOPES_NOTE",
+    "LOO_NOTE",
     "SCOPES_NOTE",
     "diagnostics_line",
     "dispersion_line",
     "interval",
     "joint_cell_notes",
     "joint_diagnostics_line",
+    "loo_sentence",
     "mean_outside_note",
     "method_label",
     "method_note",
@@ -58,6 +60,24 @@ JOINT_SCOPES_NOTE = (
     "at a time. Pairwise differences and rank probabilities: passhat.JointFit."
     "differences / rank_table, or `passhat rank`."
 )
+
+
+#: What a comparison by PSIS-LOO of fits of a pass/fail table asks.
+LOO_NOTE = (
+    "The pointwise log-likelihood is one term per task, so LOO asks how well each model "
+    "predicts a left-out task."
+)
+
+
+def loo_sentence(best: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """Which model predicts left-out tasks better for one system, and whether clearly (the
+    ELPD difference beyond twice its standard error); rows of a comparison table."""
+    clear = float(other["elpd_diff"]) > 2 * float(other["dse"])
+    return (
+        f"{best['system']}: the {best['model']} model predicts left-out tasks "
+        + ("better" if clear else "about as well")
+        + f" (ELPD difference {float(other['elpd_diff']):.1f} ± {float(other['dse']):.1f})."
+    )
 
 
 def interval(row: Mapping[str, Any]) -> str:

@@ -253,7 +253,7 @@ def _comparison(
             + "; ".join(inflated.diagnostics.problems[:3])
             + "), so its comparison would be unreliable."
         ]
-    cmp = compare_models({str(f.model): f, "inflated": inflated})
+    cmp = compare_models({str(f.model): f, "inflated": inflated}).table
     table = Table(
         id="model_compare",
         caption="Model comparison by PSIS-LOO (plain Beta vs zero/one-inflated)",
