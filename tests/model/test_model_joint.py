@@ -251,7 +251,9 @@ def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(jf):
     assert len(doc["correlation"]) == 6 and doc["dispersion_check"][-1]["system"] == "(all)"
     frame = s.view().parts[0].frame
     assert frame["system"].tolist() == [x for x in jf.systems for _ in range(3)]
-    row = s.table.query("system == 's2' and metric == 'pass_hat_k' and scope == 'population'")
+    row = s.table.query(
+        "system == 's2' and metric == 'pass_hat_k' and k == 3 and scope == 'population'"
+    )
     r = row.iloc[0]
     cell = f"{r['mean']:.3f} [{r['lower']:.3f}, {r['upper']:.3f}]"
     assert (
