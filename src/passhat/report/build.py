@@ -601,7 +601,7 @@ def _model_comparison(
     if not inflated.diagnostics.passed:
         return ModelComparison("inflated_failed", problems=tuple(inflated.diagnostics.problems[:3]))
     return ModelComparison(
-        "compared", table=compare_models({str(f.model): f, "inflated": inflated})
+        "compared", table=compare_models({str(f.model): f, "inflated": inflated}).table
     )
 
 
