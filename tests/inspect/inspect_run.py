@@ -2,7 +2,9 @@
 
 ``run_eval`` runs ``inspect_ai.eval`` on :data:`SCRIPT`'s samples with ``mockllm/model``, whose
 ``custom_outputs`` callable answers the n-th call of a sample with the n-th letter of its
-script (target ``A``: ``A`` passes, ``B`` fails), so some samples flip between epochs. The
+script (target ``A``: ``A`` passes, ``B`` fails; ``E``: the model call raises, so that epoch
+errors and, with ``fail_on_error=False``, stays in the log unscored), so some samples flip
+between epochs. The
 epochs are reduced by passhat's reducers and Inspect's own ``pass_k`` / ``pass_at`` / ``mean``;
 the metrics are ``accuracy``, ``stderr`` and ``passhat_interval``. No network: every output
 carries its token usage (the mock model would otherwise count tokens with a downloaded
@@ -23,6 +25,7 @@ SCRIPT = {
     "q4": "ABAA",  # 3 of 4
     "q5": "AAAA",  # 4 of 4
     "q6": "BABB",  # 1 of 4
+    "q7": "AEAB",  # 2 of 3 scored; epoch 2 errors
 }
 EPOCHS = 4
 K = 2
@@ -39,6 +42,8 @@ def scripted_model() -> Any:
         sample = messages[-1].text.split()[0]
         letter = SCRIPT[sample][calls[sample]]
         calls[sample] += 1
+        if letter == "E":
+            raise RuntimeError(f"scripted model error in {sample}")
         out = ModelOutput.from_content(model="mockllm", content=letter)
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
@@ -67,7 +72,12 @@ def run_eval(log_dir: Path, *, metadata: dict[str, Any] | None = None) -> Any:
         metadata=metadata,
     )
     [log] = inspect_eval(
-        task, model=scripted_model(), log_dir=str(log_dir), display="none", log_format="eval"
+        task,
+        model=scripted_model(),
+        log_dir=str(log_dir),
+        display="none",
+        log_format="eval",
+        fail_on_error=False,
     )
     assert log.status == "success", log.error
     return log

@@ -98,11 +98,11 @@ def test_metadata_false_overrides_environment(
         (
             "s3://bucket/logs/run.eval",
             "1",
-            "s3://bucket/logs/run.eval: nothing written: "
-            "s3://bucket/logs/run.eval: not a local file",
+            "passhat: nothing written: s3://bucket/logs/run.eval: not a local file; passhat "
+            "writes beside local logs only",
         ),
         (None, "{oops", "PASSHAT_INSPECT: not valid JSON"),
-        (None, '{"scorer": "nope"}', "scorer 'nope' is not in the log; scorers: match"),
+        (None, '{"scorer": "nope"}', ".eval: scorer 'nope' is not in the log; scorers: match"),
     ],
 )
 def test_problems_are_one_warning(
@@ -121,6 +121,7 @@ def test_problems_are_one_warning(
     [record] = caplog.records
     assert record.levelname == "WARNING" and record.message.startswith("passhat: ")
     assert message in record.message
+    assert record.message.count(log.location) == 1  # the log named, once
     assert _files(log_copy.parent) == [log_copy.name]
 
 

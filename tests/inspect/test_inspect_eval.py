@@ -4,8 +4,8 @@ One ``inspect_ai.eval`` run (``mockllm/model`` with scripted answers: :mod:`insp
 epochs reduced by passhat's reducers and by Inspect's own ``pass_k`` / ``pass_at`` / ``mean``,
 the task's metadata asking the hook for the estimate. Oracles:
 
-* the counts by hand (the A's of each sample's script) and the unbiased formulas written out
-  with :func:`math.comb`;
+* the counts by hand (the A's of each sample's script; an errored epoch is unscored) and the
+  unbiased formulas written out with :func:`math.comb`;
 * Inspect's own reducers in the same run (per sample and their ``accuracy``);
 * passhat's estimate of the log read back from disk by passhat's Inspect reader
   (``ph.estimate(ph.read(log), ...)``): the metric's values and intervals, and the JSON the
@@ -57,7 +57,7 @@ def _by_hand(metric: str) -> float:
     """The benchmark value from the script: each sample's unbiased estimate, averaged."""
     values = []
     for answers in SCRIPT.values():
-        n, c = len(answers), answers.count("A")
+        n, c = _scored(answers), answers.count("A")
         per = {
             "pass_hat_k": math.comb(c, K) / math.comb(n, K),
             "pass_at_k": 1 - math.comb(n - c, K) / math.comb(n, K),
@@ -67,14 +67,22 @@ def _by_hand(metric: str) -> float:
     return sum(values) / len(values)
 
 
+def _scored(answers: str) -> int:
+    return len(answers) - answers.count("E")
+
+
 def test_log_counts_are_the_script(run: dict[str, Any]) -> None:
     counts = run["est"]._counts.sel(system="mockllm/model")
-    n = dict(zip(counts["task"].values, counts["n"].values.tolist(), strict=True))
-    c = dict(zip(counts["task"].values, counts["c"].values.tolist(), strict=True))
-    assert n == {sid: EPOCHS for sid in SCRIPT}
-    assert c == {sid: answers.count("A") for sid, answers in SCRIPT.items()}
-    flips = [sid for sid, answers in SCRIPT.items() if 0 < answers.count("A") < EPOCHS]
-    assert len(flips) == 3  # some samples flip between epochs
+    got = {
+        key: dict(zip(counts["task"].values, counts[key].values.tolist(), strict=True))
+        for key in ("n", "c", "unscored")
+    }
+    assert got["n"] == {sid: _scored(answers) for sid, answers in SCRIPT.items()}
+    assert got["c"] == {sid: answers.count("A") for sid, answers in SCRIPT.items()}
+    assert got["unscored"] == {sid: answers.count("E") for sid, answers in SCRIPT.items()}
+    assert all(len(answers) == EPOCHS for answers in SCRIPT.values())
+    flips = [sid for sid, answers in SCRIPT.items() if 0 < answers.count("A") < _scored(answers)]
+    assert len(flips) == 4  # some samples flip between epochs
 
 
 @pytest.mark.parametrize("metric", list(VIEWS))
@@ -98,7 +106,8 @@ def test_per_sample_reductions_equal_inspect(run: dict[str, Any], metric: str) -
         mine = red[ours][sid]
         assert mine.value == pytest.approx(red[theirs][sid].value, abs=1e-12), sid
         counts = mine.metadata["passhat"]
-        assert (counts["n"], counts["c"], counts["unscored"]) == (EPOCHS, answers.count("A"), 0)
+        # an errored epoch never reaches a reducer: out of n, as passhat's reader leaves it
+        assert (counts["n"], counts["c"]) == (_scored(answers), answers.count("A"))
 
 
 @pytest.mark.parametrize("metric", list(VIEWS))

@@ -79,8 +79,9 @@ def test_other_views_get_nothing_and_one_warning(
         assert passhat_interval()(theirs) == {}
         assert passhat_interval()(theirs) == {}
     assert [r.message for r in caplog.records].count(
-        "passhat interval: a view without passhat's counts (another reducer, e.g. Inspect's "
-        "pass_k or mean) gets no interval; use passhat_reducers(k=...)"
+        "passhat interval: the views of reducers that are not passhat's (e.g. Inspect's pass_k "
+        "or mean) hold no counts and get no interval; passhat_reducers(k=...) gives the views "
+        "that do"
     ) == 1
     assert passhat_interval()([]) == {}  # Inspect's empty view
 

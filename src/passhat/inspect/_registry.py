@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from passhat.inspect.hook import PasshatHook
 from passhat.inspect.metrics import interval
-from passhat.inspect.reducers import mean_reducer, pass_at_reducer, pass_hat_reducer
+from passhat.inspect.reducers import registered_mean, registered_pass_at, registered_pass_hat
 
-__all__ = ["PasshatHook", "interval", "mean_reducer", "pass_at_reducer", "pass_hat_reducer"]
+__all__ = [
+    "PasshatHook",
+    "interval",
+    "registered_mean",
+    "registered_pass_at",
+    "registered_pass_hat",
+]

@@ -164,7 +164,8 @@ def write_for_log(log: Any) -> Written | None:
             settings = replace(settings, k=reducer_ks(log.eval.config.epochs_reducer))
         written = write_outputs(path, settings)
     except PasshatError as err:
-        logger.warning(f"passhat: {where or 'a log of this run'}: nothing written: {err}")
+        why = str(err) if where and where in str(err) else f"{where or 'a log'}: {err}"
+        logger.warning(f"passhat: nothing written: {why}")
         return None
     logger.info(f"passhat: wrote {written.estimate}")
     return written
@@ -173,8 +174,8 @@ def write_for_log(log: Any) -> Written | None:
 @hooks(
     name="estimate",
     description=(
-        "passhat: writes pass^k / pass@k with their intervals beside each log "
-        f"(when {ENV_VAR} or the task's metadata 'passhat' asks)"
+        f"pass^k / pass@k with intervals beside each log when {ENV_VAR} or the task's "
+        "metadata 'passhat' asks"
     ),
 )
 class PasshatHook(Hooks):

@@ -150,8 +150,9 @@ def interval(ci: float = 0.95, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT
             if not _warned["other_view"]:
                 _warned["other_view"] = True
                 logger.warning(
-                    "passhat interval: a view without passhat's counts (another reducer, e.g. "
-                    "Inspect's pass_k or mean) gets no interval; use passhat_reducers(k=...)"
+                    "passhat interval: the views of reducers that are not passhat's (e.g. "
+                    "Inspect's pass_k or mean) hold no counts and get no interval; "
+                    "passhat_reducers(k=...) gives the views that do"
                 )
             return {}
         return interval_values(view, ci=level, n_boot=draws, seed=seed)

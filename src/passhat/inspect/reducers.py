@@ -13,11 +13,12 @@ passhat's benchmark value with equal task weights, and equals Inspect's own ``pa
 **Success and unscored epochs, as passhat's Inspect reader counts them.** A score value becomes
 a number by Inspect's ``value_to_float`` (C = 1, I = 0, P = 0.5, N = 0, booleans, numbers);
 the epoch succeeds when that number is ≥ ``threshold`` (default 1.0, the ``value`` default of
-Inspect's ``pass_k``). A NaN score (Inspect's unscored sentinel) is left out of n. A sample with
-fewer than k scored epochs has no estimate: its reduced value is NaN, which Inspect leaves out
-of every metric and counts as unscored, as Inspect's ``pass_k`` does. passhat's ``mean`` is the
-success rate at the threshold, so a partial ``P`` counts 0 (Inspect's ``mean`` reducer counts
-0.5); with C/I scores the two agree.
+Inspect's ``pass_k``). A NaN score (Inspect's unscored sentinel) is left out of n, and so is an
+epoch that errored (Inspect gives a reducer no score of it; passhat's reader counts it
+unscored). A sample with fewer than k scored epochs has no estimate: its reduced value is NaN,
+which Inspect leaves out of every metric and counts as unscored, as Inspect's ``pass_k`` does.
+passhat's ``mean`` is the success rate at the threshold, so a partial ``P`` counts 0 (Inspect's
+``mean`` reducer counts 0.5); with C/I scores the two agree.
 
 Examples
 --------
@@ -151,27 +152,13 @@ def _check(k: object, threshold: object) -> tuple[int, float]:
     return k, level
 
 
+# The registered reducers (what Inspect creates by name, e.g. ``--epochs-reducer
+# passhat/pass_hat_2``). Inspect's decorator hides their docstrings and signatures, so the
+# documented functions below create them, naming each parameter.
 @score_reducer(name="passhat/pass_hat")
-def pass_hat_reducer(
+def registered_pass_hat(
     k: int, threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
 ) -> ScoreReducer:
-    """Each sample's unbiased pass^k: the chance that k of its epochs all succeed.
-
-    Parameters
-    ----------
-    k : int
-        Epochs that must all succeed (≤ the task's epochs).
-    threshold : float
-        An epoch succeeds when its score's number is ≥ this (default 1.0: only C / 1 / true).
-    value_to_float : callable
-        Inspect's score-value-to-number function.
-
-    Examples
-    --------
-    >>> from inspect_ai.scorer import Score
-    >>> pass_hat_reducer(2)([Score(value=v) for v in "CCCI"]).value
-    0.5
-    """
     k, level = _check(k, threshold)
     mark_used()
 
@@ -182,19 +169,9 @@ def pass_hat_reducer(
 
 
 @score_reducer(name="passhat/pass_at")
-def pass_at_reducer(
+def registered_pass_at(
     k: int, threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
 ) -> ScoreReducer:
-    """Each sample's unbiased pass@k: the chance that at least one of k epochs succeeds.
-
-    Parameters are those of :func:`pass_hat_reducer`.
-
-    Examples
-    --------
-    >>> from inspect_ai.scorer import Score
-    >>> pass_at_reducer(2)([Score(value=v) for v in "CIII"]).value
-    0.5
-    """
     k, level = _check(k, threshold)
     mark_used()
 
@@ -205,17 +182,9 @@ def pass_at_reducer(
 
 
 @score_reducer(name="passhat/mean")
-def mean_reducer(threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT) -> ScoreReducer:
-    """Each sample's success rate c / n (pass^1 = pass@1) at the threshold.
-
-    Parameters are those of :func:`pass_hat_reducer` without k.
-
-    Examples
-    --------
-    >>> from inspect_ai.scorer import Score
-    >>> mean_reducer()([Score(value=v) for v in "CCPI"]).value  # P fails at threshold 1
-    0.5
-    """
+def registered_mean(
+    threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
+) -> ScoreReducer:
     _, level = _check(1, threshold)
     mark_used()
 
@@ -223,6 +192,72 @@ def mean_reducer(threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
         return _reduce(scores, "mean", 1, level, value_to_float)
 
     return mean
+
+
+def _own(value_to_float: ValueToFloat) -> dict[str, ValueToFloat]:
+    """``value_to_float`` as a creation argument when it is not Inspect's default."""
+    return {} if value_to_float is TO_FLOAT else {"value_to_float": value_to_float}
+
+
+def pass_hat_reducer(
+    k: int, *, threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
+) -> ScoreReducer:
+    """Each sample's unbiased pass^k: the chance that k of its epochs all succeed.
+
+    Parameters
+    ----------
+    k : int
+        Epochs that must all succeed (≤ the task's epochs).
+    threshold : float
+        An epoch succeeds when its score's number is ≥ this (default 1.0: only C / 1 / true).
+    value_to_float : callable
+        Inspect's score-value-to-number function (default: Inspect's ``value_to_float()``).
+
+    Returns
+    -------
+    ScoreReducer
+        The reducer ``passhat/pass_hat`` (logged as ``passhat/pass_hat_{k}``).
+
+    Examples
+    --------
+    >>> from inspect_ai.scorer import Score
+    >>> pass_hat_reducer(2)([Score(value=v) for v in "CCCI"]).value
+    0.5
+    """
+    return registered_pass_hat(k, threshold=threshold, **_own(value_to_float))
+
+
+def pass_at_reducer(
+    k: int, *, threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
+) -> ScoreReducer:
+    """Each sample's unbiased pass@k: the chance that at least one of k epochs succeeds.
+
+    Parameters and return as :func:`pass_hat_reducer` (``passhat/pass_at``, logged as
+    ``passhat/pass_at_{k}``).
+
+    Examples
+    --------
+    >>> from inspect_ai.scorer import Score
+    >>> pass_at_reducer(2)([Score(value=v) for v in "CIII"]).value
+    0.5
+    """
+    return registered_pass_at(k, threshold=threshold, **_own(value_to_float))
+
+
+def mean_reducer(
+    *, threshold: float = 1.0, value_to_float: ValueToFloat = TO_FLOAT
+) -> ScoreReducer:
+    """Each sample's success rate c / n (pass^1 = pass@1) at the threshold.
+
+    Parameters as :func:`pass_hat_reducer` without k; the reducer is ``passhat/mean``.
+
+    Examples
+    --------
+    >>> from inspect_ai.scorer import Score
+    >>> mean_reducer()([Score(value=v) for v in "CCPI"]).value  # P fails at threshold 1
+    0.5
+    """
+    return registered_mean(threshold=threshold, **_own(value_to_float))
 
 
 #: The metrics :func:`passhat_reducers` gives by default, in its order.
