@@ -108,10 +108,15 @@ def _say(message: str, *, lines: bool = False) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passhat`` console script; returns the exit status."""
+    from passhat._write.stdout import checked_stdout
+
     caught: list[int] = []
     try:
-        with _signals_unwind() as caught:
-            rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        with _signals_unwind() as caught, checked_stdout():
+            try:
+                rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+            except BrokenPipeError as err:  # the end of the output met the reader's absence
+                raise OutputGone from err
     except BaseException as err:  # every exit status is decided here, none by accident
         _reader_notes(keep=isinstance(err, click.exceptions.Exit) and not caught)
         if caught or isinstance(err, KeyboardInterrupt | Terminated | click.exceptions.Abort):

@@ -16,7 +16,7 @@ from typing import Any
 
 from passhat.errors import OptionError, OutputError, PasshatError
 
-__all__ = ["FileContent", "atomic_path", "check_file", "input_paths", "write_bytes"]
+__all__ = ["FileContent", "atomic_path", "check_file", "input_paths", "reason", "write_bytes"]
 
 #: What an output file is made from: bytes, text (UTF-8) or a function that writes the file at
 #: the path it is given (e.g. ``lambda p: frame.to_parquet(p)``).
@@ -180,8 +180,18 @@ def io_errors(where: list[Path], *, replaced: str = "nothing was replaced") -> I
     except PasshatError:
         raise
     except OSError as err:
-        reason = _REASONS.get(err.errno or 0, err.strerror or str(err))
-        raise OutputError(f"{where[-1]}: cannot write: {reason}; {replaced}") from err
+        raise OutputError(f"{where[-1]}: cannot write: {reason(err)}; {replaced}") from err
+
+
+def reason(err: OSError) -> str:
+    """Why a write failed, in words (disk full, read-only file system, ...).
+
+    Examples
+    --------
+    >>> reason(OSError(errno.EROFS, "Read-only file system"))
+    'read-only file system'
+    """
+    return _REASONS.get(err.errno or 0, err.strerror or str(err))
 
 
 def umask() -> int:
