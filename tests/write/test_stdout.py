@@ -14,13 +14,14 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from passhat._write.stdout import CheckedWriter
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE, FIONREAD as on Linux")
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE as on Linux")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "passhat" / "examples" / "agents.csv"
 
@@ -39,7 +40,7 @@ OUTPUTS = [
 ]
 
 
-def _limit(size: int):  # noqa: ANN202 - a preexec_fn
+def _limit(size: int) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 

@@ -36,6 +36,7 @@ import select
 import stat
 import sys
 from collections.abc import Iterator
+from typing import Any, cast
 
 from passhat._write.files import reason
 from passhat.errors import OutputError
@@ -158,10 +159,10 @@ def checked_stdout() -> Iterator[None]:
     original.flush()
     raw = CheckedWriter(fd)
     stream = io.TextIOWrapper(
-        io.BufferedWriter(raw),
+        io.BufferedWriter(cast(Any, raw)),
         encoding=original.encoding,
         errors=original.errors,
-        line_buffering=original.line_buffering,
+        line_buffering=bool(getattr(original, "line_buffering", False)),
     )
     sys.stdout = stream
     try:
