@@ -550,10 +550,11 @@ class Fit:
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        from passhat._write import atomic_path, input_paths
+        from passhat._write import input_paths
+        from passhat._write.netcdf import write_netcdf
 
-        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
-            self.idata.to_netcdf(str(tmp))
+        inputs = input_paths(self.idata.constant_data)
+        write_netcdf(path, self.idata, inputs=inputs, force=force)
         return Path(path)
 
 
