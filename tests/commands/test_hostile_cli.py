@@ -118,3 +118,33 @@ def test_json_is_strict_json_on_one_degenerate_task(
     out = capsys.readouterr().out
     assert rc in (0, 1, 3), out
     _strict(out)
+
+
+def test_report_over_an_input_reached_through_a_link(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 33, item 3, as reported: the input replaced by the report's results.json."""
+    g = tmp_path / "g"
+    g.mkdir()
+    (g / "results.json").write_text(GOOD)
+    link = tmp_path / "link.csv"
+    link.symlink_to(g / "results.json")
+    argv = ["report", str(link), "--format", "csv", "-o", str(g), "--force", "--no-model"]
+    bad(capsys, argv, r"g/results\.json: is an input of this command")
+    assert (g / "results.json").read_text() == GOOD
+
+
+@pytest.mark.parametrize(
+    ("argv", "pattern"),
+    [
+        (["fit", "--example", "abcd", "-o", ""], r"the output file \(-o FILE\) is an empty path"),
+        (["report", "--example", "abcd", "-o", ""], r"the output directory \(-o DIR, out_dir\)"),
+    ],
+    ids=["fit", "report"],
+)
+def test_empty_output_path(
+    capsys: pytest.CaptureFixture[str], argv: list[str], pattern: str
+) -> None:
+    """Issue 33, item 11: ``fit -o ""`` was the current directory, ``report -o ""`` named only
+    the API's parameter."""
+    bad(capsys, argv, pattern)

@@ -9,6 +9,7 @@ the system-call level, and a second process holding the lock.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -270,3 +271,39 @@ def test_leftovers_of_a_killed_writer_cleaned(tmp_path: Path) -> None:
     (out / ".index.html.x.passhat-tmp").write_text("half")
     write_tree(out, {"index.html": "v2"}, owned=OWNED)
     assert leftovers(tmp_path) == [] and leftovers(out) == []
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink", "linked-dir"])
+def test_input_reached_through_a_link_is_protected(tmp_path: Path, how: str) -> None:
+    """Issue 33, item 3: ``cp runs.csv g/results.json; ln -s g/results.json link.csv; passhat
+    report link.csv -o g --force`` replaced the input. Inputs are protected by their real path
+    and their inode, with and without --force."""
+    g = tmp_path / "g"
+    g.mkdir()
+    (g / "results.json").write_text("task_id,success\nt,1\n")
+    if how == "symlink":
+        src = tmp_path / "link.csv"
+        src.symlink_to(g / "results.json")
+    elif how == "hardlink":
+        src = tmp_path / "hard.csv"
+        os.link(g / "results.json", src)
+    else:
+        (tmp_path / "gl").symlink_to(g, target_is_directory=True)
+        src = tmp_path / "gl" / "results.json"
+    before = snapshot(g)
+    for force in (False, True):
+        with pytest.raises(OptionError, match="is an input of this command"):
+            write_tree(g, report_v1(), owned=OWNED, inputs=input_paths(src), force=force)
+    assert snapshot(g) == before
+
+
+def test_hard_link_to_an_input_inside_an_owned_directory(tmp_path: Path) -> None:
+    """Forced, a foreign figures/x.csv would be removed as stale: not when it is the input."""
+    out = tmp_path / "rep"
+    (out / "figures").mkdir(parents=True)
+    src = tmp_path / "runs.csv"
+    src.write_text("task_id,success\n")
+    os.link(src, out / "figures" / "x.csv")
+    with pytest.raises(OptionError, match=r"figures/x\.csv: is an input"):
+        write_tree(out, report_v1(), owned=OWNED, inputs=input_paths(src), force=True)
+    assert (out / "figures" / "x.csv").read_text() == "task_id,success\n"

@@ -22,8 +22,10 @@ from passhat._write.files import (
     check_parent,
     dir_mode,
     fsync_path,
+    input_inodes,
     inside,
     io_errors,
+    not_writable,
     temp_sibling,
     write_into,
 )
@@ -47,6 +49,7 @@ class _Tree:
     clashes: list[str] = field(default_factory=list)  # foreign, where the writer writes
     others: list[str] = field(default_factory=list)  # foreign, elsewhere (left alone)
     inputs_inside: bool = False
+    inputs_here: list[str] = field(default_factory=list)  # owned names that are an input's inode
 
 
 def _sha256(path: Path) -> str:
@@ -71,8 +74,11 @@ def _read_manifest(path: Path) -> dict[str, str] | None:
         return None
 
 
-def _survey(out: Path, owned: Iterable[str]) -> _Tree:
-    """Sort the directory's entries into passhat's (unchanged since written) and foreign."""
+def _survey(
+    out: Path, owned: Iterable[str], inodes: frozenset[tuple[int, int]] = frozenset()
+) -> _Tree:
+    """Sort the directory's entries into passhat's (unchanged since written) and foreign; note
+    the files that are an input (``inodes``: their device and inode numbers)."""
     owned = set(owned) | {MANIFEST}
     try:
         st = os.lstat(out)
@@ -92,10 +98,14 @@ def _survey(out: Path, owned: Iterable[str]) -> _Tree:
         tree.clashes.append(MANIFEST)
         listed = {}
     tree.manifest = listed
+    if _is_input(out / MANIFEST, inodes):
+        tree.inputs_here.append(MANIFEST)
 
     def visit(rel: str) -> None:
         full = out / rel
         st = os.lstat(full)
+        if (st.st_dev, st.st_ino) in inodes:
+            tree.inputs_here.append(rel)
         if stat.S_ISDIR(st.st_mode):
             for entry in sorted(os.listdir(full)):
                 visit(f"{rel}/{entry}")
@@ -115,6 +125,14 @@ def _survey(out: Path, owned: Iterable[str]) -> _Tree:
         else:
             tree.others.append(entry)
     return tree
+
+
+def _is_input(path: Path, inodes: frozenset[tuple[int, int]]) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) in inodes
 
 
 def _describe(names: list[str], limit: int = 4) -> str:
@@ -166,16 +184,23 @@ def _inspect(
                 f"{out}: the output directory lies inside the input directory {src}; writing "
                 "there would change the input (choose an output outside it)"
             )
-    tree = _survey(out, owned)
+    tree = _survey(out, owned, input_inodes(inputs))
     if not tree.exists:
         check_parent(out)
         return tree
     if not os.access(out, os.W_OK | os.X_OK):
-        raise OutputError(f"{out}: permission denied: cannot write in this directory")
+        raise OutputError(f"{out}: {not_writable(out)}: cannot write in this directory")
+    if tree.inputs_here:
+        raise OptionError(
+            f"{out / tree.inputs_here[0]}: is an input of this command (the same file, "
+            "reached through a link or under another name); passhat never writes over its "
+            "input (choose another output directory)"
+        )
+    real_out = Path(os.path.realpath(out))
     for src in inputs:
         if inside(src, out):
             tree.inputs_inside = True
-            rel = os.path.relpath(src, out)
+            rel = os.path.relpath(os.path.realpath(src), real_out)
             if rel.split(os.sep)[0] in set(owned) | {MANIFEST}:
                 raise OptionError(
                     f"{src}: is an input of this command and has a name the output uses; "
