@@ -48,6 +48,7 @@ from passhat._validate import (
     check_method,
     check_n_boot,
     make_rng,
+    named_rng,
     norm_k,
     resolve_seed,
 )
@@ -376,7 +377,6 @@ def compare(
     sel = select_systems(a, b, baseline=baseline, names=names)
     ds, base, cands = sel.counts, sel.baseline, sel.candidates
     seed = resolve_seed(seed)
-    rng = make_rng(seed)
     systems = [str(s) for s in ds["system"].values]
     present = np.asarray(ds["present"].values, dtype=bool)
     n_all = np.asarray(ds["n"].values, dtype=float)
@@ -466,7 +466,16 @@ def compare(
                 f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
             )
         part = paired_difference(
-            na, ca, nc, cc, k=pair_ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
+            na,
+            ca,
+            nc,
+            cc,
+            k=pair_ks,
+            ci=level,
+            n_boot=nb,
+            method=meth,
+            weights=w_pair,
+            seed=named_rng(seed, base, cand),  # the pair's own stream: not its neighbours'
         )
         t_n = int(both.sum())
         part.insert(0, "candidate", cand)
