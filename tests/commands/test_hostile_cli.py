@@ -148,3 +148,22 @@ def test_empty_output_path(
     """Issue 33, item 11: ``fit -o ""`` was the current directory, ``report -o ""`` named only
     the API's parameter."""
     bad(capsys, argv, pattern)
+
+
+def test_infinite_declared_weight_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 33, item 8: ``--weights declared`` with ``inf`` printed "—", raw numpy warnings and
+    exited 0."""
+    runs = write(tmp_path, "w.csv", "task_id,success,weight\na,1,inf\na,0,inf\nb,1,1\nb,1,1\n")
+    bad(capsys, ["estimate", runs, "--weights", "declared"], r"row 1: weight 'inf' is not a finite")
+
+
+def test_weights_of_1e308_average_right(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """All weights 1e308 gave mean 0.000; the right value is 0.750 (equal weights)."""
+    body = "task_id,success,weight\na,1,1e308\na,0,1e308\nb,1,1e308\nb,1,1e308\n"
+    runs = write(tmp_path, "w.csv", body)
+    assert main(["estimate", runs, "--weights", "declared", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc.get("table") or doc.get("rows") or doc["estimates"]
+    assert {r["metric"]: r["value"] for r in rows}["mean"] == 0.75
