@@ -165,10 +165,70 @@ def check_zip_sizes(path: Path) -> None:
                 "hostile archive)"
             )
     if total > MAX_LOG_BYTES:
-        raise FormatError(
-            f"{path}: inflates to {total / 2**30:,.1f} GiB, over the {MAX_LOG_BYTES // 2**30} GiB "
-            "passhat reads from one log; split the evaluation into several logs"
-        )
+        raise _too_big(path, total)
+    _inflate_counted(path, infos)
+
+
+def _too_big(path: Path, total: float) -> FormatError:
+    return FormatError(
+        f"{path}: inflates to {total / 2**30:,.1f} GiB, over the {MAX_LOG_BYTES // 2**30} GiB "
+        "passhat reads from one log; split the evaluation into several logs"
+    )
+
+
+def _inflate_counted(path: Path, infos: list[zipfile.ZipInfo]) -> None:
+    """Inflate every deflated member once, counting the bytes it really gives (never kept), and
+    refuse the archive as soon as a member gives more than its directory declares (a size that
+    lies: a zip bomb), or inflates absurdly, or the whole more than :data:`MAX_LOG_BYTES`. The
+    declared sizes alone are not trusted: the compressed stream is read to its own end."""
+    total = 0
+    with open(path, "rb") as fh:
+        for info in infos:
+            if info.compress_type != zipfile.ZIP_DEFLATED:
+                total += info.file_size  # stored: its bytes are the declared ones
+                continue
+            fh.seek(info.header_offset)
+            local = fh.read(30)
+            if len(local) < 30 or local[:4] != b"PK\x03\x04":
+                raise unreadable_eval(path, zipfile.BadZipFile("bad local file header"))
+            name_len, extra_len = (
+                int.from_bytes(local[26:28], "little"),
+                int.from_bytes(local[28:30], "little"),
+            )
+            fh.seek(info.header_offset + 30 + name_len + extra_len)
+            given = _inflated_size(fh, limit=info.file_size)
+            if given > info.file_size:
+                raise FormatError(
+                    f"{path}: member {info.filename!r} declares {info.file_size:,} bytes and "
+                    "inflates to more; not a log of samples (a damaged or hostile archive)"
+                )
+            total += given
+            if total > MAX_LOG_BYTES:
+                raise _too_big(path, total)
+
+
+def _inflate_chunks(fh: Any) -> Any:
+    """The inflated chunks of the raw deflate stream at ``fh``'s position, 1 MiB at most each."""
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    while not inflater.eof:
+        data = inflater.unconsumed_tail or fh.read(1 << 16)
+        if not data:
+            return
+        try:
+            out = inflater.decompress(data, 1 << 20)
+        except zlib.error:
+            return  # a damaged stream: the reader says so
+        yield out
+
+
+def _inflated_size(fh: Any, *, limit: int) -> int:
+    """Bytes the deflate stream at ``fh`` inflates to, counted up to ``limit`` + 1 only."""
+    got = 0
+    for chunk in _inflate_chunks(fh):
+        got += len(chunk)
+        if got > limit:
+            return got
+    return got
 
 
 def _load_log(path: Path, *, messages: bool = False) -> Any:
