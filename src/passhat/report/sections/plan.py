@@ -15,7 +15,7 @@ import xarray as xr
 
 from passhat import planner
 from passhat._format import plural
-from passhat.errors import InputError
+from passhat.errors import InputError, OptionError
 from passhat.estimators import as_counts
 from passhat.report.document import Column, Section, Table
 from passhat.trials import Trials
@@ -101,7 +101,7 @@ def _design(
     prior, source = _prior_for(fit, ds, system)
     try:
         tab = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
-    except InputError as err:  # all runs pass (or fail): no spread to plan a design from
+    except (InputError, OptionError) as err:  # all pass (or fail), or too many runs to plan
         return [], f"{system}: no design of the budget: {err}."
     opt = tab.attrs["optimum"]
     cur_n = round(float(np.median(n)))
