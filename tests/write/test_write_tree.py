@@ -367,3 +367,96 @@ def test_hard_link_to_an_input_inside_an_owned_directory(tmp_path: Path) -> None
     with pytest.raises(OptionError, match=r"figures/x\.csv: is an input"):
         write_tree(out, report_v1(), owned=OWNED, inputs=input_paths(src), force=True)
     assert (out / "figures" / "x.csv").read_text() == "task_id,success\n"
+
+
+_KILL_MID_RENAMES = """
+import os, signal, sys, pathlib
+from passhat._write import journal, write_tree
+real, calls = journal._rename, [0]
+def rename(a, b):  # the real rename, then SIGKILL after the second: a writer dies mid-commit
+    real(a, b)
+    calls[0] += 1
+    if calls[0] == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+journal._rename = rename
+files = {"index.html": "<p>v2</p>", "results.json": '{"v": 2}', "figures/spread.png": b"s2"}
+write_tree(pathlib.Path(sys.argv[1]), files, owned=("index.html", "results.json", "figures"))
+"""
+
+
+def test_writer_killed_mid_renames_is_completed_by_the_next(tmp_path: Path) -> None:
+    """Issue 33, item 5: SIGKILL in the in-place rename loop (``-o`` shared with a foreign file)
+    left old and new files mixed, and the next run was refused until --force. A real process
+    is killed after two of its renames; the next writer completes its write from the journal."""
+    from passhat._write.journal import JOURNAL, roll_forward
+
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")  # foreign: the in-place path
+    write_tree(out, report_v1(), owned=OWNED)
+    child = subprocess.run([sys.executable, "-c", _KILL_MID_RENAMES, str(out)], timeout=60)
+    assert child.returncode == -9
+    mixed = snapshot(out)
+    assert JOURNAL in mixed and mixed["index.html"] == b"<p>v2</p>"  # died half-way
+    assert mixed["figures/ppc.png"] == b"png1"  # the old output's file is still there
+    check_tree(out, owned=OWNED)  # not refused: the journal's files are passhat's
+    assert roll_forward(out, OWNED)  # what the next writer does first, under the lock
+    done = snapshot(out)
+    manifest = json.loads(done.pop(MANIFEST))["files"]
+    assert done == {
+        "index.html": b"<p>v2</p>",
+        "results.json": b'{"v": 2}',
+        "figures/spread.png": b"s2",
+        "notes.txt": b"mine",
+    }
+    import hashlib
+
+    assert manifest == {k: hashlib.sha256(done[k]).hexdigest() for k in manifest}
+    assert leftovers(out) == []
+    write_tree(out, {"index.html": "v3"}, owned=OWNED)  # no --force needed
+    assert leftovers(tmp_path) == []  # the killed writer's lock, taken over and removed
+
+
+def test_next_writer_completes_a_killed_write_itself(tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    write_tree(out, report_v1(), owned=OWNED)
+    subprocess.run([sys.executable, "-c", _KILL_MID_RENAMES, str(out)], timeout=60)
+    write_tree(out, {"index.html": "v3", "results.json": "{}"}, owned=OWNED)
+    assert sorted(snapshot(out)) == [MANIFEST, "index.html", "notes.txt", "results.json"]
+    assert leftovers(out) == []
+
+
+_TERM_AFTER_SWAP = """
+import os, signal, sys, pathlib
+from passhat._write import tree, write_tree
+from passhat.cli import _signals_unwind  # SIGTERM unwinds as it does in `passhat report`
+real = tree._exchange
+def exchange(a, b):  # the real swap, then SIGTERM at once
+    done = real(a, b)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return done
+tree._exchange = exchange
+files = {"index.html": "<p>v2</p>", "results.json": '{"v": 2}'}
+with _signals_unwind():
+    write_tree(pathlib.Path(sys.argv[1]), files, owned=("index.html", "results.json", "figures"))
+print("written")
+"""
+
+
+def test_signal_just_after_the_swap_reports_the_complete_output(tmp_path: Path) -> None:
+    """Issue 33, item 5: SIGTERM just after the swap exited 143 while the new report was
+    complete, leaving a ``.rep.passhat-new-*`` directory. Now the removal of the old output
+    completes and the writer returns: the outcome that happened, a complete new output."""
+    out = tmp_path / "rep"
+    write_tree(out, report_v1(), owned=OWNED)
+    child = subprocess.run(
+        [sys.executable, "-c", _TERM_AFTER_SWAP, str(out)], capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert (child.returncode, child.stdout) == (0, "written\n"), child.stderr
+    snap = snapshot(out)
+    assert sorted(snap) == [MANIFEST, "index.html", "results.json"]
+    assert snap["results.json"] == b'{"v": 2}'
+    assert leftovers(tmp_path) == [] and leftovers(out) == []
