@@ -60,18 +60,20 @@ def agents() -> ph.Trials:
 
 
 def test_estimate_shows_its_values_and_population_intervals(agents) -> None:
+    """The notebook and repr show what the CLI prints: the value and each scope's interval."""
     est = ph.estimate(agents, k=[1, 5], ci=0.95, n_boot=200, seed=0)
     text, html = _check(est)
     t = est.table
     row = t[(t["system"] == "guided") & (t["k"] == 5) & (t["metric"] == "pass_hat_k")]
     pop = row[row["scope"] == "population"].iloc[0]
-    cell = interval_text(pop["value"], pop["lower"], pop["upper"])
-    assert cell == "74.4% (69.0–81.0%)"
+    cell = f"[{pop['lower']:.3f}, {pop['upper']:.3f}]"
+    assert cell == "[0.690, 0.810]"
     assert cell in text and cell in _cells(html)
-    assert "population scope" in text and "task bootstrap BCa, 200 resamples" in text
+    assert f"{pop['value']:.3f}" in _cells(html)
+    assert "population method" in text and "task bootstrap BCa, 200 resamples" in text
     plain = ph.estimate(agents, k=[1, 2])
-    assert "(" not in repr(plain).splitlines()[2]  # no intervals asked for, none shown
-    assert f"{plain.value('mean', 1, system='guided'):.1%}" in repr(plain)
+    assert "[" not in repr(plain).splitlines()[3]  # no intervals asked for, none shown
+    assert f"{plain.value('mean', 1, system='guided'):.3f}" in repr(plain)
 
 
 def test_comparison_shows_population_differences(agents) -> None:

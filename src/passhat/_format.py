@@ -23,6 +23,7 @@ __all__ = [
     "fixed",
     "fmt_ratio",
     "jsonable",
+    "num",
     "pct",
     "plural",
     "printable",
@@ -142,6 +143,19 @@ def fixed(x: float, digits: int = 3, *, sign: bool = False) -> str:
     """
     text = f"{x:z.{digits}f}"
     return "+" + text if sign and x > 0 and float(text) != 0.0 else text
+
+
+def num(x: float | None, digits: int = 3) -> str:
+    """A number for a table cell: ``digits`` decimals (never "-0.000"), "—" when missing.
+
+    Examples
+    --------
+    >>> num(0.42), num(None), num(float("nan")), num(-0.0001)
+    ('0.420', '—', '—', '0.000')
+    """
+    if x is None or (isinstance(x, float | np.floating) and math.isnan(x)):
+        return "—"
+    return fixed(float(x), digits)
 
 
 def short(value: Any, limit: int = 90) -> Any:

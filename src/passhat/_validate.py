@@ -61,9 +61,11 @@ def check_ci(ci: float, *, name: str = "ci") -> float:
     try:  # text is not a level ("0.95" would be read as 0.95 here and refused elsewhere)
         val = float(ci) if not isinstance(ci, str | bytes) else float("nan")
     except (TypeError, ValueError) as err:
-        raise OptionError(f"{name} must be a number in (0, 1) (got {ci!r})") from err
+        raise OptionError(f"{{param}} must be a number in (0, 1) (got {ci!r})", param=name) from err
     if isinstance(ci, bool) or not 0.0 < val < 1.0:
-        raise OptionError(f"{name} must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})")
+        raise OptionError(
+            f"{{param}} must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})", param=name
+        )
     return val
 
 
@@ -81,12 +83,15 @@ def check_n_boot(n_boot: int) -> int:
 resamples would need at least 7.3 TiB of memory (8 bytes per resample for each value)
     """
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 100:
-        raise OptionError(f"n_boot must be a whole number ≥ 100 (got {n_boot!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ 100 (got {n_boot!r})", param="n_boot"
+        )
     if n_boot > MAX_N_BOOT:
         raise OptionError(
-            f"n_boot must be at most {MAX_N_BOOT:,} (got {n_boot!r}): that many resamples would "
-            f"need at least {memory_text(8 * int(n_boot))} of memory (8 bytes per resample for "
-            "each value)"
+            f"{{param}} must be at most {MAX_N_BOOT:,} (got {n_boot!r}): that many resamples "
+            f"would need at least {memory_text(8 * int(n_boot))} of memory (8 bytes per resample "
+            "for each value)",
+            param="n_boot",
         )
     return int(n_boot)
 
@@ -113,7 +118,9 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
     ):
-        raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
+        raise OptionError(
+            f"{{param}} must be None or a whole number ≥ 0 (got {seed!r})", param="seed"
+        )
     return np.random.default_rng(seed)
 
 
@@ -166,7 +173,7 @@ def resolve_seed(seed: int | None) -> int:
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
+        raise OptionError(f"{{param}} must be a whole number ≥ 0 (got {seed!r})", param="seed")
     return int(seed)
 
 
@@ -187,9 +194,11 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     passhat.errors.OptionError: k must be a whole number ≥ 1, not a boolean (got True)
     """
     if isinstance(k, bool | np.bool_):
-        raise OptionError(f"k must be a whole number ≥ {minimum}, not a boolean (got {k!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ {minimum}, not a boolean (got {k!r})", param="k"
+        )
     if not isinstance(k, int | np.integer) or k < minimum:
-        raise OptionError(f"k must be a whole number ≥ {minimum} (got {k!r})")
+        raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
 
 
@@ -211,14 +220,17 @@ def check_k_values(k: object) -> NDArray[np.float64]:
         raw.dtype == object and any(isinstance(v, bool | np.bool_) for v in raw.ravel())
     ):
         raise OptionError(
-            f"k must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})"
+            f"{{param}} must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})",
+            param="k",
         )
     try:
         k_arr = np.asarray(k, dtype=float)
     except (TypeError, ValueError) as err:
-        raise OptionError(f"k must be whole numbers ≥ 1 (got {k!r})") from err
+        raise OptionError(f"{{param}} must be whole numbers ≥ 1 (got {k!r})", param="k") from err
     if not np.all(np.isfinite(k_arr)) or np.any(k_arr != np.floor(k_arr)) or np.any(k_arr < 1):
-        raise OptionError(f"k must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})")
+        raise OptionError(
+            f"{{param}} must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})", param="k"
+        )
     return k_arr
 
 
@@ -226,15 +238,19 @@ def norm_k(k: int | Sequence[int]) -> list[int]:
     """Validate k (a whole number ≥ 1 or a sequence of them): sorted, without repeats."""
     # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
     if isinstance(k, Mapping):  # its keys would pass silently for the k values
-        raise OptionError(f"k must be a whole number or a sequence of them (got {k!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number or a sequence of them (got {k!r})", param="k"
+        )
     ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
     if not ks:
-        raise OptionError("k must name at least one value")
+        raise OptionError("{param} must name at least one value", param="k")
     for v in ks:
         if isinstance(v, bool | np.bool_):
-            raise OptionError(f"k must be whole numbers ≥ 1, not booleans (got {v!r})")
+            raise OptionError(
+                f"{{param}} must be whole numbers ≥ 1, not booleans (got {v!r})", param="k"
+            )
         if not isinstance(v, int | np.integer) or v < 1:
-            raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
+            raise OptionError(f"{{param}} must be whole numbers ≥ 1 (got {v!r})", param="k")
     return sorted({int(v) for v in ks})
 
 
@@ -251,7 +267,7 @@ def check_flag(value: object, name: str) -> bool:
     passhat.errors.OptionError: matched must be True or False (got 'no')
     """
     if not isinstance(value, bool | np.bool_):
-        raise OptionError(f"{name} must be True or False (got {value!r})")
+        raise OptionError(f"{{param}} must be True or False (got {value!r})", param=name)
     return bool(value)
 
 
@@ -259,7 +275,9 @@ def check_method(method: str, allowed: Sequence[str], what: str) -> str:
     """Validate a method name (case-insensitive) against the allowed ones; return it lower-cased."""
     m = str(method).lower()
     if m not in allowed:
-        raise OptionError(f"{what} must be one of {', '.join(allowed)} (got {method!r})")
+        raise OptionError(
+            f"{{param}} must be one of {', '.join(allowed)} (got {method!r})", param=what
+        )
     return m
 
 
