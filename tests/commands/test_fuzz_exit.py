@@ -176,7 +176,20 @@ def parquet(draw: st.DrawFn) -> tuple[str, bytes]:
     return "counts.parquet", buf.getvalue()
 
 
-INPUTS = st.one_of(count_table(), tidy_csv(), jsonl(), tau_bench(), tau2_bench(), parquet())
+@st.composite
+def huge_counts(draw: st.DrawFn) -> tuple[str, bytes]:
+    """Valid count tables with n up to 2^53 (the documented limit) and c anywhere in 0..n."""
+    rows = []
+    for i in range(draw(st.integers(1, 4))):
+        n = draw(st.sampled_from([1, 5, 2**31, 2**32, 10**9, 2**40, 2**53]))
+        c = draw(st.sampled_from([0, 1, n // 2, n - 1, n]))
+        rows.append(f"t{i},{n},{max(c, 0)}\n")
+    return "counts.csv", ("task_id,n,c\n" + "".join(rows)).encode()
+
+
+INPUTS = st.one_of(
+    count_table(), huge_counts(), tidy_csv(), jsonl(), tau_bench(), tau2_bench(), parquet()
+)
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
@@ -228,6 +241,24 @@ def test_fuzz_every_reader_and_command(
     data: tuple[str, bytes], command: tuple[list[str], set[int]]
 ) -> None:
     _check(data, command)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        "a,9007199254740992,9007199254740992\nb,9007199254740992,9007199254740991\n",
+        "a,9007199254740992,4503599627370496\nb,4,2\n",
+        "a,9007199254740992,9007199254740992\nb,9007199254740992,0\n",
+        "a,4294967296,4294967290\nb,4294967296,7\nc,5,3\n",
+    ],
+    ids=["2^53-all-pass", "2^53-half", "2^53-pass-and-fail", "2^32"],
+)
+def test_huge_counts_fit_and_plan(rows: str) -> None:
+    """Found after the audit: counts of 2^32 or more runs merged unequal tasks where (n, c) was
+    packed into one int64 (fit: "b <= 0", exit 70; plan next: silently wrong numbers)."""
+    for command in COMMANDS:
+        if command[0][0] in ("fit", "plan", "gate"):
+            _check(("counts.csv", ("task_id,n,c\n" + rows).encode()), (command[0], {0, 1, 2, 3}))
 
 
 @pytest.mark.parametrize(
