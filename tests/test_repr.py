@@ -87,16 +87,39 @@ def test_comparison_shows_population_differences(agents) -> None:
 
 
 def test_fit_shows_the_posterior_and_the_diagnostics(agents) -> None:
+    """The notebook and repr show what ``passhat fit`` prints: both scopes, the ICC, each
+    system's diagnostics."""
     fit = ph.fit(agents, method="grid", seed=0, k=[1, 5])
     text, html = _check(fit)
+    assert len(text) <= 2000
     s = fit.summary(k=[1, 5])
     r = s[(s["system"] == "baseline") & (s["k"] == 5) & (s["metric"] == "pass_hat_k")]
-    r = r[r["scope"] == "population"].iloc[0]
-    assert interval_text(r["mean"], r["lower"], r["upper"]) in _cells(html)
-    assert text.startswith("Fit: posterior, Beta-Binomial, grid quadrature; 4 chains × 1000")
-    assert "diagnostics ok" in text and "ICC" in text
+    for scope in ("population", "benchmark"):
+        row = r[r["scope"] == scope].iloc[0]
+        cell = f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
+        assert cell in _cells(html) and cell in text
+    assert text.startswith("passhat fit (posterior, Beta-Binomial, grid quadrature; 95% posterior")
+    assert "diagnostics baseline: ok" in text and "ICC 1/(κ+1)" in text
     bad = ph.fit(agents, method="grid", seed=0, chains=2, draws=40, k=[1])
-    assert "diagnostics FAILED" in repr(bad) and "Diagnostics failed: " in repr(bad)
+    assert "diagnostics baseline: FAILED: baseline: bulk ESS(mu)" in repr(bad)
+
+
+def test_fit_summary_and_diagnostics_are_frozen_results(agents) -> None:
+    """The fit, its summary and its diagnostics are frozen; their JSON documents carry the
+    header and the keys ``passhat fit --json`` wrote before."""
+    import dataclasses
+
+    fit = ph.fit(agents, method="grid", seed=0, k=[1, 5])
+    summary = fit.summarize()
+    for obj, attr in ((fit, "seed"), (summary, "table"), (fit.diagnostics, "problems")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, attr, None)
+    doc = summary.to_dict()
+    assert list(doc) == ["schema", "schema_version", "passhat_version", "input", "settings",
+                         "notes", "summary", "diagnostics"]  # fmt: skip
+    assert doc["schema"] == "passhat.fit" and fit.to_dict() == doc
+    assert list(doc["diagnostics"]) == ["passed", "problems", "thresholds", "divergences", "table"]
+    _check(fit.diagnostics)
 
 
 def test_plan_result_shows_answer_reasoning_and_assumptions() -> None:
@@ -124,7 +147,7 @@ def test_classification_spread_and_divergence(agents, tau_airline_path) -> None:
     text, html = _check(div)
     top = div.by_action.iloc[0]
     assert str(top["action"]) in _cells(html)
-    assert f"{div.counts['failing_runs']} failing run(s)" in text
+    assert f"({div.counts['failing_runs']} failing, {div.counts['passing_runs']} passing" in text
 
 
 def test_names_from_the_data_are_escaped(agents) -> None:

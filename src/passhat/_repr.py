@@ -82,6 +82,12 @@ class View:
         Columns aligned left in a terminal (default :data:`LEFT`).
     no_wrap : bool
         Keep every cell on one line in a terminal.
+    fold : bool
+        In a terminal too narrow for a cell, fold it onto further lines (rather than cut it
+        with an ellipsis).
+    section_by : str, optional
+        A column whose value, where it changes, starts a new section of the table (a rule
+        between the rows in a terminal), e.g. one section per system.
     """
 
     title: str
@@ -90,6 +96,8 @@ class View:
     lines: tuple[str, ...] = ()
     left: frozenset[str] = LEFT
     no_wrap: bool = False
+    fold: bool = False
+    section_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -187,9 +195,17 @@ def _rich_table(view: View) -> Any:
             Text(_display(col)),
             justify="left" if str(col) in view.left else "right",
             no_wrap=view.no_wrap,
+            overflow="fold" if view.fold else "ellipsis",
         )
-    for row in frame.itertuples(index=False) if frame is not None else ():
-        table.add_row(*(Text(_display(v)) if isinstance(v, str) else Text(str(v)) for v in row))
+    rows = list(frame.itertuples(index=False)) if frame is not None else []
+    cols = [str(c) for c in frame.columns] if frame is not None else []
+    at = cols.index(view.section_by) if view.section_by in cols else None
+    for i, row in enumerate(rows):
+        end = at is not None and i + 1 < len(rows) and rows[i + 1][at] != row[at]
+        table.add_row(
+            *(Text(_display(v)) if isinstance(v, str) else Text(str(v)) for v in row),
+            end_section=end,
+        )
     return table
 
 
