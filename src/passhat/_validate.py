@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,6 +42,7 @@ __all__ = [
     "norm_k",
     "resolve_seed",
     "root_seed",
+    "stable_scale",
 ]
 
 #: Bootstrap resamples of every task bootstrap (intervals, paired tests, report), unless given.
@@ -332,3 +334,28 @@ of the data's tasks only
             f"weights name {len(extra)} task(s) the data do not hold: {shown}; give weights of "
             "the data's tasks only"
         )
+
+
+#: Weights whose largest lies outside [2^-400, 2^400] are scaled into it before being summed.
+_SCALE_LIMIT = 400
+
+
+def stable_scale(w: Any) -> Any:
+    """``w`` (a DataArray of weights) times one power of two (exact: no ratio changes) so that
+    its largest finite value is about 1, when that value is beyond 2^±400; else ``w``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> w = stable_scale(xr.DataArray([[1e308, 1e308, 0.0]]))
+    >>> float(w.sum()) > 0 and float(w[0, 0]) == float(w[0, 1])
+    True
+    """
+    vals = np.asarray(w.values, dtype=float)
+    finite = vals[np.isfinite(vals) & (vals > 0)]
+    if finite.size == 0:
+        return w
+    _, exp = np.frexp(finite.max())
+    if abs(int(exp)) <= _SCALE_LIMIT:
+        return w
+    return w.copy(data=np.ldexp(vals, -int(exp)))

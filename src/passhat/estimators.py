@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from passhat._frames import number_array
 from passhat._labels import METRIC_LABELS as _LABELS
 from passhat._validate import check_k_values, check_weight, check_weight_tasks, norm_k
+from passhat._validate import stable_scale as _stable
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -429,9 +430,8 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
 def task_weights(
     ds: xr.Dataset, weights: WeightSpec = None, *, tasks: Iterable[object] | None = None
 ) -> xr.DataArray:
-    """Per-task weights over (system, task), before normalisation; weights so large (or small)
-    that their sum would overflow (or lose its digits) are scaled by one power of two, which
-    keeps every ratio exact (all weights 1e308: each task counts the same, not 0).
+    """Per-task weights over (system, task), before normalisation (beyond 2^±400 scaled by one
+    power of two: every ratio exact, no sum that overflows; all 1e308: each task counts alike).
 
     Parameters
     ----------
@@ -451,36 +451,10 @@ def task_weights(
     >>> task_weights(ds, "category").values.tolist()
     [[0.5, 0.5, 1.0]]
     """
-    return _stable_scale(_task_weights(ds, weights, tasks=tasks))
+    return _stable(_task_weights(ds, weights, tasks=tasks))
 
 
-#: Weights whose largest lies outside [2^-400, 2^400] are scaled into it before being summed.
-_SCALE_LIMIT = 400
-
-
-def _stable_scale(w: xr.DataArray) -> xr.DataArray:
-    """``w`` times one power of two (exact: no ratio changes) so that its largest finite value
-    is about 1, when that value is beyond 2^±400; else ``w`` as it is.
-
-    Examples
-    --------
-    >>> w = _stable_scale(xr.DataArray([[1e308, 1e308, 0.0]]))
-    >>> float(w.sum()) > 0 and float(w[0, 0]) == float(w[0, 1])
-    True
-    """
-    vals = np.asarray(w.values, dtype=float)
-    finite = vals[np.isfinite(vals) & (vals > 0)]
-    if finite.size == 0:
-        return w
-    _, exp = np.frexp(finite.max())
-    if abs(int(exp)) <= _SCALE_LIMIT:
-        return w
-    return w.copy(data=np.ldexp(vals, -int(exp)))
-
-
-def _task_weights(
-    ds: xr.Dataset, weights: WeightSpec, *, tasks: Iterable[object] | None
-) -> xr.DataArray:
+def _task_weights(ds: xr.Dataset, weights: WeightSpec, *, tasks: Iterable | None) -> xr.DataArray:
     base = xr.ones_like(ds["n"], dtype=float)
     if weights is None or weights == "equal":
         return base

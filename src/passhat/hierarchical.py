@@ -85,8 +85,7 @@ _CHUNK_CELLS = 2_000_000
 
 #: Up to this many runs per task, the error draws invert the Beta-Binomial CDF of new runs.
 _INVERSION_MAX_RUNS = 20
-#: The most cells of the tables of estimates at every success count (beyond: computed per draw).
-_TABLE_MAX_CELLS = 4_000_000
+_TABLE_MAX_CELLS = 4_000_000  # tables of estimates at every c beyond this: computed per draw
 
 
 def _g_moments(
@@ -370,12 +369,9 @@ def latent_draws(
 
 def _estimate_at(n: NDArray[np.int64], c: NDArray[np.int64], col: Column) -> NDArray[np.float64]:
     """The unbiased estimate of ``col`` at n runs (per task) and c successes (draws × tasks)."""
-    nn = np.broadcast_to(n.astype(float), c.shape)
-    metric, k = col
-    if metric == "mean":
-        return np.asarray(mean_success(nn, c.astype(float)), dtype=float)
-    fn = pass_hat_k if metric == "pass_hat_k" else pass_at_k
-    return np.asarray(fn(nn, c.astype(float), int(k)), dtype=float)
+    nn, cc = np.broadcast_to(n.astype(float), c.shape), c.astype(float)
+    fn = {"mean": lambda a, b, k: mean_success(a, b), "pass_hat_k": pass_hat_k}.get(col[0])
+    return np.asarray((fn or pass_at_k)(nn, cc, int(col[1])), dtype=float)
 
 
 def _estimate_table(
@@ -478,9 +474,7 @@ def estimate_error_draws(
         cat = np.repeat(np.arange(small.size), ff[small])  # one entry per task drawn exactly
         rep = small[cat]
         runs = nn[rep].astype(np.int64)
-        # the estimates at every success count 0..n, looked up per draw; for huge n (up to 2^53
-        # runs) computed per draw instead, as a table would not fit in memory
-        direct = float(np.sum(nn[rep] + 1.0)) > _TABLE_MAX_CELLS
+        direct = float(np.sum(nn[rep] + 1.0)) > _TABLE_MAX_CELLS  # huge n: no table over c
         tables = [] if direct else [_estimate_table(nn[rep], col)[0] for col in cols]
         offset = 0 if direct else _estimate_table(nn[rep], ("mean", 1))[1][None, :]
         xs, ys, wt = cc[rep], nn[rep] - cc[rep], ww[rep]

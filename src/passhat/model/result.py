@@ -593,9 +593,7 @@ class Fit(Result):
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        from passhat._write import input_paths
-        from passhat._write.netcdf import write_netcdf
+        from passhat._write import input_paths, write_netcdf
 
-        inputs = input_paths(self.idata.constant_data)
-        write_netcdf(path, self.idata, inputs=inputs, force=force)
+        write_netcdf(path, self.idata, inputs=input_paths(self.idata.constant_data), force=force)
         return Path(path)
