@@ -35,6 +35,7 @@ from passhat._validate import (
     check_ci,
     check_flag,
     check_method,
+    check_min_runs,
     check_n_boot,
     norm_k,
     resolve_seed,
@@ -226,10 +227,7 @@ def estimate(
     if ci is not None:
         ci = check_ci(ci)
         n_boot = check_n_boot(n_boot)
-    if min_runs is not None and (
-        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
-    ):
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    min_runs = check_min_runs(min_runs)
     if ci is not None:
         seed = resolve_seed(seed)
     matched = check_flag(matched, "matched")

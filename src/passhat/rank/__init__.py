@@ -22,7 +22,8 @@ Examples
 
 from __future__ import annotations
 
-from passhat.rank.draws import holm, point_ranks, rank_from_draws, simultaneous_band
+from passhat.compare.multiplicity import holm
+from passhat.rank.draws import point_ranks, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws
 from passhat.rank.inputs import combine_systems
 from passhat.rank.leaderboard import ENGINES, rank
