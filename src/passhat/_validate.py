@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -166,6 +167,14 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     if not isinstance(k, int | np.integer) or k < minimum:
         raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: Literal[False]) -> int: ...
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None: ...
 
 
 def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None:

@@ -282,3 +282,14 @@ def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[
     flat = " ".join(out.split())
     for (scope, method), names in want.items():
         assert f"{scope} ({'; '.join(names)}): interval {' '.join(method.split())}" in flat
+
+
+def test_default_k_and_no_ci_method(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --k the one default rule (1, 2, 5 capped at the fewest runs; was 1);
+    --ci-method is gone (it chose nothing: the rule picks each paired interval)."""
+    rc, out, _ = run(capsys, ["compare", "--example", "agents", "--n-boot", "200", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["settings"]["k"] == [1, 2, 5] and doc["schema"] == "passhat.comparison"
+    assert sorted({r["k"] for r in doc["comparison"]}) == [1, 2, 5]
+    bad(capsys, ["compare", "--example", "agents", "--ci-method", "bca"], "--ci-method")

@@ -10,7 +10,10 @@
   tasks for every system, metric and k (:mod:`passhat.rank.engine`);
 * :func:`simultaneous_band` — max-type bands over the k grid;
 * the pairwise matrix under :func:`rank` (paired tests, Holm, win
-  probabilities) is :mod:`passhat.rank.pairs`.
+  probabilities) is :mod:`passhat.rank.pairs`; :func:`holm` is passhat's one Holm
+  (:func:`passhat.compare.multiplicity.holm`).
+
+The result, :class:`Ranking`, lives with its display in :mod:`passhat.rank.result`.
 
 Examples
 --------
