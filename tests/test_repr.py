@@ -135,7 +135,7 @@ def test_classification_spread_and_divergence(agents, tau_airline_path) -> None:
     text, html = _check(div)
     top = div.by_action.iloc[0]
     assert str(top["action"]) in _cells(html)
-    assert f"{div.counts['failing_runs']} failing run(s)" in text
+    assert f"({div.counts['failing_runs']} failing, {div.counts['passing_runs']} passing" in text
 
 
 def test_names_from_the_data_are_escaped(agents) -> None:

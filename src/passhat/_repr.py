@@ -82,6 +82,9 @@ class View:
         Columns aligned left in a terminal (default :data:`LEFT`).
     no_wrap : bool
         Keep every cell on one line in a terminal.
+    fold : bool
+        In a terminal too narrow for a cell, fold it onto further lines (rather than cut it
+        with an ellipsis).
     """
 
     title: str
@@ -90,6 +93,7 @@ class View:
     lines: tuple[str, ...] = ()
     left: frozenset[str] = LEFT
     no_wrap: bool = False
+    fold: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,7 @@ def _rich_table(view: View) -> Any:
             Text(printable(col)),
             justify="left" if str(col) in view.left else "right",
             no_wrap=view.no_wrap,
+            overflow="fold" if view.fold else "ellipsis",
         )
     for row in frame.itertuples(index=False) if frame is not None else ():
         table.add_row(*(Text(printable(v)) if isinstance(v, str) else Text(str(v)) for v in row))
