@@ -17,7 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,7 @@ __all__ = [
     "check_k",
     "check_k_values",
     "check_method",
+    "check_min_runs",
     "check_n_boot",
     "check_weight",
     "check_weight_tasks",
@@ -202,6 +203,41 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     if not isinstance(k, int | np.integer) or k < minimum:
         raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: Literal[False]) -> int: ...
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None: ...
+
+
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None:
+    """Validate ``min_runs`` (the fewest decided runs a task needs): a whole number ≥ 1 (an
+    int or numpy integer, never a boolean or a float such as 2.0: the rule of
+    :func:`check_k`), or None where ``optional``.
+
+    One rule for every entry point that takes it (:func:`passhat.estimate`,
+    :func:`passhat.compare`, :func:`passhat.classify`).
+
+    Examples
+    --------
+    >>> check_min_runs(3), check_min_runs(None)
+    (3, None)
+    >>> check_min_runs(2.0)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: min_runs must be a whole number ≥ 1 (got 2.0)
+    """
+    if min_runs is None and optional:
+        return None
+    whole = isinstance(min_runs, int | np.integer) and not isinstance(min_runs, bool | np.bool_)
+    if not whole or min_runs < 1:  # type: ignore[operator]
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ 1 (got {min_runs!r})", param="min_runs"
+        )
+    return int(min_runs)  # type: ignore[call-overload]
 
 
 def check_k_values(k: object) -> NDArray[np.float64]:
