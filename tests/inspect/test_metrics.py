@@ -102,7 +102,13 @@ def test_parameters_recorded_and_checked() -> None:
     m = passhat_interval(0.8, n_boot=500, seed=3)
     assert registry_info(m).name == "passhat/interval"
     assert registry_params(m) == {"ci": 0.8, "n_boot": 500, "seed": 3}
-    for kwargs, param in (({"ci": 0}, "ci"), ({"n_boot": 10}, "n_boot"), ({"seed": 1.5}, "seed")):
+    bad = (
+        ({"ci": 0}, "ci"),
+        ({"n_boot": 10}, "n_boot"),
+        ({"seed": 1.5}, "seed"),
+        ({"seed": -1}, "seed"),
+    )
+    for kwargs, param in bad:
         with pytest.raises(OptionError) as err:
             passhat_interval(**kwargs)  # type: ignore[arg-type]
         assert err.value.param == param

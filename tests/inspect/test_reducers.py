@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 pytest.importorskip(
@@ -147,3 +148,4 @@ def test_passhat_reducers_order_and_names() -> None:
     [by_name] = create_reducers("passhat/pass_hat_3")
     assert reducer_log_name(by_name) == "passhat/pass_hat_3"
     assert by_name(_scores("CCCI")).value == pytest.approx(0.25)
+    assert reducer_log_name(pass_hat_reducer(np.int64(2))) == "passhat/pass_hat_2"

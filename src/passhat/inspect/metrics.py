@@ -17,7 +17,8 @@ bootstrap or a normal interval with 30 samples or more, the hierarchical Beta-Bi
 posterior with fewer); the metric's parameters (``ci``, ``n_boot``, ``seed``) are in the log
 beside each value, and the method of each interval is in the JSON the hook writes
 (:mod:`passhat.inspect.hook`). The values equal ``passhat.estimate(passhat.read(log), k=k,
-ci=ci)``: same counts, same seed.
+ci=ci)``: same counts, same seed, same system name (the model evaluated: each system's random
+stream derives from the seed and its name).
 
 In the view of any other reducer (Inspect's ``pass_k``, ``mean``, …) the reduced scores hold no
 counts: the metric adds nothing there, and says so once in Inspect's log.
@@ -40,6 +41,7 @@ Examples
 from __future__ import annotations
 
 import logging
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -50,7 +52,14 @@ from passhat.errors import FormatError, OptionError
 from passhat.inspect.reducers import METADATA_KEY
 from passhat.inspect.settings import mark_used
 
-__all__ = ["ViewCounts", "interval", "interval_values", "passhat_interval", "view_counts"]
+__all__ = [
+    "ViewCounts",
+    "evaluated_model",
+    "interval",
+    "interval_values",
+    "passhat_interval",
+    "view_counts",
+]
 
 logger = logging.getLogger(__name__)
 _warned = {"other_view": False}
@@ -65,6 +74,7 @@ class ViewCounts:
     samples: tuple[str, ...]
     n: tuple[int, ...]
     c: tuple[int, ...]
+    system: str | None = None  # the model evaluated (None: passhat's default system name)
 
     @property
     def label(self) -> str:
@@ -74,7 +84,24 @@ class ViewCounts:
         )
 
 
-def view_counts(scores: list[SampleScore]) -> ViewCounts | None:
+def evaluated_model() -> str | None:
+    """The name of the model Inspect is evaluating (``mockllm/model``), None outside an eval.
+
+    passhat's reader names the log's system after ``log.eval.model``, and each system's random
+    stream derives from the seed and its name: with the same name the metric's intervals are
+    those of ``passhat.estimate`` on the log. Inspect keeps the model in a context variable;
+    its accessor is not exported, so a future Inspect without it gives None (intervals then
+    as valid, on another stream).
+    """
+    try:
+        from inspect_ai.model._model import active_model
+    except ImportError:  # pragma: no cover - a future Inspect
+        return None
+    model = active_model()
+    return None if model is None else str(model)
+
+
+def view_counts(scores: list[SampleScore], *, system: str | None = None) -> ViewCounts | None:
     """The counts passhat's reducers left in a view's reduced scores; None when the view is
     another reducer's (no counts in the scores' metadata).
 
@@ -107,6 +134,7 @@ def view_counts(scores: list[SampleScore]) -> ViewCounts | None:
         samples=tuple(ids),
         n=tuple(int(f["n"]) for f in found if f is not None),
         c=tuple(int(f["c"]) for f in found if f is not None),
+        system=system,
     )
 
 
@@ -121,8 +149,11 @@ def interval_values(view: ViewCounts, *, ci: float, n_boot: int, seed: int) -> d
     (0.5, True)
     """
     import passhat as ph
+    from passhat.trials import DEFAULT_SYSTEM
 
-    counts = ph.counts_from_arrays(list(view.n), list(view.c), tasks=list(view.samples))
+    counts = ph.counts_from_arrays(
+        list(view.n), list(view.c), tasks=list(view.samples), system=view.system or DEFAULT_SYSTEM
+    )
     est = ph.estimate(counts, k=[view.k], ci=ci, n_boot=n_boot, seed=seed)
     rows = est.table[(est.table["metric"] == view.metric) & (est.table["k"] == view.k)]
     out = {view.label: float(rows["value"].iloc[0])}
@@ -138,14 +169,14 @@ def interval(ci: float = 0.95, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT
     """The registered metric ``passhat/interval`` (:func:`passhat_interval` is how to create it:
     it names every parameter, so the log records all three)."""
     level, draws = check_ci(ci), check_n_boot(n_boot)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise OptionError(f"{{param}} must be a whole number (got {seed!r})", param="seed")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise OptionError(f"{{param}} must be a whole number ≥ 0 (got {seed!r})", param="seed")
     mark_used()
 
     def interval(scores: list[SampleScore]) -> dict[str, float]:
         if not scores:  # Inspect asks for the shape of an empty view: none
             return {}
-        view = view_counts(scores)
+        view = view_counts(scores, system=evaluated_model())
         if view is None:
             if not _warned["other_view"]:
                 _warned["other_view"] = True
@@ -155,7 +186,7 @@ def interval(ci: float = 0.95, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT
                     "passhat_reducers(k=...) gives the views that do"
                 )
             return {}
-        return interval_values(view, ci=level, n_boot=draws, seed=seed)
+        return interval_values(view, ci=level, n_boot=draws, seed=int(seed))
 
     return interval
 

@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -139,7 +140,7 @@ def _reduce(
 
 
 def _check(k: object, threshold: object) -> tuple[int, float]:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise OptionError(f"{{param}} must be a whole number ≥ 1 (got {k!r})", param="k")
     try:
         level = float(threshold)  # type: ignore[arg-type]
@@ -149,7 +150,7 @@ def _check(k: object, threshold: object) -> tuple[int, float]:
         raise OptionError(
             f"{{param}} must be a finite number, e.g. 1.0 (got {threshold!r})", param="threshold"
         )
-    return k, level
+    return int(k), level
 
 
 # The registered reducers (what Inspect creates by name, e.g. ``--epochs-reducer
@@ -194,6 +195,11 @@ def registered_mean(
     return mean
 
 
+def _whole(k: Any) -> Any:
+    """A numpy whole number as an int (Inspect writes the logged name from the value given)."""
+    return int(k) if isinstance(k, numbers.Integral) and not isinstance(k, bool) else k
+
+
 def _own(value_to_float: ValueToFloat) -> dict[str, ValueToFloat]:
     """``value_to_float`` as a creation argument when it is not Inspect's default."""
     return {} if value_to_float is TO_FLOAT else {"value_to_float": value_to_float}
@@ -224,7 +230,7 @@ def pass_hat_reducer(
     >>> pass_hat_reducer(2)([Score(value=v) for v in "CCCI"]).value
     0.5
     """
-    return registered_pass_hat(k, threshold=threshold, **_own(value_to_float))
+    return registered_pass_hat(_whole(k), threshold=threshold, **_own(value_to_float))
 
 
 def pass_at_reducer(
@@ -241,7 +247,7 @@ def pass_at_reducer(
     >>> pass_at_reducer(2)([Score(value=v) for v in "CIII"]).value
     0.5
     """
-    return registered_pass_at(k, threshold=threshold, **_own(value_to_float))
+    return registered_pass_at(_whole(k), threshold=threshold, **_own(value_to_float))
 
 
 def mean_reducer(
