@@ -191,7 +191,7 @@ def _question(delta: Any, tasks: Any, runs: Any, power: Any) -> tuple[str, str]:
             "solved for, or leave out {tasks} and {runs_per_task} for a table of designs "
             f"(given: {', '.join('{' + n + '}' for n in given) or 'none'})",
             also=_QUANTITIES,
-            example="delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3)",
+            example="power(delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3))",
         )
     solve = unset[0]
     if solve == "tasks" and _is_seq(runs) and not _is_seq(tasks):
