@@ -205,7 +205,7 @@ _PRIOR = ph.plan.Assumptions(mean=0.7, kappa=3.0)
         (lambda: ph.compare(ph.load_example("abcd"), ph.load_example("abcd"), names=("a",)),
          r"names must be two labels"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, prior="x"),
-         r"prior must be plan\.Assumptions, got str"),
+         r"prior must be plan\.Assumptions or earlier runs, got str"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task=2.5),
          r"max_per_task must be a whole number ≥ 1 \(got 2\.5\)"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task="x"),

@@ -51,7 +51,7 @@ def _runs_row(system: str, n: np.ndarray, c: np.ndarray, detect: int) -> tuple[d
     flaky = (c > 0) & (c < n)
     clean = c == n
     n_clean = int(np.median(n[clean])) if clean.any() else int(np.median(n))
-    bound = planner.failure_upper_bound(runs=max(n_clean, 1), failures=0, confidence=0.95)
+    bound = planner.failure_upper_bound(runs=max(n_clean, 1), failures=0, ci=0.95)
     row: dict[str, Any] = {
         "system": system,
         "clean_tasks": int(clean.sum()),
@@ -100,10 +100,10 @@ def _design(
     budget = int(n.sum())
     prior, source = _prior_for(fit, ds, system)
     try:
-        tab = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
+        designs = planner.design(budget_runs=budget, k=kmax, prior=prior, system=system)
     except InputError as err:  # all runs pass (or fail): no spread to plan a design from
         return [], f"{system}: no design of the budget: {err}."
-    opt = tab.attrs["optimum"]
+    tab, opt = designs.table, designs.optimum
     cur_n = round(float(np.median(n)))
     cur_t = int(n.size)
     cur = tab[
@@ -218,9 +218,10 @@ def _next_batch(
     ds: xr.Dataset, system: str, n_tasks: int, kmax: int
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The next batch of as many runs as tasks, by :func:`passhat.plan.next_runs`."""
-    t = planner.next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
-    first = t.attrs["sentences"][0] if t.attrs["sentences"] else ""
-    why = t.attrs.get("hedge_sentence")  # the batch spread evenly, and why
+    batch = planner.next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
+    t = batch.batch
+    first = batch.sentences[0] if batch.sentences else ""
+    why = batch.hedge_sentence  # the batch spread evenly, and why
     sentence = f"{system}: {first}" + (f" {why}" if why else "")
     rows = [
         {
@@ -285,7 +286,7 @@ def plan_section(
     rows_design: list[dict[str, Any]] = []
     rows_next: list[dict[str, Any]] = []
     sent: list[str] = []
-    detect = planner.runs_to_detect(flip_rate=FLIP_RATE, confidence=0.95)
+    detect = planner.runs_to_detect(flip_rate=FLIP_RATE, ci=0.95)
     for s, system in enumerate(str(x) for x in ds["system"].values):
         present = ds["present"].values[s].astype(bool)
         n = ds["n"].values[s][present]
