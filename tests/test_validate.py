@@ -164,9 +164,7 @@ def _k_calls() -> dict[str, object]:
             delta=0.1, tasks=50, runs_per_task=3, prior=prior, k=k, metric="pass_hat_k"
         ),
         "plan.rate_for_pass_hat_k": lambda k: plan.rate_for_pass_hat_k(target=0.9, k=k),
-        "plan.choose_k": lambda k: plan.choose_k(
-            unacceptable_failure_rate=0.1, k=k, ci=None
-        ),
+        "plan.choose_k": lambda k: plan.choose_k(unacceptable_failure_rate=0.1, k=k, ci=None),
         "plan.next_runs": lambda k: plan.next_runs(abcd, budget=5, k=k),
         "plan.sequential": lambda k: plan.sequential(abcd, k=k, max_failure_rate=0.5),
         "plan.more_runs": lambda k: plan.more_runs(abcd, k=k, simulations=20),

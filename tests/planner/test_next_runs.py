@@ -527,10 +527,10 @@ def test_a_prior_from_earlier_runs_is_fitted_named_and_refused_at_a_limit() -> N
     assert (r.prior.mean, r.prior.kappa) == (fit.mean, fit.kappa) and r.prior_stated
     assert r.prior.source.endswith("(system 'baseline'): 168 tasks, 840 runs")
     assert r.to_dict()["prior_input"]["example"] == "agents"
-    with pytest.raises(OptionError, match="prior .*holds 2 systems .*name one with prior_system"):
+    with pytest.raises(OptionError, match=r"prior .*holds 2 systems .*name one with prior_system"):
         ph.plan.next_runs(agents, budget=200, k=5, system="guided", prior=agents)
     clean = _data([2] * 6, [2, 0] * 3)  # no flaky task: κ at its lower limit
-    with pytest.raises(InputError, match="κ at its lower limit e\\^-6.*state the prior with mean"):
+    with pytest.raises(InputError, match=r"κ at its lower limit e\^-6.*state the prior with mean"):
         ph.plan.next_runs(agents, budget=200, k=5, system="guided", prior=clean)
     with pytest.raises(InputError, match="κ at its lower limit"):  # from_counts' result too
         ph.plan.next_runs(agents, budget=200, k=5, system="guided",

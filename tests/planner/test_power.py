@@ -172,8 +172,10 @@ def test_the_result_writes_the_former_json_of_each_form():
                          "assumptions", "method"]  # fmt: skip
     assert one["schema"] == "passhat.plan_power" and one["input"] == {}
     designs = plan.power(delta=0.1, power=0.8, prior=prior).to_dict()
-    assert list(designs) == [*head, "optimum", "reasoning", "assumptions", "method",
-                             "correlation", "correlation_source", "sensitivity", "table"]  # fmt: skip
+    assert list(designs) == [
+        *head, "optimum", "reasoning", "assumptions", "method", "correlation",
+        "correlation_source", "sensitivity", "table",
+    ]  # fmt: skip
     grid = plan.power(delta=0.1, tasks=[20], runs_per_task=[3], prior=prior).to_dict()
     assert list(grid) == [*head, "reasoning", "assumptions", "replicates", "grid"]
 

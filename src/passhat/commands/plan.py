@@ -122,9 +122,9 @@ def width_cmd(
     res = plan.runs_for_width(
         half_width=half_width,
         rate=rate,
-        method=method,
+        method=method,  # type: ignore[arg-type]
         ci=ci,
-        runs=runs,  # type: ignore[arg-type]
+        runs=runs,
     )
     emit_result(res, as_json)
 

@@ -194,7 +194,9 @@ def power_cmd(
         spread = _pilot(pilot, cand, example, fmt, (baseline, candidate), (metric, k))
         if spread is not None and any(v is not None for v in stated):
             raise OptionError("give pilot runs (PILOT) or --from/--mean assumptions, not both")
-    given = {"delta": delta, "tasks": tasks, "runs_per_task": runs_per_task, "power": power_}
+    given: dict[str, Any] = {
+        "delta": delta, "tasks": tasks, "runs_per_task": runs_per_task, "power": power_,
+    }  # fmt: skip
     grid = _grid(grid_tasks, grid_runs, given, spread)
     if grid is not None:
         given.update(tasks=grid[0], runs_per_task=grid[1])

@@ -32,8 +32,9 @@ from typing import Any
 
 import pandas as pd
 
-from passhat.planner import copula
-from passhat.planner import design_check as checks
+from passhat.planner.copula import simulate_power as _simulate_power
+from passhat.planner.design_check import check_design
+from passhat.planner.design_check import simulate_design as _simulate_design
 from passhat.planner.design_result import DesignResult
 from passhat.planner.power import _designs, power
 from passhat.planner.result import PlanResult
@@ -120,7 +121,7 @@ def power_grid(
 def simulate_power(**kwargs: Any) -> dict[str, float]:
     """Deprecated: ``plan.power(..., method="simulation")``."""
     _warn("simulate_power", 'plan.power(..., method="simulation")')
-    return copula.simulate_power(**kwargs)
+    return _simulate_power(**kwargs)
 
 
 def design_selection(result: DesignResult, *, metric: str | None = None) -> pd.DataFrame:
@@ -141,7 +142,7 @@ def design_check(
 ) -> pd.DataFrame:
     """Deprecated: ``plan.design(...).check(...)`` (``.checked.table``)."""
     _warn("design_check", "plan.design(...).check(...)")
-    return checks.check_design(
+    return check_design(
         result.table, metric=result.metric, k=result.k,
         prior=result.prior if prior is None else prior, rows=rows, replicates=replicates,
         seed=seed, scheduler=scheduler, progress=progress,
@@ -151,4 +152,4 @@ def design_check(
 def simulate_design(**kwargs: Any) -> dict[str, float]:
     """Deprecated: ``plan.design(...).check(...)``."""
     _warn("simulate_design", "plan.design(...).check(...)")
-    return checks.simulate_design(**kwargs)
+    return _simulate_design(**kwargs)

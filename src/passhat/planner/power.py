@@ -369,7 +369,8 @@ def _answer(
     mce = 0.0
     if sim["method"] == "simulation" and isinstance(spread, CopulaSpread):
         out = simulate_power(
-            tasks=t, runs_per_task=n, delta=dl, prior=spread.assumed, k=kk, metric=metric,
+            tasks=t, runs_per_task=n, delta=dl, prior=spread.assumed, k=kk,
+            metric=metric,  # type: ignore[arg-type]
             correlation=spread.rho, alpha=a_, replicates=sim["replicates"], seed=sim["seed"],
         )  # fmt: skip
         pw, mce = out["power"], out["mc_error"]

@@ -11,7 +11,7 @@ Examples
 >>> from passhat import plan
 >>> r = plan.power(delta=0.1, tasks=60, runs_per_task=5, prior=plan.Assumptions(mean=0.6, icc=0.3))
 >>> r.kind, r.answer()
-('answer', 'power = 59.58%')
+('answer', 'power = 54.91%')
 """
 
 from __future__ import annotations
@@ -146,14 +146,10 @@ def grid_reasoning(
     power: float | None = None,
 ) -> str:
     """The reasoning of a grid: what was solved for at each design, computed how."""
-    if solve != "power":
-        goal = (
-            f"to detect {fixed(delta, sign=True)} with {pct(power)} power"
-            if delta is not None and power is not None
-            else f"to detect {fixed(delta, sign=True)}"
-            if delta is not None
-            else f"with {pct(power)} power"
-        )
+    if solve != "power" or delta is None:
+        parts = [f"to detect {fixed(delta, sign=True)}" if delta is not None else ""]
+        parts.append(f"with {pct(power)} power" if power is not None else "")
+        goal = " ".join(p for p in parts if p)
         return (
             f"The {solve.replace('_', ' ')} each design needs {goal} in {lab} with a paired "
             f"test at α = {alpha:g}: the noncentral-t power with the exact per-task difference SD."

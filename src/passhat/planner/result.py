@@ -216,10 +216,7 @@ class PlanResult(Result):
         """The answer in words, as the output's first line (``29 runs``)."""
         return answer_text(self.solved_for, self.value, self.quantities)
 
-    def view(self) -> View | Display:
+    def view(self) -> Display:
         """The answer, then the reasoning, the method and the assumptions (``passhat plan``)."""
-        return View(
-            self.answer(),
-            None,
-            lines=explain_lines(self.reasoning, self.method, self.assumptions),
-        )
+        lines = explain_lines(self.reasoning, self.method, self.assumptions)
+        return Display((View(self.answer(), None, lines=lines),))
