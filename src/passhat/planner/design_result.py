@@ -10,7 +10,7 @@ Examples
 >>> from passhat import plan
 >>> d = plan.design(budget_runs=500, k=2, prior=plan.Assumptions(mean=0.7, icc=0.3))
 >>> d.answer()
-'250 tasks × 2 runs per task (500 runs, cost 500): population SE of pass^2 ±0.0248'
+'250 tasks × 2 runs per task (500 runs, cost 500): population SE of pass^2 ±0.0314'
 """
 
 from __future__ import annotations
