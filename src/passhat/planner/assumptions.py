@@ -92,7 +92,7 @@ class Assumptions:
     icc: float | None = None
     kappa: float | None = None
     source: str = "stated assumptions"
-    fitted: Fitted | None = field(default=None, compare=False)
+    fitted: Fitted | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _prob("mean", self.mean)
