@@ -40,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from passhat._format import pct, printable
+from passhat.estimators import METRIC_LABELS
 
 __all__ = [
     "LEFT",
@@ -57,8 +58,6 @@ __all__ = [
 #: Rows shown before the middle of a long table is elided (all rows stay in the result).
 MAX_ROWS = 30
 
-#: Labels of the metrics in the tables.
-_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
 
 #: Columns aligned left in a terminal table (names and words); every other column is aligned
 #: right (numbers).
@@ -255,7 +254,7 @@ def metric_grid(
     >>> grid.columns.tolist(), grid["pass^k"].tolist(), methods
     (['system', 'k', 'tasks', 'mean', 'pass@k', 'pass^k'], ['42.5%'], [])
     """
-    t = table[table["metric"].isin(list(_LABELS))]
+    t = table[table["metric"].isin(list(METRIC_LABELS))]
     if scope is not None and "scope" in t.columns:
         t = t[t["scope"] == scope]
     has_iv = {"lower", "upper"} <= set(t.columns)
@@ -266,11 +265,11 @@ def metric_grid(
         if "tasks" in r and _finite(r["tasks"]):
             row.setdefault("tasks", str(int(r["tasks"])))
         lo, hi = (r.get("lower"), r.get("upper")) if has_iv else (None, None)
-        row[_LABELS[str(r["metric"])]] = interval_text(r[value], lo, hi)
+        row[METRIC_LABELS[str(r["metric"])]] = interval_text(r[value], lo, hi)
     cols = [
         "system",
         "k",
-        *(c for c in ("tasks", *_LABELS.values()) if any(c in r for r in rows.values())),
+        *(c for c in ("tasks", *METRIC_LABELS.values()) if any(c in r for r in rows.values())),
     ]
     grid = pd.DataFrame(list(rows.values()), columns=cols).fillna("—")
     methods: list[str] = []

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -224,32 +225,95 @@ def estimate(
     if on_short not in ("error", "exclude"):
         raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
     if ci is not None:
-        ci = check_ci(ci)
-        n_boot = check_n_boot(n_boot)
+        ci, n_boot, seed = check_ci(ci), check_n_boot(n_boot), resolve_seed(seed)
+    elif predictive is not None:
+        raise OptionError(
+            "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
+        )
     if min_runs is not None and (
         isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
     ):
         raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
-    if ci is not None:
-        seed = resolve_seed(seed)
     matched = check_flag(matched, "matched")
+    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     ds = as_counts(data)
     ks = default_ks(ds) if k is None else norm_k(k)
     ks_dropped: list[int] = []
     if on_short == "exclude":  # a k no task of some system can serve is named, not fatal
         kept_ks, ks_dropped = feasible_ks(
-            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=bool(matched)
+            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=matched
         )
         ks = kept_ks or ks  # none served: the error below names the tasks and why
         ks_dropped = ks_dropped if kept_ks else []
     include, excluded = exclusions(
-        ds,
-        max(ks),
-        on_short=on_short,
-        min_runs=min_runs,
-        unscored_tasks=unscored_tasks,
-        matched=bool(matched),
+        ds, max(ks), on_short=on_short, min_runs=min_runs, unscored_tasks=unscored_tasks,
+        matched=matched,
+    )  # fmt: skip
+    tasks = _averaged_tasks(ds, include, excluded, weights)
+    table = _benchmark_table(ds, tasks, ks)
+    if ci is not None:
+        iv = estimate_intervals(
+            ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot, seed=seed,
+            ci_method=ci_method, predictive=predictive,
+        )  # fmt: skip
+        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    settings: dict[str, Any] = {
+        "k": ks,
+        "k_dropped": ks_dropped,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": on_short,
+        "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
+        "matched": matched,
+        "task_method": task_method,
+        "task_ci": ci if ci is not None else 0.95,
+    }
+    if ci is not None:
+        settings.update(
+            {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
+             "predictive": predictive}
+        )  # fmt: skip
+    notes = (
+        _dropped_k_note(ks_dropped, ds, tasks.include)
+        + _notes(
+            tasks.excluded,
+            tasks.systems,
+            tasks.include,
+            np.asarray(ds["present"].values, dtype=bool),
+            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
+        )
+        + value_outside_note(table)
     )
+    return Estimate(
+        table=table,
+        excluded=tasks.excluded,
+        summary=_summary(ds, tasks),
+        settings=settings,
+        notes=notes,
+        source=provenance(data),
+        _counts=ds,
+        _include=tasks.include,
+        _weights=tasks.normalised,
+    )
+
+
+@dataclass(frozen=True)
+class _Averaged:
+    """The tasks each system's averages run over, and their weights."""
+
+    systems: list[str]
+    include: NDArray[np.bool_]  # (system, task): in the averages
+    excluded: pd.DataFrame  # the tasks left out, with the reason
+    weights: NDArray[np.float64]  # declared weights of included tasks, 0 elsewhere
+    normalised: NDArray[np.float64]  # the same, summing to 1 per system
+    n_tasks: NDArray[np.int64]  # included tasks per system
+
+
+def _averaged_tasks(
+    ds: xr.Dataset, include: NDArray[np.bool_], excluded: pd.DataFrame, weights: WeightSpec
+) -> _Averaged:
+    """The included tasks' weights; tasks of weight 0 left out and listed; an error when a
+    system has no task left or only tasks of weight 0 (never a silent 0 or NaN)."""
     # weights over the tasks left (a category's share must not shrink with its exclusions)
     kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
     w = task_weights(kept, weights).values * include
@@ -266,7 +330,6 @@ def estimate(
             f"({why}); lower k or --min-runs, or run more trials"
         )
     if np.any(tot[:, 0] <= 0):
-        # a zero total weight has no average: never a silent 0 (or NaN intervals)
         zero = [systems[i] for i in np.flatnonzero(tot[:, 0] <= 0)]
         raise ValidationError(
             f"every task averaged for system(s) {', '.join(map(repr, zero))} has weight 0 "
@@ -282,49 +345,43 @@ def estimate(
         excluded = pd.concat([excluded, extra], ignore_index=True) if len(excluded) else extra
         include = include & ~zero_w
         n_tasks = include.sum(axis=1)
-    # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
-    # once and weighted by the total weight of the tasks holding it, so the cost grows
-    # with the number of distinct pairs, not of tasks.
+    return _Averaged(systems, include, excluded, np.where(include, w, 0.0), wn, n_tasks)
+
+
+def _benchmark_table(ds: xr.Dataset, tasks: _Averaged, ks: list[int]) -> pd.DataFrame:
+    """The benchmark values, one row per (system, k, metric) in that order.
+
+    From the distinct (n, c) pairs: each pair's metrics are computed once and weighted by the
+    total weight of the tasks holding it, so the cost grows with the number of distinct pairs,
+    not of tasks.
+    """
     n_arr = np.asarray(ds["n"].values, dtype=np.int64)
     pn, pc, inverse = distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
     pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
     inverse = inverse.reshape(n_arr.shape)
-    raw_w = np.where(include, w, 0.0)
-    rows = []  # already in table order: system, k, metric
-    for s_i, name in enumerate(systems):
-        pw = np.bincount(inverse[s_i], weights=raw_w[s_i], minlength=len(pn))
+    rows = []
+    for s_i, name in enumerate(tasks.systems):  # one pass per system, vectorised over pairs
+        pw = np.bincount(inverse[s_i], weights=tasks.weights[s_i], minlength=len(pn))
         used = pw > 0
         pw = pw[used] / pw.sum()
         vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
         for ki, kv in enumerate(ks):
             for metric in METRICS:
-                rows.append((name, kv, metric, float(vals[metric][ki]), int(n_tasks[s_i])))
-    table = pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
-    if predictive is not None and ci is None:
-        raise OptionError(
-            "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
-        )
-    if ci is not None:
-        iv = estimate_intervals(
-            ds,
-            include,
-            wn,
-            ks,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seed,
-            ci_method=ci_method,
-            predictive=predictive,
-        )
-        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
+                rows.append((name, kv, metric, float(vals[metric][ki]), int(tasks.n_tasks[s_i])))
+    return pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
+
+
+def _summary(ds: xr.Dataset, tasks: _Averaged) -> pd.DataFrame:
+    """Per system: tasks, runs, unscored, excluded tasks, and the shares of included tasks that
+    are flaky, all-pass and all-fail."""
+    include, systems, n_tasks = tasks.include, tasks.systems, tasks.n_tasks
     summary = pd.DataFrame(
         {
             "system": systems,
             "tasks": n_tasks.astype(int),
             "runs": (ds["n"].values * include).sum(axis=1).astype(int),
             "unscored": ds["unscored"].values.sum(axis=1).astype(int),
-            "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
+            "excluded_tasks": [int((tasks.excluded["system"] == s).sum()) for s in systems],
         }
     )
     shares = task_outcome_shares(ds["n"].values, ds["c"].values)
@@ -333,46 +390,4 @@ def estimate(
             summary[f"{key}_share"] = (flag & include).sum(axis=1) / np.where(
                 n_tasks > 0, n_tasks, np.nan
             )
-    settings: dict[str, Any] = {
-        "k": ks,
-        "k_dropped": ks_dropped,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
-        "on_short": on_short,
-        "min_runs": min_runs,
-        "unscored_tasks": unscored_tasks,
-        "matched": bool(matched),
-        "task_method": task_method,
-        "task_ci": ci if ci is not None else 0.95,
-    }
-    if ci is not None:
-        settings.update(
-            {
-                "ci": ci,
-                "n_boot": n_boot,
-                "seed": seed,
-                "ci_method": ci_method,
-                "predictive": predictive,
-            }
-        )
-    notes = (
-        _dropped_k_note(ks_dropped, ds, include)
-        + _notes(
-            excluded,
-            systems,
-            include,
-            np.asarray(ds["present"].values, dtype=bool),
-            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
-        )
-        + value_outside_note(table)
-    )
-    return Estimate(
-        table=table,
-        excluded=excluded,
-        summary=summary,
-        settings=settings,
-        notes=notes,
-        source=provenance(data),
-        _counts=ds,
-        _include=include,
-        _weights=wn,
-    )
+    return summary

@@ -20,7 +20,8 @@ import xarray as xr
 
 from passhat._format import num
 from passhat._result import records
-from passhat.commands._output import echo, emit_json
+from passhat.commands._notes import PENDING_NOTES, flush_notes
+from passhat.commands._output import emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -47,11 +48,6 @@ __all__ = [
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
 MAX_LIST_VALUES = 100_000
 
-#: The reader's notes of this run: :func:`passhat.cli.main` prints them when the command ends
-#: (a gate's verdict included) and drops them on an error, which stays one line.
-PENDING_NOTES: list[str] = []
-
-
 #: True while a command runs with ``--quiet``: the reader's notes are not queued.
 _QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("passhat_quiet", default=False)
 
@@ -69,7 +65,7 @@ def quiet_option(
     >>> @click.command()
     ... @quiet_option()
     ... def cmd() -> None:
-    ...     echo("quiet" if _QUIET.get() else "loud")
+    ...     click.echo("quiet" if _QUIET.get() else "loud")
     >>> from click.testing import CliRunner
     >>> CliRunner().invoke(cmd, ["-q"]).output
     'quiet\\n'
@@ -95,14 +91,6 @@ def quiet_option(
         return click.option("--quiet", "-q", "quiet", is_flag=True, help=help)(wrapper)
 
     return deco
-
-
-def flush_notes(*, keep: bool) -> None:
-    """Print the pending reader notes on stderr (``keep``) or drop them."""
-    notes = list(PENDING_NOTES)
-    PENDING_NOTES.clear()
-    for note in notes if keep else ():
-        echo(note, err=True)
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:

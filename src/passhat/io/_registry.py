@@ -142,8 +142,8 @@ def formats(kind: str | None = None) -> list[str]:
 
     Examples
     --------
-    >>> formats()[:3]
-    ['counts', 'csv', 'inspect']
+    >>> formats()[:2]
+    ['counts', 'csv']
     """
     if kind is None:
         return sorted({r.name for r in readers(_DATA_KINDS)})
@@ -462,7 +462,8 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     The format is sniffed from the content unless given: tidy ``csv``,
     ``jsonl``, ``parquet`` (with a column map, e.g. ``task="question_id",
     success="passed"``, and ``threshold=`` for numeric rewards),
-    ``tau-bench``, ``tau2-bench`` and ``inspect`` logs.
+    ``tau-bench``, ``tau2-bench`` and ``inspect`` logs, and the outputs of ``lm-eval``,
+    ``helm``, ``harbor``, ``swe-bench`` and ``promptfoo``.
 
     Examples
     --------
