@@ -678,9 +678,7 @@ def _design(ds: xr.Dataset, f: Fit | None, system: str, n: np.ndarray, kmax: int
     post = f.idata.posterior if f is not None else None
     from_model = post is not None and "mu" in post and "kappa" in post
     try:
-        designed = design(
-            budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system
-        )
+        designed = design(budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system)
     except InputError as err:  # all runs pass (or fail): no spread to plan a design from
         return DesignPlan(system=system, budget=budget, from_model=from_model, error=str(err))
     tab, opt = designed.table, designed.optimum
