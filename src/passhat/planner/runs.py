@@ -55,6 +55,15 @@ from passhat.planner._checks import ceil as _ceil
 from passhat.planner._checks import prob as _prob
 from passhat.planner._checks import whole as _whole
 from passhat.planner.result import PlanResult
+from passhat.planner.runs_text import (
+    bound_reasoning,
+    certify_reasoning,
+    choose_k_reasoning,
+    detect_reasoning,
+    rate_reasoning,
+    retry_reasoning,
+    width_reasoning,
+)
 
 __all__ = [
     "DEFAULT_CI",
@@ -69,10 +78,6 @@ __all__ = [
 
 #: The level every closed form assumes when another quantity is left out to solve for.
 DEFAULT_CI = 0.95
-
-
-def _failures_text(x: int) -> str:
-    return "no failures" if x == 0 else f"at most {x} failure{'s' if x != 1 else ''}"
 
 
 def runs_to_detect(
@@ -128,6 +133,7 @@ def runs_to_detect(
         default=("ci", DEFAULT_CI),
     )
     flip_rate, ci = given["flip_rate"], given["ci"]
+    miss = 0.0
     if target == "runs":
         f = _prob("flip_rate", flip_rate)
         q = _prob("ci", ci)
@@ -136,32 +142,18 @@ def runs_to_detect(
         miss = math.exp(n * math.log1p(-f))  # (1 − f)^n without rounding 1 − f to 1
         got = -math.expm1(n * math.log1p(-f))
         value: float | int = n
-        reasoning = (
-            f"A task that fails {pct(f)} of its runs shows no failure in n runs with "
-            f"probability {1 - f:.12g}^n; {n} runs make that at most {pct(1 - q)} "
-            f"({1 - f:.12g}^{n} = {pct(miss, 2)}), so at least one failure shows "
-            f"with probability {pct(got, 2)} ≥ {pct(q)}."
-        )
         quantities = {"flip_rate": f, "ci": q, "runs": n, "achieved_ci": got}
     elif target == "ci":
         f = _prob("flip_rate", flip_rate)
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(n * math.log1p(-f))
-        reasoning = (
-            f"With {n} runs a task that fails {pct(f)} of its runs shows at least one failure "
-            f"with probability 1 − {1 - f:g}^{n} = {pct(value, 2)}."
-        )
         quantities = {"flip_rate": f, "ci": value, "runs": n}
     else:
         q = _prob("ci", ci)
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(math.log1p(-q) / n)
-        reasoning = (
-            f"{n} runs show at least one failure with probability ≥ {pct(q)} only for tasks "
-            f"that fail at least {pct(value, 2)} of their runs (1 − (1 − q)^(1/n)); rarer "
-            "flips can pass unseen."
-        )
         quantities = {"flip_rate": value, "ci": q, "runs": n}
+    reasoning = detect_reasoning(target, quantities, missed=miss)
     return PlanResult("runs_to_detect", target, value, quantities, reasoning)
 
 
@@ -201,19 +193,13 @@ def failure_upper_bound(
         bound = -math.expm1(math.log(alpha) / n)
     else:
         bound = float(stats.beta.ppf(q, x + 1, n - x))
-    what = "clean runs" if x == 0 else f"runs with {x} failure{'s' if x != 1 else ''}"
-    reasoning = (
-        f"{n} {what} rule out per-run failure rates above {pct(bound)} at {pct(q, 0)} "
-        f"confidence: a higher rate would give "
-        f"{'no failures' if x == 0 else f'{x} or fewer failures'} in {n} runs with "
-        f"probability below {pct(alpha, 0)}."
-    )
+    quantities = {"runs": n, "failures": x, "ci": q, "failure_rate_upper": bound}
     return PlanResult(
         "failure_upper_bound",
         "failure_rate",
         bound,
-        {"runs": n, "failures": x, "ci": q, "failure_rate_upper": bound},
-        reasoning,
+        quantities,
+        bound_reasoning(quantities),
         method="exact one-sided Clopper–Pearson",
     )
 
@@ -294,23 +280,19 @@ def runs_to_certify(
             floor=x,  # P(X ≤ x | n ≤ x) = 1 > α: never enough
         )
         bound = float(failure_upper_bound(runs=n, failures=x, ci=q))
-        reasoning = (
-            f"With {n} runs and {_failures_text(x)}, the exact "
-            f"one-sided {pct(q, 0)} upper bound on the failure rate is {pct(bound, 2)} ≤ "
-            f"{pct(f0)}; with {n - 1} runs it would exceed {pct(f0)}."
-        )
+        quantities = {
+            "max_failure_rate": f0,
+            "ci": q,
+            "allowed_failures": x,
+            "runs": n,
+            "upper_bound_at_runs": bound,
+        }
         return PlanResult(
             "runs_to_certify",
             "runs",
             n,
-            {
-                "max_failure_rate": f0,
-                "ci": q,
-                "allowed_failures": x,
-                "runs": n,
-                "upper_bound_at_runs": bound,
-            },
-            reasoning,
+            quantities,
+            certify_reasoning("runs", quantities),
             method="exact binomial search (Clopper–Pearson)",
         )
     n = _whole("runs", runs, minimum=1)
@@ -331,17 +313,13 @@ def runs_to_certify(
         )
     f0 = _prob("max_failure_rate", max_failure_rate)
     conf = float(1 - stats.binom.cdf(x, n, f0))
-    reasoning = (
-        f"{n} runs with {_failures_text(x)} certify a failure rate "
-        f"below {pct(f0)} at {pct(conf, 2)} confidence (a rate of {pct(f0)} would give "
-        f"so few failures with probability {pct(1 - conf, 2)})."
-    )
+    quantities = {"max_failure_rate": f0, "ci": conf, "allowed_failures": x, "runs": n}
     return PlanResult(
         "runs_to_certify",
         "ci",
         conf,
-        {"max_failure_rate": f0, "ci": conf, "allowed_failures": x, "runs": n},
-        reasoning,
+        quantities,
+        certify_reasoning("ci", quantities),
         method="exact binomial (Clopper–Pearson)",
     )
 
@@ -408,16 +386,13 @@ def runs_for_width(
     if target == "half_width":
         n = _whole("runs", runs, minimum=1)
         hw = float(_half_width(np.array([float(n)]), p, meth, q)[0])
-        reasoning = (
-            f"With {n} runs at a {pct(p)} success rate the {pct(q, 0)} {meth} interval "
-            f"spans ±{pct(hw, 2)} (half-width, at the expected count {p * n:g})."
-        )
+        quantities = {"half_width": hw, "rate": p, "method": meth, "ci": q, "runs": n}
         return PlanResult(
             "runs_for_width",
             "half_width",
             hw,
-            {"half_width": hw, "rate": p, "method": meth, "ci": q, "runs": n},
-            reasoning,
+            quantities,
+            width_reasoning("half_width", quantities),
             method=f"{meth} interval at c = rate·n",
         )
     h = _prob("half_width", half_width)
@@ -440,25 +415,21 @@ def runs_for_width(
     hw = float(_half_width(np.array([float(n_found)]), p, meth, q)[0])
     prev = float(_half_width(np.array([float(max(n_found - 1, 1))]), p, meth, q)[0])
     approx = _ceil(stats.norm.ppf(1 - (1 - q) / 2) ** 2 * p * (1 - p) / h**2)
-    reasoning = (
-        f"{n_found} runs give a {pct(q, 0)} {meth} interval of ±{pct(hw, 2)} around a "
-        f"{pct(p)} success rate ({n_found - 1} runs: ±{pct(prev, 2)}); the normal "
-        f"approximation would say {approx}."
-    )
+    quantities = {
+        "half_width": h,
+        "rate": p,
+        "method": meth,
+        "ci": q,
+        "runs": n_found,
+        "achieved_half_width": hw,
+        "normal_approximation_runs": approx,
+    }
     return PlanResult(
         "runs_for_width",
         "runs",
         n_found,
-        {
-            "half_width": h,
-            "rate": p,
-            "method": meth,
-            "ci": q,
-            "runs": n_found,
-            "achieved_half_width": hw,
-            "normal_approximation_runs": approx,
-        },
-        reasoning,
+        quantities,
+        width_reasoning("runs", quantities, previous=prev),
         method=f"exact search over n, {meth} interval at c = rate·n",
     )
 
@@ -483,18 +454,8 @@ def retry(*, rate: float, attempts: int) -> PlanResult:
     k = _whole("attempts", attempts, minimum=1)
     retry = 1 - (1 - p) ** k
     all_k = p**k
-    reasoning = (
-        f"At a per-run pass rate of {pct(p)}, a gate that retries until green over {k} "
-        f"attempts passes with 1 − {1 - p:g}^{k} = {pct(retry)} (a pass@{k} gate), while "
-        f"requiring all {k} to pass gives {p:g}^{k} = {pct(all_k)} (a pass^{k} gate)."
-    )
-    return PlanResult(
-        "retry",
-        "all_must_pass",
-        all_k,
-        {"rate": p, "attempts": k, "retry_until_green": retry, "all_must_pass": all_k},
-        reasoning,
-    )
+    quantities = {"rate": p, "attempts": k, "retry_until_green": retry, "all_must_pass": all_k}
+    return PlanResult("retry", "all_must_pass", all_k, quantities, retry_reasoning(quantities))
 
 
 def rate_for_pass_hat_k(
@@ -527,17 +488,11 @@ def rate_for_pass_hat_k(
         r = _prob("target", target)
         kk = check_k(k)
         value: float | int = r ** (1 / kk)
-        reasoning = (
-            f"pass^{kk} ≥ {pct(r)} needs a per-run success rate of at least "
-            f"{pct(r, 1)}^(1/{kk}) = {pct(value, 2)}, i.e. a failure rate of at most "
-            f"{pct(1 - value, 2)}."
-        )
         q = {"target": r, "k": kk, "rate": value}
     elif solve == "target":
         p = _prob("rate", rate)
         kk = check_k(k)
         value = p**kk
-        reasoning = f"A task passing {pct(p)} of its runs has pass^{kk} = {pct(value, 2)}."
         q = {"target": value, "k": kk, "rate": p}
     else:
         r = _prob("target", target)
@@ -549,11 +504,8 @@ def rate_for_pass_hat_k(
                 also=("target",),
             )
         value = max(1, math.floor(math.log(r) / math.log(p) + 1e-9))
-        reasoning = (
-            f"A task passing {pct(p)} of its runs keeps pass^k ≥ {pct(r)} up to k = {value} "
-            f"({pct(p**value, 2)}); at k = {value + 1} it drops to {pct(p ** (value + 1), 2)}."
-        )
         q = {"target": r, "k": value, "rate": p}
+    reasoning = rate_reasoning(solve, q)
     return PlanResult(
         "rate_for_pass_hat_k", solve, value, q, reasoning, assumptions=ASSUMPTIONS[:2]
     )
@@ -597,17 +549,8 @@ def choose_k(
     if solve == "ci":
         kk = check_k(k)
         det = 1 - (1 - f) ** kk
-        reasoning = (
-            f"A pass^{kk} gate (all {kk} runs must pass) catches a task that fails {pct(f)} of "
-            f"its runs with probability 1 − {1 - f:g}^{kk} = {pct(det, 2)}."
-        )
-        return PlanResult(
-            "choose_k",
-            "ci",
-            det,
-            {"unacceptable_failure_rate": f, "k": kk, "ci": det},
-            reasoning,
-        )
+        found = {"unacceptable_failure_rate": f, "k": kk, "ci": det}
+        return PlanResult("choose_k", "ci", det, found, choose_k_reasoning("ci", found))
     q = _prob("ci", ci)
     k_min = int(runs_to_detect(flip_rate=f, ci=q))
     quantities: dict[str, Any] = {
@@ -616,10 +559,6 @@ def choose_k(
         "k": k_min,
         "k_min": k_min,
     }
-    reasoning = (
-        f"k = {k_min} is the smallest pass^k gate that fails a task with a {pct(f)} flip rate "
-        f"with probability ≥ {pct(q)} (1 − {1 - f:g}^{k_min} = {pct(1 - (1 - f) ** k_min, 2)})."
-    )
     if acceptable_failure_rate is not None:
         f_ok = _prob("acceptable_failure_rate", acceptable_failure_rate, closed_low=True)
         beta = _prob("max_false_alarm", max_false_alarm)
@@ -638,8 +577,4 @@ def choose_k(
                 f"but keeping false alarms for a {pct(f_ok)} rate below {pct(beta)} needs "
                 f"k ≤ {k_max}; lower the confidence or move the two rates apart"
             )
-        reasoning += (
-            f" Any k up to {k_max} keeps a task failing {pct(f_ok)} of its runs passing the gate "
-            f"with probability ≥ {pct(1 - beta)}."
-        )
-    return PlanResult("choose_k", "k", k_min, quantities, reasoning)
+    return PlanResult("choose_k", "k", k_min, quantities, choose_k_reasoning("k", quantities))
