@@ -274,7 +274,7 @@ def simulate_power(
     Examples
     --------
     >>> from passhat import plan
-    >>> r = plan.simulate_power(tasks=50, runs_per_task=5, delta=0.1,
+    >>> r = simulate_power(tasks=50, runs_per_task=5, delta=0.1,
     ...     prior=plan.Assumptions(mean=0.6, icc=0.3), replicates=200, seed=1)
     >>> 0 <= r["power"] <= 1
     True
