@@ -601,7 +601,7 @@ def _model_comparison(
     if not inflated.diagnostics.passed:
         return ModelComparison("inflated_failed", problems=tuple(inflated.diagnostics.problems[:3]))
     return ModelComparison(
-        "compared", table=compare_models({str(f.model): f, "inflated": inflated})
+        "compared", table=compare_models({str(f.model): f, "inflated": inflated}).table
     )
 
 
@@ -679,7 +679,7 @@ def _design(ds: xr.Dataset, f: Fit | None, system: str, n: np.ndarray, kmax: int
     from_model = post is not None and "mu" in post and "kappa" in post
     try:
         designed = design(budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system)
-    except InputError as err:  # all runs pass (or fail): no spread to plan a design from
+    except (InputError, OptionError) as err:  # all pass (or fail), or too many runs to plan
         return DesignPlan(system=system, budget=budget, from_model=from_model, error=str(err))
     tab, opt = designed.table, designed.optimum
     cur_n = round(float(np.median(n)))

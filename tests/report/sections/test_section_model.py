@@ -98,7 +98,7 @@ def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
     cmp = next(t for t in sec.tables if t.id == "model_compare")
     inflated = ph.fit(data, k=[1, 2], seed=0, model="inflated", progress=False)
     assert inflated.diagnostics.passed
-    want = ph.compare_models({"beta": plain, "inflated": inflated})
+    want = ph.compare_models({"beta": plain, "inflated": inflated}).table
     got = {(r["model"], round(r["elpd_loo"], 6)) for r in cmp.rows}
     assert got == {(m, round(e, 6)) for m, e in zip(want["model"], want["elpd_loo"], strict=True)}
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 1

@@ -36,11 +36,13 @@ def test_section_sentences_are_describe_row_and_compare_consistency() -> None:
     sec, sp = _section(ph.load_example("agents"), [1, 5], ci=0.9, n_boot=300, seed=2)
     oracle = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.9, n_boot=300, seed=2)
     pd.testing.assert_frame_equal(sp.table, oracle.table)
-    want = [f"{s}: {p}" for s in ("baseline", "guided") for p in describe_parts(sp.row(s, 5))]
+    want = [f"{s}: {p}" for s in ("baseline", "guided") for p in describe_parts(sp.reading(s, 5))]
     assert sec.sentences[:4] == want
     # the two parts are describe_row's two sentences
-    assert " ".join(describe_parts(sp.row("guided", 5))) == describe_row(sp.row("guided", 5))
-    assert sec.sentences[4] == compare_consistency(sp.table, 5)
+    assert " ".join(describe_parts(sp.reading("guided", 5))) == describe_row(
+        sp.reading("guided", 5)
+    )
+    assert sec.sentences[4] == compare_consistency(sp.rows, 5)
     assert "most consistent" not in " ".join(sec.sentences)
     for i, (system, h) in enumerate(sp.heterogeneity.set_index("system").iterrows()):
         assert sec.sentences[2 * i].startswith(f"{system}: ")

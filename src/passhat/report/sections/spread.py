@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
-from passhat.spread.sentences import compare_consistency, describe_parts
 
 if TYPE_CHECKING:
     from passhat.report.results import ReportResults
@@ -209,10 +208,9 @@ def _sentences(sp: Any, kmax: int) -> list[str]:
     t = sp.table
     sent = []
     for system in t["system"].unique():
-        row = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
-        sent += [f"{system}: {part}" for part in describe_parts(row)]
+        sent += [f"{system}: {part}" for part in sp.sentence_parts(system, kmax)]
     if len(t["system"].unique()) > 1:
-        cmp = compare_consistency(t, kmax)
+        cmp = sp.consistency_sentence(kmax)
         if cmp:
             sent.append(cmp)
     sent += list(getattr(sp, "notes", []))
