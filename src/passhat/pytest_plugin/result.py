@@ -169,7 +169,8 @@ class ReliabilityResult(Result):
             (
                 View("", None, lines=(self.reasoning,)),
                 View(
-                    f"passhat reliability: {self.decision}",
+                    f"passhat reliability: {self.decision}"
+                    + (f": {self.test}" if self.test else ""),
                     self.table(),
                     notes=notes,
                     left=frozenset({"quantity", "value"}),
