@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # uv (a fast installer, from PyPI) is put into .tools/uv on first use; where it cannot be
-# installed, pip installs instead. Neither fetches anything but packages from the index.
+# installed, or with `make ... USE_UV=0`, pip installs instead. Neither fetches anything but
+# packages from the package index.
+USE_UV ?= 1
 UV     := .tools/uv/bin/uv
 export UV_PYTHON_DOWNLOADS ?= never
 # PyMC/PyTensor compile cache kept inside the project so it is warm after the first run.
@@ -26,13 +28,14 @@ help:
 
 # $(call install,EXTRAS): the venv, then `pip install -e .EXTRAS` into it, by uv when possible.
 define install
-	@if [ -x $(UV) ] || $(PYTHON) -m pip install --quiet --upgrade --target .tools/uv uv >/dev/null 2>&1; \
+	@if [ "$(USE_UV)" = 1 ] && { [ -x $(UV) ] || \
+		$(PYTHON) -m pip install --quiet --upgrade --target .tools/uv uv >/dev/null 2>&1; }; \
 	then \
 		echo "installing passhat$(1) with uv"; \
 		[ -x $(BIN)/python ] || $(UV) venv --quiet --seed --python $(PYTHON) $(VENV); \
 		$(UV) pip install --quiet --python $(BIN)/python -e '.$(1)'; \
 	else \
-		echo "installing passhat$(1) with pip (uv could not be installed)"; \
+		echo "installing passhat$(1) with pip"; \
 		[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV); \
 		$(BIN)/python -m pip install --quiet -e '.$(1)'; \
 	fi

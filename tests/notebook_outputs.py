@@ -8,15 +8,18 @@ import copy
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbclient
-import nbformat
+if TYPE_CHECKING:  # nbformat and nbclient come with the docs extra (make integration)
+    import nbformat
 
 REGENERATE = "run `make notebooks` and commit the notebooks"
 
 
 def executed_copy(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     """A copy of ``nb`` with its outputs cleared, executed from a clean kernel in ``folder``."""
+    import nbclient
+
     fresh = copy.deepcopy(nb)
     for cell in fresh.cells:
         if cell.cell_type == "code":
