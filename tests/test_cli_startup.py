@@ -17,7 +17,7 @@ import pytest
 
 import passhat.commands
 from passhat.cli import cli, main
-from passhat.commands import COMMANDS, LazyGroup
+from passhat.commands import COMMANDS, LazyGroup, command_modules
 
 #: Libraries that cost tenths of a second or more to import; none is needed to list commands.
 HEAVY = ("numpy", "pandas", "xarray", "scipy", "pymc", "pytensor", "arviz", "matplotlib")
@@ -63,6 +63,9 @@ def test_commands_table_lists_every_command_module_with_its_own_help() -> None:
     parts = [m for m in modules if m not in commands]  # plan_power: part of `plan`
     assert sorted(COMMANDS) == commands, "add the new command to COMMANDS in commands/__init__.py"
     assert all(p.split("_")[0] in COMMANDS for p in parts)
+    for name in commands:  # command_modules imports the command and every part of it
+        loaded = sorted(m.__name__.rsplit(".", 1)[1] for m in command_modules(name))
+        assert loaded == sorted([name, *(p for p in parts if p.split("_")[0] == name)]), name
     ctx = click.Context(cli)
     for name in commands:
         cmd = cli.get_command(ctx, name)

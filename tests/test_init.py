@@ -79,3 +79,20 @@ def test_functions_named_like_their_module_stay_functions_whatever_loads_first()
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "ok"
+
+
+def test_dir_lists_the_public_api_only() -> None:
+    """``dir(passhat)`` is what a user may call: ``__all__``, without the module's machinery."""
+    assert dir(ph) == sorted(ph.__all__)
+    for machinery in ("TYPE_CHECKING", "annotations", "lazy_exports", "_EXPORTS"):
+        assert machinery not in dir(ph)
+
+
+def test_help_is_a_users_page() -> None:
+    """``help(passhat)`` says what passhat does, names the entry points and where the docs are;
+    no implementation talk (PEP 562, test files)."""
+    doc = ph.__doc__ or ""
+    for entry in ("read(path)", "estimate(", "compare(", "rank(", "fit(", "report(", "plan"):
+        assert entry in doc, entry
+    assert "docs/" in doc and "passhat --help" in doc
+    assert "PEP 562" not in doc and "tests/" not in doc

@@ -1,10 +1,31 @@
-"""passhat: pass@k, pass^k and mean success of repeated AI-agent trials.
+"""passhat: how reliably an AI agent repeats its successes.
 
-Every public name is listed in ``__all__`` and imported on first use
-(:mod:`passhat._lazy`, PEP 562): ``import passhat`` loads neither pandas,
-xarray, SciPy nor PyMC, and ``ph.fit`` loads the model only when called for.
-Type checkers read the imports under ``TYPE_CHECKING``, which name the same
-objects as ``_EXPORTS`` (``tests/test_init.py`` checks that they agree).
+passhat reads the outcomes of repeated agent trials (every task run n times) and gives
+mean success, pass@k (at least one of k runs succeeds) and pass^k (all k succeed) with
+honest uncertainty: each interval says whether it covers the benchmark's own tasks or a
+new task population, and how it was computed.
+
+The entry points
+----------------
+read(path)
+    Runs from a tidy CSV / JSONL / Parquet file, a count table, τ-bench, τ²-bench or
+    Inspect AI logs, and the other supported formats (the format is sniffed).
+estimate(data, k=…, ci=…)
+    Unbiased pass@k / pass^k / mean per system, with intervals in both scopes.
+compare(data, …) and rank(data, …)
+    Paired differences between systems on matched tasks; a leaderboard with rank
+    intervals and tiers.
+fit(data, …)
+    The hierarchical Beta-Binomial model: posteriors in both scopes, diagnostics.
+report(data, out_dir=…)
+    The written reliability report (HTML, Markdown, figures, results.json).
+plan
+    The planner: runs, tasks and budgets (``ph.plan.…``), and ``passhat gate``, the
+    anytime-valid release gate, on the command line.
+
+Every result shows itself as a table in a notebook and in ``print``, and has
+``to_frame()`` and ``to_dict()``. The same work is the ``passhat`` command line
+(``passhat --help``). The manual is the Sphinx site built from ``docs/`` (``make docs``).
 
 Examples
 --------

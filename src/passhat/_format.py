@@ -19,7 +19,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["fixed", "fmt_ratio", "jsonable", "pct", "plural", "printable", "row_names", "short"]
+__all__ = [
+    "fixed",
+    "fmt_ratio",
+    "jsonable",
+    "num",
+    "pct",
+    "plural",
+    "printable",
+    "row_names",
+    "short",
+]
 
 
 def plural(n: int, noun: str) -> str:
@@ -132,6 +142,19 @@ def fixed(x: float, digits: int = 3, *, sign: bool = False) -> str:
     """
     text = f"{x:z.{digits}f}"
     return "+" + text if sign and x > 0 and float(text) != 0.0 else text
+
+
+def num(x: float | None, digits: int = 3) -> str:
+    """A number for a table cell: ``digits`` decimals (never "-0.000"), "—" when missing.
+
+    Examples
+    --------
+    >>> num(0.42), num(None), num(float("nan")), num(-0.0001)
+    ('0.420', '—', '—', '0.000')
+    """
+    if x is None or (isinstance(x, float | np.floating) and math.isnan(x)):
+        return "—"
+    return fixed(float(x), digits)
 
 
 def short(value: Any, limit: int = 90) -> Any:

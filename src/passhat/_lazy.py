@@ -3,7 +3,8 @@
 A package declares where each public name lives; the name's module is imported
 the first time the name is used (``ph.estimate``, ``from passhat import fit``),
 and the value is then kept in the package's namespace, so later uses cost
-nothing. ``dir()`` and ``__all__`` list every name before any is loaded.
+nothing. ``dir()`` lists the public names (``__all__``) and nothing else, before
+any is loaded.
 
 The package's module becomes a :class:`LazyPackage`. Besides ``__getattr__``
 and ``__dir__``, it keeps a public name bound to its declared value when the
@@ -47,7 +48,10 @@ class LazyPackage(types.ModuleType):
         return value
 
     def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(type(self)._lazy_where))
+        public = getattr(self, "__all__", None)
+        if public is None:
+            return sorted(set(super().__dir__()) | set(type(self)._lazy_where))
+        return sorted(public)
 
     def __setattr__(self, name: str, value: Any) -> None:
         where = type(self)._lazy_where.get(name)

@@ -1,12 +1,18 @@
-"""How results show themselves in a terminal and a notebook: a title, a table, a few notes.
+"""How results show themselves in a terminal and a notebook: tables of display text and lines.
 
-Each result class (:class:`~passhat.Estimate`, :class:`~passhat.Comparison`,
-:class:`~passhat.Fit`, :class:`~passhat.plan.PlanResult`, …) builds a :class:`View` of
-itself; :func:`as_text` gives its ``__repr__`` (what ``print`` and the REPL show) and
-:func:`as_html` its ``_repr_html_`` (what Jupyter shows): a readable table instead of a
-dataclass dump. Names from the data are escaped in HTML, and control characters in them
-(ESC, NUL, a right-to-left override, ...) are shown escaped in both
-(:func:`passhat._format.printable`), so a repr cannot drive the terminal.
+Every result (:class:`~passhat.Estimate`, :class:`~passhat.Comparison`, :class:`~passhat.Fit`,
+:class:`~passhat.plan.PlanResult`, …) builds one :class:`Display` of itself
+(:meth:`passhat._result.Result.view`): a sequence of :class:`View` parts, each an optional
+titled table followed by lines of text (always shown) and notes (left out by ``--quiet``).
+That one display is what every surface shows:
+
+* :func:`as_rich` for the terminal (the CLI prints it; rich is imported only here, when asked),
+* :func:`as_html` for a notebook (``_repr_html_``),
+* :func:`as_text` for ``repr`` and ``print``.
+
+Names from the data are escaped in HTML, and control characters in them (ESC, NUL, a
+right-to-left override, ...) are shown escaped everywhere (:func:`passhat._format.printable`),
+so a result cannot drive the terminal.
 
 Examples
 --------
@@ -28,56 +34,189 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
 from passhat._format import pct, printable
+from passhat.estimators import METRIC_LABELS
 
-__all__ = ["MAX_ROWS", "View", "as_html", "as_text", "interval_text", "metric_grid"]
+__all__ = [
+    "LEFT",
+    "MAX_ROWS",
+    "Display",
+    "View",
+    "as_html",
+    "as_rich",
+    "as_text",
+    "display",
+    "interval_text",
+    "metric_grid",
+]
 
 #: Rows shown before the middle of a long table is elided (all rows stay in the result).
 MAX_ROWS = 30
 
-#: Labels of the metrics in the tables.
-_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+
+#: Columns aligned left in a terminal table (names and words); every other column is aligned
+#: right (numbers).
+LEFT = frozenset({"system", "task", "metric", "baseline", "candidate", "category", "tool", "scope"})
 
 
 @dataclass(frozen=True)
 class View:
-    """What a result shows: a title line, a table of display text, notes under it."""
+    """One part of what a result shows: a titled table of display text, then lines and notes.
+
+    Parameters
+    ----------
+    title : str
+        The table's title (the line above it).
+    frame : pandas.DataFrame, optional
+        The table, every cell display text; None for a part that is only lines.
+    notes : tuple of str
+        Lines under the table that ``--quiet`` leaves out (method lines, notes).
+    lines : tuple of str
+        Lines under the table that are always shown (before the notes).
+    left : frozenset of str
+        Columns aligned left in a terminal (default :data:`LEFT`).
+    no_wrap : bool
+        Keep every cell on one line in a terminal.
+    fold : bool
+        In a terminal too narrow for a cell, fold it onto further lines (rather than cut it
+        with an ellipsis).
+    section_by : str, optional
+        A column whose value, where it changes, starts a new section of the table (a rule
+        between the rows in a terminal), e.g. one section per system.
+    """
 
     title: str
-    frame: pd.DataFrame
+    frame: pd.DataFrame | None
     notes: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    left: frozenset[str] = LEFT
+    no_wrap: bool = False
+    fold: bool = False
+    section_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Display:
+    """What a result shows, in order: its parts, and the terminal width its tables need.
+
+    Parameters
+    ----------
+    parts : tuple of View
+        The parts, shown one after the other.
+    min_width : int, optional
+        On a terminal narrower than this, the CLI prints this wide anyway (wide tables).
+    """
+
+    parts: tuple[View, ...]
+    min_width: int | None = None
+
+    def quiet(self) -> Display:
+        """The display without notes (what ``--quiet`` shows)."""
+        return replace(self, parts=tuple(replace(p, notes=()) for p in self.parts))
+
+
+def display(shown: View | Display | Sequence[View]) -> Display:
+    """A :class:`Display` of one view, of several, or a display itself."""
+    if isinstance(shown, Display):
+        return shown
+    if isinstance(shown, View):
+        return Display((shown,))
+    return Display(tuple(shown))
 
 
 def _shown(view: View) -> View:
-    """The view with every string (cells, column names, title, notes) made printable."""
-    frame = view.frame.map(lambda v: printable(v) if isinstance(v, str) else v)
-    frame.columns = [printable(c) for c in frame.columns]
-    notes = tuple(printable(n, keep_newlines=True) for n in view.notes)
-    return View(printable(view.title), frame, notes)
-
-
-def as_text(view: View) -> str:
-    """The view as plain text (a result's ``__repr__``), control characters escaped."""
-    view = _shown(view)
-    body = view.frame.to_string(index=False, max_rows=MAX_ROWS) if len(view.frame) else "(no rows)"
-    return "\n".join([view.title, body, *view.notes])
-
-
-def as_html(view: View) -> str:
-    """The view as an HTML fragment (a result's ``_repr_html_``), every string escaped."""
-    view = _shown(view)
-    table = (
-        view.frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
-        if len(view.frame)
-        else "<p>(no rows)</p>"
+    """The view with every string (cells, column names, title, lines, notes) made printable."""
+    frame = view.frame
+    if frame is not None:
+        frame = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
+        frame.columns = [printable(c) for c in frame.columns]
+    return replace(
+        view,
+        title=printable(view.title),
+        frame=frame,
+        notes=tuple(printable(n, keep_newlines=True) for n in view.notes),
+        lines=tuple(printable(n, keep_newlines=True) for n in view.lines),
     )
-    notes = "".join(f"<p>{html.escape(n)}</p>" for n in view.notes)
-    return f"<div><p><strong>{html.escape(view.title)}</strong></p>{table}{notes}</div>"
+
+
+def _text_part(view: View) -> list[str]:
+    view = _shown(view)
+    out = [view.title] if view.title else []
+    if view.frame is not None:
+        frame = view.frame
+        out.append(frame.to_string(index=False, max_rows=MAX_ROWS) if len(frame) else "(no rows)")
+    return [*out, *view.lines, *view.notes]
+
+
+def as_text(shown: View | Display | Sequence[View]) -> str:
+    """The display as plain text (a result's ``__repr__``), control characters escaped."""
+    return "\n".join(line for part in display(shown).parts for line in _text_part(part))
+
+
+def _html_part(view: View) -> str:
+    view = _shown(view)
+    title = f"<p><strong>{html.escape(view.title)}</strong></p>" if view.title else ""
+    table = ""
+    if view.frame is not None:
+        table = (
+            view.frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
+            if len(view.frame)
+            else "<p>(no rows)</p>"
+        )
+    lines = "".join(f"<p>{html.escape(n)}</p>" for n in (*view.lines, *view.notes))
+    return title + table + lines
+
+
+def as_html(shown: View | Display | Sequence[View]) -> str:
+    """The display as an HTML fragment (a result's ``_repr_html_``), every string escaped."""
+    return "<div>" + "".join(_html_part(p) for p in display(shown).parts) + "</div>"
+
+
+def _rich_table(view: View) -> Any:
+    """A rich table of the view, every title, header and cell literal text."""
+    import rich.table
+    from rich.text import Text
+
+    frame = view.frame
+    table = rich.table.Table(title=Text(printable(view.title)) if view.title else None)
+    for col in frame.columns if frame is not None else ():
+        table.add_column(
+            Text(printable(col)),
+            justify="left" if str(col) in view.left else "right",
+            no_wrap=view.no_wrap,
+            overflow="fold" if view.fold else "ellipsis",
+        )
+    rows = list(frame.itertuples(index=False)) if frame is not None else []
+    cols = [str(c) for c in frame.columns] if frame is not None else []
+    at = cols.index(view.section_by) if view.section_by in cols else None
+    for i, row in enumerate(rows):
+        end = at is not None and i + 1 < len(rows) and rows[i + 1][at] != row[at]
+        table.add_row(
+            *(Text(printable(v)) if isinstance(v, str) else Text(str(v)) for v in row),
+            end_section=end,
+        )
+    return table
+
+
+def as_rich(shown: View | Display | Sequence[View]) -> Any:
+    """The display as a rich renderable (the terminal view the CLI prints): per part its table,
+    then its lines and notes, every string literal (no markup, control characters escaped)."""
+    from rich.console import Group
+    from rich.text import Text
+
+    items: list[Any] = []
+    for part in display(shown).parts:
+        if part.frame is not None:
+            items.append(_rich_table(part))
+        elif part.title:
+            items.append(Text(printable(part.title, keep_newlines=True)))
+        items.extend(Text(printable(n, keep_newlines=True)) for n in (*part.lines, *part.notes))
+    return Group(*items)
 
 
 def _finite(x: Any) -> bool:
@@ -131,7 +270,7 @@ def metric_grid(
     >>> grid.columns.tolist(), grid["pass^k"].tolist(), methods
     (['system', 'k', 'tasks', 'mean', 'pass@k', 'pass^k'], ['42.5%'], [])
     """
-    t = table[table["metric"].isin(list(_LABELS))]
+    t = table[table["metric"].isin(list(METRIC_LABELS))]
     if scope is not None and "scope" in t.columns:
         t = t[t["scope"] == scope]
     has_iv = {"lower", "upper"} <= set(t.columns)
@@ -142,11 +281,11 @@ def metric_grid(
         if "tasks" in r and _finite(r["tasks"]):
             row.setdefault("tasks", str(int(r["tasks"])))
         lo, hi = (r.get("lower"), r.get("upper")) if has_iv else (None, None)
-        row[_LABELS[str(r["metric"])]] = interval_text(r[value], lo, hi)
+        row[METRIC_LABELS[str(r["metric"])]] = interval_text(r[value], lo, hi)
     cols = [
         "system",
         "k",
-        *(c for c in ("tasks", *_LABELS.values()) if any(c in r for r in rows.values())),
+        *(c for c in ("tasks", *METRIC_LABELS.values()) if any(c in r for r in rows.values())),
     ]
     grid = pd.DataFrame(list(rows.values()), columns=cols).fillna("—")
     methods: list[str] = []

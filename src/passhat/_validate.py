@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +33,7 @@ __all__ = [
     "check_k",
     "check_k_values",
     "check_method",
+    "check_min_runs",
     "check_n_boot",
     "check_weight",
     "check_weight_tasks",
@@ -59,9 +61,11 @@ def check_ci(ci: float, *, name: str = "ci") -> float:
     try:  # text is not a level ("0.95" would be read as 0.95 here and refused elsewhere)
         val = float(ci) if not isinstance(ci, str | bytes) else float("nan")
     except (TypeError, ValueError) as err:
-        raise OptionError(f"{name} must be a number in (0, 1) (got {ci!r})") from err
+        raise OptionError(f"{{param}} must be a number in (0, 1) (got {ci!r})", param=name) from err
     if isinstance(ci, bool) or not 0.0 < val < 1.0:
-        raise OptionError(f"{name} must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})")
+        raise OptionError(
+            f"{{param}} must lie strictly between 0 and 1, e.g. 0.95 (got {ci!r})", param=name
+        )
     return val
 
 
@@ -79,12 +83,15 @@ def check_n_boot(n_boot: int) -> int:
 resamples would need at least 7.3 TiB of memory (8 bytes per resample for each value)
     """
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 100:
-        raise OptionError(f"n_boot must be a whole number ≥ 100 (got {n_boot!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ 100 (got {n_boot!r})", param="n_boot"
+        )
     if n_boot > MAX_N_BOOT:
         raise OptionError(
-            f"n_boot must be at most {MAX_N_BOOT:,} (got {n_boot!r}): that many resamples would "
-            f"need at least {memory_text(8 * int(n_boot))} of memory (8 bytes per resample for "
-            "each value)"
+            f"{{param}} must be at most {MAX_N_BOOT:,} (got {n_boot!r}): that many resamples "
+            f"would need at least {memory_text(8 * int(n_boot))} of memory (8 bytes per resample "
+            "for each value)",
+            param="n_boot",
         )
     return int(n_boot)
 
@@ -111,7 +118,9 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
     ):
-        raise OptionError(f"seed must be None or a whole number ≥ 0 (got {seed!r})")
+        raise OptionError(
+            f"{{param}} must be None or a whole number ≥ 0 (got {seed!r})", param="seed"
+        )
     return np.random.default_rng(seed)
 
 
@@ -131,7 +140,7 @@ def resolve_seed(seed: int | None) -> int:
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise OptionError(f"seed must be a whole number ≥ 0 (got {seed!r})")
+        raise OptionError(f"{{param}} must be a whole number ≥ 0 (got {seed!r})", param="seed")
     return int(seed)
 
 
@@ -152,10 +161,47 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     passhat.errors.OptionError: k must be a whole number ≥ 1, not a boolean (got True)
     """
     if isinstance(k, bool | np.bool_):
-        raise OptionError(f"k must be a whole number ≥ {minimum}, not a boolean (got {k!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ {minimum}, not a boolean (got {k!r})", param="k"
+        )
     if not isinstance(k, int | np.integer) or k < minimum:
-        raise OptionError(f"k must be a whole number ≥ {minimum} (got {k!r})")
+        raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: Literal[False]) -> int: ...
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None: ...
+
+
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None:
+    """Validate ``min_runs`` (the fewest decided runs a task needs): a whole number ≥ 1 (an
+    int or numpy integer, never a boolean or a float such as 2.0: the rule of
+    :func:`check_k`), or None where ``optional``.
+
+    One rule for every entry point that takes it (:func:`passhat.estimate`,
+    :func:`passhat.compare`, :func:`passhat.classify`).
+
+    Examples
+    --------
+    >>> check_min_runs(3), check_min_runs(None)
+    (3, None)
+    >>> check_min_runs(2.0)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: min_runs must be a whole number ≥ 1 (got 2.0)
+    """
+    if min_runs is None and optional:
+        return None
+    whole = isinstance(min_runs, int | np.integer) and not isinstance(min_runs, bool | np.bool_)
+    if not whole or min_runs < 1:  # type: ignore[operator]
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ 1 (got {min_runs!r})", param="min_runs"
+        )
+    return int(min_runs)  # type: ignore[call-overload]
 
 
 def check_k_values(k: object) -> NDArray[np.float64]:
@@ -176,14 +222,17 @@ def check_k_values(k: object) -> NDArray[np.float64]:
         raw.dtype == object and any(isinstance(v, bool | np.bool_) for v in raw.ravel())
     ):
         raise OptionError(
-            f"k must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})"
+            f"{{param}} must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})",
+            param="k",
         )
     try:
         k_arr = np.asarray(k, dtype=float)
     except (TypeError, ValueError) as err:
-        raise OptionError(f"k must be whole numbers ≥ 1 (got {k!r})") from err
+        raise OptionError(f"{{param}} must be whole numbers ≥ 1 (got {k!r})", param="k") from err
     if not np.all(np.isfinite(k_arr)) or np.any(k_arr != np.floor(k_arr)) or np.any(k_arr < 1):
-        raise OptionError(f"k must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})")
+        raise OptionError(
+            f"{{param}} must be whole numbers ≥ 1 (got {np.ravel(k_arr)[:5].tolist()})", param="k"
+        )
     return k_arr
 
 
@@ -191,15 +240,19 @@ def norm_k(k: int | Sequence[int]) -> list[int]:
     """Validate k (a whole number ≥ 1 or a sequence of them): sorted, without repeats."""
     # a scalar that is not a whole number (1.5, "2") must reach the check below, not list()
     if isinstance(k, Mapping):  # its keys would pass silently for the k values
-        raise OptionError(f"k must be a whole number or a sequence of them (got {k!r})")
+        raise OptionError(
+            f"{{param}} must be a whole number or a sequence of them (got {k!r})", param="k"
+        )
     ks = list(k) if isinstance(k, Iterable) and not isinstance(k, str | bytes) else [k]
     if not ks:
-        raise OptionError("k must name at least one value")
+        raise OptionError("{param} must name at least one value", param="k")
     for v in ks:
         if isinstance(v, bool | np.bool_):
-            raise OptionError(f"k must be whole numbers ≥ 1, not booleans (got {v!r})")
+            raise OptionError(
+                f"{{param}} must be whole numbers ≥ 1, not booleans (got {v!r})", param="k"
+            )
         if not isinstance(v, int | np.integer) or v < 1:
-            raise OptionError(f"k must be whole numbers ≥ 1 (got {v!r})")
+            raise OptionError(f"{{param}} must be whole numbers ≥ 1 (got {v!r})", param="k")
     return sorted({int(v) for v in ks})
 
 
@@ -216,7 +269,7 @@ def check_flag(value: object, name: str) -> bool:
     passhat.errors.OptionError: matched must be True or False (got 'no')
     """
     if not isinstance(value, bool | np.bool_):
-        raise OptionError(f"{name} must be True or False (got {value!r})")
+        raise OptionError(f"{{param}} must be True or False (got {value!r})", param=name)
     return bool(value)
 
 
@@ -224,7 +277,9 @@ def check_method(method: str, allowed: Sequence[str], what: str) -> str:
     """Validate a method name (case-insensitive) against the allowed ones; return it lower-cased."""
     m = str(method).lower()
     if m not in allowed:
-        raise OptionError(f"{what} must be one of {', '.join(allowed)} (got {method!r})")
+        raise OptionError(
+            f"{{param}} must be one of {', '.join(allowed)} (got {method!r})", param=what
+        )
     return m
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from passhat.commands import LazyGroup, OutputGone
+from passhat.commands._notes import flush_notes
 from passhat.errors import (
     EXIT_INPUT,
     EXIT_INTERRUPT,
@@ -126,10 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _reader_notes(*, keep: bool) -> None:
     """The input's notes (which column was read as the system, ...) after a command's output,
     or none after an error: bad input is one line on stderr."""
-    common = sys.modules.get("passhat.commands._common")  # not imported: nothing was read
-    if common is not None:
-        with contextlib.suppress(OSError, ValueError):
-            common.flush_notes(keep=keep)
+    flush_notes(keep=keep)
 
 
 def _failure(err: BaseException) -> int:

@@ -93,7 +93,39 @@ class ShortTaskError(InputError):
 
 
 class OptionError(PasshatError, ValueError):
-    """An option is out of range or contradicts another option."""
+    """An option is out of range or contradicts another option.
+
+    ``param`` names the parameter as the Python API spells it (``"ci"``, ``"half_width"``), and
+    ``also`` any other parameter the message names; ``{param}`` (or ``{ci}``, ``{half_width}``)
+    in the message stands for each. The command line shows the options instead (``--ci``,
+    ``--half-width``): its command fills :attr:`options` from click's own parameter table, so
+    the same error reads in each user's terms and no message is rewritten.
+
+    Examples
+    --------
+    >>> err = OptionError("{param} needs {ci} (a confidence level)", param="predictive",
+    ...                   also=("ci",))
+    >>> str(err)
+    'predictive needs ci (a confidence level)'
+    >>> err.options.update({"predictive": "--predictive", "ci": "--ci"})
+    >>> str(err)
+    '--predictive needs --ci (a confidence level)'
+    """
+
+    def __init__(self, message: str, *, param: str | None = None, also: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.template = message
+        self.param = param
+        self.params = tuple(p for p in (param, *also) if p is not None)
+        self.options: dict[str, str] = {}
+
+    def __str__(self) -> str:
+        text = self.template
+        if self.param is not None:
+            text = text.replace("{param}", self.options.get(self.param, self.param))
+        for name in self.params:
+            text = text.replace("{" + name + "}", self.options.get(name, name))
+        return text
 
 
 class DependencyError(PasshatError, ImportError):

@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -30,232 +30,43 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._repr import View, as_html, as_text, metric_grid
 from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
     check_flag,
-    check_k,
     check_method,
+    check_min_runs,
     check_n_boot,
     norm_k,
     resolve_seed,
 )
 from passhat.errors import OptionError, ShortTaskError, ValidationError
+from passhat.estimate_result import SCOPES, Estimate
 from passhat.estimators import (
     METRICS,
     WeightSpec,
     as_counts,
     distinct_pairs,
     pair_values,
-    per_task_metrics,
     task_weights,
 )
-from passhat.exclusions import WEIGHT_ZERO, exclusions, feasible_ks, weight_zero_notes
+from passhat.exclusions import (
+    WEIGHT_ZERO,
+    default_ks,
+    exclusions,
+    feasible_ks,
+    weight_zero_notes,
+)
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
-    task_intervals,
     task_outcome_shares,
     value_outside_note,
 )
-from passhat.trials import Trials
+from passhat.trials import Trials, provenance
 
 __all__ = ["SCOPES", "Estimate", "estimate"]
-
-#: The scopes of an interval (see :mod:`passhat.intervals`); "predictive" (a new
-#: benchmark of T′ tasks) only when asked for with ``predictive=``.
-SCOPES = ("benchmark", "population", "predictive")
-
-
-@dataclass
-class Estimate:
-    """Result of :func:`estimate`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        Tidy: system, k, metric, value, tasks (and, when intervals were asked
-        for, lower, upper, scope, method).
-    per_task : xarray.Dataset
-        Per-task metrics over (system, task, k) with n, c, unscored, weight.
-    excluded : pandas.DataFrame
-        Tasks left out of the averages (system, task, n, reason).
-    summary : pandas.DataFrame
-        Per system: tasks, runs, unscored, excluded tasks, and the shares of
-        included tasks that are flaky (both outcomes among decided runs),
-        all-pass and all-fail.
-    settings : dict
-        The options used (k, weights, on_short, unscored_tasks, matched, and
-        with intervals ci, n_boot, seed, ci_method).
-    notes : list of str
-        Plain-language notes the output states: tasks left out and why,
-        systems averaged over different tasks, the bootstrap's resamples and
-        seed.
-    tasks : pandas.DataFrame
-        Per task (tidy, one row per system × task): n, c, unscored, flaky,
-        all_pass, all_fail, rate and pass@k / pass^k with per-task intervals
-        (see :func:`passhat.intervals.task_intervals`), and ``included``.
-        Built on first access (a property), so estimates that never look at
-        it do not pay for it.
-    """
-
-    table: pd.DataFrame
-    excluded: pd.DataFrame
-    summary: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    _counts: xr.Dataset | None = field(default=None, repr=False)
-    _include: NDArray[np.bool_] | None = field(default=None, repr=False)
-    _weights: NDArray[np.float64] | None = field(default=None, repr=False)
-    _per_task: xr.Dataset | None = field(default=None, repr=False)
-    _tasks: pd.DataFrame | None = field(default=None, repr=False)
-
-    def _view(self) -> View:
-        grid, methods = metric_grid(self.table)
-        ks = ", ".join(str(k) for k in self.settings.get("k", []))
-        notes = []
-        if methods:
-            notes.append(
-                f"In parentheses: {self.settings.get('ci', 0.95):.0%} interval, population scope "
-                f"(the expected value over tasks like these): {'; '.join(methods)}. The "
-                "benchmark scope (these tasks) is in .table."
-            )
-        if len(self.excluded):
-            notes.append(f"{len(self.excluded)} task(s) left out of the averages: see .excluded.")
-        return View(f"Estimate (k = {ks}): unbiased per-task estimates averaged over tasks",
-                    grid, tuple(notes))  # fmt: skip
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-    @property
-    def per_task(self) -> xr.Dataset:
-        """Per-task metrics over (system, task, k) with n, c, unscored, weight, included.
-
-        Built on first access: the benchmark values themselves are computed
-        from the distinct (n, c) pairs and never need this (system × task × k)
-        array.
-        """
-        if self._per_task is None:
-            if self._counts is None or self._include is None or self._weights is None:
-                raise OptionError("this Estimate holds no count table to expand per task")
-            ds = self._counts
-            per = per_task_metrics(ds, self.settings["k"])
-            for var in ("n", "c", "unscored", "present"):
-                per[var] = ds[var]
-            per["weight"] = (("system", "task"), self._weights)
-            per["included"] = (("system", "task"), self._include)
-            self._per_task = per
-        return self._per_task
-
-    @property
-    def tasks(self) -> pd.DataFrame:
-        """Per-task table with intervals and the flaky flag (see the class docstring)."""
-        if self._tasks is None:
-            per = self.per_task
-            df = task_intervals(
-                per[["n", "c", "unscored", "present"]],
-                method=self.settings.get("task_method", "wilson"),
-                ci=self.settings.get("task_ci", 0.95),
-                k=self.settings["k"],
-            )
-            # one row per present (system, task), in row-major order
-            present = np.asarray(per["present"].values, dtype=bool)
-            df["included"] = np.asarray(per["included"].values, dtype=bool)[present]
-            self._tasks = df
-        return self._tasks
-
-    def wide(self) -> pd.DataFrame:
-        """One row per (system, k), one column per metric.
-
-        Examples
-        --------
-        >>> import passhat as ph
-        >>> ph.estimate(ph.load_example("abcd"), k=[1, 2]).wide()["pass_hat_k"].round(3).tolist()
-        [0.55, 0.425]
-        """
-        return self.table.pivot_table(
-            index=["system", "k"], columns="metric", values="value", sort=False
-        )[list(METRICS)].reset_index()
-
-    def _rows(self, metric: str, k: int, system: str | None, scope: str | None) -> pd.DataFrame:
-        """The table's rows of one (metric, k[, system][, scope]), or an error saying why not."""
-        if metric not in METRICS:
-            raise OptionError(f"metric must be one of {', '.join(METRICS)} (got {metric!r})")
-        k = check_k(k)  # k=True would match the k = 1 rows
-        t = self.table
-        if scope is not None:
-            scope = check_method(scope, SCOPES, "scope")
-            if "scope" in t.columns:
-                t = t[t["scope"] == scope]
-        sel = (t["metric"] == metric) & (t["k"] == k)
-        if system is not None:
-            sel &= t["system"] == system
-        rows = t.loc[sel]
-        if rows.empty:
-            raise OptionError(
-                f"no value for metric={metric!r}, k={k}, system={system!r}; this estimate has "
-                f"k = {', '.join(map(str, self.settings.get('k', [])))} and systems "
-                f"{', '.join(map(str, pd.unique(self.table['system'])))}"
-            )
-        systems = list(pd.unique(rows["system"]))
-        if len(systems) > 1:
-            raise OptionError(
-                f"metric={metric!r}, k={k} has a value for each of {len(systems)} systems "
-                f"({', '.join(map(str, systems))}): name the system with system="
-            )
-        return rows
-
-    def value(
-        self, metric: str, k: int, system: str | None = None, *, scope: str | None = None
-    ) -> float:
-        """A single benchmark value (name the system when there are several).
-
-        The point value is the same in both scopes (only the intervals differ),
-        so ``scope`` is never needed here; giving it checks the name.
-
-        Examples
-        --------
-        >>> import passhat as ph
-        >>> est = ph.estimate(ph.load_example("agents"), k=1, ci=0.95, n_boot=200)
-        >>> round(est.value("mean", 1, system="guided"), 3)
-        0.815
-        """
-        return float(self._rows(metric, k, system, scope)["value"].iloc[0])
-
-    def interval(
-        self, metric: str, k: int, system: str | None = None, *, scope: str
-    ) -> tuple[float, float]:
-        """The (lower, upper) interval of one value in one scope.
-
-        Parameters
-        ----------
-        metric : {"mean", "pass_at_k", "pass_hat_k"}
-        k : int
-        system : str, optional
-            Needed when the estimate holds several systems.
-        scope : {"benchmark", "population", "predictive"}
-            ``benchmark``: these tasks (within-task uncertainty only);
-            ``population``: the expected value over tasks like these;
-            ``predictive``: a new benchmark of T′ tasks (with ``predictive=T′``).
-
-        Examples
-        --------
-        >>> import passhat as ph
-        >>> est = ph.estimate(ph.load_example("abcd"), k=2, ci=0.95, n_boot=200)
-        >>> lo, hi = est.interval("pass_hat_k", 2, scope="population")
-        >>> lo <= est.value("pass_hat_k", 2) <= hi
-        True
-        """
-        if "scope" not in self.table.columns:
-            raise OptionError("this estimate has no intervals: give ci= (e.g. ci=0.95)")
-        row = self._rows(metric, k, system, scope).iloc[0]
-        return float(row["lower"]), float(row["upper"])
 
 
 def _dropped_k_note(dropped: list[int], ds: xr.Dataset, include: NDArray[np.bool_]) -> list[str]:
@@ -325,7 +136,7 @@ def _notes(
 def estimate(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = 1,
+    k: int | Sequence[int] | None = None,
     weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
@@ -354,8 +165,10 @@ def estimate(
     ----------
     data : Trials or xarray.Dataset
         Trials, or a count table.
-    k : int or sequence of int
-        The k values (each ≥ 1).
+    k : int or sequence of int, optional
+        The k values (each ≥ 1). Default: passhat's one default k,
+        :func:`passhat.exclusions.default_ks` (1, 2 and 5, capped at the
+        fewest decided runs).
     weights : None, "equal", "declared", "category" or mapping
         See :func:`passhat.estimators.task_weights`.
     on_short : {"error", "exclude"}
@@ -413,32 +226,92 @@ def estimate(
     if on_short not in ("error", "exclude"):
         raise OptionError(f"on_short must be 'error' or 'exclude' (got {on_short!r})")
     if ci is not None:
-        ci = check_ci(ci)
-        n_boot = check_n_boot(n_boot)
-    if min_runs is not None and (
-        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
-    ):
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
-    if ci is not None:
-        seed = resolve_seed(seed)
+        ci, n_boot, seed = check_ci(ci), check_n_boot(n_boot), resolve_seed(seed)
+    elif predictive is not None:
+        raise OptionError(
+            "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
+        )
+    min_runs = check_min_runs(min_runs)
     matched = check_flag(matched, "matched")
-    ks = norm_k(k)
+    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     ds = as_counts(data)
+    ks = default_ks(ds) if k is None else norm_k(k)
     ks_dropped: list[int] = []
     if on_short == "exclude":  # a k no task of some system can serve is named, not fatal
         kept_ks, ks_dropped = feasible_ks(
-            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=bool(matched)
+            ds, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=matched
         )
         ks = kept_ks or ks  # none served: the error below names the tasks and why
         ks_dropped = ks_dropped if kept_ks else []
     include, excluded = exclusions(
-        ds,
-        max(ks),
-        on_short=on_short,
-        min_runs=min_runs,
-        unscored_tasks=unscored_tasks,
-        matched=bool(matched),
+        ds, max(ks), on_short=on_short, min_runs=min_runs, unscored_tasks=unscored_tasks,
+        matched=matched,
+    )  # fmt: skip
+    tasks = _averaged_tasks(ds, include, excluded, weights)
+    table = _benchmark_table(ds, tasks, ks)
+    if ci is not None:
+        iv = estimate_intervals(
+            ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot, seed=seed,
+            ci_method=ci_method, predictive=predictive,
+        )  # fmt: skip
+        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    settings: dict[str, Any] = {
+        "k": ks,
+        "k_dropped": ks_dropped,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": on_short,
+        "min_runs": min_runs,
+        "unscored_tasks": unscored_tasks,
+        "matched": matched,
+        "task_method": task_method,
+        "task_ci": ci if ci is not None else 0.95,
+    }
+    if ci is not None:
+        settings.update(
+            {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
+             "predictive": predictive}
+        )  # fmt: skip
+    notes = (
+        _dropped_k_note(ks_dropped, ds, tasks.include)
+        + _notes(
+            tasks.excluded,
+            tasks.systems,
+            tasks.include,
+            np.asarray(ds["present"].values, dtype=bool),
+            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
+        )
+        + value_outside_note(table)
     )
+    return Estimate(
+        table=table,
+        excluded=tasks.excluded,
+        summary=_summary(ds, tasks),
+        settings=settings,
+        notes=notes,
+        source=provenance(data),
+        _counts=ds,
+        _include=tasks.include,
+        _weights=tasks.normalised,
+    )
+
+
+@dataclass(frozen=True)
+class _Averaged:
+    """The tasks each system's averages run over, and their weights."""
+
+    systems: list[str]
+    include: NDArray[np.bool_]  # (system, task): in the averages
+    excluded: pd.DataFrame  # the tasks left out, with the reason
+    weights: NDArray[np.float64]  # declared weights of included tasks, 0 elsewhere
+    normalised: NDArray[np.float64]  # the same, summing to 1 per system
+    n_tasks: NDArray[np.int64]  # included tasks per system
+
+
+def _averaged_tasks(
+    ds: xr.Dataset, include: NDArray[np.bool_], excluded: pd.DataFrame, weights: WeightSpec
+) -> _Averaged:
+    """The included tasks' weights; tasks of weight 0 left out and listed; an error when a
+    system has no task left or only tasks of weight 0 (never a silent 0 or NaN)."""
     # weights over the tasks left (a category's share must not shrink with its exclusions)
     kept = ds.assign(present=ds["present"] & xr.DataArray(include, dims=ds["present"].dims))
     w = task_weights(kept, weights).values * include
@@ -455,7 +328,6 @@ def estimate(
             f"({why}); lower k or --min-runs, or run more trials"
         )
     if np.any(tot[:, 0] <= 0):
-        # a zero total weight has no average: never a silent 0 (or NaN intervals)
         zero = [systems[i] for i in np.flatnonzero(tot[:, 0] <= 0)]
         raise ValidationError(
             f"every task averaged for system(s) {', '.join(map(repr, zero))} has weight 0 "
@@ -471,56 +343,43 @@ def estimate(
         excluded = pd.concat([excluded, extra], ignore_index=True) if len(excluded) else extra
         include = include & ~zero_w
         n_tasks = include.sum(axis=1)
-    # Benchmark values from the distinct (n, c) pairs: each pair's metrics are computed
-    # once and weighted by the total weight of the tasks holding it, so the cost grows
-    # with the number of distinct pairs, not of tasks.
+    return _Averaged(systems, include, excluded, np.where(include, w, 0.0), wn, n_tasks)
+
+
+def _benchmark_table(ds: xr.Dataset, tasks: _Averaged, ks: list[int]) -> pd.DataFrame:
+    """The benchmark values, one row per (system, k, metric) in that order.
+
+    From the distinct (n, c) pairs: each pair's metrics are computed once and weighted by the
+    total weight of the tasks holding it, so the cost grows with the number of distinct pairs,
+    not of tasks.
+    """
     n_arr = np.asarray(ds["n"].values, dtype=np.int64)
     pn, pc, inverse = distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
     pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
     inverse = inverse.reshape(n_arr.shape)
-    raw_w = np.where(include, w, 0.0)
-    rows = []  # already in table order: system, k, metric
-    for s_i, name in enumerate(systems):
-        pw = np.bincount(inverse[s_i], weights=raw_w[s_i], minlength=len(pn))
+    rows = []
+    for s_i, name in enumerate(tasks.systems):  # one pass per system, vectorised over pairs
+        pw = np.bincount(inverse[s_i], weights=tasks.weights[s_i], minlength=len(pn))
         used = pw > 0
         pw = pw[used] / pw.sum()
         vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
         for ki, kv in enumerate(ks):
             for metric in METRICS:
-                rows.append((name, kv, metric, float(vals[metric][ki]), int(n_tasks[s_i])))
-    table = pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
-    result = Estimate(
-        table=table,
-        excluded=excluded,
-        summary=pd.DataFrame(),
-        settings={"k": ks},
-        _counts=ds,
-        _include=include,
-        _weights=wn,
-    )
-    if predictive is not None and ci is None:
-        raise OptionError("predictive needs ci (a confidence level)")
-    if ci is not None:
-        iv = estimate_intervals(
-            ds,
-            include,
-            wn,
-            ks,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seed,
-            ci_method=ci_method,
-            predictive=predictive,
-        )
-        table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
+                rows.append((name, kv, metric, float(vals[metric][ki]), int(tasks.n_tasks[s_i])))
+    return pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
+
+
+def _summary(ds: xr.Dataset, tasks: _Averaged) -> pd.DataFrame:
+    """Per system: tasks, runs, unscored, excluded tasks, and the shares of included tasks that
+    are flaky, all-pass and all-fail."""
+    include, systems, n_tasks = tasks.include, tasks.systems, tasks.n_tasks
     summary = pd.DataFrame(
         {
             "system": systems,
             "tasks": n_tasks.astype(int),
             "runs": (ds["n"].values * include).sum(axis=1).astype(int),
             "unscored": ds["unscored"].values.sum(axis=1).astype(int),
-            "excluded_tasks": [int((excluded["system"] == s).sum()) for s in systems],
+            "excluded_tasks": [int((tasks.excluded["system"] == s).sum()) for s in systems],
         }
     )
     shares = task_outcome_shares(ds["n"].values, ds["c"].values)
@@ -529,39 +388,4 @@ def estimate(
             summary[f"{key}_share"] = (flag & include).sum(axis=1) / np.where(
                 n_tasks > 0, n_tasks, np.nan
             )
-    settings: dict[str, Any] = {
-        "k": ks,
-        "k_dropped": ks_dropped,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
-        "on_short": on_short,
-        "min_runs": min_runs,
-        "unscored_tasks": unscored_tasks,
-        "matched": bool(matched),
-        "task_method": task_method,
-        "task_ci": ci if ci is not None else 0.95,
-    }
-    if ci is not None:
-        settings.update(
-            {
-                "ci": ci,
-                "n_boot": n_boot,
-                "seed": seed,
-                "ci_method": ci_method,
-                "predictive": predictive,
-            }
-        )
-    result.table = table
-    result.summary = summary
-    result.settings = settings
-    result.notes = (
-        _dropped_k_note(ks_dropped, ds, include)
-        + _notes(
-            excluded,
-            systems,
-            include,
-            np.asarray(ds["present"].values, dtype=bool),
-            boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
-        )
-        + value_outside_note(table)
-    )
-    return result
+    return summary

@@ -39,6 +39,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
 from passhat._frames import number_array
+from passhat._labels import METRIC_LABELS as _LABELS
 from passhat._validate import check_k_values, check_weight, check_weight_tasks, norm_k
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
@@ -68,8 +69,8 @@ __all__ = [
 #: The three metrics, in the order tables show them.
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
 
-#: How tables and text name each metric.
-METRIC_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+#: How tables and text name each metric (the one table: :mod:`passhat._labels`).
+METRIC_LABELS = _LABELS
 
 #: What ``weights=`` accepts: None, "equal", "declared", "category" or a mapping.
 WeightSpec = None | str | Mapping[str, float]

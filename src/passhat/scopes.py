@@ -73,6 +73,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -315,25 +316,101 @@ def scope_intervals(
     vals = column_values(n_j, c_j, cols)  # categories × columns
     cats = Categories(freq=freq, values=vals, weights=w_j, inverse=inverse)
     fw = cats.freq * cats.weights
-    theta = fw @ vals / fw.sum()
-    t_n = int(cats.freq.sum())
-    model = _Model(cats, n_j, c_j, prior)
-    alpha = 1.0 - level
-    z = float(stats.norm.isf(alpha / 2))
-    unequal = bool(np.ptp(cats.weights) > 1e-12 * np.max(cats.weights))
+    setup = _Setup(
+        cols=cols,
+        cats=cats,
+        n_j=n_j,
+        c_j=c_j,
+        theta=fw @ vals / fw.sum(),
+        w_norm=cats.weights / fw.sum(),
+        model=_Model(cats, n_j, c_j, prior),
+        level=level,
+        n_boot=n_boot,
+    )
     out: dict[tuple[Column, str], tuple[float, float, str]] = {}
+    # the random draws in this order: population, benchmark, then a new benchmark's stream
+    resampled = _population(out, setup, rng=rng, ci_method=ci_method)
+    _benchmark(out, setup, rng=rng)
+    if predictive is not None:
+        _predictive(
+            out,
+            cols,
+            resampled,
+            setup.model,
+            vals,
+            cats,
+            setup.w_norm,
+            n_j,
+            c_j,
+            predictive=predictive,
+            level=level,
+            n_boot=n_boot,
+            rng=_side_stream(rng),
+        )
+    rows = [
+        {"metric": col[0], "k": col[1], "scope": scope, "lower": lo, "upper": hi, "method": meth}
+        for col in cols
+        for scope in ("benchmark", "population", "predictive")
+        if (col, scope) in out
+        for lo, hi, meth in [out[(col, scope)]]
+    ]
+    return pd.DataFrame(rows, columns=["metric", "k", "scope", "lower", "upper", "method"])
 
-    # ---- population: the rule, per column
+
+@dataclass(frozen=True, eq=False)
+class _Setup:
+    """One system's tasks as :func:`scope_intervals` works on them."""
+
+    cols: list[Column]
+    cats: Categories  # distinct (n, c, weight) categories with their frequencies
+    n_j: NDArray[np.float64]
+    c_j: NDArray[np.float64]
+    theta: NDArray[np.float64]  # the benchmark values, one per column
+    w_norm: NDArray[np.float64]  # a category's weight over the total weight
+    model: _Model
+    level: float
+    n_boot: int
+
+    @property
+    def tasks(self) -> int:
+        return int(self.cats.freq.sum())
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.level
+
+
+def _population(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    *,
+    rng: np.random.Generator,
+    ci_method: str,
+) -> dict[int, NDArray[np.float64]]:
+    """The population scope's interval of every column, by the rule: the task bootstrap with
+    enough tasks on each side of the estimate, the Bayesian bootstrap with enough tasks but
+    too few on a side, the hierarchical posterior with few tasks. Returns the resampled
+    values (column → draws) that a new benchmark's interval reuses."""
+    cats, cols, theta, n_boot, alpha = (
+        setup.cats,
+        setup.cols,
+        setup.theta,
+        setup.n_boot,
+        setup.alpha,
+    )
+    vals = cats.values
     tol = 1e-12
     below = ((vals < theta - tol) * cats.freq[:, None]).sum(axis=0)
     above = ((vals > theta + tol) * cats.freq[:, None]).sum(axis=0)
-    many = t_n >= MIN_TASKS
+    many = setup.tasks >= MIN_TASKS
     use_boot = many & (below >= MIN_SIDE) & (above >= MIN_SIDE)
     use_bayes = many & ~use_boot
     resampled: dict[int, NDArray[np.float64]] = {}  # column → draws (bootstrap or Bayesian)
     if use_boot.any():
         boot_draws = draw_stats(cats, n_boot=n_boot, rng=rng)
-        lo, hi, labels = interval_from_draws(theta, boot_draws, cats, ci=level, method=ci_method)
+        lo, hi, labels = interval_from_draws(
+            theta, boot_draws, cats, ci=setup.level, method=ci_method
+        )
         for j in np.flatnonzero(use_boot).tolist():
             resampled[j] = boot_draws[:, j]
             why = f"≥ {MIN_TASKS} tasks, ≥ {MIN_SIDE} on each side of the estimate"
@@ -359,9 +436,11 @@ def scope_intervals(
                 f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)",
             )
     if not many:
-        nodes = model.nodes
-        pv = population_values(nodes, cols)
-        q = weighted_quantiles(pv, nodes.weight, [alpha / 2, 1 - alpha / 2])
+        nodes = setup.model.nodes
+        q = weighted_quantiles(
+            population_values(nodes, cols), nodes.weight, [alpha / 2, 1 - alpha / 2]
+        )
+        unequal = bool(np.ptp(cats.weights) > 1e-12 * np.max(cats.weights))
         note = "; weights do not enter: tasks exchangeable" if unequal else ""
         for j in range(len(cols)):
             out[(cols[j], "population")] = (
@@ -370,87 +449,63 @@ def scope_intervals(
                 "hierarchical Beta-Binomial posterior, grid quadrature "
                 f"(rule: fewer than {MIN_TASKS} tasks){note}",
             )
+    return resampled
 
-    # ---- benchmark: the rule, per system (the variance estimate rests on the flaky tasks)
+
+def _benchmark(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    *,
+    rng: np.random.Generator,
+) -> None:
+    """The benchmark scope's interval of every column, by the rule (the variance estimate
+    rests on the flaky tasks): the normal interval with enough tasks and flaky tasks, the
+    hierarchical posterior of these tasks' rates otherwise."""
+    cats, cols, n_j, c_j, n_boot = setup.cats, setup.cols, setup.n_j, setup.c_j, setup.n_boot
+    z = float(stats.norm.isf(setup.alpha / 2))
     flaky = int(cats.freq[(c_j > 0) & (c_j < n_j)].sum())
-    w_norm = cats.weights / fw.sum()
     model_cols: list[int] = []
-    normal_ok = t_n >= MIN_TASKS and flaky >= MIN_FLAKY
+    normal_ok = setup.tasks >= MIN_TASKS and flaky >= MIN_FLAKY
     if normal_ok:
-        v_all = model.variances(n_j, c_j, cols)
+        v_all = setup.model.variances(n_j, c_j, cols)
     for j, col in enumerate(cols):
         if normal_ok:
             kk = 1 if col[0] == "mean" else col[1]
-            short = n_j < 2 * kk
-            var = float(np.sum(cats.freq * w_norm**2 * v_all[:, j]))
+            var = float(np.sum(cats.freq * setup.w_norm**2 * v_all[:, j]))
             if var > 0:
                 se = np.sqrt(var)
-                note = f"; model-based variance where n < {2 * kk}" if short.any() else ""
+                note = f"; model-based variance where n < {2 * kk}" if (n_j < 2 * kk).any() else ""
                 out[(col, "benchmark")] = (
-                    max(0.0, float(theta[j] - z * se)),
-                    min(1.0, float(theta[j] + z * se)),
+                    max(0.0, float(setup.theta[j] - z * se)),
+                    min(1.0, float(setup.theta[j] + z * se)),
                     f"normal, unbiased estimate ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
                     f"≥ {MIN_FLAKY} with both outcomes){note}",
                 )
                 continue
         model_cols.append(j)
-    if model_cols:
-        draws = latent_draws(
-            model.nodes,
-            n_j,
-            c_j,
-            cats.weights,
-            cats.freq,
-            [cols[j] for j in model_cols],
-            n_draws=n_boot,
-            rng=rng,
+    if not model_cols:
+        return
+    draws = latent_draws(
+        setup.model.nodes,
+        n_j,
+        c_j,
+        cats.weights,
+        cats.freq,
+        [cols[j] for j in model_cols],
+        n_draws=n_boot,
+        rng=rng,
+    )
+    q = np.quantile(draws, [setup.alpha / 2, 1 - setup.alpha / 2], axis=0)
+    if setup.tasks < MIN_TASKS:
+        why = f"fewer than {MIN_TASKS} tasks"
+    else:
+        why = f"fewer than {MIN_FLAKY} tasks with both outcomes"
+    for i, j in enumerate(model_cols):
+        out[(cols[j], "benchmark")] = (
+            float(q[0, i]),
+            float(q[1, i]),
+            f"hierarchical posterior of these tasks' rates, {n_boot} draws (rule: {why})",
         )
-        q = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
-        if t_n < MIN_TASKS:
-            why = f"fewer than {MIN_TASKS} tasks"
-        else:
-            why = f"fewer than {MIN_FLAKY} tasks with both outcomes"
-        for i, j in enumerate(model_cols):
-            out[(cols[j], "benchmark")] = (
-                float(q[0, i]),
-                float(q[1, i]),
-                f"hierarchical posterior of these tasks' rates, {n_boot} draws (rule: {why})",
-            )
-
-    # ---- a new benchmark of T′ tasks
-    if predictive is not None:
-        _predictive(
-            out,
-            cols,
-            resampled,
-            model,
-            vals,
-            cats,
-            w_norm,
-            n_j,
-            c_j,
-            predictive=predictive,
-            level=level,
-            n_boot=n_boot,
-            rng=_side_stream(rng),
-        )
-
-    rows = []
-    for col in cols:
-        for scope in ("benchmark", "population", "predictive"):
-            if (col, scope) in out:
-                lo_, hi_, meth = out[(col, scope)]
-                rows.append(
-                    {
-                        "metric": col[0],
-                        "k": col[1],
-                        "scope": scope,
-                        "lower": lo_,
-                        "upper": hi_,
-                        "method": meth,
-                    }
-                )
-    return pd.DataFrame(rows, columns=["metric", "k", "scope", "lower", "upper", "method"])
 
 
 def _side_stream(rng: np.random.Generator) -> np.random.Generator:

@@ -52,6 +52,7 @@ __all__ = [
     "counts_from_arrays",
     "counts_from_frame",
     "finite_column",
+    "provenance",
     "validate_counts",
 ]
 
@@ -265,6 +266,24 @@ class Trials:
         ds = counts_from_frame(self.frame, where=self.source.get("path"))
         ds.attrs.update({f"source_{k}": str(v) for k, v in self.source.items()})
         return ds
+
+
+def provenance(data: Trials | xr.Dataset) -> dict[str, str]:
+    """Where the data came from, as its reader recorded it (path, format, sha256, …), as
+    strings; empty for data built in Python. Reads nothing.
+
+    Examples
+    --------
+    >>> provenance(counts_from_arrays([4], [2]))
+    {}
+    """
+    if isinstance(data, Trials):
+        return {str(k): str(v) for k, v in data.source.items()}
+    return {
+        str(k).removeprefix("source_"): str(v)
+        for k, v in data.attrs.items()
+        if str(k).startswith("source_")
+    }
 
 
 # ----------------------------------------------------------------- helpers

@@ -126,8 +126,8 @@ def test_estimate_ci_tau_bench(capsys, tau_airline_path) -> None:  # type: ignor
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["estimate", "--example", "abcd", "--ci", "1.5"], "ci must lie strictly between"),
-        (["estimate", "--example", "abcd", "--ci", "0.9", "--n-boot", "50"], "n_boot"),
+        (["estimate", "--example", "abcd", "--ci", "1.5"], "--ci must lie strictly between"),
+        (["estimate", "--example", "abcd", "--ci", "0.9", "--n-boot", "50"], "--n-boot"),
     ],
 )
 def test_bad_input_one_line_exit_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]

@@ -182,11 +182,11 @@ def test_min_runs_applies_to_matched_tasks_and_lists_them() -> None:
         ["y", "B: n = 1 decided runs < min_runs = 3"],
     ]
     assert cmp.dropped["only"].isna().all()
-    # the note gives the reason (it once said 'run by one system only' for every dropped task)
+    # the line gives the reason (it once said 'run by one system only' for every dropped task)
     note = [line for line in repr(cmp).splitlines() if "left out" in line]
     assert note == [
-        "2 task(s) left out of every metric and k, e.g. w (A: n = 2 decided runs < "
-        "min_runs = 3): see .dropped."
+        "left out 2 matched task(s) for both systems: w (A: n = 2 decided runs < min_runs = 3); "
+        "y (B: n = 1 decided runs < min_runs = 3)"
     ]
     keep = [0, 2, 4]
     sa, sb = _pair(

@@ -10,18 +10,18 @@ import contextlib
 import contextvars
 import functools
 import inspect
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
 import click
-import pandas as pd
 import xarray as xr
 
-from passhat._format import jsonable
-from passhat.commands._output import Records, echo, emit_json
+from passhat._format import num
+from passhat._result import records
+from passhat.commands._notes import PENDING_NOTES, flush_notes
+from passhat.commands._output import emit_json
 from passhat.errors import EXIT_INPUT, OptionError
 from passhat.examples import EXAMPLES, load_example
 from passhat.io import input_stamp, read
@@ -48,11 +48,6 @@ __all__ = [
 #: Most values a list option may expand to (``1-1000000000`` must not build 10^9 ints).
 MAX_LIST_VALUES = 100_000
 
-#: The reader's notes of this run: :func:`passhat.cli.main` prints them when the command ends
-#: (a gate's verdict included) and drops them on an error, which stays one line.
-PENDING_NOTES: list[str] = []
-
-
 #: True while a command runs with ``--quiet``: the reader's notes are not queued.
 _QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("passhat_quiet", default=False)
 
@@ -70,7 +65,7 @@ def quiet_option(
     >>> @click.command()
     ... @quiet_option()
     ... def cmd() -> None:
-    ...     echo("quiet" if _QUIET.get() else "loud")
+    ...     click.echo("quiet" if _QUIET.get() else "loud")
     >>> from click.testing import CliRunner
     >>> CliRunner().invoke(cmd, ["-q"]).output
     'quiet\\n'
@@ -96,14 +91,6 @@ def quiet_option(
         return click.option("--quiet", "-q", "quiet", is_flag=True, help=help)(wrapper)
 
     return deco
-
-
-def flush_notes(*, keep: bool) -> None:
-    """Print the pending reader notes on stderr (``keep``) or drop them."""
-    notes = list(PENDING_NOTES)
-    PENDING_NOTES.clear()
-    for note in notes if keep else ():
-        echo(note, err=True)
 
 
 def default_ks(data: Trials | xr.Dataset) -> list[int]:
@@ -326,11 +313,5 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
     )
 
 
-def records(df: pd.DataFrame) -> Records:
-    """DataFrame rows as JSON-safe dicts (NaN → null), remembering the columns (``--csv`` of an
-    empty table writes its header)."""
-    return Records((jsonable(r) for r in df.to_dict(orient="records")), columns=df.columns)
-
-
-def fmt_num(x: float) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+#: The table cells' number format (kept under this name for the command modules).
+fmt_num = num

@@ -40,9 +40,21 @@ import rich.table
 from rich.text import Text
 
 from passhat._format import jsonable, printable
+from passhat._repr import Display, View, as_rich, display
+from passhat._result import Records, Result
 from passhat.errors import OptionError
 
-__all__ = ["Records", "Table", "echo", "emit_csv", "emit_json", "make_console", "table_output"]
+__all__ = [
+    "Records",
+    "Table",
+    "echo",
+    "emit",
+    "emit_csv",
+    "emit_json",
+    "make_console",
+    "show",
+    "table_output",
+]
 
 #: Width of a console whose output is not a terminal: wide enough that nothing wraps.
 PIPE_WIDTH = 10_000
@@ -123,20 +135,34 @@ def echo(message: Any = "", *, err: bool = False) -> None:
     click.echo(printable(message, keep_newlines=True), err=err)
 
 
-# --------------------------------------------------------------- JSON and CSV
-class Records(list[dict[str, Any]]):
-    """Rows of a table (a list of dicts, as JSON writes them) that remember the table's columns,
-    so that ``--csv`` of an empty table still writes its header line.
+def show(shown: Result | View | Display, *, quiet: bool = False, stderr: bool = False) -> None:
+    """Print a result's view (or a display) in the terminal: its tables, lines and notes
+    (``quiet``: no notes), every name literal.
 
     Examples
     --------
-    >>> Records([], columns=["task", "extra_runs"]).columns
-    ['task', 'extra_runs']
+    >>> import pandas as pd
+    >>> show(View("runs", pd.DataFrame({"system": ["[red]a[/red]"]}), notes=("a note",)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    runs
+    ┏━━━━━━━━━━━━━━┓
+    ┃ system       ┃
+    ┡━━━━━━━━━━━━━━┩
+    │ [red]a[/red] │
+    └──────────────┘
+    a note
     """
+    disp = display(shown.view() if isinstance(shown, Result) else shown)
+    if quiet:
+        disp = disp.quiet()
+    make_console(min_width=disp.min_width, stderr=stderr).print(as_rich(disp))
 
-    def __init__(self, rows: Any = (), *, columns: Sequence[str] = ()) -> None:
-        super().__init__(rows)
-        self.columns = [str(c) for c in columns]
+
+# --------------------------------------------------------------- JSON and CSV
+def emit(result: Result) -> None:
+    """Write a result's JSON document (:meth:`~passhat._result.Result.to_dict`) to stdout, or
+    under ``--csv`` its main table as CSV."""
+    emit_json(result.to_dict())
 
 
 def emit_json(payload: dict[str, Any]) -> None:
@@ -150,6 +176,10 @@ def emit_json(payload: dict[str, Any]) -> None:
         emit_csv(_csv_rows(payload, keys))
         return
     click.echo(json.dumps(jsonable(payload), indent=2, sort_keys=False))
+
+
+#: Keys of a JSON document's header, left out of the one-row CSV of a document without a table.
+_HEADER = ("schema", "schema_version", "passhat_version")
 
 
 def _csv_rows(payload: dict[str, Any], keys: Sequence[str]) -> list[dict[str, Any]]:
@@ -166,7 +196,7 @@ def _csv_rows(payload: dict[str, Any], keys: Sequence[str]) -> list[dict[str, An
             return [{key: name, **r} for name, rows in value.items() for r in rows]
         if isinstance(value, dict):
             return [value]
-    return [{k: v for k, v in payload.items() if k != "passhat_version"}]
+    return [{k: v for k, v in payload.items() if k not in _HEADER}]
 
 
 def _cell(value: Any) -> Any:

@@ -12,8 +12,8 @@ outcomes).
 Examples
 --------
 >>> import passhat as ph
->>> sorted(ph.io.formats())[:3]
-['counts', 'csv', 'inspect']
+>>> sorted(ph.io.formats())[:2]
+['counts', 'csv']
 >>> ph.io.formats(kind="traces")
 ['tau-bench', 'tau2-bench', 'inspect', 'steps-jsonl']
 """
@@ -21,8 +21,13 @@ Examples
 from __future__ import annotations
 
 from passhat.io import counts as _counts  # noqa: F401  (registers)
+from passhat.io import harbor as _harbor  # noqa: F401  (registers)
+from passhat.io import helm as _helm  # noqa: F401  (registers)
 from passhat.io import inspect_log as _inspect  # noqa: F401  (registers)
+from passhat.io import lm_eval as _lm_eval  # noqa: F401  (registers)
+from passhat.io import promptfoo as _promptfoo  # noqa: F401  (registers)
 from passhat.io import steps_jsonl as _steps  # noqa: F401  (registers)
+from passhat.io import swebench as _swebench  # noqa: F401  (registers)
 from passhat.io import tau2_bench as _tau2  # noqa: F401  (registers)
 from passhat.io import tau_bench as _tau  # noqa: F401  (registers)
 from passhat.io import tidy as _tidy  # noqa: F401  (registers)

@@ -29,7 +29,7 @@ import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
 from passhat.io._json import damaged_gzip, missing, refuse_wide
-from passhat.trials import Trials
+from passhat.trials import Trials, provenance
 
 if TYPE_CHECKING:
     from passhat.traces import Traces
@@ -142,8 +142,8 @@ def formats(kind: str | None = None) -> list[str]:
 
     Examples
     --------
-    >>> formats()[:3]
-    ['counts', 'csv', 'inspect']
+    >>> formats()[:2]
+    ['counts', 'csv']
     """
     if kind is None:
         return sorted({r.name for r in readers(_DATA_KINDS)})
@@ -187,14 +187,7 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
 def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
     """Provenance of an input for machine-readable output: its path, format and SHA-256 (computed
     here when the source recorded a path but no hash), as strings."""
-    if isinstance(data, Trials):
-        src = {str(k): str(v) for k, v in data.source.items()}
-    else:
-        src = {
-            str(k).removeprefix("source_"): str(v)
-            for k, v in data.attrs.items()
-            if str(k).startswith("source_")
-        }
+    src = provenance(data)
     path = src.get("path")
     if path and "sha256" not in src and Path(path).is_file():
         src["sha256"] = file_sha256(path)
@@ -469,7 +462,8 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     The format is sniffed from the content unless given: tidy ``csv``,
     ``jsonl``, ``parquet`` (with a column map, e.g. ``task="question_id",
     success="passed"``, and ``threshold=`` for numeric rewards),
-    ``tau-bench``, ``tau2-bench`` and ``inspect`` logs.
+    ``tau-bench``, ``tau2-bench`` and ``inspect`` logs, and the outputs of ``lm-eval``,
+    ``helm``, ``harbor``, ``swe-bench`` and ``promptfoo``.
 
     Examples
     --------

@@ -53,6 +53,7 @@ from passhat._ids import missing_column
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
 from passhat.io._countgrid import FIELDS, Counts, Ids
 from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
+from passhat.io._scores import missing_success
 from passhat.io._system_column import is_candidate_name, system_column_note, system_name_ignored
 from passhat.io._system_scan import SystemScan
 from passhat.trials import validate_counts
@@ -82,12 +83,13 @@ def _plan(path: Path, opts: dict[str, Any], column_map: dict[str, str]) -> dict[
             raise ValidationError(f"{where}: threshold given but there is no score column")
     elif "success" not in plan and "score" in plan:
         raise ValidationError(
-            f"{where}: no success column, only a score column; give threshold= (--threshold)"
+            f"{where}: no success column, only a score column; give threshold= (--threshold), "
+            "e.g. --threshold 1 (success = score ≥ 1)"
         )
-    for col in ("task_id", "success"):
-        if col not in plan and not (col == "success" and threshold is not None):
-            field = "task" if col == "task_id" else col
-            raise ValidationError(missing_column(where, col, names, field=field))
+    if "task_id" not in plan:
+        raise ValidationError(missing_column(where, "task_id", names, field="task"))
+    if "success" not in plan and threshold is None:  # suggested by name: values not read yet
+        raise ValidationError(missing_success(where, [str(c).strip() for c in names]))
     return plan
 
 

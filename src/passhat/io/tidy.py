@@ -34,6 +34,7 @@ from passhat.io._scan import (
     resolve_columns,
     source_files,
 )
+from passhat.io._scores import missing_success
 from passhat.io._system_column import (
     find_system_column,
     system_column_note,
@@ -75,6 +76,7 @@ def frame_to_trials(
     **column_map
         ``task="question_id"`` etc.: data-model field = source column.
     """
+    original = [str(c).strip() for c in df.columns]
     df = df.set_axis(
         list(resolve_columns(list(df.columns), column_map, where=where).values()), axis=1
     )
@@ -100,8 +102,11 @@ def frame_to_trials(
         df["success"] = pd.Series(score >= threshold, dtype="boolean").where(score.notna())
     elif "success" not in df.columns and "score" in df.columns:
         raise ValidationError(
-            f"{where}: no success column, only a score column; give threshold= (--threshold)"
+            f"{where}: no success column, only a score column; give threshold= (--threshold), "
+            "e.g. --threshold 1 (success = score ≥ 1)"
         )
+    elif "success" not in df.columns:  # the file's own column names, and a numeric one to read
+        raise ValidationError(missing_success(where, original, _numeric_ranges(df, original)))
     if "system" in df.columns:
         system_name_ignored(where, system_name)
     for col in ("system", "task_id"):  # lists or dates as ids are refused before any grouping
@@ -118,6 +123,20 @@ def frame_to_trials(
     if found is not None:
         _note_system_column(trials, *found)
     return trials
+
+
+def _numeric_ranges(df: pd.DataFrame, names: list[str]) -> dict[str, tuple[float, float]]:
+    """(min, max) of each column (by its name in the file) that is not a data-model field and
+    holds only numbers (missing cells allowed), for the missing-success hint."""
+    out: dict[str, tuple[float, float]] = {}
+    for pos, name in enumerate(names):
+        if df.columns[pos] in (*REQUIRED, *OPTIONAL):
+            continue
+        col = df.iloc[:, pos]
+        x = pd.to_numeric(col, errors="coerce")
+        if x.notna().any() and bool((x.notna() | col.isna()).all()):
+            out[name] = (float(x.min()), float(x.max()))
+    return out
 
 
 def _system_column(

@@ -1,0 +1,156 @@
+"""The options every command shares, each defined once: ``--k``, ``--ci``, ``--seed``,
+``--n-boot``, ``--json``; and :func:`command`, which maps a library error's parameter to the
+option that set it.
+
+A command declares ``@command("estimate")`` instead of ``@click.command("estimate")`` and
+takes its shared options from here, so that an option reads the same (name, default, help)
+on every command, and an :class:`~passhat.errors.OptionError` raised by the library with
+``param="ci"`` reads ``--ci …`` on the command line.
+
+Examples
+--------
+>>> from click.testing import CliRunner
+>>> from passhat.errors import OptionError
+>>> @command("demo")
+... @ci_option()
+... def demo(ci: float | None) -> None:
+...     raise OptionError("{param} must lie in (0, 1), got " + str(ci), param="ci")
+>>> result = CliRunner().invoke(demo, ["--ci", "2"])
+>>> str(result.exception)
+'--ci must lie in (0, 1), got 2.0'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
+from passhat.errors import OptionError
+
+__all__ = [
+    "PasshatCommand",
+    "ci_option",
+    "command",
+    "json_option",
+    "k_option",
+    "n_boot_option",
+    "seed_option",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PasshatCommand(click.Command):
+    """A click command whose :class:`OptionError` names the option, not the API parameter."""
+
+    def option_for(self, param: str) -> str:
+        """The command-line spelling of the parameter ``param`` of the API: the option (or
+        argument) of this command with that name, else ``--`` and the name with dashes."""
+        for p in self.params:
+            if p.name == param:
+                if isinstance(p, click.Option):
+                    return max(p.opts, key=len)
+                return p.human_readable_name
+        return "--" + param.replace("_", "-")
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OptionError as err:
+            for name in err.params:
+                err.options.setdefault(name, self.option_for(name))
+            raise
+
+
+def command(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], PasshatCommand]:
+    """``click.command`` with :class:`PasshatCommand` (errors name the option)."""
+    return click.command(name, cls=PasshatCommand, **kwargs)
+
+
+def _parse_k_callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Parse ``--k`` text (``1,2,5``, ``1-5``) into sorted ints; None stays None."""
+    if value is None:
+        return None
+    from passhat.commands._common import parse_k
+
+    return parse_k(str(value))
+
+
+def k_option(
+    *, single: bool = False, default: int | None = None, help: str | None = None
+) -> Callable[[F], F]:
+    """``--k``: the k of pass@k and pass^k.
+
+    Several values (``1,2,5`` or ``1-5``; parsed to a sorted list) unless ``single``. With no
+    default the command uses the one default rule (:func:`passhat.exclusions.default_ks`:
+    1, 2 and 5, capped at the fewest decided runs).
+    """
+    if single:
+        text = help or "k of pass@k and pass^k."
+        return click.option(  # type: ignore[return-value]
+            "--k", "k", type=click.IntRange(min=1), default=default, show_default=True, help=text
+        )
+    text = help or "k values: 1,2,5 or 1-5 [default: 1, 2, 5 capped at the fewest runs]."
+    return click.option(  # type: ignore[return-value]
+        "--k",
+        "k",
+        default=None if default is None else str(default),
+        callback=_parse_k_callback,
+        help=text,
+    )
+
+
+def ci_option(*, default: float | None = None, help: str | None = None) -> Callable[[F], F]:
+    """``--ci``: the confidence level of the intervals (``0.95``); with no default, intervals
+    are computed only when it is given."""
+    text = help or (
+        "Confidence level of the intervals, e.g. 0.95."
+        if default is not None
+        else "Confidence level, e.g. 0.95: add benchmark- and population-scope intervals."
+    )
+    return click.option(  # type: ignore[return-value]
+        "--ci", "ci", type=float, default=default, show_default=default is not None, help=text
+    )
+
+
+def seed_option(*, help: str | None = None) -> Callable[[F], F]:
+    """``--seed``: the seed of every random step (recorded in the output)."""
+    return click.option(  # type: ignore[return-value]
+        "--seed",
+        "seed",
+        type=click.IntRange(min=0),
+        default=DEFAULT_SEED,
+        show_default=True,
+        help=help or "Seed of every random step (recorded in the output).",
+    )
+
+
+def n_boot_option(*, help: str | None = None) -> Callable[[F], F]:
+    """``--n-boot``: bootstrap resamples and posterior draws of the intervals."""
+    return click.option(  # type: ignore[return-value]
+        "--n-boot",
+        "n_boot",
+        type=int,
+        default=DEFAULT_N_BOOT,
+        show_default=True,
+        help=help or "Bootstrap resamples and posterior draws of the intervals.",
+    )
+
+
+def json_option(*csv_keys: str) -> Callable[[F], F]:
+    """``--json`` (the result's :meth:`~passhat._result.Result.to_dict` on stdout) and, when
+    ``csv_keys`` are given, ``--csv`` (the first of those tables of the document, as CSV)."""
+    from passhat.commands._output import table_output
+
+    def deco(f: F) -> F:
+        g: Any = f
+        if csv_keys:
+            g = table_output(*csv_keys)(g)
+        return click.option(  # type: ignore[no-any-return]
+            "--json", "as_json", is_flag=True, help="Machine-readable output on stdout."
+        )(g)
+
+    return deco
