@@ -31,7 +31,7 @@ def executed_copy(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookN
     os.environ["PATH"] = env_path
     try:
         nbclient.NotebookClient(
-            fresh, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(folder)}}
+            fresh, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(folder)}}
         ).execute()
     finally:
         os.environ["PATH"] = old

@@ -236,10 +236,15 @@ def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path, mock_nuts):
     assert src.read_bytes() == before
 
 
-def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(jf):
+def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(data, mock_nuts):
     """JointFit.summarize(): the JSON document passhat fit --model joint --json wrote (the
-    header added), the table it printed, a short repr; frozen."""
+    header added), the table it printed, a short repr; frozen. (Its shape: the module's fit
+    made with PyMC's mock sampler.)"""
     from dataclasses import FrozenInstanceError
+
+    jf = ph.fit(
+        data, model="joint", k=[1, 3], seed=5, chains=2, draws=500, tune=500, sampler="pymc"
+    )
 
     s = jf.summarize(ci=0.9)
     doc = s.to_dict(output="x.nc")
