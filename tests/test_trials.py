@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
@@ -52,7 +52,6 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(values, min_size=1, max_size=25))
 def test_coerce_success_matches_reference(vals: list[object]) -> None:
     ref = [_reference(v) for v in vals]
