@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._checked import Parts
 from passhat._frames import check_frame, check_unique_coords, count_arrays
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat._status import UNSCORED_STATUSES, fail_without_verdict
@@ -557,12 +558,17 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
     """Check a count table: integer n, c, unscored; 0 ≤ c ≤ n; weights ≥ 0.
 
     Returns the dataset with integer dtypes. Raises :class:`CountError`
-    naming the first offending task.
+    naming the first offending task. Each part of a table (an array, the ``(n, c)`` pair, an id
+    coordinate) is checked once while it is unchanged (:mod:`passhat._checked`): a table passed
+    again, or derived from a checked one, costs a checksum of its arrays.
     """
     for var in ("n", "c"):
         if var not in ds:
             raise CountError(f"{where}: variable {var!r} is missing")
-    check_unique_coords(ds, where)
+    parts = Parts(ds)
+    known = parts.known
+    if not {"system", "task"} <= known:
+        check_unique_coords(ds, where)
     out = ds.copy()
     if "unscored" not in out:
         out["unscored"] = xr.zeros_like(out["n"])
@@ -570,48 +576,60 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
         out["present"] = (out["n"] + out["unscored"]) > 0
     if "weight" not in out:
         out["weight"] = xr.ones_like(out["n"], dtype=float)
-
-    def cell(s: int, t: int) -> str:
-        task, system = _show(out["task"].values[t]), _show(out["system"].values[s])
-        return f"{where}: task {task} (system {system})"
-
     for var in ("n", "c", "unscored"):
-        raw = np.asarray(out[var].values)
-        if raw.dtype.kind in "iu":  # integers: only the sign and the size can be wrong
-            if raw.dtype.kind == "i" and (raw < 0).any():
-                s, t = np.argwhere(raw < 0)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} is negative")
-            if (raw > MAX_COUNT).any():
-                s, t = np.argwhere(raw > MAX_COUNT)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} {_TOO_BIG}")
-        else:
-            vals = np.asarray(raw, dtype=float)
-            bad = ~np.isfinite(vals) | (vals != np.floor(vals))
-            if bad.any():
-                s, t = np.argwhere(bad)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} is not a whole number")
-            if (vals < 0).any():
-                s, t = np.argwhere(vals < 0)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
-            if (vals > MAX_COUNT).any():
-                s, t = np.argwhere(vals > MAX_COUNT)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} {_TOO_BIG}")
-        if raw.dtype != np.int64:
+        if var not in known:
+            _check_count(out, var, where)
+        if out[var].dtype != np.int64:
             out[var] = out[var].astype(np.int64)
-    gt = out["c"].values > out["n"].values
-    if gt.any():
-        s, t = np.argwhere(gt)[0]
-        raise CountError(
-            f"{cell(s, t)}: "
-            f"c = {int(out['c'].values[s, t])} successes exceeds n = {int(out['n'].values[s, t])} "
-            "decided runs"
-        )
+    if "nc" not in known:
+        gt = out["c"].values > out["n"].values
+        if gt.any():
+            s, t = np.argwhere(gt)[0]
+            raise CountError(
+                f"{_cell(out, s, t, where)}: c = {int(out['c'].values[s, t])} successes exceeds "
+                f"n = {int(out['n'].values[s, t])} decided runs"
+            )
     w = np.asarray(out["weight"].values, dtype=float)
-    if (~np.isfinite(w) | (w < 0)).any():
+    if "weight" not in known and (~np.isfinite(w) | (w < 0)).any():
         s, t = np.argwhere(~np.isfinite(w) | (w < 0))[0]
         raise CountError(
             f"{where}: task {_show(out['task'].values[t])}: weight {_show(w[s, t])} is not a "
             "non-negative number"
         )
-    out["weight"], out["present"] = out["weight"].astype(float), out["present"].astype(bool)
+    if out["weight"].dtype != float:
+        out["weight"] = out["weight"].astype(float)
+    if out["present"].dtype != bool:
+        out["present"] = out["present"].astype(bool)
+    Parts(out, like=parts).remember()
     return out
+
+
+def _cell(out: xr.Dataset, s: int, t: int, where: str) -> str:
+    task, system = _show(out["task"].values[t]), _show(out["system"].values[s])
+    return f"{where}: task {task} (system {system})"
+
+
+def _check_count(out: xr.Dataset, var: str, where: str) -> None:
+    """Refuse counts that are not whole, negative or beyond 2^53 (naming the first cell)."""
+    raw = np.asarray(out[var].values)
+    if raw.dtype.kind in "iu":  # integers: only the sign and the size can be wrong
+        if raw.dtype.kind == "i" and (raw < 0).any():
+            s, t = np.argwhere(raw < 0)[0]
+            raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(raw[s, t])} is negative")
+        if (raw > MAX_COUNT).any():
+            s, t = np.argwhere(raw > MAX_COUNT)[0]
+            raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(raw[s, t])} {_TOO_BIG}")
+        return
+    vals = np.asarray(raw, dtype=float)
+    bad = ~np.isfinite(vals) | (vals != np.floor(vals))
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise CountError(
+            f"{_cell(out, s, t, where)}: {var} = {_show(vals[s, t])} is not a whole number"
+        )
+    if (vals < 0).any():
+        s, t = np.argwhere(vals < 0)[0]
+        raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(vals[s, t])} is negative")
+    if (vals > MAX_COUNT).any():
+        s, t = np.argwhere(vals > MAX_COUNT)[0]
+        raise CountError(f"{_cell(out, s, t, where)}: {var} = {_show(vals[s, t])} {_TOO_BIG}")

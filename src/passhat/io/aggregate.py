@@ -295,7 +295,10 @@ def _scan_part(
 def _remap(total: Ids, part: Ids) -> NDArray[np.int64]:
     """A part's ids added to the total (where each was first seen, and whether as a number, kept
     for the checks); the map of the part's codes to the total's."""
-    codes = [total.add(x, *part.kinds[x][1:], number=part.kinds[x][0]) for x in part.names]
+    seen = [part.first_seen(x) for x in part.names]
+    codes = [
+        total.add(x, w, r, number=num) for x, (num, w, r) in zip(part.names, seen, strict=True)
+    ]
     return np.array(codes, dtype=np.int64)
 
 
