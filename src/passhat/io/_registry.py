@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
-    "STREAM_BYTES",
+    "STREAM_ROWS",
     "Reader",
     "file_head",
     "file_sha256",
@@ -51,8 +51,9 @@ __all__ = [
     "sniff",
 ]
 
-#: Trial files larger than this are counted out of core by :func:`read` (see ``stream``).
-STREAM_BYTES = 256 * 2**20
+#: Tidy trial files of more rows than this are counted out of core by :func:`read` (see
+#: ``stream``): rows from a Parquet file's metadata, estimated for text (``estimated_rows``).
+STREAM_ROWS = 2_000_000
 #: What a reader returns: a trial table, a count table, or traces.
 KINDS = ("trials", "counts", "traces")
 #: The kinds :func:`read` returns (one namespace of format names).
@@ -95,8 +96,8 @@ def register_reader(
 
     ``aliases`` are other names ``format=`` accepts for it. ``stream(path, **options)``, for a
     trial format, counts a file, directory or glob out of core (memory by tasks, not rows):
-    :func:`read_counts` always uses it, :func:`read` for directories, globs and files over
-    :data:`STREAM_BYTES`.
+    :func:`read_counts` always uses it, :func:`read` for directories, globs and files of over
+    :data:`STREAM_ROWS` rows.
 
     Examples
     --------
@@ -388,8 +389,8 @@ def read(
         A registered format name; sniffed from the content when omitted.
     aggregate : bool, optional
         Count a tidy trial source out of core and return its count table (memory by
-        tasks, not rows). Default (None): for directories, globs and files over
-        :data:`STREAM_BYTES`; False: always a trial table (not for a dataset).
+        tasks, not rows). Default (None): for directories, globs and files of over
+        :data:`STREAM_ROWS` rows; False: always a trial table (not for a dataset).
     **options
         Passed to the reader (column map, threshold, system name, ...).
     """
@@ -432,8 +433,7 @@ def _read(
     else:
         reader = _resolve(p, format)
     _check_options(p, reader, options)
-    big = p.is_file() and p.stat().st_size > STREAM_BYTES
-    if reader.stream is not None and (aggregate or (aggregate is None and (dataset or big))):
+    if reader.stream is not None and (aggregate or (aggregate is None and (dataset or _big(p)))):
         counts = reader.stream(p, **options)
         counts.attrs["source_format"] = reader.name
         if p.exists():
@@ -454,6 +454,13 @@ def _read(
     counts = cast(xr.Dataset, result)  # trial and count readers return one or the other
     counts.attrs.update({f"source_{k}": v for k, v in meta.items()})
     return counts
+
+
+def _big(p: Path) -> bool:
+    """A file of more rows than :data:`STREAM_ROWS` (by its metadata, or estimated)."""
+    from passhat.io._scan import estimated_rows
+
+    return p.is_file() and estimated_rows(p) > STREAM_ROWS
 
 
 def read_trials(path: str | Path, *, format: str | None = None, **options: Any) -> Trials:
