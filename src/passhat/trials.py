@@ -70,6 +70,13 @@ MAX_COUNT = 2**53
 _TOO_BIG = "is too large (a count is at most 2^53 = 9007199254740992)"
 
 
+#: What ``pandas.api.types.infer_dtype`` calls a column holding only text, numbers or booleans
+#: (no lists, tuples, bytes or dates): nothing for :func:`check_scalar_column` to refuse.
+_PLAIN_SCALARS = frozenset(
+    {"string", "empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"}
+)
+
+
 def check_scalar_column(
     s: pd.Series, col: str, *, where: str, rows: np.ndarray | None = None
 ) -> None:
@@ -80,7 +87,7 @@ def check_scalar_column(
     if kind in "Mm" or isinstance(s.dtype, pd.DatetimeTZDtype | pd.PeriodDtype):
         what = f"a {s.dtype} (date/time) column"
         row = 0
-    elif kind == "O":
+    elif kind == "O" and pd.api.types.infer_dtype(s, skipna=True) not in _PLAIN_SCALARS:
         try:
             codes, uniques = pd.factorize(s, sort=False)
         except TypeError:  # unhashable values: lists, dicts, arrays
