@@ -343,7 +343,9 @@ def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:
     unknown = [k for k in options if k not in params]
     if unknown:
         shown = ", ".join(
-            k if k in ("threshold", "system_name") else f"{k}={options[k]} (a column map)"
+            k
+            if k in ("threshold", "system_name", "scheduler")
+            else f"{k}={options[k]} (a column map)"
             for k in unknown
         )
         raise OptionError(
@@ -488,8 +490,16 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     return result
 
 
-def read_counts(path: str | Path, *, format: str | None = None, **options: Any) -> xr.Dataset:
+def read_counts(
+    path: str | Path, *, format: str | None = None, scheduler: str | None = None, **options: Any
+) -> xr.Dataset:
     """Read a file into a count table (trial files are aggregated; tidy files, directories and
-    globs of part files out of core, so memory follows the tasks, not the rows)."""
+    globs of part files out of core, so memory follows the tasks, not the rows).
+
+    ``scheduler``: a dask scheduler's address (``tcp://host:8786``) or ``"local"``: a tidy
+    source's files are counted on that cluster (:func:`passhat.io.aggregate_counts`), with the
+    same rules and result; other formats are refused."""
+    if scheduler is not None:
+        options["scheduler"] = scheduler
     result = read(path, format=format, aggregate=True, **options)
     return result.counts() if isinstance(result, Trials) else result

@@ -314,6 +314,12 @@ def _merge(into: Counts, part: Counts, where: str) -> NDArray[np.int64]:
     into.wmin[ii, jj] = np.minimum(into.wmin[ii, jj], part.wmin[:S, :T])
     into.wmax[ii, jj] = np.maximum(into.wmax[ii, jj], part.wmax[:S, :T])
     into.weights |= part.weights
+    for flag, (count, statuses) in part.flags.items():  # the status notes' counts
+        total, seen = into.flags[flag]
+        into.flags[flag] = (total + count, seen | statuses)
+    if None not in (into.has_trial, part.has_trial) and into.has_trial != part.has_trial:
+        raise FormatError(f"{where}: some files have a trial column and others have none")
+    into.has_trial = part.has_trial if into.has_trial is None else into.has_trial
     for attr, vals in part.attrs.items():
         mine = into.attrs.setdefault(attr, np.full(into.cap[1], None, dtype=object))
         unset = np.array([mine[j] is None for j in t_map], dtype=bool)
