@@ -7,7 +7,7 @@ its child's wall time, CPU time (``RUSAGE_CHILDREN`` user + system) and peak res
 e.g. ``git archive 410aabe src | tar -x -C /tmp/before``) every passhat figure is measured
 again with that code in the same run, and the ratio after / before is printed.
 
-Cases (``--cases``, default all but ``big``):
+Cases (``--cases``, default all):
 
 * ``engines`` (issue 32): 10^8 Parquet rows in 100 part files, over 10^5 and over 10^6 tasks
   (2 systems × 100,000 tasks × 500 runs; 2 × 1,000,000 × 50): passhat's out-of-core count
@@ -18,6 +18,7 @@ Cases (``--cases``, default all but ``big``):
 * ``single``: ``passhat estimate FILE --k 1,5 --ci 0.95`` on one 10^7-row Parquet file
   (2 systems × 50,000 tasks × 100 runs): streamed by its row count since issue 32;
 * ``report10m``: ``passhat report FILE --no-model`` on the same file;
+* ``fit``: ``fit(method="grid")`` on 10^6 tasks against the 168-task example, CPU best of 3;
 * ``csv``, ``model``, ``parquet``, ``scaling``, ``report`` (issue 13): 10^7 CSV rows in memory
   and out of core, the same with an unmapped ``model`` system column, 10^8 Parquet rows over
   10^6 pairs, peak memory against rows and pairs, and ``report --no-model`` on a 10^6-task
@@ -363,12 +364,33 @@ def case_issue13(tmp: Path, div: int, cases: set[str], before: str | None) -> No
         measure("report", body, "< 60 s, < 1.5 GB", before=before)
 
 
+def case_fit(before: str | None) -> None:
+    """``fit(method="grid")`` on 10^6 tasks against 168 tasks (issue 32, goal 7): CPU, best of 3."""
+    body = (
+        f"import sys, time; sys.path.insert(0, {str(ROOT / 'benchmarks')!r})\n"
+        "import passhat as ph\n"
+        "from bench_model import data_168, data_million\n"
+        "small, big = data_168(), data_million()\n"
+        "ph.fit(small, method='grid', seed=6)\n"
+        "def best(data):\n"
+        "    out = []\n"
+        "    for _ in range(3):\n"
+        "        c0 = time.process_time(); ph.fit(data, method='grid', seed=6)\n"
+        "        out.append(time.process_time() - c0)\n"
+        "    return min(out)\n"
+        "ts, tb = best(small), best(big)\n"
+        "result = f'168 tasks {ts:.3f} s CPU, 10^6 tasks {tb:.3f} s CPU: ratio {tb / ts:.2f}'"
+    )
+    print("fit(method='grid'): 10^6 tasks (n in 1..20) against the 168-task example")
+    measure("grid fit, best of 3", body, "ratio <= 3", before=before)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="scale benchmark")
     ap.add_argument("--small", action="store_true", help="every size / 10")
     ap.add_argument(
         "--cases",
-        default="engines,single,report10m,csv,model,parquet,scaling,report",
+        default="engines,single,report10m,fit,csv,model,parquet,scaling,report",
         help="cases to run",
     )
     ap.add_argument("--before", help="src/ of an earlier passhat, measured beside (PYTHONPATH)")
@@ -392,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     try:
+        if "fit" in cases:
+            case_fit(args.before)
         if "engines" in cases:
             case_engines(tmp, div, args.before)
         if cases & {"single", "report10m"}:

@@ -482,11 +482,12 @@ def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[
 def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
     """The tasks of weight 0, named once (with their systems when not every system's)."""
     systems = [str(s) for s in ds["system"].values]
-    tasks = [str(t) for t in ds["task"].values]
+    tasks = ds["task"].values  # only the tasks named are turned into text
     shown = []
     for t in np.flatnonzero(zero_w.any(axis=0)).tolist():
         who = [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()]
-        shown.append(tasks[t] if len(who) == len(systems) else f"{tasks[t]} ({', '.join(who)})")
+        name = str(tasks[t])
+        shown.append(name if len(who) == len(systems) else f"{name} ({', '.join(who)})")
     return weight_zero_notes(shown)
 
 
