@@ -19,6 +19,8 @@ Cases (``--cases``, default all):
   (2 systems × 50,000 tasks × 100 runs): streamed by its row count since issue 32;
 * ``report10m``: ``passhat report FILE --no-model`` on the same file;
 * ``fit``: ``fit(method="grid")`` on 10^6 tasks against the 168-task example, CPU best of 3;
+* ``cluster``: 10^7 rows in 10 parts counted here and on a local dask cluster of 2 workers
+  (CPU includes the workers'; the peak is the largest single process);
 * ``csv``, ``model``, ``parquet``, ``scaling``, ``report`` (issue 13): 10^7 CSV rows in memory
   and out of core, the same with an unmapped ``model`` system column, 10^8 Parquet rows over
   10^6 pairs, peak memory against rows and pairs, and ``report --no-model`` on a 10^6-task
@@ -364,6 +366,16 @@ def case_issue13(tmp: Path, div: int, cases: set[str], before: str | None) -> No
         measure("report", body, "< 60 s, < 1.5 GB", before=before)
 
 
+def case_cluster(data: Path, div: int) -> None:
+    """10^7 rows in 10 Parquet parts: counted here, and on a local dask cluster of 2 workers."""
+    d = data / "cluster"
+    rows = write_trials(d, systems=2, tasks=50_000 // div, runs=100, parts=10, fmt="parquet")
+    print(f"{rows:,} Parquet rows in 10 parts: on this machine and on a local dask cluster")
+    measure("read_counts(dir)", _read_counts(d))
+    body = _read_counts(d).replace(")", ", scheduler='local')", 1)
+    measure("read_counts(dir, scheduler='local'), 2 workers", body)
+
+
 def case_fit(before: str | None) -> None:
     """``fit(method="grid")`` on 10^6 tasks against 168 tasks (issue 32, goal 7): CPU, best of 3."""
     body = (
@@ -390,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small", action="store_true", help="every size / 10")
     ap.add_argument(
         "--cases",
-        default="engines,single,report10m,fit,csv,model,parquet,scaling,report",
+        default="engines,single,report10m,fit,cluster,csv,model,parquet,scaling,report",
         help="cases to run",
     )
     ap.add_argument("--before", help="src/ of an earlier passhat, measured beside (PYTHONPATH)")
@@ -416,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if "fit" in cases:
             case_fit(args.before)
+        if "cluster" in cases:
+            case_cluster(tmp, div)
         if "engines" in cases:
             case_engines(tmp, div, args.before)
         if cases & {"single", "report10m"}:

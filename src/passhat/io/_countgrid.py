@@ -675,6 +675,21 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
     return per[codes]
 
 
+def _boolean_verdicts(col: Any) -> np.ndarray | None:
+    """Per row 1 (pass), 0 (fail) or -1 (missing) of an Arrow boolean column; None for any
+    other column (its distinct values are read as the in-memory reader reads them)."""
+    if isinstance(col, pd.Series):
+        return None
+    import pyarrow as pa
+
+    if not pa.types.is_boolean(col.type):
+        return None
+    value = np.asarray(col.fill_null(False).to_numpy(zero_copy_only=False), dtype=np.int8)
+    if col.null_count:
+        value[~np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+    return value
+
+
 def _outcomes(
     cols: dict[str, Any], plan: dict[str, str], opts: dict[str, Any], b: Batch
 ) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[int, set[str]]]]:
@@ -700,12 +715,23 @@ def _outcomes(
             )
         score = finite_column(raw, "score", where=b.where, rows=rows).to_numpy(dtype=float)
         verdict = np.where(np.isnan(score), -1, (score >= threshold).astype(np.int8))
+        per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
     else:
-        codes, uniques = factorize(cols[plan["success"]])
-        rows = _first_rows(codes, len(uniques), b.offset)
-        ok = coerce_success(pd.Series(uniques, dtype=object), where=b.where, rows=rows)
-        verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
-    per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
+        booleans = _boolean_verdicts(cols[plan["success"]])
+        if booleans is not None:
+            per_row = booleans
+        else:
+            codes, uniques = factorize(cols[plan["success"]])
+            vals = pd.Series(uniques, dtype=object)
+            try:  # the rows of the distinct values are found only to name a bad one
+                ok = coerce_success(vals, where=b.where, rows=np.zeros(len(uniques), np.int64))
+            except ValidationError:
+                coerce_success(vals, where=b.where, rows=_first_rows(codes, len(uniques), b.offset))
+                raise
+            verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
+            per_row = np.where(
+                codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1
+            )
     decided = per_row >= 0
     failed = passed = np.zeros(len(per_row), dtype=bool)
     fail_names: set[str] = set()
