@@ -285,6 +285,11 @@ def case_single(data: Path, div: int, before: str | None, *, report: bool, est: 
     f = d / "part-0000.parquet"
     print(f"one Parquet file of {rows:,} rows ({f.stat().st_size / 2**20:.0f} MiB)", flush=True)
     if est:
+        measure(
+            "read_trials(f): in memory, every run kept",
+            f"import passhat as ph; t = ph.read_trials({str(f)!r}); result = f'{{len(t):,}} runs'",
+            before=before,
+        )
         argv = ["estimate", str(f), "--k", "1,5", "--ci", "0.95", "-q"]
         measure("passhat estimate --k 1,5 --ci 0.95", _cli(argv), "< 15 s, < 1 GB", before=before)
     if report:

@@ -231,7 +231,8 @@ class Ids:
         # numbers as ("number", text): Python's 1 == 1.0 == True would merge them in the lookup
         # below (a JSON file's 1 and the next batch's 1.0, Parquet parts of ints and of floats),
         # and 7 and "7" reach add() as two keys, where they are refused
-        uniques = [id_key(u) for u in uniques]
+        if pd.api.types.infer_dtype(uniques, skipna=True) not in ("string", "empty"):
+            uniques = [id_key(u) for u in uniques]  # text is its own key
         _missing_row(codes, batch, self.column)
         glob = self._known(uniques)
         new = np.flatnonzero(glob < 0)
