@@ -79,8 +79,10 @@ def test_example_matches_value_counts() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(ValidationError, match="count table has no statuses"):
-        ph.slices(ph.load_example("abcd").counts())  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="the data: a count table has no per-run statuses"):
+        ph.slices(ph.load_example("abcd").counts())
+    with pytest.raises(ValidationError, match=r"status per run \(got DataFrame\)"):
+        ph.slices(_hand().frame)  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="no category column"):
         ph.slices(ph.load_example("abcd"), by=["category"])
     df = _hand().frame.copy()

@@ -36,6 +36,7 @@ from passhat._validate import (
     check_ci,
     check_flag,
     check_method,
+    check_min_runs,
     check_n_boot,
     norm_k,
     resolve_seed,
@@ -236,10 +237,7 @@ def estimate(
         raise OptionError(
             "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
         )
-    if min_runs is not None and (
-        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
-    ):
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    min_runs = check_min_runs(min_runs)
     matched = check_flag(matched, "matched")
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     ds = as_counts(data)

@@ -16,43 +16,19 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from passhat._validate import check_ci
 from passhat.errors import OptionError, ValidationError
 from passhat.intervals import proportion_interval
-from passhat.trials import Trials
+from passhat.slices_result import SLICE_KEYS, Slices
+from passhat.trials import Trials, provenance
 
 __all__ = ["SLICE_KEYS", "Slices", "slices"]
-
-#: What runs can be sliced by.
-SLICE_KEYS = ("status", "category")
-
-
-@dataclass
-class Slices:
-    """Result of :func:`slices`.
-
-    Attributes
-    ----------
-    tables : dict of str → pandas.DataFrame
-        One tidy table per slice key ("status", "category"), one row per
-        (system, value): runs (all), decided (n), successes, failures,
-        unscored, share_of_runs, share_of_failures, success_rate (successes
-        / decided; NaN when nothing was decided).
-    severe : pandas.DataFrame
-        Per (system, severe status): runs, count, rate (count / runs) with a
-        Wilson interval (lower, upper) and method.
-    settings : dict
-    """
-
-    tables: dict[str, pd.DataFrame]
-    severe: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
 
 
 def _table(df: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -88,7 +64,7 @@ def _table(df: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def slices(
-    trials: Trials,
+    trials: Trials | xr.Dataset,
     *,
     by: Sequence[str] | None = None,
     severe: Sequence[str] = (),
@@ -99,7 +75,7 @@ def slices(
     Parameters
     ----------
     trials : Trials
-        Trials (a count table has no statuses).
+        Trials (a count table has no statuses: it is refused, naming its file).
     by : sequence of {"status", "category"}, optional
         The slices to build; default: status, and category when the data have a category
         column (as the CLI).
@@ -123,46 +99,76 @@ def slices(
         severe status that no run has is allowed (rate 0), an empty name is not.
     """
     if not isinstance(trials, Trials):
+        if isinstance(trials, xr.Dataset):
+            where = provenance(trials).get("path", "the data")
+            raise ValidationError(
+                f"{where}: a count table has no per-run statuses; slices need trial-level input"
+            )
         raise ValidationError(
-            f"slices need trials with a status per run (got {type(trials).__name__}; "
-            "a count table has no statuses)"
+            f"slices need trials with a status per run (got {type(trials).__name__})"
         )
     level = check_ci(ci)
+    category_skipped = by is None and "category" not in trials.frame.columns
+    keys = _slice_keys(trials, by)
+    tables = {key: _table(trials.frame, key) for key in keys}
+    sev = [str(s).strip() for s in ([severe] if isinstance(severe, str) else severe)]
+    if any(not s for s in sev):
+        raise OptionError("severe statuses must be non-empty names, e.g. tool_error")
+    return Slices(
+        tables=tables,
+        severe=_severe(trials.frame, sev, level),
+        by=tuple(keys),
+        severe_statuses=tuple(sev),
+        ci=level,
+        statuses=tuple(sorted(str(x) for x in trials.frame["status"].dropna().unique())),
+        category_skipped=category_skipped,
+        source=provenance(trials),
+    )
+
+
+def _slice_keys(trials: Trials, by: Sequence[str] | None) -> list[str]:
+    """The slice keys asked for (default: status, and category when the runs have one), each
+    checked; slicing by category needs one category per task, on every run."""
     if by is None:
         by = [k for k in SLICE_KEYS if k != "category" or "category" in trials.frame.columns]
     keys = [by] if isinstance(by, str) else list(by)
     if not keys:
-        raise OptionError("by must name at least one of status, category")
+        raise OptionError("{param} must name at least one of status, category", param="by")
     for key in keys:
         if key not in SLICE_KEYS:
             raise OptionError(f"cannot slice by {key!r}; choose from {', '.join(SLICE_KEYS)}")
+    if "category" in keys:
+        _check_categories(trials)
+    return keys
+
+
+def _check_categories(trials: Trials) -> None:
+    """Every run has a category, and the runs of a task declare the same one."""
     df = trials.frame
     where = trials.source.get("path", "trials")
-    if "category" in keys:
-        if "category" not in df.columns:
-            raise ValidationError(
-                f"{where}: no category column to slice by (map one with --map category=COLUMN)"
-            )
-        missing = df["category"].isna() | (df["category"].astype(str).str.strip() == "")
-        if missing.any():
-            bad_rows = np.flatnonzero(missing.to_numpy())
-            tasks = pd.unique(df["task_id"].iloc[bad_rows])
-            raise ValidationError(
-                f"{where}: category is missing in {len(bad_rows)} row(s) "
-                f"(first row {bad_rows[0] + 1}, "
-                f"tasks {', '.join(map(str, tasks[:5]))}{' ...' if len(tasks) > 5 else ''}); "
-                "every run needs a category to slice by category"
-            )
-        trials.counts()  # refuses a task whose runs declare different categories, as estimate
-    tables = {key: _table(df, key) for key in keys}
-    sev = [str(s).strip() for s in ([severe] if isinstance(severe, str) else severe)]
-    if any(not s for s in sev):
-        raise OptionError("severe statuses must be non-empty names, e.g. tool_error")
+    if "category" not in df.columns:
+        raise ValidationError(
+            f"{where}: no category column to slice by (map one with --map category=COLUMN)"
+        )
+    missing = df["category"].isna() | (df["category"].astype(str).str.strip() == "")
+    if missing.any():
+        bad_rows = np.flatnonzero(missing.to_numpy())
+        tasks = pd.unique(df["task_id"].iloc[bad_rows])
+        raise ValidationError(
+            f"{where}: category is missing in {len(bad_rows)} row(s) "
+            f"(first row {bad_rows[0] + 1}, "
+            f"tasks {', '.join(map(str, tasks[:5]))}{' ...' if len(tasks) > 5 else ''}); "
+            "every run needs a category to slice by category"
+        )
+    trials.counts()  # refuses a task whose runs declare different categories, as estimate
+
+
+def _severe(df: pd.DataFrame, sev: list[str], level: float) -> pd.DataFrame:
+    """Per (system, severe status): its count and rate over all runs, with a Wilson interval."""
     rows: list[dict[str, Any]] = []
-    systems = list(pd.unique(df["system"]))
     runs = df.groupby("system", sort=False).size()
     status = df["status"].astype(str)
-    for s in systems:
+    for s in pd.unique(df["system"]):
         is_s = df["system"] == s
         for st in dict.fromkeys(sev):
             count = int((is_s & (status == st)).sum())
@@ -180,9 +186,5 @@ def slices(
                     "method": f"wilson {level:g} over runs (runs of a task are not independent)",
                 }
             )
-    severe_df = pd.DataFrame(
-        rows, columns=["system", "status", "runs", "count", "rate", "lower", "upper", "method"]
-    )
-    return Slices(
-        tables=tables, severe=severe_df, settings={"by": keys, "severe": sev, "ci": level}
-    )
+    cols = ["system", "status", "runs", "count", "rate", "lower", "upper", "method"]
+    return pd.DataFrame(rows, columns=cols)

@@ -426,12 +426,12 @@ def _checked_numbers(df: pd.DataFrame, where: str) -> dict[str, pd.Series]:
     out: dict[str, pd.Series] = {}
     if "weight" in df.columns:
         w = pd.to_numeric(df["weight"], errors="coerce")
-        bad = w.isna() & df["weight"].notna() | (w < 0)
+        bad = w.isna() & df["weight"].notna() | (w < 0) | np.isinf(w)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ValidationError(
                 f"{where}: row {row + 1}: weight {_show(df['weight'].iloc[row])} "
-                "is not a non-negative number"
+                "is not a finite non-negative number"
             )
         out["weight"] = w
     for col in NUMERIC:

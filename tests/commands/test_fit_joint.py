@@ -74,7 +74,7 @@ def test_cli_fit_joint_refusals(capsys):
     assert rc == 2 and "at least two systems" in err and len(err.strip().splitlines()) == 1
     rc = main(["fit", "--example", "agents", "--model", "joint", "--method", "grid"])
     err = capsys.readouterr().err
-    assert rc == 2 and "does not apply to model='joint'" in err
+    assert rc == 2 and "does not apply to --model='joint'" in err
 
 
 def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path):

@@ -99,12 +99,16 @@ def test_unequal_runs_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(
     ("extra", "pattern"),
     [
-        ([], r"give --max-failure-rate F"),
-        (["--max-failure-rate", "2"], r"max_failure_rate must lie in \(0, 1\)"),
-        (["--margin", "0.1"], r"--margin compares with a baseline"),
+        ([], r"give --max-failure-rate \(a bound on 1 − pass\^k\) or --margin with a baseline"),
+        (["--max-failure-rate", "2"], r"max.failure.rate must lie in \(0, 1\)"),
+        (["--margin", "0.1"], r"--margin compares with a baseline: give its runs \(--baseline\)"),
         (["--max-failure-rate", "0.1", "--baseline-system", "x"], r"bounds one system"),
         (["--max-failure-rate", "0.1", "--alpha", "1"], r"alpha must lie"),
-        (["--max-failure-rate", "0.1", "--k", "0"], r"k must be a whole number"),
+        (["--max-failure-rate", "0.1", "--k", "0"], r"'--k': 0 is not in the range x>=1"),
+        (
+            ["--max-failure-rate", "0.1", "--margin", "0.1"],
+            r"give one of --max-failure-rate .*--margin .*not both",
+        ),
         (["--max-failure-rate", "0.1", "--metric", "mean", "--k", "2"], r"per-run metric"),
     ],
 )

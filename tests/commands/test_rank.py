@@ -78,3 +78,33 @@ def test_rank_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-de
     bad(capsys, ["rank", short, "--k", "1,3"], r"system 'B': k = 3 exceeds its n = 2")
     bad(capsys, ["rank"], r"no input")
     bad(capsys, ["rank", "--example", "leaderboard", "--metric", "best"], r"--metric")
+
+
+def test_default_k_is_the_one_default_rule(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Without --k: 1, 2, 5 capped at the fewest decided runs (was 1,4)."""
+    rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--n-boot", "200", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["settings"]["k"] == [1, 2, 5] and doc["schema"] == "passhat.ranking"
+    rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--n-boot", "200"])
+    assert rc == 0 and "pass^5: 6 systems on 120 common tasks" in out
+
+
+def test_joint_engines_get_the_fit_function(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """--engine rasch: the command hands passhat's fit to rank (rank never imports the model);
+    recorded here without fitting (the fit itself is tested in tests/rank)."""
+    from passhat.commands import rank as rank_cmd_module
+
+    seen: dict[str, object] = {}
+
+    def fake_rank(inputs, **kwargs):  # type: ignore[no-untyped-def]
+        seen.update(kwargs)
+        raise ph.ModelError("stop here")
+
+    monkeypatch.setattr(rank_cmd_module, "rank", fake_rank)
+    bad(capsys, ["rank", "--example", "agents", "--engine", "rasch", "--k", "1"], "stop here")
+    from passhat.model import fit
+
+    assert seen["engine"] == "rasch" and seen["fit"] is fit
+    bad(capsys, ["rank", "--example", "agents", "--k", "1"], "stop here")
+    assert seen["fit"] is None  # the bootstrap needs no model

@@ -242,6 +242,8 @@ def test_report_json_says_where_the_files_are(tmp_path: Path, capsys) -> None:  
 
     doc = json.loads(text, parse_constant=strict)
     assert list(doc) == [
+        "schema",
+        "schema_version",
         "passhat_version",
         "input",
         "out_dir",
@@ -271,8 +273,8 @@ def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
     --quiet or not; now --quiet (and --json) pass progress=False down to it."""
     import importlib
 
-    section = importlib.import_module("passhat.report.sections.model")
-    real_fit, seen = section.fit, []
+    build = importlib.import_module("passhat.report.build")
+    real_fit, seen = build.fit, []
 
     def recording(d, **kw):  # type: ignore[no-untyped-def]
         if kw.get("model") == "inflated":
@@ -280,7 +282,7 @@ def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
             kw = {**kw, "chains": 2, "draws": 30, "tune": 100}  # fast (and unhealthy: not shown)
         return real_fit(d, **kw)
 
-    monkeypatch.setattr(section, "fit", recording)
+    monkeypatch.setattr(build, "fit", recording)
     argv = ["report", "--example", "abcd", "-o", str(tmp_path / "r"), "--k", "1", "--no-plan"]
     assert main([*argv, "--n-boot", "100", "-q"]) == 0
     assert main([*argv, "--n-boot", "100"]) == 0

@@ -227,3 +227,41 @@ def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path):
     with pytest.raises(OptionError, match=r"agents\.csv: .* is an input"):
         back.to_netcdf(src, force=True)
     assert src.read_bytes() == before
+
+
+def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(jf):
+    """JointFit.summarize(): the JSON document passhat fit --model joint --json wrote (the
+    header added), the table it printed, a short repr; frozen."""
+    from dataclasses import FrozenInstanceError
+
+    s = jf.summarize(ci=0.9)
+    doc = s.to_dict(output="x.nc")
+    assert list(doc) == [
+        "schema", "schema_version", "passhat_version", "input", "settings", "notes", "summary",
+        "parameters", "correlation", "dispersion_check", "diagnostics",
+    ]  # fmt: skip
+    assert list(doc["settings"]) == [
+        "k", "method", "model", "sampler", "seed", "ci", "priors", "output", "draws", "tune",
+        "chains",
+    ]  # fmt: skip
+    st = doc["settings"]
+    assert (st["k"], st["ci"], st["output"], st["tune"], st["draws"], st["chains"]) == (
+        [1, 3], 0.9, "x.nc", 500, 500, 2,
+    )  # fmt: skip
+    assert len(doc["correlation"]) == 6 and doc["dispersion_check"][-1]["system"] == "(all)"
+    frame = s.view().parts[0].frame
+    assert frame["system"].tolist() == [x for x in jf.systems for _ in range(3)]
+    row = s.table.query(
+        "system == 's2' and metric == 'pass_hat_k' and k == 3 and scope == 'population'"
+    )
+    r = row.iloc[0]
+    cell = f"{r['mean']:.3f} [{r['lower']:.3f}, {r['upper']:.3f}]"
+    assert (
+        frame.loc[(frame["system"] == "s2") & (frame["metric"] == "pass^k"), "population"].item()
+        == cell
+    )
+    text = repr(jf)
+    assert len(text) <= 2000 and "between-system correlation" in text and "diagnostics:" in text
+    for obj, attr in ((s, "table"), (jf, "seed"), (jf.diagnostics, "table")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(obj, attr, None)

@@ -7,6 +7,7 @@ grid fit); the ArviZ stacking weights summing to one per system.
 from __future__ import annotations
 
 import math
+from dataclasses import FrozenInstanceError
 
 import numpy as np
 import pytest
@@ -44,7 +45,8 @@ def test_exact_loo_vs_psis_loo(agents_grid):
 
 def test_compare_models(agents_nuts, agents_inflated):
     inf = agents_inflated
-    cmp = ph.compare_models({"beta": agents_nuts, "inflated": inf})
+    result = ph.compare_models({"beta": agents_nuts, "inflated": inf})
+    cmp = result.table
     assert set(cmp["model"]) == {"beta", "inflated"}
     assert set(cmp["system"]) == {"baseline", "guided"}
     for _, part in cmp.groupby("system"):
@@ -52,3 +54,14 @@ def test_compare_models(agents_nuts, agents_inflated):
         assert np.isfinite(part["elpd_loo"]).all()
     with pytest.raises(ph.OptionError):
         ph.compare_models([agents_nuts])
+    # a frozen result: its document, its view (one sentence per system), a short repr
+    doc = result.to_dict()
+    assert doc["schema"] == "passhat.model_comparison" and doc["models"] == ["beta", "inflated"]
+    assert len(doc["comparison"]) == len(cmp) == 4 and doc["ic"] == "loo"
+    text = repr(result)
+    assert len(text) <= 2000 and text.count("predicts left-out tasks") == 2
+    for system in ("baseline", "guided"):
+        best = cmp[cmp["system"] == system].iloc[0]["model"]
+        assert result.best(system) == best and f"{system}: the {best} model" in text
+    with pytest.raises(FrozenInstanceError):
+        result.ic = "waic"  # type: ignore[misc]

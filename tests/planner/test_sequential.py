@@ -196,8 +196,8 @@ def test_baseline_with_more_rounds_is_paired_on_the_common_ones() -> None:
 def test_bad_input_one_line_each() -> None:
     t = trials_from(np.ones((3, 5), bool))
     cases = [
-        ({}, OptionError, "exactly one of max_failure_rate"),
-        ({"max_failure_rate": 0.1, "margin": 0.1}, OptionError, "exactly one of"),
+        ({}, OptionError, r"give max_failure_rate \(a bound on 1 − pass\^k\) or margin with"),
+        ({"max_failure_rate": 0.1, "margin": 0.1}, OptionError, "give one of .* not both"),
         ({"margin": 0.1}, OptionError, "margin compares with a baseline"),
         ({"max_failure_rate": 0.1, "baseline_system": "x"}, OptionError, "bounds one system"),
         ({"max_failure_rate": 1.5}, OptionError, "max_failure_rate must lie"),
@@ -223,11 +223,18 @@ def test_bad_input_one_line_each() -> None:
 
 def test_result_views_and_dict() -> None:
     g = ph.plan.sequential(trials_from(np.ones((10, 3), bool)), max_failure_rate=0.05)
-    d = g.to_dict()
+    doc = g.to_dict()
+    assert list(doc) == ["schema", "schema_version", "passhat_version", "input", "gate"]
+    assert doc["schema"] == "passhat.gate" and doc["input"] == {"runs": {}}  # built in Python
+    d = doc["gate"]
     assert d["decision"] == "continue" and d["exit_code"] == 3 and d["threshold"] == 20
     assert set(d) >= {"e_pass", "e_fail", "lower", "upper", "further_runs", "assumptions"}
+    assert d["reasoning"] == g.reasoning and d["candidate_system"] == g.candidate.system
     text = repr(g)
-    assert text.startswith("gate: continue") and "further runs to decide" in text
+    assert text.startswith("continue: ") and "further runs to decide" in text
+    assert g.view(decision_only=True).parts[0].lines == (g.reasoning,)
+    assert len(g.view(decision_only=True).parts) == 1
+    assert g.to_frame()["e_pass"].iloc[0] == g.e_pass
     assert "<table" in g._repr_html_()
     assert g.summary().startswith("passhat gate: continue") and "\n" not in g.summary()
 

@@ -246,6 +246,9 @@ def test_bad_input_errors() -> None:
 def test_joint_engine_needs_a_joint_fit(agents_trials: ph.Trials) -> None:
     with pytest.raises(ModelError, match="engine='joint' needs a joint model fit"):
         ph.rank(agents_trials, k=1, engine="joint", fit=object())
+    # rank never fits (the model is a higher layer): without fit= the error says how
+    with pytest.raises(ModelError, match=r"engine='rasch' needs .*fit=passhat\.fit to fit it"):
+        ph.rank(agents_trials, k=1, engine="rasch")
 
 
 def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
@@ -303,9 +306,11 @@ def test_views_say_marginal_or_simultaneous(agents_trials: ph.Trials) -> None:
     df = agents_trials.frame.copy()
     df.loc[df["system"] == "guided", "system"] = "<b>guided</b>"
     r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=300, seed=0)
-    text = repr(r)
-    assert text.startswith("Leaderboard by pass^2 (best first)")
-    assert "marginal (per system)" in text and "simultaneous" in text
+    text = repr(r)  # the CLI's view: a table per metric and k, the engine, the legend
+    assert text.startswith("mean: 2 systems on 168 common tasks (0.95 intervals)")
+    assert "pass^2: 2 systems on 168 common tasks" in text and "pass^1:" not in text
+    assert "marginal percentile interval of the paired task bootstrap per system" in text
+    assert "simultaneous over its comparisons with the others" in text
     assert "300 resamples, seed 0" in text
     html = r._repr_html_()
     assert "&lt;b&gt;guided&lt;/b&gt;" in html and "<b>guided</b>" not in html
@@ -342,26 +347,22 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
 
 
-def test_rasch_engine_fits_the_rasch_form(
-    agents_trials: ph.Trials, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """engine='rasch' fits the joint model's Rasch form itself (``passhat.fit(data,
-    model="rasch", seed=seed)`` on the ranked data, defaults otherwise) and names it in the
-    label; its values are that fit's posterior means.
+def test_rasch_engine_fits_the_rasch_form(agents_trials: ph.Trials) -> None:
+    """engine='rasch' with ``fit=passhat.fit`` fits the joint model's Rasch form itself
+    (``fit(data, model="rasch", seed=seed)`` on the ranked data, defaults otherwise) and names
+    it in the label; its values are that fit's posterior means.
 
     The fit rank makes is recorded by wrapping the real ``passhat.fit`` (it runs unchanged),
     instead of fitting a second time with the same seed: 4 chains × 2000 iterations less.
     """
-    real_fit = ph.fit
     made: list[tuple[tuple[Any, ...], dict[str, Any], Any]] = []
 
     def recording_fit(*args: Any, **kwargs: Any) -> Any:
-        out = real_fit(*args, **kwargs)
+        out = ph.fit(*args, **kwargs)
         made.append((args, kwargs, out))
         return out
 
-    monkeypatch.setattr(ph, "fit", recording_fit)
-    r = ph.rank(agents_trials, k=[1, 2], engine="rasch", n_boot=200, seed=0)
+    r = ph.rank(agents_trials, k=[1, 2], engine="rasch", fit=recording_fit, n_boot=200, seed=0)
     assert "Rasch form" in r.settings["engine_label"]
     assert len(made) == 1
     (data,), kwargs, jf = made[0]

@@ -23,3 +23,15 @@ def malicious_trials() -> ph.Trials:
                     {"system": system, "task_id": task, "trial": trial, "success": trial < c}
                 )
     return ph.Trials.from_frame(pd.DataFrame(rows), source={"example": "malicious"})
+
+
+#: Options that keep a report's results quick to compute (no model, no plan, few resamples).
+FAST_RESULTS = {"model": False, "plan": False, "compare_models": False, "n_boot": 200, "seed": 0}
+
+
+def results_of(data, **options):  # type: ignore[no-untyped-def]
+    """The report's results (:func:`passhat.report.build.compute_results`) with the fast options
+    unless ``options`` say otherwise."""
+    from passhat.report.build import compute_results
+
+    return compute_results(data, **{**FAST_RESULTS, **options})

@@ -116,7 +116,7 @@ def test_traces_of_other_runs_are_refused(tau_airline_path: Path) -> None:
 
 def test_traces_options_are_checked() -> None:
     data = ph.load_example("abcd")
-    with pytest.raises(OptionError, match="tolerate_extra_lookups= needs traces="):
+    with pytest.raises(OptionError, match=r"^tolerate_extra_lookups needs traces$"):
         build_report_data(data, k=[1, 2], tolerate_extra_lookups=True, **FAST)
     steps = pd.DataFrame({"task_id": ["A"], "trial": [0], "action": ["lookup"]})
     outcomes = pd.DataFrame({"task_id": ["A"], "trial": [0], "success": [True]})

@@ -112,7 +112,7 @@ def test_output_checked_before_the_work(
     def no_work(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the report was computed before its directory was checked")
 
-    monkeypatch.setattr(report_pkg, "build_report_data", no_work)
+    monkeypatch.setattr(report_pkg, "compute_results", no_work)
     with pytest.raises(OptionError, match=r"file: is a file"):
         ph.report(ph.load_example("abcd"), tmp_path / where, **OPTS)
 

@@ -82,7 +82,7 @@ def test_pairs_no_beta_explains(
     assert not s.explained and s.beta is None
     assert words in s.reason
     assert "No Beta" in s.sentence()
-    assert s.impossible is is_impossible and s.to_dict()["impossible"] is is_impossible
+    assert s.impossible is is_impossible and s.to_dict()["spread"]["impossible"] is is_impossible
     with pytest.raises(OptionError):
         solve_beta_kappa(mean, hat, k)
 

@@ -9,6 +9,7 @@ claims clustering in ≤ α of replicates (+ Monte Carlo error).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,12 +17,12 @@ import pandas as pd
 
 import passhat as ph
 from passhat._format import fmt_ratio
-from passhat.spread import CLUSTERED, compare_consistency, describe_row
+from passhat.spread import CLUSTERED, SpreadRow, compare_consistency, describe_row
 from passhat.spread.sentences import describe_parts
 
 
-def _row(**over: Any) -> dict[str, Any]:
-    row = {
+def _row(**over: Any) -> SpreadRow:
+    row: dict[str, Any] = {
         "k": 5,
         "mean": 0.42,
         "pass_hat_k": 0.2,
@@ -43,15 +44,13 @@ def _row(**over: Any) -> dict[str, Any]:
         "test_reason": "",
     }
     row.update(over)
-    return row
+    return SpreadRow(**row)
 
 
 def test_clustered_row_carries_its_numbers() -> None:
     r = _row()
     text = describe_row(r)
-    head = (
-        f"pass^5 is {fmt_ratio(r['ratio'])}× what a uniform spread would give ({r['uniform']:.1%})"
-    )
+    head = f"pass^5 is {fmt_ratio(r.ratio)}× what a uniform spread would give ({r.uniform:.1%})"
     assert head in text
     assert "for tasks like these the ratio lies in 2.9–9.9" in text
     assert f"{CLUSTERED} (Tarone's test, p = 0.0005)" in text
@@ -77,9 +76,7 @@ def test_untestable_says_why() -> None:
 
 
 def test_row_without_a_test_makes_no_claim() -> None:
-    r = _row()
-    for key in ("clustered", "p_value", "testable", "ratio_lower", "ratio_upper"):
-        r.pop(key)
+    r = _row(clustered=None, p_value=math.nan, testable=None, ratio_lower=None, ratio_upper=None)
     text = describe_row(r)
     assert CLUSTERED not in text and "Tarone" not in text and "ratio lies in" not in text
 
@@ -103,7 +100,7 @@ def test_ratio_near_one_and_undefined() -> None:
 def test_no_gap_and_k_one() -> None:
     text = describe_row(_row(gap=0.0, flaky_share=0.0))
     assert text.endswith("Every task's runs agree, so there is no gap between mean and pass^k.")
-    assert describe_row({"k": 1, "mean": 0.42}).startswith("At k = 1, pass^1 equals the mean")
+    assert describe_row(SpreadRow(k=1, mean=0.42)).startswith("At k = 1, pass^1 equals the mean")
 
 
 def test_tau_bench_sentence_tells_gap_from_failures(tau_airline_path) -> None:
@@ -147,10 +144,10 @@ def test_clustered_data_do_claim_clustering() -> None:
 
 
 # ------------------------------------------------------------ compare_consistency
-def _table(**cols: list[Any]) -> pd.DataFrame:
+def _table(**cols: list[Any]) -> list[SpreadRow]:
     base: dict[str, list[Any]] = {"system": ["a", "b"], "k": [4, 4]}
     base.update(cols)
-    return pd.DataFrame(base)
+    return [SpreadRow(**r) for r in pd.DataFrame(base).to_dict(orient="records")]
 
 
 def test_consistency_separated_by_intervals() -> None:
@@ -196,7 +193,8 @@ def test_consistency_tie_and_no_intervals() -> None:
 
 def test_consistency_sentence_from_spread(agents_trials) -> None:
     sp = ph.spread(agents_trials, k=[1, 5], ci=0.9, n_boot=300, seed=0)
-    s = compare_consistency(sp.table, 5)
+    s = sp.consistency_sentence(5)
+    assert s == compare_consistency(sp.rows, 5)
     rows = sp.table[sp.table["k"] == 5].set_index("system")
     for system, r in rows.iterrows():
         assert f"{system} {r['consistency']:.2f}" in s
@@ -224,20 +222,20 @@ def test_a_measured_ratio_outside_its_interval_says_why() -> None:
 def test_no_sign_of_clustering_is_not_claimed_when_the_test_cannot_run() -> None:
     """One task: the sample ratio can be below 1, but whether failures cluster cannot be
     tested, so the sentence must not also say there is 'no sign' of it."""
-    row = {
-        "k": 5,
-        "mean": 0.7,
-        "pass_hat_k": 0.083,
-        "uniform": 0.168,
-        "ratio": 0.5,
-        "gap": 0.617,
-        "flaky_share": 1.0,
-        "tasks_for_80": 1.0,
-        "clustered": False,
-        "testable": False,
-        "test_reason": "fewer than two tasks with decided runs",
-    }
+    row = SpreadRow(
+        k=5,
+        mean=0.7,
+        pass_hat_k=0.083,
+        uniform=0.168,
+        ratio=0.5,
+        gap=0.617,
+        flaky_share=1.0,
+        tasks_for_80=1.0,
+        clustered=False,
+        testable=False,
+        test_reason="fewer than two tasks with decided runs",
+    )
     first = describe_parts(row)[0]
     assert "cannot be tested" in first and "no sign" not in first
-    tested = {**row, "testable": True, "p_value": 0.6}
+    tested = replace(row, testable=True, p_value=0.6)
     assert "no sign that failures cluster" in describe_parts(tested)[0]

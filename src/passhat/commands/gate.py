@@ -1,30 +1,25 @@
 """``passhat gate``: an anytime-valid release gate — pass (0), fail (1) or continue (3).
 
-Parses, calls :func:`passhat.plan.sequential`, prints. A harness may call it after every
-batch of runs: the decision's error rates hold however often it is checked.
+Parses, calls :func:`passhat.plan.sequential`, prints its view (or its JSON document). A
+harness may call it after every batch of runs: the decision's error rates hold however often
+it is checked.
 """
 
 from __future__ import annotations
 
 import click
 
-from passhat._version import __version__
-from passhat.commands._common import (
-    InputSpec,
-    emit_json,
-    input_options,
-    load_input,
-    quiet_option,
-)
-from passhat.commands._output import Table, echo, make_console, table_output
+from passhat.commands._common import InputSpec, input_options, load_input, quiet_option
+from passhat.commands._options import command, json_option, k_option
+from passhat.commands._output import emit_json, show
 from passhat.errors import OptionError
 
 __all__ = ["register"]
 
 
-@click.command("gate")
+@command("gate")
 @input_options
-@click.option("--k", type=int, default=1, show_default=True, help="Runs per block: guard pass^k.")
+@k_option(single=True, default=1, help="Runs per block: guard pass^k.")
 @click.option(
     "--metric",
     type=click.Choice(["pass_hat_k", "pass_at_k", "mean"]),
@@ -72,8 +67,7 @@ __all__ = ["register"]
     show_default=True,
     help="Task weights in the benchmark average.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
-@table_output("gate")
+@json_option("gate")
 @quiet_option("Only the decision line (no notes).")
 def gate_cmd(
     source: InputSpec,
@@ -96,7 +90,6 @@ def gate_cmd(
     pass^k at most D below the baseline's? Exit 0 pass, 1 fail, 3 continue (more runs
     needed: the expected number is printed), 2 bad input.
     """
-    from passhat.io import input_stamp
     from passhat.planner.sequential import sequential
 
     if not source.given:
@@ -112,18 +105,6 @@ def gate_cmd(
             threshold=source.threshold,
             system_name=source.system_name,
         )
-    if max_failure_rate is not None and (base is not None or baseline_system is not None):
-        raise OptionError(
-            "--max-failure-rate bounds one system; to compare with a baseline give --margin"
-        )
-    if margin is not None and base is None and baseline_system is None:
-        raise OptionError(
-            "--margin compares with a baseline: give --baseline FILE or --baseline-system NAME"
-        )
-    if max_failure_rate is None and margin is None:
-        raise OptionError(
-            "give --max-failure-rate F (a bound on 1 − pass^k) or --margin D with a baseline"
-        )
     res = sequential(
         runs,
         base,
@@ -138,22 +119,9 @@ def gate_cmd(
         sources=(source.path or f"example {source.example}", baseline_path or "the baseline"),
     )
     if as_json:
-        stamps = {"runs": input_stamp(runs)}
-        if base is not None:
-            stamps["baseline"] = input_stamp(base)
-        emit_json({"passhat_version": __version__, "input": stamps, "gate": res.to_dict()})
+        emit_json(res.to_dict())
     else:
-        echo(res.reasoning)
-        if not quiet:
-            table = Table(title=f"passhat gate: {res.decision} (exit {res.exit_code})")
-            table.add_column("quantity")
-            table.add_column("value")
-            for _, row in res.table().iterrows():
-                table.add_row(str(row["quantity"]), str(row["value"]))
-            make_console().print(table)
-            for w in res.warnings:
-                echo(f"note: {w}")
-            echo("Assumes: " + "; ".join(res.assumptions) + ".")
+        show(res.view(decision_only=quiet), quiet=quiet)
     if res.exit_code:
         click.get_current_context().exit(res.exit_code)
 

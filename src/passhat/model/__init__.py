@@ -21,17 +21,24 @@ Modules, in import order (each imports only those before it):
 * :mod:`~passhat.model.split`: the variance split by the law of total
   variance given these tasks' rates; :mod:`~passhat.model.preposterior`:
   the expected interval width after m more runs per task;
+* :mod:`~passhat.model.text`: the words of the package (notes, method lines);
 * :mod:`~passhat.model.summaries`: posterior tables (summary, task
   posteriors, PPC);
-* :mod:`~passhat.model.result`: the :class:`Fit` class and :func:`load_fit`;
-* :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO;
+* :mod:`~passhat.model.fit_summary`: :class:`~passhat.model.fit_summary.FitSummary`,
+  what a fit shows and writes (``passhat fit`` and its ``--json``);
+* :mod:`~passhat.model.result`: the :class:`Fit` class; :mod:`~passhat.model.load`:
+  :func:`load_fit`;
+* :mod:`~passhat.model.loo`: :func:`compare_models` by PSIS-LOO, its result
+  :class:`~passhat.model.comparison.ModelComparison` in :mod:`~passhat.model.comparison`;
+* :mod:`~passhat.model.single_fit`: each system sampled on its own and assembled;
 * :mod:`~passhat.model.fit`: the :func:`~passhat.model.fit.fit` entry point.
 
 The joint model of several systems with crossed task effects
 (``fit(..., model="joint")``) lives beside them: :mod:`~passhat.model.joint_build`
 (priors, cells, PyMC model), :mod:`~passhat.model.joint_metrics` (metrics,
 correlations and ranks per draw), :mod:`~passhat.model.joint_result`
-(:class:`JointFit`) and :mod:`~passhat.model.joint_fit` (sampling); its Rasch form
+(:class:`JointFit`), :mod:`~passhat.model.joint_summary` (what it shows and writes) and
+:mod:`~passhat.model.joint_fit` (sampling); its Rasch form
 without the system × task deviation (``model="rasch"``) in
 :mod:`~passhat.model.joint_rasch`.
 
@@ -54,14 +61,16 @@ Examples
 from __future__ import annotations
 
 from passhat.model.build import MODELS, Priors, build_model, compress
+from passhat.model.comparison import ModelComparison
 from passhat.model.diagnostics import THRESHOLDS, Diagnostics
 from passhat.model.fit import fit
 from passhat.model.grid import grid_log_posterior, grid_posterior
 from passhat.model.joint_build import JointPriors, joint_counts
 from passhat.model.joint_result import JointFit, JointSpread
+from passhat.model.load import load_fit
 from passhat.model.loo import compare_models
 from passhat.model.metrics import population_metrics, rising_ratio
-from passhat.model.result import Fit, load_fit
+from passhat.model.result import Fit
 
 __all__ = [
     "MODELS",
@@ -71,6 +80,7 @@ __all__ = [
     "JointFit",
     "JointPriors",
     "JointSpread",
+    "ModelComparison",
     "Priors",
     "build_model",
     "compare_models",

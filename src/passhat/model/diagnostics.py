@@ -21,13 +21,19 @@ Examples
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import xarray as xr
+
+from passhat._format import num
+from passhat._repr import View
+from passhat._result import Result, records
 
 __all__ = [
     "ONE_CHAIN",
@@ -35,6 +41,7 @@ __all__ = [
     "Diagnostics",
     "compute_diagnostics",
     "import_arviz",
+    "joint_diagnostics",
     "rhat_or_nan",
 ]
 
@@ -56,8 +63,8 @@ def import_arviz() -> Any:
     return az
 
 
-@dataclass
-class Diagnostics:
+@dataclass(frozen=True, repr=False, eq=False)
+class Diagnostics(Result):
     """Convergence diagnostics of a fit.
 
     Attributes
@@ -65,14 +72,25 @@ class Diagnostics:
     table : pandas.DataFrame
         One row per (system, variable): r_hat, ess_bulk, ess_tail.
     divergences : dict
-        Divergent transitions per system.
+        Divergent transitions per system (a joint fit: ``"(all)"``).
     thresholds : dict
         r_hat_max, ess_min (= 100 × chains), divergences_max.
     problems : list of str
         Human-readable failures, empty when all checks pass.
     method : str
         "nuts" or "grid".
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> d = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=500).diagnostics
+    >>> d.passed, d.to_dict()["schema"], d.to_frame()["variable"].tolist()
+    (True, 'passhat.diagnostics', ['mu', 'kappa'])
+    >>> print(repr(d).splitlines()[0])
+    Diagnostics (grid): passed
     """
+
+    schema: ClassVar[str] = "diagnostics"
 
     table: pd.DataFrame
     divergences: dict[str, int]
@@ -94,8 +112,47 @@ class Diagnostics:
         probs = self.problems if system is None else self.problems_for(system)
         return "ok" if not probs else "FAILED: " + "; ".join(probs)
 
-    def __repr__(self) -> str:
-        return f"Diagnostics({'passed' if self.passed else 'FAILED'}, method={self.method!r})"
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (system, variable): r_hat, ess_bulk, ess_tail."""
+        return self.table.copy()
+
+    def _document(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "problems": list(self.problems),
+            "thresholds": dict(self.thresholds),
+            "divergences": dict(self.divergences),
+            "table": records(self.table),
+        }
+
+    def view(self) -> View:
+        """The table of R-hat and ESS, the problems, the thresholds."""
+        frame = pd.DataFrame(
+            {
+                "system": self.table["system"].astype(str),
+                "variable": self.table["variable"].astype(str),
+                "r_hat": [num(v) for v in self.table["r_hat"]],
+                "ess_bulk": [num(v, 0) for v in self.table["ess_bulk"]],
+                "ess_tail": [num(v, 0) for v in self.table["ess_tail"]],
+            }
+        )
+        th = self.thresholds
+        rule = f"pass when ESS ≥ {th['ess_min']:g} (bulk and tail)"
+        if self.method == "grid":
+            rule += "; grid draws are independent: R-hat and divergences are not checked"
+        else:
+            rule += (
+                f", R-hat ≤ {th['r_hat_max']:g} and at most {th['divergences_max']:g} divergent "
+                "transitions; divergences: "
+                + ", ".join(f"{s} {n}" for s, n in self.divergences.items())
+            )
+        return View(
+            f"Diagnostics ({self.method}): {'passed' if self.passed else 'FAILED'}",
+            frame,
+            notes=(rule,),
+            lines=tuple(self.problems),
+            left=frozenset({"system", "variable"}),
+        )
 
 
 #: The problem a single-chain NUTS fit reports instead of a NaN R-hat per variable.
@@ -142,11 +199,7 @@ def compute_diagnostics(
         bulk = az.ess(ds, method="bulk")
         tail = az.ess(ds, method="tail")
     systems = [str(s) for s in posterior["system"].values]
-    thresholds = {
-        "r_hat_max": THRESHOLDS["r_hat_max"],
-        "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
-        "divergences_max": THRESHOLDS["divergences_max"],
-    }
+    thresholds = _thresholds(chains)
     # grid draws are independent, split into chains only to fill the same InferenceData: their
     # ESS is about chains × draws, so a shortfall means too few draws per chain, not poor mixing
     grid_hint = (
@@ -182,4 +235,88 @@ def compute_diagnostics(
         thresholds=thresholds,
         problems=problems,
         method=method,
+    )
+
+
+def _thresholds(chains: int) -> dict[str, float]:
+    return {
+        "r_hat_max": THRESHOLDS["r_hat_max"],
+        "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
+        "divergences_max": THRESHOLDS["divergences_max"],
+    }
+
+
+def _joint_rows(
+    posterior: xr.Dataset, sampled: Sequence[str], systems: Sequence[str]
+) -> list[dict[str, Any]]:
+    """R-hat and ESS of θ_s per system, of each shared hyperparameter, and of the worst task
+    effect."""
+    az = import_arviz()
+    chains = int(posterior.sizes["chain"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ds = posterior[["theta", *sampled, "beta"]]
+        rhat = rhat_or_nan(az, ds, chains)
+        bulk, tail = az.ess(ds, method="bulk"), az.ess(ds, method="tail")
+
+    def row(system: str, variable: str, r: Any, b: Any, t: Any) -> dict[str, Any]:
+        return {"system": system, "variable": variable, "r_hat": float(r), "ess_bulk": float(b),
+                "ess_tail": float(t)}  # fmt: skip
+
+    rows = [
+        row(s, "theta", rhat["theta"][si], bulk["theta"][si], tail["theta"][si])
+        for si, s in enumerate(systems)
+    ]
+    rows += [row("(all)", v, rhat[v], bulk[v], tail[v]) for v in sampled]
+    worst_rhat = float(np.nanmax(rhat["beta"].values)) if chains >= 2 else math.nan
+    rows.append(
+        row("(all)", "beta (worst task)", worst_rhat, np.nanmin(bulk["beta"].values),
+            np.nanmin(tail["beta"].values))
+    )  # fmt: skip
+    return rows
+
+
+def joint_diagnostics(
+    posterior: xr.Dataset, diverging: Any, *, sampled: Sequence[str]
+) -> Diagnostics:
+    """Diagnostics of a joint fit: R-hat, bulk/tail ESS of θ_s, the shared hyperparameters
+    ``sampled`` (σ_β, κ) and the worst task effect; divergences over the whole model.
+
+    Thresholds as for the single-system fit.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> post = xr.Dataset({"theta": (("chain", "draw", "system"), rng.normal(size=(2, 500, 2))),
+    ...                    "task_sd": (("chain", "draw"), rng.random((2, 500))),
+    ...                    "beta": (("chain", "draw", "task"), rng.normal(size=(2, 500, 3)))},
+    ...                   coords={"system": ["A", "B"]})
+    >>> d = joint_diagnostics(post, np.zeros((2, 500), bool), sampled=["task_sd"])
+    >>> d.passed, d.table["variable"].tolist()
+    (True, ['theta', 'theta', 'task_sd', 'beta (worst task)'])
+    """
+    chains = int(posterior.sizes["chain"])
+    systems = [str(s) for s in posterior["system"].values]
+    rows = _joint_rows(posterior, sampled, systems)
+    thr = _thresholds(chains)
+    n_div = int(np.asarray(diverging).sum())
+    problems = [f"joint: {n_div} divergent transition(s)"] if n_div else []
+    if chains < 2:
+        problems.append(ONE_CHAIN)
+    for r in rows:
+        where = f"{r['system']}: " if r["system"] != "(all)" else "joint: "
+        if chains >= 2 and not r["r_hat"] <= thr["r_hat_max"]:
+            problems.append(f"{where}r_hat({r['variable']}) = {r['r_hat']:.3f} > 1.01")
+        for name in ("bulk", "tail"):
+            if not r[f"ess_{name}"] >= thr["ess_min"]:
+                problems.append(
+                    f"{where}{name} ESS({r['variable']}) = "
+                    f"{r[f'ess_{name}']:.0f} < {thr['ess_min']:.0f}"
+                )
+    return Diagnostics(
+        table=pd.DataFrame(rows, columns=["system", "variable", "r_hat", "ess_bulk", "ess_tail"]),
+        divergences={"(all)": n_div},
+        thresholds=thr,
+        problems=problems,
+        method="nuts",
     )

@@ -1,10 +1,12 @@
-"""The fit() entry point: check the options, sample each system, assemble the Fit.
+"""The fit() entry point: check the options, then fit each system or all of them jointly.
 
 :func:`fit` turns a trial or count table into a :class:`~passhat.Fit`: it
-checks the options, compresses each system's tasks to distinct (n, c) pairs,
-has :mod:`passhat.model.sampler` draw the hyperparameters (NUTS or the exact
-grid), and stores draws, count data, settings and the metrics for the asked
-k in one ArviZ InferenceData.
+checks the options and hands the count table to :mod:`passhat.model.single_fit`,
+which compresses each system's tasks to distinct (n, c) pairs, has
+:mod:`passhat.model.sampler` draw the hyperparameters (NUTS or the exact grid),
+and stores draws, count data, settings and the metrics for the asked k in one
+ArviZ InferenceData; ``model="joint"`` or ``"rasch"`` goes to
+:mod:`passhat.model.joint_fit` (a :class:`~passhat.JointFit`).
 
 Examples
 --------
@@ -18,44 +20,31 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
 import numpy as np
-import pandas as pd
 import xarray as xr
-from numpy.typing import NDArray
 
 from passhat._validate import DEFAULT_SEED, norm_k
-from passhat._version import __version__
-from passhat.errors import ModelError, OptionError
-from passhat.estimators import as_counts, task_weights
-from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
-from passhat.model.build import MODELS, Compressed, Priors, check_model, compress
-from passhat.model.diagnostics import import_arviz
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.exclusions import default_ks
+from passhat.model.build import MODELS, Priors, check_model
 from passhat.model.joint_build import JOINT_FORMS, JointPriors
 from passhat.model.joint_result import JointFit
-from passhat.model.metrics import Groups
-from passhat.model.result import K_METRICS, Fit
+from passhat.model.result import Fit
 from passhat.model.sampler import (
     METHODS,
     resolve_method,
     resolve_progress,
     resolve_sampler,
     resolve_seed,
-    sample_system,
-    sub_seed,
 )
-from passhat.model.summaries import SCOPES
+from passhat.model.single_fit import UNSCORED_TASK_RULES, Sampling, fit_systems, fitted_counts
 from passhat.trials import Trials
 
 __all__ = ["SIZE_BOUNDS", "UNSCORED_TASK_RULES", "check_sizes", "fit", "fit_notes"]
-
-#: The rules :func:`fit` accepts for tasks with no decided run: :func:`passhat.estimate`'s
-#: ("exclude", the default of both, or "error") and "impute" (keep the task in the benchmark
-#: scope, its rate drawn from the fitted distribution of task rates).
-UNSCORED_TASK_RULES = ("exclude", "error", "impute")
 
 #: Bounds of the sampler's sizes: at least 4 draws per chain (R-hat and ESS need 4; with fewer
 #: ArviZ returns NaN and logs a shape warning), at most 64 chains (each NUTS chain is a separate
@@ -92,58 +81,23 @@ draws per chain give more effective draws
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
             hint = hints.get(name, "")
             bounds = f"from {lo} to {hi:,}"
-            raise OptionError(f"{name} must be a whole number {bounds} (got {v!r}){hint}")
+            raise OptionError(
+                f"{{param}} must be a whole number {bounds} (got {v!r}){hint}", param=name
+            )
     total = int(sizes.get("draws", 1)) * int(sizes.get("chains", 1))
     if total > SIZE_BOUNDS["draws"][1]:
         raise OptionError(
-            f"chains × draws must be at most {SIZE_BOUNDS['draws'][1]:,} (got {total:,})"
+            f"{{param}} × {{draws}} must be at most {SIZE_BOUNDS['draws'][1]:,} (got {total:,})",
+            param="chains",
+            also=("draws",),
         )
-
-
-def _jsonable_attr(v: Any) -> Any:
-    """A count-table attribute as a netCDF attribute: lists, tuples and dicts as JSON text.
-
-    netCDF attributes hold strings, numbers and flat numeric arrays, not nested
-    or mixed containers, so a container is stored as its JSON text and a scalar
-    as it is (the fit's file must save). This is not :func:`passhat._format.jsonable`,
-    which makes values JSON-safe for JSON output and keeps containers as containers.
-
-    Examples
-    --------
-    >>> from passhat.model.fit import _jsonable_attr
-    >>> _jsonable_attr({"format": "tidy", "rows": [1, 2]}), _jsonable_attr(3)
-    ('{"format": "tidy", "rows": [1, 2]}', 3)
-    """
-    return json.dumps(v) if isinstance(v, list | dict | tuple) else v
-
-
-def _str_labels(values: Any) -> Any:
-    """Task labels (or per-task coordinate values) as strings.
-
-    Labels that already are all ``str`` are passed on as they are: a pandas
-    index is reused by xarray as is, so a 10^6-task fit does not copy the labels
-    into a new string array nor build a new index (~0.25 s); other labels
-    (numbers, ...) are converted with ``astype(str)``.
-    """
-    if isinstance(values, pd.Index):
-        if pd.api.types.is_string_dtype(values.dtype) and (
-            values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) == "string"
-        ):
-            return values
-        return np.asarray(values).astype(str)
-    arr = np.asarray(values)
-    if arr.dtype.kind == "U" or (
-        arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string"
-    ):
-        return arr
-    return arr.astype(str)
 
 
 @overload
 def fit(  # type: ignore[overload-overlap]
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = ...,
+    k: int | Sequence[int] | None = ...,
     method: str = ...,
     model: Literal["joint", "rasch"],
     priors: JointPriors | None = ...,
@@ -164,7 +118,7 @@ def fit(  # type: ignore[overload-overlap]
 def fit(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = ...,
+    k: int | Sequence[int] | None = ...,
     method: str = ...,
     model: str = ...,
     priors: Priors | None = ...,
@@ -184,7 +138,7 @@ def fit(
 def fit(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
+    k: int | Sequence[int] | None = None,
     method: str = "auto",
     model: str = "beta",
     priors: Priors | JointPriors | None = None,
@@ -204,9 +158,11 @@ def fit(
     Parameters
     ----------
     data : Trials or count-table Dataset
-    k : int or list of int, default (1, 2, 5)
+    k : int or list of int, optional
         The k whose metrics are stored in ``idata`` (any k can be asked of
-        :meth:`passhat.Fit.metric` later; k may exceed n).
+        :meth:`passhat.Fit.metric` later; k may exceed n). Default: the one
+        default of every entry point, :func:`passhat.exclusions.default_ks`
+        (1, 2 and 5, capped at the fewest decided runs of a task).
     method : {"auto", "grid", "nuts"}, default "auto"
         ``"grid"``: exact quadrature on (logit μ, log κ), returned as
         independent draws in the same shape as NUTS' (plain model only: it
@@ -297,12 +253,15 @@ def fit(
     """
     if model not in (*MODELS, *JOINT_FORMS):  # check_model names the single-system models
         raise OptionError(
-            f"model must be one of {', '.join((*MODELS, *JOINT_FORMS))} (got {model!r})"
+            f"{{param}} must be one of {', '.join((*MODELS, *JOINT_FORMS))} (got {model!r})",
+            param="model",
         )
     check_sizes(draws=draws, chains=chains, tune=tune, grid_size=grid_size)
     if model in JOINT_FORMS:
         if method not in METHODS:
-            raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+            raise OptionError(
+                f"{{param}} must be one of {', '.join(METHODS)} (got {method!r})", param="method"
+            )
         return _fit_joint(
             data,
             model=model,
@@ -319,122 +278,42 @@ def fit(
             target_accept=target_accept,
             progress=progress,
         )
+    ran = _check_single(model, method, priors, target_accept)
+    ks = None if k is None else norm_k(k)
+    ds = as_counts(data)
+    ks = default_ks(ds) if ks is None else ks
+    counts = fitted_counts(ds, unscored_tasks, weights)
+    seed = resolve_seed(seed)
+    run = Sampling(
+        model=model,
+        method=ran,
+        sampler=resolve_sampler(sampler, ran),
+        priors=priors or Priors(),  # type: ignore[arg-type]  # checked: Priors or None
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        seed=seed,
+        progress=resolve_progress(progress),
+        target_accept=target_accept,
+        grid_size=grid_size,
+    )
+    return fit_systems(counts, run, ks=ks, method_requested=method, weights=weights)
+
+
+def _check_single(model: str, method: str, priors: Any, target_accept: float) -> str:
+    """Check the options of a single-system fit; the method that runs (grid or NUTS)."""
     check_model(model)
     if priors is not None and not isinstance(priors, Priors):
-        raise OptionError(f"model={model!r} takes priors=Priors(...) (got {type(priors).__name__})")
-    method = resolve_method(method, model)
+        raise OptionError(
+            f"model={model!r} takes {{param}}=Priors(...) (got {type(priors).__name__})",
+            param="priors",
+        )
+    ran = resolve_method(method, model)
     if not 0 < target_accept < 1:
-        raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
-    ks = norm_k(k)
-    pri = priors or Priors()
-    ds = as_counts(data)
-    empty, excluded = unscored_task_rule(ds, unscored_tasks, allowed=UNSCORED_TASK_RULES)
-    if unscored_tasks == "exclude" and empty.any():
-        ds = ds.assign(present=ds["present"] & ~xr.DataArray(empty, dims=("system", "task")))
-    w_all = np.asarray(task_weights(ds, weights).values, dtype=float)
-    present0 = np.asarray(ds["present"].values, dtype=bool)
-    for si in np.flatnonzero((present0 & (w_all > 0)).sum(axis=1) == 0).tolist():
-        if present0[si].any():  # a zero total weight has no average: never a silent 0
-            raise ModelError(f"system {str(ds['system'].values[si])!r}: task weights sum to zero")
-    zero_w = present0 & (w_all <= 0)  # out of every average and of the fit, as in estimate
-    if zero_w.any():
-        ds = ds.assign(present=ds["present"] & ~xr.DataArray(zero_w, dims=("system", "task")))
-    seed = resolve_seed(seed)
-    show = resolve_progress(progress)
-    used_sampler = resolve_sampler(sampler, method)
-
-    systems = [str(s) for s in ds["system"].values]
-    n_all = np.asarray(ds["n"].values, dtype=np.int64)
-    c_all = np.asarray(ds["c"].values, dtype=np.int64)
-    present_all = np.asarray(ds["present"].values, dtype=bool)
-    weight_norm = np.zeros_like(w_all)
-    draws_by_var: dict[str, list[NDArray[Any]]] = {}
-    comps: list[Compressed] = []
-    for si, s in enumerate(systems):
-        present = present_all[si]
-        n, c = n_all[si][present], c_all[si][present]
-        if len(n) == 0 or n.sum() == 0:
-            raise ModelError(f"system {s!r}: no task has a decided run; nothing to fit")
-        w = w_all[si][present]
-        if w.sum() <= 0:
-            raise ModelError(f"system {s!r}: task weights sum to zero")
-        weight_norm[si, present] = w / w.sum()
-        comp = compress(n, c)
-        comps.append(comp)
-        res = sample_system(
-            comp,
-            method=method,
-            sampler=used_sampler,
-            model=model,
-            priors=pri,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            seed=sub_seed(seed, si),
-            progress=show,
-            target_accept=target_accept,
-            grid_size=grid_size,
+        raise OptionError(
+            f"{{param}} must lie in (0, 1) (got {target_accept})", param="target_accept"
         )
-        for key, val in res.items():
-            draws_by_var.setdefault(key, []).append(val)
-
-    coords = {"chain": np.arange(chains), "draw": np.arange(draws), "system": systems}
-    post_vars = {
-        key: (("chain", "draw", "system"), np.stack(v, axis=-1))
-        for key, v in draws_by_var.items()
-        if key != "diverging"
-    }
-    posterior = xr.Dataset(post_vars, coords=coords)
-    posterior.attrs.update(
-        {
-            "passhat_model": model,
-            "passhat_method": method,
-            "passhat_sampler": used_sampler,
-            "passhat_seed": seed,
-            "passhat_priors": pri.to_json(),
-            "passhat_k": json.dumps(ks),
-            "passhat_version": str(__version__),
-            "passhat_unscored_tasks": unscored_tasks,
-            "passhat_notes": json.dumps(
-                unscored_runs_note(ds)
-                + _notes(unscored_tasks, empty, excluded)
-                + _weight_zero_notes(ds, zero_w)
-            ),
-        }
-    )
-    sample_stats = xr.Dataset(
-        {"diverging": (("chain", "draw", "system"), np.stack(draws_by_var["diverging"], -1))},
-        coords=coords,
-    )
-    task_coords = {
-        name: ("task", _str_labels(crd.values))
-        for name, crd in ds.coords.items()
-        if name not in ("system", "task") and crd.dims == ("task",)
-    }
-    constant = xr.Dataset(
-        {
-            "n": (("system", "task"), n_all),
-            "c": (("system", "task"), c_all),
-            "weight": (("system", "task"), weight_norm),
-            "present": (("system", "task"), present_all.astype(np.int8)),
-        },
-        coords={
-            "system": systems,
-            "task": _str_labels(ds.indexes["task"]),
-            **task_coords,
-        },
-    )
-    constant.attrs.update({k: _jsonable_attr(v) for k, v in ds.attrs.items()})
-    az = import_arviz()
-    idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
-    result = Fit(idata)
-    for si, comp in enumerate(comps):  # the benchmark-scope groups, from the pairs just made
-        present = present_all[si]
-        result._group_cache[si] = Groups.from_tasks(
-            n_all[si][present], c_all[si][present], weight_norm[si][present], comp=comp
-        )
-    _store_metrics(result, ks)
-    return result
+    return ran
 
 
 def _fit_joint(
@@ -446,49 +325,24 @@ def _fit_joint(
 
     if method == "grid":
         raise OptionError(
-            f"method='grid' does not apply to model={model!r}: the grid evaluates the "
+            f"{{param}}='grid' does not apply to {{model}}={model!r}: the grid evaluates the "
             "2-parameter single-system posterior exactly, the joint model has one parameter per "
-            "system and per task; use method='nuts'"
+            "system and per task; use {param}='nuts'",
+            param="method",
+            also=("model",),
         )
     if weights is not None:
-        raise OptionError(f"model={model!r} weighs the fitted tasks equally: weights= is not taken")
+        raise OptionError(
+            f"{{model}}={model!r} weighs the fitted tasks equally: {{param}} is not taken",
+            param="weights",
+            also=("model",),
+        )
     if priors is not None and not isinstance(priors, JointPriors):
         raise OptionError(
-            f"model={model!r} takes priors=JointPriors(...) (passhat.model.joint_build)"
+            f"model={model!r} takes {{param}}=JointPriors(...) (passhat.model.joint_build)",
+            param="priors",
         )
     return fit_joint(data, priors=priors, model=model, **kw)
-
-
-def _notes(rule: str, empty: NDArray[np.bool_], excluded: pd.DataFrame) -> list[str]:
-    """What the fit says about tasks with no decided run (see :func:`fit_notes`)."""
-    count = int(empty.sum())
-    if not count:
-        return []
-    if rule == "impute":
-        return [
-            f"{count} task(s) have no decided run (every run unscored): kept in the benchmark "
-            "scope with their rates drawn from the fitted distribution (unscored_tasks='impute'; "
-            "estimate leaves them out)"
-        ]
-    shown = ", ".join(f"{r.task} ({r.system})" for r in excluded.head(5).itertuples())
-    return [
-        f"{count} task(s) have no decided run (every run unscored) and are left out of the "
-        f"benchmark scope: {shown}{' ...' if count > 5 else ''} (unscored_tasks='exclude', "
-        "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
-        "fitted distribution)"
-    ]
-
-
-def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
-    """The tasks of weight 0, named once (with their systems when not every system's)."""
-    systems = [str(s) for s in ds["system"].values]
-    tasks = ds["task"].values  # only the tasks named are turned into text
-    shown = []
-    for t in np.flatnonzero(zero_w.any(axis=0)).tolist():
-        who = [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()]
-        name = str(tasks[t])
-        shown.append(name if len(who) == len(systems) else f"{name} ({', '.join(who)})")
-    return weight_zero_notes(shown)
 
 
 def fit_notes(result: Fit) -> list[str]:
@@ -504,25 +358,4 @@ def fit_notes(result: Fit) -> list[str]:
     >>> notes[1][:60]
     '1 task(s) have no decided run (every run unscored) and are l'
     """
-    raw = result.idata.posterior.attrs.get("passhat_notes")
-    return list(json.loads(raw)) if raw else []
-
-
-def _store_metrics(result: Fit, ks: list[int]) -> None:
-    """Add ``icc`` and every metric in both scopes for ``ks`` to the fit's posterior group."""
-    post = result.idata.posterior
-    new: dict[str, xr.DataArray] = {
-        "icc": result._as_array(
-            "icc", ks, result._compute([("icc", 1)], scope="population"), "population"
-        )
-    }
-    for scope in SCOPES:
-        requests = [("mean", 1)] + [(m, k) for m in K_METRICS for k in ks]
-        vals = result._compute(requests, scope=scope)
-        new[f"mean_{scope}"] = result._as_array("mean", ks, vals, scope)
-        for m in K_METRICS:
-            new[f"{m}_{scope}"] = result._as_array(m, ks, vals, scope)
-    attrs = dict(post.attrs)
-    merged = post.assign(new)
-    merged.attrs = attrs
-    result.idata.posterior = merged
+    return result.notes

@@ -32,7 +32,7 @@ from passhat._validate import DEFAULT_SEED, norm_k, resolve_seed
 from passhat._version import __version__
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
-from passhat.exclusions import unscored_runs_note, unscored_task_rule
+from passhat.exclusions import default_ks, unscored_runs_note, unscored_task_rule
 from passhat.model.diagnostics import import_arviz
 from passhat.model.joint_build import (
     JOINT_FORMS,
@@ -57,6 +57,7 @@ from passhat.model.sampler import (
     resolve_progress,
     resolve_sampler,
 )
+from passhat.model.text import joint_cell_notes
 from passhat.trials import Trials
 
 __all__ = ["fit_joint"]
@@ -69,7 +70,7 @@ _BETA_SALT = 7_113
 def fit_joint(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
+    k: int | Sequence[int] | None = None,
     priors: JointPriors | None = None,
     unscored_tasks: str = "exclude",
     seed: int | None = DEFAULT_SEED,
@@ -97,92 +98,30 @@ def fit_joint(
     OptionError
         Bad sizes or an unscored-tasks rule the joint model does not take.
     """
-    for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-            raise OptionError(f"{name} must be a whole number ≥ {lo} (got {v!r})")
-    if not 0 < target_accept < 1:
-        raise OptionError(f"target_accept must lie in (0, 1) (got {target_accept})")
-    if model not in JOINT_FORMS:
-        raise OptionError(f"the joint model's form is 'joint' or 'rasch' (got {model!r})")
-    if unscored_tasks not in ("exclude", "error"):
-        raise OptionError(
-            f"model={model!r} takes unscored_tasks='exclude' or 'error' (got {unscored_tasks!r}): "
-            "a cell with no decided run is simply left out of the likelihood"
-        )
-    ks = norm_k(k)
+    _check_options(draws, chains, tune, target_accept, model, unscored_tasks)
+    ks = None if k is None else norm_k(k)
     pri = priors or JointPriors()
     ds = as_counts(data)
-    empty, _ = unscored_task_rule(ds, unscored_tasks, allowed=("exclude", "error"))
-    systems = [str(s) for s in ds["system"].values]
-    tasks = [str(t) for t in np.asarray(ds["task"].values)]
-    n_all = np.asarray(ds["n"].values, dtype=np.int64)
-    present = np.asarray(ds["present"].values, dtype=bool) & ~np.asarray(empty, dtype=bool)
-    present &= n_all > 0
-    jd = JointData.from_arrays(ds["n"].values, ds["c"].values, present, systems, tasks, model=model)
+    ks = default_ks(ds) if ks is None else ks
+    jd, present = _cells(ds, unscored_tasks, model)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
     used = resolve_sampler(sampler)
-    rasch = model == "rasch"
-    quad: Any = rasch_design(jd) if rasch else design(jd)
+    quad: Any = rasch_design(jd) if model == "rasch" else design(jd)
     run = _sample_nutpie if used == "nutpie" else _sample_pymc
-    res = run(
-        jd,
-        quad,
-        pri,
-        model=model,
-        chains=chains,
-        draws=draws,
-        tune=tune,
-        seed=seed,
-        progress=show,
-        target_accept=target_accept,
-    )
-
-    # the task effects, integrated out while sampling, drawn from their conditionals
-    theta_flat, sd_flat = res["theta"].reshape(chains * draws, -1), res["task_sd"].reshape(-1)
-    rng = np.random.default_rng([seed, _BETA_SALT])
-    if rasch:
-        beta, loss = draw_rasch_effects(quad, theta_flat, sd_flat, rng=rng)
-    else:
-        kappa = res["kappa"].reshape(-1)
-        beta, loss = draw_task_effects(quad, theta_flat, sd_flat, kappa, rng=rng)
-    res["beta"] = beta.reshape(chains, draws, -1)
-    coords = {
-        "chain": np.arange(chains),
-        "draw": np.arange(draws),
-        "system": systems,
-        "task": jd.tasks,
-    }
-    sampled = {
-        "theta": (("chain", "draw", "system"), res["theta"]),
-        "task_sd": (("chain", "draw"), res["task_sd"]),
-        "beta": (("chain", "draw", "task"), res["beta"]),
-    }
-    if not rasch:  # the Rasch form has no deviation: κ = ∞, not a variable
-        sampled["kappa"] = (("chain", "draw"), res["kappa"])
-    posterior = xr.Dataset(sampled, coords=coords)
+    res = run(jd, quad, pri, model=model, chains=chains, draws=draws, tune=tune, seed=seed,
+              progress=show, target_accept=target_accept)  # fmt: skip
+    loss = _draw_task_effects(res, quad, model=model, seed=seed)
     left_out = int((np.asarray(ds["present"].values, dtype=bool) & ~present).sum())
-    notes = unscored_runs_note(ds)
-    if left_out:
-        notes.append(
-            f"{left_out} (system, task) cell(s) have no decided run (every run unscored) and are "
-            "left out of the likelihood (unscored_tasks='exclude')"
-        )
-    # cells never run (an unscored-only cell was run: it is counted above, not here)
     ran = np.asarray(ds["present"].values, dtype=bool)
-    missing = int((~ran[:, jd.task_index]).sum())
-    if missing:
-        notes.append(
-            f"{missing} (system, task) cell(s) were not run: each task effect is estimated from "
-            "the systems that ran it; benchmark-scope values predict the missing cells from it"
-        )
-    if loss > 1e-4:
-        notes.append(
-            f"the quadrature {'grid' if rasch else 'windows'} over the task effects end where a "
-            "task's integrand is still "
-            f"{loss:.1e} of its peak at some posterior draws (expected < 1e-6): the likelihood "
-            "is truncated; please report this data set"
-        )
+    notes = unscored_runs_note(ds) + joint_cell_notes(
+        left_out=left_out,
+        not_run=int((~ran[:, jd.task_index]).sum()),
+        window_edge=loss,
+        rasch=model == "rasch",
+    )
+    posterior = _posterior(res, jd, rasch=model == "rasch")
+    settings = {"tune": tune, "target_accept": target_accept}
     posterior.attrs.update(
         {
             "passhat_model": model,
@@ -194,21 +133,108 @@ def fit_joint(
             "passhat_version": str(__version__),
             "passhat_unscored_tasks": unscored_tasks,
             "passhat_notes": json.dumps(notes),
-            "passhat_quadrature": json.dumps(
-                {
-                    "nodes": len(quad.grid),
-                    "spacing": quad.h,
-                    "rows": len(quad.row_r) if rasch else len(quad.rows),
-                    "window": len(quad.grid) if rasch else quad.width,
-                    "window_edge": loss,
-                }
-            ),
+            "passhat_quadrature": _quadrature(quad, loss, rasch=model == "rasch"),
+            "passhat_settings": json.dumps(settings),
         }
     )
     sample_stats = xr.Dataset(
         {"diverging": (("chain", "draw"), res["diverging"])},
-        coords={"chain": coords["chain"], "draw": coords["draw"]},
+        coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values},
     )
+    az = import_arviz()
+    idata = az.InferenceData(
+        posterior=posterior, sample_stats=sample_stats, constant_data=_constant(ds, jd, present)
+    )
+    return JointFit(idata)
+
+
+def _check_options(
+    draws: Any, chains: Any, tune: Any, target_accept: float, model: str, unscored_tasks: str
+) -> None:
+    """Refuse sizes, a target acceptance, a form or an unscored-tasks rule the joint model does
+    not take."""
+    for name, v, lo in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
+            raise OptionError(f"{{param}} must be a whole number ≥ {lo} (got {v!r})", param=name)
+    if not 0 < target_accept < 1:
+        raise OptionError(
+            f"{{param}} must lie in (0, 1) (got {target_accept})", param="target_accept"
+        )
+    if model not in JOINT_FORMS:
+        raise OptionError(
+            f"the joint model's form is 'joint' or 'rasch' (got {model!r})", param="model"
+        )
+    if unscored_tasks not in ("exclude", "error"):
+        raise OptionError(
+            f"{{model}}={model!r} takes {{param}}='exclude' or 'error' (got {unscored_tasks!r}): "
+            "a cell with no decided run is simply left out of the likelihood",
+            param="unscored_tasks",
+            also=("model",),
+        )
+
+
+def _cells(ds: xr.Dataset, unscored_tasks: str, model: str) -> tuple[JointData, NDArray[np.bool_]]:
+    """The cells the joint model fits (a decided run, not left out by ``unscored_tasks``), and
+    the (system, task) mask of them."""
+    empty, _ = unscored_task_rule(ds, unscored_tasks, allowed=("exclude", "error"))
+    systems = [str(s) for s in ds["system"].values]
+    tasks = [str(t) for t in np.asarray(ds["task"].values)]
+    n_all = np.asarray(ds["n"].values, dtype=np.int64)
+    present = np.asarray(ds["present"].values, dtype=bool) & ~np.asarray(empty, dtype=bool)
+    present &= n_all > 0
+    jd = JointData.from_arrays(ds["n"].values, ds["c"].values, present, systems, tasks, model=model)
+    return jd, present
+
+
+def _draw_task_effects(res: dict[str, NDArray[Any]], quad: Any, *, model: str, seed: int) -> float:
+    """Draw the task effects (integrated out while sampling) from their conditionals into
+    ``res["beta"]``; the largest share of a task's integrand left at the quadrature's edge."""
+    chains, draws = res["task_sd"].shape
+    theta_flat, sd_flat = res["theta"].reshape(chains * draws, -1), res["task_sd"].reshape(-1)
+    rng = np.random.default_rng([seed, _BETA_SALT])
+    if model == "rasch":
+        beta, loss = draw_rasch_effects(quad, theta_flat, sd_flat, rng=rng)
+    else:
+        kappa = res["kappa"].reshape(-1)
+        beta, loss = draw_task_effects(quad, theta_flat, sd_flat, kappa, rng=rng)
+    res["beta"] = beta.reshape(chains, draws, -1)
+    return float(loss)
+
+
+def _posterior(res: dict[str, NDArray[Any]], jd: JointData, *, rasch: bool) -> xr.Dataset:
+    """The posterior group: θ_s, σ_β, β_i and (not in the Rasch form) κ."""
+    chains, draws = res["task_sd"].shape
+    coords = {
+        "chain": np.arange(chains),
+        "draw": np.arange(draws),
+        "system": list(jd.systems),
+        "task": jd.tasks,
+    }
+    sampled = {
+        "theta": (("chain", "draw", "system"), res["theta"]),
+        "task_sd": (("chain", "draw"), res["task_sd"]),
+        "beta": (("chain", "draw", "task"), res["beta"]),
+    }
+    if not rasch:  # the Rasch form has no deviation: κ = ∞, not a variable
+        sampled["kappa"] = (("chain", "draw"), res["kappa"])
+    return xr.Dataset(sampled, coords=coords)
+
+
+def _quadrature(quad: Any, loss: float, *, rasch: bool) -> str:
+    """The shape of the quadrature over the task effects, as JSON text (an attribute)."""
+    shape = {
+        "nodes": len(quad.grid),
+        "spacing": quad.h,
+        "rows": len(quad.row_r) if rasch else len(quad.rows),
+        "window": len(quad.grid) if rasch else quad.width,
+        "window_edge": loss,
+    }
+    return json.dumps(shape)
+
+
+def _constant(ds: xr.Dataset, jd: JointData, present: NDArray[np.bool_]) -> xr.Dataset:
+    """The fitted cells' counts over (system, task), with where the data came from (path,
+    format, SHA-256: ``to_netcdf`` never writes over it)."""
     sub = np.asarray(jd.task_index)
     constant = xr.Dataset(
         {
@@ -216,12 +242,10 @@ def fit_joint(
             "c": (("system", "task"), np.asarray(ds["c"].values, dtype=np.int64)[:, sub]),
             "present": (("system", "task"), present[:, sub].astype(np.int8)),
         },
-        coords={"system": systems, "task": jd.tasks},
-    )  # where the data came from (path, format, SHA-256): to_netcdf never writes over it
+        coords={"system": [str(s) for s in ds["system"].values], "task": jd.tasks},
+    )
     constant.attrs.update({k: str(v) for k, v in ds.attrs.items() if k.startswith("source_")})
-    az = import_arviz()
-    idata = az.InferenceData(posterior=posterior, sample_stats=sample_stats, constant_data=constant)
-    return JointFit(idata)
+    return constant
 
 
 def _build(jd: JointData, quad: Any, pri: JointPriors, model: str) -> Any:

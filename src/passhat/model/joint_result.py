@@ -23,26 +23,22 @@ Examples
 from __future__ import annotations
 
 import json
-import math
-import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from passhat._repr import Display
+from passhat._result import Result
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
-from passhat.model.diagnostics import (
-    ONE_CHAIN,
-    THRESHOLDS,
-    Diagnostics,
-    import_arviz,
-    rhat_or_nan,
-)
+from passhat.model.diagnostics import Diagnostics, joint_diagnostics
+from passhat.model.fit_summary import FitSettings
 from passhat.model.joint_build import JointPriors
 from passhat.model.joint_metrics import (
     JOINT_METRICS,
@@ -57,19 +53,25 @@ from passhat.model.joint_metrics import (
 )
 from passhat.model.joint_rasch import conditional_check_draws
 from passhat.model.joint_spread import JointSpread
+from passhat.model.joint_summary import JointFitSummary
+from passhat.model.text import mean_outside_note
+from passhat.trials import provenance
 
-__all__ = ["JointFit", "JointSpread", "joint_from_idata"]
+__all__ = ["JointFit", "JointSpread"]
 
 _BENCH_SALT = 611953
 _PPC_SALT = 52_001
 _SCOPES = ("population", "benchmark")
 
 
-class JointFit:
+@dataclass(frozen=True, repr=False, eq=False)
+class JointFit(Result):
     """A fitted joint model of several systems with crossed task effects.
 
     Build with :func:`passhat.fit` (``model="joint"``, or ``"rasch"``: :attr:`model`)
-    or :func:`passhat.load_fit`.
+    or :func:`passhat.load_fit`. It shows itself (terminal, notebook, ``repr``) and writes its
+    JSON document as its :meth:`summarize` does, for the k it was fitted with and 95%
+    intervals.
 
     Attributes
     ----------
@@ -79,25 +81,44 @@ class JointFit:
         task); ``sample_stats``:
         ``diverging``; ``constant_data``: ``n``, ``c``, ``present`` over
         (system, task) for the fitted tasks.
+    model : str
+        "joint", or "rasch": no system × task deviation (κ = ∞, no ``kappa`` variable).
+    sampler : str
+    seed : int
+    priors : JointPriors
+    k : list of int
     """
 
-    method = "nuts"
+    schema: ClassVar[str] = "joint_fit"
+    method: ClassVar[str] = "nuts"
 
-    def __init__(self, idata: Any) -> None:
-        self.idata = idata
-        attrs = idata.posterior.attrs
-        #: "joint", or "rasch": no system × task deviation (κ = ∞, no ``kappa`` variable)
-        self.model: str = str(attrs.get("passhat_model", "joint"))
+    idata: Any
+    model: str = field(init=False)
+    sampler: str = field(init=False)
+    seed: int = field(init=False)
+    priors: JointPriors = field(init=False)
+    k: list[int] = field(init=False)
+    _bench: dict[tuple[str, int], NDArray[np.float64]] = field(default_factory=dict, init=False)
+    _summaries: dict[tuple[tuple[int, ...], float], JointFitSummary] = field(
+        default_factory=dict, init=False
+    )
+
+    def __post_init__(self) -> None:
+        attrs = self.idata.posterior.attrs
         try:
-            self.sampler: str = str(attrs["passhat_sampler"])
-            self.seed: int = int(attrs["passhat_seed"])
-            self.priors = JointPriors.from_json(str(attrs["passhat_priors"]))
-            self.k: list[int] = [int(x) for x in json.loads(str(attrs["passhat_k"]))]
+            read = {
+                "model": str(attrs.get("passhat_model", "joint")),
+                "sampler": str(attrs["passhat_sampler"]),
+                "seed": int(attrs["passhat_seed"]),
+                "priors": JointPriors.from_json(str(attrs["passhat_priors"])),
+                "k": [int(x) for x in json.loads(str(attrs["passhat_k"]))],
+            }
         except (KeyError, ValueError, TypeError) as err:
             raise ModelError(
                 f"not a passhat joint fit: posterior attribute {err} is missing or malformed"
             ) from err
-        self._bench: dict[tuple[str, int], NDArray[np.float64]] = {}
+        for name, value in read.items():
+            object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------ basics
     @property
@@ -122,11 +143,53 @@ class JointFit:
         raw = self.idata.posterior.attrs.get("passhat_notes")
         return list(json.loads(raw)) if raw else []
 
-    def __repr__(self) -> str:
-        return (
-            f"JointFit({len(self.systems)} systems × {len(self.tasks)} tasks, "
-            f"{self.method_label}, seed {self.seed})"
-        )
+    # ------------------------------------------------------------ shown
+    def summarize(
+        self, k: int | Sequence[int] | None = None, *, ci: float = 0.95
+    ) -> JointFitSummary:
+        """The fit summarised for ``k`` (default: the k it was fitted with) and the interval
+        level ``ci``: what ``passhat fit --model joint`` prints and writes
+        (:class:`~passhat.model.joint_summary.JointFitSummary`). Computed once per (k, ci).
+
+        Examples
+        --------
+        >>> from passhat.model.joint_build import joint_counts
+        >>> from passhat.model.joint_fit import fit_joint
+        >>> f = fit_joint(joint_counts([[3, 3, 3], [3, 3, 3]], [[3, 1, 0], [2, 1, 0]],
+        ...               systems=["A", "B"]), k=2, chains=1, draws=40, tune=40)
+        >>> s = f.summarize()
+        >>> s.to_dict()["schema"], s.settings.k, len(s.correlation)
+        ('passhat.joint_fit', [2], 1)
+        """
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        key = (tuple(ks), ci)
+        if key not in self._summaries:
+            table = self.summary(k=ks, ci=ci)
+            self._summaries[key] = JointFitSummary(
+                table=table,
+                parameters=self.hyper_summary(ci=ci),
+                correlation=self.correlation(ci=ci),
+                dispersion=self.dispersion_check(),
+                diagnostics=self.diagnostics,
+                settings=FitSettings.from_attrs(self.idata.posterior, k=ks, ci=ci),
+                method_label=self.method_label,
+                tasks=len(self.tasks),
+                notes=self.notes + mean_outside_note(table),
+                source=provenance(self.idata.constant_data),
+            )
+        return self._summaries[key]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The posterior table for the fitted k with 95% intervals (:meth:`summary`)."""
+        return self.summarize().to_frame()
+
+    def _document(self) -> dict[str, Any]:
+        return self.summarize()._document()
+
+    def view(self) -> Display:
+        """What :meth:`summarize` shows for the fitted k with 95% intervals."""
+        return self.summarize().view()
 
     def _flat(self, name: str) -> NDArray[np.float64]:
         v = np.asarray(self.idata.posterior[name].values, dtype=float)
@@ -455,103 +518,18 @@ class JointFit:
     def diagnostics(self) -> Diagnostics:
         """R-hat, bulk/tail ESS of θ_s, σ_β, κ and the worst task effect; divergences.
 
-        Thresholds as for the single-system fit (:mod:`passhat.model.diagnostics`).
+        Thresholds as for the single-system fit
+        (:func:`~passhat.model.diagnostics.joint_diagnostics`).
         """
-        az = import_arviz()
-        post = self.idata.posterior
-        chains = int(post.sizes["chain"])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ds = post[["theta", *self._sampled, "beta"]]
-            rhat = rhat_or_nan(az, ds, chains)
-            bulk, tail = az.ess(ds, method="bulk"), az.ess(ds, method="tail")
-        thr = {
-            "r_hat_max": THRESHOLDS["r_hat_max"],
-            "ess_min": THRESHOLDS["ess_per_chain_min"] * chains,
-            "divergences_max": THRESHOLDS["divergences_max"],
-        }
-        rows: list[dict[str, Any]] = []
-        for si, s in enumerate(self.systems):
-            rows.append(
-                {
-                    "system": s,
-                    "variable": "theta",
-                    "r_hat": float(rhat["theta"][si]),
-                    "ess_bulk": float(bulk["theta"][si]),
-                    "ess_tail": float(tail["theta"][si]),
-                }
-            )
-        for v in self._sampled:
-            rows.append(
-                {
-                    "system": "(all)",
-                    "variable": v,
-                    "r_hat": float(rhat[v]),
-                    "ess_bulk": float(bulk[v]),
-                    "ess_tail": float(tail[v]),
-                }
-            )
-        rows.append(
-            {
-                "system": "(all)",
-                "variable": "beta (worst task)",
-                "r_hat": float(np.nanmax(rhat["beta"].values)) if chains >= 2 else math.nan,
-                "ess_bulk": float(np.nanmin(bulk["beta"].values)),
-                "ess_tail": float(np.nanmin(tail["beta"].values)),
-            }
-        )
-        n_div = int(np.asarray(self.idata.sample_stats["diverging"].values).sum())
-        problems = [f"joint: {n_div} divergent transition(s)"] if n_div else []
-        if chains < 2:
-            problems.append(ONE_CHAIN)
-        for r in rows:
-            where = f"{r['system']}: " if r["system"] != "(all)" else "joint: "
-            if chains >= 2 and not r["r_hat"] <= thr["r_hat_max"]:
-                problems.append(f"{where}r_hat({r['variable']}) = {r['r_hat']:.3f} > 1.01")
-            for name in ("bulk", "tail"):
-                if not r[f"ess_{name}"] >= thr["ess_min"]:
-                    problems.append(
-                        f"{where}{name} ESS({r['variable']}) = "
-                        f"{r[f'ess_{name}']:.0f} < {thr['ess_min']:.0f}"
-                    )
-        return Diagnostics(
-            table=pd.DataFrame(
-                rows, columns=["system", "variable", "r_hat", "ess_bulk", "ess_tail"]
-            ),
-            divergences={"(all)": n_div},
-            thresholds=thr,
-            problems=problems,
-            method="nuts",
-        )
+        diverging = self.idata.sample_stats["diverging"].values
+        return joint_diagnostics(self.idata.posterior, diverging, sampled=self._sampled)
 
     # ---------------------------------------------------------------- io
     def to_netcdf(self, path: str | Path, *, force: bool = False) -> Path:
         """Save as netCDF (read back with :func:`passhat.load_fit`), as :meth:`Fit.to_netcdf`:
         never over the file the fit was read from, over another existing file only with
         ``force``."""
-        from passhat._write import atomic_path, input_paths
+        from passhat._write import input_paths, write_netcdf
 
-        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
-            self.idata.to_netcdf(str(tmp))
+        write_netcdf(path, self.idata, inputs=input_paths(self.idata.constant_data), force=force)
         return Path(path)
-
-
-def joint_from_idata(idata: Any, *, where: str) -> JointFit:
-    """A JointFit from an InferenceData read back from netCDF (labels as str, present as bool)."""
-    for grp in ("posterior", "constant_data"):
-        ds = getattr(idata, grp)
-        for name in ("system", "task"):
-            if name in ds.coords:
-                ds.coords[name] = np.asarray(ds[name].values).astype(str)
-    cd = idata.constant_data
-    lacking = [v for v in ("n", "c", "present") if v not in cd]
-    need = {"theta", "task_sd", "beta"} | (
-        set() if idata.posterior.attrs.get("passhat_model") == "rasch" else {"kappa"}
-    )
-    if lacking or not need <= set(idata.posterior.data_vars):
-        raise ModelError(f"{where}: not a passhat joint fit (variables missing)")
-    cd["present"] = cd["present"].astype(bool)
-    try:
-        return JointFit(idata)
-    except ModelError as err:
-        raise ModelError(f"{where}: {err}") from err

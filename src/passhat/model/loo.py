@@ -17,7 +17,7 @@ Examples
 >>> t = ph.load_example("abcd")
 >>> f1 = ph.fit(t, method="grid", seed=0, chains=2, draws=500)
 >>> f2 = ph.fit(t, method="grid", seed=1, chains=2, draws=500)
->>> sorted(ph.compare_models({"one": f1, "two": f2})["model"])   # one row per system and fit
+>>> sorted(ph.compare_models({"one": f1, "two": f2}).table["model"])   # a row per system, fit
 ['one', 'two']
 """
 
@@ -31,13 +31,14 @@ import pandas as pd
 import xarray as xr
 
 from passhat.errors import OptionError
+from passhat.model.comparison import ModelComparison
 from passhat.model.diagnostics import import_arviz
 from passhat.model.result import Fit
 
-__all__ = ["compare_models"]
+__all__ = ["ModelComparison", "compare_models"]
 
 
-def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") -> pd.DataFrame:
+def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") -> ModelComparison:
     """Compare fits of the same data by PSIS-LOO (ArviZ), separately per system.
 
     Parameters
@@ -49,12 +50,12 @@ def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") 
 
     Returns
     -------
-    pandas.DataFrame
-        system, model and ArviZ's columns (rank, elpd_loo, p_loo, elpd_diff,
-        weight, se, dse, warning), best model first within each system.
-        The pointwise log-likelihood is one term per task (Beta-Binomial
-        probability of its c given n), so LOO asks how well each model
-        predicts a left-out task.
+    ModelComparison
+        Its ``table``: system, model and ArviZ's columns (rank, elpd_loo,
+        p_loo, elpd_diff, weight, se, dse, warning), best model first within
+        each system. The pointwise log-likelihood is one term per task
+        (Beta-Binomial probability of its c given n), so LOO asks how well
+        each model predicts a left-out task.
 
     Raises
     ------
@@ -74,8 +75,8 @@ def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") 
     >>> t = ph.load_example("abcd")
     >>> fits = [ph.fit(t, method="grid", seed=s, chains=2, draws=500) for s in (0, 1)]
     >>> cmp = ph.compare_models(fits)   # a list: named by model, then numbered
-    >>> sorted(cmp["model"]), cmp["system"].unique().tolist()
-    (['beta', 'beta_2'], ['seed-example'])
+    >>> sorted(cmp.table["model"]), cmp.table["system"].unique().tolist(), cmp.models
+    (['beta', 'beta_2'], ['seed-example'], ('beta', 'beta_2'))
     """
     if isinstance(fits, Mapping):
         named = {str(k): v for k, v in fits.items()}
@@ -88,8 +89,10 @@ def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") 
                 name = f"{f.model}_{i}"
                 i += 1
             named[name] = f
+    if ic not in ("loo", "waic"):
+        raise OptionError(f"{{param}} must be 'loo' or 'waic' (got {ic!r})", param="ic")
     if len(named) < 2:
-        raise OptionError("compare_models needs at least two fits")
+        raise OptionError("compare_models needs at least two fits", param="fits")
     first = next(iter(named.values()))
     for name, f in named.items():
         if not isinstance(f, Fit):
@@ -119,4 +122,5 @@ def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") 
         cmp = cmp.reset_index().rename(columns={"index": "model"})
         cmp.insert(0, "system", s)
         frames.append(cmp)
-    return pd.concat(frames, ignore_index=True)
+    table = pd.concat(frames, ignore_index=True)
+    return ModelComparison(table, ic=ic, models=tuple(named))

@@ -27,7 +27,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,7 @@ __all__ = [
     "component_probs",
     "population_metrics",
     "rising_ratio",
+    "system_metrics",
 ]
 
 #: Metrics with a k (pass^k, pass@k) and without (mean, icc).
@@ -406,3 +407,43 @@ def benchmark_draws(
                 np.clip(total, 0.0, m, out=total)
                 out[(metric, k)][lo + rows.start : lo + rows.stop] += total @ w_clt
     return {req: out[canon[req]] for req in requests}
+
+
+def system_metrics(
+    hyper: Mapping[str, NDArray[np.float64]],
+    requests: Sequence[tuple[str, int]],
+    *,
+    scope: str,
+    groups: Groups | None = None,
+    rng: np.random.Generator | None = None,
+    rao_blackwell: bool = False,
+) -> dict[tuple[str, int], NDArray[np.float64]]:
+    """One system's metrics per hyperparameter draw, in one scope.
+
+    ``hyper``: draws ``a``, ``b`` (and ``pi_pass``, ``pi_fail``). Population scope: the closed
+    forms of :func:`population_metrics` (``icc`` too). Benchmark scope (needs ``groups``, the
+    system's tasks): :func:`benchmark_draws` with ``rng``, or with ``rao_blackwell``
+    :func:`benchmark_expected`.
+
+    Examples
+    --------
+    >>> out = system_metrics({"a": np.ones(3), "b": np.ones(3)}, [("mean", 1), ("icc", 1)],
+    ...                      scope="population")
+    >>> out[("mean", 1)].tolist(), out[("icc", 1)].round(6).tolist()   # ICC 1/(κ + 1) = 1/3
+    ([0.5, 0.5, 0.5], [0.333333, 0.333333, 0.333333])
+    """
+    a, b = hyper["a"], hyper["b"]
+    pi_pass, pi_fail = hyper.get("pi_pass"), hyper.get("pi_fail")
+    if scope == "population":
+        kk = sorted({k for m, k in requests if m in ("pass_at_k", "pass_hat_k")} or {1})
+        pop = population_metrics(a, b, kk, pi_pass=pi_pass, pi_fail=pi_fail)
+        return {
+            (m, k): pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)] for m, k in requests
+        }
+    if groups is None:
+        raise ValueError("benchmark-scope metrics need the system's task groups")
+    if rao_blackwell:
+        return benchmark_expected(groups, a, b, requests, pi_pass=pi_pass, pi_fail=pi_fail)
+    if rng is None:
+        raise ValueError("benchmark-scope draws need a random generator")
+    return benchmark_draws(groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail)

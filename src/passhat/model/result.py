@@ -25,40 +25,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._repr import as_html, as_text
+from passhat._repr import Display
+from passhat._result import Result
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
 from passhat.model.build import Priors
-from passhat.model.diagnostics import Diagnostics, compute_diagnostics, import_arviz
-from passhat.model.joint_result import JointFit, joint_from_idata
-from passhat.model.metrics import (
-    Groups,
-    benchmark_draws,
-    benchmark_expected,
-    population_metrics,
-)
+from passhat.model.diagnostics import Diagnostics, compute_diagnostics
+from passhat.model.fit_summary import FitSettings, FitSummary
+from passhat.model.metrics import Groups, system_metrics
 from passhat.model.summaries import (
     SCOPES,
     SUMMARY_METRICS,
     TASK_POSTERIOR_COLUMNS,
-    fit_view,
     loglik_array,
-    method_label,
     ppc_rows,
     summary_table,
     task_posterior_frames,
 )
+from passhat.model.text import mean_outside_note, method_label
+from passhat.trials import provenance
 
-__all__ = ["K_METRICS", "Fit", "load_fit"]
+__all__ = ["K_METRICS", "Fit"]
 
 #: Metrics with a k.
 K_METRICS = ("pass_at_k", "pass_hat_k")
@@ -66,10 +63,13 @@ _BENCH_SALT = 104729
 _LOO_MAX_ELEMENTS = 50_000_000
 
 
-class Fit:
+@dataclass(frozen=True, repr=False, eq=False)
+class Fit(Result):
     """A fitted hierarchical model (one independent fit per system).
 
-    Build with :func:`passhat.fit` or :func:`load_fit`.
+    Build with :func:`passhat.fit` or :func:`load_fit`. It shows itself (terminal, notebook,
+    ``repr``) and writes its JSON document as its :meth:`summarize` does, for the k it was
+    fitted with and 95% intervals.
 
     Attributes
     ----------
@@ -80,7 +80,14 @@ class Fit:
         (the last two with a ``k`` dim) for the k given to :func:`passhat.fit`.
         ``sample_stats``: ``diverging``. ``constant_data``: ``n``, ``c``,
         normalised ``weight`` and ``present`` over (system, task).
-        ``attrs``: model, method, sampler, seed, priors, k.
+        ``attrs``: model, method, sampler, seed, priors, k, settings.
+    model, method, sampler : str
+        ``beta`` or ``inflated``; ``grid`` or ``nuts``; ``grid``, ``nutpie`` or ``pymc``.
+    seed : int
+        The seed the fit ran with (recorded: the fit is reproduced from it).
+    priors : Priors
+    k : list of int
+        The k whose metrics are stored in ``idata``.
 
     References
     ----------
@@ -96,23 +103,41 @@ class Fit:
     (['seed-example'], 'beta', ('chain', 'draw', 'system', 'k'))
     """
 
-    def __init__(self, idata: Any) -> None:
-        self.idata = idata
-        self._group_cache: dict[int, Groups] = {}
-        self._ppc_cache: dict[tuple[float, int], pd.DataFrame] = {}
-        self._split_cache: dict[int, dict[tuple[str, int], dict[str, float]]] = {}
-        attrs = idata.posterior.attrs
+    schema: ClassVar[str] = "fit"
+
+    idata: Any
+    model: str = field(init=False)
+    method: str = field(init=False)
+    sampler: str = field(init=False)
+    seed: int = field(init=False)
+    priors: Priors = field(init=False)
+    k: list[int] = field(init=False)
+    _group_cache: dict[int, Groups] = field(default_factory=dict, init=False)
+    _ppc_cache: dict[tuple[float, int], pd.DataFrame] = field(default_factory=dict, init=False)
+    _split_cache: dict[int, dict[tuple[str, int], dict[str, float]]] = field(
+        default_factory=dict, init=False
+    )
+    _summaries: dict[tuple[tuple[int, ...], float], FitSummary] = field(
+        default_factory=dict, init=False
+    )
+
+    def __post_init__(self) -> None:
+        attrs = self.idata.posterior.attrs
         try:
-            self.model: str = str(attrs["passhat_model"])
-            self.method: str = str(attrs["passhat_method"])
-            self.sampler: str = str(attrs["passhat_sampler"])
-            self.seed: int = int(attrs["passhat_seed"])
-            self.priors = Priors.from_json(str(attrs["passhat_priors"]))
-            self.k: list[int] = [int(x) for x in json.loads(str(attrs["passhat_k"]))]
+            read = {
+                "model": str(attrs["passhat_model"]),
+                "method": str(attrs["passhat_method"]),
+                "sampler": str(attrs["passhat_sampler"]),
+                "seed": int(attrs["passhat_seed"]),
+                "priors": Priors.from_json(str(attrs["passhat_priors"])),
+                "k": [int(x) for x in json.loads(str(attrs["passhat_k"]))],
+            }
         except (KeyError, ValueError, TypeError) as err:
             raise ModelError(
                 f"not a passhat fit: posterior attribute {err} is missing or malformed"
             ) from err
+        for name, value in read.items():
+            object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------ basics
     @property
@@ -125,11 +150,54 @@ class Fit:
         """Human-readable method, e.g. ``posterior, Beta-Binomial, NUTS (nutpie)``."""
         return method_label(self.model, self.method, self.sampler)
 
-    def __repr__(self) -> str:
-        return as_text(fit_view(self))
+    @property
+    def notes(self) -> list[str]:
+        """Plain-language notes of the fit: unscored runs, tasks with no decided run left out
+        or imputed, tasks of weight 0 (as :func:`passhat.fit` recorded them)."""
+        raw = self.idata.posterior.attrs.get("passhat_notes")
+        return list(json.loads(raw)) if raw else []
 
-    def _repr_html_(self) -> str:
-        return as_html(fit_view(self))
+    # ------------------------------------------------------------ shown
+    def summarize(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> FitSummary:
+        """The fit summarised for ``k`` (default: the k it was fitted with) and the interval
+        level ``ci``: what ``passhat fit`` prints and writes (:class:`FitSummary`).
+
+        Computed once per (k, ci) and kept: the summary is seeded, so a second call would give
+        the same values.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> s = f.summarize(ci=0.9)
+        >>> s.settings.ci, s.settings.k, s.diagnostics.passed
+        (0.9, [2], True)
+        """
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        key = (tuple(ks), ci)
+        if key not in self._summaries:
+            table = self.summary(k=ks, ci=ci)
+            self._summaries[key] = FitSummary(
+                table=table,
+                diagnostics=self.diagnostics,
+                settings=FitSettings.from_attrs(self.idata.posterior, k=ks, ci=ci),
+                method_label=self.method_label,
+                notes=self.notes + mean_outside_note(table),
+                source=provenance(self.idata.constant_data),
+            )
+        return self._summaries[key]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The posterior table for the fitted k with 95% intervals (:meth:`summary`)."""
+        return self.summarize().to_frame()
+
+    def _document(self) -> dict[str, Any]:
+        return self.summarize()._document()
+
+    def view(self) -> Display:
+        """What :meth:`summarize` shows for the fitted k with 95% intervals."""
+        return self.summarize().view()
 
     def _hyper(self, si: int) -> dict[str, NDArray[np.float64]]:
         p = self.idata.posterior
@@ -225,45 +293,20 @@ class Fit:
     def _compute(
         self, requests: list[tuple[str, int]], *, scope: str, rao_blackwell: bool = False
     ) -> list[dict[tuple[str, int], NDArray[np.float64]]]:
-        out = []
-        for si in range(len(self.systems)):
-            h = self._hyper(si)
-            if scope == "population":
-                kk = sorted({k for m, k in requests if m in K_METRICS} or {1})
-                pop = population_metrics(
-                    h["a"], h["b"], kk, pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
-                )
-                res = {}
-                for m, k in requests:
-                    res[(m, k)] = pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)]
-                out.append(res)
-                continue
-            groups = self._groups(si)
-            if rao_blackwell:
-                out.append(
-                    benchmark_expected(
-                        groups,
-                        h["a"],
-                        h["b"],
-                        requests,
-                        pi_pass=h.get("pi_pass"),
-                        pi_fail=h.get("pi_fail"),
-                    )
-                )
-            else:
-                rng = np.random.default_rng([self.seed, si, _BENCH_SALT])
-                out.append(
-                    benchmark_draws(
-                        groups,
-                        h["a"],
-                        h["b"],
-                        requests,
-                        rng=rng,
-                        pi_pass=h.get("pi_pass"),
-                        pi_fail=h.get("pi_fail"),
-                    )
-                )
-        return out
+        """Each system's metrics per draw (:func:`~passhat.model.metrics.system_metrics`);
+        benchmark draws from the system's own seeded stream."""
+        bench = scope != "population"
+        return [
+            system_metrics(
+                self._hyper(si),
+                requests,
+                scope=scope,
+                groups=self._groups(si) if bench else None,
+                rng=np.random.default_rng([self.seed, si, _BENCH_SALT]) if bench else None,
+                rao_blackwell=rao_blackwell,
+            )
+            for si in range(len(self.systems))
+        ]
 
     def _as_array(
         self,
@@ -550,51 +593,7 @@ class Fit:
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        from passhat._write import atomic_path, input_paths
+        from passhat._write import input_paths, write_netcdf
 
-        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
-            self.idata.to_netcdf(str(tmp))
+        write_netcdf(path, self.idata, inputs=input_paths(self.idata.constant_data), force=force)
         return Path(path)
-
-
-def load_fit(path: str | Path) -> Fit | JointFit:
-    """Load a fit saved with :meth:`Fit.to_netcdf` (or :meth:`JointFit.to_netcdf`).
-
-    Raises
-    ------
-    ModelError
-        The file is missing or is not a passhat fit.
-
-    Examples
-    --------
-    >>> import passhat as ph
-    >>> ph.load_fit("no-such-fit.nc")
-    Traceback (most recent call last):
-    ...
-    passhat.errors.ModelError: no-such-fit.nc: no such file
-    """
-    p = Path(path)
-    if not p.exists():
-        raise ModelError(f"{p}: no such file")
-    az = import_arviz()
-    try:
-        idata = az.from_netcdf(str(p))
-    except (OSError, ValueError) as err:
-        raise ModelError(f"{p}: not a netCDF InferenceData file ({err})") from err
-    if "posterior" not in idata or "constant_data" not in idata:
-        raise ModelError(f"{p}: not a passhat fit (posterior or constant_data group missing)")
-    if idata.posterior.attrs.get("passhat_model") in ("joint", "rasch"):
-        return joint_from_idata(idata, where=str(p))
-    lacking = [v for v in ("n", "c", "weight", "present") if v not in idata.constant_data]
-    if lacking:
-        raise ModelError(f"{p}: not a passhat fit (constant_data lacks {', '.join(lacking)})")
-    idata.constant_data["present"] = idata.constant_data["present"].astype(bool)
-    for name in ("system", "task"):
-        for grp in ("posterior", "constant_data"):
-            ds = getattr(idata, grp, None)
-            if ds is not None and name in ds.coords:
-                ds.coords[name] = np.asarray(ds[name].values).astype(str)
-    try:
-        return Fit(idata)
-    except ModelError as err:
-        raise ModelError(f"{p}: {err}") from err

@@ -172,13 +172,17 @@ def resolve_method(method: str, model: str) -> str:
     ('grid', 'nuts')
     """
     if method not in METHODS:
-        raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+        raise OptionError(
+            f"{{param}} must be one of {', '.join(METHODS)} (got {method!r})", param="method"
+        )
     if method == "auto":
         return "grid" if model == "beta" else "nuts"
     if method == "grid" and model != "beta":
         raise OptionError(
-            "method='grid' evaluates the 2-parameter Beta-Binomial model only; "
-            f"use method='nuts' (or 'auto') for model={model!r}"
+            "{param}='grid' evaluates the 2-parameter Beta-Binomial model only; "
+            f"use {{param}}='nuts' (or 'auto') for {{model}}={model!r}",
+            param="method",
+            also=("model",),
         )
     return method
 
@@ -218,7 +222,9 @@ def resolve_sampler(sampler: str, method: str = "nuts") -> str:
     'grid'
     """
     if sampler not in SAMPLERS:
-        raise OptionError(f"sampler must be one of {', '.join(SAMPLERS)} (got {sampler!r})")
+        raise OptionError(
+            f"{{param}} must be one of {', '.join(SAMPLERS)} (got {sampler!r})", param="sampler"
+        )
     if method == "grid":
         return "grid"
     if sampler == "pymc":

@@ -12,8 +12,10 @@ the draws, the seeds and the systems and call them:
   variance);
 * :func:`task_posterior_frames`: each task's p_i and p_i^k given the data
   (Beta(a + c_i, b + n_i − c_i) per draw of the hyperparameters);
-* :func:`ppc_rows`: a posterior predictive check of the histogram of c/n;
-* :func:`fit_view`: what a fit shows in a terminal or a notebook.
+* :func:`ppc_rows`: a posterior predictive check of the histogram of c/n.
+
+What a fit shows is :mod:`passhat.model.fit_summary`; its words, :mod:`passhat.model.text`
+(:func:`mean_outside_note` and :func:`method_label` are also importable from here).
 
 References
 ----------
@@ -39,16 +41,14 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._repr import View, metric_grid
-from passhat.intervals import outside_mask
 from passhat.model.build import compress, pair_loglik
 from passhat.model.metrics import Groups, _cond_moments, component_probs
+from passhat.model.text import mean_outside_note, method_label
 
 __all__ = [
     "SCOPES",
     "SUMMARY_METRICS",
     "TASK_POSTERIOR_COLUMNS",
-    "fit_view",
     "loglik_array",
     "mean_outside_note",
     "method_label",
@@ -76,20 +76,6 @@ TASK_POSTERIOR_COLUMNS = (
     "p_k_upper",
     "ci",
 )
-
-
-def method_label(model: str, method: str, sampler: str) -> str:
-    """Human-readable method of a fit, as its tables show it.
-
-    Examples
-    --------
-    >>> from passhat.model.summaries import method_label
-    >>> method_label("beta", "nuts", "nutpie")
-    'posterior, Beta-Binomial, NUTS (nutpie)'
-    """
-    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
-    how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
-    return f"posterior, {m}, {how}"
 
 
 def summary_table(
@@ -392,87 +378,6 @@ def ppc_rows(
         }
         for j in range(n_bins)
     ]
-
-
-def mean_outside_note(summary: pd.DataFrame) -> list[str]:
-    """The note that says which posterior means lie outside their equal-tailed interval, and why.
-
-    A posterior of pass^k (or pass@k) near 0 (or 1) is so skewed that its mean
-    can lie beyond the interval's end: e.g. one task with 0 of 9 runs at k = 9,
-    whose benchmark pass^9 has posterior mean 6e-7 and 95% interval 0–1.7e-7.
-    Both are right; the output says so instead of leaving it for the reader.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        From :meth:`passhat.Fit.summary` (``system``, ``metric``, ``k``,
-        ``scope``, ``mean``, ``lower``, ``upper``, ``ci``).
-
-    Returns
-    -------
-    list of str
-        Empty when every interval contains its mean; else one sentence.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"system": ["s"], "metric": ["pass_hat_k"], "k": [9],
-    ...                   "scope": ["benchmark"], "mean": [6e-7], "lower": [0.0],
-    ...                   "upper": [1.7e-7], "ci": [0.95]})
-    >>> mean_outside_note(t)[0][:58]
-    '1 posterior mean(s) lie outside their interval, e.g. s pas'
-    """
-    if summary.empty:
-        return []
-    out = outside_mask(summary["mean"], summary["lower"], summary["upper"], tol=0.0)
-    if not out.any():
-        return []
-    r = summary[out].iloc[0]
-    label = str(r["metric"]).replace("pass_hat_k", "pass^").replace("pass_at_k", "pass@")
-    label += "" if r["metric"] in ("mean", "icc") else str(int(r["k"]))
-    return [
-        f"{int(out.sum())} posterior mean(s) lie outside their interval, e.g. {r['system']} "
-        f"{label} ({r['scope']}): mean {float(r['mean']):.3g} against {float(r['lower']):.3g}–"
-        f"{float(r['upper']):.3g}. The posterior is so skewed (a rate near 0 or 1 raised to "
-        f"the power k) that its mean lies beyond the end of the central {float(r['ci']):.0%} "
-        "interval; both are correct, and the interval is the one to read."
-    ]
-
-
-def fit_view(fit: Any) -> View:
-    """What a :class:`passhat.Fit` shows: method, draws, diagnostics, posterior per system and k.
-
-    Examples
-    --------
-    >>> import passhat as ph
-    >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
-    >>> print(repr(f).splitlines()[0])
-    Fit: posterior, Beta-Binomial, grid quadrature; 2 chains × 500 draws; diagnostics ok
-    """
-    p = fit.idata.posterior
-    summary = fit.summary(k=fit.k)
-    grid, _ = metric_grid(summary, value="mean")
-    diag = fit.diagnostics
-    title = (
-        f"Fit: {fit.method_label}; {p.sizes['chain']} chains × {p.sizes['draw']} draws; "
-        f"diagnostics {'ok' if diag.passed else 'FAILED'}"
-    )
-    notes = [
-        "Posterior mean (95% credible interval), population scope (the expected value over tasks "
-        "like these); "
-        ".summary() adds the benchmark scope and the variance split."
-    ]
-    icc = summary[summary["metric"] == "icc"]
-    if len(icc):
-        notes.append(
-            "ICC (run-to-run correlation within a task): "
-            + "; ".join(
-                f"{r.system} {r.mean:.2f} ({r.lower:.2f}–{r.upper:.2f})" for r in icc.itertuples()
-            )
-        )
-    notes += mean_outside_note(summary)
-    if not diag.passed:
-        notes.append("Diagnostics failed: " + "; ".join(diag.problems))
-    return View(title, grid, tuple(notes))
 
 
 def loglik_array(

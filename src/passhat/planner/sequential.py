@@ -49,21 +49,13 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._format import pct, plural
 from passhat.errors import InputError, OptionError
-from passhat.estimators import METRIC_LABELS, WeightSpec
+from passhat.estimators import WeightSpec
 from passhat.planner.betting import Side, bounds, further_steps, log_evalue
 from passhat.planner.result import _prob
 from passhat.planner.rounds import BlockRounds, block_rounds
-from passhat.planner.sequential_result import (
-    ASSUMPTIONS,
-    EXIT_CODES,
-    PAIRED,
-    Decision,
-    SequentialResult,
-    gate_reasoning,
-)
-from passhat.trials import Trials
+from passhat.planner.sequential_result import EXIT_CODES, Decision, GateBuild, SequentialResult
+from passhat.trials import Trials, provenance
 
 __all__ = ["EXIT_CODES", "SequentialResult", "sequential"]
 
@@ -72,10 +64,6 @@ _NEEDS_TRIALS = (
     "a comparison with a baseline pairs the r-th runs of each task in both builds, so it "
     "needs trial tables (runs in order), not count tables"
 )
-
-
-def _label(metric: str, k: int) -> str:
-    return METRIC_LABELS[metric].replace("k", str(k)) if metric != "mean" else "mean"
 
 
 def _kinds(
@@ -176,26 +164,41 @@ def sequential(
     """
     a = _prob("alpha", alpha)
     what, base_what = sources if sources is not None else ("the data", "the baseline")
-    if (max_failure_rate is None) == (margin is None):
+    if max_failure_rate is None and margin is None:
         raise OptionError(
-            "give exactly one of max_failure_rate (a bound on the failure rate) and margin "
-            "(how far below a baseline the candidate may be)"
+            "give {param} (a bound on 1 − pass^k) or {margin} with a baseline",
+            param="max_failure_rate",
+            also=("margin",),
+        )
+    if max_failure_rate is not None and margin is not None:
+        raise OptionError(
+            "give one of {param} (a bound on the failure rate) and {margin} (how far below a "
+            "baseline the candidate may be), not both",
+            param="max_failure_rate",
+            also=("margin",),
         )
     with_baseline = baseline is not None or baseline_system is not None
+    source = {"runs": provenance(runs)}
     if max_failure_rate is not None:
         if with_baseline:
             raise OptionError(
-                "max_failure_rate bounds one system; to compare with a baseline give margin"
+                "{param} bounds one system; to compare with a baseline give {margin}",
+                param="max_failure_rate",
+                also=("margin",),
             )
         f0 = _prob("max_failure_rate", max_failure_rate)
         cand = block_rounds(runs, k=k, metric=metric, system=system, weights=weights, what=what)
-        return _bound_gate(cand, f0, a, metric)
+        return _bound_gate(cand, f0, a, metric, source=source)
     d = _prob("margin", margin, closed_low=True)
     if not with_baseline:
         raise OptionError(
-            "margin compares with a baseline: give its runs (baseline=…) or its system "
-            "(baseline_system=…)"
+            "{param} compares with a baseline: give its runs ({baseline}) or its system "
+            "({baseline_system})",
+            param="margin",
+            also=("baseline", "baseline_system"),
         )
+    if baseline is not None:
+        source["baseline"] = provenance(baseline)
     if baseline is None:
         base_src, cand_src = runs, runs
         if system is None and isinstance(runs, Trials):
@@ -219,7 +222,7 @@ def sequential(
         raise OptionError(
             f"baseline and candidate are the same system ({cand.system!r}); name the candidate"
         )
-    return _baseline_gate(base, cand, d, a, metric)
+    return _baseline_gate(base, cand, d, a, metric, source=source)
 
 
 def _decide(
@@ -258,49 +261,30 @@ def _decide(
         )
         if side is not None:
             projected = "pass" if side == pass_side else "fail"
-    return decision, math.exp(le_pass), math.exp(le_fail), lower, upper, steps, projected
+    # an e-value beyond the float range (2^31 runs) is infinite, not an OverflowError
+    e_pass, e_fail = (math.exp(x) if x < 709.0 else math.inf for x in (le_pass, le_fail))
+    return decision, e_pass, e_fail, lower, upper, steps, projected
 
 
-def _set_aside_warning(b: BlockRounds, label: str) -> list[str]:
-    """Runs the gate does not use: unscored ones (no verdict), and decided ones set aside."""
-    out = []
-    if b.unscored:
-        out.append(
-            f"{label}{b.unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
-            "error) are not decided runs: the gate does not count them"
-        )
-    if b.set_aside == 0:
-        return out
-    lo, hi = int(b.decided.min()), int(b.decided.max())
-    have = f"differ ({lo} to {hi})" if lo < hi else f"are {lo} on every task"
-    return [
-        *out,
-        f"{label}decided runs per task {have}: the gate uses {b.rounds} complete "
-        f"round(s) of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until every "
-        "task has another round",
-    ]
+def _build(b: BlockRounds) -> GateBuild:
+    """What the words need of one build's rounds."""
+    shortest = int(np.argmin(b.decided)) if len(b.decided) else 0
+    return GateBuild(
+        system=b.system,
+        k=b.k,
+        rounds=b.rounds,
+        unscored=int(b.unscored),
+        set_aside=b.set_aside,
+        decided_min=int(b.decided.min()) if len(b.decided) else 0,
+        decided_max=int(b.decided.max()) if len(b.decided) else 0,
+        shortest_task=str(b.tasks[shortest]) if len(b.tasks) else "",
+    )
 
 
-def _short_task(b: BlockRounds) -> str:
-    i = int(np.argmin(b.decided))
-    return f"task {b.tasks[i]!r} has {int(b.decided[i])} decided run(s) and a round needs {b.k}"
-
-
-def _these(tasks: int) -> str:
-    """ "these 5 tasks", or "this 1 task"."""
-    return f"{'this' if tasks == 1 else 'these'} {plural(tasks, 'task')}"
-
-
-def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> SequentialResult:
+def _bound_gate(
+    cand: BlockRounds, f0: float, alpha: float, metric: str, *, source: dict[str, dict[str, str]]
+) -> SequentialResult:
     T, R, k = len(cand.tasks), cand.rounds, cand.k
-    label = _label(metric, k)
-    these = _these(T)
-    if k == 1:
-        estimand = f"per-run failure rate (1 − mean) over {these}"
-    elif metric == "pass_at_k":
-        estimand = f"chance a task fails all {k} runs (1 − {label}), mean over {these}"
-    else:
-        estimand = f"chance a task fails at least one of {k} runs (1 − {label}), mean over {these}"
     fails = (R - cand.passes).astype(float)
     per_task = np.stack([R - fails, fails], axis=1)
     values, scale, counts = _kinds(per_task, np.array([0.0, 1.0]), T * cand.weights)
@@ -315,32 +299,9 @@ def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> Sequ
         if R
         else float("nan")
     )
-    further = None if steps is None else cand.runs_to_reach(R + steps)
-    warnings = _set_aside_warning(cand, "")
-    reasoning = gate_reasoning(
-        decision,
-        f"the {estimand}",
-        f"below {pct(f0)}",
-        f"above {pct(f0)}",
-        f"{pct(estimate, 2)} (anytime {1 - alpha:.0%} bounds {pct(lower, 2)}–{pct(upper, 2)})",
-        e_pass,
-        e_fail,
-        alpha,
-        R,
-        cand.used,
-        steps,
-        further,
-        projected,
-        short=_short_task(cand) if R == 0 and T else None,
-        guarantee=(
-            f"the chance that this gate ever passes a system whose rate is {pct(f0)} or more "
-            f"is at most {alpha:.0%}, however often it is checked"
-        ),
-    )
     return SequentialResult(
         decision=decision,
         mode="bound",
-        estimand=estimand,
         metric=metric,
         k=k,
         alpha=alpha,
@@ -355,17 +316,15 @@ def _bound_gate(cand: BlockRounds, f0: float, alpha: float, metric: str) -> Sequ
         runs_used=cand.used,
         runs_set_aside=cand.set_aside,
         further_rounds=steps,
-        further_runs=further,
+        further_runs=None if steps is None else cand.runs_to_reach(R + steps),
         projected=projected,
-        reasoning=reasoning,
-        warnings=tuple(warnings),
-        systems={"candidate": cand.system},
+        candidate=_build(cand),
+        source=source,
     )
 
 
-def _baseline_gate(
-    base: BlockRounds, cand: BlockRounds, margin: float, alpha: float, metric: str
-) -> SequentialResult:
+def _same_tasks(base: BlockRounds, cand: BlockRounds) -> None:
+    """A comparison needs the same tasks in both builds (and trial order)."""
     only_b = sorted(set(base.tasks) - set(cand.tasks))
     only_c = sorted(set(cand.tasks) - set(base.tasks))
     if only_b or only_c:
@@ -377,18 +336,30 @@ def _baseline_gate(
         raise InputError(
             "a gate compares the same tasks in both builds; tasks differ: " + "; ".join(parts)
         )
+    if base.blocks is None or cand.blocks is None:  # count tables have no trial order
+        raise InputError(_NEEDS_TRIALS)
+
+
+def _baseline_gate(
+    base: BlockRounds,
+    cand: BlockRounds,
+    margin: float,
+    alpha: float,
+    metric: str,
+    *,
+    source: dict[str, dict[str, str]],
+) -> SequentialResult:
+    _same_tasks(base, cand)
+    assert base.blocks is not None and cand.blocks is not None
     T, k = len(cand.tasks), cand.k
     R = min(base.rounds, cand.rounds)
     idx = pd.Index(base.tasks).get_indexer(cand.tasks)
-    if base.blocks is None or cand.blocks is None:  # count tables have no trial order
-        raise InputError(_NEEDS_TRIALS)
     zb = base.blocks[idx, :R].astype(np.int8)
     zc = cand.blocks[:, :R].astype(np.int8)
     diff = zc - zb
     per_task = np.stack([(diff == v).sum(axis=1) for v in (-1, 0, 1)], axis=1).astype(float)
     values, scale, counts = _kinds(per_task, np.array([-1.0, 0.0, 1.0]), T * cand.weights)
     per_round = counts / R if R else np.zeros_like(counts)
-    label = _label(metric, k)
     decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
         values,
         scale,
@@ -400,55 +371,18 @@ def _baseline_gate(
         lo=-1.0,
         hi=1.0,
     )
-    estimate = float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan")
-    these = _these(T)
-    estimand = f"{label} of {cand.system} − {label} of {base.system}, mean over {these}"
     further = None
     if steps is not None:
         further = cand.runs_to_reach(R + steps) + base.runs_to_reach(R + steps)
-    warnings = _set_aside_warning(base, "baseline: ") + _set_aside_warning(cand, "candidate: ")
-    if base.rounds != cand.rounds:
-        more, less = (base, cand) if base.rounds > cand.rounds else (cand, base)
-        who = "baseline" if more is base else "candidate"
-        warnings.append(
-            f"the {who} has {more.rounds} complete rounds and the other build {less.rounds}: "
-            f"the gate pairs the first {R}"
-        )
     used = 2 * R * k * T
-    aside = int(base.decided.sum() + cand.decided.sum()) - used
-    short = None
-    if R == 0 and T:
-        short = _short_task(base if base.rounds == 0 else cand)
-    shown = "at most" if margin > 0 else "not"
-    reasoning = gate_reasoning(
-        decision,
-        f"{label} of {cand.system} against {base.system} ({T} tasks)",
-        f"{shown} {margin:g} below the baseline" if margin > 0 else "above the baseline",
-        f"more than {margin:g} below the baseline" if margin > 0 else "below the baseline",
-        f"difference {estimate:+.4f} (anytime {1 - alpha:.0%} bounds {lower:+.4f} … {upper:+.4f})",
-        e_pass,
-        e_fail,
-        alpha,
-        R,
-        used,
-        steps,
-        further,
-        projected,
-        short=short,
-        guarantee=(
-            f"the chance that this gate ever passes a candidate more than {margin:g} below the "
-            f"baseline is at most {alpha:.0%}, however often it is checked"
-        ),
-    )
     return SequentialResult(
         decision=decision,
         mode="baseline",
-        estimand=estimand,
         metric=metric,
         k=k,
         alpha=alpha,
         null=-margin,
-        estimate=estimate,
+        estimate=float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan"),
         lower=lower,
         upper=upper,
         e_pass=e_pass,
@@ -456,12 +390,11 @@ def _baseline_gate(
         rounds=R,
         tasks=T,
         runs_used=used,
-        runs_set_aside=aside,
+        runs_set_aside=int(base.decided.sum() + cand.decided.sum()) - used,
         further_rounds=steps,
         further_runs=further,
         projected=projected,
-        reasoning=reasoning,
-        assumptions=ASSUMPTIONS + PAIRED,
-        warnings=tuple(warnings),
-        systems={"candidate": cand.system, "baseline": base.system},
+        candidate=_build(cand),
+        baseline=_build(base),
+        source=source,
     )

@@ -10,8 +10,9 @@ model — gets the same rank statistics from these functions:
   share of draws ranked first (**P(rank = 1)**, a draw's tie at the top split
   evenly among the tied systems) and the mean rank;
 * :func:`simultaneous_band` — a max-type band over several columns of one
-  draw matrix (e.g. the whole k grid): every column covered at once;
-* :func:`holm` — Holm's step-down adjusted p-values.
+  draw matrix (e.g. the whole k grid): every column covered at once.
+
+Holm's adjustment of the pairwise tests is :func:`passhat.compare.multiplicity.holm`.
 
 Rank intervals (``rank_method``):
 
@@ -31,8 +32,6 @@ References
    Inference for ranks with applications to mobility across neighbourhoods
    and academic achievement across countries. *Review of Economic Studies*,
    91(1), 476–518.
-.. [2] Holm, S. (1979). A simple sequentially rejective multiple test
-   procedure. *Scandinavian Journal of Statistics*, 6(2), 65–70.
 
 Examples
 --------
@@ -62,7 +61,6 @@ from passhat.errors import ValidationError
 __all__ = [
     "RANK_METHODS",
     "TIE_DECIMALS",
-    "holm",
     "point_ranks",
     "rank_from_draws",
     "simultaneous_band",
@@ -302,24 +300,3 @@ def simultaneous_band(
     crit = float(_order_stat(z.max(axis=1), level))
     half = np.where(live, crit * sd, 0.0)
     return pt - half, pt + half, crit
-
-
-def holm(p_values: ArrayLike) -> NDArray[np.float64]:
-    """Holm's step-down adjusted p-values (reject where adjusted p ≤ α; NaN stays NaN).
-
-    Examples
-    --------
-    >>> from passhat.rank.draws import holm
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(p_values, dtype=float).ravel()
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if ok.size == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    m = order.size
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(adj, 1.0)
-    return out

@@ -34,9 +34,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat.rank.draws import TIE_DECIMALS, holm
+from passhat.compare.multiplicity import holm
+from passhat.rank.draws import TIE_DECIMALS
 
-__all__ = ["TIER_RULES", "assign_tiers", "holm_by_column", "leaders", "win_probability"]
+__all__ = ["TIER_RULES", "assign_tiers", "holm_by_column", "leaders"]
 
 
 #: Tier rules: "chain" (default) and "leader" (see :func:`assign_tiers`).
@@ -134,18 +135,3 @@ def holm_by_column(table: pd.DataFrame) -> pd.Series:
     for _, grp in table.groupby(["metric", "k", "scope"], sort=False):
         out.loc[grp.index] = holm(grp["p_value"].to_numpy(dtype=float))
     return out
-
-
-def win_probability(draws: NDArray[np.float64], a: int, b: int) -> float:
-    """Share of joint draws where system b beats system a (a tie counts half).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.rank.tiers import win_probability
-    >>> win_probability(np.array([[0.1, 0.2], [0.3, 0.3], [0.4, 0.1]]), 0, 1)
-    0.5
-    """
-    da = np.round(draws[:, a], TIE_DECIMALS)
-    db = np.round(draws[:, b], TIE_DECIMALS)
-    return float(np.mean(db > da) + 0.5 * np.mean(db == da))

@@ -1,11 +1,13 @@
 """Reliability reports: the public :func:`report` entry point.
 
-The package runs one way: document model (:mod:`~passhat.report.document`) →
-one module per section (:mod:`passhat.report.sections`) → builder
-(:mod:`~passhat.report.build`) → renderer (:mod:`~passhat.report.render`:
-HTML, Markdown, JSON) ← figures (:mod:`~passhat.report.plots`). :func:`report`
-computes every number (:func:`~passhat.report.build.build_report_data`) and
-writes the files (:func:`~passhat.report.render.write_report`).
+The package runs one way: the builder computes every result once
+(:func:`~passhat.report.build.compute_results` → :class:`~passhat.report.results.ReportResults`,
+one seed stream) → the sections, pure functions of those results
+(:mod:`passhat.report.sections`), fill the document model
+(:mod:`~passhat.report.document`, assembled by :mod:`~passhat.report.assemble`) → the renderer
+writes HTML, Markdown and JSON (:mod:`~passhat.report.render`) ← figures
+(:mod:`~passhat.report.plots`). :func:`report` does all three and returns a
+:class:`~passhat.report.result.Report`.
 
 Examples
 --------
@@ -19,9 +21,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
@@ -29,34 +30,37 @@ from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.errors import OptionError
 from passhat.io import read_traces
 from passhat.report import plots
-from passhat.report.build import build_report_data
+from passhat.report.assemble import assemble_report
+from passhat.report.build import ReportOptions, build_report_data, compute_results
 from passhat.report.document import Column, ReportData, Section, Table
 from passhat.report.render import REPORT_NAMES, ReportPaths, check_report_dir, write_report
+from passhat.report.result import Report
+from passhat.report.results import ReportResults
 from passhat.traces import Traces
 from passhat.trials import Trials
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from passhat.model import Fit
 
 __all__ = [
     "REPORT_NAMES",
     "Column",
     "Report",
     "ReportData",
+    "ReportOptions",
     "ReportPaths",
+    "ReportResults",
     "Section",
     "Table",
     "build_report_data",
     "check_report_dir",
+    "compute_results",
     "plots",
     "report",
     "write_report",
 ]
-
-
-@dataclass(frozen=True)
-class Report:
-    """Result of :func:`report`: the numbers and where the files are."""
-
-    data: ReportData
-    paths: ReportPaths
 
 
 def report(
@@ -65,24 +69,22 @@ def report(
     *,
     k: int | Sequence[int] | None = None,
     seed: int | None = DEFAULT_SEED,
-    model: bool | Any = True,
+    model: bool | Fit = True,
     title: str | None = None,
     ci: float | None = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
-    model_method: str = "grid",
-    compare_models: bool = True,
     plan: bool = True,
+    baseline: str | None = None,
     divergence: Any = None,
     traces: Traces | str | Path | None = None,
-    tolerate_extra_lookups: bool = False,
-    baseline: str | None = None,
-    on_short: str = "error",
-    min_runs: int | None = None,
-    unscored_tasks: str = "exclude",
     force: bool = False,
-    progress: bool | None = None,
+    **options: Unpack[ReportOptions],
 ) -> Report:
     """Compute and write the reliability report.
+
+    Every result is computed once (:func:`~passhat.report.build.compute_results`, one seed
+    stream: see :mod:`passhat.report.results`), the sections are written from those results,
+    and the files are written all at once.
 
     Parameters
     ----------
@@ -111,6 +113,21 @@ def report(
     n_boot : int
         Bootstrap resamples of the population-scope intervals (default
         10,000, as every entry point).
+    plan : bool
+        Add "What to run next" from the planner.
+    baseline : str, optional
+        System the others are compared with in the headline (default: the first).
+    divergence : passhat.Divergence, optional
+        A divergence result to show in "Where failing runs diverge".
+    traces : passhat.Traces or path, optional
+        Traces of the same runs (a path is read with :func:`passhat.read_traces`,
+        its format sniffed): the report checks that they share tasks with
+        ``trials`` and computes their divergence itself. Not with ``divergence``.
+    force : bool
+        Replace files of the report's names in ``out_dir`` that passhat did not
+        write (inputs are never written over).
+    **options
+        The further options (:class:`~passhat.report.build.ReportOptions`):
     model_method : str
         Method of the fit ("grid": exact quadrature, fast).
     compare_models : bool, default True
@@ -119,29 +136,20 @@ def report(
     progress : bool, optional
         Progress bar of the inflated model's NUTS fit: None shows it on a terminal only,
         False never (``passhat report --quiet``).
-    plan : bool
-        Add "What to run next" from the planner.
-    divergence : passhat.Divergence, optional
-        A divergence result to show in "Where failing runs diverge".
-    traces : passhat.Traces or path, optional
-        Traces of the same runs (a path is read with :func:`passhat.read_traces`,
-        its format sniffed): the report checks that they share tasks with
-        ``trials`` and computes their divergence itself. Not with ``divergence``.
     tolerate_extra_lookups : bool
         With ``traces``: as in :func:`passhat.divergence`.
-    baseline : str, optional
-        System the others are compared with in the headline (default: the first).
-    on_short, min_runs, unscored_tasks
+    weights, on_short, min_runs, unscored_tasks
         As in :func:`passhat.estimate`; with several systems exclusions apply
         to matched tasks (every system is reported on the same tasks; the
         tasks left out are listed).
-    force : bool
-        Replace files of the report's names in ``out_dir`` that passhat did not
-        write (inputs are never written over).
 
     Returns
     -------
     Report
+        The document (``.data``) and where the files are (``.paths``); it shows itself as
+        ``passhat report`` prints it, and ``to_dict()`` is ``passhat report --json``. The
+        results behind the numbers, as Python objects:
+        :func:`~passhat.report.build.compute_results` with the same options.
 
     Raises
     ------
@@ -161,12 +169,14 @@ def report(
     ('3. Clustered vs uniform spread', 'results.json')
     """
     if not isinstance(out_dir, str | os.PathLike) or not str(out_dir):
-        raise OptionError(f"out_dir must be a directory path (str or Path), got {out_dir!r}")
+        raise OptionError(
+            f"the output directory (-o DIR, out_dir) must be a non-empty path, got {out_dir!r}"
+        )
     inputs = (trials, traces)
     check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
-    data = build_report_data(
+    results = compute_results(
         trials,
         k=k,
         title=title,
@@ -174,20 +184,18 @@ def report(
         ci=ci,
         n_boot=n_boot,
         model=model,
-        model_method=model_method,
-        compare_models=compare_models,
         plan=plan,
+        baseline=baseline,
         divergence=divergence,
         traces=traces,
-        tolerate_extra_lookups=tolerate_extra_lookups,
-        baseline=baseline,
-        on_short=on_short,  # type: ignore[arg-type]
-        min_runs=min_runs,
-        unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
-        progress=progress,
+        **options,
     )
+    data = assemble_report(results)
+    said = set(results.input_notes)  # the reader's notes (already said, on stderr)
+    notes = tuple(str(n) for n in data.stamp.get("notes", []) if n not in said)
+    del results  # the files are rendered without the per-task results (peak memory)
     paths = write_report(data, out_dir, inputs=inputs, force=force)
-    return Report(data=data, paths=paths)
+    return Report(data=data, paths=paths, notes=notes)
 
 
 # In the package namespace ``passhat.report`` is this function (``ph.report(...)``), which

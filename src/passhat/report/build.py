@@ -1,84 +1,144 @@
-"""The builder: assembles a ReportData from the section modules, the figure data and a stamp.
+"""The builder: every result of the report, computed once, in one place.
 
-:func:`build_report_data` computes every number of the report (pure: no files
-read or written, nothing printed or plotted); :mod:`passhat.report.render`
-turns the result into HTML, Markdown and ``results.json``.
+:func:`compute_results` runs each computation of the report (the estimate, the spread, the
+k-curve, the paired comparison, the ranking, the model and its comparison, the planner, the
+status slices, the divergence of traces) with one seed stream (see
+:mod:`passhat.report.results`) and returns a frozen
+:class:`~passhat.report.results.ReportResults`. :func:`build_report_data` then assembles the
+document from it (:func:`passhat.report.assemble.assemble_report`: the sections, pure
+functions of the results, the figures' texts and the stamp). Pure: no files read or written,
+nothing printed or plotted; :mod:`passhat.report.render` writes the files.
 """
 
 from __future__ import annotations
 
-import hashlib
-import platform
+import math
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
-from typing import Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 import xarray as xr
 
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, resolve_seed
-from passhat.errors import OptionError
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, resolve_seed
+from passhat.compare import compare
+from passhat.errors import InputError, OptionError
 from passhat.estimate import estimate
+from passhat.estimate_result import Estimate
 from passhat.estimators import as_counts
 from passhat.exclusions import default_ks
-from passhat.io import input_stamp
+from passhat.model import Fit, compare_models, fit
+from passhat.model.summaries import mean_outside_note
+from passhat.planner import (
+    design,
+    failure_upper_bound,
+    next_runs,
+    runs_for_width,
+    runs_to_detect,
+)
+from passhat.rank import rank
+from passhat.report.assemble import assemble_report
 from passhat.report.document import ReportData
-from passhat.report.figure_data import (
-    curve_frame,
-    figure_texts,
-    ppc_text,
-    rate_frame,
-    thin_curve,
+from passhat.report.figure_data import curve_frame, ppc_frame
+from passhat.report.results import (
+    DesignPlan,
+    FlipPlan,
+    ModelComparison,
+    ModelResults,
+    MoreRuns,
+    NextBatch,
+    PlanResults,
+    ReportResults,
+    ReportSeeds,
+    ReportSettings,
+    SystemPlan,
+    TraceCounts,
 )
-from passhat.report.sections.comparison import comparison_table
-from passhat.report.sections.data import data_section
-from passhat.report.sections.divergence import divergence_section, trace_divergence
-from passhat.report.sections.flaky import flaky_section
-from passhat.report.sections.headline import headline_section
-from passhat.report.sections.leaderboard import (
-    MIN_SYSTEMS,
-    leaderboard_figure_texts,
-    leaderboard_section,
-)
-from passhat.report.sections.model import model_section
-from passhat.report.sections.plan import plan_section
-from passhat.report.sections.spread import spread_section
-from passhat.report.sections.summary import summary_section
-from passhat.spread import spread
-from passhat.traces import Traces
-from passhat.trials import Trials
+from passhat.slices import Slices, slices
+from passhat.spread import Spread, spread
+from passhat.traces import Divergence, Traces, divergence
+from passhat.trials import Trials, provenance
 
-__all__ = ["build_report_data", "task_table"]
+if TYPE_CHECKING:
+    from typing import Unpack
 
+    from passhat.compare.paired import Comparison
+    from passhat.rank.result import Ranking
 
-def _package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in ("passhat", "numpy", "scipy", "pandas", "xarray", "matplotlib", "jinja2", *extra):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+__all__ = [
+    "FLIP_RATE",
+    "HALF_WIDTH",
+    "MAX_NEXT_ROWS",
+    "MIN_SYSTEMS",
+    "MORE_RUNS_SIMULATIONS",
+    "ReportOptions",
+    "build_report_data",
+    "compute_results",
+    "trace_divergence",
+]
 
-
-def _data_hash(ds: xr.Dataset) -> str:
-    """sha256 of the count table the report is computed from."""
-    h = hashlib.sha256()
-    for var in ("n", "c", "unscored"):
-        h.update(np.ascontiguousarray(ds[var].values, dtype=np.int64).tobytes())
-    for coord in ("system", "task"):
-        h.update("\x1f".join(map(str, ds[coord].values)).encode())
-    return h.hexdigest()
+#: Systems from which the report ranks them (a leaderboard section); with two, the paired
+#: comparison of the headline says it.
+MIN_SYSTEMS = 3
+#: Flip rate whose detection the plan is made for on tasks that never failed.
+FLIP_RATE = 0.10
+#: Half-width of a per-task success-rate interval the flaky tasks are planned for.
+HALF_WIDTH = 0.10
+#: Next-batch rows per system kept in the report and results.json (the batch's largest
+#: shares first); ``passhat plan next`` writes the whole batch.
+MAX_NEXT_ROWS = 60
+#: Simulated sets of new runs behind the "more runs" rows (expected widths; MC error ≈ 1%).
+MORE_RUNS_SIMULATIONS = 100
 
 
-def _default_title(data: Trials | xr.Dataset) -> str:
-    src = input_stamp(data)
-    if "example" in src:
-        return f"Reliability report: bundled example {src['example']!r}"
-    if "path" in src:
-        return f"Reliability report: {Path(src['path']).name}"
-    return "Reliability report"
+class ReportOptions(TypedDict, total=False):
+    """The report's further options, beside those every entry point names (each described
+    in :func:`passhat.report`; defaults in :data:`DEFAULTS`)."""
+
+    weights: Any
+    on_short: Literal["error", "exclude"]
+    min_runs: int | None
+    unscored_tasks: Literal["exclude", "error"]
+    model_method: str
+    compare_models: bool
+    tolerate_extra_lookups: bool
+    progress: bool | None
+
+
+#: Each further option's default.
+DEFAULTS: ReportOptions = {
+    "weights": None,
+    "on_short": "error",
+    "min_runs": None,
+    "unscored_tasks": "exclude",
+    "model_method": "grid",
+    "compare_models": True,
+    "tolerate_extra_lookups": False,
+    "progress": None,
+}
+
+
+class _Request(ReportOptions, total=False):
+    """Every option of a report, as :func:`compute_results` reads them."""
+
+    k: int | Sequence[int] | None
+    title: str | None
+    seed: int | None
+    ci: float | None
+    n_boot: int
+    model: bool | Fit
+    plan: bool
+    baseline: str | None
+    divergence: Any
+
+
+def _further(given: ReportOptions) -> ReportOptions:
+    """The further options with their defaults; an unknown one is a TypeError (as for any
+    function)."""
+    unknown = sorted(set(given) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"report() got an unexpected keyword argument {unknown[0]!r}")
+    return {**DEFAULTS, **given}
 
 
 def build_report_data(
@@ -89,67 +149,28 @@ def build_report_data(
     seed: int | None = DEFAULT_SEED,
     ci: float | None = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
-    weights: Any = None,
-    on_short: Literal["error", "exclude"] = "error",
-    min_runs: int | None = None,
-    unscored_tasks: Literal["exclude", "error"] = "exclude",
-    model: bool | Any = True,
-    model_method: str = "grid",
-    compare_models: bool = True,
+    model: bool | Fit = True,
     plan: bool = True,
+    baseline: str | None = None,
     divergence: Any = None,
     traces: Traces | None = None,
-    tolerate_extra_lookups: bool = False,
-    baseline: str | None = None,
-    progress: bool | None = None,
+    **options: Unpack[ReportOptions],
 ) -> ReportData:
-    """Compute every number of the report.
+    """Compute every number of the report (:func:`compute_results`) and assemble its document.
 
     Parameters
     ----------
     data : Trials or xarray.Dataset
         Trials, or a count table (then the status slices are omitted).
-    k : int or sequence of int, optional
-        k values of the headline and spread tables (default:
-        :func:`passhat.exclusions.default_ks`, 1, 2, 5 capped at the fewest
-        decided runs of a task — the CLI's default too).
-    title : str, optional
-        Report title (default: the input's name).
-    seed : int or None
-        Seed of every random step (bootstrap, model sampler); default
-        :data:`passhat._validate.DEFAULT_SEED`; None draws one, recorded in
-        the stamp.
-    ci : float, optional
-        Interval level (None: no intervals).
-    n_boot : int
-        Bootstrap resamples (default :data:`passhat._validate.DEFAULT_N_BOOT`,
-        as every entry point).
-    weights, on_short, min_runs, unscored_tasks
-        As in :func:`passhat.estimate`. With several systems the exclusions
-        apply to matched tasks (``matched=True``): every system is reported
-        on the same tasks, and the tasks left out are listed.
-    model : bool or fit
-        Fit the hierarchical model (True), skip it (False), or use a given fit.
-    model_method : str
-        Method for the fit when ``model`` is True ("grid" is exact and fast).
-    compare_models : bool, default True
-        Also fit the zero/one-inflated model (NUTS) and compare the two by
-        PSIS-LOO when both fits pass their diagnostics.
-    progress : bool, optional
-        Progress bar of the inflated model's NUTS fit: None shows it on a terminal only,
-        False never (``passhat report --quiet``).
-    plan : bool
-        Include the planner's section ("What to run next").
-    divergence : object, optional
-        Result of :func:`passhat.divergence` (or any object with ``.table``)
-        for "Where failing runs diverge".
+    k, title, seed, ci, n_boot, model, plan, baseline, divergence
+        As in :func:`passhat.report`.
     traces : passhat.Traces, optional
-        Traces of the same runs: their divergence is computed here (after
-        checking that they share tasks with ``data``). Not with ``divergence``.
-    tolerate_extra_lookups : bool
-        With ``traces``: as in :func:`passhat.divergence`.
-    baseline : str, optional
-        The system the others are compared with (default: the first).
+        Traces of the same runs: their divergence is computed (after checking that they share
+        tasks with ``data``). Not with ``divergence``.
+    **options
+        The further options of :func:`passhat.report` (:class:`ReportOptions`): ``weights``,
+        ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
+        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``.
 
     Returns
     -------
@@ -162,184 +183,543 @@ def build_report_data(
     >>> [s.id for s in rd.sections][:3]
     ['summary', 'data', 'headline']
     """
-    if traces is not None:
-        if divergence is not None:
-            raise OptionError("give traces= or divergence=, not both")
-        divergence = trace_divergence(data, traces, tolerate_extra_lookups=tolerate_extra_lookups)
-    elif tolerate_extra_lookups:
-        raise OptionError("tolerate_extra_lookups= needs traces=")
-    ds_all = as_counts(data)
-    seed = resolve_seed(seed)
-    est_opts: dict[str, Any] = {
-        "k": default_ks(ds_all) if k is None else k,
-        "weights": weights,
-        "on_short": on_short,
-        "min_runs": min_runs,
-        "unscored_tasks": unscored_tasks,
-        "matched": True,
-    }
-    if ci is not None:
-        # the predictive interval: what a new benchmark of as many tasks would show
-        est_opts.update(ci=ci, seed=seed, n_boot=n_boot, predictive=int(ds_all.sizes["task"]))
-    est = estimate(ds_all, **est_opts)
-    ks = [int(v) for v in est.settings["k"]]
-    # every later section sees the tasks the estimate kept (the same for every system)
-    ds = ds_all.assign(
-        present=ds_all["present"]
-        & xr.DataArray(est.per_task["included"].values, dims=("system", "task"))
-    )
-    sp = spread(
-        ds,
-        k=ks,
-        weights=weights,
-        on_short=on_short,
-        min_runs=min_runs,
+    results = compute_results(
+        data,
+        k=k,
+        title=title,
+        seed=seed,
         ci=ci,
         n_boot=n_boot,
-        seed=seed,
-    )
-    systems = [str(s) for s in ds["system"].values]
-    name = title or _default_title(data)
-
-    if baseline is not None and baseline not in systems:  # before the (slow) model fit
-        raise OptionError(
-            f"baseline {baseline!r} is not a system of the data (have {', '.join(systems)})"
-        )
-
-    # the k-curve first, while few per-task tables are alive (its estimates are the report's
-    # largest transient memory at a million tasks)
-    inc = est.per_task["included"].values.astype(bool)
-    n_inc = ds["n"].values[inc]
-    kmax_curve = int(max(ks[-1], min(int(n_inc.min()) if n_inc.size else 1, 20)))
-    curve = (
-        curve_frame(ds, kmax=kmax_curve, ci=ci, seed=seed, n_boot=n_boot, weights=weights)
-        if n_inc.size
-        else None
-    )
-
-    model_sec, model_rows, fit = model_section(
-        ds,
-        model,
-        ks=ks,
-        ci=ci,
-        seed=seed,
-        method=model_method,
-        compare=compare_models,
-        progress=progress,
-    )
-    headline = headline_section(est, ks=ks, ci=ci, model_rows=model_rows)
-    if len(systems) > 1 and ci is not None:
-        cmp_table, cmp_sentences = comparison_table(
-            ds,
-            ks=ks,
-            ci=ci,
-            seed=seed,
-            n_boot=n_boot,
-            baseline=baseline or systems[0],
-            weights=weights,
-        )
-        headline.tables.append(cmp_table)
-        headline.sentences.extend(cmp_sentences)
-    ranking = None
-    leaderboard = []
-    if len(systems) >= MIN_SYSTEMS and ci is not None:  # two systems: the paired comparison
-        lb_sec, ranking = leaderboard_section(ds, ks=ks, ci=ci, seed=seed, n_boot=n_boot)
-        leaderboard.append(lb_sec)
-    # the planner's section before the flaky one: the per-task table (est.tasks, ~250 MB at a
-    # million tasks) is built only after the planner's transients are gone
-    plan_sec = plan_section(ds, fit=fit, ks=ks, plan=plan)
-    sections = [
-        data_section(data, ds_all, est),
-        headline,
-        *leaderboard,
-        spread_section(sp, ks=ks, ci=ci),
-        model_sec,
-        flaky_section(est, ci=ci),
-        plan_sec,
-    ]
-    if divergence is not None:
-        sections.append(divergence_section(divergence))
-    sections.insert(0, summary_section(sections, ks=ks, ci=ci))
-
-    # ---- figure data
-    rates = rate_frame(systems, ds["task"].values, ds["n"].values, ds["c"].values, inc)
-    kmax = ks[-1]
-    contrib = sp.contributions[sp.contributions["k"] == kmax]
-    conc = thin_curve(
-        contrib[["system", "task", "contribution", "cumulative", "task_share"]].reset_index(
-            drop=True
-        )
-    )
-    figures = figure_texts(sp, curve=curve, rates=rates, kmax=kmax)
-    # the spread's contributions at every k (~130 MB at a million tasks) go before the task
-    # table is joined with those at kmax
-    del sp
-    tasks = task_table(est.tasks, contrib, kmax=kmax)
-    if ranking is not None:
-        figures.update(leaderboard_figure_texts(ranking))
-    if model_sec.status == "ok" and fit is not None:
-        model_sec.figures.append("ppc")
-        figures["ppc"] = ppc_text(fit)
-    stamp: dict[str, Any] = {
-        "input": input_stamp(data),
-        "counts_sha256": _data_hash(ds_all),
-        "versions": _package_versions(("statsmodels", "pymc", "arviz") if fit is not None else ()),
-        "seed": seed,
-        "settings": {
-            "k": ks,
-            "ci": ci,
-            "n_boot": n_boot,
-            "seed": seed,
-            "weights": weights if isinstance(weights, str | None) else "mapping",
-            "on_short": on_short,
-            "min_runs": min_runs,
-            "unscored_tasks": unscored_tasks,
-            "matched": True,
-            "model": model_sec.status == "ok",
-            "model_method": model_method if fit is not None else None,
-            "compare_models": compare_models,
-            "baseline": baseline,
-            "plan": plan,
-            "title": name,
-        },
-        "notes": [
-            *(data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])),
-            *est.notes,
-        ],
-    }
-    return ReportData(
-        title=name,
-        sections=sections,
-        figure_data={
-            "curve": curve,
-            "rates": rates,
-            "concentration": conc,
-            "fit": fit,
-            "ranking": ranking,
-        },
-        figures=figures,
-        stamp=stamp,
+        model=model,
+        plan=plan,
+        baseline=baseline,
         divergence=divergence,
-        tasks=tasks,
+        traces=traces,
+        **options,
     )
+    return assemble_report(results)
 
 
-def task_table(tasks: Any, contributions: Any, *, kmax: int) -> Any:
-    """The report's per-task detail (``tasks.parquet``): the estimate's per-task table with each
-    task's share of the gap mean − pass^kmax.
+def compute_results(
+    data: Trials | xr.Dataset,
+    *,
+    k: int | Sequence[int] | None = None,
+    title: str | None = None,
+    seed: int | None = DEFAULT_SEED,
+    ci: float | None = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    model: bool | Fit = True,
+    plan: bool = True,
+    baseline: str | None = None,
+    divergence: Any = None,
+    traces: Traces | None = None,
+    **options: Unpack[ReportOptions],
+) -> ReportResults:
+    """Every result of the report, each computed once, with the report's seed stream.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        Trials, or a count table (then the status slices are omitted).
+    k, title, seed, ci, n_boot, model, plan, baseline, divergence
+        As in :func:`passhat.report`.
+    traces : passhat.Traces, optional
+        As in :func:`build_report_data`.
+    **options
+        As in :func:`build_report_data` (:class:`ReportOptions`). With several systems the
+        exclusions apply to matched tasks: every system is reported on the same tasks.
+
+    Returns
+    -------
+    ReportResults
 
     Examples
     --------
     >>> import passhat as ph
-    >>> ds = ph.load_example("abcd")
-    >>> sp = ph.spread(ds, k=[2])
-    >>> t = task_table(ph.estimate(ds, k=[1, 2]).tasks, sp.contributions, kmax=2)
-    >>> t[["task", "n", "c", "gap_contribution"]].round(3).values.tolist()[1]
-    ['B', 5, 4, 0.05]
+    >>> res = compute_results(ph.load_example("agents"), k=[1, 5], model=False, plan=False,
+    ...                       n_boot=200, seed=1)
+    >>> res.seeds.comparison, res.ranking is None, res.comparison.settings["seed"]
+    (1, True, 1)
     """
-    gap = contributions[["system", "task", "contribution"]].rename(
-        columns={"contribution": "gap_contribution"}
+    opts: _Request = {
+        **_further(options),
+        "k": k,
+        "title": title,
+        "seed": seed,
+        "ci": ci,
+        "n_boot": n_boot,
+        "model": model,
+        "plan": plan,
+        "baseline": baseline,
+        "divergence": divergence,
+    }
+    _check_options(opts)  # the options first, before any work
+    seed = resolve_seed(opts["seed"])
+    seeds = ReportSeeds.from_seed(seed)
+    div, trace_counts = _divergence_input(data, traces, opts)
+    ds_all = as_counts(data)
+    est = _estimate(ds_all, opts, seeds)
+    settings = _settings(data, est, opts, seed)
+    # every later result sees the tasks the estimate kept (the same for every system)
+    ds = ds_all.assign(
+        present=ds_all["present"]
+        & xr.DataArray(est.per_task["included"].values, dims=("system", "task"))
     )
-    out = tasks.merge(gap, on=["system", "task"], how="left", sort=False)
-    out.attrs["gap_k"] = int(kmax)
-    return out
+    sp = _spread(ds, settings, seeds.spread)
+    systems = [str(s) for s in ds["system"].values]
+    if settings.baseline is not None and settings.baseline not in systems:  # before the fit
+        raise OptionError(
+            f"baseline {settings.baseline!r} is not a system of the data (have "
+            f"{', '.join(systems)})"
+        )
+    # the k-curve first, while few per-task tables are alive (its estimates are the report's
+    # largest transient memory at a million tasks)
+    curve = _curve(ds, est, settings, seeds.curve)
+    model_res = _model_results(ds, opts["model"], settings, seeds, progress=opts["progress"])
+    comparison, ranking = _comparisons(ds, settings, seeds)
+    fitted = model_res.fit if model_res is not None else None
+    plan_res = _plan_results(ds, fitted, settings.kmax) if settings.plan else None
+    # the per-task table (~250 MB at a million tasks) once the planner's transients are gone
+    est.tasks  # noqa: B018 (built here, once: the flaky section and tasks.parquet read it)
+    return ReportResults(
+        settings=settings,
+        seeds=seeds,
+        data=data,
+        counts_all=ds_all,
+        counts=ds,
+        estimate=est,
+        spread=sp,
+        curve=curve,
+        comparison=comparison,
+        ranking=ranking,
+        model=model_res,
+        plan=plan_res,
+        slices=_slices(data),
+        divergence=div,
+        trace_counts=trace_counts,
+    )
+
+
+# ------------------------------------------------------------------- inputs and settings
+def _check_options(opts: _Request) -> None:
+    """Refuse an interval level out of (0, 1) and a ``model`` that is not True, False or a fit."""
+    if opts["ci"] is not None:
+        check_ci(opts["ci"])
+    model = opts["model"]
+    if not isinstance(model, Fit) and model is not True and model is not False:
+        raise TypeError(f"model= must be True, False or a passhat.Fit (got {type(model).__name__})")
+
+
+def _divergence_input(
+    data: Trials | xr.Dataset, traces: Traces | None, opts: _Request
+) -> tuple[Any, TraceCounts | None]:
+    """The divergence to show (given, or computed from ``traces``) and what the traces held;
+    the options checked before any other work."""
+    given = opts["divergence"]
+    if traces is not None:
+        if given is not None:
+            raise OptionError("give traces= or divergence=, not both")
+        div = trace_divergence(data, traces, tolerate_extra_lookups=opts["tolerate_extra_lookups"])
+        counts = TraceCounts(tool_calls=len(traces.steps), trials=len(traces.trials))
+        if counts.tool_calls:  # no tool call: the section says there is nothing to align
+            check_divergence(div)
+        return div, counts
+    if opts["tolerate_extra_lookups"]:
+        raise OptionError(
+            "{param} needs {traces}", param="tolerate_extra_lookups", also=("traces",)
+        )
+    if given is not None:
+        check_divergence(given)
+    return given, None
+
+
+def check_divergence(div: Any) -> None:
+    """Refuse a divergence result with nothing to show: neither a non-empty ``table`` nor
+    ``by_action`` data frame.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Div:
+    ...     table = pd.DataFrame()
+    >>> check_divergence(Div())
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: divergence= needs an object with a non-empty .table or \
+.by_action data frame
+    """
+    import pandas as pd
+
+    frames = (getattr(div, "table", None), getattr(div, "by_action", None))
+    has_rows = any(isinstance(f, pd.DataFrame) and len(f) for f in frames)
+    if not has_rows and not (getattr(div, "sentences", None) or []):
+        raise OptionError(
+            "divergence= needs an object with a non-empty .table or .by_action data frame"
+        )
+
+
+def trace_divergence(
+    data: Trials | xr.Dataset, traces: Traces, *, tolerate_extra_lookups: bool = False
+) -> Divergence:
+    """The divergence points of the traces of the report's runs.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        The report's runs.
+    traces : passhat.Traces
+        Traces of the same runs (e.g. read from the same τ-bench file).
+    tolerate_extra_lookups : bool
+        As in :func:`passhat.divergence`.
+
+    Returns
+    -------
+    passhat.Divergence
+
+    Raises
+    ------
+    OptionError
+        When none of the traces' tasks is among the runs' tasks: the trace
+        file of another benchmark (or another run) was given.
+
+    Examples
+    --------
+    >>> import passhat as ph, pandas as pd
+    >>> steps = pd.DataFrame({"task_id": ["x"], "trial": [0], "action": ["lookup"]})
+    >>> trials = pd.DataFrame({"task_id": ["x"], "trial": [0], "success": [True]})
+    >>> tr = ph.Traces.from_frames(steps, trials)
+    >>> trace_divergence(ph.load_example("abcd"), tr)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: traces: none of its 1 task(s) (e.g. x) is among the tasks of ...
+    """
+    trace_tasks = {str(t) for t in traces.trials["task_id"].unique()}
+    run_tasks = {str(t) for t in as_counts(data)["task"].values}
+    if trace_tasks and not trace_tasks & run_tasks:
+        where = traces.source.get("path")
+        src = provenance(data)
+        runs = src.get("example") or src.get("path") or "the runs"
+        raise OptionError(
+            f"traces{' ' + str(where) if where else ''}: none of its {len(trace_tasks)} task(s) "
+            f"(e.g. {', '.join(sorted(trace_tasks)[:3])}) is among the tasks of "
+            f"{runs} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
+            "give the trace file of the same runs"
+        )
+    return divergence(traces, tolerate_extra_lookups=tolerate_extra_lookups)
+
+
+def _default_title(data: Trials | xr.Dataset) -> str:
+    from pathlib import PurePath
+
+    src = provenance(data)
+    if "example" in src:
+        return f"Reliability report: bundled example {src['example']!r}"
+    if "path" in src:
+        return f"Reliability report: {PurePath(src['path']).name}"
+    return "Reliability report"
+
+
+def _settings(
+    data: Trials | xr.Dataset, est: Estimate, opts: _Request, seed: int
+) -> ReportSettings:
+    return ReportSettings(
+        ks=tuple(int(v) for v in est.settings["k"]),
+        ci=opts["ci"],
+        n_boot=opts["n_boot"],
+        seed=seed,
+        weights=opts["weights"],
+        on_short=opts["on_short"],
+        min_runs=opts["min_runs"],
+        unscored_tasks=opts["unscored_tasks"],
+        model_method=opts["model_method"],
+        compare_models=opts["compare_models"],
+        baseline=opts["baseline"],
+        plan=opts["plan"],
+        title=opts["title"] or _default_title(data),
+    )
+
+
+# ------------------------------------------------------------ estimate, curve and slices
+def _estimate(ds_all: xr.Dataset, opts: _Request, seeds: ReportSeeds) -> Estimate:
+    """The report's estimate on matched tasks, with intervals when ``ci`` is given."""
+    k = opts["k"]
+    est_opts: dict[str, Any] = {
+        "k": default_ks(ds_all) if k is None else k,
+        "weights": opts["weights"],
+        "on_short": opts["on_short"],
+        "min_runs": opts["min_runs"],
+        "unscored_tasks": opts["unscored_tasks"],
+        "matched": True,
+    }
+    if opts["ci"] is not None:
+        # the predictive interval: what a new benchmark of as many tasks would show
+        est_opts.update(
+            ci=opts["ci"],
+            seed=seeds.estimate,
+            n_boot=opts["n_boot"],
+            predictive=int(ds_all.sizes["task"]),
+        )
+    return estimate(ds_all, **est_opts)
+
+
+def _curve(ds: xr.Dataset, est: Estimate, settings: ReportSettings, seed: int) -> Any:
+    """pass^k and pass@k for k = 1..K (K: the largest k, or up to 20 when every task has
+    that many runs), with population-scope intervals; None without an included task."""
+    inc = est.per_task["included"].values.astype(bool)
+    n_inc = ds["n"].values[inc]
+    if not n_inc.size:
+        return None
+    kmax = int(max(settings.kmax, min(int(n_inc.min()), 20)))
+    return curve_frame(
+        ds, kmax=kmax, ci=settings.ci, seed=seed, n_boot=settings.n_boot, weights=settings.weights
+    )
+
+
+def _spread(ds: xr.Dataset, settings: ReportSettings, seed: int) -> Spread:
+    """The spread on the report's tasks, with its gap contributions at the largest k only: the
+    report shows no other (those at every k are ~130 MB at a million tasks)."""
+    sp = spread(
+        ds,
+        k=list(settings.ks),
+        weights=settings.weights,
+        on_short=settings.on_short,  # type: ignore[arg-type]
+        min_runs=settings.min_runs,
+        ci=settings.ci,
+        n_boot=settings.n_boot,
+        seed=seed,
+    )
+    return _gap_at_kmax(sp, settings.kmax)
+
+
+def _comparisons(
+    ds: xr.Dataset, settings: ReportSettings, seeds: ReportSeeds
+) -> tuple[Comparison | None, Ranking | None]:
+    """Each system against the baseline (two systems or more) and the ranking (three or more),
+    with intervals only."""
+    systems = [str(s) for s in ds["system"].values]
+    ks, ci, n_boot = list(settings.ks), settings.ci, settings.n_boot
+    if len(systems) < 2 or ci is None:
+        return None, None
+    comparison = compare(
+        ds,
+        k=ks,
+        ci=ci,
+        seed=seeds.comparison,
+        n_boot=n_boot,
+        intersect=True,
+        baseline=settings.baseline or systems[0],
+        weights=settings.weights,
+    )
+    ranking = None
+    if len(systems) >= MIN_SYSTEMS:  # two systems: the paired comparison says it
+        ranking = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seeds.ranking, intersect=True)
+    return comparison, ranking
+
+
+def _gap_at_kmax(sp: Spread, kmax: int) -> Spread:
+    """The spread with its gap contributions at the largest k only: the report shows no other
+    (those at every k are ~130 MB at a million tasks; this keeps the report's peak memory)."""
+    at_kmax = sp.contributions[sp.contributions["k"] == kmax].copy()
+    return replace(sp, contributions=at_kmax)
+
+
+def _slices(data: Trials | xr.Dataset) -> Slices | None:
+    """Runs by status, and by category when every run declares one (trials only)."""
+    if not isinstance(data, Trials):
+        return None
+    by = ["status"]
+    if "category" in data.frame.columns and data.frame["category"].notna().all():
+        by.append("category")
+    return slices(data, by=by)
+
+
+# ------------------------------------------------------------------------------ the model
+def _model_results(
+    ds: xr.Dataset,
+    model: bool | Fit,
+    settings: ReportSettings,
+    seeds: ReportSeeds,
+    *,
+    progress: bool | None,
+) -> ModelResults | None:
+    """Fit (or take) the hierarchical model and read what the report shows of it."""
+    if model is False:
+        return None
+    ks = list(settings.ks)
+    f = (
+        model
+        if isinstance(model, Fit)
+        else fit(ds, k=ks, seed=seeds.fit, method=settings.model_method, progress=False)
+    )
+    level = settings.ci or 0.95
+    summary = f.summary(k=ks, ci=level)
+    comparison = None
+    if settings.compare_models:
+        comparison = _model_comparison(ds, f, ks, seeds.inflated, progress=progress)
+    return ModelResults(
+        fit=f,
+        level=level,
+        summary=summary,
+        diagnostics=f.diagnostics,
+        label=str(f.method_label),
+        hyper=_hyper(f, level),
+        ppc=ppc_frame(f),
+        outside_notes=tuple(mean_outside_note(summary)),
+        comparison=comparison,
+    )
+
+
+def _hyper(f: Fit, level: float) -> Any:
+    """Per system: posterior mean and equal-tailed interval of μ, κ and the ICC."""
+    import pandas as pd
+
+    post = f.idata.posterior
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    rows = []
+    for system in (str(s) for s in post["system"].values):
+        row: dict[str, Any] = {"system": system}
+        for var in ("mu", "kappa", "icc"):
+            if var not in post:
+                continue
+            x = np.asarray(post[var].sel(system=system).values, dtype=float).ravel()
+            row[var] = float(np.mean(x))
+            row[f"{var}_ci_lower"] = float(np.quantile(x, lo_q))
+            row[f"{var}_ci_upper"] = float(np.quantile(x, hi_q))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _model_comparison(
+    ds: xr.Dataset, f: Fit, ks: list[int], seed: int, *, progress: bool | None
+) -> ModelComparison:
+    """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS), when
+    both fits pass their diagnostics."""
+    if not f.diagnostics.passed:
+        return ModelComparison("plain_failed")
+    # NUTS compiles first (seconds to a minute): progress on a terminal unless told otherwise
+    inflated = fit(ds, k=ks, seed=seed, model="inflated", progress=progress)
+    if not inflated.diagnostics.passed:
+        return ModelComparison("inflated_failed", problems=tuple(inflated.diagnostics.problems[:3]))
+    return ModelComparison(
+        "compared", table=compare_models({str(f.model): f, "inflated": inflated}).table
+    )
+
+
+# ------------------------------------------------------------------------------- the plan
+def _plan_results(ds: xr.Dataset, f: Fit | None, kmax: int) -> PlanResults:
+    """Per system with at least two tasks and k runs: the flip-rate runs, the next batch and
+    the designs of the same budget; with a plain Beta fit, what more runs would buy."""
+    detect = int(runs_to_detect(flip_rate=FLIP_RATE, confidence=0.95))
+    plans = []
+    for s, system in enumerate(str(x) for x in ds["system"].values):
+        present = ds["present"].values[s].astype(bool)
+        n = ds["n"].values[s][present]
+        c = ds["c"].values[s][present]
+        if n.size < 2 or int(n.sum()) < kmax:
+            continue
+        plans.append(
+            SystemPlan(
+                flips=_flips(system, n, c),
+                next_batch=_next_batch(ds, system, int(n.size), kmax),
+                design=_design(ds, f, system, n, kmax),
+            )
+        )
+    n_all = ds["n"].values[ds["present"].values.astype(bool)]
+    return PlanResults(
+        kmax=kmax,
+        flip_rate=FLIP_RATE,
+        half_width=HALF_WIDTH,
+        detect_runs=detect,
+        systems=tuple(plans),
+        more_runs=_more_runs(f, int(np.median(n_all)) if n_all.size else 1, kmax),
+    )
+
+
+def _flips(system: str, n: np.ndarray, c: np.ndarray) -> FlipPlan:
+    """Runs that bound the flip rate on the clean tasks and pin the flaky tasks' rates."""
+    flaky = (c > 0) & (c < n)
+    clean = c == n
+    n_clean = int(np.median(n[clean])) if clean.any() else int(np.median(n))
+    bound = float(failure_upper_bound(runs=max(n_clean, 1), failures=0, confidence=0.95))
+    plan = FlipPlan(
+        system=system,
+        clean_tasks=int(clean.sum()),
+        clean_runs=n_clean,
+        ruled_out_above=bound,
+        flaky_tasks=int(flaky.sum()),
+    )
+    if not flaky.any():
+        return plan
+    rate = min(max(float(np.median(c[flaky] / n[flaky])), 0.01), 0.99)
+    width = int(runs_for_width(half_width=HALF_WIDTH, rate=rate, method="wilson"))
+    extra = max(width - int(np.median(n[flaky])), 0)
+    return replace(
+        plan, flaky_rate=rate, width_runs=width, extra_runs_flaky=extra * int(flaky.sum())
+    )
+
+
+def _next_batch(ds: xr.Dataset, system: str, n_tasks: int, kmax: int) -> NextBatch:
+    """The next batch of as many runs as tasks, by :func:`passhat.plan.next_runs`."""
+    t = next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
+    return NextBatch(
+        system=system,
+        table=t.head(MAX_NEXT_ROWS).copy(),  # a copy: the whole batch is not kept
+        tasks=len(t),
+        sentence=t.attrs["sentences"][0] if t.attrs["sentences"] else "",
+        hedge=t.attrs.get("hedge_sentence"),  # the batch spread evenly, and why
+    )
+
+
+def _design(ds: xr.Dataset, f: Fit | None, system: str, n: np.ndarray, kmax: int) -> DesignPlan:
+    """The current design, the best design of the same budget and the one that halves the
+    population interval (assumptions: the model's posterior when it ran, else an ML
+    Beta-Binomial fit to the counts)."""
+    budget = int(n.sum())
+    post = f.idata.posterior if f is not None else None
+    from_model = post is not None and "mu" in post and "kappa" in post
+    try:
+        tab = design(budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system)
+    except (InputError, OptionError) as err:  # all pass (or fail), or too many runs to plan
+        return DesignPlan(system=system, budget=budget, from_model=from_model, error=str(err))
+    opt = tab.attrs["optimum"]
+    cur_n = round(float(np.median(n)))
+    cur = tab[
+        (tab["metric"] == "pass_hat_k")
+        & (tab["runs_per_task"] == cur_n)
+        & (tab["tasks"] == budget // cur_n)
+    ]
+    se_cur = float(cur["se_population"].iloc[0]) if len(cur) else math.nan
+    se_opt = float(opt["se_population"])
+    # se_population ∝ 1/√T at fixed n (exact under the design's model): tasks to halve it
+    target = se_cur / 2 if math.isfinite(se_cur) else se_opt / 2
+    return DesignPlan(
+        system=system,
+        budget=budget,
+        from_model=from_model,
+        current_tasks=int(n.size),
+        current_runs_per_task=cur_n,
+        se_current=se_cur,
+        se_current_benchmark=float(cur["se_benchmark"].iloc[0]) if len(cur) else math.nan,
+        best_tasks=int(opt["tasks"]),
+        best_runs_per_task=int(opt["runs_per_task"]),
+        best_runs=int(opt["runs"]),
+        se_best=se_opt,
+        se_best_benchmark=float(opt["se_benchmark"]),
+        half_tasks=math.ceil(opt["tasks"] * (se_opt / target) ** 2),
+        se_half=target,
+    )
+
+
+def _more_runs(f: Fit | None, n_runs: int, kmax: int) -> MoreRuns | None:
+    """The expected interval after as many more runs per task again (a plain Beta fit only)."""
+    if f is None or getattr(f, "model", None) != "beta":
+        return None
+    table = f.more_runs(runs=[n_runs], k=[kmax], simulations=MORE_RUNS_SIMULATIONS)
+    table = table[(table["metric"] == "pass_hat_k") & (table["k"] == kmax)]
+    summary = f.summary(k=[kmax])
+    pop = summary[(summary["metric"] == "pass_hat_k") & (summary["scope"] == "population")]
+    shares = {}
+    for system in table["system"].unique():
+        mine = pop[pop["system"] == system]
+        shares[str(system)] = float(mine["task_sampling_share"].iloc[0]) if len(mine) else math.nan
+    return MoreRuns(runs=n_runs, table=table, shares=shares)

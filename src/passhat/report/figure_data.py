@@ -223,7 +223,8 @@ def ppc_frame(fit: Any, *, ci: float = 0.9) -> pd.DataFrame:
 
 
 def ppc_text(fit: Any) -> dict[str, str]:
-    """Title and alt text of the posterior predictive check figure, from :meth:`passhat.Fit.ppc`.
+    """Title and alt text of the posterior predictive check figure, from :meth:`passhat.Fit.ppc`
+    (a fit, or its check as :func:`ppc_frame` gives it).
 
     Examples
     --------

@@ -41,14 +41,17 @@ from passhat.spread.beta import (
     beta_moment,
     solve_beta_kappa,
 )
-from passhat.spread.from_runs import DEFAULT_ALPHA, GAP_LEVELS, Spread, spread
-from passhat.spread.from_summary import BetaFit, SummarySpread, spread_from_summary
+from passhat.spread.from_runs import DEFAULT_ALPHA, GAP_LEVELS, spread
+from passhat.spread.from_summary import spread_from_summary
 from passhat.spread.heterogeneity import HeterogeneityTest, heterogeneity_test
+from passhat.spread.parts import BetaFit, MixedShareCheck, SpreadRow
+from passhat.spread.result import Spread, SummarySpread
 from passhat.spread.sentences import (
     CLUSTERED,
     compare_consistency,
     describe_parts,
     describe_row,
+    kappa_text,
 )
 
 __all__ = [
@@ -57,7 +60,9 @@ __all__ = [
     "GAP_LEVELS",
     "BetaFit",
     "HeterogeneityTest",
+    "MixedShareCheck",
     "Spread",
+    "SpreadRow",
     "SummarySpread",
     "beta_gap_concentration",
     "beta_mixed_share",
@@ -66,6 +71,7 @@ __all__ = [
     "describe_parts",
     "describe_row",
     "heterogeneity_test",
+    "kappa_text",
     "solve_beta_kappa",
     "spread",
     "spread_from_summary",

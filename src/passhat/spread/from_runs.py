@@ -6,14 +6,14 @@ Examples
 >>> import passhat as ph
 >>> sp = ph.spread(ph.load_example("abcd"), k=2, seed=0)
 >>> sp.table[["system", "ratio", "p_value", "clustered"]].round(3).to_dict(orient="records")[0]
-{'system': 'seed-example', 'ratio': 1.405, 'p_value': 0.007, 'clustered': True}
+{'system': 'seed-example', 'ratio': 1.405, 'p_value': 0.008, 'clustered': True}
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -21,17 +21,15 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._format import fmt_ratio, pct
-from passhat._repr import View, as_html, as_text
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_k
-from passhat.errors import OptionError
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, named_rng, root_seed
 from passhat.estimate import estimate as _estimate
+from passhat.estimate_result import Estimate
 from passhat.estimators import WeightSpec, as_counts
-from passhat.intervals import outside_mask
 from passhat.spread.heterogeneity import heterogeneity_test
-from passhat.spread.posterior import describe_method, posterior_spread
-from passhat.spread.sentences import describe_row
-from passhat.trials import Trials
+from passhat.spread.parts import SpreadRow
+from passhat.spread.posterior import SpreadPosterior, posterior_spread
+from passhat.spread.result import Spread
+from passhat.trials import Trials, provenance
 
 __all__ = ["DEFAULT_ALPHA", "GAP_LEVELS", "Spread", "spread"]
 
@@ -42,108 +40,10 @@ DEFAULT_ALPHA = 0.05
 GAP_LEVELS = (0.5, 0.8, 1.0)
 
 
-@dataclass
-class Spread:
-    """Result of :func:`spread`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per (system, k): tasks, mean, pass_at_k, pass_hat_k, uniform
-        (mean^k), ratio (pass^k / mean^k), consistency (pass^k / mean), gap
-        (mean − pass^k), flaky_share, the shares of tasks that carry 50%,
-        80% and 100% of the gap in this sample (``tasks_for_50``,
-        ``tasks_for_80``, ``tasks_for_100``), the model-based share of tasks
-        like these that carry 80% (``tasks_for_80_model``), the shares of
-        failing runs in always-fail and flaky tasks, and the system's
-        heterogeneity test: ``p_value``, ``clustered`` (the test rejects at
-        ``alpha``), ``testable`` and ``test_reason``. With ``ci``:
-        ``pass_hat_k_lower``/``_upper``, ``scope`` and ``method`` from the
-        estimator's population-scope intervals, and population-scope
-        intervals ``ratio_lower``/``_upper``, ``consistency_lower``/``_upper``
-        and ``tasks_for_80_model_lower``/``_upper`` (Beta-Binomial posterior,
-        joined with the homogeneous model when the test does not reject;
-        see :mod:`passhat.spread.posterior`).
-    shares : pandas.DataFrame
-        Per system: tasks, always_pass, always_fail, flaky (counts) and their
-        shares of the included tasks; failures (failing decided runs) and
-        how many of them lie in always-fail and in flaky tasks.
-    contributions : pandas.DataFrame
-        Per (system, k, task) with a positive contribution to the gap, worst
-        first: n, c, mean, pass_hat_k, contribution (weighted), share (of the
-        gap), cumulative (share), task_rank, task_share (rank / tasks).
-    excluded : pandas.DataFrame
-        Tasks left out (from :func:`passhat.estimate`).
-    method : dict
-        How each column is computed.
-    settings : dict
-        The options used (k, ci, alpha, n_boot, seed, ...).
-    heterogeneity : pandas.DataFrame
-        Per system: Tarone's test of "one common success rate, independent
-        runs" (:func:`passhat.spread.heterogeneity_test`): tasks, runs,
-        rate, statistic, p_value, alpha, clustered, testable, reason,
-        method; and the Beta-Binomial posterior's ICC (median, with an
-        interval when ``ci`` is given) and κ.
-    notes : list of str
-        Plain-language notes the output states: a figure that lies outside
-        its interval and why, and figures not given for fewer than two tasks
-        (how task rates spread is then not identified).
-    """
-
-    table: pd.DataFrame
-    shares: pd.DataFrame
-    contributions: pd.DataFrame
-    excluded: pd.DataFrame
-    method: dict[str, str] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    heterogeneity: pd.DataFrame = field(default_factory=pd.DataFrame)
-    notes: list[str] = field(default_factory=list)
-
-    def _view(self) -> View:
-        t = self.table
-        frame = pd.DataFrame(
-            {
-                "system": t["system"].astype(str),
-                "k": t["k"].astype(str),
-                "mean": [pct(v) for v in t["mean"]],
-                "pass^k": [pct(v) for v in t["pass_hat_k"]],
-                "mean^k (uniform)": [pct(v) for v in t["uniform"]],
-                "pass^k / mean^k": [fmt_ratio(v) + "×" for v in t["ratio"]],
-                "gap": [f"{v * 100:.1f} pts" for v in t["gap"]],
-                "flaky tasks": [pct(v, 0) for v in t["flaky_share"]],
-            }
-        )
-        notes = (
-            "mean^k is pass^k if every task had the same success rate; any spread of task rates "
-            "puts pass^k above it, so .heterogeneity tests whether failures cluster beyond what "
-            "independent runs at a common rate give; .contributions lists the tasks with the gap.",
-        )
-        return View("Spread: measured pass^k against the uniform-spread reference", frame, notes)
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-    def row(self, system: str, k: int) -> pd.Series:
-        """The table row of one system and k."""
-        k = check_k(k)  # k=True would match the k = 1 row
-        sel = self.table[(self.table["system"] == system) & (self.table["k"] == k)]
-        if len(sel) != 1:
-            raise OptionError(f"no spread row for system={system!r}, k={k}")
-        return sel.iloc[0]
-
-    def sentence(self, system: str, k: int) -> str:
-        """Plain-language reading of one row, written from its numbers (:func:`describe_row`)."""
-        r = self.row(system, k)
-        return describe_row(r)
-
-
 def spread(
     data: Trials | xr.Dataset,
     *,
-    k: int | Sequence[int] = (1, 2, 5),
+    k: int | Sequence[int] | None = None,
     weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
@@ -157,8 +57,9 @@ def spread(
     ----------
     data : Trials or xarray.Dataset
         Trials or a count table.
-    k : int or sequence of int
-        k values.
+    k : int or sequence of int, optional
+        k values; default 1, 2 and 5 capped at the fewest decided runs
+        (:func:`passhat.exclusions.default_ks`, the default of every entry point).
     weights, on_short, min_runs
         As in :func:`passhat.estimate`.
     ci : float, optional
@@ -200,26 +101,82 @@ def spread(
     if ci is not None:
         opts.update(ci=ci, n_boot=n_boot, seed=seed)
     est = _estimate(ds, **opts)
-    ks = [int(v) for v in est.settings["k"]]
+    cnt = _task_counts(ds, est)
+    shares = _shares(cnt)
+    het, post = _uncertainty(
+        cnt.systems,
+        cnt.n,
+        cnt.c,
+        cnt.inc,
+        cnt.ks,
+        level=level,
+        alpha=alpha,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    gap = _GapSplit.of(cnt)
+    notes = [x for x in est.notes if x.startswith("k = ") and " left out: " in x]  # k too big
+    notes += [x for x in est.notes if " have weight 0 and are left out " in x]
+    return Spread(
+        rows=tuple(_rows(cnt, est, shares, het, post, gap, alpha=alpha, with_ci=ci is not None)),
+        shares=shares,
+        contributions=_contributions(cnt, gap),
+        excluded=est.excluded,
+        heterogeneity=het,
+        settings={**est.settings, "ci": ci, "seed": seed, "alpha": alpha, "n_boot": n_boot},
+        alpha=alpha,
+        weighted=_weighted(cnt.w, cnt.inc),
+        estimate_notes=tuple(notes),
+        source=provenance(data),
+    )
+
+
+@dataclass(frozen=True)
+class _TaskCounts:
+    """Per (system, task) counts of the spread's data, and the per-task estimates at each k."""
+
+    systems: list[str]
+    tasks: NDArray[np.object_]
+    ks: list[int]
+    n: NDArray[np.int64]  # (system, task)
+    c: NDArray[np.int64]
+    inc: NDArray[np.bool_]  # included in the averages
+    w: NDArray[np.float64]  # task weights
+    mean_t: NDArray[np.float64]  # (system, task, k)
+    hat_t: NDArray[np.float64]
+
+    @property
+    def n_inc(self) -> NDArray[np.int64]:
+        """Included tasks per system."""
+        return np.asarray(self.inc.sum(axis=1), dtype=np.int64)
+
+
+def _task_counts(ds: xr.Dataset, est: Estimate) -> _TaskCounts:
     per = est.per_task
-    systems = [str(s) for s in ds["system"].values]
-    tasks = np.asarray([str(t) for t in ds["task"].values], dtype=object)
-    inc = np.asarray(per["included"].values, dtype=bool)
-    w = np.asarray(per["weight"].values, dtype=float)
-    n = np.asarray(ds["n"].values, dtype=np.int64)
-    c = np.asarray(ds["c"].values, dtype=np.int64)
-    mean_t = np.asarray(per["mean"].values, dtype=float)  # (s, t, k)
-    hat_t = np.asarray(per["pass_hat_k"].values, dtype=float)
-    contrib = np.where(inc[..., None], w[..., None] * (mean_t - hat_t), 0.0)
-    contrib = np.where(np.isfinite(contrib), np.maximum(contrib, 0.0), 0.0)
+    return _TaskCounts(
+        systems=[str(s) for s in ds["system"].values],
+        tasks=np.asarray([str(t) for t in ds["task"].values], dtype=object),
+        ks=[int(v) for v in est.settings["k"]],
+        n=np.asarray(ds["n"].values, dtype=np.int64),
+        c=np.asarray(ds["c"].values, dtype=np.int64),
+        inc=np.asarray(per["included"].values, dtype=bool),
+        w=np.asarray(per["weight"].values, dtype=float),
+        mean_t=np.asarray(per["mean"].values, dtype=float),
+        hat_t=np.asarray(per["pass_hat_k"].values, dtype=float),
+    )
+
+
+def _shares(cnt: _TaskCounts) -> pd.DataFrame:
+    """Per system: always-pass, always-fail and flaky tasks, and where the failing runs are."""
+    inc, n, c = cnt.inc, cnt.n, cnt.c
     always_pass = inc & (c == n) & (n > 0)
     always_fail = inc & (c == 0) & (n > 0)
     flaky = inc & (c > 0) & (c < n)
-    n_inc = inc.sum(axis=1)
+    n_inc = cnt.n_inc
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = pd.DataFrame(
             {
-                "system": systems,
+                "system": cnt.systems,
                 "tasks": n_inc.astype(int),
                 "always_pass": always_pass.sum(axis=1).astype(int),
                 "always_fail": always_fail.sum(axis=1).astype(int),
@@ -236,173 +193,156 @@ def spread(
         shares["failures_flaky"] = np.where(flaky, fails, 0).sum(axis=1).astype(int)
         shares["failures_always_fail_share"] = shares["failures_always_fail"] / total_fails
         shares["failures_flaky_share"] = shares["failures_flaky"] / total_fails
-    het, post = _uncertainty(
-        systems, n, c, inc, ks, level=level, alpha=alpha, n_boot=n_boot, seed=seed
-    )
-    # Sort each (system, k) column of contributions, worst first (stable on task order).
-    order = np.argsort(-contrib, axis=1, kind="stable")  # (s, t, k)
-    sorted_c = np.take_along_axis(contrib, order, axis=1)
-    gap = sorted_c.sum(axis=1)  # (s, k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cum = np.cumsum(sorted_c, axis=1) / np.where(gap > 0, gap, 1.0)[:, None, :]
-    tasks_for: dict[float, NDArray[np.float64]] = {}
-    for level in GAP_LEVELS:
-        # smallest number of tasks whose cumulative share reaches the level
-        reach = cum >= level - 1e-12
-        first = np.where(reach.any(axis=1), reach.argmax(axis=1) + 1, 0)
+    return shares
+
+
+@dataclass(frozen=True)
+class _GapSplit:
+    """The gap mean − pass^k split by task, each (system, k) sorted worst first."""
+
+    order: NDArray[np.int64]  # (system, task, k): task positions, worst first
+    sorted_c: NDArray[np.float64]  # contributions in that order
+    gap: NDArray[np.float64]  # (system, k)
+    cum: NDArray[np.float64]  # cumulative share of the gap
+    tasks_for: dict[float, NDArray[np.float64]]  # level -> (system, k) share of tasks
+
+    @classmethod
+    def of(cls, cnt: _TaskCounts) -> _GapSplit:
+        inc, w = cnt.inc, cnt.w
+        contrib = np.where(inc[..., None], w[..., None] * (cnt.mean_t - cnt.hat_t), 0.0)
+        contrib = np.where(np.isfinite(contrib), np.maximum(contrib, 0.0), 0.0)
+        # Sort each (system, k) column of contributions, worst first (stable on task order).
+        order = np.argsort(-contrib, axis=1, kind="stable")  # (s, t, k)
+        sorted_c = np.take_along_axis(contrib, order, axis=1)
+        gap = sorted_c.sum(axis=1)  # (s, k)
         with np.errstate(invalid="ignore", divide="ignore"):
-            tasks_for[level] = np.where(gap > 1e-15, first / np.maximum(n_inc, 1)[:, None], 0.0)
+            cum = np.cumsum(sorted_c, axis=1) / np.where(gap > 0, gap, 1.0)[:, None, :]
+        tasks_for: dict[float, NDArray[np.float64]] = {}
+        n_inc = cnt.n_inc
+        for level in GAP_LEVELS:
+            # smallest number of tasks whose cumulative share reaches the level
+            reach = cum >= level - 1e-12
+            first = np.where(reach.any(axis=1), reach.argmax(axis=1) + 1, 0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(gap > 1e-15, first / np.maximum(n_inc, 1)[:, None], 0.0)
+            tasks_for[level] = share
+        return cls(order=order, sorted_c=sorted_c, gap=gap, cum=cum, tasks_for=tasks_for)
+
+
+def _ratio(hat: float, uni: float) -> float:
+    """pass^k / mean^k: infinite above a zero reference, undefined at 0/0."""
+    return hat / uni if uni > 0 else (math.inf if hat > 0 else math.nan)
+
+
+def _rows(
+    cnt: _TaskCounts,
+    est: Estimate,
+    shares: pd.DataFrame,
+    het: pd.DataFrame,
+    post: list[SpreadPosterior],
+    gap: _GapSplit,
+    *,
+    alpha: float,
+    with_ci: bool,
+) -> list[SpreadRow]:
+    """One typed row per (system, k)."""
     wide = est.wide()
     rows = []
-    for si, name in enumerate(systems):
-        for ki, kv in enumerate(ks):
+    for si, name in enumerate(cnt.systems):
+        sh, h = shares.iloc[si], het.iloc[si]
+        for ki, kv in enumerate(cnt.ks):
             sel = wide[(wide["system"] == name) & (wide["k"] == kv)].iloc[0]
             m, hat = float(sel["mean"]), float(sel["pass_hat_k"])
             if kv == 1:
                 hat = m  # equal by definition; no rounding residue in the ratio or the gap
             uni = m**kv
-            row: dict[str, Any] = {
-                "system": name,
-                "k": kv,
-                "tasks": int(n_inc[si]),
-                "mean": m,
-                "pass_at_k": float(sel["pass_at_k"]),
-                "pass_hat_k": hat,
-                "uniform": uni,
-                "ratio": hat / uni if uni > 0 else (math.inf if hat > 0 else math.nan),
-                "consistency": hat / m if m > 0 else math.nan,
-                "gap": m - hat,
-                "flaky_share": float(shares["flaky_share"].iloc[si]),
-                "always_pass_share": float(shares["always_pass_share"].iloc[si]),
-                "always_fail_share": float(shares["always_fail_share"].iloc[si]),
-                "tasks_for_50": float(tasks_for[0.5][si, ki]),
-                "tasks_for_80": float(tasks_for[0.8][si, ki]),
-                "tasks_for_100": float(tasks_for[1.0][si, ki]),
-                "failures_always_fail_share": float(shares["failures_always_fail_share"].iloc[si]),
-                "failures_flaky_share": float(shares["failures_flaky_share"].iloc[si]),
-                "tasks_for_80_model": post[si].per_k[kv]["tasks_for_80_model"],
-                "p_value": float(het.iloc[si]["p_value"]),
-                "alpha": alpha,
-                "clustered": bool(het.iloc[si]["clustered"]),
-                "testable": bool(het.iloc[si]["testable"]),
-                "test_reason": str(het.iloc[si]["reason"]),
-            }
-            if ci is not None:
-                t = est.table
-                iv = t[
-                    (t["system"] == name)
-                    & (t["k"] == kv)
-                    & (t["metric"] == "pass_hat_k")
-                    & (t["scope"] == "population")
-                ]
-                if len(iv):
-                    row["pass_hat_k_lower"] = float(iv["lower"].iloc[0])
-                    row["pass_hat_k_upper"] = float(iv["upper"].iloc[0])
-                    row["scope"] = "population"
-                    row["method"] = str(iv["method"].iloc[0])
-                pk = post[si].per_k[kv]
-                for key in ("ratio", "consistency", "tasks_for_80_model"):
-                    row[f"{key}_lower"] = pk[f"{key}_lower"]
-                    row[f"{key}_upper"] = pk[f"{key}_upper"]
-            rows.append(row)
-    table = pd.DataFrame(rows)
-    notes = [x for x in est.notes if x.startswith("k = ") and " left out: " in x]  # k too big
-    notes += [x for x in est.notes if " have weight 0 and are left out " in x]
-    notes += _outside_notes(table) if ci is not None else []
-    if (n_inc < 2).any():
-        few = ", ".join(s for s, m in zip(systems, n_inc, strict=True) if m < 2)
-        notes.append(
-            f"{few}: fewer than two tasks, so how task rates spread across tasks is not "
-            "identified; the model-based figures (ratio and consistency intervals, ICC, the "
-            "model share of tasks carrying the gap) are not given."
-        )
-    crow = []
-    for si, name in enumerate(systems):
-        for ki, kv in enumerate(ks):
-            pos = order[si, :, ki]
-            vals = sorted_c[si, :, ki]
+            pk = post[si].per_k[kv]
+            extra = _interval_fields(est, name, kv, pk) if with_ci else {}
+            rows.append(
+                SpreadRow(
+                    system=name,
+                    k=kv,
+                    tasks=int(cnt.n_inc[si]),
+                    mean=m,
+                    pass_at_k=float(sel["pass_at_k"]),
+                    pass_hat_k=hat,
+                    uniform=uni,
+                    ratio=_ratio(hat, uni),
+                    consistency=hat / m if m > 0 else math.nan,
+                    gap=m - hat,
+                    flaky_share=float(sh["flaky_share"]),
+                    always_pass_share=float(sh["always_pass_share"]),
+                    always_fail_share=float(sh["always_fail_share"]),
+                    tasks_for_50=float(gap.tasks_for[0.5][si, ki]),
+                    tasks_for_80=float(gap.tasks_for[0.8][si, ki]),
+                    tasks_for_100=float(gap.tasks_for[1.0][si, ki]),
+                    failures_always_fail_share=float(sh["failures_always_fail_share"]),
+                    failures_flaky_share=float(sh["failures_flaky_share"]),
+                    tasks_for_80_model=pk["tasks_for_80_model"],
+                    p_value=float(h["p_value"]),
+                    alpha=alpha,
+                    clustered=bool(h["clustered"]),
+                    testable=bool(h["testable"]),
+                    test_reason=str(h["reason"]),
+                    **extra,
+                )
+            )
+    return rows
+
+
+def _interval_fields(est: Estimate, system: str, k: int, pk: dict[str, float]) -> dict[str, Any]:
+    """The population-scope intervals of one row: pass^k's from the estimate, the model's."""
+    t = est.table
+    iv = t[
+        (t["system"] == system)
+        & (t["k"] == k)
+        & (t["metric"] == "pass_hat_k")
+        & (t["scope"] == "population")
+    ]
+    out: dict[str, Any] = {}
+    if len(iv):
+        out["pass_hat_k_lower"] = float(iv["lower"].iloc[0])
+        out["pass_hat_k_upper"] = float(iv["upper"].iloc[0])
+        out["scope"] = "population"
+        out["method"] = str(iv["method"].iloc[0])
+    for key in ("ratio", "consistency", "tasks_for_80_model"):
+        out[f"{key}_lower"] = pk[f"{key}_lower"]
+        out[f"{key}_upper"] = pk[f"{key}_upper"]
+    return out
+
+
+def _contributions(cnt: _TaskCounts, gap: _GapSplit) -> pd.DataFrame:
+    """Per (system, k, task) with a positive contribution to the gap, worst first."""
+    frames = []
+    for si, name in enumerate(cnt.systems):
+        for ki, kv in enumerate(cnt.ks):
+            pos = gap.order[si, :, ki]
+            vals = gap.sorted_c[si, :, ki]
             keep = vals > 0
             pos, vals = pos[keep], vals[keep]
-            g = float(gap[si, ki])
-            frame = pd.DataFrame(
-                {
-                    "system": name,
-                    "k": kv,
-                    "task": tasks[pos],
-                    "n": n[si, pos],
-                    "c": c[si, pos],
-                    "mean": mean_t[si, pos, ki],
-                    "pass_hat_k": hat_t[si, pos, ki],
-                    "contribution": vals,
-                    "share": vals / g if g > 0 else vals * np.nan,
-                    "cumulative": cum[si, : len(vals), ki],
-                    "task_rank": np.arange(1, len(vals) + 1),
-                    "task_share": np.arange(1, len(vals) + 1) / max(int(n_inc[si]), 1),
-                }
+            g = float(gap.gap[si, ki])
+            ranks = np.arange(1, len(vals) + 1)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "system": name,
+                        "k": kv,
+                        "task": cnt.tasks[pos],
+                        "n": cnt.n[si, pos],
+                        "c": cnt.c[si, pos],
+                        "mean": cnt.mean_t[si, pos, ki],
+                        "pass_hat_k": cnt.hat_t[si, pos, ki],
+                        "contribution": vals,
+                        "share": vals / g if g > 0 else vals * np.nan,
+                        "cumulative": gap.cum[si, : len(vals), ki],
+                        "task_rank": ranks,
+                        "task_share": ranks / max(int(cnt.n_inc[si]), 1),
+                    }
+                )
             )
-            crow.append(frame)
-    contributions = (
-        pd.concat(crow, ignore_index=True)
-        if crow
-        else pd.DataFrame(columns=["system", "k", "task", "contribution"])
-    )
-    method = {
-        "mean": "weighted average of per-task c/n",
-        "pass_hat_k": "weighted average of per-task unbiased C(c,k)/C(n,k)",
-        "uniform": "mean^k: pass^k if every task had the same success rate",
-        "ratio": "pass^k / mean^k (> 1: failures cluster in some tasks)",
-        "consistency": "pass^k / mean",
-        "gap": "mean − pass^k, split by task as w_i (c_i/n_i − C(c_i,k)/C(n_i,k))",
-        "shares": "share of included tasks (unweighted) by decided runs: all pass, all fail, both",
-        "tasks_for_x": (
-            "smallest share of these tasks whose sample contributions sum to x of the gap "
-            "(overstates the concentration at few runs per task; see tasks_for_80_model)"
-        ),
-        "failures_x_share": "share of failing decided runs in always-fail / flaky tasks",
-        "heterogeneity": (
-            f"Tarone's score test of one common success rate with independent runs; "
-            f"clustered = the test rejects at α = {alpha:g}"
-        ),
-        **describe_method(_weighted(w, inc)),
-    }
-    return Spread(
-        table=table,
-        shares=shares,
-        contributions=contributions,
-        excluded=est.excluded,
-        method=method,
-        settings={**est.settings, "ci": ci, "seed": seed, "alpha": alpha, "n_boot": n_boot},
-        heterogeneity=het,
-        notes=notes,
-    )
-
-
-def _outside_notes(table: pd.DataFrame) -> list[str]:
-    """One sentence per figure whose sample value lies outside its population interval.
-
-    The sample ratio pass^k / mean^k divides the unbiased pass^k by the plug-in mean^k, which
-    at a few runs per task puts it below 1 even when every task has the same rate, while the
-    population ratio is ≥ 1 for any spread of task rates (Jensen); the interval is the
-    population one (:mod:`passhat.spread.posterior`). Said, never left for the reader to find.
-    """
-    notes: list[str] = []
-    for key, name in (("ratio", "pass^k / mean^k"), ("consistency", "pass^k / mean")):
-        if f"{key}_lower" not in table.columns:
-            continue
-        out = outside_mask(table[key], table[f"{key}_lower"], table[f"{key}_upper"])
-        if not out.any():
-            continue
-        r = table[out].iloc[0]
-        notes.append(
-            f"{int(out.sum())} sample {name} value(s) lie outside their population interval, "
-            f"e.g. {r['system']} k = {int(r['k'])}: {float(r[key]):.3f} against "
-            f"{float(r[f'{key}_lower']):.3f}–{float(r[f'{key}_upper']):.3f}. The "
-            "sample value describes these tasks and is noisy at a few runs per task (the "
-            "unbiased pass^k over the plug-in mean^k runs below 1 even when every task has the "
-            "same rate); the interval is for tasks like these, whose ratio is at least 1 for "
-            "any spread of task rates (Jensen)."
-        )
-    return notes
+    if not frames:
+        return pd.DataFrame(columns=["system", "k", "task", "contribution"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def _weighted(w: NDArray[np.float64], inc: NDArray[np.bool_]) -> bool:
@@ -425,14 +365,16 @@ def _uncertainty(
     alpha: float,
     n_boot: int,
     seed: int | None,
-) -> tuple[pd.DataFrame, list[Any]]:
+) -> tuple[pd.DataFrame, list[SpreadPosterior]]:
     """Per system: the heterogeneity test and the model-based figures (:mod:`.posterior`)."""
-    rngs = np.random.default_rng(seed).spawn(2 * len(systems))
+    root = root_seed(seed)
     rows = []
     posts = []
     for si, name in enumerate(systems):  # over systems, not tasks
         keep = inc[si]
-        test = heterogeneity_test(n[si, keep], c[si, keep], n_draws=n_boot, seed=rngs[2 * si])
+        test_rng, post_rng = named_rng(root, name).spawn(2)  # its own: not its neighbours'
+
+        test = heterogeneity_test(n[si, keep], c[si, keep], n_draws=n_boot, seed=test_rng)
         clustered = test.rejects(alpha)
         post = posterior_spread(
             n[si, keep],
@@ -440,7 +382,7 @@ def _uncertainty(
             ks=ks,
             ci=level if level is not None else 1.0 - alpha,
             homogeneous=not clustered,
-            rng=rngs[2 * si + 1],
+            rng=post_rng,
         )
         posts.append(post)
         row: dict[str, Any] = {"system": name, **test.to_dict(), "alpha": alpha}

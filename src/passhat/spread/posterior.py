@@ -40,7 +40,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -48,7 +47,7 @@ from numpy.typing import ArrayLike, NDArray
 from passhat.model.grid import grid_posterior
 from passhat.spread.beta import beta_gap_concentration, beta_moment
 
-__all__ = ["MODEL_LEVELS", "SpreadPosterior", "describe_method", "posterior_spread"]
+__all__ = ["MODEL_LEVELS", "SpreadPosterior", "posterior_spread"]
 
 #: Shares of the gap for which the model-based share of tasks is given.
 MODEL_LEVELS = (0.8,)
@@ -192,27 +191,3 @@ def posterior_spread(
             row[f"{key}_lower"], row[f"{key}_upper"] = lo, hi
         out.per_k[kk] = row
     return out
-
-
-def describe_method(weighted: bool) -> dict[str, Any]:
-    """The method notes of the model-based columns (for :attr:`passhat.spread.Spread.method`)."""
-    notes = {
-        "ratio_interval": (
-            "population scope: E[p^k] / (E p)^k for tasks like these; Beta-Binomial posterior "
-            "(exact grid) interval, joined with the homogeneous model's (ratio 1) when the "
-            "heterogeneity test does not reject at level 1 − ci. The population ratio is ≥ 1 "
-            "for any spread of task rates (Jensen); a sample ratio below 1 is noise."
-        ),
-        "tasks_for_x_model": (
-            "share of tasks like these, ranked by their gap p − p^k, that carry x of the "
-            "expected gap, under the fitted Beta (posterior median and interval; the sample "
-            "share tasks_for_x overstates the concentration at few runs per task)"
-        ),
-        "icc": "run-to-run correlation within a task, 1/(κ + 1), Beta-Binomial posterior",
-    }
-    if weighted:
-        notes["weights"] = (
-            "the model-based figures treat tasks as equally weighted; the sample figures use "
-            "the declared weights"
-        )
-    return notes

@@ -16,8 +16,10 @@ Modules
     Aligning a failing run against passing runs (strict, or tolerating extra
     lookups) and reading off what differs.
 :mod:`~passhat.traces.divergence_points`
-    The rules, :func:`divergence` and its result :class:`Divergence` (per
-    run, per task, per tool and per stage).
+    The rules and :func:`divergence`.
+:mod:`~passhat.traces.result`
+    Its result :class:`Divergence` (per run, per task, per tool and per
+    stage), what it shows and every sentence it says.
 
 Examples
 --------
@@ -45,12 +47,14 @@ from passhat.traces.container import (
     is_lookup_name,
     normalise,
 )
-from passhat.traces.divergence_points import Divergence, divergence
+from passhat.traces.divergence_points import divergence
+from passhat.traces.result import Divergence, TraceInput
 
 __all__ = [
     "DEFAULT_LOOKUP_PATTERN",
     "DEFAULT_SKIP_TOOLS",
     "Divergence",
+    "TraceInput",
     "Traces",
     "canonical_args",
     "divergence",

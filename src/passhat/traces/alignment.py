@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -222,55 +223,80 @@ def align_tolerant(
     >>> int(lcp[0]), refine(1, 0, int(lcp[0]))
     (1, (2, 'substitutes', ['pay()'], 'refund', 1))
     """
-    n = len(steps)
-    tid = steps["_tid"].to_numpy().astype(np.int64)
-    lookup = steps["lookup"].to_numpy(dtype=bool)
-    is_act = (~lookup).astype(np.int64)
-    codes, uniques = pd.factorize(steps["token"], sort=False)
-    cum = np.cumsum(is_act)
-    base = np.concatenate([[0], cum])[trial_first_step] if n_trials else np.zeros(0, np.int64)
-    col = 2 * (cum - is_act - base[tid]) + is_act if n else np.zeros(0, np.int64)
-    n_acts = np.bincount(tid[is_act == 1], minlength=n_trials) if n_trials else np.zeros(0)
-    replen = (2 * n_acts + 1).astype(np.int64)
-    width = int(replen.max()) if n_trials else 1
-    flat = tid * width + col
-    cnt = np.bincount(flat, minlength=n_trials * width).reshape(n_trials, width)
-    cend = trial_first_step[:, None] + np.cumsum(cnt, axis=1)
-    cstart = cend - cnt
-    # lookup columns: order-free 64-bit key of the multiset (0 = empty); action columns: token
-    rng = np.random.default_rng(20260511)
-    r_lookup = rng.integers(1, 2**63, size=len(uniques), dtype=np.uint64)
-    h = np.zeros(n_trials * width, dtype=np.uint64)
-    lk_rows = np.flatnonzero(lookup)
-    if len(lk_rows):
-        lflat = flat[lk_rows]
-        starts = np.flatnonzero(np.r_[True, lflat[1:] != lflat[:-1]])
-        with np.errstate(over="ignore"):
-            h[lflat[starts]] = np.add.reduceat(r_lookup[codes[lk_rows]], starts)
-    h2 = h.reshape(n_trials, width)
-    colidx = np.arange(width)
-    valid = colidx[None, :] < replen[:, None]
-    mat = np.full((n_trials, width), -1, dtype=np.int64)
-    even = valid & (colidx[None, :] % 2 == 0)
-    mat[even] = pd.factorize(h2[even])[0]
-    acts = np.flatnonzero(is_act)
-    mat[tid[acts], col[acts]] = codes[acts]
+    cols = _TolerantColumns.of(steps, n_trials, trial_first_step)
+    lcp = _tolerant_lcp(cols, pf, pp, chunk)
+    return cols.mat, lcp, _tolerant_refine(cols, tok, act, trial_first_step)
 
-    cache: dict[tuple[int, int], bool] = {}
 
-    def contains(tf: int, tp: int, c: int) -> bool:
+@dataclass(frozen=True)
+class _TolerantColumns:
+    """Each trial read as columns ``L0 A1 L1 … An Ln``: per (trial, column) a code (an action's
+    token; a lookup multiset's order-free key, 0 = empty; -1 = padding) and its step rows."""
+
+    mat: np.ndarray  # (trial, column) codes
+    codes: np.ndarray  # per step: its token's code
+    cstart: np.ndarray  # (trial, column): first step row
+    cend: np.ndarray  # (trial, column): one past the last step row
+    replen: np.ndarray  # per trial: its number of columns, 2·actions + 1
+    width: int
+    _contains: dict[tuple[int, int], bool] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, steps: pd.DataFrame, n_trials: int, trial_first_step: np.ndarray
+    ) -> _TolerantColumns:
+        n = len(steps)
+        tid = steps["_tid"].to_numpy().astype(np.int64)
+        lookup = steps["lookup"].to_numpy(dtype=bool)
+        is_act = (~lookup).astype(np.int64)
+        codes, uniques = pd.factorize(steps["token"], sort=False)
+        cum = np.cumsum(is_act)
+        base = np.concatenate([[0], cum])[trial_first_step] if n_trials else np.zeros(0, np.int64)
+        col = 2 * (cum - is_act - base[tid]) + is_act if n else np.zeros(0, np.int64)
+        n_acts = np.bincount(tid[is_act == 1], minlength=n_trials) if n_trials else np.zeros(0)
+        replen = (2 * n_acts + 1).astype(np.int64)
+        width = int(replen.max()) if n_trials else 1
+        flat = tid * width + col
+        cnt = np.bincount(flat, minlength=n_trials * width).reshape(n_trials, width)
+        cend = trial_first_step[:, None] + np.cumsum(cnt, axis=1)
+        # lookup columns: order-free 64-bit key of the multiset (0 = empty); action columns: token
+        rng = np.random.default_rng(20260511)
+        r_lookup = rng.integers(1, 2**63, size=len(uniques), dtype=np.uint64)
+        h = np.zeros(n_trials * width, dtype=np.uint64)
+        lk_rows = np.flatnonzero(lookup)
+        if len(lk_rows):
+            lflat = flat[lk_rows]
+            starts = np.flatnonzero(np.r_[True, lflat[1:] != lflat[:-1]])
+            with np.errstate(over="ignore"):
+                h[lflat[starts]] = np.add.reduceat(r_lookup[codes[lk_rows]], starts)
+        h2 = h.reshape(n_trials, width)
+        colidx = np.arange(width)
+        valid = colidx[None, :] < replen[:, None]
+        mat = np.full((n_trials, width), -1, dtype=np.int64)
+        even = valid & (colidx[None, :] % 2 == 0)
+        mat[even] = pd.factorize(h2[even])[0]
+        acts = np.flatnonzero(is_act)
+        mat[tid[acts], col[acts]] = codes[acts]
+        return cls(mat, codes, cend - cnt, cend, replen, width)
+
+    def contains(self, tf: int, tp: int, c: int) -> bool:
         """Whether F's lookup multiset at column c contains P's."""
-        k = (int(mat[tf, c]), int(mat[tp, c]))
-        v = cache.get(k)
+        k = (int(self.mat[tf, c]), int(self.mat[tp, c]))
+        v = self._contains.get(k)
         if v is None:
-            have = Counter(codes[cstart[tf, c] : cend[tf, c]].tolist())
-            need = Counter(codes[cstart[tp, c] : cend[tp, c]].tolist())
+            have = Counter(self.codes[self.cstart[tf, c] : self.cend[tf, c]].tolist())
+            need = Counter(self.codes[self.cstart[tp, c] : self.cend[tp, c]].tolist())
             v = not (need - have)
-            cache[k] = v
+            self._contains[k] = v
         return v
 
+
+def _tolerant_lcp(cols: _TolerantColumns, pf: np.ndarray, pp: np.ndarray, chunk: int) -> np.ndarray:
+    """Per pair, the first column where F stops following P: equal codes, or at a lookup
+    column F's multiset containing P's."""
+    mat, replen = cols.mat, cols.replen
     lcp = np.empty(len(pf), dtype=np.int64)
-    step_rows = max(1, chunk // width)
+    step_rows = max(1, chunk // cols.width)
     for lo in range(0, len(pf), step_rows):
         hi = min(len(pf), lo + step_rows)
         a = mat[pf[lo:hi]]
@@ -286,7 +312,7 @@ def align_tolerant(
             if not len(active):
                 break
             ok = np.fromiter(
-                (contains(int(pf[lo + r]), int(pp[lo + r]), int(pos[r])) for r in active),
+                (cols.contains(int(pf[lo + r]), int(pp[lo + r]), int(pos[r])) for r in active),
                 dtype=bool,
                 count=len(active),
             )
@@ -294,6 +320,14 @@ def align_tolerant(
             eq[active, pos[active]] = True
             pos[active] = np.argmin(eq[active], axis=1)
         lcp[lo:hi] = pos
+    return lcp
+
+
+def _tolerant_refine(
+    cols: _TolerantColumns, tok: np.ndarray, act: np.ndarray, trial_first_step: np.ndarray
+) -> Refine:
+    """What differs where F stops following P (see :data:`Refine`)."""
+    mat, cstart, cend, replen = cols.mat, cols.cstart, cols.cend, cols.replen
     size = cend - cstart
 
     def refine(tid_f: int, tid_p: int, c: int) -> tuple[int, str, list[str], str | None, int]:
@@ -305,21 +339,7 @@ def align_tolerant(
         if c % 2 == 0:  # F's lookups here lack some of P's
             fs = range(int(cstart[tid_f, c]), int(cend[tid_f, c]))
             ps = range(int(cstart[tid_p, c]), int(cend[tid_p, c]))
-            pool = Counter(str(tok[s]) for s in ps)
-            left = []
-            for s in fs:
-                t = str(tok[s])
-                if pool.get(t, 0) > 0:
-                    pool[t] -= 1
-                else:
-                    left.append(s)
-            missing = sorted(set(pool.elements()))
-            for i, s in enumerate(left):
-                same_tool = [m for m in missing if m.split("(", 1)[0] == act[s]]
-                if same_tool:
-                    return (s - f0, "differs", same_tool, str(act[s]), extra + i)
-            first = next(str(act[s]) for s in ps if pool.get(str(tok[s]), 0) > 0)  # P's order
-            return (fs.stop - f0, "skips", missing, first, extra + len(left))
+            return _lookups_lacking(fs, ps, f0, tok, act, extra)
         if c >= lf:  # F ended after following P: it stops
             pa = int(cstart[tid_p, c])
             return (int(cend[tid_f, lf - 1]) - f0, "stops", [str(tok[pa])], str(act[pa]), extra)
@@ -340,7 +360,29 @@ def align_tolerant(
             return (fa - f0, "differs", p_tokens, str(act[fa]), extra)
         return (fa - f0, "substitutes", p_tokens, str(act[fa]), extra)
 
-    return mat, lcp, refine
+    return refine
+
+
+def _lookups_lacking(
+    fs: range, ps: range, f0: int, tok: np.ndarray, act: np.ndarray, extra: int
+) -> tuple[int, str, list[str], str | None, int]:
+    """At a lookup column where F's lookups lack some of P's: a changed lookup ("differs"),
+    or the missing ones skipped before the next action ("skips")."""
+    pool = Counter(str(tok[s]) for s in ps)
+    left = []
+    for s in fs:
+        t = str(tok[s])
+        if pool.get(t, 0) > 0:
+            pool[t] -= 1
+        else:
+            left.append(s)
+    missing = sorted(set(pool.elements()))
+    for i, s in enumerate(left):
+        same_tool = [m for m in missing if m.split("(", 1)[0] == act[s]]
+        if same_tool:
+            return (s - f0, "differs", same_tool, str(act[s]), extra + i)
+    first = next(str(act[s]) for s in ps if pool.get(str(tok[s]), 0) > 0)  # P's order
+    return (fs.stop - f0, "skips", missing, first, extra + len(left))
 
 
 def _refine(

@@ -77,139 +77,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from passhat._format import pct
-from passhat._repr import View, as_html, as_text
 from passhat.errors import OptionError, ValidationError
 from passhat.traces.alignment import END, Refine, align_strict, align_tolerant
 from passhat.traces.container import DEFAULT_SKIP_TOOLS, Traces, normalise
+from passhat.traces.result import Divergence, TraceInput
 
 __all__ = ["Divergence", "divergence"]
-
-
-@dataclass
-class Divergence:
-    """Divergence points of failing runs, per run and aggregated.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per failing decided run of a task with mixed outcomes:
-        ``system, task_id, trial, step`` (1-based; ``n_steps + 1`` when the run
-        stops), ``kind``, ``failing_action``, ``failing_args``,
-        ``passing_actions`` (what the passing runs that reach the point do
-        there), ``n_passing_at_point``, ``marker`` (the tool that marks the
-        divergence: the passing runs' action for ``skips``/``stops``, the
-        failing run's otherwise), ``stage`` (the marker's stage),
-        ``termination``, ``n_steps``, ``extra_lookups`` (lookups of the
-        failing run before its point that the passing run it follows did not
-        make: tolerated under ``tolerate_extra_lookups``, else always 0).
-    tasks : pandas.DataFrame
-        Per task with mixed outcomes: passing/failing runs, the earliest and
-        most common divergence step and marker.
-    by_action : pandas.DataFrame
-        Failing runs per marker tool (and kind), with the number of tasks.
-    by_stage : pandas.DataFrame
-        The same per semantic stage.
-    counts : dict
-        What was analysed and what was left out, with reasons.
-    settings : dict
-        Normalisation settings used.
-
-    Examples
-    --------
-    >>> steps = pd.DataFrame({"task_id": "t", "trial": [0, 0, 1],
-    ...                       "action": ["get_a", "pay", "get_a"]})
-    >>> trials = pd.DataFrame({"task_id": "t", "trial": [0, 1], "success": [True, False]})
-    >>> d = divergence(Traces.from_frames(steps, trials))
-    >>> d.counts["divergence_points"], d.by_action[["action", "runs", "kinds"]].values.tolist()
-    (1, [['pay', 1, 'stops 1']])
-    """
-
-    table: pd.DataFrame
-    tasks: pd.DataFrame
-    by_action: pd.DataFrame
-    by_stage: pd.DataFrame
-    counts: dict[str, int]
-    settings: dict[str, Any]
-
-    def _view(self) -> View:
-        c = self.counts
-        frame = self.by_action.assign(share=[pct(v, 0) for v in self.by_action["share"]])
-        title = (
-            f"Divergence: {c.get('divergence_points', 0)} point(s) among the "
-            f"{c.get('failing_runs', 0)} failing run(s) of {c.get('tasks_mixed', 0)} task(s) "
-            "with both outcomes, by the action that marks them"
-        )
-        notes = (*self.notes(), "One row per failing run in .table; per task in .tasks.")
-        return View(title, frame, notes)
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-    @property
-    def sentences(self) -> list[str]:
-        """Plain-language summary (used by the report's "Where failing runs diverge")."""
-        c = self.counts
-        out = [
-            f"{c.get('failing_runs', 0)} failing run(s) of the {c.get('tasks_mixed', 0)} task(s) "
-            "with both outcomes were aligned against the passing runs of the same task (tool "
-            "calls with canonical arguments; reordering read-only lookups is not a divergence"
-            + (
-                "; nor is an extra read-only lookup: "
-                f"{c.get('tolerated_extra_lookups', 0)} tolerated before the points)."
-                if self.settings.get("tolerate_extra_lookups")
-                else ")."
-            )
-        ]
-        kinds = self.table["kind"].value_counts()
-        if len(kinds):
-            out.append(
-                "At its divergence point the failing run: "
-                + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
-                + "."
-            )
-        out.extend(self.notes())
-        out.append("A divergence point is a lead to inspect, not proof of cause.")
-        return out
-
-    def notes(self) -> list[str]:
-        """Plain-language notes on what was left out and why."""
-        c = self.counts
-        out = []
-        if c.get("unscored_trials"):
-            out.append(
-                f"{c['unscored_trials']} unscored trial(s) are neither pass nor fail: left out."
-            )
-        if c.get("excluded_trials"):
-            out.append(
-                f"{c['excluded_trials']} trial(s) excluded by the reader (reasons in excluded)."
-            )
-        if c.get("failing_runs_without_tool_calls"):
-            out.append(
-                f"{c['failing_runs_without_tool_calls']} failing run(s) made no tool call "
-                "(divergence 'stops' at step 1)."
-            )
-        if c.get("points_at_lookup") and not self.settings.get("tolerate_extra_lookups"):
-            out.append(
-                f"{c['points_at_lookup']} divergence point(s) are at a read-only lookup of the "
-                "failing run; tolerate_extra_lookups (CLI --tolerate-extra-lookups) looks past "
-                "extra lookups to the next difference in what the run does."
-            )
-        if c.get("no_action_divergence"):
-            same = (
-                "the tool calls of a passing run, apart from extra read-only lookups"
-                if self.settings.get("tolerate_extra_lookups")
-                else "exactly the tool calls of a passing run"
-            )
-            out.append(
-                f"{c['no_action_divergence']} failing run(s) made {same} "
-                "(kind 'none': the failure is not in the actions)."
-            )
-        return out
 
 
 _EMPTY_TABLE_COLUMNS = [
@@ -241,6 +116,7 @@ def divergence(
     tolerate_extra_lookups: bool = False,
     tasks: Sequence[str] | None = None,
     chunk: int = 2_000_000,
+    where: str | None = None,
 ) -> Divergence:
     """Divergence point of every failing run of every task with mixed outcomes.
 
@@ -267,6 +143,9 @@ def divergence(
         Only these tasks.
     chunk : int
         Bound on (pairs × blocks) compared at once (memory).
+    where : str, optional
+        How notes name the input (``passhat traces`` passes the path as given); default
+        ``example NAME`` for an example, else the reader's path, else "the traces".
 
     Returns
     -------
@@ -294,16 +173,51 @@ def divergence(
     >>> d.table[["step", "kind", "marker", "extra_lookups"]].values.tolist()
     [[3, 'substitutes', 'refund', 1]]
     """
+    ignore_keys = tuple(ignore_keys)
+    norm, chosen = _prepared(
+        traces,
+        tasks=tasks,
+        stages=stages,
+        ignore_args=ignore_args,
+        ignore_keys=ignore_keys,
+        lookups=lookups,
+        skip_tools=tuple(skip_tools),
+    )
+    counts, sel = _mixed_runs(norm)
+    runs = _Runs.of(norm, sel)
+    table = _points(runs, sel, tolerate=tolerate_extra_lookups, chunk=chunk)
+    counts.update(_point_counts(table, norm))
+    return Divergence(
+        table=table,
+        tasks=_task_summary(table, sel),
+        by_action=_aggregate(table, "marker"),
+        by_stage=_aggregate(table, "stage"),
+        counts=counts,
+        settings={**norm.settings, "tolerate_extra_lookups": bool(tolerate_extra_lookups)},
+        trace_input=_trace_input(traces, chosen, norm, tasks=tasks, where=where),
+    )
+
+
+def _prepared(
+    traces: Traces,
+    *,
+    tasks: Sequence[str] | None,
+    stages: Mapping[str, str] | None,
+    ignore_args: bool,
+    ignore_keys: tuple[str, ...],
+    lookups: Iterable[str] | Callable[[str], bool] | None,
+    skip_tools: tuple[str, ...],
+) -> tuple[Traces, Traces]:
+    """The traces of the chosen tasks, normalised (unless they were), and the chosen ones."""
     if not isinstance(traces, Traces):
         raise ValidationError(
             f"divergence needs passhat.Traces (from passhat.read_traces), got "
             f"{type(traces).__name__}"
         )
-    skip_tools = tuple(skip_tools)
     if traces.settings and (
         stages
         or ignore_args
-        or list(ignore_keys)
+        or ignore_keys
         or lookups is not None
         or skip_tools != DEFAULT_SKIP_TOOLS
     ):
@@ -311,22 +225,24 @@ def divergence(
             "these traces are normalised already; give normalisation options to "
             "normalise() or to divergence(), not both"
         )
-    if tasks is not None:
-        traces = traces.select(tasks=tasks)
-    norm = (
-        traces
-        if "token" in traces.steps.columns
-        else normalise(
-            traces,
-            stages=stages,
-            ignore_args=ignore_args,
-            ignore_keys=ignore_keys,
-            lookups=lookups,
-            skip_tools=skip_tools,
-        )
+    chosen = traces.select(tasks=tasks) if tasks is not None else traces
+    if "token" in chosen.steps.columns:
+        return chosen, chosen
+    norm = normalise(
+        chosen,
+        stages=stages,
+        ignore_args=ignore_args,
+        ignore_keys=ignore_keys,
+        lookups=lookups,
+        skip_tools=skip_tools,
     )
+    return norm, chosen
+
+
+def _mixed_runs(norm: Traces) -> tuple[dict[str, int], pd.DataFrame]:
+    """What the trials hold (counts), and the decided runs of the tasks with mixed outcomes:
+    one row each, numbered ``_tid``, their task numbered ``_g``."""
     trials = norm.trials.reset_index(drop=True)
-    key = ["system", "task_id", "trial"]
     decided = trials["success"].notna().to_numpy()
     counts: dict[str, int] = {
         "trials": len(trials),
@@ -350,31 +266,93 @@ def divergence(
     sel["_tid"] = np.arange(len(sel))
     counts["failing_runs"] = int((~sel["success"].astype(bool)).sum())
     counts["passing_runs"] = int(sel["success"].astype(bool).sum())
-
-    steps = norm.steps[~norm.steps["skip"]].rename(columns={"step": "_orig"})
-    steps = steps.merge(sel[[*key, "_tid"]], on=key, how="inner")
-    steps = steps.sort_values("_tid", kind="stable").reset_index(drop=True)
-    n_trials = len(sel)
-    # pairs (failing, passing) within each task
     sel["_g"] = sel.groupby(["system", "task_id"], sort=False).ngroup()
+    return counts, sel
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """The compared runs (trial number ``tid`` = row of the selection) and their steps, as
+    arrays: per trial its names, termination, steps in the trace, first compared step's row
+    and number of steps compared; per step its token, tool, arguments, stage, lookup flag and
+    step number in the original trace."""
+
+    system: NDArray[np.object_]
+    task: NDArray[np.object_]
+    trial: NDArray[np.int64]
+    termination: NDArray[np.object_]
+    n_steps: NDArray[np.int64]
+    steps: pd.DataFrame
+    first_step: NDArray[np.int64]
+    n_compared: NDArray[np.int64]
+    token: NDArray[np.object_]
+    action: NDArray[np.object_]
+    args: NDArray[np.object_]
+    stage: NDArray[np.object_]
+    lookup: NDArray[np.bool_]
+    orig: NDArray[np.int64]
+    stage_of: dict[str, str]
+
+    @classmethod
+    def of(cls, norm: Traces, sel: pd.DataFrame) -> _Runs:
+        key = ["system", "task_id", "trial"]
+        steps = norm.steps[~norm.steps["skip"]].rename(columns={"step": "_orig"})
+        steps = steps.merge(sel[[*key, "_tid"]], on=key, how="inner")
+        steps = steps.sort_values("_tid", kind="stable").reset_index(drop=True)
+        tid = steps["_tid"].to_numpy()
+        first_of_action = norm.steps.drop_duplicates("action")
+        term = (
+            sel["termination"].to_numpy(dtype=object)
+            if "termination" in sel.columns
+            else np.full(len(sel), None, dtype=object)
+        )
+        return cls(
+            system=sel["system"].to_numpy(dtype=object),
+            task=sel["task_id"].to_numpy(dtype=object),
+            trial=sel["trial"].to_numpy(dtype=np.int64),
+            termination=term,
+            n_steps=sel["n_steps"].to_numpy(dtype=np.int64),
+            steps=steps,
+            first_step=np.searchsorted(tid, np.arange(len(sel))),
+            n_compared=np.bincount(tid, minlength=len(sel)),
+            token=steps["token"].to_numpy(dtype=object),
+            action=steps["action"].to_numpy(dtype=object),
+            args=steps["args"].to_numpy(dtype=object),
+            stage=steps["stage"].to_numpy(dtype=object),
+            lookup=steps["lookup"].to_numpy(dtype=bool),
+            orig=steps["_orig"].to_numpy(dtype=np.int64),
+            stage_of=dict(zip(first_of_action["action"], first_of_action["stage"], strict=True)),
+        )
+
+
+def _align(
+    runs: _Runs, sel: pd.DataFrame, *, tolerate: bool, chunk: int
+) -> tuple[pd.DataFrame, Refine]:
+    """Each failing run against the passing runs of its task: the passing runs that follow it
+    furthest, one per distinct block sequence (``_w`` counts them), and how to read off what
+    differs there."""
     fail = sel.loc[~sel["success"].astype(bool), ["_g", "_tid"]]
     pas = sel.loc[sel["success"].astype(bool), ["_g", "_tid"]]
     pairs = fail.merge(pas, on="_g", suffixes=("_f", "_p"))
-    pf = pairs["_tid_f"].to_numpy()
-    pp = pairs["_tid_p"].to_numpy()
-    tok = steps["token"].to_numpy(dtype=object)
-    act = steps["action"].to_numpy(dtype=object)
-    islk = steps["lookup"].to_numpy(dtype=bool)
-    trial_first_step = np.searchsorted(steps["_tid"].to_numpy(), np.arange(n_trials))
-    n_steps_of: np.ndarray = np.bincount(steps["_tid"].to_numpy(), minlength=n_trials)
+    pf, pp = pairs["_tid_f"].to_numpy(), pairs["_tid_p"].to_numpy()
+    n_trials = len(sel)
     refine: Refine
-    if tolerate_extra_lookups:
+    if tolerate:
         mat, lcp, refine = align_tolerant(
-            steps, n_trials, pf, pp, tok, act, trial_first_step, chunk
+            runs.steps, n_trials, pf, pp, runs.token, runs.action, runs.first_step, chunk
         )
     else:
         mat, lcp, refine = align_strict(
-            steps, n_trials, pf, pp, tok, act, islk, trial_first_step, n_steps_of, chunk
+            runs.steps,
+            n_trials,
+            pf,
+            pp,
+            runs.token,
+            runs.action,
+            runs.lookup,
+            runs.first_step,
+            runs.n_compared,
+            chunk,
         )
     pairs["lcp"] = lcp
     best = pairs.groupby("_tid_f")["lcp"].transform("max")
@@ -387,86 +365,25 @@ def divergence(
         .agg(_tid_p=("_tid_p", "first"), _w=("_tid_p", "size"), lcp=("lcp", "first"))
         .reset_index()
     )
+    return uniq, refine
 
-    # refine each failing run against the passing runs that reach its point
-    argv = steps["args"].to_numpy(dtype=object)
-    stg = steps["stage"].to_numpy(dtype=object)
-    orig = steps["_orig"].to_numpy(dtype=np.int64)
-    first_of_action = norm.steps.drop_duplicates("action")
-    stage_of = dict(zip(first_of_action["action"], first_of_action["stage"], strict=True))
-    sys_a = sel["system"].to_numpy(dtype=object)
-    task_a = sel["task_id"].to_numpy(dtype=object)
-    trial_a = sel["trial"].to_numpy(dtype=np.int64)
-    term_a = (
-        sel["termination"].to_numpy(dtype=object)
-        if "termination" in sel.columns
-        else np.full(n_trials, None, dtype=object)
-    )
-    nst_a = sel["n_steps"].to_numpy(dtype=np.int64)
 
-    rows: list[dict[str, Any]] = []
-    u_f = uniq["_tid_f"].to_numpy()
-    u_p = uniq["_tid_p"].to_numpy()
-    u_w = uniq["_w"].to_numpy()
+def _points(runs: _Runs, sel: pd.DataFrame, *, tolerate: bool, chunk: int) -> pd.DataFrame:
+    """The divergence point of every failing run, in the order of the tasks, then trials."""
+    uniq, refine = _align(runs, sel, tolerate=tolerate, chunk=chunk)
+    u_f, u_p, u_w = (uniq[c].to_numpy() for c in ("_tid_f", "_tid_p", "_w"))
     u_b = uniq["lcp"].to_numpy()
     bounds = (
         np.flatnonzero(np.r_[True, u_f[1:] != u_f[:-1], True])
         if len(u_f)
         else np.zeros(0, dtype=np.int64)
     )
+    rows = []
     for lo, hi in pairwise(bounds.tolist()):
-        tid_f = int(u_f[lo])
-        f0 = int(trial_first_step[tid_f])
-        nsf = int(n_steps_of[tid_f])
-        b = int(u_b[lo])
+        tid_f, b = int(u_f[lo]), int(u_b[lo])
         # (local step, kind, passing actions, marker), weight = passing runs with that sequence
         outcomes = [(refine(tid_f, int(u_p[i]), b), int(u_w[i])) for i in range(lo, hi)]
-        top = max(o[0][0] for o in outcomes)
-        at = [o for o in outcomes if o[0][0] == top]
-        kinds: Counter[str] = Counter()
-        for o, w in at:
-            kinds[o[1]] += w
-        kind = kinds.most_common(1)[0][0]
-        if top >= nsf and kind == "skips":  # F left out the rest and ended: it stops
-            kind = "stops"
-        passing = sorted({p for o, _ in at for p in o[2]})
-        marker = next(o[3] for o, _ in at if o[1] == kind or kind == "stops")
-        n_at = sum(w for _, w in at)
-        extra_lookups = min(o[4] for o, _ in at)
-        nst = int(nst_a[tid_f])
-        if kind == "none":
-            step: int | None = None
-            f_action = f_args = None
-        elif top >= nsf:
-            step = nst + 1
-            f_action, f_args = END, None
-        else:
-            step = int(orig[f0 + top]) + 1
-            f_action, f_args = act[f0 + top], argv[f0 + top]
-        if kind in ("skips", "stops"):
-            mstage = stage_of.get(marker, marker) if marker is not None else None
-        elif kind == "none":
-            mstage = None
-        else:
-            mstage = stg[f0 + top]
-        rows.append(
-            {
-                "system": sys_a[tid_f],
-                "task_id": task_a[tid_f],
-                "trial": int(trial_a[tid_f]),
-                "step": step,
-                "kind": kind,
-                "failing_action": f_action,
-                "failing_args": f_args,
-                "passing_actions": passing,
-                "n_passing_at_point": n_at,
-                "marker": marker,
-                "stage": mstage,
-                "termination": term_a[tid_f],
-                "n_steps": nst,
-                "extra_lookups": extra_lookups,
-            }
-        )
+        rows.append(_point(runs, tid_f, outcomes))
     table = pd.DataFrame(rows, columns=_EMPTY_TABLE_COLUMNS)
     if len(table):
         order = sel[["system", "task_id"]].drop_duplicates().reset_index(drop=True)
@@ -478,21 +395,102 @@ def divergence(
             .reset_index(drop=True)
         )
     table["step"] = table["step"].astype("Int64")
-    counts["failing_runs_without_tool_calls"] = int((table["n_steps"] == 0).sum())
-    counts["no_action_divergence"] = int((table["kind"] == "none").sum())
-    counts["divergence_points"] = int((table["kind"] != "none").sum())
+    return table
+
+
+def _point(
+    runs: _Runs,
+    tid_f: int,
+    outcomes: list[tuple[tuple[int, str, list[str], str | None, int], int]],
+) -> dict[str, Any]:
+    """One failing run's divergence point from what each passing run that follows it furthest
+    says (weighted by the passing runs with that block sequence)."""
+    f0, nsf = int(runs.first_step[tid_f]), int(runs.n_compared[tid_f])
+    top = max(o[0][0] for o in outcomes)
+    at = [o for o in outcomes if o[0][0] == top]
+    kinds: Counter[str] = Counter()
+    for o, w in at:
+        kinds[o[1]] += w
+    kind = kinds.most_common(1)[0][0]
+    if top >= nsf and kind == "skips":  # F left out the rest and ended: it stops
+        kind = "stops"
+    marker = next(o[3] for o, _ in at if o[1] == kind or kind == "stops")
+    nst = int(runs.n_steps[tid_f])
+    if kind == "none":
+        step: int | None = None
+        f_action = f_args = None
+    elif top >= nsf:
+        step = nst + 1
+        f_action, f_args = END, None
+    else:
+        step = int(runs.orig[f0 + top]) + 1
+        f_action, f_args = runs.action[f0 + top], runs.args[f0 + top]
+    if kind in ("skips", "stops"):
+        mstage = runs.stage_of.get(marker, marker) if marker is not None else None
+    elif kind == "none":
+        mstage = None
+    else:
+        mstage = runs.stage[f0 + top]
+    return {
+        "system": runs.system[tid_f],
+        "task_id": runs.task[tid_f],
+        "trial": int(runs.trial[tid_f]),
+        "step": step,
+        "kind": kind,
+        "failing_action": f_action,
+        "failing_args": f_args,
+        "passing_actions": sorted({p for o, _ in at for p in o[2]}),
+        "n_passing_at_point": sum(w for _, w in at),
+        "marker": marker,
+        "stage": mstage,
+        "termination": runs.termination[tid_f],
+        "n_steps": nst,
+        "extra_lookups": min(o[4] for o, _ in at),
+    }
+
+
+def _point_counts(table: pd.DataFrame, norm: Traces) -> dict[str, int]:
+    """How the points fall: runs without a tool call, no divergence, at a lookup, lookups
+    tolerated."""
     lk_names = set(norm.settings.get("lookups", []))
-    counts["points_at_lookup"] = int(
-        ((table["kind"] != "none") & table["failing_action"].isin(lk_names)).sum()
-    )
-    counts["tolerated_extra_lookups"] = int(table["extra_lookups"].sum())
-    return Divergence(
-        table=table,
-        tasks=_task_summary(table, sel),
-        by_action=_aggregate(table, "marker"),
-        by_stage=_aggregate(table, "stage"),
-        counts=counts,
-        settings={**norm.settings, "tolerate_extra_lookups": bool(tolerate_extra_lookups)},
+    hit = table["kind"] != "none"
+    return {
+        "failing_runs_without_tool_calls": int((table["n_steps"] == 0).sum()),
+        "no_action_divergence": int((~hit).sum()),
+        "divergence_points": int(hit.sum()),
+        "points_at_lookup": int((hit & table["failing_action"].isin(lk_names)).sum()),
+        "tolerated_extra_lookups": int(table["extra_lookups"].sum()),
+    }
+
+
+def _trace_input(
+    traces: Traces,
+    chosen: Traces,
+    norm: Traces,
+    *,
+    tasks: Sequence[str] | None,
+    where: str | None,
+) -> TraceInput:
+    """What the traces held: the whole input's exclusions and stage-tool typos, the chosen
+    tasks' runs and tool calls."""
+    src = traces.source
+    if where is None:
+        where = (
+            f"example {src['example']}"
+            if src.get("example")
+            else str(src.get("path", "the traces"))
+        )
+    called = set(traces.steps["action"].dropna().astype(str))
+    stage_tools = set(norm.settings.get("stages") or {})
+    return TraceInput(
+        where=where,
+        source={str(k): str(v) for k, v in src.items()},
+        excluded=traces.excluded,
+        tasks=tuple(str(t) for t in tasks or ()),
+        trials=len(chosen.trials),
+        tool_calls=len(chosen.steps),
+        trials_without_tool_calls=int(src.get("trials_without_tool_calls") or 0),
+        unknown_stage_tools=tuple(sorted(stage_tools - called)),
     )
 
 

@@ -1,21 +1,27 @@
 """passhat.report.sections.comparison: the headline's paired comparison is passhat.compare's.
 
-Oracle: passhat.compare on the same data, seed and options (population scope).
+Oracle: passhat.compare on the same data, seed and options (population scope): the report's
+comparison is computed once with the report's seed, and the section shows it.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
+from report_testdata import results_of
 
 import passhat as ph
 from passhat.report.sections.comparison import comparison_sentence, comparison_table
 
 
+def _table(data, ks, **opts):  # type: ignore[no-untyped-def]
+    return comparison_table(results_of(data, k=ks, **opts))
+
+
 def test_rows_are_the_population_rows_of_compare() -> None:
     data = ph.load_example("agents")
     opts = {"ci": 0.9, "seed": 4, "n_boot": 300}
-    table, sentences = comparison_table(data, ks=[1, 2, 5], baseline="guided", **opts)
+    table, sentences = _table(data, [1, 2, 5], baseline="guided", **opts)
     cmp = ph.compare(data, k=[1, 2, 5], intersect=True, baseline="guided", **opts).table
     pop = cmp[cmp["scope"] == "population"]
     got = [(r["metric"], r["k"]) for r in table.rows]
@@ -33,9 +39,7 @@ def test_rows_are_the_population_rows_of_compare() -> None:
 
 def test_sentence_verdict_follows_the_interval() -> None:
     data = ph.load_example("agents")
-    table, sentences = comparison_table(
-        data, ks=[1, 5], ci=0.9, seed=4, n_boot=300, baseline="baseline"
-    )
+    table, sentences = _table(data, [1, 5], ci=0.9, seed=4, n_boot=300, baseline="baseline")
     r = next(r for r in table.rows if r["metric"] == "pass^k" and r["k"] == 5)
     s = sentences[0]
     assert f"pass^5 differs by {r['difference'] * 100:+.1f} points" in s
@@ -79,7 +83,7 @@ def test_sentence_cases(diff, lo, hi, ends) -> None:
         "diff_upper": hi,
         "p_value": 0.5,
     }
-    s = comparison_sentence(row, k=4, ci=0.95)
+    s = comparison_sentence(row, k=4, level=0.95)
     assert s.startswith("b − a: pass^4 ") and s.endswith(ends)
     if diff == 0:
         assert "is the same on these tasks (0.0 points, 95% interval -3.0 to +3.0" in s
@@ -99,7 +103,7 @@ def test_a_difference_outside_its_interval_is_explained() -> None:
         for r in range(5)
     ]
     data = ph.Trials.from_frame(pd.DataFrame(rows))
-    table, sentences = comparison_table(data, ks=[1, 5], ci=0.95, seed=0, n_boot=200, baseline="A")
+    table, sentences = _table(data, [1, 5], ci=0.95, seed=0, n_boot=200, baseline="A")
     r = next(r for r in table.rows if r["metric"] == "pass^k" and r["k"] == 5)
     assert r["difference"] == 1.0 and not r["diff_lower"] <= 1.0 <= r["diff_upper"]
     assert "lies outside the interval" in sentences[0]
@@ -107,7 +111,7 @@ def test_a_difference_outside_its_interval_is_explained() -> None:
     # inside its interval: no such note
     row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
            "diff_upper": 0.09, "p_value": 0.02}  # fmt: skip
-    assert "outside" not in comparison_sentence(row, k=4, ci=0.95)
+    assert "outside" not in comparison_sentence(row, k=4, level=0.95)
 
 
 def test_one_run_per_task_still_gets_its_sentence() -> None:
@@ -126,7 +130,7 @@ def test_one_run_per_task_still_gets_its_sentence() -> None:
         }
     )
     data = ph.Trials.from_frame(frame)
-    table, sentences = comparison_table(data, ks=[1], ci=0.95, seed=0, n_boot=500, baseline="base")
+    table, sentences = _table(data, [1], ci=0.95, seed=0, n_boot=500, baseline="base")
     assert [r["metric"] for r in table.rows] == ["mean"]
     row = table.rows[0]
     cmp = ph.compare(data, k=1, baseline="base", intersect=True, seed=0, n_boot=500).table

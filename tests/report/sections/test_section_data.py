@@ -5,13 +5,14 @@ Oracles: counts taken by hand from the trial table (pandas group-bys), and passh
 
 from __future__ import annotations
 
+from report_testdata import results_of
+
 import passhat as ph
-from passhat.estimators import as_counts
 from passhat.report.sections.data import data_section
 
 
-def _section(trials, **est):  # type: ignore[no-untyped-def]
-    return data_section(trials, as_counts(trials), ph.estimate(trials, k=[1, 2], **est))
+def _section(data, k=(1, 2), **options):  # type: ignore[no-untyped-def]
+    return data_section(results_of(data, k=list(k), ci=None, **options))
 
 
 def test_systems_table_counts_the_trials() -> None:
@@ -53,7 +54,7 @@ def test_runs_per_task_and_excluded_tasks() -> None:
 
 def test_count_tables_have_no_slices() -> None:
     counts = ph.counts_from_arrays([4, 4], [1, 3], tasks=["a", "b"])
-    sec = data_section(counts, counts, ph.estimate(counts, k=1))
+    sec = _section(counts, k=[1])
     assert [t.id for t in sec.tables] == ["data_systems", "data_runs_per_task"]
     assert sec.sentences == [
         "1 system on 2 tasks; every task has 4 decided runs.",
@@ -70,7 +71,7 @@ def test_first_sentence_counts_in_words_and_says_which_system_missed_tasks() -> 
     one = ph.Trials.from_frame(
         pd.DataFrame({"system": "A", "task_id": "t1", "trial": [0], "success": [True]})
     )
-    sec = data_section(one, as_counts(one), ph.estimate(one, k=[1]))
+    sec = _section(one, k=[1])
     assert sec.sentences[0] == "1 system on 1 task; every task has 1 decided run."
     rows = [
         {"system": s, "task_id": f"t{t}", "trial": r, "success": (t + r) % 2 == 0}
@@ -80,7 +81,7 @@ def test_first_sentence_counts_in_words_and_says_which_system_missed_tasks() -> 
         if not (s == "C" and t < 3) and not (s == "B" and t == 5)
     ]
     three = ph.Trials.from_frame(pd.DataFrame(rows))
-    first = data_section(three, as_counts(three), ph.estimate(three, k=[1])).sentences[0]
+    first = _section(three, k=[1]).sentences[0]
     assert first == (
         "3 systems on 12 tasks; not every system ran every task (B 11 of 12, C 9 of 12); "
         "every task a system ran has 4 decided runs."

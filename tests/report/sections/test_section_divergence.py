@@ -12,18 +12,24 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from report_testdata import MALICIOUS_TASK, malicious_trials
+from report_testdata import MALICIOUS_TASK, malicious_trials, results_of
 
 import passhat as ph
 from passhat.errors import OptionError
-from passhat.report.build import build_report_data
+from passhat.report.build import build_report_data, trace_divergence
 from passhat.report.render import render_markdown, write_report
 from passhat.report.sections.divergence import (
     CALL_CHARS,
     MAX_DIVERGENCE_ROWS,
     divergence_section,
-    trace_divergence,
 )
+
+
+def _section(div, data=None):  # type: ignore[no-untyped-def]
+    """The divergence section of a report given ``div``."""
+    data = ph.load_example("abcd") if data is None else data
+    return divergence_section(results_of(data, k=[1], ci=None, divergence=div))
+
 
 #: A τ-bench conversation without a tool call.
 TRAJ_NO_CALLS = [
@@ -67,7 +73,7 @@ def test_known_columns_one_system_and_the_row_cap() -> None:
         pass
 
     Div.table = table  # type: ignore[attr-defined]
-    sec = divergence_section(Div())
+    sec = _section(Div())
     t = sec.tables[0]
     assert [c.key for c in t.columns] == ["task_id", "trial", "step", "kind"]  # one system
     assert len(t.rows) == MAX_DIVERGENCE_ROWS and t.note == "5 more rows in the traces output."
@@ -82,7 +88,7 @@ def test_an_empty_result_is_refused() -> None:
         table = pd.DataFrame()
 
     with pytest.raises(OptionError, match=r"non-empty \.table or \.by_action"):
-        divergence_section(Div())
+        _section(Div())
 
 
 def test_trace_divergence_needs_a_shared_task() -> None:
@@ -99,7 +105,7 @@ def test_trace_divergence_needs_a_shared_task() -> None:
 def test_both_sides_show_the_call_with_its_arguments(tau_airline_path: Path) -> None:
     # τ-bench airline task 5, trial 0: the failing run looks up another reservation at step 3
     trials = ph.read_trials(tau_airline_path)
-    sec = divergence_section(trace_divergence(trials, ph.read_traces(tau_airline_path)))
+    sec = _section(trace_divergence(trials, ph.read_traces(tau_airline_path)), trials)
     rows = {(r["task_id"], r["trial"]): r for r in sec.tables[0].rows}
     r = rows[("5", 0)]
     assert r["kind"] == "differs"

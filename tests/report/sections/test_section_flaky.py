@@ -8,17 +8,25 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from report_testdata import results_of
 
 import passhat as ph
 from passhat.report.sections import flaky as flaky_module
 from passhat.report.sections.flaky import flaky_section
 
 
+def _section(data, k, **options):  # type: ignore[no-untyped-def]
+    """The flaky section of the report's results, and the report's estimate."""
+    res = results_of(data, k=k, **options)
+    return flaky_section(res), res.estimate
+
+
 def test_rows_are_the_flaky_tasks_lowest_rate_first() -> None:
-    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
-    sec = flaky_section(est, ci=0.95)
+    sec, est = _section(ph.load_example("agents"), [1, 5])
     rows = pd.DataFrame(sec.tables[0].rows)
     tasks = est.tasks
+    oracle = ph.estimate(ph.load_example("agents"), k=[1, 5]).tasks  # the intervals: Wilson
+    pd.testing.assert_frame_equal(tasks, oracle)
     want = tasks[tasks["flaky"] & tasks["included"]]
     assert len(rows) == len(want) == 58  # 37 baseline + 21 guided
     assert rows["system"].tolist() == sorted(rows["system"], key=["baseline", "guided"].index)
@@ -37,8 +45,7 @@ def test_rows_beyond_the_cap_go_to_the_task_file_not_the_json(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(flaky_module, "MAX_FLAKY_ROWS", 10)
-    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
-    sec = flaky_section(est, ci=0.95)
+    sec, est = _section(ph.load_example("agents"), [1, 5])
     rows = pd.DataFrame(sec.tables[0].rows)
     assert len(rows) == 20 and sec.tables[0].hidden_rows == (37 - 10) + (21 - 10)
     assert rows.groupby("system")["shown"].sum().tolist() == [10, 10]
@@ -52,14 +59,13 @@ def test_rows_beyond_the_cap_go_to_the_task_file_not_the_json(
 
 def test_no_flaky_task() -> None:
     counts = ph.counts_from_arrays([3, 3], [3, 0], tasks=["a", "b"])
-    sec = flaky_section(ph.estimate(counts, k=1), ci=None)
+    sec, _ = _section(counts, 1, ci=None)
     assert sec.tables[0].rows == []
     assert sec.sentences == ["No task had both outcomes: every task's decided runs agree."]
 
 
 def test_sentences_say_where_the_failing_runs_are() -> None:
-    est = ph.estimate(ph.load_example("agents"), k=[1, 5])
-    sec = flaky_section(est, ci=0.95)
+    sec, est = _section(ph.load_example("agents"), [1, 5])
     tasks = est.tasks[est.tasks["included"]]
     for i, system in enumerate(("baseline", "guided")):
         mine = tasks[tasks["system"] == system]
@@ -75,7 +81,7 @@ def test_sentences_say_where_the_failing_runs_are() -> None:
 
 def test_tau_bench_failing_runs(tau_airline_path) -> None:
     """Issue 12: on τ-bench 56 of the 116 failing runs are in tasks that always fail."""
-    sec = flaky_section(ph.estimate(ph.read(tau_airline_path), k=[1, 4]), ci=0.95)
+    sec, _ = _section(ph.read(tau_airline_path), [1, 4])
     assert sec.sentences[0].startswith("gpt-4o-airline: 26 flaky task(s). With 4 runs each")
     assert (
         "They hold 60 of the system's 116 failing runs (52%); the other 56 are in tasks that "
@@ -91,7 +97,7 @@ def test_a_system_without_flaky_tasks_is_named() -> None:
         for (s, t), w in wins.items()
         for r in range(3)
     ]
-    sec = flaky_section(ph.estimate(ph.Trials.from_frame(pd.DataFrame(rows)), k=1), ci=0.95)
+    sec, _ = _section(ph.Trials.from_frame(pd.DataFrame(rows)), 1)
     assert sec.sentences[0] == "s1: no flaky task; every task's decided runs agree."
     assert sec.sentences[1].startswith("s2: 2 flaky task(s).")
     assert (

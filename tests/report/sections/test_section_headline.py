@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
+from report_testdata import results_of
 
 import passhat as ph
 from passhat.report.sections.headline import headline_section
+
+
+def _section(data, k, **options):  # type: ignore[no-untyped-def]
+    """The headline section of the report's results, and the report's estimate."""
+    res = results_of(data, k=k, **options)
+    return headline_section(res), res.estimate
 
 
 def test_results_json_numbers_match_estimators(example_report) -> None:
@@ -30,8 +38,7 @@ def test_results_json_numbers_match_estimators(example_report) -> None:
 
 
 def test_mean_once_and_pass_metrics_only_above_k_1() -> None:
-    est = ph.estimate(ph.load_example("abcd"), k=[1, 2, 3])
-    sec = headline_section(est, ks=[1, 2, 3], ci=None, model_rows=None)
+    sec, est = _section(ph.load_example("abcd"), [1, 2, 3], ci=None)
     got = [(r["metric"], r["k"]) for r in sec.tables[0].rows]
     assert got == [("mean", None), ("pass@k", 2), ("pass^k", 2), ("pass@k", 3), ("pass^k", 3)]
     # no intervals: no interval columns, and the sentence names pass^3 without one
@@ -40,8 +47,10 @@ def test_mean_once_and_pass_metrics_only_above_k_1() -> None:
 
 
 def test_sentences_carry_the_estimates_and_intervals() -> None:
-    est = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.9, n_boot=300, seed=1)
-    sec = headline_section(est, ks=[1, 4], ci=0.9, model_rows=None)
+    sec, est = _section(ph.load_example("agents"), [1, 4], ci=0.9, n_boot=300, seed=1)
+    oracle = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.9, n_boot=300, seed=1,
+                         matched=True, predictive=168)  # fmt: skip
+    pd.testing.assert_frame_equal(est.table, oracle.table)
     t = est.table
     wide = est.wide().set_index(["system", "k"])
     for i, system in enumerate(("baseline", "guided")):
@@ -67,8 +76,7 @@ def test_sentences_carry_the_estimates_and_intervals() -> None:
 def test_sentence_with_n_above_k_is_not_the_observed_all_pass_share() -> None:
     # 2 tasks × 4 runs with 3/4 and 4/4: pass^2 = (C(3,2)/C(4,2) + 1)/2 = 0.75, while the share
     # of tasks whose observed runs all pass is 0.5; the sentence gives 0.75 as a chance
-    est = ph.estimate(ph.counts_from_arrays([4, 4], [3, 4]), k=[1, 2])
-    sec = headline_section(est, ks=[1, 2], ci=None, model_rows=None)
+    sec, _ = _section(ph.counts_from_arrays([4, 4], [3, 4]), [1, 2], ci=None)
     assert "pass^2 = 75.0%, the chance that 2 runs of a task all pass" in sec.sentences[0]
 
 
@@ -78,23 +86,22 @@ def test_an_estimate_outside_its_interval_is_named_and_explained() -> None:
     section names the row and the scopes, and says why (oracle: the interval lookup itself)."""
     c = [1, 2, 3, 4, 2, 3, 4, 1, 3, 2]
     data = ph.counts_from_arrays([5] * 10, c, system="B")
-    est = ph.estimate(data, k=[1, 5], ci=0.95, n_boot=300, seed=0)
-    sec = headline_section(est, ks=[1, 5], ci=0.95, model_rows=None)
+    sec, _ = _section(data, [1, 5], ci=0.95, n_boot=300, seed=0)
     row = next(r for r in sec.tables[0].rows if r["metric"] == "pass^k")
     assert row["value"] == 0.0
-    missed = [s for s in ("benchmark", "population") if row[f"{s}_lower"] > 0]
+    scopes = ("benchmark", "population", "predictive")  # the report adds the predictive one
+    missed = [s for s in scopes if row[f"{s}_lower"] > 0]
     assert missed  # the premise: the posterior interval leaves 0 out
     said = next(s for s in sec.sentences if s.startswith("The estimate lies outside"))
     assert f"B pass^k (k = 5): {', '.join(missed)} scope" in said
     assert "pulls each task's rate toward the others" in said
     # the agents example: every estimate inside its intervals, no such sentence
-    agents = ph.estimate(ph.load_example("agents"), k=[1, 4], ci=0.95, n_boot=300, seed=1)
-    quiet = headline_section(agents, ks=[1, 4], ci=0.95, model_rows=None)
+    quiet, _ = _section(ph.load_example("agents"), [1, 4], ci=0.95, n_boot=300, seed=1)
     assert not any(s.startswith("The estimate lies outside") for s in quiet.sentences)
 
 
 def test_sentences_at_k_one_read_in_the_singular() -> None:
     """Before: "the chance that 1 runs of a task all pass ... at least one of 1 runs passes"."""
-    est = ph.estimate(ph.load_example("abcd"), k=[1])
-    text = " ".join(headline_section(est, ks=[1], ci=None, model_rows=None).sentences)
+    sec, _ = _section(ph.load_example("abcd"), [1], ci=None)
+    text = " ".join(sec.sentences)
     assert "the chance that a run of a task passes" in text and "1 runs" not in text

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from report_testdata import results_of
 
 import passhat as ph
-from passhat.estimators import as_counts
 from passhat.report.sections.leaderboard import leaderboard_section
+
+
+def _board(data, k, **options):  # type: ignore[no-untyped-def]
+    """The leaderboard section of the report's results, and the report's ranking."""
+    res = results_of(data, k=k, **options)
+    return leaderboard_section(res), res.ranking
 
 
 @pytest.fixture(scope="module")
 def board():  # type: ignore[no-untyped-def]
-    ds = as_counts(ph.load_example("leaderboard"))
-    return leaderboard_section(ds, ks=[1, 5], ci=0.95, seed=0, n_boot=400)
+    return _board(ph.load_example("leaderboard"), [1, 5], n_boot=400)
 
 
 def test_sentences_say_what_the_table_says(board) -> None:  # type: ignore[no-untyped-def]
@@ -55,14 +60,12 @@ def test_tasks_not_run_by_every_system_are_listed() -> None:  # type: ignore[no-
             frames += [
                 {"system": system, "task_id": t, "trial": r, "success": r < 2} for r in range(4)
             ]
-    ds = as_counts(ph.Trials.from_frame(pd.DataFrame(frames)))
-    sec, r = leaderboard_section(ds, ks=[1, 2], ci=0.95, seed=0, n_boot=200)
+    data = ph.Trials.from_frame(pd.DataFrame(frames))
+    sec, r = _board(data, [1, 2], unscored_tasks="exclude")
     assert r.dropped["task"].tolist() == ["t2"]
     assert (
         "1 task(s) are left out of the leaderboard, which compares systems on the tasks all of "
         "them ran: t2 (not run by B, C)." in sec.sentences
     )
-    sec, _ = leaderboard_section(
-        as_counts(ph.load_example("leaderboard")), ks=[1], ci=0.95, seed=0, n_boot=200
-    )
+    sec, _ = _board(ph.load_example("leaderboard"), [1])
     assert not any("left out of the leaderboard" in s for s in sec.sentences)

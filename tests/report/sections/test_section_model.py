@@ -9,12 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_testdata import malicious_trials
+from report_testdata import malicious_trials, results_of
 
 import passhat as ph
 from passhat.report.build import build_report_data
 from passhat.report.render import format_cell
 from passhat.report.sections.model import model_section
+
+
+def _section(data, k, model, **options):  # type: ignore[no-untyped-def]
+    """The model section of a report with ``model`` (a fit, or True to fit one), and its
+    results."""
+    res = results_of(data, k=k, model=model, **options)
+    return model_section(res), res
 
 
 def test_model_section_with_ppc(malicious_report) -> None:
@@ -46,10 +53,8 @@ def test_model_failing_diagnostics_is_shown(tmp_path: Path) -> None:
 def test_posterior_rows_are_the_fit_summary() -> None:
     data = ph.load_example("abcd")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 3])
-    sec, summary, got = model_section(
-        data, fit, ks=[1, 3], ci=0.9, seed=0, method="grid", compare=False
-    )
-    assert got is fit and summary is not None
+    sec, res = _section(data, [1, 3], fit, ci=0.9)
+    assert res.fit is fit and res.model is not None
     want = fit.summary(k=[1, 3], ci=0.9)
     for r in sec.tables[0].rows:
         metric = {"mean": "mean", "pass@k": "pass_at_k", "pass^k": "pass_hat_k"}[r["metric"]]
@@ -63,10 +68,10 @@ def test_posterior_rows_are_the_fit_summary() -> None:
 
 def test_no_model_is_a_skipped_section_and_a_bad_model_is_refused() -> None:
     data = ph.load_example("abcd")
-    sec, summary, fit = model_section(data, False, ks=[1], ci=0.95, seed=0, method="grid")
-    assert (sec.status, summary, fit) == ("skipped", None, None)
+    sec, res = _section(data, [1], False)
+    assert (sec.status, res.model, res.fit) == ("skipped", None, None)
     with pytest.raises(TypeError, match=r"model= must be True, False or a passhat\.Fit"):
-        model_section(data, "beta", ks=[1], ci=0.95, seed=0, method="grid")
+        results_of(data, k=[1], model="beta")
 
 
 @pytest.mark.slow
@@ -88,11 +93,12 @@ def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
     Oracle: passhat.compare_models on the same two fits (same seed) gives the table's rows.
     """
     data = ph.load_example("abcd")
-    sec, _, plain = model_section(data, True, ks=[1, 2], ci=0.95, seed=0, method="grid")
+    sec, res = _section(data, [1, 2], True, ci=0.95, seed=0, compare_models=True)
+    plain = res.fit
     cmp = next(t for t in sec.tables if t.id == "model_compare")
     inflated = ph.fit(data, k=[1, 2], seed=0, model="inflated", progress=False)
     assert inflated.diagnostics.passed
-    want = ph.compare_models({"beta": plain, "inflated": inflated})
+    want = ph.compare_models({"beta": plain, "inflated": inflated}).table
     got = {(r["model"], round(r["elpd_loo"], 6)) for r in cmp.rows}
     assert got == {(m, round(e, 6)) for m, e in zip(want["model"], want["elpd_loo"], strict=True)}
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 1
@@ -101,23 +107,23 @@ def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
 def test_model_comparison_is_not_shown_for_an_unhealthy_fit(monkeypatch) -> None:
     import importlib
 
-    section = importlib.import_module("passhat.report.sections.model")  # ph.report is a function
+    build = importlib.import_module("passhat.report.build")  # ph.report is a function
 
     data = ph.load_example("abcd")
     bad_plain = ph.fit(data, method="grid", seed=0, chains=2, draws=40, k=[1])
-    sec, _, _ = model_section(data, bad_plain, ks=[1], ci=0.95, seed=0, method="grid")
+    sec, _ = _section(data, [1], bad_plain, compare_models=True)
     assert not any(t.id == "model_compare" for t in sec.tables)
     assert any("the plain fit failed its diagnostics" in s for s in sec.sentences)
 
-    real_fit = section.fit
+    real_fit = build.fit
 
     def few_draws(d, **kw):  # the inflated fit with 2 × 30 draws: its ESS fails
         if kw.get("model") == "inflated":
             kw = {**kw, "chains": 2, "draws": 30, "tune": 200}
         return real_fit(d, **kw)
 
-    monkeypatch.setattr(section, "fit", few_draws)
-    sec, _, _ = model_section(data, True, ks=[1], ci=0.95, seed=0, method="grid")
+    monkeypatch.setattr(build, "fit", few_draws)
+    sec, _ = _section(data, [1], True, compare_models=True)
     assert not any(t.id == "model_compare" for t in sec.tables)
     note = next(s for s in sec.sentences if "not shown" in s)
     assert "inflated model's fit failed its diagnostics" in note and "ESS" in note
@@ -128,7 +134,7 @@ def test_ppc_counts_are_whole_tasks_and_the_sentences_agree() -> None:
     # outward from Fit.ppc's quantiles, and "outside" is judged against what is shown
     data = ph.load_example("agents")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
-    sec, _, _ = model_section(data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid", compare=False)
+    sec, _ = _section(data, [1, 5], fit)
     raw = fit.ppc()
     assert not (raw["lower"] == raw["lower"].round()).all()  # the quantiles are fractional
     table = next(t for t in sec.tables if t.id == "model_ppc")
@@ -153,9 +159,8 @@ def test_icc_sentence_states_the_law_of_total_variance_split() -> None:
     quadrature checks it in tests/model) and draws the conclusion its size supports."""
     data = ph.load_example("agents")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
-    sec, summary, _ = model_section(
-        data, fit, ks=[1, 5], ci=0.95, seed=0, method="grid", compare=False
-    )
+    sec, res = _section(data, [1, 5], fit)
+    summary = res.model.summary
     for system in fit.systems:
         row = summary[
             (summary["system"] == system)

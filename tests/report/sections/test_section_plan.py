@@ -6,13 +6,21 @@ upper bound 45.1%) and passhat.planner called directly.
 
 from __future__ import annotations
 
+from report_testdata import results_of
+
 import passhat as ph
 from passhat import planner
-from passhat.report.sections.plan import FLIP_RATE, HALF_WIDTH, MAX_NEXT_ROWS, plan_section
+from passhat.report.build import FLIP_RATE, HALF_WIDTH, MAX_NEXT_ROWS
+from passhat.report.sections.plan import plan_section
+
+
+def _section(data, k, fit=False, **options):  # type: ignore[no-untyped-def]
+    """The plan section of a report (without intervals: the plan does not use them)."""
+    return plan_section(results_of(data, k=k, model=fit, plan=True, ci=None, **options))
 
 
 def test_run_counts_are_the_planner_closed_forms() -> None:
-    sec = plan_section(ph.load_example("agents"), fit=None, ks=[1, 5])
+    sec = _section(ph.load_example("agents"), [1, 5])
     rows = {r["system"]: r for r in sec.tables[0].rows}
     for row in rows.values():
         assert row["detect_runs"] == 29  # ⌈ln(0.05)/ln(0.9)⌉
@@ -34,9 +42,10 @@ def test_run_counts_are_the_planner_closed_forms() -> None:
 
 
 def test_skipped_and_no_design_without_spread() -> None:
-    assert plan_section(ph.load_example("abcd"), fit=None, ks=[1], plan=False).status == "skipped"
+    res = results_of(ph.load_example("abcd"), k=[1])  # plan=False
+    assert plan_section(res).status == "skipped"
     counts = ph.counts_from_arrays([2, 2], [2, 2], tasks=["a", "b"])  # every run passes
-    sec = plan_section(counts, fit=None, ks=[1, 2])
+    sec = _section(counts, [1, 2])
     assert any("no design of the budget" in s for s in sec.sentences)
     assert [t.id for t in sec.tables] == ["plan_tasks"]
 
@@ -45,11 +54,11 @@ def test_more_runs_rows_are_the_fits_preposterior() -> None:
     """With a Beta-Binomial fit, the section adds the expected width after as many runs per
     task again (oracle: Fit.more_runs with the same settings, itself checked against an
     independent quadrature in tests/model) and the floor from task sampling."""
-    from passhat.report.sections.plan import MORE_RUNS_SIMULATIONS
+    from passhat.report.build import MORE_RUNS_SIMULATIONS
 
     data = ph.load_example("agents")
     fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
-    sec = plan_section(data, fit=fit, ks=[1, 5])
+    sec = _section(data, [1, 5], fit=fit)
     table = next(t for t in sec.tables if t.id == "plan_more_runs")
     want = fit.more_runs(runs=[5], k=[5], simulations=MORE_RUNS_SIMULATIONS)
     want = want[want["metric"] == "pass_hat_k"]
@@ -64,7 +73,7 @@ def test_more_runs_rows_are_the_fits_preposterior() -> None:
 def test_next_batch_rows_are_next_runs_answer() -> None:
     """The next batch table is plan.next_runs with as many runs as tasks (oracle: the API)."""
     data = ph.load_example("agents")
-    sec = plan_section(data, fit=None, ks=[1, 5])
+    sec = _section(data, [1, 5])
     table = next(t for t in sec.tables if t.id == "plan_next")
     rows = [r for r in table.rows if r["system"] == "guided"]
     api = ph.plan.next_runs(data, budget=168, k=5, system="guided")
@@ -90,11 +99,11 @@ def test_no_clean_task_states_no_bound() -> None:
         ]
         return ph.Trials.from_frame(pd.DataFrame(rows))
 
-    sec = plan_section(trials(5, False), fit=None, ks=[1, 5])
+    sec = _section(trials(5, False), [1, 5])
     row, sentence = sec.tables[0].rows[0], sec.sentences[0]
     assert "0 tasks" not in sentence and "no failure rate is ruled out" in sentence
     assert row["clean_tasks"] == 0 and row["ruled_out_above"] is None
-    one = plan_section(trials(1, True), fit=None, ks=[1]).sentences[0]
+    one = _section(trials(1, True), [1]).sentences[0]
     assert "1 clean run rules out failure rates above 95.0% on the 5 tasks that never" in one
 
 
@@ -103,6 +112,6 @@ def test_one_run_per_task_reads_in_the_singular() -> None:
     import pandas as pd
 
     rows = [{"task_id": f"t{t}", "trial": 0, "success": t % 3 > 0} for t in range(12)]
-    sec = plan_section(ph.Trials.from_frame(pd.DataFrame(rows)), fit=None, ks=[1])
+    sec = _section(ph.Trials.from_frame(pd.DataFrame(rows)), [1])
     text = " ".join(sec.sentences)
     assert "× 1 run" in text and "1 runs" not in text

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from report_testdata import results_of
 
 import passhat as ph
 from passhat.report.sections.spread import MAX_CONTRIB_ROWS, spread_section
 from passhat.spread import CLUSTERED, compare_consistency, describe_parts, describe_row
+
+
+def _section(data, k, **options):  # type: ignore[no-untyped-def]
+    """The spread section of the report's results, and the report's spread."""
+    res = results_of(data, k=k, **options)
+    return spread_section(res), res.spread
 
 
 def test_sentences_written_from_numbers(example_report) -> None:
@@ -26,13 +33,16 @@ def test_sentences_written_from_numbers(example_report) -> None:
 
 
 def test_section_sentences_are_describe_row_and_compare_consistency() -> None:
-    sp = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.9, n_boot=300, seed=2)
-    sec = spread_section(sp, ks=[1, 5], ci=0.9)
-    want = [f"{s}: {p}" for s in ("baseline", "guided") for p in describe_parts(sp.row(s, 5))]
+    sec, sp = _section(ph.load_example("agents"), [1, 5], ci=0.9, n_boot=300, seed=2)
+    oracle = ph.spread(ph.load_example("agents"), k=[1, 5], ci=0.9, n_boot=300, seed=2)
+    pd.testing.assert_frame_equal(sp.table, oracle.table)
+    want = [f"{s}: {p}" for s in ("baseline", "guided") for p in describe_parts(sp.reading(s, 5))]
     assert sec.sentences[:4] == want
     # the two parts are describe_row's two sentences
-    assert " ".join(describe_parts(sp.row("guided", 5))) == describe_row(sp.row("guided", 5))
-    assert sec.sentences[4] == compare_consistency(sp.table, 5)
+    assert " ".join(describe_parts(sp.reading("guided", 5))) == describe_row(
+        sp.reading("guided", 5)
+    )
+    assert sec.sentences[4] == compare_consistency(sp.rows, 5)
     assert "most consistent" not in " ".join(sec.sentences)
     for i, (system, h) in enumerate(sp.heterogeneity.set_index("system").iterrows()):
         assert sec.sentences[2 * i].startswith(f"{system}: ")
@@ -53,7 +63,8 @@ def test_interval_is_the_population_interval_of_estimate() -> None:
         ].iloc[0]
         assert (r.pass_hat_k_lower, r.pass_hat_k_upper) == (want["lower"], want["upper"])
         assert r.method == want["method"] and r.scope == "population"
-    sec = spread_section(sp, ks=[1, 5], ci=0.9)
+    sec, report_sp = _section(data, [1, 5], ci=0.9, n_boot=300, seed=2)
+    pd.testing.assert_frame_equal(report_sp.table, sp.table)
     labels = [c.label for c in sec.tables[0].columns]
     assert "90% interval (population)" in labels
     assert "90% interval of the ratio (population)" in labels
@@ -67,8 +78,7 @@ def test_interval_is_the_population_interval_of_estimate() -> None:
 
 
 def test_contributions_are_the_largest_per_system() -> None:
-    sp = ph.spread(ph.load_example("agents"), k=[1, 5])
-    sec = spread_section(sp, ks=[1, 5], ci=None)
+    sec, sp = _section(ph.load_example("agents"), [1, 5], ci=None)
     table = next(tb for tb in sec.tables if tb.id == "spread_contributions")
     rows = pd.DataFrame(table.rows)
     cb = sp.contributions[sp.contributions["k"] == 5]
@@ -79,8 +89,7 @@ def test_contributions_are_the_largest_per_system() -> None:
 
 
 def test_shares_table_counts_where_the_failing_runs_are() -> None:
-    sp = ph.spread(ph.load_example("agents"), k=[1, 5])
-    sec = spread_section(sp, ks=[1, 5], ci=None)
+    sec, _ = _section(ph.load_example("agents"), [1, 5], ci=None)
     table = next(tb for tb in sec.tables if tb.id == "spread_shares")
     for r in table.rows:
         assert r["failures_always_fail"] + r["failures_flaky"] == r["failures"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["interval_lookup", "population_row", "shown"]
+__all__ = ["interval_lookup", "outside", "population_row", "shown"]
 
 
 def shown(metric: str, k: int, ks: list[int]) -> bool:
@@ -63,3 +64,26 @@ def interval_lookup(table: pd.DataFrame) -> dict[tuple[str, int, str, str], dict
             "method": str(r.method),
         }
     return out
+
+
+def _number(x: Any) -> float:
+    """A float, or NaN when missing or not a number."""
+    try:
+        return float(x) if x is not None else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def outside(value: Any, lower: Any, upper: Any) -> bool:
+    """Whether a value lies outside its interval; never when the value or an end is missing or
+    not finite (the rule of :func:`passhat.intervals.outside_mask`, for one row).
+
+    Examples
+    --------
+    >>> outside(1.0, 0.4, 0.99), outside(0.5, 0.4, 0.6), outside(0.2, None, 0.3)
+    (True, False, False)
+    """
+    v, lo, hi = _number(value), _number(lower), _number(upper)
+    if not (math.isfinite(v) and math.isfinite(lo) and math.isfinite(hi)):
+        return False
+    return v < lo or v > hi

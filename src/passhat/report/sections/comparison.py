@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xarray as xr
-
-from passhat.compare import compare
-from passhat.estimators import METRIC_LABELS
-from passhat.intervals import outside_mask
+from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Table
-from passhat.trials import Trials
+from passhat.report.sections._rows import outside
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["comparison_sentence", "comparison_table"]
 
@@ -49,34 +48,14 @@ def _rows(table: Any) -> list[dict[str, Any]]:
     return kept
 
 
-def comparison_table(
-    data: Trials | xr.Dataset,
-    *,
-    ks: list[int],
-    ci: float,
-    seed: int | None,
-    n_boot: int,
-    baseline: str,
-    weights: Any = None,
-) -> tuple[Table, list[str]]:
+def comparison_table(results: ReportResults) -> tuple[Table, list[str]]:
     """Paired differences (candidate − baseline) with intervals and p-values, population scope.
 
     Parameters
     ----------
-    data : Trials or xarray.Dataset
-        The report's input (two systems or more).
-    ks : list of int
-        k values; the sentences speak of pass^k at the largest.
-    ci : float
-        Interval level.
-    seed : int, optional
-        Seed of the paired bootstrap.
-    n_boot : int
-        Bootstrap resamples.
-    baseline : str
-        The system the others are compared with.
-    weights : None, "equal", "declared", "category" or mapping
-        Task weights, as in the report's estimate.
+    results : ReportResults
+        The report's results; their ``comparison`` (two systems or more, with intervals) is
+        shown, the sentences speak of pass^k at the largest k.
 
     Returns
     -------
@@ -86,21 +65,16 @@ def comparison_table(
     Examples
     --------
     >>> import passhat as ph
-    >>> table, sentences = comparison_table(ph.load_example("agents"), ks=[1, 5], ci=0.95,
-    ...                                     seed=0, n_boot=200, baseline="baseline")
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("agents"), k=[1, 5], baseline="baseline",
+    ...                       n_boot=200, model=False, plan=False)
+    >>> table, sentences = comparison_table(res)
     >>> sorted({(r["baseline"], r["candidate"]) for r in table.rows})
     [('baseline', 'guided')]
     """
-    cmp = compare(
-        data,
-        k=ks,
-        ci=ci,
-        seed=seed,
-        n_boot=n_boot,
-        intersect=True,
-        baseline=baseline,
-        weights=weights,
-    )
+    cmp, ci, ks = results.comparison, results.settings.ci, results.ks
+    if cmp is None or ci is None:
+        raise ValueError("the report has no paired comparison (one system, or no intervals)")
     rows = _rows(cmp.table)
     table = Table(
         id="headline_compare",
@@ -127,7 +101,7 @@ def comparison_table(
     kmax = ks[-1]
     # at k = 1 the table keeps only the mean row (pass^1 is the mean): read that one
     sent = [
-        comparison_sentence(r, k=kmax, ci=ci)
+        comparison_sentence(r, k=kmax, level=ci)
         for r in rows
         if (r["metric"] == "pass^k" and r["k"] == kmax) or (kmax == 1 and r["metric"] == "mean")
     ]
@@ -136,8 +110,7 @@ def comparison_table(
 
 def _outside(r: dict[str, Any]) -> bool:
     """Whether the row's difference lies outside its own interval."""
-    ends = (_float(r.get(key)) for key in ("difference", "diff_lower", "diff_upper"))
-    return bool(outside_mask(*ends, tol=0.0))
+    return outside(r.get("difference"), r.get("diff_lower"), r.get("diff_upper"))
 
 
 #: Why an observed difference can lie outside its interval (the comparison's sentence and note).
@@ -170,7 +143,7 @@ def _float(x: Any) -> float:
         return math.nan
 
 
-def comparison_sentence(r: dict[str, Any], *, k: int, ci: float) -> str:
+def comparison_sentence(r: dict[str, Any], *, k: int, level: float) -> str:
     """One sentence reading a paired-comparison row of pass^k (candidate − baseline).
 
     The verdict follows the interval: when it excludes zero the sentence
@@ -182,12 +155,12 @@ def comparison_sentence(r: dict[str, Any], *, k: int, ci: float) -> str:
     --------
     >>> row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
     ...        "diff_upper": 0.09, "p_value": 0.02}
-    >>> print(comparison_sentence(row, k=4, ci=0.95))
+    >>> print(comparison_sentence(row, k=4, level=0.95))
     b − a: pass^4 differs by +5.0 points (95% interval +1.0 to +9.0, p = 0.02); the interval \
 excludes zero: b has the higher pass^4.
     >>> row = {"candidate": "b", "baseline": "a", "difference": 1.0, "diff_lower": -0.39,
     ...        "diff_upper": 0.89, "p_value": 0.26}
-    >>> "lies outside the interval" in comparison_sentence(row, k=5, ci=0.95)
+    >>> "lies outside the interval" in comparison_sentence(row, k=5, level=0.95)
     True
     """
     cand, base = r["candidate"], r["baseline"]
@@ -203,7 +176,7 @@ excludes zero: b has the higher pass^4.
         sep = "; " if diff == 0 else ""
         return f"{head}{sep}no interval{p_txt}); the data do not settle which is better."
     sep = ", " if diff == 0 else ""
-    head += f"{sep}{ci:.0%} interval {lo * 100:+.1f} to {hi * 100:+.1f}{p_txt})"
+    head += f"{sep}{level:.0%} interval {lo * 100:+.1f} to {hi * 100:+.1f}{p_txt})"
     if lo > 0:
         verdict = f"the interval excludes zero: {cand} has the higher pass^{k}"
     elif hi < 0:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from passhat._format import plural
 from passhat.report.document import Column, Section, Table, frame_rows, frame_table
-from passhat.slices import slices
-from passhat.trials import Trials
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["MAX_TASK_ROWS", "data_section"]
 
@@ -76,15 +78,9 @@ def _runs_table(ds: xr.Dataset) -> Table:
     )
 
 
-def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
-    """Runs by status (and category) from :func:`passhat.slices`, and the reader's exclusions."""
-    fr = data.frame
-    by = ["status"]
-    if "category" in fr.columns and fr["category"].notna().all():
-        by.append("category")
-    sl = slices(data, by=by)
-    for key in by:
-        st = sl.tables[key]
+def _slice_tables(sl: Any, tables: list[Table], sent: list[str]) -> None:
+    """Runs by status (and category) from :func:`passhat.slices`."""
+    for key, st in sl.tables.items():
         tables.append(
             Table(
                 id=f"data_{key}",
@@ -121,7 +117,10 @@ def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
                 )
                 + ")."
             )
-    ex = data.excluded
+
+
+def _reader_table(ex: pd.DataFrame | None, tables: list[Table], sent: list[str]) -> None:
+    """The rows the reader excluded, with reasons."""
     if ex is not None and len(ex):
         tables.append(
             frame_table(
@@ -137,18 +136,15 @@ def _slice_tables(data: Trials, tables: list[Table], sent: list[str]) -> None:
 MAX_TASK_ROWS = 60
 
 
-def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section:
+def data_section(results: ReportResults) -> Section:
     """The data section: what was run, what was decided, and what was left out and why.
 
     Parameters
     ----------
-    data : Trials or xarray.Dataset
-        The report's input (trials add the status and category slices and the
-        reader's exclusions; a count table has neither).
-    ds : xarray.Dataset
-        Its count table.
-    est : passhat.Estimate
-        The estimate of the report (its summary and excluded tasks).
+    results : ReportResults
+        The report's results: its input's count table, the estimate (its summary and
+        excluded tasks) and, for trials, the status and category slices and the reader's
+        exclusions (a count table has neither).
 
     Returns
     -------
@@ -158,12 +154,13 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
     Examples
     --------
     >>> import passhat as ph
-    >>> from passhat.estimators import as_counts
-    >>> trials = ph.load_example("abcd")
-    >>> sec = data_section(trials, as_counts(trials), ph.estimate(trials, k=[1, 2]))
-    >>> [t.id for t in sec.tables]
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("abcd"), k=[1, 2], n_boot=200, model=False,
+    ...                       plan=False)
+    >>> [t.id for t in data_section(res).tables]
     ['data_systems', 'data_runs_per_task', 'data_status']
     """
+    ds, est = results.counts_all, results.estimate
     tables = [_systems_table(ds, est), _runs_table(ds)]
     systems = [str(s) for s in ds["system"].values]
     n = ds["n"].values
@@ -194,8 +191,9 @@ def data_section(data: Trials | xr.Dataset, ds: xr.Dataset, est: Any) -> Section
         )
     else:
         sent.append("Every run was decided (no unscored runs).")
-    if isinstance(data, Trials):
-        _slice_tables(data, tables, sent)
+    if results.slices is not None:
+        _slice_tables(results.slices, tables, sent)
+    _reader_table(results.reader_excluded, tables, sent)
     if len(est.excluded):
         tables.append(
             Table(

@@ -1,31 +1,27 @@
 """Section 7, "Where failing runs diverge": each failing run's divergence point, from traces.
 
-:func:`trace_divergence` checks that the traces belong to the report's runs and computes
-the divergence (:func:`passhat.divergence`); :func:`divergence_section` writes the section
-from that result, or from any object with a ``table`` (and ``by_action``) frame.
+:func:`divergence_section` writes the section from the report's divergence: the one
+:func:`passhat.report.build.trace_divergence` computed from traces of the same runs, or any
+object with a ``table`` (and ``by_action``) frame given to the report.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import xarray as xr
 
 from passhat._format import short
-from passhat.errors import OptionError
-from passhat.estimators import as_counts
-from passhat.io import input_stamp
 from passhat.report.document import Column, Section, Table, frame_rows, frame_table
-from passhat.traces import Divergence, Traces, divergence
-from passhat.trials import Trials
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = [
     "DIVERGENCE_COLUMNS",
     "MAX_DIVERGENCE_ROWS",
     "call_text",
     "divergence_section",
-    "trace_divergence",
 ]
 
 #: Columns of the traces module's divergence table shown in the report, when present.
@@ -41,61 +37,6 @@ DIVERGENCE_COLUMNS = {
 }
 MAX_DIVERGENCE_ROWS = 100
 DIVERGENCE_TITLE = "7. Where failing runs diverge"
-
-
-def trace_divergence(
-    data: Trials | xr.Dataset, traces: Traces, *, tolerate_extra_lookups: bool = False
-) -> Divergence:
-    """The divergence points of the traces of the report's runs.
-
-    Parameters
-    ----------
-    data : Trials or xarray.Dataset
-        The report's runs.
-    traces : passhat.Traces
-        Traces of the same runs (e.g. read from the same τ-bench file).
-    tolerate_extra_lookups : bool
-        As in :func:`passhat.divergence`.
-
-    Returns
-    -------
-    passhat.Divergence
-        Its ``counts`` also hold ``tool_calls`` (steps in the traces) and
-        ``trials``, so that the section can say when there is nothing to align.
-
-    Raises
-    ------
-    OptionError
-        When none of the traces' tasks is among the runs' tasks: the trace
-        file of another benchmark (or another run) was given.
-
-    Examples
-    --------
-    >>> import passhat as ph, pandas as pd
-    >>> steps = pd.DataFrame({"task_id": ["x"], "trial": [0], "action": ["lookup"]})
-    >>> trials = pd.DataFrame({"task_id": ["x"], "trial": [0], "success": [True]})
-    >>> tr = ph.Traces.from_frames(steps, trials)
-    >>> trace_divergence(ph.load_example("abcd"), tr)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    passhat.errors.OptionError: traces: none of its 1 task(s) (e.g. x) is among the tasks of ...
-    """
-    trace_tasks = {str(t) for t in traces.trials["task_id"].unique()}
-    run_tasks = {str(t) for t in as_counts(data)["task"].values}
-    if trace_tasks and not trace_tasks & run_tasks:
-        where = traces.source.get("path")
-        src = input_stamp(data)
-        runs = src.get("example") or src.get("path") or "the runs"
-        raise OptionError(
-            f"traces{' ' + str(where) if where else ''}: none of its {len(trace_tasks)} task(s) "
-            f"(e.g. {', '.join(sorted(trace_tasks)[:3])}) is among the tasks of "
-            f"{runs} (e.g. {', '.join(sorted(run_tasks)[:3])}); "
-            "give the trace file of the same runs"
-        )
-    div = divergence(traces, tolerate_extra_lookups=tolerate_extra_lookups)
-    div.counts["tool_calls"] = len(traces.steps)  # 0: nothing to align (the section says so)
-    div.counts["trials"] = len(traces.trials)
-    return div
 
 
 #: Characters of one tool call (name and arguments) in the table; the same for both sides.
@@ -174,41 +115,42 @@ def _run_table(table: pd.DataFrame) -> Table:
     )
 
 
-def divergence_section(divergence: Any) -> Section:
-    """The divergence section, from any object with a ``table`` (and ``by_action``) frame.
+def divergence_section(results: ReportResults) -> Section:
+    """The divergence section, from the report's divergence: any object with a ``table`` (and
+    ``by_action``) frame.
 
     Parameters
     ----------
-    divergence : passhat.Divergence or object
-        Its ``table`` (one row per failing run), ``by_action`` (runs per
-        marker action) and optional ``sentences`` are shown.
+    results : ReportResults
+        The report's results: their ``divergence`` (its ``table``, one row per failing run,
+        ``by_action``, runs per marker action, and optional ``sentences`` are shown) and,
+        when it was computed from traces, what the traces held (without a tool call there is
+        nothing to align: the section is skipped and says so).
 
     Returns
     -------
     Section
         Id ``divergence``.
 
-    Raises
-    ------
-    OptionError
-        When the object has neither a non-empty ``table`` nor ``by_action``.
-
     Examples
     --------
-    >>> import pandas as pd
+    >>> import pandas as pd, passhat as ph
+    >>> from passhat.report.build import compute_results
     >>> class Div:
     ...     table = pd.DataFrame({"task_id": ["t1"], "trial": [2], "step": [3], "kind": ["skips"]})
     ...     by_action = None
-    >>> divergence_section(Div()).tables[0].id
+    >>> res = compute_results(ph.load_example("abcd"), k=[1], divergence=Div(), n_boot=200,
+    ...                       model=False, plan=False)
+    >>> divergence_section(res).tables[0].id
     'divergence_table'
     """
-    counts = getattr(divergence, "counts", None) or {}
-    if counts.get("tool_calls") == 0:
+    divergence, counts = results.divergence, results.trace_counts
+    if counts is not None and counts.tool_calls == 0:
         return Section(
             id="divergence",
             title=DIVERGENCE_TITLE,
             status="skipped",
-            note=f"No tool calls to align: none of the {counts.get('trials', 0)} run(s) in the "
+            note=f"No tool calls to align: none of the {counts.trials} run(s) in the "
             "traces made a tool call, and a divergence point is where a failing run's tool "
             "calls leave those of the passing runs.",
         )
@@ -249,10 +191,6 @@ def divergence_section(divergence: Any) -> Section:
                 f"The most frequent divergence point is {top['action']} "
                 f"({float(top['share']):.0%} of failing runs)."
             )
-    if not tables and not sentences:
-        raise OptionError(
-            "divergence= needs an object with a non-empty .table or .by_action data frame"
-        )
     return Section(
         id="divergence",
         title=DIVERGENCE_TITLE,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["MAX_FLAKY_ROWS", "flaky_section", "flaky_sentences"]
 
@@ -15,16 +18,15 @@ __all__ = ["MAX_FLAKY_ROWS", "flaky_section", "flaky_sentences"]
 MAX_FLAKY_ROWS = 60
 
 
-def flaky_section(est: Any, *, ci: float | None) -> Section:
+def flaky_section(results: ReportResults) -> Section:
     """The flaky section: every flaky task's runs, successes and per-task interval.
 
     Parameters
     ----------
-    est : passhat.Estimate
-        The report's estimate; its per-task table (:attr:`passhat.Estimate.tasks`)
-        gives the flaky flag and the per-task intervals.
-    ci : float, optional
-        Interval level of the report, for the column header.
+    results : ReportResults
+        The report's results: the estimate's per-task table
+        (:attr:`passhat.Estimate.tasks`) gives the flaky flag and the per-task intervals;
+        the report's interval level names the column.
 
     Returns
     -------
@@ -37,10 +39,14 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
     Examples
     --------
     >>> import passhat as ph
-    >>> sec = flaky_section(ph.estimate(ph.load_example("abcd"), k=[1, 2]), ci=0.95)
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("abcd"), k=[1, 2], n_boot=200, model=False,
+    ...                       plan=False)
+    >>> sec = flaky_section(res)
     >>> sec.tables[0].id, all(r["c"] < r["n"] for r in sec.tables[0].rows)
     ('flaky', True)
     """
+    est, level = results.estimate, results.settings.ci
     tasks = est.tasks
     # only the two sort keys of the flaky tasks are copied (a million-task table is ~250 MB)
     keep = np.flatnonzero(
@@ -80,7 +86,7 @@ def flaky_section(est: Any, *, ci: float | None) -> Section:
             Column("n", "Runs", "int"),
             Column("c", "Successes", "int"),
             Column("rate", "Success rate", "pct"),
-            Column("rate", f"{ci or 0.95:.0%} interval ({method})", "interval"),
+            Column("rate", f"{level or 0.95:.0%} interval ({method})", "interval"),
         ],
         rows=rows,
         hidden_rows=hidden,

@@ -6,14 +6,18 @@ whether the estimator's and the model's intervals overlap.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from passhat._format import pct
-from passhat.estimators import METRIC_LABELS
+from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table
 from passhat.report.sections._rows import interval_lookup, population_row, shown
+from passhat.report.sections.comparison import comparison_table
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["headline_section"]
 
@@ -74,68 +78,52 @@ def _rows(
     return rows, flagged, methods, outside
 
 
-def headline_section(
-    est: Any, *, ks: list[int], ci: float | None, model_rows: pd.DataFrame | None
-) -> Section:
+def headline_section(results: ReportResults) -> Section:
     """The headline section: one row per system, metric and k, and sentences at the largest k.
 
     Parameters
     ----------
-    est : passhat.Estimate
-        The report's estimate (with intervals unless ``ci`` is None).
-    ks : list of int
-        The k values shown (the mean once, pass@k and pass^k for k > 1).
-    ci : float, optional
-        Interval level, for the column headers.
-    model_rows : pandas.DataFrame, optional
-        The model's summary (:meth:`passhat.Fit.summary`), when the model ran.
+    results : ReportResults
+        The report's results: the estimate (with intervals unless the report has none), the
+        k values (the mean once, pass@k and pass^k for k > 1), the model's summary when it
+        ran, and the paired comparison with two systems or more
+        (:mod:`passhat.report.sections.comparison`).
 
     Returns
     -------
     Section
-        Id ``headline``; the builder appends the paired comparison of
-        :mod:`passhat.report.sections.comparison` to it.
+        Id ``headline``.
 
     Examples
     --------
     >>> import passhat as ph
-    >>> est = ph.estimate(ph.load_example("abcd"), k=[1, 2], ci=0.95, n_boot=200, seed=0)
-    >>> sec = headline_section(est, ks=[1, 2], ci=0.95, model_rows=None)
-    >>> [r["metric"] for r in sec.tables[0].rows]
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("abcd"), k=[1, 2], n_boot=200, model=False,
+    ...                       plan=False)
+    >>> [r["metric"] for r in headline_section(res).tables[0].rows]
     ['mean', 'pass@k', 'pass^k']
     """
+    est, ks = results.estimate, results.ks
+    model_rows = results.model.summary if results.model is not None else None
+    table, sent = _estimate_table(est, ks, results.settings.ci, model_rows)
+    tables = [table]
+    if results.comparison is not None:
+        cmp_table, cmp_sentences = comparison_table(results)
+        tables.append(cmp_table)
+        sent.extend(cmp_sentences)
+    return Section(id="headline", title="2. Headline", sentences=sent, tables=tables)
+
+
+def _estimate_table(
+    est: Any, ks: list[int], level: float | None, model_rows: pd.DataFrame | None
+) -> tuple[Table, list[str]]:
+    """The estimates' table and its sentences."""
     rows, flagged, methods, outside = _rows(est, ks, model_rows)
-    level = f"{ci:.0%}" if ci else ""
-    cols = [
-        Column("system", "System"),
-        Column("metric", "Metric"),
-        Column("k", "k", "int"),
-        Column("value", "Estimate", "pct"),
-    ]
+    shown_level = f"{level:.0%}" if level else ""
     new_t = (getattr(est, "settings", {}) or {}).get("predictive")
-    if methods:
-        cols += [
-            Column("benchmark", f"{level} interval, benchmark scope (these tasks)", "interval"),
-            Column(
-                "population",
-                f"{level} interval, population scope (expected value over tasks like these)",
-                "interval",
-            ),
-        ]
-        if "predictive" in methods:
-            cols.append(
-                Column(
-                    "predictive",
-                    f"{level} interval for a new benchmark of {new_t} tasks like these",
-                    "interval",
-                )
-            )
-    if model_rows is not None and len(model_rows):
-        cols += [
-            Column("model_mean", "Model posterior mean (population)", "pct"),
-            Column("model", f"Model {level} interval", "interval"),
-            Column("agree", "Estimator and model agree"),
-        ]
+    cols = _columns(
+        shown_level, methods, new_t, with_model=model_rows is not None and len(model_rows) > 0
+    )
     note = (
         " ".join(f"{scope.capitalize()} scope: {m}." for scope, m in sorted(methods.items()))
         or "Intervals are not available (passhat.estimate without ci=)."
@@ -155,7 +143,7 @@ def headline_section(
     for r in wide[wide["k"] == kmax].itertuples():
         pop = iv.get((str(r.system), kmax, "pass_hat_k", "population"))
         pop_txt = (
-            f" ({level} interval for the expected value over tasks like these "
+            f" ({shown_level} interval for the expected value over tasks like these "
             f"{pct(pop['lower'])}–{pct(pop['upper'])})"
             if pop
             else ""
@@ -198,4 +186,42 @@ def headline_section(
         )
     elif model_rows is not None and len(model_rows):
         sent.append("The estimator and the model's posterior agree within their intervals.")
-    return Section(id="headline", title="2. Headline", sentences=sent, tables=[table])
+    return table, sent
+
+
+def _columns(
+    shown_level: str, methods: dict[str, str], new_t: Any, *, with_model: bool
+) -> list[Column]:
+    """The headline table's columns: the estimate, each scope's interval, the model's."""
+    cols = [
+        Column("system", "System"),
+        Column("metric", "Metric"),
+        Column("k", "k", "int"),
+        Column("value", "Estimate", "pct"),
+    ]
+    if methods:
+        cols += [
+            Column(
+                "benchmark", f"{shown_level} interval, benchmark scope (these tasks)", "interval"
+            ),
+            Column(
+                "population",
+                f"{shown_level} interval, population scope (expected value over tasks like these)",
+                "interval",
+            ),
+        ]
+        if "predictive" in methods:
+            cols.append(
+                Column(
+                    "predictive",
+                    f"{shown_level} interval for a new benchmark of {new_t} tasks like these",
+                    "interval",
+                )
+            )
+    if with_model:
+        cols += [
+            Column("model_mean", "Model posterior mean (population)", "pct"),
+            Column("model", f"Model {shown_level} interval", "interval"),
+            Column("agree", "Estimator and model agree"),
+        ]
+    return cols

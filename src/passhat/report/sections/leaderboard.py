@@ -8,46 +8,57 @@ and two figures (rank intervals; pairwise differences).
 
 from __future__ import annotations
 
-import xarray as xr
+from typing import TYPE_CHECKING, Any
 
-from passhat.rank import Ranking, rank
 from passhat.rank.result import metric_name
 from passhat.report.document import Column, Section, Table
 
-__all__ = ["MIN_SYSTEMS", "leaderboard_figure_texts", "leaderboard_section"]
+if TYPE_CHECKING:
+    from passhat.rank.result import Ranking
+    from passhat.report.results import ReportResults
 
-#: Systems from which the report has a leaderboard section.
-MIN_SYSTEMS = 3
+__all__ = ["leaderboard_figure_texts", "leaderboard_section"]
 
 
-def leaderboard_section(
-    ds: xr.Dataset, *, ks: list[int], ci: float, seed: int | None, n_boot: int
-) -> tuple[Section, Ranking]:
-    """The leaderboard section and the ranking behind it.
+def leaderboard_section(results: ReportResults) -> Section:
+    """The leaderboard section, from the report's ranking (three systems or more).
 
     Parameters
     ----------
-    ds : xarray.Dataset
-        The report's count table (its matched tasks are ranked).
-    ks : list of int
-    ci : float
-    seed : int, optional
-    n_boot : int
+    results : ReportResults
+        The report's results, with a ``ranking`` (:func:`passhat.rank` on the matched tasks).
 
     Returns
     -------
-    (Section, Ranking)
+    Section
+        Id ``leaderboard``, with the figures ``rank_intervals`` and ``pairwise_differences``.
 
     Examples
     --------
     >>> import passhat as ph
-    >>> from passhat.estimators import as_counts
-    >>> sec, r = leaderboard_section(as_counts(ph.load_example("agents")), ks=[1, 2], ci=0.95,
-    ...                              seed=0, n_boot=300)
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("leaderboard"), k=[1, 2], n_boot=300,
+    ...                       model=False, plan=False)
+    >>> sec = leaderboard_section(res)
     >>> sec.id, sec.figures
     ('leaderboard', ['rank_intervals', 'pairwise_differences'])
     """
-    r = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seed, intersect=True)
+    r, level = results.ranking, results.settings.ci
+    if r is None or level is None:
+        raise ValueError("the report has no ranking (fewer than three systems, or no intervals)")
+    table, t = _table(r, level)
+    sec = Section(
+        id="leaderboard",
+        title="Leaderboard",
+        sentences=_sentences(r, t, level),
+        tables=[table],
+        figures=["rank_intervals", "pairwise_differences"],
+    )
+    return sec
+
+
+def _table(r: Ranking, level: float) -> tuple[Table, Any]:
+    """The leaderboard's table, and the ranking's rows of its headline metric."""
     metric, kk = r.settings["headline"]
     name = metric_name(metric, kk)
     t = r.table[(r.table["metric"] == metric) & (r.table["k"] == kk)]
@@ -69,7 +80,7 @@ def leaderboard_section(
     ]
     table = Table(
         id="leaderboard",
-        caption=f"Leaderboard by {name}, best first ({ci:.0%} intervals)",
+        caption=f"Leaderboard by {name}, best first ({level:.0%} intervals)",
         columns=[
             Column("tier", "Tier"),
             Column("system", "System"),
@@ -85,23 +96,29 @@ def leaderboard_section(
             ". Rank interval: marginal per system, simultaneous over its "
             "comparisons with the others. Tier: walking down from the leader, a new tier starts "
             "only at a system whose paired test (the comparison's rule) rejects against every "
-            f"system of the tier above, at {1 - ci:.0%} after Holm across the "
+            f"system of the tier above, at {1 - level:.0%} after Holm across the "
             f"{r.settings['pairs_tested']} pairs; * in its leader's tier through a chain of ties "
             "but separated from the leader."
         ),
     )
+    return table, t
+
+
+def _sentences(r: Ranking, t: Any, level: float) -> list[str]:
+    """Who leads, in how many tiers, P(rank = 1), and the tasks left out."""
+    name = metric_name(*r.settings["headline"])
     tiers = t.groupby("tier", sort=True)["system"].apply(list)  # int tiers of the ranking
     top = tiers.iloc[0]
-    level = f"{1 - ci:.0%}"
+    alpha = f"{1 - level:.0%}"
     apart = [str(x) for x in t.loc[t["separated_from_leader"].astype(bool), "system"]]
     apart_top = [x for x in apart if x in top]
     chain = (
-        f"a chain: each is not separable at {level} from a system above it, but {top[0]} is "
+        f"a chain: each is not separable at {alpha} from a system above it, but {top[0]} is "
         f"separated from {', '.join(apart_top)} (marked *)"
     )
     if len(tiers) == 1:
         head = (
-            f"{top[0]} leads and no other system is separated from it at {level}."
+            f"{top[0]} leads and no other system is separated from it at {alpha}."
             if not apart_top
             else f"one tier, {chain}."
         )
@@ -111,7 +128,7 @@ def leaderboard_section(
         elif apart_top:
             detail = f" ({chain})"
         else:
-            detail = f" ({len(top)} systems the data cannot order at {level})"
+            detail = f" ({len(top)} systems the data cannot order at {alpha})"
         head = f"the top tier is {', '.join(top)}{detail}; {len(tiers)} tiers in all."
     sent = [
         f"{len(r.systems)} systems on the same {r.settings['tasks']} tasks, ranked by {name}: "
@@ -133,14 +150,7 @@ def leaderboard_section(
             "Some systems sit in their leader's tier through a chain of ties but are separated "
             "from the leader itself (marked *)."
         )
-    sec = Section(
-        id="leaderboard",
-        title="Leaderboard",
-        sentences=sent,
-        tables=[table],
-        figures=["rank_intervals", "pairwise_differences"],
-    )
-    return sec, r
+    return sent
 
 
 def leaderboard_figure_texts(r: Ranking) -> dict[str, dict[str, str]]:

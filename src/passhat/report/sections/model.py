@@ -6,33 +6,20 @@ problems listed; its numbers stay visible (marked), never hidden.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
-import xarray as xr
 
-from passhat.estimators import METRIC_LABELS
-from passhat.model import Fit, compare_models, fit
-from passhat.model.summaries import mean_outside_note
+from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table, frame_rows
-from passhat.report.figure_data import ppc_frame
 from passhat.report.sections._rows import population_row, shown
-from passhat.trials import Trials
+
+if TYPE_CHECKING:
+    from passhat.report.results import ModelComparison, ReportResults
 
 __all__ = ["MODEL_TITLE", "model_section"]
 
 MODEL_TITLE = "4. Model"
-
-
-def _fit(
-    data: Trials | xr.Dataset, model: Any, ks: list[int], seed: int | None, method: str
-) -> Fit:
-    if isinstance(model, Fit):
-        return model
-    if model is not True:
-        raise TypeError(f"model= must be True, False or a passhat.Fit (got {type(model).__name__})")
-    return fit(data, k=ks, seed=seed, method=method, progress=False)
 
 
 def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: str) -> Table:
@@ -82,21 +69,16 @@ def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: 
     )
 
 
-def _hyper_rows(f: Fit, level: float) -> list[dict[str, Any]]:
-    post = f.idata.posterior
-    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
-    rows = []
-    for system in (str(s) for s in post["system"].values):
-        row: dict[str, Any] = {"system": system}
-        for var in ("mu", "kappa", "icc"):
-            if var not in post:
-                continue
-            x = np.asarray(post[var].sel(system=system).values, dtype=float).ravel()
-            row[var] = float(np.mean(x))
-            row[f"{var}_ci_lower"] = float(np.quantile(x, lo_q))
-            row[f"{var}_ci_upper"] = float(np.quantile(x, hi_q))
-        rows.append(row)
-    return rows
+def _hyper_rows(hyper: pd.DataFrame) -> list[dict[str, Any]]:
+    """The hyperparameter rows (per system: μ, κ and the ICC with their intervals)."""
+    return [
+        {str(key): value for key, value in r.items() if not _missing(value)}
+        for r in hyper.to_dict(orient="records")
+    ]
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def _hyper_table(hyper: list[dict[str, Any]], level: float) -> Table:
@@ -148,10 +130,9 @@ def _diagnostics_table(diag: Any) -> Table:
     )
 
 
-def _ppc(f: Fit) -> tuple[Table, list[str]]:
+def _ppc(ppc: pd.DataFrame) -> tuple[Table, list[str]]:
     """The posterior predictive check's table, and one sentence per system."""
     sent: list[str] = []
-    ppc = ppc_frame(f)
     for system, part in ppc.groupby("system", sort=False):
         outside = part[part["outside"]]
         lvl = float(part["ci"].iloc[0])
@@ -226,34 +207,21 @@ def _icc_sentences(
     return pre
 
 
-def _comparison(
-    data: Trials | xr.Dataset,
-    f: Fit,
-    ks: list[int],
-    seed: int | None,
-    *,
-    progress: bool | None = None,
-) -> tuple[Table | None, list[str]]:
-    """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS).
-
-    Only healthy fits are ranked: when either fails its diagnostics, the sentence says
-    which and why, and no table is made.
-    """
-    if not f.diagnostics.passed:
+def _comparison(cmp: ModelComparison) -> tuple[Table | None, list[str]]:
+    """Plain Beta vs zero/one-inflated by PSIS-LOO (only healthy fits are ranked: when either
+    fails its diagnostics, the sentence says which and why, and no table is made)."""
+    if cmp.status == "plain_failed":
         return None, [
             "Model comparison (plain Beta vs zero/one-inflated) was not run: the plain fit "
             "failed its diagnostics."
         ]
-    # NUTS compiles first (seconds to a minute): progress on a terminal unless told otherwise
-    inflated = fit(data, k=ks, seed=seed, model="inflated", progress=progress)
-    if not inflated.diagnostics.passed:
+    if cmp.table is None:  # the inflated fit failed its diagnostics
         return None, [
             "Model comparison (plain Beta vs zero/one-inflated) not shown: the inflated model's "
             "fit failed its diagnostics ("
-            + "; ".join(inflated.diagnostics.problems[:3])
+            + "; ".join(cmp.problems)
             + "), so its comparison would be unreliable."
         ]
-    cmp = compare_models({str(f.model): f, "inflated": inflated})
     table = Table(
         id="model_compare",
         caption="Model comparison by PSIS-LOO (plain Beta vs zero/one-inflated)",
@@ -267,12 +235,12 @@ def _comparison(
             Column("weight", "Stacking weight", "num"),
             Column("warning", "Pareto-k warning", "bool"),
         ],
-        rows=frame_rows(cmp),
+        rows=frame_rows(cmp.table),
         note="The pointwise log-likelihood is one term per task, so LOO asks how well "
         "each model predicts a left-out task.",
     )
     sent = []
-    for system, part in cmp.groupby("system", sort=False):
+    for system, part in cmp.table.groupby("system", sort=False):
         best, other = part.iloc[0], part.iloc[1]
         clear = float(other["elpd_diff"]) > 2 * float(other["dse"])
         sent.append(
@@ -284,73 +252,47 @@ def _comparison(
     return table, sent
 
 
-def model_section(
-    data: Trials | xr.Dataset,
-    model: bool | Fit,
-    *,
-    ks: list[int],
-    ci: float | None,
-    seed: int | None,
-    method: str,
-    compare: bool = True,
-    progress: bool | None = None,
-) -> tuple[Section, pd.DataFrame | None, Fit | None]:
-    """Fit (or take) the hierarchical model and summarise it.
+def model_section(results: ReportResults) -> Section:
+    """The model's section: posterior, hyperparameters, diagnostics, predictive check and the
+    comparison with the zero/one-inflated model.
 
     Parameters
     ----------
-    data : Trials or xarray.Dataset
-        The report's input.
-    model : bool or passhat.Fit
-        True: fit the model; False: skip it (a skipped section); a Fit: use it.
-    ks : list of int
-        k values of the posterior table.
-    ci : float, optional
-        Credible-interval level (0.95 when None).
-    seed : int, optional
-        Seed of the fit.
-    method : str
-        Method of the fit (``"grid"``: exact quadrature; ``"nuts"``).
-    compare : bool, default True
-        Also fit the zero/one-inflated model (NUTS) and compare the two by
-        PSIS-LOO per system, when both fits pass their diagnostics.
-    progress : bool, optional
-        Progress bar of that NUTS fit (None: on a terminal only; False: never).
+    results : ReportResults
+        The report's results; without a model (``model=False``) the section is skipped.
 
     Returns
     -------
-    (Section, pandas.DataFrame or None, passhat.Fit or None)
-        The section (id ``model``), the fit's summary (for the headline) and
-        the fit (for the plan section and the PPC figure); None, None when
-        skipped.
+    Section
+        Id ``model``; status ``failed`` (its numbers shown, marked) when the fit failed its
+        diagnostics, and then without the ``ppc`` figure.
 
     Examples
     --------
     >>> import passhat as ph
-    >>> sec, summary, fit = model_section(ph.load_example("abcd"), True, ks=[1, 2], ci=0.95,
-    ...                                   seed=0, method="grid", compare=False)
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("abcd"), k=[1, 2], n_boot=200, plan=False,
+    ...                       compare_models=False)
+    >>> sec = model_section(res)
     >>> sec.status, [t.id for t in sec.tables]
     ('ok', ['model_posterior', 'model_hyper', 'model_diagnostics', 'model_ppc'])
     """
-    if model is False:
+    m = results.model
+    if m is None:
         note = "The model was not run (--no-model)."
-        return Section(id="model", title=MODEL_TITLE, status="skipped", note=note), None, None
-    level = ci or 0.95
-    f = _fit(data, model, ks, seed, method)
-    summary = f.summary(k=ks, ci=level)
-    diag = f.diagnostics
-    label = str(f.method_label)
-    hyper = _hyper_rows(f, level)
-    ppc_table, sent = _ppc(f)
+        return Section(id="model", title=MODEL_TITLE, status="skipped", note=note)
+    ks, level, label = results.ks, m.level, m.label
+    hyper = _hyper_rows(m.hyper)
+    ppc_table, sent = _ppc(m.ppc)
     tables = [
-        _posterior_table(summary, ks, level, label),
+        _posterior_table(m.summary, ks, level, label),
         _hyper_table(hyper, level),
-        _diagnostics_table(diag),
+        _diagnostics_table(m.diagnostics),
         ppc_table,
     ]
-    pre = _icc_sentences(hyper, summary, ks[-1], level) + mean_outside_note(summary)
-    if compare:
-        cmp_table, cmp_sent = _comparison(data, f, ks, seed, progress=progress)
+    pre = _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
+    if m.comparison is not None:
+        cmp_table, cmp_sent = _comparison(m.comparison)
         tables += [cmp_table] if cmp_table is not None else []
         sent += cmp_sent
     else:
@@ -358,23 +300,18 @@ def model_section(
             "Model comparison (plain Beta vs zero/one-inflated, PSIS-LOO) was not run "
             "(--no-compare-models, compare_models=False)."
         )
-    status = "ok"
-    note = ""
-    if not diag.passed:
-        status = "failed"
-        note = (
-            "The model failed its diagnostics, so its numbers are unreliable: "
-            + "; ".join(diag.problems)
-            + ". They are shown for inspection, marked."
+    if not m.passed:
+        return Section(
+            id="model",
+            title=MODEL_TITLE,
+            sentences=pre + sent,
+            tables=tables,
+            status="failed",
+            note="The model failed its diagnostics, so its numbers are unreliable: "
+            + "; ".join(m.diagnostics.problems)
+            + ". They are shown for inspection, marked.",
         )
-    else:
-        pre.append(f"Diagnostics pass ({label}).")
-    section = Section(
-        id="model",
-        title=MODEL_TITLE,
-        sentences=pre + sent,
-        tables=tables,
-        status=status,  # type: ignore[arg-type]
-        note=note,
+    pre.append(f"Diagnostics pass ({label}).")
+    return Section(
+        id="model", title=MODEL_TITLE, sentences=pre + sent, tables=tables, figures=["ppc"]
     )
-    return section, summary, f

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from passhat.report.document import Column, Section, Table
-from passhat.spread import compare_consistency, describe_parts
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["MAX_CONTRIB_ROWS", "spread_section"]
 
@@ -53,18 +55,15 @@ def _contributions_table(sp: Any, kmax: int) -> Table:
     )
 
 
-def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
+def spread_section(results: ReportResults) -> Section:
     """The spread section: the ratio table, the all-pass/all-fail/flaky shares, the gap's carriers.
 
     Parameters
     ----------
-    sp : passhat.spread.Spread
-        From :func:`passhat.spread` (with ``ci=`` when the report has
-        intervals: the heterogeneity test then runs at level 1 − ci).
-    ks : list of int
-        k values; the sentences speak of the largest.
-    ci : float, optional
-        Interval level, for the column header.
+    results : ReportResults
+        The report's results: the spread (:func:`passhat.spread`, with intervals when the
+        report has them: the heterogeneity test then runs at level 1 − ci) and the k values
+        (the sentences speak of the largest).
 
     Returns
     -------
@@ -75,12 +74,30 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
     Examples
     --------
     >>> import passhat as ph
-    >>> sec = spread_section(ph.spread(ph.load_example("agents"), k=[1, 5]), ks=[1, 5], ci=None)
-    >>> [t.id for t in sec.tables]
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("agents"), k=[1, 5], ci=None, model=False,
+    ...                       plan=False)
+    >>> [t.id for t in spread_section(res).tables]
     ['spread', 'spread_test', 'spread_shares', 'spread_contributions']
     """
+    sp, kmax = results.spread, results.settings.kmax
+    level = f"{results.settings.ci:.0%}" if results.settings.ci else ""
+    tables = [_spread_table(sp, level)]
+    if len(sp.heterogeneity):
+        tables.append(_test_table(sp, level))
+    tables += [_shares_table(sp), _contributions_table(sp, kmax)]
+    return Section(
+        id="spread",
+        title="3. Clustered vs uniform spread",
+        sentences=_sentences(sp, kmax),
+        tables=tables,
+        figures=["spread_curve", "rate_histogram", "gap_concentration"],
+    )
+
+
+def _spread_table(sp: Any, level: str) -> Table:
+    """Measured pass^k against mean^k per system and k, with the population intervals."""
     t = sp.table
-    level = f"{ci:.0%}" if ci else ""
     rows = []
     for r in t.to_dict(orient="records"):
         row = dict(r)
@@ -111,7 +128,7 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
         cols.append(Column("tasks_for_80_model", "Same, model-based (tasks like these)", "pct"))
     if "tasks_for_80_model_lower" in t.columns:
         cols.append(Column("tasks_for_80_model", f"{level} interval (model)", "interval"))
-    spread_table = Table(
+    return Table(
         id="spread",
         caption="Measured pass^k against the uniform-spread reference mean^k",
         columns=cols,
@@ -125,7 +142,11 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
             "posterior) estimates it for tasks like these."
         ),
     )
-    het_table = Table(
+
+
+def _test_table(sp: Any, level: str) -> Table:
+    """Tarone's test of one common rate per system, and the run-to-run correlation."""
+    return Table(
         id="spread_test",
         caption="Do the tasks' success rates differ? Tarone's test of one common rate with "
         "independent runs",
@@ -153,6 +174,10 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
             else ""
         ),
     )
+
+
+def _shares_table(sp: Any) -> Table:
+    """Always-pass, always-fail and flaky tasks per system, and where the failing runs are."""
     share_cols = [
         Column("system", "System"),
         Column("tasks", "Tasks", "int"),
@@ -169,31 +194,24 @@ def spread_section(sp: Any, *, ks: list[int], ci: float | None) -> Section:
             Column("failures_always_fail", "in always-fail tasks", "int"),
             Column("failures_flaky", "in flaky tasks", "int"),
         ]
-    share_table = Table(
+    return Table(
         id="spread_shares",
         caption="Tasks whose decided runs all pass, all fail, or both (flaky), and where the "
         "failing runs are",
         columns=share_cols,
         rows=sp.shares.to_dict(orient="records"),
     )
-    kmax = ks[-1]
+
+
+def _sentences(sp: Any, kmax: int) -> list[str]:
+    """Each system's reading at the largest k, the comparison of systems, the spread's notes."""
+    t = sp.table
     sent = []
     for system in t["system"].unique():
-        row = t[(t["system"] == system) & (t["k"] == kmax)].iloc[0]
-        sent += [f"{system}: {part}" for part in describe_parts(row)]
+        sent += [f"{system}: {part}" for part in sp.sentence_parts(system, kmax)]
     if len(t["system"].unique()) > 1:
-        cmp = compare_consistency(t, kmax)
+        cmp = sp.consistency_sentence(kmax)
         if cmp:
             sent.append(cmp)
     sent += list(getattr(sp, "notes", []))
-    tables = [spread_table]
-    if len(sp.heterogeneity):
-        tables.append(het_table)
-    tables += [share_table, _contributions_table(sp, kmax)]
-    return Section(
-        id="spread",
-        title="3. Clustered vs uniform spread",
-        sentences=sent,
-        tables=tables,
-        figures=["spread_curve", "rate_histogram", "gap_concentration"],
-    )
+    return sent

@@ -10,9 +10,12 @@ most frequent divergence point. So the summary can never disagree with the page 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from passhat.report.document import Column, Section, Table
+
+if TYPE_CHECKING:
+    from passhat.report.results import ReportResults
 
 __all__ = ["SUMMARY_TITLE", "summary_section"]
 
@@ -87,17 +90,16 @@ def _sentences(sections: dict[str, Section], systems: list[str], pairs: list[str
     return out
 
 
-def summary_section(sections: list[Section], *, ks: list[int], ci: float | None) -> Section:
+def summary_section(sections: list[Section], results: ReportResults) -> Section:
     """The summary at the top of the report, from the sections' own tables and sentences.
 
     Parameters
     ----------
     sections : list of Section
         The report's sections (data, headline with its comparison, spread, …).
-    ks : list of int
-        The report's k values; the summary speaks of the largest.
-    ci : float, optional
-        Interval level of the report (None: no intervals).
+    results : ReportResults
+        The report's results, for its k values (the summary speaks of the largest) and its
+        interval level (none: no intervals).
 
     Returns
     -------
@@ -115,7 +117,7 @@ def summary_section(sections: list[Section], *, ks: list[int], ci: float | None)
     (True, 1)
     """
     by_id = {s.id: s for s in sections}
-    kmax = ks[-1]
+    kmax, ci = results.settings.kmax, results.settings.ci
     rows = _key_rows(by_id, kmax)
     systems = [r["system"] for r in rows]
     pairs = list(

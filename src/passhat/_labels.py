@@ -1,0 +1,17 @@
+"""Labels of the metrics as every output writes them (``pass@k``, ``pass^k``).
+
+A module of words only, so that what shows results (the report's sections, the CLI's views)
+can name a metric without importing the estimators.
+
+Examples
+--------
+>>> METRIC_LABELS["pass_hat_k"]
+'pass^k'
+"""
+
+from __future__ import annotations
+
+__all__ = ["METRIC_LABELS"]
+
+#: Column name → label of each metric.
+METRIC_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}

@@ -1,0 +1,269 @@
+"""What a single-system fit shows and writes: :class:`FitSummary`, and the settings of a fit.
+
+:meth:`passhat.Fit.summarize` builds a :class:`FitSummary` once (the posterior table for some
+k and interval level, the diagnostics, the notes, the settings the fit ran with and where its
+data came from); the summary computes nothing more. Its one display is what ``passhat fit``
+prints, what a notebook shows of a fit and its ``repr``; :meth:`FitSummary.to_dict` is
+``passhat fit --json``.
+
+Examples
+--------
+>>> import passhat as ph
+>>> s = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500).summarize()
+>>> frame = s.view().parts[0].frame
+>>> frame.columns.tolist()
+['system', 'k', 'metric', 'benchmark', 'population', 'runs can remove']
+>>> frame.iloc[2].tolist()
+['seed-example', '2', 'pass^k', '0.418 [0.210, 0.594]', '0.413 [0.127, 0.766]', '30%']
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pandas as pd
+import xarray as xr
+
+from passhat._format import pct
+from passhat._repr import Display, View
+from passhat._result import Result, records
+from passhat.estimators import METRIC_LABELS
+from passhat.model.diagnostics import Diagnostics
+from passhat.model.text import (
+    SCOPES_NOTE,
+    diagnostics_line,
+    interval,
+    method_note,
+    saved_note,
+)
+
+__all__ = ["FitSettings", "FitSummary"]
+
+#: Columns of the fit's table aligned left in a terminal.
+_LEFT = frozenset({"system", "metric"})
+#: The ICC's label: 1/(κ+1) in the plain model (True), not in the inflated one.
+_ICC = {True: "ICC 1/(κ+1)", False: "ICC"}
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """The settings a fit ran with and a summary of it was made with (the JSON ``settings``).
+
+    Attributes
+    ----------
+    k : list of int
+        The k of the summary.
+    method, method_requested : str
+        The method that ran (``grid``, ``nuts``) and the one asked for (``auto``, ...; None for
+        a fit saved before it was recorded).
+    model, sampler : str
+    seed : int
+    draws, tune, chains : int
+        Draws per chain, tuning steps (None when not recorded), chains.
+    ci : float
+        The level of the summary's intervals.
+    weights, unscored_tasks : str, optional
+        The task weights (``equal``, ``declared``, ``category``, ``mapping``) and the rule for
+        tasks with no decided run.
+    priors : str
+        The priors, as JSON text.
+    """
+
+    k: list[int]
+    method: str
+    method_requested: str | None
+    model: str
+    sampler: str
+    seed: int
+    draws: int
+    tune: int | None
+    chains: int
+    ci: float
+    weights: str | None
+    unscored_tasks: str | None
+    priors: str
+
+    @classmethod
+    def from_attrs(cls, posterior: xr.Dataset, *, k: list[int], ci: float) -> FitSettings:
+        """The settings a fit recorded in its posterior's attributes, with a summary's k and
+        level (a setting that a fit saved by an earlier version did not record is None).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), method="grid", seed=3, chains=2, draws=100)
+        >>> st = FitSettings.from_attrs(f.idata.posterior, k=[2], ci=0.9)
+        >>> st.seed, st.draws, st.chains, st.tune, st.weights, st.method_requested
+        (3, 100, 2, 1000, 'equal', 'grid')
+        """
+        attrs = posterior.attrs
+        extra = json.loads(str(attrs.get("passhat_settings", "{}")))
+        unscored = attrs.get("passhat_unscored_tasks")
+        return cls(
+            k=list(k),
+            method=str(attrs.get("passhat_method", "nuts")),
+            method_requested=extra.get("method_requested"),
+            model=str(attrs.get("passhat_model")),
+            sampler=str(attrs.get("passhat_sampler")),
+            seed=int(attrs["passhat_seed"]),
+            draws=int(posterior.sizes["draw"]),
+            tune=extra.get("tune"),
+            chains=int(posterior.sizes["chain"]),
+            ci=ci,
+            weights=extra.get("weights"),
+            unscored_tasks=None if unscored is None else str(unscored),
+            priors=str(attrs["passhat_priors"]),
+        )
+
+    def document(self, *, output: str | None = None) -> dict[str, Any]:
+        """The ``settings`` of a single-system fit's JSON document (``output``: where the fit
+        was saved)."""
+        return {
+            "k": list(self.k),
+            "method": self.method,
+            "method_requested": self.method_requested,
+            "model": self.model,
+            "sampler": self.sampler,
+            "seed": self.seed,
+            "draws": self.draws,
+            "tune": self.tune,
+            "chains": self.chains,
+            "ci": self.ci,
+            "weights": self.weights,
+            "unscored_tasks": self.unscored_tasks,
+            "priors": self.priors,
+            "output": output,
+        }
+
+    def joint_document(self, *, output: str | None = None) -> dict[str, Any]:
+        """The ``settings`` of a joint fit's JSON document."""
+        return {
+            "k": list(self.k),
+            "method": self.method,
+            "model": self.model,
+            "sampler": self.sampler,
+            "seed": self.seed,
+            "ci": self.ci,
+            "priors": self.priors,
+            "output": output,
+            "draws": self.draws,
+            "tune": self.tune,
+            "chains": self.chains,
+        }
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class FitSummary(Result):
+    """A single-system fit summarised for some k and interval level (see the module).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        :meth:`passhat.Fit.summary`: per system, metric, k and scope the posterior mean, sd and
+        interval with the variance split; one ``icc`` row per system.
+    diagnostics : Diagnostics
+        The sampler's diagnostics.
+    settings : FitSettings
+        What the fit ran with, and the summary's k and level.
+    method_label : str
+        The method in words (``posterior, Beta-Binomial, grid quadrature``).
+    notes : list of str
+        Tasks left out or imputed, unscored runs, posterior means outside their interval.
+    source : dict
+        Where the data came from (path, format, sha256; empty for data built in Python).
+    """
+
+    schema: ClassVar[str] = "fit"
+
+    table: pd.DataFrame
+    diagnostics: Diagnostics
+    settings: FitSettings
+    method_label: str
+    notes: list[str] = field(default_factory=list)
+    source: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems, in the table's order."""
+        return [str(s) for s in pd.unique(self.table["system"])]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The posterior table (:attr:`table`)."""
+        return self.table.copy()
+
+    def _document(self, *, output: str | None = None) -> dict[str, Any]:
+        return {
+            "input": dict(self.source),
+            "settings": self.settings.document(output=output),
+            "notes": list(self.notes),
+            "summary": records(self.table),
+            "diagnostics": self.diagnostics._document(),
+        }
+
+    def to_dict(self, *, output: str | None = None) -> dict[str, Any]:
+        """The JSON document (``passhat fit --json``); ``output``: where the fit was saved.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> doc = f.summarize().to_dict()
+        >>> doc["schema"], list(doc)[3:], doc["settings"]["method_requested"]
+        ('passhat.fit', ['input', 'settings', 'notes', 'summary', 'diagnostics'], 'grid')
+        """
+        return self._with_header(self._document(output=output))
+
+    def view(self, *, output: str | None = None) -> Display:
+        """The posterior table in both scopes with the share more runs can remove, each
+        system's diagnostics, then (left out by ``--quiet``) the method, the scopes in words,
+        the notes and, with ``output``, where the fit was saved."""
+        st = self.settings
+        notes = [method_note(st.method, st.method_requested, st.model), SCOPES_NOTE, *self.notes]
+        if output is not None:
+            notes.append(saved_note(output))
+        view = View(
+            f"passhat fit ({self.method_label}; {st.ci:.0%} posterior intervals, seed {st.seed})",
+            _posterior_frame(self.table, st.k, icc_label=_ICC[st.model == "beta"]),
+            notes=tuple(notes),
+            lines=tuple(self._diagnostics_lines()),
+            left=_LEFT,
+            section_by="system",
+        )
+        return Display((view,), min_width=110)
+
+    def _diagnostics_lines(self) -> list[str]:
+        diag = self.diagnostics
+        return [
+            diagnostics_line(
+                s,
+                diag.status(s),
+                method=self.settings.method,
+                table=diag.table[diag.table["system"] == s],
+                divergences=diag.divergences.get(s, 0),
+            )
+            for s in self.systems
+        ]
+
+
+def _posterior_frame(summary: pd.DataFrame, ks: list[int], *, icc_label: str) -> pd.DataFrame:
+    """One row per system and shown (metric, k): the benchmark and population intervals and the
+    share of the population variance more runs can remove; then the system's ICC."""
+    rows = []
+    for s in pd.unique(summary["system"]):
+        part = summary[summary["system"] == s]
+        for kk in ks:
+            for m in ("mean", "pass_at_k", "pass_hat_k"):
+                if (m == "mean" and kk != ks[0]) or (m != "mean" and kk == 1):
+                    continue  # mean does not depend on k; pass@1 = pass^1 = mean
+                got = part[(part["metric"] == m) & (part["k"] == kk)]
+                b = got[got["scope"] == "benchmark"].iloc[0]
+                p = got[got["scope"] == "population"].iloc[0]
+                k_text = "—" if m == "mean" else str(kk)
+                share = pct(float(p["within_task_share"]), 0)
+                rows.append([str(s), k_text, METRIC_LABELS[m], interval(b), interval(p), share])
+        icc = part[part["metric"] == "icc"].iloc[0]
+        rows.append([str(s), "—", icc_label, "", interval(icc), ""])
+    columns = ["system", "k", "metric", "benchmark", "population", "runs can remove"]
+    return pd.DataFrame(rows, columns=columns)

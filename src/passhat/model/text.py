@@ -1,0 +1,295 @@
+"""The words of the model package: notes, method lines and explanations, in one place.
+
+Every sentence a fit shows (the CLI's ``passhat fit``, a notebook, ``repr``, the JSON
+``notes``) is written here from typed values: counts, names, table rows. The computing
+modules (:mod:`~passhat.model.fit`, :mod:`~passhat.model.joint_fit`) call these functions for
+the notes they record in the fit; the result modules (:mod:`~passhat.model.fit_summary`,
+:mod:`~passhat.model.joint_summary`) for what they show.
+
+Examples
+--------
+>>> interval({"mean": 0.5, "lower": 0.25, "upper": 0.75})
+'0.500 [0.250, 0.750]'
+>>> method_note("grid", "auto", "beta")[:52]
+'method: exact grid quadrature on (logit μ, log κ) (t'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from passhat.exclusions import weight_zero_notes
+from passhat.intervals import outside_mask
+
+__all__ = [
+    "JOINT_SCOPES_NOTE",
+    "LOO_NOTE",
+    "SCOPES_NOTE",
+    "diagnostics_line",
+    "dispersion_line",
+    "interval",
+    "joint_cell_notes",
+    "joint_diagnostics_line",
+    "loo_sentence",
+    "mean_outside_note",
+    "method_label",
+    "method_note",
+    "saved_note",
+    "task_effects_line",
+    "unscored_task_notes",
+    "weight_zero_task_notes",
+]
+
+#: What the two scopes and the variance split of a single-system fit's table mean.
+SCOPES_NOTE = (
+    "benchmark = these tasks, uncertainty from the finite runs per task only; "
+    "population = the expected value over tasks like these, adding task sampling. "
+    "runs can remove = the share of the population-scope posterior variance that "
+    "unlimited runs on these tasks would remove (law of total variance given their "
+    "rates); the rest comes from which tasks were sampled and only more tasks reduce "
+    "it. `passhat plan more-runs` gives the expected width after m more runs."
+)
+
+#: What the two scopes of a joint fit's table mean, and where the comparisons are.
+JOINT_SCOPES_NOTE = (
+    "benchmark = these tasks (cells a system did not run predicted from the task's "
+    "effect); population = a new task like these. Intervals are marginal, one system "
+    "at a time. Pairwise differences and rank probabilities: passhat.JointFit."
+    "differences / rank_table, or `passhat rank`."
+)
+
+
+#: What a comparison by PSIS-LOO of fits of a pass/fail table asks.
+LOO_NOTE = (
+    "The pointwise log-likelihood is one term per task, so LOO asks how well each model "
+    "predicts a left-out task."
+)
+
+
+def loo_sentence(best: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """Which model predicts left-out tasks better for one system, and whether clearly (the
+    ELPD difference beyond twice its standard error); rows of a comparison table."""
+    clear = float(other["elpd_diff"]) > 2 * float(other["dse"])
+    return (
+        f"{best['system']}: the {best['model']} model predicts left-out tasks "
+        + ("better" if clear else "about as well")
+        + f" (ELPD difference {float(other['elpd_diff']):.1f} ± {float(other['dse']):.1f})."
+    )
+
+
+def interval(row: Mapping[str, Any]) -> str:
+    """A posterior mean with its interval, ``0.766 [0.751, 0.782]`` (a summary row)."""
+    return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
+
+
+def method_label(model: str, method: str, sampler: str) -> str:
+    """Human-readable method of a single-system fit, as its tables show it.
+
+    Examples
+    --------
+    >>> method_label("beta", "nuts", "nutpie")
+    'posterior, Beta-Binomial, NUTS (nutpie)'
+    """
+    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
+    how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
+    return f"posterior, {m}, {how}"
+
+
+def method_note(ran: str, asked: str | None, model: str) -> str:
+    """One line saying which method computed the posterior, and how to get the other.
+
+    ``asked`` is the method requested (``"auto"``: the line says it was the default).
+    """
+    why = " (the default for this model)" if asked == "auto" else ""
+    if ran == "grid":
+        return (
+            f"method: exact grid quadrature on (logit μ, log κ){why}; "
+            "--method nuts samples the same posterior with NUTS."
+        )
+    if model == "beta":
+        return f"method: NUTS{why}; --method grid computes this model exactly, without compiling."
+    return f"method: NUTS{why}; the grid covers the plain model only."
+
+
+def saved_note(output: str) -> str:
+    """The line saying where the posterior was saved."""
+    return f"posterior saved to {output} (load with passhat.load_fit)"
+
+
+def diagnostics_line(
+    system: str, status: str, *, method: str, table: pd.DataFrame, divergences: int
+) -> str:
+    """One system's diagnostics: its status, then the worst R-hat, ESS and the divergences
+    (a grid fit: its ESS only; its draws are independent)."""
+    if method == "grid":
+        detail = f"independent draws from the grid, min ESS bulk {table['ess_bulk'].min():.0f}"
+    else:
+        detail = (
+            f"max r_hat {table['r_hat'].max():.3f}, min ESS bulk {table['ess_bulk'].min():.0f} / "
+            f"tail {table['ess_tail'].min():.0f}, {divergences} divergences"
+        )
+    return f"diagnostics {system}: {status} ({detail})"
+
+
+def joint_diagnostics_line(status: str, table: pd.DataFrame, divergences: int) -> str:
+    """The joint fit's diagnostics: status, worst R-hat, ESS, divergences."""
+    return (
+        f"diagnostics: {status} (max r_hat {table['r_hat'].max():.3f}, min ESS bulk "
+        f"{table['ess_bulk'].min():.0f} / tail {table['ess_tail'].min():.0f}, "
+        f"{divergences} divergences)"
+    )
+
+
+def task_effects_line(parameters: pd.DataFrame, correlation: pd.DataFrame) -> str:
+    """The joint fit's task effects, its system × task deviation and the correlations."""
+    sd = parameters[parameters["parameter"] == "task_sd"].iloc[0]
+    kap = parameters[parameters["parameter"] == "kappa"]
+    deviation = f"κ = {interval(kap.iloc[0])}" if len(kap) else "none (Rasch form, κ = ∞)"
+    r = correlation["mean"]
+    return (
+        f"task effects: σ_β = {interval(sd)} (logit scale); system × task deviation: "
+        f"{deviation}; between-system correlation of per-task rates: mean over "
+        f"{len(correlation)} pair(s) {r.mean():.2f} (range {r.min():.2f}–{r.max():.2f})"
+    )
+
+
+def dispersion_line(disp: pd.DataFrame, model: str) -> str:
+    """One line on the posterior predictive check of the cells' spread (a joint fit)."""
+    total = disp[disp["system"] == "(all)"].iloc[0]
+    low = disp[(disp["system"] != "(all)") & (disp["p_value"] < 0.05)]["system"].tolist()
+    what = (
+        "X² of the cells given each task's total" if model == "rasch" else "Pearson X² of the cells"
+    )
+    text = (
+        f"dispersion check ({what}, observed against replicated): p = "
+        f"{total['p_value']:.3f} over all systems"
+    )
+    if low:
+        text += f"; p < 0.05 for {', '.join(repr(s) for s in low)}"
+    if model == "rasch" and (low or total["p_value"] < 0.05):
+        text += (
+            ": the counts vary more than the Rasch form allows (a system × task deviation, "
+            "which moves pass^k and widens the intervals of differences): fit --model joint"
+        )
+    return text
+
+
+def mean_outside_note(summary: pd.DataFrame) -> list[str]:
+    """The note that says which posterior means lie outside their equal-tailed interval, and why.
+
+    A posterior of pass^k (or pass@k) near 0 (or 1) is so skewed that its mean
+    can lie beyond the interval's end: e.g. one task with 0 of 9 runs at k = 9,
+    whose benchmark pass^9 has posterior mean 6e-7 and 95% interval 0–1.7e-7.
+    Both are right; the output says so instead of leaving it for the reader.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :meth:`passhat.Fit.summary` (``system``, ``metric``, ``k``,
+        ``scope``, ``mean``, ``lower``, ``upper``, ``ci``).
+
+    Returns
+    -------
+    list of str
+        Empty when every interval contains its mean; else one sentence.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["s"], "metric": ["pass_hat_k"], "k": [9],
+    ...                   "scope": ["benchmark"], "mean": [6e-7], "lower": [0.0],
+    ...                   "upper": [1.7e-7], "ci": [0.95]})
+    >>> mean_outside_note(t)[0][:58]
+    '1 posterior mean(s) lie outside their interval, e.g. s pas'
+    """
+    if summary.empty:
+        return []
+    out = outside_mask(summary["mean"], summary["lower"], summary["upper"], tol=0.0)
+    if not out.any():
+        return []
+    r = summary[out].iloc[0]
+    label = str(r["metric"]).replace("pass_hat_k", "pass^").replace("pass_at_k", "pass@")
+    label += "" if r["metric"] in ("mean", "icc") else str(int(r["k"]))
+    return [
+        f"{int(out.sum())} posterior mean(s) lie outside their interval, e.g. {r['system']} "
+        f"{label} ({r['scope']}): mean {float(r['mean']):.3g} against {float(r['lower']):.3g}–"
+        f"{float(r['upper']):.3g}. The posterior is so skewed (a rate near 0 or 1 raised to "
+        f"the power k) that its mean lies beyond the end of the central {float(r['ci']):.0%} "
+        "interval; both are correct, and the interval is the one to read."
+    ]
+
+
+def unscored_task_notes(rule: str, count: int, shown: Sequence[tuple[str, str]]) -> list[str]:
+    """What a single-system fit says about its ``count`` tasks with no decided run.
+
+    ``shown``: (task, system) of the first few of them, in order.
+
+    Examples
+    --------
+    >>> unscored_task_notes("exclude", 1, [("t4", "A")])[0][:60]
+    '1 task(s) have no decided run (every run unscored) and are l'
+    >>> unscored_task_notes("exclude", 0, [])
+    []
+    """
+    if not count:
+        return []
+    if rule == "impute":
+        return [
+            f"{count} task(s) have no decided run (every run unscored): kept in the benchmark "
+            "scope with their rates drawn from the fitted distribution (unscored_tasks='impute'; "
+            "estimate leaves them out)"
+        ]
+    names = ", ".join(f"{task} ({system})" for task, system in shown[:5])
+    return [
+        f"{count} task(s) have no decided run (every run unscored) and are left out of the "
+        f"benchmark scope: {names}{' ...' if count > 5 else ''} (unscored_tasks='exclude', "
+        "the default of estimate and fit; 'impute' keeps them with rates drawn from the "
+        "fitted distribution)"
+    ]
+
+
+def weight_zero_task_notes(named: Sequence[tuple[str, Sequence[str]]], systems: int) -> list[str]:
+    """The tasks of weight 0, named once (with their systems when not every system's).
+
+    ``named``: each such task with the systems that gave it weight 0; ``systems``: how many
+    systems the fit has.
+
+    Examples
+    --------
+    >>> weight_zero_task_notes([("c", ["A"])], systems=2)[0][-9:]
+    'nt: c (A)'
+    """
+    shown = [task if len(who) == systems else f"{task} ({', '.join(who)})" for task, who in named]
+    return weight_zero_notes(shown)
+
+
+def joint_cell_notes(*, left_out: int, not_run: int, window_edge: float, rasch: bool) -> list[str]:
+    """What a joint fit says about its cells: left out (no decided run), not run, and a
+    quadrature that ends where the integrand is not yet negligible.
+
+    Examples
+    --------
+    >>> joint_cell_notes(left_out=0, not_run=2, window_edge=0.0, rasch=False)[0][:40]
+    '2 (system, task) cell(s) were not run: e'
+    """
+    notes = []
+    if left_out:
+        notes.append(
+            f"{left_out} (system, task) cell(s) have no decided run (every run unscored) and are "
+            "left out of the likelihood (unscored_tasks='exclude')"
+        )
+    if not_run:  # an unscored-only cell was run: it is counted above, not here
+        notes.append(
+            f"{not_run} (system, task) cell(s) were not run: each task effect is estimated from "
+            "the systems that ran it; benchmark-scope values predict the missing cells from it"
+        )
+    if window_edge > 1e-4:
+        notes.append(
+            f"the quadrature {'grid' if rasch else 'windows'} over the task effects end where a "
+            "task's integrand is still "
+            f"{window_edge:.1e} of its peak at some posterior draws (expected < 1e-6): the "
+            "likelihood is truncated; please report this data set"
+        )
+    return notes

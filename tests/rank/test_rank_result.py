@@ -1,0 +1,71 @@
+"""The shape of :class:`passhat.Ranking` (passhat.rank.result): a frozen result whose JSON
+document and view are those ``passhat rank`` printed before.
+
+Oracles: the document's keys as the command wrote them before (plus the three header keys),
+the result's own tables, the inputs' provenance, passhat.exclusions.default_ks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+import passhat as ph
+from passhat._result import MAX_REPR
+from passhat.exclusions import default_ks
+from passhat.trials import provenance
+
+
+@pytest.fixture(scope="module")
+def board() -> ph.Ranking:
+    return ph.rank(ph.load_example("leaderboard"), k=[1, 3], n_boot=300, seed=0)
+
+
+def test_document_has_the_header_and_the_keys_the_command_wrote(board: ph.Ranking) -> None:
+    doc = board.to_dict()
+    assert list(doc) == [
+        "schema", "schema_version", "passhat_version",
+        "input", "settings", "leaderboard", "pairs", "bands", "dropped", "notes",
+    ]  # fmt: skip
+    assert doc["schema"] == "passhat.ranking"
+    assert doc["input"] == [provenance(ph.load_example("leaderboard"))]
+    assert "headline" not in doc["settings"] and board.settings["headline"] == ("pass_hat_k", 3)
+    assert len(doc["leaderboard"]) == len(board.table) and len(doc["pairs"]) == len(board.pairs)
+
+
+def test_frozen_frame_and_view(board: ph.Ranking) -> None:
+    with pytest.raises(FrozenInstanceError):
+        board.notes = []  # type: ignore[misc]
+    assert board.to_frame().equals(board.table)
+    view = board.view()
+    titles = [p.title for p in view.parts if p.title]
+    # pass@1 and pass^1 are the mean: not shown again
+    assert titles == [
+        "mean: 6 systems on 120 common tasks (0.95 intervals)",
+        "pass@3: 6 systems on 120 common tasks (0.95 intervals)",
+        "pass^3: 6 systems on 120 common tasks (0.95 intervals)",
+    ]
+    first = view.parts[0]
+    top = board.table[board.table["metric"] == "mean"]
+    assert first.frame["system"].tolist() == top["system"].tolist()
+    assert first.lines[0].startswith("pairs separated at 5% after Holm: ")
+    last = view.parts[-1]
+    assert last.lines[0].endswith("300 resamples, seed 0")
+    assert any(n.startswith("tier: walking down from the leader") for n in last.notes)
+    assert len(repr(board)) <= MAX_REPR
+
+
+def test_leader_rule_is_named_in_the_legend() -> None:
+    r = ph.rank(ph.load_example("agents"), k=1, n_boot=200, seed=0, tier_rule="leader")
+    legend = r.view().parts[-1].notes
+    assert any(
+        "joins the tier while it is not separated from the tier's leader" in n for n in legend
+    )
+
+
+def test_default_k_is_the_one_default_rule() -> None:
+    data = ph.load_example("agents")
+    r = ph.rank(data, n_boot=200, seed=0)
+    assert r.settings["k"] == default_ks(data) == [1, 2, 5]
+    assert r.settings["headline"] == ("pass_hat_k", 5)
