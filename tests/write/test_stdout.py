@@ -155,3 +155,22 @@ def test_checked_writer_is_a_raw_writer(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     assert (tmp_path / "g").read_bytes() == b"xyz"
+
+
+def test_a_reader_that_reads_after_the_end_does_not_hang_passhat() -> None:
+    """``Popen(...).wait()`` before ``.read()`` (the reader reads nothing while passhat runs):
+    passhat ends after the stall limit, exit 0, and the bytes are still there to read."""
+    import subprocess
+    import sys
+    import time
+
+    code = "import sys; from passhat.cli import main; sys.exit(main())"
+    args = [sys.executable, "-c", code, "estimate", "--example", "abcd", "--k", "1", "--json"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    start = time.monotonic()
+    try:
+        rc = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    assert rc == 0 and time.monotonic() - start < 120
+    assert b'"schema": "passhat.estimate"' in proc.stdout.read()  # type: ignore[union-attr]

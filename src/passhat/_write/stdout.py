@@ -13,7 +13,9 @@ And the error of a buffered stdout names no file (``[Errno 27] File too large``)
   so no truncated CSV or JSON that looks whole is left behind;
 * when stdout is a pipe, waits at the end until the reader has read what was written: a reader
   that goes away first (``passhat ... | head -1``) is :class:`BrokenPipeError` (exit status 4),
-  as it is when the output is larger than the pipe's buffer.
+  as it is when the output is larger than the pipe's buffer. A reader that reads nothing for
+  two seconds is left to read the rest once passhat has ended (``Popen(...).wait()`` before
+  ``.read()`` must not deadlock).
 
 Examples
 --------
@@ -45,6 +47,9 @@ __all__ = ["CheckedWriter", "checked_stdout", "wait_for_reader"]
 
 #: How often the end of a command looks whether a pipe's reader has read everything (seconds).
 _POLL = 0.02
+#: How long a reader may read nothing before passhat ends anyway, leaving the bytes in the pipe
+#: (seconds): a reader that reads only once passhat has ended must not wait forever.
+_STALL = 2.0
 
 
 def _destination(fd: int) -> str:
@@ -132,7 +137,8 @@ def wait_for_reader(fd: int) -> None:
     poller = select.poll()
     poller.register(fd, 0)  # POLLERR and POLLHUP are reported whatever is asked
     unread = array.array("i", [0])
-    while True:
+    last, still = -1, 0.0
+    while still < _STALL:
         try:
             fcntl.ioctl(fd, termios.FIONREAD, unread, True)
         except OSError:
@@ -141,6 +147,10 @@ def wait_for_reader(fd: int) -> None:
             return
         if any(ev & select.POLLERR for _, ev in poller.poll(_POLL * 1000)):
             raise BrokenPipeError(errno.EPIPE, "the reader went away with output unread")
+        still = still + _POLL if unread[0] == last else 0.0
+        last = unread[0]
+    # a reader that reads nothing for _STALL seconds (it reads when passhat has ended, e.g.
+    # Popen(...).wait() before .read()) gets the bytes later: never wait for it forever
 
 
 @contextlib.contextmanager
