@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -161,11 +162,13 @@ def load_input(
     system_name: str | None = None,
     quiet: bool = False,
     scheduler: str | None = None,
+    runs: bool = False,
 ) -> Trials | xr.Dataset:
     """Read the command's input: a file, or a bundled example (``quiet``, or a command run with
     ``--quiet``: no reader notes). An empty path is refused (an unset shell variable), not read
     as the current directory. ``scheduler``: count the runs on a dask cluster
-    (:func:`passhat.read_counts`)."""
+    (:func:`passhat.read_counts`). ``runs``: the command needs every run (statuses), so a
+    single file is read whole however many rows it has, not counted as it streams."""
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
@@ -185,7 +188,8 @@ def load_input(
 
         data: Trials | xr.Dataset = read_counts(path, format=fmt, scheduler=scheduler, **options)
     else:
-        data = read(path, format=fmt, **options)
+        whole = runs and os.path.isfile(path)
+        data = read(path, format=fmt, aggregate=False if whole else None, **options)
     notes = data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
     for note in () if quiet or _QUIET.get() else notes:
         PENDING_NOTES.append(f"passhat: note: {note}")  # stderr at the end: flush_notes
@@ -223,8 +227,8 @@ class InputSpec:
         """Whether a file or an example was named."""
         return self.path is not None or self.example is not None
 
-    def load(self, *, quiet: bool = False) -> Trials | xr.Dataset:
-        """Read the input (see :func:`load_input`)."""
+    def load(self, *, quiet: bool = False, runs: bool = False) -> Trials | xr.Dataset:
+        """Read the input (see :func:`load_input`; ``runs``: keep every run of a file)."""
         return load_input(
             self.path,
             example=self.example,
@@ -234,6 +238,7 @@ class InputSpec:
             system_name=self.system_name,
             quiet=quiet,
             scheduler=self.scheduler,
+            runs=runs,
         )
 
 
