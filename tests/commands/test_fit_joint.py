@@ -1,5 +1,9 @@
 """`passhat fit --model joint`: the per-system table and diagnostics, JSON, -o and load_fit,
-and one clear line with exit 2 for what the joint model refuses."""
+and one clear line with exit 2 for what the joint model refuses.
+
+What the command prints and writes is checked on fits made with PyMC's mock sampler
+(``mock_nuts``: the real model, prior draws in the shape of NUTS draws); the joint and Rasch
+fits' numbers are checked in tests/model (integration tier)."""
 
 from __future__ import annotations
 
@@ -8,10 +12,10 @@ import json
 import passhat as ph
 from passhat.cli import main
 
-FAST = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "3"]
+FAST = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "3", "--sampler", "pymc"]
 
 
-def test_cli_fit_joint_table_json_and_output(capsys, tmp_path):
+def test_cli_fit_joint_table_json_and_output(capsys, tmp_path, mock_nuts):
     out = tmp_path / "joint.nc"
     rc = main(
         ["fit", "--example", "agents", "--model", "joint", "--k", "1,3", *FAST, "-o", str(out)]
@@ -77,7 +81,7 @@ def test_cli_fit_joint_refusals(capsys):
     assert rc == 2 and "does not apply to --model='joint'" in err
 
 
-def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path):
+def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path, mock_nuts):
     """--model rasch: the joint table without κ, the dispersion check line, JSON, -o."""
     out = tmp_path / "rasch.nc"
     rc = main(

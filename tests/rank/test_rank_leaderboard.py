@@ -333,6 +333,7 @@ def test_tasks_without_a_decided_run_are_left_out_and_listed() -> None:
         ph.rank([a, b], k=2, n_boot=200, unscored_tasks="error")
 
 
+@pytest.mark.integration  # NUTS
 def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     """engine='joint' ranks from JointFit's posterior draws (a small fit, NUTS)."""
     jf = ph.fit(agents_trials, model="joint", draws=150, tune=150, chains=2, seed=1)
@@ -347,6 +348,7 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
 
 
+@pytest.mark.integration  # NUTS
 def test_rasch_engine_fits_the_rasch_form(agents_trials: ph.Trials) -> None:
     """engine='rasch' with ``fit=passhat.fit`` fits the joint model's Rasch form itself
     (``fit(data, model="rasch", seed=seed)`` on the ranked data, defaults otherwise) and names

@@ -13,7 +13,7 @@ value inside, or a note).
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import passhat as ph
@@ -34,7 +34,6 @@ def boards(draw: st.DrawFn) -> tuple[list[int], list[list[int]]]:
     return n, cs
 
 
-@settings(max_examples=20, deadline=None)
 @given(boards())
 # found by hypothesis in a clean clone: the twins' independent posterior draws set their rank
 # intervals apart (rank_upper 2 against 3) before twins shared their rank statistics
