@@ -47,7 +47,8 @@ def test_it_is_a_composite_action_with_the_issues_inputs(action: dict[str, Any])
     assert action["name"] and action["description"]
     assert action["runs"]["using"] == "composite"
     inputs = action["inputs"]
-    for name in ("files", "baseline", "k", "margin", "confidence", "python-version"):
+    # the issue's inputs; its "confidence" is passhat's ci (the level's name everywhere)
+    for name in ("files", "baseline", "k", "margin", "ci", "python-version"):
         assert name in inputs and inputs[name]["description"]
     assert inputs["files"]["required"] is True
     assert set(action["outputs"]) == {"decision", "exit-code", "comment-file"}
@@ -133,4 +134,4 @@ def test_the_gate_step_run_by_bash_maps_the_decision_to_its_status(
     assert (code, outputs["decision"], outputs["exit-code"]) == (1, "fail", "1")
     assert Path(outputs["comment-file"]) == (tmp_path / "passhat-comment.md").resolve()
     assert "passhat gate: **fail** (exit 1)" in summary
-    assert "$ passhat gate " in summary and "--alpha 0.05" in summary  # confidence 0.95
+    assert "$ passhat gate " in summary and "--alpha 0.05" in summary  # ci 0.95

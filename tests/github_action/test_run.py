@@ -224,3 +224,24 @@ def test_commands_are_the_ones_a_user_types() -> None:
         ("estimate", ["estimate", "c.csv", "--k", "1", "--ci", "0.95", "--json"]),
     ]
     assert bound.comment_file == Path("passhat-comment.md")
+
+
+def test_the_markdown_in_the_guide_is_what_the_step_writes(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/guide/ci.md pastes the step's Markdown from a run on the agents example (files
+    ``results/main.csv`` and ``results/candidate.csv``): it must still be what the step writes."""
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "ci.md"
+    text = guide.read_text(encoding="utf-8")
+    pasted = text.split("````markdown\n", 1)[1].split("\n````", 1)[0] + "\n"
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "main.csv").write_bytes((runs_dir / "base.csv").read_bytes())
+    (results / "candidate.csv").write_bytes((runs_dir / "cand.csv").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    env = _env(tmp_path)
+    argv = ["--files", "results/candidate.csv", "--baseline", "results/main.csv", "--k", "2",
+            "--margin", "0.05"]  # fmt: skip
+    assert main(argv, env) == 0
+    written = Path(env["GITHUB_STEP_SUMMARY"]).read_text().removeprefix("earlier step\n")
+    assert written == pasted
