@@ -8,13 +8,15 @@ separately on the same files (in this process).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import pytest
 from action_testdata import HOSTILE, passhat_json
 
-from passhat.github_action.markdown import MARKER
+import passhat
+from passhat.github_action.markdown import MARKER, escape
 from passhat.github_action.run import (
     ActionError,
     commands,
@@ -117,7 +119,16 @@ def test_no_gate_is_the_estimate_table_with_names_escaped(runs_dir: Path, tmp_pa
     _, doc = passhat_json("estimate", hostile, "--k", "2", "--ci", "0.9")
     mean = next(r for r in doc["estimates"] if r["metric"] == "mean")
     escaped = r"a\|b &lt;script&gt;x&lt;/script&gt; \*c\*"
-    assert f"| {escaped} | 168 | mean | {mean['value']:.3f} |" in summary
+    (runs,) = doc["summary"]
+    shown = (
+        f"| {escaped} | 168 | {runs['runs']} ({runs['unscored']}) | mean | {mean['value']:.3f} |"
+    )
+    assert shown in summary
+    for note in doc["notes"]:  # nothing the command said is left out
+        assert f"> note: {note}" in summary
+    sha = hashlib.sha256(Path(hostile).read_bytes()).hexdigest()
+    assert f"- input {escape(hostile)} (csv), SHA-256 {sha}" in summary
+    assert f"- passhat {passhat.__version__}" in summary
     assert "<script>" not in summary and HOSTILE not in summary
     assert "benchmark 90%" in summary
 

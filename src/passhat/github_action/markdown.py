@@ -28,6 +28,8 @@ __all__ = [
     "escape",
     "estimate_markdown",
     "gate_markdown",
+    "notes_markdown",
+    "provenance_markdown",
     "table",
 ]
 
@@ -155,7 +157,7 @@ def comparison_markdown(doc: dict[str, Any]) -> str:
     if any(r["k"] == 1 and r["metric"] != "mean" for r in rows):
         parts.append("k = 1: pass@1 and pass^1 equal the mean (their rows are the mean's).")
     parts.append(_scopes_text() + "\n" + "\n".join(f"- {m}" for m in _methods(shown)))
-    return "\n\n".join(parts)
+    return "\n\n".join(parts + notes_markdown(doc))
 
 
 def _once(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -196,6 +198,7 @@ def estimate_markdown(doc: dict[str, Any]) -> str:
     for r in rows:
         key = (str(r["system"]), int(r["k"]), str(r["metric"]))
         by_key.setdefault(key, {"value": r["value"], "tasks": r["tasks"]})[r.get("scope", "")] = r
+    runs = {str(r["system"]): f"{r['runs']} ({r['unscored']})" for r in doc.get("summary", [])}
     body, means = [], set()
     for (system, k, metric), cell in by_key.items():
         if metric == "mean":  # one row per system: the mean does not depend on k
@@ -208,15 +211,76 @@ def estimate_markdown(doc: dict[str, Any]) -> str:
             [
                 escape(system),
                 str(cell["tasks"]),
+                runs.get(system, "—"),
                 _label(metric, k),
                 _num(cell["value"]),
                 _interval(cell["benchmark"]) if "benchmark" in cell else "—",
                 _interval(cell["population"]) if "population" in cell else "—",
             ]
         )
-    cols = ["system", "tasks", "metric", "value", f"benchmark {ci:.0%}", f"population {ci:.0%}"]
+    cols = ["system", "tasks", "runs (unscored)", "metric", "value", f"benchmark {ci:.0%}",
+            f"population {ci:.0%}"]  # fmt: skip
     methods = "\n".join(f"- {m}" for m in _methods(rows))
-    return "\n\n".join(["### passhat estimate", table(cols, body), _scopes_text() + "\n" + methods])
+    parts = ["### passhat estimate", table(cols, body), _scopes_text() + "\n" + methods]
+    return "\n\n".join(parts + notes_markdown(doc))
+
+
+def _describe(item: object) -> str:
+    """One excluded or dropped entry of a document: its fields as ``key: value``."""
+    if isinstance(item, dict):
+        return "; ".join(f"{k}: {v}" for k, v in item.items())
+    return str(item)
+
+
+def notes_markdown(doc: dict[str, Any]) -> list[str]:
+    """A document's notes, and every task or row it dropped or excluded, one quote each:
+    nothing left out of a table goes unsaid.
+
+    Examples
+    --------
+    >>> doc = {"notes": ["2 runs unscored"], "dropped": [{"task_id": "t|1", "why": "x"}]}
+    >>> print("\\n".join(notes_markdown(doc)))
+    > note: 2 runs unscored
+    > dropped: task\\_id: t\\|1; why: x
+    """
+    out = [f"> note: {escape(n)}" for n in doc.get("notes") or []]
+    for key in ("dropped", "excluded"):
+        out += [f"> {key}: {escape(_describe(item))}" for item in doc.get(key) or []]
+    return out
+
+
+def provenance_markdown(docs: Sequence[dict[str, Any]]) -> str:
+    """What the numbers came from: passhat's version, each input file with its SHA-256, and
+    the resamples and seed of the intervals (from the documents' headers and settings).
+
+    Examples
+    --------
+    >>> doc = {"passhat_version": "0.1.0", "settings": {"n_boot": 100, "seed": 0},
+    ...        "input": {"path": "r.csv", "format": "csv", "sha256": "ab12"}}
+    >>> print(provenance_markdown([doc]))
+    - passhat 0.1.0
+    - input r.csv (csv), SHA-256 ab12
+    - intervals: 100 resamples or posterior draws, seed 0
+    """
+    versions = {str(d["passhat_version"]) for d in docs if d.get("passhat_version")}
+    lines = [f"passhat {', '.join(sorted(versions))}"] if versions else []  # passhat's own
+    seen: dict[tuple[str, str], str] = {}
+    for d in docs:
+        inp = d.get("input") or {}
+        for f in [inp] if "path" in inp else inp.values():
+            if isinstance(f, dict) and f.get("path"):
+                seen.setdefault((str(f["path"]), str(f.get("sha256"))), str(f.get("format")))
+    lines += [
+        f"input {escape(p)} ({escape(fmt)}), SHA-256 {escape(h)}" for (p, h), fmt in seen.items()
+    ]
+    for d in docs:
+        st = d.get("settings") or {}
+        if "n_boot" in st and "seed" in st:
+            lines.append(
+                f"intervals: {st['n_boot']} resamples or posterior draws, seed {st['seed']}"
+            )
+            break
+    return "\n".join(f"- {line}" for line in lines)
 
 
 def error_markdown(command: str, code: int, message: str) -> str:

@@ -42,6 +42,7 @@ from passhat.github_action.markdown import (
     error_markdown,
     estimate_markdown,
     gate_markdown,
+    provenance_markdown,
 )
 
 __all__ = [
@@ -225,7 +226,8 @@ def step_status(ran: Sequence[Ran], on_continue: str) -> tuple[int, str]:
 
 
 def markdown(ran: Sequence[Ran], decision: str, code: int) -> str:
-    """The job summary: the decision, each command's table (or its error), the commands."""
+    """The job summary: the decision, each command's table (or its error), the commands and
+    what they read."""
     import html
 
     parts = ["## passhat"]
@@ -238,7 +240,11 @@ def markdown(ran: Sequence[Ran], decision: str, code: int) -> str:
     what = {"none": "no gate", "error": "a command failed"}.get(decision, f"gate: {decision}")
     parts.append(f"**Step exit status: {code}** ({what})")
     shown = html.escape("\n".join(f"$ {r.shown}" for r in ran))
-    parts.append(f"<details><summary>commands</summary>\n\n<pre>{shown}</pre>\n\n</details>")
+    source = provenance_markdown([r.doc for r in ran if r.doc is not None])
+    parts.append(
+        f"<details><summary>commands and inputs</summary>\n\n<pre>{shown}</pre>\n\n"
+        f"{source}\n\n</details>"
+    )
     return "\n\n".join(parts) + "\n"
 
 
