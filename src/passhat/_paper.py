@@ -267,11 +267,12 @@ def latex_escape(text: str) -> str:
     >>> print(latex_escape("$1 -- ≥ 3 κ"))
     \$1 -{}- \ensuremath{\geq} 3 \ensuremath{\kappa}
     """
-    out = []
-    for i, ch in enumerate(text):
-        out.append(_LATEX.get(ch, ch))
-        if text[i : i + 2] in _LIGATURES:
+    out: list[str] = []
+    for ch in text:
+        piece = _LATEX.get(ch, ch)
+        if out and out[-1][-1] + piece[0] in _LIGATURES:  # "-" then "–" (written "--") too
             out.append("{}")
+        out.append(piece)
     return "".join(out)
 
 
