@@ -136,7 +136,7 @@ def test_latex_escape_by_hand() -> None:
 
 
 _ALPHABET = st.sampled_from(
-    list("&%$#_{}~^\\<>|-`'!?,[] aZ09.é中") + ["−", "–", "—", "…", "≥", "κ", "×", "²", "₀"]
+    [*"&%$#_{}~^\\<>|-`'!?,[] aZ09.é中", "−", "–", "—", "…", "≥", "κ", "×", "²", "₀"]
 )
 
 
@@ -275,12 +275,11 @@ def test_pdflatex_compiles_every_table(tmp_path: Path) -> None:
     import passhat as ph
 
     rows = []
-    for i, system in enumerate(HOSTILE[:4] + ["plain"]):
+    for i, system in enumerate([*HOSTILE[:4], "plain"]):
         for t in range(12):
             for r in range(4):
-                rows.append(
-                    {"system": system, "task_id": f"t{t}", "trial": r, "success": (r + t + i) % 3 > 0}
-                )
+                ok = (r + t + i) % 3 > 0
+                rows.append({"system": system, "task_id": f"t{t}", "trial": r, "success": ok})
     data = ph.Trials.from_frame(pd.DataFrame(rows))
     tables = [
         ph.estimate(data, k=[1, 2], ci=0.9, n_boot=200).to_latex(label="tab:estimate"),

@@ -366,8 +366,7 @@ def est_paper(est: Estimate, *, scope: str = "population") -> PaperTable:
         t = t[t["scope"] == check_method(scope, computed, "scope")]
     elif check_method(scope, SCOPES, "scope") != "population":
         raise OptionError(
-            "{param} picks the intervals' scope, and this estimate has none: give {ci} "
-            "(e.g. 0.95)",
+            "{param} picks the intervals' scope, and this estimate has none: give {ci} (e.g. 0.95)",
             param="scope",
             also=("ci",),
         )

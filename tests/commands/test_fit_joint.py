@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import passhat as ph
+from passhat import schemas
 from passhat.cli import main
 
 FAST = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "3"]
@@ -63,6 +64,7 @@ def test_cli_fit_joint_table_json_and_output(capsys, tmp_path):
     rc = main(["fit", "--example", "agents", "--model", "joint", "--k", "2", *FAST, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["model"] == "joint"
+    schemas.validate(doc)  # the published schema passhat.joint_fit
     assert {r["system"] for r in doc["summary"]} == {"baseline", "guided"}
     assert {r["parameter"] for r in doc["parameters"]} == {"theta", "task_sd", "kappa"}
     assert len(doc["correlation"]) == 1
@@ -93,6 +95,7 @@ def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path):
     rc = main(["fit", "--example", "agents", "--model", "rasch", "--k", "2", *FAST, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["model"] == "rasch"
+    schemas.validate(doc)
     assert {r["parameter"] for r in doc["parameters"]} == {"theta", "task_sd"}
     assert [r["system"] for r in doc["dispersion_check"]] == ["baseline", "guided", "(all)"]
     rc = main(["fit", "--example", "tau-airline", "--model", "rasch"])
