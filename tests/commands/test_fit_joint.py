@@ -24,6 +24,9 @@ def test_cli_fit_joint_table_json_and_output(capsys, tmp_path):
     assert "diagnostics:" in text
     back = ph.load_fit(out)
     assert isinstance(back, ph.JointFit) and back.systems == ["baseline", "guided"]
+    paper = back.summarize().to_markdown()  # the table for papers (no new sampling)
+    assert paper.startswith("| system | metric | benchmark | population |")
+    assert "| guided | pass^3 | " in paper and "one model (joint)" in paper
     # plan power takes the joint fit's spread and between-system correlation
     rc = main(
         [
