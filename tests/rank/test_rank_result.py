@@ -69,3 +69,23 @@ def test_default_k_is_the_one_default_rule() -> None:
     r = ph.rank(data, n_boot=200, seed=0)
     assert r.settings["k"] == default_ks(data) == [1, 2, 5]
     assert r.settings["headline"] == ("pass_hat_k", 5)
+
+
+# ------------------------------------------------------------------ the table for papers
+def test_paper_table_is_the_leaderboard() -> None:
+    from tests.paper_cells import close, markdown_rows, numbers
+
+    r = ph.rank(ph.load_example("leaderboard"), k=[1, 2], n_boot=200, seed=0)
+    rows = markdown_rows(r.to_markdown())
+    shown = r.table[~((r.table["metric"] != "mean") & (r.table["k"] == 1))]
+    assert len(rows) == len(shown) == 3 * 6
+    for row, (_, want) in zip(rows, shown.iterrows(), strict=True):
+        assert row["system"] == want["system"]
+        v, lo, hi = numbers(row["value"])
+        assert close(v, want["value"]) and close(lo, want["lower"]) and close(hi, want["upper"])
+        assert row["rank"] == f"{want['rank']} [{want['rank_lower']}, {want['rank_upper']}]"
+        assert row["P(rank = 1)"] == f"{want['p_first']:.2f}"
+        assert row["tier"].rstrip("*") == str(want["tier"])
+    caption = r.to_markdown().splitlines()[-1]
+    assert "95% intervals" in caption and "population scope" in caption and "seed 0" in caption
+    assert r.to_latex().count("\\midrule") == 3  # the header's and one between the metrics

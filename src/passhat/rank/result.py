@@ -24,10 +24,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from passhat._format import num
+from passhat._paper import PaperTable, interval_cell, level_words, metric_label
 from passhat._repr import Display, View, interval_text
 from passhat._result import Result, records
 from passhat.errors import OptionError
-from passhat.estimators import METRIC_LABELS
 from passhat.hierarchical import Column
 from passhat.intervals import outside_mask
 from passhat.rank.draws import simultaneous_band
@@ -52,7 +53,7 @@ def metric_name(metric: str, k: int) -> str:
     >>> metric_name("pass_hat_k", 4), metric_name("mean", 4)
     ('pass^4', 'mean')
     """
-    return "mean" if metric == "mean" else METRIC_LABELS[metric].replace("k", str(k))
+    return metric_label(metric, k)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -271,6 +272,54 @@ class Ranking(Result):
                 f"of {len(pop)}",
             ),
             left=frozenset({"system"}),
+        )
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: per metric and k (pass@1 and pass^1 only when the mean is not
+        ranked), best first, each system's tier, value with its interval, rank with its
+        interval and P(rank = 1); the caption says the level, the scope, the engine, the draws
+        and what each column means.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=300, seed=0)
+        >>> print(r.to_markdown().splitlines()[2])
+        | mean | 1 | guided | 0.815 [0.764, 0.864] | 1 [1, 1] | 1.00 |
+        """
+        has_mean = "mean" in self.settings["metrics"]
+        t = self.table
+        keep = [
+            not (has_mean and m != "mean" and int(k) == 1)
+            for m, k in zip(t["metric"], t["k"], strict=True)
+        ]
+        rows = [
+            {
+                "metric": metric_label(str(r["metric"]), int(r["k"])),
+                "tier": f"{r['tier']}*" if r["separated_from_leader"] else str(r["tier"]),
+                "system": str(r["system"]),
+                "value": interval_cell(num(r["value"]), num(r["lower"]), num(r["upper"])),
+                "rank": f"{r['rank']} [{r['rank_lower']}, {r['rank_upper']}]",
+                "P(rank = 1)": f"{r['p_first']:.2f}",
+            }
+            for r in t[keep].to_dict(orient="records")
+        ]
+        columns = ["metric", "tier", "system", "value", "rank", "P(rank = 1)"]
+        return PaperTable(pd.DataFrame(rows, columns=columns), self._caption(), group="metric")
+
+    def _caption(self) -> str:
+        """The leaderboard's caption: what was ranked, then the legend and the engine."""
+        s = self.settings
+        one = " (pass@1 = pass^1 = mean)" if "mean" in s["metrics"] and 1 in s["k"] else ""
+        legend = [line[0].upper() + line[1:] for line in self._legend()]
+        return " ".join(
+            [
+                f"Leaderboard of {len(self.systems)} systems on {s['tasks']} common tasks, best "
+                f"first per metric{one}; {level_words(s['ci'])} intervals.",
+                *(line.rstrip(".") + "." for line in legend),
+                f"Engine: {s['engine_label']}; {s['n_boot']} {s.get('draws_word', 'resamples')}"
+                f", seed {s['seed']}.",
+            ]
         )
 
     def _legend(self) -> list[str]:
