@@ -31,7 +31,7 @@ from passhat.estimators import METRIC_LABELS
 from passhat.hierarchical import Column
 from passhat.intervals import outside_mask
 from passhat.rank.draws import simultaneous_band
-from passhat.scopes import MIN_TASKS
+from passhat.scopes import MIN_TASKS, weights_method
 
 __all__ = [
     "Ranking",
@@ -341,9 +341,18 @@ def engine_words(kind: str) -> tuple[str, str, str, str]:
     )
 
 
-def weights_note(weighted: bool) -> list[str]:
-    """The note that per-system posterior values treat tasks as exchangeable (when weighted)."""
-    return ["the posterior values ignore task weights: tasks exchangeable"] if weighted else []
+def weights_note(weights: NDArray[np.float64]) -> list[str]:
+    """The note that the per-system posterior values weight the tasks (unequal weights only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights_note(np.array([1.0, 1.0, 5.0]))
+    ['the posterior values weight the tasks: task weights as likelihood weights, scaled to 1.8 \
+effective tasks (Kish)']
+    """
+    how = weights_method(weights)
+    return [f"the posterior values weight the tasks: {how[2:]}"] if how else []
 
 
 def outside_note(table: pd.DataFrame) -> list[str]:
