@@ -28,7 +28,7 @@ def test_without_pseudo_tasks_the_share_that_differs_is_beta() -> None:
 
 def test_categories_and_weights_match_the_task_by_task_dirichlet() -> None:
     # Oracle: brute force, one Exp(1) weight per task times its task weight, pseudo-tasks at ±1
-    # of the mean weight with Gamma(1/2) weights.
+    # of one effective task's weight Σw²/Σw with Gamma(1/2) weights.
     rng = np.random.default_rng(1)
     vals = np.array([[1.0, 0.5], [-0.5, 0.0], [0.0, 0.0]])
     w = np.array([5.0, 1.0, 1.0])
@@ -38,7 +38,7 @@ def test_categories_and_weights_match_the_task_by_task_dirichlet() -> None:
     per_task_v = np.repeat(vals, freq, axis=0)
     per_task_w = np.repeat(w, freq)
     g = rng.exponential(size=(m, per_task_w.size)) * per_task_w
-    w_bar = per_task_w.mean()
+    w_bar = (per_task_w**2).sum() / per_task_w.sum()  # one effective task (Kish)
     up, down = rng.gamma(0.5, size=m) * w_bar, rng.gamma(0.5, size=m) * w_bar
     ref = (g @ per_task_v + (up - down)[:, None]) / (g.sum(axis=1) + up + down)[:, None]
     for j in range(2):
@@ -61,7 +61,7 @@ def test_the_sign_flip_test_keeps_its_exact_level(m: int) -> None:
     # bootstrap alone would reject for m ≥ 3 at 10% (its tail at 0 is about 0.5^(m+1) · …)
     d = np.r_[np.ones(m), np.zeros(30 - m)][:, None]
     rng = np.random.default_rng(3)
-    lo, hi, p, _ = few_differ_intervals(d, np.ones(30), ci=0.9, n_draws=20_000, rng=rng)
+    lo, _hi, p, _ = few_differ_intervals(d, np.ones(30), ci=0.9, n_draws=20_000, rng=rng)
     assert p[0] == pytest.approx(min(1.0, 2.0 / 2**m))
     assert (lo[0] > 0) == (p[0] <= 0.1)
     bb = paired_bayesian_bootstrap(d[[0, -1]], np.ones(2), [m, 30 - m], n_draws=20_000, rng=rng)

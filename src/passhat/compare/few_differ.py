@@ -9,7 +9,7 @@ constructions on the same matched tasks:
 * the **Bayesian bootstrap of the matched tasks** (Rubin 1981): the pairs
   (d_i, w_i) are weighted by Dirichlet(1, …, 1) draws, with half a
   pseudo-task at −1 and half at +1 (the most the difference of two values in
-  [0, 1] can be), of the mean task weight. The draws of
+  [0, 1] can be), each of the weight of one effective task (Σ w² / Σ w). The draws of
   Σ g_i w_i d_i / Σ g_i w_i are a nonparametric posterior of the expected
   difference over tasks like these; the pseudo-tasks keep a difference seen
   on no task or on a handful from reading as known (with d_i ∈ {0, 1} they
@@ -86,7 +86,10 @@ def paired_bayesian_bootstrap(
     rng : numpy.random.Generator
     pseudo : float
         Dirichlet weight of the pseudo-task at −1 and of the one at +1, each
-        of the mean task weight.
+        of the weight of one effective task, Σ w² / Σ w (Kish: the mean task
+        weight when the weights are equal; with unequal weights the heavy
+        tasks carry the mean, and a pseudo-task of the plain mean weight
+        would count for less than half a task).
 
     Returns
     -------
@@ -106,7 +109,9 @@ def paired_bayesian_bootstrap(
         vals = vals[:, None]
     w = np.asarray(weights, dtype=float).ravel()
     f = np.asarray(freq, dtype=float).ravel()
-    w_bar = float(np.sum(f * w) / np.sum(f))
+    # half an effective task each: Σw / (Kish's effective number of tasks) = Σw² / Σw, the
+    # mean task weight when the weights are equal
+    w_bar = float(np.sum(f * w**2) / np.sum(f * w))
     out = np.empty((n_draws, vals.shape[1]))
     chunk = max(1, min(n_draws, _CHUNK_CELLS // max(f.size, 1)))
     for start in range(0, n_draws, chunk):
