@@ -188,21 +188,29 @@ def group(cell: tuple[str, str, int, int]) -> str:
     return "weighted" if cell in WEIGHTED_CELLS else "grid"
 
 
-def _before_interval(
-    n: np.ndarray, c: np.ndarray, col: tuple[str, int], *, n_draws: int, rng: np.random.Generator
-) -> tuple[float, float]:
-    """The fallback the rule used before issue 28: the difference of the two systems'
-    independent hierarchical Beta posteriors of E g(p) (equal-tailed, the same order
-    statistics as compare's draw interval)."""
+def _before_intervals(
+    n: np.ndarray,
+    c: np.ndarray,
+    cols: list[tuple[str, int]],
+    *,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> dict[tuple[str, int], tuple[float, float]]:
+    """The fallback the rule used before issue 28, for each column: the difference of the two
+    systems' independent hierarchical Beta posteriors of E g(p) (equal-tailed, the order
+    statistics of compare's draw interval)."""
     draws = []
     for s in (0, 1):
         cat, freq = np.unique(np.column_stack([n[s], c[s]]), axis=0, return_counts=True)
         nodes = posterior_grid(
             cat[:, 0], cat[:, 1], freq, prior=DEFAULT_PRIOR, size=GRID_SIZE
         ).nodes()
-        draws.append(population_values(nodes, [col])[nodes.sample(n_draws, rng), 0])
-    lo, hi, _ = draw_interval(draws[1] - draws[0], ci=LEVEL)
-    return lo, hi
+        draws.append(population_values(nodes, cols)[nodes.sample(n_draws, rng)])
+    out = {}
+    for j, col in enumerate(cols):
+        lo, hi, _ = draw_interval(draws[1][:, j] - draws[0][:, j], ci=LEVEL)
+        out[col] = (lo, hi)
+    return out
 
 
 def run_cell(
@@ -220,6 +228,18 @@ def run_cell(
         nn = np.full((2, t), n)
         cc = rng.binomial(nn, np.vstack([p_a, p_b]))
         tab = paired_table(nn, cc, w, [(0, 1)], ks, ci=LEVEL, n_boot=n_boot, rng=rng)
+        used = tab[tab["method"].str.startswith("paired Bayesian bootstrap")]
+        before = (
+            _before_intervals(
+                nn,
+                cc,
+                sorted({(str(m), int(k)) for m, k in zip(used["metric"], used["k"], strict=True)}),
+                n_draws=n_boot,
+                rng=before_rng,
+            )
+            if len(used)
+            else {}
+        )
         for r in tab.itertuples():
             metric, k, scope = str(r.metric), int(r.k), str(r.scope)
             if (metric == "mean") != (k == 1):
@@ -243,12 +263,7 @@ def run_cell(
             row[6] += int(target > hi)
             row[7] += int(fallback)
             if scope == "population":
-                if fallback:
-                    b_lo, b_hi = _before_interval(
-                        nn, cc, (metric, k), n_draws=n_boot, rng=before_rng
-                    )
-                else:
-                    b_lo, b_hi = lo, hi
+                b_lo, b_hi = before[(metric, k)] if fallback else (lo, hi)
                 row[8] += int(b_lo <= target <= b_hi)
     out = []
     for (metric, k, scope), vals in acc.items():

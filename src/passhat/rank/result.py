@@ -2,8 +2,9 @@
 
 :class:`Ranking` holds the leaderboard of every metric and k, the pairwise matrix, the
 simultaneous bands and the joint draws. One display (:meth:`Ranking.view`) serves the
-terminal (``passhat rank``), a notebook and ``repr``: per metric and k the tiers, values,
-ranks with their intervals and P(rank = 1), then the engine and what each column means.
+terminal (``passhat rank``), a notebook and ``repr``: per metric and k the group letters,
+values, ranks with their intervals and the share of draws ranked first, then the engine and
+what each column means.
 Nothing here ranks (the bands from the draws excepted).
 
 Examples
@@ -39,6 +40,7 @@ __all__ = [
     "flat_note",
     "metric_name",
     "outside_note",
+    "share_header",
     "weights_note",
 ]
 
@@ -64,9 +66,11 @@ class Ranking(Result):
     table : pandas.DataFrame
         One row per (metric, k, system), best first: value, lower, upper
         (marginal interval, scope and method in ``scope``/``method``), rank
-        (ties share a rank), rank_lower, rank_upper, p_first (P(rank = 1)),
-        mean_rank, tier, tier_leader, separated_from_leader (a chain of ties:
-        in the leader's tier but separated from the leader), tasks, engine.
+        (ties share a rank), rank_lower, rank_upper, rank_method,
+        share_first (the share of resamples or posterior draws in which the
+        system ranks first: not the probability that it is truly first),
+        mean_rank, group (letters: systems that share a letter are not
+        separated by the Holm-adjusted paired tests), tasks, engine.
     pairs : pandas.DataFrame
         Every pair (a, b) in leaderboard order, per (metric, k, scope):
         difference b − a, lower, upper (marginal, the paired rule of
@@ -236,14 +240,11 @@ class Ranking(Result):
         return Display(tuple(parts), min_width=100)
 
     def _board_view(self, metric: str, kk: int, part: pd.DataFrame) -> View:
-        """One metric and k: tier, system, value (interval), rank (interval), P(rank = 1)."""
+        """One metric and k: group, system, value (interval), rank (interval), share first."""
         level = self.settings["ci"]
         frame = pd.DataFrame(
             {
-                "tier": [
-                    f"{tier}*" if sep else str(tier)
-                    for tier, sep in zip(part["tier"], part["separated_from_leader"], strict=True)
-                ],
+                "group": part["group"].astype(str),
                 "system": part["system"].astype(str),
                 "value (interval)": [
                     interval_text(v, lo, hi)
@@ -255,7 +256,9 @@ class Ranking(Result):
                         part["rank"], part["rank_lower"], part["rank_upper"], strict=True
                     )
                 ],
-                "P(rank = 1)": [f"{p:.2f}" for p in part["p_first"]],
+                share_header(self.settings.get("draws_word", "resamples")): [
+                    f"{p:.2f}" for p in part["share_first"]
+                ],
             }
         )
         pairs = self.pairs
@@ -270,28 +273,45 @@ class Ranking(Result):
                 f"pairs separated at {1 - level:.0%} after Holm: {int(pop['separated'].sum())} "
                 f"of {len(pop)}",
             ),
-            left=frozenset({"system"}),
+            left=frozenset({"group", "system"}),
         )
 
     def _legend(self) -> list[str]:
-        """What the value, the rank interval, P(rank = 1), the tier and the star mean."""
+        """What the value, the rank interval, the share ranked first and the group mean."""
         s = self.settings
-        lines = [
+        word = s.get("draws_word", "resamples")
+        paired_tests = bool((self.table["rank_method"] == "paired tests").any())
+        return [
             "value: population scope (expected value over tasks like these), marginal "
             f"{s['value_interval']} per system",
-            "rank interval: marginal per system, simultaneous over its comparisons with the "
-            "others (pairwise rank set); ties in the values share a rank",
-            f"P(rank = 1): share of {s['draws_word']} in which the system ranks "
-            "first (a tie at the top is split)",
-            "tier: walking down from the leader, a new tier starts only at a system separated "
-            "from every system of the tier above (the compare rule, Holm across all pairs)"
-            if s.get("tier_rule", "chain") == "chain"
-            else "tier: walking down from the leader, a system joins the tier while it is not "
-            "separated from the tier's leader (the compare rule, Holm across all pairs)",
+            (
+                "rank interval: marginal per system, from its paired tests against every other "
+                "system (the compare rule, Holm across its comparisons); ties in the values "
+                "share a rank"
+                if paired_tests
+                else "rank interval: marginal per system, simultaneous over its comparisons with "
+                "the others (pairwise rank set); ties in the values share a rank"
+            ),
+            f"{share_header(word)}: the share of {word} in which the system ranks first (a tie "
+            "at the top is split); a share, not the probability that it is truly first: two "
+            "equal leaders each get about 0.5 on average, but one of them gets 0.8 or more in "
+            "about one replicate in five",
+            "group: systems that share a letter are not separated (the compare rule, Holm "
+            "across all pairs; compact letter display); a system with two letters is not "
+            "separated from either group",
         ]
-        if self.table["separated_from_leader"].any():
-            lines.append("* in its leader's tier through a chain of ties, but separated from it")
-        return lines
+
+
+def share_header(draws_word: str) -> str:
+    """The column header of the share of draws ranked first, e.g. ``first in (share of
+    resamples)``.
+
+    Examples
+    --------
+    >>> share_header("draws")
+    'first in (share of draws)'
+    """
+    return f"first in (share of {draws_word})"
 
 
 # ------------------------------------------------------------ words of the computation
@@ -301,7 +321,8 @@ _ENGINE_WORDS = {
     "posterior": (
         "hierarchical Beta-Binomial posterior of each system, grid quadrature, drawn "
         "independently (rule: fewer than {min_tasks} common tasks, too few to resample; "
-        "the task effects the systems share are not modelled: --engine joint does)",
+        "the draws ignore the task effects the systems share, so the rank intervals come "
+        "from the paired tests; --engine joint models the shared effects)",
         "population scope (expected value over tasks like these), posterior equal-tailed "
         "(the interval passhat estimate gives)",
         "draws",
