@@ -256,3 +256,10 @@ def test_the_markdown_in_the_guide_is_what_the_step_writes(
     assert main(argv, env) == 0
     written = Path(env["GITHUB_STEP_SUMMARY"]).read_text().removeprefix("earlier step\n")
     assert written == pasted
+
+
+def test_a_path_that_starts_with_a_dash_is_not_an_option() -> None:
+    inp = parse_inputs(["--files=-cand.csv", "--baseline=-base.csv"], {})
+    assert commands(inp) == [
+        ("compare", ["compare", "./-base.csv", "./-cand.csv", "--k", "1", "--ci", "0.95", "--json"])
+    ]

@@ -166,21 +166,34 @@ def parse_inputs(argv: Sequence[str], env: Mapping[str, str]) -> Inputs:
     )
 
 
+def _arg(path: str) -> str:
+    """A path as a command's argument: one that starts with ``-`` is not taken for an option.
+
+    Examples
+    --------
+    >>> _arg("-runs.csv"), _arg("runs.csv")
+    ('./-runs.csv', 'runs.csv')
+    """
+    return f"./{path}" if path.startswith("-") else path
+
+
 def commands(inp: Inputs) -> list[tuple[str, list[str]]]:
     """The passhat commands the inputs ask for, in order (name, arguments)."""
     out: list[tuple[str, list[str]]] = []
+    files = _arg(inp.files)
+    base = _arg(inp.baseline) if inp.baseline is not None else None
     k = ["--k", str(inp.k)]
-    if inp.margin is not None and inp.baseline is not None:
-        gate = ["--baseline", inp.baseline, "--margin", f"{inp.margin:g}"]
-        out.append(("gate", ["gate", inp.files, *gate, *k, "--alpha", inp.alpha, "--json"]))
+    if inp.margin is not None and base is not None:
+        gate = ["--baseline", base, "--margin", repr(inp.margin)]
+        out.append(("gate", ["gate", files, *gate, *k, "--alpha", inp.alpha, "--json"]))
     elif inp.max_failure_rate is not None:
-        gate = ["--max-failure-rate", f"{inp.max_failure_rate:g}"]
-        out.append(("gate", ["gate", inp.files, *gate, *k, "--alpha", inp.alpha, "--json"]))
-    level = ["--ci", f"{inp.ci:g}"]
-    if inp.baseline is not None:
-        out.append(("compare", ["compare", inp.baseline, inp.files, *k, *level, "--json"]))
+        gate = ["--max-failure-rate", repr(inp.max_failure_rate)]
+        out.append(("gate", ["gate", files, *gate, *k, "--alpha", inp.alpha, "--json"]))
+    level = ["--ci", repr(inp.ci)]
+    if base is not None:
+        out.append(("compare", ["compare", base, files, *k, *level, "--json"]))
     else:
-        out.append(("estimate", ["estimate", inp.files, *k, *level, "--json"]))
+        out.append(("estimate", ["estimate", files, *k, *level, "--json"]))
     return out
 
 
