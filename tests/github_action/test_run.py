@@ -263,3 +263,17 @@ def test_a_path_that_starts_with_a_dash_is_not_an_option() -> None:
     assert commands(inp) == [
         ("compare", ["compare", "./-base.csv", "./-cand.csv", "--k", "1", "--ci", "0.95", "--json"])
     ]
+
+
+def test_format_threshold_and_metric_reach_the_commands_that_read() -> None:
+    argv = ["--files", "c.eval", "--max-failure-rate", "0.1", "--metric", "pass_at_k",
+            "--format", "inspect", "--threshold", "0.5"]  # fmt: skip
+    gate, table = commands(parse_inputs(argv, {}))
+    assert gate[1][:8] == ["gate", "c.eval", "--format", "inspect", "--threshold", "0.5",
+                           "--max-failure-rate", "0.1"]  # fmt: skip
+    assert gate[1][8:10] == ["--metric", "pass_at_k"]
+    assert table[1][:6] == ["estimate", "c.eval", "--format", "inspect", "--threshold", "0.5"]
+    with pytest.raises(ActionError, match="input metric"):
+        parse_inputs(["--files", "x", "--metric", "pass_k"], {})
+    with pytest.raises(ActionError, match="input threshold"):
+        parse_inputs(["--files", "x", "--threshold", "high"], {})

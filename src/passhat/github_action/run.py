@@ -27,6 +27,7 @@ Nothing here computes a statistic: the numbers are the commands'.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import subprocess
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_CONTINUE, EXIT_IO = 0, 1, 2, 3, 4
+_METRICS = ("pass_hat_k", "pass_at_k", "mean")
 
 
 class ActionError(Exception):
@@ -84,6 +86,9 @@ class Inputs:
     ci: float
     on_continue: str
     comment_file: Path
+    metric: str = "pass_hat_k"
+    fmt: str | None = None
+    threshold: float | None = None
 
     @property
     def alpha(self) -> str:
@@ -128,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--ci", default="0.95", help="Level: intervals, and the gate's 1 − alpha.")
     ap.add_argument("--on-continue", default="fail", help="fail or pass: a 'continue' gate.")
     ap.add_argument("--comment-file", default="", help="Where the comment's Markdown goes.")
+    ap.add_argument("--metric", default="pass_hat_k", help="Gate: pass_hat_k, pass_at_k, mean.")
+    ap.add_argument("--format", default="", help="Input format (sniffed when empty).")
+    ap.add_argument("--threshold", default="", help="A numeric score → success when ≥ this.")
     return ap
 
 
@@ -153,6 +161,13 @@ def parse_inputs(argv: Sequence[str], env: Mapping[str, str]) -> Inputs:
         raise ActionError("input margin compares with a baseline: give the baseline input too")
     if a.on_continue not in ("fail", "pass"):
         raise ActionError(f"input on-continue: fail or pass (got {a.on_continue!r})")
+    if a.metric not in _METRICS:
+        raise ActionError(f"input metric: one of {', '.join(_METRICS)} (got {a.metric!r})")
+    threshold = (
+        _number("threshold", a.threshold, low=-math.inf, high=math.inf)
+        if a.threshold.strip()
+        else None
+    )
     default = Path(env.get("RUNNER_TEMP") or ".") / "passhat-comment.md"
     return Inputs(
         files=files,
@@ -163,6 +178,9 @@ def parse_inputs(argv: Sequence[str], env: Mapping[str, str]) -> Inputs:
         ci=_number("ci", a.ci, low=0, high=1),
         on_continue=a.on_continue,
         comment_file=Path(a.comment_file) if a.comment_file.strip() else default,
+        metric=a.metric,
+        fmt=a.format.strip() or None,
+        threshold=threshold,
     )
 
 
@@ -182,18 +200,25 @@ def commands(inp: Inputs) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     files = _arg(inp.files)
     base = _arg(inp.baseline) if inp.baseline is not None else None
+    read = ["--format", inp.fmt] if inp.fmt else []
+    read += ["--threshold", repr(inp.threshold)] if inp.threshold is not None else []
+    metric = ["--metric", inp.metric] if inp.metric != "pass_hat_k" else []
     k = ["--k", str(inp.k)]
     if inp.margin is not None and base is not None:
         gate = ["--baseline", base, "--margin", repr(inp.margin)]
-        out.append(("gate", ["gate", files, *gate, *k, "--alpha", inp.alpha, "--json"]))
+        out.append(
+            ("gate", ["gate", files, *read, *gate, *metric, *k, "--alpha", inp.alpha, "--json"])
+        )
     elif inp.max_failure_rate is not None:
         gate = ["--max-failure-rate", repr(inp.max_failure_rate)]
-        out.append(("gate", ["gate", files, *gate, *k, "--alpha", inp.alpha, "--json"]))
+        out.append(
+            ("gate", ["gate", files, *read, *gate, *metric, *k, "--alpha", inp.alpha, "--json"])
+        )
     level = ["--ci", repr(inp.ci)]
     if base is not None:
-        out.append(("compare", ["compare", base, files, *k, *level, "--json"]))
+        out.append(("compare", ["compare", base, files, *read, *k, *level, "--json"]))
     else:
-        out.append(("estimate", ["estimate", files, *k, *level, "--json"]))
+        out.append(("estimate", ["estimate", files, *read, *k, *level, "--json"]))
     return out
 
 
