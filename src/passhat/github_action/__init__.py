@@ -1,7 +1,8 @@
 """passhat's GitHub Action: ``action.yml`` at the repository root calls this package.
 
 ``python -m passhat.github_action --files RUNS [--baseline BASE] [--margin M |
---max-failure-rate F] [--k K] [--ci CI] [--on-continue fail|pass] [--comment-file PATH]`` runs
+--max-failure-rate F] [--metric M] [--k K] [--ci CI] [--format F] [--threshold T]
+[--on-continue fail|pass] [--comment-file PATH]`` runs
 ``passhat gate`` and ``passhat compare`` (or ``estimate``) with ``--json``, writes their tables
 as Markdown to ``$GITHUB_STEP_SUMMARY`` and to a file for a pull-request comment, sets the
 step's outputs (``decision``, ``exit-code``, ``comment-file``) in ``$GITHUB_OUTPUT``, and exits
