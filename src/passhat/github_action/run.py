@@ -140,7 +140,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def parse_inputs(argv: Sequence[str], env: Mapping[str, str]) -> Inputs:
-    """Check the inputs; an :class:`ActionError` names the bad one."""
+    """Check the inputs; an :class:`ActionError` names the bad one.
+
+    Examples
+    --------
+    >>> inp = parse_inputs(["--files", "runs.csv", "--max-failure-rate", "0.05", "--k", "2"], {})
+    >>> inp.k, inp.max_failure_rate, inp.alpha, inp.comment_file.name
+    (2, 0.05, '0.05', 'passhat-comment.md')
+    >>> parse_inputs(["--files", "runs.csv", "--margin", "0.05"], {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.github_action.run.ActionError: input margin compares with a baseline: ...
+    """
     a = _parser().parse_args(list(argv))
     files = a.files.strip()
     if not files:
@@ -196,7 +207,16 @@ def _arg(path: str) -> str:
 
 
 def commands(inp: Inputs) -> list[tuple[str, list[str]]]:
-    """The passhat commands the inputs ask for, in order (name, arguments)."""
+    """The passhat commands the inputs ask for, in order (name, arguments).
+
+    Examples
+    --------
+    >>> inp = parse_inputs(["--files", "new.csv", "--baseline", "old.csv", "--margin", "0.05"], {})
+    >>> for name, args in commands(inp):
+    ...     print(" ".join(args))
+    gate new.csv --baseline old.csv --margin 0.05 --k 1 --alpha 0.05 --json
+    compare old.csv new.csv --k 1 --ci 0.95 --json
+    """
     out: list[tuple[str, list[str]]] = []
     files = _arg(inp.files)
     base = _arg(inp.baseline) if inp.baseline is not None else None
@@ -249,7 +269,16 @@ def _answered(r: Ran) -> bool:
 
 def step_status(ran: Sequence[Ran], on_continue: str) -> tuple[int, str]:
     """The step's exit status and the gate's decision ("none" without a gate, "error" when a
-    command failed: its status wins)."""
+    command failed: its status wins).
+
+    Examples
+    --------
+    >>> gate = Ran("gate", (), 3, {"gate": {"decision": "continue"}}, "")
+    >>> step_status([gate], "fail"), step_status([gate], "pass")
+    ((3, 'continue'), (0, 'continue'))
+    >>> step_status([gate, Ran("compare", (), 2, None, "passhat: error: ...")], "fail")
+    (2, 'error')
+    """
     for r in ran:
         if not _answered(r):
             return (r.code if r.code not in (0, 1, 3) else EXIT_INPUT), "error"
