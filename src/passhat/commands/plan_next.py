@@ -32,7 +32,7 @@ _SHOWN = 20
 
 
 @click.command("next")
-@input_options
+@input_options(system="none")  # its own --system (one system)
 @click.option("--budget", type=int, required=True, help="Runs to allocate in the next batch.")
 @click.option("--k", "k", type=int, default=5, show_default=True, help="k of pass^k / pass@k.")
 @click.option(
