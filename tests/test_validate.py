@@ -25,6 +25,7 @@ from passhat.cli import cli
 from passhat.compare import paired_difference
 from passhat.errors import OptionError
 from passhat.intervals import estimate_intervals
+from passhat.planner.design_check import simulate_design
 from passhat.report.build import build_report_data
 
 API = [
@@ -159,16 +160,14 @@ def _k_calls() -> dict[str, object]:
         "plan.population_value": lambda k: plan.population_value(2.0, 2.0, k, "pass_hat_k"),
         "plan.estimator_moments": lambda k: plan.estimator_moments([5], 2.0, 2.0, k),
         "plan.design": lambda k: plan.design(budget_runs=200, k=k, prior=prior),
-        "plan.simulate_design": lambda k: plan.simulate_design(
+        "plan.simulate_design": lambda k: simulate_design(
             tasks=10, runs_per_task=3, k=k, prior=prior, replicates=20
         ),
         "plan.power": lambda k: plan.power(
             delta=0.1, tasks=50, runs_per_task=3, prior=prior, k=k, metric="pass_hat_k"
         ),
         "plan.rate_for_pass_hat_k": lambda k: plan.rate_for_pass_hat_k(target=0.9, k=k),
-        "plan.choose_k": lambda k: plan.choose_k(
-            unacceptable_failure_rate=0.1, k=k, confidence=None
-        ),
+        "plan.choose_k": lambda k: plan.choose_k(unacceptable_failure_rate=0.1, k=k, ci=None),
         "plan.next_runs": lambda k: plan.next_runs(abcd, budget=5, k=k),
         "plan.sequential": lambda k: plan.sequential(abcd, k=k, max_failure_rate=0.5),
         "plan.more_runs": lambda k: plan.more_runs(abcd, k=k, simulations=20),

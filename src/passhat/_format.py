@@ -29,6 +29,7 @@ __all__ = [
     "printable",
     "row_names",
     "short",
+    "short_names",
 ]
 
 
@@ -220,3 +221,45 @@ def printable(value: Any, *, keep_newlines: bool = False) -> str:
     """
     text = value if isinstance(value, str) else str(value)
     return (_INVISIBLE_KEEP_LINES if keep_newlines else _INVISIBLE).sub(_escape, text)
+
+
+#: A run of characters without a space longer than this (a name of 10^5 characters) is shortened
+#: for display: tables, the report's pages. CSV and JSON keep every name whole.
+LONG_TOKEN = 160
+_LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN + 1},}}")
+#: The longest full name a page carries in a ``title`` attribute (beyond: results.json has it).
+TITLE_LIMIT = 4000
+
+
+def _cut(token: str, limit: int) -> str:
+    keep_end = limit // 4
+    return f"{token[: limit - keep_end - 1]}…{token[-keep_end:]}"
+
+
+def short_names(text: str, *, limit: int = LONG_TOKEN, html: bool = False) -> Any:
+    """``text`` with every run of more than ``limit`` non-space characters (a long name) cut in
+    the middle with "…", its start and end kept; other text as it is. With ``html`` the result is
+    escaped HTML markup in which each cut name carries the full name (up to
+    :data:`TITLE_LIMIT` characters) in a ``title`` attribute.
+
+    Examples
+    --------
+    >>> short_names("task " + "x" * 300 + " failed", limit=20)
+    'task xxxxxxxxxxxxxx…xxxxx failed'
+    >>> str(short_names("<" + "y" * 30 + ">", limit=10, html=True))
+    '<span title="&lt;yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy&gt;">&lt;yyyyyy…y&gt;</span>'
+    """
+    pattern = _LONG_TOKEN if limit == LONG_TOKEN else re.compile(rf"\S{{{limit + 1},}}")
+    if not html:
+        return pattern.sub(lambda m: _cut(m.group(), limit), text)
+    from markupsafe import Markup, escape
+
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out.append(str(escape(text[at : m.start()])))
+        full = m.group()
+        title = full if len(full) <= TITLE_LIMIT else _cut(full, TITLE_LIMIT)
+        out.append(f'<span title="{escape(title)}">{escape(_cut(full, limit))}</span>')
+        at = m.end()
+    out.append(str(escape(text[at:])))
+    return Markup("".join(out))

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import regex
 
 from passhat.errors import ValidationError
 
@@ -54,23 +55,16 @@ __all__ = [
     "scalars_as_text",
 ]
 
-#: Control (Cc), format (Cf), line/paragraph separator (Zl, Zp) and surrogate (Cs) code points.
-#: tests/test_ids.py checks this class against :mod:`unicodedata` of the running Python.
-INVISIBLE = re.compile(
-    "["
-    "\x00-\x1f\x7f-\x9f"  # C0 and C1 controls (NUL, tab, newline, ESC, ...)
-    "\u00ad"  # soft hyphen
-    "\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"  # Arabic/Syriac format marks
-    "\u180e"  # Mongolian vowel separator
-    "\u200b-\u200f"  # zero-width space, non-joiner, joiner, LRM, RLM
-    "\u2028-\u202e"  # line/paragraph separators, bidirectional embeddings and overrides
-    "\u2060-\u2064\u2066-\u206f"  # word joiner, invisible operators, bidi isolates, ...
-    "\ud800-\udfff"  # lone surrogates (JSON "\\ud800")
-    "\ufeff"  # zero-width no-break space / byte-order mark
-    "\ufff9-\ufffb"  # interlinear annotation
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # tags
-    "]"
+#: Characters an id must not hold: controls (Cc), format characters (Cf), line and paragraph
+#: separators (Zl, Zp), lone surrogates (Cs), every Default_Ignorable_Code_Point of Unicode (what a
+#: renderer draws as nothing: variation selectors U+FE00-FE0F and U+180B-180F, the combining
+#: grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags, ...), and the
+#: blank Braille pattern U+2800, which draws as a space but is no space. The properties come from
+#: the ``regex`` module's Unicode tables, not from a hand list; tests/test_ids.py checks them
+#: against :mod:`unicodedata` and Perl's Unicode tables.
+INVISIBLE = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
+    r"\u115f\u1160\u3164\uffa0\u2800]"
 )
 
 
@@ -360,9 +354,10 @@ def clean_ids(
         rows = at + 1 if rows is None else np.asarray(rows)[at]
         shown = ", ".join(str(r) for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
         kind = "a control" if unicodedata.category(ch) == "Cc" else "an invisible"
+        kind = "a blank" if ch == "\u2800" else kind
         raise ValidationError(
-            f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {value!r} contains "
-            f"{kind} character ({describe_char(ch)}); ids must be visible text{count}"
+            f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {_shown(value)} "
+            f"contains {kind} character ({describe_char(ch)}); ids must be visible text{count}"
         )
     blank = [i for i, x in enumerate(text) if not x.strip()]
     if blank:  # "" or only spaces: a name nobody can read or tell apart in a table
@@ -384,6 +379,23 @@ def clean_ids(
     if not ok.all():  # missing values: as ``astype(str)`` writes them (callers refuse them first)
         out[~ok] = [str(v) for v in s.to_numpy(dtype=object)[~ok]]
     return pd.Series(out, index=s.index, dtype=object)
+
+
+def _shown(value: str) -> str:
+    """An id for a message: quoted, every invisible character escaped (``'ta\\u034fsk'``; repr
+    leaves a combining joiner or a Hangul filler as it is, and the id would read as ``'task'``).
+
+    Examples
+    --------
+    >>> print(_shown("ta\u034fsk"))
+    'ta\\u034fsk'
+    """
+
+    def esc(m: Any) -> str:
+        cp = ord(m.group())
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+    return str(INVISIBLE.sub(esc, repr(value)))
 
 
 def id_key(v: Any) -> Any:

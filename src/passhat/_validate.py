@@ -17,7 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,8 +39,11 @@ __all__ = [
     "check_weight_tasks",
     "make_rng",
     "memory_text",
+    "named_rng",
     "norm_k",
     "resolve_seed",
+    "root_seed",
+    "stable_scale",
 ]
 
 #: Bootstrap resamples of every task bootstrap (intervals, paired tests, report), unless given.
@@ -122,6 +125,39 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
             f"{{param}} must be None or a whole number ≥ 0 (got {seed!r})", param="seed"
         )
     return np.random.default_rng(seed)
+
+
+def root_seed(seed: int | np.random.Generator | None) -> int:
+    """The whole number every named stream (:func:`named_rng`) of a run is derived from: ``seed``
+    itself, one number drawn from a Generator, or fresh entropy for None.
+
+    Examples
+    --------
+    >>> root_seed(7)
+    7
+    """
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    return int(make_rng(seed).integers(2**63)) if seed is None else resolve_seed(seed)
+
+
+def named_rng(root: int, *names: str) -> np.random.Generator:
+    """The random stream of one system (or of one pair of systems, one name each) in a run
+    seeded with ``root``: derived from the seed and the names only, so a system's interval is
+    the same alone or beside other systems, in any order.
+
+    Examples
+    --------
+    >>> a = named_rng(0, "baseline").random()
+    >>> a == named_rng(0, "baseline").random() != named_rng(0, "guided").random()
+    True
+    """
+    import hashlib
+
+    text = "\x00".join(names).encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(text).digest()
+    words = np.frombuffer(digest, dtype="<u4").tolist()
+    return np.random.default_rng([int(root), len(names), *words])
 
 
 def resolve_seed(seed: int | None) -> int:
@@ -334,3 +370,28 @@ of the data's tasks only
             f"weights name {len(extra)} task(s) the data do not hold: {shown}; give weights of "
             "the data's tasks only"
         )
+
+
+#: Weights whose largest lies outside [2^-400, 2^400] are scaled into it before being summed.
+_SCALE_LIMIT = 400
+
+
+def stable_scale(w: Any) -> Any:
+    """``w`` (a DataArray of weights) times one power of two (exact: no ratio changes) so that
+    its largest finite value is about 1, when that value is beyond 2^±400; else ``w``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> w = stable_scale(xr.DataArray([[1e308, 1e308, 0.0]]))
+    >>> float(w.sum()) > 0 and float(w[0, 0]) == float(w[0, 1])
+    True
+    """
+    vals = np.asarray(w.values, dtype=float)
+    finite = vals[np.isfinite(vals) & (vals > 0)]
+    if finite.size == 0:
+        return w
+    _, exp = np.frexp(finite.max())
+    if abs(int(exp)) <= _SCALE_LIMIT:
+        return w
+    return w.copy(data=np.ldexp(vals, -int(exp)))

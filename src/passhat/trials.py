@@ -205,12 +205,12 @@ class Trials:
         _check_duplicates(df, where)
         if "weight" in df.columns:
             w = pd.to_numeric(df["weight"], errors="coerce")
-            bad = w.isna() & df["weight"].notna() | (w < 0)
+            bad = w.isna() & df["weight"].notna() | (w < 0) | np.isinf(w)
             if bad.any():
                 row = int(np.flatnonzero(bad.to_numpy())[0])
                 raise ValidationError(
                     f"{where}: row {row + 1}: weight {_show(df['weight'].iloc[row])} "
-                    "is not a non-negative number"
+                    "is not a finite non-negative number"
                 )
             df["weight"] = w
         for col in NUMERIC:

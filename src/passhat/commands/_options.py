@@ -37,6 +37,8 @@ __all__ = [
     "json_option",
     "k_option",
     "n_boot_option",
+    "renamed_option",
+    "say_deprecated",
     "seed_option",
 ]
 
@@ -44,7 +46,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class PasshatCommand(click.Command):
-    """A click command whose :class:`OptionError` names the option, not the API parameter."""
+    """A click command whose :class:`OptionError` names the option, not the API parameter.
+
+    ``example`` (options that would work, ``--flip-rate 0.1``) replaces the Python example of
+    an error that gives one (:attr:`OptionError.example`): ``e.g. passhat plan detect
+    --flip-rate 0.1``.
+    """
+
+    def __init__(self, *args: Any, example: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.example = example
 
     def option_for(self, param: str) -> str:
         """The command-line spelling of the parameter ``param`` of the API: the option (or
@@ -62,11 +73,62 @@ class PasshatCommand(click.Command):
         except OptionError as err:
             for name in err.params:
                 err.options.setdefault(name, self.option_for(name))
+            if err.example is not None and self.example is not None:
+                err.example = f"{command_path(ctx)} {self.example}"
             raise
 
 
+def command_path(ctx: click.Context) -> str:
+    """``passhat`` and the subcommands of ``ctx`` (``passhat plan detect``), however the
+    program was started (a test runner, ``python -m``)."""
+    names = []
+    while ctx.parent is not None:
+        names.append(str(ctx.info_name))
+        ctx = ctx.parent
+    return " ".join(["passhat", *reversed(names)])
+
+
+def say_deprecated(old: str, new: str) -> None:
+    """One line on stderr: ``old`` (an option or a subcommand) is deprecated in favour of
+    ``new``, and goes in the next release."""
+    click.echo(
+        f"passhat: {old} is deprecated: use {new} (the old name goes in the next release)",
+        err=True,
+    )
+
+
+def renamed_option(old: str, new: str, param: str, **kwargs: Any) -> Callable[[F], F]:
+    """A hidden option ``old`` that sets the parameter ``param`` of the option ``new`` (its
+    name before a rename), with a one-line deprecation note on stderr; ``kwargs`` (``type``)
+    as for ``new``. Giving both is an error.
+    """
+    import functools
+
+    from click.core import ParameterSource
+
+    hidden = "renamed_" + old.lstrip("-").replace("-", "_")
+
+    def deco(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            value = kw.pop(hidden)
+            if value is not None:
+                ctx = click.get_current_context()
+                if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
+                    raise OptionError(f"give {new} or {old} (its old name), not both")
+                say_deprecated(old, new)
+                kw[param] = value
+            return f(*args, **kw)
+
+        opt = click.option(old, hidden, default=None, hidden=True, **kwargs)
+        return opt(wrapper)  # type: ignore[return-value]
+
+    return deco
+
+
 def command(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], PasshatCommand]:
-    """``click.command`` with :class:`PasshatCommand` (errors name the option)."""
+    """``click.command`` with :class:`PasshatCommand` (errors name the option; ``example=``
+    the options of an example call)."""
     return click.command(name, cls=PasshatCommand, **kwargs)
 
 

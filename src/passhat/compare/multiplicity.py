@@ -72,7 +72,8 @@ _REL_TOL = 1 + 1e-9
 
 
 def holm(p_values: ArrayLike) -> NDArray[np.float64]:
-    """Holm's step-down adjusted p-values [1]_ (reject where adjusted p ≤ α; NaN stays NaN).
+    """Holm's step-down adjusted p-values (Holm 1979, the module's reference [1]; reject where
+    adjusted p ≤ α; NaN stays NaN).
 
     The one Holm of passhat: :func:`adjust` runs it over the tasks it keeps, and a
     leaderboard over the pairs of each metric and k (:mod:`passhat.rank.pairs`).

@@ -49,6 +49,7 @@ from passhat._validate import (
     check_min_runs,
     check_n_boot,
     make_rng,
+    named_rng,
     norm_k,
     resolve_seed,
 )
@@ -335,8 +336,12 @@ def compare(
     sel = select_systems(a, b, baseline=baseline, names=names)
     ks = default_ks(sel.counts) if ks is None else ks
     seed = resolve_seed(seed)
-    rng = make_rng(seed)  # one stream, the candidates in order
-    pairs = [_compare_pair(sel, cand, ks, opts, rng) for cand in sel.candidates]
+    # each pair's own stream, from the seed and the two names: a candidate's interval does not
+    # depend on the other candidates (issue 33, item 12)
+    pairs = [
+        _compare_pair(sel, cand, ks, opts, named_rng(seed, sel.baseline, cand))
+        for cand in sel.candidates
+    ]
     table = _ordered(pd.concat([p.rows for p in pairs], ignore_index=True), sel.candidates)
     if adjust == "holm":
         table["p_holm"] = across_candidates(table)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
+from passhat.io._guards import readable_input
 from passhat.io._json import damaged_gzip, missing, refuse_wide
 from passhat.trials import Trials, provenance
 
@@ -395,7 +396,11 @@ def read(
     """
     p = Path(path)
     try:
-        return _read(p, format=format, aggregate=aggregate, **options)
+        with readable_input(p) as (q, spooled):  # a pipe: read once into a temporary file
+            result = _read(q, format=format, aggregate=aggregate, **options)
+        if spooled:
+            _name_source(result, p)
+        return result
     except PasshatError:
         raise
     except PermissionError as err:
@@ -408,6 +413,14 @@ def read(
         raise ReadError(
             f"{err.filename or p}: cannot read it: {err.strerror or type(err).__name__}"
         ) from err
+
+
+def _name_source(result: Trials | xr.Dataset, path: Path) -> None:
+    """Record the path the user gave (a pipe), not the temporary copy that was read."""
+    if isinstance(result, Trials):
+        result.source = {**result.source, "path": str(path)}
+    else:
+        result.attrs["source_path"] = str(path)
 
 
 def _read(

@@ -261,7 +261,9 @@ def _decide(
         )
         if side is not None:
             projected = "pass" if side == pass_side else "fail"
-    return decision, math.exp(le_pass), math.exp(le_fail), lower, upper, steps, projected
+    # an e-value beyond the float range (2^31 runs) is infinite, not an OverflowError
+    e_pass, e_fail = (math.exp(x) if x < 709.0 else math.inf for x in (le_pass, le_fail))
+    return decision, e_pass, e_fail, lower, upper, steps, projected
 
 
 def _build(b: BlockRounds) -> GateBuild:

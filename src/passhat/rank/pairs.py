@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat._validate import make_rng
+from passhat._validate import make_rng, named_rng
 from passhat.compare import paired_table
 from passhat.hierarchical import Column
 from passhat.rank.tiers import holm_by_column
@@ -103,7 +103,8 @@ def pairwise(
         list(ks),
         ci=level,
         n_boot=n_flips,
-        rng=make_rng(seed),
+        # the stream of these systems' names (issue 33, item 12): two systems, `compare`'s pair
+        rng=make_rng(None) if seed is None else named_rng(seed, *map(str, systems)),
         shared_flips=True,
     )
     pt = pt[pt["metric"].isin(mets)]

@@ -169,7 +169,9 @@ def report(
     ('3. Clustered vs uniform spread', 'results.json')
     """
     if not isinstance(out_dir, str | os.PathLike) or not str(out_dir):
-        raise OptionError(f"out_dir must be a directory path (str or Path), got {out_dir!r}")
+        raise OptionError(
+            f"the output directory (-o DIR, out_dir) must be a non-empty path, got {out_dir!r}"
+        )
     inputs = (trials, traces)
     check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
     if traces is not None and not isinstance(traces, Traces):

@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import fmt_ratio, jsonable, printable
+from passhat._format import fmt_ratio, jsonable, printable, short_names
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
@@ -91,7 +91,9 @@ class RenderedFigure:
 
     @property
     def png_b64(self) -> str:
-        return base64.b64encode(self.png).decode("ascii")
+        from markupsafe import Markup  # HTML-safe ASCII: printed whole, never shortened
+
+        return Markup(base64.b64encode(self.png).decode("ascii"))
 
 
 @dataclass(frozen=True)
@@ -256,8 +258,8 @@ def _literal(value: Any) -> Any:
 
     if isinstance(value, Markup):
         return Markup(printable(str(value), keep_newlines=True))
-    if isinstance(value, str):
-        return printable(value, keep_newlines=True)
+    if isinstance(value, str):  # a name of 10^5 characters is shortened (results.json has it)
+        return short_names(printable(value, keep_newlines=True))
     return value
 
 
