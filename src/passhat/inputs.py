@@ -188,7 +188,7 @@ def _relabel(data: Input, name: str) -> Input:
     return out
 
 
-def _to_name(inputs: Sequence[Input]) -> tuple[list[int], list[int]]:
+def _to_name(inputs: Sequence[Input], clashes: bool = True) -> tuple[list[int], list[int]]:
     """The inputs named after their files: those naming no system, and the one-system ones
     whose name another input also holds (each list: indices)."""
     systems = [systems_of(d) for d in inputs]
@@ -197,7 +197,7 @@ def _to_name(inputs: Sequence[Input]) -> tuple[list[int], list[int]]:
     unnamed = [i for i, s in enumerate(systems) if single[i] and s[0] == DEFAULT_SYSTEM]
     clashing = []
     for i, s in enumerate(systems):
-        if not single[i] or i in unnamed:
+        if not clashes or not single[i] or i in unnamed:
             continue
         others = {x for j, o in enumerate(systems) if j != i and j not in unnamed for x in o}
         if s[0] in others:
@@ -205,13 +205,15 @@ def _to_name(inputs: Sequence[Input]) -> tuple[list[int], list[int]]:
     return unnamed, clashing
 
 
-def name_systems(inputs: Sequence[Input]) -> tuple[list[Input], list[str]]:
+def name_systems(inputs: Sequence[Input], *, clashes: bool = True) -> tuple[list[Input], list[str]]:
     """Name each input's system after its file where the file does not tell it apart.
 
     With two or more inputs, an input read from a file whose one system has no name of its
     own (``"system"``: a tidy file without a system column) is named after its file; and
     one-system files naming the same system as another input are named after their files
-    too. Other inputs are returned as they are. With one input nothing changes.
+    too (unless ``clashes`` is False: inputs used apart, such as a gate's candidate and
+    baseline, may share a name). Other inputs are returned as they are. With one input
+    nothing changes.
 
     Returns
     -------
@@ -231,7 +233,7 @@ def name_systems(inputs: Sequence[Input]) -> tuple[list[Input], list[str]]:
     inputs = list(inputs)
     if len(inputs) < 2:
         return inputs, []
-    unnamed, clashing = _to_name(inputs)
+    unnamed, clashing = _to_name(inputs, clashes)
     chosen = sorted(unnamed + clashing)
     if not chosen:
         return inputs, []
@@ -279,9 +281,9 @@ def _combined_source(inputs: Sequence[Input]) -> dict[str, str]:
     srcs = [provenance(d) for d in inputs]
     names = [input_name(d, i) for i, d in enumerate(inputs)]
     out = {
-        "inputs": str(len(inputs)),
+        "files": str(len(inputs)),
         "path": ", ".join(names),
-        "names": ", ".join(
+        "file_names": ", ".join(
             PurePath(n).name if "path" in s else n for n, s in zip(names, srcs, strict=True)
         ),
         "format": ", ".join(dict.fromkeys(s.get("format", "python") for s in srcs)),
@@ -296,8 +298,8 @@ def combine_inputs(inputs: Sequence[Input]) -> Input:
 
     A trial table when every input is one (each run kept, with its status, score and
     task columns), else a count table of every system over the union of the tasks. The
-    provenance lists the inputs (``path``, ``names``, ``format``, ``sha256``: comma-
-    separated, in order) and the notes say what was named.
+    provenance lists the inputs (``files``: how many; ``path``, ``file_names``, ``format``,
+    ``sha256``: comma-separated, in order) and the notes say what was named.
 
     Raises
     ------

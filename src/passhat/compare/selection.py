@@ -70,9 +70,10 @@ class Selection:
         With several inputs: the systems named after their files, and systems of the
         inputs whose names differ only in letter case (each reader notes such names within
         its own input only).
-    baseline_from : {"named", "first system", "first input"}
+    baseline_from : {"named", "first system", "base input", "first input"}
         Why the baseline is the baseline: named by the caller, the first of the two
-        systems of one input, or the (one) system of the first of several inputs.
+        systems of one input, the system of BASE (the first of two inputs), or the (one)
+        system of the first of several inputs.
     """
 
     baseline: str
@@ -161,7 +162,7 @@ def select_systems(
     >>> b = ph.counts_from_arrays([3, 3], [2, 2], system="v1")
     >>> sel = select_systems(a, b)
     >>> sel.baseline, sel.candidates, sel.baseline_from
-    ('v1 (A)', ['v1 (B)'], 'first input')
+    ('v1 (A)', ['v1 (B)'], 'base input')
     >>> select_systems(a, b, names=("old", "new")).candidates
     ['new']
     """
@@ -265,7 +266,7 @@ def _two(
     baseline, candidate = pick.baseline, pick.candidate
     sa = [str(s) for s in ds_a["system"].values]
     sb = [str(s) for s in ds_b["system"].values]
-    how = "named" if baseline is not None else "first input"
+    how = "named" if baseline is not None else "base input"
     if len(sa) == 1 and len(sb) == 1:
         na, nb = names if names is not None else (sa[0], sb[0])
         if na == nb:
