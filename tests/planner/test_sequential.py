@@ -229,7 +229,7 @@ def test_baseline_gate_uses_every_decided_run_of_both_builds() -> None:
 
     def block_range(out: np.ndarray, lost: dict[int, int], t: int) -> tuple[int, int]:
         runs = [bool(x) for r, x in enumerate(out[t]) if lost.get(t) != r][4:8]
-        can = {int(all(runs + [x])) for x in (False, True)} if len(runs) < 4 else {int(all(runs))}
+        can = {int(all([*runs, x])) for x in (False, True)} if len(runs) < 4 else {int(all(runs))}
         return min(can), max(can)
 
     d_lo, d_hi = [], []
