@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from passhat._format import num, row_names
+from passhat._format import p_text as _p_text
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.estimators import METRIC_LABELS
@@ -110,11 +111,6 @@ class Comparison(Result):
             )
         )
         return Display(tuple(parts), min_width=120)
-
-
-def _p_text(x: float) -> str:
-    """A p-value in a table cell: four decimals, ``<0.0001`` below, ``—`` when missing."""
-    return "—" if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
 
 
 def _iv(lo: float, hi: float) -> str:

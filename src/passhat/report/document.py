@@ -32,6 +32,7 @@ Fmt = Literal[
     "pct",
     "pct_interval",
     "num",
+    "p",
     "ratio",
     "pts",
     "dpts",
