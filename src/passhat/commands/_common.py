@@ -30,6 +30,7 @@ from passhat.trials import Trials
 __all__ = [
     "EXIT_INPUT",
     "InputSpec",
+    "ReadOptions",
     "check_path_given",
     "default_ks",
     "emit_json",
@@ -40,6 +41,7 @@ __all__ = [
     "load_input",
     "parse_k",
     "quiet_option",
+    "reading_options",
     "records",
     "unscored_tasks_option",
 ]
@@ -412,20 +414,17 @@ def _input_options(
         *args: Any,
         paths: tuple[str, ...],
         example: str | None,
-        fmt: str | None,
-        maps: tuple[str, ...],
-        threshold: float | None,
-        system_names: tuple[str, ...],
+        reading: ReadOptions,
         systems: tuple[str, ...] = (),
         **kwargs: Any,
     ) -> Any:
         spec = InputSpec(
             paths=tuple(paths),
             example=example,
-            fmt=fmt,
-            maps=tuple(maps),
-            threshold=threshold,
-            system_names=tuple(system_names),
+            fmt=reading.fmt,
+            maps=reading.maps,
+            threshold=reading.threshold,
+            system_names=reading.system_names,
             systems=tuple(systems),
             keep=system == "keep",
         )
@@ -434,27 +433,7 @@ def _input_options(
     g: Callable[..., Any] = wrapper
     if system != "none":
         g = _system_option(system)(g)
-    g = click.option(
-        "--system-name",
-        "system_names",
-        multiple=True,
-        metavar="[FILE=]NAME",
-        help="Name the system of a file that has none (FILE=NAME with several files; "
-        "repeatable). Files without one are named after the file.",
-    )(g)
-    g = click.option(
-        "--threshold", type=float, default=None, help="Numeric score → success when ≥ this."
-    )(g)
-    g = click.option(
-        "--map",
-        "maps",
-        multiple=True,
-        metavar="FIELD=COLUMN",
-        help="Column map for tidy files, e.g. --map task=question_id --map success=passed.",
-    )(g)
-    g = click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")(
-        g
-    )
+    g = reading_options()(g)
     bare: dict[str, Any] = {}
     if bare_example is not None:  # `--example` alone takes this value
         bare = {"is_flag": False, "flag_value": bare_example}
@@ -470,6 +449,115 @@ def _input_options(
         "paths", nargs=-1, metavar="[RUNS]...", type=click.Path(dir_okay=True, readable=False)
     )(g)
     return g
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file of runs: ``--format``, ``--map``, ``--threshold`` and
+    ``--system-name`` (:func:`reading_options`), for a file a command names in an option
+    (``plan design --from RUNS``) or as an argument beside RUNS (``plan power PILOT CAND``)."""
+
+    fmt: str | None = None
+    maps: tuple[str, ...] = ()
+    threshold: float | None = None
+    system_names: tuple[str, ...] = ()
+
+    def read(self, path: str, *, among: Sequence[str] = (), quiet: bool = False) -> Any:
+        """Read ``path`` (``among``: the files the command reads together, whom
+        ``--system-name FILE=NAME`` may name; default the path alone)."""
+        files = list(among) or [path]
+        return load_input(
+            path,
+            example=None,
+            fmt=self.fmt,
+            maps=self.maps,
+            threshold=self.threshold,
+            system_name=_name_targets(self.system_names, files).get(path),
+            quiet=quiet,
+            prefix=len(files) > 1,
+        )
+
+
+def reading_options(
+    prefix: str = "", *, dest: str = "reading", of: str = "the input"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The reading options of every command that reads runs, defined once: ``--format``,
+    ``--map``, ``--threshold``, ``--system-name``; with ``prefix`` (``prior-``) a second set
+    for another file (``--prior-format`` …). The command receives them as one
+    :class:`ReadOptions` argument named ``dest``; ``of`` names the file in the help.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @reading_options()
+    ... def cmd(reading: ReadOptions) -> None:
+    ...     click.echo(f"{reading.maps} {reading.threshold}")
+    >>> from click.testing import CliRunner
+    >>> CliRunner().invoke(cmd, ["--map", "success=reward", "--threshold", "0.5"]).output
+    "('success=reward',) 0.5\\n"
+    """
+    key = prefix.replace("-", "_") + "read_"
+
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            spec = ReadOptions(
+                fmt=kwargs.pop(key + "fmt"),
+                maps=tuple(kwargs.pop(key + "maps")),
+                threshold=kwargs.pop(key + "threshold"),
+                system_names=tuple(kwargs.pop(key + "system_names")),
+            )
+            return f(*args, **{dest: spec}, **kwargs)
+
+        g: Callable[..., Any] = wrapper
+        for opt in reversed(_READING):  # click lists the options in the order applied last first
+            name, param, extra = opt(of)
+            g = click.option(f"--{prefix}{name}", key + param, **extra)(g)
+        return g
+
+    return deco
+
+
+def _format_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return "format", "fmt", {"default": None, "help": f"Format of {of} (sniffed when omitted)."}
+
+
+def _map_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "map",
+        "maps",
+        {
+            "multiple": True,
+            "metavar": "FIELD=COLUMN",
+            "help": f"Column map of {of} (tidy files), e.g. --map task=question_id "
+            "--map success=passed.",
+        },
+    )
+
+
+def _threshold_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "threshold",
+        "threshold",
+        {"type": float, "default": None, "help": "Numeric score → success when ≥ this."},
+    )
+
+
+def _system_name_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "system-name",
+        "system_names",
+        {
+            "multiple": True,
+            "metavar": "[FILE=]NAME",
+            "help": f"Name the system of {of} when a file has none (FILE=NAME with several "
+            "files; repeatable). Files without one are named after the file.",
+        },
+    )
+
+
+#: The reading options, in the order the help lists them.
+_READING = (_format_opt, _map_opt, _threshold_opt, _system_name_opt)
 
 
 def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., Any]], Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import click
 
 from passhat import planner as plan
-from passhat.commands._common import InputSpec, input_options, quiet_option
+from passhat.commands._common import InputSpec, ReadOptions, input_options, quiet_option
 from passhat.commands._options import ci_option, command, json_option, k_option
 from passhat.commands.plan import emit_result, plan_group, prior_options, resolve_prior
 
@@ -66,7 +66,7 @@ def next_cmd(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    prior_format: str | None,
+    prior_reading: ReadOptions,
     prior_system: str | None,
     as_json: bool,
 ) -> None:
@@ -76,7 +76,7 @@ def next_cmd(
     evaluation (--prior-from) or stated values (--prior-mean with --prior-kappa or
     --prior-icc): a stated prior is trusted, no hedge.
     """
-    stated = resolve_prior(prior, mean, icc, kappa, prior_format, prior_system, prefix="prior-")
+    stated = resolve_prior(prior, mean, icc, kappa, prior_reading, prior_system, prefix="prior-")
     res = plan.next_runs(
         source.load(),
         budget=budget,
