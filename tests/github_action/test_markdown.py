@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from action_testdata import HOSTILE, passhat_json
 
+from passhat.examples import example_path
 from passhat.github_action.markdown import (
     comparison_markdown,
     error_markdown,
@@ -81,4 +85,28 @@ def test_an_error_shows_the_command_and_its_message_escaped() -> None:
     text = error_markdown("passhat gate <x>", 2, "passhat: error: bad | input\n")
     assert text == "### ⚠️ passhat gate &lt;x&gt; exited 2\n\npassshat".replace(
         "passshat", r"passhat: error: bad \| input"
+    )
+
+
+def test_rounds_not_every_task_completed_are_shown_as_the_gate_prints_them(
+    tmp_path: Path,
+) -> None:
+    """One task of the candidate keeps only its first two runs: the gate reaches a round that
+    task has not completed, and names the runs it needs."""
+    df = pd.read_csv(example_path("agents"))
+    cand = df[df["system"] == "guided"]
+    first = cand["task_id"].iloc[0]
+    cand = cand[(cand["task_id"] != first) | (cand["trial"] < 2)]
+    path = tmp_path / "uneven.csv"
+    cand.to_csv(path, index=False)
+    _, doc = passhat_json("gate", str(path), "--max-failure-rate", "0.4", "--k", "2")
+    g = doc["gate"]
+    assert g["rounds_reached"] > g["rounds"] and g["reruns"]
+    text = gate_markdown(doc)
+    need = sum(r["runs"] for r in g["reruns"])
+    assert f"| rounds with every decided run | {g['rounds_reached']} (" in text
+    row = f"| runs to complete round {g['rounds_reached']} | {need} on {len(g['reruns'])} task(s)"
+    assert row in text
+    assert "rounds with every decided run" not in gate_markdown(
+        passhat_json("gate", *AGENTS, "--system", "guided", "--max-failure-rate", "0.4")[1]
     )

@@ -111,6 +111,7 @@ def gate_markdown(doc: dict[str, Any]) -> str:
         ["complete rounds", f"{g['rounds']} × {g['tasks']} task(s) × {g['k']} run(s)"],
         ["runs used / set aside", f"{g['runs_used']} / {g['runs_set_aside']}"],
     ]
+    rows += _reached_rows(g)
     if g.get("further_runs") is not None:
         rows.append(["further runs to decide", f"{g['further_runs']} ({escape(g['projected'])})"])
     parts = [
@@ -121,6 +122,23 @@ def gate_markdown(doc: dict[str, Any]) -> str:
     ]
     parts += [f"> note: {escape(w)}" for w in g.get("warnings", [])]
     return "\n\n".join(parts)
+
+
+def _reached_rows(g: dict[str, Any]) -> list[list[str]]:
+    """Rows on rounds not every task has completed (the gate counts their incomplete blocks
+    against each decision), as ``passhat gate`` prints them; none when every task has them."""
+    reached = g.get("rounds_reached")
+    if not isinstance(reached, int) or reached <= g["rounds"]:
+        return []
+    reruns = g.get("reruns") or []
+    need = sum(int(r.get("runs", 0)) for r in reruns)
+    return [
+        [
+            "rounds with every decided run",
+            f"{reached} (incomplete blocks count against each decision)",
+        ],
+        [f"runs to complete round {reached}", f"{need} on {len(reruns)} task(s) (reruns)"],
+    ]
 
 
 def _methods(rows: Sequence[dict[str, Any]], key: str = "method") -> list[str]:
