@@ -155,6 +155,7 @@ def estimate(
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
     predictive: int | None = None,
+    cluster: bool | Literal["auto"] = "auto",
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -220,6 +221,16 @@ def estimate(
         these) would show: usually wider than the population interval by
         about the task-to-task spread Var g(p) / T′ (the rule that picks it:
         :mod:`passhat.scopes`).
+    cluster : {"auto", True, False}
+        Whether the population scope resamples the clusters of a ``cluster``
+        column (tasks of one repository, document or environment; read with
+        ``cluster="COLUMN"`` or a column named ``cluster``): the cluster
+        bootstrap, each cluster resampled with all its tasks
+        (:func:`passhat.scopes.scope_intervals`). "auto" (default): when the
+        data have one, and a note says so; True: the data must have one;
+        False: tasks are treated as independent (a note says the column is
+        ignored). The benchmark scope does not depend on it. Fewer than 20
+        clusters get a note: the interval may be too narrow.
 
     Returns
     -------
@@ -259,10 +270,11 @@ def estimate(
     )  # fmt: skip
     tasks = _averaged_tasks(ds, include, excluded, weights)
     table = _benchmark_table(ds, tasks, ks)
+    groups = _clusters(ds, cluster)
     if ci is not None:
         iv = estimate_intervals(
             ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot, seed=seed,
-            ci_method=ci_method, predictive=predictive,
+            ci_method=ci_method, predictive=predictive, clusters=groups,
         )  # fmt: skip
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     settings: dict[str, Any] = {
@@ -275,6 +287,8 @@ def estimate(
         "matched": matched,
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
+        "cluster": groups is not None,
+        "clusters": _cluster_counts(groups, tasks),
     }
     if ci is not None:
         settings.update(
@@ -291,6 +305,7 @@ def estimate(
             boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
         )
         + value_outside_note(table)
+        + cluster_notes(settings["clusters"], ds, cluster, ci=ci is not None)
     )
     return Estimate(
         table=table,
@@ -303,6 +318,77 @@ def estimate(
         _include=tasks.include,
         _weights=tasks.normalised,
     )
+
+
+def _clusters(ds: xr.Dataset, cluster: bool | str) -> NDArray[Any] | None:
+    """Each task's cluster when the population scope resamples clusters, else None."""
+    if cluster not in ("auto", True, False):
+        raise OptionError(f"cluster must be 'auto', True or False (got {cluster!r})")
+    has = "cluster" in ds.coords
+    if cluster is True and not has:
+        raise OptionError(
+            "cluster=True needs a cluster column: name one when reading (cluster='COLUMN', "
+            "--cluster COLUMN or --map cluster=COLUMN) or call it 'cluster'"
+        )
+    if not has or cluster is False:
+        return None
+    groups = np.asarray(ds["cluster"].values, dtype=object)
+    blank = pd.isna(pd.Series(groups, dtype=object)).to_numpy()
+    if blank.any():  # a count table built without the trial reader's check
+        raise ValidationError(
+            f"task {ds['task'].values[int(np.flatnonzero(blank)[0])]!r} has no cluster; "
+            "with a cluster column every task names its cluster"
+        )
+    return groups
+
+
+def _cluster_counts(groups: NDArray[Any] | None, tasks: _Averaged) -> dict[str, int]:
+    """Per system, the clusters its averaged tasks fall in ({} without clusters)."""
+    if groups is None:
+        return {}
+    codes = pd.factorize(pd.Series(groups, dtype=object))[0]
+    return {
+        name: int(np.unique(codes[tasks.include[i]]).size)
+        for i, name in enumerate(tasks.systems)
+    }
+
+
+def cluster_notes(
+    counts: dict[str, int], ds: xr.Dataset, cluster: bool | str, *, ci: bool
+) -> list[str]:
+    """The notes on the clusters: how many, that the population scope resamples them, and a
+    warning below :data:`passhat.scopes.FEW_CLUSTERS` clusters.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> ds = ph.counts_from_arrays([2, 2], [1, 2])
+    >>> cluster_notes({"system": 2}, ds, "auto", ci=True)[1][:40]
+    'only 2 clusters (system: 2): the cluster '
+    """
+    if not counts:
+        if "cluster" in ds.coords and cluster is False:
+            return [
+                "the cluster column is ignored (cluster=False): population intervals treat "
+                "the tasks as independent"
+            ]
+        return []
+    shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
+    scope = "population intervals resample" if ci else "with ci, population intervals resample"
+    notes = [
+        f"clustered tasks ({shown} clusters): {scope} clusters, each with all its tasks "
+        "(cluster bootstrap); the benchmark scope is unchanged"
+        + ("" if cluster is True else "; cluster=False treats the tasks as independent")
+    ]
+    few_at = 20  # passhat.scopes.FEW_CLUSTERS, not imported here (scipy at import)
+    few = {s: g for s, g in counts.items() if g < few_at}
+    if few:
+        notes.append(
+            f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
+            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
+            f"population interval may be too narrow below {few_at} clusters"
+        )
+    return notes
 
 
 @dataclass(frozen=True)
