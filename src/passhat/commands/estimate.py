@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from passhat.commands._common import (
@@ -67,6 +69,20 @@ __all__ = ["register"]
     help="With --ci: also the interval a new benchmark of T tasks like these would show.",
 )
 @click.option(
+    "--cluster",
+    "cluster_column",
+    default=None,
+    metavar="COLUMN",
+    help="The column naming each task's cluster (repository, document...; as --map "
+    "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
+    "used without it.",
+)
+@click.option(
+    "--ignore-clusters",
+    is_flag=True,
+    help="Treat the tasks as independent even when the input has a cluster column.",
+)
+@click.option(
     "--per-task",
     is_flag=True,
     help="Per-task table: n, c, unscored, rates with intervals, flaky flag.",
@@ -93,6 +109,8 @@ def estimate_cmd(
     seed: int,
     ci_method: str,
     predictive: int | None,
+    cluster_column: str | None,
+    ignore_clusters: bool,
     per_task: bool,
     task_method: str,
     as_json: bool,
@@ -103,6 +121,10 @@ def estimate_cmd(
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
     if paper is not None and per_task:
         raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
+    if cluster_column is not None and ignore_clusters:
+        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
+    if cluster_column is not None:
+        source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
     data = source.load(quiet=quiet)
     est = _estimate(
         data,
@@ -118,6 +140,7 @@ def estimate_cmd(
         ci_method=ci_method,  # type: ignore[arg-type]
         task_method=task_method,
         predictive=predictive,
+        cluster=False if ignore_clusters else (True if cluster_column is not None else "auto"),
     )
     if as_json:
         emit_json(est.to_dict(per_task=per_task))
