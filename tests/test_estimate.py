@@ -506,3 +506,56 @@ def test_weight_zero_in_compare_rank_and_spread_is_said() -> None:
     sp = ph.spread(trials, k=[1, 2], weights=half)
     assert set(sp.table["tasks"]) == {84}
     assert any(n.startswith("84 task(s) have weight 0") for n in sp.notes)
+
+
+# ----------------------------------------------------------------- clustered tasks
+def _clustered_frame(clusters: int = 8, per: int = 5, seed: int = 1) -> pd.DataFrame:
+    """Tasks in clusters sharing their rate; 6 runs each; a ``cluster`` column."""
+    rng = np.random.default_rng(seed)
+    rate = rng.beta(1, 1, size=clusters)
+    rows = [
+        ("A", f"c{g}-t{t}", r, bool(rng.random() < rate[g]), "ok", f"c{g}")
+        for g in range(clusters)
+        for t in range(per)
+        for r in range(6)
+    ]
+    return pd.DataFrame(rows, columns=["system", "task_id", "trial", "success", "status", "cluster"])
+
+
+def test_a_cluster_column_is_used_by_default_and_said() -> None:
+    tr = ph.Trials.from_frame(_clustered_frame())
+    est = ph.estimate(tr, k=2, ci=0.9, n_boot=500)
+    pop = est.table[est.table["scope"] == "population"]
+    assert pop["method"].str.startswith("cluster bootstrap").all()
+    assert pop["method"].str.contains("8 clusters").all()
+    assert est.settings["cluster"] is True and est.settings["clusters"] == {"A": 8}
+    assert any("clustered tasks (A: 8 clusters)" in n for n in est.notes)
+    assert any("only 8 clusters" in n and "below 20" in n for n in est.notes)
+    off = ph.estimate(tr, k=2, ci=0.9, n_boot=500, cluster=False)
+    assert not off.table["method"].dropna().str.contains("cluster").any()
+    assert off.settings["cluster"] is False
+    assert any("cluster column is ignored" in n for n in off.notes)
+    bench = est.table["scope"] == "benchmark"
+    assert np.allclose(est.table.loc[bench, ["lower", "upper"]], off.table.loc[bench, ["lower", "upper"]])
+    assert est.table["value"].tolist() == off.table["value"].tolist()  # the values do not move
+
+
+def test_cluster_true_needs_a_column_and_bad_values_are_refused() -> None:
+    plain = ph.Trials.from_frame(_clustered_frame().drop(columns="cluster"))
+    with pytest.raises(OptionError, match="cluster=True needs a cluster column"):
+        ph.estimate(plain, k=2, ci=0.9, cluster=True)
+    with pytest.raises(OptionError, match="cluster must be"):
+        ph.estimate(plain, k=2, cluster="yes")  # type: ignore[arg-type]
+    assert ph.estimate(plain, k=2, ci=0.9, n_boot=200).settings["clusters"] == {}
+
+
+def test_one_task_per_cluster_estimate_equals_the_unclustered_one() -> None:
+    """estimate's oracle: a cluster per task gives today's interval at the same seed."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(5, rng.beta(1.2, 1.2, size=60))
+    ds = ph.counts_from_arrays(np.full(60, 5), c)
+    ds_cl = ds.assign_coords(cluster=("task", [f"g{i}" for i in range(60)]))
+    a = ph.estimate(ds, k=[1, 2], ci=0.9, n_boot=1000, seed=5).table
+    b = ph.estimate(ds_cl, k=[1, 2], ci=0.9, n_boot=1000, seed=5).table
+    assert a["method"].str.startswith("task bootstrap").sum() == 6  # the rule's bootstrap
+    assert np.array_equal(a[["lower", "upper"]].to_numpy(), b[["lower", "upper"]].to_numpy())
