@@ -519,7 +519,9 @@ def _clustered_frame(clusters: int = 8, per: int = 5, seed: int = 1) -> pd.DataF
         for t in range(per)
         for r in range(6)
     ]
-    return pd.DataFrame(rows, columns=["system", "task_id", "trial", "success", "status", "cluster"])
+    return pd.DataFrame(
+        rows, columns=["system", "task_id", "trial", "success", "status", "cluster"]
+    )
 
 
 def test_a_cluster_column_is_used_by_default_and_said() -> None:
@@ -536,7 +538,9 @@ def test_a_cluster_column_is_used_by_default_and_said() -> None:
     assert off.settings["cluster"] is False
     assert any("cluster column is ignored" in n for n in off.notes)
     bench = est.table["scope"] == "benchmark"
-    assert np.allclose(est.table.loc[bench, ["lower", "upper"]], off.table.loc[bench, ["lower", "upper"]])
+    assert np.allclose(
+        est.table.loc[bench, ["lower", "upper"]], off.table.loc[bench, ["lower", "upper"]]
+    )
     assert est.table["value"].tolist() == off.table["value"].tolist()  # the values do not move
 
 

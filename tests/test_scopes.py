@@ -232,7 +232,9 @@ def test_one_task_per_cluster_gives_the_task_bootstrap_interval() -> None:
         assert plain.loc[pop, "method"].str.startswith("task bootstrap").all()
         assert clus.loc[pop, "method"].str.startswith("cluster bootstrap").all()
         assert clus.loc[pop, "method"].str.contains(f"{n.size} clusters").all()
-        assert np.array_equal(plain[["lower", "upper"]].to_numpy(), clus[["lower", "upper"]].to_numpy())
+        assert np.array_equal(
+            plain[["lower", "upper"]].to_numpy(), clus[["lower", "upper"]].to_numpy()
+        )
 
 
 def test_clusters_widen_the_population_scope_only() -> None:
@@ -242,7 +244,9 @@ def test_clusters_widen_the_population_scope_only() -> None:
     g = np.repeat(np.arange(10), 8)
     c = rng.binomial(6, rng.beta(1.0, 1.0, size=10)[g])
     n = np.full(c.size, 6)
-    a = scope_intervals(n, c, np.ones(c.size), [2], ci=0.9, n_boot=2000, rng=np.random.default_rng(0))
+    a = scope_intervals(
+        n, c, np.ones(c.size), [2], ci=0.9, n_boot=2000, rng=np.random.default_rng(0)
+    )
     b = scope_intervals(
         n, c, np.ones(c.size), [2], ci=0.9, n_boot=2000, rng=np.random.default_rng(0), clusters=g
     )

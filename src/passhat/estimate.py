@@ -348,8 +348,7 @@ def _cluster_counts(groups: NDArray[Any] | None, tasks: _Averaged) -> dict[str, 
         return {}
     codes = pd.factorize(pd.Series(groups, dtype=object))[0]
     return {
-        name: int(np.unique(codes[tasks.include[i]]).size)
-        for i, name in enumerate(tasks.systems)
+        name: int(np.unique(codes[tasks.include[i]]).size) for i, name in enumerate(tasks.systems)
     }
 
 

@@ -17,7 +17,7 @@ Monte-Carlo s.e. of a coverage c over R replicates: sqrt(c(1 - c) / R).
 
 Run::
 
-    nice .venv/bin/python studies/cluster_coverage/cluster_coverage.py   # → reports/cluster_coverage/
+    nice .venv/bin/python studies/cluster_coverage/cluster_coverage.py  # → reports/...
     .venv/bin/python studies/cluster_coverage/cluster_coverage.py --reps 40   # quicker
 """
 
@@ -91,9 +91,7 @@ def run_cell(
         n = np.full(c.size, RUNS)
         w = np.ones(c.size)
         for how, groups in (("cluster", cluster), ("independent", None)):
-            iv = scope_intervals(
-                n, c, w, [K], ci=LEVEL, n_boot=n_boot, rng=rng, clusters=groups
-            )
+            iv = scope_intervals(n, c, w, [K], ci=LEVEL, n_boot=n_boot, rng=rng, clusters=groups)
             pop = iv[iv["scope"] == "population"]
             for col in COLUMNS:
                 same_k = (pop["k"] == col[1]) | (col[0] == "mean")  # the mean's row: first k
@@ -151,8 +149,8 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
         "# Coverage of the population interval with clustered tasks",
         "",
         f"Nominal level 90%; {reps} replicates per cell, {int(df['n_boot'].iloc[0])} resamples "
-        "per interval (± is the Monte-Carlo s.e., sqrt(c(1 − c)/R), at least that of c = 0.9 "
-        "over 4). Truth: rate = expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
+        "per interval (± is the Monte-Carlo s.e., sqrt(c(1 − c)/R), floored at "
+        "sqrt(0.0225/R) so that a coverage of 1 is not shown as exact). Truth: rate = expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
         f"the between-cluster share of it as given; {PER_CLUSTER} tasks per cluster, {RUNS} "
         "runs per task. `cluster`: the cluster bootstrap (BCa) that `estimate` uses with a "
         "cluster column; `independent`: today's rule treating the tasks as independent. "
@@ -186,8 +184,7 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
     for key, row in wide.iterrows():
         mark = (
             " ✗"
-            if key[2] >= 20
-            and row[("coverage", "cluster")] + 2 * row[("mc_se", "cluster")] < LOW
+            if key[2] >= 20 and row[("coverage", "cluster")] + 2 * row[("mc_se", "cluster")] < LOW
             else ""
         )
         lines.append(

@@ -270,9 +270,13 @@ def test_cluster_option_resamples_clusters(
     path = _clustered_csv(tmp_path)
     rc, out, _ = run(capsys, ["estimate", path, "--cluster", "repo", "--ci", "0.9", "--json"])
     doc = json.loads(out)
-    assert rc == 0 and doc["settings"]["cluster"] is True and doc["settings"]["clusters"] == {"A": 6}
+    assert (
+        rc == 0 and doc["settings"]["cluster"] is True and doc["settings"]["clusters"] == {"A": 6}
+    )
     pop = [r for r in doc["estimates"] if r["scope"] == "population"]
-    assert all(r["method"].startswith("cluster bootstrap") and "6 clusters" in r["method"] for r in pop)
+    assert all(
+        r["method"].startswith("cluster bootstrap") and "6 clusters" in r["method"] for r in pop
+    )
     assert any("only 6 clusters" in n for n in doc["notes"])
     rc, out2, _ = run(capsys, ["estimate", path, "--map", "cluster=repo", "--ci", "0.9", "--json"])
     assert rc == 0 and json.loads(out2)["estimates"] == doc["estimates"]
@@ -283,9 +287,17 @@ def test_cluster_option_resamples_clusters(
 def test_cluster_errors_name_the_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = Path(_clustered_csv(tmp_path)).read_text()
     two = write(tmp_path, "two.csv", text.replace("A,r0-t0,1,0,repo0", "A,r0-t0,1,0,repo5"))
-    bad(capsys, ["estimate", two, "--cluster", "repo"], r"two\.csv: task 'r0-t0': runs name different clusters \('repo0', 'repo5'\)")
+    bad(
+        capsys,
+        ["estimate", two, "--cluster", "repo"],
+        r"two\.csv: task 'r0-t0': runs name different clusters \('repo0', 'repo5'\)",
+    )
     miss = write(tmp_path, "miss.csv", text.replace("A,r1-t2,3,1,repo1", "A,r1-t2,3,1,"))
-    bad(capsys, ["estimate", miss, "--cluster", "repo"], r"miss\.csv: task 'r1-t2': a run has no cluster")
+    bad(
+        capsys,
+        ["estimate", miss, "--cluster", "repo"],
+        r"miss\.csv: task 'r1-t2': a run has no cluster",
+    )
     bad(capsys, ["estimate", two, "--cluster", "nope"], r"'nope' \(given for cluster\) is missing")
     path = _clustered_csv(tmp_path)
     bad(capsys, ["estimate", path, "--cluster", "repo", "--ignore-clusters"], "contradict")

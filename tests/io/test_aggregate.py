@@ -485,7 +485,9 @@ def test_cluster_column_is_carried_and_checked_out_of_core(tmp_path: Path) -> No
     }  # fmt: skip
     assert mem["cluster"].values.tolist() == ["r1", "r2"]
     (tmp_path / "p2.csv").write_text(head + "A,t2,1,1,r9\n")
-    with pytest.raises(ValidationError, match=r"task 't2': runs name different clusters \('r2', 'r9'\)"):
+    with pytest.raises(
+        ValidationError, match=r"task 't2': runs name different clusters \('r2', 'r9'\)"
+    ):
         ph.read_counts(tmp_path, cluster="repo")
     (tmp_path / "p2.csv").write_text(head + "A,t2,1,1,\n")
     with pytest.raises(ValidationError, match=r"task 't2': a run has no cluster"):

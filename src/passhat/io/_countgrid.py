@@ -455,9 +455,9 @@ class Counts:
         vals = np.empty(len(uniques), dtype=object)
         vals[:] = uniques
         if attr == "cluster" and not ok.all():  # a cluster is never guessed
-            task = self.tasks.names[int(t[np.flatnonzero(~ok)[0]])]
+            name = self.tasks.names[int(t[np.flatnonzero(~ok)[0]])]
             raise ValidationError(
-                f"{where}: task {task!r}: a run has no cluster; with a cluster column every "
+                f"{where}: task {name!r}: a run has no cluster; with a cluster column every "
                 "run names its task's cluster"
             )
         if attr in ("category", "cluster"):  # a task's one category: two are an error
@@ -477,7 +477,9 @@ class Counts:
                     else "runs declare different categories ({}); a category belongs to a task"
                 )
                 shown = ", ".join(map(repr, sorted(seen)[:4]))
-                raise ValidationError(f"{where}: task {self.tasks.names[task]!r}: " + rule.format(shown))
+                raise ValidationError(
+                    f"{where}: task {self.tasks.names[task]!r}: " + rule.format(shown)
+                )
         self.attrs[attr][tasks[unset]] = vals[codes[ok][first[unset]]]
 
     def _trials(self, col: Any, flat: np.ndarray, s: np.ndarray, t: np.ndarray, b: Batch) -> None:
