@@ -41,6 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
+from passhat.bootstrap import FEW_CLUSTERS
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import SCOPES, Estimate
 from passhat.estimators import (
@@ -305,7 +306,7 @@ def estimate(
             boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
         )
         + value_outside_note(table)
-        + cluster_notes(settings["clusters"], ds, cluster, ci=ci is not None)
+        + _cluster_notes(settings["clusters"], ds, cluster, ci=ci is not None)
     )
     return Estimate(
         table=table,
@@ -352,24 +353,25 @@ def _cluster_counts(groups: NDArray[Any] | None, tasks: _Averaged) -> dict[str, 
     }
 
 
-def cluster_notes(
+def _cluster_notes(
     counts: dict[str, int], ds: xr.Dataset, cluster: bool | str, *, ci: bool
 ) -> list[str]:
     """The notes on the clusters: how many, that the population scope resamples them, and a
-    warning below :data:`passhat.scopes.FEW_CLUSTERS` clusters.
+    warning below :data:`passhat.bootstrap.FEW_CLUSTERS` clusters.
 
     Examples
     --------
     >>> import passhat as ph
     >>> ds = ph.counts_from_arrays([2, 2], [1, 2])
-    >>> cluster_notes({"system": 2}, ds, "auto", ci=True)[1][:40]
-    'only 2 clusters (system: 2): the cluster '
+    >>> from passhat.estimate import _cluster_notes
+    >>> _cluster_notes({"system": 2}, ds, "auto", ci=True)[1][:40]
+    'only 2 clusters (system: 2): the cluster'
     """
     if not counts:
         if "cluster" in ds.coords and cluster is False:
             return [
-                "the cluster column is ignored (cluster=False): population intervals treat "
-                "the tasks as independent"
+                "the cluster column is ignored (cluster=False, --ignore-clusters): population "
+                "intervals treat the tasks as independent"
             ]
         return []
     shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
@@ -377,15 +379,18 @@ def cluster_notes(
     notes = [
         f"clustered tasks ({shown} clusters): {scope} clusters, each with all its tasks "
         "(cluster bootstrap); the benchmark scope is unchanged"
-        + ("" if cluster is True else "; cluster=False treats the tasks as independent")
+        + (
+            ""
+            if cluster is True
+            else "; cluster=False (--ignore-clusters) treats the tasks as independent"
+        )
     ]
-    few_at = 20  # passhat.scopes.FEW_CLUSTERS, not imported here (scipy at import)
-    few = {s: g for s, g in counts.items() if g < few_at}
+    few = {s: g for s, g in counts.items() if g < FEW_CLUSTERS}
     if few:
         notes.append(
             f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
             f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
-            f"population interval may be too narrow below {few_at} clusters"
+            f"population interval may be too narrow below {FEW_CLUSTERS} clusters"
         )
     return notes
 

@@ -87,6 +87,7 @@ from scipy import stats
 
 from passhat.betabinom import Grid, GridNodes, HyperPrior, posterior_grid
 from passhat.bootstrap import (
+    FEW_CLUSTERS,
     Categories,
     bayesian_bootstrap_draws,
     cluster_categories,
@@ -123,8 +124,6 @@ __all__ = [
 MIN_TASKS = 30
 #: The bootstrap needs at least this many tasks strictly on each side of the estimate.
 MIN_SIDE = 10
-#: Below this many clusters the cluster bootstrap's interval is flagged as possibly too narrow.
-FEW_CLUSTERS = 20
 #: The normal benchmark interval needs at least this many tasks with both outcomes.
 MIN_FLAKY = 10
 #: Hyperpriors of the hierarchical model the intervals use (those of ``passhat.fit``).
@@ -587,7 +586,9 @@ def _cluster_population(
     lo, hi, labels = interval_from_draws(
         setup.theta, draws, ccats, ci=setup.level, method=ci_method
     )
-    few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow" if n_cl < FEW_CLUSTERS else ""
+    few = ""
+    if n_cl < FEW_CLUSTERS:
+        few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
     for j, col in enumerate(setup.cols):
         out[(col, "population")] = (
             float(lo[j]),

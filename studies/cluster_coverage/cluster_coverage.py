@@ -150,7 +150,8 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
         "",
         f"Nominal level 90%; {reps} replicates per cell, {int(df['n_boot'].iloc[0])} resamples "
         "per interval (± is the Monte-Carlo s.e., sqrt(c(1 − c)/R), floored at "
-        "sqrt(0.0225/R) so that a coverage of 1 is not shown as exact). Truth: rate = expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
+        "sqrt(0.0225/R) so that a coverage of 1 is not shown as exact). Truth: rate = "
+        "expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
         f"the between-cluster share of it as given; {PER_CLUSTER} tasks per cluster, {RUNS} "
         "runs per task. `cluster`: the cluster bootstrap (BCa) that `estimate` uses with a "
         "cluster column; `independent`: today's rule treating the tasks as independent. "
