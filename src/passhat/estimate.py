@@ -385,7 +385,12 @@ def _cluster_notes(
             else "; cluster=False (--ignore-clusters) treats the tasks as independent"
         )
     ]
-    few = {s: g for s, g in counts.items() if g < FEW_CLUSTERS}
+    if one := [s for s, g in counts.items() if g < 2]:
+        notes.append(
+            f"one cluster only ({', '.join(one)}): no population interval (new tasks would come "
+            "from new clusters, and one cluster says nothing of how clusters differ)"
+        )
+    few = {s: g for s, g in counts.items() if 2 <= g < FEW_CLUSTERS}
     if few:
         notes.append(
             f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "

@@ -2,7 +2,7 @@
 
 The trial table is the tidy form every reader produces::
 
-    system  task_id  trial  success  status  [score category weight scenario_hash ...]
+    system  task_id  trial  success  status  [score category cluster weight scenario_hash ...]
 
 ``success`` is a nullable boolean: missing means the run was not decided
 (grader error, infrastructure outage, ...). Undecided runs are counted as
@@ -11,7 +11,9 @@ The trial table is the tidy form every reader produces::
 The count table is an :class:`xarray.Dataset` over ``(system, task)`` with
 ``n`` (decided runs), ``c`` (successes), ``unscored`` (undecided runs),
 ``present`` (the system ran the task at all) and ``weight``, plus task
-coordinates such as ``category``. Every estimator works on counts.
+coordinates such as ``category`` and ``cluster`` (each task's one cluster: tasks of one
+repository or document, resampled together by the population scope). Every estimator works
+on counts.
 
 Examples
 --------
