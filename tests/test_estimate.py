@@ -563,3 +563,12 @@ def test_one_task_per_cluster_estimate_equals_the_unclustered_one() -> None:
     b = ph.estimate(ds_cl, k=[1, 2], ci=0.9, n_boot=1000, seed=5).table
     assert a["method"].str.startswith("task bootstrap").sum() == 6  # the rule's bootstrap
     assert np.array_equal(a[["lower", "upper"]].to_numpy(), b[["lower", "upper"]].to_numpy())
+
+
+def test_one_cluster_has_no_population_interval_and_says_why() -> None:
+    df = _clustered_frame(clusters=1, per=40)
+    est = ph.estimate(ph.Trials.from_frame(df), k=2, ci=0.9, n_boot=200)
+    pop = est.table[est.table["scope"] == "population"]
+    assert pop[["lower", "upper"]].isna().all().all()
+    assert any(n.startswith("one cluster only (A)") for n in est.notes)
+    assert not any(n.startswith("only ") for n in est.notes)
