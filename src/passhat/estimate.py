@@ -42,7 +42,7 @@ from passhat._validate import (
     resolve_seed,
 )
 from passhat.errors import OptionError, ShortTaskError, ValidationError
-from passhat.estimate_result import SCOPES, Estimate
+from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
 from passhat.estimators import (
     METRICS,
     WeightSpec,
@@ -64,6 +64,7 @@ from passhat.intervals import (
     task_outcome_shares,
     value_outside_note,
 )
+from passhat.scores.result import ThresholdCurve
 from passhat.trials import Trials, provenance
 
 __all__ = ["SCOPES", "Estimate", "estimate"]
@@ -154,6 +155,8 @@ def estimate(
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
     predictive: int | None = None,
+    scores: bool = False,
+    thresholds: Sequence[float] | None = None,
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -217,6 +220,17 @@ def estimate(
         these) would show: usually wider than the population interval by
         about the task-to-task spread Var g(p) / T′ (the rule that picks it:
         :mod:`passhat.scopes`).
+    scores : bool
+        Also the partial-credit metrics of each run's ``score`` in [0, 1]: ``mean_score``,
+        ``best_of_k`` (the expected best of k runs) and ``worst_of_k`` (the expected worst),
+        unbiased per task from the sorted scores (:mod:`passhat.scores`), averaged over the
+        same tasks with the same weights, with both scopes' intervals when ``ci`` is given
+        (:mod:`passhat.scores.intervals`); plus ``curve``, pass^k and pass@k as functions of
+        the pass threshold. Needs runs (not a count table) with a score for every decided
+        run. On 0/1 scores they equal pass@k / pass^k.
+    thresholds : sequence of float, optional
+        With ``scores``: the thresholds of ``curve`` (default: the distinct scores, or 0,
+        0.05, …, 1 when there are more than 21).
 
     Returns
     -------
@@ -261,6 +275,18 @@ def estimate(
             ci_method=ci_method, predictive=predictive,
         )  # fmt: skip
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    score_parts = None
+    if scores:
+        from passhat.scores.benchmark import score_estimates  # scipy: only when asked
+
+        score_parts = score_estimates(
+            data, ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot,
+            seed=int(seed) if seed is not None else DEFAULT_SEED,
+            ci_method=ci_method, thresholds=thresholds,
+        )  # fmt: skip
+        table = _with_score_rows(table, score_parts.table, tasks.systems)
+    elif thresholds is not None:
+        raise OptionError("{param} needs {scores}", param="thresholds", also=("scores",))
     settings: dict[str, Any] = {
         "k": ks,
         "k_dropped": ks_dropped,
@@ -272,6 +298,8 @@ def estimate(
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
     }
+    if scores:
+        settings["scores"] = True
     if ci is not None:
         settings.update(
             {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
@@ -287,6 +315,7 @@ def estimate(
             boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
         )
         + value_outside_note(table)
+        + (score_parts.notes if score_parts is not None else [])
     )
     return Estimate(
         table=table,
@@ -295,10 +324,29 @@ def estimate(
         settings=settings,
         notes=notes,
         source=provenance(data),
+        curve=(
+            ThresholdCurve(score_parts.curve, source=provenance(data))
+            if score_parts is not None
+            else None
+        ),
         _counts=ds,
         _include=tasks.include,
         _weights=tasks.normalised,
     )
+
+
+def _with_score_rows(table: pd.DataFrame, extra: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """The table with the score rows after each (system, k)'s 0/1 rows (scopes in order)."""
+    out = pd.concat([table, extra[table.columns]], ignore_index=True)
+    order = {m: i for i, m in enumerate(ALL_METRICS)}
+    keys = pd.DataFrame(
+        {
+            "s": out["system"].map({n: i for i, n in enumerate(systems)}),
+            "k": out["k"],
+            "m": out["metric"].map(order),
+        }
+    )
+    return out.loc[keys.sort_values(["s", "k", "m"], kind="stable").index].reset_index(drop=True)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from passhat.commands._common import (
@@ -22,6 +24,16 @@ from passhat.commands._output import emit_json, show
 from passhat.estimate import estimate as _estimate
 
 __all__ = ["register"]
+
+
+def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
+    if value is None:
+        return None
+    try:
+        return [float(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers") from None
 
 
 @command("estimate")
@@ -76,6 +88,25 @@ __all__ = ["register"]
     show_default=True,
     help="Per-task interval method (with --per-task).",
 )
+@click.option(
+    "--scores",
+    is_flag=True,
+    help="Also the mean score and the expected best / worst of k of each run's score in [0, 1] "
+    "(partial credit; unbiased per task), and the threshold curve in --json.",
+)
+@click.option(
+    "--thresholds",
+    callback=_parse_thresholds,
+    default=None,
+    metavar="T1,T2,...",
+    help="With --scores: the pass thresholds of the curve (default: the distinct scores, or "
+    "0, 0.05, ..., 1).",
+)
+@click.option(
+    "--curve",
+    is_flag=True,
+    help="With --scores: show pass^k and pass@k by pass threshold.",
+)
 @json_option("tasks", "estimates")
 @quiet_option("No notes, only the table.")
 def estimate_cmd(
@@ -92,6 +123,9 @@ def estimate_cmd(
     predictive: int | None,
     per_task: bool,
     task_method: str,
+    scores: bool,
+    thresholds: list[float] | None,
+    curve: bool,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -111,11 +145,13 @@ def estimate_cmd(
         ci_method=ci_method,  # type: ignore[arg-type]
         task_method=task_method,
         predictive=predictive,
+        scores=scores,
+        thresholds=thresholds,
     )
     if as_json:
         emit_json(est.to_dict(per_task=per_task))
     else:
-        show(est.view(per_task=per_task), quiet=quiet)
+        show(est.view(per_task=per_task, curve=curve), quiet=quiet)
 
 
 def register(cli: click.Group) -> None:

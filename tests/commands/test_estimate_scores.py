@@ -1,0 +1,54 @@
+"""``passhat estimate --scores`` (partial credit): the table, --curve, --thresholds, --json,
+and bad input. Oracle: the Python API on the same file (the CLI prints what it computes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import passhat as ph
+
+from .cli_helpers import bad, run, write
+
+SCORES = (
+    "system,task_id,trial,success,score\n"
+    "A,t1,0,1,1.0\nA,t1,1,0,0.5\nA,t1,2,1,0.75\n"
+    "A,t2,0,1,0.75\nA,t2,1,1,1.0\nA,t2,2,0,0.25\n"
+    "A,t3,0,0,0.0\nA,t3,1,0,0.25\nA,t3,2,,\n"
+)
+
+
+def test_scores_table_json_and_curve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "s.csv", SCORES)
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "1,2", "--scores", "--curve"])
+    assert rc == 0
+    assert "worst of k" in out and "best of k" in out and "by pass threshold" in out
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--scores", "--json",
+                              "--thresholds", "0.5,1"])  # fmt: skip
+    doc = json.loads(out)
+    api = ph.estimate(ph.read(path), k=[2], scores=True, thresholds=[0.5, 1.0])
+    want = api.table.set_index("metric")["value"]
+    got = {r["metric"]: r["value"] for r in doc["estimates"]}
+    assert got["worst_of_k"] == pytest.approx(want["worst_of_k"])
+    assert [r["threshold"] for r in doc["curve"]] == [0.5, 1.0]
+
+
+def test_scores_with_intervals_names_the_methods(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "s.csv", SCORES)
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "1,2", "--scores", "--ci", "0.9",
+                              "--n-boot", "200"])  # fmt: skip
+    assert rc == 0
+    assert "within-task variance of each task's U-statistic" in out.replace("\n", " ")
+
+
+def test_scores_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "s.csv", SCORES)
+    bad(capsys, ["estimate", path, "--curve"], "--curve needs --scores")
+    bad(capsys, ["estimate", path, "--thresholds", "0.5"], "--thresholds needs --scores")
+    bad(capsys, ["estimate", path, "--scores", "--thresholds", "0.5,x"], "comma-separated")
+    high = write(tmp_path, "h.csv", SCORES.replace("0.75\nA,t2", "7.5\nA,t2"))
+    bad(capsys, ["estimate", high, "--scores", "--k", "1"], r"task 't1'.*score 7.5 lies outside")
