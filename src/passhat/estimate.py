@@ -21,9 +21,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -58,6 +58,7 @@ from passhat.exclusions import (
     feasible_ks,
     weight_zero_notes,
 )
+from passhat.groups.result import CategoryEstimate
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -66,6 +67,9 @@ from passhat.intervals import (
 )
 from passhat.scores.result import ThresholdCurve
 from passhat.trials import Trials, provenance
+
+if TYPE_CHECKING:
+    from passhat.scores.benchmark import ScoreParts
 
 __all__ = ["SCOPES", "Estimate", "estimate"]
 
@@ -155,8 +159,8 @@ def estimate(
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
     predictive: int | None = None,
-    scores: bool = False,
-    thresholds: Sequence[float] | None = None,
+    scores: bool | Sequence[float] = False,
+    by: str | None = None,
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -220,17 +224,20 @@ def estimate(
         these) would show: usually wider than the population interval by
         about the task-to-task spread Var g(p) / T′ (the rule that picks it:
         :mod:`passhat.scopes`).
-    scores : bool
+    scores : bool or sequence of float
         Also the partial-credit metrics of each run's ``score`` in [0, 1]: ``mean_score``,
         ``best_of_k`` (the expected best of k runs) and ``worst_of_k`` (the expected worst),
         unbiased per task from the sorted scores (:mod:`passhat.scores`), averaged over the
         same tasks with the same weights, with both scopes' intervals when ``ci`` is given
         (:mod:`passhat.scores.intervals`); plus ``curve``, pass^k and pass@k as functions of
         the pass threshold. Needs runs (not a count table) with a score for every decided
-        run. On 0/1 scores they equal pass@k / pass^k.
-    thresholds : sequence of float, optional
-        With ``scores``: the thresholds of ``curve`` (default: the distinct scores, or 0,
-        0.05, …, 1 when there are more than 21).
+        run. On 0/1 scores they equal pass@k / pass^k. A sequence of thresholds in place of
+        True sets the curve's thresholds (default: the distinct scores, or 0, 0.05, …, 1 when
+        there are more than 21).
+    by : {"category"}, optional
+        Also the estimate per category of tasks (``by_category``): each category's values
+        and intervals over its included tasks, and a permutation F test per (system, metric,
+        k) of whether the categories differ (:mod:`passhat.groups`).
 
     Returns
     -------
@@ -275,18 +282,12 @@ def estimate(
             ci_method=ci_method, predictive=predictive,
         )  # fmt: skip
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
-    score_parts = None
-    if scores:
-        from passhat.scores.benchmark import score_estimates  # scipy: only when asked
-
-        score_parts = score_estimates(
-            data, ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot,
-            seed=int(seed) if seed is not None else DEFAULT_SEED,
-            ci_method=ci_method, thresholds=thresholds,
-        )  # fmt: skip
-        table = _with_score_rows(table, score_parts.table, tasks.systems)
-    elif thresholds is not None:
-        raise OptionError("{param} needs {scores}", param="thresholds", also=("scores",))
+    extra = _extras(
+        data, ds, tasks, ks, scores=scores, by=by,
+        boot={"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method},
+    )  # fmt: skip
+    if extra.scores is not None:
+        table = _with_score_rows(table, extra.scores.table, tasks.systems)
     settings: dict[str, Any] = {
         "k": ks,
         "k_dropped": ks_dropped,
@@ -298,8 +299,7 @@ def estimate(
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
     }
-    if scores:
-        settings["scores"] = True
+    settings.update(extra.settings)
     if ci is not None:
         settings.update(
             {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
@@ -315,7 +315,7 @@ def estimate(
             boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
         )
         + value_outside_note(table)
-        + (score_parts.notes if score_parts is not None else [])
+        + (extra.scores.notes if extra.scores is not None else [])
     )
     return Estimate(
         table=table,
@@ -325,14 +325,72 @@ def estimate(
         notes=notes,
         source=provenance(data),
         curve=(
-            ThresholdCurve(score_parts.curve, source=provenance(data))
-            if score_parts is not None
+            ThresholdCurve(extra.scores.curve, source=provenance(data))
+            if extra.scores is not None
             else None
         ),
+        by_category=extra.by_category,
         _counts=ds,
         _include=tasks.include,
         _weights=tasks.normalised,
     )
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """What ``scores`` and ``by`` add to an estimate."""
+
+    scores: ScoreParts | None
+    by_category: CategoryEstimate | None
+    settings: dict[str, Any]
+
+
+def _score_option(scores: Any) -> tuple[bool, list[float] | None]:
+    """``scores`` → (asked, thresholds): a flag, or the curve's thresholds."""
+    if isinstance(scores, bool | np.bool_):
+        return bool(scores), None
+    if isinstance(scores, str) or not isinstance(scores, Iterable):
+        raise OptionError(
+            f"{{param}} must be True, False or a sequence of thresholds (got {scores!r})",
+            param="scores",
+        )
+    return True, [float(t) for t in scores]
+
+
+def _extras(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    tasks: _Averaged,
+    ks: list[int],
+    *,
+    scores: Any,
+    by: str | None,
+    boot: dict[str, Any],
+) -> _Extras:
+    """The score rows and curve (``scores``) and the per-category estimate (``by``)."""
+    asked, thresholds = _score_option(scores)
+    parts = None
+    seed = int(boot["seed"]) if boot["seed"] is not None else DEFAULT_SEED
+    if asked:
+        from passhat.scores.benchmark import score_estimates  # scipy: only when asked
+
+        parts = score_estimates(
+            data, ds, tasks.include, tasks.normalised, ks, ci=boot["ci"], n_boot=boot["n_boot"],
+            seed=seed, ci_method=boot["ci_method"], thresholds=thresholds,
+        )  # fmt: skip
+    by_cat = None
+    if by is not None:
+        from passhat.groups.estimate import category_estimates
+
+        by_cat = category_estimates(
+            ds, tasks.include, tasks.weights, ks, by=by, ci=boot["ci"], seed=seed,
+            intervals={k: boot[k] for k in ("n_boot", "seed", "ci_method")},
+            source=provenance(data),
+        )  # fmt: skip
+    settings: dict[str, Any] = {"scores": True} if asked else {}
+    if by is not None:
+        settings["by"] = by
+    return _Extras(parts, by_cat, settings)
 
 
 def _with_score_rows(table: pd.DataFrame, extra: pd.DataFrame, systems: list[str]) -> pd.DataFrame:

@@ -32,6 +32,7 @@ from passhat._result import Result, records
 from passhat._validate import check_k, check_method
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, METRICS, per_task_metrics
+from passhat.groups.result import CategoryEstimate
 from passhat.intervals import task_intervals
 from passhat.scores.result import ThresholdCurve
 
@@ -75,6 +76,10 @@ class Estimate(Result):
         With ``scores=True``: pass^k and pass@k as functions of the pass
         threshold (:class:`passhat.scores.result.ThresholdCurve`; success =
         score ≥ threshold); None otherwise.
+    by_category : CategoryEstimate or None
+        With ``by="category"``: pass@k / pass^k per category with intervals, and the
+        permutation test of whether the categories differ
+        (:class:`passhat.groups.result.CategoryEstimate`); None otherwise.
     per_task : xarray.Dataset
         Per-task metrics over (system, task, k) with n, c, unscored, weight
         (built on first access).
@@ -95,6 +100,7 @@ class Estimate(Result):
     notes: list[str] = field(default_factory=list)
     source: dict[str, str] = field(default_factory=dict)
     curve: ThresholdCurve | None = None
+    by_category: CategoryEstimate | None = None
     _counts: xr.Dataset | None = None
     _include: NDArray[np.bool_] | None = None
     _weights: NDArray[np.float64] | None = None
@@ -116,6 +122,9 @@ class Estimate(Result):
             doc["tasks"] = records(self.tasks)
         if self.curve is not None:
             doc["curve"] = records(self.curve.table)
+        if self.by_category is not None:
+            doc["by_category"] = records(self.by_category.table)
+            doc["category_tests"] = records(self.by_category.tests)
         return doc
 
     def to_dict(self, *, per_task: bool = False) -> dict[str, Any]:
@@ -278,6 +287,8 @@ def est_display(est: Estimate, *, per_task: bool = False, curve: bool = False) -
         if est.curve is None:
             raise OptionError("{param} needs {scores}", param="curve", also=("scores",))
         parts.append(est.curve.view())
+    if est.by_category is not None:
+        parts.extend(est.by_category.view().parts)
     return Display(tuple(parts), min_width=140 if per_task else None)
 
 

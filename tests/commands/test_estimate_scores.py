@@ -28,7 +28,7 @@ def test_scores_table_json_and_curve(tmp_path: Path, capsys: pytest.CaptureFixtu
     rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--scores", "--json",
                               "--thresholds", "0.5,1"])  # fmt: skip
     doc = json.loads(out)
-    api = ph.estimate(ph.read(path), k=[2], scores=True, thresholds=[0.5, 1.0])
+    api = ph.estimate(ph.read(path), k=[2], scores=[0.5, 1.0])
     want = api.table.set_index("metric")["value"]
     got = {r["metric"]: r["value"] for r in doc["estimates"]}
     assert got["worst_of_k"] == pytest.approx(want["worst_of_k"])
@@ -48,7 +48,23 @@ def test_scores_with_intervals_names_the_methods(
 def test_scores_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "s.csv", SCORES)
     bad(capsys, ["estimate", path, "--curve"], "--curve needs --scores")
-    bad(capsys, ["estimate", path, "--thresholds", "0.5"], "--thresholds needs --scores")
+    bad(capsys, ["estimate", path, "--thresholds", "0.5,nan"], "comma-separated")
     bad(capsys, ["estimate", path, "--scores", "--thresholds", "0.5,x"], "comma-separated")
     high = write(tmp_path, "h.csv", SCORES.replace("0.75\nA,t2", "7.5\nA,t2"))
     bad(capsys, ["estimate", high, "--scores", "--k", "1"], r"task 't1'.*score 7.5 lies outside")
+
+
+def test_by_category(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = ["task_id,trial,success,category"]
+    rows += [f"t{t},{r},{int((t + r) % 3 > 0)},{'ab'[t % 2]}" for t in range(8) for r in range(3)]
+    path = write(tmp_path, "c.csv", "\n".join(rows) + "\n")
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "1,2", "--by", "category"])
+    assert rc == 0 and "estimate by category" in out and "permutation F test" in out
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--by", "category", "--json"])
+    doc = json.loads(out)
+    api = ph.estimate(ph.read(path), k=[2], by="category").by_category
+    assert api is not None
+    assert doc["category_tests"][0]["p_value"] == pytest.approx(api.tests["p_value"].iloc[0])
+    assert len(doc["by_category"]) == len(api.table)
+    bad(capsys, ["estimate", write(tmp_path, "s.csv", SCORES), "--by", "category"],
+        "no category column to estimate by")  # fmt: skip

@@ -76,7 +76,7 @@ def test_zero_one_scores_equal_pass_at_k_and_pass_hat_k_with_intervals() -> None
 
 def test_curve_at_a_threshold_is_estimate_with_that_cut() -> None:
     df = _frame(2)
-    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 2], scores=True, thresholds=[0.4, 0.8])
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 2], scores=[0.4, 0.8])
     assert est.curve is not None
     curve = est.curve.to_frame().set_index(["system", "threshold", "k"])
     for cut in (0.4, 0.8):
@@ -126,8 +126,10 @@ def test_missing_or_out_of_range_scores_are_errors_naming_the_run() -> None:
         ph.estimate(ph.Trials.from_frame(df.drop(columns="score")), k=[1], scores=True)
     with pytest.raises(OptionError, match="count table"):
         ph.estimate(ph.Trials.from_frame(df).counts(), k=[1], scores=True)
-    with pytest.raises(OptionError, match="thresholds needs scores"):
-        ph.estimate(ph.Trials.from_frame(df), k=[1], thresholds=[0.5])
+    with pytest.raises(OptionError, match="scores must be True, False or a sequence"):
+        ph.estimate(ph.Trials.from_frame(df), k=[1], scores="yes")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match="scores' thresholds must be finite"):
+        ph.estimate(ph.Trials.from_frame(df), k=[1], scores=[0.5, float("nan")])
     with pytest.raises(OptionError, match="curve needs scores"):
         ph.estimate(ph.Trials.from_frame(df), k=[1]).view(curve=True)
 

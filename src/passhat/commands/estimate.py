@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -31,9 +32,12 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     if value is None:
         return None
     try:
-        return [float(v) for v in value.split(",") if v.strip()]
+        out = [float(v) for v in value.split(",") if v.strip()]
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers") from None
+        out = [float("nan")]
+    if not out or not all(math.isfinite(v) for v in out):
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
+    return out
 
 
 @command("estimate")
@@ -99,13 +103,20 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     callback=_parse_thresholds,
     default=None,
     metavar="T1,T2,...",
-    help="With --scores: the pass thresholds of the curve (default: the distinct scores, or "
-    "0, 0.05, ..., 1).",
+    help="The pass thresholds of the --scores curve (implies --scores; default: the distinct "
+    "scores, or 0, 0.05, ..., 1).",
 )
 @click.option(
     "--curve",
     is_flag=True,
     help="With --scores: show pass^k and pass@k by pass threshold.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["category"]),
+    default=None,
+    help="Also pass@k / pass^k per category (with --ci: intervals) and a permutation test of "
+    "whether the categories differ.",
 )
 @json_option("tasks", "estimates")
 @quiet_option("No notes, only the table.")
@@ -125,6 +136,7 @@ def estimate_cmd(
     task_method: str,
     scores: bool,
     thresholds: list[float] | None,
+    by: str | None,
     curve: bool,
     as_json: bool,
     quiet: bool,
@@ -145,8 +157,8 @@ def estimate_cmd(
         ci_method=ci_method,  # type: ignore[arg-type]
         task_method=task_method,
         predictive=predictive,
-        scores=scores,
-        thresholds=thresholds,
+        scores=thresholds if thresholds is not None else scores,
+        by=by,
     )
     if as_json:
         emit_json(est.to_dict(per_task=per_task))

@@ -174,7 +174,9 @@ def _thresholds(sg: ScoreGroups, given: Sequence[float] | None) -> NDArray[np.fl
     if given is not None:
         t = np.asarray(list(given), dtype=float)
         if t.size == 0 or not np.isfinite(t).all():
-            raise OptionError("{param} must be finite numbers, e.g. 0.5,0.8,1", param="thresholds")
+            raise OptionError(
+                "{param}' thresholds must be finite numbers, e.g. [0.5, 0.8, 1]", param="scores"
+            )
         return np.unique(t)
     seen = np.unique(np.concatenate([xs.ravel() for _n, _c, xs in sg.groups]))
     return seen if seen.size <= CURVE_POINTS else np.linspace(0.0, 1.0, CURVE_POINTS)

@@ -128,4 +128,3 @@ def score_groups(data: Trials | xr.Dataset, ds: xr.Dataset) -> ScoreGroups:
     odd = (xs != 0.0) & (xs != 1.0)
     zero_one = np.bincount(s_of[odd], minlength=len(systems)) == 0
     return ScoreGroups(tuple(groups), (len(systems), len(tasks)), zero_one)
-
