@@ -41,6 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
+from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
 from passhat.estimators import (
@@ -331,6 +332,7 @@ def estimate(
         ),
         by_category=extra.by_category,
         _counts=ds,
+        _cost=cost_cells(data, ds),
         _include=tasks.include,
         _weights=tasks.normalised,
     )

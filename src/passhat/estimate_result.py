@@ -30,6 +30,8 @@ from passhat._format import num, row_names
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k, check_method
+from passhat.cost import CostCells, cost_estimate
+from passhat.cost_result import CostEstimate
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, METRICS, per_task_metrics
 from passhat.groups.result import CategoryEstimate
@@ -102,6 +104,7 @@ class Estimate(Result):
     curve: ThresholdCurve | None = None
     by_category: CategoryEstimate | None = None
     _counts: xr.Dataset | None = None
+    _cost: CostCells | None = None
     _include: NDArray[np.bool_] | None = None
     _weights: NDArray[np.float64] | None = None
 
@@ -109,7 +112,7 @@ class Estimate(Result):
         """The tidy table (one row per system, k, metric and, with intervals, scope)."""
         return self.table.copy()
 
-    def _document(self, *, per_task: bool = False) -> dict[str, Any]:
+    def _document(self, *, per_task: bool = False, cost: bool = False) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "input": dict(self.source),
             "settings": self.settings,
@@ -125,9 +128,11 @@ class Estimate(Result):
         if self.by_category is not None:
             doc["by_category"] = records(self.by_category.table)
             doc["category_tests"] = records(self.by_category.tests)
+        if cost:
+            doc["cost"] = records(self._cost_result().table)
         return doc
 
-    def to_dict(self, *, per_task: bool = False) -> dict[str, Any]:
+    def to_dict(self, *, per_task: bool = False, cost: bool = False) -> dict[str, Any]:
         """The JSON document (``passhat estimate --json``); ``per_task`` adds the per-task table.
 
         Examples
@@ -137,13 +142,22 @@ class Estimate(Result):
         >>> doc["schema"], [r["value"] for r in doc["estimates"]]
         ('passhat.estimate', [0.55, 0.675, 0.425])
         """
-        return self._with_header(self._document(per_task=per_task))
+        return self._with_header(self._document(per_task=per_task, cost=cost))
 
-    def view(self, *, per_task: bool = False, curve: bool = False) -> Display:
+    def _cost_result(self) -> CostEstimate:
+        """:attr:`cost`, or an error saying the data have no cost column."""
+        if self.cost is None:
+            raise OptionError("{param} needs runs with a cost column", param="cost")
+        return self.cost
+
+    def view(self, *, per_task: bool = False, curve: bool = False, cost: bool = False) -> Display:
         """The tables the terminal, a notebook and ``repr`` show: the benchmark table (with each
         scope's interval when there are intervals), after the per-task table with ``per_task``,
         and the threshold curve with ``curve`` (an estimate with ``scores=True``)."""
-        return est_display(self, per_task=per_task, curve=curve)
+        shown = est_display(self, per_task=per_task, curve=curve)
+        if cost:
+            shown = Display((*shown.parts, self._cost_result().view()), shown.min_width)
+        return shown
 
     @cached_property
     def per_task(self) -> xr.Dataset:
@@ -162,6 +176,26 @@ class Estimate(Result):
         per["weight"] = (("system", "task"), self._weights)
         per["included"] = (("system", "task"), self._include)
         return per
+
+    @cached_property
+    def cost(self) -> CostEstimate | None:
+        """Cost per run, per success, per all-k-pass and pass^k per unit cost per (system, k)
+        (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column; None
+        without one. Built on first access; a run without a cost is an error then.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("agents"), k=[1])
+        >>> round(float(est.cost.to_frame()["cost_per_success"].iloc[0]), 4)
+        0.134
+        """
+        if self._cost is None or self._include is None or self._weights is None:
+            return None
+        return cost_estimate(
+            self._cost, self.wide(), self._include, self._weights, self.settings["k"],
+            systems=[str(s) for s in self.summary["system"]], source=self.source,
+        )  # fmt: skip
 
     @cached_property
     def tasks(self) -> pd.DataFrame:

@@ -68,3 +68,18 @@ def test_by_category(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert len(doc["by_category"]) == len(api.table)
     bad(capsys, ["estimate", write(tmp_path, "s.csv", SCORES), "--by", "category"],
         "no category column to estimate by")  # fmt: skip
+
+
+def test_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = ["task_id,trial,success,cost"]
+    rows += [f"t{t},{r},{int((t + r) % 3 > 0)},{0.5 + t / 10}" for t in range(4) for r in range(3)]
+    path = write(tmp_path, "c.csv", "\n".join(rows) + "\n")
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "1,2", "--cost"])
+    assert rc == 0 and "cost / all-k-pass" in out
+    rc, out, _ = run(capsys, ["estimate", path, "--k", "2", "--cost", "--json"])
+    api = ph.estimate(ph.read(path), k=[2]).cost
+    assert api is not None
+    got = json.loads(out)["cost"][0]["cost_per_all_k_pass"]
+    assert got == pytest.approx(api.table["cost_per_all_k_pass"].iloc[0])
+    bad(capsys, ["estimate", write(tmp_path, "s.csv", SCORES), "--cost"],
+        "--cost needs runs with a cost column")  # fmt: skip

@@ -118,6 +118,12 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also pass@k / pass^k per category (with --ci: intervals) and a permutation test of "
     "whether the categories differ.",
 )
+@click.option(
+    "--cost",
+    is_flag=True,
+    help="Also cost per run, per success, per all-k-pass and pass^k per unit cost (needs a "
+    "cost column).",
+)
 @json_option("tasks", "estimates")
 @quiet_option("No notes, only the table.")
 def estimate_cmd(
@@ -138,6 +144,7 @@ def estimate_cmd(
     thresholds: list[float] | None,
     by: str | None,
     curve: bool,
+    cost: bool,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -161,9 +168,9 @@ def estimate_cmd(
         by=by,
     )
     if as_json:
-        emit_json(est.to_dict(per_task=per_task))
+        emit_json(est.to_dict(per_task=per_task, cost=cost))
     else:
-        show(est.view(per_task=per_task, curve=curve), quiet=quiet)
+        show(est.view(per_task=per_task, curve=curve, cost=cost), quiet=quiet)
 
 
 def register(cli: click.Group) -> None:
