@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -285,7 +285,8 @@ def estimate(
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     extra = _extras(
         data, ds, tasks, ks, scores=scores, by=by,
-        boot={"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method},
+        boot={"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
+              "predictive": predictive},
     )  # fmt: skip
     if extra.scores is not None:
         table = _with_score_rows(table, extra.scores.table, tasks.systems)
@@ -380,6 +381,9 @@ def _extras(
             data, ds, tasks.include, tasks.normalised, ks, ci=boot["ci"], n_boot=boot["n_boot"],
             seed=seed, ci_method=boot["ci_method"], thresholds=thresholds,
         )  # fmt: skip
+        if boot["ci"] is not None and boot["predictive"] is not None:
+            why = "the mean score and best / worst of k have no new-benchmark interval (—)"
+            parts = replace(parts, notes=[*parts.notes, why])
     by_cat = None
     if by is not None:
         from passhat.groups.estimate import category_estimates

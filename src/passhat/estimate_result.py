@@ -362,7 +362,12 @@ def _intervals_view(est: Estimate) -> View:
         if flat and b["k"] != kmin:
             continue  # the mean does not depend on k
         key = (b["system"], b["k"], b["metric"])
-        cells = [_iv(iv.loc[(*key, s), "lower"], iv.loc[(*key, s), "upper"]) for s in scopes]
+        cells = [
+            _iv(iv.loc[(*key, s), "lower"], iv.loc[(*key, s), "upper"])
+            if (*key, s) in iv.index
+            else "—"  # no predictive scope for the score metrics
+            for s in scopes
+        ]
         k_text = "—" if flat else str(b["k"])
         label = METRIC_LABELS[str(b["metric"])]
         rows.append([str(b["system"]), str(b["tasks"]), k_text, label, num(b["value"]), *cells])

@@ -172,3 +172,13 @@ def test_coverage_with_known_truth_small_scale() -> None:
             hits[scope] += int(row["lower"] <= truth <= row["upper"])
     for scope, h in hits.items():
         assert h / reps >= 0.85, (scope, h / reps)
+
+
+def test_predictive_scope_is_absent_for_scores_and_said() -> None:
+    est = ph.estimate(ph.Trials.from_frame(_frame(7, tasks=30)), k=[2], scores=True, ci=0.9,
+                      n_boot=200, predictive=40)  # fmt: skip
+    t = est.table
+    assert set(t[t["metric"] == "worst_of_k"]["scope"]) == {"benchmark", "population"}
+    assert "predictive" in set(t[t["metric"] == "pass_hat_k"]["scope"])
+    assert any("no new-benchmark interval" in n for n in est.notes)
+    assert "—" in repr(est)
