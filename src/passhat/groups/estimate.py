@@ -31,7 +31,7 @@ from passhat.estimators import METRICS, per_task_metrics
 from passhat.groups.differ import category_difference
 from passhat.groups.result import CategoryEstimate
 
-__all__ = ["BY_KEYS", "category_codes", "category_estimates"]
+__all__ = ["BY_KEYS", "MAX_CELLS", "category_codes", "category_estimates", "perms_for"]
 
 #: The task attributes an estimate may be split by.
 BY_KEYS = ("category",)
@@ -94,6 +94,23 @@ def _table(
     return pd.DataFrame(rows, columns=["system", "category", "k", "metric", "value", "tasks"])
 
 
+#: Most task values relabelled per test (relabellings × tasks): beyond it, fewer relabellings.
+MAX_CELLS = 50_000_000
+
+
+def perms_for(tasks: int, n_perm: int) -> int:
+    """The relabellings for a test over ``tasks`` tasks: ``n_perm``, or fewer (never below 999)
+    where ``n_perm`` × tasks would pass :data:`MAX_CELLS`, so that a test of 10⁵ tasks takes
+    seconds; the method column names the number used.
+
+    Examples
+    --------
+    >>> perms_for(200, 9999), perms_for(20_000, 9999), perms_for(10**6, 9999)
+    (9999, 2499, 999)
+    """
+    return int(min(n_perm, max(999, MAX_CELLS // max(tasks, 1) - 1)))
+
+
 def _tests(
     vals: NDArray[np.float64], include: NDArray[np.bool_], codes: NDArray[np.int64],
     systems: list[str], cols: list[tuple[str, int]], *, n_perm: int, seed: int,
@@ -107,8 +124,9 @@ def _tests(
     for s, name in enumerate(systems):
         on = include[s]
         res = category_difference(
-            vals[s, on], codes[on], n_perm=n_perm, rng=named_rng(root, name, "category test")
-        )
+            vals[s, on], codes[on], n_perm=perms_for(int(on.sum()), n_perm),
+            rng=named_rng(root, name, "category test"),
+        )  # fmt: skip
         how = (
             f"exact over all {res.n_perm} arrangements"
             if res.exact
