@@ -388,10 +388,18 @@ def _extras(
     if by is not None:
         from passhat.groups.estimate import category_estimates
 
+        def score_rows(inc: NDArray[np.bool_], w: NDArray[np.float64]) -> pd.DataFrame:
+            from passhat.scores.benchmark import score_estimates
+
+            return score_estimates(
+                data, ds, inc, w, ks, ci=boot["ci"], n_boot=boot["n_boot"], seed=seed,
+                ci_method=boot["ci_method"],
+            ).table  # fmt: skip
+
         by_cat = category_estimates(
             ds, tasks.include, tasks.weights, ks, by=by, ci=boot["ci"], seed=seed,
             intervals={k: boot[k] for k in ("n_boot", "seed", "ci_method")},
-            source=provenance(data),
+            source=provenance(data), score_rows=score_rows if asked else None,
         )  # fmt: skip
     settings: dict[str, Any] = {"scores": True} if asked else {}
     if by is not None:

@@ -73,3 +73,18 @@ def test_result_document_view_and_frozen() -> None:
     assert len(repr(res)) <= 2000 and "permutation F test" in repr(est.view().parts[-1])
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.by = "x"  # type: ignore[misc]
+
+
+def test_scores_per_category_equal_estimate_on_its_runs() -> None:
+    df = _runs(2)
+    df["score"] = np.where(df["success"], 1.0, 0.5 * (df["trial"] % 2))
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 2], by="category", scores=True, ci=0.9,
+                      n_boot=200, seed=3)  # fmt: skip
+    assert est.by_category is not None
+    got = est.by_category.to_frame()
+    assert {"mean_score", "best_of_k", "worst_of_k"} <= set(got["metric"])
+    for cat, sub in df.groupby("category"):
+        ref = ph.estimate(ph.Trials.from_frame(sub), k=[1, 2], scores=True, ci=0.9, n_boot=200,
+                          seed=3).table  # fmt: skip
+        mine = got[got["category"] == cat].drop(columns="category").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine[ref.columns], ref, check_dtype=False)

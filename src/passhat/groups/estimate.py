@@ -17,7 +17,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -151,6 +151,38 @@ def _tests(
     return out
 
 
+#: The score rows of some tasks: (include, normalised weights) → rows in the estimate's columns.
+ScoreRows = Callable[[NDArray[np.bool_], NDArray[np.float64]], pd.DataFrame]
+
+#: Row order of the metrics within a (system, category, k).
+_ORDER = ("mean", "pass_at_k", "pass_hat_k", "mean_score", "best_of_k", "worst_of_k")
+
+
+def _with_scores(
+    table: pd.DataFrame, include: NDArray[np.bool_], weights: NDArray[np.float64],
+    codes: NDArray[np.int64], names: list[str], systems: list[str], score_rows: ScoreRows,
+) -> pd.DataFrame:  # fmt: skip
+    """The table with each category's score rows, in (system, category, k, metric) order."""
+    parts = [table]
+    for g, cat in enumerate(names):
+        inc = include & (codes == g)[None, :]
+        w = np.where(inc, weights, 0.0)
+        tot = w.sum(axis=1, keepdims=True)
+        w = np.divide(w, tot, out=np.zeros_like(w), where=tot > 0)
+        parts.append(score_rows(inc, w).assign(category=cat)[table.columns])
+    out = pd.concat(parts, ignore_index=True)
+    key = pd.DataFrame(
+        {
+            "s": out["system"].map({n: i for i, n in enumerate(systems)}),
+            "c": out["category"].map({n: i for i, n in enumerate(names)}),
+            "k": out["k"],
+            "m": out["metric"].map({m: i for i, m in enumerate(_ORDER)}),
+        }
+    )
+    order = key.sort_values(["s", "c", "k", "m"], kind="stable").index
+    return out.loc[order].reset_index(drop=True)
+
+
 def category_estimates(
     ds: xr.Dataset,
     include: NDArray[np.bool_],
@@ -163,11 +195,15 @@ def category_estimates(
     n_perm: int = 9999,
     seed: int = 0,
     source: dict[str, str] | None = None,
+    score_rows: ScoreRows | None = None,
 ) -> CategoryEstimate:
     """The per-category estimate of ``ds``'s included tasks (``include``, system × task) with
     their declared ``weights`` (zero outside ``include``); ``intervals`` holds
     :func:`~passhat.intervals.estimate_intervals`' options (n_boot, seed, ci_method) when
-    ``ci`` is given."""
+    ``ci`` is given. ``score_rows(include, weights)`` gives the score rows (mean score, best /
+    worst of k, with their intervals) of the tasks in ``include`` with those normalised
+    weights (:func:`passhat.scores.benchmark.score_estimates`); given, each category gets them
+    too."""
     names, codes = category_codes(ds, by)
     ks = list(ks)
     systems = [str(s) for s in ds["system"].values]
@@ -186,6 +222,8 @@ def category_estimates(
             parts.append(iv.assign(category=cat))
         iv = pd.concat(parts, ignore_index=True)
         table = table.merge(iv, on=["system", "category", "k", "metric"], how="left", sort=False)
+    if score_rows is not None:
+        table = _with_scores(table, include, weights, codes, names, systems, score_rows)
     tests = _tests(vals, include, codes, systems, cols, n_perm=n_perm, seed=seed)
     return CategoryEstimate(
         table=table, tests=tests, by=by, settings={"n_perm": n_perm, "seed": seed},

@@ -75,7 +75,8 @@ def _values_view(res: CategoryEstimate) -> View:
     has_iv = "scope" in t.columns
     first = t[t["scope"] == "benchmark"] if has_iv else t
     kmin = first["k"].min()
-    keep = (first["metric"] != "mean") | (first["k"] == kmin)
+    flat = first["metric"].isin(["mean", "mean_score"])
+    keep = ~flat | (first["k"] == kmin)
     first = first[keep]
     frame = pd.DataFrame(
         {
@@ -83,7 +84,7 @@ def _values_view(res: CategoryEstimate) -> View:
             res.by: first["category"].astype(str).to_numpy(),
             "tasks": first["tasks"].astype(str).to_numpy(),
             "k": [
-                "—" if m == "mean" else str(k)
+                "—" if m in ("mean", "mean_score") else str(k)
                 for m, k in zip(first["metric"], first["k"], strict=True)
             ],
             "metric": [METRIC_LABELS[str(m)] for m in first["metric"]],
