@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import passhat as ph
+from passhat import schemas
 from passhat.cli import main
 
 FAST = ["--draws", "200", "--tune", "200", "--chains", "2", "--seed", "3", "--sampler", "pymc"]
@@ -27,6 +28,9 @@ def test_cli_fit_joint_table_json_and_output(capsys, tmp_path, mock_nuts):
     assert "diagnostics:" in text
     back = ph.load_fit(out)
     assert isinstance(back, ph.JointFit) and back.systems == ["baseline", "guided"]
+    paper = back.summarize().to_markdown()  # the table for papers (no new sampling)
+    assert paper.startswith("| system | metric | benchmark | population |")
+    assert "| guided | pass^3 | " in paper and "one model (joint)" in paper
     # plan power takes the joint fit's spread and between-system correlation
     rc = main(
         [
@@ -67,6 +71,7 @@ def test_cli_fit_joint_table_json_and_output(capsys, tmp_path, mock_nuts):
     rc = main(["fit", "--example", "agents", "--model", "joint", "--k", "2", *FAST, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["model"] == "joint"
+    schemas.validate(doc)  # the published schema passhat.joint_fit
     assert {r["system"] for r in doc["summary"]} == {"baseline", "guided"}
     assert {r["parameter"] for r in doc["parameters"]} == {"theta", "task_sd", "kappa"}
     assert len(doc["correlation"]) == 1
@@ -97,6 +102,7 @@ def test_cli_fit_rasch_table_json_and_dispersion_check(capsys, tmp_path, mock_nu
     rc = main(["fit", "--example", "agents", "--model", "rasch", "--k", "2", *FAST, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["model"] == "rasch"
+    schemas.validate(doc)
     assert {r["parameter"] for r in doc["parameters"]} == {"theta", "task_sd"}
     assert [r["system"] for r in doc["dispersion_check"]] == ["baseline", "guided", "(all)"]
     rc = main(["fit", "--example", "tau-airline", "--model", "rasch"])

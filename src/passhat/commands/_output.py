@@ -52,6 +52,7 @@ __all__ = [
     "emit",
     "emit_csv",
     "emit_json",
+    "emit_paper",
     "make_console",
     "show",
     "table_output",
@@ -157,6 +158,13 @@ def show(shown: Result | View | Display, *, quiet: bool = False, stderr: bool = 
     if quiet:
         disp = disp.quiet()
     make_console(min_width=disp.min_width, stderr=stderr).print(as_rich(disp))
+
+
+def emit_paper(result: Result, paper: str, **options: Any) -> None:
+    """Write a result's table for papers to stdout: LaTeX (``paper="latex"``) or Markdown
+    (``"markdown"``); ``options`` as for :meth:`~passhat._result.Result.to_latex`."""
+    text = result.to_latex(**options) if paper == "latex" else result.to_markdown(**options)
+    click.echo(text, nl=False)
 
 
 # --------------------------------------------------------------- JSON and CSV
