@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,7 @@ from passhat.cost_result import COST_COLUMNS, CostEstimate
 from passhat.errors import ValidationError
 from passhat.trials import Trials
 
-__all__ = ["CostCells", "cost_cells", "cost_estimate"]
+__all__ = ["IV_COLUMNS", "CostCells", "cost_cells", "cost_estimate", "ratio_bootstrap"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +91,72 @@ def _checked(cells: CostCells, include: NDArray[np.bool_], path: str) -> None:
             )
 
 
+#: The interval columns, with ``ci``.
+IV_COLUMNS = (
+    "cost_per_success_lower",
+    "cost_per_success_upper",
+    "cost_per_all_k_pass_lower",
+    "cost_per_all_k_pass_upper",
+)
+
+#: Most resampled task values held at once (resamples × tasks) in the bootstrap.
+_CHUNK = 4_000_000
+
+
+def ratio_bootstrap(
+    num: NDArray[np.float64],
+    den: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    *,
+    ci: float,
+    n_boot: int,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Percentile task-bootstrap interval of Σ wᵢ numᵢ / Σ wᵢ denᵢⱼ per column j of ``den``
+    (tasks × columns): the tasks are drawn with replacement, each with its weight and values.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> lo, hi = ratio_bootstrap(np.ones(50), rng.uniform(size=(50, 1)), np.ones(50), ci=0.9,
+    ...                          n_boot=500, rng=rng)
+    >>> bool(lo[0] < 1 / 0.5 < hi[0])
+    True
+    """
+    t = len(num)
+    wn, wd = weights * num, weights[:, None] * den
+    out = np.empty((n_boot, den.shape[1]))
+    step = max(1, _CHUNK // max(t, 1))
+    for start in range(0, n_boot, step):
+        idx = rng.integers(0, t, size=(min(step, n_boot - start), t))
+        top = wn[idx].sum(axis=1)
+        bottom = np.stack([wd[:, j][idx].sum(axis=1) for j in range(den.shape[1])], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + len(idx)] = np.where(bottom > 0, top[:, None] / bottom, np.inf)
+    q = np.quantile(out, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    return q[0], q[1]
+
+
+def _intervals(
+    per_run: NDArray[np.float64],
+    rates: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    ks: Sequence[int],
+    *,
+    boot: dict[str, Any],
+    name: str,
+) -> dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """Population intervals of cost / success and cost / all-k-pass for one system's tasks
+    (``rates``: tasks × (mean, pass^k for each k))."""
+    from passhat._validate import named_rng, root_seed
+
+    rng = named_rng(root_seed(boot["seed"]), name, "cost")
+    lo, hi = ratio_bootstrap(per_run, rates, weights, ci=boot["ci"], n_boot=boot["n_boot"],
+                             rng=rng)  # fmt: skip
+    kk = np.asarray([1.0, *ks])
+    return {"success": (lo[:1], hi[:1]), "all_k": (kk[1:] * lo[1:], kk[1:] * hi[1:])}
+
+
 def cost_estimate(
     cells: CostCells,
     wide: pd.DataFrame,
@@ -99,9 +166,14 @@ def cost_estimate(
     *,
     systems: Sequence[str],
     source: dict[str, str] | None = None,
+    rates: NDArray[np.float64] | None = None,
+    boot: dict[str, Any] | None = None,
 ) -> CostEstimate:
     """The cost ratios per (system, k) from ``cells``, the estimate's ``wide()`` table (mean
-    and pass^k per system and k), its included tasks and normalised ``weights``."""
+    and pass^k per system and k), its included tasks and normalised ``weights``. With
+    ``rates`` (system × task × (mean, pass^k per k)) and ``boot`` (ci, n_boot, seed): the
+    population scope's percentile task-bootstrap intervals of cost / success and cost /
+    all-k-pass."""
     src = dict(source or {})
     _checked(cells, include, f"{src['path']}: " if "path" in src else "")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -109,9 +181,16 @@ def cost_estimate(
     cpr = (weights * per_run).sum(axis=1)
     vals = wide.set_index(["system", "k"])
     rows = []
+    ivs = []
     for s, name in enumerate(systems):
         if not include[s].any():
             continue
+        if rates is not None and boot is not None:
+            on = include[s]
+            iv = _intervals(per_run[s, on], rates[s, on], weights[s, on], ks, boot=boot,
+                            name=name)  # fmt: skip
+            ivs += [(iv["success"][0][0], iv["success"][1][0], iv["all_k"][0][i],
+                     iv["all_k"][1][i]) for i in range(len(ks))]  # fmt: skip
         for kv in ks:
             mean, hat = (float(vals.loc[(name, kv), m]) for m in ("mean", "pass_hat_k"))
             spend = kv * cpr[s]
@@ -121,6 +200,17 @@ def cost_estimate(
                  cpr[s] / mean if mean > 0 else np.nan, hat,
                  spend / hat if hat > 0 else np.nan, hat / spend if spend > 0 else np.nan)
             )  # fmt: skip
+    table = pd.DataFrame(rows, columns=["system", "k", *COST_COLUMNS])
+    if ivs:
+        arr = np.asarray(ivs, dtype=float)
+        for j, col in enumerate(IV_COLUMNS):
+            table[col] = arr[:, j]
+    method = (
+        f"population scope (tasks like these): percentile task bootstrap of the ratio, "
+        f"{boot['n_boot']} resamples, seed {boot['seed']}"
+        if ivs and boot
+        else ""
+    )
     return CostEstimate(
-        table=pd.DataFrame(rows, columns=["system", "k", *COST_COLUMNS]), source=src
+        table=table, source=src, ci=boot["ci"] if ivs and boot else None, method=method
     )

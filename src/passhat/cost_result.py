@@ -38,8 +38,10 @@ COST_COLUMNS = {
 
 
 def _amount(x: float) -> str:
-    """A cost (4 significant digits), "—" when missing."""
-    return "—" if math.isnan(x) else f"{x:.4g}"
+    """A cost (4 significant digits), "—" when missing, "∞" when unbounded."""
+    if math.isnan(x):
+        return "—"
+    return "∞" if math.isinf(x) else f"{x:.4g}"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -57,22 +59,35 @@ class CostEstimate(Result):
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per (system, k): system, k and :data:`COST_COLUMNS`.
+        One row per (system, k): system, k and :data:`COST_COLUMNS`; with ``ci`` also
+        cost_per_success_lower / _upper and cost_per_all_k_pass_lower / _upper.
     source : dict
         Where the data came from.
+    ci : float or None
+        The level of the intervals (the estimate's ``ci``), None without intervals.
+    method : str
+        How the intervals were computed (population scope: the percentile task bootstrap of
+        the ratio Σ wᵢ cᵢ / Σ wᵢ Uᵢ, each task drawn with its cost per run and its rates).
     """
 
     schema: ClassVar[str] = "cost"
 
     table: pd.DataFrame
     source: dict[str, str] = field(default_factory=dict)
+    ci: float | None = None
+    method: str = ""
 
     def to_frame(self) -> pd.DataFrame:
         """The table (a copy)."""
         return self.table.copy()
 
     def _document(self) -> dict[str, Any]:
-        return {"input": dict(self.source), "cost": records(self.table)}
+        return {
+            "input": dict(self.source),
+            "ci": self.ci,
+            "method": self.method,
+            "cost": records(self.table),
+        }
 
     def view(self) -> View:
         """One row per (system, k)."""
@@ -85,13 +100,24 @@ class CostEstimate(Result):
                 frame[label] = [num(v) for v in t[col]]
             else:
                 frame[label] = [_amount(v) for v in t[col]]
+        if self.ci is not None:
+            for col, label in (("cost_per_success", "cost / success"),
+                               ("cost_per_all_k_pass", "cost / all-k-pass")):  # fmt: skip
+                lo, hi = t[f"{col}_lower"], t[f"{col}_upper"]
+                frame[label] = [
+                    f"{_amount(v)} [{_amount(a)}, {_amount(b)}]"
+                    for v, a, b in zip(t[col], lo, hi, strict=True)
+                ]
         return View(
             "cost per success and per all-k-pass (the cost column; ratios of benchmark averages)",
             frame,
             notes=(
                 "cost / run: the tasks' mean cost per run, every run counted (unscored ones "
                 "too); cost / success = cost per run / mean; cost / all-k-pass = k × cost per "
-                "run / pass^k; pass^k / cost = its inverse; no intervals",
+                "run / pass^k; pass^k / cost = its inverse",
+                f"{self.ci:g} intervals, {self.method}"
+                if self.ci is not None
+                else "no intervals (ask with ci= / --ci)",
             ),
             section_by="system",
         )

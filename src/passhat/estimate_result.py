@@ -215,9 +215,17 @@ class Estimate(Result):
         """
         if self._cost is None or self._include is None or self._weights is None:
             return None
+        ks = self.settings["k"]
+        boot = None
+        rates = None
+        if self.settings.get("ci") is not None:
+            per = self.per_task
+            rates = np.concatenate([per["mean"].values[:, :, :1], per["pass_hat_k"].values], axis=2)
+            boot = {k: self.settings[k] for k in ("ci", "n_boot", "seed")}
         return cost_estimate(
-            self._cost, self.wide(), self._include, self._weights, self.settings["k"],
+            self._cost, self.wide(), self._include, self._weights, ks,
             systems=[str(s) for s in self.summary["system"]], source=self.source,
+            rates=rates, boot=boot,
         )  # fmt: skip
 
     @cached_property
