@@ -83,3 +83,23 @@ def test_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert got == pytest.approx(api.table["cost_per_all_k_pass"].iloc[0])
     bad(capsys, ["estimate", write(tmp_path, "s.csv", SCORES), "--cost"],
         "--cost needs runs with a cost column")  # fmt: skip
+
+
+def test_scores_and_cost_read_a_large_file_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the streaming threshold (lowered here) ``estimate`` counts a file as it streams;
+    --scores and --cost need each run's score and cost, so they read it whole."""
+    import passhat.io._registry as registry
+
+    path = write(tmp_path, "s.csv", SCORES.replace("A,t3,2,,\n", "A,t3,2,0,0.5\n") + "")
+    monkeypatch.setattr(registry, "STREAM_ROWS", 3)
+    assert not isinstance(ph.read(path), ph.Trials)  # streamed into counts
+    rc, out, err = run(capsys, ["estimate", path, "--k", "2", "--scores", "--json"])
+    assert rc == 0, err
+    assert "worst_of_k" in {r["metric"] for r in json.loads(out)["estimates"]}
+    costly = write(tmp_path, "c.csv", "task_id,trial,success,cost\na,0,1,1\na,1,0,2\nb,0,1,1\n"
+                   "b,1,1,1\n")  # fmt: skip
+    rc, out, err = run(capsys, ["estimate", costly, "--k", "1", "--cost", "--json"])
+    assert rc == 0, err
+    assert json.loads(out)["cost"][0]["cost_per_run"] == pytest.approx(1.25)

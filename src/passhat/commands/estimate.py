@@ -156,7 +156,8 @@ def estimate_cmd(
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
     if paper is not None and per_task:
         raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
-    data = source.load(quiet=quiet)
+    # --scores and --cost need every run (its score, its cost): a large file is read whole
+    data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
     est = _estimate(
         data,
         k=k,
