@@ -404,11 +404,25 @@ def _extras(
             ds, tasks.include, tasks.weights, ks, by=by, ci=boot["ci"], seed=seed,
             intervals={k: boot[k] for k in ("n_boot", "seed", "ci_method")},
             source=provenance(data), score_rows=score_rows if asked else None,
+            score_values=_score_values(data, ds, ks) if asked else None,
         )  # fmt: skip
     settings: dict[str, Any] = {"scores": True} if asked else {}
     if by is not None:
         settings["by"] = by
     return _Extras(parts, by_cat, settings)
+
+
+def _score_values(
+    data: Trials | xr.Dataset, ds: xr.Dataset, ks: list[int]
+) -> tuple[NDArray[np.float64], list[tuple[str, int]]]:
+    """Per-task mean score and best / worst of k (system × task × column) and the columns."""
+    from passhat.scores.intervals import score_columns, task_columns
+    from passhat.scores.table import score_groups
+
+    sg = score_groups(data, ds)
+    cols = score_columns(ks)
+    vals, _ = task_columns(sg.groups, sg.shape[0] * sg.shape[1], cols)
+    return vals.reshape(*sg.shape, len(cols)), cols
 
 
 def _with_score_rows(table: pd.DataFrame, extra: pd.DataFrame, systems: list[str]) -> pd.DataFrame:

@@ -88,3 +88,23 @@ def test_scores_per_category_equal_estimate_on_its_runs() -> None:
                           seed=3).table  # fmt: skip
         mine = got[got["category"] == cat].drop(columns="category").reset_index(drop=True)
         pd.testing.assert_frame_equal(mine[ref.columns], ref, check_dtype=False)
+
+
+def test_score_metrics_join_the_tests_with_brute_force_values() -> None:
+    import itertools
+
+    from passhat.groups.differ import between_ss
+
+    df = _runs(4)
+    df["score"] = np.where(df["success"], 1.0, 0.25 * (df["trial"] % 3))
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 3], by="category", scores=True)
+    assert est.by_category is not None
+    t = est.by_category.tests.set_index(["system", "metric", "k"])
+    assert ("A", "best_of_k", 1) not in t.index  # best of 1 is the mean score's test
+    for s, sub in df.groupby("system"):
+        per = sub.groupby("task_id", sort=False)
+        worst = np.array([np.mean([min(c) for c in itertools.combinations(g["score"], 3)])
+                          for _t, g in per])  # fmt: skip
+        cats = pd.factorize(per["category"].first())[0]
+        b = between_ss(worst[:, None], cats[None, :], 3)[0, 0]
+        assert t.loc[(s, "worst_of_k", 3), "statistic"] == pytest.approx(b)

@@ -116,7 +116,7 @@ def _tests(
     systems: list[str], cols: list[tuple[str, int]], *, n_perm: int, seed: int,
 ) -> pd.DataFrame:  # fmt: skip
     """The permutation test per (system, column), Holm-adjusted over all rows (pass@1 and
-    pass^1 are left out: they are the mean's test)."""
+    pass^1 are left out: they are the mean's test; best / worst of 1 the mean score's)."""
     from passhat.compare.multiplicity import holm
 
     root = root_seed(seed)
@@ -133,8 +133,8 @@ def _tests(
             else f"{res.n_perm} random relabellings, seed {seed}"
         )
         for j, (m, kv) in enumerate(cols):
-            if m != "mean" and kv == 1:
-                continue  # pass@1 = pass^1 = the mean: the same test
+            if m not in ("mean", "mean_score") and kv == 1:
+                continue  # pass@1 = pass^1 = the mean (best / worst of 1: the mean score)
             rows.append((name, kv, m, int(np.unique(codes[on]).size), int(on.sum()),
                          float(res.statistic[j]), float(res.p_value[j]),
                          f"permutation F test, {how}"))  # fmt: skip
@@ -196,6 +196,7 @@ def category_estimates(
     seed: int = 0,
     source: dict[str, str] | None = None,
     score_rows: ScoreRows | None = None,
+    score_values: tuple[NDArray[np.float64], Sequence[tuple[str, int]]] | None = None,
 ) -> CategoryEstimate:
     """The per-category estimate of ``ds``'s included tasks (``include``, system × task) with
     their declared ``weights`` (zero outside ``include``); ``intervals`` holds
@@ -224,6 +225,9 @@ def category_estimates(
         table = table.merge(iv, on=["system", "category", "k", "metric"], how="left", sort=False)
     if score_rows is not None:
         table = _with_scores(table, include, weights, codes, names, systems, score_rows)
+    if score_values is not None:  # the score metrics' per-task values join the tests
+        vals = np.concatenate([vals, score_values[0]], axis=2)
+        cols = cols + list(score_values[1])
     tests = _tests(vals, include, codes, systems, cols, n_perm=n_perm, seed=seed)
     return CategoryEstimate(
         table=table, tests=tests, by=by, settings={"n_perm": n_perm, "seed": seed},

@@ -117,7 +117,10 @@ def _tests_view(res: CategoryEstimate) -> View:
     frame = pd.DataFrame(
         {
             "system": t["system"].astype(str).to_numpy(),
-            "k": ["—" if m == "mean" else str(k) for m, k in zip(t["metric"], t["k"], strict=True)],
+            "k": [
+                "—" if m in ("mean", "mean_score") else str(k)
+                for m, k in zip(t["metric"], t["k"], strict=True)
+            ],
             "metric": [METRIC_LABELS[str(m)] for m in t["metric"]],
             "categories": t["categories"].astype(str).to_numpy(),
             "p": [num(p) for p in t["p_value"]],
