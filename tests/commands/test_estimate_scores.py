@@ -103,3 +103,29 @@ def test_scores_and_cost_read_a_large_file_whole(
     rc, out, err = run(capsys, ["estimate", costly, "--k", "1", "--cost", "--json"])
     assert rc == 0, err
     assert json.loads(out)["cost"][0]["cost_per_run"] == pytest.approx(1.25)
+
+
+def test_json_documents_validate_against_their_schemas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("jsonschema")
+    from passhat import schemas
+
+    rows = ["task_id,trial,success,score,category,cost"]
+    rows += [
+        f"t{t},{r},{int((t + r) % 3 > 0)},{((t + r) % 5) / 4 if (t + r) % 5 < 5 else 1},"
+        f"{'ab'[t % 2]},{0.1 + t / 100}"
+        for t in range(12)
+        for r in range(3)
+    ]
+    path = write(tmp_path, "all.csv", "\n".join(rows).replace(",1.25,", ",1.0,") + "\n")
+    rc, out, err = run(capsys, ["estimate", path, "--k", "1,2", "--scores", "--by", "category",
+                                "--cost", "--ci", "0.9", "--n-boot", "100", "--json"])  # fmt: skip
+    assert rc == 0, err
+    doc = json.loads(out)
+    schemas.validate(doc)
+    assert {"curve", "by_category", "category_tests", "cost"} <= set(doc)
+    est = ph.estimate(ph.read(path), k=[1, 2], scores=True, by="category", ci=0.9, n_boot=100)
+    assert est.curve is not None and est.by_category is not None and est.cost is not None
+    for part in (est.curve, est.by_category, est.cost):
+        schemas.validate(json.loads(json.dumps(part.to_dict())))
