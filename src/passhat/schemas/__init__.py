@@ -79,6 +79,7 @@ NAMES = (
     "plan_power",
     "plan_table",
     "ranking",
+    "reliability",
     "report",
     "results",
     "slices",
