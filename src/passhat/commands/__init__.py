@@ -37,7 +37,7 @@ COMMANDS: dict[str, str] = {
     "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
     "gate": "Pass, fail or continue: a gate on RUNS that stays valid however often it is checked.",
     "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
-    "rank": "Leaderboard of several systems on the same tasks: rank intervals, group letters, share first.",
+    "rank": "Leaderboard of several systems on the same tasks: rank intervals and group letters.",
     "report": "Write the reliability report of RUNS (or --example NAME) into -o DIR.",
     "slices": "Counts and rates of runs by status and category, per system.",
     "spread": "Measured pass^k against the uniform-spread reference Mean^k.",
