@@ -82,7 +82,7 @@ def _metrics(text: str) -> list[str]:
 @paper_option()
 @quiet_option("No notes, only the tables.")
 def rank_cmd(source: InputSpec, **opts: Any) -> None:
-    """Leaderboard of several systems on the same tasks: rank intervals and group letters.
+    """Leaderboard of several systems on the same tasks: rank intervals, group letters.
 
     RUNS are files with one system each (a file without a system column is named after the
     file), or one file with a system column.
