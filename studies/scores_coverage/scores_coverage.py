@@ -85,7 +85,9 @@ def draw_runs(laws: dict[str, np.ndarray], n: int, rng: np.random.Generator) -> 
     u = rng.uniform(size=(t, n))
     half = laws["a"] == 0
     beta = np.full((t, n), 0.5)
-    beta[~half] = rng.beta(laws["a"][~half, None], laws["b"][~half, None], size=(int((~half).sum()), n))
+    beta[~half] = rng.beta(
+        laws["a"][~half, None], laws["b"][~half, None], size=(int((~half).sum()), n)
+    )
     x = np.where(u < laws["p0"][:, None], 0.0, np.where(u < (laws["p0"] + laws["p1"])[:, None],
                  1.0, beta))  # fmt: skip
     return np.sort(x, axis=1)
