@@ -113,8 +113,10 @@ def run_regime(regime: tuple, reps: int, n_boot: int, seed: int) -> list[dict]:
     hits = {(c, s): [] for c in cols for s in ("benchmark", "population")}
     widths: dict = {key: [] for key in hits}
     for _ in range(reps):
-        for scope, laws, truth in (("benchmark", fixed, bench_truth),
-                                   ("population", draw_laws(family, t, rng), pop_truth)):
+        for scope, laws, truth in (
+            ("benchmark", fixed, bench_truth),
+            ("population", draw_laws(family, t, rng), pop_truth),
+        ):
             iv = one(draw_runs(laws, n, rng), ks, rng, n_boot)
             iv = iv[iv["scope"] == scope].reset_index(drop=True)
             for j, c in enumerate(cols):
