@@ -41,12 +41,13 @@ system runs
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from passhat._format import jsonable
 from passhat._repr import Display, View, as_html, as_rich, as_text, display
+
+if TYPE_CHECKING:  # a result imports pandas where it builds a table, not here
+    import pandas as pd
 
 __all__ = ["MAX_REPR", "SCHEMA_VERSION", "Records", "Result", "records"]
 
@@ -78,6 +79,7 @@ def records(df: pd.DataFrame) -> Records:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> records(pd.DataFrame({"task": ["t1"], "rate": [float("nan")]}))
     [{'task': 't1', 'rate': None}]
     """

@@ -13,19 +13,21 @@ import inspect
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import click
-import xarray as xr
 
 from passhat._format import num
 from passhat._result import records
 from passhat.commands._notes import PENDING_NOTES, flush_notes
 from passhat.commands._output import emit_json
 from passhat.errors import EXIT_INPUT, OptionError
-from passhat.examples import EXAMPLES, load_example
-from passhat.io import input_stamp, read
-from passhat.trials import Trials
+from passhat.examples import EXAMPLES
+
+if TYPE_CHECKING:  # the readers (pandas, xarray) load when a command reads its input
+    import xarray as xr
+
+    from passhat.trials import Trials
 
 __all__ = [
     "EXIT_INPUT",
@@ -36,7 +38,6 @@ __all__ = [
     "flush_notes",
     "fmt_num",
     "input_options",
-    "input_stamp",
     "load_input",
     "parse_k",
     "quiet_option",
@@ -164,6 +165,10 @@ def load_input(
     """Read the command's input: a file, or a bundled example (``quiet``, or a command run with
     ``--quiet``: no reader notes). An empty path is refused (an unset shell variable), not read
     as the current directory."""
+    from passhat.examples import load_example
+    from passhat.io import read
+    from passhat.trials import Trials
+
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:

@@ -19,7 +19,6 @@ from passhat.commands._options import (
     seed_option,
 )
 from passhat.commands._output import emit_json, show
-from passhat.estimate import estimate as _estimate
 
 __all__ = ["register"]
 
@@ -96,6 +95,8 @@ def estimate_cmd(
     quiet: bool,
 ) -> None:
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
+    from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
+
     data = source.load(quiet=quiet)
     est = _estimate(
         data,
