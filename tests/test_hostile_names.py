@@ -278,11 +278,19 @@ def _strings(obj: Any) -> list[str]:
     return [obj] if isinstance(obj, str) else []
 
 
-def test_report_command(dataset) -> None:  # type: ignore[no-untyped-def]
-    """The whole report from the command line, with the model (its figure is titled by system)."""
-    out = dataset["dir"] / "report"
+@pytest.mark.parametrize(
+    "compare",
+    [
+        "--no-compare-models",
+        pytest.param("--compare-models", marks=pytest.mark.integration),  # NUTS: inflated model
+    ],
+)
+def test_report_command(dataset, compare: str) -> None:  # type: ignore[no-untyped-def]
+    """The whole report from the command line, with the model (its figure is titled by system)
+    and, in the integration tier, the model comparison."""
+    out = dataset["dir"] / f"report{compare}"
     argv = ["report", dataset["runs"], "--format", "jsonl", "-o", str(out), "--k", "1,2"]
-    rc = main([*argv, "--n-boot", "200", "--no-plan", "-q"])
+    rc = main([*argv, "--n-boot", "200", "--no-plan", "-q", compare])
     if dataset["kind"] == "invisible" and rc == 2:
         return  # refused when read (checked as text output above)
     assert rc == 0

@@ -342,9 +342,16 @@ def clean_ids(
     if as_text is not s:
         _refuse_number_text_clash(s, as_text, column=column, where=where, rows=rows)
     codes, uniques = pd.factorize(as_text, sort=False)
-    text = [str(u) for u in uniques]
+    if pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+        text = uniques.tolist()  # already str: no conversion one by one
+    else:
+        text = [str(u) for u in uniques]
+    joined = " ".join(text)  # one scan of every id (a space is no invisible character)
     search = INVISIBLE.search
-    has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
+    if search(joined) is not None:
+        has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
+    else:
+        has_bad = np.zeros(len(text), dtype=bool)
     if has_bad.any():
         bad = np.flatnonzero(has_bad)
         value = text[int(bad[0])]
@@ -359,7 +366,7 @@ def clean_ids(
             f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {_shown(value)} "
             f"contains {kind} character ({describe_char(ch)}); ids must be visible text{count}"
         )
-    blank = [i for i, x in enumerate(text) if not x.strip()]
+    blank = [i for i, x in enumerate(text) if not x or x.isspace()]
     if blank:  # "" or only spaces: a name nobody can read or tell apart in a table
         at = np.flatnonzero(codes == blank[0])
         row = int(at[0] + 1 if rows is None else np.asarray(rows)[at[0]])
@@ -367,10 +374,15 @@ def clean_ids(
             f"{where}: row {row}: {column} {text[blank[0]]!r} is blank; ids must be visible text"
         )
     nfc = np.empty(len(text), dtype=object)
-    nfc[:] = [
-        x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x) for x in text
-    ]
-    changed = [i for i, x in enumerate(text) if nfc[i] is not x]
+    changed: list[int] = []
+    if unicodedata.is_normalized("NFC", joined):  # a space between ids composes with nothing
+        nfc[:] = text
+    else:
+        nfc[:] = [
+            x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x)
+            for x in text
+        ]
+        changed = [i for i, x in enumerate(text) if nfc[i] is not x]
     if changed:
         _refuse_merged_forms(text, nfc, changed, codes, column=column, where=where, rows=rows)
     ok = codes >= 0

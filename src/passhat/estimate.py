@@ -85,15 +85,8 @@ def _dropped_k_note(dropped: list[int], ds: xr.Dataset, include: NDArray[np.bool
     ]
 
 
-def _notes(
-    excluded: pd.DataFrame,
-    systems: list[str],
-    include: NDArray[np.bool_],
-    present: NDArray[np.bool_],
-    *,
-    boot: tuple[int, int] | None,
-) -> list[str]:
-    """The notes an estimate's output states (see :attr:`Estimate.notes`)."""
+def _exclusion_notes(excluded: pd.DataFrame, systems: list[str]) -> list[str]:
+    """The notes on the tasks left out: no decided run, weight 0, and the other reasons."""
     notes: list[str] = []
     reason = excluded["reason"].astype(str)
     no_run = reason.str.startswith("no decided run").to_numpy()
@@ -116,6 +109,19 @@ def _notes(
     counts = kind.groupby(kind, sort=False).size()
     for text, count in sorted(counts.items(), key=lambda kv: kv[0].startswith("matched")):
         notes.append(f"excluded {count} task(s): {text}")
+    return notes
+
+
+def _notes(
+    excluded: pd.DataFrame,
+    systems: list[str],
+    include: NDArray[np.bool_],
+    present: NDArray[np.bool_],
+    *,
+    boot: tuple[int, int] | None,
+) -> list[str]:
+    """The notes an estimate's output states (see :attr:`Estimate.notes`)."""
+    notes = _exclusion_notes(excluded, systems) if len(excluded) else []
     shared = present.sum(axis=0) >= 2
     uneven = shared & include.any(axis=0) & ~(include | ~present).all(axis=0)
     if len(systems) > 1 and uneven.any():

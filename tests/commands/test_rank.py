@@ -39,9 +39,9 @@ def test_rank_files_match_the_api(capsys, tmp_path) -> None:  # type: ignore[no-
     got = pd.DataFrame(doc["leaderboard"])
     assert len(got) == len(api)
     merged = got.merge(api, on=["system", "metric", "k"], suffixes=("", "_api"))
-    for col in ("rank", "rank_lower", "rank_upper", "tier"):
+    for col in ("rank", "rank_lower", "rank_upper", "group"):
         assert (merged[col] == merged[f"{col}_api"]).all(), col
-    for col in ("value", "lower", "upper", "p_first"):  # JSON keeps 12 significant digits
+    for col in ("value", "lower", "upper", "share_first"):  # JSON keeps 12 significant digits
         assert merged[col].to_numpy() == pytest.approx(merged[f"{col}_api"].to_numpy()), col
     assert {"pairs", "bands", "settings", "input"} <= set(doc)
     assert len(doc["input"]) == 6
@@ -51,14 +51,15 @@ def test_rank_text_and_csv(capsys) -> None:  # type: ignore[no-untyped-def]
     rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--k", "1,5", "--n-boot", "300"])
     assert rc == 0
     assert "pass^5: 6 systems on 120 common tasks" in out
-    assert "P(rank = 1)" in out and "rank interval: marginal per system" in out
+    assert "first in (share of resamples)" in out and "rank interval: marginal per system" in out
+    assert "P(rank = 1)" not in out
     assert "300 resamples, seed 0" in out
     rc, out, _ = run(
         capsys, ["rank", "--example", "leaderboard", "--k", "2", "--n-boot", "300", "--csv"]
     )
     assert rc == 0
     header = out.splitlines()[0].split(",")
-    assert {"system", "metric", "k", "rank", "rank_lower", "rank_upper", "tier"} <= set(header)
+    assert {"system", "metric", "k", "rank", "rank_lower", "rank_upper", "group"} <= set(header)
 
 
 def test_rank_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]

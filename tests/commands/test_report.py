@@ -267,10 +267,14 @@ def test_report_json_says_where_the_files_are(tmp_path: Path, capsys) -> None:  
 
 
 def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    mock_nuts: None,
 ) -> None:
     """Before: the inflated model's NUTS fit always ran with progress=None (a bar on a terminal),
-    --quiet or not; now --quiet (and --json) pass progress=False down to it."""
+    --quiet or not; now --quiet (and --json) pass progress=False down to it. (What is passed
+    matters here, not the draws: PyMC's mock sampler makes them.)"""
     import importlib
 
     build = importlib.import_module("passhat.report.build")
@@ -279,7 +283,7 @@ def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
     def recording(d, **kw):  # type: ignore[no-untyped-def]
         if kw.get("model") == "inflated":
             seen.append(kw.get("progress"))
-            kw = {**kw, "chains": 2, "draws": 30, "tune": 100}  # fast (and unhealthy: not shown)
+            kw = {**kw, "chains": 2, "draws": 30, "sampler": "pymc"}  # mock_nuts: prior draws
         return real_fit(d, **kw)
 
     monkeypatch.setattr(build, "fit", recording)

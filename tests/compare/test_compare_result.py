@@ -91,3 +91,42 @@ def test_method_is_deprecated_and_changes_nothing(agents_trials: ph.Trials) -> N
     assert old.table.equals(new.table)
     with pytest.raises(ph.OptionError, match="method must be one of"):
         ph.compare(agents_trials, k=1, n_boot=100, method="bootstrap")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ the table for papers
+def test_paper_table_holds_the_comparison_numbers_and_names_its_scope() -> None:
+    from tests.paper_cells import close, markdown_rows, numbers
+
+    cmp = ph.compare(ph.load_example("agents"), k=[1, 2], n_boot=200, seed=0)
+    for scope in ("population", "benchmark"):
+        text = cmp.to_markdown(scope=scope)
+        rows = markdown_rows(text)
+        assert [r["metric"] for r in rows] == ["mean", "pass@2", "pass^2"]  # pass@1 = mean
+        assert list(rows[0]) == ["metric", "baseline", "guided", "difference", "p"]
+        t = cmp.table[cmp.table["scope"] == scope]
+        wanted = [("mean", 1), ("pass_at_k", 2), ("pass_hat_k", 2)]
+        for r, (metric, k) in zip(rows, wanted, strict=True):
+            row = t[(t["metric"] == metric) & (t["k"] == k)].iloc[0]
+            d, lo, hi = numbers(r["difference"])
+            assert close(numbers(r["baseline"])[0], row["base_value"])
+            assert close(numbers(r["guided"])[0], row["cand_value"])
+            assert (
+                close(d, row["difference"]) and close(lo, row["lower"]) and close(hi, row["upper"])
+            )
+            p = row["p_value"]
+            assert r["p"] == ("<0.0001" if p < 1e-4 else f"{p:.4f}")
+        assert f"{scope} scope" in text.splitlines()[-1]
+        assert "guided − baseline on 168 matched tasks" in text
+    with pytest.raises(ph.OptionError, match="scope must be one of population, benchmark"):
+        cmp.to_latex(scope="predictive")
+
+
+def test_paper_table_of_several_candidates_says_the_p_values_are_per_pair() -> None:
+    from tests.paper_cells import markdown_rows
+
+    cmp = ph.compare(ph.load_example("leaderboard"), baseline="baseline", k=2, n_boot=100)
+    text = cmp.to_markdown()
+    rows = markdown_rows(text)
+    assert list(rows[0])[:2] == ["candidate", "metric"] and len(rows) == 5 * 3
+    assert "not adjusted across the 5 candidates" in text
+    assert cmp.to_latex().count("\\midrule") == 1 + 4  # the header's, then one per candidate

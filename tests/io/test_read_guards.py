@@ -285,7 +285,7 @@ def test_big_tidy_file_is_counted_out_of_core(
         }
     )
     df.to_csv(f, index=False)
-    monkeypatch.setattr(_registry, "STREAM_BYTES", 1000)  # the file is "big"
+    monkeypatch.setattr(_registry, "STREAM_ROWS", 1000)  # the file is "big"
     ds = ph.read(f)
     assert not isinstance(ds, ph.Trials)
     assert ds.attrs["source_rows"] == 2000 and ds.attrs["source_format"] == "csv"

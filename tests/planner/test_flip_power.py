@@ -83,7 +83,10 @@ def _engine_power(model, *, tasks: int, runs: int, replicates: int, n_boot: int,
 
 @pytest.mark.parametrize(
     "metric,k,tasks,runs,delta",
-    [("mean", 1, 30, 3, 0.1), ("pass_hat_k", 2, 24, 3, 0.15)],
+    [
+        ("mean", 1, 30, 3, 0.1),
+        pytest.param("pass_hat_k", 2, 24, 3, 0.15, marks=pytest.mark.integration),  # 20 s
+    ],
 )
 def test_compare_power_is_the_rejection_share_of_compares_engine(metric, k, tasks, runs, delta):
     """Known truth: benchmarks drawn from the model (another generator, another way of drawing
@@ -98,6 +101,7 @@ def test_compare_power_is_the_rejection_share_of_compares_engine(metric, k, task
     assert sum(sim.shares.values()) == pytest.approx(1.0)
 
 
+@pytest.mark.integration  # 20 s: compare's fallback fits both systems' posteriors
 def test_the_fallback_branch_is_compares_engine() -> None:
     # 12 tasks × 1 run: most benchmarks have fewer than 10 differing tasks (compare's fallback)
     model = copula_model(A(mean=0.5, icc=0.3), 0.15, 1, "mean", 0.5)

@@ -297,6 +297,7 @@ def test_sign_boundary_is_the_gates_decision() -> None:
 @pytest.mark.parametrize(
     ("f", "f0", "tasks", "first_failures"), [(0.01, 0.05, 10, 1), (0.1, 0.05, 10, 10)]
 )
+@pytest.mark.integration  # Monte-Carlo check
 def test_projection_matches_simulated_continuations(
     f: float, f0: float, tasks: int, first_failures: int
 ) -> None:

@@ -23,17 +23,17 @@ def test_point_ranks_share_ties() -> None:
     assert point_ranks(v).tolist() == stats.rankdata(-v, method="min").astype(int).tolist()
 
 
-def test_p_first_splits_ties_and_sums_to_one() -> None:
+def test_share_first_splits_ties_and_sums_to_one() -> None:
     rng = np.random.default_rng(1)
     d = np.round(rng.random((500, 4)), 1)  # many ties in a draw
     r = rank_from_draws(d, list("abcd"), d.mean(axis=0))
-    assert r["p_first"].sum() == pytest.approx(1.0)
+    assert r["share_first"].sum() == pytest.approx(1.0)
     # by hand: each draw gives 1/m to each of its m top systems
     hand = np.zeros(4)
     for row in d:
         top = np.flatnonzero(row == row.max())
         hand[top] += 1.0 / top.size
-    assert np.allclose(r["p_first"], hand / 500)
+    assert np.allclose(r["share_first"], hand / 500)
 
 
 def test_identical_systems_half_each_and_one_rank_set() -> None:
@@ -41,7 +41,7 @@ def test_identical_systems_half_each_and_one_rank_set() -> None:
     x = rng.normal(0.5, 0.05, 2000)
     d = np.column_stack([x, x, x - 0.3])
     r = rank_from_draws(d, ["a", "b", "c"], [0.5, 0.5, 0.2], ci=0.9)
-    assert r["p_first"].round(6).tolist() == [0.5, 0.5, 0.0]
+    assert r["share_first"].round(6).tolist() == [0.5, 0.5, 0.0]
     assert r["rank"].tolist() == [1, 1, 3]
     assert r[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2], [3, 3]]
 

@@ -52,16 +52,18 @@ def test_frozen_frame_and_view(board: ph.Ranking) -> None:
     assert first.lines[0].startswith("pairs separated at 5% after Holm: ")
     last = view.parts[-1]
     assert last.lines[0].endswith("300 resamples, seed 0")
-    assert any(n.startswith("tier: walking down from the leader") for n in last.notes)
+    assert any(n.startswith("group: systems that share a letter") for n in last.notes)
+    assert any("not the probability that it is truly first" in n for n in last.notes)
+    assert "first in (share of resamples)" in first.frame.columns
     assert len(repr(board)) <= MAX_REPR
 
 
-def test_leader_rule_is_named_in_the_legend() -> None:
-    r = ph.rank(ph.load_example("agents"), k=1, n_boot=200, seed=0, tier_rule="leader")
-    legend = r.view().parts[-1].notes
-    assert any(
-        "joins the tier while it is not separated from the tier's leader" in n for n in legend
-    )
+def test_tier_rule_is_deprecated_and_changes_nothing() -> None:
+    plain = ph.rank(ph.load_example("agents"), k=1, n_boot=200, seed=0)
+    with pytest.warns(DeprecationWarning, match="tier_rule"):
+        old = ph.rank(ph.load_example("agents"), k=1, n_boot=200, seed=0, tier_rule="leader")
+    assert old.table.equals(plain.table)
+    assert "tier" not in plain.table.columns and "separated_from_leader" not in plain.table
 
 
 def test_default_k_is_the_one_default_rule() -> None:
@@ -69,3 +71,23 @@ def test_default_k_is_the_one_default_rule() -> None:
     r = ph.rank(data, n_boot=200, seed=0)
     assert r.settings["k"] == default_ks(data) == [1, 2, 5]
     assert r.settings["headline"] == ("pass_hat_k", 5)
+
+
+# ------------------------------------------------------------------ the table for papers
+def test_paper_table_is_the_leaderboard() -> None:
+    from tests.paper_cells import close, markdown_rows, numbers
+
+    r = ph.rank(ph.load_example("leaderboard"), k=[1, 2], n_boot=200, seed=0)
+    rows = markdown_rows(r.to_markdown())
+    shown = r.table[~((r.table["metric"] != "mean") & (r.table["k"] == 1))]
+    assert len(rows) == len(shown) == 3 * 6
+    for row, (_, want) in zip(rows, shown.iterrows(), strict=True):
+        assert row["system"] == want["system"]
+        v, lo, hi = numbers(row["value"])
+        assert close(v, want["value"]) and close(lo, want["lower"]) and close(hi, want["upper"])
+        assert row["rank"] == f"{want['rank']} [{want['rank_lower']}, {want['rank_upper']}]"
+        assert row["first in (share of resamples)"] == f"{want['share_first']:.2f}"
+        assert row["group"] == str(want["group"])
+    caption = r.to_markdown().splitlines()[-1]
+    assert "95% intervals" in caption and "population scope" in caption and "seed 0" in caption
+    assert r.to_latex().count("\\midrule") == 3  # the header's and one between the metrics

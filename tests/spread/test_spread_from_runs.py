@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
@@ -213,7 +213,6 @@ def _small_counts(draw: st.DrawFn) -> tuple[list[int], list[int]]:
     return n, c
 
 
-@settings(max_examples=25, deadline=None)
 @given(_small_counts(), st.integers(1, 4))
 def test_spread_every_figure_in_its_interval_or_noted(
     counts: tuple[list[int], list[int]], kmax: int

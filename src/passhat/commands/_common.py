@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -161,10 +162,14 @@ def load_input(
     threshold: float | None = None,
     system_name: str | None = None,
     quiet: bool = False,
+    scheduler: str | None = None,
+    runs: bool = False,
 ) -> Trials | xr.Dataset:
     """Read the command's input: a file, or a bundled example (``quiet``, or a command run with
     ``--quiet``: no reader notes). An empty path is refused (an unset shell variable), not read
-    as the current directory."""
+    as the current directory. ``scheduler``: count the runs on a dask cluster
+    (:func:`passhat.read_counts`). ``runs``: the command needs every run (statuses), so a
+    single file is read whole however many rows it has, not counted as it streams."""
     from passhat.examples import load_example
     from passhat.io import read
     from passhat.trials import Trials
@@ -172,6 +177,8 @@ def load_input(
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
+        if scheduler is not None:
+            raise OptionError("--scheduler counts runs read from files, not --example")
         return load_example(example)
     if path is None:
         raise OptionError("no input: give a file (or --example NAME)")
@@ -181,7 +188,13 @@ def load_input(
         options["threshold"] = threshold
     if system_name is not None:
         options["system_name"] = system_name
-    data = read(path, format=fmt, **options)
+    if scheduler is not None:
+        from passhat.io import read_counts
+
+        data: Trials | xr.Dataset = read_counts(path, format=fmt, scheduler=scheduler, **options)
+    else:
+        whole = runs and os.path.isfile(path)
+        data = read(path, format=fmt, aggregate=False if whole else None, **options)
     notes = data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
     for note in () if quiet or _QUIET.get() else notes:
         PENDING_NOTES.append(f"passhat: note: {note}")  # stderr at the end: flush_notes
@@ -212,14 +225,15 @@ class InputSpec:
     maps: tuple[str, ...] = ()
     threshold: float | None = None
     system_name: str | None = None
+    scheduler: str | None = None
 
     @property
     def given(self) -> bool:
         """Whether a file or an example was named."""
         return self.path is not None or self.example is not None
 
-    def load(self, *, quiet: bool = False) -> Trials | xr.Dataset:
-        """Read the input (see :func:`load_input`)."""
+    def load(self, *, quiet: bool = False, runs: bool = False) -> Trials | xr.Dataset:
+        """Read the input (see :func:`load_input`; ``runs``: keep every run of a file)."""
         return load_input(
             self.path,
             example=self.example,
@@ -228,6 +242,8 @@ class InputSpec:
             threshold=self.threshold,
             system_name=self.system_name,
             quiet=quiet,
+            scheduler=self.scheduler,
+            runs=runs,
         )
 
 
@@ -266,12 +282,20 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
         maps: tuple[str, ...],
         threshold: float | None,
         system_name: str | None,
+        scheduler: str | None,
         **kwargs: Any,
     ) -> Any:
-        spec = InputSpec(path, example, fmt, tuple(maps), threshold, system_name)
+        spec = InputSpec(path, example, fmt, tuple(maps), threshold, system_name, scheduler)
         return f(*args, source=spec, **kwargs)
 
     g: Callable[..., Any] = wrapper
+    g = click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Count the runs of a directory of part files on a dask cluster: its scheduler's "
+        "address (tcp://host:8786), or 'local' for a local cluster.",
+    )(g)
     g = click.option("--system-name", default=None, help="System name when the file has none.")(g)
     g = click.option(
         "--threshold", type=float, default=None, help="Numeric score → success when ≥ this."

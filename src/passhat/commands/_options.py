@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -37,6 +37,7 @@ __all__ = [
     "json_option",
     "k_option",
     "n_boot_option",
+    "paper_option",
     "renamed_option",
     "say_deprecated",
     "seed_option",
@@ -214,5 +215,69 @@ def json_option(*csv_keys: str) -> Callable[[F], F]:
         return click.option(  # type: ignore[no-any-return]
             "--json", "as_json", is_flag=True, help="Machine-readable output on stdout."
         )(g)
+
+    return deco
+
+
+def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
+    """``--latex`` and ``--markdown``: the result's table for papers on stdout
+    (:meth:`~passhat._result.Result.to_latex` / ``to_markdown``) instead of the terminal's
+    tables; with ``scopes``, ``--scope`` picks the scope of its intervals (default: the first).
+
+    Flags beside ``--json`` and ``--csv``, the other output formats, so that ``--format`` keeps
+    naming the input's format. Listed after :func:`json_option`, so that giving one with
+    ``--json`` or ``--csv`` is refused. The command receives ``paper`` (None, ``"latex"`` or
+    ``"markdown"``) and, with ``scopes``, ``scope``.
+
+    Examples
+    --------
+    >>> from click.testing import CliRunner
+    >>> @command("demo")
+    ... @json_option()
+    ... @paper_option(scopes=("population", "benchmark"))
+    ... def demo(as_json: bool, paper: str | None, scope: str) -> None:
+    ...     click.echo(f"{paper} {scope}")
+    >>> CliRunner().invoke(demo, ["--markdown", "--scope", "benchmark"]).output
+    'markdown benchmark\\n'
+    >>> str(CliRunner().invoke(demo, ["--scope", "benchmark"]).exception)
+    '--scope applies to the tables of --latex and --markdown'
+    """
+    import functools
+
+    def deco(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, as_latex: bool, as_markdown: bool, **kw: Any) -> Any:
+            if as_latex and as_markdown:
+                raise OptionError("--latex and --markdown: choose one")
+            paper = "latex" if as_latex else "markdown" if as_markdown else None
+            if paper is not None and kw.get("as_json"):
+                raise OptionError(f"--{paper}, --json and --csv: choose one")
+            if scopes:
+                if paper is None and kw["scope"] is not None:
+                    raise OptionError("--scope applies to the tables of --latex and --markdown")
+                kw["scope"] = kw["scope"] or scopes[0]
+            return f(*args, paper=paper, **kw)
+
+        g: Any = click.option(
+            "--markdown",
+            "as_markdown",
+            is_flag=True,
+            help="The table for a paper or a pull request, as Markdown, on stdout.",
+        )(wrapper)
+        g = click.option(
+            "--latex",
+            "as_latex",
+            is_flag=True,
+            help="The table for a paper, as LaTeX (booktabs), on stdout.",
+        )(g)
+        if scopes:
+            g = click.option(
+                "--scope",
+                "scope",
+                type=click.Choice(list(scopes)),
+                default=None,
+                help=f"Scope of the intervals in --latex / --markdown [default: {scopes[0]}].",
+            )(g)
+        return g  # type: ignore[no-any-return]
 
     return deco

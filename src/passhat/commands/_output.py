@@ -53,6 +53,7 @@ __all__ = [
     "emit",
     "emit_csv",
     "emit_json",
+    "emit_paper",
     "make_console",
     "show",
     "table_output",
@@ -131,6 +132,13 @@ def __getattr__(name: str) -> Any:
 
         return Table
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def emit_paper(result: Result, paper: str, **options: Any) -> None:
+    """Write a result's table for papers to stdout: LaTeX (``paper="latex"``) or Markdown
+    (``"markdown"``); ``options`` as for :meth:`~passhat._result.Result.to_latex`."""
+    text = result.to_latex(**options) if paper == "latex" else result.to_markdown(**options)
+    click.echo(text, nl=False)
 
 
 # --------------------------------------------------------------- JSON and CSV

@@ -23,9 +23,10 @@ from passhat.commands._options import (
     json_option,
     k_option,
     n_boot_option,
+    paper_option,
     seed_option,
 )
-from passhat.commands._output import echo, emit_json, show
+from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.compare import classify, compare
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
@@ -212,6 +213,7 @@ def _run_classify(
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
 @json_option("verdicts", "comparison")
+@paper_option(scopes=("population", "benchmark"))
 @quiet_option("No notes, only the tables.")
 def compare_cmd(**opts: Any) -> None:
     """Paired difference CAND − BASE on matched tasks, with intervals and p-values.
@@ -219,6 +221,8 @@ def compare_cmd(**opts: Any) -> None:
     BASE and CAND are files with one system each, or BASE alone holds several
     systems and --baseline names the one the others are compared to.
     """
+    if opts["classify"] and opts["paper"] is not None:
+        raise OptionError(f"--{opts['paper']} writes the paired comparison's table, not --classify")
     data_a, data_b, names = _load_pair(opts)
     if opts["classify"]:
         status = _run_classify(data_a, data_b, names, opts)
@@ -246,6 +250,8 @@ def compare_cmd(**opts: Any) -> None:
     _same_file_note(opts)
     if opts["as_json"]:
         emit_json(cmp.to_dict())
+    elif opts["paper"] is not None:
+        emit_paper(cmp, opts["paper"], scope=opts["scope"])
     else:
         show(cmp, quiet=opts["quiet"])
 

@@ -21,9 +21,10 @@ from passhat.commands._options import (
     json_option,
     k_option,
     n_boot_option,
+    paper_option,
     seed_option,
 )
-from passhat.commands._output import emit_json, show
+from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 from passhat.estimators import METRICS
 from passhat.examples import EXAMPLES
@@ -85,6 +86,7 @@ def _metrics(text: str) -> list[str]:
 )
 @unscored_tasks_option()
 @json_option("leaderboard")
+@paper_option()
 @quiet_option("No notes, only the tables.")
 def rank_cmd(**opts: Any) -> None:
     """Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.
@@ -120,6 +122,8 @@ def rank_cmd(**opts: Any) -> None:
     )
     if opts["as_json"]:
         emit_json(res.to_dict())
+    elif opts["paper"] is not None:
+        emit_paper(res, opts["paper"])
     else:
         show(res, quiet=opts["quiet"])
 

@@ -44,7 +44,10 @@ def slices_cmd(
     from passhat.slices import slices  # pandas, xarray: not for --help
 
     sl = slices(
-        source.load(), by=None if by is None else _split((by,)), severe=_split(severe), ci=ci
+        source.load(runs=True),
+        by=None if by is None else _split((by,)),
+        severe=_split(severe),
+        ci=ci,
     )
     if as_json:
         emit_json(sl.to_dict())

@@ -24,9 +24,18 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._format import num, row_names
+from passhat._format import fixed, num, row_names
+from passhat._paper import (
+    PaperTable,
+    interval_cell,
+    level_words,
+    method_words,
+    metric_label,
+    scope_words,
+)
 from passhat._repr import Display, View
 from passhat._result import Result, records
+from passhat._validate import check_method
 from passhat.estimators import METRIC_LABELS
 
 __all__ = ["Comparison", "k_left_out_note", "width_notes"]
@@ -83,6 +92,21 @@ class Comparison(Result):
             "dropped": records(self.dropped),
             "notes": list(self.notes),
         }
+
+    def _paper(self, *, scope: str = "population") -> PaperTable:
+        """The table for papers: per candidate and metric (at each k > 1; pass@1 = pass^1 =
+        mean) both systems' values, the difference candidate − baseline with its interval in
+        ``scope`` (``population`` or ``benchmark``) and its p-value; the caption says the
+        level, the scope, the tasks and the methods.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> cmp = ph.compare(ph.load_example("agents"), k=[1, 2], seed=0, n_boot=200)
+        >>> print(cmp.to_markdown().splitlines()[2])
+        | mean | 0.767 | 0.815 | +0.049 [+0.019, +0.076] | 0.0050 |
+        """
+        return cmp_paper(self, scope=scope)
 
     def view(self) -> Display:
         """Per candidate the paired difference in both scopes and the task counts at k = 1;
@@ -152,6 +176,68 @@ def _pair_view(cmp: Comparison, cand: str, part: pd.DataFrame) -> View:
         lines=tuple(_pair_lines(cmp, cand, base)),
         left=frozenset({"metric"}),
     )
+
+
+def cmp_paper(cmp: Comparison, *, scope: str = "population") -> PaperTable:
+    """The comparison's table for papers (see :meth:`Comparison._paper`)."""
+    t = cmp.table[cmp.table["scope"] == check_method(scope, _SCOPES, "scope")]
+    ks = sorted({int(k) for k in t["k"]})
+    t = t[(t["metric"] == "mean") & (t["k"] == ks[0]) | (t["metric"] != "mean") & (t["k"] > 1)]
+    base = str(t["baseline"].iloc[0]) if len(t) else "baseline"
+    cands = [str(c) for c in pd.unique(t["candidate"])]
+    several = len(cands) > 1
+    rows = []
+    for r in t.to_dict(orient="records"):
+        cells = {"candidate": str(r["candidate"])} if several else {}
+        cells["metric"] = metric_label(str(r["metric"]), int(r["k"]))
+        cells[base] = num(r["base_value"])
+        cells["candidate value" if several else cands[0]] = num(r["cand_value"])
+        cells["difference"] = interval_cell(
+            *(fixed(r[c], sign=True) for c in ("difference", "lower", "upper"))
+        )
+        cells["p"] = _p_text(r["p_value"])
+        rows.append(cells)
+    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
+    return PaperTable(
+        frame,
+        _paper_caption(cmp, t, scope, ks),
+        names=frozenset({"candidate"}) if several else frozenset(),
+        left=frozenset({"candidate", "metric"}),
+        group="candidate" if several else None,
+    )
+
+
+#: The scopes of a comparison's intervals.
+_SCOPES = ("population", "benchmark")
+
+
+def _paper_caption(cmp: Comparison, t: pd.DataFrame, scope: str, ks: list[int]) -> str:
+    """The pair(s) and their matched tasks; the level, the scope, the draws and the methods."""
+    base = str(t["baseline"].iloc[0]) if len(t) else ""
+    tasks = t.groupby("candidate", sort=False)["tasks"].first()
+    if len(tasks) == 1:
+        pairs = f"Paired difference {tasks.index[0]} − {base} on {int(tasks.iloc[0])} matched tasks"
+    elif tasks.nunique() == 1:
+        pairs = f"Paired differences candidate − {base} on {int(tasks.iloc[0])} matched tasks"
+    else:
+        pairs = "Paired differences " + "; ".join(
+            f"{c} − {base} on {int(n)} matched tasks" for c, n in tasks.items()
+        )
+    s = cmp.settings
+    several = (
+        f" (each pair's own, not adjusted across the {len(tasks)} candidates)"
+        if len(tasks) > 1
+        else ""
+    )
+    words = [
+        pairs + (" (pass@1 = pass^1 = mean)." if 1 in ks else "."),
+        f"{level_words(s['ci'])} intervals and two-sided p-values{several}, "
+        f"{scope_words(scope)}; "
+        f"{s['n_boot']} sign flips and posterior draws, seed {s['seed']}.",
+        method_words(t, by="candidate", what="Interval"),
+        method_words(t, by="candidate", column="p_method", what="p-value"),
+    ]
+    return " ".join(words)
 
 
 def _pair_lines(cmp: Comparison, cand: str, base: str) -> list[str]:

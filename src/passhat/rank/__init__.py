@@ -1,7 +1,7 @@
 """Many systems on the same tasks: a leaderboard with rank uncertainty.
 
 * :func:`rank` — per system, metric and k: value, interval, rank, rank
-  interval, P(rank = 1), significance tier, and the pairwise matrix
+  interval, share of draws ranked first, group letters, and the pairwise matrix
   (:mod:`passhat.rank.leaderboard`);
 * :func:`rank_from_draws` — the rank statistics as a pure function of a draw
   matrix (draws × systems), shared by the bootstrap and the joint model

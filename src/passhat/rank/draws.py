@@ -7,8 +7,13 @@ model — gets the same rank statistics from these functions:
 * :func:`point_ranks` — competition ranks of the point values (higher is
   better; equal values share the smaller rank: 1, 1, 3);
 * :func:`rank_from_draws` — per system the rank, the **rank interval**, the
-  share of draws ranked first (**P(rank = 1)**, a draw's tie at the top split
-  evenly among the tied systems) and the mean rank;
+  **share of draws ranked first** (``share_first``, a draw's tie at the top
+  split evenly among the tied systems) and the mean rank. It is a share of
+  resamples (or posterior draws), not the probability that the system is
+  truly first: with two equal leaders it falls near 0.5 on average, but it is
+  spread over (0, 1) — one of the two gets at least 0.8 in about one
+  replicate in five (``studies/rank_calibration``), as any share computed
+  around the observed difference does when the truth is a tie;
 * :func:`simultaneous_band` — a max-type band over several columns of one
   draw matrix (e.g. the whole k grid): every column covered at once.
 
@@ -170,7 +175,7 @@ def rank_from_draws(
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
     groups: ArrayLike | None = None,
 ) -> pd.DataFrame:
-    """Rank, rank interval, P(rank = 1) and mean rank of each system from joint draws.
+    """Rank, rank interval, share of draws ranked first and mean rank of each system.
 
     Parameters
     ----------
@@ -192,13 +197,13 @@ def rank_from_draws(
         every task), so their exact rank distributions are the same; where
         the draws are independent per system (posterior draws) Monte Carlo
         noise alone would set them apart. Each group gets the union of its
-        members' rank intervals and their mean P(rank = 1) and mean rank.
+        members' rank intervals and their mean share ranked first and mean rank.
 
     Returns
     -------
     pandas.DataFrame
         One row per system in input order: system, value, rank, rank_lower,
-        rank_upper, p_first (share of draws where it ranks first, ties split),
+        rank_upper, share_first (share of draws where it ranks first, ties split),
         mean_rank (in the draws), rank_method.
 
     Examples
@@ -206,7 +211,7 @@ def rank_from_draws(
     >>> import numpy as np
     >>> from passhat.rank.draws import rank_from_draws
     >>> d = np.tile([[0.6, 0.6]], (100, 1))          # two identical systems
-    >>> rank_from_draws(d, ["x", "y"], [0.6, 0.6])["p_first"].tolist()
+    >>> rank_from_draws(d, ["x", "y"], [0.6, 0.6])["share_first"].tolist()
     [0.5, 0.5]
     """
     level = check_ci(ci)
@@ -229,7 +234,7 @@ def rank_from_draws(
     # the reported rank always lies in its interval (ties share the smaller rank)
     lower = np.minimum(lower, rk)
     upper = np.maximum(upper, rk)
-    p_first, mean_rank = share.mean(axis=0), ranks.mean(axis=0)
+    share_first, mean_rank = share.mean(axis=0), ranks.mean(axis=0)
     if groups is not None:
         g = np.asarray(groups).ravel()
         if g.size != s:
@@ -237,7 +242,7 @@ def rank_from_draws(
         for label in np.unique(g):
             m = g == label
             lower[m], upper[m] = lower[m].min(), upper[m].max()
-            p_first[m], mean_rank[m] = p_first[m].mean(), mean_rank[m].mean()
+            share_first[m], mean_rank[m] = share_first[m].mean(), mean_rank[m].mean()
     return pd.DataFrame(
         {
             "system": names,
@@ -245,7 +250,7 @@ def rank_from_draws(
             "rank": rk,
             "rank_lower": np.asarray(lower, dtype=np.int64),
             "rank_upper": np.asarray(upper, dtype=np.int64),
-            "p_first": p_first,
+            "share_first": share_first,
             "mean_rank": mean_rank,
             "rank_method": rank_method,
         }

@@ -1,8 +1,9 @@
 """``rank``: a leaderboard of many systems on the same tasks, with rank uncertainty.
 
 Per system, metric (mean, pass@k, pass^k) and k: the value and its interval,
-the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
-**significance tier**, plus the pairwise matrix of differences. The engines:
+the rank (ties share a rank), the **rank interval**, the **share of draws
+ranked first** and the **group letters** (systems that share a letter are
+not separated), plus the pairwise matrix of differences. The engines:
 
 * ``"bootstrap"`` — the paired task bootstrap (:mod:`passhat.rank.engine`):
   one multinomial draw of the tasks per resample serves every system, metric
@@ -23,8 +24,12 @@ The rank statistics are a pure function of the draw matrix
 pairwise tests always use the paired rule of :func:`passhat.compare`, Holm
 across the pairs (:mod:`passhat.rank.pairs`); the pairs that need random sign
 flips share one set of them (:mod:`passhat.signflip_shared`: the same test per
-pair, at a cost nearly flat in the number of pairs). The tiers are cut from
-those tests (:mod:`passhat.rank.tiers`).
+pair, at a cost nearly flat in the number of pairs). The group letters are a
+compact letter display of those tests (:mod:`passhat.rank.tiers`). Below
+:data:`passhat.scopes.MIN_TASKS` common tasks, where the bootstrap engine's
+draws are each system's own posterior (independent, so they ignore the
+pairing), the rank intervals come from the same paired tests instead
+(:func:`passhat.rank.pairs.paired_rank_sets`).
 
 Examples
 --------
@@ -36,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -60,10 +66,11 @@ from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import point_values
 from passhat.rank.inputs import Input, RankedData, combine_systems, inputs_of, ranked_data
-from passhat.rank.pairs import pairwise
+from passhat.rank.pairs import paired_rank_sets, pairwise
 from passhat.rank.result import Ranking, flat_note, outside_note
-from passhat.rank.tiers import TIER_RULES, assign_tiers, leaders
+from passhat.rank.tiers import letter_display
 from passhat.rank.value_draws import ValueDraws, value_draws, value_intervals
+from passhat.scopes import MIN_TASKS
 from passhat.trials import provenance
 
 __all__ = ["ENGINES", "combine_systems", "rank"]
@@ -80,7 +87,6 @@ class _Options:
     n_boot: int
     engine: str
     rank_method: str
-    tier_rule: str
     intersect: bool
     metrics: list[str]
     ks: list[int] | None
@@ -101,7 +107,7 @@ def rank(
     intersect: bool = False,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
-    tier_rule: Literal["chain", "leader"] = "chain",
+    tier_rule: str | None = None,
     fit: Any = None,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
@@ -139,9 +145,13 @@ def rank(
         left out for every system and listed in ``dropped`` (the rule of
         :mod:`passhat.exclusions`), or refused.
     rank_method : {"pairwise", "percentile"}
-        Rank-interval construction (:mod:`passhat.rank.draws`).
-    tier_rule : {"chain", "leader"}
-        How tiers are cut (:func:`passhat.rank.tiers.assign_tiers`).
+        Rank-interval construction from the draws (:mod:`passhat.rank.draws`),
+        with 30 common tasks or more or another engine; below 30 tasks the
+        bootstrap engine's rank intervals come from the paired tests
+        (:func:`passhat.rank.pairs.paired_rank_sets`).
+    tier_rule : optional
+        Deprecated, no effect: tiers gave way to the group letters (a compact
+        letter display of the paired tests, :mod:`passhat.rank.tiers`).
     fit : optional
         For ``engine="joint"`` / ``"rasch"``: a :class:`passhat.JointFit` (or any
         result with ``metric_draws(metric, k, *, scope)`` → draws × systems and
@@ -157,9 +167,16 @@ def rank(
     --------
     >>> import passhat as ph
     >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=500, seed=0)
-    >>> r.table[["system", "rank", "tier"]].head(2).values.tolist()
-    [['guided', 1, 1], ['baseline', 2, 2]]
+    >>> r.table[["system", "rank", "group"]].head(2).values.tolist()
+    [['guided', 1, 'a'], ['baseline', 2, 'b']]
     """
+    if tier_rule is not None:
+        warnings.warn(
+            "rank(tier_rule=...) has no effect: the tiers gave way to group letters (systems "
+            "that share a letter are not separated); it will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     opts = _options(
         k=k,
         metrics=metrics,
@@ -167,7 +184,6 @@ def rank(
         n_boot=n_boot,
         engine=engine,
         rank_method=rank_method,
-        tier_rule=tier_rule,
         intersect=intersect,
         weights=weights,
         unscored_tasks=unscored_tasks,
@@ -234,7 +250,6 @@ def _options(
     n_boot: int,
     engine: str,
     rank_method: str,
-    tier_rule: str,
     intersect: bool,
     weights: WeightSpec,
     unscored_tasks: str,
@@ -244,15 +259,12 @@ def _options(
     nb = check_n_boot(n_boot)
     engine = check_method(engine, ENGINES, "engine")
     rank_method = check_method(rank_method, RANK_METHODS, "rank_method")
-    tier_rule = check_method(tier_rule, TIER_RULES, "tier_rule")
     intersect = check_flag(intersect, "intersect")
     ks = None if k is None else norm_k(k)
     mets = [check_method(m, METRICS, "metric") for m in metrics]
     if not mets:
         raise OptionError("metrics: give at least one of mean, pass_at_k, pass_hat_k")
-    return _Options(
-        level, nb, engine, rank_method, tier_rule, intersect, mets, ks, weights, unscored_tasks
-    )
+    return _Options(level, nb, engine, rank_method, intersect, mets, ks, weights, unscored_tasks)
 
 
 def _leaderboard(
@@ -263,11 +275,14 @@ def _leaderboard(
     intervals: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.object_]],
     opts: _Options,
 ) -> pd.DataFrame:
-    """One block per column (metric, k), best first: the rank statistics of the draws, the
-    tiers cut from the Holm-adjusted pairwise tests, the value interval."""
+    """One block per column (metric, k), best first: the rank statistics of the draws (the
+    rank intervals of the paired tests where the draws ignore the pairing), the group letters
+    of the Holm-adjusted pairwise tests, the value interval."""
     lows, highs, rule = intervals
     # systems with identical counts share their rank statistics
     twins = np.unique(np.concatenate([d.n, d.c], axis=1), axis=0, return_inverse=True)[1].ravel()
+    alpha = round(1.0 - opts.level, 12)
+    unpaired = opts.engine == "bootstrap" and d.tasks < MIN_TASKS
     rows: list[pd.DataFrame] = []
     for j, (metric, kk) in enumerate(d.cols):
         r = rank_from_draws(
@@ -279,8 +294,12 @@ def _leaderboard(
             groups=twins,
         )
         pop = pt[(pt["metric"] == metric) & (pt["k"] == kk) & (pt["scope"] == "population")]
-        for col, values in _tiers(point[:, j], pop, d.systems, opts).items():
-            r[col] = values
+        if unpaired:  # each system's own posterior: rank intervals from the paired tests
+            lo, hi = paired_rank_sets(pop, point[:, j], len(d.systems), alpha=alpha)
+            r["rank_lower"], r["rank_upper"] = lo, hi
+            r["rank_method"] = "paired tests"
+        adj = _adjusted(pop, len(d.systems))
+        r["group"] = letter_display(point[:, j], adj, alpha=alpha)
         r.insert(1, "metric", metric)
         r.insert(2, "k", kk)
         r["lower"] = np.clip(lows[:, j], 0.0, 1.0)
@@ -293,24 +312,12 @@ def _leaderboard(
     return pd.concat(rows, ignore_index=True)
 
 
-def _tiers(
-    values: NDArray[np.float64], pop: pd.DataFrame, systems: list[str], opts: _Options
-) -> dict[str, Any]:
-    """Tier, tier leader and whether separated from it, from one column's population-scope
-    pairs (Holm-adjusted p-values, symmetric)."""
-    alpha = round(1.0 - opts.level, 12)
-    adj = np.full((len(systems), len(systems)), np.nan)
+def _adjusted(pop: pd.DataFrame, n_sys: int) -> NDArray[np.float64]:
+    """The symmetric matrix of one column's Holm-adjusted population-scope p-values."""
+    adj = np.full((n_sys, n_sys), np.nan)
     adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
     adj[pop["b"].to_numpy(int), pop["a"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
-    tier = assign_tiers(values, adj, alpha=alpha, rule=opts.tier_rule)
-    lead = leaders(values, tier)
-    return {
-        "tier": tier,
-        "tier_leader": [systems[i] for i in lead],
-        "separated_from_leader": [
-            bool(adj[i, lead[i]] <= alpha) if i != lead[i] else False for i in range(len(systems))
-        ],
-    }
+    return adj
 
 
 def _settings(
@@ -329,8 +336,8 @@ def _settings(
         "draws_word": dr.draws_word,
         "value_interval": dr.value_interval,
         "rank_method": opts.rank_method,
-        "tier_scope": "population",
-        "tier_rule": opts.tier_rule,
+        "group_scope": "population",
+        "grouping": "compact letter display of the pairs separated after Holm (Piepho 2004)",
         "pairs_tested": n_pairs,
         "pair_flips": n_flips,
         "tasks": d.tasks,

@@ -2,8 +2,9 @@
 
 :class:`Ranking` holds the leaderboard of every metric and k, the pairwise matrix, the
 simultaneous bands and the joint draws. One display (:meth:`Ranking.view`) serves the
-terminal (``passhat rank``), a notebook and ``repr``: per metric and k the tiers, values,
-ranks with their intervals and P(rank = 1), then the engine and what each column means.
+terminal (``passhat rank``), a notebook and ``repr``: per metric and k the group letters,
+values, ranks with their intervals and the share of draws ranked first, then the engine and
+what each column means.
 Nothing here ranks (the bands from the draws excepted).
 
 Examples
@@ -24,14 +25,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from passhat._format import num
+from passhat._paper import PaperTable, interval_cell, level_words, metric_label
 from passhat._repr import Display, View, interval_text
 from passhat._result import Result, records
 from passhat.errors import OptionError
-from passhat.estimators import METRIC_LABELS
 from passhat.hierarchical import Column
 from passhat.intervals import outside_mask
 from passhat.rank.draws import simultaneous_band
-from passhat.scopes import MIN_TASKS
+from passhat.scopes import MIN_TASKS, weights_method
 
 __all__ = [
     "Ranking",
@@ -39,6 +41,7 @@ __all__ = [
     "flat_note",
     "metric_name",
     "outside_note",
+    "share_header",
     "weights_note",
 ]
 
@@ -52,7 +55,7 @@ def metric_name(metric: str, k: int) -> str:
     >>> metric_name("pass_hat_k", 4), metric_name("mean", 4)
     ('pass^4', 'mean')
     """
-    return "mean" if metric == "mean" else METRIC_LABELS[metric].replace("k", str(k))
+    return metric_label(metric, k)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -64,9 +67,11 @@ class Ranking(Result):
     table : pandas.DataFrame
         One row per (metric, k, system), best first: value, lower, upper
         (marginal interval, scope and method in ``scope``/``method``), rank
-        (ties share a rank), rank_lower, rank_upper, p_first (P(rank = 1)),
-        mean_rank, tier, tier_leader, separated_from_leader (a chain of ties:
-        in the leader's tier but separated from the leader), tasks, engine.
+        (ties share a rank), rank_lower, rank_upper, rank_method,
+        share_first (the share of resamples or posterior draws in which the
+        system ranks first: not the probability that it is truly first),
+        mean_rank, group (letters: systems that share a letter are not
+        separated by the Holm-adjusted paired tests), tasks, engine.
     pairs : pandas.DataFrame
         Every pair (a, b) in leaderboard order, per (metric, k, scope):
         difference b − a, lower, upper (marginal, the paired rule of
@@ -236,14 +241,11 @@ class Ranking(Result):
         return Display(tuple(parts), min_width=100)
 
     def _board_view(self, metric: str, kk: int, part: pd.DataFrame) -> View:
-        """One metric and k: tier, system, value (interval), rank (interval), P(rank = 1)."""
+        """One metric and k: group, system, value (interval), rank (interval), share first."""
         level = self.settings["ci"]
         frame = pd.DataFrame(
             {
-                "tier": [
-                    f"{tier}*" if sep else str(tier)
-                    for tier, sep in zip(part["tier"], part["separated_from_leader"], strict=True)
-                ],
+                "group": part["group"].astype(str),
                 "system": part["system"].astype(str),
                 "value (interval)": [
                     interval_text(v, lo, hi)
@@ -255,7 +257,9 @@ class Ranking(Result):
                         part["rank"], part["rank_lower"], part["rank_upper"], strict=True
                     )
                 ],
-                "P(rank = 1)": [f"{p:.2f}" for p in part["p_first"]],
+                share_header(self.settings.get("draws_word", "resamples")): [
+                    f"{p:.2f}" for p in part["share_first"]
+                ],
             }
         )
         pairs = self.pairs
@@ -270,28 +274,94 @@ class Ranking(Result):
                 f"pairs separated at {1 - level:.0%} after Holm: {int(pop['separated'].sum())} "
                 f"of {len(pop)}",
             ),
-            left=frozenset({"system"}),
+            left=frozenset({"group", "system"}),
+        )
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: per metric and k (pass@1 and pass^1 only when the mean is not
+        ranked), best first, each system's group letter, value with its interval, rank with
+        its interval and its share of draws ranked first; the caption says the level, the
+        scope, the engine, the draws and what each column means.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=300, seed=0)
+        >>> print(r.to_markdown().splitlines()[2])
+        | mean | a | guided | 0.815 [0.764, 0.864] | 1 [1, 1] | 1.00 |
+        """
+        has_mean = "mean" in self.settings["metrics"]
+        first = share_header(self.settings.get("draws_word", "resamples"))
+        t = self.table
+        keep = [
+            not (has_mean and m != "mean" and int(k) == 1)
+            for m, k in zip(t["metric"], t["k"], strict=True)
+        ]
+        rows = [
+            {
+                "metric": metric_label(str(r["metric"]), int(r["k"])),
+                "group": str(r["group"]),
+                "system": str(r["system"]),
+                "value": interval_cell(num(r["value"]), num(r["lower"]), num(r["upper"])),
+                "rank": f"{r['rank']} [{r['rank_lower']}, {r['rank_upper']}]",
+                first: f"{r['share_first']:.2f}",
+            }
+            for r in t[keep].to_dict(orient="records")
+        ]
+        columns = ["metric", "group", "system", "value", "rank", first]
+        return PaperTable(pd.DataFrame(rows, columns=columns), self._caption(), group="metric")
+
+    def _caption(self) -> str:
+        """The leaderboard's caption: what was ranked, then the legend and the engine."""
+        s = self.settings
+        one = " (pass@1 = pass^1 = mean)" if "mean" in s["metrics"] and 1 in s["k"] else ""
+        legend = [line[0].upper() + line[1:] for line in self._legend()]
+        return " ".join(
+            [
+                f"Leaderboard of {len(self.systems)} systems on {s['tasks']} common tasks, best "
+                f"first per metric{one}; {level_words(s['ci'])} intervals.",
+                *(line.rstrip(".") + "." for line in legend),
+                f"Engine: {s['engine_label']}; {s['n_boot']} {s.get('draws_word', 'resamples')}"
+                f", seed {s['seed']}.",
+            ]
         )
 
     def _legend(self) -> list[str]:
-        """What the value, the rank interval, P(rank = 1), the tier and the star mean."""
+        """What the value, the rank interval, the share ranked first and the group mean."""
         s = self.settings
-        lines = [
+        word = s.get("draws_word", "resamples")
+        paired_tests = bool((self.table["rank_method"] == "paired tests").any())
+        return [
             "value: population scope (expected value over tasks like these), marginal "
             f"{s['value_interval']} per system",
-            "rank interval: marginal per system, simultaneous over its comparisons with the "
-            "others (pairwise rank set); ties in the values share a rank",
-            f"P(rank = 1): share of {s['draws_word']} in which the system ranks "
-            "first (a tie at the top is split)",
-            "tier: walking down from the leader, a new tier starts only at a system separated "
-            "from every system of the tier above (the compare rule, Holm across all pairs)"
-            if s.get("tier_rule", "chain") == "chain"
-            else "tier: walking down from the leader, a system joins the tier while it is not "
-            "separated from the tier's leader (the compare rule, Holm across all pairs)",
+            (
+                "rank interval: marginal per system, from its paired tests against every other "
+                "system (the compare rule, Holm across its comparisons); ties in the values "
+                "share a rank"
+                if paired_tests
+                else "rank interval: marginal per system, simultaneous over its comparisons with "
+                "the others (pairwise rank set); ties in the values share a rank"
+            ),
+            f"{share_header(word)}: the share of {word} in which the system ranks first (a tie "
+            "at the top is split); a share, not the probability that it is truly first: two "
+            "equal leaders each get about 0.5 on average, but one of them gets 0.8 or more in "
+            "about one replicate in five",
+            "group: systems that share a letter are not separated (the compare rule, Holm "
+            "across all pairs; compact letter display); a system with two letters is not "
+            "separated from either group",
         ]
-        if self.table["separated_from_leader"].any():
-            lines.append("* in its leader's tier through a chain of ties, but separated from it")
-        return lines
+
+
+def share_header(draws_word: str) -> str:
+    """The column header of the share of draws ranked first, e.g. ``first in (share of
+    resamples)``.
+
+    Examples
+    --------
+    >>> share_header("draws")
+    'first in (share of draws)'
+    """
+    return f"first in (share of {draws_word})"
 
 
 # ------------------------------------------------------------ words of the computation
@@ -301,7 +371,8 @@ _ENGINE_WORDS = {
     "posterior": (
         "hierarchical Beta-Binomial posterior of each system, grid quadrature, drawn "
         "independently (rule: fewer than {min_tasks} common tasks, too few to resample; "
-        "the task effects the systems share are not modelled: --engine joint does)",
+        "the draws ignore the task effects the systems share, so the rank intervals come "
+        "from the paired tests; --engine joint models the shared effects)",
         "population scope (expected value over tasks like these), posterior equal-tailed "
         "(the interval passhat estimate gives)",
         "draws",
@@ -341,9 +412,18 @@ def engine_words(kind: str) -> tuple[str, str, str, str]:
     )
 
 
-def weights_note(weighted: bool) -> list[str]:
-    """The note that per-system posterior values treat tasks as exchangeable (when weighted)."""
-    return ["the posterior values ignore task weights: tasks exchangeable"] if weighted else []
+def weights_note(weights: NDArray[np.float64]) -> list[str]:
+    """The note that the per-system posterior values weight the tasks (unequal weights only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights_note(np.array([1.0, 1.0, 5.0]))
+    ['the posterior values weight the tasks: task weights as likelihood weights, scaled to 1.8 \
+effective tasks (Kish)']
+    """
+    how = weights_method(weights)
+    return [f"the posterior values weight the tasks: {how[2:]}"] if how else []
 
 
 def outside_note(table: pd.DataFrame) -> list[str]:

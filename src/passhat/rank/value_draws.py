@@ -40,7 +40,7 @@ from passhat.hierarchical import Column, population_values, weighted_quantiles
 from passhat.rank.engine import paired_draws
 from passhat.rank.inputs import RankedData
 from passhat.rank.result import engine_words, weights_note
-from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS
+from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS, weighted_multiplicities
 
 __all__ = ["ValueDraws", "value_draws", "value_intervals"]
 
@@ -73,9 +73,8 @@ def value_draws(
     each system's hierarchical posterior (the rule of :func:`passhat.estimate`: resampling so
     few tasks understates the spread); or the joint model's posterior."""
     if engine == "bootstrap" and d.tasks < MIN_TASKS:
-        draws, bounds = _posterior_draws(d.n, d.c, d.cols, ci=ci, n_draws=n_boot, rng=rng)
-        weighted = bool(np.ptp(d.w) > 1e-12 * np.max(d.w))
-        return ValueDraws(draws, bounds, *engine_words("posterior"), notes=weights_note(weighted))
+        draws, bounds = _posterior_draws(d.n, d.c, d.w, d.cols, ci=ci, n_draws=n_boot, rng=rng)
+        return ValueDraws(draws, bounds, *engine_words("posterior"), notes=weights_note(d.w))
     if engine == "bootstrap":
         draws = paired_draws(d.n, d.c, d.w, d.cols, n_boot=n_boot, rng=rng)
         return ValueDraws(draws, None, *engine_words("bootstrap"))
@@ -112,6 +111,7 @@ def value_intervals(
 def _posterior_draws(
     n: NDArray[np.float64],
     c: NDArray[np.float64],
+    w: NDArray[np.float64],
     cols: Sequence[Column],
     *,
     ci: float,
@@ -121,18 +121,20 @@ def _posterior_draws(
     """Each system's hierarchical posterior of its population values (few common tasks).
 
     The rule of :func:`passhat.scopes.scope_intervals` below ``MIN_TASKS`` tasks: per
-    system the Beta-Binomial posterior on the grid, its equal-tailed interval (the one
-    :func:`passhat.estimate` prints) and ``n_draws`` draws of its nodes. Systems are drawn
-    independently. Returns draws (draws × systems × columns) and intervals
-    (systems × 2 × columns).
+    system the Beta-Binomial posterior on the grid (with unequal task weights, the weighted
+    population model, :func:`passhat.scopes.weighted_multiplicities`), its equal-tailed
+    interval (the one :func:`passhat.estimate` prints) and ``n_draws`` draws of its nodes.
+    Systems are drawn independently. Returns draws (draws × systems × columns) and
+    intervals (systems × 2 × columns).
     """
     alpha = 1.0 - ci
     draws = np.empty((n_draws, n.shape[0], len(cols)))
     bounds = np.empty((n.shape[0], 2, len(cols)))
     for i in range(n.shape[0]):  # one small grid per system (a leaderboard's systems)
-        pairs, freq = np.unique(np.stack([n[i], c[i]]), axis=1, return_counts=True)
+        cats, freq = np.unique(np.stack([n[i], c[i], w]), axis=1, return_counts=True)
+        mult = weighted_multiplicities(cats[2], freq)
         nodes = posterior_grid(
-            pairs[0], pairs[1], freq, prior=DEFAULT_PRIOR, size=GRID_SIZE
+            cats[0], cats[1], freq if mult is None else mult, prior=DEFAULT_PRIOR, size=GRID_SIZE
         ).nodes()
         pv = population_values(nodes, cols)
         bounds[i] = weighted_quantiles(pv, nodes.weight, [alpha / 2, 1 - alpha / 2])

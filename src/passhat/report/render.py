@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from passhat._format import fmt_ratio, jsonable, printable, short_names
+from passhat._paper import md_escape
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
@@ -170,22 +171,6 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
             return f"{lo:.4g} – {hi:.4g}"
         return f"{float(lo):.1%} – {float(hi):.1%}"
     return _num(row.get(col.key), col.fmt)
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-
-
-def md_escape(value: Any) -> str:
-    """Escape a string for Markdown text and table cells (HTML characters too).
-
-    Examples
-    --------
-    >>> print(md_escape("a|b <i>"))
-    a\\|b &lt;i&gt;
-    """
-    text = str(value).replace("\r", " ").replace("\n", " ")
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 def _code(value: Any) -> str:
