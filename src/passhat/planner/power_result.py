@@ -68,7 +68,7 @@ def _test_text(q: Mapping[str, Any]) -> str:
     """The test an answer's power is of: compare's (simulated) or the t-test approximation."""
     if q["method"] == "simulation":
         return f"passhat compare's paired test (sign-flip) at α = {q['alpha']:g}"
-    return f"a paired t-test at α = {q['alpha']:g} (approximation)"
+    return f"a paired t-test at α = {q['alpha']:g}"
 
 
 def power_reasoning(
@@ -142,7 +142,7 @@ def power_method(q: Mapping[str, Any], *, measured: bool) -> str:
     return (
         f"paired t-test power (noncentral t) with {sd_how} per-task difference SD, an "
         "approximation: compare runs a sign-flip test, whose power can be a few points lower"
-        + ("" if measured else " (method='simulation' computes it)")
+        + ("" if measured else " (the simulation method computes it)")
     )
 
 
