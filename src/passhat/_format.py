@@ -26,6 +26,8 @@ __all__ = [
     "fmt_ratio",
     "jsonable",
     "num",
+    "p_clause",
+    "p_text",
     "pct",
     "plural",
     "printable",
@@ -148,6 +150,37 @@ def fixed(x: float, digits: int = 3, *, sign: bool = False) -> str:
     """
     text = f"{x:z.{digits}f}"
     return "+" + text if sign and x > 0 and float(text) != 0.0 else text
+
+
+#: p-values below this print as "<0.0001": the floor of a test with 10,000 random draws is
+#: 1/10,001, which four decimals would round up to a p-value it never reached.
+P_FLOOR = 1e-4
+
+
+def p_text(p: float | None) -> str:
+    """A p-value, one format everywhere (tables, sentences, the CLI and the report): four
+    decimals, "<0.0001" below, "—" when missing.
+
+    Examples
+    --------
+    >>> p_text(0.00732), p_text(1 / 10_001), p_text(None), p_text(float("nan"))
+    ('0.0073', '<0.0001', '—', '—')
+    """
+    if p is None or not math.isfinite(float(p)):
+        return "—"
+    return "<0.0001" if float(p) < P_FLOOR else f"{float(p):.4f}"
+
+
+def p_clause(p: float) -> str:
+    """A p-value in a sentence: "p = 0.0073", or "p < 0.0001" (:func:`p_text`).
+
+    Examples
+    --------
+    >>> p_clause(0.00332), p_clause(9.999e-05)
+    ('p = 0.0033', 'p < 0.0001')
+    """
+    text = p_text(p)
+    return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"
 
 
 def num(x: float | None, digits: int = 3) -> str:

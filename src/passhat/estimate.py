@@ -58,6 +58,7 @@ from passhat.exclusions import (
     feasible_ks,
     weight_zero_notes,
 )
+from passhat.inputs import as_input
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -140,7 +141,7 @@ def _notes(
 
 
 def estimate(
-    data: Trials | xr.Dataset,
+    data: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     *,
     k: int | Sequence[int] | None = None,
     weights: WeightSpec = None,
@@ -169,8 +170,10 @@ def estimate(
 
     Parameters
     ----------
-    data : Trials or xarray.Dataset
-        Trials, or a count table.
+    data : Trials or xarray.Dataset, or a list of them
+        Trials, or a count table; a list is estimated as one input holding every input's
+        systems (files that name no system named after the files:
+        :func:`passhat.inputs.combine_inputs`).
     k : int or sequence of int, optional
         The k values (each ≥ 1). Default: passhat's one default k,
         :func:`passhat.exclusions.default_ks` (1, 2 and 5, capped at the
@@ -240,6 +243,7 @@ def estimate(
     min_runs = check_min_runs(min_runs)
     matched = check_flag(matched, "matched")
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
+    data = as_input(data)
     ds = as_counts(data)
     ks = default_ks(ds) if k is None else norm_k(k)
     ks_dropped: list[int] = []

@@ -401,8 +401,8 @@ def test_closed_form_plans_accept_quiet(
         (["estimate", ""], "the input path"),
         (["slices", ""], "the input path"),
         (["compare", "", ""], "the input path"),
-        (["plan", "design", "--from", "", "--budget-runs", "100"], "the input path"),
-        (["plan", "next", "{f}", "--budget", "5", "--prior-from", ""], "the input path"),
+        (["plan", "design", "--from", "", "--budget-runs", "100"], "--from"),
+        (["plan", "next", "{f}", "--budget", "5", "--prior-from", ""], "--prior-from"),
         (["report", "{f}", "-o", "{out}", "--traces", ""], "--traces"),
     ],
 )

@@ -162,7 +162,11 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         (["--prior-mean", "1.2", "--prior-kappa", "5"], r"^passhat: error: --prior-mean must lie "),
         (["--prior-mean", "0", "--prior-icc", "0.2"], r"--prior-mean must lie in \(0, 1\)"),
         (["--prior-mean", "0.9", "--prior-kappa", "-1"], r"--prior-kappa must be a positive"),
-        (["--prior-system", "baseline"], r"--prior-format and --prior-system describe --prior-"),
+        (
+            ["--prior-system", "baseline"],
+            r"--prior-format, --prior-map, --prior-threshold, --prior-system-name and "
+            "--prior-system describe --prior-from: give it",
+        ),
         (
             ["--prior-from", AGENTS],
             r"--prior-from .*agents.csv holds 2 systems \(baseline, guided\); name one with "

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 import xarray as xr
 
-from passhat.commands._common import load_input, quiet_option
+from passhat.commands._common import InputSpec, input_options, quiet_option
 from passhat.commands._options import (
     ci_option,
     command,
@@ -29,41 +29,24 @@ from passhat.commands._options import (
 from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.compare import classify, compare
 from passhat.errors import OptionError
-from passhat.estimators import as_counts
-from passhat.examples import EXAMPLES
 from passhat.trials import Trials
 
 __all__ = ["register"]
 
 
-def _load_pair(
-    opts: dict[str, Any],
-) -> tuple[Trials | xr.Dataset, Trials | xr.Dataset | None, tuple[str, str] | None]:
-    """Read BASE (and CAND): two files, or one file/example with several systems."""
-    read_opts = {
-        "fmt": opts["fmt"],
-        "maps": opts["maps"],
-        "threshold": opts["threshold"],
-        "quiet": bool(opts.get("quiet")),
-    }
-    base, cand, example = opts["base"], opts["cand"], opts["example"]
-    if example is not None:
-        if base is not None or cand is not None:
-            raise OptionError("give input files or --example, not both")
-        return load_input(None, example=example, **read_opts), None, None
-    if base is None:
+def _load(
+    source: InputSpec, quiet: bool
+) -> tuple[Trials | xr.Dataset | list[Trials | xr.Dataset], Trials | xr.Dataset | None]:
+    """Read RUNS: one input (BASE alone, or the example), BASE and CAND, or a list of three
+    or more inputs (the first one's system the baseline unless --baseline names one)."""
+    if not source.given:
         raise OptionError("no input: give BASE and CAND files (or one file and --baseline NAME)")
-    data_a = load_input(base, example=None, **read_opts)
-    if cand is None:
-        return data_a, None, None
-    data_b = load_input(cand, example=None, **read_opts)
-    sa = [str(s) for s in as_counts(data_a)["system"].values]
-    sb = [str(s) for s in as_counts(data_b)["system"].values]
-    names = None
-    if len(sa) == 1 and len(sb) == 1 and sa == sb:
-        stems = (Path(base).stem, Path(cand).stem)
-        names = stems if stems[0] != stems[1] else ("base", "cand")
-    return data_a, data_b, names
+    inputs = source.inputs(quiet=quiet)
+    if len(inputs) == 1:
+        return inputs[0], None
+    if len(inputs) == 2:
+        return inputs[0], inputs[1]
+    return inputs, None
 
 
 # Options of the paired comparison (the default mode).
@@ -129,10 +112,11 @@ CLASSIFY_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option(
         "--multiplicity",
         type=click.Choice(["holm", "bh", "none"]),
-        default="holm",
-        show_default=True,
-        help="With --classify: holm bounds P(any false regression) by --alpha (FWER); bh the "
-        "share of false flags (FDR); none tests each task at --alpha alone.",
+        default=None,
+        help="With --classify (default holm): holm bounds P(any false regression) by --alpha "
+        "(FWER); bh the share of false flags (FDR); none tests each task at --alpha alone. "
+        "The paired comparison with several candidates (default none): holm adds p-values "
+        "adjusted across the candidates.",
     ),
     click.option(
         "--min-runs",
@@ -156,10 +140,23 @@ def _apply(
     return deco
 
 
+def _paired_multiplicity(value: str | None) -> Literal["none", "holm"]:
+    """--multiplicity of the paired comparison: none unless holm is asked for."""
+    if value == "bh":
+        raise OptionError(
+            "--multiplicity bh applies to --classify's per-task tests; the paired comparison "
+            "takes holm (p-values adjusted across the candidates) or none"
+        )
+    return "holm" if value == "holm" else "none"
+
+
 def _same_file_note(opts: dict[str, Any]) -> None:
     """Say so when BASE and CAND are one file (after the results: an error stays one line)."""
-    base, cand = opts["base"], opts["cand"]
-    if cand is not None and not opts["quiet"] and Path(base).resolve() == Path(cand).resolve():
+    paths = opts["paths"]
+    if len(paths) != 2 or opts["quiet"]:
+        return
+    base, cand = paths
+    if Path(base).resolve() == Path(cand).resolve():
         echo(
             f"passhat: note: BASE and CAND are the same file ({cand}): the differences are 0 by "
             "construction (the intervals show only the method's noise)",
@@ -168,9 +165,8 @@ def _same_file_note(opts: dict[str, Any]) -> None:
 
 
 def _run_classify(
-    data_a: Trials | xr.Dataset,
+    data_a: Trials | xr.Dataset | list[Trials | xr.Dataset],
     data_b: Trials | xr.Dataset | None,
-    names: tuple[str, str] | None,
     opts: dict[str, Any],
 ) -> int:
     """``compare --classify``: print verdicts; return 1 when a --fail-on verdict is found."""
@@ -179,10 +175,9 @@ def _run_classify(
         data_b,
         alpha=opts["alpha"],
         min_runs=opts["min_runs"] if opts["min_runs"] is not None else 3,
-        multiplicity=opts["multiplicity"],
+        multiplicity=opts["multiplicity"] or "holm",
         base_system=opts["baseline"],
         cand_system=opts["candidate"],
-        names=names,
     )
     _same_file_note(opts)
     fail_on = list(opts["fail_on"] or ())
@@ -197,35 +192,26 @@ def _run_classify(
 
 
 @command("compare")
-@click.argument("base", required=False, type=click.Path(dir_okay=True, readable=False))
-@click.argument("cand", required=False, type=click.Path(dir_okay=True, readable=False))
-@click.option(
-    "--example",
-    type=click.Choice(sorted(EXAMPLES)),
-    default=None,
-    help="Use a bundled example (several systems) instead of files.",
-)
-@click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")
-@click.option(
-    "--map", "maps", multiple=True, metavar="FIELD=COLUMN", help="Column map for tidy files."
-)
-@click.option("--threshold", type=float, default=None, help="Numeric score → success when ≥ this.")
+@input_options
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
 @json_option("verdicts", "comparison")
 @paper_option(scopes=("population", "benchmark"))
 @quiet_option("No notes, only the tables.")
-def compare_cmd(**opts: Any) -> None:
+def compare_cmd(source: InputSpec, **opts: Any) -> None:
     """Paired difference CAND − BASE on matched tasks, with intervals and p-values.
 
-    BASE and CAND are files with one system each, or BASE alone holds several
-    systems and --baseline names the one the others are compared to.
+    RUNS are BASE and CAND, files with one system each; or BASE alone holds several
+    systems and --baseline names the one the others are compared to (with two, the
+    first is the baseline); or three or more files, each system compared with the first
+    file's (or --baseline's). A file without a system column is named after the file.
     """
     if opts["classify"] and opts["paper"] is not None:
         raise OptionError(f"--{opts['paper']} writes the paired comparison's table, not --classify")
-    data_a, data_b, names = _load_pair(opts)
+    data_a, data_b = _load(source, opts["quiet"])
+    opts["paths"] = source.paths
     if opts["classify"]:
-        status = _run_classify(data_a, data_b, names, opts)
+        status = _run_classify(data_a, data_b, opts)
         if status:
             click.get_current_context().exit(status)
         return
@@ -242,10 +228,10 @@ def compare_cmd(**opts: Any) -> None:
         seed=opts["seed"],
         intersect=opts["intersect"],
         baseline=opts["baseline"],
-        names=names,
         weights=None if opts["weights"] == "equal" else opts["weights"],
         on_short="exclude" if opts["min_runs"] is not None else "error",
         min_runs=opts["min_runs"],
+        multiplicity=_paired_multiplicity(opts["multiplicity"]),
     )
     _same_file_note(opts)
     if opts["as_json"]:

@@ -108,7 +108,7 @@ def fit_cmd(
     from passhat.model import fit as _fit  # PyMC and ArviZ load only when a command fits
 
     if output is not None:  # before sampling, not after
-        check_file(output, inputs=input_paths(source.path), force=force)
+        check_file(output, inputs=input_paths(*source.paths), force=force)
     elif force:
         raise OptionError("--force applies to -o FILE")
     fitted = _fit(

@@ -16,7 +16,12 @@ import click
 
 from passhat import planner as plan
 from passhat._result import Result
-from passhat.commands._common import load_input, quiet_option
+from passhat.commands._common import (
+    ReadOptions,
+    check_path_given,
+    quiet_option,
+    reading_options,
+)
 from passhat.commands._options import (
     ci_option,
     command,
@@ -175,13 +180,16 @@ def table_cmd(ci: float, as_json: bool) -> None:
 def prior_options(
     f: Callable[..., Any] | None = None, /, *, prefix: str = ""
 ) -> Callable[..., Any]:
-    """--from RUNS (with --format/--system) or --mean with --icc/--kappa.
+    """--from RUNS (read with the reading options: --format, --map, --threshold,
+    --system-name; and --system) or --mean with --icc/--kappa.
 
     ``prefix`` names a second set beside a command's own input options:
-    ``prior-`` gives --prior-from, --prior-format, --prior-system, --prior-mean,
-    --prior-icc, --prior-kappa. The parameters are named as the planner's (``prior``,
-    ``mean``, ``icc``, ``kappa``; ``prior_system`` with a prefix, ``system`` without), so
-    that its errors name these options; read them with :func:`resolve_prior`.
+    ``prior-`` gives --prior-from, --prior-format, --prior-map, --prior-threshold,
+    --prior-system-name, --prior-system, --prior-mean, --prior-icc, --prior-kappa. The
+    parameters are named as the planner's (``prior``, ``mean``, ``icc``, ``kappa``;
+    ``prior_system`` with a prefix, ``system`` without), so that its errors name these
+    options; the reading options arrive as one :class:`~passhat.commands._common.ReadOptions`
+    (``reading``, or ``prior_reading`` with a prefix). Read them with :func:`resolve_prior`.
     """
     if f is None:
         return lambda g: prior_options(g, prefix=prefix)
@@ -191,19 +199,20 @@ def prior_options(
         "mean": "Mean success μ.",
         "icc": "Within-task correlation 1/(κ+1).",
         "kappa": "Beta concentration κ.",
-        "format": f"Format of --{prefix}from (sniffed).",
         "system": "System in a multi-system --prior-from."
         if prefix
         else "System in a multi-system input.",
     }
-    names = {"from": "prior", "format": "prior_format" if prefix else "fmt"}
-    names["system"] = "prior_system" if prefix else "system"
+    names = {"from": "prior", "system": "prior_system" if prefix else "system"}
     for name in reversed(helps):  # click lists the options in the order applied last first
         extra: dict[str, Any] = {"type": float} if name in ("mean", "icc", "kappa") else {}
         if name == "from":
             extra["metavar"] = "EARLIER_RUNS" if prefix else "RUNS"
         param = names.get(name, name)
         f = click.option(f"--{prefix}{name}", param, default=None, help=helps[name], **extra)(f)
+        if name == "system":  # the reading options of --from, beside it
+            dest = "prior_reading" if prefix else "reading"
+            f = reading_options(prefix, dest=dest, of=f"--{prefix}from")(f)
     return f
 
 
@@ -216,7 +225,7 @@ def resolve_prior(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    fmt: str | None,
+    reading: ReadOptions,
     system: str | None,
     *,
     prefix: str = "",
@@ -236,14 +245,18 @@ def resolve_prior(
                 f"give {opt('from')} {'EARLIER_RUNS' if prefix else 'RUNS'} or {opt('mean')} "
                 f"with {opt('icc')}/{opt('kappa')}, not both"
             )
+        check_path_given(path, option=opt("from"))
         try:
-            return load_input(path, example=None, fmt=fmt)
+            return reading.read(path)
         except InputError as err:  # which file: the input or the earlier one
             if not prefix:
                 raise
             raise type(err)(f"{opt('from')}: {err}") from err
-    if prefix and (fmt is not None or system is not None):
-        raise OptionError(f"{opt('format')} and {opt('system')} describe {opt('from')}: give it")
+    if prefix and (reading != ReadOptions() or system is not None):
+        raise OptionError(
+            f"{opt('format')}, {opt('map')}, {opt('threshold')}, {opt('system-name')} and "
+            f"{opt('system')} describe {opt('from')}: give it"
+        )
     if mean is None:
         if icc is None and kappa is None:
             return None  # required without a prefix: required_prior says so
@@ -266,11 +279,11 @@ def required_prior(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    fmt: str | None,
+    reading: ReadOptions,
     system: str | None,
 ) -> Any:
     """The required prior of ``plan design`` / ``plan power`` (:func:`resolve_prior`)."""
-    prior = resolve_prior(path, mean, icc, kappa, fmt, system)
+    prior = resolve_prior(path, mean, icc, kappa, reading, system)
     if prior is None:
         raise OptionError(NO_PRIOR)
     return prior
@@ -341,7 +354,7 @@ def design_cmd(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    fmt: str | None,
+    reading: ReadOptions,
     system: str | None,
     as_json: bool,
 ) -> None:
@@ -350,7 +363,7 @@ def design_cmd(
         budget_runs=budget_runs,
         budget_cost=budget_cost,
         k=k,
-        prior=required_prior(prior, mean, icc, kappa, fmt, system),
+        prior=required_prior(prior, mean, icc, kappa, reading, system),
         cost_per_run=cost_per_run,
         cost_per_task=cost_per_task,
         metric=metric,  # type: ignore[arg-type]

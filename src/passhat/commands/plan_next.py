@@ -19,7 +19,7 @@ from __future__ import annotations
 import click
 
 from passhat import planner as plan
-from passhat.commands._common import InputSpec, input_options, quiet_option
+from passhat.commands._common import InputSpec, ReadOptions, input_options, quiet_option
 from passhat.commands._options import ci_option, command, json_option, k_option
 from passhat.commands.plan import emit_result, plan_group, prior_options, resolve_prior
 
@@ -27,7 +27,7 @@ __all__ = ["register"]
 
 
 @command("next")
-@input_options
+@input_options(system="one")
 @click.option("--budget", type=int, required=True, help="Runs to allocate in the next batch.")
 @k_option(
     single=True,
@@ -47,7 +47,6 @@ __all__ = ["register"]
     show_default=True,
     help="These tasks, or tasks like these (then new tasks are weighed against reruns).",
 )
-@click.option("--system", default=None, help="System in a multi-system input.")
 @click.option("--max-per-task", type=int, default=None, help="At most this many runs per task.")
 @ci_option(default=0.95, help="Level of the interval whose width is reported.")
 @click.option("--all", "every_row", is_flag=True, help="Print every task of the batch.")
@@ -60,7 +59,6 @@ def next_cmd(
     k: int | None,
     metric: str,
     scope: str,
-    system: str | None,
     max_per_task: int | None,
     ci: float,
     every_row: bool,
@@ -68,7 +66,7 @@ def next_cmd(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    prior_format: str | None,
+    prior_reading: ReadOptions,
     prior_system: str | None,
     as_json: bool,
 ) -> None:
@@ -78,14 +76,14 @@ def next_cmd(
     evaluation (--prior-from) or stated values (--prior-mean with --prior-kappa or
     --prior-icc): a stated prior is trusted, no hedge.
     """
-    stated = resolve_prior(prior, mean, icc, kappa, prior_format, prior_system, prefix="prior-")
+    stated = resolve_prior(prior, mean, icc, kappa, prior_reading, prior_system, prefix="prior-")
     res = plan.next_runs(
         source.load(),
         budget=budget,
         k=k,
         metric=metric,  # type: ignore[arg-type]
         scope=scope,  # type: ignore[arg-type]
-        system=system,
+        system=source.system,
         prior=stated,
         prior_system=prior_system,
         ci=ci,

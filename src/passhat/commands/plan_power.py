@@ -20,6 +20,7 @@ import click
 from passhat import planner as plan
 from passhat.commands._common import (
     InputSpec,
+    ReadOptions,
     check_path_given,
     input_options,
     load_input,
@@ -52,7 +53,7 @@ def _pilot(
     pilot: str | None,
     cand: str | None,
     example: str | None,
-    fmt: str | None,
+    reading: ReadOptions,
     who: tuple[str | None, str | None],
     measure: tuple[str, int],
 ) -> Any:
@@ -64,8 +65,12 @@ def _pilot(
         return None
     if example is not None and cand is not None:
         raise OptionError("--example is one input with both systems: give no CAND with it")
-    data = load_input(pilot, example=example, fmt=fmt)
-    data_b = load_input(cand, example=None, fmt=fmt) if cand is not None else None
+    files = [p for p in (pilot, cand) if p is not None]
+    if example is not None or pilot is None:  # the example (or both given: refused)
+        data = load_input(pilot, example=example, fmt=reading.fmt)
+    else:
+        data = reading.read(pilot, among=files)
+    data_b = reading.read(cand, among=files) if cand is not None else None
     metric, k = measure
     return plan.paired_pilot(
         data, data_b, baseline=baseline, candidate=candidate, metric=metric,
@@ -175,7 +180,7 @@ def power_cmd(
     mean: float | None,
     icc: float | None,
     kappa: float | None,
-    fmt: str | None,
+    reading: ReadOptions,
     system: str | None,
     as_json: bool,
 ) -> None:
@@ -191,7 +196,7 @@ def power_cmd(
             raise OptionError("--rho-from FIT replaces PILOT and --from/--mean: give one of them")
         spread = _joint_spread(rho_from, (baseline, candidate), metric, k)
     else:
-        spread = _pilot(pilot, cand, example, fmt, (baseline, candidate), (metric, k))
+        spread = _pilot(pilot, cand, example, reading, (baseline, candidate), (metric, k))
         if spread is not None and any(v is not None for v in stated):
             raise OptionError("give pilot runs (PILOT) or --from/--mean assumptions, not both")
     given: dict[str, Any] = {
@@ -201,10 +206,11 @@ def power_cmd(
     if grid is not None:
         given.update(tasks=grid[0], runs_per_task=grid[1])
     progress = not quiet and sys.stderr.isatty() and not as_json
+    stated_prior = None if spread is not None else required_prior(*stated, reading, system)
     with plan.sweep_options(scheduler=scheduler, progress=progress):
         res = plan.power(
             **given,
-            prior=required_prior(prior, mean, icc, kappa, fmt, system) if spread is None else None,
+            prior=stated_prior,
             pilot=spread, k=k, metric=metric, alpha=alpha, correlation=correlation,  # type: ignore[arg-type]
             method="simulation" if grid is not None else method,  # type: ignore[arg-type]
             replicates=replicates, seed=seed, system=system,

@@ -14,7 +14,12 @@ from typing import Any
 
 import click
 
-from passhat.commands._common import load_input, quiet_option, unscored_tasks_option
+from passhat.commands._common import (
+    InputSpec,
+    input_options,
+    quiet_option,
+    unscored_tasks_option,
+)
 from passhat.commands._options import (
     ci_option,
     command,
@@ -27,7 +32,6 @@ from passhat.commands._options import (
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 from passhat.estimators import METRICS
-from passhat.examples import EXAMPLES
 from passhat.rank import rank
 
 __all__ = ["register"]
@@ -49,18 +53,7 @@ def _metrics(text: str) -> list[str]:
 
 
 @command("rank")
-@click.argument("runs", nargs=-1, type=click.Path(dir_okay=True, readable=False))
-@click.option(
-    "--example",
-    type=click.Choice(sorted(EXAMPLES)),
-    default=None,
-    help="Use a bundled example (several systems) instead of files.",
-)
-@click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")
-@click.option(
-    "--map", "maps", multiple=True, metavar="FIELD=COLUMN", help="Column map for tidy files."
-)
-@click.option("--threshold", type=float, default=None, help="Numeric score → success when ≥ this.")
+@input_options
 @k_option()
 @click.option(
     "--metric",
@@ -88,21 +81,15 @@ def _metrics(text: str) -> list[str]:
 @json_option("leaderboard")
 @paper_option()
 @quiet_option("No notes, only the tables.")
-def rank_cmd(**opts: Any) -> None:
+def rank_cmd(source: InputSpec, **opts: Any) -> None:
     """Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.
 
-    RUNS are files with one system each, or one file with a system column.
+    RUNS are files with one system each (a file without a system column is named after the
+    file), or one file with a system column.
     """
-    read_opts = {"fmt": opts["fmt"], "maps": opts["maps"], "threshold": opts["threshold"]}
-    runs = list(opts["runs"])
-    if opts["example"] is not None:
-        if runs:
-            raise OptionError("give input files or --example, not both")
-        inputs = [load_input(None, example=opts["example"], **read_opts)]
-    elif not runs:
+    if not source.given:
         raise OptionError("no input: give RUNS files (or one file with a system column)")
-    else:
-        inputs = [load_input(p, example=None, **read_opts) for p in runs]
+    inputs = source.inputs(quiet=opts["quiet"])
     fitter: Callable[..., Any] | None = None
     if opts["engine"] != "bootstrap":  # the model fits the joint engines (loaded only then)
         from passhat.model import fit

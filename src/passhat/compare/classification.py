@@ -55,6 +55,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +76,7 @@ from passhat.compare.classification_result import (
 from passhat.compare.multiplicity import MULTIPLICITY, adjust
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import OptionError
+from passhat.inputs import as_input
 from passhat.trials import Trials
 
 __all__ = [
@@ -186,7 +188,7 @@ def _coord(ds: xr.Dataset, name: str, default: list[Any]) -> list[Any]:
 
 
 def classify(
-    base: Trials | xr.Dataset,
+    base: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     cand: Trials | xr.Dataset | None = None,
     *,
     alpha: float = 0.05,
@@ -250,6 +252,9 @@ def classify(
         raise OptionError(f"{{param}} must be in (0, 1) (got {alpha!r})", param="alpha")
     runs = check_min_runs(min_runs, optional=False)
     multiplicity = check_method(multiplicity, MULTIPLICITY, "multiplicity")
+    if not isinstance(base, Trials | xr.Dataset) and cand is None and 1 <= len(base) <= 2:
+        items = list(base)  # one or two inputs in a list: as given apart
+        base, cand = items[0], (items[1] if len(items) == 2 else None)
     sel = select_systems(
         base,
         cand,
@@ -260,7 +265,8 @@ def classify(
         keywords=("base_system", "cand_system"),
     )
     builds = _builds(sel)
-    found = _fingerprints_differ(base, base if cand is None else cand, sel, builds)
+    whole = as_input(base)  # several inputs: as one, their systems named as sel names them
+    found = _fingerprints_differ(whole, whole if cand is None else cand, sel, builds)
     tests = _tests(builds, found[0], runs, alpha=alpha, multiplicity=multiplicity)
     table = _table(builds, tests, runs, alpha=alpha)
     correction, rate_name = CORRECTIONS[multiplicity]

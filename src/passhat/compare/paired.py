@@ -55,7 +55,8 @@ from passhat._validate import (
 )
 from passhat.bootstrap import CI_METHODS
 from passhat.compare.engine import paired_table
-from passhat.compare.result import Comparison, k_left_out_note, width_notes
+from passhat.compare.multiplicity import holm
+from passhat.compare.result import Comparison, baseline_notes, k_left_out_note, width_notes
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import METRICS, WeightSpec, task_weights
@@ -209,7 +210,7 @@ def _method_deprecated(method: str | None, where: str) -> None:
 
 
 def compare(
-    a: Trials | xr.Dataset,
+    a: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     b: Trials | xr.Dataset | None = None,
     *,
     k: int | Sequence[int] | None = None,
@@ -224,6 +225,7 @@ def compare(
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
+    multiplicity: Literal["none", "holm"] = "none",
 ) -> Comparison:
     """Paired comparison of systems on matched tasks: difference, interval, p-value.
 
@@ -256,8 +258,12 @@ def compare(
     a, b : Trials or count table
         Baseline and candidate (one system each), or ``a`` alone holding
         several systems, with ``baseline`` naming the one the others are
-        compared to (with exactly two systems the first is the baseline).
-        The rule is :func:`passhat.compare.select_systems`'.
+        compared to (with exactly two systems the first is the baseline);
+        or ``a`` a list of inputs (``[ph.read(f) for f in files]``: files that name
+        no system are named after the files), the first input's system the
+        baseline unless ``baseline`` names one. The rule is
+        :func:`passhat.compare.select_systems`', and a note says which rule chose
+        the baseline when it was not named.
     k : int or sequence of int, optional
         The k values. Default: passhat's one default k,
         :func:`passhat.exclusions.default_ks` of the compared systems (1, 2
@@ -286,6 +292,12 @@ def compare(
         k compares the same tasks), and with ``on_short="exclude"`` a k that
         no matched task serves is left out and named (``notes``,
         ``settings["k_dropped"]`` per candidate).
+    multiplicity : {"none", "holm"}
+        With several candidates each p-value is for its own comparison, and a note
+        says how often one of them falls under 1 − ci by chance alone; ``"holm"``
+        adds ``p_holm``: the p-values adjusted by Holm across the candidates (per k,
+        metric and scope), which bound the chance of any false claim by 1 − ci.
+        The intervals stay per comparison.
 
     Returns
     -------
@@ -320,6 +332,7 @@ def compare(
     )
     _method_deprecated(method, "compare")
     ks = None if k is None else norm_k(k)
+    adjust = check_method(multiplicity, ("none", "holm"), "multiplicity")
     sel = select_systems(a, b, baseline=baseline, names=names)
     ks = default_ks(sel.counts) if ks is None else ks
     seed = resolve_seed(seed)
@@ -330,6 +343,8 @@ def compare(
         for cand in sel.candidates
     ]
     table = _ordered(pd.concat([p.rows for p in pairs], ignore_index=True), sel.candidates)
+    if adjust == "holm":
+        table["p_holm"] = across_candidates(table)
     settings = {
         "k": ks,
         "ci": opts.ci,
@@ -337,6 +352,8 @@ def compare(
         "seed": seed,
         "intersect": opts.intersect,
         "baseline": sel.baseline,
+        "baseline_from": sel.baseline_from,
+        "multiplicity": adjust,
         "weights": weights if isinstance(weights, str | None) else "mapping",
         "on_short": opts.on_short,
         "min_runs": opts.min_runs,
@@ -354,11 +371,40 @@ def compare(
         ),
         settings=settings,
         notes=sel.notes
+        + baseline_notes(sel.baseline, sel.baseline_from, sel.candidates, opts.ci, adjust)
         + [n for p in pairs for n in p.notes]
         + width_notes(table)
         + value_outside_note(table, value="difference", who=("baseline", "candidate")),
-        source={"base": provenance(a), **({"cand": provenance(b)} if b is not None else {})},
+        source=_sources(a, b),
     )
+
+
+def _sources(
+    a: Trials | xr.Dataset | Sequence[Trials | xr.Dataset], b: Trials | xr.Dataset | None
+) -> dict[str, dict[str, str]]:
+    """The inputs' provenance by role: base (and cand), or input 1, 2, … of a longer list."""
+    if isinstance(a, Trials | xr.Dataset):
+        return {"base": provenance(a), **({"cand": provenance(b)} if b is not None else {})}
+    inputs = list(a)
+    if len(inputs) <= 2:
+        return dict(zip(("base", "cand"), map(provenance, inputs), strict=False))
+    return {f"input {i + 1}": provenance(x) for i, x in enumerate(inputs)}
+
+
+def across_candidates(table: pd.DataFrame) -> NDArray[np.float64]:
+    """Holm-adjusted p-values across the candidates of each (k, metric, scope).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"candidate": ["b", "c"], "k": 1, "metric": "mean",
+    ...                   "scope": "population", "p_value": [0.01, 0.04]})
+    >>> across_candidates(t).round(2).tolist()
+    [0.02, 0.04]
+    """
+    out = np.full(len(table), np.nan)
+    for rows in table.groupby(["k", "metric", "scope"], sort=False).indices.values():
+        out[rows] = holm(table["p_value"].to_numpy(dtype=float)[rows])
+    return out
 
 
 def _ordered(table: pd.DataFrame, candidates: Sequence[str]) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from passhat._format import fixed, num, row_names
+from passhat._format import p_text as _p_text
 from passhat._paper import (
     PaperTable,
     interval_cell,
@@ -38,7 +39,7 @@ from passhat._result import Result, records
 from passhat._validate import check_method
 from passhat.estimators import METRIC_LABELS
 
-__all__ = ["Comparison", "k_left_out_note", "width_notes"]
+__all__ = ["Comparison", "baseline_notes", "k_left_out_note", "width_notes"]
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -50,7 +51,8 @@ class Comparison(Result):
     table : pandas.DataFrame
         Tidy, one row per (baseline, candidate, k, metric, scope): values of
         both systems, difference (candidate − baseline), lower, upper,
-        p_value, tasks, method, p_method.
+        p_value, tasks, method, p_method; with ``multiplicity="holm"`` also
+        p_holm (Holm across the candidates).
     discordant : pandas.DataFrame
         McNemar-style counts per pair at k = 1 (see :func:`compare`).
     dropped : pandas.DataFrame
@@ -66,8 +68,8 @@ class Comparison(Result):
         than the population one.
     source : dict
         Where the inputs came from, as their readers recorded them: ``"base"``
-        (and with two inputs ``"cand"``), each a dict (path, format, sha256),
-        empty for data built in Python.
+        (and with two inputs ``"cand"``; with a list of more, ``"input 1"``, …),
+        each a dict (path, format, sha256), empty for data built in Python.
     """
 
     schema: ClassVar[str] = "comparison"
@@ -135,11 +137,6 @@ class Comparison(Result):
         return Display(tuple(parts), min_width=120)
 
 
-def _p_text(x: float) -> str:
-    """A p-value in a table cell: four decimals, ``<0.0001`` below, ``—`` when missing."""
-    return "—" if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
-
-
 def _iv(lo: float, hi: float) -> str:
     return f"[{lo:+.3f}, {hi:+.3f}]"
 
@@ -166,13 +163,15 @@ def _pair_view(cmp: Comparison, cand: str, part: pd.DataFrame) -> View:
                 _p_text(p["p_value"]),
                 _iv(b["lower"], b["upper"]),
                 _p_text(b["p_value"]),
+                *([_p_text(p["p_holm"]), _p_text(b["p_holm"])] if "p_holm" in part else []),
             ]
         )
     heads = ["k", "metric", base, cand, "difference", "population", "p (pop.)", "benchmark"]
+    heads += ["p (bench.)", *(["Holm (pop.)", "Holm (bench.)"] if "p_holm" in part else [])]
     return View(
         f"{cand} − {base}: paired difference on {int(part['tasks'].iloc[0])} matched tasks "
         f"({cmp.settings['ci']:g} intervals)",
-        pd.DataFrame(rows, columns=[*heads, "p (bench.)"]),
+        pd.DataFrame(rows, columns=heads),
         lines=tuple(_pair_lines(cmp, cand, base)),
         left=frozenset({"metric"}),
     )
@@ -278,6 +277,44 @@ def _method_notes(cmp: Comparison) -> list[str]:
         "construction)."
     )
     return notes + list(cmp.notes)
+
+
+def baseline_notes(
+    baseline: str, how: str, candidates: Sequence[str], ci: float, multiplicity: str
+) -> list[str]:
+    """Why the baseline is the baseline (when it was not named), and with several candidates
+    what their p-values claim together.
+
+    Examples
+    --------
+    >>> baseline_notes("gpt", "first system", ["claude"], 0.95, "none")[0][:46]
+    "baseline 'gpt': the first of the input's two s"
+    >>> baseline_notes("a", "named", ["b", "c", "d", "e"], 0.95, "none")[0][:58]
+    '4 candidates are compared with the baseline, each at its o'
+    """
+    why = {
+        "first system": "the first of the input's two systems (the differences are each other "
+        "system minus it; name another with --baseline NAME / baseline=NAME)",
+        "first input": "the system of the first input (the differences are each other "
+        "system minus it; name another with --baseline NAME / baseline=NAME)",
+    }
+    notes = [f"baseline {baseline!r}: {why[how]}"] if how in why else []
+    m = len(candidates)
+    if m > 1:
+        a = 1 - ci
+        notes.append(
+            f"{m} candidates are compared with the baseline, each at its own level {a:.2g}: "
+            f"where none differs from it, one of the {m} p-values falls under {a:.2g} by "
+            f"chance with probability up to {min(1.0, m * a):.0%} ({m} × {a:.2g}) — "
+            + (
+                "the Holm columns adjust each p-value across the candidates, which bounds the "
+                f"chance of any false claim by {a:.2g}"
+                if multiplicity == "holm"
+                else "--multiplicity holm (multiplicity='holm') adds p-values adjusted by Holm "
+                f"across the candidates, which bound the chance of any false claim by {a:.2g}"
+            )
+        )
+    return notes
 
 
 def k_left_out_note(base: str, cand: str, too_big: Sequence[int]) -> str:

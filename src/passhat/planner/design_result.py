@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._format import fixed
+from passhat._format import fixed, plural
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.errors import OptionError
@@ -175,7 +175,8 @@ class DesignResult(Result):
         """The optimum in one line (the output's first)."""
         best = self.optimum
         return (
-            f"{best['tasks']} tasks × {best['runs_per_task']} runs per task "
+            f"{plural(int(best['tasks']), 'task')} × {plural(int(best['runs_per_task']), 'run')} "
+            "per task "
             f"({best['runs']} runs, cost {best['cost']:g}): {self.scope} SE of "
             f"{label(self.metric, self.k)} ±{fixed(best['se_' + self.scope], 4)}"
         )
@@ -326,7 +327,8 @@ def design_reasoning(d: DesignResult) -> str:
     t_best, n_best = int(best["tasks"]), int(best["runs_per_task"])
     floor, n_near = d.floor.se, d.floor.runs_within_5pct
     text = (
-        f"With {_budget_text(d.budget_runs, d.budget_cost)}, {t_best} tasks × {n_best} runs "
+        f"With {_budget_text(d.budget_runs, d.budget_cost)}, {plural(int(t_best), 'task')} × "
+        f"{plural(int(n_best), 'run')} "
         f"minimises the {scope}-scope standard error of {label(d.metric, kk)}: "
         f"±{best[col]:.4f} (benchmark ±{best['se_benchmark']:.4f}, population "
         f"±{best['se_population']:.4f}, of which task spread ±{best['se_task_spread']:.4f}). "

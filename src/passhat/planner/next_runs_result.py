@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from passhat._format import pct
+from passhat._format import pct, plural
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.planner._checks import label
@@ -314,14 +314,16 @@ class NextRuns(Result):
         match = "task already matches" if need == 1 else "tasks already match"
         if tvr.free_runs and (tvr.tasks_beat_runs or self.no_flaky):
             out.append(
-                f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
+                f"Adding tasks beats adding runs: {nt} new {'task' if nt == 1 else 'tasks'} × "
+                f"{plural(int(per), 'run')} would bring the "
                 f"variance to {tvr.variance_new_tasks:.2e}, against "
                 f"{tvr.variance_reruns:.2e} from the reruns"
                 + (f"; {need} new {match} the reruns." if need is not None else ".")
             )
         elif tvr.free_runs:  # no free runs: nothing to weigh against new tasks
             out.append(
-                f"Reruns beat new tasks here: {nt} new tasks × {per} runs would bring the "
+                f"Reruns beat new tasks here: {nt} new {'task' if nt == 1 else 'tasks'} × "
+                f"{plural(int(per), 'run')} would bring the "
                 f"variance only to {tvr.variance_new_tasks:.2e} (reruns: "
                 f"{tvr.variance_reruns:.2e})"
                 + (

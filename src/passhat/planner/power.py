@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from passhat._format import fixed, pct
+from passhat._format import fixed, pct, plural
 from passhat._validate import check_k, resolve_seed
 from passhat.errors import OptionError
 from passhat.planner._checks import MODEL_ASSUMPTIONS, MetricName, check_metric
@@ -147,12 +147,13 @@ def _solve(
     if hi <= 1e-6 or pw(hi, t, n) < target:  # type: ignore[operator]
         raise OptionError(
             f"no improvement in {label} above {fixed(base)} reaches power {target:g} with "
-            f"{t} tasks × {n} runs"
+            f"{plural(int(t), 'task')} × {plural(int(n), 'run')}"
         )
     goal = float(target)  # type: ignore[arg-type]
     if pw(1e-6, t, n) >= goal:  # so large a design detects any difference (no sign change)
         raise OptionError(
-            f"{t:,} tasks × {n:,} runs reach power {target:g} for every improvement in {label} "
+            f"{t:,} task{'' if t == 1 else 's'} × {n:,} run{'' if n == 1 else 's'} reach power "
+            f"{target:g} for every improvement in {label} "
             "down to 10⁻⁶: there is no smallest detectable difference to report"
         )
     dl = float(optimize.brentq(lambda x: pw(x, t, n) - goal, 1e-6, hi, xtol=1e-6))

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal
 
 import pandas as pd
 
-from passhat._format import fixed, pct
+from passhat._format import fixed, pct, plural
 from passhat._repr import Display, View
 from passhat._result import records
 from passhat.planner._checks import label
@@ -57,6 +57,11 @@ _ANALYTIC = (
 )
 
 
+def _tasks(t: int) -> str:
+    """ "task" or "tasks" after a count."""
+    return "task" if t == 1 else "tasks"
+
+
 def _shown(v: Any, solve: str) -> str:
     """An answer in the sensitivity table or the reasoning (None: out of reach)."""
     if v is None:
@@ -86,13 +91,14 @@ def power_reasoning(
     mc = f" (±{pct(q['mc_error'], 1)} Monte-Carlo error)" if q["method"] == "simulation" else ""
     if solve == "power":
         text = (
-            f"With {t} matched tasks × {n} runs per system, {test} detects a difference of "
-            f"{fixed(dl, sign=True)} in {lab} with probability {pct(pw)}{mc}."
+            f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, {test} detects "
+            f"a difference of {fixed(dl, sign=True)} in {lab} with probability {pct(pw)}{mc}."
         )
     elif solve == "tasks":
         text = (
-            f"{t} matched tasks × {n} runs per system give {test} {pct(pw)}{mc} power to detect "
-            f"{fixed(dl, sign=True)} in {lab} (per-task difference SD "
+            f"{t} matched {_tasks(t)} × {plural(int(n), 'run')} per system give {test} "
+            f"{pct(pw)}{mc} power to detect {fixed(dl, sign=True)} in {lab} (per-task "
+            "difference SD "
             f"{fixed(q['sd_difference'])}; {t - 1} tasks would fall short)."
         )
     elif solve == "runs_per_task":
@@ -103,8 +109,8 @@ def power_reasoning(
         )
     else:
         text = (
-            f"With {t} matched tasks × {n} runs per system, the smallest improvement in "
-            f"{lab} {test} detects with {pct(target)} power is "
+            f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, the smallest "
+            f"improvement in {lab} {test} detects with {pct(target)} power is "
             f"{fixed(dl, 4, sign=True)} (from {fixed(q['baseline_value'])})."
         )
     if q["method"] == "simulation":
@@ -159,9 +165,10 @@ def designs_reasoning(
     return (
         f"To detect {fixed(float(delta), sign=True)} in {lab} with "
         f"{pct(float(power), 0)} power "
-        f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched tasks × "
-        f"{int(best['runs_per_task'])} runs per system (cost {best['cost']:g} per "
-        f"system; {how}); more runs per task shrink only the within-task part of each "
+        f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched "
+        f"{_tasks(int(best['tasks']))} × {plural(int(best['runs_per_task']), 'run')} per system "
+        f"(cost {best['cost']:g} per system; {how}); more runs per task shrink only the "
+        "within-task part of each "
         "paired difference."
     )
 
@@ -295,7 +302,8 @@ class PowerResult(PlanResult):
         if self.kind == "designs":
             best = self.optimum
             return (
-                f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
+                f"{plural(int(best['tasks']), 'task')} × "
+                f"{plural(int(best['runs_per_task']), 'run')} per task per system "
                 f"({best['runs']} runs per system)"
             )
         if self.kind == "grid":

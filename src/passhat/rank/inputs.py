@@ -24,7 +24,6 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._ids import case_variant_notes_across
-from passhat.compare.selection import concat_systems
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import WeightSpec, as_counts, task_weights
 from passhat.exclusions import (
@@ -34,6 +33,7 @@ from passhat.exclusions import (
     weight_zero_notes,
 )
 from passhat.hierarchical import Column
+from passhat.inputs import check_distinct, concat_systems, name_systems
 from passhat.scopes import columns
 from passhat.trials import Trials
 
@@ -44,7 +44,8 @@ Input = Trials | xr.Dataset
 
 
 def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
-    """One count table of every system of one input or several (systems must not repeat).
+    """One count table of every system of one input or several (systems must not repeat;
+    files that name no system are named after the files: :func:`passhat.inputs.name_systems`).
 
     Examples
     --------
@@ -56,23 +57,16 @@ def combine_systems(data: Input | Sequence[Input]) -> xr.Dataset:
     """
     if isinstance(data, Trials | xr.Dataset):
         return as_counts(data)
-    tables = [as_counts(d) for d in data]
+    named, naming_notes = name_systems(list(data))
+    tables = [as_counts(d) for d in named]
     if not tables:
         raise ValidationError("no input to rank")
     if len(tables) == 1:
         return tables[0]
-    seen: dict[str, int] = {}
-    for i, t in enumerate(tables):
-        for s in t["system"].values.tolist():
-            if str(s) in seen:
-                raise ValidationError(
-                    f"system {s!r} appears in input {seen[str(s)] + 1} and input {i + 1}; "
-                    "give each system once (rename one, e.g. with --map system=…)"
-                )
-            seen[str(s)] = i
+    check_distinct(named)
     merged = concat_systems(tables)
-    merged.attrs["across_inputs_notes"] = case_variant_notes_across(  # a reader saw one file
-        [t["system"].values for t in tables]
+    merged.attrs["across_inputs_notes"] = naming_notes + case_variant_notes_across(
+        [t["system"].values for t in tables]  # a reader saw one file
     )
     return merged
 

@@ -414,6 +414,8 @@ def _default_title(data: Trials | xr.Dataset) -> str:
     src = provenance(data)
     if "example" in src:
         return f"Reliability report: bundled example {src['example']!r}"
+    if "file_names" in src:  # several files as one (passhat.inputs.combine_inputs)
+        return f"Reliability report: {src['file_names']}"
     if "path" in src:
         return f"Reliability report: {PurePath(src['path']).name}"
     return "Reliability report"

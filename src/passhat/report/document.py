@@ -33,6 +33,7 @@ Fmt = Literal[
     "pct",
     "pct_interval",
     "num",
+    "p",
     "ratio",
     "pts",
     "dpts",

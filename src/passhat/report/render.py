@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import fmt_ratio, jsonable, printable, short_names
+from passhat._format import fmt_ratio, jsonable, p_text, printable, short_names
 from passhat._paper import md_escape
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
@@ -136,6 +136,8 @@ def _num(x: Any, fmt: str) -> str:
         if v != 0 and abs(v) < 0.001:
             return f"{v:.2g}"
         return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
+    if fmt == "p":
+        return p_text(float(x))
     if fmt == "bool":
         return "yes" if bool(x) else "no"
     return str(x)
@@ -204,7 +206,8 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         makers["gap_concentration"] = lambda: plot_gap(conc, tasks=tasks)
     ranking = fd.get("ranking")
     if ranking is not None:
-        makers["rank_intervals"] = lambda: plot_rank_intervals(ranking)
+        same = fd.get("rank_values") or {}
+        makers["rank_intervals"] = lambda: plot_rank_intervals(ranking, intervals=same)
         makers["pairwise_differences"] = lambda: plot_pairwise(ranking)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]

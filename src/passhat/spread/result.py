@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._format import fixed, fmt_ratio, num, pct
+from passhat._format import fixed, fmt_ratio, num, p_text, pct
 from passhat._paper import PaperTable, interval_cell, level_words, method_words
 from passhat._repr import Display, View
 from passhat._result import Result, records
@@ -312,7 +312,7 @@ def _test_view(sp: Spread) -> View:
                 str(h["tasks"]),
                 str(h["runs"]),
                 _two(h["statistic"]),
-                f"{h['p_value']:.3g}" if h["testable"] else "—",
+                p_text(h["p_value"]) if h["testable"] else "—",
                 ("yes" if h["clustered"] else "no")
                 if h["testable"]
                 else f"untested: {h['reason']}",

@@ -9,16 +9,18 @@ group letters (systems that share a letter are not separated), and two figures
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from passhat.rank.result import metric_name, share_header
 from passhat.report.document import Column, Section, Table
+from passhat.report.sections._rows import interval_lookup
 
 if TYPE_CHECKING:
     from passhat.rank.result import Ranking
     from passhat.report.results import ReportResults
 
-__all__ = ["leaderboard_figure_texts", "leaderboard_section"]
+__all__ = ["leaderboard_figure_texts", "leaderboard_section", "value_intervals"]
 
 
 def leaderboard_section(results: ReportResults) -> Section:
@@ -47,7 +49,7 @@ def leaderboard_section(results: ReportResults) -> Section:
     r, level = results.ranking, results.settings.ci
     if r is None or level is None:
         raise ValueError("the report has no ranking (fewer than three systems, or no intervals)")
-    table, t = _table(r, level)
+    table, t = _table(r, level, value_intervals(results))
     sec = Section(
         id="leaderboard",
         title="Leaderboard",
@@ -58,19 +60,61 @@ def leaderboard_section(results: ReportResults) -> Section:
     return sec
 
 
-def _table(r: Ranking, level: float) -> tuple[Table, Any]:
-    """The leaderboard's table, and the ranking's rows of its headline metric."""
+def value_intervals(results: ReportResults) -> dict[str, tuple[float, float, str]]:
+    """Each ranked system's headline value interval as the rest of the report gives it: the
+    estimate's population-scope interval of the same value (one interval per value in the
+    report), with its method; a system whose value differs from the estimate's keeps the
+    ranking's own.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("leaderboard"), k=[1, 2], n_boot=300,
+    ...                       model=False, plan=False)
+    >>> iv = value_intervals(res)
+    >>> t = res.estimate.table
+    >>> row = t[(t["scope"] == "population") & (t["metric"] == "pass_hat_k") & (t["k"] == 2)]
+    >>> iv[row["system"].iloc[0]][:2] == (row["lower"].iloc[0], row["upper"].iloc[0])
+    True
+    """
+    r = results.ranking
+    if r is None:
+        return {}
+    metric, kk = r.settings["headline"]
+    iv = interval_lookup(results.estimate.table)
+    values = {(str(x.system), int(x.k), str(x.metric)): float(x.value) for x in _est_rows(results)}
+    out = {}
+    for row in r.table[(r.table["metric"] == metric) & (r.table["k"] == kk)].itertuples():
+        key = (str(row.system), int(kk), str(metric))
+        got = iv.get((*key, "population"))
+        if got is not None and abs(values.get(key, math.nan) - float(row.value)) <= 1e-9:
+            out[str(row.system)] = (got["lower"], got["upper"], got["method"])
+    return out
+
+
+def _est_rows(results: ReportResults) -> Any:
+    t = results.estimate.table
+    return t[t["scope"] == "population"].itertuples() if "scope" in t.columns else iter(())
+
+
+def _table(
+    r: Ranking, level: float, same: dict[str, tuple[float, float, str]]
+) -> tuple[Table, Any]:
+    """The leaderboard's table, and the ranking's rows of its headline metric (``same``: the
+    report's interval of each system's value, :func:`value_intervals`)."""
     metric, kk = r.settings["headline"]
     name = metric_name(metric, kk)
     word = r.settings.get("draws_word", "resamples")
     t = r.table[(r.table["metric"] == metric) & (r.table["k"] == kk)]
+    methods = "; ".join(sorted({m for *_, m in same.values()}))
     rows = [
         {
             "group": str(row.group),
             "system": str(row.system),
             "value": float(row.value),
-            "value_lower": float(row.lower),
-            "value_upper": float(row.upper),
+            "value_lower": same.get(str(row.system), (float(row.lower),))[0],
+            "value_upper": same.get(str(row.system), (0.0, float(row.upper)))[1],
             "rank": int(row.rank),
             "rank_interval": f"{row.rank_lower}–{row.rank_upper}"
             if row.rank_lower != row.rank_upper
@@ -92,9 +136,13 @@ def _table(r: Ranking, level: float) -> tuple[Table, Any]:
         ],
         rows=rows,
         note=(
-            "Value: expected value over tasks like these, marginal "
-            f"{r.settings['value_interval']}"
-            ". Rank interval: marginal per system. Group: systems that share a letter are not "
+            "Value: expected value over tasks like these, "
+            + (
+                f"the interval of the headline table ({methods})"
+                if len(same) == len(t)
+                else f"marginal {r.settings['value_interval']}"
+            )
+            + ". Rank interval: marginal per system. Group: systems that share a letter are not "
             "separated by their paired test (the comparison's rule) at "
             f"{1 - level:.0%} after Holm across the {r.settings['pairs_tested']} pairs; a "
             f"system with two letters is not separated from either group. First in: the share "
