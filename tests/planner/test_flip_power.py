@@ -135,3 +135,27 @@ def test_common_random_numbers_make_power_grow_with_the_design() -> None:
     assert powers[0] < powers[1]
     ca40 = draws.columns(40)
     np.testing.assert_array_equal(ca40, Draws(seed=1, replicates=400).columns(80)[:, :, :40])
+
+
+def test_exact_pvalues_are_what_compares_random_flips_estimate() -> None:
+    """compare's random-flip p-value of each benchmark (its engine, 20,000 flips) is a binomial
+    estimate of the exact p-value: standardised differences have mean ≈ 0 and SD ≈ 1."""
+    model = copula_model(A(mean=0.6, icc=0.3), 0.1, 1, "mean", 0.5)
+    rng = np.random.default_rng(5)
+    reps, tasks, runs, flips = 60, 100, 5, 20_000
+    ca, cb = simulate_counts(model, tasks=tasks, runs=runs, replicates=reps, rng=rng)
+    c = np.empty((2 * reps, tasks))
+    c[0::2], c[1::2] = ca, cb
+    table = paired_table(
+        np.full(c.shape, float(runs)), c, np.ones(tasks), [(2 * i, 2 * i + 1) for i in range(reps)],
+        [1], ci=0.95, n_boot=flips, rng=rng,
+    )  # fmt: skip
+    rows = table[(table["scope"] == "population") & (table["metric"] == "mean")]
+    p_compare = rows.sort_values("a")["p_value"].to_numpy()
+    p_exact = flip_pvalues((cb - ca).astype(np.int64))
+    one = p_exact > 1 - 1e-9  # Σ d = 0: every sign pattern is as extreme
+    assert np.all(p_compare[one] == 1.0)
+    keep = (p_exact > 1e-3) & ~one  # below 1e-3 compare's floor 1/(flips + 1) dominates
+    z = (p_compare - p_exact)[keep] / np.sqrt(p_exact * (1 - p_exact) / flips)[keep]
+    assert keep.sum() >= 30
+    assert abs(z.mean()) < 4 / math.sqrt(keep.sum()) and 0.6 < z.std() < 1.5
