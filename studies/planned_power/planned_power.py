@@ -124,6 +124,11 @@ def run_cell(cell: Cell, *, reps: int, plan_reps: int, n_boot: int, seed: int) -
     }  # fmt: skip
 
 
+def within_goal(gap: pd.Series, se: pd.Series) -> pd.Series:
+    """The goal: a plan within :data:`GOAL` of the realised power, up to 2 s.e. of the gap."""
+    return (gap.abs() - 2 * se) <= GOAL
+
+
 def run(*, reps: int, plan_reps: int, n_boot: int, seed: int, cells=CELLS) -> pd.DataFrame:
     rows = []
     for i, cell in enumerate(cells):
@@ -135,7 +140,7 @@ def run(*, reps: int, plan_reps: int, n_boot: int, seed: int, cells=CELLS) -> pd
     df["gap_simulation"] = df["stated_simulation"] - df["realised_at_simulation"]
     df["se_gap"] = np.hypot(df["se_stated_simulation"], df["se_realised_simulation"])
     df["gap_analytic"] = df["stated_analytic"] - df["realised_at_analytic"]
-    df["within_goal"] = (df["gap_simulation"].abs() - 2 * df["se_gap"]) <= GOAL
+    df["within_goal"] = within_goal(df["gap_simulation"], df["se_gap"])
     return df
 
 
