@@ -66,3 +66,17 @@ def test_the_runs_and_the_delta_are_solved_for_compares_test() -> None:
 def test_simulation_is_refused_where_it_cannot_answer() -> None:
     with pytest.raises(OptionError, match="add tasks"):
         plan.power(delta=0.05, tasks=10, power=0.95, prior=PRIOR, max_runs_per_task=8, **SIM)
+
+
+def test_the_cheapest_design_is_simulated_and_cheaper_than_every_t_test_row() -> None:
+    # rows are simulated until the cheapest is a simulated one: every t-test row costs more
+    r = plan.power(delta=0.1, power=0.6, prior=PRIOR, runs_per_task=[1, 2, 3], **SIM)  # fmt: skip
+    t = r.table
+    best = t[t["optimal"]].iloc[0]
+    assert best["method"] == "simulation" and int(r) == best["tasks"]
+    assert (t.loc[t["method"] == "analytic", "cost"] >= best["cost"]).all()
+    n = int(best["runs_per_task"])
+    assert (
+        _sim_power(int(best["tasks"]), n, 0.1) >= 0.6 > _sim_power(int(best["tasks"]) - 1, n, 0.1)
+    )
+    assert "by simulation of passhat compare's sign-flip test" in r.reasoning

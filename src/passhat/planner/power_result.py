@@ -157,8 +157,8 @@ def designs_reasoning(
 ) -> str:
     """The reasoning of a table of designs: the cheapest and why more runs help little."""
     how = (
-        "the tasks passhat compare's sign-flip test needs, by simulation (the other rows: the "
-        "paired t-test approximation)"
+        "its tasks by simulation of passhat compare's sign-flip test; rows marked analytic by "
+        "the paired t-test approximation, which usually asks for fewer"
         if best.get("method") == "simulation"
         else "by the paired t-test approximation"
     )
