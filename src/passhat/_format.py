@@ -77,8 +77,8 @@ def row_names(rows: pd.DataFrame, *, by: str | None = None, of: int = 0) -> str:
     def names(part: pd.DataFrame) -> str:
         out = []
         for metric, sub in part.groupby("metric", sort=False):
-            if metric == "mean":
-                out.append("mean")
+            if metric in ("mean", "mean_score"):  # no k
+                out.append(METRIC_LABELS[str(metric)])
                 continue
             mark = METRIC_LABELS[str(metric)].removesuffix("k")
             ks = sorted({int(k) for k in sub["k"]})
