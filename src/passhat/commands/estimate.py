@@ -24,7 +24,6 @@ from passhat.commands._options import (
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
-from passhat.estimate import estimate as _estimate
 
 __all__ = ["register"]
 
@@ -156,6 +155,8 @@ def estimate_cmd(
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
     if paper is not None and per_task:
         raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
+    from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
+
     # --scores and --cost need every run (its score, its cost): a large file is read whole
     data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
     est = _estimate(
