@@ -533,10 +533,10 @@ def test_a_cluster_column_is_used_by_default_and_said() -> None:
     assert est.settings["cluster"] is True and est.settings["clusters"] == {"A": 8}
     assert any("clustered tasks (A: 8 clusters)" in n for n in est.notes)
     assert any("only 8 clusters" in n and "below 20" in n for n in est.notes)
-    off = ph.estimate(tr, k=2, ci=0.9, n_boot=500, cluster=False)
+    off = ph.estimate(tr.counts().drop_vars("cluster"), k=2, ci=0.9, n_boot=500)
     assert not off.table["method"].dropna().str.contains("cluster").any()
-    assert off.settings["cluster"] is False
-    assert any("cluster column is ignored" in n for n in off.notes)
+    assert off.settings["cluster"] is False and off.settings["clusters"] == {}
+    assert not any("cluster" in n for n in off.notes)
     bench = est.table["scope"] == "benchmark"
     assert np.allclose(
         est.table.loc[bench, ["lower", "upper"]], off.table.loc[bench, ["lower", "upper"]]
@@ -544,13 +544,12 @@ def test_a_cluster_column_is_used_by_default_and_said() -> None:
     assert est.table["value"].tolist() == off.table["value"].tolist()  # the values do not move
 
 
-def test_cluster_true_needs_a_column_and_bad_values_are_refused() -> None:
-    plain = ph.Trials.from_frame(_clustered_frame().drop(columns="cluster"))
-    with pytest.raises(OptionError, match="cluster=True needs a cluster column"):
-        ph.estimate(plain, k=2, ci=0.9, cluster=True)
-    with pytest.raises(OptionError, match="cluster must be"):
-        ph.estimate(plain, k=2, cluster="yes")  # type: ignore[arg-type]
-    assert ph.estimate(plain, k=2, ci=0.9, n_boot=200).settings["clusters"] == {}
+def test_a_count_table_without_a_cluster_value_is_refused() -> None:
+    """A count table built by hand with a missing cluster: an error naming the task."""
+    ds = ph.counts_from_arrays([4, 4], [1, 3], tasks=["a", "b"])
+    ds = ds.assign_coords(cluster=("task", np.array(["g1", None], dtype=object)))
+    with pytest.raises(ph.ValidationError, match="task 'b' has no cluster"):
+        ph.estimate(ds, k=2, ci=0.9, n_boot=200)
 
 
 def test_one_task_per_cluster_estimate_equals_the_unclustered_one() -> None:

@@ -2,7 +2,7 @@
 
 Reads several files (one system each, or several systems each) or one file with
 a system column, calls :func:`passhat.rank`, and prints per metric and k the
-leaderboard: tier, value and interval, rank and rank interval, P(rank = 1).
+leaderboard: group letters, value and interval, rank and rank interval, share first.
 ``--json`` / ``--csv`` write the whole table (every metric and k), the pairwise
 matrix and the simultaneous k-grid bands.
 """
