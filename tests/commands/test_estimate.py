@@ -282,6 +282,9 @@ def test_cluster_option_resamples_clusters(
     assert rc == 0 and json.loads(out2)["estimates"] == doc["estimates"]
     rc, out3, _ = run(capsys, ["estimate", path, "--ci", "0.9", "--json"])
     assert rc == 0 and json.loads(out3)["settings"]["cluster"] is False
+    argv = ["estimate", path, "--map", "cluster=repo", "--ignore-clusters", "--ci", "0.9"]
+    rc, out4, _ = run(capsys, [*argv, "--json"])
+    assert rc == 0 and json.loads(out4)["estimates"] == json.loads(out3)["estimates"]
 
 
 def test_cluster_errors_name_the_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
