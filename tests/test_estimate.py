@@ -571,3 +571,11 @@ def test_one_cluster_has_no_population_interval_and_says_why() -> None:
     assert pop[["lower", "upper"]].isna().all().all()
     assert any(n.startswith("one cluster only (A)") for n in est.notes)
     assert not any(n.startswith("only ") for n in est.notes)
+
+
+def test_scores_with_clusters_say_their_intervals_do_not_resample_clusters() -> None:
+    df = _clustered_frame(clusters=6, per=6)
+    tr = ph.Trials.from_frame(df.assign(score=df["success"].astype(float)))
+    est = ph.estimate(tr, k=2, ci=0.9, n_boot=200, scores=True)
+    assert any("still treat the tasks as independent" in n for n in est.notes)
+    assert not any("still" in n for n in ph.estimate(tr, k=2, ci=0.9, n_boot=200).notes)

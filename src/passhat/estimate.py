@@ -334,6 +334,14 @@ def estimate(
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
         + _cluster_notes(settings["clusters"], ci=ci is not None)
+        + (
+            [
+                "the partial-credit (scores) and per-category (by) intervals still treat the "
+                "tasks as independent: only the pass/fail metrics resample clusters"
+            ]
+            if groups is not None and ci is not None and (scores is not False or by is not None)
+            else []
+        )
     )
     return Estimate(
         table=table,
