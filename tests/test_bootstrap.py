@@ -155,3 +155,82 @@ def test_sign_flip_draws_match_per_task_random_signs() -> None:
     assert flips.var() == pytest.approx(var, rel=4 * np.sqrt(2 / b))
     naive = (d[:, 0] * rng.choice([-1.0, 1.0], size=(b, 50))).mean(axis=1)
     assert abs(np.quantile(flips, 0.9) - np.quantile(naive, 0.9)) < 0.1 * np.sqrt(var)
+
+
+# ----------------------------------------------------------------- the cluster bootstrap
+def _cluster_setup() -> tuple[object, np.ndarray, np.ndarray, np.ndarray]:
+    """Five clusters of unequal sizes (1 to 4 tasks) and unequal weights, two columns."""
+    from passhat.bootstrap import compress
+
+    n = np.array([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4])
+    c = np.array([0, 1, 4, 2, 2, 3, 0, 4, 4, 1, 3])
+    w = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 1.0, 1.0, 1.0, 1.0])
+    clusters = np.array([0, 0, 1, 2, 2, 2, 3, 4, 4, 4, 4])
+    vals = np.column_stack([c / n, (c / n) ** 2])
+    return compress(np.column_stack([n, c]), vals, w), vals, w, clusters
+
+
+def test_one_task_per_cluster_is_the_task_categories() -> None:
+    """Each task its own cluster: the cluster categories are the task categories, exactly
+    (frequencies, values, weights and order), so the draws are the task bootstrap's."""
+    from passhat.bootstrap import cluster_categories
+
+    cats, _, _, _ = _cluster_setup()
+    cc = cluster_categories(cats, np.arange(cats.inverse.size)[::-1])  # any labels
+    assert cc.freq.tolist() == cats.freq.tolist()
+    assert np.array_equal(cc.values, cats.values)
+    assert np.array_equal(cc.weights, cats.weights)
+    a = draw_stats(cats, n_boot=500, rng=np.random.default_rng(3))
+    b = draw_stats(cc, n_boot=500, rng=np.random.default_rng(3))
+    assert np.array_equal(a, b)
+
+
+def test_cluster_bootstrap_moments_match_exact_enumeration() -> None:
+    """Oracle: all 5^5 equally likely ordered resamples of 5 clusters (unequal sizes and
+    weights), each cluster carrying all its tasks, give the exact mean and variance of the
+    resampled weighted mean. 200 000 draws; tolerances 4 Monte-Carlo s.e. (the variance's
+    from the draws' fourth central moment)."""
+    import itertools
+
+    from passhat.bootstrap import cluster_categories
+
+    cats, vals, w, clusters = _cluster_setup()
+    g = int(clusters.max()) + 1
+    s_cl = np.array([(w[clusters == j, None] * vals[clusters == j]).sum(axis=0) for j in range(g)])
+    w_cl = np.array([w[clusters == j].sum() for j in range(g)])
+    exact = np.array(
+        [s_cl[list(pick)].sum(axis=0) / w_cl[list(pick)].sum()
+         for pick in itertools.product(range(g), repeat=g)]
+    )  # fmt: skip
+    cc = cluster_categories(cats, clusters)
+    assert int(cc.freq.sum()) == g
+    b = 200_000
+    draws = draw_stats(cc, n_boot=b, rng=np.random.default_rng(11))
+    mu, var = exact.mean(axis=0), exact.var(axis=0)
+    m4 = ((draws - draws.mean(axis=0)) ** 4).mean(axis=0)
+    assert np.all(np.abs(draws.mean(axis=0) - mu) < 4 * np.sqrt(var / b))
+    assert np.all(np.abs(draws.var(axis=0) - var) < 4 * np.sqrt((m4 - var**2) / b))
+    # the task bootstrap ignores the clusters: its variance is smaller here (clusters of
+    # alike tasks), the reason for the cluster bootstrap
+    assert np.all(draw_stats(cats, n_boot=20_000, rng=np.random.default_rng(1)).var(axis=0) < var)
+
+
+def test_cluster_bootstrap_variance_of_equal_clusters_is_the_closed_form() -> None:
+    """Equal clusters of equally weighted tasks: the resampled mean is the mean of G
+    resampled cluster means, whose variance is (1/G)·(1/G)Σ(ȳ_g − ȳ)² exactly."""
+    from passhat.bootstrap import cluster_categories, compress
+
+    rng = np.random.default_rng(5)
+    g, m = 8, 3
+    v = rng.integers(0, 5, size=g * m) / 4.0
+    cats = compress(v[:, None], v[:, None], np.ones(v.size))
+    cc = cluster_categories(cats, np.repeat(np.arange(g), m))
+    ybar = v.reshape(g, m).mean(axis=1)
+    closed = float(np.mean((ybar - ybar.mean()) ** 2) / g)
+    f = cc.freq.astype(float)
+    exact = float(f @ (cc.values[:, 0] - ybar.mean()) ** 2 / f.sum() / g)
+    assert exact == pytest.approx(closed, rel=1e-12)
+    b = 100_000
+    d = draw_stats(cc, n_boot=b, rng=np.random.default_rng(2))[:, 0]
+    m4 = float(np.mean((d - d.mean()) ** 4))
+    assert abs(d.var() - closed) < 4 * np.sqrt((m4 - closed**2) / b)

@@ -506,3 +506,76 @@ def test_weight_zero_in_compare_rank_and_spread_is_said() -> None:
     sp = ph.spread(trials, k=[1, 2], weights=half)
     assert set(sp.table["tasks"]) == {84}
     assert any(n.startswith("84 task(s) have weight 0") for n in sp.notes)
+
+
+# ----------------------------------------------------------------- clustered tasks
+def _clustered_frame(clusters: int = 8, per: int = 5, seed: int = 1) -> pd.DataFrame:
+    """Tasks in clusters sharing their rate; 6 runs each; a ``cluster`` column."""
+    rng = np.random.default_rng(seed)
+    rate = rng.beta(1, 1, size=clusters)
+    rows = [
+        ("A", f"c{g}-t{t}", r, bool(rng.random() < rate[g]), "ok", f"c{g}")
+        for g in range(clusters)
+        for t in range(per)
+        for r in range(6)
+    ]
+    return pd.DataFrame(
+        rows, columns=["system", "task_id", "trial", "success", "status", "cluster"]
+    )
+
+
+def test_a_cluster_column_is_used_by_default_and_said() -> None:
+    tr = ph.Trials.from_frame(_clustered_frame())
+    est = ph.estimate(tr, k=2, ci=0.9, n_boot=500)
+    pop = est.table[est.table["scope"] == "population"]
+    assert pop["method"].str.startswith("cluster bootstrap").all()
+    assert pop["method"].str.contains("8 clusters").all()
+    assert est.settings["cluster"] is True and est.settings["clusters"] == {"A": 8}
+    assert any("clustered tasks (A: 8 clusters)" in n for n in est.notes)
+    assert any("only 8 clusters" in n and "below 20" in n for n in est.notes)
+    off = ph.estimate(tr.counts().drop_vars("cluster"), k=2, ci=0.9, n_boot=500)
+    assert not off.table["method"].dropna().str.contains("cluster").any()
+    assert off.settings["cluster"] is False and off.settings["clusters"] == {}
+    assert not any("cluster" in n for n in off.notes)
+    bench = est.table["scope"] == "benchmark"
+    assert np.allclose(
+        est.table.loc[bench, ["lower", "upper"]], off.table.loc[bench, ["lower", "upper"]]
+    )
+    assert est.table["value"].tolist() == off.table["value"].tolist()  # the values do not move
+
+
+def test_a_count_table_without_a_cluster_value_is_refused() -> None:
+    """A count table built by hand with a missing cluster: an error naming the task."""
+    ds = ph.counts_from_arrays([4, 4], [1, 3], tasks=["a", "b"])
+    ds = ds.assign_coords(cluster=("task", np.array(["g1", None], dtype=object)))
+    with pytest.raises(ph.ValidationError, match="task 'b' has no cluster"):
+        ph.estimate(ds, k=2, ci=0.9, n_boot=200)
+
+
+def test_one_task_per_cluster_estimate_equals_the_unclustered_one() -> None:
+    """estimate's oracle: a cluster per task gives today's interval at the same seed."""
+    rng = np.random.default_rng(0)
+    c = rng.binomial(5, rng.beta(1.2, 1.2, size=60))
+    ds = ph.counts_from_arrays(np.full(60, 5), c)
+    ds_cl = ds.assign_coords(cluster=("task", [f"g{i}" for i in range(60)]))
+    a = ph.estimate(ds, k=[1, 2], ci=0.9, n_boot=1000, seed=5).table
+    b = ph.estimate(ds_cl, k=[1, 2], ci=0.9, n_boot=1000, seed=5).table
+    assert a["method"].str.startswith("task bootstrap").sum() == 6  # the rule's bootstrap
+    assert np.array_equal(a[["lower", "upper"]].to_numpy(), b[["lower", "upper"]].to_numpy())
+
+
+def test_one_cluster_has_no_population_interval_and_says_why() -> None:
+    df = _clustered_frame(clusters=1, per=40)
+    est = ph.estimate(ph.Trials.from_frame(df), k=2, ci=0.9, n_boot=200)
+    pop = est.table[est.table["scope"] == "population"]
+    assert pop[["lower", "upper"]].isna().all().all()
+    assert any(n.startswith("one cluster only (A)") for n in est.notes)
+    assert not any(n.startswith("only ") for n in est.notes)
+
+
+def test_scores_with_clusters_say_their_intervals_do_not_resample_clusters() -> None:
+    df = _clustered_frame(clusters=6, per=6)
+    tr = ph.Trials.from_frame(df.assign(score=df["success"].astype(float)))
+    est = ph.estimate(tr, k=2, ci=0.9, n_boot=200, scores=True)
+    assert any("still treat the tasks as independent" in n for n in est.notes)
+    assert not any("still" in n for n in ph.estimate(tr, k=2, ci=0.9, n_boot=200).notes)

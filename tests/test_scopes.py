@@ -208,3 +208,62 @@ def test_predictive_intervals_leave_the_other_intervals_as_estimate_gives_them()
     kept = with_pred[with_pred["scope"] != "predictive"].reset_index(drop=True)
     assert len(kept) == len(plain) and plain["system"].nunique() == 2
     pd.testing.assert_frame_equal(kept, plain.reset_index(drop=True))
+
+
+def _spread_tasks(t: int = 80, seed: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return np.full(t, 6), rng.binomial(6, rng.beta(1.5, 1.5, size=t))
+
+
+def test_one_task_per_cluster_gives_the_task_bootstrap_interval() -> None:
+    """Oracle: with one task per cluster the cluster bootstrap is the task bootstrap: the same
+    seed gives the same interval, to the last bit, in every column (BCa and percentile)."""
+    n, c = _spread_tasks()
+    for how in ("bca", "percentile"):
+        plain = scope_intervals(
+            n, c, np.ones(n.size), [1, 3], ci=0.9, n_boot=2000,
+            rng=np.random.default_rng(8), ci_method=how,
+        )  # fmt: skip
+        clus = scope_intervals(
+            n, c, np.ones(n.size), [1, 3], ci=0.9, n_boot=2000,
+            rng=np.random.default_rng(8), ci_method=how, clusters=[f"g{i}" for i in range(n.size)],
+        )  # fmt: skip
+        pop = plain["scope"] == "population"
+        assert plain.loc[pop, "method"].str.startswith("task bootstrap").all()
+        assert clus.loc[pop, "method"].str.startswith("cluster bootstrap").all()
+        assert clus.loc[pop, "method"].str.contains(f"{n.size} clusters").all()
+        assert np.array_equal(
+            plain[["lower", "upper"]].to_numpy(), clus[["lower", "upper"]].to_numpy()
+        )
+
+
+def test_clusters_widen_the_population_scope_only() -> None:
+    """Clusters of alike tasks (the cluster decides the rate): the population interval is
+    wider than the task bootstrap's; the benchmark interval is the same."""
+    rng = np.random.default_rng(2)
+    g = np.repeat(np.arange(10), 8)
+    c = rng.binomial(6, rng.beta(1.0, 1.0, size=10)[g])
+    n = np.full(c.size, 6)
+    a = scope_intervals(
+        n, c, np.ones(c.size), [2], ci=0.9, n_boot=2000, rng=np.random.default_rng(0)
+    )
+    b = scope_intervals(
+        n, c, np.ones(c.size), [2], ci=0.9, n_boot=2000, rng=np.random.default_rng(0), clusters=g
+    )
+    width = (b["upper"] - b["lower"]) / (a["upper"] - a["lower"])
+    pop = a["scope"] == "population"
+    assert (width[pop] > 1.5).all()
+    bench = ~pop
+    assert np.allclose(a.loc[bench, ["lower", "upper"]], b.loc[bench, ["lower", "upper"]])
+    assert b.loc[pop, "method"].str.contains("fewer than 20 clusters").all()
+
+
+def test_one_cluster_gives_no_population_interval() -> None:
+    n, c = _spread_tasks(40)
+    iv = scope_intervals(
+        n, c, np.ones(n.size), [1], ci=0.9, n_boot=200, rng=np.random.default_rng(0),
+        clusters=np.zeros(n.size),
+    )  # fmt: skip
+    pop = iv[iv["scope"] == "population"]
+    assert pop[["lower", "upper"]].isna().all().all()
+    assert pop["method"].str.contains("one cluster").all()

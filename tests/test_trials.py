@@ -371,3 +371,22 @@ def test_the_distinct_value_checks_agree_with_the_row_checks(name: str) -> None:
     t = Trials.from_frame(df, where="t")
     pd.testing.assert_frame_equal(t.frame, want[0])
     assert t.notes == want[1]
+
+
+def test_a_tasks_cluster_is_one_and_never_missing() -> None:
+    """The in-memory reader: the cluster column becomes a task coordinate; two clusters for
+    one task, or a run without one, are errors naming the task."""
+    from passhat.errors import ValidationError
+
+    rows = [("A", "t1", 0, 1, "r1"), ("A", "t1", 1, 0, "r1"), ("A", "t2", 0, 1, "r2")]
+    df = pd.DataFrame(rows, columns=["system", "task_id", "trial", "success", "cluster"])
+    assert ph.Trials.from_frame(df).counts()["cluster"].values.tolist() == ["r1", "r2"]
+    two = df.assign(cluster=["r1", "r3", "r2"])
+    with pytest.raises(
+        ValidationError, match=r"task 't1': runs name different clusters \('r1', 'r3'\)"
+    ):
+        ph.Trials.from_frame(two).counts()
+    for blank in (None, " "):
+        miss = df.assign(cluster=["r1", "r1", blank])
+        with pytest.raises(ValidationError, match=r"task 't2': a run has no cluster"):
+            ph.Trials.from_frame(miss).counts()

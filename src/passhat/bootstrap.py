@@ -64,9 +64,11 @@ from passhat.errors import ValidationError
 
 __all__ = [
     "CI_METHODS",
+    "FEW_CLUSTERS",
     "Categories",
     "bayesian_bootstrap_draws",
     "bootstrap_draws",
+    "cluster_categories",
     "compress",
     "draw_stats",
     "interval_from_draws",
@@ -77,6 +79,10 @@ __all__ = [
 
 #: Bootstrap interval methods.
 CI_METHODS = ("bca", "percentile")
+
+#: Below this many clusters the cluster bootstrap's interval is flagged as possibly too narrow
+#: (studies/cluster_coverage: 5 clusters covered 0.66–0.83 at 90%, 20 clusters 0.85–0.92).
+FEW_CLUSTERS = 20
 
 #: Largest number of multinomial counts held at once (chunk × categories).
 _CHUNK_CELLS = 4_000_000
@@ -145,6 +151,81 @@ def compress(
         weights=weights[first].astype(float),
         inverse=inverse.ravel().astype(np.int64),
     )
+
+
+def _mix64(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finaliser: a fixed, well-mixed 64-bit hash of each integer."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return np.asarray(z ^ (z >> np.uint64(31)), dtype=np.uint64)
+
+
+def cluster_categories(cats: Categories, clusters: NDArray[np.int64]) -> Categories:
+    """Task categories grouped into cluster categories, for the cluster bootstrap.
+
+    A cluster's contribution to a resampled weighted mean is its total weight
+    W_g and weighted sum S_g of its tasks, so clusters holding the same
+    multiset of task categories are one cluster category with value S_g / W_g
+    and weight W_g; :func:`draw_stats` on the result resamples clusters with
+    replacement (all their tasks together) and :func:`jackknife` leaves one
+    cluster out. Clusters of one task keep that task's category exactly, in
+    the same order, so with one task per cluster the result equals ``cats``
+    and the draws equal the task bootstrap's at the same seed. The multiset of
+    a cluster is identified by two 64-bit sums of hashed category indices and
+    its size (vectorised; two different multisets collide with probability
+    about 2^-128).
+
+    Parameters
+    ----------
+    cats : Categories
+        The task categories (:func:`compress`).
+    clusters : ndarray of int, shape (T,)
+        Each task's cluster code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.bootstrap import cluster_categories, compress
+    >>> v = np.array([[0.0], [1.0], [1.0], [0.0]])
+    >>> cats = compress(v, v, np.ones(4))
+    >>> cc = cluster_categories(cats, np.array([0, 0, 1, 1]))   # two clusters {0, 1}
+    >>> cc.freq.tolist(), cc.values.ravel().tolist(), cc.weights.tolist()
+    ([2], [0.5], [2.0])
+    """
+    codes = np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1].ravel()
+    n_cl = int(codes.max()) + 1 if codes.size else 0
+    j = cats.inverse.astype(np.uint64)
+    sig = np.zeros((3, n_cl), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        np.add.at(sig[0], codes, _mix64(j))
+        np.add.at(sig[1], codes, _mix64(j + np.uint64(1 << 40)))
+    np.add.at(sig[2], codes, np.uint64(1))
+    low = np.full(n_cl, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(low, codes, cats.inverse)
+    # types ordered by (size, smallest category, signature): one-task clusters as in cats
+    order = np.lexsort((sig[1], sig[0], low, sig[2]))
+    key = sig[:, order]
+    new = np.ones(n_cl, dtype=bool)
+    new[1:] = (key[:, 1:] != key[:, :-1]).any(axis=0)
+    type_of_sorted = np.cumsum(new) - 1
+    ctype = np.empty(n_cl, dtype=np.int64)
+    ctype[order] = type_of_sorted
+    n_types = int(type_of_sorted[-1]) + 1 if n_cl else 0
+    freq = np.bincount(ctype, minlength=n_types).astype(np.int64)
+    rep = order[new]  # one cluster of each type
+    task_w = cats.weights[cats.inverse]
+    w_cl = np.bincount(codes, weights=task_w, minlength=n_cl)
+    s_cl = np.zeros((n_cl, cats.values.shape[1]))
+    np.add.at(s_cl, codes, task_w[:, None] * cats.values[cats.inverse])
+    single = sig[2][rep] == 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = s_cl[rep] / w_cl[rep][:, None]
+    one = cats.values[np.clip(low[rep], 0, None)]  # a one-task cluster's values, unrounded
+    values = np.where(single[:, None], one, ratio)
+    weights = np.where(single, cats.weights[np.clip(low[rep], 0, None)], w_cl[rep])
+    return Categories(freq=freq, values=values, weights=weights, inverse=ctype[codes])
 
 
 def bootstrap_draws(

@@ -41,6 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
+from passhat.bootstrap import FEW_CLUSTERS
 from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
@@ -175,6 +176,13 @@ def estimate(
     the task bootstrap or the normal interval where they are valid, the
     hierarchical Beta-Binomial posterior where they are not (few tasks, most
     tasks all-pass or all-fail); ``method`` names the one that ran and why.
+    Data with a ``cluster`` task coordinate (read with ``cluster="COLUMN"`` or
+    from a column named ``cluster``: tasks of one repository, document or
+    environment) get the **cluster bootstrap** in the population scope instead,
+    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`);
+    the notes and ``settings["clusters"]`` give the number of clusters and warn
+    below 20. To treat such tasks as independent, drop the coordinate
+    (``counts.drop_vars("cluster")``).
 
     Parameters
     ----------
@@ -281,10 +289,11 @@ def estimate(
     )  # fmt: skip
     tasks = _averaged_tasks(ds, include, excluded, weights)
     table = _benchmark_table(ds, tasks, ks)
+    groups = _clusters(ds)
     if ci is not None:
         iv = estimate_intervals(
             ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot, seed=seed,
-            ci_method=ci_method, predictive=predictive,
+            ci_method=ci_method, predictive=predictive, clusters=groups,
         )  # fmt: skip
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
     extra = _extras(
@@ -304,6 +313,8 @@ def estimate(
         "matched": matched,
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
+        "cluster": groups is not None,
+        "clusters": _cluster_counts(groups, tasks),
     }
     settings.update(extra.settings)
     if ci is not None:
@@ -322,6 +333,15 @@ def estimate(
         )
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
+        + _cluster_notes(settings["clusters"], ci=ci is not None)
+        + (
+            [
+                "the partial-credit (scores) and per-category (by) intervals still treat the "
+                "tasks as independent: only the pass/fail metrics resample clusters"
+            ]
+            if groups is not None and ci is not None and (scores is not False or by is not None)
+            else []
+        )
     )
     return Estimate(
         table=table,
@@ -341,6 +361,66 @@ def estimate(
         _include=tasks.include,
         _weights=tasks.normalised,
     )
+
+
+def _clusters(ds: xr.Dataset) -> NDArray[Any] | None:
+    """Each task's cluster when the data have a cluster coordinate (the population scope then
+    resamples clusters), else None."""
+    if "cluster" not in ds.coords:
+        return None
+    groups = np.asarray(ds["cluster"].values, dtype=object)
+    blank = pd.isna(pd.Series(groups, dtype=object)).to_numpy()
+    if blank.any():  # a count table built without the trial reader's check
+        raise ValidationError(
+            f"task {ds['task'].values[int(np.flatnonzero(blank)[0])]!r} has no cluster; "
+            "with a cluster column every task names its cluster"
+        )
+    return groups
+
+
+def _cluster_counts(groups: NDArray[Any] | None, tasks: _Averaged) -> dict[str, int]:
+    """Per system, the clusters its averaged tasks fall in ({} without clusters)."""
+    if groups is None:
+        return {}
+    codes = pd.factorize(pd.Series(groups, dtype=object))[0]
+    return {
+        name: int(np.unique(codes[tasks.include[i]]).size) for i, name in enumerate(tasks.systems)
+    }
+
+
+def _cluster_notes(counts: dict[str, int], *, ci: bool) -> list[str]:
+    """The notes on the clusters: how many, that the population scope resamples them, and a
+    warning below :data:`passhat.bootstrap.FEW_CLUSTERS` clusters.
+
+    Examples
+    --------
+    >>> from passhat.estimate import _cluster_notes
+    >>> _cluster_notes({"system": 2}, ci=True)[1][:40]
+    'only 2 clusters (system: 2): the cluster'
+    """
+    if not counts:
+        return []
+    shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
+    scope = "population intervals resample" if ci else "with ci, population intervals resample"
+    notes = [
+        f"clustered tasks ({shown} clusters): {scope} clusters, each with all its tasks "
+        "(cluster bootstrap); the benchmark scope is unchanged; without the cluster "
+        "coordinate (counts.drop_vars('cluster'), --ignore-clusters) the tasks count as "
+        "independent"
+    ]
+    if one := [s for s, g in counts.items() if g < 2]:
+        notes.append(
+            f"one cluster only ({', '.join(one)}): no population interval (new tasks would come "
+            "from new clusters, and one cluster says nothing of how clusters differ)"
+        )
+    few = {s: g for s, g in counts.items() if 2 <= g < FEW_CLUSTERS}
+    if few:
+        notes.append(
+            f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
+            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
+            f"population interval may be too narrow below {FEW_CLUSTERS} clusters"
+        )
+    return notes
 
 
 @dataclass(frozen=True)

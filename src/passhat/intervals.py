@@ -345,6 +345,7 @@ def estimate_intervals(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     ci_method: str = "bca",
     predictive: int | None = None,
+    clusters: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Both scopes' intervals (and a new benchmark's) for :func:`passhat.estimate`.
 
@@ -366,6 +367,9 @@ def estimate_intervals(
     predictive : int, optional
         Also give the interval of a new benchmark of this many tasks
         (scope "predictive").
+    clusters : array_like, optional
+        Each task's cluster (over the task axis): the population scope
+        resamples clusters (:func:`passhat.scopes.scope_intervals`).
 
     Returns
     -------
@@ -398,6 +402,7 @@ def estimate_intervals(
     systems = [str(s) for s in counts["system"].values]
     n_all = np.asarray(counts["n"].values, dtype=float)
     c_all = np.asarray(counts["c"].values, dtype=float)
+    groups = None if clusters is None else np.asarray(clusters, dtype=object).ravel()
     parts = []
     for s, name in enumerate(systems):
         inc = include[s]
@@ -413,6 +418,7 @@ def estimate_intervals(
             rng=named_rng(root, name),
             ci_method=meth,
             predictive=predictive,
+            clusters=None if groups is None else groups[inc],
         )
         mean = iv[iv["metric"] == "mean"]
         rest = iv[iv["metric"] != "mean"]

@@ -87,8 +87,10 @@ from scipy import stats
 
 from passhat.betabinom import Grid, GridNodes, HyperPrior, posterior_grid
 from passhat.bootstrap import (
+    FEW_CLUSTERS,
     Categories,
     bayesian_bootstrap_draws,
+    cluster_categories,
     draw_stats,
     interval_from_draws,
 )
@@ -105,6 +107,7 @@ from passhat.hierarchical import (
 
 __all__ = [
     "DEFAULT_PRIOR",
+    "FEW_CLUSTERS",
     "MIN_FLAKY",
     "MIN_SIDE",
     "MIN_TASKS",
@@ -349,6 +352,7 @@ def scope_intervals(
     ci_method: str = "bca",
     predictive: int | None = None,
     prior: HyperPrior = DEFAULT_PRIOR,
+    clusters: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Both scopes' intervals (and optionally a new benchmark's) for one system's tasks.
 
@@ -371,6 +375,13 @@ def scope_intervals(
         Also give the interval for a new benchmark of this many tasks.
     prior : HyperPrior
         Hyperpriors of the hierarchical model.
+    clusters : array_like, optional
+        Each task's cluster (any hashable labels). When given, the population
+        scope is the **cluster bootstrap** whatever the task counts
+        (:func:`passhat.bootstrap.cluster_categories`: clusters resampled with
+        replacement, each with all its tasks; BCa or percentile by
+        ``ci_method``, the jackknife leaving out one cluster); the benchmark
+        scope is unchanged. One cluster gives no population interval (NaN).
 
     Returns
     -------
@@ -410,7 +421,13 @@ def scope_intervals(
     )
     out: dict[tuple[Column, str], tuple[float, float, str]] = {}
     # the random draws in this order: population, benchmark, then a new benchmark's stream
-    resampled = _population(out, setup, rng=rng, ci_method=ci_method)
+    if clusters is None:
+        resampled = _population(out, setup, rng=rng, ci_method=ci_method)
+    else:
+        groups = np.asarray(clusters, dtype=object).ravel()
+        if groups.size != nn.size:
+            raise ValueError(f"clusters has {groups.size} labels for {nn.size} tasks")
+        resampled = _cluster_population(out, setup, groups, rng=rng, ci_method=ci_method)
     _benchmark(out, setup, rng=rng)
     if predictive is not None:
         _predictive(
@@ -428,6 +445,16 @@ def scope_intervals(
             n_boot=n_boot,
             rng=_side_stream(rng),
         )
+    if clusters is not None:  # a new benchmark's draws come from the model of independent tasks
+        for key in [key for key in out if key[1] == "predictive"]:
+            lo, hi, _ = out[key]
+            out[key] = (
+                lo,
+                hi,
+                f"new benchmark of {predictive} tasks: equal-tailed interval of the hierarchical "
+                f"posterior predictive, {n_boot} draws; tasks treated as independent (the "
+                "clusters are not modelled for a new benchmark: may be too narrow)",
+            )
     rows = [
         {"metric": col[0], "k": col[1], "scope": scope, "lower": lo, "upper": hi, "method": meth}
         for col in cols
@@ -530,6 +557,46 @@ def _population(
                 f"(rule: fewer than {MIN_TASKS} tasks){note}",
             )
     return resampled
+
+
+def _cluster_population(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    groups: NDArray[Any],
+    *,
+    rng: np.random.Generator,
+    ci_method: str,
+) -> dict[int, NDArray[np.float64]]:
+    """The population scope by the cluster bootstrap (every column); one cluster: NaN.
+
+    Returns no resampled values: a new benchmark's interval from them would treat the tasks
+    as independent."""
+    codes = pd.factorize(pd.Series(groups, dtype=object), sort=False)[0].astype(np.int64)
+    ccats = cluster_categories(setup.cats, codes)
+    n_cl = int(ccats.freq.sum())
+    if n_cl < 2:
+        for col in setup.cols:
+            out[(col, "population")] = (
+                float("nan"),
+                float("nan"),
+                "not computed: one cluster (the cluster bootstrap needs ≥ 2 clusters)",
+            )
+        return {}
+    draws = draw_stats(ccats, n_boot=setup.n_boot, rng=rng)
+    lo, hi, labels = interval_from_draws(
+        setup.theta, draws, ccats, ci=setup.level, method=ci_method
+    )
+    few = ""
+    if n_cl < FEW_CLUSTERS:
+        few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
+    for j, col in enumerate(setup.cols):
+        out[(col, "population")] = (
+            float(lo[j]),
+            float(hi[j]),
+            f"cluster bootstrap {labels[j]}, {n_cl} clusters, {setup.n_boot} resamples "
+            f"(rule: a cluster column; each cluster resampled with all its tasks){few}",
+        )
+    return {}
 
 
 def _benchmark(

@@ -2,7 +2,7 @@
 
 The trial table is the tidy form every reader produces::
 
-    system  task_id  trial  success  status  [score category weight scenario_hash ...]
+    system  task_id  trial  success  status  [score category cluster weight scenario_hash ...]
 
 ``success`` is a nullable boolean: missing means the run was not decided
 (grader error, infrastructure outage, ...). Undecided runs are counted as
@@ -11,7 +11,9 @@ The trial table is the tidy form every reader produces::
 The count table is an :class:`xarray.Dataset` over ``(system, task)`` with
 ``n`` (decided runs), ``c`` (successes), ``unscored`` (undecided runs),
 ``present`` (the system ran the task at all) and ``weight``, plus task
-coordinates such as ``category``. Every estimator works on counts.
+coordinates such as ``category`` and ``cluster`` (each task's one cluster: tasks of one
+repository or document, resampled together by the population scope). Every estimator works
+on counts.
 
 Examples
 --------
@@ -55,13 +57,14 @@ __all__ = [
     "counts_from_frame",
     "finite_column",
     "provenance",
+    "task_clusters",
     "validate_counts",
 ]
 
 DEFAULT_SYSTEM = "system"
 
 REQUIRED = ("system", "task_id", "trial", "success", "status")
-OPTIONAL = ("score", "category", "weight", "scenario_hash", "duration_s", "cost")
+OPTIONAL = ("score", "category", "cluster", "weight", "scenario_hash", "duration_s", "cost")
 NUMERIC = ("score", "duration_s", "cost")
 
 
@@ -693,6 +696,8 @@ def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Datas
         weight = np.where(np.isnan(w), 1.0, w)
         ds.attrs["declared_weights"] = 1
     ds["weight"] = (("system", "task"), weight)
+    if "cluster" in df.columns:
+        ds = ds.assign_coords(cluster=("task", task_clusters(df, tasks, at=at)))
     for attr in ("category", "scenario_hash"):  # the task attributes besides the weight
         if attr in df.columns:
             by_task = df.groupby("task_id", sort=False)[attr]
@@ -706,6 +711,39 @@ def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Datas
             per_task = by_task.agg(lambda x: x.dropna().iloc[0] if x.notna().any() else None)
             ds = ds.assign_coords({attr: ("task", per_task.reindex(tasks).to_numpy(dtype=object))})
     return ds
+
+
+def task_clusters(df: pd.DataFrame, tasks: list[Any], *, at: str = "") -> np.ndarray:
+    """Each task's one cluster (in the order of ``tasks``) from a trial frame's ``cluster``
+    column: a task whose runs name two clusters, or a run with no cluster, is an error
+    naming the task (a cluster is never guessed or filled in).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passhat.trials import task_clusters
+    >>> df = pd.DataFrame({"task_id": ["a", "a", "b"], "cluster": ["r1", "r1", "r2"]})
+    >>> task_clusters(df, ["a", "b"]).tolist()
+    ['r1', 'r2']
+    """
+    col = df["cluster"]
+    blank = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
+    if blank.any():
+        row = int(np.flatnonzero(blank)[0])
+        raise ValidationError(
+            f"{at}task {_show(df['task_id'].iloc[row])}: a run has no cluster; "
+            "with a cluster column every run names its task's cluster"
+        )
+    by_task = df.groupby("task_id", sort=False)["cluster"]
+    many = by_task.nunique()
+    if (many > 1).any():
+        t = many.index[np.flatnonzero(many.to_numpy() > 1)[0]]
+        seen = sorted(map(str, by_task.get_group(t).unique()))
+        raise ValidationError(
+            f"{at}task {_show(t)}: runs name different clusters "
+            f"({', '.join(map(repr, seen[:4]))}); a task belongs to one cluster"
+        )
+    return by_task.first().reindex(tasks).to_numpy(dtype=object)
 
 
 def counts_from_arrays(

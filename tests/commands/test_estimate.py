@@ -254,3 +254,53 @@ def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[
         span = f"{k[0]}–{k[-1]}" if len(k) > 1 else f"{k[0]}"
         text = f"pass@{span}; pass^{span}"
         assert f"({'mean; ' if 1 in ks else ''}{text}): {' '.join(method.split())}" in flat
+
+
+def _clustered_csv(tmp_path: Path) -> str:
+    rows = ["system,task_id,trial,success,repo"]
+    for g in range(6):
+        for t in range(4):
+            rows += [f"A,r{g}-t{t},{r},{int((g + t + r) % 3 == 0)},repo{g}" for r in range(4)]
+    return write(tmp_path, "runs.csv", "\n".join(rows) + "\n")
+
+
+def test_cluster_option_resamples_clusters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _clustered_csv(tmp_path)
+    rc, out, _ = run(capsys, ["estimate", path, "--cluster", "repo", "--ci", "0.9", "--json"])
+    doc = json.loads(out)
+    assert (
+        rc == 0 and doc["settings"]["cluster"] is True and doc["settings"]["clusters"] == {"A": 6}
+    )
+    pop = [r for r in doc["estimates"] if r["scope"] == "population"]
+    assert all(
+        r["method"].startswith("cluster bootstrap") and "6 clusters" in r["method"] for r in pop
+    )
+    assert any("only 6 clusters" in n for n in doc["notes"])
+    rc, out2, _ = run(capsys, ["estimate", path, "--map", "cluster=repo", "--ci", "0.9", "--json"])
+    assert rc == 0 and json.loads(out2)["estimates"] == doc["estimates"]
+    rc, out3, _ = run(capsys, ["estimate", path, "--ci", "0.9", "--json"])
+    assert rc == 0 and json.loads(out3)["settings"]["cluster"] is False
+    argv = ["estimate", path, "--map", "cluster=repo", "--ignore-clusters", "--ci", "0.9"]
+    rc, out4, _ = run(capsys, [*argv, "--json"])
+    assert rc == 0 and json.loads(out4)["estimates"] == json.loads(out3)["estimates"]
+
+
+def test_cluster_errors_name_the_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = Path(_clustered_csv(tmp_path)).read_text()
+    two = write(tmp_path, "two.csv", text.replace("A,r0-t0,1,0,repo0", "A,r0-t0,1,0,repo5"))
+    bad(
+        capsys,
+        ["estimate", two, "--cluster", "repo"],
+        r"two\.csv: task 'r0-t0': runs name different clusters \('repo0', 'repo5'\)",
+    )
+    miss = write(tmp_path, "miss.csv", text.replace("A,r1-t2,3,1,repo1", "A,r1-t2,3,1,"))
+    bad(
+        capsys,
+        ["estimate", miss, "--cluster", "repo"],
+        r"miss\.csv: task 'r1-t2': a run has no cluster",
+    )
+    bad(capsys, ["estimate", two, "--cluster", "nope"], r"'nope' \(given for cluster\) is missing")
+    path = _clustered_csv(tmp_path)
+    bad(capsys, ["estimate", path, "--cluster", "repo", "--ignore-clusters"], "contradict")

@@ -469,3 +469,26 @@ def test_hostile_parts_on_a_cluster_of_worker_processes(tmp_path: Path) -> None:
         pd.DataFrame([row]).to_parquet(d / "part-99.parquet")  # the last file, another group
         with pytest.raises(ValidationError, match=r"duplicate .* in two files"):
             ph.read_counts(d, scheduler=cluster.scheduler_address)
+
+
+# ----------------------------------------------------------------- a task's cluster
+def test_cluster_column_is_carried_and_checked_out_of_core(tmp_path: Path) -> None:
+    """The out-of-core reader keeps each task's one cluster, as the in-memory reader does,
+    and names the task when its runs name two clusters (also across part files) or none."""
+    head = "system,task_id,trial,success,repo\n"
+    (tmp_path / "p1.csv").write_text(head + "A,t1,0,1,r1\nA,t1,1,0,r1\nA,t2,0,1,r2\n")
+    (tmp_path / "p2.csv").write_text(head + "A,t2,1,1,r2\nA,t3,0,0,r1\n")
+    ds = ph.read_counts(tmp_path, cluster="repo")
+    mem = ph.read_trials(tmp_path / "p1.csv", cluster="repo").counts()
+    assert dict(zip(ds["task"].values, ds["cluster"].values, strict=True)) == {
+        "t1": "r1", "t2": "r2", "t3": "r1"
+    }  # fmt: skip
+    assert mem["cluster"].values.tolist() == ["r1", "r2"]
+    (tmp_path / "p2.csv").write_text(head + "A,t2,1,1,r9\n")
+    with pytest.raises(
+        ValidationError, match=r"task 't2': runs name different clusters \('r2', 'r9'\)"
+    ):
+        ph.read_counts(tmp_path, cluster="repo")
+    (tmp_path / "p2.csv").write_text(head + "A,t2,1,1,\n")
+    with pytest.raises(ValidationError, match=r"task 't2': a run has no cluster"):
+        ph.read_counts(tmp_path, cluster="repo")

@@ -43,8 +43,8 @@ __all__ = ["BITMAP_BYTES", "FIELDS", "Counts", "Ids", "factorize"]
 BITMAP_BYTES = 256 * 2**20
 #: The data-model columns a tidy source is read for.
 FIELDS: tuple[str, ...] = ("system", "task_id", "trial", "success", "status", "score")
-FIELDS += ("weight", "category", "scenario_hash", "duration_s", "cost")
-_TASK_ATTRS = ("category", "scenario_hash")
+FIELDS += ("weight", "category", "cluster", "scenario_hash", "duration_s", "cost")
+_TASK_ATTRS = ("category", "cluster", "scenario_hash")
 
 
 # ----------------------------------------------------------------- columns
@@ -454,7 +454,13 @@ class Counts:
         unset = np.array([self.attrs[attr][i] is None for i in tasks], dtype=bool)
         vals = np.empty(len(uniques), dtype=object)
         vals[:] = uniques
-        if attr == "category":  # a task's one category: two are an error, as two weights
+        if attr == "cluster" and not ok.all():  # a cluster is never guessed
+            name = self.tasks.names[int(t[np.flatnonzero(~ok)[0]])]
+            raise ValidationError(
+                f"{where}: task {name!r}: a run has no cluster; with a cluster column every "
+                "run names its task's cluster"
+            )
+        if attr in ("category", "cluster"):  # a task's one category: two are an error
             pairs = np.unique(np.stack([t[ok], codes[ok]]), axis=1)
             known = self.attrs[attr][pairs[0]]
             clash = (np.bincount(pairs[0])[pairs[0]] > 1) | np.array(
@@ -465,9 +471,14 @@ class Counts:
                 task = int(pairs[0][np.flatnonzero(clash)[0]])
                 seen = {str(v) for v in vals[pairs[1][pairs[0] == task]]}
                 seen |= {str(self.attrs[attr][task])} if self.attrs[attr][task] else set()
+                rule = (
+                    "runs name different clusters ({}); a task belongs to one cluster"
+                    if attr == "cluster"
+                    else "runs declare different categories ({}); a category belongs to a task"
+                )
+                shown = ", ".join(map(repr, sorted(seen)[:4]))
                 raise ValidationError(
-                    f"{where}: task {self.tasks.names[task]!r}: runs declare different categories "
-                    f"({', '.join(map(repr, sorted(seen)[:4]))}); a category belongs to a task"
+                    f"{where}: task {self.tasks.names[task]!r}: " + rule.format(shown)
                 )
         self.attrs[attr][tasks[unset]] = vals[codes[ok][first[unset]]]
 

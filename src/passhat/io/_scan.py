@@ -380,6 +380,7 @@ _MAP_OPTIONS = {
     "status": "status",
     "score": "score",
     "category": "category",
+    "cluster": "cluster",
     "weight": "weight",
     "scenario_hash": "scenario_hash",
     "duration": "duration_s",

@@ -140,7 +140,8 @@ SCORE_NAMES = (
 )  # fmt: skip
 #: Data-model columns that are never a verdict.
 _NOT_SCORES = frozenset(
-    {"system", "task_id", "trial", "status", "category", "weight", "scenario_hash",
+    {"system", "task_id", "trial", "status", "category", "cluster", "weight",
+     "scenario_hash",
      "duration_s", "cost"}
 )  # fmt: skip
 

@@ -1,7 +1,7 @@
 """Tidy trial tables: CSV, JSONL and Parquet, with a column map.
 
 Columns are the data model's (``system, task_id, trial, success, status,
-score, category, weight, scenario_hash, duration_s, cost``); map other names
+score, category, cluster, weight, scenario_hash, duration_s, cost``); map other names
 with keyword options, e.g. ``task="question_id", success="passed"``. A
 numeric reward column becomes success with ``threshold``:
 ``success = score >= threshold``. A table that maps no system column but has

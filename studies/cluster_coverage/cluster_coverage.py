@@ -1,0 +1,226 @@
+"""Coverage of the population interval when tasks come in clusters, by simulation (issue 31).
+
+Tasks of one repository, document or environment share part of their difficulty. Truth:
+task i of cluster g has the rate p = expit(mu + u_g + e_i), u_g ~ N(0, s_b^2) the cluster's
+effect and e_i ~ N(0, s_w^2) the task's, with s_b^2 + s_w^2 = 2 fixed and the between-cluster
+share s_b^2 / 2 small (0.1), half (0.5) or dominant (0.9); mu = 0 (rates around 0.5) or
+mu = 1.5 (an easy benchmark); 5, 20 or 50 clusters of 4 tasks; 4 runs per task. The
+population value is E g(p) over new clusters of new tasks: p's logit is N(mu, 2), so
+E g(p) is a one-dimensional integral, computed by Gauss-Hermite quadrature (200 nodes).
+
+For each cell and replicate the study draws the clusters, tasks and runs, and calls
+:func:`passhat.scopes.scope_intervals` (the engine of ``passhat.estimate``'s intervals)
+twice on the same tasks: with the clusters (the cluster bootstrap, BCa) and without them
+(today's rule: task bootstrap, Bayesian bootstrap or hierarchical posterior), and counts
+how often each 90% population interval holds E g(p), for the mean, pass@2 and pass^2.
+Monte-Carlo s.e. of a coverage c over R replicates: sqrt(c(1 - c) / R).
+
+Run::
+
+    nice .venv/bin/python studies/cluster_coverage/cluster_coverage.py  # → reports/...
+    .venv/bin/python studies/cluster_coverage/cluster_coverage.py --reps 40   # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from passhat.scopes import scope_intervals
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "reports" / "cluster_coverage"
+LEVEL = 0.90
+LOW = 0.85  # the goal where there are at least 20 clusters
+REPS = 200  # Monte-Carlo s.e. of a coverage near 0.9: sqrt(0.09 / 200) = 0.021
+TOTAL_VAR = 2.0  # s_b^2 + s_w^2 on the logit scale
+PER_CLUSTER = 4
+RUNS = 4
+K = 2
+SHARES = (0.1, 0.5, 0.9)
+MUS = (0.0, 1.5)
+CLUSTERS = (5, 20, 50)
+COLUMNS = (("mean", 1), ("pass_at_k", K), ("pass_hat_k", K))
+
+
+def _g(metric: str, k: int, p: np.ndarray) -> np.ndarray:
+    if metric == "pass_at_k":
+        return 1.0 - (1.0 - p) ** k
+    return p ** (1 if metric == "mean" else k)
+
+
+def population_truth(mu: float, metric: str, k: int) -> float:
+    """E g(expit(mu + z)), z ~ N(0, TOTAL_VAR), by 200-node Gauss-Hermite quadrature."""
+    x, w = np.polynomial.hermite_e.hermegauss(200)  # weight exp(-x^2 / 2)
+    p = special.expit(mu + np.sqrt(TOTAL_VAR) * x)
+    return float(w @ _g(metric, k, p) / w.sum())
+
+
+def cells() -> list[tuple[float, float, int]]:
+    """(mu, between-cluster share, clusters) of every cell."""
+    return [(mu, s, g) for mu in MUS for s in SHARES for g in CLUSTERS]
+
+
+def simulate(
+    rng: np.random.Generator, mu: float, share: float, n_clusters: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One replicate: successes per task (of RUNS runs) and each task's cluster."""
+    sd_b, sd_w = np.sqrt(share * TOTAL_VAR), np.sqrt((1 - share) * TOTAL_VAR)
+    cluster = np.repeat(np.arange(n_clusters), PER_CLUSTER)
+    logit = mu + rng.normal(0, sd_b, n_clusters)[cluster] + rng.normal(0, sd_w, cluster.size)
+    c = rng.binomial(RUNS, special.expit(logit))
+    return c, cluster
+
+
+def run_cell(
+    mu: float, share: float, n_clusters: int, *, reps: int, n_boot: int, seed: int
+) -> list[dict[str, object]]:
+    """Coverage of both intervals (clustered, unclustered) for one cell."""
+    rng = np.random.default_rng(seed)
+    truths = {col: population_truth(mu, *col) for col in COLUMNS}
+    hits = {(col, how): 0 for col in COLUMNS for how in ("cluster", "independent")}
+    width = {key: 0.0 for key in hits}
+    for _ in range(reps):
+        c, cluster = simulate(rng, mu, share, n_clusters)
+        n = np.full(c.size, RUNS)
+        w = np.ones(c.size)
+        for how, groups in (("cluster", cluster), ("independent", None)):
+            iv = scope_intervals(n, c, w, [K], ci=LEVEL, n_boot=n_boot, rng=rng, clusters=groups)
+            pop = iv[iv["scope"] == "population"]
+            for col in COLUMNS:
+                same_k = (pop["k"] == col[1]) | (col[0] == "mean")  # the mean's row: first k
+                row = pop[(pop["metric"] == col[0]) & same_k].iloc[0]
+                hits[(col, how)] += int(row["lower"] <= truths[col] <= row["upper"])
+                width[(col, how)] += float(row["upper"] - row["lower"])
+    rows: list[dict[str, object]] = []
+    for col in COLUMNS:
+        for how in ("cluster", "independent"):
+            cov = hits[(col, how)] / reps
+            rows.append(
+                {
+                    "mu": mu,
+                    "between_share": share,
+                    "clusters": n_clusters,
+                    "tasks": n_clusters * PER_CLUSTER,
+                    "runs": RUNS,
+                    "metric": col[0],
+                    "k": col[1],
+                    "interval": how,
+                    "truth": truths[col],
+                    "coverage": cov,
+                    "mc_se": float(np.sqrt(max(cov * (1 - cov), 0.09 / 4) / reps)),
+                    "mean_width": width[(col, how)] / reps,
+                    "reps": reps,
+                    "n_boot": n_boot,
+                }
+            )
+    return rows
+
+
+def run(*, reps: int = REPS, n_boot: int = 1000, seed: int = 31) -> pd.DataFrame:
+    """Every cell, each with its own seed (seed + 97·index), serially."""
+    parts = []
+    for i, cell in enumerate(cells()):
+        start = time.perf_counter()
+        parts += run_cell(*cell, reps=reps, n_boot=n_boot, seed=seed + 97 * i)
+        print(f"[{i + 1}/{len(cells())}] {cell} {time.perf_counter() - start:.1f} s", flush=True)
+    return pd.DataFrame(parts)
+
+
+def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
+    """The report: the goal, the verdict per group, and every cell's two coverages."""
+    reps = int(df["reps"].iloc[0])
+    wide = df.pivot_table(
+        index=["mu", "between_share", "clusters", "metric", "k"],
+        columns="interval",
+        values=["coverage", "mc_se", "mean_width"],
+        sort=False,
+    )
+    cl = df[df["interval"] == "cluster"]
+    many = cl[cl["clusters"] >= 20]
+    ok = many["coverage"] + 2 * many["mc_se"] >= LOW
+    lines = [
+        "# Coverage of the population interval with clustered tasks",
+        "",
+        f"Nominal level 90%; {reps} replicates per cell, {int(df['n_boot'].iloc[0])} resamples "
+        "per interval (± is the Monte-Carlo s.e., sqrt(c(1 − c)/R), floored at "
+        "sqrt(0.0225/R) so that a coverage of 1 is not shown as exact). Truth: rate = "
+        "expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
+        f"the between-cluster share of it as given; {PER_CLUSTER} tasks per cluster, {RUNS} "
+        "runs per task. `cluster`: the cluster bootstrap (BCa) that `estimate` uses with a "
+        "cluster column; `independent`: today's rule treating the tasks as independent. "
+        "Made by `studies/cluster_coverage/cluster_coverage.py`.",
+        "",
+    ]
+    if seconds is not None:
+        lines += [f"Run time: {seconds / 60:.1f} min (one process).", ""]
+    lines += [
+        f"**Goal (≥ 20 clusters)**: cluster bootstrap coverage at least {LOW} within 2 MC s.e.: "
+        f"{int(ok.sum())}/{len(ok)} cells; coverage {many['coverage'].min():.3f}–"
+        f"{many['coverage'].max():.3f}.",
+        "",
+    ]
+    for g in sorted(df["clusters"].unique()):
+        sub = df[df["clusters"] == g]
+        c_cov = sub[sub["interval"] == "cluster"]["coverage"]
+        i_cov = sub[sub["interval"] == "independent"]["coverage"]
+        lines.append(
+            f"- {g} clusters: cluster bootstrap mean coverage {c_cov.mean():.3f} "
+            f"(min {c_cov.min():.3f}); independent tasks {i_cov.mean():.3f} "
+            f"(min {i_cov.min():.3f})"
+        )
+    lines += [
+        "",
+        "| μ | between share | clusters | metric | k | truth | cluster coverage | "
+        "independent coverage | cluster width | independent width |",
+        "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    truth = df.groupby(["mu", "between_share", "clusters", "metric", "k"], sort=False)["truth"]
+    for key, row in wide.iterrows():
+        mark = (
+            " ✗"
+            if key[2] >= 20 and row[("coverage", "cluster")] + 2 * row[("mc_se", "cluster")] < LOW
+            else ""
+        )
+        lines.append(
+            f"| {key[0]:g} | {key[1]:g} | {key[2]} | {key[3]} | {key[4]} | "
+            f"{truth.get_group(key).iloc[0]:.3f} | "
+            f"{row[('coverage', 'cluster')]:.3f}±{row[('mc_se', 'cluster')]:.3f}{mark} | "
+            f"{row[('coverage', 'independent')]:.3f}±{row[('mc_se', 'independent')]:.3f} | "
+            f"{row[('mean_width', 'cluster')]:.3f} | {row[('mean_width', 'independent')]:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--reps", type=int, default=REPS)
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--render", action="store_true", help="only redraw the report from the CSV")
+    ap.add_argument("--seconds", type=float, default=None, help="run time to state (--render)")
+    args = ap.parse_args(argv)
+    if args.render:
+        df = pd.read_csv(args.out / "cluster_coverage.csv")
+        (args.out / "cluster_coverage.md").write_text(to_markdown(df, seconds=args.seconds))
+        return 0
+    start = time.perf_counter()
+    df = run(reps=args.reps, n_boot=args.n_boot, seed=args.seed)
+    seconds = time.perf_counter() - start
+    args.out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(args.out / "cluster_coverage.csv", index=False)
+    (args.out / "cluster_coverage.md").write_text(to_markdown(df, seconds=seconds))
+    print(f"wrote {args.out / 'cluster_coverage.md'} in {seconds / 60:.1f} min")
+    many = df[(df["interval"] == "cluster") & (df["clusters"] >= 20)]
+    return 0 if (many["coverage"] + 2 * many["mc_se"] >= LOW).all() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
