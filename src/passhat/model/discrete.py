@@ -112,7 +112,7 @@ def npmle(
     ``v`` (draws × rows) their weights, each row summing to one. Solved through the dual [2]_
     (maximise Σ_c v_c log ν_c subject to Σ_c ν_c L_cj ≤ 1 for every node j; at the optimum
     ν_c = v_c / f_c) by a log-barrier method [3]_: damped Newton steps on the P-dimensional ν
-    for a barrier weight μ = 10⁻¹ … 10⁻⁹, after which w_j = μ / (1 − Σ_c ν_c L_cj), normalised. The
+    for a barrier weight μ = 10⁻¹ … 10⁻⁸, after which w_j = μ / (1 − Σ_c ν_c L_cj), normalised. The
     cost per draw is about (steps) × nodes × P² for P data points, whatever the number of
     tasks; compiled with numba.
 

@@ -6,7 +6,7 @@ maximises Σ_c v_c log Σ_j w_j L_cj over the simplex; its dual (Lindsay 1983) m
 Σ_c v_c log ν_c subject to s_j = 1 − Σ_c ν_c L_cj ≥ 0 for every node, with ν_c = v_c / f_c at
 the optimum. A log barrier μ Σ_j log s_j turns the dual into a smooth problem in P unknowns;
 damped Newton steps (Hessian diag(v/ν²) + μ L diag(1/s²) Lᵀ, solved by Cholesky; the step
-kept inside ν > 0, s > 0) follow it for μ = 10⁻¹ … 10⁻⁹, and the primal weights are
+kept inside ν > 0, s > 0) follow it for μ = 10⁻¹ … 10⁻⁸, and the primal weights are
 w_j = μ / s_j, normalised. A data point of weight 0 has no term: its ν is left out. Each draw
 costs about (Newton steps) × nodes × P², so it suits few data points (distinct (n, c) pairs)
 and many draws. Compiled once with numba and cached on disk (:mod:`passhat.model._numba`).
@@ -30,13 +30,14 @@ import numpy as np
 
 from passhat.model._numba import njit_cached
 
-__all__ = ["MU_START", "NEWTON_MAX", "STAGES", "npmle_rows"]
+__all__ = ["MU_START", "NEWTON_MAX", "SHRINK", "STAGES", "npmle_rows"]
 
-#: The barrier weights μ = MU_START · 10^−s for s < STAGES, at most NEWTON_MAX Newton steps
-#: each (a stage ends when the squared Newton decrement is below 1e-10).
+#: The barrier weights μ = MU_START · SHRINK^s for s < STAGES (10⁻¹ down to 10⁻⁸), at most
+#: NEWTON_MAX Newton steps each (a stage ends when the squared Newton decrement is below 1e-10).
 MU_START = 0.1
-STAGES = 9
-NEWTON_MAX = 10
+SHRINK = 0.04
+STAGES = 6
+NEWTON_MAX = 12
 
 
 @njit_cached
@@ -135,7 +136,7 @@ def npmle_rows(lik: Any, v: Any, out: Any) -> None:  # pragma: no cover (compile
                 if _newton_step(ls, vv, nu, mu, s, inv, g, h, d) < 1e-10:
                     break
             if stage < STAGES - 1:
-                mu *= 0.1
+                mu *= SHRINK
         total = 0.0
         for j in range(nodes):
             t = 1.0

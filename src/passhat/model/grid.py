@@ -43,7 +43,14 @@ from passhat.betabinom import loglik as _loglik
 from passhat.betabinom import suff_stats as _stats
 from passhat.model.build import Priors, log_prior
 
-__all__ = ["GridPosterior", "LooTerms", "grid_log_posterior", "grid_posterior", "loo_terms"]
+__all__ = [
+    "GridPosterior",
+    "LooTerms",
+    "grid_log_posterior",
+    "grid_posterior",
+    "log_sum_exp",
+    "loo_terms",
+]
 
 
 def grid_log_posterior(
@@ -112,9 +119,25 @@ def loo_terms(log_prob: NDArray[np.float64], pair_ll: NDArray[np.float64]) -> Lo
     >>> round(float(np.exp(t.lpd[0])), 4), round(float(np.exp(t.lppd[0])), 4)   # 1/(2.5 + 0.625)
     (0.32, 0.5)
     """
-    lpd = -special.logsumexp(log_prob[None, :] - pair_ll, axis=1)
-    lppd = special.logsumexp(log_prob[None, :] + pair_ll, axis=1)
+    lpd = -log_sum_exp(log_prob[None, :] - pair_ll, axis=1)
+    lppd = log_sum_exp(log_prob[None, :] + pair_ll, axis=1)
     return LooTerms(lpd=np.asarray(lpd), lppd=np.asarray(lppd))
+
+
+def log_sum_exp(x: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    """log Σ e^x along ``axis`` (−inf entries allowed; a plain numpy form of scipy's, which
+    converts its input several times).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(log_sum_exp(np.log(np.array([[1.0, 3.0]])), axis=1)[0]) == float(np.log(4.0))
+    True
+    """
+    top = np.max(x, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    out = np.log(np.sum(np.exp(x - top), axis=axis)) + np.squeeze(top, axis=axis)
+    return np.asarray(out)
 
 
 def grid_posterior(

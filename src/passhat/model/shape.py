@@ -55,6 +55,9 @@ __all__ = ["REPLICATES", "SHAPE_COLUMNS", "ShapeCheck", "g_statistic", "shape_ch
 SHAPE_COLUMNS = ("system", "model", "weight", "runs", "tasks", "g", "p_value", "replicates")
 #: Replicate data sets of the calibration.
 REPLICATES = 200
+#: Cells whose posterior log density given the data is more than this below the largest are
+#: left out of the refits (a replicate drawn from the posterior predictive does not reach them).
+_CELL_RANGE = 40.0
 #: The inflated model's grid for the check (coarser than the fit's: the check needs the
 #: predictive probabilities, not quantiles).
 _INFLATED_SIZES = (20, 20, 14, 14)
@@ -106,20 +109,23 @@ class _GridModel:
     (up to a constant), from the data's posterior weights and likelihood."""
 
     def __init__(self, ll: NDArray[np.float64], log_post: NDArray[np.float64], obs: Any) -> None:
-        self.ll = ll  # (cells, types)
-        self.log_prior = log_post - ll @ obs
+        keep = log_post > log_post.max() - _CELL_RANGE  # the cells a replicate can reach
+        self.ll = ll[keep]  # (cells, types)
+        self.log_prior = log_post[keep] - self.ll @ obs
 
     def predictive(self, counts: NDArray[np.float64]) -> NDArray[np.float64]:
         """The posterior predictive pmf of every type given each row's histogram."""
         lw = self.log_prior[None, :] + counts @ self.ll.T
-        w = np.exp(lw - special.logsumexp(lw, axis=1, keepdims=True))
+        lw -= lw.max(axis=1, keepdims=True)
+        w = np.exp(lw)
+        w /= w.sum(axis=1, keepdims=True)
         return np.asarray(w @ np.exp(self.ll))
 
     def simulate(self, types: _Types, tasks: NDArray[np.float64], rng: Any) -> Any:
         """Replicate histograms: a cell drawn from the data's posterior, then the tasks of each
         n spread over c = 0..n."""
         lw = self.log_prior + self.ll @ types.observed
-        p = np.exp(lw - special.logsumexp(lw))
+        p = np.exp(lw - lw.max())
         cells = rng.choice(len(p), size=REPLICATES, p=p / p.sum())
         out = np.zeros((REPLICATES, len(types.n)))
         for cols, t in zip(types.groups, tasks, strict=True):
