@@ -99,7 +99,7 @@ def test_a_mean_outside_its_interval_is_said() -> None:
     # output showed both with no word. Oracle for the regime: the row itself, mean > upper.
     from passhat.model.summaries import mean_outside_note
 
-    f = ph.fit(ph.counts_from_arrays([9], [0]), k=[1, 9], method="grid", seed=0)
+    f = ph.fit(ph.counts_from_arrays([9], [0]), k=[1, 9], method="grid", model="beta", seed=0)
     s = f.summary(k=[1, 9])
     row = s[(s["metric"] == "pass_hat_k") & (s["k"] == 9) & (s["scope"] == "benchmark")].iloc[0]
     assert row["mean"] > row["upper"] >= row["lower"] >= 0.0

@@ -188,7 +188,8 @@ def resolve_method(method: str, model: str) -> str:
     if method == "nuts" and model in GRID_ONLY:
         raise OptionError(
             f"{{param}}='nuts' samples the Beta and inflated models; {{model}}={model!r} is "
-            "fitted on its grid only: use {param}='grid' (or 'auto')",
+            "fitted on its grid only: name {model}='beta' or 'inflated' to sample it, or use "
+            "{param}='grid' (or 'auto')",
             param="method",
             also=("model",),
         )

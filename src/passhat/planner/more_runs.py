@@ -78,7 +78,7 @@ def more_runs(
         ran = ds["n"].values[ds["present"].values.astype(bool) & (ds["n"].values > 0)]
         if k is None:
             k = sorted({1, max(int(ran.min()) if ran.size else 1, 1)})
-        f = fit(data, k=k, method="grid", seed=seed, progress=False)
+        f = fit(data, k=k, method="grid", model="beta", seed=seed, progress=False)
     if f.model != "beta":
         raise OptionError(
             "more_runs: the expected width is computed for the plain Beta-Binomial model; "
