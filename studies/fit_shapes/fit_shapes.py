@@ -224,7 +224,7 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
         f"Made by `studies/fit_shapes/fit_shapes.py` (issue 28): six truths of how task rates "
         f"spread (five not a Beta), T = 50 / 200 tasks × n = 3 / 5 runs, {reps} replicates per "
         "design and truth; each replicate runs `passhat.fit` with its defaults "
-        "(`model=\"auto\"`: the Beta, zero/one-inflated and discrete models stacked by exact "
+        '(`model="auto"`: the Beta, zero/one-inflated and discrete models stacked by exact '
         "leave-one-task-out; 4 × 1000 draws) and reads the 90% intervals of "
         "`summarize(ci=0.9)`. Monte-Carlo s.e. of a coverage: "
         f"{np.sqrt(0.9 * 0.1 / reps):.3f} at 0.90, at most "

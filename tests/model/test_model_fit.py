@@ -156,5 +156,6 @@ def test_task_with_no_decided_run_follows_estimates_rule():
 
 
 def test_unknown_model_names_every_model_including_joint() -> None:
-    with pytest.raises(OptionError, match=r"one of beta, inflated, discrete, auto, joint, rasch \(got 'x'\)"):
+    names = r"one of beta, inflated, discrete, auto, joint, rasch \(got 'x'\)"
+    with pytest.raises(OptionError, match=names):
         ph.fit(ph.load_example("abcd"), model="x")

@@ -303,9 +303,7 @@ def model_section(results: ReportResults) -> Section:
         _diagnostics_table(m.diagnostics),
         ppc_table,
     ]
-    pre = (
-        list(m.warnings) + _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
-    )
+    pre = list(m.warnings) + _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
     if m.comparison is not None:
         cmp_table, cmp_sent = _comparison(m.comparison)
         tables += [cmp_table] if cmp_table is not None else []
