@@ -65,7 +65,11 @@ class ModelComparison(Result):
         return self.table.copy()
 
     def _document(self) -> dict[str, Any]:
-        doc = {"ic": self.ic, "models": list(self.models), "comparison": records(self.table)}
+        doc: dict[str, Any] = {
+            "ic": self.ic,
+            "models": list(self.models),
+            "comparison": records(self.table),
+        }
         if self.exact:
             doc["exact"] = True
         return doc

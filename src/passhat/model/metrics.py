@@ -528,12 +528,15 @@ def system_metrics(
         }
     if groups is None:
         raise ValueError("benchmark-scope metrics need the system's task groups")
-    parts = {"pi_pass": pi_pass, "pi_fail": pi_fail, "nodes": nodes}
     if rao_blackwell:
-        return benchmark_expected(groups, a, b, requests, **parts)
+        return benchmark_expected(
+            groups, a, b, requests, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
+        )
     if rng is None:
         raise ValueError("benchmark-scope draws need a random generator")
-    return benchmark_draws(groups, a, b, requests, rng=rng, **parts)
+    return benchmark_draws(
+        groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
+    )
 
 
 def node_part(hyper: Mapping[str, NDArray[np.float64]]) -> Nodes | None:

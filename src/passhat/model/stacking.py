@@ -208,7 +208,7 @@ def stack_system(
         d = discrete_posterior(comp.n, comp.c, comp.mult, n_draws=int(counts[2]), rng=rng)
         node_w[code == 2] = d.weight
     beta, infl = fitted[0].draws, fitted[1].draws
-    flat = {
+    flat: dict[str, NDArray[Any]] = {
         "mu": beta["mu"],
         "kappa": beta["kappa"],
         "inflated_mu": infl["mu"],
