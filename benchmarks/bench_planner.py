@@ -69,7 +69,7 @@ def main() -> None:
         "runs_for_width(0.01, 0.8, clopper-pearson)": lambda: plan.runs_for_width(
             half_width=0.01, rate=0.8, method="clopper-pearson"
         ),
-        "gate(0.9, 3)": lambda: plan.gate(rate=0.9, attempts=3),
+        "retry(0.9, 3)": lambda: plan.retry(rate=0.9, attempts=3),
         "rate_for_pass_hat_k(0.9, 5)": lambda: plan.rate_for_pass_hat_k(target=0.9, k=5),
         "choose_k(0.1, acceptable 0.001)": lambda: plan.choose_k(
             unacceptable_failure_rate=0.1, acceptable_failure_rate=0.001
@@ -90,7 +90,8 @@ def main() -> None:
     budget, k = 10_000, 5
     plan.design(budget_runs=budget, k=k, prior=PRIOR)
     tracemalloc.start()
-    t_design, table = best_of(lambda: plan.design(budget_runs=budget, k=k, prior=PRIOR))
+    t_design, designed = best_of(lambda: plan.design(budget_runs=budget, k=k, prior=PRIOR))
+    table = designed.table
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     n_rows = int((table["metric"] == "pass_hat_k").sum())
@@ -125,8 +126,8 @@ def main() -> None:
     )
     plan.design(budget_runs=budget, k=k, prior=PRIOR, all_pairs=True)
     t_all, full = best_of(lambda: plan.design(budget_runs=budget, k=k, prior=PRIOR, all_pairs=True))
-    n_all = int((full["metric"] == "pass_hat_k").sum())
-    same = full.attrs["optimum"] == table.attrs["optimum"]
+    n_all = int((full.table["metric"] == "pass_hat_k").sum())
+    same = full.optimum == designed.optimum
     print(
         f"design table over ALL {n_all} affordable (T, n) pairs × 3 metrics: "
         f"{1e3 * t_all:.1f} ms ({'OK' if t_all < 1 else 'OVER'} target 1 s); same optimum as "

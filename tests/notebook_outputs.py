@@ -8,15 +8,18 @@ import copy
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbclient
-import nbformat
+if TYPE_CHECKING:  # nbformat and nbclient come with the docs extra (make integration)
+    import nbformat
 
 REGENERATE = "run `make notebooks` and commit the notebooks"
 
 
 def executed_copy(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     """A copy of ``nb`` with its outputs cleared, executed from a clean kernel in ``folder``."""
+    import nbclient
+
     fresh = copy.deepcopy(nb)
     for cell in fresh.cells:
         if cell.cell_type == "code":
@@ -28,7 +31,7 @@ def executed_copy(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookN
     os.environ["PATH"] = env_path
     try:
         nbclient.NotebookClient(
-            fresh, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(folder)}}
+            fresh, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(folder)}}
         ).execute()
     finally:
         os.environ["PATH"] = old

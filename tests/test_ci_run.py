@@ -1,4 +1,5 @@
-"""``.ci/run``: installs Chromium when it is missing (quietly, once), then runs ``make test``.
+"""``.ci/run``: installs Chromium when it is missing (quietly, once), then runs ``make test``
+and ``make integration``.
 
 Oracle: the commands the script runs, recorded by stand-ins for ``apt-get``, ``make`` and
 ``id`` on a PATH that holds nothing else (no real package is installed, no suite is run).
@@ -26,12 +27,15 @@ def _stub(bin_dir: Path, name: str, body: str) -> None:
     f.chmod(0o755)
 
 
-def _run(tmp_path: Path, *, uid: int, chromium: bool) -> tuple[subprocess.CompletedProcess, str]:
+def _run(
+    tmp_path: Path, *, uid: int, chromium: bool, failing: str = ""
+) -> tuple[subprocess.CompletedProcess, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "log"
     _stub(bin_dir, "apt-get", f'echo "apt-get $*" >> {log}')
-    _stub(bin_dir, "make", f'echo "make $* CI=$CI" >> {log}')
+    # `make TARGET` is logged; the target named by `failing` exits 2, as make does on a failure
+    _stub(bin_dir, "make", f'echo "make $* CI=$CI" >> {log}; [ "$1" != "{failing}" ] || exit 2')
     _stub(bin_dir, "id", f"echo {uid}")
     _stub(bin_dir, "dirname", f'exec {shutil.which("dirname")} "$@"')
     if chromium:
@@ -48,13 +52,14 @@ def _run(tmp_path: Path, *, uid: int, chromium: bool) -> tuple[subprocess.Comple
     return proc, log.read_text() if log.exists() else ""
 
 
-def test_installs_chromium_when_missing_then_runs_make_test_under_ci(tmp_path: Path) -> None:
+def test_installs_chromium_when_missing_then_runs_both_tiers_under_ci(tmp_path: Path) -> None:
     proc, log = _run(tmp_path, uid=0, chromium=False)
     assert proc.returncode == 0, proc.stderr
     assert log.splitlines() == [
         "apt-get update -qq",
         "apt-get install -y -qq --no-install-recommends chromium",
         "make test CI=true",
+        "make integration CI=true",
     ]
     assert (
         proc.stdout.strip()
@@ -65,10 +70,17 @@ def test_installs_chromium_when_missing_then_runs_make_test_under_ci(tmp_path: P
 def test_does_nothing_more_when_chromium_is_there(tmp_path: Path) -> None:
     proc, log = _run(tmp_path, uid=0, chromium=True)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert log.splitlines() == ["make test CI=true", "make integration CI=true"]
+
+
+def test_a_failing_default_tier_stops_before_the_integration_tier(tmp_path: Path) -> None:
+    proc, log = _run(tmp_path, uid=0, chromium=True, failing="test")
+    assert proc.returncode == 2
     assert log.splitlines() == ["make test CI=true"]
 
 
 def test_says_why_when_it_cannot_install(tmp_path: Path) -> None:
     proc, log = _run(tmp_path, uid=1000, chromium=False)
-    assert log.splitlines() == ["make test CI=true"]  # the browser test then fails, not skips
+    # the browser test then fails, not skips
+    assert log.splitlines() == ["make test CI=true", "make integration CI=true"]
     assert "chromium is missing and cannot be installed here" in proc.stderr

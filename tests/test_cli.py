@@ -48,8 +48,13 @@ def one_line(err: str) -> str:
         (OptionError("--k: bad"), EXIT_INPUT, "--k: bad"),
         (click.ClickException("click says no"), EXIT_INPUT, "click says no"),  # exit 1 in click
         (OutputError("out.nc: cannot write: disk full"), EXIT_IO, "disk full"),
-        (OSError(errno.ENOSPC, "No space left on device"), EXIT_IO, "No space left"),
-        (PermissionError(errno.EACCES, "Permission denied"), EXIT_IO, "Permission denied"),
+        (OSError(errno.ENOSPC, "No space left on device"), EXIT_IO, "disk full"),
+        (PermissionError(errno.EACCES, "Permission denied"), EXIT_IO, "permission denied"),
+        (  # issue 33, item 11: "FILE: reason", not "[Errno 13] Permission denied: 'FILE'"
+            PermissionError(errno.EACCES, "Permission denied", "r.csv"),
+            EXIT_IO,
+            r"error: r\.csv: permission denied$",
+        ),
         (MemoryError(), EXIT_IO, "out of memory"),
         (RecursionError("maximum recursion depth exceeded"), EXIT_INPUT, "nested too deeply"),
         (KeyboardInterrupt(), EXIT_INTERRUPT, "interrupted"),

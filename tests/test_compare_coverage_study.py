@@ -33,6 +33,7 @@ def test_population_truth_of_fixed_tasks_matches_the_closed_form(k: int) -> None
     assert got == pytest.approx((1 - 1 / (k + 1)) / 4, abs=2e-3)  # MC s.e. < 3e-4
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_few_fixed_tasks_near_all_pass_are_covered() -> None:
     """A strong agent whose candidate fixes a quarter of the tasks, 20 tasks × 3 runs: every
     task difference is ≥ 0, the case where a percentile bootstrap never reaches 0. 60

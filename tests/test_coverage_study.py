@@ -27,6 +27,7 @@ def _study():  # type: ignore[no-untyped-def]
     return load_study(STUDY, "coverage_study")
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_coverage_fast_subset() -> None:
     """Three hard cells of the grid at 120 replicates: near-all-pass with 10 tasks × 2 runs
     (the hierarchical model), the near-1 mixture at 60 tasks (the Bayesian bootstrap and the
@@ -51,6 +52,7 @@ def test_coverage_fast_subset() -> None:
     assert (big["model_share"] == 0).all()
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_predictive_fast_subset_near_the_boundary() -> None:
     """50 tasks × 5 runs near all-fail and near all-pass: in almost every replicate every task's
     pass^5 (pass@5) estimate is 0 (1). The new benchmark's interval covered 0.76 / 0.78 with the
@@ -75,6 +77,7 @@ def test_predictive_fast_subset_near_the_boundary() -> None:
     assert (df["zero_width_share"] == 0).all()
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_compare_h0_subset() -> None:
     cv = _study()
     # the two cells where the benchmark-scope test rejected most (0.16 and 0.185) before the

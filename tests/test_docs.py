@@ -20,9 +20,10 @@ README = ROOT / "README.md"
 README_LIMIT = 15_000  # bytes: the manual lives in docs/
 
 
+@pytest.mark.integration  # a minute of Sphinx (make integration)
 def test_site_builds_without_warnings(tmp_path: Path) -> None:
     """`make docs` in a temporary output folder: any Sphinx warning fails (-W)."""
-    pytest.importorskip("sphinx", reason="the docs need the dev extra: pip install -e '.[dev]'")
+    pytest.importorskip("sphinx", reason="the docs need the docs extra: pip install -e '.[docs]'")
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     env.pop("PASSHAT_DOCS_INTERSPHINX", None)  # offline: no inventories fetched
     proc = subprocess.run(

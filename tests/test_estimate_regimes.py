@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
@@ -73,7 +73,6 @@ def _check_table(est: ph.Estimate) -> None:
         assert any(f"{int(outside.sum())} interval(s) do not contain" in s for s in est.notes)
 
 
-@settings(max_examples=40, deadline=None)
 @given(regimes(), st.integers(1, 9))
 def test_values_match_exact_arithmetic_and_intervals_keep_the_contract(case, kmax) -> None:
     n, c = case
@@ -93,7 +92,6 @@ def test_values_match_exact_arithmetic_and_intervals_keep_the_contract(case, kma
     _check_table(est)
 
 
-@settings(max_examples=25, deadline=None)
 @given(regimes())
 def test_k_above_some_tasks_n_is_refused_or_excluded_with_a_count(case) -> None:
     n, c = case

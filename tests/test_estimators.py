@@ -362,3 +362,35 @@ def test_a_task_weight_map_naming_tasks_the_data_lack_is_refused() -> None:
     ):
         with pytest.raises(ph.OptionError, match="the data do not hold: 'cc'"):
             call()
+
+
+@pytest.mark.parametrize("scale", [1e308, 1e-300, 1e-323])
+def test_extreme_weights_give_the_ratios_numbers(scale: float) -> None:
+    """Issue 33, item 8: all weights 1e308 gave mean 0.000 (the sum overflowed; right: 0.750).
+    Oracle: weights matter only by their ratios, so (2, 1) × any scale gives the (2, 1) result;
+    at 1e-323 the weights are the two smallest floats, 1e-323 and 5e-324 (still 2:1)."""
+    import passhat as ph
+
+    ds = ph.counts_from_arrays([4, 4], [4, 1], weight=[1.0, 0.5])
+    ref = ph.estimate(ds, k=[1, 2], weights="declared").table["value"].to_numpy()
+    big = ds.assign(weight=ds["weight"] * scale)
+    got = ph.estimate(big, k=[1, 2], weights="declared").table["value"].to_numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert ref[0] == pytest.approx((1.0 * 1.0 + 0.5 * 0.25) / 1.5)
+
+
+def test_non_finite_declared_weight_refused() -> None:
+    """Issue 33, item 8: ``inf`` printed "—" and numpy RuntimeWarnings with exit 0 (trials read
+    from a file; count tables were already checked)."""
+    import pandas as pd
+
+    import passhat as ph
+    from passhat.errors import CountError, ValidationError
+
+    frame = pd.DataFrame({"task_id": ["a", "b"], "success": [1, 0], "weight": [np.inf, 1.0]})
+    with pytest.raises(ValidationError, match=r"row 1: weight inf is not a finite non-negative"):
+        ph.Trials.from_frame(frame, where="t")
+    ds = ph.counts_from_arrays([4, 4], [4, 1], weight=[2.0, 1.0])
+    bad = ds.assign(weight=ds["weight"].copy(data=[[np.inf, 1.0]]))
+    with pytest.raises(CountError, match=r"task '0': weight inf is not a non-negative number"):
+        ph.estimate(bad, weights="declared")

@@ -12,13 +12,12 @@ the average of pass^(k−1) over the k-subsets' members.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
 
 SLACK = 1e-12
-SETTINGS = settings(max_examples=200, deadline=None)
 
 
 @st.composite
@@ -40,7 +39,6 @@ def large_counts(draw: st.DrawFn):
     return n, c, k
 
 
-@SETTINGS
 @given(count_arrays())
 def test_ordering_and_bounds_per_task(case) -> None:
     n, c, k = case
@@ -54,7 +52,6 @@ def test_ordering_and_bounds_per_task(case) -> None:
         np.testing.assert_allclose(at, mean, rtol=0, atol=SLACK)
 
 
-@SETTINGS
 @given(count_arrays(max_n=25, max_tasks=12))
 def test_monotone_in_k_per_task(case) -> None:
     n, c, _ = case
@@ -65,7 +62,6 @@ def test_monotone_in_k_per_task(case) -> None:
     assert np.all(np.diff(at, axis=1) >= -SLACK)
 
 
-@settings(max_examples=60, deadline=None)  # estimate() also builds its per-task tables: slower
 @given(count_arrays(max_n=20, max_tasks=20))
 def test_macro_average_ordering_and_monotonicity(case) -> None:
     n, c, _ = case
@@ -82,7 +78,6 @@ def test_macro_average_ordering_and_monotonicity(case) -> None:
     assert np.ptp(mean) <= SLACK
 
 
-@SETTINGS
 @given(count_arrays())
 def test_pass_at_k_is_complement_of_failure_pass_hat_k(case) -> None:
     n, c, k = case
@@ -91,7 +86,6 @@ def test_pass_at_k_is_complement_of_failure_pass_hat_k(case) -> None:
     )
 
 
-@SETTINGS
 @given(count_arrays(max_n=40))
 def test_pass_hat_k_recursion(case) -> None:
     """C(c,k)/C(n,k) = (c−k+1)/(n−k+1) · C(c,k−1)/C(n,k−1): exact step in k."""
@@ -103,7 +97,6 @@ def test_pass_hat_k_recursion(case) -> None:
     np.testing.assert_allclose(lhs, rhs, rtol=1e-12, atol=1e-300)
 
 
-@SETTINGS
 @given(large_counts())
 def test_large_n_bounds_and_ordering(case) -> None:
     n, c, k = case

@@ -66,7 +66,7 @@ def test_runs_to_detect_reasoning_states_the_rates_it_used() -> None:
     # at f = 1e-9, q = 0.9999 the text read "fails 0.0% ... probability 1^n ... 99.99% ≥ 100.0%"
     import passhat as ph
 
-    text = ph.plan.runs_to_detect(flip_rate=1e-9, confidence=0.9999).reasoning
+    text = ph.plan.runs_to_detect(flip_rate=1e-9, ci=0.9999).reasoning
     assert "0.0000001%" in text and "0.999999999^n" in text and "≥ 99.99%" in text
     assert "100.0%" not in text and " 1^" not in text
 

@@ -16,6 +16,7 @@ import pytest
 
 import passhat as ph
 from passhat._validate import MAX_N_BOOT
+from passhat.planner.design_check import simulate_design
 
 FRAME = pd.DataFrame(
     {
@@ -195,8 +196,8 @@ _PRIOR = ph.plan.Assumptions(mean=0.7, kappa=3.0)
         (lambda: ph.plan.power(delta=0.1, tasks=None, runs_per_task=3, power=0.8, prior=_PRIOR,
                                method="simulation", replicates=10**12),
          r"replicates × tasks = .* more than 100,000,000 .*PiB of memory"),
-        (lambda: ph.plan.simulate_design(tasks=10**12, runs_per_task=3, k=1, prior=_PRIOR,
-                                         replicates=100),
+        (lambda: simulate_design(tasks=10**12, runs_per_task=3, k=1, prior=_PRIOR,
+                                 replicates=100),
          r"replicates × tasks = 100,000,000,000,000 .*TiB of memory"),
         (lambda: ph.plan.power(delta=None, tasks=10**12, runs_per_task=10**9, power=0.8,
                                prior=_PRIOR),
@@ -204,7 +205,7 @@ _PRIOR = ph.plan.Assumptions(mean=0.7, kappa=3.0)
         (lambda: ph.compare(ph.load_example("abcd"), ph.load_example("abcd"), names=("a",)),
          r"names must be two labels"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, prior="x"),
-         r"prior must be plan\.Assumptions, got str"),
+         r"prior must be plan\.Assumptions or earlier runs, got str"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task=2.5),
          r"max_per_task must be a whole number ≥ 1 \(got 2\.5\)"),
         (lambda: ph.plan.next_runs(ph.load_example("abcd"), budget=10, k=1, max_per_task="x"),

@@ -24,16 +24,51 @@ NFC = "caf\u00e9"
 NFD = "cafe\u0301"
 
 
-def test_invisible_class_is_unicodes_control_format_and_separator_set() -> None:
+def _perl_default_ignorables() -> set[int] | None:
+    """Default_Ignorable_Code_Point from Perl's own Unicode tables (an independent copy of
+    Unicode's DerivedCoreProperties.txt), or None without Perl."""
+    import shutil
+    import subprocess
+
+    if shutil.which("perl") is None:
+        return None
+    script = (
+        "for my $c (0..0x10FFFF) { next if $c >= 0xD800 && $c <= 0xDFFF;"
+        ' print "$c\\n" if chr($c) =~ /\\p{Default_Ignorable_Code_Point}/ }'
+    )
+    out = subprocess.run(["perl", "-e", script], capture_output=True, text=True, timeout=60)
+    return {int(x) for x in out.stdout.split()} if out.returncode == 0 else None
+
+
+def test_invisible_class_is_unicodes_invisible_set() -> None:
+    """Refused: the categories Cc, Cf, Cs, Zl, Zp (:mod:`unicodedata`), every
+    Default_Ignorable_Code_Point (Perl's tables; issue 33, item 9: U+034F, U+FE00-FE0F, U+180B,
+    the Hangul fillers passed before) and U+2800; nothing else that this Python knows."""
     refused = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+    ignorable = _perl_default_ignorables()
+    blank = {0x2800}
     for cp in range(sys.maxunicode + 1):
         ch = chr(cp)
         cat = unicodedata.category(ch)
         matched = INVISIBLE.match(ch) is not None
-        if cat in refused:
+        listed = cat in refused or cp in blank or (ignorable is not None and cp in ignorable)
+        if listed:
             assert matched, f"U+{cp:04X} ({cat}) is not refused"
-        elif matched:  # newer Unicode than this Python's may list more format characters
-            assert cat == "Cn", f"U+{cp:04X} ({cat}) is refused but visible"
+        elif matched:  # newer Unicode than this Python's (or Perl's) may list more
+            assert cat == "Cn" or ignorable is None, f"U+{cp:04X} ({cat}) is refused but visible"
+    for cp in (0x034F, 0xFE00, 0xFE0F, 0x180B, 0x3164, 0x115F, 0xFFA0, 0x2800, 0xE0100):
+        assert INVISIBLE.match(chr(cp)), f"U+{cp:04X}"
+
+
+@pytest.mark.parametrize("ch", ["\u034f", "\ufe00", "\ufe0f", "\u180b", "\u3164", "\u2800"])
+def test_lookalike_ids_refused_in_a_file(tmp_path: Path, ch: str) -> None:
+    """ "task" and "ta͏sk" printed alike and counted as two tasks."""
+    f = tmp_path / "runs.csv"
+    f.write_text(f"task_id,success\ntask,1\nta{ch}sk,0\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match=rf"row 2: task_id .*U\+{ord(ch):04X}"):
+        ph.read_trials(f)
+    with pytest.raises(ValidationError, match=rf"U\+{ord(ch):04X}"):
+        ph.read_counts(f)
 
 
 def test_nfd_alone_reads_as_its_nfc_form(tmp_path: Path) -> None:

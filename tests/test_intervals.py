@@ -10,12 +10,14 @@ combine them.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 import passhat as ph
+from passhat._validate import named_rng
 from passhat.bootstrap import task_bootstrap
 from passhat.errors import OptionError
 from passhat.intervals import (
@@ -127,7 +129,8 @@ def test_benchmark_se_mean_formula_and_plugin_branch() -> None:
 
 # ------------------------------------------------------------ both scopes
 def test_estimate_intervals_apply_the_rule_per_system() -> None:
-    """Oracle: scope_intervals on each system's included tasks, with the same seed stream."""
+    """Oracle: scope_intervals on each system's included tasks, with the system's own stream
+    (derived from the seed and its name: issue 33, item 12)."""
     rng = np.random.default_rng(5)
     n = np.full((2, 40), 5)
     c = np.vstack([rng.binomial(5, rng.beta(1, 1, 40)), np.full(40, 5)])
@@ -141,8 +144,8 @@ def test_estimate_intervals_apply_the_rule_per_system() -> None:
     w = np.full((2, 40), 1 / 40)
     got = estimate_intervals(both, np.ones((2, 40), bool), w, [1, 2], ci=0.9, n_boot=400, seed=3)
     assert len(got) == 2 * 2 * 3 * 2  # systems × k × metric × scope
-    gen = np.random.default_rng(3)
     for s, name in enumerate(["a", "b"]):
+        gen = named_rng(3, name)
         want = scope_intervals(n[s], c[s], w[s], [1, 2], ci=0.9, n_boot=400, rng=gen)
         part = got[(got["system"] == name) & (got["metric"] != "mean")]
         merged = part.merge(want, on=["metric", "k", "scope"], suffixes=("", "_want"))
@@ -220,3 +223,25 @@ def test_an_interval_beside_its_value_is_stated() -> None:
     diff = inside.assign(baseline="A", candidate="B", difference=inside["upper"] + 0.1)
     (msg,) = value_outside_note(diff, value="difference", who=("baseline", "candidate"))
     assert msg.startswith(f"{len(diff)} interval(s)") and "A vs B" in msg
+
+
+def test_a_systems_interval_does_not_depend_on_its_neighbours() -> None:
+    """Issue 33, item 12: ``estimate --ci`` gave baseline pass^5 [0.565, 0.708] alone and
+    [0.560, 0.702] when the other system's rows came first (one stream shared in file order).
+    Each system now draws from a stream derived from the seed and its name."""
+    import passhat as ph
+
+    runs = ph.load_example("agents")
+    frame = runs.frame
+    both = ph.Trials.from_frame(frame.sort_values("system", ascending=False), where="agents")
+    alone = ph.Trials.from_frame(frame[frame["system"] == "baseline"], where="agents")
+    cols = ["system", "k", "metric", "scope", "lower", "upper"]
+
+    def rows(data: ph.Trials) -> pd.DataFrame:
+        t = ph.estimate(data, k=[1, 5], ci=0.95, n_boot=400, seed=3).table
+        return t[t["system"] == "baseline"][cols].reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(rows(alone), rows(both))
+    assert ph.estimate(both, k=[1, 5], ci=0.95, n_boot=400, seed=3).table.iloc[0]["system"] == (
+        "guided"
+    )  # the other system really came first

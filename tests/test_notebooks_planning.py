@@ -12,16 +12,18 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-pytest.importorskip("nbclient")
-
-from notebook_outputs import REGENERATE, all_outputs, executed_copy, stale_cells  # noqa: E402
+pytestmark = pytest.mark.integration  # a Jupyter kernel runs the notebook (make integration)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "02-planning.ipynb"
 
 
 def test_planning_notebook_runs():
+    pytest.importorskip("nbclient", reason="the notebooks need the docs extra: '.[docs]'")
+    import nbformat
+
+    from notebook_outputs import REGENERATE, all_outputs, executed_copy, stale_cells
+
     committed = nbformat.read(NOTEBOOK, as_version=4)
     assert all_outputs(committed), f"the notebook is committed without outputs: {REGENERATE}"
     assert "shared" not in "".join(c.source for c in committed.cells if c.cell_type == "code")

@@ -7,6 +7,7 @@ from the data are escaped in HTML, and no dataclass dump (``table=   system …`
 from __future__ import annotations
 
 import re
+from html import escape
 from html.parser import HTMLParser
 
 import pandas as pd
@@ -67,7 +68,7 @@ def test_estimate_shows_its_values_and_population_intervals(agents) -> None:
     row = t[(t["system"] == "guided") & (t["k"] == 5) & (t["metric"] == "pass_hat_k")]
     pop = row[row["scope"] == "population"].iloc[0]
     cell = f"[{pop['lower']:.3f}, {pop['upper']:.3f}]"
-    assert cell == "[0.690, 0.810]"
+    assert cell == "[0.664, 0.804]"  # guided's own stream (issue 33, item 12): was [0.690, 0.810]
     assert cell in text and cell in _cells(html)
     assert f"{pop['value']:.3f}" in _cells(html)
     assert "population method" in text and "task bootstrap BCa, 200 resamples" in text
@@ -76,14 +77,20 @@ def test_estimate_shows_its_values_and_population_intervals(agents) -> None:
     assert f"{plain.value('mean', 1, system='guided'):.3f}" in repr(plain)
 
 
-def test_comparison_shows_population_differences(agents) -> None:
+def test_comparison_shows_both_scopes_differences(agents) -> None:
+    """The notebook and repr show what the CLI prints: each scope's interval and p-value."""
     cmp = ph.compare(agents, k=[5], n_boot=200, seed=0)
     text, html = _check(cmp)
-    r = cmp.table[(cmp.table["scope"] == "population") & (cmp.table["metric"] == "pass_hat_k")]
-    r = r.iloc[0]
-    want = f"{r['difference'] * 100:+.1f} pts ({r['lower'] * 100:+.1f} to {r['upper'] * 100:+.1f})"
-    assert want in text and want in _cells(html)
-    assert f"{r['p_value']:.3g}" in text and "guided − baseline" in text
+    t = cmp.table[cmp.table["metric"] == "pass_hat_k"].set_index("scope")
+    cells = _cells(html)
+    pop, bench = t.loc["population"], t.loc["benchmark"]
+    assert f"{pop['difference']:+.3f}" == "+0.107" and "+0.107" in cells
+    for r in (pop, bench):
+        want = f"[{r['lower']:+.3f}, {r['upper']:+.3f}]"
+        assert want in text and want in cells
+    assert f"{pop['p_value']:.4f}" in cells
+    assert text.startswith("guided − baseline: paired difference on 168 matched tasks")
+    assert "population: the expected difference over tasks like these" in text
 
 
 def test_fit_shows_the_posterior_and_the_diagnostics(agents) -> None:
@@ -123,20 +130,34 @@ def test_fit_summary_and_diagnostics_are_frozen_results(agents) -> None:
 
 
 def test_plan_result_shows_answer_reasoning_and_assumptions() -> None:
+    """A closed form shows what ``passhat plan detect`` prints (the answer, the reasoning, the
+    method, the assumptions: no table); its quantities are in to_frame() and to_dict()."""
     res = ph.plan.runs_to_detect(flip_rate=0.1)
-    text, html = _check(res)
-    assert text.splitlines()[0] == "runs_to_detect: runs = 29"
+    text, html = repr(res), res._repr_html_()
+    assert not re.search(r"\b(table|settings|excluded|quantities)=", text), text[:300]
+    assert text.splitlines()[0] == "29 runs"
     assert res.reasoning in text and "Assumes: runs are independent" in text
-    assert ["flip_rate", "0.1"] == _cells(html)[:2]
+    assert html.startswith("<div>") and "<strong>29 runs</strong>" in html
+    assert res.to_frame()["quantity"].tolist()[:2] == ["flip_rate", "ci"]
+    # a power answer adds its sensitivity to ρ; a design its table of designs
+    power = ph.plan.power(delta=0.1, tasks=60, runs_per_task=5,
+                          prior=ph.plan.Assumptions(mean=0.6, icc=0.3))  # fmt: skip
+    assert "Sensitivity to ρ" in repr(power)
+    design = ph.plan.design(budget_runs=500, k=2, prior=ph.plan.Assumptions(mean=0.6, icc=0.3))
+    _check(design)
 
 
 def test_classification_spread_and_divergence(agents, tau_airline_path) -> None:
     cl = ph.classify(agents, base_system="baseline", cand_system="guided")
     text, html = _check(cl)
-    counts = cl.counts
     cells = _cells(html)
-    assert cells[cells.index("flaky") + 1] == str(counts["flaky"])
-    assert text.startswith(f"Classification of {len(cl.table)} tasks: baseline → guided")
+    row = cl.table[cl.table["verdict"] == "flaky"].iloc[0]
+    i = cells.index(str(row["task"]))
+    assert cells[i + 1 : i + 4] == ["flaky", f"{row['c_base']}/{row['n_base']}",
+                                    f"{row['c_cand']}/{row['n_cand']}"]  # fmt: skip
+    assert text.startswith("Tasks that changed, flaked or cannot be decided yet")
+    assert escape(cl.summary()) in html  # the one-line summary, after the table
+    assert f"{cl.counts['flaky']} flaky" in cl.summary()
 
     sp = ph.spread(agents, k=[1, 5])
     text, html = _check(sp)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -165,7 +165,6 @@ def test_predictive_is_the_models_where_every_task_estimate_is_the_same() -> Non
     assert pred5["upper"] < pop5["upper"] / 3
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     data=st.lists(st.tuples(st.integers(1, 6), st.floats(0, 1)), min_size=1, max_size=45),
     seed=st.integers(0, 1000),

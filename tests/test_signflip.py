@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from passhat.signflip import flip_sums, invert_flips
@@ -80,7 +80,6 @@ def test_all_signs_equal_statistic_and_no_difference() -> None:
     assert lo[0] <= 0.0 <= hi[0]
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     d=st.lists(st.sampled_from([-1.0, -0.5, -0.2, 0.0, 0.2, 0.6, 1.0]), min_size=3, max_size=40),
     seed=st.integers(0, 2**16),

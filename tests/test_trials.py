@@ -8,19 +8,20 @@ counts worked out by hand; every invalid input raises naming the row/task.
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
 from passhat._status import failure_status_note, passed_status_note
 from passhat.errors import CountError, ValidationError
-from passhat.trials import coerce_success
+from passhat.trials import Trials, coerce_success
 
 TRUE_WORDS = ["true", "T", " yes ", "Y", "1", "pass", "PASSED", "success", "C", "correct", "1.0"]
 FALSE_WORDS = ["false", "F", "no", "n", "0", "fail", "failed", "failure", "I", "incorrect", "0.0"]
@@ -52,7 +53,6 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(values, min_size=1, max_size=25))
 def test_coerce_success_matches_reference(vals: list[object]) -> None:
     ref = [_reference(v) for v in vals]
@@ -262,3 +262,112 @@ def test_weight_column_needs_a_weight_for_every_task() -> None:
     )
     with pytest.raises(ValidationError, match=r"row 2: trial 9223372036854775809 .* up to 2\^53"):
         ph.Trials.from_frame(big)
+
+
+# ---------------------------------------------------------------- the two paths of from_frame
+def _hostile_frames() -> dict[str, pd.DataFrame]:
+    """Frames that stress each rule (ids, words, statuses, trials, weights, dtypes)."""
+    base = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b", "a"],
+            "task_id": ["t1", "t2", "t1", "t2", "t1"],
+            "trial": [0, 0, 0, 0, 1],
+            "success": [True, False, None, True, True],
+        }
+    )
+    rng = np.random.default_rng(7)
+    n = 3000
+    rand = pd.DataFrame(
+        {
+            "system": rng.choice(["A", "B", "c", "ç"], n),
+            "task_id": rng.integers(0, 200, n).astype(str),
+            "success": rng.choice(np.array([True, False, None], dtype=object), n),
+            "status": rng.choice(np.array(["ok", "timeout", "grader_error", " Ok", None]), n),
+        }
+    )
+    rand["trial"] = rand.groupby(["system", "task_id"]).cumcount()
+    obj = {"dtype": object}
+    return {
+        "base": base,
+        "no system": base.drop(columns="system").assign(trial=[0, 0, 1, 1, 2]),
+        "no trial": base.drop(columns="trial"),
+        "statuses": base.assign(status=[" ok", "Timeout", "GRADER_ERROR", None, "timeout"]),
+        "failures": base.assign(
+            status=["", "infrastructure_error", "ok ", "max_steps", None],
+            success=[None, None, True, None, False],
+        ),
+        "words": base.assign(success=["yes", "FAIL", None, "NA", "1.0"]),
+        "a bad word": base.assign(success=["yes", "maybe", None, "NA", "1"]),
+        "numeric success": base.assign(success=[1.0, 0.0, np.nan, 1.0, 0.0]),
+        "json success": base.assign(success=pd.Series([True, False, None, 1, 1.0], **obj)),
+        "duplicate": base.assign(trial=[0, 0, 0, 0, 0]),
+        "spaced": base.assign(task_id=["t1", "t1 ", "t1", "t2", "t1"]),
+        "two NFC forms": base.assign(task_id=["caf\u00e9", "cafe\u0301", "t1", "t2", "caf\u00e9"]),
+        "decomposed": base.assign(task_id=["cafe\u0301", "t2", "cafe\u0301", "t2", "cafe\u0301"]),
+        "invisible": base.assign(task_id=["a\u200bb", "t2", "t1", "t2", "t1"]),
+        "blank": base.assign(task_id=["  ", "t2", "t1", "t2", "t1"]),
+        "numbers": base.assign(task_id=[1, 2, 1, 2, 1]),
+        "floats": base.assign(task_id=[1.0, 2.5, 1.0, 2.5, 1.0]),
+        "7 and '7'": base.assign(task_id=pd.Series([7, "7", 1, 2, 7], **obj)),
+        "1, 1.0, True": pd.DataFrame(
+            {"task_id": pd.Series([7, 7, "07", 1, 1.0, True], **obj), "success": 1}
+        ),
+        "a list": base.assign(task_id=pd.Series([[1], "x", "y", "z", "w"], **obj)),
+        "a tuple": base.assign(task_id=pd.Series([(1,), "x", "y", "z", "w"], **obj)),
+        "no task": base.assign(task_id=["t1", None, "t1", "t2", "t1"]),
+        "no system name": base.assign(system=["a", None, "b", "b", "a"]),
+        "NA words as ids": base.assign(system=["NA", "None", "null", "nan", "NA"]),
+        "text trials": base.assign(trial=["0", "0", "0", "0", "1"]),
+        "float trials": base.assign(trial=[0.0, 0.0, 0.0, 0.0, 1.0]),
+        "half a trial": base.assign(trial=[0.5, 0, 0, 0, 1]),
+        "negative trial": base.assign(trial=[-1, 0, 0, 0, 1]),
+        "missing trial": base.assign(trial=pd.Series([None, 0, 0, 0, 1], **obj)),
+        "True as a trial": base.assign(trial=pd.Series([True, 1, 0, 0, 2], **obj)),
+        "trial past 2^53": base.assign(trial=[2**53 + 2, 0, 0, 0, 1]),
+        "weights": base.assign(weight=[1, 2, 1, 2, 1]),
+        "negative weight": base.assign(weight=[1, -2, 1, 2, 1]),
+        "categories, scores": base.assign(
+            category=["x", "y", "x", "y", "x"], score=[1.0, 0.0, np.nan, 1, 1]
+        ),
+        "infinite score": base.assign(score=[1.0, np.inf, np.nan, 1, 1]),
+        "categorical ids": base.assign(
+            task_id=pd.Categorical(["t1", "t2", "t1", "t2", "t1"]),
+            system=pd.Categorical(["a", "a", "b", "b", "a"]),
+        ),
+        "string dtype": base.assign(task_id=pd.array(["t1", "t2", "t1", "t2", "t1"], "string")),
+        "letter case": base.assign(system=["GPT", "GPT", "gpt", "gpt", "GPT"]),
+        "an index": base.set_axis([10, 11, 12, 13, 14]),
+        "other columns": base.assign(model="m", scenario_hash="h", duration_s=[1, 2, 3, 4, 5]),
+        "numeric status": base.assign(status=[1, 2, None, 3, 1]),
+        "1 and 1.0 statuses": base.assign(status=pd.Series([1, 1.0, "ok", "ok", "ok"], **obj)),
+        "random": rand,
+        "random, no trial": rand.drop(columns="trial"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_hostile_frames()))
+def test_the_distinct_value_checks_agree_with_the_row_checks(name: str) -> None:
+    """Oracle: the row-by-row checks (the rules as first written). The fast path, on each
+    column's distinct values, must accept exactly what they accept, with the same frame and
+    notes, and refuse what they refuse (from_frame then raises their error, naming rows)."""
+    from passhat.trials import _Fault, _rows_checked, _values_checked
+
+    df = _hostile_frames()[name]
+    try:
+        want = _rows_checked(df.copy(), "t")
+    except ValidationError as err:
+        with pytest.raises((ValidationError, _Fault, TypeError)):
+            _values_checked(df.copy(), "t")
+        with pytest.raises(ValidationError, match="^" + re.escape(str(err)) + "$"):
+            Trials.from_frame(df, where="t")
+        return
+    try:
+        got = _values_checked(df.copy(), "t")
+    except _Fault:  # values of several types: checked row by row, as before
+        assert name in ("1, 1.0, True", "1 and 1.0 statuses", "True as a trial")
+        got = _rows_checked(df.copy(), "t")
+    pd.testing.assert_frame_equal(got[0], want[0])
+    assert got[1] == want[1]
+    t = Trials.from_frame(df, where="t")
+    pd.testing.assert_frame_equal(t.frame, want[0])
+    assert t.notes == want[1]

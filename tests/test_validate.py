@@ -1,4 +1,5 @@
-"""One default number of bootstrap resamples and one default seed, shared by every entry point.
+"""One default number of bootstrap resamples and one default seed, shared by every entry point
+(and one min_runs rule).
 
 Issue 12 items 2 and 8: the report bootstrapped 2,000 times and ``estimate``/``compare``
 10,000, so the same data and seed gave different intervals; and without a default seed the
@@ -14,14 +15,17 @@ import json
 from pathlib import Path
 
 import click
+import numpy as np
 import pytest
 
 import passhat as ph
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, resolve_seed
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_min_runs, resolve_seed
 from passhat.bootstrap import task_bootstrap
 from passhat.cli import cli
 from passhat.compare import paired_difference
+from passhat.errors import OptionError
 from passhat.intervals import estimate_intervals
+from passhat.planner.design_check import simulate_design
 from passhat.report.build import build_report_data
 
 API = [
@@ -156,16 +160,14 @@ def _k_calls() -> dict[str, object]:
         "plan.population_value": lambda k: plan.population_value(2.0, 2.0, k, "pass_hat_k"),
         "plan.estimator_moments": lambda k: plan.estimator_moments([5], 2.0, 2.0, k),
         "plan.design": lambda k: plan.design(budget_runs=200, k=k, prior=prior),
-        "plan.simulate_design": lambda k: plan.simulate_design(
+        "plan.simulate_design": lambda k: simulate_design(
             tasks=10, runs_per_task=3, k=k, prior=prior, replicates=20
         ),
         "plan.power": lambda k: plan.power(
             delta=0.1, tasks=50, runs_per_task=3, prior=prior, k=k, metric="pass_hat_k"
         ),
         "plan.rate_for_pass_hat_k": lambda k: plan.rate_for_pass_hat_k(target=0.9, k=k),
-        "plan.choose_k": lambda k: plan.choose_k(
-            unacceptable_failure_rate=0.1, k=k, confidence=None
-        ),
+        "plan.choose_k": lambda k: plan.choose_k(unacceptable_failure_rate=0.1, k=k, ci=None),
         "plan.next_runs": lambda k: plan.next_runs(abcd, budget=5, k=k),
         "plan.sequential": lambda k: plan.sequential(abcd, k=k, max_failure_rate=0.5),
         "plan.more_runs": lambda k: plan.more_runs(abcd, k=k, simulations=20),
@@ -190,3 +192,23 @@ def test_k_refuses_booleans_in_every_entry_point(name: str, k_calls: dict) -> No
         with pytest.raises(ph.OptionError, match=r"k must be .*not (a boolean|booleans)"):
             call(bad)  # type: ignore[operator]
     call(1)  # type: ignore[operator]
+
+
+def test_one_min_runs_rule() -> None:
+    """check_min_runs: whole numbers ≥ 1 as k (no 2.0, no True); estimate, compare and
+    classify share it."""
+    assert check_min_runs(3) == 3 and check_min_runs(np.int64(2)) == 2
+    assert check_min_runs(None) is None
+    for bad_value in (2.0, True, 0, "3"):
+        with pytest.raises(OptionError, match="min_runs must be a whole number ≥ 1"):
+            check_min_runs(bad_value)
+    with pytest.raises(OptionError, match="got None"):
+        check_min_runs(None, optional=False)
+    agents = ph.load_example("agents")
+    for call in (
+        lambda: ph.estimate(agents, k=1, on_short="exclude", min_runs=2.0),
+        lambda: ph.compare(agents, k=1, n_boot=100, on_short="exclude", min_runs=2.0),
+        lambda: ph.classify(agents, min_runs=2.0),
+    ):
+        with pytest.raises(OptionError, match=r"min_runs must be a whole number ≥ 1 \(got 2.0\)"):
+            call()

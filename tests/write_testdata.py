@@ -46,3 +46,38 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
         elif p.is_file():
             out[rel] = p.read_bytes()
     return out
+
+
+def can_mount() -> bool:
+    """Whether this machine lets a test mount a small file system of its own (a user and mount
+    namespace: ``unshare -rm``, no privileges needed where the kernel allows it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = "d=$(mktemp -d) && mount -t tmpfs -o size=8k tmpfs $d && umount $d && rmdir $d"
+    try:
+        res = subprocess.run(["unshare", "-rm", "sh", "-c", probe], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return res.returncode == 0
+
+
+def in_small_fs(mount: Path, script: str, *, size_kb: int = 16, timeout: float = 120) -> Any:
+    """Run the shell ``script`` with a fresh tmpfs of ``size_kb`` KiB mounted at ``mount`` (a real
+    full disk: writes there fail with ENOSPC); ``remount_ro`` in the script makes it read-only.
+    Returns the completed process (stdout, stderr as text)."""
+    import subprocess
+
+    mount.mkdir(parents=True, exist_ok=True)
+    setup = (
+        f"mount -t tmpfs -o size={size_kb}k tmpfs '{mount}' || exit 99\n"
+        f"remount_ro() {{ mount -o remount,ro '{mount}'; }}\n"
+    )
+    return subprocess.run(
+        ["unshare", "-rm", "bash", "-c", setup + script],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

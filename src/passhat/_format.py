@@ -24,11 +24,14 @@ __all__ = [
     "fmt_ratio",
     "jsonable",
     "num",
+    "p_clause",
+    "p_text",
     "pct",
     "plural",
     "printable",
     "row_names",
     "short",
+    "short_names",
 ]
 
 
@@ -144,6 +147,37 @@ def fixed(x: float, digits: int = 3, *, sign: bool = False) -> str:
     return "+" + text if sign and x > 0 and float(text) != 0.0 else text
 
 
+#: p-values below this print as "<0.0001": the floor of a test with 10,000 random draws is
+#: 1/10,001, which four decimals would round up to a p-value it never reached.
+P_FLOOR = 1e-4
+
+
+def p_text(p: float | None) -> str:
+    """A p-value, one format everywhere (tables, sentences, the CLI and the report): four
+    decimals, "<0.0001" below, "—" when missing.
+
+    Examples
+    --------
+    >>> p_text(0.00732), p_text(1 / 10_001), p_text(None), p_text(float("nan"))
+    ('0.0073', '<0.0001', '—', '—')
+    """
+    if p is None or not math.isfinite(float(p)):
+        return "—"
+    return "<0.0001" if float(p) < P_FLOOR else f"{float(p):.4f}"
+
+
+def p_clause(p: float) -> str:
+    """A p-value in a sentence: "p = 0.0073", or "p < 0.0001" (:func:`p_text`).
+
+    Examples
+    --------
+    >>> p_clause(0.00332), p_clause(9.999e-05)
+    ('p = 0.0033', 'p < 0.0001')
+    """
+    text = p_text(p)
+    return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
 def num(x: float | None, digits: int = 3) -> str:
     """A number for a table cell: ``digits`` decimals (never "-0.000"), "—" when missing.
 
@@ -220,3 +254,45 @@ def printable(value: Any, *, keep_newlines: bool = False) -> str:
     """
     text = value if isinstance(value, str) else str(value)
     return (_INVISIBLE_KEEP_LINES if keep_newlines else _INVISIBLE).sub(_escape, text)
+
+
+#: A run of characters without a space longer than this (a name of 10^5 characters) is shortened
+#: for display: tables, the report's pages. CSV and JSON keep every name whole.
+LONG_TOKEN = 160
+_LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN + 1},}}")
+#: The longest full name a page carries in a ``title`` attribute (beyond: results.json has it).
+TITLE_LIMIT = 4000
+
+
+def _cut(token: str, limit: int) -> str:
+    keep_end = limit // 4
+    return f"{token[: limit - keep_end - 1]}…{token[-keep_end:]}"
+
+
+def short_names(text: str, *, limit: int = LONG_TOKEN, html: bool = False) -> Any:
+    """``text`` with every run of more than ``limit`` non-space characters (a long name) cut in
+    the middle with "…", its start and end kept; other text as it is. With ``html`` the result is
+    escaped HTML markup in which each cut name carries the full name (up to
+    :data:`TITLE_LIMIT` characters) in a ``title`` attribute.
+
+    Examples
+    --------
+    >>> short_names("task " + "x" * 300 + " failed", limit=20)
+    'task xxxxxxxxxxxxxx…xxxxx failed'
+    >>> str(short_names("<" + "y" * 30 + ">", limit=10, html=True))
+    '<span title="&lt;yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy&gt;">&lt;yyyyyy…y&gt;</span>'
+    """
+    pattern = _LONG_TOKEN if limit == LONG_TOKEN else re.compile(rf"\S{{{limit + 1},}}")
+    if not html:
+        return pattern.sub(lambda m: _cut(m.group(), limit), text)
+    from markupsafe import Markup, escape
+
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out.append(str(escape(text[at : m.start()])))
+        full = m.group()
+        title = full if len(full) <= TITLE_LIMIT else _cut(full, TITLE_LIMIT)
+        out.append(f'<span title="{escape(title)}">{escape(_cut(full, limit))}</span>')
+        at = m.end()
+    out.append(str(escape(text[at:])))
+    return Markup("".join(out))

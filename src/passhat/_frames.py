@@ -147,7 +147,7 @@ task needs its own id
     for dim in ("task", "system"):
         if dim not in ds.coords:
             continue
-        ids = pd.Index(ds[dim].values)
+        ids = pd.Index(ds[dim].values, dtype=object)  # no text conversion: only equality
         if ids.has_duplicates:
             first = ids[ids.duplicated()][0]
             times = int((ids == first).sum())

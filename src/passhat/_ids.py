@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import regex
 
 from passhat.errors import ValidationError
 
@@ -54,23 +55,16 @@ __all__ = [
     "scalars_as_text",
 ]
 
-#: Control (Cc), format (Cf), line/paragraph separator (Zl, Zp) and surrogate (Cs) code points.
-#: tests/test_ids.py checks this class against :mod:`unicodedata` of the running Python.
-INVISIBLE = re.compile(
-    "["
-    "\x00-\x1f\x7f-\x9f"  # C0 and C1 controls (NUL, tab, newline, ESC, ...)
-    "\u00ad"  # soft hyphen
-    "\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"  # Arabic/Syriac format marks
-    "\u180e"  # Mongolian vowel separator
-    "\u200b-\u200f"  # zero-width space, non-joiner, joiner, LRM, RLM
-    "\u2028-\u202e"  # line/paragraph separators, bidirectional embeddings and overrides
-    "\u2060-\u2064\u2066-\u206f"  # word joiner, invisible operators, bidi isolates, ...
-    "\ud800-\udfff"  # lone surrogates (JSON "\\ud800")
-    "\ufeff"  # zero-width no-break space / byte-order mark
-    "\ufff9-\ufffb"  # interlinear annotation
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # tags
-    "]"
+#: Characters an id must not hold: controls (Cc), format characters (Cf), line and paragraph
+#: separators (Zl, Zp), lone surrogates (Cs), every Default_Ignorable_Code_Point of Unicode (what a
+#: renderer draws as nothing: variation selectors U+FE00-FE0F and U+180B-180F, the combining
+#: grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags, ...), and the
+#: blank Braille pattern U+2800, which draws as a space but is no space. The properties come from
+#: the ``regex`` module's Unicode tables, not from a hand list; tests/test_ids.py checks them
+#: against :mod:`unicodedata` and Perl's Unicode tables.
+INVISIBLE = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
+    r"\u115f\u1160\u3164\uffa0\u2800]"
 )
 
 
@@ -348,9 +342,16 @@ def clean_ids(
     if as_text is not s:
         _refuse_number_text_clash(s, as_text, column=column, where=where, rows=rows)
     codes, uniques = pd.factorize(as_text, sort=False)
-    text = [str(u) for u in uniques]
+    if pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+        text = uniques.tolist()  # already str: no conversion one by one
+    else:
+        text = [str(u) for u in uniques]
+    joined = " ".join(text)  # one scan of every id (a space is no invisible character)
     search = INVISIBLE.search
-    has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
+    if search(joined) is not None:
+        has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
+    else:
+        has_bad = np.zeros(len(text), dtype=bool)
     if has_bad.any():
         bad = np.flatnonzero(has_bad)
         value = text[int(bad[0])]
@@ -360,11 +361,12 @@ def clean_ids(
         rows = at + 1 if rows is None else np.asarray(rows)[at]
         shown = ", ".join(str(r) for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
         kind = "a control" if unicodedata.category(ch) == "Cc" else "an invisible"
+        kind = "a blank" if ch == "\u2800" else kind
         raise ValidationError(
-            f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {value!r} contains "
-            f"{kind} character ({describe_char(ch)}); ids must be visible text{count}"
+            f"{where}: row{'s' if len(rows) > 1 else ''} {shown}: {column} {_shown(value)} "
+            f"contains {kind} character ({describe_char(ch)}); ids must be visible text{count}"
         )
-    blank = [i for i, x in enumerate(text) if not x.strip()]
+    blank = [i for i, x in enumerate(text) if not x or x.isspace()]
     if blank:  # "" or only spaces: a name nobody can read or tell apart in a table
         at = np.flatnonzero(codes == blank[0])
         row = int(at[0] + 1 if rows is None else np.asarray(rows)[at[0]])
@@ -372,10 +374,15 @@ def clean_ids(
             f"{where}: row {row}: {column} {text[blank[0]]!r} is blank; ids must be visible text"
         )
     nfc = np.empty(len(text), dtype=object)
-    nfc[:] = [
-        x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x) for x in text
-    ]
-    changed = [i for i, x in enumerate(text) if nfc[i] is not x]
+    changed: list[int] = []
+    if unicodedata.is_normalized("NFC", joined):  # a space between ids composes with nothing
+        nfc[:] = text
+    else:
+        nfc[:] = [
+            x if unicodedata.is_normalized("NFC", x) else unicodedata.normalize("NFC", x)
+            for x in text
+        ]
+        changed = [i for i, x in enumerate(text) if nfc[i] is not x]
     if changed:
         _refuse_merged_forms(text, nfc, changed, codes, column=column, where=where, rows=rows)
     ok = codes >= 0
@@ -384,6 +391,23 @@ def clean_ids(
     if not ok.all():  # missing values: as ``astype(str)`` writes them (callers refuse them first)
         out[~ok] = [str(v) for v in s.to_numpy(dtype=object)[~ok]]
     return pd.Series(out, index=s.index, dtype=object)
+
+
+def _shown(value: str) -> str:
+    """An id for a message: quoted, every invisible character escaped (``'ta\\u034fsk'``; repr
+    leaves a combining joiner or a Hangul filler as it is, and the id would read as ``'task'``).
+
+    Examples
+    --------
+    >>> print(_shown("ta\u034fsk"))
+    'ta\\u034fsk'
+    """
+
+    def esc(m: Any) -> str:
+        cp = ord(m.group())
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+    return str(INVISIBLE.sub(esc, repr(value)))
 
 
 def id_key(v: Any) -> Any:

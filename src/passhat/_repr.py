@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import pct, printable
+from passhat._format import pct, printable, short_names
 from passhat.estimators import METRIC_LABELS
 
 __all__ = [
@@ -129,18 +129,24 @@ def display(shown: View | Display | Sequence[View]) -> Display:
     return Display(tuple(shown))
 
 
+def _display(value: Any, *, keep_newlines: bool = False) -> str:
+    """A string as shown: control characters escaped, a name over 160 characters cut to its
+    start and end (:func:`passhat._format.short_names`; records and CSV keep it whole)."""
+    return str(short_names(printable(value, keep_newlines=keep_newlines)))
+
+
 def _shown(view: View) -> View:
     """The view with every string (cells, column names, title, lines, notes) made printable."""
     frame = view.frame
     if frame is not None:
-        frame = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
-        frame.columns = [printable(c) for c in frame.columns]
+        frame = frame.map(lambda v: _display(v) if isinstance(v, str) else v)
+        frame.columns = [_display(c) for c in frame.columns]
     return replace(
         view,
-        title=printable(view.title),
+        title=_display(view.title),
         frame=frame,
-        notes=tuple(printable(n, keep_newlines=True) for n in view.notes),
-        lines=tuple(printable(n, keep_newlines=True) for n in view.lines),
+        notes=tuple(_display(n, keep_newlines=True) for n in view.notes),
+        lines=tuple(_display(n, keep_newlines=True) for n in view.lines),
     )
 
 
@@ -183,10 +189,10 @@ def _rich_table(view: View) -> Any:
     from rich.text import Text
 
     frame = view.frame
-    table = rich.table.Table(title=Text(printable(view.title)) if view.title else None)
+    table = rich.table.Table(title=Text(_display(view.title)) if view.title else None)
     for col in frame.columns if frame is not None else ():
         table.add_column(
-            Text(printable(col)),
+            Text(_display(col)),
             justify="left" if str(col) in view.left else "right",
             no_wrap=view.no_wrap,
             overflow="fold" if view.fold else "ellipsis",
@@ -197,7 +203,7 @@ def _rich_table(view: View) -> Any:
     for i, row in enumerate(rows):
         end = at is not None and i + 1 < len(rows) and rows[i + 1][at] != row[at]
         table.add_row(
-            *(Text(printable(v)) if isinstance(v, str) else Text(str(v)) for v in row),
+            *(Text(_display(v)) if isinstance(v, str) else Text(str(v)) for v in row),
             end_section=end,
         )
     return table
@@ -214,8 +220,8 @@ def as_rich(shown: View | Display | Sequence[View]) -> Any:
         if part.frame is not None:
             items.append(_rich_table(part))
         elif part.title:
-            items.append(Text(printable(part.title, keep_newlines=True)))
-        items.extend(Text(printable(n, keep_newlines=True)) for n in (*part.lines, *part.notes))
+            items.append(Text(_display(part.title, keep_newlines=True)))
+        items.extend(Text(_display(n, keep_newlines=True)) for n in (*part.lines, *part.notes))
     return Group(*items)
 
 

@@ -41,14 +41,17 @@ system runs
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
 from passhat._format import jsonable
 from passhat._repr import Display, View, as_html, as_rich, as_text, display
 
-__all__ = ["MAX_REPR", "SCHEMA_VERSION", "Records", "Result", "records"]
+if TYPE_CHECKING:
+    from passhat._paper import PaperTable
+
+__all__ = ["MAX_REPR", "SCHEMA_VERSION", "Records", "Result", "header", "records"]
 
 #: Version of the JSON documents' layout (``schema_version`` in every ``--json`` output and
 #: ``results.json``): raised when a key is renamed or removed, not when one is added.
@@ -94,6 +97,25 @@ def _short(text: str, limit: int = MAX_REPR) -> str:
     return head + tail.format(len(text) - len(head))
 
 
+def header(schema: str) -> dict[str, Any]:
+    """The header every JSON document of passhat opens with: its name (``passhat.<schema>``),
+    the layout's version (:data:`SCHEMA_VERSION`) and passhat's version; the document
+    validates against ``passhat/schemas/<schema>.json`` (:mod:`passhat.schemas`).
+
+    Examples
+    --------
+    >>> list(header("estimate").items())[:2]
+    [('schema', 'passhat.estimate'), ('schema_version', 1)]
+    """
+    from passhat._version import __version__  # importlib.metadata: looked up when asked
+
+    return {
+        "schema": f"passhat.{schema}",
+        "schema_version": SCHEMA_VERSION,
+        "passhat_version": __version__,
+    }
+
+
 class Result:
     """Base of every result: JSON document, terminal, notebook and ``repr`` from one display.
 
@@ -116,6 +138,37 @@ class Result:
         """What the result shows (terminal, notebook, ``repr``)."""
         raise NotImplementedError
 
+    def _paper(self) -> PaperTable:
+        """The table for papers (:meth:`to_latex`, :meth:`to_markdown`) and its caption; a
+        result that has one defines it (its keyword options are those of ``to_latex``)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has no table for papers: to_latex() and to_markdown() "
+            "are defined for estimate, compare, rank, fit and spread results"
+        )
+
+    def to_latex(self, *, label: str | None = None, **options: Any) -> str:
+        r"""The result's table for a paper, as a LaTeX ``table`` (booktabs rules; needs
+        ``\usepackage{booktabs}``): intervals as ``0.420 [0.367, 0.473]``, the scope and the
+        method in the caption, names from the data escaped (:mod:`passhat._paper`).
+
+        Parameters
+        ----------
+        label : str, optional
+            A ``\label`` for the table (``tab:reliability``).
+        **options
+            The result's own (e.g. ``scope="benchmark"`` for an estimate or a comparison).
+        """
+        from passhat._paper import latex_table
+
+        return latex_table(self._paper(**options), label=label)
+
+    def to_markdown(self, **options: Any) -> str:
+        """The result's table for a paper or a pull request, as a Markdown pipe table with
+        its caption (pandoc's ``Table:`` line); options as for :meth:`to_latex`."""
+        from passhat._paper import markdown_table
+
+        return markdown_table(self._paper(**options))
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (the CLI's ``--json``): a header (``schema``, ``schema_version``,
         ``passhat_version``), then the result's own keys; every value JSON-safe (NaN → null)."""
@@ -123,14 +176,7 @@ class Result:
 
     def _with_header(self, body: dict[str, Any]) -> dict[str, Any]:
         """``body`` after the document's header, every value JSON-safe."""
-        from passhat._version import __version__  # importlib.metadata: looked up when asked
-
-        head = {
-            "schema": f"passhat.{self.schema}",
-            "schema_version": SCHEMA_VERSION,
-            "passhat_version": __version__,
-        }
-        out: dict[str, Any] = jsonable({**head, **body})
+        out: dict[str, Any] = jsonable({**header(self.schema), **body})
         for key, value in body.items():  # keep the columns of empty tables (for --csv)
             if isinstance(value, Records):
                 out[key] = Records(out[key], columns=value.columns)

@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,13 +33,17 @@ __all__ = [
     "check_k",
     "check_k_values",
     "check_method",
+    "check_min_runs",
     "check_n_boot",
     "check_weight",
     "check_weight_tasks",
     "make_rng",
     "memory_text",
+    "named_rng",
     "norm_k",
     "resolve_seed",
+    "root_seed",
+    "stable_scale",
 ]
 
 #: Bootstrap resamples of every task bootstrap (intervals, paired tests, report), unless given.
@@ -122,6 +127,39 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def root_seed(seed: int | np.random.Generator | None) -> int:
+    """The whole number every named stream (:func:`named_rng`) of a run is derived from: ``seed``
+    itself, one number drawn from a Generator, or fresh entropy for None.
+
+    Examples
+    --------
+    >>> root_seed(7)
+    7
+    """
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    return int(make_rng(seed).integers(2**63)) if seed is None else resolve_seed(seed)
+
+
+def named_rng(root: int, *names: str) -> np.random.Generator:
+    """The random stream of one system (or of one pair of systems, one name each) in a run
+    seeded with ``root``: derived from the seed and the names only, so a system's interval is
+    the same alone or beside other systems, in any order.
+
+    Examples
+    --------
+    >>> a = named_rng(0, "baseline").random()
+    >>> a == named_rng(0, "baseline").random() != named_rng(0, "guided").random()
+    True
+    """
+    import hashlib
+
+    text = "\x00".join(names).encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(text).digest()
+    words = np.frombuffer(digest, dtype="<u4").tolist()
+    return np.random.default_rng([int(root), len(names), *words])
+
+
 def resolve_seed(seed: int | None) -> int:
     """The seed a run uses: ``seed`` checked, or for None a fresh one (recorded, so it repeats).
 
@@ -165,6 +203,41 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     if not isinstance(k, int | np.integer) or k < minimum:
         raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: Literal[False]) -> int: ...
+
+
+@overload
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None: ...
+
+
+def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None:
+    """Validate ``min_runs`` (the fewest decided runs a task needs): a whole number ≥ 1 (an
+    int or numpy integer, never a boolean or a float such as 2.0: the rule of
+    :func:`check_k`), or None where ``optional``.
+
+    One rule for every entry point that takes it (:func:`passhat.estimate`,
+    :func:`passhat.compare`, :func:`passhat.classify`).
+
+    Examples
+    --------
+    >>> check_min_runs(3), check_min_runs(None)
+    (3, None)
+    >>> check_min_runs(2.0)
+    Traceback (most recent call last):
+    ...
+    passhat.errors.OptionError: min_runs must be a whole number ≥ 1 (got 2.0)
+    """
+    if min_runs is None and optional:
+        return None
+    whole = isinstance(min_runs, int | np.integer) and not isinstance(min_runs, bool | np.bool_)
+    if not whole or min_runs < 1:  # type: ignore[operator]
+        raise OptionError(
+            f"{{param}} must be a whole number ≥ 1 (got {min_runs!r})", param="min_runs"
+        )
+    return int(min_runs)  # type: ignore[call-overload]
 
 
 def check_k_values(k: object) -> NDArray[np.float64]:
@@ -297,3 +370,28 @@ of the data's tasks only
             f"weights name {len(extra)} task(s) the data do not hold: {shown}; give weights of "
             "the data's tasks only"
         )
+
+
+#: Weights whose largest lies outside [2^-400, 2^400] are scaled into it before being summed.
+_SCALE_LIMIT = 400
+
+
+def stable_scale(w: Any) -> Any:
+    """``w`` (a DataArray of weights) times one power of two (exact: no ratio changes) so that
+    its largest finite value is about 1, when that value is beyond 2^±400; else ``w``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> w = stable_scale(xr.DataArray([[1e308, 1e308, 0.0]]))
+    >>> float(w.sum()) > 0 and float(w[0, 0]) == float(w[0, 1])
+    True
+    """
+    vals = np.asarray(w.values, dtype=float)
+    finite = vals[np.isfinite(vals) & (vals > 0)]
+    if finite.size == 0:
+        return w
+    _, exp = np.frexp(finite.max())
+    if abs(int(exp)) <= _SCALE_LIMIT:
+        return w
+    return w.copy(data=np.ldexp(vals, -int(exp)))

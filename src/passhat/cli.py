@@ -13,6 +13,7 @@ them, nor pandas, xarray or SciPy: see :mod:`passhat.commands`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -94,25 +95,51 @@ def _signals_unwind() -> Iterator[list[int]]:
             signal.signal(sig, old)
 
 
+#: The longest error line printed; a longer one (a name of 10^5 characters in it) keeps its start
+#: (the file, row and name) and its end (the rule broken), with the count of what was left out.
+MAX_LINE = 2000
+
+
+def _cap(text: str) -> str:
+    """``text`` cut to :data:`MAX_LINE` characters in the middle, saying how much was cut.
+
+    Examples
+    --------
+    >>> line = _cap("passhat: error: runs.csv: row 2: task_id '" + "x" * 9000 + "' is blank")
+    >>> len(line) <= MAX_LINE, line.endswith("' is blank")
+    (True, True)
+    """
+    if len(text) <= MAX_LINE:
+        return text
+    head, tail = MAX_LINE * 2 // 3, MAX_LINE // 4
+    return f"{text[:head]} … [{len(text) - head - tail:,} characters left out] … {text[-tail:]}"
+
+
 def _say(message: str, *, lines: bool = False) -> None:
     """A message on stderr, control characters of names shown escaped (line feeds too, unless
-    ``lines``: an error is one line, click's usage text several)."""
+    ``lines``: an error is one line, click's usage text several), cut to :data:`MAX_LINE`."""
     try:
         from passhat._format import printable  # here: _format imports pandas (~0.3 s)
     except MemoryError:  # out of memory before pandas was imported: the message is ours
         with contextlib.suppress(OSError, ValueError):
             click.echo(message.encode("ascii", "backslashreplace").decode(), err=True)
         return
+    text = printable(message, keep_newlines=lines)
     with contextlib.suppress(OSError, ValueError):
-        click.echo(printable(message, keep_newlines=lines), err=True)
+        click.echo(text if lines else _cap(text), err=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passhat`` console script; returns the exit status."""
+    from passhat._write.stdout import checked_stdout
+
     caught: list[int] = []
     try:
-        with _signals_unwind() as caught:
-            rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        with _signals_unwind() as caught, checked_stdout():
+            try:
+                rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+            except BrokenPipeError as err:  # the end of the output met the reader's absence
+                raise OutputGone from err
     except BaseException as err:  # every exit status is decided here, none by accident
         _reader_notes(keep=isinstance(err, click.exceptions.Exit) and not caught)
         if caught or isinstance(err, KeyboardInterrupt | Terminated | click.exceptions.Abort):
@@ -128,6 +155,35 @@ def _reader_notes(*, keep: bool) -> None:
     """The input's notes (which column was read as the system, ...) after a command's output,
     or none after an error: bad input is one line on stderr."""
     flush_notes(keep=keep)
+
+
+def _os_error(err: OSError) -> str:
+    """An operating-system error as "FILE: reason", not Python's ``[Errno 13] ...``; a file in a
+    directory that cannot be entered says which directory."""
+    from passhat._write.files import reason
+
+    why = reason(err)
+    if not err.filename:
+        return why
+    name = os.fsdecode(err.filename)
+    if err.errno == errno.EACCES:
+        parent = os.path.dirname(os.path.abspath(name))
+        while parent and not os.path.exists(parent):  # an unreadable one hides what is below
+            parent = os.path.dirname(parent)
+        blocked = next((d for d in _ancestors(parent) if not os.access(d, os.X_OK)), None)
+        if blocked is not None:
+            why += f" (the directory {blocked} cannot be entered)"
+    return f"{name}: {why}"
+
+
+def _ancestors(folder: str) -> list[str]:
+    out = []
+    while True:
+        out.append(folder)
+        up = os.path.dirname(folder)
+        if up == folder:
+            return out[::-1]
+        folder = up
 
 
 def _failure(err: BaseException) -> int:
@@ -154,7 +210,7 @@ def _failure(err: BaseException) -> int:
         _say("passhat: error: the input is nested too deeply to process")
         return EXIT_INPUT
     if isinstance(err, OSError):
-        _say(f"passhat: error: {err}")
+        _say(f"passhat: error: {_os_error(err)}")
         return EXIT_IO
     if not isinstance(err, Exception):  # SystemExit, GeneratorExit: not ours to translate
         raise err

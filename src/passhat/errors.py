@@ -99,7 +99,9 @@ class OptionError(PasshatError, ValueError):
     ``also`` any other parameter the message names; ``{param}`` (or ``{ci}``, ``{half_width}``)
     in the message stands for each. The command line shows the options instead (``--ci``,
     ``--half-width``): its command fills :attr:`options` from click's own parameter table, so
-    the same error reads in each user's terms and no message is rewritten.
+    the same error reads in each user's terms and no message is rewritten. ``example`` is a call
+    that would work (``runs_to_detect(flip_rate=0.1)``), shown after the message; a command
+    that has an example of its own shows that instead (``passhat plan detect --flip-rate 0.1``).
 
     Examples
     --------
@@ -110,14 +112,24 @@ class OptionError(PasshatError, ValueError):
     >>> err.options.update({"predictive": "--predictive", "ci": "--ci"})
     >>> str(err)
     '--predictive needs --ci (a confidence level)'
+    >>> str(OptionError("give {runs}", also=("runs",), example="runs_to_detect(runs=10)"))
+    'give runs; e.g. runs_to_detect(runs=10)'
     """
 
-    def __init__(self, message: str, *, param: str | None = None, also: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        also: tuple[str, ...] = (),
+        example: str | None = None,
+    ):
         super().__init__(message)
         self.template = message
         self.param = param
         self.params = tuple(p for p in (param, *also) if p is not None)
         self.options: dict[str, str] = {}
+        self.example = example
 
     def __str__(self) -> str:
         text = self.template
@@ -125,7 +137,7 @@ class OptionError(PasshatError, ValueError):
             text = text.replace("{param}", self.options.get(self.param, self.param))
         for name in self.params:
             text = text.replace("{" + name + "}", self.options.get(name, name))
-        return text
+        return text if self.example is None else f"{text}; e.g. {self.example}"
 
 
 class DependencyError(PasshatError, ImportError):

@@ -36,6 +36,7 @@ from passhat._validate import (
     check_ci,
     check_flag,
     check_method,
+    check_min_runs,
     check_n_boot,
     norm_k,
     resolve_seed,
@@ -57,6 +58,7 @@ from passhat.exclusions import (
     feasible_ks,
     weight_zero_notes,
 )
+from passhat.inputs import as_input
 from passhat.intervals import (
     TASK_METHODS,
     estimate_intervals,
@@ -84,15 +86,8 @@ def _dropped_k_note(dropped: list[int], ds: xr.Dataset, include: NDArray[np.bool
     ]
 
 
-def _notes(
-    excluded: pd.DataFrame,
-    systems: list[str],
-    include: NDArray[np.bool_],
-    present: NDArray[np.bool_],
-    *,
-    boot: tuple[int, int] | None,
-) -> list[str]:
-    """The notes an estimate's output states (see :attr:`Estimate.notes`)."""
+def _exclusion_notes(excluded: pd.DataFrame, systems: list[str]) -> list[str]:
+    """The notes on the tasks left out: no decided run, weight 0, and the other reasons."""
     notes: list[str] = []
     reason = excluded["reason"].astype(str)
     no_run = reason.str.startswith("no decided run").to_numpy()
@@ -115,6 +110,19 @@ def _notes(
     counts = kind.groupby(kind, sort=False).size()
     for text, count in sorted(counts.items(), key=lambda kv: kv[0].startswith("matched")):
         notes.append(f"excluded {count} task(s): {text}")
+    return notes
+
+
+def _notes(
+    excluded: pd.DataFrame,
+    systems: list[str],
+    include: NDArray[np.bool_],
+    present: NDArray[np.bool_],
+    *,
+    boot: tuple[int, int] | None,
+) -> list[str]:
+    """The notes an estimate's output states (see :attr:`Estimate.notes`)."""
+    notes = _exclusion_notes(excluded, systems) if len(excluded) else []
     shared = present.sum(axis=0) >= 2
     uneven = shared & include.any(axis=0) & ~(include | ~present).all(axis=0)
     if len(systems) > 1 and uneven.any():
@@ -133,7 +141,7 @@ def _notes(
 
 
 def estimate(
-    data: Trials | xr.Dataset,
+    data: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     *,
     k: int | Sequence[int] | None = None,
     weights: WeightSpec = None,
@@ -162,8 +170,10 @@ def estimate(
 
     Parameters
     ----------
-    data : Trials or xarray.Dataset
-        Trials, or a count table.
+    data : Trials or xarray.Dataset, or a list of them
+        Trials, or a count table; a list is estimated as one input holding every input's
+        systems (files that name no system named after the files:
+        :func:`passhat.inputs.combine_inputs`).
     k : int or sequence of int, optional
         The k values (each ≥ 1). Default: passhat's one default k,
         :func:`passhat.exclusions.default_ks` (1, 2 and 5, capped at the
@@ -230,12 +240,10 @@ def estimate(
         raise OptionError(
             "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
         )
-    if min_runs is not None and (
-        isinstance(min_runs, bool) or int(min_runs) != min_runs or min_runs < 1
-    ):
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
+    min_runs = check_min_runs(min_runs)
     matched = check_flag(matched, "matched")
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
+    data = as_input(data)
     ds = as_counts(data)
     ks = default_ks(ds) if k is None else norm_k(k)
     ks_dropped: list[int] = []

@@ -27,6 +27,14 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._format import num, row_names
+from passhat._paper import (
+    PaperTable,
+    interval_cell,
+    level_words,
+    method_words,
+    metric_label,
+    scope_words,
+)
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k, check_method
@@ -122,6 +130,21 @@ class Estimate(Result):
         """The tables the terminal, a notebook and ``repr`` show: the benchmark table (with each
         scope's interval when there are intervals), after the per-task table with ``per_task``."""
         return est_display(self, per_task=per_task)
+
+    def _paper(self, *, scope: str = "population") -> PaperTable:
+        """The table for papers: one row per system, its tasks, the mean and pass@k / pass^k
+        at each k > 1 (pass@1 = pass^1 = mean), each cell with its interval in ``scope``
+        (``population``, ``benchmark``, or ``predictive`` when asked for) when the estimate
+        has intervals; the caption says the level, the scope and each row's method.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("abcd"), k=2, ci=0.95, n_boot=200)
+        >>> print(est.to_markdown().splitlines()[2])
+        | seed-example | 4 | 0.550 [0.212, 0.823] | 0.675 [0.279, 0.907] | 0.425 [0.127, 0.755] |
+        """
+        return est_paper(self, scope=scope)
 
     @cached_property
     def per_task(self) -> xr.Dataset:
@@ -332,6 +355,64 @@ def _interval_notes(est: Estimate, scopes: list[str]) -> list[str]:
             f"{r['all_pass_share']:.1%}, all-fail {r['all_fail_share']:.1%}"
         )
     return lines + list(est.notes)
+
+
+def est_paper(est: Estimate, *, scope: str = "population") -> PaperTable:
+    """The estimate's table for papers (see :meth:`Estimate._paper`)."""
+    t = est.table
+    has_iv = "scope" in t.columns
+    if has_iv:
+        computed = [s for s in SCOPES if s in set(t["scope"])]
+        t = t[t["scope"] == check_method(scope, computed, "scope")]
+    elif check_method(scope, SCOPES, "scope") != "population":
+        raise OptionError(
+            "{param} picks the intervals' scope, and this estimate has none: give {ci} (e.g. 0.95)",
+            param="scope",
+            also=("ci",),
+        )
+    ks = sorted({int(k) for k in t["k"]})
+    shown = [("mean", ks[0])] + [(m, k) for m in METRICS[1:] for k in ks if k > 1]
+    rows = []
+    for system, part in t.groupby("system", sort=False):
+        cells = {(str(r["metric"]), int(r["k"])): r for r in part.to_dict(orient="records")}
+        row = {"system": str(system), "tasks": str(int(cells[shown[0]]["tasks"]))}
+        for metric, k in shown:
+            r = cells.get((metric, k))
+            row[metric_label(metric, k)] = _paper_cell(r, has_iv)
+        rows.append(row)
+    picked = t[[(str(m), int(k)) in shown for m, k in zip(t["metric"], t["k"], strict=True)]]
+    return PaperTable(pd.DataFrame(rows), _paper_caption(est, picked, scope, ks))
+
+
+def _paper_cell(row: dict[str, Any] | None, has_iv: bool) -> str:
+    if row is None:
+        return "—"
+    if not has_iv:
+        return num(row["value"])
+    return interval_cell(num(row["value"]), num(row["lower"]), num(row["upper"]))
+
+
+def _paper_caption(est: Estimate, t: pd.DataFrame, scope: str, ks: list[int]) -> str:
+    """What the table's numbers are, and with intervals their level, scope and methods."""
+    words = [
+        "Mean success, pass@k and pass^k per system: unbiased per-task estimates, averaged "
+        "over the system's tasks" + (" (pass@1 = pass^1 = mean)." if 1 in ks else ".")
+    ]
+    if "scope" in t.columns:
+        new_t = est.settings.get("predictive")
+        words.append(
+            f"{level_words(est.settings['ci'])} intervals, {scope_words(scope, new_tasks=new_t)}"
+            f", seed {est.settings['seed']}. {method_words(t)}"
+        )
+    else:
+        words.append("No intervals: ask for them with ci= (--ci).")
+    fewer = t[t["tasks"] != t.groupby("system")["tasks"].transform("first")]
+    for (system, k), _ in fewer.groupby(["system", "k"], sort=False):
+        n = int(fewer[(fewer["system"] == system) & (fewer["k"] == k)]["tasks"].iloc[0])
+        words.append(f"{system} at k = {k}: {n} tasks (those with at least {k} decided runs).")
+    if len(est.excluded):
+        words.append(f"{len(est.excluded)} task(s) left out (listed in the JSON output).")
+    return " ".join(words)
 
 
 def _tasks_view(est: Estimate) -> View:

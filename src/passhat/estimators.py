@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from passhat._frames import number_array
 from passhat._labels import METRIC_LABELS as _LABELS
 from passhat._validate import check_k_values, check_weight, check_weight_tasks, norm_k
+from passhat._validate import stable_scale as _stable
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
 from passhat.trials import Trials, validate_counts
 
@@ -429,7 +430,8 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
 def task_weights(
     ds: xr.Dataset, weights: WeightSpec = None, *, tasks: Iterable[object] | None = None
 ) -> xr.DataArray:
-    """Per-task weights over (system, task), before normalisation.
+    """Per-task weights over (system, task), before normalisation (beyond 2^±400 scaled by one
+    power of two: every ratio exact, no sum that overflows; all 1e308: each task counts alike).
 
     Parameters
     ----------
@@ -449,6 +451,10 @@ def task_weights(
     >>> task_weights(ds, "category").values.tolist()
     [[0.5, 0.5, 1.0]]
     """
+    return _stable(_task_weights(ds, weights, tasks=tasks))
+
+
+def _task_weights(ds: xr.Dataset, weights: WeightSpec, *, tasks: Iterable | None) -> xr.DataArray:
     base = xr.ones_like(ds["n"], dtype=float)
     if weights is None or weights == "equal":
         return base

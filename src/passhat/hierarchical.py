@@ -85,6 +85,7 @@ _CHUNK_CELLS = 2_000_000
 
 #: Up to this many runs per task, the error draws invert the Beta-Binomial CDF of new runs.
 _INVERSION_MAX_RUNS = 20
+_TABLE_MAX_CELLS = 4_000_000  # tables of estimates at every c beyond this: computed per draw
 
 
 def _g_moments(
@@ -366,6 +367,13 @@ def latent_draws(
     return np.asarray(num / den[:, None], dtype=float)
 
 
+def _estimate_at(n: NDArray[np.int64], c: NDArray[np.int64], col: Column) -> NDArray[np.float64]:
+    """The unbiased estimate of ``col`` at n runs (per task) and c successes (draws × tasks)."""
+    nn, cc = np.broadcast_to(n.astype(float), c.shape), c.astype(float)
+    fn = {"mean": lambda a, b, k: mean_success(a, b), "pass_hat_k": pass_hat_k}.get(col[0])
+    return np.asarray((fn or pass_at_k)(nn, cc, int(col[1])), dtype=float)
+
+
 def _estimate_table(
     n: NDArray[np.float64], col: Column
 ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
@@ -465,9 +473,10 @@ def estimate_error_draws(
     if small.size:
         cat = np.repeat(np.arange(small.size), ff[small])  # one entry per task drawn exactly
         rep = small[cat]
-        tables = [_estimate_table(nn[rep], col)[0] for col in cols]
-        offset = _estimate_table(nn[rep], ("mean", 1))[1][None, :]  # the same for every column
         runs = nn[rep].astype(np.int64)
+        direct = float(np.sum(nn[rep] + 1.0)) > _TABLE_MAX_CELLS  # huge n: no table over c
+        tables = [] if direct else [_estimate_table(nn[rep], col)[0] for col in cols]
+        offset = 0 if direct else _estimate_table(nn[rep], ("mean", 1))[1][None, :]
         xs, ys, wt = cc[rep], nn[rep] - cc[rep], ww[rep]
         top = int(runs.max())
         invert = top <= _INVERSION_MAX_RUNS
@@ -492,7 +501,8 @@ def estimate_error_draws(
                 new = rng.binomial(runs[None, :], p)
             at = offset + new
             for j, g in _g_columns(p, cols):
-                out[sl, j] += (tables[j].take(at) - g) @ wt
+                est = _estimate_at(runs, new, cols[j]) if direct else tables[j].take(at)
+                out[sl, j] += (est - g) @ wt
     big = np.flatnonzero(ff > EXACT_GROUP_MAX)
     if big.size:
         var = expected_task_variance(nodes, nn[big], cc[big], cols)

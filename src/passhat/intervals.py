@@ -61,8 +61,9 @@ from passhat._validate import (
     check_ci,
     check_method,
     check_n_boot,
-    make_rng,
+    named_rng,
     norm_k,
+    root_seed,
 )
 from passhat.bootstrap import CI_METHODS
 from passhat.errors import OptionError, ShortTaskError
@@ -388,7 +389,7 @@ def estimate_intervals(
     whole = isinstance(predictive, int | np.integer) and not isinstance(predictive, bool)
     if predictive is not None and (not whole or predictive < 1):
         raise OptionError(f"predictive must be a whole number of tasks ≥ 1 (got {predictive!r})")
-    rng = make_rng(seed)
+    root = root_seed(seed)  # each system's stream from the seed and its name (named_rng)
     ks = list(ks)
     # here, not at the top: the rule's modules import scipy (~0.5 s), which estimate() without
     # intervals does not need
@@ -409,7 +410,7 @@ def estimate_intervals(
             ks,
             ci=level,
             n_boot=nb,
-            rng=rng,
+            rng=named_rng(root, name),
             ci_method=meth,
             predictive=predictive,
         )

@@ -49,10 +49,14 @@ resampled population value widened by the task-to-task spread
 Var g(p) / T′, estimated from the per-task estimates (their variance less
 the within-task part).
 
-The model treats tasks as exchangeable: with unequal task weights its
-population value is E g(p) for tasks whose weights do not depend on their
-rates (the method says so), while the benchmark scope uses the weights as
-given.
+With unequal task weights the population is the one the weights define
+(task types in proportion to their weight, E[w g(p)] / E[w]): the
+resampling methods resample (task, weight) pairs, and the model (fewer than
+30 tasks) counts each task's likelihood w_i / w̄ times, scaled to Kish's
+effective number of tasks (Σ w)² / Σ w², so that its posterior is as wide as
+the weights leave the data (:func:`weighted_multiplicities`; the method says
+so). The benchmark scope uses the weights as given, with the plain model's
+prior for each task's rate.
 
 References
 ----------
@@ -106,8 +110,11 @@ __all__ = [
     "MIN_TASKS",
     "column_values",
     "columns",
+    "effective_tasks",
     "scope_intervals",
     "task_variances",
+    "weighted_multiplicities",
+    "weights_method",
 ]
 
 #: The bootstrap and the normal interval need at least this many tasks.
@@ -213,16 +220,90 @@ def _categories(
     return n[first], c[first], w[first], freq.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
+def effective_tasks(weights: ArrayLike, freq: ArrayLike | None = None) -> float:
+    """Kish's effective number of tasks, (Σ w)² / Σ w² (each weight counted ``freq`` times).
+
+    Examples
+    --------
+    >>> from passhat.scopes import effective_tasks
+    >>> effective_tasks([1.0] * 9 + [5.0] * 3), effective_tasks([2.0] * 12)
+    (6.857142857142857, 12.0)
+    """
+    w = np.asarray(weights, dtype=float).ravel()
+    f = np.ones(w.size) if freq is None else np.asarray(freq, dtype=float).ravel()
+    return float(np.sum(f * w) ** 2 / np.sum(f * w**2))
+
+
+def weighted_multiplicities(weights: ArrayLike, freq: ArrayLike) -> NDArray[np.float64] | None:
+    """The likelihood weight of each category for the weighted population model, or None when
+    every weight is equal (the plain model).
+
+    Each task counts w_i / w̄ times, scaled so that the weights add up to Kish's
+    effective number of tasks (:func:`effective_tasks`): the fitted Beta then
+    describes the population the weights define (task types in proportion to
+    their weight), and the posterior is as wide as the effective number of
+    tasks allows, not as the raw count (a survey-weighted pseudo-likelihood).
+
+    Examples
+    --------
+    >>> from passhat.scopes import weighted_multiplicities
+    >>> weighted_multiplicities([1.0, 5.0], [9, 3]).round(3).tolist()   # sums to 6.857
+    [2.571, 4.286]
+    >>> weighted_multiplicities([2.0, 2.0], [9, 3]) is None
+    True
+    """
+    w = np.asarray(weights, dtype=float).ravel()
+    f = np.asarray(freq, dtype=float).ravel()
+    if np.ptp(w) <= 1e-12 * np.max(w):
+        return None
+    return np.asarray(f * w / np.sum(f * w) * effective_tasks(w, f), dtype=float)
+
+
+def weights_method(weights: ArrayLike, freq: ArrayLike | None = None) -> str:
+    """The words the model's method adds when task weights enter it ("" when they are equal).
+
+    Examples
+    --------
+    >>> from passhat.scopes import weights_method
+    >>> weights_method([1.0, 5.0], [9, 3])
+    '; task weights as likelihood weights, scaled to 6.9 effective tasks (Kish)'
+    """
+    w = np.asarray(weights, dtype=float).ravel()
+    f = np.ones(w.size) if freq is None else np.asarray(freq, dtype=float).ravel()
+    if np.ptp(w) <= 1e-12 * np.max(w):
+        return ""
+    return (
+        "; task weights as likelihood weights, scaled to "
+        f"{effective_tasks(w, f):.1f} effective tasks (Kish)"
+    )
+
+
 class _Model:
-    """The hierarchical posterior of one system, computed on first use."""
+    """The hierarchical posterior of one system, computed on first use; with unequal task
+    weights also the weighted population model (:func:`weighted_multiplicities`)."""
 
     def __init__(self, cats: Categories, n: Any, c: Any, prior: HyperPrior) -> None:
         self._args = (n, c, cats.freq)
+        self._mult = weighted_multiplicities(cats.weights, cats.freq)
         self._prior = prior
         self._grid: Grid | None = None
         self._nodes: GridNodes | None = None
+        self._weighted: GridNodes | None = None
         self._coarse: GridNodes | None = None
         self._var: dict[Column, NDArray[np.float64]] = {}
+
+    @property
+    def population_nodes(self) -> GridNodes:
+        """The posterior of the population the task weights define (the plain one when every
+        weight is equal): each task's likelihood counts in proportion to its weight."""
+        if self._mult is None:
+            return self.nodes
+        if self._weighted is None:
+            n, c, _ = self._args
+            self._weighted = posterior_grid(
+                n, c, self._mult, prior=self._prior, size=GRID_SIZE
+            ).nodes()
+        return self._weighted
 
     def variances(
         self, n: NDArray[np.float64], c: NDArray[np.float64], cols: Sequence[Column]
@@ -436,12 +517,11 @@ def _population(
                 f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)",
             )
     if not many:
-        nodes = setup.model.nodes
+        nodes = setup.model.population_nodes
         q = weighted_quantiles(
             population_values(nodes, cols), nodes.weight, [alpha / 2, 1 - alpha / 2]
         )
-        unequal = bool(np.ptp(cats.weights) > 1e-12 * np.max(cats.weights))
-        note = "; weights do not enter: tasks exchangeable" if unequal else ""
+        note = weights_method(cats.weights, cats.freq)
         for j in range(len(cols)):
             out[(cols[j], "population")] = (
                 float(q[0, j]),
@@ -560,8 +640,9 @@ def _predictive(
     idx = [j for j in range(len(cols)) if j not in resampled or j in same]
     if idx:
         d = predictive_draws(
-            model.nodes, [cols[j] for j in idx], predictive, n_draws=n_boot, rng=rng
+            model.population_nodes, [cols[j] for j in idx], predictive, n_draws=n_boot, rng=rng
         )
+        note = weights_method(cats.weights, cats.freq)
         q = np.quantile(d, [alpha / 2, 1 - alpha / 2], axis=0)
         for i, j in enumerate(idx):
             why = (
@@ -573,7 +654,7 @@ def _predictive(
                 float(q[0, i]),
                 float(q[1, i]),
                 f"{label}: equal-tailed interval of the hierarchical posterior predictive, "
-                f"{n_boot} draws (rule: {why})",
+                f"{n_boot} draws (rule: {why}){note}",
             )
     bidx = [j for j in sorted(resampled) if j not in same]
     if not bidx:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -74,8 +75,9 @@ class FlipSums:
 
     Attributes
     ----------
-    sums : ndarray of float, shape (R, m)
-        Σ of the random signs of each category's tasks.
+    sums : ndarray, shape (R, m)
+        Σ of the random signs of each category's tasks (floats when enumerated; whole numbers
+        in the smallest integer type that holds them for random flips).
     prob : ndarray, shape (R,)
         Probability of each row: exact (enumeration) or 1/(n_flips + 1)
         (random flips plus the observed, all-plus row).
@@ -123,8 +125,14 @@ def flip_sums(
         prob = np.prod(np.column_stack([p.ravel() for p in pmesh]), axis=1) if f.size else None
         prob = np.ones(1) if prob is None else prob
         return FlipSums(sums=sums, prob=prob, exact=True)
-    rows = 2.0 * rng.binomial(f, 0.5, size=(n_flips, f.size)) - f
-    sums = np.vstack([f[None, :].astype(float), rows])  # the observed signs (all +) first
+    top = int(f.max()) if f.size else 0
+    kind = np.int16 if top < 2**15 else np.int32 if top < 2**31 else np.int64
+    sums = np.empty((n_flips + 1, f.size), dtype=kind)  # whole numbers in [-f, f]
+    sums[0] = f  # the observed signs (all +) first
+    # drawn in blocks of rows (the same draws, in the same order, as one call): the sign sums
+    # 2 B − f, B ~ Binomial(f, 1/2), without (flips × categories) temporaries
+    for start, stop in _blocks(n_flips, f.size):
+        sums[1 + start : 1 + stop] = 2 * rng.binomial(f, 0.5, size=(stop - start, f.size)) - f
     return FlipSums(sums=sums, prob=np.full(n_flips + 1, 1.0 / (n_flips + 1)), exact=False)
 
 
@@ -189,7 +197,7 @@ def invert_flips(
         vals = vals[:, None]
     w = np.asarray(weights, dtype=float).ravel()
     f_total = flips.sums  # R × m
-    freq = np.abs(f_total[0]) if not flips.exact else None
+    freq = np.abs(f_total[0]).astype(float) if not flips.exact else None
     # normalised weights: the statistic is a weighted mean over tasks
     counts = freq if freq is not None else _freq_from_exact(flips)
     omega = w / float(np.sum(counts * w))
@@ -198,8 +206,7 @@ def invert_flips(
     lo = np.empty(vals.shape[1])
     hi = np.empty(vals.shape[1])
     p0 = np.empty(vals.shape[1])
-    m = f_total @ omega  # R
-    a = f_total @ (omega[:, None] * vals)  # R × C
+    m, a = _projections(f_total, omega, omega[:, None] * vals)  # R, R × C
     same = np.abs(np.abs(m) - 1.0) <= 1e-12  # every sign equal: T* = ±T whatever δ
     with np.errstate(divide="ignore", invalid="ignore"):
         r1 = (a + d_obs[None, :]) / (1.0 + m[:, None])
@@ -228,6 +235,26 @@ def invert_flips(
     lo = np.clip(lo, bounds[0], bounds[1])
     hi = np.clip(hi, bounds[0], bounds[1])
     return lo, hi, np.minimum(p0, 1.0)
+
+
+def _blocks(rows: int, cols: int) -> list[tuple[int, int]]:
+    """Row ranges of about 4 million cells each."""
+    step = max(1, (1 << 22) // max(cols, 1))
+    return [(i, min(i + step, rows)) for i in range(0, rows, step)]
+
+
+def _projections(
+    sums: NDArray[Any], omega: NDArray[np.float64], weighted: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each flip's Σ s·ω and Σ s·ω·d, a block of flips at a time (the sign sums may be kept
+    as small integers: only a block is ever in floating point)."""
+    m = np.empty(len(sums))
+    a = np.empty((len(sums), weighted.shape[1]))
+    both = np.column_stack([omega, weighted])
+    for start, stop in _blocks(len(sums), sums.shape[1]):
+        out = sums[start:stop].astype(float) @ both
+        m[start:stop], a[start:stop] = out[:, 0], out[:, 1:]
+    return m, a
 
 
 def _freq_from_exact(flips: FlipSums) -> NDArray[np.float64]:

@@ -35,11 +35,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
+from numpy.typing import NDArray
 
+from passhat._checked import Parts
 from passhat._frames import check_frame, check_unique_coords, count_arrays
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
-from passhat._status import UNSCORED_STATUSES, fail_without_verdict
-from passhat.errors import CountError, ValidationError
+from passhat._status import FAILURE_STATUSES, UNSCORED_STATUSES, fail_without_verdict, status_notes
+from passhat.errors import CountError, PasshatError, ValidationError
 
 __all__ = [
     "DEFAULT_SYSTEM",
@@ -68,6 +70,13 @@ MAX_COUNT = 2**53
 _TOO_BIG = "is too large (a count is at most 2^53 = 9007199254740992)"
 
 
+#: What ``pandas.api.types.infer_dtype`` calls a column holding only text, numbers or booleans
+#: (no lists, tuples, bytes or dates): nothing for :func:`check_scalar_column` to refuse.
+_PLAIN_SCALARS = frozenset(
+    {"string", "empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"}
+)
+
+
 def check_scalar_column(
     s: pd.Series, col: str, *, where: str, rows: np.ndarray | None = None
 ) -> None:
@@ -78,7 +87,7 @@ def check_scalar_column(
     if kind in "Mm" or isinstance(s.dtype, pd.DatetimeTZDtype | pd.PeriodDtype):
         what = f"a {s.dtype} (date/time) column"
         row = 0
-    elif kind == "O":
+    elif kind == "O" and pd.api.types.infer_dtype(s, skipna=True) not in _PLAIN_SCALARS:
         try:
             codes, uniques = pd.factorize(s, sort=False)
         except TypeError:  # unhashable values: lists, dicts, arrays
@@ -165,59 +174,7 @@ class Trials:
             Missing columns, non-boolean success values, duplicate
             (system, task_id, trial), missing task ids.
         """
-        df = check_frame(df, where).copy()
-        for col in ("task_id", "success"):
-            if col not in df.columns:
-                field = "task" if col == "task_id" else col
-                raise ValidationError(missing_column(where, col, df.columns, field=field))
-        if len(df) == 0:
-            raise ValidationError(f"{where}: no trials (the table is empty)")
-        if "system" not in df.columns:
-            df["system"] = DEFAULT_SYSTEM
-        if df["system"].isna().any():
-            row = int(np.flatnonzero(df["system"].isna().to_numpy())[0])
-            raise ValidationError(f"{where}: row {row + 1}: system is missing")
-        if df["task_id"].isna().any():
-            row = int(np.flatnonzero(df["task_id"].isna().to_numpy())[0])
-            raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
-        check_spaced_ids(df, where)  # ' a' and 'a': two tasks nobody can tell apart
-        for col in ("system", "task_id"):
-            check_scalar_column(df[col], col, where=where)
-            df[col] = clean_ids(df[col], column=col, where=where)
-        df["success"] = coerce_success(df["success"], where=where)
-        if "trial" not in df.columns:
-            df["trial"] = df.groupby(["system", "task_id"], sort=False).cumcount()
-        else:
-            df["trial"] = coerce_trial(df["trial"], where=where)
-        if "status" not in df.columns:
-            df["status"] = np.where(df["success"].isna(), "unscored", "ok")
-        else:
-            st = df["status"].astype("string").str.strip()
-            df["status"] = st.fillna(
-                pd.Series(np.where(df["success"].isna(), "unscored", "ok"), index=df.index)
-            ).astype(str)
-        # A run the grader could not score is not decided, whatever success says.
-        undecided_status = df["status"].str.casefold().isin(UNSCORED_STATUSES)  # any case
-        if undecided_status.any():
-            df.loc[undecided_status, "success"] = pd.NA
-        notes = fail_without_verdict(df)  # a timeout with no verdict is a failure
-        notes += case_variant_notes(df["system"].unique())  # 'GPT-4o', 'gpt-4o': two, said
-        _check_duplicates(df, where)
-        if "weight" in df.columns:
-            w = pd.to_numeric(df["weight"], errors="coerce")
-            bad = w.isna() & df["weight"].notna() | (w < 0)
-            if bad.any():
-                row = int(np.flatnonzero(bad.to_numpy())[0])
-                raise ValidationError(
-                    f"{where}: row {row + 1}: weight {_show(df['weight'].iloc[row])} "
-                    "is not a non-negative number"
-                )
-            df["weight"] = w
-        for col in NUMERIC:
-            if col in df.columns:
-                df[col] = finite_column(df[col], col, where=where)
-        cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
-        df = df[cols].reset_index(drop=True)
+        df, notes = _validated_frame(df, where)
         exc = excluded if excluded is not None else pd.DataFrame(columns=["reason"])
         return cls(frame=df, source=dict(source or {}), excluded=exc, notes=notes)
 
@@ -284,6 +241,251 @@ def provenance(data: Trials | xr.Dataset) -> dict[str, str]:
         for k, v in data.attrs.items()
         if str(k).startswith("source_")
     }
+
+
+class _Fault(Exception):
+    """The fast path met a fault (or a value it does not handle): the row-by-row check runs."""
+
+
+def _validated_frame(df: pd.DataFrame, where: str) -> tuple[pd.DataFrame, list[str]]:
+    """The trial table's rules checked on each column's distinct values (cost by tasks, not
+    rows); on any fault, the row-by-row check :func:`_rows_checked`, whose error names the
+    rows (and whose result is the reference, were the two ever to disagree)."""
+    try:
+        return _values_checked(df, where)
+    except (PasshatError, _Fault, TypeError):
+        return _rows_checked(df, where)
+
+
+def _distinct(col: pd.Series, *, exact: bool = True) -> tuple[NDArray[np.int64], pd.Series]:
+    """Each row's code (-1: missing) and the distinct values, in order of first appearance,
+    as the column's own rows (its dtype kept), indexed by the file row (1-based) of each.
+
+    ``exact``: a column of Python objects mixing types is a fault (hashing makes ``1``,
+    ``1.0`` and ``True`` one value, where ids and statuses keep each one's text)."""
+    if exact and col.dtype == object:
+        if pd.api.types.infer_dtype(col, skipna=True) not in ("string", "empty"):
+            raise _Fault("values of several types")
+    codes, _ = pd.factorize(col, sort=False)  # TypeError for lists and dicts
+    codes = np.asarray(codes, dtype=np.int64)
+    run = np.maximum.accumulate(codes)  # a new code appears as the running maximum grows
+    new = np.empty(len(codes), dtype=bool)
+    new[:1] = run[:1] >= 0
+    np.greater(run[1:], run[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    return codes, col.iloc[first].set_axis(first + 1)
+
+
+def _values_checked(df: pd.DataFrame, where: str) -> tuple[pd.DataFrame, list[str]]:
+    df = check_frame(df, where)
+    for col in ("task_id", "success"):
+        if col not in df.columns:
+            raise _Fault(col)
+    if len(df) == 0:
+        raise _Fault("empty")
+    new: dict[str, Any] = {}
+    keys = []
+    for col in ("system", "task_id"):
+        ids, text = _clean_id_column(df, col, where)
+        new[col] = ids
+        keys.append(text)
+    success = _success_column(df["success"], where)
+    trial = _trial_column(df, keys)
+    status, notes = _status_column(df, success)
+    notes += case_variant_notes(keys[0][1])  # 'GPT-4o', 'gpt-4o': two, said
+    _refuse_duplicates(keys, trial)
+    numbers = {c: v.reset_index(drop=True) for c, v in _checked_numbers(df, where).items()}
+    new.update(success=success, trial=trial, status=status, **numbers)
+    cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
+    frame = pd.DataFrame(
+        {c: new[c] if c in new else df[c].reset_index(drop=True) for c in cols},
+        index=pd.RangeIndex(len(df)),
+    )
+    return frame, notes
+
+
+def _clean_id_column(
+    df: pd.DataFrame, col: str, where: str
+) -> tuple[pd.Series, tuple[NDArray[np.int64], list[str]]]:
+    """An id column as NFC text (its checks on the distinct values), and (codes, texts)."""
+    if col not in df.columns:
+        return pd.Series(np.full(len(df), DEFAULT_SYSTEM, dtype=object), dtype=object), (
+            np.zeros(len(df), dtype=np.int64),
+            [DEFAULT_SYSTEM],
+        )
+    raw = df[col]
+    check_scalar_column(raw.iloc[:0], col, where=where)  # date/time columns, by dtype
+    codes, vals = _distinct(raw)
+    if (codes < 0).any():
+        raise _Fault(f"{col} missing")
+    check_scalar_column(vals, col, where=where)
+    check_spaced_ids(pd.DataFrame({col: vals.to_numpy(dtype=object)}), where)
+    text = clean_ids(vals, column=col, where=where, rows=vals.index.to_numpy()).to_numpy(
+        dtype=object
+    )
+    return pd.Series(text[codes], dtype=object), (codes, text.tolist())
+
+
+def _success_column(col: pd.Series, where: str) -> pd.Series:
+    """Success as a nullable boolean, its words read once per distinct value."""
+    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_numeric_dtype(col.dtype):
+        return coerce_success(col, where=where).reset_index(drop=True)
+    codes, vals = _distinct(col, exact=False)  # 1, 1.0 and True are one verdict
+    per = coerce_success(vals, where=where, rows=vals.index.to_numpy())
+    value = np.append(per.fillna(False).to_numpy(dtype=bool), False)
+    missing = np.append(per.isna().to_numpy(), True)  # code -1 (a missing cell): undecided
+    return pd.Series(pd.arrays.BooleanArray(value[codes], missing[codes]))
+
+
+def _trial_column(df: pd.DataFrame, keys: list[tuple[NDArray[np.int64], list[str]]]) -> Any:
+    """Trial numbers (whole, ≥ 0), or the order of appearance within (system, task)."""
+    cell = keys[0][0] * len(keys[1][1]) + keys[1][0]
+    if "trial" not in df.columns:
+        return pd.Series(cell).groupby(cell, sort=False).cumcount()
+    col = df["trial"]
+    if col.dtype.kind in "iuf":
+        return coerce_trial(col, where="").reset_index(drop=True)
+    codes, vals = _distinct(col)
+    if (codes < 0).any():
+        raise _Fault("trial missing")
+    per = coerce_trial(vals, where="", rows=vals.index.to_numpy()).to_numpy()
+    return pd.Series(per[codes], dtype=np.int64)
+
+
+def _status_column(df: pd.DataFrame, success: pd.Series) -> tuple[pd.Series, list[str]]:
+    """Statuses (trimmed; ``unscored`` / ``ok`` where none), with success set missing for an
+    unscored status and False for a failure status without a verdict (the notes say so)."""
+    no_verdict = success.isna().to_numpy()
+    if "status" in df.columns:
+        codes, vals = _distinct(df["status"])
+        names = vals.astype("string").str.strip().to_numpy(dtype=object)
+        names = np.where(pd.isna(names), None, names)
+    else:
+        codes, names = np.full(len(df), -1, dtype=np.int64), np.array([], dtype=object)
+    fills = np.array(["unscored", "ok"], dtype=object)
+    per = np.where(codes >= 0, codes, len(names) + np.where(no_verdict, 0, 1))
+    words = np.concatenate([names, fills])
+    missing = pd.isna(words)
+    if missing.any():  # a status that strips to NA: filled as a missing one
+        per = np.where(missing[per], len(names) + np.where(no_verdict, 0, 1), per)
+    folded = [str(w).casefold() for w in words]
+    unscored = np.array([f in UNSCORED_STATUSES for f in folded], dtype=bool)[per]
+    failure = np.array([f in FAILURE_STATUSES for f in folded], dtype=bool)[per]
+    value = success.fillna(False).to_numpy(dtype=bool)
+    undecided = no_verdict | unscored
+    failed = failure & undecided  # no verdict, and the status says the system failed
+    passed = failure & ~undecided & value
+    undecided &= ~failed
+    value &= ~undecided
+    success.iloc[:] = pd.arrays.BooleanArray(value, undecided)
+    used = np.flatnonzero(np.bincount(per, minlength=len(words)))
+    text_codes, text = pd.factorize(np.array([str(w) for w in words[used]], dtype=object))
+    remap = np.zeros(len(words), dtype=np.int64)
+    remap[used] = text_codes
+    status = _text_series(remap[per], list(text))
+    notes = status_notes(
+        (int(failed.sum()), _words_used(words, per[failed])),
+        (int(passed.sum()), _words_used(words, per[passed])),
+    )
+    return status, notes
+
+
+def _words_used(words: NDArray[Any], codes: NDArray[np.int64]) -> set[str]:
+    return {str(w) for w in words[np.bincount(codes, minlength=len(words)) > 0]}
+
+
+def _text_series(codes: NDArray[np.int64], words: list[str]) -> pd.Series:
+    """Text by row from codes into distinct words, with the dtype ``astype(str)`` gives."""
+    want = pd.Series(words[:1], dtype=object).astype(str).dtype
+    if getattr(want, "storage", None) == "pyarrow":  # pandas' Arrow-backed text
+        import pyarrow as pa
+
+        arr = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(words))
+        return pd.Series(arr.cast(pa.string()), dtype=want)
+    return pd.Series(pd.Categorical.from_codes(codes, words)).astype(str)
+
+
+def _refuse_duplicates(keys: list[tuple[NDArray[np.int64], list[str]]], trial: Any) -> None:
+    """A duplicate (system, task_id, trial) is a fault (the row-by-row check names it)."""
+    cell = keys[0][0] * len(keys[1][1]) + keys[1][0]
+    t = np.asarray(trial, dtype=np.int64)
+    top = int(t.max()) + 1 if len(t) else 1
+    size = (int(cell.max()) + 1) * top
+    if size <= max(4 * len(t), 1 << 20):  # dense keys: a count per key
+        dup = bool((np.bincount(cell * top + t, minlength=size) > 1).any())
+    elif int(cell.max()) < (2**62) // top:
+        dup = pd.Series(cell * top + t).duplicated().any()
+    else:
+        dup = pd.DataFrame({"cell": cell, "trial": t}).duplicated().any()
+    if dup:
+        raise _Fault("duplicate")
+
+
+def _checked_numbers(df: pd.DataFrame, where: str) -> dict[str, pd.Series]:
+    """The weight (≥ 0) and the numeric columns (finite) as numbers (the frame's index)."""
+    out: dict[str, pd.Series] = {}
+    if "weight" in df.columns:
+        w = pd.to_numeric(df["weight"], errors="coerce")
+        bad = w.isna() & df["weight"].notna() | (w < 0) | np.isinf(w)
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValidationError(
+                f"{where}: row {row + 1}: weight {_show(df['weight'].iloc[row])} "
+                "is not a finite non-negative number"
+            )
+        out["weight"] = w
+    for col in NUMERIC:
+        if col in df.columns:
+            out[col] = finite_column(df[col], col, where=where)
+    return out
+
+
+def _rows_checked(df: pd.DataFrame, where: str) -> tuple[pd.DataFrame, list[str]]:
+    """The trial table's rules, checked row by row (the reference for every message: the
+    fast path :func:`_validated_frame` runs this when it finds a fault, so that the error
+    names the same rows)."""
+    df = check_frame(df, where).copy()
+    for col in ("task_id", "success"):
+        if col not in df.columns:
+            field = "task" if col == "task_id" else col
+            raise ValidationError(missing_column(where, col, df.columns, field=field))
+    if len(df) == 0:
+        raise ValidationError(f"{where}: no trials (the table is empty)")
+    if "system" not in df.columns:
+        df["system"] = DEFAULT_SYSTEM
+    if df["system"].isna().any():
+        row = int(np.flatnonzero(df["system"].isna().to_numpy())[0])
+        raise ValidationError(f"{where}: row {row + 1}: system is missing")
+    if df["task_id"].isna().any():
+        row = int(np.flatnonzero(df["task_id"].isna().to_numpy())[0])
+        raise ValidationError(f"{where}: row {row + 1}: task_id is missing")
+    check_spaced_ids(df, where)  # ' a' and 'a': two tasks nobody can tell apart
+    for col in ("system", "task_id"):
+        check_scalar_column(df[col], col, where=where)
+        df[col] = clean_ids(df[col], column=col, where=where)
+    df["success"] = coerce_success(df["success"], where=where)
+    if "trial" not in df.columns:
+        df["trial"] = df.groupby(["system", "task_id"], sort=False).cumcount()
+    else:
+        df["trial"] = coerce_trial(df["trial"], where=where)
+    if "status" not in df.columns:
+        df["status"] = np.where(df["success"].isna(), "unscored", "ok")
+    else:
+        st = df["status"].astype("string").str.strip()
+        df["status"] = st.fillna(
+            pd.Series(np.where(df["success"].isna(), "unscored", "ok"), index=df.index)
+        ).astype(str)
+    # A run the grader could not score is not decided, whatever success says.
+    undecided_status = df["status"].str.casefold().isin(UNSCORED_STATUSES)  # any case
+    if undecided_status.any():
+        df.loc[undecided_status, "success"] = pd.NA
+    notes = fail_without_verdict(df)  # a timeout with no verdict is a failure
+    notes += case_variant_notes(df["system"].unique())  # 'GPT-4o', 'gpt-4o': two, said
+    _check_duplicates(df, where)
+    for col, values in _checked_numbers(df, where).items():
+        df[col] = values
+    cols = list(REQUIRED) + [c for c in df.columns if c not in REQUIRED]
+    return df[cols].reset_index(drop=True), notes
 
 
 # ----------------------------------------------------------------- helpers
@@ -452,10 +654,9 @@ def _too_big(value: Any) -> bool:
 def counts_from_frame(df: pd.DataFrame, *, where: str | None = None) -> xr.Dataset:
     """Aggregate a validated trial frame to the count table (``where``: the file, for errors)."""
     at = f"{where}: " if where else ""
-    systems = list(pd.unique(df["system"]))
-    tasks = list(pd.unique(df["task_id"]))
-    sys_idx = pd.Index(systems).get_indexer(df["system"])
-    task_idx = pd.Index(tasks).get_indexer(df["task_id"])
+    sys_idx, sys_uniq = pd.factorize(df["system"], sort=False)  # in order of appearance
+    task_idx, task_uniq = pd.factorize(df["task_id"], sort=False)
+    systems, tasks = list(sys_uniq), list(task_uniq)
     shape = (len(systems), len(tasks))
     decided = df["success"].notna().to_numpy()
     succ = df["success"].fillna(False).to_numpy(dtype=bool)
@@ -557,12 +758,17 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
     """Check a count table: integer n, c, unscored; 0 ≤ c ≤ n; weights ≥ 0.
 
     Returns the dataset with integer dtypes. Raises :class:`CountError`
-    naming the first offending task.
+    naming the first offending task. Each part of a table (an array, the ``(n, c)`` pair, an id
+    coordinate) is checked once while it is unchanged (:mod:`passhat._checked`): a table passed
+    again, or derived from a checked one, costs a checksum of its arrays.
     """
     for var in ("n", "c"):
         if var not in ds:
             raise CountError(f"{where}: variable {var!r} is missing")
-    check_unique_coords(ds, where)
+    parts = Parts(ds)
+    known = parts.known
+    if not {"system", "task"} <= known:
+        check_unique_coords(ds, where)
     out = ds.copy()
     if "unscored" not in out:
         out["unscored"] = xr.zeros_like(out["n"])
@@ -570,48 +776,60 @@ def validate_counts(ds: xr.Dataset, *, where: str = "count table") -> xr.Dataset
         out["present"] = (out["n"] + out["unscored"]) > 0
     if "weight" not in out:
         out["weight"] = xr.ones_like(out["n"], dtype=float)
-
-    def cell(s: int, t: int) -> str:
-        task, system = _show(out["task"].values[t]), _show(out["system"].values[s])
-        return f"{where}: task {task} (system {system})"
-
     for var in ("n", "c", "unscored"):
-        raw = np.asarray(out[var].values)
-        if raw.dtype.kind in "iu":  # integers: only the sign and the size can be wrong
-            if raw.dtype.kind == "i" and (raw < 0).any():
-                s, t = np.argwhere(raw < 0)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} is negative")
-            if (raw > MAX_COUNT).any():
-                s, t = np.argwhere(raw > MAX_COUNT)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(raw[s, t])} {_TOO_BIG}")
-        else:
-            vals = np.asarray(raw, dtype=float)
-            bad = ~np.isfinite(vals) | (vals != np.floor(vals))
-            if bad.any():
-                s, t = np.argwhere(bad)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} is not a whole number")
-            if (vals < 0).any():
-                s, t = np.argwhere(vals < 0)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {int(vals[s, t])} is negative")
-            if (vals > MAX_COUNT).any():
-                s, t = np.argwhere(vals > MAX_COUNT)[0]
-                raise CountError(f"{cell(s, t)}: {var} = {_show(vals[s, t])} {_TOO_BIG}")
-        if raw.dtype != np.int64:
+        if var not in known:
+            _check_count(out, var, where)
+        if out[var].dtype != np.int64:
             out[var] = out[var].astype(np.int64)
-    gt = out["c"].values > out["n"].values
-    if gt.any():
-        s, t = np.argwhere(gt)[0]
-        raise CountError(
-            f"{cell(s, t)}: "
-            f"c = {int(out['c'].values[s, t])} successes exceeds n = {int(out['n'].values[s, t])} "
-            "decided runs"
-        )
+    if "nc" not in known:
+        gt = out["c"].values > out["n"].values
+        if gt.any():
+            s, t = np.argwhere(gt)[0]
+            raise CountError(
+                f"{_cell(out, s, t, where)}: c = {int(out['c'].values[s, t])} successes exceeds "
+                f"n = {int(out['n'].values[s, t])} decided runs"
+            )
     w = np.asarray(out["weight"].values, dtype=float)
-    if (~np.isfinite(w) | (w < 0)).any():
+    if "weight" not in known and (~np.isfinite(w) | (w < 0)).any():
         s, t = np.argwhere(~np.isfinite(w) | (w < 0))[0]
         raise CountError(
             f"{where}: task {_show(out['task'].values[t])}: weight {_show(w[s, t])} is not a "
             "non-negative number"
         )
-    out["weight"], out["present"] = out["weight"].astype(float), out["present"].astype(bool)
+    if out["weight"].dtype != float:
+        out["weight"] = out["weight"].astype(float)
+    if out["present"].dtype != bool:
+        out["present"] = out["present"].astype(bool)
+    Parts(out, like=parts).remember()
     return out
+
+
+def _cell(out: xr.Dataset, s: int, t: int, where: str) -> str:
+    task, system = _show(out["task"].values[t]), _show(out["system"].values[s])
+    return f"{where}: task {task} (system {system})"
+
+
+def _check_count(out: xr.Dataset, var: str, where: str) -> None:
+    """Refuse counts that are not whole, negative or beyond 2^53 (naming the first cell)."""
+    raw = np.asarray(out[var].values)
+    if raw.dtype.kind in "iu":  # integers: only the sign and the size can be wrong
+        if raw.dtype.kind == "i" and (raw < 0).any():
+            s, t = np.argwhere(raw < 0)[0]
+            raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(raw[s, t])} is negative")
+        if (raw > MAX_COUNT).any():
+            s, t = np.argwhere(raw > MAX_COUNT)[0]
+            raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(raw[s, t])} {_TOO_BIG}")
+        return
+    vals = np.asarray(raw, dtype=float)
+    bad = ~np.isfinite(vals) | (vals != np.floor(vals))
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise CountError(
+            f"{_cell(out, s, t, where)}: {var} = {_show(vals[s, t])} is not a whole number"
+        )
+    if (vals < 0).any():
+        s, t = np.argwhere(vals < 0)[0]
+        raise CountError(f"{_cell(out, s, t, where)}: {var} = {int(vals[s, t])} is negative")
+    if (vals > MAX_COUNT).any():
+        s, t = np.argwhere(vals > MAX_COUNT)[0]
+        raise CountError(f"{_cell(out, s, t, where)}: {var} = {_show(vals[s, t])} {_TOO_BIG}")

@@ -18,8 +18,15 @@ Four simulations with known truth, written to ``reports/gates/`` (README.md, res
    500 × 20 tasks × runs with agents-like rates: the share of builds with any false
    "regression" under no correction, Holm and Benjamini–Hochberg, and the power (share of
    ten planted regressions found) with the realised false discovery proportion.
+5. **Unequal runs per task (unscored runs).** The failure rate exactly at the bound, the
+   tasks that fail more losing runs to "infrastructure errors" (the case where using the
+   decided runs as they come would mislead): the gate's own rule — the complete rounds, and
+   every decided run up to the most rounds a task has with each missing run counted against
+   the decision tested — checked after every pass over the tasks; beside it, the pooled
+   decided runs read as one stream.
 
-Run: ``python studies/gates/gates.py [--quick]`` (``make study`` runs it in full).
+Run: ``python studies/gates/gates.py [--quick]`` (``make study`` runs it in full);
+``--only unequal`` runs section 5 alone and updates it in ``reports/gates/``.
 """
 
 from __future__ import annotations
@@ -118,6 +125,70 @@ def null_paired(tasks: int, reps: int, rng: np.random.Generator) -> dict[str, ob
         "sequential_pass": float((n_plus >= bnd[n_minus]).any(axis=1).mean()),
         "sequential_fail": float((n_minus >= bnd[n_plus]).any(axis=1).mean()),
         "fixed_n_pass": float(((p_sign <= ALPHA) & (disc > 0)).any(axis=1).mean()),
+    }
+
+
+# --------------------------------------------------------- 5. unequal runs
+def _first_decided(fail: np.ndarray, dec: np.ndarray) -> np.ndarray:
+    """Per (rep, task): failures among the first r decided runs, r = 0 … passes."""
+    reps, passes, tasks = fail.shape
+    out = np.zeros((reps, tasks, passes + 1), dtype=np.int64)
+    for i in range(reps):
+        for t in range(tasks):
+            seq = fail[i, dec[i, :, t], t]
+            out[i, t, 1 : seq.size + 1] = np.cumsum(seq)
+            out[i, t, seq.size + 1 :] = out[i, t, seq.size]
+    return out
+
+
+def null_unequal(
+    f0: float,
+    tasks: int,
+    unscored: float,
+    reps: int,
+    rng: np.random.Generator,
+    attempts: int = 1000,
+) -> dict[str, object]:
+    """Failure rate = bound (half the tasks at 0.5·f0, half at 1.5·f0); the failing half loses
+    each run with probability ``unscored``. Checked after every pass over the tasks (one run
+    attempt each) up to ``attempts``: the gate's looks (k = 1) and the pooled stream."""
+    passes = attempts // tasks
+    half = tasks // 2
+    rates = np.repeat([0.5 * f0, 1.5 * f0], [half, tasks - half])
+    loss = np.repeat([0.0, unscored], [half, tasks - half])
+    fail = rng.random((reps, passes, tasks)) < rates
+    dec = rng.random((reps, passes, tasks)) >= loss
+    n = np.cumsum(dec, axis=1)  # decided runs per task after each pass
+    F = _first_decided(fail, dec)  # (reps, tasks, passes + 1)
+    r_c, r_top = n.min(axis=2), n.max(axis=2)
+    at = np.take_along_axis  # failures among the first r decided runs of every task
+    f_c = at(F, np.broadcast_to(r_c[:, None, :], F.shape[:2] + r_c.shape[1:]), axis=2).sum(1)
+    f_all = at(F, np.swapaxes(n, 1, 2), axis=2).sum(axis=1)  # every decided run
+    open_runs = (r_top[:, :, None] - n).sum(axis=2)  # runs missing up to the top round
+    target = math.log(1 / ALPHA)
+
+    def le(fails: np.ndarray, total: np.ndarray, side: str) -> np.ndarray:
+        counts = np.stack([total - fails, fails], axis=-1)
+        return log_evalue_path([0.0, 1.0], counts, null=f0, side=side)  # type: ignore[arg-type]
+
+    e_pass = np.maximum(
+        le(f_c, tasks * r_c, "below"), le(f_all + open_runs, tasks * r_top, "below")
+    )
+    e_fail = np.maximum(le(f_c, tasks * r_c, "above"), le(f_all, tasks * r_top, "above"))
+    naive = le(f_all, n.sum(axis=2), "below")
+    return {
+        "gate": "failure bound, k = 1",
+        "truth": f"failure rate = bound = {f0:g}",
+        "tasks": tasks,
+        "unscored_in_failing_half": unscored,
+        "checked": f"every pass ({tasks} run attempts) to {attempts}",
+        "reps": reps,
+        "sequential_pass": float(((e_pass >= target) & (e_fail < target)).any(axis=1).mean()),
+        "sequential_fail": float((e_fail >= target).any(axis=1).mean()),
+        "complete_rounds_only_pass": float(
+            (le(f_c, tasks * r_c, "below") >= target).any(axis=1).mean()
+        ),
+        "pooled_stream_pass": float((naive >= target).any(axis=1).mean()),
     }
 
 
@@ -331,10 +402,29 @@ def to_markdown(res: dict[str, pd.DataFrame], seconds: float) -> str:
                 "`fwer_with_planted`: false flags among them. Holm keeps the first ≤ α; BH keeps "
                 "the false discovery rate ≤ α.",
                 _table(res["classification"]),
+                *(_unequal_text(res) if "unequal" in res else []),
             ]
         )
         + "\n"
     )
+
+
+def _unequal_text(res: dict[str, pd.DataFrame]) -> list[str]:
+    return [
+        "## 5. Unequal runs per task: unscored runs in the tasks that fail more",
+        "The failure rate exactly at the bound (half the tasks at 0.5 × bound, half at 1.5 × "
+        "bound); each run of the failing half is lost (unscored) with the probability shown. "
+        "Checked after every pass over the tasks (one run attempt each) up to 1,000 attempts. "
+        "`sequential_*`: the gate (`ph.plan.sequential`, k = 1): the larger e-value of the "
+        "complete rounds and of every decided run up to the most rounds a task has, each "
+        "missing run counted against the decision tested (failing for pass, passing for fail) "
+        "— each must stay ≤ α. `complete_rounds_only_pass`: the complete rounds alone (the gate "
+        "before it used every decided run). `pooled_stream_pass`: every decided run read as one "
+        "stream (what a harness that drops unscored runs would compute): the failing tasks are "
+        "under-represented, so it passes a system at the bound far more often than α."
+        + (f" Run on its own ({res['unequal_seconds']} s)." if "unequal_seconds" in res else ""),
+        _table(res["unequal"]),
+    ]
 
 
 def run(reps: int, seed: int = 2026) -> dict[str, pd.DataFrame]:
@@ -356,7 +446,14 @@ def run(reps: int, seed: int = 2026) -> dict[str, pd.DataFrame]:
         "power_bound": pd.DataFrame(pb),
         "power_paired": pd.DataFrame(pp),
         "classification": pd.DataFrame(cl),
+        "unequal": run_unequal(reps, rng),
     }
+
+
+def run_unequal(reps: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Section 5: the null with unscored runs in the failing tasks."""
+    rows = [null_unequal(f0, 10, u, reps, rng) for f0 in (0.05, 0.2) for u in (0.1, 0.3, 0.6)]
+    return pd.DataFrame(rows)
 
 
 def check(res: dict[str, pd.DataFrame]) -> list[str]:
@@ -369,6 +466,10 @@ def check(res: dict[str, pd.DataFrame]) -> list[str]:
             problems.append(f"null exceeded: {dict(r)}")
         if r["fixed_n_pass"] <= 2 * ALPHA:
             problems.append(f"fixed-n peeking not visibly above α: {dict(r)}")
+    for _, r in res.get("unequal", pd.DataFrame()).iterrows():
+        lim = mc_bound(int(r["reps"]))
+        if r["sequential_pass"] > lim or r["sequential_fail"] > lim:
+            problems.append(f"null exceeded with unequal runs: {dict(r)}")
     for _, r in res["classification"].iterrows():
         lim = mc_bound(int(r["reps"]))
         if r["multiplicity"] == "holm" and r["any_false_regression"] > lim:
@@ -381,8 +482,15 @@ def check(res: dict[str, pd.DataFrame]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer replicates (a smoke run)")
+    ap.add_argument(
+        "--only",
+        choices=["unequal"],
+        help="run this section alone and update it in the report (the others kept as measured)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.only == "unequal":
+        return _update_unequal(400 if args.quick else 2000, t0)
     res = run(reps=400 if args.quick else 2000)
     seconds = time.perf_counter() - t0
     OUT.mkdir(parents=True, exist_ok=True)
@@ -393,6 +501,25 @@ def main(argv: list[str] | None = None) -> int:
     for p in problems:
         print(p, file=sys.stderr)
     print(f"wrote {OUT / 'README.md'} in {seconds:.0f} s")
+    return 1 if problems else 0
+
+
+def _update_unequal(reps: int, t0: float) -> int:
+    """Run section 5 alone and rewrite the report with the other sections as they were."""
+    doc = json.loads((OUT / "results.json").read_text(encoding="utf-8"))
+    res = {k: pd.DataFrame(v) for k, v in doc.items() if k != "unequal"}
+    res["unequal"] = run_unequal(reps, np.random.default_rng(2027))
+    seconds = time.perf_counter() - t0
+    readme = (OUT / "README.md").read_text(encoding="utf-8")
+    total = readme.split("α = 0.05 everywhere, ", 1)[1].split(" s.", 1)[0]
+    text = to_markdown({**res, "unequal_seconds": f"{seconds:.0f}"}, float(total))  # type: ignore[dict-item]
+    (OUT / "README.md").write_text(text, encoding="utf-8")
+    doc = {k: v.to_dict(orient="records") for k, v in res.items()}
+    (OUT / "results.json").write_text(json.dumps(doc, indent=2, default=float) + "\n")
+    problems = check(res)
+    for p in problems:
+        print(p, file=sys.stderr)
+    print(f"updated section 5 of {OUT / 'README.md'} in {seconds:.0f} s")
     return 1 if problems else 0
 
 

@@ -269,7 +269,7 @@ def replicate(
     plan = ph.plan.next_runs(data, budget=budget, k=k)
     extra = np.zeros(tasks, dtype=np.int64)
     idx = {str(t): i for i, t in enumerate(ph.estimators.as_counts(data)["task"].values)}
-    extra[[idx[str(t)] for t in plan["task"]]] = plan["extra_runs"].to_numpy()
+    extra[[idx[str(t)] for t in plan.batch["task"]]] = plan.batch["extra_runs"].to_numpy()
     uniform = np.full(tasks, budget // tasks) + (np.arange(tasks) < budget % tasks)
     errors = []
     for more in (extra, uniform):
@@ -277,8 +277,8 @@ def replicate(
         cum = np.cumsum(stream, axis=1)
         c = cum[np.arange(tasks), n - 1]
         errors.append((float(np.mean(ph.pass_hat_k(n, c, k))) - truth) ** 2)
-    hedge = plan.attrs["hedge"]
-    return errors[0], errors[1], "greedy" if hedge is None else str(hedge["choice"])
+    hedge = plan.hedge
+    return errors[0], errors[1], "greedy" if hedge is None else str(hedge.choice)
 
 
 def compare(

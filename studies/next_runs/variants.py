@@ -104,7 +104,7 @@ def with_earlier_prior(
 ) -> Iterator[list[Any]]:
     """Every ``ph.plan.next_runs`` call inside gets ``prior=`` fitted to a fresh earlier
     evaluation from Beta(``truth``) (its own random stream: the benchmarks stay the same);
-    yields the list of (prior, z of the pilot under it: ``attrs["prior_check"]``) per call."""
+    yields the list of (prior, z of the pilot under it: ``prior_check.z``) per call."""
     plain: Callable[..., Any] = ph.plan.next_runs
     rng = np.random.default_rng([seed, tasks])
     used: list[Any] = []
@@ -112,7 +112,7 @@ def with_earlier_prior(
     def planned(data: Any, **kw: Any) -> Any:
         prior = earlier_prior(*truth, rng, tasks=tasks)
         table = plain(data, prior=prior, **kw)
-        used.append((prior, table.attrs["prior_check"]["z"]))
+        used.append((prior, table.prior_check.z))
         return table
 
     ph.plan.next_runs = planned

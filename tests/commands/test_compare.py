@@ -100,8 +100,8 @@ def test_compare_benchmark_interval_stays_within_minus_one_and_one(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["compare", "--example", "agents", "--ci", "0"], "ci must lie strictly between"),
-        (["compare", "--example", "agents", "--n-boot", "10"], "n_boot"),
+        (["compare", "--example", "agents", "--ci", "0"], "--ci must lie strictly between"),
+        (["compare", "--example", "agents", "--n-boot", "10"], "--n-boot must be a whole"),
         (["compare", "--example", "agents", "--k", "6"], "exceeds the smallest n"),
         (["compare", "--example", "abcd"], "comparison needs two systems"),
     ],
@@ -257,7 +257,11 @@ def test_a_file_compared_with_itself_says_so(capsys, tmp_path) -> None:  # type:
     assert rc == 0 and err == ""
     # bad options: the one error line only (the note comes after results, never before)
     bad(capsys, ["compare", str(path), str(other), "--k", "9"], r"k = 9 exceeds")
-    bad(capsys, ["compare", str(path), str(other), "--classify", "--min-runs", "0"], "min_runs")
+    bad(
+        capsys,
+        ["compare", str(path), str(other), "--classify", "--min-runs", "0"],
+        "--min-runs must be a whole number ≥ 1",
+    )
 
 
 def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -278,3 +282,14 @@ def test_method_lines_name_the_rows_they_serve(capsys) -> None:  # type: ignore[
     flat = " ".join(out.split())
     for (scope, method), names in want.items():
         assert f"{scope} ({'; '.join(names)}): interval {' '.join(method.split())}" in flat
+
+
+def test_default_k_and_no_ci_method(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --k the one default rule (1, 2, 5 capped at the fewest runs; was 1);
+    --ci-method is gone (it chose nothing: the rule picks each paired interval)."""
+    rc, out, _ = run(capsys, ["compare", "--example", "agents", "--n-boot", "200", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["settings"]["k"] == [1, 2, 5] and doc["schema"] == "passhat.comparison"
+    assert sorted({r["k"] for r in doc["comparison"]}) == [1, 2, 5]
+    bad(capsys, ["compare", "--example", "agents", "--ci-method", "bca"], "--ci-method")

@@ -16,6 +16,7 @@ import pytest
 
 import passhat as ph
 import passhat.model
+from passhat._write import files as files_mod
 from passhat.cli import main
 
 from .cli_helpers import GOOD, TAU, bad, write
@@ -80,11 +81,11 @@ def test_interrupted_save_keeps_the_good_fit(tmp_path: Path, monkeypatch) -> Non
     path = fit.to_netcdf(tmp_path / "fit.nc")
     good = path.read_bytes()
 
-    def interrupted(target: str, *args: Any, **kwargs: Any) -> None:
+    def interrupted(target: Path, content: Any) -> None:
         Path(target).write_bytes(b"\x89HDF\r\n")  # half a file
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(type(fit.idata), "to_netcdf", lambda self, t, *a, **k: interrupted(t))
+    monkeypatch.setattr(files_mod, "write_into", interrupted)
     with pytest.raises(KeyboardInterrupt):
         fit.to_netcdf(path, force=True)
     assert path.read_bytes() == good

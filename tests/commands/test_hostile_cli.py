@@ -118,3 +118,84 @@ def test_json_is_strict_json_on_one_degenerate_task(
     out = capsys.readouterr().out
     assert rc in (0, 1, 3), out
     _strict(out)
+
+
+def test_report_over_an_input_reached_through_a_link(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 33, item 3, as reported: the input replaced by the report's results.json."""
+    g = tmp_path / "g"
+    g.mkdir()
+    (g / "results.json").write_text(GOOD)
+    link = tmp_path / "link.csv"
+    link.symlink_to(g / "results.json")
+    argv = ["report", str(link), "--format", "csv", "-o", str(g), "--force", "--no-model"]
+    bad(capsys, argv, r"g/results\.json: is an input of this command")
+    assert (g / "results.json").read_text() == GOOD
+
+
+@pytest.mark.parametrize(
+    ("argv", "pattern"),
+    [
+        (["fit", "--example", "abcd", "-o", ""], r"the output file \(-o FILE\) is an empty path"),
+        (["report", "--example", "abcd", "-o", ""], r"the output directory \(-o DIR, out_dir\)"),
+    ],
+    ids=["fit", "report"],
+)
+def test_empty_output_path(
+    capsys: pytest.CaptureFixture[str], argv: list[str], pattern: str
+) -> None:
+    """Issue 33, item 11: ``fit -o ""`` was the current directory, ``report -o ""`` named only
+    the API's parameter."""
+    bad(capsys, argv, pattern)
+
+
+def test_infinite_declared_weight_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 33, item 8: ``--weights declared`` with ``inf`` printed "—", raw numpy warnings and
+    exited 0."""
+    runs = write(tmp_path, "w.csv", "task_id,success,weight\na,1,inf\na,0,inf\nb,1,1\nb,1,1\n")
+    bad(capsys, ["estimate", runs, "--weights", "declared"], r"row 1: weight 'inf' is not a finite")
+
+
+def test_weights_of_1e308_average_right(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """All weights 1e308 gave mean 0.000; the right value is 0.750 (equal weights)."""
+    body = "task_id,success,weight\na,1,1e308\na,0,1e308\nb,1,1e308\nb,1,1e308\n"
+    runs = write(tmp_path, "w.csv", body)
+    assert main(["estimate", runs, "--weights", "declared", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc.get("table") or doc.get("rows") or doc["estimates"]
+    assert {r["metric"]: r["value"] for r in rows}["mean"] == 0.75
+
+
+def _long_ids(tmp_path: Path) -> tuple[str, list[str]]:
+    names = [f"T{i}" + "x" * 100_000 for i in range(3)]
+    body = "task_id,trial,success\n" + "".join(
+        f"{name},{r},{(i + r) % 2}\n" for i, name in enumerate(names) for r in range(3)
+    )
+    return write(tmp_path, "runs.csv", body), names
+
+
+def test_long_names_are_shortened_for_display_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 33, item 10: ids of 10^5 characters gave a 25 MB page Chromium could not render
+    in 400 s and 200 KB error lines. Tables and pages show each name's start and end; CSV and
+    JSON keep it whole; an error line is at most 2,000 characters."""
+    runs, names = _long_ids(tmp_path)
+    assert main(["estimate", runs, "--per-task"]) == 0
+    table = capsys.readouterr().out
+    assert max(map(len, table.splitlines())) < 1000 and "T0xxx" in table and "…" in table
+    assert main(["estimate", runs, "--per-task", "--csv"]) == 0
+    csv_out = capsys.readouterr().out
+    assert all(name in csv_out for name in names)  # whole, exact
+    out = tmp_path / "rep"
+    assert main(["report", runs, "-o", str(out), "--no-model", "-q", "--n-boot", "200"]) == 0
+    capsys.readouterr()
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert len(html) < 1_000_000 and names[0] not in html and "T0xxxx" in html
+    assert names[0] in (out / "results.json").read_text(encoding="utf-8")
+    bad_runs = write(tmp_path, "bad.csv", f"task_id,success\n{names[0]}\u200b,1\n")
+    line = bad(capsys, ["estimate", bad_runs], r"characters left out\] … .*U\+200B")
+    assert len(line) <= 2000

@@ -401,8 +401,8 @@ def test_closed_form_plans_accept_quiet(
         (["estimate", ""], "the input path"),
         (["slices", ""], "the input path"),
         (["compare", "", ""], "the input path"),
-        (["plan", "design", "--from", "", "--budget-runs", "100"], "the input path"),
-        (["plan", "next", "{f}", "--budget", "5", "--prior-from", ""], "the input path"),
+        (["plan", "design", "--from", "", "--budget-runs", "100"], "--from"),
+        (["plan", "next", "{f}", "--budget", "5", "--prior-from", ""], "--prior-from"),
         (["report", "{f}", "-o", "{out}", "--traces", ""], "--traces"),
     ],
 )
@@ -419,3 +419,28 @@ def test_an_empty_path_is_refused_not_read_as_the_current_directory(
     argv = [a.format(f=f, out=tmp_path / "out") for a in argv]
     bad(capsys, argv, rf"{re.escape(option)} is empty")
     assert not (tmp_path / "out").exists()
+
+
+def test_scheduler_counts_a_directory_on_a_dask_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Oracle: the same command without --scheduler (the table is counted on this machine):
+    the output is identical, line for line, the reader's notes included."""
+    distributed = pytest.importorskip("distributed")
+    d = tmp_path / "runs"
+    d.mkdir()
+    lines = [*GOOD.splitlines()[1:], "B,t1,0,1", "B,t1,1,", "B,t1,2,1", "b,t2,0,0", "b,t2,1,1"]
+    for i in range(4):
+        write(d, f"part-{i}.csv", HEADER + "\n".join(lines[i::4]) + "\n")
+    args = ["estimate", str(d), "--k", "1,2"]
+    assert main(args) == 0
+    want = capsys.readouterr()
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        assert main([*args, "--scheduler", cluster.scheduler_address]) == 0
+        got = capsys.readouterr()
+    assert got.out == want.out and "letter case" in got.err and got.err == want.err
+    bad(capsys, [*args[:1], "--example", "abcd", "--scheduler", "local"], r"--scheduler counts")
+    tau = write(tmp_path, "tau.json", TAU)
+    bad(capsys, ["estimate", tau, "--scheduler", "local"], r"takes no option scheduler")

@@ -25,14 +25,14 @@ def run(capsys, *args):
 
 
 def test_detect_prints_answer_first(capsys):
-    code, out, _ = run(capsys, "plan", "detect", "--flip-rate", "0.10", "--confidence", "0.95")
+    code, out, _ = run(capsys, "plan", "detect", "--flip-rate", "0.10", "--ci", "0.95")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "29 runs"
     assert "10.0%" in lines[1] and "Assumes:" in out and "clean state" in out
 
 
-def test_bound_and_certify_and_gate(capsys):
+def test_bound_and_certify_and_retry(capsys):
     _, out, _ = run(capsys, "plan", "bound", "--runs", "30", "--failures", "0")
     assert out.splitlines()[0] == "failure rate ≤ 9.5%"
     _, out, _ = run(capsys, "plan", "certify", "--max-failure-rate", "0.05")
@@ -44,13 +44,30 @@ def test_bound_and_certify_and_gate(capsys):
         out.splitlines()[0]
         == f"{int(ph.plan.runs_to_certify(max_failure_rate=0.05, allowed_failures=2))} runs"
     )
-    _, out, _ = run(capsys, "plan", "gate", "--rate", "0.9", "--attempts", "3")
+    _, out, _ = run(capsys, "plan", "retry", "--rate", "0.9", "--attempts", "3")
     assert out.splitlines()[0] == "retry-until-green 99.9% vs all-must-pass 72.9%"
+
+
+def test_the_old_names_still_run_with_a_one_line_note(capsys):
+    """``plan gate`` is ``plan retry`` (hidden, "gate" is ``passhat gate``) and ``--confidence``
+    is ``--ci``, for one release: the same output, one deprecation line on stderr."""
+    code, out, err = run(capsys, "plan", "gate", "--rate", "0.9", "--attempts", "3")
+    assert code == 0 and out == run(capsys, "plan", "retry", "--rate", "0.9", "--attempts", "3")[1]
+    assert err.count("\n") == 1 and "'plan gate' is deprecated: use 'plan retry'" in err
+    code, out, err = run(capsys, "plan", "bound", "--runs", "30", "--confidence", "0.9")
+    assert code == 0 and out == run(capsys, "plan", "bound", "--runs", "30", "--ci", "0.9")[1]
+    assert (
+        err
+        == "passhat: --confidence is deprecated: use --ci (the old name goes in the next release)\n"
+    )
+    bad(capsys, ["plan", "bound", "--runs", "3", "--ci", "0.9", "--confidence", "0.9"], "not both")
+    _, help_text, _ = run(capsys, "plan", "--help")
+    assert "retry" in help_text and " gate " not in help_text
 
 
 def test_table_reproduces_seed_lines(capsys):
     # the seeds' script output, line for line
-    code, out, _ = run(capsys, "plan", "table", "--confidence", "0.95")
+    code, out, _ = run(capsys, "plan", "table", "--ci", "0.95")
     assert code == 0
     expected = [
         " 3 clean runs rule out failure rates above 63.2%",
@@ -101,7 +118,7 @@ def test_design_stated_and_json(capsys):
     )
     assert code == 0
     api = ph.plan.design(budget_runs=2000, k=5, prior=ph.plan.Assumptions(mean=0.77, icc=0.4))
-    best = api.attrs["optimum"]
+    best = api.optimum
     assert out.splitlines()[0].startswith(f"{best['tasks']} tasks × {best['runs_per_task']} runs")
     code, out, _ = run(
         capsys,
@@ -147,14 +164,14 @@ def test_power_paths(capsys):
     code, out, _ = run(capsys, "plan", "power", "--delta", "0.05", "--power", "0.8", *base)
     assert code == 0
     first = out.splitlines()[0]
-    t = ph.plan.power_table(
+    t = ph.plan.power(
         delta=0.05,
         power=0.8,
         k=5,
         metric="pass_hat_k",
         prior=ph.plan.Assumptions(mean=0.77, icc=0.4),
     )
-    assert first.startswith(f"{t.attrs['optimum']['tasks']} tasks")
+    assert first.startswith(f"{t.optimum['tasks']} tasks")
     code, out, _ = run(
         capsys,
         "plan",
@@ -197,10 +214,10 @@ def test_power_paths(capsys):
     "args,needle",
     [
         (["detect", "--flip-rate", "1.5"], "--flip-rate must lie in (0, 1)"),
-        (["detect", "--flip-rate", "0.1", "--confidence", "1.2"], "confidence must lie in (0, 1)"),
-        (["detect", "--flip-rate", "0.1", "--confidence", "0.9", "--runs", "5"], "all but one"),
+        (["detect", "--flip-rate", "0.1", "--ci", "1.2"], "--ci must lie in (0, 1)"),
+        (["detect", "--flip-rate", "0.1", "--ci", "0.9", "--runs", "5"], "all but one"),
         (["bound", "--runs", "5", "--failures", "9"], "--failures 9 exceeds --runs 5"),
-        (["gate", "--rate", "0", "--attempts", "3"], "rate must lie in (0, 1)"),
+        (["retry", "--rate", "0", "--attempts", "3"], "--rate must lie in (0, 1)"),
         (
             ["design", "--budget-runs", "3", "--k", "5", "--mean", "0.5", "--icc", "0.2"],
             "smaller than one task × k = 5 runs",
@@ -272,16 +289,17 @@ def test_bad_options_one_line_exit_2(capsys, args, needle):
 @pytest.mark.parametrize(
     ("args", "options", "example"),
     [
-        (["detect"], "--flip-rate, --confidence and --runs", "detect --flip-rate 0.1"),
-        (["detect", "--confidence", "0.9"], "--flip-rate, --confidence and --runs", "detect"),
-        (["certify"], "--max-failure-rate, --confidence and --runs", "certify --max-failure"),
+        (["detect"], "--flip-rate, --ci and --runs", "detect --flip-rate 0.1"),
+        (["detect", "--ci", "0.9"], "--flip-rate, --ci and --runs", "detect"),
+        (["certify"], "--max-failure-rate, --ci and --runs", "certify --max-failure"),
         (["width", "--rate", "0.8"], "one of --half-width or --runs", "width --rate 0.8 --h"),
         (["power", *PRIOR], "three of --delta, --tasks, --runs-per-task and --power", "power"),
         (["power", *PRIOR, "--tasks", "20"], "(given: --tasks)", "power --mean"),
     ],
 )
 def test_missing_quantities_are_named_as_options(capsys, args, options, example):
-    # it said "runs_to_detect: leave exactly one of flip_rate=, confidence=, runs= as None"
+    # it said "runs_to_detect: leave exactly one of flip_rate=, confidence=, runs= as None";
+    # the planner states the rule, naming its parameters, and the command shows its options
     line = bad(capsys, ["plan", *args], re.escape(options))
     assert f"e.g. passhat plan {example}" in line
     assert "None" not in line and not re.search(r"\b[a-z_]+=", line), line
@@ -328,7 +346,7 @@ def test_design_all_pairs_selection_stays_short(capsys):
 
 @pytest.mark.parametrize("extra", [[], ["--all-pairs"]])
 def test_design_prints_the_selection_of_the_api(capsys, extra):
-    # the rows printed are plan.design_selection's, in its order (tasks and runs per task)
+    # the rows printed are the design's selection(), in its order (tasks and runs per task)
     args = ["--budget-runs", "3000", "--k", "3", "--mean", "0.7", "--icc", "0.3", *extra]
     code, out, _err = run(capsys, "plan", "design", *args)
     assert code == 0
@@ -338,11 +356,11 @@ def test_design_prints_the_selection_of_the_api(capsys, extra):
         prior=ph.plan.Assumptions(mean=0.7, icc=0.3),
         all_pairs=bool(extra),
     )
-    view = ph.plan.design_selection(t)
+    view = t.selection()
     rows = [line.strip("│").split("│") for line in out.splitlines() if line.startswith("│")]
     printed = [(int(r[0]), int(r[1])) for r in rows]
     assert printed == list(zip(view["tasks"], view["runs_per_task"], strict=True))
-    assert len(view) < len(t[t["metric"] == "pass_hat_k"])
+    assert len(view) < len(t.table[t.table["metric"] == "pass_hat_k"])
 
 
 def test_design_with_fixed_tasks_headline_table_and_reasoning_agree(capsys):
@@ -376,7 +394,7 @@ def test_design_with_fixed_tasks_headline_table_and_reasoning_agree(capsys):
     t = ph.plan.design(
         budget_runs=2000, k=4, tasks=50, prior=ph.plan.Assumptions(mean=0.428, kappa=1.5)
     )
-    near = t.attrs["floor"]["runs_within_5pct"]
+    near = t.floor.runs_within_5pct
     assert f"{near} runs per task already come within 5%" in lines[1]
     assert near in {int(r[1]) for r in rows}
 

@@ -33,9 +33,9 @@ def test_table_prints_the_reasoning_and_the_batch(capsys):
     )
     assert code == 0
     api = ph.plan.next_runs(ph.load_example("agents"), budget=60, k=5, system="baseline")
-    assert api.attrs["sentences"][0] in out
-    assert f"next {api.attrs['spent']} runs for pass^5" in out
-    assert str(api.iloc[0]["task"]) in out and "more runs" in out
+    assert api.sentences[0] in out
+    assert f"next {api.spent} runs for pass^5" in out
+    assert str(api.batch.iloc[0]["task"]) in out and "more runs" in out
 
 
 def test_csv_is_one_row_per_task_for_a_harness(capsys):
@@ -106,7 +106,7 @@ def test_prior_from_an_earlier_evaluation_is_named_and_stamped(capsys):
     data = ph.load_example("agents")
     fit = ph.plan.from_counts(data, system="baseline")
     api = ph.plan.next_runs(data, budget=200, k=5, system="guided", prior=fit)
-    assert _batch(doc) == [(r.task, r.extra_runs) for r in api.itertuples()]
+    assert _batch(doc) == [(r.task, r.extra_runs) for r in api.batch.itertuples()]
     assert doc["prior_input"] == ph.io.input_stamp(ph.read_trials(AGENTS))
     assert doc["input"]["sha256"] == doc["prior_input"]["sha256"]  # same file, two roles here
     named = (
@@ -139,7 +139,7 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         code, out, _ = run(capsys, *ASK, "--prior-mean", "0.9", *given, "--json")
         assert code == 0
         docs.append(json.loads(out))
-        assert _batch(docs[-1]) == [(r.task, r.extra_runs) for r in api.itertuples()]
+        assert _batch(docs[-1]) == [(r.task, r.extra_runs) for r in api.batch.itertuples()]
         assert "prior_input" not in docs[-1]
     assert docs[0]["prior_text"] == "Beta(μ=0.900, κ=5), stated with --prior-mean/--prior-kappa"
     assert docs[1]["prior_text"].endswith("stated with --prior-mean/--prior-icc")
@@ -162,7 +162,11 @@ def test_stated_prior_by_kappa_or_icc_is_the_same_prior(capsys):
         (["--prior-mean", "1.2", "--prior-kappa", "5"], r"^passhat: error: --prior-mean must lie "),
         (["--prior-mean", "0", "--prior-icc", "0.2"], r"--prior-mean must lie in \(0, 1\)"),
         (["--prior-mean", "0.9", "--prior-kappa", "-1"], r"--prior-kappa must be a positive"),
-        (["--prior-system", "baseline"], r"--prior-format and --prior-system describe --prior-"),
+        (
+            ["--prior-system", "baseline"],
+            r"--prior-format, --prior-map, --prior-threshold, --prior-system-name and "
+            "--prior-system describe --prior-from: give it",
+        ),
         (
             ["--prior-from", AGENTS],
             r"--prior-from .*agents.csv holds 2 systems \(baseline, guided\); name one with "

@@ -108,14 +108,14 @@ def test_more_runs_prints_the_api_answer(capsys, tmp_path: Path):
     assert code == 0
     doc = json.loads(out)
     api = ph.plan.more_runs(ph.load_example("agents"), runs=[5], k=[5], simulations=40, seed=0)
-    assert doc["reasoning"] == api.attrs["reasoning"]
+    assert doc["reasoning"] == api.reasoning
     rows = pd.DataFrame(doc["table"])
     assert set(rows["scope"]) == {"population", "benchmark"}
-    assert rows["expected_width"].round(9).tolist() == api["expected_width"].round(9).tolist()
+    assert rows["expected_width"].round(9).tolist() == api.table["expected_width"].round(9).tolist()
     code, out, _ = run(
         capsys, "plan", "more-runs", AGENTS, "--runs", "5", "--k", "5", "--simulations", "40"
     )
-    assert out.splitlines()[:2] == api.attrs["sentences"]
+    assert out.splitlines()[:2] == api.explain()
     assert "more runs/task" in out and "∞" in out
     bad(capsys, ["plan", "more-runs", AGENTS, "--runs", "0"], r"--runs: values must be ≥ 1")
 

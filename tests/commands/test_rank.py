@@ -39,9 +39,9 @@ def test_rank_files_match_the_api(capsys, tmp_path) -> None:  # type: ignore[no-
     got = pd.DataFrame(doc["leaderboard"])
     assert len(got) == len(api)
     merged = got.merge(api, on=["system", "metric", "k"], suffixes=("", "_api"))
-    for col in ("rank", "rank_lower", "rank_upper", "tier"):
+    for col in ("rank", "rank_lower", "rank_upper", "group"):
         assert (merged[col] == merged[f"{col}_api"]).all(), col
-    for col in ("value", "lower", "upper", "p_first"):  # JSON keeps 12 significant digits
+    for col in ("value", "lower", "upper", "share_first"):  # JSON keeps 12 significant digits
         assert merged[col].to_numpy() == pytest.approx(merged[f"{col}_api"].to_numpy()), col
     assert {"pairs", "bands", "settings", "input"} <= set(doc)
     assert len(doc["input"]) == 6
@@ -51,14 +51,15 @@ def test_rank_text_and_csv(capsys) -> None:  # type: ignore[no-untyped-def]
     rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--k", "1,5", "--n-boot", "300"])
     assert rc == 0
     assert "pass^5: 6 systems on 120 common tasks" in out
-    assert "P(rank = 1)" in out and "rank interval: marginal per system" in out
+    assert "first in (share of resamples)" in out and "rank interval: marginal per system" in out
+    assert "P(rank = 1)" not in out
     assert "300 resamples, seed 0" in out
     rc, out, _ = run(
         capsys, ["rank", "--example", "leaderboard", "--k", "2", "--n-boot", "300", "--csv"]
     )
     assert rc == 0
     header = out.splitlines()[0].split(",")
-    assert {"system", "metric", "k", "rank", "rank_lower", "rank_upper", "tier"} <= set(header)
+    assert {"system", "metric", "k", "rank", "rank_lower", "rank_upper", "group"} <= set(header)
 
 
 def test_rank_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -78,3 +79,33 @@ def test_rank_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-de
     bad(capsys, ["rank", short, "--k", "1,3"], r"system 'B': k = 3 exceeds its n = 2")
     bad(capsys, ["rank"], r"no input")
     bad(capsys, ["rank", "--example", "leaderboard", "--metric", "best"], r"--metric")
+
+
+def test_default_k_is_the_one_default_rule(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Without --k: 1, 2, 5 capped at the fewest decided runs (was 1,4)."""
+    rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--n-boot", "200", "--json"])
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["settings"]["k"] == [1, 2, 5] and doc["schema"] == "passhat.ranking"
+    rc, out, _ = run(capsys, ["rank", "--example", "leaderboard", "--n-boot", "200"])
+    assert rc == 0 and "pass^5: 6 systems on 120 common tasks" in out
+
+
+def test_joint_engines_get_the_fit_function(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """--engine rasch: the command hands passhat's fit to rank (rank never imports the model);
+    recorded here without fitting (the fit itself is tested in tests/rank)."""
+    from passhat.commands import rank as rank_cmd_module
+
+    seen: dict[str, object] = {}
+
+    def fake_rank(inputs, **kwargs):  # type: ignore[no-untyped-def]
+        seen.update(kwargs)
+        raise ph.ModelError("stop here")
+
+    monkeypatch.setattr(rank_cmd_module, "rank", fake_rank)
+    bad(capsys, ["rank", "--example", "agents", "--engine", "rasch", "--k", "1"], "stop here")
+    from passhat.model import fit
+
+    assert seen["engine"] == "rasch" and seen["fit"] is fit
+    bad(capsys, ["rank", "--example", "agents", "--k", "1"], "stop here")
+    assert seen["fit"] is None  # the bootstrap needs no model

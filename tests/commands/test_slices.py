@@ -65,6 +65,27 @@ def test_slices_missing_category(capsys, tmp_path) -> None:  # type: ignore[no-u
     assert rc == 2 and "category is missing in 1 row(s)" in err
 
 
+def test_slices_read_a_file_whole_that_other_commands_stream(  # type: ignore[no-untyped-def]
+    capsys, tmp_path, monkeypatch
+) -> None:
+    """A file over the streaming threshold (lowered here, as for a file of millions of rows) is
+    counted as it streams by ``estimate``; ``slices`` needs every run's status, so it reads the
+    file whole and gives what it gives for the same rows read in memory."""
+    import passhat.io._registry as registry
+
+    p = tmp_path / "runs.csv"
+    ph.load_example("agents").frame.to_csv(p, index=False)
+    monkeypatch.setattr(registry, "STREAM_ROWS", 10)
+    assert not isinstance(ph.read(p), ph.Trials)  # streamed into counts
+    rc, out, _ = run(capsys, ["slices", str(p), "--by", "status", "--json"])
+    assert rc == 0
+    api = ph.slices(ph.load_example("agents"), by=["status"])
+    assert (
+        json.loads(out)["slices"]["status"]
+        == json.loads(json.dumps(api.to_dict()))["slices"]["status"]
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

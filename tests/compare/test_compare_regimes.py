@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import passhat as ph
@@ -42,7 +42,6 @@ def _hat(n: list[int], c: list[int], k: int) -> float:
     return sum(math.comb(ci, k) / math.comb(ni, k) for ni, ci in zip(n, c, strict=True)) / len(n)
 
 
-@settings(max_examples=30, deadline=None)
 @given(pairs(), st.sampled_from([0.9, 0.95]))
 def test_difference_interval_and_test_agree(case, ci: float) -> None:
     na, ca, nb, cb = case

@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 import passhat as ph
+from passhat._validate import named_rng
 from passhat.compare import paired_difference
 from passhat.compare.engine import draw_interval, error_interval, paired_table
 from passhat.errors import ValidationError
@@ -60,7 +61,8 @@ def test_population_sign_flip_with_category_weights_matches_brute_force() -> Non
     for delta in (row["lower"] - 1e-6, row["upper"] + 1e-6):
         assert _brute_p(d, w, delta) <= 0.1 + 1e-12
     # the same as the array core with explicit weights
-    direct = paired_difference(n, c_a, n, c_b, k=1, ci=0.9, seed=0, weights=w)
+    # (issue 33, item 12: the pair's stream is derived from the seed and the two names)
+    direct = paired_difference(n, c_a, n, c_b, k=1, ci=0.9, seed=named_rng(0, "A", "B"), weights=w)
     got = cmp.table.drop(columns=["baseline", "candidate"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(got, direct.reset_index(drop=True))
 

@@ -21,7 +21,7 @@ from statsmodels.stats.multitest import multipletests
 
 import passhat as ph
 from passhat.compare.classification import fisher_tails
-from passhat.compare.multiplicity import adjust, tarone_testable
+from passhat.compare.multiplicity import adjust, holm, tarone_testable
 from passhat.errors import OptionError
 
 ALPHA = 0.05
@@ -189,3 +189,23 @@ def test_planted_regressions_are_found() -> None:
     )
     assert res.settings["multiplicity"] == "holm" and res.settings["error_rate"] == "FWER"
     assert "any false regression flag with probability ≤ 0.05" in res.settings_text()
+
+
+def test_holm_by_definition() -> None:
+    """The one Holm (rank's pairs and adjust): step-down products, running maximum; NaN kept."""
+    p = np.array([0.01, 0.04, 0.03, 0.005, np.nan])
+    adj = holm(p)
+    order = [3, 0, 2, 1]
+    m = 4
+    run = 0.0
+    for i, idx in enumerate(order):
+        run = max(run, (m - i) * p[idx])
+        assert adj[idx] == pytest.approx(min(run, 1.0))
+    assert np.isnan(adj[4])
+
+
+def test_adjust_holm_is_holm_over_the_tasks_kept() -> None:
+    rng = np.random.default_rng(5)
+    p = rng.random(40) ** 3
+    adj, testable = adjust(p, alpha=0.05, method="holm")
+    assert testable.all() and np.array_equal(adj, holm(p))

@@ -11,10 +11,12 @@ approximation).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
 import passhat as ph
+from passhat._validate import named_rng
 from passhat.compare import paired_difference
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 
@@ -38,7 +40,13 @@ def test_compare_matches_its_array_core() -> None:
         columns=["baseline", "candidate"]
     )
     want = paired_difference(
-        [5, 5, 4, 6], [1, 5, 2, 0], [5, 5, 4, 6], [3, 5, 2, 6], k=[1, 2], n_boot=300, seed=4
+        [5, 5, 4, 6],
+        [1, 5, 2, 0],
+        [5, 5, 4, 6],
+        [3, 5, 2, 6],
+        k=[1, 2],
+        n_boot=300,
+        seed=named_rng(4, "A", "B"),  # the pair's own stream (issue 33, item 12)
     )
     import pandas as pd
 
@@ -182,11 +190,11 @@ def test_min_runs_applies_to_matched_tasks_and_lists_them() -> None:
         ["y", "B: n = 1 decided runs < min_runs = 3"],
     ]
     assert cmp.dropped["only"].isna().all()
-    # the note gives the reason (it once said 'run by one system only' for every dropped task)
+    # the line gives the reason (it once said 'run by one system only' for every dropped task)
     note = [line for line in repr(cmp).splitlines() if "left out" in line]
     assert note == [
-        "2 task(s) left out of every metric and k, e.g. w (A: n = 2 decided runs < "
-        "min_runs = 3): see .dropped."
+        "left out 2 matched task(s) for both systems: w (A: n = 2 decided runs < min_runs = 3); "
+        "y (B: n = 1 decided runs < min_runs = 3)"
     ]
     keep = [0, 2, 4]
     sa, sb = _pair(
@@ -231,3 +239,19 @@ def test_weight_mismatch_names_the_task_as_text() -> None:
     cand = ph.counts_from_arrays([2, 2, 2], [1, 1, 1], tasks=list("abc"), category=list("xxy"))
     with pytest.raises(ph.ValidationError, match=r"^task 'a' has weight 1 for .* but 0\.5 for"):
         ph.compare(base, cand, weights="category", n_boot=200)
+
+
+def test_a_pairs_interval_does_not_depend_on_the_other_candidates() -> None:
+    """Issue 33, item 12: each (baseline, candidate) pair draws from a stream derived from the
+    seed and the two names, so a candidate's interval is the same with or without others."""
+    import passhat as ph
+
+    runs = ph.load_example("leaderboard")
+    frame = runs.frame
+    two = ph.Trials.from_frame(frame[frame["system"].isin(["baseline", "open-8b"])], where="x")
+
+    def rows(data: ph.Trials) -> pd.DataFrame:
+        t = ph.compare(data, baseline="baseline", k=[1, 2], n_boot=300, seed=5).table
+        return t[t["candidate"] == "open-8b"].reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(rows(two), rows(runs))  # open-8b comes last of five in runs

@@ -158,6 +158,12 @@ def test_pooled_intervals_equal_the_old_per_column_numbers_within_monte_carlo_er
     assert len(t) == len(_OLD)
     for r in t.itertuples():
         lo, hi, p = _OLD[(r.a, r.b, r.metric, r.scope)]
+        if str(r.method).startswith("paired Bayesian bootstrap"):
+            # fewer than 10 tasks differ: the paired fallback replaced the two posteriors'
+            # difference (issue 28); tested in test_few_differ.py
+            assert r.scope == "population"
+            assert (r.lower > 0 or r.upper < 0) == (r.p_value <= 0.1)
+            continue
         if (r.a, r.b, r.scope) == (0, 1, "population"):
             # drawn before any pooled interval: the same random numbers, the same numbers
             assert (round(r.lower, 4), round(r.upper, 4), round(r.p_value, 4)) == (lo, hi, p)

@@ -270,6 +270,13 @@ def test_counts_on_a_local_dask_cluster(tmp_path: Path, monkeypatch: pytest.Monk
         )
         with pytest.raises(ValidationError, match=r"duplicate .* in two files"):
             aggregate_counts(d, scheduler=cluster.scheduler_address)
+        mixed = tmp_path / "mixed"  # files with and without a trial column, on two workers
+        mixed.mkdir()
+        (mixed / "a.csv").write_text("task_id,trial,success\nt,0,1\n")
+        for i in range(8):
+            (mixed / f"b{i}.csv").write_text("task_id,success\nt,1\n")
+        with pytest.raises(FormatError, match="trial column"):
+            aggregate_counts(mixed, scheduler=cluster.scheduler_address)
     monkeypatch.setattr(aggregate, "CONNECT_TIMEOUT", 1)
     with pytest.raises(ph.errors.OptionError, match="cannot connect"):
         aggregate_counts(d, scheduler="tcp://127.0.0.1:1")
@@ -313,3 +320,152 @@ def test_statuses_are_matched_in_any_case(tmp_path: Path) -> None:
     ]:
         assert (ds["n"].values.tolist(), ds["c"].values.tolist()) == want[:2]
         assert ds["unscored"].values.tolist() == want[2] and notes == [note]
+
+
+# ------------------------------------------------------- hostile data, the engine's C lookups
+_IDS = [
+    "caf\u00e9",  # composed (NFC)
+    "日本語のタスク",
+    "emoji 🤖 task",
+    "עברית RTL",
+    "a b",  # inner space
+    "NA",  # an NA word as an id (kept in id columns)
+    "0",
+    "Task",
+    "task",  # letter case: two tasks
+]
+
+
+def _hostile(seed: int, *, systems: int = 3, runs: int = 5) -> pd.DataFrame:
+    """Unicode ids, unscored and failed-without-verdict runs, weights, categories, systems
+    whose names differ in case, unequal runs, any row order."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    names = ["GPT-4o", "gpt-4o", "claude ✓"][:systems]
+    for s, system in enumerate(names):
+        for t, task in enumerate(_IDS):
+            for r in range(int(rng.integers(1, runs + 1))):
+                verdict = rng.choice(["pass", "fail", "none"], p=[0.5, 0.4, 0.1])
+                rows.append(
+                    {
+                        "system": system,
+                        "task_id": task,
+                        "trial": r * 3 + s,  # not from 0, gaps
+                        "success": {"pass": True, "fail": False, "none": None}[verdict],
+                        "status": rng.choice(["ok", "OK ", "Timeout", "grader_error", "ok"]),
+                        "weight": float(1 + t % 4),
+                        "category": ["α", "β", "γ"][t % 3],
+                    }
+                )
+    return pd.DataFrame(rows).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("name", ["runs.parquet", "runs.csv"])
+@pytest.mark.parametrize("batch_rows", [1, 7, 100_000])
+def test_hostile_data_counts_equal_the_in_memory_reader(
+    tmp_path: Path, name: str, batch_rows: int
+) -> None:
+    """Oracle: read_trials(f).counts(), the notes included (the case-variant systems, the
+    timeouts without a verdict counted as failures)."""
+    f = _write(_hostile(11), tmp_path / name)
+    want = ph.read_trials(f)
+    got = aggregate_counts(f, batch_rows=batch_rows)
+    _same(got, want.counts())
+    assert got.attrs.get("notes", []) == want.notes
+    assert sorted(got["task"].values.tolist()) == sorted(_IDS)
+    assert got.attrs["source_rows"] == len(want)
+
+
+def _parts_with_one_dictionary(d: Path, df: pd.DataFrame, parts: int) -> None:
+    """Parquet parts whose id columns share one dictionary, holding every id (most parts use
+    only some: a dictionary value no row uses is no id)."""
+    d.mkdir()
+    dictionary = pa.array([*sorted(set(df["task_id"])), "never used"])
+    index = {v: i for i, v in enumerate(dictionary.to_pylist())}
+    for i, idx in enumerate(np.array_split(np.arange(len(df)), parts)):
+        part = df.iloc[idx]
+        codes = pa.array([index[v] for v in part["task_id"]], pa.int32())
+        tbl = pa.Table.from_pandas(part.drop(columns="task_id"), preserve_index=False)
+        tbl = tbl.append_column("task_id", pa.DictionaryArray.from_arrays(codes, dictionary))
+        pq.write_table(tbl, d / f"part-{i:02d}.parquet")
+
+
+def test_parts_sharing_a_dictionary_count_every_id(tmp_path: Path) -> None:
+    """The engine reuses a dictionary's map across parts: ids unused in the first parts and
+    used later must still be added, in order of appearance."""
+    df = _hostile(12)
+    df = df.sort_values("task_id", kind="stable").reset_index(drop=True)  # ids arrive late
+    _parts_with_one_dictionary(tmp_path / "ds", df, parts=6)
+    whole = _write(df, tmp_path / "whole.parquet")
+    want = ph.read_trials(whole)
+    for batch_rows in (5, 100_000):
+        got = aggregate_counts(tmp_path / "ds", batch_rows=batch_rows)
+        _same(got, want.counts())
+        assert "never used" not in got["task"].values.tolist()
+
+
+def test_a_name_written_composed_in_one_part_and_decomposed_in_another_is_refused(
+    tmp_path: Path,
+) -> None:
+    d = tmp_path / "ds"
+    d.mkdir()
+    pd.DataFrame({"task_id": ["caf\u00e9", "b"], "success": [1, 0]}).to_parquet(d / "a.parquet")
+    pd.DataFrame({"task_id": ["cafe\u0301"], "success": [1]}).to_parquet(d / "b.parquet")
+    with pytest.raises(ValidationError, match="differ only in Unicode normalisation"):
+        aggregate_counts(d)
+    whole = pd.DataFrame({"task_id": ["caf\u00e9", "b", "cafe\u0301"], "success": [1, 0, 1]})
+    with pytest.raises(ValidationError, match="differ only in Unicode normalisation"):
+        ph.Trials.from_frame(whole)
+
+
+def test_integer_ids_in_parts_stay_numbers(tmp_path: Path) -> None:
+    """Integer ids (Arrow int columns) are looked up by their text; 7 in one part and "7" in
+    another are refused, as in memory; int8 and int64 parts of the same numbers are one id."""
+    d = tmp_path / "ds"
+    d.mkdir()
+    pq.write_table(
+        pa.table({"task_id": pa.array([7, 8, 7], pa.int8()), "success": [1, 0, 1]}),
+        d / "a.parquet",
+    )
+    pq.write_table(
+        pa.table({"task_id": pa.array([8, 9], pa.int64()), "success": [1, 1]}), d / "b.parquet"
+    )
+    got = aggregate_counts(d, batch_rows=2)
+    assert got["task"].values.tolist() == ["7", "8", "9"]
+    assert got["n"].values.tolist() == [[2, 2, 1]] and got["c"].values.tolist() == [[2, 1, 1]]
+
+
+def test_the_engine_state_travels_to_a_worker_and_back(tmp_path: Path) -> None:
+    """A worker's partial table is pickled: its lookup caches are dropped, its ids kept."""
+    import pickle
+
+    f = _write(_hostile(13), tmp_path / "runs.parquet")
+    acc, _ = aggregate._scan([f], {"batch_rows": 10, "threshold": None}, {})
+    back = pickle.loads(pickle.dumps(acc))
+    assert back.tasks.names == acc.tasks.names and back.tasks._recent == []
+    assert [back.tasks.first_seen(t) for t in back.tasks.names] == [
+        acc.tasks.first_seen(t) for t in acc.tasks.names
+    ]
+
+
+def test_hostile_parts_on_a_cluster_of_worker_processes(tmp_path: Path) -> None:
+    """Three worker processes (each part table pickled back to the client): the same table
+    and notes as the in-memory reader, and a duplicate split across two workers' files is
+    found."""
+    distributed = pytest.importorskip("distributed")
+    df = _hostile(14)
+    d = tmp_path / "ds"
+    d.mkdir()
+    for i, idx in enumerate(np.array_split(np.arange(len(df)), 12)):
+        df.iloc[idx].to_parquet(d / f"part-{i:02d}.parquet")
+    want = ph.read_trials(_write(df, tmp_path / "whole.parquet"))
+    with distributed.LocalCluster(
+        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        got = ph.read_counts(d, scheduler=cluster.scheduler_address)
+        _same(got, want.counts())
+        assert got.attrs.get("notes", []) == want.notes
+        row = df.iloc[0]
+        pd.DataFrame([row]).to_parquet(d / "part-99.parquet")  # the last file, another group
+        with pytest.raises(ValidationError, match=r"duplicate .* in two files"):
+            ph.read_counts(d, scheduler=cluster.scheduler_address)

@@ -57,7 +57,7 @@ def test_rank_on_the_log_directory(log_dir: Path) -> None:
     assert t["system"].tolist()[:2] == ["mockllm/alpha", "mockllm/beta"]
     ties = t.set_index("system").loc[["mockllm/gamma", "mockllm/delta"]]
     assert ties["rank"].tolist() == [3, 3]  # equal counts: a shared rank
-    assert ties["tier"].nunique() == 1
+    assert ties["group"].nunique() == 1
 
 
 def test_directory_errors(log_dir: Path, tmp_path: Path) -> None:

@@ -285,10 +285,171 @@ def test_big_tidy_file_is_counted_out_of_core(
         }
     )
     df.to_csv(f, index=False)
-    monkeypatch.setattr(_registry, "STREAM_BYTES", 1000)  # the file is "big"
+    monkeypatch.setattr(_registry, "STREAM_ROWS", 1000)  # the file is "big"
     ds = ph.read(f)
     assert not isinstance(ds, ph.Trials)
     assert ds.attrs["source_rows"] == 2000 and ds.attrs["source_format"] == "csv"
     ref = ph.read_trials(f).counts()
     assert (ds["c"].values == ref["c"].values).all() and (ds["n"].values == 40).all()
     assert ROOT.exists()
+
+
+# ----------------------------------------------------------------- issue 33, item 6
+def _lying_zip(path: Path, inflated: int, declared: int) -> None:
+    """An .eval archive whose sample member declares ``declared`` bytes and inflates to
+    ``inflated`` (its sizes patched in both headers, as a hostile archive writes them)."""
+    import io
+    import struct
+
+    buf = io.BytesIO()
+    name = "samples/1_epoch_1.json"
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", json.dumps({"version": 2, "status": "success"}))
+        zf.writestr(name, b"\x00" * inflated)
+    raw = bytearray(buf.getvalue())
+    for sig, at, name_at in ((b"PK\x01\x02", 24, 46), (b"PK\x03\x04", 22, 30)):
+        i = raw.find(sig)
+        while i >= 0:
+            size_at = i + (28 if sig == b"PK\x01\x02" else 26)
+            n_len = struct.unpack_from("<H", raw, size_at)[0]
+            if raw[i + name_at : i + name_at + n_len] == name.encode():
+                struct.pack_into("<I", raw, i + at, declared)
+            i = raw.find(sig, i + 4)
+    path.write_bytes(bytes(raw))
+
+
+def test_zip_member_that_inflates_past_its_declared_size(tmp_path: Path) -> None:
+    """The guard trusted declared sizes (a member declaring 1 MiB that inflated to 1.6 GB was
+    read: 3.39 GB peak). Now every member is inflated once and counted by the bytes it gives."""
+    f = tmp_path / "bomb.eval"
+    _lying_zip(f, inflated=64 * 2**20, declared=2**20)
+    with zipfile.ZipFile(f) as zf:
+        assert zf.getinfo("samples/1_epoch_1.json").file_size == 2**20  # the lie
+    t0 = time.perf_counter()
+    with pytest.raises(FormatError, match=r"declares 1,048,576 bytes and inflates to more"):
+        ph.read_trials(f)
+    assert time.perf_counter() - t0 < 3
+
+
+def test_first_line_without_end_is_read_bounded(tmp_path: Path) -> None:
+    """A file with no line break: the delimiter sniffer read the whole of it as one line (2 GB
+    file: 4.27 GB of memory). Now at most 1 MiB is read for a header; in a child limited to
+    about 120 MiB more than the interpreter holds, a 200 MB line is refused at once."""
+    f = tmp_path / "noline.csv"
+    with open(f, "wb") as fh:
+        fh.write(b"task_id,success")
+        for _ in range(200):
+            fh.write(b"a" * 2**20)
+    proc = _cli("estimate", str(f), limit_mb=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f"passhat: error: {f}: the first line is longer than 1,048,576 characters (no line "
+        "break): not a table or JSON lines file passhat reads\n"
+    )
+
+
+def test_device_is_refused(tmp_path: Path) -> None:
+    """``/dev/zero`` grew without bound."""
+    with pytest.raises(FormatError, match=r"/dev/zero: is a character device, not a file"):
+        ph.read_trials("/dev/zero")
+
+
+def test_named_pipe_is_read_once(tmp_path: Path) -> None:
+    """A FIFO is read once into a temporary file: sniffing consumed its head and the reader
+    then said "the file is empty". The source names the FIFO, its hash is of the bytes read."""
+    import hashlib
+    import threading
+
+    body = b"task_id,success\na,1\na,0\nb,1\n"
+    fifo = tmp_path / "runs.csv"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        time.sleep(0.3)  # the reader waits for its writer
+        with open(fifo, "wb") as fh:
+            fh.write(body)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        trials = ph.read_trials(fifo)
+    finally:
+        writer.join(timeout=10)
+    assert trials.counts()["n"].values.tolist() == [[2, 1]]
+    assert trials.source["path"] == str(fifo)
+    assert trials.source["sha256"] == hashlib.sha256(body).hexdigest()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.csv"]
+
+
+def test_named_pipe_without_writer_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO nobody writes blocked forever; now refused after WRITER_WAIT (shortened here)."""
+    from passhat.io import _guards
+
+    monkeypatch.setattr(_guards, "WRITER_WAIT", 0.5)
+    fifo = tmp_path / "runs.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(FormatError, match=r"runs\.csv: a named pipe with no writer for 0 s"):
+        ph.read_trials(fifo)
+
+
+def test_process_substitution_is_read(tmp_path: Path) -> None:
+    """``passhat estimate <(cat runs.csv)``: the shell passes /dev/fd/63, a pipe."""
+    runs = tmp_path / "runs.csv"
+    runs.write_text("task_id,success\na,1\na,0\nb,1\n")
+    cmd = f"{sys.executable} -m passhat.cli estimate <(cat {runs}) --json"
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["input"]["path"].startswith("/dev/fd/")
+    rows = doc.get("estimates") or doc["table"]
+    means = [r["value"] for r in rows if r["metric"] == "mean"]
+    assert means == [0.75]
+
+
+# ----------------------------------------------------------------- issue 33, item 11
+def test_gzip_named_parquet_says_gzip(tmp_path: Path) -> None:
+    """Was: "Parquet magic bytes not found in footer"."""
+    f = tmp_path / "runs.parquet"
+    f.write_bytes(gzip.compress(b"task_id,success\na,1\n"))
+    with pytest.raises(FormatError, match=r"runs\.parquet: a gzip-compressed file named \.parquet"):
+        ph.read_trials(f)
+    f.write_bytes(b"task_id,success\na,1\n")
+    with pytest.raises(FormatError, match=r"named \.parquet but not a Parquet file"):
+        ph.read_counts(f)
+
+
+def _unprivileged(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` without the right to ignore file permissions (root drops its capabilities
+    with capsh: the kernel then checks permissions as for anyone)."""
+    import shlex
+    import shutil
+
+    if os.geteuid() != 0:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    if shutil.which("capsh") is None:
+        pytest.skip("running as root without capsh: permissions cannot be enforced")
+    drop = "--drop=cap_dac_override,cap_dac_read_search"
+    return subprocess.run(
+        ["capsh", drop, "--", "-c", shlex.join(argv)], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_file_in_an_unreadable_directory_names_it(tmp_path: Path) -> None:
+    """Was a raw ``[Errno 13] Permission denied: '...'``."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "runs.csv").write_text("task_id,success\na,1\n")
+    locked.chmod(0)
+    try:
+        proc = _unprivileged(
+            [sys.executable, "-m", "passhat.cli", "estimate", str(locked / "runs.csv")]
+        )
+    finally:
+        locked.chmod(0o755)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr == (
+        f"passhat: error: {locked}/runs.csv: permission denied (the directory {locked} cannot be "
+        "entered)\n"
+    )

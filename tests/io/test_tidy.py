@@ -188,7 +188,7 @@ def test_missing_required_column(tmp_path: Path) -> None:
 def test_parquet_not_parquet(tmp_path: Path) -> None:
     f = tmp_path / "r.parquet"
     f.write_text("task_id,success\na,1\n")
-    with pytest.raises(FormatError, match=r"r\.parquet: not a readable Parquet file"):
+    with pytest.raises(FormatError, match=r"r\.parquet: named \.parquet but not a Parquet file"):
         ph.read_trials(f)
 
 

@@ -92,3 +92,17 @@ def test_inflated_prior_is_the_stated_dirichlet_and_has_no_pole():
     cov = -alpha[0] * alpha[1] / (a0**2 * (a0 + 1))
     assert abs(np.cov(p1, p0)[0, 1] - cov) < 5 * np.sqrt(var[0] * var[1] / len(p1))
     assert (mu * kappa).min() >= 1 - 1e-9 and ((1 - mu) * kappa).min() >= 1 - 1e-9
+
+
+def test_compress_keeps_pairs_apart_at_huge_n() -> None:
+    """Issue 33, item 7: the key n × (max c + 1) + c overflowed int64 for n ≥ 2^32 (2^32 × 2^32),
+    merging unequal tasks (fit then died with "b <= 0", exit 70). Oracle: the distinct rows."""
+    from passhat.model.build import compress
+
+    n = np.array([2**53, 2**53, 2**53, 4, 2**32], dtype=np.int64)
+    c = np.array([2**53, 2**53 - 1, 0, 2, 2**32], dtype=np.int64)
+    comp = compress(n, c)
+    got = sorted(zip(comp.n.tolist(), comp.c.tolist(), comp.mult.tolist(), strict=True))
+    want = sorted((int(a), int(b), 1) for a, b in zip(n, c, strict=True))
+    assert got == want
+    assert [(comp.n[i], comp.c[i]) for i in comp.inverse] == list(zip(n, c, strict=True))

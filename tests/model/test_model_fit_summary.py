@@ -135,3 +135,25 @@ def test_a_fit_saved_without_settings_still_summarises(fit, tmp_path) -> None:
     assert isinstance(fresh.summarize(), FitSummary)
     assert "method: each model on its grid" in repr(fresh)
     assert fresh.summarize().to_dict()["settings"]["tune"] is None
+
+
+# ------------------------------------------------------------------ the table for papers
+def test_paper_table_holds_both_scopes_of_the_posterior() -> None:
+    from tests.paper_cells import close, markdown_rows, numbers
+
+    s = ph.fit(ph.load_example("agents"), k=[1, 2], method="grid", seed=0, draws=300).summarize()
+    text = s.to_markdown()
+    rows = markdown_rows(text)
+    assert [r["metric"] for r in rows[:4]] == ["mean", "pass@2", "pass^2", "ICC 1/(κ+1)"]
+    t = s.table
+    for r in rows:
+        metric = {"mean": "mean", "pass@2": "pass_at_k", "pass^2": "pass_hat_k"}.get(r["metric"])
+        if metric is None:
+            continue
+        part = t[(t["system"] == r["system"]) & (t["metric"] == metric) & (t["k"] == 2)]
+        for scope in ("benchmark", "population"):
+            row = part[part["scope"] == scope].iloc[0]
+            v, lo, hi = numbers(r[scope])
+            assert close(v, row["mean"]) and close(lo, row["lower"]) and close(hi, row["upper"])
+    assert "95% equal-tailed intervals" in text and "grid quadrature" in text
+    assert "Sampler diagnostics passed" in text

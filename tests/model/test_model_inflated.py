@@ -22,6 +22,8 @@ from passhat.model.metrics import population_metrics
 
 VARS = ("mu", "kappa", "pi_pass", "pi_fail")
 
+pytestmark = pytest.mark.integration  # every test samples the inflated model with NUTS
+
 
 def _simulate(rng, *, tasks, runs, pi_pass, pi_fail, a, b):
     kind = rng.choice(3, size=tasks, p=[pi_pass, pi_fail, 1 - pi_pass - pi_fail])

@@ -1,6 +1,7 @@
 """The joint crossed model: recovery of known truth, unequal n and missing cells, the
 metric formulas against Monte-Carlo oracles, ranks, the planner's spread, save/load and
-bad inputs. One small fit (nutpie when installed) is shared by the module."""
+bad inputs. One small fit (nutpie when installed) is shared by the module: the tests that
+use it are in the integration tier."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def jf(data):
     )
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_fit_recovers_known_truth(jf):
     """θ_s, σ_β, κ and the between-system correlation of the simulation lie in the 99%
     posterior intervals (one fixed data set; the coverage study repeats this 100+ times)."""
@@ -71,6 +73,7 @@ def test_joint_fit_recovers_known_truth(jf):
     assert jf.diagnostics.divergences["(all)"] == 0
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_unequal_n_and_missing_cells(jf, data):
     cd = jf.idata.constant_data
     assert cd["n"].values[1].max() == 6
@@ -115,6 +118,7 @@ def test_joint_within_variance_matches_exact_variance_averaged():
     assert within_variance(moments, n, k) == pytest.approx(oracle, rel=1e-9)
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_ranks_and_differences(jf):
     rp = jf.rank_probabilities("mean")
     assert np.allclose(rp.sum(axis=1), 1.0)
@@ -134,6 +138,7 @@ def test_joint_ranks_and_differences(jf):
     ]
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_spread_feeds_plan_power(jf):
     sp = jf.pilot("s0", "s2", metric="pass_hat_k", k=2)
     assert 0 < sp.rho < 1
@@ -148,6 +153,7 @@ def test_joint_spread_feeds_plan_power(jf):
     assert int(r0) >= int(r)
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_save_and_load(jf, tmp_path):
     back = ph.load_fit(jf.to_netcdf(tmp_path / "joint.nc"))
     assert isinstance(back, ph.JointFit)
@@ -159,6 +165,7 @@ def test_joint_save_and_load(jf, tmp_path):
         )
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_summary_and_diagnostics_tables(jf):
     s = jf.summary(k=[3])
     assert set(s["scope"]) == {"benchmark", "population"}
@@ -168,6 +175,7 @@ def test_joint_summary_and_diagnostics_tables(jf):
     assert "joint crossed model" in repr(jf)
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_fit_records_quadrature(jf):
     """The fit records its quadrature and the task effects' draws cover their windows."""
     import json
@@ -200,6 +208,7 @@ def test_joint_bad_inputs():
         ph.fit(ds, model="joint", unscored_tasks="impute")
 
 
+@pytest.mark.integration  # the module's NUTS fit
 def test_joint_bad_queries(jf):
     with pytest.raises(OptionError, match="scope"):
         jf.metric_draws("mean", 1, scope="tasks")
@@ -209,16 +218,14 @@ def test_joint_bad_queries(jf):
         jf.pilot("s0", "nope")
 
 
-def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path):
+def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path, mock_nuts):
     """As Fit.to_netcdf: the joint fit now records where its data came from (source_path,
     SHA-256) and refuses to save over that file even with force=True. Oracle: the input's
-    bytes before and after."""
+    bytes before and after. (A fit's shape is enough: PyMC's mock sampler.)"""
     src = tmp_path / "agents.csv"
     ph.load_example("agents").frame.to_csv(src, index=False)
     before = src.read_bytes()
-    jfit = ph.fit(
-        ph.read_trials(src), model="joint", seed=0, chains=1, draws=50, tune=50, progress=False
-    )
+    jfit = ph.fit(ph.read_trials(src), model="joint", sampler="pymc", seed=0, chains=1, draws=50)
     assert jfit.idata.constant_data.attrs["source_path"] == str(src)
     with pytest.raises(OptionError, match=r"agents\.csv: .* is an input"):
         jfit.to_netcdf(src, force=True)
@@ -229,10 +236,15 @@ def test_joint_to_netcdf_never_writes_over_the_fits_input(tmp_path):
     assert src.read_bytes() == before
 
 
-def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(jf):
+def test_joint_summary_is_a_frozen_result_with_the_keys_fit_json_wrote(data, mock_nuts):
     """JointFit.summarize(): the JSON document passhat fit --model joint --json wrote (the
-    header added), the table it printed, a short repr; frozen."""
+    header added), the table it printed, a short repr; frozen. (Its shape: the module's fit
+    made with PyMC's mock sampler.)"""
     from dataclasses import FrozenInstanceError
+
+    jf = ph.fit(
+        data, model="joint", k=[1, 3], seed=5, chains=2, draws=500, tune=500, sampler="pymc"
+    )
 
     s = jf.summarize(ci=0.9)
     doc = s.to_dict(output="x.nc")

@@ -258,6 +258,7 @@ def rf(rasch_data):
     )
 
 
+@pytest.mark.integration  # NUTS fits
 def test_rasch_fit_recovers_known_truth(rf):
     """θ_s, σ_β and the between-system correlation of the simulation lie in the 99%
     posterior intervals; no κ (it is ∞), no divergences."""
@@ -276,6 +277,7 @@ def test_rasch_fit_recovers_known_truth(rf):
     assert set(rf.diagnostics.table["variable"]) == {"theta", "task_sd", "beta (worst task)"}
 
 
+@pytest.mark.integration  # NUTS fits
 def test_rasch_fit_outputs(rf, tmp_path):
     """Every output of the joint fit: both scopes, differences, ranks, the planner's spread,
     save/load; benchmark values use p_si = logistic(θ_s + β_i) exactly."""
@@ -301,6 +303,7 @@ def test_rasch_fit_outputs(rf, tmp_path):
     assert np.allclose(back.metric_draws("pass_hat_k", 3, scope="population"), pop)
 
 
+@pytest.mark.integration  # NUTS fits
 def test_rasch_agrees_with_crossed_model_without_deviation(rasch_data, rf):
     """On data with no deviation, the crossed model (κ sampled: its posterior sits at large
     κ) and the Rasch form give the same θ_s, σ_β and population pass^3 within Monte-Carlo
@@ -326,6 +329,7 @@ def test_rasch_agrees_with_crossed_model_without_deviation(rasch_data, rf):
         assert np.all(gap < 4 * mcse), (gap, mcse)
 
 
+@pytest.mark.integration  # NUTS fits
 def test_dispersion_check(rf):
     """On Rasch data the check passes; on data with a strong deviation (κ = 2) the Rasch
     form is rejected for every system (the conditional check: 400 draws, p < 0.01) and the

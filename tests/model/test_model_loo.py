@@ -43,6 +43,7 @@ def test_exact_loo_vs_psis_loo(agents_grid):
     assert psis.elpd_loo == pytest.approx(exact, abs=1.0)
 
 
+@pytest.mark.integration  # NUTS: the plain and the inflated model
 def test_compare_models(agents_nuts, agents_inflated):
     inf = agents_inflated
     result = ph.compare_models({"beta": agents_nuts, "inflated": inf})

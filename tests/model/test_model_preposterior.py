@@ -137,6 +137,6 @@ def test_predictive_of_all_pass_tasks_at_a_tiny_b_is_a_distribution() -> None:
 
 
 def test_more_runs_on_all_pass_tasks_is_finite() -> None:
-    tab = ph.plan.more_runs(ph.counts_from_arrays([10, 10], [10, 10]), k=2)
+    tab = ph.plan.more_runs(ph.counts_from_arrays([10, 10], [10, 10]), k=2).to_frame()
     num = tab[["expected_sd", "expected_width", "width_ratio", "within_task_share"]]
     assert np.isfinite(num.to_numpy(dtype=float)).all(), tab

@@ -14,7 +14,12 @@ import passhat as ph
 from passhat.model.diagnostics import import_arviz
 
 
-def test_fit_idata_layout(agents_nuts):
+def test_fit_idata_layout(mock_nuts):
+    """The InferenceData of a NUTS fit (PyMC's mock sampler: the layout, not the numbers, which
+    test_model_sampler.py checks against the grid in the integration tier)."""
+    agents_nuts = ph.fit(
+        ph.load_example("agents"), k=[1, 5], method="nuts", sampler="pymc", seed=11, draws=200
+    )
     post = agents_nuts.idata.posterior
     assert post["mu"].dims == ("chain", "draw", "system")
     assert post["kappa"].dims == ("chain", "draw", "system")
@@ -26,11 +31,12 @@ def test_fit_idata_layout(agents_nuts):
     np.testing.assert_allclose(post["icc"].values, 1 / (post["kappa"].values + 1))
 
 
-def test_benchmark_metric_is_reproducible_and_rao_blackwell_consistent(agents_nuts):
-    stored = agents_nuts.metric("pass_hat_k", k=[5], scope="benchmark")
-    again = agents_nuts.metric("pass_hat_k", k=[5, 6], scope="benchmark").sel(k=[5])
+def test_benchmark_metric_is_reproducible_and_rao_blackwell_consistent(agents_grid):
+    """Of any posterior draws of (μ, κ): the grid's independent draws here."""
+    stored = agents_grid.metric("pass_hat_k", k=[5], scope="benchmark")
+    again = agents_grid.metric("pass_hat_k", k=[5, 6], scope="benchmark").sel(k=[5])
     np.testing.assert_array_equal(stored.values, again.values)
-    rb = agents_nuts.metric("pass_hat_k", k=[5], scope="benchmark", rao_blackwell=True)
+    rb = agents_grid.metric("pass_hat_k", k=[5], scope="benchmark", rao_blackwell=True)
     # same posterior mean (draws add zero-mean conditional noise), less spread
     se = float(np.sqrt((stored - rb).var() / stored.size))
     assert abs(float(stored.mean() - rb.mean())) < 5 * se

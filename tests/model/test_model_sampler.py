@@ -55,17 +55,20 @@ def _agree(nuts, grid, k):
             assert rel < 4.5 * math.sqrt(1 / (2 * ess) + 1 / (2 * len(y))) + 0.02, (name, rel)
 
 
+@pytest.mark.integration
 def test_nuts_agrees_with_grid_on_agents(agents_nuts, agents_grid):
     assert agents_nuts.diagnostics.passed, agents_nuts.diagnostics.problems
     assert agents_nuts.sampler in ("nutpie", "pymc")
     _agree(agents_nuts, agents_grid, 5)
 
 
+@pytest.mark.integration
 def test_nuts_agrees_with_grid_on_tau_bench(tau_nuts, tau_grid):
     assert tau_nuts.diagnostics.passed, tau_nuts.diagnostics.problems
     _agree(tau_nuts, tau_grid, 4)
 
 
+@pytest.mark.integration
 def test_degenerate_all_pass_nuts_runs_clean():
     f = ph.fit(
         ph.counts_from_arrays([5] * 20, [5] * 20),
@@ -84,6 +87,7 @@ def test_degenerate_all_pass_nuts_runs_clean():
     assert lam.std() > 0.6  # κ is not identified by all-pass data: posterior stays wide
 
 
+@pytest.mark.integration
 def test_inflated_model(agents_inflated):
     inf = agents_inflated
     post = inf.idata.posterior
@@ -101,6 +105,7 @@ def test_inflated_model(agents_inflated):
     assert ((m >= 0) & (m <= 1)).all()
 
 
+@pytest.mark.integration
 def test_pymc_sampler_fallback():
     f = ph.fit(
         ph.load_example("abcd"),

@@ -45,7 +45,7 @@ def test_from_counts_tau_airline(tau_airline_path):
     i, j = np.unravel_index(ll.argmax(), ll.shape)
     assert a.mean == pytest.approx(mu[i, 0], abs=2e-3)
     assert a.kappa == pytest.approx(kap[0, j], rel=0.02)
-    t = plan.design(budget_runs=1000, k=4, prior=trials)
+    t = plan.design(budget_runs=1000, k=4, prior=trials).to_frame()
     assert t["optimal"].sum() == 3
 
 

@@ -2,7 +2,8 @@
 
 Oracles, named per test: simulations of benchmarks from the same Beta-Binomial (tolerances from
 their Monte-Carlo error, fixed seeds); the classic two-level optimum √(κ c_task / c_run);
-counting affordable designs by hand; and the CLI's former selection code for design_selection.
+counting affordable designs by hand; and the CLI's former selection code for
+DesignResult.selection.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import xarray as xr
 import passhat as ph
 from passhat import planner as plan
 from passhat.errors import OptionError, PasshatError
+from passhat.planner.design_check import simulate_design
 
 A = plan.Assumptions
 
 
 def _row(table, tasks, n, metric):
-    sel = table[
-        (table["tasks"] == tasks) & (table["runs_per_task"] == n) & (table["metric"] == metric)
-    ]
+    t = table.table
+    sel = t[(t["tasks"] == tasks) & (t["runs_per_task"] == n) & (t["metric"] == metric)]
     assert len(sel) == 1
     return sel.iloc[0]
 
@@ -37,9 +38,7 @@ def test_design_se_matches_simulation(tasks, n, k, mean, icc):
     # replicates has relative error ≈ 1/√(2R) (≈ 1.1% at R = 4000); tolerance 5%.
     prior = A(mean=mean, icc=icc)
     table = plan.design(budget_runs=tasks * n, tasks=tasks, k=k, prior=prior)
-    sim = plan.simulate_design(
-        tasks=tasks, runs_per_task=n, k=k, prior=prior, replicates=4000, seed=11
-    )
+    sim = simulate_design(tasks=tasks, runs_per_task=n, k=k, prior=prior, replicates=4000, seed=11)
     for m in ("mean", "pass_at_k", "pass_hat_k"):
         row = _row(table, tasks, n, m)
         assert sim[f"sd_population_{m}"] == pytest.approx(row["se_population"], rel=0.05)
@@ -51,16 +50,16 @@ def test_design_se_matches_simulation(tasks, n, k, mean, icc):
 
 def test_design_grid_covers_budget_and_marks_optimum():
     t = ph.plan.design(budget_runs=2000, k=5, prior=A(mean=0.77, icc=0.4))
-    assert (t["runs"] <= 2000).all() and (t["runs_per_task"] >= 5).all()
-    sub = t[t["metric"] == "pass_hat_k"]
+    assert (t.table["runs"] <= 2000).all() and (t.table["runs_per_task"] >= 5).all()
+    sub = t.table[t.table["metric"] == "pass_hat_k"]
     # every n from k up to the budget appears with the most tasks it affords (or is dominated)
     assert set(range(5, 45)) <= set(sub["runs_per_task"])
     assert (sub["tasks"] == 2000 // sub["runs_per_task"]).all()
     assert sub["optimal"].sum() == 1
     best = sub[sub["optimal"]].iloc[0]
     assert best["se_population"] == sub["se_population"].min()
-    assert t.attrs["optimum"]["tasks"] == best["tasks"]
-    assert "tasks" in t.attrs["reasoning"]
+    assert t.optimum["tasks"] == best["tasks"]
+    assert "tasks" in t.reasoning
 
 
 def test_design_two_level_optimum_at_k1():
@@ -70,11 +69,11 @@ def test_design_two_level_optimum_at_k1():
     t = plan.design(
         budget_cost=5000, cost_per_task=3.0, cost_per_run=0.12, k=1, prior=prior, metric="mean"
     )
-    n_opt = t.attrs["n_opt_k1"]
+    n_opt = t.n_opt_k1
     assert n_opt == pytest.approx(math.sqrt(1.5 * 3 / 0.12))
-    best = t.attrs["optimum"]["runs_per_task"]
+    best = t.optimum["runs_per_task"]
     assert abs(best - n_opt) <= 1.5
-    assert (t["cost"] <= 5000 + 1e-9).all()
+    assert (t.table["cost"] <= 5000 + 1e-9).all()
 
 
 def test_design_from_fit_duck_type_and_from_counts():
@@ -91,22 +90,20 @@ def test_design_from_fit_duck_type_and_from_counts():
         coords={"system": ["s"]},
     )
     t_mean = plan.design(budget_runs=500, k=2, prior=fit)
-    assert t_mean.attrs["prior"]["mean"] == pytest.approx(mu.mean())
+    assert t_mean.prior.mean == pytest.approx(mu.mean())
     t_int = plan.design(budget_runs=500, k=2, prior=fit, posterior="integrate", draws=20)
     # integrating over draws this tight barely changes the SEs
-    assert np.allclose(t_int["se_population"], t_mean["se_population"], rtol=0.02)
+    assert np.allclose(t_int.table["se_population"], t_mean.table["se_population"], rtol=0.02)
     # a count table goes through the Beta-Binomial ML fit
     ds = ph.counts_from_arrays([4] * 8, [0, 1, 4, 4, 3, 2, 4, 0])
     t_data = plan.design(budget_runs=200, k=2, prior=ds)
-    assert "ML fit" in t_data.attrs["assumptions"][0]
+    assert "ML fit" in t_data.assumptions[0]
 
 
 def test_design_check_agrees_within_mc_error():
     prior = A(mean=0.77, icc=0.4)
     t = plan.design(budget_runs=600, k=3, prior=prior)
-    chk = plan.design_check(
-        t, prior=prior, rows=3, replicates=3000, seed=2, scheduler="synchronous"
-    )
+    chk = t.check(rows=3, replicates=3000, seed=2, scheduler="synchronous").checked.table
     rel = chk["sd_population_simulated"] / chk["se_population"] - 1
     assert (rel.abs() < 5 * chk["relative_mc_error"]).all()
 
@@ -122,22 +119,22 @@ def test_design_with_fixed_tasks_states_its_floor():
     t = plan.design(budget_runs=2000, k=4, prior=prior, tasks=50)
     beta = stats.beta(prior.a, prior.b)
     floor = math.sqrt((beta.moment(8) - beta.moment(4) ** 2) / 50)
-    assert t.attrs["floor"]["se"] == pytest.approx(floor, rel=1e-9)
-    opt = t.attrs["optimum"]
+    assert t.floor.se == pytest.approx(floor, rel=1e-9)
+    opt = t.optimum
     assert (opt["tasks"], opt["runs_per_task"]) == (50, 40)
-    sub = t[t["metric"] == "pass_hat_k"]
+    sub = t.table[t.table["metric"] == "pass_hat_k"]
     assert (sub["se_population"] > floor).all()
     np.testing.assert_allclose(sub["se_task_spread"], floor, rtol=1e-9)
     close = sub["se_population"] <= 1.05 * floor
     near = int(sub.loc[close, "runs_per_task"].min())
-    assert t.attrs["floor"]["runs_within_5pct"] == near
-    r = t.attrs["reasoning"]
+    assert t.floor.runs_within_5pct == near
+    r = t.reasoning
     assert f"±{floor:.4f}" in r and f"{near} runs per task already come within 5%" in r
     assert "fewest runs" not in r
     # the same design with T free puts the fewest runs on the most tasks and says so
     free = plan.design(budget_runs=2000, k=4, prior=prior)
-    assert free.attrs["optimum"]["runs_per_task"] == 4
-    assert "fewest runs per task allowed (k = 4)" in free.attrs["reasoning"]
+    assert free.optimum["runs_per_task"] == 4
+    assert "fewest runs per task allowed (k = 4)" in free.reasoning
 
 
 def test_design_within_share_is_the_estimators_law_of_total_variance():
@@ -146,7 +143,7 @@ def test_design_within_share_is_the_estimators_law_of_total_variance():
     benchmark value vs sd of the estimate)."""
     prior = A(mean=0.6, icc=0.3)
     t = plan.design(budget_runs=200, tasks=40, k=2, prior=prior)
-    sim = plan.simulate_design(tasks=40, runs_per_task=5, k=2, prior=prior, replicates=6000, seed=3)
+    sim = simulate_design(tasks=40, runs_per_task=5, k=2, prior=prior, replicates=6000, seed=3)
     for m in ("mean", "pass_hat_k"):
         row = _row(t, 40, 5, m)
         share = (sim[f"sd_benchmark_{m}"] / sim[f"sd_population_{m}"]) ** 2
@@ -158,10 +155,10 @@ def test_design_within_share_is_the_estimators_law_of_total_variance():
 
 def test_design_benchmark_scope_needs_tasks():
     """Issue 11: the benchmark-scope value changes with T, so T is not chosen for it."""
-    with pytest.raises(OptionError, match="scope='benchmark' needs tasks="):
+    with pytest.raises(OptionError, match="scope benchmark needs tasks N"):
         plan.design(budget_runs=240, k=3, scope="benchmark", prior=A(mean=0.5, icc=0.3))
     t = plan.design(budget_runs=240, k=3, scope="benchmark", tasks=20, prior=A(mean=0.5, icc=0.3))
-    assert t.attrs["optimum"]["tasks"] == 20 and t.attrs["optimum"]["runs_per_task"] == 12
+    assert t.optimum["tasks"] == 20 and t.optimum["runs_per_task"] == 12
 
 
 def test_design_all_pairs_lists_every_affordable_design():
@@ -170,20 +167,22 @@ def test_design_all_pairs_lists_every_affordable_design():
     prior = plan.Assumptions(mean=0.7, icc=0.3)
     full = plan.design(budget_runs=budget, k=k, prior=prior, all_pairs=True)
     eff = plan.design(budget_runs=budget, k=k, prior=prior)
-    rows = full[full["metric"] == "pass_hat_k"]
+    rows = full.table[full.table["metric"] == "pass_hat_k"]
     assert len(rows) == sum(budget // n for n in range(k, budget + 1))
     assert (rows["runs"] <= budget).all()
     # the efficient rows are among them with the same standard errors, and the optimum agrees
-    merged = eff.merge(full, on=["tasks", "runs_per_task", "metric"], suffixes=("", "_all"))
-    assert len(merged) == len(eff)
+    merged = eff.table.merge(
+        full.table, on=["tasks", "runs_per_task", "metric"], suffixes=("", "_all")
+    )
+    assert len(merged) == len(eff.table)
     np.testing.assert_allclose(merged["se_population"], merged["se_population_all"], rtol=1e-12)
-    assert full.attrs["optimum"] == eff.attrs["optimum"]
+    assert full.optimum == eff.optimum
 
 
 # ------------------------------------------------------------- selection
 def _selection_by_hand(table, k):
     # the selection as commands/plan.py computed it before it moved into the API, in plain loops
-    sub = table[table["metric"] == table.attrs["metric"]]
+    sub = table.table[table.table["metric"] == table.metric]
     if len(sub) <= 20:
         return sub
     idx, ns, ts = sub.index.tolist(), sub["runs_per_task"].tolist(), sub["tasks"].tolist()
@@ -192,7 +191,7 @@ def _selection_by_hand(table, k):
     for n, t in zip(ns, ts, strict=True):
         most[n] = max(most.get(n, 0), t)
     eff = [i for i, n, t in zip(idx, ns, ts, strict=True) if t == most[n] or i in optimal]
-    near = table.attrs["floor"]["runs_within_5pct"]  # named by the reasoning: always shown
+    near = table.floor.runs_within_5pct  # named by the reasoning: always shown
     head = [
         i
         for i in eff
@@ -218,15 +217,15 @@ def _selection_by_hand(table, k):
 )
 def test_design_selection_keeps_efficient_rows_and_the_optimum(kw):
     t = plan.design(prior=A(mean=0.77, icc=0.4), **kw)
-    view = plan.design_selection(t)
-    sub = t[t["metric"] == t.attrs["metric"]]
+    view = t.selection()
+    sub = t.table[t.table["metric"] == t.metric]
     # the same rows, in the same order, as the selection the CLI printed
-    expected = _selection_by_hand(t, t.attrs["k"])
+    expected = _selection_by_hand(t, t.k)
     assert view.index.tolist() == expected.index.tolist()
     assert view.equals(sub.loc[view.index])
     # exactly one optimum, and it is the table's
     assert view["optimal"].sum() == 1
-    assert view[view["optimal"]].iloc[0]["tasks"] == t.attrs["optimum"]["tasks"]
+    assert view[view["optimal"]].iloc[0]["tasks"] == t.optimum["tasks"]
     if len(sub) <= 20:
         assert len(view) == len(sub)
     else:
@@ -235,21 +234,23 @@ def test_design_selection_keeps_efficient_rows_and_the_optimum(kw):
         most = sub.groupby("runs_per_task")["tasks"].max()
         assert (view["tasks"].to_numpy() == most.loc[view["runs_per_task"]].to_numpy()).all()
         # the first ten run counts from k are all there
-        ks = t.attrs["k"]
+        ks = t.k
         assert set(range(ks, ks + 10)) <= set(view["runs_per_task"])
-    near = t.attrs["floor"]["runs_within_5pct"]
+    near = t.floor.runs_within_5pct
     if near is not None:
         assert near in set(view["runs_per_task"])
 
 
-def test_design_selection_of_another_metric_and_bad_tables():
+def test_design_selection_of_another_metric_and_the_old_name():
     t = plan.design(budget_runs=2000, k=5, prior=A(mean=0.77, icc=0.4))
-    view = plan.design_selection(t, metric="mean")
+    view = t.selection(metric="mean")
     assert set(view["metric"]) == {"mean"} and view["optimal"].sum() == 1
     with pytest.raises(OptionError, match="metric must be one of"):
-        plan.design_selection(t, metric="pass_k")
-    with pytest.raises(OptionError, match="returned by design"):
-        plan.design_selection(t.drop(columns="optimal"))
+        t.selection(metric="pass_k")
+    # the old name: a deprecation warning, and the same rows
+    with pytest.warns(DeprecationWarning, match="design_selection is deprecated"):
+        old = plan.design_selection(t)
+    assert old.equals(t.selection())
 
 
 # ------------------------------------------------------------- bad input
@@ -275,12 +276,52 @@ def test_reasoning_claims_the_fewest_runs_only_when_the_optimum_has_them() -> No
     10 × 5; the reasoning once still said the optimum was "the fewest runs per task allowed
     (k = 5)". Oracle: the table's own minimum."""
     few = ph.plan.design(budget_runs=50, k=5, prior=ph.plan.Assumptions(mean=0.6, icc=0.001))
-    best = few.attrs["optimum"]
+    best = few.optimum
     assert int(best["runs_per_task"]) > 5
     col = "se_population"
-    assert best[col] == few[few["metric"] == "pass_hat_k"][col].min()
-    assert "the optimum is the fewest runs per task allowed" not in few.attrs["reasoning"]
-    assert f"favour {int(best['runs_per_task'])} runs per task" in few.attrs["reasoning"]
+    assert best[col] == few.table[few.table["metric"] == "pass_hat_k"][col].min()
+    assert "the optimum is the fewest runs per task allowed" not in few.reasoning
+    assert f"favour {int(best['runs_per_task'])} runs per task" in few.reasoning
     usual = ph.plan.design(budget_runs=100, k=5, prior=ph.plan.Assumptions(mean=0.7, icc=0.3))
-    assert int(usual.attrs["optimum"]["runs_per_task"]) == 5
-    assert "the optimum is the fewest runs per task allowed (k = 5)" in usual.attrs["reasoning"]
+    assert int(usual.optimum["runs_per_task"]) == 5
+    assert "the optimum is the fewest runs per task allowed (k = 5)" in usual.reasoning
+
+
+# ------------------------------------------------------------- the result
+def test_the_result_writes_the_former_json_and_is_frozen():
+    d = plan.design(budget_runs=1000, k=3, prior=A(mean=0.77, icc=0.4))
+    doc = d.to_dict()
+    # the keys `passhat plan design --json` wrote before the result owned them, after the header
+    assert list(doc) == [
+        "schema", "schema_version", "passhat_version", "input", "check", "optimum",
+        "reasoning", "assumptions", "method", "n_opt_k1", "table",
+    ]  # fmt: skip
+    assert doc["schema"] == "passhat.plan_design" and doc["check"] is None and doc["input"] == {}
+    assert doc["optimum"]["tasks"] == 333 and len(doc["table"]) == len(d.table)
+    with pytest.raises(AttributeError):
+        d.k = 4  # type: ignore[misc]
+    checked = d.check(rows=2, replicates=100, scheduler="synchronous")
+    assert checked.checked is not None and d.checked is None  # a new result, the old unchanged
+    assert len(checked.to_dict()["check"]) == 2 * 3
+
+
+def test_the_view_is_the_commands_output():
+    d = plan.design(budget_runs=2000, k=5, prior=A(mean=0.77, icc=0.4))
+    disp = d.view()
+    assert disp.parts[0].title == d.answer() and disp.parts[0].lines[0] == d.reasoning
+    assert (
+        disp.parts[1].title == "pass^5: standard errors by design (selection; --all for every row)"
+    )
+    assert len(disp.parts[1].frame) == len(d.selection())
+    assert len(d.view(every_row=True).parts[1].frame) == int(
+        (d.table["metric"] == "pass_hat_k").sum()
+    )
+    assert len(repr(d)) <= 2000 and "★" in d._repr_html_()
+
+
+def test_default_k_is_the_one_rule_with_runs_and_5_without():
+    # oracle: passhat.exclusions.default_ks — τ-bench's 4 runs per task: k = 1, 2, 4
+    runs = ph.load_example("tau-airline")
+    assert plan.design(budget_runs=400, prior=runs).k == 4 == max(ph.exclusions.default_ks(runs))
+    assert plan.design(budget_runs=400, prior=A(mean=0.5, icc=0.3)).k == 5
+    assert plan.design(budget_runs=400, prior=runs).to_dict()["input"]["example"] == "tau-airline"

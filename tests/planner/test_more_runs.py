@@ -15,8 +15,13 @@ import passhat as ph
 
 
 @pytest.fixture(scope="module")
-def table():
+def result():
     return ph.plan.more_runs(ph.load_example("agents"), runs=[2, 10], k=[5], simulations=300)
+
+
+@pytest.fixture(scope="module")
+def table(result):
+    return result.table
 
 
 def test_floor_is_the_task_sampling_share(table):
@@ -36,7 +41,8 @@ def test_more_runs_of_a_fit_is_the_fits_table(table):
     f = ph.fit(data, k=[5], method="grid", model="beta", seed=0, progress=False)
     again = ph.plan.more_runs(f, runs=[2, 10], simulations=300)
     cols = ["system", "metric", "k", "scope", "runs_added", "expected_width"]
-    assert again[cols].equals(table[cols])
+    assert again.table[cols].equals(table[cols])
+    assert again.source == {}  # a fit given as such: no input read
     direct = f.more_runs([2, 10], simulations=300)
     np.testing.assert_allclose(direct["expected_sd"], table["expected_sd"])
     s = f.summary(k=[5])
@@ -49,8 +55,8 @@ def test_more_runs_of_a_fit_is_the_fits_table(table):
     assert (got["within_task_share"] == row["within_task_share"]).all()
 
 
-def test_reasoning_quotes_the_table(table):
-    r = table.attrs["reasoning"]
+def test_reasoning_quotes_the_table(result, table):
+    r = result.reasoning
     p = table[
         (table["system"] == "baseline")
         & (table["metric"] == "pass_hat_k")
@@ -58,3 +64,25 @@ def test_reasoning_quotes_the_table(table):
     ].set_index("runs_added")
     assert f"from {p.loc[0.0, 'expected_width']:.3f} to {p.loc[10.0, 'expected_width']:.3f}" in r
     assert f"no number of runs below {p.loc[np.inf, 'expected_width']:.3f}" in r
+
+
+def test_the_result_shows_itself_and_writes_the_former_json(result):
+    # the keys `passhat plan more-runs --json` wrote before the result owned them, after the header
+    doc = result.to_dict()
+    assert list(doc) == [
+        "schema", "schema_version", "passhat_version", "input", "reasoning", "sentences",
+        "method", "table",
+    ]  # fmt: skip
+    assert doc["schema"] == "passhat.plan_more_runs" and doc["input"]["example"] == "agents"
+    assert doc["sentences"] == result.explain() and len(doc["table"]) == len(result.table)
+    text = repr(result)
+    assert len(text) <= 2000 and text.startswith(result.explain()[0][:40])
+    assert "baseline: pass^5, expected interval after more runs per task" in text
+    with pytest.raises(AttributeError):
+        result.ci = 0.9
+
+
+def test_default_k_is_the_one_rule_for_runs():
+    # oracle: passhat.exclusions.default_ks (1, 2, 5 capped at the fewest runs: 5 here)
+    r = ph.plan.more_runs(ph.load_example("agents"), runs=[1], simulations=20)
+    assert sorted(set(r.table["k"])) == [1, 2, 5]

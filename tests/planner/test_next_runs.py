@@ -188,13 +188,13 @@ def _data(n, c):
 def test_next_runs_spends_the_budget_on_flaky_tasks_first() -> None:
     data = _data([5] * 20, [5] * 16 + [2, 3, 1, 4])
     t = ph.plan.next_runs(data, budget=12, k=2)
-    assert t.attrs["spent"] == 12 == int(t["extra_runs"].sum())
-    assert set(t["status"]) <= {"flaky", "all passed"}
-    assert t.iloc[0]["status"] == "flaky"
-    assert t.attrs["width_after"] < t.attrs["width_now"]
-    assert "flaky (" in t.attrs["reasoning"] and "of the variance" in t.attrs["reasoning"]
+    assert t.spent == 12 == int(t.batch["extra_runs"].sum())
+    assert set(t.batch["status"]) <= {"flaky", "all passed"}
+    assert t.batch.iloc[0]["status"] == "flaky"
+    assert t.width_after < t.width_now
+    assert "flaky (" in t.reasoning and "of the variance" in t.reasoning
     capped = ph.plan.next_runs(data, budget=12, k=2, max_per_task=2)
-    assert capped["extra_runs"].max() <= 2
+    assert capped.batch["extra_runs"].max() <= 2
 
 
 def _pilot(a: float, b: float, tasks: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -222,37 +222,37 @@ def test_hedged_batch_is_never_expected_worse_than_even_runs(a, b, seed) -> None
     n, c = _pilot(a, b, 60, seed)
     t = ph.plan.next_runs(_data(n, c), budget=120, k=3)
     extra = np.zeros(60, dtype=np.int64)
-    extra[t["task"].astype(int).to_numpy()] = t["extra_runs"].to_numpy()
+    extra[t.batch["task"].astype(int).to_numpy()] = t.batch["extra_runs"].to_numpy()
     assert int(extra.sum()) == 120
     chosen = _sq_error_per_point(n, c, extra, 3)
     even = _sq_error_per_point(n, c, np.full(60, 2), 3)
     assert np.all(chosen <= even * (1 + 1e-9)), chosen / even
-    hedge = t.attrs["hedge"]
-    assert hedge["worst_ratio_chosen"] == pytest.approx((chosen / even).max(), rel=1e-6)
-    if hedge["choice"] == "uniform":
+    hedge = t.hedge
+    assert hedge.worst_ratio_chosen == pytest.approx((chosen / even).max(), rel=1e-6)
+    if hedge.choice == "uniform":
         assert (extra == 2).all()
-        assert "spread evenly" in t.attrs["reasoning"]
+        assert "spread evenly" in t.reasoning
 
 
 def test_hedge_gives_even_runs_near_all_pass_and_the_greedy_batch_when_split() -> None:
     """Near rates of 1 (Beta(12, 0.6), 3 runs per task) the greedy batch is worse than even runs
     under some plausible (μ, κ): even runs, said so. Split truths (Beta(0.3, 0.3)): greedy."""
     near = ph.plan.next_runs(_data(*_pilot(12.0, 0.6, 100, 0)), budget=200, k=3)
-    assert near.attrs["hedge"]["choice"] == "uniform"
-    assert near.attrs["hedge"]["worst_ratio_greedy"] > 1
-    assert (near["extra_runs"] == 2).all() and len(near) == 100
-    assert "could be worse than even runs" in near.attrs["reasoning"]
+    assert near.hedge.choice == "uniform"
+    assert near.hedge.worst_ratio_greedy > 1
+    assert (near.batch["extra_runs"] == 2).all() and len(near.batch) == 100
+    assert "could be worse than even runs" in near.reasoning
     split = ph.plan.next_runs(_data(*_pilot(0.3, 0.3, 100, 0)), budget=200, k=3)
-    assert split.attrs["hedge"]["choice"] == "greedy"
-    assert split.attrs["hedge"]["worst_ratio_greedy"] < 1
-    assert "could be worse" not in split.attrs["reasoning"]
+    assert split.hedge.choice == "greedy"
+    assert split.hedge.worst_ratio_greedy < 1
+    assert "could be worse" not in split.reasoning
 
 
 def test_next_runs_gives_missing_runs_first() -> None:
     """Tasks with fewer runs than k have no pass^k estimate: they get the runs they lack."""
     data = _data([1, 3, 3, 3, 3], [1, 2, 3, 1, 3])
     t = ph.plan.next_runs(data, budget=2, k=3)
-    row = t[t["runs"] == 1].iloc[0]
+    row = t.batch[t.batch["runs"] == 1].iloc[0]
     assert row["extra_runs"] == 2 and row["status"] == "too few runs"
     assert "so that it enters pass^3" in row["reason"]
 
@@ -260,26 +260,26 @@ def test_next_runs_gives_missing_runs_first() -> None:
 def test_no_flaky_task_is_an_answer_not_an_error() -> None:
     data = _data([4] * 6, [4, 4, 0, 4, 0, 4])
     t = ph.plan.next_runs(data, budget=50, k=2)
-    assert t.empty and t.attrs["no_flaky"] and t.attrs["spent"] == 0
-    assert "more runs will not change pass^2 here; add tasks" in t.attrs["reasoning"]
+    assert t.batch.empty and t.no_flaky and t.spent == 0
+    assert "more runs will not change pass^2 here; add tasks" in t.reasoning
     assert ph.plan.NO_FLAKY == "more runs will not change pass^k here; add tasks"
     # how little a clean streak says: 4 runs leave rates up to 1 - 0.05^(1/4) = 52.7% (exact
     # binomial bound at 95%); a single run per task leaves 95%
-    assert "rests on 4 run(s) per task at fewest" in t.attrs["reasoning"]
-    assert "up to 53% from the 1 or 0" in t.attrs["reasoning"]
+    assert "rests on 4 run(s) per task at fewest" in t.reasoning
+    assert "up to 53% from the 1 or 0" in t.reasoning
     one = ph.plan.next_runs(_data([1] * 6, [1, 1, 0, 1, 0, 1]), budget=12, k=1)
-    assert one.attrs["no_flaky"] and "up to 95% from the 1 or 0" in one.attrs["reasoning"]
+    assert one.no_flaky and "up to 95% from the 1 or 0" in one.reasoning
 
 
 def test_population_scope_weighs_new_tasks_against_reruns() -> None:
     data = ph.load_example("agents")
     t = ph.plan.next_runs(data, budget=100, k=5, system="baseline", scope="population")
-    tvr = t.attrs["tasks_vs_runs"]
-    assert tvr["new_tasks"] == 20 and tvr["runs_per_new_task"] == 5
-    assert t.attrs["floor"] > 0
-    assert "no number of runs" in t.attrs["reasoning"]
-    word = "Adding tasks beats adding runs" if tvr["tasks_beat_runs"] else "Reruns beat new tasks"
-    assert word in t.attrs["reasoning"]
+    tvr = t.tasks_vs_runs
+    assert tvr.new_tasks == 20 and tvr.runs_per_new_task == 5
+    assert t.floor > 0
+    assert "no number of runs" in t.reasoning
+    word = "Adding tasks beats adding runs" if tvr.tasks_beat_runs else "Reruns beat new tasks"
+    assert word in t.reasoning
 
 
 def test_new_tasks_are_weighed_from_the_tasks_the_mandatory_runs_leave() -> None:
@@ -292,19 +292,19 @@ def test_new_tasks_are_weighed_from_the_tasks_the_mandatory_runs_leave() -> None
     opts = {"k": 3, "metric": "pass_at_k", "scope": "population"}
     only = ph.plan.next_runs(data, budget=1, **opts)
     full = ph.plan.next_runs(data, budget=7, **opts)
-    v_m = only.attrs["variance_after"]
-    tvr = full.attrs["tasks_vs_runs"]
-    assert full.attrs["variance_after"] < v_m and tvr["free_runs"] == 6
-    assert tvr["tasks_to_match_reruns"] >= 1
-    if tvr["tasks_to_match_reruns"] == 1:  # singular in the sentence
-        assert "; 1 new task already matches the reruns." in full.attrs["reasoning"]
+    v_m = only.variance_after
+    tvr = full.tasks_vs_runs
+    assert full.variance_after < v_m and tvr.free_runs == 6
+    assert tvr.tasks_to_match_reruns >= 1
+    if tvr.tasks_to_match_reruns == 1:  # singular in the sentence
+        assert "; 1 new task already matches the reruns." in full.reasoning
     # consistent with the new tasks' own variance: enough new tasks do match the reruns
-    beats = tvr["variance_new_tasks"] <= tvr["variance_reruns"]
-    assert beats == (tvr["new_tasks"] >= tvr["tasks_to_match_reruns"])
+    beats = tvr.variance_new_tasks <= tvr.variance_reruns
+    assert beats == (tvr.new_tasks >= tvr.tasks_to_match_reruns)
     # no free runs: nothing to weigh, and no "0 new tasks × 3 runs" sentence
-    assert only.attrs["tasks_vs_runs"]["free_runs"] == 0
-    assert "new tasks" not in only.attrs["reasoning"]
-    assert only.attrs["tasks_vs_runs"]["variance_new_tasks"] == pytest.approx(v_m, rel=1e-9)
+    assert only.tasks_vs_runs.free_runs == 0
+    assert "new tasks" not in only.reasoning
+    assert only.tasks_vs_runs.variance_new_tasks == pytest.approx(v_m, rel=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -327,7 +327,7 @@ def test_bad_options_raise_option_error(kwargs, match) -> None:
 
 
 def test_several_systems_need_a_name_and_empty_data_is_an_input_error() -> None:
-    with pytest.raises(OptionError, match="name one with system="):
+    with pytest.raises(OptionError, match="name one with system"):
         ph.plan.next_runs(ph.load_example("agents"), budget=10, k=2)
     with pytest.raises(InputError, match="no task has decided runs"):
         ph.plan.next_runs(_data([0, 0], [0, 0]), budget=10, k=2)
@@ -339,7 +339,7 @@ def test_next_runs_on_many_tasks_is_fast_enough_to_run_here() -> None:
     rng = np.random.default_rng(0)
     p = rng.beta(2, 0.5, 10_000)
     t = ph.plan.next_runs(_data(np.full(10_000, 5), rng.binomial(5, p)), budget=200, k=5)
-    assert t.attrs["spent"] == 200 and t["extra_runs"].max() == 1
+    assert t.spent == 200 and t.batch["extra_runs"].max() == 1
 
 
 def test_a_stated_prior_is_trusted_and_named() -> None:
@@ -349,16 +349,14 @@ def test_a_stated_prior_is_trusted_and_named() -> None:
     data = ph.load_example("agents")
     prior = ph.plan.Assumptions(mean=0.9, kappa=5.0, source="my earlier runs")
     t = ph.plan.next_runs(data, budget=400, k=5, system="guided", prior=prior)
-    assert (
-        t.attrs["prior_stated"] and t.attrs["prior_text"] == "Beta(μ=0.900, κ=5), my earlier runs"
-    )
-    assert t.attrs["method"].endswith("trusted: no hedge; widths ±1.96·sd of the variance")
-    assert any("a stated prior is trusted: no hedge" in s for s in t.attrs["sentences"])
-    assert t.attrs["hedge"] is not None and t.attrs["hedge_sentence"] is None
-    assert t.attrs["squared_error_after"] <= t.attrs["squared_error_uniform"] * (1 + 1e-12)
+    assert t.prior_stated and t.prior_text == "Beta(μ=0.900, κ=5), my earlier runs"
+    assert t.method.endswith("trusted: no hedge; widths ±1.96·sd of the variance")
+    assert any("a stated prior is trusted: no hedge" in s for s in t.sentences)
+    assert t.hedge is not None and t.hedge_sentence is None
+    assert t.squared_error_after <= t.squared_error_uniform * (1 + 1e-12)
     fitted = ph.plan.next_runs(data, budget=400, k=5, system="guided")
-    assert not fitted.attrs["prior_stated"]
-    assert fitted.attrs["prior_text"].endswith("fitted to these runs")
+    assert not fitted.prior_stated
+    assert fitted.prior_text.endswith("fitted to these runs")
 
 
 def test_prior_agreement_is_the_beta_binomial_z_score() -> None:
@@ -385,10 +383,10 @@ def test_a_stated_prior_the_runs_contradict_is_warned_about() -> None:
     right = ph.plan.next_runs(
         data, budget=100, k=3, prior=ph.plan.Assumptions(mean=12 / 12.6, kappa=12.6)
     )
-    assert wrong.attrs["prior_check"]["z"] > 3 > abs(right.attrs["prior_check"]["z"])
-    assert "These runs do not look like the stated prior" in wrong.attrs["reasoning"]
-    assert "do not look like" not in right.attrs["reasoning"]
-    assert ph.plan.next_runs(data, budget=100, k=3).attrs["prior_check"] is None
+    assert wrong.prior_check.z > 3 > abs(right.prior_check.z)
+    assert "These runs do not look like the stated prior" in wrong.reasoning
+    assert "do not look like" not in right.reasoning
+    assert ph.plan.next_runs(data, budget=100, k=3).prior_check is None
 
 
 def test_under_a_stated_prior_an_even_share_is_kept_where_it_does_better() -> None:
@@ -399,14 +397,12 @@ def test_under_a_stated_prior_an_even_share_is_kept_where_it_does_better() -> No
     c = rng.binomial(3, rng.beta(1.0, 1.0, 50))
     data = ph.counts_from_arrays(np.full(50, 3), c)
     t = ph.plan.next_runs(data, budget=100, k=3, prior=ph.plan.Assumptions(mean=0.5, kappa=2))
-    hedge = t.attrs["hedge"]
-    assert hedge["choice"] == "mixed" and hedge["even_runs"] == 1
-    assert hedge["worst_ratio_chosen"] < hedge["worst_ratio_greedy"]
-    assert (
-        "Under it, 1 run per task first and the rest where they help most" in t.attrs["reasoning"]
-    )
-    assert t.attrs["hedge_sentence"] is None
-    assert (t["extra_runs"] >= 1).sum() == 50
+    hedge = t.hedge
+    assert hedge.choice == "mixed" and hedge.even_runs == 1
+    assert hedge.worst_ratio_chosen < hedge.worst_ratio_greedy
+    assert "Under it, 1 run per task first and the rest where they help most" in t.reasoning
+    assert t.hedge_sentence is None
+    assert (t.batch["extra_runs"] >= 1).sum() == 50
 
 
 def test_a_budget_beyond_one_batch_is_refused_not_tabulated() -> None:
@@ -421,7 +417,9 @@ def test_a_budget_beyond_one_batch_is_refused_not_tabulated() -> None:
     from passhat.planner.batch import MAX_PER_TASK
 
     data = ph.load_example("abcd")
-    assert int(ph.plan.next_runs(data, budget=40, k=2, max_per_task=3)["extra_runs"].max()) <= 3
+    assert (
+        int(ph.plan.next_runs(data, budget=40, k=2, max_per_task=3).batch["extra_runs"].max()) <= 3
+    )
     with pytest.raises(OptionError, match=r"budget 100000 over 4 task\(s\) .* at most 4000 runs"):
         ph.plan.next_runs(data, budget=100_000, k=2)
     # with a small cap per task the even share is still bounded: memory stays small
@@ -429,7 +427,7 @@ def test_a_budget_beyond_one_batch_is_refused_not_tabulated() -> None:
     t = ph.plan.next_runs(data, budget=4 * MAX_PER_TASK, k=2, max_per_task=3)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert int(t["extra_runs"].max()) <= 3
+    assert int(t.batch["extra_runs"].max()) <= 3
     assert peak < 500e6, peak
 
 
@@ -462,22 +460,78 @@ def test_widths_are_the_interval_an_estimate_will_show_and_only_shrink() -> None
     data = ph.counts_from_arrays(n, c)
     t = ph.plan.next_runs(data, budget=16, k=4, prior=prior)
     want_now = sum(_posterior_variance_of_unbiased(4, int(x), 0, 4, a, b) for x in c) / 64
-    assert t.attrs["variance_now"] == pytest.approx(want_now, rel=1e-6)
+    assert t.variance_now == pytest.approx(want_now, rel=1e-6)
     extra = dict.fromkeys(range(8), 0)
     tasks = [str(x) for x in ph.estimators.as_counts(data)["task"].values]
-    for task, m in zip(t["task"], t["extra_runs"], strict=True):
+    for task, m in zip(t.batch["task"], t.batch["extra_runs"], strict=True):
         extra[tasks.index(str(task))] = int(m)
     want_after = (
         sum(_posterior_variance_of_unbiased(4, int(c[i]), extra[i], 4, a, b) for i in range(8)) / 64
     )
     # the new runs' successes are unknown: the posterior of p is the pilot's, and Var(Û | p)
     # with n + m runs averages over it (the law of total expectation over the new runs)
-    assert t.attrs["variance_after"] == pytest.approx(want_after, rel=1e-6)
-    assert t.attrs["width_after"] < t.attrs["width_now"]
-    assert t.attrs["width_uniform"] < t.attrs["width_now"]
-    assert "narrow the 95% interval" in t.attrs["reasoning"]
-    rmse = [np.sqrt(t.attrs[f"squared_error_{w}"]) for w in ("now", "after", "uniform")]
-    assert (
-        "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse)
-        in (t.attrs["reasoning"])
+    assert t.variance_after == pytest.approx(want_after, rel=1e-6)
+    assert t.width_after < t.width_now
+    assert t.width_uniform < t.width_now
+    assert "narrow the 95% interval" in t.reasoning
+    rmse = [np.sqrt(getattr(t, f"squared_error_{w}")) for w in ("now", "after", "uniform")]
+    assert "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse) in (
+        t.reasoning
     )
+
+
+# ------------------------------------------------------------- the result
+def test_the_result_writes_the_former_json_and_shows_the_commands_output() -> None:
+    """The keys ``passhat plan next --json`` wrote before the result owned them, after the
+    header; the view is the command's output (sentences, method, the batch's first 20 rows)."""
+    r = ph.plan.next_runs(ph.load_example("agents"), budget=100, k=5, system="baseline")
+    doc = r.to_dict()
+    assert list(doc) == [
+        "schema", "schema_version", "passhat_version", "input", "system", "metric", "k",
+        "scope", "budget", "spent", "no_flaky", "variance_now", "variance_after",
+        "variance_uniform", "squared_error_now", "squared_error_after", "squared_error_uniform",
+        "width_now", "width_after", "width_uniform", "floor", "tasks_vs_runs", "hedge",
+        "hedge_sentence", "prior", "prior_stated", "prior_check", "prior_text", "reasoning",
+        "sentences", "method", "batch",
+    ]  # fmt: skip
+    assert doc["schema"] == "passhat.plan_next" and doc["input"]["example"] == "agents"
+    assert doc["sentences"] == r.explain() and len(doc["batch"]) == len(r.batch) == 82
+    disp = r.view()
+    assert disp.parts[0].lines[: len(r.sentences)] == tuple(r.sentences)
+    assert disp.parts[0].lines[-1] == f"Method: {r.method}."
+    assert len(disp.parts[1].frame) == 20 and len(r.view(every_row=True).parts[1].frame) == 82
+    assert len(repr(r)) <= 2000
+    with pytest.raises(AttributeError):
+        r.spent = 0  # type: ignore[misc]
+
+
+def test_the_view_escapes_task_names_in_html() -> None:
+    data = ph.counts_from_arrays([4, 4, 4], [2, 1, 3], tasks=["<b>x</b>", "t2", "t3"])
+    html = ph.plan.next_runs(data, budget=6, k=2)._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
+
+
+def test_default_k_is_the_one_rule_for_runs() -> None:
+    # oracle: passhat.exclusions.default_ks — 4 runs per task: k = 1, 2, 4, the largest is 4
+    data = ph.load_example("tau-airline")
+    assert ph.plan.next_runs(data, budget=50).k == 4 == max(ph.exclusions.default_ks(data))
+
+
+def test_a_prior_from_earlier_runs_is_fitted_named_and_refused_at_a_limit() -> None:
+    """The κ-limit rule the command had (commands/plan.py:_fit_earlier) is the planner's: a
+    notebook gets it too. Oracle: from_counts of the same runs (the same μ, κ)."""
+    agents = ph.load_example("agents")
+    fit = ph.plan.from_counts(agents, system="baseline")
+    r = ph.plan.next_runs(agents, budget=200, k=5, system="guided", prior=agents,
+                          prior_system="baseline")  # fmt: skip
+    assert (r.prior.mean, r.prior.kappa) == (fit.mean, fit.kappa) and r.prior_stated
+    assert r.prior.source.endswith("(system 'baseline'): 168 tasks, 840 runs")
+    assert r.to_dict()["prior_input"]["example"] == "agents"
+    with pytest.raises(OptionError, match=r"prior .*holds 2 systems .*name one with prior_system"):
+        ph.plan.next_runs(agents, budget=200, k=5, system="guided", prior=agents)
+    clean = _data([2] * 6, [2, 0] * 3)  # no flaky task: κ at its lower limit
+    with pytest.raises(InputError, match=r"κ at its lower limit e\^-6.*state the prior with mean"):
+        ph.plan.next_runs(agents, budget=200, k=5, system="guided", prior=clean)
+    with pytest.raises(InputError, match="κ at its lower limit"):  # from_counts' result too
+        ph.plan.next_runs(agents, budget=200, k=5, system="guided",
+                          prior=ph.plan.from_counts(clean))  # fmt: skip

@@ -18,6 +18,7 @@ import pytest
 from scipy import special, stats
 
 import passhat as ph
+from passhat.planner.next_runs_result import NextRuns
 
 _N = np.array([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4])
 _C = np.array([4, 4, 4, 4, 4, 3, 3, 2, 1, 0, 0, 4])
@@ -32,20 +33,20 @@ def _unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _plan_and_batch(budget: int) -> tuple[dict, np.ndarray]:
+def _plan_and_batch(budget: int) -> tuple[NextRuns, np.ndarray]:
     data = ph.counts_from_arrays(_N, _C)
     t = ph.plan.next_runs(data, budget=budget, k=_K, prior=_PRIOR)
     tasks = [str(x) for x in ph.estimators.as_counts(data)["task"].values]
     extra = np.zeros(len(_N), dtype=np.int64)
-    for task, m in zip(t["task"], t["extra_runs"], strict=True):
+    for task, m in zip(t.batch["task"], t.batch["extra_runs"], strict=True):
         extra[tasks.index(str(task))] = int(m)
-    return t.attrs, extra
+    return t, extra
 
 
 def test_the_rmse_is_the_realised_error_given_the_runs_and_the_width_the_sampling_spread() -> None:
     # Known truth: p_i ~ Beta(a + c_i, b + n_i − c_i) (the stated prior given the runs), the
     # batch's runs Binomial(x_i, p_i), the estimate the average unbiased pass^3 after them.
-    attrs, extra = _plan_and_batch(budget=24)
+    res, extra = _plan_and_batch(budget=24)
     T, R = len(_N), 100_000
     uniform = np.full(T, 24 // T)
     rng = np.random.default_rng(20261202)
@@ -55,15 +56,15 @@ def test_the_rmse_is_the_realised_error_given_the_runs_and_the_width_the_samplin
         new = rng.binomial(x, p)
         sq = (_unbiased(_N + x, _C + new, _K).mean(axis=1) - truth) ** 2
         mc = sq.std() / np.sqrt(R)
-        assert attrs[f"squared_error_{name}"] == pytest.approx(sq.mean(), abs=4 * mc), name
+        assert getattr(res, f"squared_error_{name}") == pytest.approx(sq.mean(), abs=4 * mc), name
     # the width's variance: the spread of the estimate over fresh runs of the same tasks at a
     # fixed truth, averaged over the truths (E[Var(estimate | p)] over the posterior)
     pilots = rng.binomial(_N[None, None, :], p[:1000, None, :], size=(1000, 200, T))
     within = _unbiased(_N, pilots, _K).mean(axis=2).var(axis=1, ddof=1)
     mc = within.std() / np.sqrt(len(within))
-    assert attrs["variance_now"] == pytest.approx(within.mean(), abs=4 * mc)
+    assert res.variance_now == pytest.approx(within.mean(), abs=4 * mc)
     z = float(special.ndtri(0.975))
-    assert attrs["width_now"] / 2 == pytest.approx(z * np.sqrt(attrs["variance_now"]), rel=1e-12)
+    assert res.width_now / 2 == pytest.approx(z * np.sqrt(res.variance_now), rel=1e-12)
 
 
 @pytest.mark.parametrize(("n", "k"), [(5, 2), (4, 4), (8, 3)])
@@ -76,7 +77,7 @@ def test_over_the_runs_a_prior_gives_the_two_agree_on_average(n: int, k: int) ->
     err, var = np.zeros(n + 1), np.zeros(n + 1)
     for c in range(n + 1):
         t = ph.plan.next_runs(ph.counts_from_arrays([n], [c]), budget=1, k=k, prior=_PRIOR)
-        err[c], var[c] = t.attrs["squared_error_now"], t.attrs["variance_now"]
+        err[c], var[c] = t.squared_error_now, t.variance_now
     assert pmf @ err == pytest.approx(pmf @ var, rel=1e-9)
     assert not np.allclose(err, var, rtol=1e-3)  # per set of runs they differ
 
@@ -86,22 +87,20 @@ def test_the_sentence_names_the_standard_error_and_the_rmse_as_different_numbers
     # with nothing saying that the first is 1.96 standard errors (0.0169) over repeated runs
     # and the second an error given the outcomes so far, so they read as contradictory.
     t = ph.plan.next_runs(ph.load_example("agents"), budget=100, k=5, system="baseline")
-    a = t.attrs
-    se = np.sqrt(a["variance_now"])
-    rmse = [np.sqrt(a[f"squared_error_{w}"]) for w in ("now", "after", "uniform")]
-    assert f"±{a['width_now'] / 2:.4f}" in a["reasoning"]
-    assert f"Those half-widths are 1.96 standard errors ({se:.4f} now)" in a["reasoning"]
-    assert "the spread of the estimate over repeated runs of these tasks" in a["reasoning"]
+    se = np.sqrt(t.variance_now)
+    rmse = [np.sqrt(getattr(t, f"squared_error_{w}")) for w in ("now", "after", "uniform")]
+    assert f"±{t.width_now / 2:.4f}" in t.reasoning
+    assert f"Those half-widths are 1.96 standard errors ({se:.4f} now)" in t.reasoning
+    assert "the spread of the estimate over repeated runs of these tasks" in t.reasoning
     assert (
         "root-mean-square error given the outcomes so far (how far the estimate is expected to "
         "lie from the true pass^5 of these tasks under the fitted prior"
-    ) in a["reasoning"]
-    assert (
-        "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse)
-        in (a["reasoning"])
+    ) in t.reasoning
+    assert "{:.4f} now, {:.4f} after the batch, {:.4f} after even runs".format(*rmse) in (
+        t.reasoning
     )
     # the numbers of the issue, and the relation the sentence states: here the RMSE is smaller
-    assert (round(a["width_now"] / 2, 4), round(se, 4), round(rmse[0], 4)) == (
+    assert (round(t.width_now / 2, 4), round(se, 4), round(rmse[0], 4)) == (
         0.0332,
         0.0169,
         0.0149,

@@ -90,6 +90,7 @@ def test_near_all_pass_truths_adaptive_batch_at_least_1_3x() -> None:
     assert r["factor"] >= 1.3, r
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_near_all_pass_a_prior_from_an_earlier_evaluation_reaches_1_3x() -> None:
     """What the 3-run pilot lacks, an earlier evaluation of similar tasks supplies: the prior
     fitted (plan.from_counts) to an independent earlier evaluation from the same truth (200 other
@@ -105,6 +106,7 @@ def test_near_all_pass_a_prior_from_an_earlier_evaluation_reaches_1_3x() -> None
     assert r["factor"] - 2 * r["factor_se"] >= 1.3, r
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_near_all_pass_a_wrong_earlier_prior_is_worse_than_even_runs_and_warned() -> None:
     """The sensitivity row: the earlier evaluation from a less reliable system (Beta(4, 1),
     μ = 0.80, against the pilot's Beta(12, 0.6)). The trusted batch is worse than even runs

@@ -1,7 +1,8 @@
 """Tests of passhat.planner.rounds: runs cut into rounds of k-run blocks.
 
 Oracle: a plain Python loop over each task's decided runs sorted by trial index, on
-shuffled rows with unscored runs and unequal runs per task.
+shuffled rows with unscored runs and unequal runs per task; an open block's bounds are the
+outcomes of its runs with the missing ones all failing and all passing.
 """
 
 from __future__ import annotations
@@ -44,15 +45,23 @@ def test_blocks_match_a_loop(seed: int, k: int, metric: str) -> None:
         dec = part[part["success"].notna()].sort_values("trial")
         runs[task] = [bool(x) for x in dec["success"]]
     rounds = min(len(r) // k for r in runs.values())
-    assert got.rounds == rounds
+    top = max(len(r) // k for r in runs.values())
+    assert (got.rounds, got.top) == (rounds, top)
     assert got.unscored == int(df["success"].isna().sum())
-    assert got.set_aside == sum(len(r) for r in runs.values()) - rounds * k * len(runs)
-    assert got.blocks is not None
+    assert got.set_aside == sum(max(0, len(r) - top * k) for r in runs.values())
+    assert got.blocks is not None and got.lo is not None and got.hi is not None
     for i, task in enumerate(got.tasks):
         blocks = [runs[task][b * k : (b + 1) * k] for b in range(rounds)]
         want = [all(b) if metric == "pass_hat_k" else any(b) for b in blocks]
         assert got.blocks[i].tolist() == want
         assert got.passes[i] == sum(want)
+        for b in range(top):  # every block up to top: the outcomes its missing runs allow
+            seen = runs[task][b * k : (b + 1) * k]
+            fill = [seen + [x] * (k - len(seen)) for x in (False, True)]
+            can = {all(f) if metric == "pass_hat_k" else any(f) for f in fill}
+            assert (got.lo[i, b], got.hi[i, b]) == (min(can), max(can)), (task, b, seen)
+            assert got.complete is not None and got.complete[i, b] == (len(seen) == k)
+        assert got.missing()[i] == max(0, top * k - len(runs[task]))
     assert got.runs_to_reach(rounds + 1) == sum(
         max(0, (rounds + 1) * k - len(r)) for r in runs.values()
     )

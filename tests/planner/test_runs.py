@@ -25,18 +25,18 @@ def test_seed_clean_runs_exact():
     # seeds: "3 clean runs rule out failure rates above 63.2%" … "60 … 4.9%"
     printed = {3: "63.2%", 5: "45.1%", 10: "25.9%", 20: "13.9%", 30: "9.5%", 60: "4.9%"}
     for n, text in printed.items():
-        assert f"{ph.plan.failure_upper_bound(runs=n, failures=0, confidence=0.95):.1%}" == text
+        assert f"{ph.plan.failure_upper_bound(runs=n, failures=0, ci=0.95):.1%}" == text
 
 
 def test_seed_flip_rate_runs_exact():
     # seeds: "flip rate 10%: 29 runs", "flip rate 5%: 59 runs"
-    assert ph.plan.runs_to_detect(flip_rate=0.1, confidence=0.95) == 29
-    assert ph.plan.runs_to_detect(flip_rate=0.05, confidence=0.95) == 59
+    assert ph.plan.runs_to_detect(flip_rate=0.1, ci=0.95) == 29
+    assert ph.plan.runs_to_detect(flip_rate=0.05, ci=0.95) == 59
 
 
 def test_seed_gate_exact():
     # seeds: "p=0.9, gate passes if any of 3 attempts passes: 99.9%; all 3 must pass: 72.9%"
-    g = ph.plan.gate(rate=0.9, attempts=3)
+    g = ph.plan.retry(rate=0.9, attempts=3)
     assert f"{g.quantities['retry_until_green']:.1%}" == "99.9%"
     assert f"{g.quantities['all_must_pass']:.1%}" == "72.9%"
     assert "99.9%" in g.reasoning and "72.9%" in g.reasoning
@@ -44,13 +44,13 @@ def test_seed_gate_exact():
 
 def test_certify_matches_seed_and_detect():
     # 0 allowed failures: the same ⌈ln α / ln(1−f)⌉ as the seeds' 59 runs for 5%
-    assert ph.plan.runs_to_certify(max_failure_rate=0.05, confidence=0.95) == 59
+    assert ph.plan.runs_to_certify(max_failure_rate=0.05, ci=0.95) == 59
 
 
 # ------------------------------------------------ closed forms vs oracles
 @pytest.mark.parametrize("f,q", [(0.1, 0.95), (0.05, 0.95), (0.2, 0.9), (0.01, 0.99)])
 def test_runs_to_detect_is_minimal_exact(f, q):
-    n = int(plan.runs_to_detect(flip_rate=f, confidence=q))
+    n = int(plan.runs_to_detect(flip_rate=f, ci=q))
     assert 1 - (1 - f) ** n >= q > 1 - (1 - f) ** (n - 1)
 
 
@@ -66,18 +66,15 @@ def test_runs_to_detect_by_simulation():
 
 
 def test_runs_to_detect_solves_each_none():
-    assert (
-        abs(float(plan.runs_to_detect(flip_rate=0.1, runs=29, confidence=None)) - (1 - 0.9**29))
-        < 1e-12
-    )
-    f = float(plan.runs_to_detect(confidence=0.95, runs=29, flip_rate=None))
+    assert abs(float(plan.runs_to_detect(flip_rate=0.1, runs=29, ci=None)) - (1 - 0.9**29)) < 1e-12
+    f = float(plan.runs_to_detect(ci=0.95, runs=29, flip_rate=None))
     assert abs(1 - (1 - f) ** 29 - 0.95) < 1e-12
 
 
 @pytest.mark.parametrize("n,x", [(30, 0), (30, 2), (10, 1), (100, 7), (5, 5)])
 def test_failure_upper_bound_is_clopper_pearson(n, x):
     # oracle: statsmodels' Clopper–Pearson ("beta") two-sided at 2α gives the one-sided upper bound
-    got = float(plan.failure_upper_bound(runs=n, failures=x, confidence=0.95))
+    got = float(plan.failure_upper_bound(runs=n, failures=x, ci=0.95))
     _, hi = proportion_confint(x, n, alpha=0.10, method="beta")
     assert got == pytest.approx(hi if x < n else 1.0, abs=1e-10)
 
@@ -87,7 +84,7 @@ def test_failure_upper_bound_covers_by_simulation(f_true):
     # known truth: failures ~ Binomial(30, f_true); the 95% upper bound must cover f_true ≥ 95%
     n, reps = 30, 20_000
     bounds = np.array(
-        [float(plan.failure_upper_bound(runs=n, failures=x, confidence=0.95)) for x in range(n + 1)]
+        [float(plan.failure_upper_bound(runs=n, failures=x, ci=0.95)) for x in range(n + 1)]
     )
     x = np.random.default_rng(2).binomial(n, f_true, size=reps)
     cover = (bounds[x] >= f_true).mean()
@@ -97,10 +94,10 @@ def test_failure_upper_bound_covers_by_simulation(f_true):
 @pytest.mark.parametrize("f0,x", [(0.05, 0), (0.05, 2), (0.1, 1), (0.01, 3)])
 def test_runs_to_certify_minimal_exact(f0, x):
     # oracle: scipy binomial cdf. At the true rate f0, ≤ x failures must have probability ≤ α
-    n = int(plan.runs_to_certify(max_failure_rate=f0, confidence=0.95, allowed_failures=x))
+    n = int(plan.runs_to_certify(max_failure_rate=f0, ci=0.95, allowed_failures=x))
     assert stats.binom.cdf(x, n, f0) <= 0.05 < stats.binom.cdf(x, n - 1, f0)
     # the Clopper–Pearson bound after x failures in n runs is then ≤ f0
-    assert float(plan.failure_upper_bound(runs=n, failures=x, confidence=0.95)) <= f0 + 1e-12
+    assert float(plan.failure_upper_bound(runs=n, failures=x, ci=0.95)) <= f0 + 1e-12
 
 
 def test_runs_to_certify_by_simulation():
@@ -110,9 +107,7 @@ def test_runs_to_certify_by_simulation():
     reps = 40_000
     x = np.random.default_rng(3).binomial(n, 0.05, size=reps)
     assert (x <= 2).mean() <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
-    conf = float(
-        plan.runs_to_certify(max_failure_rate=0.05, allowed_failures=2, runs=n, confidence=None)
-    )
+    conf = float(plan.runs_to_certify(max_failure_rate=0.05, allowed_failures=2, runs=n, ci=None))
     assert conf >= 0.95
 
 
@@ -120,7 +115,7 @@ def test_runs_to_certify_by_simulation():
 @pytest.mark.parametrize("rate,h", [(0.8, 0.05), (0.5, 0.1), (0.95, 0.03)])
 def test_runs_for_width_exact_search(method, sm, rate, h):
     # oracle: statsmodels proportion_confint at the expected count c = rate·n
-    n = int(plan.runs_for_width(half_width=h, rate=rate, method=method, confidence=0.95))
+    n = int(plan.runs_for_width(half_width=h, rate=rate, method=method, ci=0.95))
 
     def hw(m):
         lo, hi = proportion_confint(rate * m, m, alpha=0.05, method=sm)
@@ -145,7 +140,7 @@ def test_gate_by_simulation():
     reps = 40_000
     runs = rng.random((reps, 3)) < 0.9
     mc = math.sqrt(0.25 / reps)
-    g = plan.gate(rate=0.9, attempts=3).quantities
+    g = plan.retry(rate=0.9, attempts=3).quantities
     assert abs(runs.any(axis=1).mean() - g["retry_until_green"]) < 4 * mc
     assert abs(runs.all(axis=1).mean() - g["all_must_pass"]) < 4 * mc
 
@@ -162,38 +157,36 @@ def test_rate_for_pass_hat_k_and_simulation():
 
 
 def test_choose_k_and_simulation():
-    res = plan.choose_k(
-        unacceptable_failure_rate=0.2, confidence=0.9, acceptable_failure_rate=0.002
-    )
+    res = plan.choose_k(unacceptable_failure_rate=0.2, ci=0.9, acceptable_failure_rate=0.002)
     k = int(res)
-    assert k == int(plan.runs_to_detect(flip_rate=0.2, confidence=0.9))
+    assert k == int(plan.runs_to_detect(flip_rate=0.2, ci=0.9))
     assert res.quantities["k_max"] >= k
     assert 0.998 ** res.quantities["k_max"] >= 0.95 > 0.998 ** (res.quantities["k_max"] + 1)
     reps = 40_000
     gate_fails = (np.random.default_rng(7).random((reps, k)) < 0.2).any(axis=1).mean()
     assert gate_fails >= 0.9 - 3 * math.sqrt(0.09 / reps)
     with pytest.raises(OptionError, match="no k works"):
-        plan.choose_k(unacceptable_failure_rate=0.02, confidence=0.99, acceptable_failure_rate=0.01)
+        plan.choose_k(unacceptable_failure_rate=0.02, ci=0.99, acceptable_failure_rate=0.01)
 
 
 # ------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: plan.runs_to_detect(flip_rate=0.0, confidence=0.95),
-        lambda: plan.runs_to_detect(flip_rate=1.2, confidence=0.95),
-        lambda: plan.runs_to_detect(flip_rate=0.1, confidence=1.0),
-        lambda: plan.runs_to_detect(flip_rate=0.1, confidence=-0.1),
-        lambda: plan.runs_to_detect(flip_rate=0.1, confidence=0.9, runs=3),  # nothing to solve
-        lambda: plan.runs_to_detect(flip_rate=None, confidence=None, runs=3),  # two unknowns
+        lambda: plan.runs_to_detect(flip_rate=0.0, ci=0.95),
+        lambda: plan.runs_to_detect(flip_rate=1.2, ci=0.95),
+        lambda: plan.runs_to_detect(flip_rate=0.1, ci=1.0),
+        lambda: plan.runs_to_detect(flip_rate=0.1, ci=-0.1),
+        lambda: plan.runs_to_detect(flip_rate=0.1, ci=0.9, runs=3),  # nothing to solve
+        lambda: plan.runs_to_detect(),  # three unknowns
         lambda: plan.failure_upper_bound(runs=5, failures=6),
         lambda: plan.failure_upper_bound(runs=0),
-        lambda: plan.failure_upper_bound(runs=5, confidence=1.5),
+        lambda: plan.failure_upper_bound(runs=5, ci=1.5),
         lambda: plan.runs_to_certify(max_failure_rate=1.0),
         lambda: plan.runs_for_width(half_width=0.6, rate=0.5),
         lambda: plan.runs_for_width(half_width=0.05, rate=0.5, method="wald"),
-        lambda: plan.gate(rate=0.9, attempts=0),
-        lambda: plan.gate(rate=-0.1, attempts=2),
+        lambda: plan.retry(rate=0.9, attempts=0),
+        lambda: plan.retry(rate=-0.1, attempts=2),
         lambda: plan.rate_for_pass_hat_k(target=0.9, k=0),
     ],
 )
@@ -205,9 +198,9 @@ def test_bad_input_raises_passhat_error(call):
 def test_runs_to_detect_keeps_precision_at_tiny_flip_rates() -> None:
     # oracle: 1 − (1 − f)^n → 1 − e^(−nf) as f → 0; (1 − f) rounds to 1 in floating point
     r = plan.runs_to_detect(flip_rate=1e-300)
-    assert r.quantities["achieved_confidence"] == pytest.approx(0.95, abs=1e-6)  # was 0.0
+    assert r.quantities["achieved_ci"] == pytest.approx(0.95, abs=1e-6)  # was 0.0
     assert "0.00% ≥" not in r.reasoning
-    c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, confidence=None)
+    c = plan.runs_to_detect(flip_rate=1e-17, runs=10**17, ci=None)
     assert float(c) == pytest.approx(1 - math.exp(-1), rel=1e-9)
 
 
@@ -220,4 +213,36 @@ def test_runs_to_detect_is_minimal_at_tiny_flip_rates(f, q):
     getcontext().prec = 50
     exact = (Decimal(1) - Decimal(q)).ln() / (Decimal(1) - Decimal(f)).ln()
     want = int(exact.to_integral_value(rounding="ROUND_CEILING"))
-    assert plan.runs_to_detect(flip_rate=f, confidence=q).value == want
+    assert plan.runs_to_detect(flip_rate=f, ci=q).value == want
+
+
+# ------------------------------------------------------------- renamed in this release
+def test_gate_is_now_retry_and_confidence_is_now_ci_both_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="plan.gate is deprecated: use plan.retry"):
+        old = plan.gate(rate=0.9, attempts=3)
+    assert old == plan.retry(rate=0.9, attempts=3) and old.query == "retry"
+    with pytest.warns(DeprecationWarning, match="confidence= is deprecated: use ci="):
+        assert plan.failure_upper_bound(runs=30, confidence=0.9) == plan.failure_upper_bound(
+            runs=30, ci=0.9
+        )
+    with pytest.warns(DeprecationWarning), pytest.raises(OptionError, match="not both"):
+        plan.runs_to_detect(flip_rate=0.1, ci=0.9, confidence=0.95)
+
+
+def test_the_level_defaults_to_95_unless_it_is_the_one_left_out():
+    # oracle: 1 − 0.9^10 = 0.6513 (the probability that 10 runs catch a 10% flip)
+    r = plan.runs_to_detect(flip_rate=0.1, runs=10)
+    assert r.solved_for == "ci" and float(r) == pytest.approx(1 - 0.9**10, rel=1e-12)
+    assert plan.runs_to_detect(flip_rate=0.1).quantities["ci"] == 0.95
+    assert plan.choose_k(unacceptable_failure_rate=0.2, k=5).solved_for == "ci"
+
+
+def test_the_rule_of_the_unknowns_reads_in_python_terms():
+    with pytest.raises(OptionError) as err:
+        plan.runs_to_detect()
+    assert str(err.value) == (
+        "give all but one of flip_rate, ci and runs (ci defaults to 0.95); the one left out "
+        "is solved for (given: none); e.g. runs_to_detect(flip_rate=0.1)"
+    )
+    with pytest.raises(OptionError, match=r"^failures 9 exceeds runs 5$"):
+        plan.failure_upper_bound(runs=5, failures=9)

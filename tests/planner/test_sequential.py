@@ -17,6 +17,7 @@ Oracles
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -91,16 +92,39 @@ def test_fail_and_continue() -> None:
     assert f"about {few.further_runs} more run(s)" in few.reasoning
 
 
-def test_unequal_runs_use_complete_rounds() -> None:
+def test_unequal_runs_use_every_decided_run() -> None:
+    """t3 has 7 runs, the others 12: the e-values are the larger of the 7 complete rounds'
+    and the 12 rounds' with t3's 5 missing runs failing (for pass) or passing (for fail);
+    the bounds the tighter; the warning and reruns name t3 and its 5 runs."""
     rng = np.random.default_rng(2)
     out = rng.random((5, 12)) < 0.9
     df = trials_from(out).frame
     ragged = df[~((df["task_id"] == "t3") & (df["trial"] >= 7))]  # t3 has 7 runs
     g = ph.plan.sequential(ph.Trials.from_frame(ragged), max_failure_rate=0.2)
-    same = ph.plan.sequential(trials_from(out[:, :7]), max_failure_rate=0.2)
-    assert (g.rounds, g.e_pass, g.e_fail) == (7, same.e_pass, same.e_fail)
-    assert g.runs_set_aside == 4 * 5
-    assert "7 to 12" in g.warnings[0] and "sets 20 run(s) aside" in g.warnings[0]
+    fails7 = int((~out[:, :7]).sum())
+    worst, best = out.copy(), out.copy()
+    worst[3, 7:], best[3, 7:] = False, True
+    f_worst, f_best = int((~worst).sum()), int((~best).sum())
+
+    def le(fails: int, n: int, side: str) -> float:
+        return log_evalue([0, 1], [n - fails, fails], null=0.2, side=side)  # type: ignore[arg-type]
+
+    assert math.log(g.e_pass) == pytest.approx(
+        max(le(fails7, 35, "below"), le(f_worst, 60, "below"))
+    )
+    assert math.log(g.e_fail) == pytest.approx(
+        max(le(fails7, 35, "above"), le(f_best, 60, "above"))
+    )
+    assert (g.rounds, g.top, g.runs_used, g.runs_set_aside) == (7, 12, 55, 0)
+    assert g.reruns.to_dict(orient="records") == [
+        {"build": "candidate", "system": "sys", "task": "t3", "runs": 5}
+    ]
+    assert "7 to 12" in g.warnings[0] and "t3 +5" in g.warnings[0]
+    # the estimate: each task's failure rate over its own complete blocks (t3: 7 runs)
+    want = np.mean([(~out[i, : 7 if i == 3 else 12]).mean() for i in range(5)])
+    assert g.estimate == pytest.approx(want)
+    complete = ph.plan.sequential(trials_from(out[:, :7]), max_failure_rate=0.2)
+    assert g.lower >= complete.lower and g.upper <= complete.upper  # the tighter of the looks
     # equal runs, k not dividing them (5 runs, k = 2): the note does not claim they differ
     even = ph.plan.sequential(trials_from(out[:, :5]), max_failure_rate=0.2, k=2)
     assert even.rounds == 2 and even.runs_set_aside == 5
@@ -186,6 +210,54 @@ def test_baseline_gate_on_the_agents_example() -> None:
     assert shown.decision == "fail" and shown.upper < 0 and shown.exit_code == 1
 
 
+def test_baseline_gate_uses_every_decided_run_of_both_builds() -> None:
+    """8 runs per task, k = 4, one run of some tasks unscored: round 2's pairs are the
+    candidate's block minus the baseline's, an open block at its worst for each side
+    (every outcome its missing run allows, enumerated), and the e-values the larger of the
+    two looks; reruns list each build's tasks."""
+    rng = np.random.default_rng(13)
+    T = 12
+    out_c, out_b = rng.random((T, 8)) < 0.9, rng.random((T, 8)) < 0.85
+    lost_c, lost_b = {2: 5, 7: 1}, {4: 6}  # task: the trial left unscored
+    frames = []
+    for name, out, lost in (("new", out_c, lost_c), ("old", out_b, lost_b)):
+        df = trials_from(out, name).frame
+        for t, trial in lost.items():
+            df.loc[(df["task_id"] == f"t{t}") & (df["trial"] == trial), "success"] = pd.NA
+        frames.append(ph.Trials.from_frame(df))
+    g = ph.plan.sequential(frames[0], frames[1], margin=0.05, k=4)
+
+    def block_range(out: np.ndarray, lost: dict[int, int], t: int) -> tuple[int, int]:
+        runs = [bool(x) for r, x in enumerate(out[t]) if lost.get(t) != r][4:8]
+        can = {int(all([*runs, x])) for x in (False, True)} if len(runs) < 4 else {int(all(runs))}
+        return min(can), max(can)
+
+    d_lo, d_hi = [], []
+    for t in range(T):
+        c, b = block_range(out_c, lost_c, t), block_range(out_b, lost_b, t)
+        d_lo.append(c[0] - b[1])
+        d_hi.append(c[1] - b[0])
+    first = out_c[:, :4].all(axis=1).astype(int) - out_b[:, :4].all(axis=1).astype(int)
+    per = [[(first == v).sum() for v in (-1, 0, 1)]]
+
+    def counts(d2: list[int]) -> list[int]:
+        both = np.concatenate([first, d2])
+        return [int((both == v).sum()) for v in (-1, 0, 1)]
+
+    def le(c: list[int], side: str) -> float:
+        return log_evalue([-1, 0, 1], c, null=-0.05, side=side, lo=-1, hi=1)  # type: ignore[arg-type]
+
+    assert math.log(g.e_pass) == pytest.approx(max(le(per[0], "above"), le(counts(d_lo), "above")))
+    assert math.log(g.e_fail) == pytest.approx(max(le(per[0], "below"), le(counts(d_hi), "below")))
+    assert (g.rounds, g.top) == (1, 2)
+    assert g.reruns.to_dict(orient="records") == [
+        {"build": "candidate", "system": "new", "task": "t2", "runs": 1},
+        {"build": "candidate", "system": "new", "task": "t7", "runs": 1},
+        {"build": "baseline", "system": "old", "task": "t4", "runs": 1},
+    ]
+    assert g.further_runs is None or g.further_runs >= 3
+
+
 def test_baseline_with_more_rounds_is_paired_on_the_common_ones() -> None:
     rng = np.random.default_rng(5)
     base, cand = rng.random((4, 12)) < 0.9, rng.random((4, 6)) < 0.9
@@ -237,6 +309,56 @@ def test_result_views_and_dict() -> None:
     assert g.to_frame()["e_pass"].iloc[0] == g.e_pass
     assert "<table" in g._repr_html_()
     assert g.summary().startswith("passhat gate: continue") and "\n" not in g.summary()
+
+
+# ----------------------------------------------- optional stopping (unequal runs)
+def test_unequal_runs_keep_the_error_rates_under_optional_stopping() -> None:
+    """studies/gates section 5, fewer streams: the failure rate at the bound, the failing
+    tasks losing 60% of their runs; checked after every pass over 10 tasks up to 300 run
+    attempts. The gate's rule stays ≤ α + 3 MC errors; pooling the decided runs does not."""
+    from study_loader import load_study
+
+    gates = load_study(Path("studies/gates/gates.py"), "gates_study_fast")
+    row = gates.null_unequal(0.2, 10, 0.6, 400, np.random.default_rng(11), attempts=300)
+    lim = gates.mc_bound(400)
+    assert row["sequential_pass"] <= lim and row["sequential_fail"] <= lim, row
+    assert row["pooled_stream_pass"] > 2 * ALPHA, row
+
+
+def test_the_study_transcribes_the_gate() -> None:
+    """The study's e-values (k = 1) are the gate's: one stream, checked after each pass."""
+    from study_loader import load_study
+
+    gates = load_study(Path("studies/gates/gates.py"), "gates_study_fast")
+    rng = np.random.default_rng(12)
+    fail = rng.random((1, 6, 4)) < 0.3
+    dec = rng.random((1, 6, 4)) >= np.array([0.0, 0.0, 0.5, 0.5])
+    F = gates._first_decided(fail, dec)
+    for p in range(1, 7):
+        rows = [
+            {
+                "task_id": f"t{t}",
+                "trial": r,
+                "success": None if not dec[0, r, t] else not fail[0, r, t],
+            }
+            for t in range(4)
+            for r in range(p)
+        ]
+        g = ph.plan.sequential(ph.Trials.from_frame(pd.DataFrame(rows)), max_failure_rate=0.3)
+        n = dec[0, :p].sum(axis=0)
+        r_c, r_top = int(n.min()), int(n.max())
+        f_c = sum(int(F[0, t, r_c]) for t in range(4))
+        f_all = sum(int(F[0, t, n[t]]) for t in range(4))
+        miss = int((r_top - n).sum())
+
+        def le(f: int, total: int, side: str) -> float:
+            return log_evalue([0, 1], [total - f, f], null=0.3, side=side)  # type: ignore[arg-type]
+
+        want_pass = max(le(f_c, 4 * r_c, "below"), le(f_all + miss, 4 * r_top, "below"))
+        want_fail = max(le(f_c, 4 * r_c, "above"), le(f_all, 4 * r_top, "above"))
+        if r_top:
+            assert math.log(g.e_pass) == pytest.approx(want_pass, abs=1e-12), p
+            assert math.log(g.e_fail) == pytest.approx(want_fail, abs=1e-12), p
 
 
 # ------------------------------------------------------- optional stopping (paired)
@@ -297,6 +419,7 @@ def test_sign_boundary_is_the_gates_decision() -> None:
 @pytest.mark.parametrize(
     ("f", "f0", "tasks", "first_failures"), [(0.01, 0.05, 10, 1), (0.1, 0.05, 10, 10)]
 )
+@pytest.mark.integration  # Monte-Carlo check
 def test_projection_matches_simulated_continuations(
     f: float, f0: float, tasks: int, first_failures: int
 ) -> None:

@@ -65,9 +65,31 @@ def test_words_come_from_the_fields() -> None:
         "run(s) (3 more round(s)) decide: pass."
     )
     assert g.warnings == (
-        "decided runs per task differ (6 to 10): the gate uses 2 complete round(s) of 3 run(s) "
-        "per task and sets 4 run(s) aside until every task has another round",
+        "decided runs per task differ (6 to 10): the gate uses 2 round(s) of 3 run(s) "
+        "per task and sets 4 run(s) aside until a task completes another round",
     )
+    opened = _result(
+        candidate=GateBuild(
+            "v2", 3, 2, decided_min=6, decided_max=9, top=3, reruns=(("a", 3), ("b", 1))
+        )
+    )
+    assert opened.top == 3 and "every decided run up to round 3" in opened.reasoning
+    assert opened.warnings == (
+        "decided runs per task differ (6 to 9): the gate uses every decided run up to round 3 "
+        "(2 complete round(s) of 3 run(s) per task; a block still missing runs counts as the "
+        "outcome least favourable to each decision); to complete round 3, 2 tasks need 4 more "
+        "decided run(s): a +3, b +1",
+    )
+    assert opened.reruns.to_dict(orient="records") == [
+        {"build": "candidate", "system": "v2", "task": "a", "runs": 3},
+        {"build": "candidate", "system": "v2", "task": "b", "runs": 1},
+    ]
+    assert opened.to_dict()["gate"]["reruns"][1] == {
+        "build": "candidate",
+        "system": "v2",
+        "task": "b",
+        "runs": 1,
+    }
     none = _result(rounds=0, candidate=GateBuild("v2", 3, 0, decided_min=1, shortest_task="b"))
     assert none.reasoning.startswith(
         "continue: no complete round yet (task 'b' has 1 decided run(s) and a round needs 3)"

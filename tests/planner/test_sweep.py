@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from passhat import planner as plan
+from passhat.planner.copula import simulate_power
+from passhat.planner.design_check import simulate_design
 
 A = plan.Assumptions
 
@@ -18,9 +20,9 @@ def test_sweep_matches_direct_calls(scheduler):
     prior = A(mean=0.6, icc=0.3)
     pts = [{"tasks": 20, "runs_per_task": 3}, {"tasks": 10, "runs_per_task": 6}]
     df = plan.sweep(
-        plan.simulate_design, pts, scheduler=scheduler, k=2, prior=prior, replicates=200, seed=1
+        simulate_design, pts, scheduler=scheduler, k=2, prior=prior, replicates=200, seed=1
     )
-    direct = [plan.simulate_design(k=2, prior=prior, replicates=200, seed=1, **p) for p in pts]
+    direct = [simulate_design(k=2, prior=prior, replicates=200, seed=1, **p) for p in pts]
     assert df["sd_population_pass_hat_k"].tolist() == [
         d["sd_population_pass_hat_k"] for d in direct
     ]
@@ -33,16 +35,17 @@ def test_sweep_on_an_existing_cluster_address():
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
         prior = A(mean=0.6, icc=0.3)
-        df = plan.power_grid(
-            delta=0.1,
-            tasks=[30],
-            runs_per_task=[3, 5],
-            prior=prior,
-            replicates=300,
-            seed=4,
-            scheduler=cluster.scheduler_address,
-        )
-    direct = plan.simulate_power(
+        with plan.sweep_options(scheduler=cluster.scheduler_address):
+            df = plan.power(
+                delta=0.1,
+                tasks=[30],
+                runs_per_task=[3, 5],
+                prior=prior,
+                method="simulation",
+                replicates=300,
+                seed=4,
+            ).table
+    direct = simulate_power(
         tasks=30, runs_per_task=5, delta=0.1, prior=prior, replicates=300, seed=5
     )
     assert df["power"].tolist()[1] == direct["power"]
@@ -53,8 +56,6 @@ def test_sweep_default_local_cluster():
     # scheduler=None starts a 2-worker local dask cluster (slow to start: excluded by default)
     prior = A(mean=0.6, icc=0.3)
     pts = [{"tasks": 20, "runs_per_task": 3, "seed": 1}]
-    df = plan.sweep(plan.simulate_design, pts, k=2, prior=prior, replicates=200)
-    direct = plan.simulate_design(
-        tasks=20, runs_per_task=3, k=2, prior=prior, replicates=200, seed=1
-    )
+    df = plan.sweep(simulate_design, pts, k=2, prior=prior, replicates=200)
+    direct = simulate_design(tasks=20, runs_per_task=3, k=2, prior=prior, replicates=200, seed=1)
     assert df["sd_population_pass_hat_k"].iloc[0] == direct["sd_population_pass_hat_k"]

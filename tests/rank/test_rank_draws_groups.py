@@ -21,11 +21,11 @@ def test_groups_share_union_interval_and_mean_probability() -> None:
     point = [8 / 12, 8 / 12, 4 / 12]
     plain = rank_from_draws(d, ["a", "b", "c"], point, ci=0.9)
     grouped = rank_from_draws(d, ["a", "b", "c"], point, ci=0.9, groups=[0, 0, 1])
-    for col in ("rank_lower", "rank_upper", "p_first", "mean_rank"):
+    for col in ("rank_lower", "rank_upper", "share_first", "mean_rank"):
         assert grouped.loc[0, col] == grouped.loc[1, col]
     assert grouped.loc[0, "rank_lower"] == plain.loc[[0, 1], "rank_lower"].min()
     assert grouped.loc[0, "rank_upper"] == plain.loc[[0, 1], "rank_upper"].max()
-    assert grouped.loc[0, "p_first"] == pytest.approx(plain.loc[[0, 1], "p_first"].mean())
+    assert grouped.loc[0, "share_first"] == pytest.approx(plain.loc[[0, 1], "share_first"].mean())
     # a system alone in its group keeps its own statistics
     assert grouped.loc[2].equals(plain.loc[2])
 

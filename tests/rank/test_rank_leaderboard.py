@@ -3,7 +3,7 @@
 Oracles: the resampled means recomputed from the resampled task indices by plain
 averaging (what a task bootstrap is by definition), passhat.compare on the same two
 systems (the same difference, interval and p-value: one paired rule), and τ-bench
-airline gpt-4o against itself (identical systems must share a tier, a rank and
+airline gpt-4o against itself (identical systems must share a letter, a rank and
 P(rank = 1) = 0.5 each) and against a copy with a few tasks edited.
 """
 
@@ -71,12 +71,12 @@ def test_two_systems_agree_with_compare(agents_trials: ph.Trials) -> None:
         # the same rule; random sign flips differ by seed stream, exact parts match
         assert row["lower"] == pytest.approx(ref["lower"], abs=0.01)
         assert row["upper"] == pytest.approx(ref["upper"], abs=0.01)
-        # one pair: Holm changes nothing, and the tier split is the test's decision
+        # one pair: Holm changes nothing, and the letters split is the test's decision
         assert row["p_holm"] == pytest.approx(row["p_value"])
     pop = r.pairs[(r.pairs["scope"] == "population") & (r.pairs["metric"] == "pass_hat_k")]
     for _, row in pop.iterrows():
         t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == row["k"])]
-        split = t["tier"].nunique() == 2
+        split = t["group"].nunique() == 2
         assert split == bool(row["p_value"] <= 0.05)
         assert (row["lower"] > 0 or row["upper"] < 0) == split
 
@@ -151,9 +151,9 @@ def test_tau_airline_against_itself() -> None:
     b = df.assign(system="gpt-4o (copy)")
     r = ph.rank(ph.Trials.from_frame(pd.concat([a, b])), k=[1, 4], n_boot=2000, seed=0)
     for _, part in r.table.groupby(["metric", "k"]):
-        assert part["tier"].tolist() == [1, 1]
+        assert part["group"].tolist() == ["a", "a"]
         assert part["rank"].tolist() == [1, 1]
-        assert part["p_first"].tolist() == pytest.approx([0.5, 0.5])
+        assert part["share_first"].tolist() == pytest.approx([0.5, 0.5])
         assert part[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2]]
     assert (r.pairs["difference"] == 0).all()
     assert (r.pairs["win_probability"] == 0.5).all()
@@ -171,7 +171,7 @@ def test_tau_airline_against_an_edited_copy() -> None:
     r = ph.rank(both, k=[1, 4], n_boot=2000, seed=0)
     p4 = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 4)]
     assert p4["system"].tolist() == ["gpt-4o edited", "gpt-4o"]
-    assert p4["p_first"].iloc[0] > 0.9  # better on 5 tasks, equal elsewhere
+    assert p4["share_first"].iloc[0] > 0.9  # better on 5 tasks, equal elsewhere
     cmp = ph.compare(both, k=[1, 4], n_boot=2000, seed=0, baseline="gpt-4o")
     ref = cmp.table[(cmp.table["metric"] == "pass_hat_k") & (cmp.table["k"] == 4)]
     row = r.pairs[(r.pairs["metric"] == "pass_hat_k") & (r.pairs["k"] == 4)]
@@ -193,8 +193,8 @@ def test_ties_share_a_rank_and_known_order() -> None:
     r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=1000, seed=0)
     t = r.table[(r.table["metric"] == "pass_hat_k") & (r.table["k"] == 2)].set_index("system")
     assert t.loc[["a", "b", "c", "d"], "rank"].tolist() == [1, 2, 2, 4]
-    assert t.loc["a", "p_first"] == 1.0
-    assert t.loc["b", "tier"] == t.loc["c", "tier"]
+    assert t.loc["a", "share_first"] == 1.0
+    assert t.loc["b", "group"] == t.loc["c", "group"]
     assert t.loc[["b", "c"], "rank_lower"].tolist() == [2, 2]
     assert t.loc[["b", "c"], "rank_upper"].tolist() == [3, 3]
 
@@ -246,6 +246,9 @@ def test_bad_input_errors() -> None:
 def test_joint_engine_needs_a_joint_fit(agents_trials: ph.Trials) -> None:
     with pytest.raises(ModelError, match="engine='joint' needs a joint model fit"):
         ph.rank(agents_trials, k=1, engine="joint", fit=object())
+    # rank never fits (the model is a higher layer): without fit= the error says how
+    with pytest.raises(ModelError, match=r"engine='rasch' needs .*fit=passhat\.fit to fit it"):
+        ph.rank(agents_trials, k=1, engine="rasch")
 
 
 def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
@@ -260,7 +263,7 @@ def test_joint_engine_uses_metric_draws(agents_trials: ph.Trials) -> None:
     t = r.table[r.table["metric"] == "mean"].set_index("system")
     assert t.loc["guided", "upper"] > 0.78 and t.loc["baseline", "upper"] < 0.65
     assert t.loc["guided", "value"] == pytest.approx(0.8, abs=0.005)  # the posterior mean
-    assert t.loc["guided", "p_first"] == 1.0
+    assert t.loc["guided", "share_first"] == 1.0
     assert r.settings["engine_label"].startswith("joint")
 
 
@@ -296,16 +299,18 @@ def test_enough_flips_for_holm_across_many_pairs() -> None:
     pop = r.pairs[r.pairs["scope"] == "population"]
     extreme = pop[(pop["system_a"] == "s00") & (pop["system_b"] == "s11")].iloc[0]
     assert extreme["p_value"] < 0.05 / 66 and bool(extreme["separated"])
-    assert r.table["tier"].max() > 1
+    assert r.table["group"].nunique() > 1
 
 
 def test_views_say_marginal_or_simultaneous(agents_trials: ph.Trials) -> None:
     df = agents_trials.frame.copy()
     df.loc[df["system"] == "guided", "system"] = "<b>guided</b>"
     r = ph.rank(ph.Trials.from_frame(df), k=[1, 2], n_boot=300, seed=0)
-    text = repr(r)
-    assert text.startswith("Leaderboard by pass^2 (best first)")
-    assert "marginal (per system)" in text and "simultaneous" in text
+    text = repr(r)  # the CLI's view: a table per metric and k, the engine, the legend
+    assert text.startswith("mean: 2 systems on 168 common tasks (0.95 intervals)")
+    assert "pass^2: 2 systems on 168 common tasks" in text and "pass^1:" not in text
+    assert "marginal percentile interval of the paired task bootstrap per system" in text
+    assert "simultaneous over its comparisons with the others" in text
     assert "300 resamples, seed 0" in text
     html = r._repr_html_()
     assert "&lt;b&gt;guided&lt;/b&gt;" in html and "<b>guided</b>" not in html
@@ -328,6 +333,7 @@ def test_tasks_without_a_decided_run_are_left_out_and_listed() -> None:
         ph.rank([a, b], k=2, n_boot=200, unscored_tasks="error")
 
 
+@pytest.mark.integration  # NUTS
 def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     """engine='joint' ranks from JointFit's posterior draws (a small fit, NUTS)."""
     jf = ph.fit(agents_trials, model="joint", draws=150, tune=150, chains=2, seed=1)
@@ -339,29 +345,26 @@ def test_joint_engine_with_a_real_joint_fit(agents_trials: ph.Trials) -> None:
     assert t.loc["guided", "value"] == pytest.approx(float(d[:, col].mean()), rel=1e-9)
     assert r.settings["engine_label"].startswith("joint")
     # guided is ahead in every posterior draw on this example, as in the bootstrap
-    assert t.loc["guided", "p_first"] > 0.95 and t.loc["guided", "rank"] == 1
+    assert t.loc["guided", "share_first"] > 0.95 and t.loc["guided", "rank"] == 1
 
 
-def test_rasch_engine_fits_the_rasch_form(
-    agents_trials: ph.Trials, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """engine='rasch' fits the joint model's Rasch form itself (``passhat.fit(data,
-    model="rasch", seed=seed)`` on the ranked data, defaults otherwise) and names it in the
-    label; its values are that fit's posterior means.
+@pytest.mark.integration  # NUTS
+def test_rasch_engine_fits_the_rasch_form(agents_trials: ph.Trials) -> None:
+    """engine='rasch' with ``fit=passhat.fit`` fits the joint model's Rasch form itself
+    (``fit(data, model="rasch", seed=seed)`` on the ranked data, defaults otherwise) and names
+    it in the label; its values are that fit's posterior means.
 
     The fit rank makes is recorded by wrapping the real ``passhat.fit`` (it runs unchanged),
     instead of fitting a second time with the same seed: 4 chains × 2000 iterations less.
     """
-    real_fit = ph.fit
     made: list[tuple[tuple[Any, ...], dict[str, Any], Any]] = []
 
     def recording_fit(*args: Any, **kwargs: Any) -> Any:
-        out = real_fit(*args, **kwargs)
+        out = ph.fit(*args, **kwargs)
         made.append((args, kwargs, out))
         return out
 
-    monkeypatch.setattr(ph, "fit", recording_fit)
-    r = ph.rank(agents_trials, k=[1, 2], engine="rasch", n_boot=200, seed=0)
+    r = ph.rank(agents_trials, k=[1, 2], engine="rasch", fit=recording_fit, n_boot=200, seed=0)
     assert "Rasch form" in r.settings["engine_label"]
     assert len(made) == 1
     (data,), kwargs, jf = made[0]
@@ -446,8 +449,8 @@ def test_few_tasks_take_each_systems_posterior_the_interval_estimate_gives() -> 
             for s in ("A", "B", "C")
         }
         for (metric, k), part in r.table.groupby(["metric", "k"]):
-            assert part["p_first"].sum() == pytest.approx(1.0)
-            assert part["p_first"].max() < 0.99
+            assert part["share_first"].sum() == pytest.approx(1.0)
+            assert part["share_first"].max() < 0.99
             for row in part.itertuples():
                 ref = est[row.system].loc[(metric, k, "population")]
                 assert (row.lower, row.upper) == (ref["lower"], ref["upper"])
@@ -459,7 +462,7 @@ def test_identical_systems_on_few_tasks_split_the_first_rank() -> None:
     r = ph.rank(ph.Trials.from_frame(_frame({"a": (n, c), "b": (n, c)})), k=[1, 3], seed=0)
     assert (r.pairs["difference"] == 0).all()
     for _, part in r.table.groupby(["metric", "k"]):
-        assert part["tier"].tolist() == [1, 1]
+        assert part["group"].tolist() == ["a", "a"]
         # independent draws of one posterior: 0.5 each within 4 MC s.e. of 10,000 draws
-        assert part["p_first"].tolist() == pytest.approx([0.5, 0.5], abs=4 * 0.005)
+        assert part["share_first"].tolist() == pytest.approx([0.5, 0.5], abs=4 * 0.005)
         assert part[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2]]

@@ -41,6 +41,7 @@ def test_truth_by_quadrature() -> None:
     assert lo.tolist()[:4] == [1, 2, 2, 4] and hi.tolist()[:4] == [1, 3, 3, 6]
 
 
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_rank_calibration_fast_subset() -> None:
     st = _study()
     reps = 12

@@ -19,11 +19,23 @@ def example_report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
 
 @pytest.fixture(scope="session")
 def malicious_report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """A small report with the grid model, on data whose strings are hostile."""
+    """A small report with the grid model, on data whose strings are hostile (without the
+    model comparison, whose inflated model needs NUTS)."""
     out = tmp_path_factory.mktemp("malicious_report")
-    return ph.report(malicious_trials(), out, k=[1, 2, 5], seed=0, model=True, n_boot=500)
+    return ph.report(
+        malicious_trials(), out, k=[1, 2, 5], seed=0, model=True, n_boot=500, compare_models=False
+    )
 
 
 @pytest.fixture(scope="session")
 def malicious_dir(malicious_report) -> Path:  # type: ignore[no-untyped-def]
     return Path(malicious_report.paths.out_dir)
+
+
+@pytest.fixture(scope="session")
+def malicious_compared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The hostile-name report with every section, the model comparison too (NUTS: for the
+    integration tier)."""
+    out = tmp_path_factory.mktemp("malicious_compared")
+    ph.report(malicious_trials(), out, k=[1, 2, 5], seed=0, model=True, n_boot=500)
+    return out

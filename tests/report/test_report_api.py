@@ -87,5 +87,5 @@ def test_report_min_runs_applies_to_matched_tasks(tmp_path: Path) -> None:
 @pytest.mark.parametrize("out", [None, 3, ""])
 def test_report_without_a_directory_path_is_an_option_error(out: object) -> None:
     """ph.report(data, None) raised a bare TypeError from os.fspath."""
-    with pytest.raises(OptionError, match="out_dir must be a directory path"):
+    with pytest.raises(OptionError, match=r"\(-o DIR, out_dir\) must be a non-empty path"):
         ph.report(ph.load_example("abcd"), out, model=False)  # type: ignore[arg-type]

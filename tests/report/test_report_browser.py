@@ -10,7 +10,8 @@ Negative controls (a script error, a broken image, a dangling link, an unbreakab
 show that each check can fail.
 
 When no Chromium is installed the tests skip with a reason, except under ``CI=true``
-(``.ci/run`` installs it), where a missing browser fails.
+(``.ci/run`` installs it), where a missing browser fails. The tests that start Chromium are
+in the integration tier (``make integration``).
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ def _screenshot(page: Path, out: Path, size: tuple[int, int]) -> Path:
 
 
 # ------------------------------------------------------------- negative controls
+@pytest.mark.integration
 def test_console_check_catches_errors(tmp_path: Path) -> None:
     page = tmp_path / "bad.html"
     page.write_text("<!DOCTYPE html><html><body><script>no_such_fn()</script></body></html>")
@@ -155,6 +157,7 @@ def test_console_check_catches_errors(tmp_path: Path) -> None:
     assert any("no_such_fn" in line for line in console)
 
 
+@pytest.mark.integration
 def test_probe_catches_broken_images_dead_links_and_wide_text(tmp_path: Path) -> None:
     page = tmp_path / "bad.html"
     page.write_text(
@@ -171,9 +174,14 @@ def test_probe_catches_broken_images_dead_links_and_wide_text(tmp_path: Path) ->
 
 
 # ---------------------------------------------------------------------- reports
+@pytest.mark.integration
 @pytest.mark.parametrize("which", ["example", "malicious"])
-def test_report_in_a_browser(which: str, example_report, malicious_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    html = example_report.paths.html if which == "example" else malicious_dir / "index.html"
+def test_report_in_a_browser(  # type: ignore[no-untyped-def]
+    which: str, example_report, malicious_compared_dir: Path, tmp_path: Path
+):
+    html = (
+        example_report.paths.html if which == "example" else malicious_compared_dir / "index.html"
+    )
     desktop, phone, console = _probe(html, tmp_path)
     assert console == [], console
     # every figure loads
@@ -195,6 +203,7 @@ def test_report_in_a_browser(which: str, example_report, malicious_dir: Path, tm
     print(f"screenshots: {shot.parent}")
 
 
+@pytest.mark.integration
 def test_dom_has_no_script_and_shows_the_sections(example_report) -> None:
     dom, console = _open(example_report.paths.html)
     assert console == []

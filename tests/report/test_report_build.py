@@ -46,9 +46,13 @@ def test_stamp_names_input_seed_settings_and_versions(example_report) -> None:
     ]
 
 
-def test_results_json_byte_identical_same_seed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "compare_models",
+    [False, pytest.param(True, marks=pytest.mark.integration)],  # True: the inflated model, NUTS
+)
+def test_results_json_byte_identical_same_seed(tmp_path: Path, compare_models: bool) -> None:
     trials = malicious_trials()
-    opts = {"k": [1, 5], "model": True, "n_boot": 300}
+    opts = {"k": [1, 5], "model": True, "n_boot": 300, "compare_models": compare_models}
     written = ph.report(trials, tmp_path / "a", seed=3, **opts).paths.json.read_bytes()
     again = results_json(build_report_data(trials, seed=3, **opts)).encode("utf-8")
     other = results_json(build_report_data(trials, seed=4, **opts)).encode("utf-8")

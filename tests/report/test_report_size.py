@@ -112,6 +112,7 @@ def _report_peak_mib(counts: Path, out: Path) -> float:
     return float(peak)
 
 
+@pytest.mark.integration  # two reports in subprocesses, up to 200,000 tasks
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc (VmHWM)")
 def test_report_peak_memory_grows_within_budget(tmp_path: Path) -> None:
     small = _report_peak_mib(_bench_counts(tmp_path / "small.parquet", 2_000), tmp_path / "rs")

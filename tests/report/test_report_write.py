@@ -80,7 +80,7 @@ def test_previous_report_figures_removed(tmp_path: Path) -> None:
     """Before: a report without the model left the previous report's figures/ppc.* behind."""
     out = tmp_path / "rep"
     data = ph.load_example("abcd")
-    ph.report(data, out, **{**OPTS, "model": True})
+    ph.report(data, out, **{**OPTS, "model": True, "compare_models": False})
     assert (out / "figures" / "ppc.png").is_file() and (out / "figures" / "ppc.svg").is_file()
     res = ph.report(data, out, **OPTS)
     assert not (out / "figures" / "ppc.png").exists() and not (out / "figures" / "ppc.svg").exists()

@@ -75,6 +75,7 @@ def _replicates(tasks: int, runs: int, k: int, mu: float, kappa: float, reps: in
     [(30, 5, 5, 0.7, 2.0), (30, 5, 5, 0.7, math.inf)],
     ids=["clustered", "homogeneous"],
 )
+@pytest.mark.integration  # Monte-Carlo subset of a study
 def test_coverage_fast_subset(tasks: int, runs: int, k: int, mu: float, kappa: float) -> None:
     reps = 80
     cover, truth, model_mean, sample_mean = _replicates(tasks, runs, k, mu, kappa, reps, seed=11)

@@ -138,3 +138,34 @@ def test_default_k_is_the_one_rule() -> None:
     """No k: 1, 2, 5 capped at the fewest decided runs (4 here → 1, 2, 4), as every command."""
     counts = ph.counts_from_arrays([4, 4, 6], [1, 3, 2])
     assert sorted({r.k for r in ph.spread(counts).rows}) == [1, 2, 4]
+
+
+# ------------------------------------------------------------------ the table for papers
+def test_paper_table_holds_the_spread_rows_and_their_intervals() -> None:
+    from tests.paper_cells import close, markdown_rows, numbers
+
+    sp = ph.spread(ph.load_example("agents"), k=[2, 5], ci=0.9, n_boot=200, seed=0)
+    rows = markdown_rows(sp.to_markdown())
+    assert [(r["system"], r["k"]) for r in rows] == [
+        ("baseline", "2"), ("baseline", "5"), ("guided", "2"), ("guided", "5"),
+    ]  # fmt: skip
+    for r, want in zip(rows, sp.rows, strict=True):
+        v, lo, hi = numbers(r["pass^k"])
+        assert close(v, want.pass_hat_k) and close(lo, want.pass_hat_k_lower)
+        assert close(hi, want.pass_hat_k_upper) and close(numbers(r["mean^k"])[0], want.uniform)
+        v, lo, hi = numbers(r["pass^k / mean^k"])
+        assert close(v, want.ratio, 2) and close(lo, want.ratio_lower, 2)
+        assert close(hi, want.ratio_upper, 2)
+    assert "90% intervals, population scope" in sp.to_markdown()
+
+
+def test_paper_table_of_a_published_pair() -> None:
+    from tests.paper_cells import markdown_rows
+
+    s = ph.spread_from_summary(mean=0.774, pass_hat_k=0.530, k=5, label="τ-bench")
+    (row,) = markdown_rows(s.to_markdown())
+    assert row["row"] == "τ-bench" and row["pass^k / mean^k"] == f"{s.ratio:.2f}"
+    assert "\\ensuremath{\\tau}-bench" in s.to_latex()
+    gone = ph.spread_from_summary(mean=0.5, pass_hat_k=0.2, k=2)
+    assert markdown_rows(gone.to_markdown())[0]["ICC"] == "—"
+    assert "none does" in gone.to_markdown()

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import passhat as ph
 from passhat._format import fmt_ratio
@@ -117,6 +118,7 @@ def test_tau_bench_sentence_tells_gap_from_failures(tau_airline_path) -> None:
     assert "52% of tasks have both outcomes and carry the whole" in text
 
 
+@pytest.mark.integration  # Monte-Carlo check
 def test_homogeneous_data_rarely_claim_clustering() -> None:
     """30 tasks × 5 runs at one rate 0.7 (the issue's case): the sentence claims clustering
     in ≤ α of replicates (+ Monte Carlo error), end to end through passhat.spread."""
@@ -131,6 +133,7 @@ def test_homogeneous_data_rarely_claim_clustering() -> None:
     assert claims / reps <= 0.05 + 2.33 * math.sqrt(0.05 * 0.95 / reps)
 
 
+@pytest.mark.integration  # Monte-Carlo check
 def test_clustered_data_do_claim_clustering() -> None:
     rng = np.random.default_rng(22)
     reps, claims = 30, 0

@@ -189,3 +189,23 @@ def test_real_write_limit_in_child_process(tmp_path: Path) -> None:
     assert str(target) in res.stdout and "file too large" in res.stdout
     assert target.read_bytes() == b"old"
     assert leftovers(tmp_path) == []
+
+
+def test_input_through_a_link_never_written(tmp_path: Path) -> None:
+    """Issue 33, item 3, for a single file: the link's target and a hard link are the input."""
+    real = tmp_path / "d" / "runs.csv"
+    real.parent.mkdir()
+    real.write_text("x")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert input_paths(link) == (link, real)
+    for target in (real, tmp_path / "d" / "." / "runs.csv"):
+        with pytest.raises(OptionError, match="is an input of this command"):
+            write_bytes(target, "y", inputs=input_paths(link), force=True)
+    assert real.read_text() == "x"
+
+
+def test_empty_output_path_is_refused(tmp_path: Path) -> None:
+    """Issue 33, item 11: ``fit -o ""`` was taken as the current directory."""
+    with pytest.raises(OptionError, match=r"the output file \(-o FILE\) is an empty path"):
+        check_file("")

@@ -45,6 +45,7 @@ from passhat._write.files import (
     input_paths,
     write_bytes,
 )
+from passhat._write.netcdf import write_netcdf
 from passhat._write.tree import MANIFEST, check_tree, write_tree
 
 __all__ = [
@@ -55,5 +56,6 @@ __all__ = [
     "check_tree",
     "input_paths",
     "write_bytes",
+    "write_netcdf",
     "write_tree",
 ]

@@ -16,7 +16,7 @@ from typing import Any
 
 from passhat.errors import OptionError, OutputError, PasshatError
 
-__all__ = ["FileContent", "atomic_path", "check_file", "input_paths", "write_bytes"]
+__all__ = ["FileContent", "atomic_path", "check_file", "input_paths", "reason", "write_bytes"]
 
 #: What an output file is made from: bytes, text (UTF-8) or a function that writes the file at
 #: the path it is given (e.g. ``lambda p: frame.to_parquet(p)``).
@@ -58,10 +58,48 @@ def input_paths(*sources: Any) -> tuple[Path, ...]:
         else:
             path = getattr(src, "attrs", {}).get("source_path")
         if path:
-            out.append(abs_path(path))
+            out.extend(_and_real(abs_path(path)))
             if is_pattern(out[-1]):
-                out.extend(abs_path(f) for f in sorted(glob.glob(os.fspath(path), recursive=True)))
-    return tuple(out)
+                for f in sorted(glob.glob(os.fspath(path), recursive=True)):
+                    out.extend(_and_real(abs_path(f)))
+    return tuple(dict.fromkeys(out))
+
+
+def _and_real(path: Path) -> list[Path]:
+    """A path and, when links lead elsewhere, the file they lead to (an input reached through a
+    link is protected where it really is)."""
+    real = Path(os.path.realpath(path))
+    return [path] if real == path else [path, real]
+
+
+def input_inodes(inputs: Iterable[Path]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of the inputs that are files: a hard link to an input, under any name, is
+    the input.
+
+    Examples
+    --------
+    >>> input_inodes([Path("no-such-file")])
+    frozenset()
+    """
+    found = set()
+    for src in inputs:
+        try:
+            st = os.stat(src)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            found.add((st.st_dev, st.st_ino))
+    return frozenset(found)
+
+
+def not_writable(folder: Path) -> str:
+    """Why passhat cannot write in ``folder``: a read-only file system, or no permission."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    except OSError:
+        pass
+    return "permission denied"
 
 
 def is_pattern(path: Path) -> bool:
@@ -121,7 +159,7 @@ def check_parent(target: Path) -> None:
     if not anc.is_dir():
         raise OptionError(f"{anc}: is a file, not a directory, so {target} cannot be created")
     if not os.access(anc, os.W_OK | os.X_OK):
-        raise OutputError(f"{target}: permission denied: cannot write in {anc}")
+        raise OutputError(f"{target}: {not_writable(anc)}: cannot write in {anc}")
 
 
 # ------------------------------------------------------------- single file
@@ -149,6 +187,10 @@ def check_file(
     ...
     passhat.errors.OptionError: ...fit.nc: exists; pass --force (force=True) to replace it
     """
+    if not os.fspath(path):  # `-o "$OUT"` with OUT unset: never the current directory
+        raise OptionError(
+            "the output file (-o FILE) is an empty path; give a file name, e.g. fit.nc"
+        )
     p = abs_path(path)
     check_inputs(p, inputs, what="the output file")
     try:
@@ -180,8 +222,18 @@ def io_errors(where: list[Path], *, replaced: str = "nothing was replaced") -> I
     except PasshatError:
         raise
     except OSError as err:
-        reason = _REASONS.get(err.errno or 0, err.strerror or str(err))
-        raise OutputError(f"{where[-1]}: cannot write: {reason}; {replaced}") from err
+        raise OutputError(f"{where[-1]}: cannot write: {reason(err)}; {replaced}") from err
+
+
+def reason(err: OSError) -> str:
+    """Why a write failed, in words (disk full, read-only file system, ...).
+
+    Examples
+    --------
+    >>> reason(OSError(errno.EROFS, "Read-only file system"))
+    'read-only file system'
+    """
+    return _REASONS.get(err.errno or 0, err.strerror or str(err))
 
 
 def umask() -> int:

@@ -22,10 +22,19 @@ from passhat._write.files import (
     check_parent,
     dir_mode,
     fsync_path,
+    input_inodes,
     inside,
     io_errors,
+    not_writable,
     temp_sibling,
     write_into,
+)
+from passhat._write.journal import (
+    JOURNAL,
+    deferred_signals,
+    journal_manifest,
+    roll_forward,
+    write_journal,
 )
 from passhat._write.lock import OLD, STAGING, clean_leftovers, locked
 from passhat.errors import OptionError, OutputError
@@ -47,6 +56,7 @@ class _Tree:
     clashes: list[str] = field(default_factory=list)  # foreign, where the writer writes
     others: list[str] = field(default_factory=list)  # foreign, elsewhere (left alone)
     inputs_inside: bool = False
+    inputs_here: list[str] = field(default_factory=list)  # owned names that are an input's inode
 
 
 def _sha256(path: Path) -> str:
@@ -71,8 +81,11 @@ def _read_manifest(path: Path) -> dict[str, str] | None:
         return None
 
 
-def _survey(out: Path, owned: Iterable[str]) -> _Tree:
-    """Sort the directory's entries into passhat's (unchanged since written) and foreign."""
+def _survey(
+    out: Path, owned: Iterable[str], inodes: frozenset[tuple[int, int]] = frozenset()
+) -> _Tree:
+    """Sort the directory's entries into passhat's (unchanged since written) and foreign; note
+    the files that are an input (``inodes``: their device and inode numbers)."""
     owned = set(owned) | {MANIFEST}
     try:
         st = os.lstat(out)
@@ -92,21 +105,30 @@ def _survey(out: Path, owned: Iterable[str]) -> _Tree:
         tree.clashes.append(MANIFEST)
         listed = {}
     tree.manifest = listed
+    decided = journal_manifest(out, owned)  # a decided write not yet completed: its files too
+    if _is_input(out / MANIFEST, inodes):
+        tree.inputs_here.append(MANIFEST)
 
     def visit(rel: str) -> None:
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith(".") and TMP in name:
+            return  # a temporary file of an interrupted write (removed under the lock)
         full = out / rel
         st = os.lstat(full)
+        if (st.st_dev, st.st_ino) in inodes:
+            tree.inputs_here.append(rel)
         if stat.S_ISDIR(st.st_mode):
             for entry in sorted(os.listdir(full)):
                 visit(f"{rel}/{entry}")
             return
-        if stat.S_ISREG(st.st_mode) and rel in listed and _sha256(full) == listed[rel]:
+        known = {listed.get(rel), decided.get(rel)} - {None}
+        if stat.S_ISREG(st.st_mode) and known and _sha256(full) in known:
             tree.ours.add(rel)
         else:
             tree.clashes.append(rel)
 
     for entry in sorted(os.listdir(out)):
-        if entry == MANIFEST:
+        if entry in (MANIFEST, JOURNAL):
             continue
         if entry in owned:
             visit(entry)
@@ -115,6 +137,14 @@ def _survey(out: Path, owned: Iterable[str]) -> _Tree:
         else:
             tree.others.append(entry)
     return tree
+
+
+def _is_input(path: Path, inodes: frozenset[tuple[int, int]]) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) in inodes
 
 
 def _describe(names: list[str], limit: int = 4) -> str:
@@ -166,16 +196,23 @@ def _inspect(
                 f"{out}: the output directory lies inside the input directory {src}; writing "
                 "there would change the input (choose an output outside it)"
             )
-    tree = _survey(out, owned)
+    tree = _survey(out, owned, input_inodes(inputs))
     if not tree.exists:
         check_parent(out)
         return tree
     if not os.access(out, os.W_OK | os.X_OK):
-        raise OutputError(f"{out}: permission denied: cannot write in this directory")
+        raise OutputError(f"{out}: {not_writable(out)}: cannot write in this directory")
+    if tree.inputs_here:
+        raise OptionError(
+            f"{out / tree.inputs_here[0]}: is an input of this command (the same file, "
+            "reached through a link or under another name); passhat never writes over its "
+            "input (choose another output directory)"
+        )
+    real_out = Path(os.path.realpath(out))
     for src in inputs:
         if inside(src, out):
             tree.inputs_inside = True
-            rel = os.path.relpath(src, out)
+            rel = os.path.relpath(os.path.realpath(src), real_out)
             if rel.split(os.sep)[0] in set(owned) | {MANIFEST}:
                 raise OptionError(
                     f"{src}: is an input of this command and has a name the output uses; "
@@ -311,20 +348,24 @@ def write_tree(
             _inspect(out, owned, inputs, force)  # refuse before creating anything
             out.parent.mkdir(parents=True, exist_ok=True)
         with locked(out, lock_timeout):
+            if os.path.isdir(out) and not os.path.islink(out):
+                roll_forward(out, owned)  # a decided write that a killed writer left unfinished
             tree = _inspect(out, owned, inputs, force, files)
             if tree.exists:
                 clean_leftovers(out, owned)
             if _swappable(tree):
                 _swap_in(tree, files, where)
             else:
-                _replace_in_place(tree, files, where)
+                _replace_in_place(tree, files, where, owned)
     return {rel: out / rel for rel in files}
 
 
 def _swap_in(tree: _Tree, files: Mapping[str, FileContent], where: list[Path]) -> None:
-    """Build the whole directory in a hidden sibling, then put it in place with one rename."""
+    """Build the whole directory in a hidden sibling, then put it in place with one rename (an
+    interrupt from then on waits until the old directory is removed: the new one is in place)."""
     out = tree.path
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING}", dir=out.parent))
+    staging: Path | None = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING}", dir=out.parent))
+    assert staging is not None
     try:
         hashes = {}
         for rel, content in files.items():
@@ -336,31 +377,45 @@ def _swap_in(tree: _Tree, files: Mapping[str, FileContent], where: list[Path]) -
         where.append(out / MANIFEST)
         write_into(staging / MANIFEST, _manifest_text(hashes))
         where.append(out)
-        if not tree.exists:
-            os.chmod(staging, dir_mode())
-            os.rename(staging, out)  # fails when a directory appeared there meanwhile
-            staging = None  # type: ignore[assignment]
-        else:
-            os.chmod(staging, stat.S_IMODE(os.stat(out).st_mode))
-            if not _exchange(staging, out):
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}{OLD}", dir=out.parent))
-                os.rename(out, old / "old")
-                try:
-                    os.rename(staging, out)
-                except OSError:
-                    os.rename(old / "old", out)
-                    raise
-                staging = old
-        fsync_path(out.parent, directory=True)
+        with deferred_signals():
+            staging = _put_in_place(tree, staging)
+            if staging is not None:  # the old directory: removed before an interrupt counts
+                shutil.rmtree(staging, ignore_errors=True)
+                staging = None
+            fsync_path(out.parent, directory=True)
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _replace_in_place(tree: _Tree, files: Mapping[str, FileContent], where: list[Path]) -> None:
-    """Write every file beside its target first, then rename them over their targets, then the
-    manifest; remove the files of the previous output that the new one lacks (and, when forced,
-    the foreign files of the owned names). Entries of other names are left alone."""
+def _put_in_place(tree: _Tree, staging: Path) -> Path | None:
+    """Rename the complete ``staging`` to the output; return the old directory to remove."""
+    out = tree.path
+    if not tree.exists:
+        os.chmod(staging, dir_mode())
+        os.rename(staging, out)  # fails when a directory appeared there meanwhile
+        return None
+    os.chmod(staging, stat.S_IMODE(os.stat(out).st_mode))
+    if _exchange(staging, out):
+        return staging  # now holds the old output
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}{OLD}", dir=out.parent))
+    os.rename(out, old / "old")
+    try:
+        os.rename(staging, out)
+    except OSError:
+        os.rename(old / "old", out)
+        raise
+    shutil.rmtree(staging, ignore_errors=True)  # empty: it was renamed
+    return old
+
+
+def _replace_in_place(
+    tree: _Tree, files: Mapping[str, FileContent], where: list[Path], owned: tuple[str, ...]
+) -> None:
+    """Write every file beside its target first, then decide the write with a journal (the
+    renames over the targets, the manifest last, and the files of the previous output that the
+    new one lacks, plus, when forced, the foreign files of the owned names), then complete it
+    (:mod:`passhat._write.journal`). Entries of other names are left alone."""
     out = tree.path
     temps: dict[str, Path] = {}
     try:
@@ -376,17 +431,11 @@ def _replace_in_place(tree: _Tree, files: Mapping[str, FileContent], where: list
         manifest_tmp = temp_sibling(out / MANIFEST)
         temps[MANIFEST] = manifest_tmp
         write_into(manifest_tmp, _manifest_text(hashes))
-        for rel, tmp in temps.items():
-            where.append(out / rel)
-            os.replace(tmp, out / rel)  # a link there is replaced, never followed
-        temps = {}
-        # stale: passhat's files of the previous output, and (forced) foreign files of its names
-        for rel in sorted((set(tree.ours) | set(tree.clashes)) - set(files) - {MANIFEST}):
-            stale = out / rel
-            if os.path.islink(stale) or os.path.isfile(stale):  # a directory made meanwhile stays
-                os.unlink(stale)
-            _prune_empty(out, Path(rel).parent)
-        fsync_path(out, directory=True)
+        stale = sorted((set(tree.ours) | set(tree.clashes)) - set(files) - {MANIFEST})
+        where.append(out / JOURNAL)
+        write_journal(out, {rel: tmp.name for rel, tmp in temps.items()}, stale)
+        temps = {}  # the journal's now: completed below, or by the next writer
+        roll_forward(out, owned)
     finally:
         for tmp in temps.values():
             with contextlib.suppress(OSError):
@@ -403,10 +452,3 @@ def _make_dirs(out: Path, rel_dir: Path) -> None:
             os.unlink(current)
         if not os.path.lexists(current):
             os.mkdir(current)
-
-
-def _prune_empty(out: Path, rel_dir: Path) -> None:
-    while rel_dir.parts:
-        with contextlib.suppress(OSError):
-            os.rmdir(out / rel_dir)
-        rel_dir = rel_dir.parent

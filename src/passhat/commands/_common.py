@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from passhat.trials import Trials
 __all__ = [
     "EXIT_INPUT",
     "InputSpec",
+    "ReadOptions",
     "check_path_given",
     "default_ks",
     "emit_json",
@@ -40,6 +42,7 @@ __all__ = [
     "load_input",
     "parse_k",
     "quiet_option",
+    "reading_options",
     "records",
     "unscored_tasks_option",
 ]
@@ -160,13 +163,21 @@ def load_input(
     threshold: float | None = None,
     system_name: str | None = None,
     quiet: bool = False,
+    scheduler: str | None = None,
+    runs: bool = False,
+    prefix: bool = False,
 ) -> Trials | xr.Dataset:
     """Read the command's input: a file, or a bundled example (``quiet``, or a command run with
-    ``--quiet``: no reader notes). An empty path is refused (an unset shell variable), not read
-    as the current directory."""
+    ``--quiet``: no reader notes; ``prefix``: each note names the file, one of several). An
+    empty path is refused (an unset shell variable), not read as the current directory.
+    ``scheduler``: count the runs on a dask cluster (:func:`passhat.read_counts`). ``runs``:
+    the command needs every run (statuses), so a single file is read whole however many rows
+    it has, not counted as it streams."""
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
+        if scheduler is not None:
+            raise OptionError("--scheduler counts runs read from files, not --example")
         return load_example(example)
     if path is None:
         raise OptionError("no input: give a file (or --example NAME)")
@@ -176,10 +187,15 @@ def load_input(
         options["threshold"] = threshold
     if system_name is not None:
         options["system_name"] = system_name
-    data = read(path, format=fmt, **options)
+    if scheduler is not None:
+        from passhat.io import read_counts
+
+        data: Trials | xr.Dataset = read_counts(path, format=fmt, scheduler=scheduler, **options)
+    else:
+        whole = runs and os.path.isfile(path)
+        data = read(path, format=fmt, aggregate=False if whole else None, **options)
     notes = data.notes if isinstance(data, Trials) else data.attrs.get("notes", [])
-    for note in () if quiet or _QUIET.get() else notes:
-        PENDING_NOTES.append(f"passhat: note: {note}")  # stderr at the end: flush_notes
+    _queue([f"{path}: {n}" if prefix else n for n in notes], quiet)  # stderr at the end
     return data
 
 
@@ -197,33 +213,172 @@ def check_path_given(path: str, *, option: str = "the input path") -> None:
         raise OptionError(f"{option} is empty (an unset variable?); give a file or directory")
 
 
+def _name_targets(
+    values: Sequence[str], paths: Sequence[str], extra: Sequence[str] = ()
+) -> dict[str, str]:
+    """``--system-name`` values as {path: name}: ``FILE=NAME`` (FILE one of ``paths`` or
+    ``extra``: as typed, the same file, or its file name when no other input has it), or a
+    plain NAME when there is one path (not counting ``extra``)."""
+    out: dict[str, str] = {}
+    for value in values:
+        key, _, name = value.partition("=")
+        target = _match_path(key.strip(), [*paths, *extra]) if name else None
+        if target is None:
+            if len(paths) != 1:
+                shown = ", ".join([*paths, *extra]) or "none"
+                raise OptionError(
+                    f"--system-name {value!r}: with several inputs write FILE=NAME, FILE one "
+                    f"of the inputs ({shown})"
+                )
+            target, name = paths[0], value  # as given: the reader checks the name
+        elif not name.strip():
+            raise OptionError(f"--system-name {value!r}: give a name after the =")
+        if out.get(target, name) != name:
+            raise OptionError(
+                f"--system-name names {target} twice ({out[target]!r} and {name!r}); give it once"
+            )
+        out[target] = name
+    return out
+
+
+def _match_path(key: str, paths: Sequence[str]) -> str | None:
+    """The input path ``key`` names: the path as typed, the same file, or a unique file name."""
+    from pathlib import Path
+
+    if key in paths:
+        return key
+    for p in paths:
+        try:
+            if Path(key).exists() and Path(key).resolve() == Path(p).resolve():
+                return p
+        except OSError:
+            continue
+    by_name = [p for p in paths if key in (Path(p).name, Path(p).stem)]
+    return by_name[0] if len(by_name) == 1 else None
+
+
 @dataclass(frozen=True)
 class InputSpec:
-    """What the shared input options said: a file or a bundled example, and how to read it."""
+    """What the shared input options said: files (RUNS) or a bundled example, how to read
+    them, the names of files' systems (``--system-name``) and the systems to use
+    (``--system``).
 
-    path: str | None = None
+    ``load`` reads every file and gives one input (several files combined, systems named
+    after the files that name none: :func:`passhat.inputs.combine_inputs`); ``inputs`` gives
+    them one by one (``rank``, ``compare``); ``read`` reads another file the same way
+    (``gate --baseline``).
+    """
+
+    paths: tuple[str, ...] = ()
     example: str | None = None
     fmt: str | None = None
     maps: tuple[str, ...] = ()
     threshold: float | None = None
-    system_name: str | None = None
+    system_names: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
+    keep: bool = True  # --system keeps these systems (else the command uses the one named)
+    scheduler: str | None = None  # --scheduler: count the runs on a dask cluster
 
     @property
     def given(self) -> bool:
         """Whether a file or an example was named."""
-        return self.path is not None or self.example is not None
+        return bool(self.paths) or self.example is not None
 
-    def load(self, *, quiet: bool = False) -> Trials | xr.Dataset:
-        """Read the input (see :func:`load_input`)."""
+    @property
+    def system(self) -> str | None:
+        """The one system named with ``--system`` (commands that take one)."""
+        return self.systems[0] if self.systems else None
+
+    @property
+    def where(self) -> str:
+        """How messages name the input: its files, or the example."""
+        return ", ".join(self.paths) if self.paths else f"example {self.example}"
+
+    def _names(self, extra: Sequence[str] = ()) -> dict[str, str]:
+        return _name_targets(self.system_names, self.paths, extra)
+
+    def trace_name(self, path: str) -> str | None:
+        """The system name of a trace file: ``--system-name PATH=NAME``, else the one
+        input's ``--system-name NAME`` (the traces of the same runs)."""
+        names = self._names([path])
+        if path in names:
+            return names[path]
+        return names.get(self.paths[0]) if len(self.paths) == 1 else None  # the same runs
+
+    def read(self, path: str, *, quiet: bool = False, extra: Sequence[str] = ()) -> Any:
+        """Read one more file (``extra``: files besides RUNS that ``--system-name`` may name)
+        with the reading options and the name ``--system-name`` gives it."""
         return load_input(
-            self.path,
-            example=self.example,
+            path,
+            example=None,
             fmt=self.fmt,
             maps=self.maps,
             threshold=self.threshold,
-            system_name=self.system_name,
+            system_name=self._names([*extra, path]).get(path),  # only FILE=NAME names it
             quiet=quiet,
+            prefix=len(self.paths) > 1,
         )
+
+    def inputs(
+        self, *, quiet: bool = False, extra: Sequence[str] = (), runs: bool = False
+    ) -> list[Any]:
+        """Each file read (or the example), in order; with ``--system`` (and ``keep``) only
+        the inputs' systems named, after the files' systems are named (``runs``: keep every
+        run of a file, see :func:`load_input`)."""
+        if self.example is not None and self.paths:
+            raise OptionError("give input files or --example, not both")
+        if self.example is not None:
+            if self.scheduler is not None:
+                raise OptionError("--scheduler counts runs read from files, not --example")
+            data: list[Trials | xr.Dataset] = [load_example(self.example)]
+        elif not self.paths:
+            raise OptionError("no input: give a file (or --example NAME)")
+        else:
+            names = self._names(extra)
+            data = [
+                load_input(
+                    p,
+                    example=None,
+                    fmt=self.fmt,
+                    maps=self.maps,
+                    threshold=self.threshold,
+                    system_name=names.get(p),
+                    quiet=quiet,
+                    scheduler=self.scheduler,
+                    runs=runs,
+                    prefix=len(self.paths) > 1,
+                )
+                for p in self.paths
+            ]
+        if not (self.keep and self.systems):
+            return data
+        from passhat.inputs import keep_systems, name_systems
+
+        named, notes = name_systems(data)
+        _queue(notes, quiet)
+        return keep_systems(named, self.systems)
+
+    def load(
+        self, *, quiet: bool = False, extra: Sequence[str] = (), runs: bool = False
+    ) -> Trials | xr.Dataset:
+        """One input: the file or example, or every file's systems combined (``extra``: other
+        files ``--system-name FILE=NAME`` may name, read with :meth:`read`; ``runs``: keep
+        every run of a file)."""
+        data = self.inputs(quiet=quiet, extra=extra, runs=runs)
+        if len(data) == 1:
+            return data[0]
+        from passhat.inputs import check_distinct, join_inputs, name_systems
+
+        named, notes = name_systems(data)
+        _queue(notes, quiet)
+        check_distinct(named)
+        return join_inputs(named, data, notes=notes)  # type: ignore[no-any-return]
+
+
+def _queue(notes: Sequence[str], quiet: bool) -> None:
+    """Queue notes for stderr (printed when the command ends), unless quiet."""
+    for note in () if quiet or _QUIET.get() else notes:
+        PENDING_NOTES.append(f"passhat: note: {note}")
 
 
 @overload
@@ -232,55 +387,87 @@ def input_options(f: Callable[..., Any], /) -> Callable[..., Any]: ...
 
 @overload
 def input_options(
-    *, bare_example: str | None = None
+    *, bare_example: str | None = None, system: str = "keep"
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
 
 def input_options(
-    f: Callable[..., Any] | None = None, /, *, bare_example: str | None = None
+    f: Callable[..., Any] | None = None,
+    /,
+    *,
+    bare_example: str | None = None,
+    system: str = "keep",
 ) -> Any:
-    """Options shared by every command that reads trial data.
+    """Options shared by every command that reads runs: RUNS (one file or several),
+    ``--example``, ``--format``, ``--map``, ``--threshold``, ``--system-name`` and ``--system``.
 
     The command receives them as one ``source: InputSpec`` argument. Use it bare
     (``@input_options``) or with ``bare_example``, the example that ``--example``
     given without a name means (click's optional option value, ``flag_value``):
-    ``@input_options(bare_example="agents")``.
+    ``@input_options(bare_example="agents")``. ``system``: ``"keep"`` — ``--system NAME``
+    (repeatable) keeps only those systems; ``"one"`` — it names the one system the command
+    uses (:attr:`InputSpec.system`); ``"none"`` — no ``--system`` (the command has its own).
     """
     if f is None:
-        return functools.partial(_input_options, bare_example=bare_example)
-    return _input_options(f, bare_example=bare_example)
+        return functools.partial(_input_options, bare_example=bare_example, system=system)
+    return _input_options(f, bare_example=bare_example, system=system)
 
 
-def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callable[..., Any]:
+def _system_option(system: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    if system == "one":
+        return click.option(
+            "--system",
+            "systems",
+            default=None,
+            callback=lambda ctx, param, v: () if v is None else (v,),
+            help="The system to use when the input holds several.",
+        )
+    return click.option(
+        "--system",
+        "systems",
+        multiple=True,
+        metavar="NAME",
+        help="Use only this system of the input(s) (repeatable).",
+    )
+
+
+def _input_options(
+    f: Callable[..., Any], *, bare_example: str | None, system: str
+) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(
         *args: Any,
-        path: str | None,
+        paths: tuple[str, ...],
         example: str | None,
-        fmt: str | None,
-        maps: tuple[str, ...],
-        threshold: float | None,
-        system_name: str | None,
+        reading: ReadOptions,
+        scheduler: str | None,
+        systems: tuple[str, ...] = (),
         **kwargs: Any,
     ) -> Any:
-        spec = InputSpec(path, example, fmt, tuple(maps), threshold, system_name)
+        spec = InputSpec(
+            paths=tuple(paths),
+            example=example,
+            fmt=reading.fmt,
+            maps=reading.maps,
+            threshold=reading.threshold,
+            system_names=reading.system_names,
+            systems=tuple(systems),
+            keep=system == "keep",
+            scheduler=scheduler,
+        )
         return f(*args, source=spec, **kwargs)
 
     g: Callable[..., Any] = wrapper
-    g = click.option("--system-name", default=None, help="System name when the file has none.")(g)
+    if system != "none":
+        g = _system_option(system)(g)
     g = click.option(
-        "--threshold", type=float, default=None, help="Numeric score → success when ≥ this."
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Count the runs of a directory of part files on a dask cluster: its scheduler's "
+        "address (tcp://host:8786), or 'local' for a local cluster.",
     )(g)
-    g = click.option(
-        "--map",
-        "maps",
-        multiple=True,
-        metavar="FIELD=COLUMN",
-        help="Column map for tidy files, e.g. --map task=question_id --map success=passed.",
-    )(g)
-    g = click.option("--format", "fmt", default=None, help="Input format (sniffed when omitted).")(
-        g
-    )
+    g = reading_options()(g)
     bare: dict[str, Any] = {}
     if bare_example is not None:  # `--example` alone takes this value
         bare = {"is_flag": False, "flag_value": bare_example}
@@ -292,8 +479,119 @@ def _input_options(f: Callable[..., Any], *, bare_example: str | None) -> Callab
         + (f" (alone: {bare_example!r})." if bare_example is not None else "."),
         **bare,
     )(g)
-    g = click.argument("path", required=False, type=click.Path(dir_okay=True, readable=False))(g)
+    g = click.argument(
+        "paths", nargs=-1, metavar="[RUNS]...", type=click.Path(dir_okay=True, readable=False)
+    )(g)
     return g
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file of runs: ``--format``, ``--map``, ``--threshold`` and
+    ``--system-name`` (:func:`reading_options`), for a file a command names in an option
+    (``plan design --from RUNS``) or as an argument beside RUNS (``plan power PILOT CAND``)."""
+
+    fmt: str | None = None
+    maps: tuple[str, ...] = ()
+    threshold: float | None = None
+    system_names: tuple[str, ...] = ()
+
+    def read(self, path: str, *, among: Sequence[str] = (), quiet: bool = False) -> Any:
+        """Read ``path`` (``among``: the files the command reads together, whom
+        ``--system-name FILE=NAME`` may name; default the path alone)."""
+        files = list(among) or [path]
+        return load_input(
+            path,
+            example=None,
+            fmt=self.fmt,
+            maps=self.maps,
+            threshold=self.threshold,
+            system_name=_name_targets(self.system_names, files).get(path),
+            quiet=quiet,
+            prefix=len(files) > 1,
+        )
+
+
+def reading_options(
+    prefix: str = "", *, dest: str = "reading", of: str = "the input"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The reading options of every command that reads runs, defined once: ``--format``,
+    ``--map``, ``--threshold``, ``--system-name``; with ``prefix`` (``prior-``) a second set
+    for another file (``--prior-format`` …). The command receives them as one
+    :class:`ReadOptions` argument named ``dest``; ``of`` names the file in the help.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @reading_options()
+    ... def cmd(reading: ReadOptions) -> None:
+    ...     click.echo(f"{reading.maps} {reading.threshold}")
+    >>> from click.testing import CliRunner
+    >>> CliRunner().invoke(cmd, ["--map", "success=reward", "--threshold", "0.5"]).output
+    "('success=reward',) 0.5\\n"
+    """
+    key = prefix.replace("-", "_") + "read_"
+
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            spec = ReadOptions(
+                fmt=kwargs.pop(key + "fmt"),
+                maps=tuple(kwargs.pop(key + "maps")),
+                threshold=kwargs.pop(key + "threshold"),
+                system_names=tuple(kwargs.pop(key + "system_names")),
+            )
+            return f(*args, **{dest: spec}, **kwargs)
+
+        g: Callable[..., Any] = wrapper
+        for opt in reversed(_READING):  # click lists the options in the order applied last first
+            name, param, extra = opt(of)
+            g = click.option(f"--{prefix}{name}", key + param, **extra)(g)
+        return g
+
+    return deco
+
+
+def _format_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return "format", "fmt", {"default": None, "help": f"Format of {of} (sniffed when omitted)."}
+
+
+def _map_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "map",
+        "maps",
+        {
+            "multiple": True,
+            "metavar": "FIELD=COLUMN",
+            "help": f"Column map of {of} (tidy files), e.g. --map task=question_id "
+            "--map success=passed.",
+        },
+    )
+
+
+def _threshold_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "threshold",
+        "threshold",
+        {"type": float, "default": None, "help": "Numeric score → success when ≥ this."},
+    )
+
+
+def _system_name_opt(of: str) -> tuple[str, str, dict[str, Any]]:
+    return (
+        "system-name",
+        "system_names",
+        {
+            "multiple": True,
+            "metavar": "[FILE=]NAME",
+            "help": f"Name the system of {of} when a file has none (FILE=NAME with several "
+            "files; repeatable). Files without one are named after the file.",
+        },
+    )
+
+
+#: The reading options, in the order the help lists them.
+_READING = (_format_opt, _map_opt, _threshold_opt, _system_name_opt)
 
 
 def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., Any]], Any]:

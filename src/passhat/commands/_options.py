@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -37,6 +37,9 @@ __all__ = [
     "json_option",
     "k_option",
     "n_boot_option",
+    "paper_option",
+    "renamed_option",
+    "say_deprecated",
     "seed_option",
 ]
 
@@ -44,7 +47,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class PasshatCommand(click.Command):
-    """A click command whose :class:`OptionError` names the option, not the API parameter."""
+    """A click command whose :class:`OptionError` names the option, not the API parameter.
+
+    ``example`` (options that would work, ``--flip-rate 0.1``) replaces the Python example of
+    an error that gives one (:attr:`OptionError.example`): ``e.g. passhat plan detect
+    --flip-rate 0.1``.
+    """
+
+    def __init__(self, *args: Any, example: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.example = example
 
     def option_for(self, param: str) -> str:
         """The command-line spelling of the parameter ``param`` of the API: the option (or
@@ -62,11 +74,62 @@ class PasshatCommand(click.Command):
         except OptionError as err:
             for name in err.params:
                 err.options.setdefault(name, self.option_for(name))
+            if err.example is not None and self.example is not None:
+                err.example = f"{command_path(ctx)} {self.example}"
             raise
 
 
+def command_path(ctx: click.Context) -> str:
+    """``passhat`` and the subcommands of ``ctx`` (``passhat plan detect``), however the
+    program was started (a test runner, ``python -m``)."""
+    names = []
+    while ctx.parent is not None:
+        names.append(str(ctx.info_name))
+        ctx = ctx.parent
+    return " ".join(["passhat", *reversed(names)])
+
+
+def say_deprecated(old: str, new: str) -> None:
+    """One line on stderr: ``old`` (an option or a subcommand) is deprecated in favour of
+    ``new``, and goes in the next release."""
+    click.echo(
+        f"passhat: {old} is deprecated: use {new} (the old name goes in the next release)",
+        err=True,
+    )
+
+
+def renamed_option(old: str, new: str, param: str, **kwargs: Any) -> Callable[[F], F]:
+    """A hidden option ``old`` that sets the parameter ``param`` of the option ``new`` (its
+    name before a rename), with a one-line deprecation note on stderr; ``kwargs`` (``type``)
+    as for ``new``. Giving both is an error.
+    """
+    import functools
+
+    from click.core import ParameterSource
+
+    hidden = "renamed_" + old.lstrip("-").replace("-", "_")
+
+    def deco(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            value = kw.pop(hidden)
+            if value is not None:
+                ctx = click.get_current_context()
+                if ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
+                    raise OptionError(f"give {new} or {old} (its old name), not both")
+                say_deprecated(old, new)
+                kw[param] = value
+            return f(*args, **kw)
+
+        opt = click.option(old, hidden, default=None, hidden=True, **kwargs)
+        return opt(wrapper)  # type: ignore[return-value]
+
+    return deco
+
+
 def command(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], PasshatCommand]:
-    """``click.command`` with :class:`PasshatCommand` (errors name the option)."""
+    """``click.command`` with :class:`PasshatCommand` (errors name the option; ``example=``
+    the options of an example call)."""
     return click.command(name, cls=PasshatCommand, **kwargs)
 
 
@@ -152,5 +215,69 @@ def json_option(*csv_keys: str) -> Callable[[F], F]:
         return click.option(  # type: ignore[no-any-return]
             "--json", "as_json", is_flag=True, help="Machine-readable output on stdout."
         )(g)
+
+    return deco
+
+
+def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
+    """``--latex`` and ``--markdown``: the result's table for papers on stdout
+    (:meth:`~passhat._result.Result.to_latex` / ``to_markdown``) instead of the terminal's
+    tables; with ``scopes``, ``--scope`` picks the scope of its intervals (default: the first).
+
+    Flags beside ``--json`` and ``--csv``, the other output formats, so that ``--format`` keeps
+    naming the input's format. Listed after :func:`json_option`, so that giving one with
+    ``--json`` or ``--csv`` is refused. The command receives ``paper`` (None, ``"latex"`` or
+    ``"markdown"``) and, with ``scopes``, ``scope``.
+
+    Examples
+    --------
+    >>> from click.testing import CliRunner
+    >>> @command("demo")
+    ... @json_option()
+    ... @paper_option(scopes=("population", "benchmark"))
+    ... def demo(as_json: bool, paper: str | None, scope: str) -> None:
+    ...     click.echo(f"{paper} {scope}")
+    >>> CliRunner().invoke(demo, ["--markdown", "--scope", "benchmark"]).output
+    'markdown benchmark\\n'
+    >>> str(CliRunner().invoke(demo, ["--scope", "benchmark"]).exception)
+    '--scope applies to the tables of --latex and --markdown'
+    """
+    import functools
+
+    def deco(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, as_latex: bool, as_markdown: bool, **kw: Any) -> Any:
+            if as_latex and as_markdown:
+                raise OptionError("--latex and --markdown: choose one")
+            paper = "latex" if as_latex else "markdown" if as_markdown else None
+            if paper is not None and kw.get("as_json"):
+                raise OptionError(f"--{paper}, --json and --csv: choose one")
+            if scopes:
+                if paper is None and kw["scope"] is not None:
+                    raise OptionError("--scope applies to the tables of --latex and --markdown")
+                kw["scope"] = kw["scope"] or scopes[0]
+            return f(*args, paper=paper, **kw)
+
+        g: Any = click.option(
+            "--markdown",
+            "as_markdown",
+            is_flag=True,
+            help="The table for a paper or a pull request, as Markdown, on stdout.",
+        )(wrapper)
+        g = click.option(
+            "--latex",
+            "as_latex",
+            is_flag=True,
+            help="The table for a paper, as LaTeX (booktabs), on stdout.",
+        )(g)
+        if scopes:
+            g = click.option(
+                "--scope",
+                "scope",
+                type=click.Choice(list(scopes)),
+                default=None,
+                help=f"Scope of the intervals in --latex / --markdown [default: {scopes[0]}].",
+            )(g)
+        return g  # type: ignore[no-any-return]
 
     return deco

@@ -3,7 +3,8 @@
 * :func:`make_console` gives a rich console that never reads text as markup (a system named ``[/x]``
   or ``[red]t2[/red]`` is printed as it is, a ``[link=…]`` is no hyperlink), never turns
   ``:smile:`` into an emoji, and shows control characters escaped (``\\x1b``, ``\\u202e``) so
-  that names cannot move the cursor, recolour or retitle the terminal. When stdout is not a
+  that names cannot move the cursor, recolour or retitle the terminal; a name longer than 160
+  characters is shown by its start and end (CSV and JSON keep it whole). When stdout is not a
   terminal (a pipe, a CI log) it never wraps: a table keeps each row on one line.
 * :class:`Table` is rich's table with every cell, header and title shown literally.
 * :func:`echo` is ``click.echo`` for text holding names.
@@ -39,7 +40,7 @@ import rich.console
 import rich.table
 from rich.text import Text
 
-from passhat._format import jsonable, printable
+from passhat._format import jsonable, printable, short_names
 from passhat._repr import Display, View, as_rich, display
 from passhat._result import Records, Result
 from passhat.errors import OptionError
@@ -51,6 +52,7 @@ __all__ = [
     "emit",
     "emit_csv",
     "emit_json",
+    "emit_paper",
     "make_console",
     "show",
     "table_output",
@@ -71,7 +73,7 @@ class _LiteralConsole(rich.console.Console):
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         kwargs.update(markup=False, emoji=False, highlight=False)
-        return super().render_str(printable(text, keep_newlines=True), **kwargs)
+        return super().render_str(short_names(printable(text, keep_newlines=True)), **kwargs)
 
     def on_broken_pipe(self) -> None:
         """The reader went away (``| head``): rich's default exits with status 1, which is a
@@ -104,7 +106,7 @@ def make_console(*, min_width: int | None = None, stderr: bool = False, file: An
 def _text(value: Any) -> Any:
     """A cell as literal text (a name never spans lines); rich renderables stay as they are."""
     if isinstance(value, str):
-        return Text(printable(value))
+        return Text(short_names(printable(value)))  # a name of 10^5 characters: its ends
     return value
 
 
@@ -132,7 +134,7 @@ def echo(message: Any = "", *, err: bool = False) -> None:
     >>> echo("system v1\\x1b[2J")
     system v1\\x1b[2J
     """
-    click.echo(printable(message, keep_newlines=True), err=err)
+    click.echo(short_names(printable(message, keep_newlines=True)), err=err)
 
 
 def show(shown: Result | View | Display, *, quiet: bool = False, stderr: bool = False) -> None:
@@ -156,6 +158,13 @@ def show(shown: Result | View | Display, *, quiet: bool = False, stderr: bool = 
     if quiet:
         disp = disp.quiet()
     make_console(min_width=disp.min_width, stderr=stderr).print(as_rich(disp))
+
+
+def emit_paper(result: Result, paper: str, **options: Any) -> None:
+    """Write a result's table for papers to stdout: LaTeX (``paper="latex"``) or Markdown
+    (``"markdown"``); ``options`` as for :meth:`~passhat._result.Result.to_latex`."""
+    text = result.to_latex(**options) if paper == "latex" else result.to_markdown(**options)
+    click.echo(text, nl=False)
 
 
 # --------------------------------------------------------------- JSON and CSV

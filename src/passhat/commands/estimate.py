@@ -16,9 +16,11 @@ from passhat.commands._options import (
     json_option,
     k_option,
     n_boot_option,
+    paper_option,
     seed_option,
 )
-from passhat.commands._output import emit_json, show
+from passhat.commands._output import emit_json, emit_paper, show
+from passhat.errors import OptionError
 from passhat.estimate import estimate as _estimate
 
 __all__ = ["register"]
@@ -77,6 +79,7 @@ __all__ = ["register"]
     help="Per-task interval method (with --per-task).",
 )
 @json_option("tasks", "estimates")
+@paper_option(scopes=("population", "benchmark", "predictive"))
 @quiet_option("No notes, only the table.")
 def estimate_cmd(
     source: InputSpec,
@@ -93,9 +96,13 @@ def estimate_cmd(
     per_task: bool,
     task_method: str,
     as_json: bool,
+    paper: str | None,
+    scope: str,
     quiet: bool,
 ) -> None:
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
+    if paper is not None and per_task:
+        raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
     data = source.load(quiet=quiet)
     est = _estimate(
         data,
@@ -114,6 +121,8 @@ def estimate_cmd(
     )
     if as_json:
         emit_json(est.to_dict(per_task=per_task))
+    elif paper is not None:
+        emit_paper(est, paper, scope=scope)
     else:
         show(est.view(per_task=per_task), quiet=quiet)
 

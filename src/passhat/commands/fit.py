@@ -10,8 +10,15 @@ from passhat.commands._common import (
     quiet_option,
     unscored_tasks_option,
 )
-from passhat.commands._options import ci_option, command, json_option, k_option, seed_option
-from passhat.commands._output import echo, emit_json, show
+from passhat.commands._options import (
+    ci_option,
+    command,
+    json_option,
+    k_option,
+    paper_option,
+    seed_option,
+)
+from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.errors import EXIT_FAIL, OptionError
 
 __all__ = ["register"]
@@ -73,6 +80,7 @@ EXIT_DIAGNOSTICS = EXIT_FAIL
 @click.option("--force", is_flag=True, help="With -o: replace an existing file.")
 @click.option("--strict", is_flag=True, help=f"Exit {EXIT_DIAGNOSTICS} when diagnostics fail.")
 @json_option("summary")
+@paper_option()
 @quiet_option("No progress bar and no notes.")
 def fit_cmd(
     source: InputSpec,
@@ -91,6 +99,7 @@ def fit_cmd(
     force: bool,
     strict: bool,
     as_json: bool,
+    paper: str | None,
     quiet: bool,
 ) -> int:
     """Posterior of mean, pass@k and pass^k in two scopes, with diagnostics and checks.
@@ -104,7 +113,7 @@ def fit_cmd(
     from passhat.model import fit as _fit  # PyMC and ArviZ load only when a command fits
 
     if output is not None:  # before sampling, not after
-        check_file(output, inputs=input_paths(source.path), force=force)
+        check_file(output, inputs=input_paths(*source.paths), force=force)
     elif force:
         raise OptionError("--force applies to -o FILE")
     fitted = _fit(
@@ -119,17 +128,19 @@ def fit_cmd(
         tune=tune,
         chains=chains,
         sampler=sampler,
-        progress=False if (quiet or as_json) else None,
+        progress=False if (quiet or as_json or paper) else None,
     )
     result = fitted.summarize(ci=ci)
     if output is not None:
         fitted.to_netcdf(output, force=force)
     if as_json:
         emit_json(result.to_dict(output=output))
+    elif paper is not None:
+        emit_paper(result, paper)
     else:
         show(result.view(output=output), quiet=quiet)
     if strict and not result.diagnostics.passed:
-        if not as_json:
+        if not as_json and paper is None:
             echo(f"--strict: diagnostics failed, exit status {EXIT_DIAGNOSTICS}")
         return EXIT_DIAGNOSTICS
     return 0

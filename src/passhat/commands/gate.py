@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from passhat.commands._common import InputSpec, input_options, load_input, quiet_option
+from passhat.commands._common import InputSpec, input_options, quiet_option
 from passhat.commands._options import command, json_option, k_option
 from passhat.commands._output import emit_json, show
 from passhat.errors import OptionError
@@ -18,7 +18,7 @@ __all__ = ["register"]
 
 
 @command("gate")
-@input_options
+@input_options(system="one")
 @k_option(single=True, default=1, help="Runs per block: guard pass^k.")
 @click.option(
     "--metric",
@@ -45,14 +45,14 @@ __all__ = ["register"]
     "baseline_path",
     type=click.Path(dir_okay=True, readable=False),
     default=None,
-    help="A file with the baseline's runs of the same tasks (read like RUNS).",
+    help="A file with the baseline's runs of the same tasks (read like RUNS; "
+    "--system-name FILE=NAME names its system).",
 )
 @click.option(
     "--baseline-system",
     default=None,
     help="The baseline's system: in --baseline's file, or in RUNS when it holds both builds.",
 )
-@click.option("--system", default=None, help="The candidate's system, when RUNS holds several.")
 @click.option(
     "--alpha",
     type=float,
@@ -77,7 +77,6 @@ def gate_cmd(
     margin: float | None,
     baseline_path: str | None,
     baseline_system: str | None,
-    system: str | None,
     alpha: float,
     weights: str,
     as_json: bool,
@@ -94,17 +93,9 @@ def gate_cmd(
 
     if not source.given:
         raise OptionError("no input: give a file of runs (or --example NAME)")
-    runs = source.load()
-    base = None
-    if baseline_path is not None:
-        base = load_input(
-            baseline_path,
-            example=None,
-            fmt=source.fmt,
-            maps=source.maps,
-            threshold=source.threshold,
-            system_name=source.system_name,
-        )
+    extra = () if baseline_path is None else (baseline_path,)
+    runs = source.load(extra=extra)
+    base = source.read(baseline_path) if baseline_path is not None else None
     res = sequential(
         runs,
         base,
@@ -113,10 +104,10 @@ def gate_cmd(
         max_failure_rate=max_failure_rate,
         margin=margin,
         alpha=alpha,
-        system=system,
+        system=source.system,
         baseline_system=baseline_system,
         weights=None if weights == "equal" else weights,
-        sources=(source.path or f"example {source.example}", baseline_path or "the baseline"),
+        sources=(source.where, baseline_path or "the baseline"),
     )
     if as_json:
         emit_json(res.to_dict())

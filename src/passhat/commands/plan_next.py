@@ -19,22 +19,20 @@ from __future__ import annotations
 import click
 
 from passhat import planner as plan
-from passhat.commands._common import InputSpec, input_options, quiet_option, records
-from passhat.commands._output import Table, echo, make_console, table_output
-from passhat.commands._solve_for import in_cli_terms
-from passhat.commands.plan import _json, json_opt, plan_group, prior_options, resolve_prior
-from passhat.io import input_stamp
+from passhat.commands._common import InputSpec, ReadOptions, input_options, quiet_option
+from passhat.commands._options import ci_option, command, json_option, k_option
+from passhat.commands.plan import emit_result, plan_group, prior_options, resolve_prior
 
 __all__ = ["register"]
 
-#: Rows printed on a terminal (--json/--csv carry every row).
-_SHOWN = 20
 
-
-@click.command("next")
-@input_options
+@command("next")
+@input_options(system="one")
 @click.option("--budget", type=int, required=True, help="Runs to allocate in the next batch.")
-@click.option("--k", "k", type=int, default=5, show_default=True, help="k of pass^k / pass@k.")
+@k_option(
+    single=True,
+    help="k of pass^k / pass@k [default: the largest of 1, 2, 5 the fewest runs allow].",
+)
 @click.option(
     "--metric",
     type=click.Choice(["pass_hat_k", "mean", "pass_at_k"]),
@@ -49,30 +47,26 @@ _SHOWN = 20
     show_default=True,
     help="These tasks, or tasks like these (then new tasks are weighed against reruns).",
 )
-@click.option("--system", default=None, help="System in a multi-system input.")
 @click.option("--max-per-task", type=int, default=None, help="At most this many runs per task.")
-@click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
-@click.option("--all", "show_all", is_flag=True, help="Print every task of the batch.")
+@ci_option(default=0.95, help="Level of the interval whose width is reported.")
+@click.option("--all", "every_row", is_flag=True, help="Print every task of the batch.")
 @quiet_option("No notes, only the batch.")
 @prior_options(prefix="prior-")
-@json_opt
-@table_output("batch")
-@in_cli_terms
+@json_option("batch")
 def next_cmd(
     source: InputSpec,
     budget: int,
-    k: int,
+    k: int | None,
     metric: str,
     scope: str,
-    system: str | None,
     max_per_task: int | None,
     ci: float,
-    show_all: bool,
-    prior_from: str | None,
-    prior_mean: float | None,
-    prior_icc: float | None,
-    prior_kappa: float | None,
-    prior_format: str | None,
+    every_row: bool,
+    prior: str | None,
+    mean: float | None,
+    icc: float | None,
+    kappa: float | None,
+    prior_reading: ReadOptions,
     prior_system: str | None,
     as_json: bool,
 ) -> None:
@@ -82,57 +76,20 @@ def next_cmd(
     evaluation (--prior-from) or stated values (--prior-mean with --prior-kappa or
     --prior-icc): a stated prior is trusted, no hedge.
     """
-    prior, prior_stamp = resolve_prior(
-        prior_from,
-        prior_mean,
-        prior_icc,
-        prior_kappa,
-        prior_format,
-        prior_system,
-        prefix="prior-",
-    )
-    data = source.load()
-    t = plan.next_runs(
-        data,
+    stated = resolve_prior(prior, mean, icc, kappa, prior_reading, prior_system, prefix="prior-")
+    res = plan.next_runs(
+        source.load(),
         budget=budget,
         k=k,
         metric=metric,  # type: ignore[arg-type]
         scope=scope,  # type: ignore[arg-type]
-        system=system,
+        system=source.system,
+        prior=stated,
+        prior_system=prior_system,
         ci=ci,
         max_per_task=max_per_task,
-        prior=prior,
     )
-    if as_json:
-        earlier = {"prior_input": prior_stamp} if prior_stamp else {}
-        _json(input_stamp(data), **earlier, **t.attrs, batch=records(t))
-        return
-    for sentence in t.attrs["sentences"]:
-        echo(sentence)
-    echo(f"Method: {t.attrs['method']}.")
-    if t.empty:
-        return
-    label = t.attrs["metric"].replace("pass_hat_k", "pass^{k}").replace("pass_at_k", "pass@{k}")
-    label = label.format(k=t.attrs["k"])
-    shown = t if show_all else t.head(_SHOWN)
-    more = "" if len(shown) == len(t) else f"; first {len(shown)} of {len(t)} tasks, --all for all"
-    table = Table(
-        title=f"{t.attrs['system']}: next {t.attrs['spent']} runs for {label}{more}; prior "
-        f"{t.attrs['prior_text']}"
-    )
-    for head in ("task", "status", "runs", "passed", "more runs", "share", "width −"):
-        table.add_column(head, justify="left" if head in ("task", "status") else "right")
-    for r in shown.itertuples():
-        table.add_row(
-            str(r.task),
-            str(r.status),
-            str(r.runs),
-            str(r.successes),
-            f"+{r.extra_runs}",
-            "" if r.variance_share != r.variance_share else f"{r.variance_share:.1%}",
-            "" if r.width_reduction != r.width_reduction else f"{r.width_reduction:.4f}",
-        )
-    make_console().print(table)
+    emit_result(res, as_json, every_row=every_row)
 
 
 def register(cli: click.Group) -> None:

@@ -11,38 +11,31 @@ tasks lower.
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import sys
 from typing import Any
 
 import click
 
 from passhat import planner as plan
-from passhat._format import fixed, pct
 from passhat.commands._common import (
     InputSpec,
+    ReadOptions,
     check_path_given,
     input_options,
     load_input,
     parse_k,
     quiet_option,
-    records,
 )
-from passhat.commands._output import echo, table_output
-from passhat.commands._solve_for import in_cli_terms
-from passhat.commands.plan import (
-    _emit,
-    _explain,
-    _json,
-    _prior,
-    _show_table,
-    json_opt,
-    plan_group,
-    prior_options,
+from passhat.commands._options import (
+    ci_option,
+    command,
+    json_option,
+    k_option,
+    seed_option,
 )
+from passhat.commands.plan import emit_result, plan_group, prior_options, required_prior
 from passhat.errors import OptionError
-from passhat.io import input_stamp
-from passhat.planner.pilot import rho_text
 
 __all__ = ["register"]
 
@@ -60,66 +53,58 @@ def _pilot(
     pilot: str | None,
     cand: str | None,
     example: str | None,
-    fmt: str | None,
-    baseline: str | None,
-    candidate: str | None,
-) -> tuple[Any, Any, dict[str, Any] | None]:
-    """Read PILOT (and CAND) into the planner's pilot argument, with the input stamp."""
+    reading: ReadOptions,
+    who: tuple[str | None, str | None],
+    measure: tuple[str, int],
+) -> Any:
+    """The paired pilot runs PILOT (and CAND) as the planner's ``pilot``, or None."""
+    baseline, candidate = who
     if pilot is None and example is None:
         if cand is not None or baseline is not None or candidate is not None:
             raise OptionError("--baseline/--candidate and CAND need pilot runs: give PILOT")
-        return None, None, None
+        return None
     if example is not None and cand is not None:
         raise OptionError("--example is one input with both systems: give no CAND with it")
-    data = load_input(pilot, example=example, fmt=fmt)
-    data_b = load_input(cand, example=None, fmt=fmt) if cand is not None else None
-    stamp: dict[str, Any] = input_stamp(data)
-    if data_b is not None:
-        stamp = {"pilot": stamp, "candidate": input_stamp(data_b)}
-    return data, data_b, stamp
+    files = [p for p in (pilot, cand) if p is not None]
+    if example is not None or pilot is None:  # the example (or both given: refused)
+        data = load_input(pilot, example=example, fmt=reading.fmt)
+    else:
+        data = reading.read(pilot, among=files)
+    data_b = reading.read(cand, among=files) if cand is not None else None
+    metric, k = measure
+    return plan.paired_pilot(
+        data, data_b, baseline=baseline, candidate=candidate, metric=metric,
+        k=1 if metric == "mean" else k,
+    )  # fmt: skip
 
 
-def _joint_spread(
-    path: str, baseline: str | None, candidate: str | None, metric: str, k: int
-) -> Any:
+def _joint_spread(path: str, who: tuple[str | None, str | None], metric: str, k: int) -> Any:
     """The planner's spread from a saved joint fit (``--rho-from FIT``)."""
     from passhat.model import JointFit, load_fit
 
     fitted = load_fit(path)
     if not isinstance(fitted, JointFit):
         raise OptionError(f"--rho-from {path}: not a joint fit (fit it with --model joint)")
-    return fitted.pilot(baseline, candidate, metric=metric, k=1 if metric == "mean" else k)
+    return fitted.pilot(*who, metric=metric, k=1 if metric == "mean" else k)
 
 
-def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
-    """The answer at each between-system correlation, the one used marked."""
-    rows = q.get("sensitivity") or []
-    if not rows:
-        return
-    kind = (
-        "latent correlation of a task's rates"
-        if q["correlation_source"] != "measured"
-        else "correlation of per-task values"
-    )
-    rho = rho_text(q["correlation"])
-    echo(f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}):")
-    for r in rows:
-        v = r[solve]
-        shown = (
-            "out of reach"
-            if v is None
-            else pct(v)
-            if solve == "power"
-            else fixed(v, 4, sign=True)
-            if solve == "delta"
-            else f"{int(v)}"
-        )
-        sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {fixed(r['sd_difference'])})"
-        mark = "  ← used" if r["used"] else ""
-        echo(f"  ρ = {fixed(r['correlation'], 2)}: {solve.replace('_', ' ')} {shown}{sd}{mark}")
+def _grid(
+    grid_tasks: str | None, grid_runs: str | None, given: dict[str, Any], pilot: Any
+) -> tuple[list[int], list[int]] | None:
+    """The sweep --grid-tasks × --grid-runs (simulated from a model), or None."""
+    gt, gr = _int_list(grid_tasks, "--grid-tasks"), _int_list(grid_runs, "--grid-runs")
+    if gt is None and gr is None:
+        return None
+    if gt is None or gr is None or given["delta"] is None:
+        raise OptionError("a sweep needs --grid-tasks, --grid-runs and --delta")
+    if any(given[name] is not None for name in ("tasks", "runs_per_task", "power")):
+        raise OptionError("a sweep takes --grid-tasks/--grid-runs, not --tasks/--runs/--power")
+    if pilot is not None:
+        raise OptionError("a simulated sweep draws from a model: give --from/--mean, not PILOT")
+    return gt, gr
 
 
-@click.command("power")
+@command("power", example="--mean 0.6 --icc 0.3 --delta 0.1 --power 0.8")
 @click.argument("pilot", required=False, metavar="[PILOT [CAND]]")
 @click.argument("cand", required=False, metavar="")
 @click.option(
@@ -131,14 +116,14 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
 @click.option("--tasks", type=int, default=None, help="Matched tasks.")
 @click.option("--runs-per-task", type=int, default=None, help="Runs per task per system.")
 @click.option("--power", "power_", type=float, default=None, help="Required power.")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Level of the test.")
 @click.option(
     "--metric",
     type=click.Choice(["mean", "pass_hat_k", "pass_at_k"]),
     default="mean",
     show_default=True,
 )
-@click.option("--k", "k", type=int, default=1, show_default=True)
+@k_option(single=True, default=1, help="k of pass^k and pass@k (pilot runs need 2k per task).")
 @click.option(
     "--correlation",
     type=float,
@@ -158,7 +143,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
     "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
 )
 @click.option("--replicates", type=int, default=2000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@seed_option(help="Seed of the simulated benchmarks (point i of a sweep: seed + i).")
 @click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
 @click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
 @click.option(
@@ -168,9 +153,7 @@ def _sensitivity(q: dict[str, Any], solve: str, where: str = "") -> None:
 )
 @quiet_option("No progress bar and no notes.")
 @prior_options
-@json_opt
-@table_output("grid", "table")
-@in_cli_terms
+@json_option("grid", "table")
 def power_cmd(
     pilot: str | None,
     cand: str | None,
@@ -193,11 +176,11 @@ def power_cmd(
     grid_runs: str | None,
     scheduler: str | None,
     quiet: bool,
-    from_path: str | None,
-    mean_: float | None,
+    prior: str | None,
+    mean: float | None,
     icc: float | None,
     kappa: float | None,
-    fmt: str | None,
+    reading: ReadOptions,
     system: str | None,
     as_json: bool,
 ) -> None:
@@ -206,130 +189,42 @@ def power_cmd(
     PILOT: paired pilot runs of both systems (one file with two systems, or
     PILOT and CAND); the spread of per-task differences is then measured.
     """
-    pilot_arg: Any = None
+    stated = (prior, mean, icc, kappa)
     if rho_from is not None:
         check_path_given(rho_from, option="--rho-from")
-        if pilot is not None or example is not None or from_path is not None or mean_ is not None:
+        if pilot is not None or example is not None or prior is not None or mean is not None:
             raise OptionError("--rho-from FIT replaces PILOT and --from/--mean: give one of them")
-        data, data_b = None, None
-        stamp: dict[str, Any] | None = {"joint_fit": rho_from}
-        pilot_arg = _joint_spread(rho_from, baseline, candidate, metric, k)
-        prior = None
+        spread = _joint_spread(rho_from, (baseline, candidate), metric, k)
     else:
-        data, data_b, stamp = _pilot(pilot, cand, example, fmt, baseline, candidate)
-    if data is not None:
-        if from_path is not None or mean_ is not None or icc is not None or kappa is not None:
+        spread = _pilot(pilot, cand, example, reading, (baseline, candidate), (metric, k))
+        if spread is not None and any(v is not None for v in stated):
             raise OptionError("give pilot runs (PILOT) or --from/--mean assumptions, not both")
-        kk = 1 if metric == "mean" else k
-        pilot_arg = plan.paired_pilot(
-            data, data_b, baseline=baseline, candidate=candidate, metric=metric, k=kk
-        )
-        prior = None
-    elif rho_from is None:
-        prior, stamp = _prior(from_path, mean_, icc, kappa, fmt, system)
-    common: dict[str, Any] = {
-        "prior": prior,
-        "pilot": pilot_arg,
-        "k": k,
-        "metric": metric,
-        "alpha": alpha,
-        "correlation": correlation,
-    }
-    gt, gr = _int_list(grid_tasks, "--grid-tasks"), _int_list(grid_runs, "--grid-runs")
-    if gt is not None or gr is not None:
-        if gt is None or gr is None or delta is None:
-            raise OptionError("a sweep needs --grid-tasks, --grid-runs and --delta")
-        if tasks is not None or runs_per_task is not None or power_ is not None:
-            raise OptionError("a sweep takes --grid-tasks/--grid-runs, not --tasks/--runs/--power")
-        if pilot_arg is not None:
-            raise OptionError("a simulated sweep draws from a model: give --from/--mean, not PILOT")
-        common.pop("pilot")
-        df = plan.power_grid(
-            delta=delta,
-            tasks=gt,
-            runs_per_task=gr,
-            replicates=replicates,
-            seed=seed,
-            scheduler=scheduler,
-            progress=not quiet and sys.stderr.isatty() and not as_json,
-            **common,
-        )
-        if as_json:
-            _json(stamp, **df.attrs, grid=records(df))
-            return
-        _explain(df.attrs["reasoning"], None, df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("tasks", "tasks", "d"),
-                ("runs_per_task", "runs/task", "d"),
-                ("power_analytic", "power (analytic)", ".3f"),
-                ("power", "power (simulated)", ".3f"),
-                ("mc_error", "± MC error", ".3f"),
-            ],
-            f"power to detect {delta:+g}",
-        )
-        return
-    quantities = {
-        "--delta": delta,
-        "--tasks": tasks,
-        "--runs-per-task": runs_per_task,
-        "--power": power_,
-    }
-    unset = [name for name, v in quantities.items() if v is None]
-    if len(unset) != 1 and unset != ["--tasks", "--runs-per-task"]:
-        given = [name for name, v in quantities.items() if v is not None]
-        raise OptionError(
-            "plan power: give three of --delta, --tasks, --runs-per-task and --power and the "
-            "fourth is solved for, or leave out --tasks and --runs-per-task for a table of "
-            f"designs (given: {', '.join(given) or 'none'}); e.g. passhat plan power "
-            "--mean 0.6 --icc 0.3 --delta 0.1 --power 0.8"
-        )
-    if delta is not None and power_ is not None and tasks is None and runs_per_task is None:
-        df = plan.power_table(delta=delta, power=power_, **common)
-        best = df.attrs["optimum"]
-        if as_json:
-            _json(stamp, **df.attrs, table=records(df))
-            return
-        echo(
-            f"{best['tasks']} tasks × {best['runs_per_task']} runs per task per system "
-            f"({best['runs']} runs per system)"
-        )
-        _explain(df.attrs["reasoning"], df.attrs["method"], df.attrs["assumptions"])
-        _show_table(
-            df,
-            [
-                ("runs_per_task", "runs/task", "d"),
-                ("tasks", "tasks", "d"),
-                ("runs", "runs/system", "d"),
-                ("sd_difference", "SD of difference", ".3f"),
-                ("optimal", "opt", ""),
-            ],
-            f"tasks needed per runs per task (ρ = {rho_text(df.attrs['correlation'])}, "
-            f"{df.attrs['correlation_source']})",
-        )
-        _sensitivity(df.attrs, "tasks", f" at {int(df['runs_per_task'].iloc[0])} runs per task")
-        return
-    res = plan.power(
-        delta=delta,
-        tasks=tasks,
-        runs_per_task=runs_per_task,
-        power=power_,
-        method=method,  # type: ignore[arg-type]
-        replicates=replicates,
-        seed=seed,
-        **common,
-    )
-    _emit(res, as_json, stamp)
-    if not as_json:
-        _sensitivity(res.quantities, res.solved_for)
+    given: dict[str, Any] = {
+        "delta": delta, "tasks": tasks, "runs_per_task": runs_per_task, "power": power_,
+    }  # fmt: skip
+    grid = _grid(grid_tasks, grid_runs, given, spread)
+    if grid is not None:
+        given.update(tasks=grid[0], runs_per_task=grid[1])
+    progress = not quiet and sys.stderr.isatty() and not as_json
+    stated_prior = None if spread is not None else required_prior(*stated, reading, system)
+    with plan.sweep_options(scheduler=scheduler, progress=progress):
+        res = plan.power(
+            **given,
+            prior=stated_prior,
+            pilot=spread, k=k, metric=metric, alpha=alpha, correlation=correlation,  # type: ignore[arg-type]
+            method="simulation" if grid is not None else method,  # type: ignore[arg-type]
+            replicates=replicates, seed=seed, system=system,
+        )  # fmt: skip
+    if rho_from is not None:  # the fit read from a file: its path is the input
+        res = dataclasses.replace(res, source={"joint_fit": rho_from})
+    emit_result(res, as_json)
 
 
-@click.command("more-runs")
+@command("more-runs")
 @input_options
 @click.option("--runs", "runs_text", default="1,2,5,10", show_default=True, help="m values.")
-@click.option("--k", "k_text", default=None, help="k values (default: 1 and the fewest runs).")
-@click.option("--ci", type=float, default=0.95, show_default=True, help="Interval level.")
+@k_option()
+@ci_option(default=0.95, help="Level of the intervals.")
 @click.option(
     "--simulations",
     type=click.IntRange(1, 1_000_000),
@@ -337,13 +232,13 @@ def power_cmd(
     show_default=True,
     help="Simulated sets of new runs per m (at most 10^6).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@seed_option(help="Seed of the fit and the simulated runs.")
 @quiet_option("No notes, only the table.")
-@json_opt
+@json_option("table")
 def more_runs_cmd(
     source: InputSpec,
     runs_text: str,
-    k_text: str | None,
+    k: list[int] | None,
     ci: float,
     simulations: int,
     seed: int,
@@ -351,32 +246,9 @@ def more_runs_cmd(
 ) -> None:
     """Expected interval width after m more runs on the same tasks, and the floor."""
     data = source.load()
-    ms = _int_list(runs_text, "--runs")
-    ks = parse_k(k_text) if k_text is not None else None
-    t = plan.more_runs(data, runs=ms or [], k=ks, ci=ci, simulations=simulations, seed=seed)
-    if as_json:
-        _json(input_stamp(data), **t.attrs, table=records(t))
-        return
-    for sentence in t.attrs["sentences"]:
-        echo(sentence)
-    echo(f"Method: {t.attrs['method']}.")
-    kmax = int(t["k"].max())
-    part = t[(t["metric"] == "pass_hat_k") & (t["k"] == kmax)].copy()
-    part["runs"] = [
-        "now" if m == 0 else "∞" if math.isinf(m) else f"+{int(m)}" for m in part["runs_added"]
-    ]
-    for system, rows in part.groupby("system", sort=False):
-        _show_table(
-            rows,
-            [
-                ("scope", "scope", ""),
-                ("runs", "more runs/task", ""),
-                ("expected_sd", "expected sd", ".4f"),
-                ("expected_width", f"{ci:.0%} width", ".4f"),
-                ("width_ratio", "vs now", ".2f"),
-            ],
-            f"{system}: pass^{kmax}, expected interval after more runs per task",
-        )
+    runs = _int_list(runs_text, "--runs") or []
+    res = plan.more_runs(data, runs=runs, k=k, ci=ci, simulations=simulations, seed=seed)
+    emit_result(res, as_json)
 
 
 def register(cli: click.Group) -> None:

@@ -108,7 +108,8 @@ def report_cmd(
     as_json: bool,
     quiet: bool,
 ) -> None:
-    """Write the reliability report of RUNS (or --example NAME) into -o DIR.
+    """Write the reliability report of RUNS (one file or several: each file's systems, a file
+    without a system column named after the file) or --example NAME into -o DIR.
 
     With --json: where the files are, the summary and each section's status (the numbers
     are in results.json).
@@ -117,12 +118,12 @@ def report_cmd(
     from passhat.report import check_report_dir, report
 
     # the output directory first: refused in milliseconds, not after the work
-    check_report_dir(out_dir, inputs=(source.path, traces_path), force=force)
+    check_report_dir(out_dir, inputs=(*source.paths, traces_path), force=force)
     data = source.load()
     if traces_path is not None:
         check_path_given(traces_path, option="--traces")
     traces = (
-        read_traces(traces_path, format=source.fmt, system_name=source.system_name)
+        read_traces(traces_path, format=source.fmt, system_name=source.trace_name(traces_path))
         if traces_path is not None
         else None
     )

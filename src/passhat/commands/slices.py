@@ -43,7 +43,10 @@ def slices_cmd(
     and are never counted in n (decided runs).
     """
     sl = slices(
-        source.load(), by=None if by is None else _split((by,)), severe=_split(severe), ci=ci
+        source.load(runs=True),
+        by=None if by is None else _split((by,)),
+        severe=_split(severe),
+        ci=ci,
     )
     if as_json:
         emit_json(sl.to_dict())

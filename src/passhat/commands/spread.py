@@ -13,9 +13,10 @@ from passhat.commands._options import (
     json_option,
     k_option,
     n_boot_option,
+    paper_option,
     seed_option,
 )
-from passhat.commands._output import emit_json, show
+from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 from passhat.spread import Spread, SummarySpread, spread, spread_from_summary
 
@@ -107,6 +108,7 @@ def _from_pair(
 @seed_option(help="Runs: seed of every random step (printed with the results).")
 @quiet_option("No notes, only the tables.")
 @json_option("spread")
+@paper_option()
 def spread_cmd(
     source: InputSpec,
     mean: str | None,
@@ -121,6 +123,7 @@ def spread_cmd(
     n_boot: int,
     seed: int,
     as_json: bool,
+    paper: str | None,
 ) -> None:
     """Measured pass^k against the uniform-spread reference Mean^k.
 
@@ -162,6 +165,8 @@ def spread_cmd(
         )
     if as_json:
         emit_json(res.to_dict())
+    elif paper is not None:
+        emit_paper(res, paper)
     else:
         show(res)
 

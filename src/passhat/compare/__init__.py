@@ -6,12 +6,15 @@
 * :func:`classify` — baseline vs candidate, per task: stable_pass,
   stable_fail, regression, fixed, flaky, redefined, undecided, with Holm or
   Benjamini–Hochberg across tasks (:mod:`passhat.compare.classification`,
-  :mod:`passhat.compare.multiplicity`);
+  :mod:`passhat.compare.multiplicity`, which also holds the one Holm of passhat);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
   candidates from one input or two (:mod:`passhat.compare.selection`);
 * :func:`paired_table` — the engine under :func:`compare`: every pair of a list
   of systems on one set of tasks, both scopes, reusing each system's posterior
   across pairs (:mod:`passhat.compare.engine`; for leaderboards).
+
+The results, :class:`Comparison` and :class:`Classification`, live with their displays in
+:mod:`passhat.compare.result` and :mod:`passhat.compare.classification_result`.
 
 Examples
 --------
@@ -25,15 +28,11 @@ Examples
 
 from __future__ import annotations
 
-from passhat.compare.classification import (
-    MULTIPLICITY,
-    VERDICTS,
-    Classification,
-    classify,
-    runs_to_significance,
-)
+from passhat.compare.classification import MULTIPLICITY, classify, runs_to_significance
+from passhat.compare.classification_result import VERDICTS, Classification
 from passhat.compare.engine import paired_table
-from passhat.compare.paired import Comparison, compare, paired_difference
+from passhat.compare.paired import compare, paired_difference
+from passhat.compare.result import Comparison
 from passhat.compare.selection import Selection, select_systems
 
 __all__ = [

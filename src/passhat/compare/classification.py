@@ -55,7 +55,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,10 +65,18 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from passhat._repr import View, as_html, as_text, joined
+from passhat._validate import check_method, check_min_runs
+from passhat.compare.classification_result import (
+    CORRECTIONS,
+    VERDICTS,
+    Classification,
+    guarantee_text,
+    task_notes,
+)
 from passhat.compare.multiplicity import MULTIPLICITY, adjust
-from passhat.compare.selection import select_systems
+from passhat.compare.selection import Selection, select_systems
 from passhat.errors import OptionError
+from passhat.inputs import as_input
 from passhat.trials import Trials
 
 __all__ = [
@@ -82,123 +91,6 @@ __all__ = [
 #: p ≤ α is judged with this relative slack: exact p-values such as 1/20 at α = 0.05
 #: must not fail the test by a rounding error of the hypergeometric tail.
 _REL_TOL = 1 + 1e-9
-
-#: Printed with every classification: per-task flags are not the build's verdict.
-BUILD_NOTE = (
-    "Per-task verdicts point at tasks to inspect; whether the build's pass^k got worse is "
-    "decided by the paired comparison (passhat compare) or the sequential gate (passhat gate "
-    "--baseline), not by counting flagged tasks."
-)
-
-_CORRECTION = {
-    "holm": ("Holm across tasks", "FWER"),
-    "bh": ("Benjamini–Hochberg across tasks", "FDR"),
-    "none": ("per task, no correction", "α"),
-}
-
-VERDICTS = (
-    "regression",
-    "possible_regression",
-    "fixed",
-    "possible_fix",
-    "flaky",
-    "redefined",
-    "undecided",
-    "stable_fail",
-    "stable_pass",
-)
-
-
-@dataclass
-class Classification:
-    """Per-task verdicts of a baseline vs candidate comparison.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per task in both builds: ``task, verdict, n_base, c_base,
-        n_cand, c_cand, unscored_base, unscored_cand, p_regression, p_fixed,
-        p_regression_adj, p_fixed_adj, more_runs_base, more_runs_cand, note``.
-    excluded : pandas.DataFrame
-        Tasks not compared (``task``, ``reason``).
-    settings : dict
-        ``alpha``, ``min_runs``, ``multiplicity``, the test, the error rate it
-        controls (``error_rate``), the systems compared.
-    """
-
-    table: pd.DataFrame
-    excluded: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def _view(self) -> View:
-        frame = pd.DataFrame(
-            [
-                {"verdict": v, "tasks": n, "e.g.": joined(self.tasks(v), 5)}
-                for v, n in self.counts.items()
-            ]
-        )
-        s = self.settings
-        notes = [
-            f"Fisher exact one-sided, {s.get('error_rate', 'α')} = {s.get('alpha')} "
-            f"({s.get('correction', 'per task')}), min_runs = {s.get('min_runs')}; "
-            "per-task counts and p-values in .table.",
-            BUILD_NOTE,
-        ]
-        if len(self.excluded):
-            notes.append(f"{len(self.excluded)} task(s) in one build only: see .excluded.")
-        title = (
-            f"Classification of {len(self.table)} tasks: "
-            f"{s.get('base', 'base')} → {s.get('cand', 'cand')}"
-        )
-        return View(title, frame, tuple(notes))
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Tasks per verdict (every verdict listed, zeros included)."""
-        vc = self.table["verdict"].value_counts()
-        return {v: int(vc.get(v, 0)) for v in VERDICTS}
-
-    def has(self, verdict: str) -> bool:
-        """Whether any task got this verdict."""
-        if verdict not in VERDICTS:
-            raise OptionError(f"unknown verdict {verdict!r}; verdicts: {', '.join(VERDICTS)}")
-        return bool((self.table["verdict"] == verdict).any())
-
-    def tasks(self, verdict: str) -> list[str]:
-        """Tasks with this verdict."""
-        self.has(verdict)
-        return self.table.loc[self.table["verdict"] == verdict, "task"].tolist()
-
-    def summary(self) -> str:
-        """One line fit for a CI log."""
-        c = self.counts
-        parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS)
-        s = self.settings
-        line = (
-            f"passhat classify: {len(self.table)} tasks compared "
-            f"({s.get('base', 'base')} → {s.get('cand', 'cand')}; "
-            f"Fisher exact one-sided, {s.get('correction', 'per task')}, "
-            f"{s.get('error_rate', 'α')}={s.get('alpha')}, "
-            f"min_runs={s.get('min_runs')}): {parts}"
-        )
-        if len(self.excluded):
-            line += f"; {len(self.excluded)} task(s) in one build only, not compared"
-        regs = self.tasks("regression")
-        if regs:
-            shown = ", ".join(regs[:5]) + (" ..." if len(regs) > 5 else "")
-            line += f"; regressed: {shown}"
-        return line
-
-    def settings_text(self) -> str:
-        """What the verdicts control, in one sentence (printed under the table)."""
-        s = self.settings
-        return f"{s.get('guarantee', '')} {BUILD_NOTE}".strip()
 
 
 def runs_to_significance(
@@ -296,7 +188,7 @@ def _coord(ds: xr.Dataset, name: str, default: list[Any]) -> list[Any]:
 
 
 def classify(
-    base: Trials | xr.Dataset,
+    base: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     cand: Trials | xr.Dataset | None = None,
     *,
     alpha: float = 0.05,
@@ -321,7 +213,8 @@ def classify(
         ``fixed``); with ``"bh"`` the expected share of false flags among the
         flags; with ``"none"`` each task's own level.
     min_runs : int
-        Fewer decided runs than this in a build leaves the task undecided.
+        Fewer decided runs than this in a build leaves the task undecided (a
+        whole number ≥ 1, the rule of :func:`passhat._validate.check_min_runs`).
     multiplicity : "holm", "bh" or "none"
         The correction across tasks (see :mod:`passhat.compare.multiplicity`;
         Tarone's screen first drops tasks whose margins cannot reach it).
@@ -356,13 +249,12 @@ def classify(
     [['a', 'undecided', 3], ['b', 'flaky', 0]]
     """
     if isinstance(alpha, bool | str | bytes) or not (0 < alpha < 1):  # NaN fails the test too
-        raise OptionError(f"alpha must be in (0, 1) (got {alpha!r})")
-    if isinstance(min_runs, bool) or not isinstance(min_runs, int | np.integer) or min_runs < 1:
-        raise OptionError(f"min_runs must be a whole number ≥ 1 (got {min_runs!r})")
-    if multiplicity not in MULTIPLICITY:
-        raise OptionError(
-            f"multiplicity must be one of {', '.join(MULTIPLICITY)} (got {multiplicity!r})"
-        )
+        raise OptionError(f"{{param}} must be in (0, 1) (got {alpha!r})", param="alpha")
+    runs = check_min_runs(min_runs, optional=False)
+    multiplicity = check_method(multiplicity, MULTIPLICITY, "multiplicity")
+    if not isinstance(base, Trials | xr.Dataset) and cand is None and 1 <= len(base) <= 2:
+        items = list(base)  # one or two inputs in a list: as given apart
+        base, cand = items[0], (items[1] if len(items) == 2 else None)
     sel = select_systems(
         base,
         cand,
@@ -372,6 +264,57 @@ def classify(
         one_candidate=True,
         keywords=("base_system", "cand_system"),
     )
+    builds = _builds(sel)
+    whole = as_input(base)  # several inputs: as one, their systems named as sel names them
+    found = _fingerprints_differ(whole, whole if cand is None else cand, sel, builds)
+    tests = _tests(builds, found[0], runs, alpha=alpha, multiplicity=multiplicity)
+    table = _table(builds, tests, runs, alpha=alpha)
+    correction, rate_name = CORRECTIONS[multiplicity]
+    n_reg, n_fix = int(tests.testable_reg.sum()), int(tests.testable_fix.sum())
+    table["note"] = task_notes(
+        table,
+        half=found[1] & ~found[0],
+        alpha=alpha,
+        min_runs=runs,
+        correction=correction,
+        testable=(n_reg, n_fix),
+    )
+    settings = {
+        "alpha": alpha,
+        "min_runs": runs,
+        "multiplicity": multiplicity,
+        "correction": correction,
+        "error_rate": rate_name,
+        "testable_regression": n_reg,
+        "testable_fixed": n_fix,
+        "guarantee": guarantee_text(multiplicity, alpha, n_reg),
+        "test": "Fisher's exact test, one-sided (hypergeometric), per task",
+        "base": sel.baseline,
+        "cand": sel.candidates[0],
+    }
+    return Classification(table=table, excluded=builds.excluded, settings=settings)
+
+
+@dataclass(frozen=True)
+class _Builds:
+    """The two builds on the tasks both ran: per task decided runs, successes, unscored."""
+
+    common: list[str]
+    excluded: pd.DataFrame
+    base: xr.Dataset
+    cand: xr.Dataset
+
+    def counts(self) -> tuple[NDArray[np.int64], ...]:
+        """n_base, c_base, n_cand, c_cand per common task."""
+        return tuple(
+            np.asarray(ds[v].values, dtype=np.int64)
+            for ds in (self.base, self.cand)
+            for v in ("n", "c")
+        )
+
+
+def _builds(sel: Selection) -> _Builds:
+    """The tasks both builds ran (in the base's order); those in one build only listed."""
     b = sel.table(sel.baseline)
     c = sel.table(sel.candidates[0])
     b_tasks = [str(t) for t in b["task"].values]
@@ -399,30 +342,61 @@ def classify(
             "base and candidate have no task in common; nothing to compare "
             f"(base {len(in_b)} tasks, candidate {len(in_c)} tasks)"
         )
-    bs = b.isel(system=0).sel(task=common)
-    cs = c.isel(system=0).sel(task=common)
-    nb = bs["n"].values.astype(np.int64)
-    cb = bs["c"].values.astype(np.int64)
-    nc = cs["n"].values.astype(np.int64)
-    cc = cs["c"].values.astype(np.int64)
-    p_reg, p_fix, min_reg, min_fix = fisher_tails(nb, cb, nc, cc)
+    return _Builds(
+        common, excluded, b.isel(system=0).sel(task=common), c.isel(system=0).sel(task=common)
+    )
 
+
+def _fingerprints_differ(
+    base: Trials | xr.Dataset, cand: Trials | xr.Dataset, sel: Selection, builds: _Builds
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per common task: whether its scenario fingerprint differs between the builds
+    (``redefined``), and whether only one build has one."""
+    common = builds.common
     fb = _fingerprints(base, sel.baseline, common)
-    fc = _fingerprints(base if cand is None else cand, sel.candidates[0], common)
+    fc = _fingerprints(cand, sel.candidates[0], common)
     none: list[Any] = [None] * len(common)
-    hb: list[Any] = fb if fb is not None else _coord(bs, "scenario_hash", none)
-    hc: list[Any] = fc if fc is not None else _coord(cs, "scenario_hash", none)
+    hb: list[Any] = fb if fb is not None else _coord(builds.base, "scenario_hash", none)
+    hc: list[Any] = fc if fc is not None else _coord(builds.cand, "scenario_hash", none)
     has_b = np.array([h is not None and h == h for h in hb])
     has_c = np.array([h is not None and h == h for h in hc])
     redefined = has_b & has_c & np.array([str(x) != str(y) for x, y in zip(hb, hc, strict=True)])
+    return redefined, has_b ^ has_c
+
+
+@dataclass(frozen=True)
+class _Tests:
+    """Per task: Fisher's p-values, adjusted ones, the verdict and the tasks each correction
+    ran over."""
+
+    p_reg: NDArray[np.float64]
+    p_fix: NDArray[np.float64]
+    adj_reg: NDArray[np.float64]
+    adj_fix: NDArray[np.float64]
+    testable_reg: NDArray[np.bool_]
+    testable_fix: NDArray[np.bool_]
+    verdict: NDArray[np.str_]
+
+
+def _tests(
+    builds: _Builds,
+    redefined: NDArray[np.bool_],
+    min_runs: int,
+    *,
+    alpha: float,
+    multiplicity: str,
+) -> _Tests:
+    """Fisher's one-sided tests per task, corrected across the tasks that can be tested
+    (not redefined, enough runs in both builds), and the verdict they give (in the order of
+    the module docstring)."""
+    nb, cb, nc, cc = builds.counts()
+    p_reg, p_fix, min_reg, min_fix = fisher_tails(nb, cb, nc, cc)
     short = (nb < min_runs) | (nc < min_runs)
     family = ~redefined & ~short
     adj_reg, test_reg = adjust(p_reg, min_reg, alpha=alpha, method=multiplicity, within=family)
     adj_fix, test_fix = adjust(p_fix, min_fix, alpha=alpha, method=multiplicity, within=family)
-    drop = cb * nc > cc * nb
-    rise = cb * nc < cc * nb
-    raw_reg = (p_reg <= alpha * _REL_TOL) & drop
-    raw_fix = (p_fix <= alpha * _REL_TOL) & rise
+    raw_reg = (p_reg <= alpha * _REL_TOL) & (cb * nc > cc * nb)
+    raw_fix = (p_fix <= alpha * _REL_TOL) & (cb * nc < cc * nb)
     reg = raw_reg & (adj_reg <= alpha * _REL_TOL)
     fix = raw_fix & (adj_fix <= alpha * _REL_TOL)
     all_pass = (cb == nb) & (cc == nc)
@@ -443,85 +417,47 @@ def classify(
         ],
         default="undecided",
     )
-    correction, rate_name = _CORRECTION[multiplicity]
-    more_b = np.zeros(len(common), dtype=np.int64)
-    more_c = np.zeros(len(common), dtype=np.int64)
-    notes = [""] * len(common)
-    for i in np.flatnonzero(verdict == "undecided"):
-        if short[i]:
+    return _Tests(p_reg, p_fix, adj_reg, adj_fix, test_reg, test_fix, verdict)
+
+
+def _more_runs(
+    tests: _Tests, counts: tuple[NDArray[np.int64], ...], min_runs: int, alpha: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per undecided task the base and candidate runs it needs: up to ``min_runs`` in each
+    build, or the candidate runs that would make its own test significant (-1: none)."""
+    nb, cb, nc, cc = counts
+    more_b = np.zeros(nb.size, dtype=np.int64)
+    more_c = np.zeros(nb.size, dtype=np.int64)
+    for i in np.flatnonzero(tests.verdict == "undecided"):  # the few undecided tasks
+        if nb[i] < min_runs or nc[i] < min_runs:
             more_b[i] = max(0, min_runs - nb[i])
             more_c[i] = max(0, min_runs - nc[i])
-            notes[i] = f"fewer than min_runs={min_runs} decided runs in a build"
             continue
         m = runs_to_significance(int(nb[i]), int(cb[i]), int(nc[i]), int(cc[i]), alpha=alpha)
-        direction = "regression" if cb[i] * nc[i] > cc[i] * nb[i] else "fix"
         more_c[i] = m if m is not None else -1
-        notes[i] = (
-            f"{m} more candidate run(s) with the same outcome would make the {direction} "
-            f"significant at α={alpha}"
-            if m is not None
-            else "no number of extra candidate runs reaches significance"
-        )
-    for i in np.flatnonzero(verdict == "flaky"):
-        if cb[i] * nc[i] > cc[i] * nb[i]:
-            notes[i] = f"success rate fell, not significant (p_regression = {p_reg[i]:.3f})"
-        elif cb[i] * nc[i] < cc[i] * nb[i]:
-            notes[i] = f"success rate rose, not significant (p_fixed = {p_fix[i]:.3f})"
-    n_reg, n_fix = int(test_reg.sum()), int(test_fix.sum())
-    for i in np.flatnonzero(verdict == "possible_regression"):
-        notes[i] = (
-            f"p_regression = {p_reg[i]:.4f} ≤ α on this task alone; not after {correction} "
-            f"(adjusted {adj_reg[i]:.3f}, {n_reg} testable task(s)): rerun it"
-        )
-    for i in np.flatnonzero(verdict == "possible_fix"):
-        notes[i] = (
-            f"p_fixed = {p_fix[i]:.4f} ≤ α on this task alone; not after {correction} "
-            f"(adjusted {adj_fix[i]:.3f}, {n_fix} testable task(s))"
-        )
-    for i in np.flatnonzero(redefined):
-        notes[i] = "scenario fingerprint changed: runs are not comparable"
-    half = has_b ^ has_c
-    for i in np.flatnonzero(half & ~redefined):
-        notes[i] = (notes[i] + "; " if notes[i] else "") + "scenario fingerprint in one build only"
-    table = pd.DataFrame(
+    return more_b, more_c
+
+
+def _table(builds: _Builds, tests: _Tests, min_runs: int, *, alpha: float) -> pd.DataFrame:
+    """The verdict table (without the notes): one row per common task."""
+    counts = builds.counts()
+    more_b, more_c = _more_runs(tests, counts, min_runs, alpha)
+    nb, cb, nc, cc = counts
+    return pd.DataFrame(
         {
-            "task": common,
-            "verdict": verdict,
+            "task": builds.common,
+            "verdict": tests.verdict,
             "n_base": nb,
             "c_base": cb,
             "n_cand": nc,
             "c_cand": cc,
-            "unscored_base": bs["unscored"].values.astype(np.int64),
-            "unscored_cand": cs["unscored"].values.astype(np.int64),
-            "p_regression": p_reg,
-            "p_fixed": p_fix,
-            "p_regression_adj": adj_reg,
-            "p_fixed_adj": adj_fix,
+            "unscored_base": builds.base["unscored"].values.astype(np.int64),
+            "unscored_cand": builds.cand["unscored"].values.astype(np.int64),
+            "p_regression": tests.p_reg,
+            "p_fixed": tests.p_fix,
+            "p_regression_adj": tests.adj_reg,
+            "p_fixed_adj": tests.adj_fix,
             "more_runs_base": more_b,
             "more_runs_cand": more_c,
-            "note": notes,
         }
     )
-    guarantee = {
-        "holm": f"With Holm's correction, an unchanged build gets any false regression flag "
-        f"with probability ≤ {alpha:g} (over {n_reg} testable tasks; Tarone's screen drops "
-        "tasks whose runs cannot reach significance).",
-        "bh": f"With Benjamini–Hochberg, false flags are on average ≤ {alpha:g} of the "
-        f"regression flags (over {n_reg} tasks whose runs can reach {alpha:g}).",
-        "none": f"No correction: each task is tested at {alpha:g} alone, so among many "
-        "unchanged tasks some are flagged by chance.",
-    }[multiplicity]
-    settings = {
-        "alpha": alpha,
-        "min_runs": int(min_runs),
-        "multiplicity": multiplicity,
-        "correction": correction,
-        "error_rate": rate_name,
-        "testable_regression": n_reg,
-        "testable_fixed": n_fix,
-        "guarantee": guarantee,
-        "test": "Fisher's exact test, one-sided (hypergeometric), per task",
-        "base": str(b["system"].values[0]),
-        "cand": str(c["system"].values[0]),
-    }
-    return Classification(table=table, excluded=excluded, settings=settings)

@@ -16,11 +16,16 @@ the test rejects at the same level** (p ≤ 1 − ci):
   within each task" when both ran every task equally often; when n differs
   between the systems on some task the flipped differences are not
   exchangeable and the p-value is labelled approximate.
-* otherwise the **difference of the two systems' hierarchical posteriors**
-  (:mod:`passhat.hierarchical`; independent posteriors of E g(p), so
-  conservative when the systems are correlated), with the two-sided
-  posterior tail probability as its test: few differing tasks leave the
-  sign-flip interval too short (all tasks equal gives the single point 0).
+* otherwise the **paired Bayesian bootstrap joined with that test**
+  (:mod:`passhat.compare.few_differ`): the matched tasks' differences are
+  weighted by Dirichlet draws with half a pseudo-task at −1 and at +1, and
+  the interval is the hull of that posterior's equal-tailed interval and the
+  sign-flip interval, its p-value the larger of the two: few differing tasks
+  leave the sign-flip interval too short (all tasks equal gives the single
+  point 0), and the test keeps the sign-flip test's exact level. (The two
+  systems' separate Beta posteriors used before ignored the pairing and held
+  the true difference in as few as 23% of replicates where a candidate fixed
+  a tenth of the tasks: ``studies/compare_coverage``.)
 
 **Benchmark scope** (these tasks, given their runs; runs of A and B are
 independent):
@@ -68,6 +73,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -76,11 +82,12 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
-from passhat.hierarchical import Column, estimate_error_draws, population_values
+from passhat.compare.draw_tests import draw_interval, error_interval
+from passhat.compare.few_differ import few_differ_intervals
+from passhat.hierarchical import Column, estimate_error_draws
 from passhat.scopes import (
     DEFAULT_PRIOR,
     EXPECT_GRID,
-    GRID_SIZE,
     MIN_FLAKY,
     MIN_TASKS,
     column_values,
@@ -96,40 +103,6 @@ __all__ = ["MIN_DISCORDANT", "draw_interval", "error_interval", "paired_table"]
 MIN_DISCORDANT = 10
 
 
-def _rank(m: int, ci: float) -> int:
-    """The largest r with 2r / m ≤ 1 − ci: order statistics d[r], d[m − 1 − r] end an interval."""
-    alpha = round(1.0 - float(ci), 12)  # 1 − 0.9 is 0.09999…98 in floating point; use 0.1
-    r = int(np.floor(alpha * m / 2.0))
-    while r + 1 < m and 2.0 * (r + 1) / m <= alpha:
-        r += 1
-    while r > 0 and 2.0 * r / m > alpha:
-        r -= 1
-    return r
-
-
-def draw_interval(draws: ArrayLike, *, ci: float) -> tuple[float, float, float]:
-    """Equal-tailed interval and two-sided tail probability of posterior draws of a difference.
-
-    p = 2 · min(#{Δ ≤ 0}, #{Δ ≥ 0}) / M (capped at 1); the interval's ends are
-    order statistics chosen so that it excludes 0 exactly when p ≤ 1 − ci.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.compare.engine import draw_interval
-    >>> lo, hi, p = draw_interval(np.arange(1, 101) / 100 - 0.03, ci=0.9)   # 3 of 100 ≤ 0
-    >>> round(p, 2), bool(lo > 0)
-    (0.06, True)
-    """
-    d = np.sort(np.asarray(draws, dtype=float))
-    m = d.size
-    r = _rank(m, ci)
-    below = int(np.sum(d <= 0.0))
-    above = int(np.sum(d >= 0.0))
-    p = min(1.0, 2.0 * min(below, above) / m)
-    return float(d[r]), float(d[m - 1 - r]), p
-
-
 class _System:
     """One system's tasks (the pair's shared task set) and its posterior, built on first use."""
 
@@ -141,40 +114,25 @@ class _System:
         self.inverse = self.inverse.ravel()
         self.nj, self.cj = keys[:, 0], keys[:, 1]
         self._prior = prior
-        self._nodes: GridNodes | None = None
         self._coarse: GridNodes | None = None
-        self._pop: dict[Column, NDArray[np.float64]] = {}
         self._var: dict[tuple[Column, ...], NDArray[np.float64]] = {}
 
-    def nodes(self, coarse: bool = False) -> GridNodes:
-        if coarse:
-            if self._coarse is None:
-                self._coarse = posterior_grid(
-                    self.nj, self.cj, self.freq, prior=self._prior, size=EXPECT_GRID
-                ).nodes()
-            return self._coarse
-        if self._nodes is None:
-            self._nodes = posterior_grid(
-                self.nj, self.cj, self.freq, prior=self._prior, size=GRID_SIZE
+    def nodes(self) -> GridNodes:
+        """The posterior on a coarse grid (model-based variances where n < 2k)."""
+        if self._coarse is None:
+            self._coarse = posterior_grid(
+                self.nj, self.cj, self.freq, prior=self._prior, size=EXPECT_GRID
             ).nodes()
-        return self._nodes
+        return self._coarse
 
     def variances(self, cols: Sequence[Column]) -> NDArray[np.float64]:
         """Per-task variances of the unbiased estimators (tasks × columns), kept per column set."""
         key = tuple(cols)
         if key not in self._var:
             short = any(np.any(self.nj < 2 * (1 if m == "mean" else k)) for m, k in cols)
-            v = task_variances(self.nj, self.cj, cols, self.nodes(coarse=True) if short else None)
+            v = task_variances(self.nj, self.cj, cols, self.nodes() if short else None)
             self._var[key] = np.asarray(v[self.inverse], dtype=float)
         return self._var[key]
-
-    def population_draws(
-        self, col: Column, n_draws: int, rng: np.random.Generator
-    ) -> NDArray[np.float64]:
-        if col not in self._pop:
-            nodes = self.nodes()
-            self._pop[col] = population_values(nodes, [col])[nodes.sample(n_draws, rng), 0]
-        return self._pop[col]
 
 
 def _same_estimand(cols: Sequence[Column]) -> list[int]:
@@ -188,37 +146,6 @@ def _same_estimand(cols: Sequence[Column]) -> list[int]:
         first.setdefault(("mean", 1) if m == "mean" or int(k) == 1 else (m, int(k)), j)
         for j, (m, k) in enumerate(cols)
     ]
-
-
-def error_interval(
-    estimate: float, errors: ArrayLike, *, ci: float, step: float = 0.0
-) -> tuple[float, float, float]:
-    """Interval and two-sided p-value of a quantity from draws of its estimate's error.
-
-    With errors e = estimate − value, the interval is [θ̂ − e_hi − s, θ̂ − e_lo + s]
-    (e_lo, e_hi the order statistics of :func:`draw_interval`, s = ``step``, a
-    continuity correction for an estimate that moves in steps) and
-    p = 2 · min(#{e ≥ θ̂ − s}, #{e ≤ θ̂ + s}) / M (capped at 1): the interval
-    excludes 0 exactly when p ≤ 1 − ci.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.compare.engine import error_interval
-    >>> e = np.random.default_rng(0).normal(0, 0.05, 4000)
-    >>> lo, hi, p = error_interval(0.2, e, ci=0.9)
-    >>> bool(lo > 0), round(hi - lo, 2), p
-    (True, 0.16, 0.0)
-    """
-    d = np.sort(np.asarray(errors, dtype=float))
-    m = d.size
-    r = _rank(m, ci)
-    above = int(np.sum(d >= estimate - step))
-    below = int(np.sum(d <= estimate + step))
-    p = min(1.0, 2.0 * min(below, above) / m)
-    lo = max(-1.0, float(estimate - d[m - 1 - r] - step))
-    hi = min(1.0, float(estimate - d[r] + step))
-    return lo, hi, p
 
 
 def _pooled_benchmark_intervals(
@@ -349,153 +276,69 @@ def paired_table(
         base_value, cand_value, difference, lower, upper, p_value, tasks,
         method, p_method. The mean's rows repeat for every k.
     """
-    n_a = np.asarray(n, dtype=float)
-    c_a = np.asarray(c, dtype=float)
-    w = np.asarray(weights, dtype=float).ravel()
-    level = float(ci)
-    alpha = round(1.0 - level, 12)
-    z = float(stats.norm.isf(alpha / 2))
-    cols = columns(ks)
-    t_n = n_a.shape[1]
-    wn = w / w.sum()
-    values = [column_values(n_a[s], c_a[s], cols) for s in range(n_a.shape[0])]  # tasks × C
-    systems: dict[int, _System] = {}
-
-    def system(s: int) -> _System:
-        if s not in systems:
-            systems[s] = _System(n_a[s], c_a[s], prior)
-        return systems[s]
-
-    shared = (
-        _shared_population(n_a, c_a, w, values, pairs, ci=level, n_flips=n_boot, rng=rng)
-        if shared_flips
-        else {}
+    eng = _Pairs(
+        n=np.asarray(n, dtype=float),
+        c=np.asarray(c, dtype=float),
+        w=np.asarray(weights, dtype=float).ravel(),
+        cols=columns(ks),
+        ks=list(ks),
+        level=float(ci),
+        n_boot=n_boot,
+        rng=rng,
+        prior=prior,
     )
-    same = _same_estimand(cols)
-    rows: list[dict[str, Any]] = []
-    for ia, ib in pairs:
-        va, vb = values[ia], values[ib]
-        d = vb - va
-        theta = wn @ d
-        base_v, cand_v = wn @ va, wn @ vb
-        # ---- population: sign-flip inversion where enough tasks differ
-        discordant = (np.abs(d) > 1e-12).sum(axis=0)
-        use_flip = discordant >= MIN_DISCORDANT
-        diff_n = int(np.sum(n_a[ia] != n_a[ib]))
-        pop: dict[int, tuple[float, float, float, str, str]] = {}
-        note = (
-            f"; approximate: n differs between the systems on {diff_n} of {t_n} tasks"
-            if diff_n
-            else "; exact level when the systems are exchangeable within each task"
+    if shared_flips:  # drawn first, before any pair's own draws
+        eng.shared = _shared_population(
+            eng.n, eng.c, eng.w, eng.values, pairs, ci=eng.level, n_flips=n_boot, rng=rng
         )
-        jdx = np.flatnonzero(use_flip).tolist()
-        found: list[tuple[float, float, float]] = []
-        if (ia, ib) in shared:
-            lo, hi, p, how = shared[(ia, ib)]
-            found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
-        elif jdx:
-            keys = np.column_stack([n_a[ia], c_a[ia], n_a[ib], c_a[ib], w])
-            _, first, inv, freq = np.unique(
-                keys, axis=0, return_index=True, return_inverse=True, return_counts=True
-            )
-            del inv
-            flips = flip_sums(freq, n_flips=n_boot, rng=rng)
-            lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=level)
-            how = (
-                f"exact ({flips.prob.size} sign patterns enumerated)"
-                if flips.exact
-                else f"{n_boot} random sign flips"
-            )
-            found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
-        for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True):
-            pop[j] = (
-                lo_j,
-                hi_j,
-                p_j,
-                "sign-flip test inverted: every shift it does not reject "
-                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                f"sign-flip permutation, {how}{note}",
-            )
-        for j in np.flatnonzero(~use_flip).tolist():
-            col = cols[j]
-            if same[j] != j and same[j] in pop:  # pass@1 = pass^1 = the mean: one answer
-                pop[j] = pop[same[j]]
-                continue
-            delta = system(ib).population_draws(col, n_boot, rng) - system(ia).population_draws(
-                col, n_boot, rng
-            )
-            lo_, hi_, p_ = draw_interval(delta, ci=level)
-            pop[j] = (
-                lo_,
-                hi_,
-                p_,
-                "difference of the two systems' hierarchical Beta-Binomial posteriors "
-                f"(rule: fewer than {MIN_DISCORDANT} tasks differ)",
-                f"posterior tail probability, two-sided, {n_boot} draws",
-            )
-        # ---- benchmark: normal where the variance estimate rests on many tasks
-        flaky = int(
-            np.sum(((c_a[ia] > 0) & (c_a[ia] < n_a[ia])) | ((c_a[ib] > 0) & (c_a[ib] < n_a[ib])))
-        )
-        bench: dict[int, tuple[float, float, float, str, str]] = {}
-        normal_ok = t_n >= MIN_TASKS and flaky >= MIN_FLAKY
-        if normal_ok:
-            var = (wn**2) @ (system(ia).variances(cols) + system(ib).variances(cols))
-        for j, col in enumerate(cols):
-            if normal_ok and var[j] > 0:
-                se = float(np.sqrt(var[j]))
-                kk = 1 if col[0] == "mean" else int(col[1])
-                short = bool(np.any(np.minimum(n_a[ia], n_a[ib]) < 2 * kk))
-                # 2 · norm.sf(x), by the same ndtr as scipy's norm.sf, without its overhead
-                p_norm = float(2.0 * special.ndtr(-abs(theta[j]) / se))
-                bench[j] = (
-                    max(-1.0, float(theta[j] - z * se)),
-                    min(1.0, float(theta[j] + z * se)),
-                    p_norm,
-                    f"normal, unbiased difference ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
-                    f"≥ {MIN_FLAKY} with both outcomes)"
-                    + (f"; model-based variance where n < {2 * kk}" if short else ""),
-                    "normal approximation, two-sided",
-                )
-        # the other columns take the simulated-error rule, each estimand once
-        drawn = [j for j in range(len(cols)) if j not in bench and same[j] == j]
-        found_b = (
-            _pooled_benchmark_intervals(
-                system(ia),
-                system(ib),
-                [cols[j] for j in drawn],
-                w,
-                theta[drawn],
-                ci=level,
-                n_draws=n_boot,
-                rng=rng,
-                prior=prior,
-            )
-            if drawn
-            else []
-        )
-        why = (
-            f"fewer than {MIN_TASKS} tasks"
-            if t_n < MIN_TASKS
-            else (f"fewer than {MIN_FLAKY} tasks with both outcomes")
-        )
-        for j, (lo_, hi_, p_) in zip(drawn, found_b, strict=True):
-            bench[j] = (
-                lo_,
-                hi_,
-                p_,
-                "unbiased difference with the error distribution of the estimate simulated "
-                "from the hierarchical posterior of these tasks' rates, one Beta population "
-                "fitted to both systems; ends widened by the largest step one success moves "
-                "the estimate "
-                f"(rule: {why})",
-                f"two-sided tail of the simulated error, {n_boot} draws",
-            )
-        for j in range(len(cols)):
-            if j not in bench:  # pass@1 = pass^1 = the mean: one answer
-                bench[j] = bench[same[j]]
-        for j, (metric, kv) in enumerate(cols):
-            for kk in ks if metric == "mean" else [kv]:
+    return pd.DataFrame([row for ia, ib in pairs for row in eng.rows(ia, ib)])
+
+
+#: One scope's answer for one column: lower, upper, p-value, interval method, test method.
+_Cell = tuple[float, float, float, str, str]
+
+
+@dataclass
+class _Pairs:
+    """The systems of :func:`paired_table` and its settings; each pair's cells, computed in
+    the order that fixes the random stream (population, then benchmark, pair by pair)."""
+
+    n: NDArray[np.float64]
+    c: NDArray[np.float64]
+    w: NDArray[np.float64]
+    cols: list[Column]
+    ks: list[int]
+    level: float
+    n_boot: int
+    rng: np.random.Generator
+    prior: HyperPrior
+    shared: dict[tuple[int, int], tuple[Any, Any, Any, str]] = field(default_factory=dict)
+    systems: dict[int, _System] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.wn = self.w / self.w.sum()
+        self.values = [  # tasks × columns per system
+            column_values(self.n[s], self.c[s], self.cols) for s in range(self.n.shape[0])
+        ]
+        self.same = _same_estimand(self.cols)
+        self.t_n = int(self.n.shape[1])
+
+    def system(self, s: int) -> _System:
+        """System ``s`` with its posterior (built on first use, then shared by its pairs)."""
+        if s not in self.systems:
+            self.systems[s] = _System(self.n[s], self.c[s], self.prior)
+        return self.systems[s]
+
+    def rows(self, ia: int, ib: int) -> list[dict[str, Any]]:
+        """The table rows of the pair (ia, ib): per column, each of its k, both scopes."""
+        va, vb = self.values[ia], self.values[ib]
+        theta = self.wn @ (vb - va)
+        base_v, cand_v = self.wn @ va, self.wn @ vb
+        pop = self.population(ia, ib, vb - va)
+        bench = self.benchmark(ia, ib, theta)
+        rows = []
+        for j, (metric, kv) in enumerate(self.cols):
+            for kk in self.ks if metric == "mean" else [kv]:
                 for scope, src in (("benchmark", bench), ("population", pop)):
                     lo_, hi_, p_, meth, pmeth = src[j]
                     rows.append(
@@ -511,12 +354,150 @@ def paired_table(
                             "lower": lo_,
                             "upper": hi_,
                             "p_value": p_,
-                            "tasks": t_n,
+                            "tasks": self.t_n,
                             "method": meth,
                             "p_method": pmeth,
                         }
                     )
-    return pd.DataFrame(rows)
+        return rows
+
+    def population(self, ia: int, ib: int, d: NDArray[np.float64]) -> dict[int, _Cell]:
+        """Population scope: the sign-flip test inverted where enough tasks differ, else the
+        paired Bayesian bootstrap joined with it (:mod:`passhat.compare.few_differ`)."""
+        use_flip = (np.abs(d) > 1e-12).sum(axis=0) >= MIN_DISCORDANT
+        pop = self._flip_cells(ia, ib, d, np.flatnonzero(use_flip).tolist())
+        # pass@1 = pass^1 = the mean: one answer per estimand
+        few = [j for j in np.flatnonzero(~use_flip).tolist() if self.same[j] == j]
+        if few:
+            lo, hi, p, how = few_differ_intervals(
+                d[:, few], self.w, ci=self.level, n_draws=self.n_boot, rng=self.rng
+            )
+            for i, j in enumerate(few):
+                pop[j] = (
+                    float(lo[i]),
+                    float(hi[i]),
+                    float(p[i]),
+                    "paired Bayesian bootstrap of the matched tasks (half a pseudo-task at −1 "
+                    "and at +1), joined with the sign-flip test inverted "
+                    f"(rule: fewer than {MIN_DISCORDANT} tasks differ)",
+                    f"the larger of the Bayesian bootstrap's two-sided tail ({self.n_boot} "
+                    f"draws) and the sign-flip permutation p-value ({how})",
+                )
+        for j in range(len(self.cols)):
+            if j not in pop:
+                pop[j] = pop[self.same[j]]
+        return pop
+
+    def _flip_cells(
+        self, ia: int, ib: int, d: NDArray[np.float64], jdx: list[int]
+    ) -> dict[int, _Cell]:
+        """The sign-flip test inverted for the columns ``jdx`` (shared flips, or the pair's
+        own: exact where the task categories allow it)."""
+        n, c, w = self.n, self.c, self.w
+        diff_n = int(np.sum(n[ia] != n[ib]))
+        note = (
+            f"; approximate: n differs between the systems on {diff_n} of {self.t_n} tasks"
+            if diff_n
+            else "; exact level when the systems are exchangeable within each task"
+        )
+        found: list[tuple[float, float, float]] = []
+        if (ia, ib) in self.shared:
+            lo, hi, p, how = self.shared[(ia, ib)]
+            found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
+        elif jdx:
+            keys = np.column_stack([n[ia], c[ia], n[ib], c[ib], w])
+            _, first, freq = np.unique(keys, axis=0, return_index=True, return_counts=True)
+            flips = flip_sums(freq, n_flips=self.n_boot, rng=self.rng)
+            lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=self.level)
+            how = (
+                f"exact ({flips.prob.size} sign patterns enumerated)"
+                if flips.exact
+                else f"{self.n_boot} random sign flips"
+            )
+            found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
+        return {
+            j: (
+                lo_j,
+                hi_j,
+                p_j,
+                "sign-flip test inverted: every shift it does not reject "
+                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
+                f"sign-flip permutation, {how}{note}",
+            )
+            for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True)
+        }
+
+    def benchmark(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
+        """Benchmark scope: normal where the variance estimate rests on many tasks, else the
+        unbiased difference with its simulated error (each estimand once)."""
+        n, c = self.n, self.c
+        flaky = int(np.sum(((c[ia] > 0) & (c[ia] < n[ia])) | ((c[ib] > 0) & (c[ib] < n[ib]))))
+        bench: dict[int, _Cell] = {}
+        if self.t_n >= MIN_TASKS and flaky >= MIN_FLAKY:
+            bench = self._normal_cells(ia, ib, theta)
+        drawn = [j for j in range(len(self.cols)) if j not in bench and self.same[j] == j]
+        found_b = (
+            _pooled_benchmark_intervals(
+                self.system(ia),
+                self.system(ib),
+                [self.cols[j] for j in drawn],
+                self.w,
+                theta[drawn],
+                ci=self.level,
+                n_draws=self.n_boot,
+                rng=self.rng,
+                prior=self.prior,
+            )
+            if drawn
+            else []
+        )
+        why = (
+            f"fewer than {MIN_TASKS} tasks"
+            if self.t_n < MIN_TASKS
+            else (f"fewer than {MIN_FLAKY} tasks with both outcomes")
+        )
+        for j, (lo_, hi_, p_) in zip(drawn, found_b, strict=True):
+            bench[j] = (
+                lo_,
+                hi_,
+                p_,
+                "unbiased difference with the error distribution of the estimate simulated "
+                "from the hierarchical posterior of these tasks' rates, one Beta population "
+                "fitted to both systems; ends widened by the largest step one success moves "
+                "the estimate "
+                f"(rule: {why})",
+                f"two-sided tail of the simulated error, {self.n_boot} draws",
+            )
+        for j in range(len(self.cols)):
+            if j not in bench:  # pass@1 = pass^1 = the mean: one answer
+                bench[j] = bench[self.same[j]]
+        return bench
+
+    def _normal_cells(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
+        """Δ ± z·SE and the normal p-value for every column with a positive variance."""
+        z = float(stats.norm.isf(round(1.0 - self.level, 12) / 2))
+        var = (self.wn**2) @ (
+            self.system(ia).variances(self.cols) + self.system(ib).variances(self.cols)
+        )
+        cells: dict[int, _Cell] = {}
+        for j, col in enumerate(self.cols):
+            if var[j] <= 0:
+                continue
+            se = float(np.sqrt(var[j]))
+            kk = 1 if col[0] == "mean" else int(col[1])
+            short = bool(np.any(np.minimum(self.n[ia], self.n[ib]) < 2 * kk))
+            # 2 · norm.sf(x), by the same ndtr as scipy's norm.sf, without its overhead
+            p_norm = float(2.0 * special.ndtr(-abs(theta[j]) / se))
+            cells[j] = (
+                max(-1.0, float(theta[j] - z * se)),
+                min(1.0, float(theta[j] + z * se)),
+                p_norm,
+                f"normal, unbiased difference ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
+                f"≥ {MIN_FLAKY} with both outcomes)"
+                + (f"; model-based variance where n < {2 * kk}" if short else ""),
+                "normal approximation, two-sided",
+            )
+        return cells
 
 
 def _shared_population(

@@ -61,7 +61,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from passhat.errors import OptionError
 
-__all__ = ["MULTIPLICITY", "Multiplicity", "adjust", "tarone_testable"]
+__all__ = ["MULTIPLICITY", "Multiplicity", "adjust", "holm", "tarone_testable"]
 
 Multiplicity = Literal["holm", "bh", "none"]
 #: The corrections :func:`adjust` knows, the default first.
@@ -69,6 +69,30 @@ MULTIPLICITY: tuple[str, ...] = ("holm", "bh", "none")
 
 #: p ≤ α is judged with this relative slack (exact p-values such as 1/20 at α = 0.05).
 _REL_TOL = 1 + 1e-9
+
+
+def holm(p_values: ArrayLike) -> NDArray[np.float64]:
+    """Holm's step-down adjusted p-values (Holm 1979, the module's reference [1]; reject where
+    adjusted p ≤ α; NaN stays NaN).
+
+    The one Holm of passhat: :func:`adjust` runs it over the tasks it keeps, and a
+    leaderboard over the pairs of each metric and k (:mod:`passhat.rank.pairs`).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=float).ravel()
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if ok.size == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
+    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adj, 1.0)
+    return out
 
 
 def tarone_testable(p_min: ArrayLike, alpha: float) -> NDArray[np.bool_]:
@@ -150,12 +174,10 @@ def adjust(
     s = idx.size
     if s == 0:
         return adj, testable
-    order = idx[np.argsort(pv[idx], kind="stable")]
-    ps = pv[order]
     if method == "holm":
-        vals = np.maximum.accumulate(np.minimum(1.0, (s - np.arange(s)) * ps))
-    else:
-        ranks = np.arange(1, s + 1)
-        vals = np.minimum.accumulate(np.minimum(1.0, s * ps / ranks)[::-1])[::-1]
-    adj[order] = vals
+        adj[idx] = holm(pv[idx])
+        return adj, testable
+    order = idx[np.argsort(pv[idx], kind="stable")]
+    ranks = np.arange(1, s + 1)
+    adj[order] = np.minimum.accumulate(np.minimum(1.0, s * pv[order] / ranks)[::-1])[::-1]
     return adj, testable

@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -39,106 +40,37 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from passhat._repr import View, as_html, as_text
 from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     check_ci,
     check_flag,
     check_method,
+    check_min_runs,
     check_n_boot,
     make_rng,
+    named_rng,
     norm_k,
     resolve_seed,
 )
 from passhat.bootstrap import CI_METHODS
 from passhat.compare.engine import paired_table
+from passhat.compare.multiplicity import holm
+from passhat.compare.result import Comparison, baseline_notes, k_left_out_note, width_notes
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import ShortTaskError, ValidationError
-from passhat.estimators import METRIC_LABELS, METRICS, WeightSpec, task_weights
-from passhat.exclusions import WEIGHT_ZERO, exclusions, feasible_ks, weight_zero_notes
+from passhat.estimators import METRICS, WeightSpec, task_weights
+from passhat.exclusions import (
+    WEIGHT_ZERO,
+    default_ks,
+    exclusions,
+    feasible_ks,
+    weight_zero_notes,
+)
 from passhat.intervals import value_outside_note
-from passhat.trials import Trials
+from passhat.trials import Trials, provenance
 
 __all__ = ["Comparison", "compare", "paired_difference"]
-
-
-@dataclass
-class Comparison:
-    """Result of :func:`compare`.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        Tidy, one row per (baseline, candidate, k, metric, scope): values of
-        both systems, difference (candidate − baseline), lower, upper,
-        p_value, tasks, method, p_method.
-    discordant : pandas.DataFrame
-        McNemar-style counts per pair at k = 1 (see :func:`compare`).
-    dropped : pandas.DataFrame
-        Tasks left out of a pair, with the reason: only one system ran them
-        (``intersect=True``; ``only`` names it), or the exclusion rules
-        (``min_runs``, ``on_short="exclude"``, ``unscored_tasks``) left them
-        out for either system, and so for both.
-    settings : dict
-    notes : list of str
-        Explanations the table needs, e.g. why a benchmark interval is wider
-        than the population one.
-    """
-
-    table: pd.DataFrame
-    discordant: pd.DataFrame
-    dropped: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def _view(self) -> View:
-        t = self.table
-        scope = "population" if "scope" in t.columns else None
-        rows = t[t["scope"] == scope] if scope else t
-        frame = pd.DataFrame(
-            {
-                "candidate − baseline": [
-                    f"{c} − {b}" for b, c in zip(rows["baseline"], rows["candidate"], strict=True)
-                ],
-                "metric": [METRIC_LABELS.get(str(m), str(m)) for m in rows["metric"]],
-                "k": rows["k"].astype(str),
-                "difference (interval)": [
-                    f"{d * 100:+.1f} pts ({lo * 100:+.1f} to {hi * 100:+.1f})"
-                    for d, lo, hi in zip(
-                        rows["difference"], rows["lower"], rows["upper"], strict=True
-                    )
-                ],
-                "p-value": [f"{p:.3g}" for p in rows["p_value"]],
-                "tasks": rows["tasks"].astype(str),
-            }
-        )
-        notes = []
-        pairs = rows[["method", "p_method"]].drop_duplicates() if len(rows) else rows
-        for meth, pmeth in zip(pairs["method"], pairs["p_method"], strict=True):
-            notes.append(
-                f"{self.settings.get('ci', 0.95):.0%} interval, {scope or 'benchmark'} scope "
-                f"(the expected difference over tasks like these): {meth}; p-value: {pmeth}."
-            )
-        if len(rows):
-            notes.append(
-                "The interval excludes 0 exactly when p ≤ 1 − level."
-                + (" The benchmark scope is in .table." if scope else "")
-            )
-        if len(self.dropped):
-            first = self.dropped.iloc[0]
-            notes.append(
-                f"{len(self.dropped)} task(s) left out of every metric and k, e.g. "
-                f"{first['task']} ({first['reason']}): see .dropped."
-            )
-        notes.extend(self.notes)
-        return View("Comparison on matched tasks (paired)", frame, tuple(notes))
-
-    def __repr__(self) -> str:
-        return as_text(self._view())
-
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
 
 
 def paired_difference(
@@ -151,7 +83,7 @@ def paired_difference(
     ci: float = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | np.random.Generator | None = DEFAULT_SEED,
-    method: str = "bca",
+    method: str | None = None,
     weights: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Paired difference B − A on matched tasks given as arrays (the core of :func:`compare`).
@@ -164,8 +96,8 @@ def paired_difference(
     k, ci, n_boot, seed
         As in :func:`compare` (``n_boot``: random sign flips and posterior
         draws).
-    method : str
-        Kept for compatibility; the rule of :mod:`passhat.compare.engine`
+    method : str, optional
+        Deprecated, no effect: the rule of :mod:`passhat.compare.engine`
         picks each interval.
     weights : array_like, optional
         Task weights shared by both systems (default equal).
@@ -187,7 +119,7 @@ def paired_difference(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    check_method(method, CI_METHODS, "method")
+    _method_deprecated(method, "paired_difference")
     ks = norm_k(k)
     rng = make_rng(seed)
     na, ca = np.asarray(n_a, dtype=float), np.asarray(c_a, dtype=float)
@@ -240,51 +172,60 @@ def _pair_weights(
     return per[0]
 
 
-def _width_notes(table: pd.DataFrame) -> list[str]:
-    """Why a benchmark interval is wider than the population one, where it is."""
-    notes = []
-    seen: set[tuple[Any, ...]] = set()
-    for (cand, kv, metric), part in table.groupby(["candidate", "k", "metric"], sort=False):
-        if metric == "mean" and ("mean", cand) in seen:
-            continue
-        seen.add(("mean", cand))
-        r = part.set_index("scope")
-        wb = float(r.loc["benchmark", "upper"] - r.loc["benchmark", "lower"])
-        wp = float(r.loc["population", "upper"] - r.loc["population", "lower"])
-        if wb > wp * 1.05 and wb - wp > 1e-3:
-            name = METRIC_LABELS[str(metric)].replace("k", str(kv)) if metric != "mean" else "mean"
-            notes.append(
-                f"{cand}, {name}: the benchmark interval ({wb:.3f} wide) is wider than the "
-                f"population one ({wp:.3f})."
-            )
-    if notes:
-        notes.append(
-            "Both widths contain the run-to-run noise of these tasks; the population interval "
-            "reads it from how much the per-task differences vary, the benchmark interval from "
-            "each task's own runs (and, where a task has fewer than 2k runs, from the model), "
-            "so when the systems differ little task by task the two estimates of the same noise "
-            "can come out in either order. On average the population interval is the wider one: "
-            "for a claim about tasks like these, read the wider of the two."
-        )
-    return notes
+@dataclass(frozen=True)
+class _Options:
+    """The options of :func:`compare` that every pair uses, validated."""
+
+    ci: float
+    n_boot: int
+    intersect: bool
+    weights: WeightSpec
+    on_short: str
+    min_runs: int | None
+    unscored_tasks: str
+
+
+@dataclass
+class _Pair:
+    """What one candidate adds to a comparison: its rows, task counts, tasks and k left out."""
+
+    rows: pd.DataFrame
+    discordant: dict[str, Any]
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    k_dropped: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _method_deprecated(method: str | None, where: str) -> None:
+    """``method=`` picks nothing (the rule of :mod:`passhat.compare.engine` does): warn."""
+    if method is None:
+        return
+    check_method(method, CI_METHODS, "method")
+    warnings.warn(
+        f"{where}(method=...) has no effect (a documented rule picks each paired interval) "
+        "and will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def compare(
-    a: Trials | xr.Dataset,
+    a: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     b: Trials | xr.Dataset | None = None,
     *,
-    k: int | Sequence[int] = 1,
+    k: int | Sequence[int] | None = None,
     ci: float = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = DEFAULT_SEED,
     intersect: bool = False,
     baseline: str | None = None,
-    method: Literal["bca", "percentile"] = "bca",
+    method: Literal["bca", "percentile"] | None = None,
     names: tuple[str, str] | None = None,
     weights: WeightSpec = None,
     on_short: Literal["error", "exclude"] = "error",
     min_runs: int | None = None,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
+    multiplicity: Literal["none", "holm"] = "none",
 ) -> Comparison:
     """Paired comparison of systems on matched tasks: difference, interval, p-value.
 
@@ -317,20 +258,27 @@ def compare(
     a, b : Trials or count table
         Baseline and candidate (one system each), or ``a`` alone holding
         several systems, with ``baseline`` naming the one the others are
-        compared to (with exactly two systems the first is the baseline).
-        The rule is :func:`passhat.compare.select_systems`'.
-    k : int or sequence of int
+        compared to (with exactly two systems the first is the baseline);
+        or ``a`` a list of inputs (``[ph.read(f) for f in files]``: files that name
+        no system are named after the files), the first input's system the
+        baseline unless ``baseline`` names one. The rule is
+        :func:`passhat.compare.select_systems`', and a note says which rule chose
+        the baseline when it was not named.
+    k : int or sequence of int, optional
+        The k values. Default: passhat's one default k,
+        :func:`passhat.exclusions.default_ks` of the compared systems (1, 2
+        and 5, capped at the fewest decided runs).
     ci, n_boot, seed
         Level; random sign flips and posterior draws (≥ 100; default 10,000
         as every entry point); seed (default 0, fixed; None draws one,
         recorded in ``settings``).
-    method : {"bca", "percentile"}
-        Accepted for compatibility; the rule picks each interval.
     intersect : bool
         Drop tasks that only one system ran (and report how many) instead of
         raising an error that lists them.
     baseline : str, optional
         The baseline (with two inputs, a system of ``a``).
+    method : {"bca", "percentile"}, optional
+        Deprecated, no effect: the rule picks each interval.
     names : (str, str), optional
         Labels for ``a`` and ``b`` when both are given.
     weights : None, "equal", "declared", "category" or mapping
@@ -344,6 +292,12 @@ def compare(
         k compares the same tasks), and with ``on_short="exclude"`` a k that
         no matched task serves is left out and named (``notes``,
         ``settings["k_dropped"]`` per candidate).
+    multiplicity : {"none", "holm"}
+        With several candidates each p-value is for its own comparison, and a note
+        says how often one of them falls under 1 − ci by chance alone; ``"holm"``
+        adds ``p_holm``: the p-values adjusted by Holm across the candidates (per k,
+        metric and scope), which bound the chance of any false claim by 1 − ci.
+        The intervals stay per comparison.
 
     Returns
     -------
@@ -367,135 +321,94 @@ def compare(
     >>> cmp.table[["candidate", "metric", "scope"]].iloc[0].tolist()
     ['guided', 'mean', 'benchmark']
     """
-    level = check_ci(ci)
-    nb = check_n_boot(n_boot)
-    meth = check_method(method, CI_METHODS, "method")
-    check_method(on_short, ("error", "exclude"), "on_short")
-    intersect = check_flag(intersect, "intersect")
-    ks = norm_k(k)
+    opts = _Options(
+        ci=check_ci(ci),
+        n_boot=check_n_boot(n_boot),
+        intersect=check_flag(intersect, "intersect"),
+        weights=weights,
+        on_short=check_method(on_short, ("error", "exclude"), "on_short"),
+        min_runs=check_min_runs(min_runs),
+        unscored_tasks=unscored_tasks,
+    )
+    _method_deprecated(method, "compare")
+    ks = None if k is None else norm_k(k)
+    adjust = check_method(multiplicity, ("none", "holm"), "multiplicity")
     sel = select_systems(a, b, baseline=baseline, names=names)
-    ds, base, cands = sel.counts, sel.baseline, sel.candidates
+    ks = default_ks(sel.counts) if ks is None else ks
     seed = resolve_seed(seed)
-    rng = make_rng(seed)
-    systems = [str(s) for s in ds["system"].values]
-    present = np.asarray(ds["present"].values, dtype=bool)
-    n_all = np.asarray(ds["n"].values, dtype=float)
-    c_all = np.asarray(ds["c"].values, dtype=float)
-    tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
-    ib = systems.index(base)
-    rows: list[dict[str, Any]] = []
-    disc_rows: list[dict[str, Any]] = []
-    dropped_rows: list[dict[str, Any]] = []
-    dropped_ks: dict[str, list[int]] = {}
-    k_notes: list[str] = []
-    for cand in cands:
-        ic = systems.index(cand)
-        both = present[ib] & present[ic]
-        if not both.any():
-            raise ValidationError(f"systems {base!r} and {cand!r} have no task in common")
-        unmatched = (present[ib] | present[ic]) & ~both
-        if unmatched.any() and not intersect:
-            lst = [
-                f"{t} (only {base if present[ib, i] else cand})"
-                for i, t in zip(np.flatnonzero(unmatched), tasks[unmatched], strict=True)
-            ]
-            more = f" and {len(lst) - 8} more" if len(lst) > 8 else ""
-            raise ValidationError(
-                f"{len(lst)} task(s) not run by both {base!r} and {cand!r}: "
-                f"{', '.join(lst[:8])}{more}; pass intersect=True / --intersect to compare "
-                "the common tasks only"
-            )
-        for i in np.flatnonzero(unmatched):
-            only = base if present[ib, i] else cand
-            dropped_rows.append(
-                {
-                    "baseline": base,
-                    "candidate": cand,
-                    "task": tasks[i],
-                    "only": only,
-                    "reason": f"only {only} ran it",
-                }
-            )
-        pair = ds.isel(system=[ib, ic]).assign(
-            present=ds["present"].isel(system=[ib, ic]) & both[None, :]
-        )
-        pair_ks = ks
-        if on_short == "exclude":  # a k no matched task serves is named, as in estimate
-            kept, too_big = feasible_ks(
-                pair, ks, min_runs=min_runs, unscored_tasks=unscored_tasks, matched=True
-            )
-            if kept and too_big:
-                pair_ks = kept
-                dropped_ks[cand] = too_big
-                k_notes.append(
-                    f"{base} vs {cand}: k = {', '.join(map(str, too_big))} left out: no task "
-                    "both ran has that many decided runs of each (on_short='exclude' / "
-                    "--min-runs compares the k the tasks serve)"
-                )
-        both, rule_rows = _matched_exclusions(
-            pair,
-            # on_short="error": short tasks are refused below, naming the smallest n
-            max(pair_ks) if on_short == "exclude" else 1,
-            on_short=on_short,
-            min_runs=min_runs,
-            unscored_tasks=unscored_tasks,
-        )
-        dropped_rows.extend({"baseline": base, "candidate": cand, **r} for r in rule_rows)
-        if not both.any():
-            why = f" (e.g. {rule_rows[0]['task']}: {rule_rows[0]['reason']})" if rule_rows else ""
-            raise ValidationError(
-                f"systems {base!r} and {cand!r} have no task in common left after exclusions{why}"
-            )
-        w_pair = _pair_weights(sel, base, cand, tasks[both], weights)
-        zero = np.flatnonzero(both)[w_pair <= 0]  # counts toward no average: left out, listed
-        dropped_rows.extend(
-            {"baseline": base, "candidate": cand, "task": tasks[i], "reason": WEIGHT_ZERO}
-            for i in zero
-        )
-        k_notes += weight_zero_notes(tasks[zero], who=f"{base} vs {cand}: ")
-        both, w_pair = both & ~np.isin(np.arange(both.size), zero), w_pair[w_pair > 0]
-        na, ca = n_all[ib, both], c_all[ib, both]
-        nc, cc = n_all[ic, both], c_all[ic, both]
-        kmax = max(pair_ks)
-        short = (na < kmax) | (nc < kmax)
-        if short.any():
-            bad = tasks[both][short]
-            nmin = int(min(na.min(), nc.min()))
-            raise ShortTaskError(
-                f"k = {kmax} exceeds the smallest n = {nmin} among the compared tasks "
-                f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
-            )
-        part = paired_difference(
-            na, ca, nc, cc, k=pair_ks, ci=level, n_boot=nb, seed=rng, method=meth, weights=w_pair
-        )
-        t_n = int(both.sum())
-        part.insert(0, "candidate", cand)
-        part.insert(0, "baseline", base)
-        rows.extend(part.to_dict(orient="records"))
-        rate_a, rate_c = ca / np.maximum(na, 1), cc / np.maximum(nc, 1)
-        only_b = int(((ca > 0) & (cc == 0)).sum())
-        only_c = int(((cc > 0) & (ca == 0)).sum())
-        single = bool(np.all(na == 1) and np.all(nc == 1))
-        mcn = (
-            float(stats.binomtest(only_c, only_b + only_c, 0.5).pvalue)
-            if single and only_b + only_c > 0
-            else float("nan")
-        )
-        disc_rows.append(
-            {
-                "baseline": base,
-                "candidate": cand,
-                "tasks": t_n,
-                "only_base": only_b,
-                "only_cand": only_c,
-                "base_better": int((rate_a > rate_c).sum()),
-                "cand_better": int((rate_c > rate_a).sum()),
-                "ties": int((rate_a == rate_c).sum()),
-                "mcnemar_p": mcn,
-                "dropped_tasks": int(unmatched.sum()),
-            }
-        )
-    table = pd.DataFrame(rows)
+    # each pair's own stream, from the seed and the two names: a candidate's interval does not
+    # depend on the other candidates (issue 33, item 12)
+    pairs = [
+        _compare_pair(sel, cand, ks, opts, named_rng(seed, sel.baseline, cand))
+        for cand in sel.candidates
+    ]
+    table = _ordered(pd.concat([p.rows for p in pairs], ignore_index=True), sel.candidates)
+    if adjust == "holm":
+        table["p_holm"] = across_candidates(table)
+    settings = {
+        "k": ks,
+        "ci": opts.ci,
+        "n_boot": opts.n_boot,
+        "seed": seed,
+        "intersect": opts.intersect,
+        "baseline": sel.baseline,
+        "baseline_from": sel.baseline_from,
+        "multiplicity": adjust,
+        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "on_short": opts.on_short,
+        "min_runs": opts.min_runs,
+        "unscored_tasks": unscored_tasks,
+        "k_dropped": {
+            c: p.k_dropped for c, p in zip(sel.candidates, pairs, strict=True) if p.k_dropped
+        },
+    }
+    return Comparison(
+        table=table,
+        discordant=pd.DataFrame([p.discordant for p in pairs]),
+        dropped=pd.DataFrame(
+            [r for p in pairs for r in p.dropped],
+            columns=["baseline", "candidate", "task", "only", "reason"],
+        ),
+        settings=settings,
+        notes=sel.notes
+        + baseline_notes(sel.baseline, sel.baseline_from, sel.candidates, opts.ci, adjust)
+        + [n for p in pairs for n in p.notes]
+        + width_notes(table)
+        + value_outside_note(table, value="difference", who=("baseline", "candidate")),
+        source=_sources(a, b),
+    )
+
+
+def _sources(
+    a: Trials | xr.Dataset | Sequence[Trials | xr.Dataset], b: Trials | xr.Dataset | None
+) -> dict[str, dict[str, str]]:
+    """The inputs' provenance by role: base (and cand), or input 1, 2, … of a longer list."""
+    if isinstance(a, Trials | xr.Dataset):
+        return {"base": provenance(a), **({"cand": provenance(b)} if b is not None else {})}
+    inputs = list(a)
+    if len(inputs) <= 2:
+        return dict(zip(("base", "cand"), map(provenance, inputs), strict=False))
+    return {f"input {i + 1}": provenance(x) for i, x in enumerate(inputs)}
+
+
+def across_candidates(table: pd.DataFrame) -> NDArray[np.float64]:
+    """Holm-adjusted p-values across the candidates of each (k, metric, scope).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"candidate": ["b", "c"], "k": 1, "metric": "mean",
+    ...                   "scope": "population", "p_value": [0.01, 0.04]})
+    >>> across_candidates(t).round(2).tolist()
+    [0.02, 0.04]
+    """
+    out = np.full(len(table), np.nan)
+    for rows in table.groupby(["k", "metric", "scope"], sort=False).indices.values():
+        out[rows] = holm(table["p_value"].to_numpy(dtype=float)[rows])
+    return out
+
+
+def _ordered(table: pd.DataFrame, candidates: Sequence[str]) -> pd.DataFrame:
+    """Rows by candidate (in input order), k, metric (mean, pass@k, pass^k) and scope."""
     order = {mm: i for i, mm in enumerate(METRICS)}
     table = (
         table.assign(_m=table["metric"].map(order))
@@ -503,36 +416,190 @@ def compare(
         .drop(columns="_m")
         .reset_index(drop=True)
     )
-    cand_order = {c: i for i, c in enumerate(cands)}
-    table = table.sort_values(
+    cand_order = {c: i for i, c in enumerate(candidates)}
+    return table.sort_values(
         "candidate", key=lambda s: s.map(cand_order), kind="stable"
     ).reset_index(drop=True)
-    settings = {
-        "k": ks,
-        "ci": level,
-        "n_boot": nb,
-        "seed": seed,
-        "method": meth,
-        "intersect": intersect,
-        "baseline": base,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
-        "on_short": on_short,
-        "min_runs": min_runs,
-        "unscored_tasks": unscored_tasks,
-        "k_dropped": dropped_ks,
-    }
-    return Comparison(
-        table=table,
-        discordant=pd.DataFrame(disc_rows),
-        dropped=pd.DataFrame(
-            dropped_rows, columns=["baseline", "candidate", "task", "only", "reason"]
-        ),
-        settings=settings,
-        notes=sel.notes
-        + k_notes
-        + _width_notes(table)
-        + value_outside_note(table, value="difference", who=("baseline", "candidate")),
+
+
+def _compare_pair(
+    sel: Selection, cand: str, ks: list[int], opts: _Options, rng: np.random.Generator
+) -> _Pair:
+    """The baseline against one candidate on the tasks both ran and the rules keep."""
+    ds, base = sel.counts, sel.baseline
+    systems = [str(s) for s in ds["system"].values]
+    ib, ic = systems.index(base), systems.index(cand)
+    tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
+    present = np.asarray(ds["present"].values, dtype=bool)
+    both, unmatched = _matched_tasks(present[ib], present[ic], tasks, base, cand, opts.intersect)
+    out = _Pair(rows=pd.DataFrame(), discordant={})
+    for i in np.flatnonzero(unmatched):
+        only = base if present[ib, i] else cand
+        out.dropped.append(
+            {
+                "baseline": base,
+                "candidate": cand,
+                "task": tasks[i],
+                "only": only,
+                "reason": f"only {only} ran it",
+            }
+        )
+    pair = ds.isel(system=[ib, ic]).assign(
+        present=ds["present"].isel(system=[ib, ic]) & both[None, :]
     )
+    pair_ks = _pair_ks(pair, ks, opts, out)
+    if out.k_dropped:
+        out.notes.append(k_left_out_note(base, cand, out.k_dropped))
+    both = _kept_tasks(pair, base, cand, tasks, max(pair_ks), opts, out)
+    both, w_pair = _weighted_tasks(sel, cand, tasks, both, opts.weights, out)
+    n_all = np.asarray(ds["n"].values, dtype=float)
+    c_all = np.asarray(ds["c"].values, dtype=float)
+    na, ca, nc, cc = n_all[ib, both], c_all[ib, both], n_all[ic, both], c_all[ic, both]
+    _refuse_short(na, nc, tasks[both], max(pair_ks))
+    part = paired_difference(
+        na, ca, nc, cc, k=pair_ks, ci=opts.ci, n_boot=opts.n_boot, seed=rng, weights=w_pair
+    )
+    part.insert(0, "candidate", cand)
+    part.insert(0, "baseline", base)
+    out.rows = part
+    out.discordant = {
+        "baseline": base,
+        "candidate": cand,
+        "tasks": int(both.sum()),
+        **_discordant(na, ca, nc, cc),
+        "dropped_tasks": int(unmatched.sum()),
+    }
+    return out
+
+
+def _matched_tasks(
+    in_base: NDArray[np.bool_],
+    in_cand: NDArray[np.bool_],
+    tasks: NDArray[np.str_],
+    base: str,
+    cand: str,
+    intersect: bool,
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """The tasks both systems ran, and those only one ran (an error naming them unless
+    ``intersect``)."""
+    both = in_base & in_cand
+    if not both.any():
+        raise ValidationError(f"systems {base!r} and {cand!r} have no task in common")
+    unmatched = (in_base | in_cand) & ~both
+    if unmatched.any() and not intersect:
+        lst = [
+            f"{t} (only {base if in_base[i] else cand})"
+            for i, t in zip(np.flatnonzero(unmatched), tasks[unmatched], strict=True)
+        ]
+        more = f" and {len(lst) - 8} more" if len(lst) > 8 else ""
+        raise ValidationError(
+            f"{len(lst)} task(s) not run by both {base!r} and {cand!r}: "
+            f"{', '.join(lst[:8])}{more}; pass intersect=True / --intersect to compare "
+            "the common tasks only"
+        )
+    return both, unmatched
+
+
+def _pair_ks(pair: xr.Dataset, ks: list[int], opts: _Options, out: _Pair) -> list[int]:
+    """The k one pair compares: with ``on_short="exclude"`` a k no matched task serves is
+    left out (recorded in ``out.k_dropped``), as in :func:`passhat.estimate`."""
+    if opts.on_short != "exclude":
+        return ks
+    kept, too_big = feasible_ks(
+        pair, ks, min_runs=opts.min_runs, unscored_tasks=opts.unscored_tasks, matched=True
+    )
+    if kept and too_big:
+        out.k_dropped = too_big
+        return kept
+    return ks
+
+
+def _kept_tasks(
+    pair: xr.Dataset,
+    base: str,
+    cand: str,
+    tasks: NDArray[np.str_],
+    kmax: int,
+    opts: _Options,
+    out: _Pair,
+) -> NDArray[np.bool_]:
+    """The matched tasks the exclusion rules keep for both systems; those left out are
+    listed in ``out.dropped``. No task left is an error."""
+    both, rule_rows = _matched_exclusions(
+        pair,
+        # on_short="error": short tasks are refused later, naming the smallest n
+        kmax if opts.on_short == "exclude" else 1,
+        on_short=opts.on_short,
+        min_runs=opts.min_runs,
+        unscored_tasks=opts.unscored_tasks,
+    )
+    out.dropped.extend({"baseline": base, "candidate": cand, **r} for r in rule_rows)
+    if not both.any():
+        why = f" (e.g. {rule_rows[0]['task']}: {rule_rows[0]['reason']})" if rule_rows else ""
+        raise ValidationError(
+            f"systems {base!r} and {cand!r} have no task in common left after exclusions{why}"
+        )
+    return both
+
+
+def _weighted_tasks(
+    sel: Selection,
+    cand: str,
+    tasks: NDArray[np.str_],
+    both: NDArray[np.bool_],
+    spec: WeightSpec,
+    out: _Pair,
+) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """The kept tasks of positive weight and their weights; tasks of weight 0 count toward
+    no average, so they are left out and listed (``out.dropped``, ``out.notes``)."""
+    base = sel.baseline
+    w_pair = _pair_weights(sel, base, cand, tasks[both], spec)
+    zero = np.flatnonzero(both)[w_pair <= 0]
+    out.dropped.extend(
+        {"baseline": base, "candidate": cand, "task": tasks[i], "reason": WEIGHT_ZERO} for i in zero
+    )
+    out.notes.extend(weight_zero_notes(tasks[zero], who=f"{base} vs {cand}: "))
+    return both & ~np.isin(np.arange(both.size), zero), w_pair[w_pair > 0]
+
+
+def _refuse_short(
+    na: NDArray[np.float64], nc: NDArray[np.float64], tasks: NDArray[np.str_], kmax: int
+) -> None:
+    """A compared task with fewer decided runs than the largest k is an error naming it."""
+    short = (na < kmax) | (nc < kmax)
+    if short.any():
+        bad = tasks[short]
+        nmin = int(min(na.min(), nc.min()))
+        raise ShortTaskError(
+            f"k = {kmax} exceeds the smallest n = {nmin} among the compared tasks "
+            f"({len(bad)} task(s), e.g. {', '.join(bad[:5])}); lower k or run more trials"
+        )
+
+
+def _discordant(
+    na: NDArray[np.float64],
+    ca: NDArray[np.float64],
+    nc: NDArray[np.float64],
+    cc: NDArray[np.float64],
+) -> dict[str, Any]:
+    """McNemar-style task counts at k = 1 (see :func:`compare`'s Returns)."""
+    rate_a, rate_c = ca / np.maximum(na, 1), cc / np.maximum(nc, 1)
+    only_b = int(((ca > 0) & (cc == 0)).sum())
+    only_c = int(((cc > 0) & (ca == 0)).sum())
+    single = bool(np.all(na == 1) and np.all(nc == 1))
+    mcn = (
+        float(stats.binomtest(only_c, only_b + only_c, 0.5).pvalue)
+        if single and only_b + only_c > 0
+        else float("nan")
+    )
+    return {
+        "only_base": only_b,
+        "only_cand": only_c,
+        "base_better": int((rate_a > rate_c).sum()),
+        "cand_better": int((rate_c > rate_a).sum()),
+        "ties": int((rate_a == rate_c).sum()),
+        "mcnemar_p": mcn,
+    }
 
 
 def _matched_exclusions(

@@ -116,21 +116,42 @@ def _check_numeric(col: Any, name: str, batch: Batch) -> np.ndarray:
 class Ids:
     """One id column's global table: text → index, in order of first appearance.
 
-    Raw values already seen (as read: maybe not NFC, maybe numbers) are looked up in a pandas
-    hash index, in C; only new values go through the Python checks.
+    Raw values already seen (as read: maybe not NFC, maybe numbers) are looked up in C: an
+    Arrow batch's dictionary against the Arrow array of raw keys seen (a part file's dictionary
+    equal to a recent one reuses its map without a lookup), a pandas batch's values in a pandas
+    hash index. Only new values go through the Python checks, once each.
     """
+
+    #: Recent Arrow dictionaries kept with their maps (part files often share one).
+    RECENT = 4
 
     def __init__(self, column: str) -> None:
         self.column = column
         self.index: dict[str, int] = {}
         self.names: list[str] = []
-        self.stripped: dict[str, str] = {}
-        self.written: dict[str, tuple[str, int]] = {}
-        #: id → (written as a number?, file, row) where first seen: 7 and "7" are refused
-        self.kinds: dict[str, tuple[bool, str, int]] = {}
+        #: per index: (written as a number?, file, row) where first seen: 7 and "7" are refused
+        self.first: list[tuple[bool, str, int]] = []
+        #: per index, the first raw form when it differs from the NFC text (None: none given yet)
+        self.first_raw: dict[int, str | None] = {}
+        #: stripped text → id, for the ids with surrounding spaces (" a" and "a" are refused)
+        self.spaced: dict[str, str] = {}
         self.raw_keys: list[Any] = []
         self.raw_ids: list[int] = []
         self._lookup: tuple[pd.Index, np.ndarray] | None = None
+        #: Arrow raw keys seen, by kind ("text" or "number": the key is the number's text)
+        self._arrow_keys: dict[str, list[Any]] = {"text": [], "number": []}
+        self._arrow_ids: dict[str, list[np.ndarray]] = {"text": [], "number": []}
+        self._arrow_known: dict[str, tuple[Any, np.ndarray]] = {}
+        self._recent: list[tuple[str, Any, Any, np.ndarray]] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)  # a worker's table travels without its lookup caches
+        state.update(_lookup=None, _arrow_known={}, _recent=[])
+        return state
+
+    def first_seen(self, text: str) -> tuple[bool, str, int]:
+        """(written as a number?, file, row) where an id was first seen."""
+        return self.first[self.index[text]]
 
     def add(
         self, text: str, where: str, row: int, raw: str | None = None, *, number: bool = False
@@ -138,25 +159,55 @@ class Ids:
         """The index of an id (``text``: NFC, as :func:`clean_ids` made it; ``raw``: as written,
         when it may differ, so a name written both composed and decomposed is refused;
         ``number``: written as a number, so that ``7`` and ``"7"`` are refused, as in memory)."""
-        kind = self.kinds.setdefault(text, (number, where, row))
-        if kind[0] != number:
-            raise number_text_clash(self.column, text, kind[1:], (where, row), kind[0])
-        if raw is not None:
-            first = self.written.setdefault(text, (raw, row))
-            if first[0] != raw:
-                raise normalisation_clash(self.column, where, first, (raw, row))
-        if text in self.index:
-            return self.index[text]
+        i = self.index.get(text)
+        if i is not None:
+            was_number, w0, r0 = self.first[i]
+            if was_number != number:
+                raise number_text_clash(self.column, text, (w0, r0), (where, row), was_number)
+            if raw is not None:
+                first = self.first_raw.get(i, text)
+                if first is None:  # first seen with no raw form (a system name given)
+                    self.first_raw[i] = first = raw
+                if first != raw:
+                    raise normalisation_clash(self.column, where, (first, r0), (raw, row))
+            return i
         key = text.strip()
-        other = self.stripped.setdefault(key, text)
+        other = self.spaced.get(key, key if key in self.index else text)
         if other != text:
             raise ValidationError(
                 f"{where}: row {row}: {self.column} {other!r} and {text!r} differ only by "
                 "surrounding spaces and would count as two; fix the file"
             )
-        self.index[text] = len(self.names)
+        if key != text:
+            self.spaced[key] = text
+        i = len(self.names)
+        self.index[text] = i
         self.names.append(text)
-        return self.index[text]
+        self.first.append((number, where, row))
+        if raw != text:
+            self.first_raw[i] = raw
+        return i
+
+    def _add_many(
+        self, texts: list[str], raws: list[str], rows: list[int], number: bool, where: str
+    ) -> list[int]:
+        """:meth:`add` for many new ids at once (their first rows in order): when every one is
+        new, NFC as written and without surrounding spaces, in bulk; else one by one."""
+        if (
+            texts == raws
+            and not (self.index.keys() & texts)
+            and not (self.spaced.keys() & texts)
+            and not any(t[0].isspace() or t[-1].isspace() for t in texts)  # blanks refused
+        ):
+            n0 = len(self.names)
+            self.index.update(zip(texts, range(n0, n0 + len(texts)), strict=True))
+            self.names.extend(texts)
+            self.first.extend((number, where, r) for r in rows)
+            return list(range(n0, n0 + len(texts)))
+        return [
+            self.add(t, where, r, raw=v, number=number)
+            for t, v, r in zip(texts, raws, rows, strict=True)
+        ]
 
     def _known(self, uniques: list[Any]) -> np.ndarray:
         if not self.raw_keys:
@@ -170,6 +221,9 @@ class Ids:
     def codes(self, col: Any, batch: Batch) -> np.ndarray:
         """Global index of each row's id (new ids checked and added in order of appearance)."""
         _check_arrow_type(col, self.column, batch.where)
+        kind = _arrow_id_kind(col)
+        if kind is not None:
+            return self._arrow_codes(col, kind, batch)
         if isinstance(col, pd.Series) and col.dtype == object:
             if pd.api.types.infer_dtype(col, skipna=True) not in ("string", "empty"):
                 col = pd.Series([id_key(v) for v in col], index=col.index, dtype=object)
@@ -177,7 +231,8 @@ class Ids:
         # numbers as ("number", text): Python's 1 == 1.0 == True would merge them in the lookup
         # below (a JSON file's 1 and the next batch's 1.0, Parquet parts of ints and of floats),
         # and 7 and "7" reach add() as two keys, where they are refused
-        uniques = [id_key(u) for u in uniques]
+        if pd.api.types.infer_dtype(uniques, skipna=True) not in ("string", "empty"):
+            uniques = [id_key(u) for u in uniques]  # text is its own key
         _missing_row(codes, batch, self.column)
         glob = self._known(uniques)
         new = np.flatnonzero(glob < 0)
@@ -190,14 +245,100 @@ class Ids:
             keys = [uniques[i] for i in new]
             vals = pd.Series([k[1] if isinstance(k, tuple) else k for k in keys], dtype=object)
             check_scalar_column(vals, self.column, where=batch.where, rows=rows)
-            text = clean_ids(vals, column=self.column, where=batch.where, rows=rows)
-            for i, t, r, v in zip(new, text, rows, vals, strict=True):
-                number = isinstance(uniques[i], tuple)
-                glob[i] = self.add(t, batch.where, int(r), raw=str(v), number=number)
-                self.raw_keys.append(uniques[i])
-                self.raw_ids.append(int(glob[i]))
+            numbers = [isinstance(k, tuple) for k in keys]
+            glob[new] = self._add_new(vals, rows, numbers, batch.where)
+            self.raw_keys.extend(keys)
+            self.raw_ids.extend(glob[new].tolist())
             self._lookup = None
         return glob[codes]
+
+    def _add_new(self, vals: pd.Series, rows: np.ndarray, numbers: Any, where: str) -> list[int]:
+        """Check new raw ids (text or a number's text, with the file row of each) and add them;
+        their indices."""
+        text = clean_ids(vals, column=self.column, where=where, rows=rows).tolist()
+        raws, at = vals.tolist(), rows.tolist()
+        if isinstance(numbers, bool):
+            return self._add_many(text, raws, at, numbers, where)
+        return [
+            self.add(t, where, r, raw=v, number=bool(num))
+            for t, r, v, num in zip(text, at, raws, numbers, strict=True)
+        ]
+
+    # --------------------------------------------------------------- Arrow batches
+    def _arrow_codes(self, col: Any, kind: str, batch: Batch) -> np.ndarray:
+        """The global index of each row of an Arrow text or integer id column."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not pa.types.is_dictionary(col.type):
+            col = pc.dictionary_encode(col)
+        dictionary = col.dictionary
+        codes = pc.fill_null(col.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        if dictionary.null_count:  # a null in the dictionary is a missing id too
+            null_at = np.flatnonzero(dictionary.is_null().to_numpy(zero_copy_only=False))
+            codes[np.isin(codes, null_at)] = -1
+        _missing_row(codes, batch, self.column)
+        keys, glob = self._dictionary_map(dictionary, kind)
+        used = np.bincount(codes, minlength=len(keys)) > 0
+        need = np.flatnonzero(used & (glob < 0))
+        if len(need):
+            rows = _first_rows(codes, len(keys), batch.offset)[need]
+            order = np.argsort(rows, kind="stable")
+            need, rows = need[order], rows[order]
+            vals = pd.Series(keys.take(pa.array(need)).to_pylist(), dtype=object)
+            glob[need] = self._add_new(vals, rows, kind == "number", batch.where)
+            self._arrow_keys[kind].append(keys.take(pa.array(need)))
+            self._arrow_ids[kind].append(glob[need].copy())
+            self._arrow_known.pop(kind, None)
+        return glob[codes]
+
+    def _dictionary_map(self, dictionary: Any, kind: str) -> tuple[Any, np.ndarray]:
+        """A dictionary's raw keys (large strings) and the global index of each (-1: not seen),
+        from a recent equal dictionary's map or by a lookup of the keys seen."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        for i, (k, d, keys, glob) in enumerate(self._recent):
+            if k == kind and len(d) == len(dictionary) and d.equals(dictionary):
+                self._recent.insert(0, self._recent.pop(i))
+                return keys, glob
+        keys = pc.cast(dictionary, pa.large_string())
+        glob = np.full(len(keys), -1, dtype=np.int64)
+        known = self._known_arrow(kind)
+        if known is not None:
+            pos = pc.index_in(keys, value_set=known[0]).to_numpy(zero_copy_only=False)
+            hit = ~np.isnan(pos)
+            glob[hit] = known[1][pos[hit].astype(np.int64)]
+        self._recent = [(kind, dictionary, keys, glob), *self._recent[: self.RECENT - 1]]
+        return keys, glob
+
+    def _known_arrow(self, kind: str) -> tuple[Any, np.ndarray] | None:
+        """The Arrow raw keys seen of a kind, as one array, and their global indices."""
+        import pyarrow as pa
+
+        if not self._arrow_keys[kind]:
+            return None
+        if kind not in self._arrow_known:
+            self._arrow_known[kind] = (
+                pa.concat_arrays(self._arrow_keys[kind]),
+                np.concatenate(self._arrow_ids[kind]),
+            )
+        return self._arrow_known[kind]
+
+
+def _arrow_id_kind(col: Any) -> str | None:
+    """``text`` or ``number`` for an Arrow id column of strings or integers (looked up in C),
+    None for anything else (pandas columns, floats: checked value by value in Python)."""
+    if isinstance(col, pd.Series):
+        return None
+    import pyarrow as pa
+
+    t = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+    if pa.types.is_integer(t):
+        return "number"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "text"
+    return None
 
 
 # ----------------------------------------------------------------- the count grid
@@ -535,6 +676,21 @@ def _trial_numbers(col: Any, b: Batch) -> np.ndarray:
     return per[codes]
 
 
+def _boolean_verdicts(col: Any) -> np.ndarray | None:
+    """Per row 1 (pass), 0 (fail) or -1 (missing) of an Arrow boolean column; None for any
+    other column (its distinct values are read as the in-memory reader reads them)."""
+    if isinstance(col, pd.Series):
+        return None
+    import pyarrow as pa
+
+    if not pa.types.is_boolean(col.type):
+        return None
+    value = np.asarray(col.fill_null(False).to_numpy(zero_copy_only=False), dtype=np.int8)
+    if col.null_count:
+        value[~np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+    return value
+
+
 def _outcomes(
     cols: dict[str, Any], plan: dict[str, str], opts: dict[str, Any], b: Batch
 ) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[int, set[str]]]]:
@@ -560,12 +716,23 @@ def _outcomes(
             )
         score = finite_column(raw, "score", where=b.where, rows=rows).to_numpy(dtype=float)
         verdict = np.where(np.isnan(score), -1, (score >= threshold).astype(np.int8))
+        per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
     else:
-        codes, uniques = factorize(cols[plan["success"]])
-        rows = _first_rows(codes, len(uniques), b.offset)
-        ok = coerce_success(pd.Series(uniques, dtype=object), where=b.where, rows=rows)
-        verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
-    per_row = np.where(codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1)
+        booleans = _boolean_verdicts(cols[plan["success"]])
+        if booleans is not None:
+            per_row = booleans
+        else:
+            codes, uniques = factorize(cols[plan["success"]])
+            vals = pd.Series(uniques, dtype=object)
+            try:  # the rows of the distinct values are found only to name a bad one
+                ok = coerce_success(vals, where=b.where, rows=np.zeros(len(uniques), np.int64))
+            except ValidationError:
+                coerce_success(vals, where=b.where, rows=_first_rows(codes, len(uniques), b.offset))
+                raise
+            verdict = np.where(ok.isna().to_numpy(), -1, ok.fillna(False).to_numpy(dtype=np.int8))
+            per_row = np.where(
+                codes >= 0, verdict[np.maximum(codes, 0)] if len(verdict) else -1, -1
+            )
     decided = per_row >= 0
     failed = passed = np.zeros(len(per_row), dtype=bool)
     fail_names: set[str] = set()

@@ -32,6 +32,42 @@ __all__ = [
 ]
 
 
+#: The longest whole-number literal read (Python converts at most 4,300 digits to an int; no count,
+#: trial number, id or reward needs more than a few dozen).
+MAX_INT_DIGITS = 4300
+
+
+class LongNumber(ValueError):
+    """A whole-number literal longer than :data:`MAX_INT_DIGITS` digits."""
+
+
+def parse_int(text: str) -> int:
+    """``int(text)`` for a JSON whole number, or :class:`LongNumber` when it is absurdly long.
+
+    Examples
+    --------
+    >>> parse_int("-12")
+    -12
+    >>> parse_int("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    passhat.io._json.LongNumber: 5000
+    """
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INT_DIGITS:
+        raise LongNumber(digits)
+    return int(text)
+
+
+def long_number(path: Path, err: LongNumber, lineno: int | None = None) -> FormatError:
+    """The error for a whole number of more than :data:`MAX_INT_DIGITS` digits."""
+    at = f"line {lineno}: " if lineno is not None else ""
+    return FormatError(
+        f"{path}: {at}a number of {err.args[0]:,} digits: too long for a count, trial, id or "
+        f"reward (at most {MAX_INT_DIGITS:,} digits)"
+    )
+
+
 def load_json(path: Path, *, expected: str | None = None) -> Any:
     """Parse a JSON file; a syntax error names the line and column.
 
@@ -47,7 +83,9 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     _refuse_nul(path, what)
     try:
         with _open_json(path) as fh:
-            return json.load(fh)
+            return json.load(fh, parse_int=parse_int)
+    except LongNumber as err:
+        raise long_number(path, err) from None
     except json.JSONDecodeError as err:
         raise FormatError(
             f"{path}: {what}line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})"
@@ -284,7 +322,9 @@ def json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
     if "\x00" in line:
         raise FormatError(f"{path}: line {lineno}: NUL bytes: a binary file, not JSON lines")
     try:
-        obj = json.loads(line, object_pairs_hook=_unique_keys)
+        obj = json.loads(line, object_pairs_hook=_unique_keys, parse_int=parse_int)
+    except LongNumber as err:
+        raise long_number(path, err, lineno) from None
     except json.JSONDecodeError as err:
         raise FormatError(f"{path}: line {lineno}: not valid JSON ({err.msg})") from err
     except RecursionError as err:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import xarray as xr
 
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
+from passhat.io._guards import readable_input
 from passhat.io._json import damaged_gzip, missing, refuse_wide
 from passhat.trials import Trials, provenance
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
-    "STREAM_BYTES",
+    "STREAM_ROWS",
     "Reader",
     "file_head",
     "file_sha256",
@@ -51,8 +52,9 @@ __all__ = [
     "sniff",
 ]
 
-#: Trial files larger than this are counted out of core by :func:`read` (see ``stream``).
-STREAM_BYTES = 256 * 2**20
+#: Tidy trial files of more rows than this are counted out of core by :func:`read` (see
+#: ``stream``): rows from a Parquet file's metadata, estimated for text (``estimated_rows``).
+STREAM_ROWS = 2_000_000
 #: What a reader returns: a trial table, a count table, or traces.
 KINDS = ("trials", "counts", "traces")
 #: The kinds :func:`read` returns (one namespace of format names).
@@ -95,8 +97,8 @@ def register_reader(
 
     ``aliases`` are other names ``format=`` accepts for it. ``stream(path, **options)``, for a
     trial format, counts a file, directory or glob out of core (memory by tasks, not rows):
-    :func:`read_counts` always uses it, :func:`read` for directories, globs and files over
-    :data:`STREAM_BYTES`.
+    :func:`read_counts` always uses it, :func:`read` for directories, globs and files of over
+    :data:`STREAM_ROWS` rows.
 
     Examples
     --------
@@ -342,7 +344,9 @@ def _check_options(path: Path, reader: Reader, options: dict[str, Any]) -> None:
     unknown = [k for k in options if k not in params]
     if unknown:
         shown = ", ".join(
-            k if k in ("threshold", "system_name") else f"{k}={options[k]} (a column map)"
+            k
+            if k in ("threshold", "system_name", "scheduler")
+            else f"{k}={options[k]} (a column map)"
             for k in unknown
         )
         raise OptionError(
@@ -388,14 +392,18 @@ def read(
         A registered format name; sniffed from the content when omitted.
     aggregate : bool, optional
         Count a tidy trial source out of core and return its count table (memory by
-        tasks, not rows). Default (None): for directories, globs and files over
-        :data:`STREAM_BYTES`; False: always a trial table (not for a dataset).
+        tasks, not rows). Default (None): for directories, globs and files of over
+        :data:`STREAM_ROWS` rows; False: always a trial table (not for a dataset).
     **options
         Passed to the reader (column map, threshold, system name, ...).
     """
     p = Path(path)
     try:
-        return _read(p, format=format, aggregate=aggregate, **options)
+        with readable_input(p) as (q, spooled):  # a pipe: read once into a temporary file
+            result = _read(q, format=format, aggregate=aggregate, **options)
+        if spooled:
+            _name_source(result, p)
+        return result
     except PasshatError:
         raise
     except PermissionError as err:
@@ -408,6 +416,14 @@ def read(
         raise ReadError(
             f"{err.filename or p}: cannot read it: {err.strerror or type(err).__name__}"
         ) from err
+
+
+def _name_source(result: Trials | xr.Dataset, path: Path) -> None:
+    """Record the path the user gave (a pipe), not the temporary copy that was read."""
+    if isinstance(result, Trials):
+        result.source = {**result.source, "path": str(path)}
+    else:
+        result.attrs["source_path"] = str(path)
 
 
 def _read(
@@ -432,8 +448,7 @@ def _read(
     else:
         reader = _resolve(p, format)
     _check_options(p, reader, options)
-    big = p.is_file() and p.stat().st_size > STREAM_BYTES
-    if reader.stream is not None and (aggregate or (aggregate is None and (dataset or big))):
+    if reader.stream is not None and (aggregate or (aggregate is None and (dataset or _big(p)))):
         counts = reader.stream(p, **options)
         counts.attrs["source_format"] = reader.name
         if p.exists():
@@ -454,6 +469,13 @@ def _read(
     counts = cast(xr.Dataset, result)  # trial and count readers return one or the other
     counts.attrs.update({f"source_{k}": v for k, v in meta.items()})
     return counts
+
+
+def _big(p: Path) -> bool:
+    """A file of more rows than :data:`STREAM_ROWS` (by its metadata, or estimated)."""
+    from passhat.io._scan import estimated_rows
+
+    return p.is_file() and estimated_rows(p) > STREAM_ROWS
 
 
 def read_trials(path: str | Path, *, format: str | None = None, **options: Any) -> Trials:
@@ -481,8 +503,16 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     return result
 
 
-def read_counts(path: str | Path, *, format: str | None = None, **options: Any) -> xr.Dataset:
+def read_counts(
+    path: str | Path, *, format: str | None = None, scheduler: str | None = None, **options: Any
+) -> xr.Dataset:
     """Read a file into a count table (trial files are aggregated; tidy files, directories and
-    globs of part files out of core, so memory follows the tasks, not the rows)."""
+    globs of part files out of core, so memory follows the tasks, not the rows).
+
+    ``scheduler``: a dask scheduler's address (``tcp://host:8786``) or ``"local"``: a tidy
+    source's files are counted on that cluster (:func:`passhat.io.aggregate_counts`), with the
+    same rules and result; other formats are refused."""
+    if scheduler is not None:
+        options["scheduler"] = scheduler
     result = read(path, format=format, aggregate=True, **options)
     return result.counts() if isinstance(result, Trials) else result

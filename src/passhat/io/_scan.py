@@ -34,6 +34,7 @@ __all__ = [
     "Batch",
     "batches",
     "check_header",
+    "estimated_rows",
     "file_kind",
     "header",
     "header_delimiter",
@@ -164,6 +165,47 @@ def source_files(source: str | Path) -> list[Path]:
     return files
 
 
+#: Bytes of a text file read to measure its lines, for :func:`estimated_rows`.
+_SAMPLE_BYTES = 1 << 20
+
+
+def estimated_rows(path: Path) -> int:
+    """A tidy file's number of rows: from a Parquet file's metadata; for text, its lines
+    counted when the file is small, else its size divided by the mean length of its first
+    lines (a gzip file's size from its trailer, the size modulo 4 GiB, raised past its
+    compressed size). 0 when the file cannot be read (its reader says why).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = f.write_text("task_id,success\\n" + "t,1\\n" * 1000)
+    >>> estimated_rows(f)
+    1000
+    """
+    try:
+        if file_kind(path) == "parquet":
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        size = path.stat().st_size
+        with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as fh:
+            head = fh.read(_SAMPLE_BYTES)
+            whole = not fh.read(1)
+        if is_gzip(path):
+            with open(path, "rb") as raw:
+                raw.seek(-4, os.SEEK_END)
+                size = int.from_bytes(raw.read(4), "little")
+            while size < path.stat().st_size:  # the trailer holds the size modulo 4 GiB
+                size += 1 << 32
+    except Exception:  # a damaged file: its reader says what is wrong
+        return 0
+    lines = head.count(b"\n") + (0 if head.endswith(b"\n") or not head else 1)
+    if whole:
+        return max(lines - 1, 0)  # less the header line (JSON lines: a close estimate)
+    return int(size * lines / max(len(head), 1))
+
+
 def walk_files(root: Path) -> Iterator[Path]:
     """Every file under a directory, following links to directories (a dataset assembled from
     links loses no part) but entering each real directory once (a link loop ends there)."""
@@ -193,10 +235,29 @@ def delimiter(path: Path) -> str:
         return "\t"
     try:
         with _open_text(path) as fh:
-            first = fh.readline()
+            first = fh.readline(MAX_HEADER_CHARS)  # never more: a file may have no line break
     except (OSError, EOFError, UnicodeDecodeError):
         return ","  # the reader reports what is wrong with the file
     return header_delimiter(first)
+
+
+#: The longest header line (or first JSON-lines record) read to learn the columns.
+MAX_HEADER_CHARS = 1 << 20
+
+
+def first_line(fh: Any, path: Path, *, skip_blank: bool = False) -> str:
+    """The first line of a text file (the first non-blank one with ``skip_blank``), read up to
+    :data:`MAX_HEADER_CHARS` only: a longer one is a :class:`FormatError`, never gigabytes read
+    to find a line break that does not come."""
+    while True:
+        line = fh.readline(MAX_HEADER_CHARS + 1)
+        if len(line) > MAX_HEADER_CHARS:
+            raise FormatError(
+                f"{path}: the first line is longer than {MAX_HEADER_CHARS:,} characters (no line "
+                "break): not a table or JSON lines file passhat reads"
+            )
+        if not skip_blank or not line or line.strip():
+            return str(line)
 
 
 def header_delimiter(first: str) -> str:
@@ -237,6 +298,25 @@ rename one (which one holds the data is a guess)
         seen[key] = i
 
 
+def _refuse_not_parquet(path: Path) -> None:
+    """A file named ``.parquet`` that is gzip (or text) says what it is, not "magic bytes"."""
+    try:
+        with open(path, "rb") as fh:
+            start = fh.read(4)
+    except OSError:
+        return  # the reader names the error
+    if start[:2] == b"\x1f\x8b":
+        raise FormatError(
+            f"{path}: a gzip-compressed file named .parquet; Parquet files are not gzipped: "
+            "gunzip it and name it by what it holds (.csv, .jsonl), or pass --format"
+        )
+    if start != b"PAR1" and start:
+        raise FormatError(
+            f"{path}: named .parquet but not a Parquet file (it starts with {start!r}, not "
+            "b'PAR1'); rename it by what it holds, or pass --format"
+        )
+
+
 def header(path: Path) -> list[str]:
     """Column names of a tidy file (CSV/TSV header, Parquet schema, first JSON-lines object's
     keys), duplicates refused."""
@@ -245,6 +325,7 @@ def header(path: Path) -> list[str]:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
+        _refuse_not_parquet(path)
         try:
             names = list(pq.read_schema(path).names)
         except Exception as err:  # pyarrow raises several types
@@ -253,12 +334,13 @@ def header(path: Path) -> list[str]:
         names = []
         try:
             with _open_text(path) as fh:
-                for line in fh:
-                    if line.strip():
-                        obj = json.loads(line)
-                        names = list(obj) if isinstance(obj, dict) else []
-                        break
-        except (json.JSONDecodeError, UnicodeDecodeError):
+                line = first_line(fh, path, skip_blank=True)
+            if line.strip():
+                obj = json.loads(line)
+                names = list(obj) if isinstance(obj, dict) else []
+        except FormatError:
+            raise
+        except (ValueError, UnicodeDecodeError):  # bad JSON, a number too long to convert
             names = []  # the reader names the line
         except RecursionError as err:
             from passhat.io._json import too_deep
@@ -267,7 +349,13 @@ def header(path: Path) -> list[str]:
     else:
         try:
             with _open_text(path) as fh:
-                names = next(csv.reader(fh, delimiter=delimiter(path)), [])
+                line = first_line(fh, path)
+                while line.count('"') % 2 and len(line) <= MAX_HEADER_CHARS:  # a quoted break
+                    more = fh.readline(MAX_HEADER_CHARS)
+                    if not more:
+                        break
+                    line += more
+            names = next(csv.reader(io.StringIO(line), delimiter=delimiter(path)), [])
         except UnicodeDecodeError as err:
             from passhat.io._json import not_utf8
 

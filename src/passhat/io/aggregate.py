@@ -295,7 +295,10 @@ def _scan_part(
 def _remap(total: Ids, part: Ids) -> NDArray[np.int64]:
     """A part's ids added to the total (where each was first seen, and whether as a number, kept
     for the checks); the map of the part's codes to the total's."""
-    codes = [total.add(x, *part.kinds[x][1:], number=part.kinds[x][0]) for x in part.names]
+    seen = [part.first_seen(x) for x in part.names]
+    codes = [
+        total.add(x, w, r, number=num) for x, (num, w, r) in zip(part.names, seen, strict=True)
+    ]
     return np.array(codes, dtype=np.int64)
 
 
@@ -311,6 +314,12 @@ def _merge(into: Counts, part: Counts, where: str) -> NDArray[np.int64]:
     into.wmin[ii, jj] = np.minimum(into.wmin[ii, jj], part.wmin[:S, :T])
     into.wmax[ii, jj] = np.maximum(into.wmax[ii, jj], part.wmax[:S, :T])
     into.weights |= part.weights
+    for flag, (count, statuses) in part.flags.items():  # the status notes' counts
+        total, seen = into.flags[flag]
+        into.flags[flag] = (total + count, seen | statuses)
+    if None not in (into.has_trial, part.has_trial) and into.has_trial != part.has_trial:
+        raise FormatError(f"{where}: some files have a trial column and others have none")
+    into.has_trial = part.has_trial if into.has_trial is None else into.has_trial
     for attr, vals in part.attrs.items():
         mine = into.attrs.setdefault(attr, np.full(into.cap[1], None, dtype=object))
         unset = np.array([mine[j] is None for j in t_map], dtype=bool)

@@ -92,10 +92,9 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
             f"{where}: rows {rows}: task {task!r} (system {system!r}) appears more than "
             "once; counts are never summed"
         )
-    systems = list(pd.unique(df["system"]))
-    tasks = list(pd.unique(df["task_id"]))
-    si = pd.Index(systems).get_indexer(df["system"])
-    ti = pd.Index(tasks).get_indexer(df["task_id"])
+    si, sys_uniq = pd.factorize(df["system"], sort=False)  # in order of appearance
+    ti, task_uniq = pd.factorize(df["task_id"], sort=False)
+    systems, tasks = list(sys_uniq), list(task_uniq)
     shape = (len(systems), len(tasks))
 
     def grid(col: str, fill: float) -> np.ndarray:

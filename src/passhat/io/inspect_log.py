@@ -57,6 +57,7 @@ from passhat.errors import DependencyError, FormatError, OptionError
 from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
+from passhat.io._zip_guard import check_zip_sizes, unreadable_eval
 from passhat.io.traces import (
     ToolAnswers,
     finish_traces,
@@ -116,59 +117,6 @@ def _import_read_eval_log(what: str = "logs") -> Any:
             "pip install 'passhat[inspect]'"
         ) from err
     return read_eval_log
-
-
-#: An .eval member larger than this when inflated, at a ratio above ``MAX_RATIO``, is refused.
-MAX_MEMBER_BYTES = 32 * 2**20
-MAX_RATIO = 100
-#: Most an .eval archive may inflate to in all.
-MAX_LOG_BYTES = 4 * 2**30
-
-
-def unreadable_eval(path: Path, err: BaseException) -> FormatError:
-    """The error for an ``.eval`` file that is not a readable zip archive (truncated, damaged,
-    or not a log at all), saying what Inspect writes and why this one cannot be read.
-
-    Examples
-    --------
-    >>> print(unreadable_eval(Path("run.eval"), zipfile.BadZipFile("File is not a zip file")))
-    run.eval: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this one \
-cannot be opened (File is not a zip file); is it truncated or still being written?
-    """
-    why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    return FormatError(
-        f"{path}: an unreadable Inspect AI .eval log: an .eval log is a zip archive, and this "
-        f"one cannot be opened ({why[:200]}); is it truncated or still being written?"
-    )
-
-
-def check_zip_sizes(path: Path) -> None:
-    """Refuse an ``.eval`` archive whose members inflate absurdly (a zip bomb, or a corrupt
-    size), from the sizes its directory declares, before anything is inflated.
-
-    JSON compresses about 5–20 times; a member that inflates more than :data:`MAX_RATIO`
-    times to over 32 MiB is not a log of samples.
-    """
-    try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError) as err:
-        raise unreadable_eval(path, err) from err
-    total = 0
-    for info in infos:
-        total += info.file_size
-        ratio = info.file_size / max(info.compress_size, 1)
-        if info.file_size > MAX_MEMBER_BYTES and ratio > MAX_RATIO:
-            raise FormatError(
-                f"{path}: member {info.filename!r} inflates {ratio:,.0f} times to "
-                f"{info.file_size / 2**20:,.0f} MiB; not a log of samples (a damaged or "
-                "hostile archive)"
-            )
-    if total > MAX_LOG_BYTES:
-        raise FormatError(
-            f"{path}: inflates to {total / 2**30:,.1f} GiB, over the {MAX_LOG_BYTES // 2**30} GiB "
-            "passhat reads from one log; split the evaluation into several logs"
-        )
 
 
 def _load_log(path: Path, *, messages: bool = False) -> Any:

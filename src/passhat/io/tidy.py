@@ -12,6 +12,7 @@ has that column read as the system, with a note, or is refused with the fix
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import zlib
 from pathlib import Path
@@ -201,13 +202,14 @@ def _check_row_widths(path: Path) -> None:
         except pa.ArrowInvalid as err:
             import csv
 
-            with _open_text(path) as fh:
+            where = "a row's fields do not match the header"
+            with _open_text(path) as fh, contextlib.suppress(csv.Error):  # a field over 128 KiB
                 rows = csv.reader(fh, delimiter=sep)
                 width = len(next(rows, []))
                 where = next(
                     (f"row {i} has {len(r)} fields, the header {width}"
                      for i, r in enumerate(rows, start=1) if r and len(r) != width),
-                    "a row's fields do not match the header",
+                    where,
                 )  # fmt: skip
             raise FormatError(f"{path}: {where} ({err}); fix the file") from err
 

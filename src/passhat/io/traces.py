@@ -36,6 +36,7 @@ from typing import Any, cast
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io._guards import readable_input
 from passhat.io._json import missing, not_utf8, refuse_wide
 from passhat.io._registry import (
     Reader,
@@ -104,7 +105,16 @@ def read_traces(
     >>> ph.read_traces(f)
     Traces(2 trials, 2 steps, 1 tasks, 0 excluded)
     """
-    p = Path(path)
+    with readable_input(Path(path)) as (p, spooled):  # a pipe: read once into a temporary file
+        traces = _read_traces(p, format, system_name, outcomes, scorer)
+    if spooled:
+        traces.source = {**traces.source, "path": str(path)}
+    return traces
+
+
+def _read_traces(
+    p: Path, format: str | None, system_name: str | None, outcomes: Any, scorer: str | None
+) -> Traces:
     if not p.exists():
         raise FormatError(missing(p))
     if p.is_file() and p.stat().st_size == 0:

@@ -202,6 +202,16 @@ def compress(n: Any, c: Any) -> Compressed:
         empty = np.zeros(0, dtype=np.int64)
         return Compressed(n=empty, c=empty, mult=empty, inverse=np.zeros(0, dtype=np.intp))
     width = int(c_arr.max()) + 1
+    if int(n_arr.max()) >= (2**62) // width:  # n × width would overflow int64 (n near 2^53)
+        pairs, inverse, mult = np.unique(
+            np.stack([n_arr, c_arr], axis=1), axis=0, return_inverse=True, return_counts=True
+        )  # rows ordered by n then c, as the keys below
+        return Compressed(
+            n=pairs[:, 0].astype(np.int64),
+            c=pairs[:, 1].astype(np.int64),
+            mult=np.asarray(mult, dtype=np.int64),
+            inverse=np.asarray(inverse).ravel().astype(np.intp),
+        )
     key = n_arr * width + c_arr  # one integer per (n, c), ordered by n then c
     top = int(key.max()) + 1
     if top <= 4 * len(key) + 1_000_000:  # small key range: counting, O(tasks)

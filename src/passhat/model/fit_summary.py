@@ -27,6 +27,7 @@ import pandas as pd
 import xarray as xr
 
 from passhat._format import pct
+from passhat._paper import PaperTable, level_words
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.estimators import METRIC_LABELS
@@ -313,6 +314,47 @@ class FitSummary(Result):
                 if not ((part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)).any():
                     out.append(shape_line(str(s), part.to_dict(orient="records")))
         return out
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: per system and metric (pass@k and pass^k at each k > 1) the
+        posterior mean with its interval in each scope and the share of the population
+        variance that more runs can remove, then the ICC; the caption says the level, the
+        method, the scopes and whether the diagnostics passed.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> print(f.summarize().to_markdown().splitlines()[4])
+        | seed-example | pass^2 | 0.418 [0.210, 0.594] | 0.413 [0.127, 0.766] | 30% |
+        """
+        st = self.settings
+        frame = _posterior_frame(self.table, st.k, icc_label=_ICC[st.model == "beta"])
+        metric = [
+            m.replace("k", k) if k != "—" else m
+            for m, k in zip(frame["metric"], frame["k"], strict=True)
+        ]
+        frame = frame.drop(columns="k").assign(metric=metric)
+        frame[["benchmark", "runs can remove"]] = frame[["benchmark", "runs can remove"]].replace(
+            "", "—"
+        )
+        return PaperTable(frame, self._caption(), group="system")
+
+    def _caption(self) -> str:
+        """The fit's caption: level, method, seed, the scopes and columns, the diagnostics."""
+        st = self.settings
+        diag = "passed" if self.diagnostics.passed else "FAILED (see passhat fit's output)"
+        draws = "" if st.method == "grid" else f", {st.chains} chains × {st.draws} draws"
+        ones = " (pass@1 = pass^1 = mean)" if 1 in st.k else ""
+        return (
+            f"Posterior means with {level_words(st.ci)} equal-tailed intervals{ones}: "
+            f"{self.method_label}, seed {st.seed}{draws}. Benchmark scope: these tasks, "
+            "uncertainty from the finite runs per task only; population scope: the expected "
+            "value over tasks like these, adding task sampling. Runs can remove: the share of "
+            "the population-scope posterior variance that unlimited runs on these tasks would "
+            "remove; the rest only more tasks reduce. ICC: the correlation of two runs of one "
+            f"task. Sampler diagnostics {diag}."
+        )
 
     def _diagnostics_lines(self) -> list[str]:
         diag = self.diagnostics

@@ -529,8 +529,7 @@ class JointFit(Result):
         """Save as netCDF (read back with :func:`passhat.load_fit`), as :meth:`Fit.to_netcdf`:
         never over the file the fit was read from, over another existing file only with
         ``force``."""
-        from passhat._write import atomic_path, input_paths
+        from passhat._write import input_paths, write_netcdf
 
-        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
-            self.idata.to_netcdf(str(tmp))
+        write_netcdf(path, self.idata, inputs=input_paths(self.idata.constant_data), force=force)
         return Path(path)

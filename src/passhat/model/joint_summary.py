@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from passhat._paper import PaperTable, level_words
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.estimators import METRIC_LABELS
@@ -105,6 +106,29 @@ class JointFitSummary(Result):
         """The JSON document (``passhat fit --model joint --json``); ``output``: where the fit
         was saved."""
         return self._with_header(self._document(output=output))
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: per system and metric (pass@k and pass^k at each k > 1) the
+        posterior mean with its interval in each scope; the caption says the level, the model,
+        the method and whether the diagnostics passed."""
+        st = self.settings
+        frame = _posterior_frame(self.table, st.k)
+        metric = [
+            m.replace("k", k) if k != "—" else m
+            for m, k in zip(frame["metric"], frame["k"], strict=True)
+        ]
+        frame = frame.drop(columns="k").assign(metric=metric)
+        diag = "passed" if self.diagnostics.passed else "FAILED (see passhat fit's output)"
+        ones = " (pass@1 = pass^1 = mean)" if 1 in st.k else ""
+        caption = (
+            f"Posterior means with {level_words(st.ci)} equal-tailed intervals{ones}, "
+            f"{len(self.systems)} systems × {self.tasks} tasks in one model ({st.model}): "
+            f"{self.method_label}, seed {st.seed}, {st.chains} chains × {st.draws} draws. "
+            "Benchmark scope: these tasks (cells a system did not run predicted from the "
+            "task's effect); population scope: a new task like these. Intervals are marginal, "
+            f"one system at a time. Sampler diagnostics {diag}."
+        )
+        return PaperTable(frame, caption, group="system")
 
     def view(self, *, output: str | None = None) -> Display:
         """Per system the posterior in both scopes; the task effects, the dispersion check and

@@ -744,8 +744,7 @@ class Fit(Result):
         >>> back.seed, back.systems == f.systems
         (0, True)
         """
-        from passhat._write import atomic_path, input_paths
+        from passhat._write import input_paths, write_netcdf
 
-        with atomic_path(path, inputs=input_paths(self.idata.constant_data), force=force) as tmp:
-            self.idata.to_netcdf(str(tmp))
+        write_netcdf(path, self.idata, inputs=input_paths(self.idata.constant_data), force=force)
         return Path(path)

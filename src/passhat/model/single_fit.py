@@ -296,9 +296,9 @@ def _with_metrics(idata: Any, groups: dict[int, Groups], ks: list[int]) -> Fit:
 def _weight_zero_notes(ds: xr.Dataset, zero_w: NDArray[np.bool_]) -> list[str]:
     """The tasks of weight 0, named once (with their systems when not every system's)."""
     systems = [str(s) for s in ds["system"].values]
-    tasks = [str(t) for t in ds["task"].values]
+    tasks = ds["task"].values  # only the tasks named are turned into text
     named = [
-        (tasks[t], [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()])
+        (str(tasks[t]), [systems[s] for s in np.flatnonzero(zero_w[:, t]).tolist()])
         for t in np.flatnonzero(zero_w.any(axis=0)).tolist()
     ]
     return weight_zero_task_notes(named, len(systems))

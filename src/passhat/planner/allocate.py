@@ -403,9 +403,12 @@ def hyper_points(
     near pass rates of 1 a small error in μ changes which errors the runs so
     far carry.
     """
-    width = int(c.max()) + 1
-    keys, mult = np.unique(np.asarray(n) * width + c, return_counts=True)
-    nn, cc = (keys // width).astype(float), (keys % width).astype(float)
+    pairs, mult = np.unique(  # row-wise: n × (c + 1) as one integer overflows for n near 2^32
+        np.stack([np.asarray(n, np.int64), np.asarray(c, np.int64)], axis=1),
+        axis=0,
+        return_counts=True,
+    )
+    nn, cc = pairs[:, 0].astype(float), pairs[:, 1].astype(float)
     pbar = (c.sum() + 0.5) / (n.sum() + 1.0)
     centre = float(special.logit(pbar))
     lm = centre + np.linspace(-3.0, 3.0, 61)

@@ -18,7 +18,8 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -28,15 +29,47 @@ from scipy import optimize, special
 
 from passhat.errors import InputError, OptionError
 from passhat.estimators import as_counts
-from passhat.planner.result import _prob
-from passhat.trials import Trials
+from passhat.planner._checks import prob as _prob
+from passhat.trials import Trials, provenance
 
-__all__ = ["Assumptions", "from_counts"]
+__all__ = ["Assumptions", "FitError", "Fitted", "earlier_prior", "from_counts"]
 
 #: The search range of log κ in :func:`from_counts` (a fit at either end is at a limit).
 LOG_KAPPA_LIMITS = (-6.0, 12.0)
-#: What to do when the counts have no spread to fit (the CLI rewrites the option names).
-FIT_HINT = "give --mean with --icc/--kappa (prior=Assumptions(...)) instead"
+#: What to do when runs have no spread to fit: state the prior (the parameters of
+#: :class:`Assumptions`, which a command shows as its options).
+STATE_PRIOR = "state the prior with {mean} and {kappa} or {icc}"
+_STATED = ("mean", "kappa", "icc")
+
+
+class FitError(InputError, OptionError):
+    """Runs from which the prior cannot be fitted: an :class:`~passhat.errors.InputError` whose
+    message names the parameters that state the prior instead (``{mean}``, ``{kappa}``, as an
+    :class:`~passhat.errors.OptionError` does: a command shows its options)."""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What a fit of (μ, κ) was made from (:func:`from_counts`).
+
+    Attributes
+    ----------
+    system : str
+        The system fitted.
+    tasks, runs : int
+        Tasks with decided runs, and their decided runs.
+    at_limit : {"lower", "upper"} or None
+        κ at the lower or upper end of its search range (:data:`LOG_KAPPA_LIMITS`): the runs
+        do not tell how the tasks' rates spread.
+    source : dict
+        Where the runs came from (path, format, sha256), as the reader recorded it.
+    """
+
+    system: str
+    tasks: int
+    runs: int
+    at_limit: Literal["lower", "upper"] | None = None
+    source: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -44,7 +77,8 @@ class Assumptions:
     """Stated two-level assumptions: mean success μ and task heterogeneity.
 
     Per-task success rates p_i ~ Beta(μκ, (1−μ)κ); give either ``icc`` (the
-    run-to-run correlation within a task, 1/(κ+1)) or ``kappa``.
+    run-to-run correlation within a task, 1/(κ+1)) or ``kappa``. ``fitted`` says what a
+    fit (:func:`from_counts`) was made from; None for stated values.
 
     Examples
     --------
@@ -58,18 +92,21 @@ class Assumptions:
     icc: float | None = None
     kappa: float | None = None
     source: str = "stated assumptions"
+    fitted: Fitted | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _prob("mean", self.mean)
         if (self.icc is None) == (self.kappa is None):
-            raise OptionError("Assumptions: give exactly one of icc= or kappa=")
+            raise OptionError("with {mean} give exactly one of {icc} or {kappa}", also=_STATED)
         if self.icc is not None:
             icc = _prob("icc", self.icc)
             object.__setattr__(self, "kappa", 1 / icc - 1)
         else:
             kap = float(self.kappa)  # type: ignore[arg-type]
             if not (math.isfinite(kap) and kap > 0):
-                raise OptionError(f"kappa must be a positive number (got {self.kappa!r})")
+                raise OptionError(
+                    f"{{param}} must be a positive number (got {self.kappa!r})", param="kappa"
+                )
             object.__setattr__(self, "icc", 1 / (kap + 1))
 
     @property
@@ -88,17 +125,29 @@ class Assumptions:
         return f"mean μ = {self.mean:.3f}, κ = {self.kappa:.3g} (ICC = {self.icc:.3f}), {where}"
 
 
-def _pick_system(systems: list[str], system: str | None, source: Literal["data", "fit"]) -> str:
-    """The system named, or the only one of ``systems``; OptionError naming the ``source``."""
+def _pick_system(
+    systems: list[str],
+    system: str | None,
+    source: Literal["data", "fit"],
+    *,
+    param: str = "system",
+) -> str:
+    """The system named (by the parameter ``param``), or the only one of ``systems``;
+    OptionError naming the ``source``."""
     if system is None:
         if len(systems) != 1:
             holds = "the data hold" if source == "data" else "the fit holds"
             raise OptionError(
-                f"{holds} {len(systems)} systems ({', '.join(systems[:5])}); name one with system="
+                f"{holds} {len(systems)} systems ({', '.join(systems[:5])}); name one with "
+                "{param}",
+                param=param,
             )
         return systems[0]
     if system not in systems:
-        raise OptionError(f"system {system!r} is not in the {source} (have {', '.join(systems)})")
+        raise OptionError(
+            f"{{param}} {system!r} is not in the {source} (have {', '.join(systems)})",
+            param=param,
+        )
     return system
 
 
@@ -106,7 +155,8 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
     """Maximum-likelihood Beta-Binomial (μ, κ) of one system's count table.
 
     The likelihood is compressed over the distinct (n, c) pairs. κ is kept
-    within [e^-6, e^12]; a fit at a limit is reported in ``source``.
+    within [e^-6, e^12]; a fit at a limit is reported in ``source`` and
+    ``fitted.at_limit`` (:func:`passhat.plan.next_runs` refuses such a prior).
 
     References
     ----------
@@ -131,10 +181,11 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
         raise InputError(f"system {system!r}: need at least two tasks with decided runs to fit")
     if c.sum() == 0 or (c == n).all():
         word = "fails" if c.sum() == 0 else "passes"
-        raise InputError(
+        raise FitError(
             f"system {system!r}: every decided run {word} ({int(n.sum())} runs, {len(n)} tasks), "
             "so the Beta-Binomial likelihood has its maximum at μ = "
-            f"{0 if c.sum() == 0 else 1} for any κ: there is no spread to fit; " + FIT_HINT
+            f"{0 if c.sum() == 0 else 1} for any κ: there is no spread to fit; " + STATE_PRIOR,
+            also=_STATED,
         )
     pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
     nn, cc, w = pairs[:, 0], pairs[:, 1], mult.astype(float)
@@ -161,13 +212,112 @@ def from_counts(data: Trials | xr.Dataset, *, system: str | None = None) -> Assu
     mu = float(special.expit(best.x[0]))
     lk = float(best.x[1])
     note = ""
+    at_limit: Literal["lower", "upper"] | None = None
     if lk <= LOG_KAPPA_LIMITS[0] + 1e-6 or lk >= LOG_KAPPA_LIMITS[1] - 1e-6:
         note = f", κ at the search limit e^{lk:.0f}"
+        at_limit = "lower" if lk <= LOG_KAPPA_LIMITS[0] + 1e-6 else "upper"
     mu = min(max(mu, 1e-6), 1 - 1e-6)
+    fitted = Fitted(system, len(n), int(n.sum()), at_limit, provenance(data))
     return Assumptions(
         mean=mu,
         kappa=math.exp(lk),
         source=f"Beta-Binomial ML fit to {len(n)} tasks of {system!r}{note}",
+        fitted=fitted,
+    )
+
+
+def _where(data_source: Mapping[str, str]) -> str:
+    """`` PATH`` of the runs a prior is fitted to (empty when they have no path): the message
+    reads ``prior PATH: …`` (``--prior-from PATH: …`` on the command line)."""
+    path = data_source.get("path")
+    return f" {path}" if path else ""
+
+
+def refuse_at_limit(prior: Assumptions) -> None:
+    """Refuse a prior fitted (:func:`from_counts`) with κ at a limit of its search range: the
+    runs it was fitted to do not tell how the tasks' rates spread, so a batch planned under it
+    rests on an arbitrary κ. Stated priors pass.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> clean = ph.counts_from_arrays([2] * 6, [2, 0] * 3)   # no flaky task
+    >>> refuse_at_limit(ph.plan.from_counts(clean))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passhat.planner.assumptions.FitError: prior: the fit of system ... puts κ at its lower limit ...
+    """
+    fit = prior.fitted
+    if fit is None or fit.at_limit is None:
+        return
+    low, high = LOG_KAPPA_LIMITS
+    head = (
+        f"{{prior}}{_where(fit.source)}: the fit of system {fit.system!r} ({fit.tasks} tasks, "
+        f"{fit.runs} runs) puts κ at its {fit.at_limit} limit "
+    )
+    if fit.at_limit == "lower":
+        why = (
+            f"e^{low:.0f}: (nearly) every task passed all its runs or failed all of them (no "
+            "flaky task), so the fit cannot tell how the tasks' rates spread; use an earlier "
+            "evaluation with flaky tasks, or "
+        )
+    else:
+        why = (
+            f"e^{high:.0f}: the tasks' rates do not differ beyond run-to-run chance here, so any "
+            "larger κ fits as well; use an earlier evaluation with more tasks or runs per task, "
+            "or "
+        )
+    raise FitError(head + why + STATE_PRIOR, also=("prior", *_STATED))
+
+
+def earlier_prior(data: Trials | xr.Dataset, *, system: str | None = None) -> Assumptions:
+    """The prior of the task rates fitted to an earlier evaluation (:func:`from_counts`), for
+    :func:`passhat.plan.next_runs`'s ``prior=`` given as runs.
+
+    Its ``source`` names the runs ("fitted to PATH (system 'x'): T tasks, N runs"); every error
+    names the parameters ``prior`` and ``prior_system`` (``--prior-from`` and
+    ``--prior-system`` on the command line), and a fit with κ at a search limit is refused
+    (:func:`refuse_at_limit`).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> p = earlier_prior(ph.load_example("agents"), system="baseline")
+    >>> p.source.split(": ")[1], round(p.mean, 3)
+    ('168 tasks, 840 runs', 0.76)
+    """
+    ds = as_counts(data)
+    where = _where(provenance(data))
+    systems = [str(x) for x in ds["system"].values]
+    if system is None and len(systems) > 1:
+        raise OptionError(
+            f"{{prior}}{where} holds {len(systems)} systems ({', '.join(systems[:5])}); name one "
+            "with {prior_system}",
+            also=("prior", "prior_system"),
+        )
+    if system is not None and system not in systems:
+        raise OptionError(
+            f"{{prior_system}} {system!r} is not in {{prior}}{where} (have "
+            f"{', '.join(systems[:5])})",
+            also=("prior_system", "prior"),
+        )
+    name = system if system is not None else systems[0]
+    try:
+        fit = from_counts(data, system=name)
+    except InputError as err:  # which runs: the earlier ones
+        template = err.template if isinstance(err, OptionError) else str(err)
+        params = err.params if isinstance(err, OptionError) else ()
+        raise FitError(f"{{prior}}{where}: " + template, also=("prior", *params)) from err
+    refuse_at_limit(fit)
+    path = where.strip() or "the earlier runs"
+    named = f"{path} (system {name!r})" if len(systems) > 1 else path
+    fitted = fit.fitted
+    assert fitted is not None  # from_counts records it
+    return Assumptions(
+        mean=fit.mean,
+        kappa=fit.kappa,
+        source=f"fitted to {named}: {fitted.tasks:,} tasks, {fitted.runs:,} runs",
+        fitted=fitted,
     )
 
 
@@ -200,7 +350,10 @@ def _resolve_prior(
         a = from_counts(prior, system=system)
         return a, np.array([[a.a, a.b]])
     if prior is None:
-        raise OptionError("give prior= (Assumptions(mean=, icc=|kappa=), a fit, or count data)")
+        raise OptionError(
+            "give {prior} (Assumptions(mean=, icc=|kappa=), a fit, or count data)",
+            also=("prior",),
+        )
     ab, where = _posterior_ab(prior, system)
     mu_d = ab[:, 0] / ab.sum(axis=1)
     kap_d = ab.sum(axis=1)
@@ -210,7 +363,9 @@ def _resolve_prior(
     if posterior == "mean":
         return summary, np.array([[summary.a, summary.b]])
     if posterior != "integrate":
-        raise OptionError(f"posterior must be 'mean' or 'integrate' (got {posterior!r})")
+        raise OptionError(
+            f"{{param}} must be 'mean' or 'integrate' (got {posterior!r})", param="posterior"
+        )
     idx = np.linspace(0, len(ab) - 1, min(draws, len(ab))).round().astype(int)
     summary = Assumptions(
         mean=summary.mean,

@@ -86,14 +86,19 @@ class Groups:
         levels: int,
     ) -> Groups:
         T = len(n)
-        width = int(c.max()) + 1
-        keys, group, mult = np.unique(n * width + c, return_inverse=True, return_counts=True)
+        # distinct (n, c) rows, ordered by n then c (a row-wise unique: n × (c + 1) as one
+        # integer overflowed int64 for n near 2^32 and grouped unequal tasks together)
+        uniq, group, mult = np.unique(
+            np.stack([np.asarray(n, np.int64), np.asarray(c, np.int64)], axis=1),
+            axis=0,
+            return_inverse=True,
+            return_counts=True,
+        )
         group = group.ravel()
         order = np.argsort(group, kind="stable")
         first = np.cumsum(mult) - mult
         rank = np.empty(T, dtype=np.int64)
         rank[order] = np.arange(T) - first[group[order]]
-        uniq = np.stack([keys // width, keys % width], axis=1)
         gn, gc = uniq[:, 0], uniq[:, 1]
         lack = np.maximum(kk - gn, 0)
         room = np.maximum(np.minimum(cap, MAX_PER_TASK) - lack, 0)

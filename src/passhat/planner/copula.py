@@ -35,9 +35,11 @@ from scipy import optimize, special, stats
 from passhat._format import fixed
 from passhat._validate import make_rng
 from passhat.errors import OptionError
+from passhat.estimators import METRIC_LABELS as _LABEL
+from passhat.planner._checks import MetricName, check_simulation
+from passhat.planner._checks import whole as _whole
 from passhat.planner.assumptions import Assumptions, _resolve_prior
 from passhat.planner.moments import _estimator, _g, estimator_moments, population_value
-from passhat.planner.result import _LABEL, MetricName, _whole, check_simulation
 
 __all__ = [
     "FALLBACK_CORRELATION",
@@ -123,8 +125,9 @@ def _shift_mean(assumed: Assumptions, delta: float, k: int, metric: str) -> floa
     lo, hi = 1e-9, 1 - 1e-9
     if f(lo) > 0 or f(hi) < 0:
         raise OptionError(
-            f"delta = {delta:g} moves {_LABEL[metric]} outside (0, 1) from "
-            f"{fixed(target - delta)}; choose a smaller delta"
+            f"{{param}} {delta:g} moves {_LABEL[metric]} outside (0, 1) from "
+            f"{fixed(target - delta)}; choose a smaller delta",
+            param="delta",
         )
     return float(optimize.brentq(f, lo, hi, xtol=1e-12))
 
@@ -271,7 +274,7 @@ def simulate_power(
     Examples
     --------
     >>> from passhat import plan
-    >>> r = plan.simulate_power(tasks=50, runs_per_task=5, delta=0.1,
+    >>> r = simulate_power(tasks=50, runs_per_task=5, delta=0.1,
     ...     prior=plan.Assumptions(mean=0.6, icc=0.3), replicates=200, seed=1)
     >>> 0 <= r["power"] <= 1
     True

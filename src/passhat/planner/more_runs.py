@@ -12,8 +12,8 @@ would remove, by the law of total variance given these tasks' rates; the rest
 Examples
 --------
 >>> import passhat as ph
->>> t = ph.plan.more_runs(ph.load_example("abcd"), runs=[5], k=2, simulations=50, seed=0)
->>> sorted(set(t["scope"])), "population" in t.attrs["reasoning"]
+>>> r = ph.plan.more_runs(ph.load_example("abcd"), runs=[5], k=2, simulations=50, seed=0)
+>>> sorted(set(r.table["scope"])), "population" in r.reasoning
 (['benchmark', 'population'], True)
 """
 
@@ -22,11 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
-
-from passhat._format import pct
 from passhat.errors import OptionError
-from passhat.planner.result import _label
+from passhat.planner.more_runs_result import MoreRuns
 
 __all__ = ["more_runs"]
 
@@ -39,7 +36,7 @@ def more_runs(
     ci: float = 0.95,
     simulations: int = 200,
     seed: int | None = 0,
-) -> pd.DataFrame:
+) -> MoreRuns:
     """Expected interval width after m more runs per task, and the floor more runs cannot pass.
 
     Parameters
@@ -50,8 +47,8 @@ def more_runs(
     runs : int or list of int
         Numbers m of more runs per task.
     k : int or list of int, optional
-        k of pass^k and pass@k (default: the fit's k; for data, 1 and the
-        fewest decided runs of any task).
+        k of pass^k and pass@k (default: the fit's k; for data, the one rule for runs:
+        1, 2, 5 capped at the fewest decided runs, :func:`passhat.exclusions.default_ks`).
     ci : float
         Interval level.
     simulations : int
@@ -61,24 +58,24 @@ def more_runs(
 
     Returns
     -------
-    pandas.DataFrame
-        :meth:`passhat.Fit.more_runs`'s table plus ``within_task_share`` (of
+    MoreRuns
+        ``table``: :meth:`passhat.Fit.more_runs`'s table plus ``within_task_share`` (of
         today's population-scope variance: what unlimited runs would remove);
-        ``attrs``: ``reasoning`` (one sentence per system; ``sentences``: the
-        list), ``method``.
+        ``explain()``: one sentence per system (``reasoning``: joined), ``method``.
     """
     from passhat.model import Fit, fit
+    from passhat.trials import provenance
 
+    source: dict[str, str] = {}
     if isinstance(data, Fit):
         f = data
     else:
-        from passhat.estimators import as_counts
+        from passhat.exclusions import default_ks
 
-        ds = as_counts(data)
-        ran = ds["n"].values[ds["present"].values.astype(bool) & (ds["n"].values > 0)]
         if k is None:
-            k = sorted({1, max(int(ran.min()) if ran.size else 1, 1)})
+            k = default_ks(data)
         f = fit(data, k=k, method="grid", model="beta", seed=seed, progress=False)
+        source = provenance(data)
     if f.model != "beta":
         raise OptionError(
             "more_runs: the expected width is computed for the plain Beta-Binomial model; "
@@ -95,34 +92,11 @@ def more_runs(
         split[(r.system, r.metric, int(r.k))] if r.scope == "population" else 1.0
         for r in table.itertuples()
     ]
-    kmax = int(table["k"].max())
-    sentences = []
-    for system, part in table[(table["metric"] == "pass_hat_k") & (table["k"] == kmax)].groupby(
-        "system", sort=False
-    ):
-        p = part[part["scope"] == "population"].set_index("runs_added")
-        b = part[part["scope"] == "benchmark"].set_index("runs_added")
-        m = max(x for x in p.index if x != float("inf"))
-        label = _label("pass_hat_k", kmax)
-        sentences.append(
-            f"{system}: {int(m)} more runs on each task would narrow the {ci:.0%} interval of "
-            f"{label} for a new task (population) from {p.loc[0.0, 'expected_width']:.3f} to "
-            f"{p.loc[m, 'expected_width']:.3f} on average ({p.loc[m, 'width_ratio'] - 1:+.0%}), "
-            f"and no number of runs below {p.loc[float('inf'), 'expected_width']:.3f}: "
-            f"{pct(1 - float(p['within_task_share'].iloc[0]), 0)} of today's variance comes "
-            "from which tasks were sampled, which only more tasks reduce. For these tasks "
-            f"(benchmark) the interval would go from {b.loc[0.0, 'expected_width']:.3f} to "
-            f"{b.loc[m, 'expected_width']:.3f} ({b.loc[m, 'width_ratio'] - 1:+.0%})."
-        )
-    table.attrs.update(
-        {
-            "reasoning": " ".join(sentences),
-            "sentences": sentences,
-            "method": (
-                f"preposterior: {simulations} simulated sets of new runs per m from the "
-                f"posterior predictive, each posterior exact on a grid ({f.method_label}, "
-                f"seed {f.seed}); population intervals from the grid's cdf, benchmark ±z·sd"
-            ),
-        }
+    return MoreRuns(
+        table=table,
+        ci=ci,
+        simulations=simulations,
+        fit_method=str(f.method_label),
+        fit_seed=f.seed,
+        source=source,
     )
-    return table

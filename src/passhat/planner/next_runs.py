@@ -34,10 +34,10 @@ reruns, and the number of new tasks that matches the reruns is given.
 Examples
 --------
 >>> import passhat as ph
->>> t = ph.plan.next_runs(ph.load_example("agents"), budget=100, k=5, system="baseline")
->>> int(t["extra_runs"].sum()), t.attrs["spent"]
+>>> r = ph.plan.next_runs(ph.load_example("agents"), budget=100, k=5, system="baseline")
+>>> int(r.batch["extra_runs"].sum()), r.spent
 (100, 100)
->>> set(t["status"]) <= {"flaky", "all passed", "all failed", "too few runs"}
+>>> set(r.batch["status"]) <= {"flaky", "all passed", "all failed", "too few runs"}
 True
 """
 
@@ -47,11 +47,15 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 from scipy import special
 
 from passhat._validate import check_k
 from passhat.errors import InputError, OptionError
 from passhat.estimators import as_counts
+from passhat.exclusions import default_ks
+from passhat.planner._checks import METRICS, label
+from passhat.planner._checks import whole as _whole
 from passhat.planner.allocate import (
     between_variance,
     expected_variance,
@@ -59,43 +63,39 @@ from passhat.planner.allocate import (
     hyper_points,
     prior_agreement,
 )
-from passhat.planner.assumptions import Assumptions, _pick_system
+from passhat.planner.assumptions import Assumptions, _pick_system, earlier_prior, refuse_at_limit
 from passhat.planner.batch import Groups, check_batch, hedge
-from passhat.planner.next_runs_text import (
-    HEDGE_START,
-    NO_FLAKY,
-    PRIOR_Z,
-    prior_text,
-    reasons,
-    write_sentences,
-)
-from passhat.planner.result import _METRICS, _label, _whole
+from passhat.planner.next_runs_result import Hedge, NextRuns, PriorCheck, TasksVsRuns
+from passhat.planner.next_runs_text import NO_FLAKY, PRIOR_Z, method_text, reasons
+from passhat.trials import Trials, provenance
 
 __all__ = ["NO_FLAKY", "PRIOR_Z", "next_runs"]
 
 _SCOPES = ("benchmark", "population")
 
 
-def _check(budget: Any, metric: Any, scope: Any, k: Any, ci: Any) -> tuple[int, int, float]:
+def _check(budget: Any, metric: Any, scope: Any, ci: Any) -> tuple[int, float]:
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise OptionError(
-            f"budget must be a whole number of runs ≥ 1 (got {budget!r}): there is nothing "
-            "to allocate"
+            f"{{param}} must be a whole number of runs ≥ 1 (got {budget!r}): there is nothing "
+            "to allocate",
+            param="budget",
         )
-    if metric not in _METRICS:
+    if metric not in METRICS:
         raise OptionError(
-            f"next_runs: metric {metric!r} cannot be served; the closed-form variance exists "
-            f"for {', '.join(_METRICS)}"
+            f"{{param}} {metric!r} cannot be served; the closed-form variance exists "
+            f"for {', '.join(METRICS)}",
+            param="metric",
         )
     if scope not in _SCOPES:
         raise OptionError(
-            f"next_runs: scope {scope!r} cannot be served; choose benchmark (these tasks) or "
-            "population (tasks like these)"
+            f"{{param}} {scope!r} cannot be served; choose benchmark (these tasks) or "
+            "population (tasks like these)",
+            param="scope",
         )
-    check_k(k)
     if not (isinstance(ci, float | int) and 0 < ci < 1):
-        raise OptionError(f"ci must lie strictly between 0 and 1 (got {ci!r})")
-    return int(budget), int(k), float(ci)
+        raise OptionError(f"{{param}} must lie strictly between 0 and 1 (got {ci!r})", param="ci")
+    return int(budget), float(ci)
 
 
 def _status(n: np.ndarray, c: np.ndarray, kk: int) -> np.ndarray:
@@ -106,18 +106,34 @@ def _status(n: np.ndarray, c: np.ndarray, kk: int) -> np.ndarray:
     )
 
 
+def _stated_prior(prior: Any, prior_system: str | None) -> Assumptions | None:
+    """The stated prior: as given, or fitted to earlier runs; refused at a κ search limit."""
+    if prior is None:
+        return None
+    if isinstance(prior, Trials | xr.Dataset):
+        return earlier_prior(prior, system=prior_system)
+    if not isinstance(prior, Assumptions):
+        raise OptionError(
+            f"{{param}} must be plan.Assumptions or earlier runs, got {type(prior).__name__}",
+            param="prior",
+        )
+    refuse_at_limit(prior)
+    return prior
+
+
 def next_runs(
     data: Any,
     *,
     budget: int,
-    k: int,
+    k: int | None = None,
     metric: Literal["pass_hat_k", "mean", "pass_at_k"] = "pass_hat_k",
     scope: Literal["benchmark", "population"] = "benchmark",
     system: str | None = None,
-    prior: Assumptions | None = None,
+    prior: Any = None,
+    prior_system: str | None = None,
     ci: float = 0.95,
     max_per_task: int | None = None,
-) -> pd.DataFrame:
+) -> NextRuns:
     """The next batch of runs: which tasks, how many runs each, and what each buys.
 
     Parameters
@@ -126,8 +142,10 @@ def next_runs(
         Runs made so far (one system, or name it with ``system``).
     budget : int
         Runs to allocate (≥ 1).
-    k : int
-        k of pass^k / pass@k (ignored for the mean).
+    k : int, optional
+        k of pass^k / pass@k (ignored for the mean). Default: the one rule for runs, the
+        largest of 1, 2, 5 the system's fewest decided runs allow
+        (:func:`passhat.exclusions.default_ks`).
     metric : {"pass_hat_k", "mean", "pass_at_k"}
         The estimate whose variance the batch minimises.
     scope : {"benchmark", "population"}
@@ -135,13 +153,16 @@ def next_runs(
         compares new tasks with reruns).
     system : str, optional
         The system, when the data hold several.
-    prior : Assumptions, optional
-        The Beta (μ, κ) of task rates, e.g. ``plan.from_counts`` of an earlier
-        evaluation of similar tasks; its ``source`` names it in the output.
-        Trusted: one (μ, κ) point, no hedge against its uncertainty (a wrong
-        prior can make the batch worse than even runs; see
-        reports/next_runs). Default: the posterior of (μ, κ) given these
-        runs, hedged.
+    prior : Assumptions, Trials or count table, optional
+        The Beta (μ, κ) of task rates: stated (``plan.Assumptions``), or runs of an
+        earlier evaluation of similar tasks to fit it to (``prior_system`` names their
+        system); its source names it in the output. Trusted: one (μ, κ) point, no hedge
+        against its uncertainty (a wrong prior can make the batch worse than even runs;
+        see reports/next_runs). A fit whose κ sits at a limit of its search range is
+        refused: those runs do not tell how the tasks' rates spread. Default: the
+        posterior of (μ, κ) given these runs, hedged.
+    prior_system : str, optional
+        The system of ``prior`` given as runs, when they hold several.
     ci : float
         Level of the interval whose width is reported.
     max_per_task : int, optional
@@ -149,115 +170,151 @@ def next_runs(
 
     Returns
     -------
-    pandas.DataFrame
-        One row per task that gets runs, largest variance reduction first:
-        ``task``, ``runs``, ``successes``, ``status`` (flaky, all passed, all
-        failed, too few runs), ``extra_runs``, ``variance_share`` (the task's
-        share of the variance more runs can remove), ``variance_reduction``
-        (expected reduction of the estimate's variance), ``width_reduction``
-        (of the interval width, this task's runs alone), ``reason``. ``attrs``:
-        ``reasoning`` / ``sentences``, ``method``, ``budget``, ``spent``,
-        ``variance_now`` / ``variance_after`` / ``variance_uniform`` (the same
-        budget spread evenly: the variance the interval reflects, E[Var(estimate
-        | p)] over each task's posterior), the ``width_*`` of the ci interval,
-        ``squared_error_*`` (given the runs so far, their biases included: what
-        the batch minimises), ``floor
-        (population: the task-sampling variance), ``tasks_vs_runs``
-        (population), ``no_flaky``, ``hedge`` (the choice among the greedy batch,
-        an even share plus greedy and the even spread, with the greedy batch's
-        worst and mean ratio to the even spread; None when not hedged: fewer
-        runs than tasks, or no flaky task) and ``hedge_sentence`` (why the runs
-        were spread evenly, or None), ``prior`` (μ, κ and their source),
-        ``prior_stated`` (whether ``prior`` was given) and ``prior_text``
-        (the prior in one phrase: "Beta(μ=…, κ=…) fitted to these runs" or
-        "Beta(μ=…, κ=…), " + the stated prior's source), ``prior_check``
-        (stated prior: z of these runs' successes under it,
-        :func:`passhat.planner.allocate.prior_agreement`; beyond ±3 the
-        sentences warn that the runs do not look like the prior).
+    NextRuns
+        The batch (one row per task that gets runs, largest variance reduction first), the
+        variances, squared errors and widths now, after the batch and after even runs, the
+        prior and the hedge, and :meth:`~NextRuns.explain` (the sentences).
 
     Raises
     ------
     OptionError
         Budget < 1, a metric or scope the closed form cannot serve, k < 1.
     InputError
-        No task with runs.
+        No task with runs; a prior fitted with κ at a search limit.
     """
-    budget, k, ci = _check(budget, metric, scope, k, ci)
-    kk = 1 if metric == "mean" else k
+    budget, ci = _check(budget, metric, scope, ci)
     ds = as_counts(data)
     system = _pick_system([str(s) for s in ds["system"].values], system, "data")
+    k = check_k(k if k is not None else max(default_ks(ds.sel(system=[system]))))
+    kk = 1 if metric == "mean" else k
     sub = ds.sel(system=system)
     keep = sub["present"].values.astype(bool)
     tasks = np.asarray(sub["task"].values[keep], dtype=object)
     n = sub["n"].values[keep].astype(np.int64)
     c = sub["c"].values[keep].astype(np.int64)
-    T = len(n)
-    if T == 0 or n.sum() == 0:
+    if len(n) == 0 or n.sum() == 0:
         raise InputError(f"system {system!r}: no task has decided runs to plan from")
-    if prior is not None and not isinstance(prior, Assumptions):
-        raise OptionError(f"prior must be plan.Assumptions, got {type(prior).__name__}")
+    stated = _stated_prior(prior, prior_system)
     cap = budget if max_per_task is None else _whole("max_per_task", max_per_task, minimum=1)
-    check_batch(budget, T)
+    check_batch(budget, len(n))
     status = _status(n, c, kk)
-    no_flaky = not bool((status == "flaky").any())
+    plan = _Plan(n, c, k, kk, metric, cap, budget, system)
+    groups, extra, uni, hedged, prior_used = plan.allocate(
+        stated, no_flaky=not (status == "flaky").any()
+    )
+    between = plan.between(scope)
+    return _result(
+        plan,
+        groups,
+        extra,
+        uni,
+        hedged,
+        prior_used,
+        stated,
+        tasks,
+        status,
+        scope,
+        ci,
+        between,
+        source=provenance(data),
+    )
 
-    # runs a task lacks to have an estimate at all, first (in task order)
-    lack = np.minimum(np.maximum(kk - n, 0), cap)
-    mandatory = _first_come(lack, budget)
-    free = budget - int(mandatory.sum())
-    stated = prior is not None
-    check = prior_agreement(n, c, prior) if prior is not None else None
-    if prior is not None:
-        hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
-    elif no_flaky:
-        prior = flat_prior(n, c)
-        hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
-    else:
-        hyper, prior = hyper_points(n, c, system)
-    # tabulate the errors up to a few more runs per task; widen while the batch reaches the edge
-    levels = 8
-    while True:
-        groups = Groups.of(n, c, hyper, kk, cap, free, k=k, metric=metric, levels=levels)
-        extra = mandatory.copy()
-        if free > 0 and not no_flaky:
-            extra = groups.allocate(free)
-        edge = groups.mse.shape[2] - 1
-        if int(extra.max()) < edge or edge >= int(groups.lack.max()) + min(free, cap):
-            break
-        levels *= 4
-    uni = np.minimum(mandatory + (free // T + (np.arange(T) < free % T)).astype(np.int64), cap)
-    hedged = None
-    if free >= T and not no_flaky:  # with fewer runs than tasks no even spread exists
-        extra, hedged = hedge(groups, extra, uni, free, T)
-    between = (
-        float(
+
+class _Plan:
+    """The runs so far of one system and the batch's constraints (one ``next_runs`` call)."""
+
+    def __init__(
+        self, n: np.ndarray, c: np.ndarray, k: int, kk: int, metric: str, cap: int, budget: int,
+        system: str,
+    ) -> None:  # fmt: skip
+        self.n, self.c, self.k, self.kk, self.metric = n, c, k, kk, metric
+        self.cap, self.budget, self.system = cap, budget, system
+        self.T = len(n)
+        # runs a task lacks to have an estimate at all, first (in task order)
+        lack = np.minimum(np.maximum(kk - n, 0), cap)
+        self.mandatory = _first_come(lack, budget)
+        self.free = budget - int(self.mandatory.sum())
+        self.hyper: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.ones(1),) * 3
+
+    def allocate(
+        self, stated: Assumptions | None, *, no_flaky: bool
+    ) -> tuple[Groups, np.ndarray, np.ndarray, dict[str, Any] | None, Assumptions]:
+        """The batch (greedy, hedged against even runs), the even spread, and the prior used."""
+        n, c = self.n, self.c
+        if stated is not None:
+            prior = stated
+            self.hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
+        elif no_flaky:
+            prior = flat_prior(n, c)
+            self.hyper = (np.array([prior.a]), np.array([prior.b]), np.ones(1))
+        else:
+            self.hyper, prior = hyper_points(n, c, self.system)
+        # tabulate the errors up to a few more runs per task; widen while the batch reaches the edge
+        levels = 8
+        while True:
+            groups = Groups.of(
+                n, c, self.hyper, self.kk, self.cap, self.free, k=self.k, metric=self.metric,
+                levels=levels,
+            )  # fmt: skip
+            extra = self.mandatory.copy()
+            if self.free > 0 and not no_flaky:
+                extra = groups.allocate(self.free)
+            edge = groups.mse.shape[2] - 1
+            if int(extra.max()) < edge or edge >= int(groups.lack.max()) + min(self.free, self.cap):
+                break
+            levels *= 4
+        T, free = self.T, self.free
+        even = (free // T + (np.arange(T) < free % T)).astype(np.int64)
+        uni = np.minimum(self.mandatory + even, self.cap)
+        hedged = None
+        if free >= T and not no_flaky:  # with fewer runs than tasks no even spread exists
+            extra, hedged = hedge(groups, extra, uni, free, T)
+        return groups, extra, uni, hedged, prior
+
+    def between(self, scope: str) -> float:
+        """The task-sampling variance of one task, over the (μ, κ) points (population)."""
+        if scope != "population":
+            return 0.0
+        return float(
             sum(
-                w * between_variance(a, b, k=k, metric=metric)
-                for a, b, w in zip(*hyper, strict=True)
+                w * between_variance(a, b, k=self.k, metric=self.metric)
+                for a, b, w in zip(*self.hyper, strict=True)
             )
         )
-        if scope == "population"
-        else 0.0
-    )
+
+
+def _result(
+    plan: _Plan,
+    groups: Groups,
+    extra: np.ndarray,
+    uni: np.ndarray,
+    hedged: dict[str, Any] | None,
+    prior: Assumptions,
+    stated: Assumptions | None,
+    tasks: np.ndarray,
+    status: np.ndarray,
+    scope: str,
+    ci: float,
+    between: float,
+    *,
+    source: dict[str, str],
+) -> NextRuns:
+    """The batch's table, precision now / after / even, and what new tasks would do instead."""
+    n, c, T, kk = plan.n, plan.c, plan.T, plan.kk
     v_now, var_now, err_now, _ = groups.variance(np.zeros(T, dtype=np.int64), between)
     v_after, var_after, err_after, t_after = groups.variance(extra, between)
     _, var_uni, err_uni, _ = groups.variance(uni, between)
     z = float(special.ndtri(0.5 + ci / 2))
-    width = {
-        "now": 2 * z * float(np.sqrt(var_now)),
-        "after": 2 * z * float(np.sqrt(var_after)),
-        "uniform": 2 * z * float(np.sqrt(var_uni)),
-    }
     total = float(v_now.sum())
     share = v_now / total if total > 0 else np.zeros(T)
     pick = np.flatnonzero(extra > 0)
     red = (v_now[pick] - v_after[pick]) / max(t_after, 1) ** 2
     red = np.where(n[pick] >= kk, red, np.nan)
-    width_red = width["now"] - 2 * z * np.sqrt(np.maximum(var_now - np.nan_to_num(red), 0.0))
-    label = _label(metric, kk)
+    width_now = 2 * z * float(np.sqrt(var_now))
+    width_red = width_now - 2 * z * np.sqrt(np.maximum(var_now - np.nan_to_num(red), 0.0))
     table = pd.DataFrame(
         {
-            "system": system,
+            "system": plan.system,
             "task": tasks[pick],
             "runs": n[pick],
             "successes": c[pick],
@@ -267,96 +324,36 @@ def next_runs(
             "variance_reduction": red,
             "width_reduction": np.where(n[pick] >= kk, width_red, np.nan),
             "reason": reasons(
-                status[pick],
-                n[pick],
-                c[pick],
-                extra[pick],
-                share[pick],
-                mandatory[pick],
-                kk,
-                label,
+                status[pick], n[pick], c[pick], extra[pick], share[pick],
+                plan.mandatory[pick], kk, label(plan.metric, kk),
             ),
         }
-    )
-    table = table.sort_values(
+    ).sort_values(
         ["variance_reduction", "extra_runs"], ascending=False, kind="stable", na_position="first"
-    ).reset_index(drop=True)
-    tasks_vs_runs = None
+    ).reset_index(drop=True)  # fmt: skip
+    tvr = None
     if scope == "population":  # from the tasks the mandatory runs (spent either way) leave
-        v_base, _, _, t_base = groups.variance(mandatory, between)
-        tasks_vs_runs = _tasks_vs_runs(
-            prior, n, v_base, free, between, var_after, k, metric, t_base, kk
+        v_base, _, _, t_base = groups.variance(plan.mandatory, between)
+        tvr = _tasks_vs_runs(
+            prior, n, v_base, plan.free, between, var_after, plan.k, plan.metric, t_base, kk
         )
-    sentences = write_sentences(
-        table,
-        label,
-        scope,
-        T,
-        budget,
-        width,
-        var_now,
-        var_after,
-        ci,
-        no_flaky,
-        int(mandatory.sum()),
-        between,
-        tasks_vs_runs,
-        hedged,
-        (err_now, err_after, err_uni),
-        prior_text(prior, stated, no_flaky),
-        check,
-        n_min=int(n.min()),
-    )
-    table.attrs.update(
-        {
-            "system": system,
-            "metric": metric,
-            "k": kk,
-            "scope": scope,
-            "budget": budget,
-            "spent": int(extra.sum()),
-            "no_flaky": no_flaky,
-            "variance_now": var_now,
-            "variance_after": var_after,
-            "variance_uniform": var_uni,
-            "squared_error_now": err_now,
-            "squared_error_after": err_after,
-            "squared_error_uniform": err_uni,
-            "width_now": width["now"],
-            "width_after": width["after"],
-            "width_uniform": width["uniform"],
-            "floor": between / max(t_after, 1) if scope == "population" else 0.0,
-            "tasks_vs_runs": tasks_vs_runs,
-            "hedge": hedged,
-            "hedge_sentence": next((x for x in sentences if x.startswith(HEDGE_START)), None),
-            "prior": prior.describe(),
-            "prior_stated": stated,
-            "prior_check": check,
-            "prior_text": prior_text(prior, stated, no_flaky),
-            "reasoning": " ".join(sentences),
-            "sentences": sentences,
-            "method": (
-                "greedy allocation by the expected reduction of the average estimate's squared "
-                "error given the runs so far (per task exact sums over the new runs under the "
-                "posterior Beta(a + c, b + n − c) of its rate; the tasks' biases add up), "
-                + (
-                    "hedged against uniform runs (of the greedy batch, an even share plus "
-                    "greedy, and even runs, the one with the smallest worst ratio to even runs "
-                    f"over the (μ, κ) points: {hedged['choice']}), "
-                    if hedged is not None and not stated
-                    else ""
-                )
-                + (
-                    f"(a, b) from the stated prior {prior_text(prior, stated, no_flaky)}, "
-                    "trusted: no hedge"
-                    if stated
-                    else f"(a, b) from {prior.source}"
-                )
-                + f"; widths ±{z:.2f}·sd of the variance"
-            ),
-        }
-    )
-    return table
+    no_flaky = not bool((status == "flaky").any())
+    check = prior_agreement(n, c, stated) if stated is not None else None
+    hedge_info = Hedge(**hedged) if hedged is not None else None
+    return NextRuns(
+        batch=table, system=plan.system, metric=plan.metric, k=kk, scope=scope,
+        budget=plan.budget, spent=int(extra.sum()), tasks=T, fewest_runs=int(n.min()),
+        lacking=int(plan.mandatory.sum()), no_flaky=no_flaky, ci=ci, variance_now=var_now,
+        variance_after=var_after, variance_uniform=var_uni, squared_error_now=err_now,
+        squared_error_after=err_after, squared_error_uniform=err_uni, width_now=width_now,
+        width_after=2 * z * float(np.sqrt(var_after)),
+        width_uniform=2 * z * float(np.sqrt(var_uni)), between=between,
+        floor=between / max(t_after, 1) if scope == "population" else 0.0,
+        tasks_vs_runs=tvr, hedge=hedge_info, prior=prior, prior_stated=stated is not None,
+        prior_check=PriorCheck(**check) if check is not None else None,
+        method=method_text(hedge_info, prior, stated=stated is not None, no_flaky=no_flaky, z=z),
+        source=source,
+    )  # fmt: skip
 
 
 def _first_come(lack: np.ndarray, budget: int) -> np.ndarray:
@@ -376,7 +373,7 @@ def _tasks_vs_runs(
     metric: str,
     T: int,
     kk: int,
-) -> dict[str, Any]:
+) -> TasksVsRuns:
     """The free budget as new tasks at the usual runs per task, against the reruns."""
     per_task = max(kk, int(np.median(n)))
     vbar = float(
@@ -395,12 +392,12 @@ def _tasks_vs_runs(
         u = (lin + np.sqrt(disc)) / (2 * var_runs)
         t_star = max(0, int(np.ceil(u - T - 1e-9)))
         needed = t_star if t_star <= 1000 * max(T, 1) else None
-    return {
-        "free_runs": int(free),
-        "runs_per_new_task": per_task,
-        "new_tasks": int(affordable),
-        "variance_new_tasks": var_tasks,
-        "variance_reruns": var_runs,
-        "tasks_beat_runs": bool(var_tasks < var_runs * (1 - 1e-12)),  # not on rounding
-        "tasks_to_match_reruns": needed,
-    }
+    return TasksVsRuns(
+        free_runs=int(free),
+        runs_per_new_task=per_task,
+        new_tasks=int(affordable),
+        variance_new_tasks=var_tasks,
+        variance_reruns=var_runs,
+        tasks_beat_runs=bool(var_tasks < var_runs * (1 - 1e-12)),  # not on rounding
+        tasks_to_match_reruns=needed,
+    )

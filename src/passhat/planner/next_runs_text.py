@@ -1,11 +1,11 @@
-"""The sentences :func:`passhat.plan.next_runs` writes: its reasoning and each task's reason.
+"""Words of :func:`passhat.plan.next_runs`: each task's reason, the prior in a phrase, the two
+precision numbers named apart, and the constants its explanation uses.
 
-Pure wording over numbers :func:`~passhat.plan.next_runs` computed: the interval now, after the
-batch and after even runs, named as standard errors; the root-mean-square error the batch
-minimises, named as an error given the outcomes so far (the two are different quantities and
-the sentence says so); the prior and, for a stated one, how far these runs lie from it; why the
-runs were spread evenly; the tasks that matter most; in the population scope, new tasks against
-reruns.
+Pure wording over numbers :func:`~passhat.plan.next_runs` computed; the explanation itself is
+written by :meth:`NextRuns.explain <passhat.planner.next_runs_result.NextRuns.explain>` from
+the result's typed fields. The interval's half-widths are standard errors; the
+root-mean-square error the batch minimises is an error given the outcomes so far (the two are
+different quantities and :func:`two_numbers` says so).
 
 Examples
 --------
@@ -32,7 +32,7 @@ __all__ = [
     "change",
     "prior_text",
     "reasons",
-    "write_sentences",
+    "two_numbers",
 ]
 
 #: The answer when no task is flaky.
@@ -51,7 +51,7 @@ def prior_text(prior: Assumptions, stated: bool, no_flaky: bool) -> str:
     return f"{beta}{' ' if prior.source.startswith('fitted to') else ', '}{prior.source}"
 
 
-def _two_numbers(
+def two_numbers(
     label: str,
     scope: str,
     ci: float,
@@ -160,115 +160,24 @@ def _reason_texts(
     return np.where(mandatory > 0, short, ordinary)
 
 
-def write_sentences(
-    table: pd.DataFrame,
-    label: str,
-    scope: str,
-    T: int,
-    budget: int,
-    width: dict[str, float],
-    var_now: float,
-    var_after: float,
-    ci: float,
-    no_flaky: bool,
-    mandatory: int,
-    between: float,
-    tvr: dict[str, Any] | None,
-    hedge: dict[str, Any] | None = None,
-    errors: tuple[float, float, float] = (float("nan"),) * 3,
-    prior_text: str = "",
-    check: dict[str, float] | None = None,
-    n_min: int = 0,
-) -> list[str]:
-    where = "these tasks (benchmark)" if scope == "benchmark" else "tasks like these (population)"
-    out: list[str] = []
-    if mandatory:
-        out.append(
-            f"{mandatory} of the {budget} runs go first to tasks with fewer runs than k: "
-            f"without them those tasks have no {label} estimate."
+def method_text(hedge: Any, prior: Assumptions, *, stated: bool, no_flaky: bool, z: float) -> str:
+    """How the batch was chosen: the greedy objective, the hedge (its choice), where (a, b)
+    came from, and the widths' multiple of the standard error."""
+    return (
+        "greedy allocation by the expected reduction of the average estimate's squared "
+        "error given the runs so far (per task exact sums over the new runs under the "
+        "posterior Beta(a + c, b + n − c) of its rate; the tasks' biases add up), "
+        + (
+            "hedged against uniform runs (of the greedy batch, an even share plus "
+            "greedy, and even runs, the one with the smallest worst ratio to even runs "
+            f"over the (μ, κ) points: {hedge.choice}), "
+            if hedge is not None and not stated
+            else ""
         )
-    if no_flaky:
-        out.append(
-            f"No task is flaky: every task passed all its runs or failed all of them, so "
-            f"{NO_FLAKY.replace('pass^k', label)}. That rests on {n_min} run(s) per task at "
-            f"fewest: such a task's rate may still lie up to {1 - 0.05 ** (1 / max(n_min, 1)):.0%}"
-            " from the 1 or 0 its runs show (95% bound); more runs per task would show whether "
-            "any task is flaky."
+        + (
+            f"(a, b) from the stated prior {prior_text(prior, stated, no_flaky)}, trusted: no hedge"
+            if stated
+            else f"(a, b) from {prior.source}"
         )
-    else:
-        spread = int((table["extra_runs"] > 0).sum())
-        out.append(
-            f"The next {budget} runs on {spread} of {T} tasks are expected to "
-            f"{'narrow' if width['after'] <= width['now'] else 'change'} the "
-            f"{ci:.0%} interval of {label} for {where} from ±{width['now'] / 2:.4f} to "
-            f"±{width['after'] / 2:.4f} (variance {change(var_after, var_now)}); the "
-            f"same runs spread evenly: ±{width['uniform'] / 2:.4f}. "
-            + _two_numbers(label, scope, ci, var_now, errors, stated=check is not None)
-        )
-        if check is not None:
-            best = (
-                ""
-                if hedge is None or hedge["choice"] == "greedy"
-                else " Under it, even runs are expected to do best."
-                if hedge["choice"] == "uniform"
-                else f" Under it, {hedge['even_runs']} run{'s' * (hedge['even_runs'] != 1)} per "
-                "task first and the rest where they help most are expected to do best."
-            )
-            out.append(
-                f"Prior of the task rates: {prior_text}; a stated prior is trusted: no hedge "
-                f"(if it is wrong the batch can do worse than even runs).{best}"
-            )
-            if abs(check["z"]) > PRIOR_Z:
-                out.append(
-                    f"These runs do not look like the stated prior: mean success "
-                    f"{check['mean_here']:.3f} here against μ = {check['mu']:.3f} (z = "
-                    f"{check['z']:+.1f}); a wrong prior can make the batch far worse than even "
-                    "runs, so check that the earlier runs are comparable, or leave the prior "
-                    "out (fitted to these runs and hedged)."
-                )
-        else:
-            out.append(f"Prior of the task rates: {prior_text}.")
-        if hedge is not None and hedge["choice"] != "greedy" and check is None:
-            how = (
-                "so the runs are spread evenly"
-                if hedge["choice"] == "uniform"
-                else f"so every task gets {hedge['even_runs']} of them first and the rest go "
-                "where they help most"
-            )
-            out.append(
-                f"{HEDGE_START} fitted from these runs is uncertain enough that the "
-                "batch aimed at the largest expected gain could be worse than even runs "
-                f"(up to {hedge['worst_ratio_greedy']:.2f}× their squared error under a "
-                f"plausible prior, {hedge['mean_ratio_greedy']:.2f}× on average), {how}."
-            )
-        top = table[table["status"] != "too few runs"].head(3)
-        for r in top.itertuples():
-            out.append(f"Task {r.task}: {r.reason}.")
-    if scope == "population" and tvr is not None and T:
-        floor = between / T
-        out.append(
-            f"Which tasks were sampled adds a variance of {floor:.2e} that no number of runs "
-            f"removes ({pct(floor / var_now, 0)} of today's)."
-        )
-        nt, per = tvr["new_tasks"], tvr["runs_per_new_task"]
-        need = tvr["tasks_to_match_reruns"]
-        match = "task already matches" if need == 1 else "tasks already match"
-        if tvr["free_runs"] and (tvr["tasks_beat_runs"] or no_flaky):
-            out.append(
-                f"Adding tasks beats adding runs: {nt} new tasks × {per} runs would bring the "
-                f"variance to {tvr['variance_new_tasks']:.2e}, against "
-                f"{tvr['variance_reruns']:.2e} from the reruns"
-                + (f"; {need} new {match} the reruns." if need is not None else ".")
-            )
-        elif tvr["free_runs"]:  # no free runs: nothing to weigh against new tasks
-            out.append(
-                f"Reruns beat new tasks here: {nt} new tasks × {per} runs would bring the "
-                f"variance only to {tvr['variance_new_tasks']:.2e} (reruns: "
-                f"{tvr['variance_reruns']:.2e})"
-                + (
-                    f"; matching the reruns would take {need} new tasks ({need * per} runs)."
-                    if need is not None
-                    else "."
-                )
-            )
-    return out
+        + f"; widths ±{z:.2f}·sd of the variance"
+    )

@@ -31,10 +31,11 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._format import fixed
@@ -42,8 +43,9 @@ from passhat._validate import check_k
 from passhat.compare.selection import select_systems
 from passhat.errors import InputError, OptionError
 from passhat.estimators import pass_hat_k_variance_estimate, subset_overlap_weights, subset_ratio
-from passhat.planner.result import _METRICS, _label
-from passhat.trials import Trials
+from passhat.planner._checks import check_metric
+from passhat.planner._checks import label as _label
+from passhat.trials import Trials, provenance
 
 __all__ = ["PairedPilot", "paired_pilot", "pilot_from_counts", "rho_text"]
 
@@ -102,6 +104,9 @@ class PairedPilot:
     var_g_diff: float
     u_a: NDArray[np.float64] = field(repr=False)
     u_b: NDArray[np.float64] = field(repr=False)
+    #: Where the pilot runs came from (the reader's path, format, sha256; ``pilot`` and
+    #: ``candidate`` for two inputs); empty for runs built in Python.
+    source: dict[str, Any] = field(default_factory=dict, repr=False)
 
     #: What the sensitivity table's correlation is.
     correlation_kind = "correlation of per-task values g(p) between the systems"
@@ -150,9 +155,10 @@ class PairedPilot:
         """
         if not 0.0 <= self.mean_a + delta <= 1.0:
             raise OptionError(
-                f"delta = {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
+                f"{{param}} {delta:+g} moves {_label(self.metric, self.k)} outside [0, 1] from "
                 f"the pilot's {fixed(self.mean_a)} under {self.systems[0]!r}; choose a smaller "
-                "delta"
+                "delta",
+                param="delta",
             )
         va, vb = max(self.var_g_a, 0.0), max(self.var_g_b, 0.0)
         between = (
@@ -230,8 +236,7 @@ def paired_pilot(
     (168, {'unmatched': 0, 'fewer than 2k runs': 0})
     """
     kk = check_k(k)
-    if metric not in _METRICS:
-        raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
+    metric = check_metric(metric)
     kk = 1 if metric == "mean" else kk
     sel = select_systems(
         data, candidate_data, baseline=baseline, candidate=candidate, one_candidate=True
@@ -254,9 +259,19 @@ def paired_pilot(
         "unmatched": int((present.any(axis=0) & ~matched).sum()),
         "fewer than 2k runs": int((matched & ~enough).sum()),
     }
-    return pilot_from_counts(
+    pilot = pilot_from_counts(
         n[:, enough], c[:, enough], metric=metric, k=kk, systems=(a, b), left_out=left_out
     )
+    return replace(pilot, source=_sources(data, candidate_data))
+
+
+def _sources(data: Any, candidate_data: Any) -> dict[str, Any]:
+    """Where the pilot runs came from: one input's provenance, or both by role."""
+    one = provenance(data) if isinstance(data, Trials | xr.Dataset) else {}
+    if candidate_data is None:
+        return dict(one)
+    two = provenance(candidate_data) if isinstance(candidate_data, Trials | xr.Dataset) else {}
+    return {"pilot": one, "candidate": two}
 
 
 def pilot_from_counts(

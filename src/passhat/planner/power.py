@@ -15,9 +15,11 @@ n runs per system. It comes from one of two sources:
 The between-system correlation decides the answer (τ-bench-like stated
 assumptions: 883 / 608 / 429 tasks at ρ = 0 / 0.5 / 0.8), so every answer of
 :func:`power` carries a sensitivity table over ρ (``quantities["sensitivity"]``).
-:func:`power_table` tabulates the tasks each runs-per-task choice needs and
-marks the cheapest; :func:`simulate_power` and :func:`power_grid` check the
-power by simulation.
+One function answers every form of the question (:class:`PowerResult`): leave one of
+``delta``, ``tasks``, ``runs_per_task``, ``power`` out; leave out both ``tasks`` and
+``runs_per_task`` for the tasks each runs-per-task choice needs, the cheapest marked; give
+``tasks`` and ``runs_per_task`` as sequences for a grid, simulated with
+``method="simulation"`` (in parallel, :func:`~passhat.planner.sweep.sweep_options`).
 
 Examples
 --------
@@ -26,6 +28,9 @@ Examples
 ...     prior=plan.Assumptions(mean=0.6, icc=0.3))
 >>> r.solved_for, 0.5 < float(r) < 1, r.quantities["correlation_source"]
 ('power', True, 'assumed')
+>>> t = plan.power(delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3))
+>>> t.kind, int(t) == t.optimum["tasks"], int(t.table["optimal"].sum())
+('designs', True, 1)
 """
 
 from __future__ import annotations
@@ -38,26 +43,30 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from passhat._format import fixed, pct
+from passhat._format import fixed, pct, plural
 from passhat._validate import check_k
 from passhat.errors import OptionError
-from passhat.planner.assumptions import _resolve_prior
+from passhat.planner._checks import MODEL_ASSUMPTIONS, MetricName, check_metric
+from passhat.planner._checks import ceil as _ceil
+from passhat.planner._checks import label as _label
+from passhat.planner._checks import prob as _prob
+from passhat.planner._checks import whole as _whole
+from passhat.planner.assumptions import Assumptions, _resolve_prior
 from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, simulate_power
-from passhat.planner.pilot import PairedPilot, paired_pilot, rho_text
-from passhat.planner.result import (
-    _METRICS,
-    _MODEL_ASSUMPTIONS,
-    MetricName,
-    PlanResult,
-    _ceil,
-    _label,
-    _one_none,
-    _prob,
-    _whole,
+from passhat.planner.pilot import PairedPilot, paired_pilot
+from passhat.planner.power_result import (
+    PowerResult,
+    designs_reasoning,
+    grid_reasoning,
+    power_method,
+    power_reasoning,
 )
-from passhat.planner.sweep import sweep
+from passhat.planner.sweep import current_sweep_options, sweep
 
-__all__ = ["power", "power_grid", "power_table", "simulate_power"]
+__all__ = ["power"]
+
+#: The four quantities of a power question, one of which is solved for.
+_QUANTITIES = ("delta", "tasks", "runs_per_task", "power")
 
 
 def _spread(
@@ -66,8 +75,9 @@ def _spread(
     """Where σ_d comes from: the pilot (measured) or the prior's copula model."""
     if pilot is not None and prior is not None:
         raise OptionError(
-            "give pilot= (paired pilot runs: the spread is measured) or prior= (a model of "
-            "one system plus an assumed correlation), not both"
+            "give {pilot} (paired pilot runs: the spread is measured) or {prior} (a model of "
+            "one system plus an assumed correlation), not both",
+            also=("pilot", "prior"),
         )
     if pilot is None:
         assumed, _ = _resolve_prior(prior, system=system)
@@ -135,12 +145,13 @@ def _solve(
     if hi <= 1e-6 or pw(hi, t, n) < target:  # type: ignore[operator]
         raise OptionError(
             f"no improvement in {label} above {fixed(base)} reaches power {target:g} with "
-            f"{t} tasks × {n} runs"
+            f"{plural(int(t), 'task')} × {plural(int(n), 'run')}"
         )
     goal = float(target)  # type: ignore[arg-type]
     if pw(1e-6, t, n) >= goal:  # so large a design detects any difference (no sign change)
         raise OptionError(
-            f"{t:,} tasks × {n:,} runs reach power {target:g} for every improvement in {label} "
+            f"{t:,} task{'' if t == 1 else 's'} × {n:,} run{'' if n == 1 else 's'} reach power "
+            f"{target:g} for every improvement in {label} "
             "down to 10⁻⁶: there is no smallest detectable difference to report"
         )
     dl = float(optimize.brentq(lambda x: pw(x, t, n) - goal, 1e-6, hi, xtol=1e-6))
@@ -164,11 +175,74 @@ def _sensitivity(solve: str, spread: Any, rho_used: float, **kw: Any) -> list[di
     return rows
 
 
+def _is_seq(x: Any) -> bool:
+    return isinstance(x, Sequence | np.ndarray) and not isinstance(x, str | bytes)
+
+
+def _question(delta: Any, tasks: Any, runs: Any, power: Any) -> tuple[str, str]:
+    """The form of the question (answer, designs, grid) and the quantity solved for."""
+    values = dict(zip(_QUANTITIES, (delta, tasks, runs, power), strict=True))
+    unset = [name for name, v in values.items() if v is None]
+    if unset == ["tasks", "runs_per_task"]:
+        return "designs", "tasks"
+    if len(unset) != 1:
+        given = [name for name, v in values.items() if v is not None]
+        raise OptionError(
+            "give three of {delta}, {tasks}, {runs_per_task} and {power} and the fourth is "
+            "solved for, or leave out {tasks} and {runs_per_task} for a table of designs "
+            f"(given: {', '.join('{' + n + '}' for n in given) or 'none'})",
+            also=_QUANTITIES,
+            example="power(delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3))",
+        )
+    solve = unset[0]
+    if solve == "tasks" and _is_seq(runs) and not _is_seq(tasks):
+        return "designs", "tasks"
+    return ("grid" if _is_seq(tasks) or _is_seq(runs) else "answer"), solve
+
+
+def _check_inputs(
+    *, k: Any, metric: Any, alpha: Any, correlation: Any, method: Any, power: Any, delta: Any
+) -> tuple[int, float, float | None, float | None]:
+    """k, α, ρ and the target power, checked (with the metric, the method and δ)."""
+    kk = check_k(k)
+    check_metric(metric)
+    a_ = _prob("alpha", alpha)
+    rho = None if correlation is None else float(correlation)
+    if rho is not None and not (-1 < rho < 1):
+        raise OptionError(f"{{param}} must lie in (−1, 1) (got {rho:g})", param="correlation")
+    if method not in ("analytic", "simulation"):
+        raise OptionError(
+            f"{{param}} must be 'analytic' or 'simulation' (got {method!r})", param="method"
+        )
+    target = None
+    if power is not None:
+        target = _prob("power", power)
+        if target <= a_:
+            raise OptionError(
+                f"{{param}} {target:g} must exceed {{alpha}} {a_:g}", param="power", also=("alpha",)
+            )
+    if delta is not None:
+        dlt = float(delta)
+        if not math.isfinite(dlt) or dlt == 0 or abs(dlt) >= 1:
+            raise OptionError(
+                f"{{param}} must be non-zero and in (−1, 1) (got {delta!r})", param="delta"
+            )
+    return kk, a_, rho, target
+
+
+def _check_designs(tasks: Any, runs: Any, kk: int) -> None:
+    """Every number of tasks (≥ 2) and of runs per task (≥ k), sequences included."""
+    for t in tasks if _is_seq(tasks) else [] if tasks is None else [tasks]:
+        _whole("tasks", t, minimum=2)
+    for n in runs if _is_seq(runs) else [] if runs is None else [runs]:
+        _whole("runs_per_task", n, minimum=kk)
+
+
 def power(
     *,
     delta: float | None = None,
-    tasks: int | None = None,
-    runs_per_task: int | None = None,
+    tasks: int | Sequence[int] | None = None,
+    runs_per_task: int | Sequence[int] | None = None,
     power: float | None = None,
     prior: Any = None,
     pilot: Any = None,
@@ -181,17 +255,25 @@ def power(
     seed: int | None = 0,
     system: str | None = None,
     max_runs_per_task: int = 1000,
-) -> PlanResult:
+) -> PowerResult:
     """Tasks × runs to detect a difference between two systems on matched tasks (paired).
 
     The paired analysis tests the mean of per-task differences of the unbiased
     estimator; the power is that of the two-sided paired t-test, noncentral t
     with T − 1 df and noncentrality ``|δ|√T/σ_d`` (exact for normal
-    differences; :func:`simulate_power` checks the bounded estimators). Leave
-    exactly one of ``delta``, ``tasks``, ``runs_per_task``, ``power`` as None
-    to solve for it. Solving for ``tasks`` starts from the normal-approximation
+    differences; ``method="simulation"`` checks the bounded estimators). Give three of
+    ``delta``, ``tasks``, ``runs_per_task``, ``power`` and the fourth is solved for.
+    Solving for ``tasks`` starts from the normal-approximation
     sample size of a paired design, T = ((z_{1−α/2} + z_{power})·σ_d / δ)² [1]_,
     and steps up until the noncentral-t power reaches the target.
+
+    Two more forms of the question (``kind`` of the result): leave out both ``tasks`` and
+    ``runs_per_task`` (or give ``runs_per_task`` as a sequence) for the tasks each choice of
+    runs per task needs (default k … k + 15), the cheapest marked (the fewest runs per
+    system; analytic whatever ``method``); give ``tasks`` and/or ``runs_per_task`` as
+    sequences for the answer at every design of the grid — with ``method="simulation"`` the
+    power of each design is simulated too, point i with seed ``seed + i``, in parallel
+    through dask (:func:`~passhat.planner.sweep.sweep_options` picks the scheduler).
 
     σ_d(n), the SD of one task's difference with n runs per system, comes from
     ``pilot`` (paired pilot runs, measured: :func:`paired_pilot`) or from
@@ -203,15 +285,25 @@ def power(
 
     Parameters
     ----------
+    tasks, runs_per_task : int or sequence of int, optional
+        Matched tasks and runs per task per system (sequences: a grid, or designs).
     pilot : Trials, count table, PairedPilot or spread, optional
         Paired pilot runs of both systems (one input with two systems), a
         :class:`PairedPilot`, or any object with ``sd(delta, n, rho)``,
         ``baseline`` and ``assumptions()`` (e.g. a joint model's).
     prior : Assumptions, fit or count table, optional
         One system's (μ, κ), when there is no pilot.
+    k : int
+        The k of pass^k / pass@k (1 by default: the mean's; a pilot needs 2k runs per task).
     method : {"analytic", "simulation"}
         "simulation" simulates ``replicates`` benchmarks from the prior's model
         (Monte-Carlo error reported); not with a pilot.
+
+    Returns
+    -------
+    PowerResult
+        ``solved_for``, the answer (``int()``/``float()``), ``reasoning``,
+        ``assumptions``, ``quantities`` (with ``sensitivity``), ``table``.
 
     References
     ----------
@@ -229,116 +321,71 @@ def power(
     >>> [row["correlation"] for row in r.quantities["sensitivity"]][:3]
     [0.0, 0.2, 0.4]
     """
-    solve = _one_none("power", delta=delta, tasks=tasks, runs_per_task=runs_per_task, power=power)
-    kk = check_k(k)
-    if metric not in _METRICS:
-        raise OptionError(f"metric must be one of {', '.join(_METRICS)} (got {metric!r})")
-    a_ = _prob("alpha", alpha)
-    rho = None if correlation is None else float(correlation)
-    if rho is not None and not (-1 < rho < 1):
-        raise OptionError(f"correlation must lie in (−1, 1) (got {rho:g})")
-    if method not in ("analytic", "simulation"):
-        raise OptionError(f"method must be 'analytic' or 'simulation' (got {method!r})")
-    target = None
-    if power is not None:
-        target = _prob("power", power)
-        if target <= a_:
-            raise OptionError(f"power {target:g} must exceed alpha {a_:g}")
-    if delta is not None:
-        dlt = float(delta)
-        if not math.isfinite(dlt) or dlt == 0 or abs(dlt) >= 1:
-            raise OptionError(f"delta must be non-zero and in (−1, 1) (got {delta!r})")
-    if tasks is not None:
-        _whole("tasks", tasks, minimum=2)
-    if runs_per_task is not None:
-        _whole("runs_per_task", runs_per_task, minimum=kk)
+    kind, solve = _question(delta, tasks, runs_per_task, power)
+    kk, a_, rho, target = _check_inputs(
+        k=k, metric=metric, alpha=alpha, correlation=correlation, method=method, power=power,
+        delta=delta,
+    )  # fmt: skip
+    _check_designs(tasks, runs_per_task, kk)
+    ask = {
+        "prior": prior, "pilot": pilot, "k": k, "metric": metric, "alpha": alpha,
+        "correlation": correlation, "system": system, "max_runs_per_task": max_runs_per_task,
+    }  # fmt: skip
+    if kind == "designs":
+        return _designs(delta, power, runs_per_task, **ask)  # type: ignore[arg-type]
+    if kind == "grid":
+        sim = {"method": method, "replicates": replicates, "seed": seed}
+        return _grid(solve, delta, tasks, runs_per_task, power, sim, **ask)
     kk = 1 if metric == "mean" else kk
     spread = _spread(prior, pilot, kk, metric, rho, system)
-    measured = not isinstance(spread, CopulaSpread)
-    if method == "simulation" and measured:
-        raise OptionError(
-            "method='simulation' simulates from the prior's Beta model; with pilot data use the "
-            "analytic power (the pilot's spread is the measurement)"
-        )
-    label = _label(metric, kk)
     kw: dict[str, Any] = {
-        "delta": delta,
-        "tasks": tasks,
-        "runs": runs_per_task,
-        "target": target,
-        "alpha": a_,
-        "k": kk,
-        "label": label,
-        "max_runs": max_runs_per_task,
-    }
+        "delta": delta, "tasks": tasks, "runs": runs_per_task, "target": target, "alpha": a_,
+        "k": kk, "label": _label(metric, kk), "max_runs": max_runs_per_task,
+    }  # fmt: skip
+    sim = {"method": method, "replicates": replicates, "seed": seed}
+    return _answer(solve, spread, rho, kw, sim, metric)
+
+
+def _answer(
+    solve: str,
+    spread: Any,
+    rho: float | None,
+    kw: dict[str, Any],
+    sim: dict[str, Any],
+    metric: str,
+) -> PowerResult:
+    """One answer: solve analytically (simulate the power with ``method="simulation"``), then
+    its sensitivity to ρ, its reasoning and assumptions."""
+    measured = not isinstance(spread, CopulaSpread)
+    if sim["method"] == "simulation" and measured:
+        raise OptionError(
+            "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
+            "analytic power (the pilot's spread is the measurement)",
+            also=("method",),
+        )
     ans = _solve(solve, spread, rho, **kw)
     dl, t, n, pw = ans["delta"], ans["tasks"], ans["runs_per_task"], ans["power"]
+    kk, a_ = kw["k"], kw["alpha"]
     sd = spread.sd(dl, n, rho)
     mce = 0.0
-    if method == "simulation" and isinstance(spread, CopulaSpread):
-        sim = simulate_power(
-            tasks=t, runs_per_task=n, delta=dl, prior=spread.assumed, k=kk, metric=metric,
-            correlation=spread.rho, alpha=a_, replicates=replicates, seed=seed,
+    if sim["method"] == "simulation" and isinstance(spread, CopulaSpread):
+        out = simulate_power(
+            tasks=t, runs_per_task=n, delta=dl, prior=spread.assumed, k=kk,
+            metric=metric,  # type: ignore[arg-type]
+            correlation=spread.rho, alpha=a_, replicates=sim["replicates"], seed=sim["seed"],
         )  # fmt: skip
-        pw, mce = sim["power"], sim["mc_error"]
+        pw, mce = out["power"], out["mc_error"]
     rho_used = float(spread.rho) if rho is None else rho
     source = "measured" if measured and rho is None else "assumed" if rho is None else "given"
-    value = ans[solve]
-    mc = f" (±{pct(mce, 1)} Monte-Carlo error)" if method == "simulation" else ""
-    if solve == "power":
-        reasoning = (
-            f"With {t} matched tasks × {n} runs per system, a paired test at α = {a_:g} detects "
-            f"a difference of {fixed(dl, sign=True)} in {label} with probability {pct(pw)}{mc}."
-        )
-    elif solve == "tasks":
-        reasoning = (
-            f"{t} matched tasks × {n} runs per system give a paired test at α = {a_:g} "
-            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {label} (per-task difference SD "
-            f"{fixed(sd)}; {t - 1} tasks would fall short)."
-        )
-    elif solve == "runs_per_task":
-        reasoning = (
-            f"{n} runs per task on {t} matched tasks give a paired test at α = {a_:g} "
-            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {label}; more runs shrink "
-            "only the within-task part of the difference's spread."
-        )
-    else:
-        reasoning = (
-            f"With {t} matched tasks × {n} runs per system, the smallest improvement in "
-            f"{label} a paired test at α = {a_:g} detects with {pct(target)} power is "
-            f"{fixed(dl, 4, sign=True)} (from {fixed(spread.baseline)})."
-        )
-    sens = _sensitivity(solve, spread, rho_used, **kw)
-    if source == "assumed":
-        lo, hi = sens[0], sens[-1]
-        reasoning += (
-            f" The between-system correlation ρ = {rho_used:g} is assumed, not measured, and "
-            f"decides the answer: {solve.replace('_', ' ')} {_fmt(lo[solve], solve)} at ρ = "
-            f"{lo['correlation']:g}, {_fmt(hi[solve], solve)} at ρ = {hi['correlation']:g} "
-            "(sensitivity table); paired pilot runs measure it."
-        )
-    elif source == "measured":
-        reasoning += (
-            f" The spread of per-task differences is measured on {getattr(spread, 'tasks', '')} "
-            f"paired pilot tasks ({spread.correlation_kind} ρ̂ = {rho_text(rho_used)})."
-        )
     q: dict[str, Any] = {
-        "metric": metric,
-        "k": kk,
-        "alpha": a_,
-        "correlation": rho_used,
-        "correlation_source": source,
-        "method": method,
-        "delta": dl,
-        "tasks": t,
-        "runs_per_task": n,
-        "power": pw,
-        "sd_difference": sd,
+        "metric": metric, "k": kk, "alpha": a_, "correlation": rho_used,
+        "correlation_source": source, "method": sim["method"], "delta": dl, "tasks": t,
+        "runs_per_task": n, "power": pw, "sd_difference": sd,
         "baseline_value": float(spread.baseline),
-        "sensitivity": sens,
-    }
-    if method == "simulation":
-        q.update({"replicates": replicates, "mc_error": mce, "seed": seed})
+        "sensitivity": _sensitivity(solve, spread, rho_used, **kw),
+    }  # fmt: skip
+    if sim["method"] == "simulation":
+        q.update({"replicates": sim["replicates"], "mc_error": mce, "seed": sim["seed"]})
     if measured and isinstance(spread, PairedPilot):
         q["pilot"] = {
             "systems": list(spread.systems),
@@ -347,74 +394,64 @@ def power(
             "var_task_spread": [spread.var_g_a, spread.var_g_b],
             "var_difference": spread.var_g_diff,
         }
-    sd_how = "the measured" if measured else "the model's exact"
-    meth = f"paired t-test power (noncentral t) with {sd_how} per-task difference SD"
-    if method == "simulation":
-        meth = f"simulation of {replicates} benchmarks (seed {seed}), paired t-test"
+    reasoning = power_reasoning(
+        solve, q, target=kw["target"], measured_on=getattr(spread, "tasks", ""),
+        kind=getattr(spread, "correlation_kind", ""),
+    )  # fmt: skip
     assumptions = tuple(spread.assumptions())
     if rho is not None and measured:
         assumptions += (f"what-if: {spread.correlation_kind} set to ρ = {rho:g}",)
     if not measured:
-        assumptions += _MODEL_ASSUMPTIONS
-    return PlanResult("power", solve, value, q, reasoning, assumptions=assumptions, method=meth)
+        assumptions += MODEL_ASSUMPTIONS
+    meth = power_method(
+        measured=measured, simulation=sim["method"] == "simulation",
+        replicates=sim["replicates"], seed=sim["seed"],
+    )  # fmt: skip
+    row = pd.DataFrame([{k: q[k] for k in ("delta", "tasks", "runs_per_task", "power")}])
+    # the answer is the analytic one; a simulated power is in quantities (and the reasoning)
+    return PowerResult(
+        "power", solve, ans[solve], q, reasoning, assumptions=assumptions, method=meth,
+        source=_source(spread, pilot_given=measured), table=row.assign(sd_difference=sd),
+    )  # fmt: skip
 
 
-def _fmt(v: Any, solve: str) -> str:
-    if v is None:
-        return "out of reach"
-    return pct(v) if solve == "power" else fixed(v, 4, sign=True) if solve == "delta" else f"{v:d}"
+def _source(spread: Any, *, pilot_given: bool) -> dict[str, Any]:
+    """Where the runs behind the spread came from (pilot runs, or the prior's)."""
+    if pilot_given:
+        return dict(getattr(spread, "source", {}) or {})
+    fitted = getattr(getattr(spread, "assumed", None), "fitted", None)
+    return dict(fitted.source) if fitted is not None else {}
 
 
-_power_query = power  # power_table/power_grid take a `power=` argument
-
-
-def power_table(
-    *,
+def _designs(
     delta: float,
-    power: float,
-    prior: Any = None,
-    pilot: Any = None,
-    k: int = 1,
-    metric: MetricName = "mean",
-    alpha: float = 0.05,
-    correlation: float | None = None,
-    runs_per_task: Sequence[int] | None = None,
+    target: float,
+    runs_per_task: Sequence[int] | None,
+    *,
     cost_per_run: float = 1.0,
     cost_per_task: float = 0.0,
-    system: str | None = None,
-) -> pd.DataFrame:
-    """Tasks needed for each runs-per-task choice to detect ``delta`` (paired), cheapest marked.
-
-    For every n in ``runs_per_task`` (default k … k + 15) the number of
-    matched tasks T is solved as in :func:`power`; cost per system is
-    T·(cost_per_task + n·cost_per_run). σ_d comes from ``pilot`` or ``prior``
-    as in :func:`power`. ``attrs`` holds the optimum, reasoning, assumptions
-    and the correlation used (and whether it was measured or assumed).
-
-    Examples
-    --------
-    >>> from passhat import plan
-    >>> t = plan.power_table(delta=0.1, power=0.8, prior=plan.Assumptions(mean=0.6, icc=0.3))
-    >>> bool(t["optimal"].sum() == 1)
-    True
-    """
-    kk = check_k(k)
+    **ask: Any,
+) -> PowerResult:
+    """The tasks each runs-per-task choice needs to detect ``delta``, the cheapest marked."""
+    kk = check_k(ask["k"])
     ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
     if not ns:
-        raise OptionError("runs_per_task: give at least one number of runs per task")
+        raise OptionError(
+            "{param}: give at least one number of runs per task", param="runs_per_task"
+        )
     # the first answer checks every argument and names the assumptions; the others reuse its spread
-    res = _power_query(
-        delta=delta, runs_per_task=ns[0], power=power, prior=prior, pilot=pilot, k=kk,
-        metric=metric, alpha=alpha, correlation=correlation, system=system,
-    )  # fmt: skip
+    ask.pop("max_runs_per_task")
+    res = power(delta=delta, runs_per_task=ns[0], power=target, **ask)
     kk = int(res.quantities["k"])
-    spread = _spread(prior, pilot, kk, metric, correlation, system)
+    metric, correlation = ask["metric"], ask["correlation"]
+    spread = _spread(ask["prior"], ask["pilot"], kk, metric, correlation, ask["system"])
     rows = []
     for n in ns:
         _whole("runs_per_task", n, minimum=kk)
         ans = _solve(
             "tasks", spread, correlation, delta=float(delta), tasks=None, runs=int(n),
-            target=float(power), alpha=float(alpha), k=kk, label=_label(metric, kk), max_runs=n,
+            target=float(target), alpha=float(ask["alpha"]), k=kk, label=_label(metric, kk),
+            max_runs=n,
         )  # fmt: skip
         t = int(ans["tasks"])
         rows.append(
@@ -431,101 +468,95 @@ def power_table(
     df["optimal"] = False
     best_i = int(np.lexsort((df["runs"].to_numpy(), df["cost"].to_numpy()))[0])
     df.loc[best_i, "optimal"] = True
-    best = df.loc[best_i]
-    label = _label(metric, kk)
-    df.attrs.update(
-        {
-            "optimum": best.to_dict(),  # Python scalars, exact (not rounded as in JSON)
-            "reasoning": (
-                f"To detect {fixed(float(delta), sign=True)} in {label} with "
-                f"{pct(float(power), 0)} power "
-                f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched tasks × "
-                f"{int(best['runs_per_task'])} runs per system (cost {best['cost']:g} per "
-                "system); more runs per task shrink only the within-task part of each "
-                "paired difference."
-            ),
-            "assumptions": list(res.assumptions),
-            "method": res.method,
-            "correlation": res.quantities["correlation"],
-            "correlation_source": res.quantities["correlation_source"],
-            "sensitivity": res.quantities["sensitivity"],
-        }
-    )
-    return df
+    best = df.loc[best_i].to_dict()
+    q = {key: res.quantities[key] for key in ("correlation", "correlation_source", "sensitivity")}
+    return PowerResult(
+        "power", "tasks", int(best["tasks"]), {**q, "delta": delta, "power": target},
+        designs_reasoning(delta, target, ask["alpha"], _label(metric, kk), best),
+        assumptions=tuple(res.assumptions), method=res.method, source=res.source,
+        kind="designs", table=df,
+    )  # fmt: skip
 
 
-def power_grid(
-    *,
-    delta: float,
-    tasks: Sequence[int],
-    runs_per_task: Sequence[int],
-    prior: Any,
-    k: int = 1,
-    metric: MetricName = "mean",
-    alpha: float = 0.05,
-    correlation: float | None = None,
-    replicates: int = 2000,
-    seed: int = 0,
-    scheduler: str | None = None,
-    progress: bool = False,
-) -> pd.DataFrame:
-    """Power over a (tasks × runs per task) grid: analytic and simulated (through :func:`sweep`).
+def _grid(
+    solve: str,
+    delta: Any,
+    tasks: Any,
+    runs: Any,
+    power_: Any,
+    sim: dict[str, Any],
+    **ask: Any,
+) -> PowerResult:
+    """The answer at every design of a grid (and, simulated, the power of each)."""
+    ts = list(tasks) if _is_seq(tasks) else [tasks]
+    ns = list(runs) if _is_seq(runs) else [runs]
+    if sim["method"] == "simulation":
+        if solve != "power":
+            raise OptionError(
+                "a simulated grid simulates the power: give {delta}, not {power}",
+                also=("delta", "power"),
+            )
+        return _simulated_grid(delta, ts, ns, sim, **ask)
+    answers = [
+        power(delta=delta, tasks=t, runs_per_task=n, power=power_, **ask) for t in ts for n in ns
+    ]
+    table = pd.concat([a.table for a in answers], ignore_index=True)
+    first = answers[0]
+    lab = _label(ask["metric"], int(first.quantities["k"]))
+    q = {key: first.quantities[key] for key in ("correlation", "correlation_source", "alpha")}
+    q |= {"delta": delta, "power": power_}
+    return PowerResult(
+        "power", solve, math.nan, q,
+        grid_reasoning(delta, q["alpha"], lab, None, solve=solve, power=power_),
+        assumptions=first.assumptions, method=first.method, source=first.source,
+        kind="grid", table=table,
+    )  # fmt: skip
 
-    Each grid point gets its own seed (``seed`` + its index), so results do
-    not depend on the scheduler. The simulation draws from the prior's model
-    (``correlation=None``: 0.5, assumed).
 
-    Examples
-    --------
-    >>> from passhat import plan
-    >>> df = plan.power_grid(delta=0.1, tasks=[20], runs_per_task=[3], replicates=100,
-    ...     prior=plan.Assumptions(mean=0.6, icc=0.3), scheduler="synchronous")
-    >>> list(df.columns)[:3]
-    ['tasks', 'runs_per_task', 'power']
-    """
+def _simulated_grid(
+    delta: float, ts: list[int], ns: list[int], sim: dict[str, Any], **ask: Any
+) -> PowerResult:
+    """Analytic and simulated power over a (tasks × runs per task) grid (through dask)."""
+    if ask["pilot"] is not None:
+        raise OptionError(
+            "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
+            "analytic power (the pilot's spread is the measurement)",
+            also=("method",),
+        )
+    seed = sim["seed"] or 0
     points = [
         {"tasks": int(t), "runs_per_task": int(n), "seed": seed + i}
-        for i, (t, n) in enumerate((t, n) for t in tasks for n in runs_per_task)
+        for i, (t, n) in enumerate((t, n) for t in ts for n in ns)
     ]
-    common = {
-        "delta": delta,
-        "prior": prior,
-        "k": k,
-        "metric": metric,
-        "alpha": alpha,
-        "correlation": correlation,
-        "replicates": replicates,
-    }
-    df = sweep(simulate_power, points, scheduler=scheduler, progress=progress, **common)
+    k, metric, alpha = ask["k"], ask["metric"], ask["alpha"]
+    correlation, prior = ask["correlation"], ask["prior"]
+    scheduler, progress = current_sweep_options()
+    df = sweep(
+        simulate_power, points, scheduler=scheduler, progress=progress, delta=delta,
+        prior=prior, k=k, metric=metric, alpha=alpha, correlation=correlation,
+        replicates=sim["replicates"],
+    )  # fmt: skip
     df["power_analytic"] = [
         float(
-            _power_query(
-                delta=delta,
-                tasks=p["tasks"],
-                runs_per_task=p["runs_per_task"],
-                prior=prior,
-                k=k,
-                metric=metric,
-                alpha=alpha,
-                correlation=correlation,
+            power(
+                delta=delta, tasks=p["tasks"], runs_per_task=p["runs_per_task"], prior=prior,
+                k=k, metric=metric, alpha=alpha, correlation=correlation,
             )
         )
         for p in points
-    ]
+    ]  # fmt: skip
     df["seed"] = [p["seed"] for p in points]
     assumed, _ = _resolve_prior(prior)
     spread = CopulaSpread(assumed, k=k, metric=metric, correlation=correlation)
-    label = _label(metric, k)
-    df.attrs.update(
-        {
-            "reasoning": (
-                f"Power of a paired test at α = {alpha:g} to detect {fixed(delta, sign=True)} in "
-                f"{label}: the "
-                f"noncentral-t power with the exact per-task difference SD, and {replicates} "
-                "simulated benchmarks per design (binomial Monte-Carlo error shown)."
-            ),
-            "assumptions": [*spread.assumptions(), *_MODEL_ASSUMPTIONS],
-            "replicates": replicates,
-        }
-    )
-    return df
+    return PowerResult(
+        "power", "power", math.nan,
+        {"delta": delta, "correlation": spread.rho, "alpha": alpha,
+         "correlation_source": "assumed" if correlation is None else "given"},
+        grid_reasoning(delta, alpha, _label(metric, k), sim["replicates"]),
+        assumptions=(*spread.assumptions(), *MODEL_ASSUMPTIONS), method="simulation",
+        source=_prior_source(assumed), kind="grid", table=df, replicates=sim["replicates"],
+    )  # fmt: skip
+
+
+def _prior_source(assumed: Assumptions) -> dict[str, Any]:
+    return dict(assumed.fitted.source) if assumed.fitted is not None else {}

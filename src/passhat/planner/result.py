@@ -1,63 +1,113 @@
-"""The answer every planner query returns (:class:`PlanResult`) and the checks the planner shares.
+"""The answer of a planner question (:class:`PlanResult`): what was solved for, the numbers, the
+reasoning and the assumptions, and how it shows itself.
 
-:class:`PlanResult` compares equal to its answer and carries the reasoning and
-the assumptions behind it. The helpers here check arguments the same way in
-every planner module (a probability in (0, 1), a whole number, exactly one
-quantity left ``None`` to solve for) and raise :class:`~passhat.errors.OptionError`
-with the rule.
+Every planner question leaves one quantity ``None`` and solves for it (pingouin's
+``power_ttest(d=None, n=…)``); the result says which (``solved_for``), compares equal to its
+answer and converts with ``int()``/``float()``. Its view is what ``passhat plan …`` prints: the
+answer first, then the reasoning built from the numbers, the method and the assumptions; its
+:meth:`~passhat._result.Result.to_dict` is the command's ``--json``.
 
 Examples
 --------
->>> from passhat.planner import PlanResult
->>> r = PlanResult("runs_to_detect", "runs", 29, {"runs": 29}, "29 runs.")
+>>> from passhat import plan
+>>> r = plan.runs_to_detect(flip_rate=0.1)
 >>> r == 29, int(r), r.to_dict()["solved_for"]
 (True, 29, 'runs')
+>>> print(r.view().parts[0].title)
+29 runs
 """
 
 from __future__ import annotations
 
-import math
 import numbers
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._repr import View, as_html, as_text
-from passhat._validate import memory_text
-from passhat.errors import OptionError
-from passhat.estimators import METRIC_LABELS
+from passhat._format import fixed
+from passhat._repr import Display, View
+from passhat._result import Result
+from passhat.planner._checks import ASSUMPTIONS, MetricName
 
-__all__ = ["ASSUMPTIONS", "MetricName", "PlanResult"]
+# the checks lived here: their old names stay importable (planner.sequential uses _prob)
+from passhat.planner._checks import METRICS as _METRICS  # noqa: F401
+from passhat.planner._checks import MODEL_ASSUMPTIONS as _MODEL_ASSUMPTIONS  # noqa: F401
+from passhat.planner._checks import ceil as _ceil  # noqa: F401
+from passhat.planner._checks import check_simulation as check_simulation
+from passhat.planner._checks import label as _label  # noqa: F401
+from passhat.planner._checks import prob as _prob  # noqa: F401
+from passhat.planner._checks import whole as _whole  # noqa: F401
 
-#: What every closed form assumes about the runs.
-ASSUMPTIONS: tuple[str, ...] = (
-    "runs are independent",
-    "runs are identically distributed (one fixed per-run rate)",
-    "every run starts from a clean state",
-)
-
-#: What design and power assume about tasks and runs (the two-level Beta-Binomial model).
-_MODEL_ASSUMPTIONS: tuple[str, ...] = (
-    "tasks are a random sample from the population the benchmark represents",
-    "per-task success rates follow a Beta(μκ, (1−μ)κ) distribution",
-    "runs of a task are independent given its rate, each from a clean state",
-)
-
-MetricName = Literal["mean", "pass_at_k", "pass_hat_k"]
-_METRICS: tuple[str, ...] = ("mean", "pass_at_k", "pass_hat_k")
-_LABEL = METRIC_LABELS
+__all__ = ["ASSUMPTIONS", "MetricName", "PlanResult", "answer_text", "cells", "explain_lines"]
 
 
-def _label(metric: str, k: int) -> str:
-    """The metric's name with its k: "mean", "pass@3", "pass^5"."""
-    return _LABEL[metric].replace("k", str(k))
+def answer_text(solved_for: str, value: float | int, quantities: Mapping[str, Any]) -> str:
+    """The answer as the first line of the output: ``29 runs``, ``failure rate ≤ 9.5%``.
+
+    Examples
+    --------
+    >>> answer_text("half_width", 0.0499, {}), answer_text("ci", 0.6513, {})
+    ('±4.99%', 'confidence = 65.13%')
+    """
+    s, v = solved_for, value
+    if s in ("runs", "runs_per_task"):
+        return f"{v} runs" + (" per task" if s == "runs_per_task" else "")
+    if s == "tasks":
+        return f"{v} tasks"
+    if s == "k":
+        return f"k = {v}"
+    if s == "delta":
+        return f"delta = {fixed(float(v), 4, sign=True)}"
+    if s == "half_width":
+        return f"±{v:.2%}"
+    if s == "all_must_pass":
+        q = quantities
+        return (
+            f"retry-until-green {q['retry_until_green']:.1%} vs all-must-pass "
+            f"{q['all_must_pass']:.1%}"
+        )
+    if s == "failure_rate":
+        return f"failure rate ≤ {v:.1%}"
+    word = "confidence" if s == "ci" else s.replace("_", " ")
+    return f"{word} = {v:.2%}"
 
 
-# ------------------------------------------------------------------ results
-@dataclass(frozen=True, eq=False)
-class PlanResult:
-    """The answer of a planning query, with the numbers, reasoning and assumptions.
+def cells(df: pd.DataFrame, cols: tuple[tuple[str, str, str], ...]) -> pd.DataFrame:
+    """The columns ``cols`` of ``df`` as display text: whole numbers, ``.4g``, ``.4f`` (never
+    "-0.0000"), ``★`` for the optimum; headers renamed (two columns may share a header)."""
+    out = {}
+    for i, (col, _, spec) in enumerate(cols):
+        values = df[col].tolist()
+        if col == "optimal":
+            text = ["★" if v else "" for v in values]
+        elif spec == "d":
+            text = [str(int(v)) for v in values]
+        elif spec.endswith("f"):
+            text = [fixed(v, int(spec[1:-1])) for v in values]
+        else:
+            text = [f"{v:{spec}}" if spec else str(v) for v in values]
+        out[i] = text
+    frame = pd.DataFrame(out)
+    frame.columns = [head for _, head, _ in cols]
+    return frame
+
+
+def explain_lines(
+    reasoning: str, method: str | None, assumptions: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The reasoning, the method (when there is one) and the assumptions, one line each."""
+    lines = [reasoning]
+    if method is not None:
+        lines.append(f"Method: {method}.")
+    lines.append("Assumes: " + "; ".join(assumptions) + ".")
+    return tuple(lines)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class PlanResult(Result):
+    """The answer of a planning question, with the numbers, reasoning and assumptions.
 
     Compares equal to its answer (``runs_to_detect(...) == 29``) and converts
     with ``int()``/``float()``.
@@ -78,6 +128,10 @@ class PlanResult:
         What the answer assumes.
     method : str
         How it was computed.
+    source : dict, optional
+        Where the data behind the answer came from (path, format, sha256, as the reader
+        recorded them; ``{}`` for data built in Python or stated assumptions); None for a
+        closed form, which reads no data.
 
     Examples
     --------
@@ -87,21 +141,24 @@ class PlanResult:
     (True, 'runs', True, '59 runs')
     """
 
+    schema: ClassVar[str] = "plan"
+
     query: str
     solved_for: str
     value: float | int
-    quantities: dict[str, Any]
+    quantities: Mapping[str, Any]
     reasoning: str
     assumptions: tuple[str, ...] = ASSUMPTIONS
     method: str = "closed form"
+    source: Mapping[str, str] | None = field(default=None)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PlanResult):
-            return (self.query, self.solved_for, self.value, self.quantities) == (
+            return (self.query, self.solved_for, self.value, dict(self.quantities)) == (
                 other.query,
                 other.solved_for,
                 other.value,
-                other.quantities,
+                dict(other.quantities),
             )
         if isinstance(other, numbers.Number):
             return bool(self.value == other)
@@ -131,104 +188,35 @@ class PlanResult:
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)
 
-    def _view(self) -> View:
-        frame = pd.DataFrame(
+    def to_frame(self) -> pd.DataFrame:
+        """Every scalar quantity by name (one row each: quantity, value)."""
+        rows = [
+            {"quantity": name, "value": v}
+            for name, v in self.quantities.items()
+            if not isinstance(v, list | dict | tuple)
+        ]
+        return pd.DataFrame(rows, columns=["quantity", "value"])
+
+    def _document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {} if self.source is None else {"input": dict(self.source)}
+        doc.update(
             {
-                "quantity": list(self.quantities),
-                "value": [
-                    f"{v:.6g}" if isinstance(v, float) else str(v) for v in self.quantities.values()
-                ],
+                "query": self.query,
+                "solved_for": self.solved_for,
+                "value": self.value,
+                "quantities": dict(self.quantities),
+                "reasoning": self.reasoning,
+                "assumptions": list(self.assumptions),
+                "method": self.method,
             }
         )
-        notes = (
-            self.reasoning,
-            f"Method: {self.method}.",
-            "Assumes: " + "; ".join(self.assumptions) + ".",
-        )
-        return View(f"{self.query}: {self.solved_for} = {self.value}", frame, notes)
+        return doc
 
-    def __repr__(self) -> str:
-        return as_text(self._view())
+    def answer(self) -> str:
+        """The answer in words, as the output's first line (``29 runs``)."""
+        return answer_text(self.solved_for, self.value, self.quantities)
 
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
-        return {
-            "query": self.query,
-            "solved_for": self.solved_for,
-            "value": self.value,
-            "quantities": dict(self.quantities),
-            "reasoning": self.reasoning,
-            "assumptions": list(self.assumptions),
-            "method": self.method,
-        }
-
-
-# --------------------------------------------------------------- validation
-def _prob(name: str, x: Any, *, closed_low: bool = False) -> float:
-    """A number strictly inside (0, 1) (or [0, 1) when closed_low)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise OptionError(f"{name} must be a number in (0, 1) (got {x!r})")
-    v = float(x)
-    lo_ok = v >= 0 if closed_low else v > 0
-    if not (math.isfinite(v) and lo_ok and v < 1):
-        bounds = "[0, 1)" if closed_low else "(0, 1)"
-        raise OptionError(f"{name} must lie in {bounds} (got {v:g})")
-    return v
-
-
-def _whole(name: str, x: Any, *, minimum: int = 0) -> int:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise OptionError(f"{name} must be a whole number ≥ {minimum} (got {x!r})")
-    v = float(x)
-    if not math.isfinite(v) or v != math.floor(v) or v < minimum:
-        raise OptionError(f"{name} must be a whole number ≥ {minimum} (got {x!r})")
-    return int(v)
-
-
-#: The most simulated values one call holds at once (replicates × tasks): 10^8 floats, 0.8 GB.
-MAX_SIMULATED = 100_000_000
-
-
-def check_simulation(replicates: int, tasks: int, *, arrays: int = 1) -> None:
-    """Refuse a simulation of ``replicates`` × ``tasks`` values (per array) beyond
-    :data:`MAX_SIMULATED`, naming the memory it would need, before anything is drawn.
-
-    Examples
-    --------
-    >>> check_simulation(2000, 50)
-    >>> check_simulation(10**12, 10)
-    Traceback (most recent call last):
-    ...
-    passhat.errors.OptionError: replicates × tasks = 10,000,000,000,000 simulated values is more \
-than 100,000,000 (it would need about 72.8 TiB of memory); lower replicates or tasks
-    """
-    cells = int(replicates) * int(tasks)
-    if cells > MAX_SIMULATED:
-        raise OptionError(
-            f"replicates × tasks = {cells:,} simulated values is more than {MAX_SIMULATED:,} "
-            f"(it would need about {memory_text(8 * cells * arrays)} of memory); lower "
-            "replicates or tasks"
-        )
-
-
-def _one_none(query: str, **values: Any) -> str:
-    missing = [k for k, v in values.items() if v is None]
-    if len(missing) != 1:
-        names = ", ".join(f"{k}=" for k in values)
-        got = "none" if not missing else ", ".join(missing)
-        raise OptionError(
-            f"{query}: leave exactly one of {names} as None to solve for it (None: {got})"
-        )
-    return missing[0]
-
-
-def _ceil(x: float) -> int:
-    """Ceiling that ignores floating-point noise just above an integer.
-
-    The slack is relative (1e-9) up to 10^4 and at most 10^-5: a slack of 1e-9·x cut
-    3,000 runs off 2,995,732,273,552.5 (runs to detect a flip rate of 10^-12).
-    """
-    return math.ceil(x - 1e-9 * min(max(1.0, abs(x)), 1e4))
+    def view(self) -> Display:
+        """The answer, then the reasoning, the method and the assumptions (``passhat plan``)."""
+        lines = explain_lines(self.reasoning, self.method, self.assumptions)
+        return Display((View(self.answer(), None, lines=lines),))

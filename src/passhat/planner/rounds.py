@@ -10,9 +10,14 @@ independent given its rate", block outcomes of different rounds are independent,
 round's mean over tasks has expectation the benchmark value of the metric — whatever the
 order in which a harness ran the tasks, and however unequal their rates.
 
-Only complete rounds count: a task's decided runs beyond the last round every task has
-completed are set aside (and counted), so a harness that runs tasks one at a time can
-call the gate after each batch.
+Rounds that not every task has completed (a run went unscored, a harness ran tasks one at
+a time) are kept too, up to the most complete blocks any task has (:attr:`BlockRounds.top`):
+each block carries the lowest and highest outcome it can still have (:attr:`~BlockRounds.lo`,
+:attr:`~BlockRounds.hi`). A complete block is known; so is an incomplete one its decided runs
+settle (a failure among them for pass^k, a pass for pass@k); the others are open, and the gate
+counts each against the decision it tests (:func:`passhat.plan.sequential`), so every decided
+run is used and the error bounds still hold. Runs beyond :attr:`~BlockRounds.top` rounds are
+set aside (and counted) until another round is reached.
 
 Examples
 --------
@@ -21,8 +26,10 @@ Examples
 >>> df = pd.DataFrame({"task_id": list("aaabb"), "trial": [0, 1, 2, 0, 1],
 ...                    "success": [True, False, True, True, True]})
 >>> b = block_rounds(ph.Trials.from_frame(df), k=1)
->>> b.rounds, b.passes.tolist(), b.set_aside
-(2, [1, 2], 1)
+>>> b.rounds, b.passes.tolist(), b.top, b.set_aside, b.missing().tolist()
+(2, [1, 2], 3, 0, [0, 1])
+>>> b.lo.tolist(), b.hi.tolist()  # task b's third run is open: it may pass or fail
+([[True, False, True], [True, True, False]], [[True, False, True], [True, True, True]])
 """
 
 from __future__ import annotations
@@ -65,6 +72,14 @@ class BlockRounds:
         Runs without a verdict (never used).
     weights : ndarray of float
         Task weights, summing to 1.
+    top : int
+        Rounds reached: the most complete blocks any task has (``rounds`` for a count table).
+    lo, hi : ndarray of bool (tasks × top), or None
+        The lowest and highest outcome each block can still have (pass = True): equal for
+        a known block (complete, or settled by its decided runs), False and True for an
+        open one. None for a count table.
+    complete : ndarray of bool (tasks × top), or None
+        Whether the block has all its k decided runs.
     """
 
     system: str
@@ -76,16 +91,30 @@ class BlockRounds:
     decided: NDArray[np.int64]
     unscored: int
     weights: NDArray[np.float64]
+    top: int = 0
+    lo: NDArray[np.bool_] | None = None
+    hi: NDArray[np.bool_] | None = None
+    complete: NDArray[np.bool_] | None = None
+
+    def used_to(self, rounds: int) -> int:
+        """Decided runs inside the first ``rounds`` rounds."""
+        return int(np.minimum(self.decided, rounds * self.k).sum())
 
     @property
     def used(self) -> int:
-        """Decided runs inside the complete rounds."""
-        return self.rounds * self.k * len(self.tasks)
+        """Decided runs inside the rounds reached (:attr:`top`)."""
+        return self.used_to(max(self.top, self.rounds))
 
     @property
     def set_aside(self) -> int:
-        """Decided runs beyond the complete rounds (not used yet)."""
+        """Decided runs beyond the rounds reached (not used yet)."""
         return int(self.decided.sum()) - self.used
+
+    def missing(self, rounds: int | None = None) -> NDArray[np.int64]:
+        """Per task, the decided runs still to take to complete ``rounds`` (default: the
+        rounds reached, :attr:`top`)."""
+        r = max(self.top, self.rounds) if rounds is None else rounds
+        return np.maximum(r * self.k - self.decided, 0).astype(np.int64)
 
     def runs_to_reach(self, rounds: int) -> int:
         """Decided runs still to take so that every task completes ``rounds`` rounds."""
@@ -200,6 +229,7 @@ def block_rounds(
         decided=n,
         unscored=int(np.asarray(one["unscored"].values)[present].sum()),
         weights=_weights(data, sysname, tasks, weights),
+        top=rounds,
     )
 
 
@@ -225,13 +255,11 @@ def _from_trials(
     codes, success = codes[order], success[order]
     n = np.bincount(codes, minlength=len(tasks)).astype(np.int64)
     rounds = int((n // k).min()) if len(tasks) else 0
+    top = int((n // k).max()) if len(tasks) else 0
     starts = np.concatenate([[0], np.cumsum(n)[:-1]])
     rank = np.arange(codes.size) - starts[codes]
-    keep = rank < rounds * k
-    block = codes[keep] * rounds + rank[keep] // k
-    wins = np.bincount(block, weights=success[keep], minlength=len(tasks) * rounds)
-    ok = wins >= k - 0.5 if metric != "pass_at_k" else wins > 0.5
-    blocks = ok.reshape(len(tasks), rounds)
+    lo, hi, complete = _block_bounds(codes, rank, success, len(tasks), top, k, metric)
+    blocks = lo[:, :rounds]  # complete rounds: every block known
     return BlockRounds(
         system=sysname,
         tasks=tasks,
@@ -242,4 +270,33 @@ def _from_trials(
         decided=n,
         unscored=int((~decided).sum()),
         weights=_weights(trials, sysname, tasks, weights),
+        top=top,
+        lo=lo,
+        hi=hi,
+        complete=complete,
     )
+
+
+def _block_bounds(
+    codes: NDArray[np.int64],
+    rank: NDArray[np.int64],
+    success: NDArray[np.bool_],
+    tasks: int,
+    top: int,
+    k: int,
+    metric: str,
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Each block's lowest and highest possible outcome, and whether it is complete, for the
+    first ``top`` blocks of every task (decided runs in trial order; ``rank`` within task)."""
+    keep = rank < top * k
+    block = codes[keep] * top + rank[keep] // k
+    runs = np.bincount(block, minlength=tasks * top).reshape(tasks, top)
+    wins = np.bincount(block, weights=success[keep], minlength=tasks * top).reshape(tasks, top)
+    complete = runs == k
+    if metric == "pass_at_k":  # one pass settles it; a fail needs all k
+        lo = wins > 0.5
+        hi = ~(complete & (wins < 0.5))
+    else:  # pass^k (and the mean, k = 1): one failure settles it; a pass needs all k
+        lo = complete & (wins > k - 0.5)
+        hi = runs - wins < 0.5
+    return lo, hi, complete

@@ -1,4 +1,4 @@
-"""Run counts in closed form: detect a flip, bound or certify a failure rate, a width, a gate.
+"""Run counts in closed form: detect a flip, bound or certify a failure rate, a width, retries.
 
 Each function answers one question about the runs of a single task (or a
 gate over them) and returns a :class:`~passhat.planner.PlanResult` that
@@ -12,13 +12,15 @@ compares equal to its answer:
   certify a failure rate below f₀;
 * :func:`runs_for_width` — runs for a per-task interval half-width (Wilson or
   Clopper–Pearson, exact search);
-* :func:`gate` — retry-until-green 1−(1−p)^k vs all-k-must-pass p^k;
+* :func:`retry` — retry-until-green 1−(1−p)^k vs all-k-must-pass p^k (a CI job's odds; not
+  the anytime-valid gate of :func:`~passhat.plan.sequential`);
 * :func:`rate_for_pass_hat_k` — per-task rate r^(1/k) needed for pass^k ≥ r;
 * :func:`choose_k` — the k of a pass^k gate for a failure rate you cannot ship.
 
 Where several quantities can be solved for, leave exactly one of them as
-``None`` and it is solved for (the pattern of pingouin's power functions).
-The functions' docstrings cite the sources of their formulas.
+``None`` and it is solved for (the pattern of pingouin's power functions); the
+level ``ci`` defaults to 0.95 when another quantity is the one left out. The
+functions' docstrings cite the sources of their formulas.
 
 Examples
 --------
@@ -27,8 +29,11 @@ Ten clean runs, and what it takes to rule out more than 5% failures:
 >>> from passhat import plan
 >>> f"{plan.failure_upper_bound(runs=10):.1%}", int(plan.runs_to_certify(max_failure_rate=0.05))
 ('25.9%', 59)
->>> plan.runs_to_detect(confidence=0.95, runs=10, flip_rate=None).solved_for
+>>> plan.runs_to_detect(ci=0.95, runs=10).solved_for
 'flip_rate'
+>>> r = plan.runs_to_detect(flip_rate=0.1, runs=10)   # ci left out: solved for
+>>> r.solved_for, f"{r:.2%}"
+('ci', '65.13%')
 """
 
 from __future__ import annotations
@@ -45,46 +50,64 @@ from scipy import stats
 from passhat._format import pct
 from passhat._validate import check_k
 from passhat.errors import OptionError
-from passhat.planner.result import ASSUMPTIONS, PlanResult, _ceil, _one_none, _prob, _whole
+from passhat.planner._checks import ASSUMPTIONS, one_left_out, renamed_keyword
+from passhat.planner._checks import ceil as _ceil
+from passhat.planner._checks import prob as _prob
+from passhat.planner._checks import whole as _whole
+from passhat.planner.result import PlanResult
+from passhat.planner.runs_text import (
+    bound_reasoning,
+    certify_reasoning,
+    choose_k_reasoning,
+    detect_reasoning,
+    rate_reasoning,
+    retry_reasoning,
+    width_reasoning,
+)
 
 __all__ = [
+    "DEFAULT_CI",
     "choose_k",
     "failure_upper_bound",
-    "gate",
     "rate_for_pass_hat_k",
+    "retry",
     "runs_for_width",
     "runs_to_certify",
     "runs_to_detect",
 ]
 
-
-def _failures_text(x: int) -> str:
-    return "no failures" if x == 0 else f"at most {x} failure{'s' if x != 1 else ''}"
+#: The level every closed form assumes when another quantity is left out to solve for.
+DEFAULT_CI = 0.95
 
 
 def runs_to_detect(
     *,
     flip_rate: float | None = None,
-    confidence: float | None = 0.95,
+    ci: float | None = None,
     runs: int | None = None,
+    confidence: float | None = None,
 ) -> PlanResult:
-    """Runs needed to see at least one failure with probability ``confidence``.
+    """Runs needed to see at least one failure with probability ``ci``.
 
     A task that fails a share ``flip_rate`` of its runs shows at least one
     failure in n runs with probability 1 − (1 − f)^n, so
-    n = ⌈ln(1 − q) / ln(1 − f)⌉. Leave exactly one of ``flip_rate``,
-    ``confidence``, ``runs`` as None to solve for it. It is the zero-failure
-    ("rule of three") relation of [1]_ solved for n: the same equation gives
-    :func:`failure_upper_bound` after n clean runs.
+    n = ⌈ln(1 − q) / ln(1 − f)⌉. Give all but one of ``flip_rate``, ``ci``,
+    ``runs`` and the one left out is solved for (``ci`` is 0.95 when another is left
+    out). It is the zero-failure ("rule of three") relation of [1]_ solved for n: q is
+    the level of the upper bound :func:`failure_upper_bound` puts on the failure rate
+    after n clean runs.
 
     Parameters
     ----------
     flip_rate : float in (0, 1), optional
         Per-run failure probability f of the task.
-    confidence : float in (0, 1), optional
-        Required probability q of seeing at least one failure (default 0.95).
+    ci : float in (0, 1), optional
+        Required probability q of seeing at least one failure (the confidence level;
+        0.95 unless it is the one solved for).
     runs : int ≥ 1, optional
         Number of runs.
+    confidence : float, optional
+        The old name of ``ci`` (deprecated: goes in the next release).
 
     Returns
     -------
@@ -98,54 +121,51 @@ def runs_to_detect(
     Examples
     --------
     >>> from passhat import plan
-    >>> int(plan.runs_to_detect(flip_rate=0.10, confidence=0.95)), int(
+    >>> int(plan.runs_to_detect(flip_rate=0.10, ci=0.95)), int(
     ...     plan.runs_to_detect(flip_rate=0.05))
     (29, 59)
     """
-    target = _one_none("runs_to_detect", flip_rate=flip_rate, confidence=confidence, runs=runs)
+    ci = renamed_keyword("confidence", confidence, "ci", ci)
+    target, given = one_left_out(
+        {"flip_rate": flip_rate, "ci": ci, "runs": runs},
+        call="runs_to_detect",
+        example="flip_rate=0.1",
+        default=("ci", DEFAULT_CI),
+    )
+    flip_rate, ci = given["flip_rate"], given["ci"]
+    miss = 0.0
     if target == "runs":
         f = _prob("flip_rate", flip_rate)
-        q = _prob("confidence", confidence)
+        q = _prob("ci", ci)
         n = _ceil(math.log1p(-q) / math.log1p(-f))
         n = max(n, 1)
         miss = math.exp(n * math.log1p(-f))  # (1 − f)^n without rounding 1 − f to 1
         got = -math.expm1(n * math.log1p(-f))
         value: float | int = n
-        reasoning = (
-            f"A task that fails {pct(f)} of its runs shows no failure in n runs with "
-            f"probability {1 - f:.12g}^n; {n} runs make that at most {pct(1 - q)} "
-            f"({1 - f:.12g}^{n} = {pct(miss, 2)}), so at least one failure shows "
-            f"with probability {pct(got, 2)} ≥ {pct(q)}."
-        )
-        quantities = {"flip_rate": f, "confidence": q, "runs": n, "achieved_confidence": got}
-    elif target == "confidence":
+        quantities = {"flip_rate": f, "ci": q, "runs": n, "achieved_ci": got}
+    elif target == "ci":
         f = _prob("flip_rate", flip_rate)
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(n * math.log1p(-f))
-        reasoning = (
-            f"With {n} runs a task that fails {pct(f)} of its runs shows at least one failure "
-            f"with probability 1 − {1 - f:g}^{n} = {pct(value, 2)}."
-        )
-        quantities = {"flip_rate": f, "confidence": value, "runs": n}
+        quantities = {"flip_rate": f, "ci": value, "runs": n}
     else:
-        q = _prob("confidence", confidence)
+        q = _prob("ci", ci)
         n = _whole("runs", runs, minimum=1)
         value = -math.expm1(math.log1p(-q) / n)
-        reasoning = (
-            f"{n} runs show at least one failure with probability ≥ {pct(q)} only for tasks "
-            f"that fail at least {pct(value, 2)} of their runs (1 − (1 − q)^(1/n)); rarer "
-            "flips can pass unseen."
-        )
-        quantities = {"flip_rate": value, "confidence": q, "runs": n}
+        quantities = {"flip_rate": value, "ci": q, "runs": n}
+    reasoning = detect_reasoning(target, quantities, missed=miss)
     return PlanResult("runs_to_detect", target, value, quantities, reasoning)
 
 
-def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.95) -> PlanResult:
+def failure_upper_bound(
+    *, runs: int, failures: int = 0, ci: float = DEFAULT_CI, confidence: float | None = None
+) -> PlanResult:
     """Exact one-sided (Clopper–Pearson) upper bound on the per-run failure rate.
 
-    After x failures in n runs the bound is the (confidence) quantile of
-    Beta(x + 1, n − x) [1]_; with x = 0 it is 1 − α^(1/n), α = 1 − confidence,
-    about 3/n at 95% (the "rule of three" [2]_).
+    After x failures in n runs the bound is the ``ci`` quantile of
+    Beta(x + 1, n − x) [1]_; with x = 0 it is 1 − α^(1/n), α = 1 − ci,
+    about 3/n at 95% (the "rule of three" [2]_). ``confidence`` is the old name of
+    ``ci`` (deprecated: goes in the next release).
 
     References
     ----------
@@ -160,11 +180,12 @@ def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.9
     >>> [round(float(plan.failure_upper_bound(runs=n)), 3) for n in (3, 5, 10, 20, 30, 60)]
     [0.632, 0.451, 0.259, 0.139, 0.095, 0.049]
     """
+    ci = renamed_keyword("confidence", confidence, "ci", ci, default=DEFAULT_CI)
     n = _whole("runs", runs, minimum=1)
     x = _whole("failures", failures, minimum=0)
     if x > n:
-        raise OptionError(f"failures = {x} exceeds runs = {n}")
-    q = _prob("confidence", confidence)
+        raise OptionError(f"{{param}} {x} exceeds {{runs}} {n}", param="failures", also=("runs",))
+    q = _prob("ci", ci)
     alpha = 1 - q
     if x == n:
         bound = 1.0
@@ -172,19 +193,13 @@ def failure_upper_bound(*, runs: int, failures: int = 0, confidence: float = 0.9
         bound = -math.expm1(math.log(alpha) / n)
     else:
         bound = float(stats.beta.ppf(q, x + 1, n - x))
-    what = "clean runs" if x == 0 else f"runs with {x} failure{'s' if x != 1 else ''}"
-    reasoning = (
-        f"{n} {what} rule out per-run failure rates above {pct(bound)} at {pct(q, 0)} "
-        f"confidence: a higher rate would give "
-        f"{'no failures' if x == 0 else f'{x} or fewer failures'} in {n} runs with "
-        f"probability below {pct(alpha, 0)}."
-    )
+    quantities = {"runs": n, "failures": x, "ci": q, "failure_rate_upper": bound}
     return PlanResult(
         "failure_upper_bound",
         "failure_rate",
         bound,
-        {"runs": n, "failures": x, "confidence": q, "failure_rate_upper": bound},
-        reasoning,
+        quantities,
+        bound_reasoning(quantities),
         method="exact one-sided Clopper–Pearson",
     )
 
@@ -220,15 +235,18 @@ def _cert_ok(n: NDArray[np.float64], x: int, f0: float, alpha: float) -> NDArray
 def runs_to_certify(
     *,
     max_failure_rate: float | None = None,
-    confidence: float | None = 0.95,
+    ci: float | None = None,
     allowed_failures: int = 0,
     runs: int | None = None,
+    confidence: float | None = None,
 ) -> PlanResult:
     """Runs needed so that ``allowed_failures`` failures still certify a low failure rate.
 
     The smallest n whose exact one-sided Clopper–Pearson upper bound after x
-    failures [1]_ is at most f₀, i.e. P(X ≤ x | n, f₀) ≤ α. Leave exactly one of
-    ``max_failure_rate``, ``confidence``, ``runs`` as None to solve for it.
+    failures [1]_ is at most f₀, i.e. P(X ≤ x | n, f₀) ≤ α = 1 − ci. Give all but one
+    of ``max_failure_rate``, ``ci``, ``runs`` and the one left out is solved for
+    (``ci`` is 0.95 when another is left out). ``confidence`` is the old name of ``ci``
+    (deprecated: goes in the next release).
 
     References
     ----------
@@ -238,16 +256,21 @@ def runs_to_certify(
     Examples
     --------
     >>> from passhat import plan
-    >>> int(plan.runs_to_certify(max_failure_rate=0.05, confidence=0.95))
+    >>> int(plan.runs_to_certify(max_failure_rate=0.05, ci=0.95))
     59
     """
-    target = _one_none(
-        "runs_to_certify", max_failure_rate=max_failure_rate, confidence=confidence, runs=runs
+    ci = renamed_keyword("confidence", confidence, "ci", ci)
+    target, given = one_left_out(
+        {"max_failure_rate": max_failure_rate, "ci": ci, "runs": runs},
+        call="runs_to_certify",
+        example="max_failure_rate=0.05",
+        default=("ci", DEFAULT_CI),
     )
+    ci = given["ci"]
     x = _whole("allowed_failures", allowed_failures, minimum=0)
     if target == "runs":
         f0 = _prob("max_failure_rate", max_failure_rate)
-        q = _prob("confidence", confidence)
+        q = _prob("ci", ci)
         alpha = 1 - q
         n = _smallest_ok(
             lambda m: bool(_cert_ok(np.array([float(m)]), x, f0, alpha)[0]),
@@ -256,62 +279,54 @@ def runs_to_certify(
             too_far="runs_to_certify: no run count up to 10^12 certifies that",
             floor=x,  # P(X ≤ x | n ≤ x) = 1 > α: never enough
         )
-        bound = float(failure_upper_bound(runs=n, failures=x, confidence=q))
-        reasoning = (
-            f"With {n} runs and {_failures_text(x)}, the exact "
-            f"one-sided {pct(q, 0)} upper bound on the failure rate is {pct(bound, 2)} ≤ "
-            f"{pct(f0)}; with {n - 1} runs it would exceed {pct(f0)}."
-        )
+        bound = float(failure_upper_bound(runs=n, failures=x, ci=q))
+        quantities = {
+            "max_failure_rate": f0,
+            "ci": q,
+            "allowed_failures": x,
+            "runs": n,
+            "upper_bound_at_runs": bound,
+        }
         return PlanResult(
             "runs_to_certify",
             "runs",
             n,
-            {
-                "max_failure_rate": f0,
-                "confidence": q,
-                "allowed_failures": x,
-                "runs": n,
-                "upper_bound_at_runs": bound,
-            },
-            reasoning,
+            quantities,
+            certify_reasoning("runs", quantities),
             method="exact binomial search (Clopper–Pearson)",
         )
     n = _whole("runs", runs, minimum=1)
     if x >= n:
-        raise OptionError(f"allowed_failures = {x} must be below runs = {n}")
+        raise OptionError(
+            f"{{param}} {x} must be below {{runs}} {n}", param="allowed_failures", also=("runs",)
+        )
     if target == "max_failure_rate":
-        q = _prob("confidence", confidence)
-        res = failure_upper_bound(runs=n, failures=x, confidence=q)
+        q = _prob("ci", ci)
+        res = failure_upper_bound(runs=n, failures=x, ci=q)
         return PlanResult(
             "runs_to_certify",
             "max_failure_rate",
             res.value,
-            {"max_failure_rate": res.value, "confidence": q, "allowed_failures": x, "runs": n},
+            {"max_failure_rate": res.value, "ci": q, "allowed_failures": x, "runs": n},
             res.reasoning,
             method=res.method,
         )
     f0 = _prob("max_failure_rate", max_failure_rate)
     conf = float(1 - stats.binom.cdf(x, n, f0))
-    reasoning = (
-        f"{n} runs with {_failures_text(x)} certify a failure rate "
-        f"below {pct(f0)} at {pct(conf, 2)} confidence (a rate of {pct(f0)} would give "
-        f"so few failures with probability {pct(1 - conf, 2)})."
-    )
+    quantities = {"max_failure_rate": f0, "ci": conf, "allowed_failures": x, "runs": n}
     return PlanResult(
         "runs_to_certify",
-        "confidence",
+        "ci",
         conf,
-        {"max_failure_rate": f0, "confidence": conf, "allowed_failures": x, "runs": n},
-        reasoning,
+        quantities,
+        certify_reasoning("ci", quantities),
         method="exact binomial (Clopper–Pearson)",
     )
 
 
-def _half_width(
-    n: NDArray[np.float64], rate: float, method: str, confidence: float
-) -> NDArray[np.float64]:
+def _half_width(n: NDArray[np.float64], rate: float, method: str, ci: float) -> NDArray[np.float64]:
     """Two-sided interval half-width at the expected count c = rate·n (not an approximation)."""
-    alpha = 1 - confidence
+    alpha = 1 - ci
     c = rate * n
     if method == "wilson":
         z = stats.norm.ppf(1 - alpha / 2)
@@ -328,15 +343,17 @@ def runs_for_width(
     half_width: float | None = None,
     rate: float,
     method: Literal["wilson", "clopper-pearson"] = "wilson",
-    confidence: float = 0.95,
+    ci: float = DEFAULT_CI,
     runs: int | None = None,
+    confidence: float | None = None,
 ) -> PlanResult:
     """Runs for a per-task interval of a given half-width around a success rate.
 
-    Exact search: the smallest n whose two-sided interval (Wilson [1]_, or exact
+    Exact search: the smallest n whose two-sided ``ci`` interval (Wilson [1]_, or exact
     Clopper–Pearson [2]_) at the expected count c = rate·n has half-width at most
-    ``half_width`` (the normal approximation z²p(1−p)/h² is not used). Leave
-    ``half_width`` or ``runs`` as None to solve for it.
+    ``half_width`` (the normal approximation z²p(1−p)/h² is not used). Give one of
+    ``half_width`` or ``runs`` and the other is solved for. ``confidence`` is the old
+    name of ``ci`` (deprecated: goes in the next release).
 
     References
     ----------
@@ -351,32 +368,36 @@ def runs_for_width(
     >>> int(plan.runs_for_width(half_width=0.05, rate=0.8, method="wilson"))
     245
     """
-    target = _one_none("runs_for_width", half_width=half_width, runs=runs)
+    ci = renamed_keyword("confidence", confidence, "ci", ci, default=DEFAULT_CI)
+    target, _ = one_left_out(
+        {"half_width": half_width, "runs": runs},
+        call="runs_for_width",
+        example="rate=0.8, half_width=0.1",
+    )
     p = _prob("rate", rate, closed_low=True)
-    q = _prob("confidence", confidence)
+    q = _prob("ci", ci)
     meth = str(method).lower().replace("_", "-")
     if meth in ("cp", "beta", "exact"):
         meth = "clopper-pearson"
     if meth not in ("wilson", "clopper-pearson"):
-        raise OptionError(f"method must be 'wilson' or 'clopper-pearson' (got {method!r})")
+        raise OptionError(
+            f"{{param}} must be 'wilson' or 'clopper-pearson' (got {method!r})", param="method"
+        )
     if target == "half_width":
         n = _whole("runs", runs, minimum=1)
         hw = float(_half_width(np.array([float(n)]), p, meth, q)[0])
-        reasoning = (
-            f"With {n} runs at a {pct(p)} success rate the {pct(q, 0)} {meth} interval "
-            f"spans ±{pct(hw, 2)} (half-width, at the expected count {p * n:g})."
-        )
+        quantities = {"half_width": hw, "rate": p, "method": meth, "ci": q, "runs": n}
         return PlanResult(
             "runs_for_width",
             "half_width",
             hw,
-            {"half_width": hw, "rate": p, "method": meth, "confidence": q, "runs": n},
-            reasoning,
+            quantities,
+            width_reasoning("half_width", quantities),
             method=f"{meth} interval at c = rate·n",
         )
     h = _prob("half_width", half_width)
     if h >= 0.5:
-        raise OptionError(f"half_width must be below 0.5 (got {h:g})")
+        raise OptionError(f"{{param}} must be below 0.5 (got {h:g})", param="half_width")
 
     # the half-width at c = rate·n falls smoothly with n: bracket by doubling, then bisect
     def ok(m: int) -> bool:
@@ -394,40 +415,38 @@ def runs_for_width(
     hw = float(_half_width(np.array([float(n_found)]), p, meth, q)[0])
     prev = float(_half_width(np.array([float(max(n_found - 1, 1))]), p, meth, q)[0])
     approx = _ceil(stats.norm.ppf(1 - (1 - q) / 2) ** 2 * p * (1 - p) / h**2)
-    reasoning = (
-        f"{n_found} runs give a {pct(q, 0)} {meth} interval of ±{pct(hw, 2)} around a "
-        f"{pct(p)} success rate ({n_found - 1} runs: ±{pct(prev, 2)}); the normal "
-        f"approximation would say {approx}."
-    )
+    quantities = {
+        "half_width": h,
+        "rate": p,
+        "method": meth,
+        "ci": q,
+        "runs": n_found,
+        "achieved_half_width": hw,
+        "normal_approximation_runs": approx,
+    }
     return PlanResult(
         "runs_for_width",
         "runs",
         n_found,
-        {
-            "half_width": h,
-            "rate": p,
-            "method": meth,
-            "confidence": q,
-            "runs": n_found,
-            "achieved_half_width": hw,
-            "normal_approximation_runs": approx,
-        },
-        reasoning,
+        quantities,
+        width_reasoning("runs", quantities, previous=prev),
         method=f"exact search over n, {meth} interval at c = rate·n",
     )
 
 
-def gate(*, rate: float, attempts: int) -> PlanResult:
-    """Pass probability of a CI gate: retry-until-green vs all attempts must pass.
+def retry(*, rate: float, attempts: int) -> PlanResult:
+    """Pass probability of a CI job that retries: retry-until-green vs all attempts must pass.
 
     Retrying a failed run up to k attempts passes with 1 − (1 − p)^k (a pass@k
     gate); requiring all k to pass gives p^k (a pass^k gate). The value is the
     all-must-pass probability; ``quantities["retry_until_green"]`` has the other.
+    (Formerly ``plan.gate``; the anytime-valid gate on runs is :func:`passhat.plan.sequential`,
+    ``passhat gate``.)
 
     Examples
     --------
     >>> from passhat import plan
-    >>> g = plan.gate(rate=0.9, attempts=3)
+    >>> g = plan.retry(rate=0.9, attempts=3)
     >>> f"{g.quantities['retry_until_green']:.1%} vs {g.quantities['all_must_pass']:.1%}"
     '99.9% vs 72.9%'
     """
@@ -435,18 +454,8 @@ def gate(*, rate: float, attempts: int) -> PlanResult:
     k = _whole("attempts", attempts, minimum=1)
     retry = 1 - (1 - p) ** k
     all_k = p**k
-    reasoning = (
-        f"At a per-run pass rate of {pct(p)}, a gate that retries until green over {k} "
-        f"attempts passes with 1 − {1 - p:g}^{k} = {pct(retry)} (a pass@{k} gate), while "
-        f"requiring all {k} to pass gives {p:g}^{k} = {pct(all_k)} (a pass^{k} gate)."
-    )
-    return PlanResult(
-        "gate",
-        "all_must_pass",
-        all_k,
-        {"rate": p, "attempts": k, "retry_until_green": retry, "all_must_pass": all_k},
-        reasoning,
-    )
+    quantities = {"rate": p, "attempts": k, "retry_until_green": retry, "all_must_pass": all_k}
+    return PlanResult("retry", "all_must_pass", all_k, quantities, retry_reasoning(quantities))
 
 
 def rate_for_pass_hat_k(
@@ -455,7 +464,7 @@ def rate_for_pass_hat_k(
     """Per-task success rate needed for pass^k ≥ target: r^(1/k).
 
     pass^k, the chance that all k runs of a task pass, is the reliability measure
-    of τ-bench [1]_. Leave exactly one of ``target``, ``k``, ``rate`` as None: ``rate`` is
+    of τ-bench [1]_. Give all but one of ``target``, ``k``, ``rate``: ``rate`` is
     solved as target^(1/k); ``target`` as rate^k; ``k`` as the largest k with
     rate^k ≥ target.
 
@@ -470,34 +479,33 @@ def rate_for_pass_hat_k(
     >>> round(float(plan.rate_for_pass_hat_k(target=0.9, k=5)), 4)
     0.9791
     """
-    solve = _one_none("rate_for_pass_hat_k", target=target, k=k, rate=rate)
+    solve, _ = one_left_out(
+        {"target": target, "k": k, "rate": rate},
+        call="rate_for_pass_hat_k",
+        example="target=0.9, k=5",
+    )
     if solve == "rate":
         r = _prob("target", target)
         kk = check_k(k)
         value: float | int = r ** (1 / kk)
-        reasoning = (
-            f"pass^{kk} ≥ {pct(r)} needs a per-run success rate of at least "
-            f"{pct(r, 1)}^(1/{kk}) = {pct(value, 2)}, i.e. a failure rate of at most "
-            f"{pct(1 - value, 2)}."
-        )
         q = {"target": r, "k": kk, "rate": value}
     elif solve == "target":
         p = _prob("rate", rate)
         kk = check_k(k)
         value = p**kk
-        reasoning = f"A task passing {pct(p)} of its runs has pass^{kk} = {pct(value, 2)}."
         q = {"target": value, "k": kk, "rate": p}
     else:
         r = _prob("target", target)
         p = _prob("rate", rate)
         if p < r:
-            raise OptionError(f"rate {p:g} is below target {r:g}: even k = 1 misses the target")
+            raise OptionError(
+                f"{{param}} {p:g} is below {{target}} {r:g}: even k = 1 misses the target",
+                param="rate",
+                also=("target",),
+            )
         value = max(1, math.floor(math.log(r) / math.log(p) + 1e-9))
-        reasoning = (
-            f"A task passing {pct(p)} of its runs keeps pass^k ≥ {pct(r)} up to k = {value} "
-            f"({pct(p**value, 2)}); at k = {value + 1} it drops to {pct(p ** (value + 1), 2)}."
-        )
         q = {"target": r, "k": value, "rate": p}
+    reasoning = rate_reasoning(solve, q)
     return PlanResult(
         "rate_for_pass_hat_k", solve, value, q, reasoning, assumptions=ASSUMPTIONS[:2]
     )
@@ -506,61 +514,59 @@ def rate_for_pass_hat_k(
 def choose_k(
     *,
     unacceptable_failure_rate: float,
-    confidence: float | None = 0.95,
+    ci: float | None = None,
     k: int | None = None,
     acceptable_failure_rate: float | None = None,
     max_false_alarm: float = 0.05,
+    confidence: float | None = None,
 ) -> PlanResult:
     """Choose k for a pass^k gate from the per-run failure rate you cannot ship.
 
     A task that fails a share f of its runs fails an all-k-must-pass gate with
     probability 1 − (1 − f)^k. The smallest k that catches
-    ``unacceptable_failure_rate`` with probability ≥ ``confidence`` is
+    ``unacceptable_failure_rate`` with probability ≥ ``ci`` is
     ⌈ln(1−q)/ln(1−f)⌉. With ``acceptable_failure_rate`` f_ok, k is also
     capped so that a task failing f_ok of its runs passes the gate with
-    probability ≥ 1 − ``max_false_alarm``: (1 − f_ok)^k ≥ 1 − β. Leave ``k``
-    or ``confidence`` as None to solve for it.
+    probability ≥ 1 − ``max_false_alarm``: (1 − f_ok)^k ≥ 1 − β. Give one of ``k``
+    or ``ci`` and the other is solved for (``ci`` is 0.95 when neither is given).
+    ``confidence`` is the old name of ``ci`` (deprecated: goes in the next release).
 
     Examples
     --------
     >>> from passhat import plan
-    >>> int(plan.choose_k(unacceptable_failure_rate=0.2, confidence=0.9))
+    >>> int(plan.choose_k(unacceptable_failure_rate=0.2, ci=0.9))
     11
     """
-    solve = _one_none("choose_k", confidence=confidence, k=k)
+    ci = renamed_keyword("confidence", confidence, "ci", ci)
+    solve, given = one_left_out(
+        {"ci": ci, "k": k},
+        call="choose_k",
+        example="unacceptable_failure_rate=0.2, k=5",
+        default=("ci", DEFAULT_CI),
+    )
+    ci = given["ci"]
     f = _prob("unacceptable_failure_rate", unacceptable_failure_rate)
-    if solve == "confidence":
+    if solve == "ci":
         kk = check_k(k)
         det = 1 - (1 - f) ** kk
-        reasoning = (
-            f"A pass^{kk} gate (all {kk} runs must pass) catches a task that fails {pct(f)} of "
-            f"its runs with probability 1 − {1 - f:g}^{kk} = {pct(det, 2)}."
-        )
-        return PlanResult(
-            "choose_k",
-            "confidence",
-            det,
-            {"unacceptable_failure_rate": f, "k": kk, "confidence": det},
-            reasoning,
-        )
-    q = _prob("confidence", confidence)
-    k_min = int(runs_to_detect(flip_rate=f, confidence=q))
+        found = {"unacceptable_failure_rate": f, "k": kk, "ci": det}
+        return PlanResult("choose_k", "ci", det, found, choose_k_reasoning("ci", found))
+    q = _prob("ci", ci)
+    k_min = int(runs_to_detect(flip_rate=f, ci=q))
     quantities: dict[str, Any] = {
         "unacceptable_failure_rate": f,
-        "confidence": q,
+        "ci": q,
         "k": k_min,
         "k_min": k_min,
     }
-    reasoning = (
-        f"k = {k_min} is the smallest pass^k gate that fails a task with a {pct(f)} flip rate "
-        f"with probability ≥ {pct(q)} (1 − {1 - f:g}^{k_min} = {pct(1 - (1 - f) ** k_min, 2)})."
-    )
     if acceptable_failure_rate is not None:
         f_ok = _prob("acceptable_failure_rate", acceptable_failure_rate, closed_low=True)
         beta = _prob("max_false_alarm", max_false_alarm)
         if f_ok >= f:
             raise OptionError(
-                f"acceptable_failure_rate {f_ok:g} must be below unacceptable_failure_rate {f:g}"
+                f"{{param}} {f_ok:g} must be below {{unacceptable_failure_rate}} {f:g}",
+                param="acceptable_failure_rate",
+                also=("unacceptable_failure_rate",),
             )
         k_max = sys.maxsize if f_ok == 0 else math.floor(math.log1p(-beta) / math.log1p(-f_ok))
         quantities.update({"acceptable_failure_rate": f_ok, "max_false_alarm": beta})
@@ -571,8 +577,4 @@ def choose_k(
                 f"but keeping false alarms for a {pct(f_ok)} rate below {pct(beta)} needs "
                 f"k ≤ {k_max}; lower the confidence or move the two rates apart"
             )
-        reasoning += (
-            f" Any k up to {k_max} keeps a task failing {pct(f_ok)} of its runs passing the gate "
-            f"with probability ≥ {pct(1 - beta)}."
-        )
-    return PlanResult("choose_k", "k", k_min, quantities, reasoning)
+    return PlanResult("choose_k", "k", k_min, quantities, choose_k_reasoning("k", quantities))

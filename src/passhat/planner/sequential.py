@@ -43,6 +43,8 @@ Examples
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,6 +53,7 @@ from numpy.typing import NDArray
 
 from passhat.errors import InputError, OptionError
 from passhat.estimators import WeightSpec
+from passhat.inputs import name_systems
 from passhat.planner.betting import Side, bounds, further_steps, log_evalue
 from passhat.planner.result import _prob
 from passhat.planner.rounds import BlockRounds, block_rounds
@@ -199,6 +202,7 @@ def sequential(
         )
     if baseline is not None:
         source["baseline"] = provenance(baseline)
+        (runs, baseline), _ = name_systems([runs, baseline], clashes=False)  # files named
     if baseline is None:
         base_src, cand_src = runs, runs
         if system is None and isinstance(runs, Trials):
@@ -225,21 +229,41 @@ def sequential(
     return _baseline_gate(base, cand, d, a, metric, source=source)
 
 
+@dataclass(frozen=True)
+class _Looks:
+    """What the e-values see of the data: the kinds of observation (value, scale) and, for
+    each look (the complete rounds; every decided run up to the rounds reached), the counts
+    each side of the test sees — an open block counted against that side (its lowest value
+    for ``"above"``, its highest for ``"below"``).
+
+    Every look's wealth is at most the wealth the completed data would give at its round,
+    a supermartingale under the null, so the largest over the looks crosses 1/α with
+    probability at most α (Ville's inequality), however often the gate is called.
+    """
+
+    values: NDArray[np.float64]
+    scale: NDArray[np.float64]
+    above: list[NDArray[np.float64]]  # counts seen by the "above" side, one per look
+    below: list[NDArray[np.float64]]
+    per_round: NDArray[np.float64] | None  # kinds per complete round (the projection)
+    rounds: list[int]  # the round of each look
+
+
 def _decide(
-    values: NDArray[np.float64],
-    scale: NDArray[np.float64],
-    counts: NDArray[np.float64],
-    per_round: NDArray[np.float64],
-    *,
-    null: float,
-    pass_side: Side,
-    alpha: float,
-    lo: float,
-    hi: float,
+    looks: _Looks, *, null: float, pass_side: Side, alpha: float, lo: float, hi: float
 ) -> tuple[Decision, float, float, float, float, int | None, Decision | None]:
+    """The decision from the largest e-value of each side over the looks, the confidence
+    sequence (each bound the tightest over the looks) and the projection from the last look."""
+    v, sc = looks.values, looks.scale
+    seen = {"above": looks.above, "below": looks.below}
     fail_side: Side = "above" if pass_side == "below" else "below"
-    le_pass = log_evalue(values, counts, null=null, side=pass_side, scale=scale, lo=lo, hi=hi)
-    le_fail = log_evalue(values, counts, null=null, side=fail_side, scale=scale, lo=lo, hi=hi)
+
+    def best(side: Side) -> float:
+        return max(
+            log_evalue(v, c, null=null, side=side, scale=sc, lo=lo, hi=hi) for c in seen[side]
+        )
+
+    le_pass, le_fail = best(pass_side), best(fail_side)
     target = math.log(1 / alpha)
     decision: Decision = (
         "pass"
@@ -248,54 +272,96 @@ def _decide(
         if le_fail >= target
         else "continue"
     )
-    lower, upper = (
-        bounds(values, counts, alpha=alpha, scale=scale, lo=lo, hi=hi)
-        if counts.sum() > 0
-        else (lo, hi)
+    lower = max(
+        (bounds(v, c, alpha=alpha, scale=sc, lo=lo, hi=hi)[0] for c in looks.above if c.sum()),
+        default=lo,
+    )
+    upper = min(
+        (bounds(v, c, alpha=alpha, scale=sc, lo=lo, hi=hi)[1] for c in looks.below if c.sum()),
+        default=hi,
     )
     steps: int | None = None
     projected: Decision | None = None
-    if decision == "continue" and per_round.sum() > 0:
-        steps, side = further_steps(
-            values, counts, per_round, null=null, alpha=alpha, scale=scale, lo=lo, hi=hi
-        )
-        if side is not None:
-            projected = "pass" if side == pass_side else "fail"
-    return decision, math.exp(le_pass), math.exp(le_fail), lower, upper, steps, projected
+    if decision == "continue" and looks.per_round is not None and looks.per_round.sum() > 0:
+        for side in ("above", "below"):  # the side that decides first (ties: this order)
+            r, got = further_steps(
+                v,
+                seen[side][-1],
+                looks.per_round,
+                null=null,
+                sides=(side,),
+                alpha=alpha,
+                scale=sc,
+                lo=lo,
+                hi=hi,
+            )
+            if r is not None and (steps is None or r < steps):
+                steps, projected = r, "pass" if got == pass_side else "fail"
+    e_pass, e_fail = (math.exp(x) if x < 709.0 else math.inf for x in (le_pass, le_fail))
+    return decision, e_pass, e_fail, lower, upper, steps, projected
 
 
-def _build(b: BlockRounds) -> GateBuild:
-    """What the words need of one build's rounds."""
+def _build(b: BlockRounds, top: int) -> GateBuild:
+    """What the words need of one build's rounds (``top``: the rounds the gate reached)."""
     shortest = int(np.argmin(b.decided)) if len(b.decided) else 0
+    missing = b.missing(top) if top > b.rounds else np.zeros(len(b.tasks), dtype=np.int64)
     return GateBuild(
         system=b.system,
         k=b.k,
         rounds=b.rounds,
         unscored=int(b.unscored),
-        set_aside=b.set_aside,
+        set_aside=int(b.decided.sum()) - b.used_to(top),
         decided_min=int(b.decided.min()) if len(b.decided) else 0,
         decided_max=int(b.decided.max()) if len(b.decided) else 0,
         shortest_task=str(b.tasks[shortest]) if len(b.tasks) else "",
+        top=top,
+        reruns=tuple((str(b.tasks[i]), int(missing[i])) for i in np.flatnonzero(missing)),
     )
+
+
+def _complete(b: BlockRounds, top: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per task, its complete blocks among the first ``top`` and the passing ones."""
+    if b.complete is None or b.lo is None:  # a count table: every round complete
+        return np.full(len(b.tasks), float(b.rounds)), b.passes.astype(float)
+    done = b.complete[:, :top]
+    return done.sum(axis=1).astype(float), (done & b.lo[:, :top]).sum(axis=1).astype(float)
+
+
+def _bound_looks(cand: BlockRounds, scale: NDArray[np.float64]) -> _Looks:
+    """Failing blocks per task (value 1) at the complete rounds, and with every decided run
+    up to the rounds reached (an open block fails for the pass side, passes for the fail
+    side)."""
+    R, top = cand.rounds, cand.top
+    vals = np.array([0.0, 1.0])
+
+    def counts(fails: NDArray[np.float64], r: int) -> NDArray[np.float64]:
+        return _kinds(np.stack([r - fails, fails], axis=1), vals, scale)[2]
+
+    exact = counts((R - cand.passes).astype(float), R)
+    values, kinds_scale, _ = _kinds(np.zeros((len(cand.tasks), 2)), vals, scale)
+    above, below, rounds = [exact], [exact], [R]
+    if top > R and cand.lo is not None and cand.hi is not None:
+        above.append(counts((top - cand.hi.sum(axis=1)).astype(float), top))
+        below.append(counts((top - cand.lo.sum(axis=1)).astype(float), top))
+        rounds.append(top)
+    per_round = exact / R if R else None
+    return _Looks(values, kinds_scale, above, below, per_round, rounds)
 
 
 def _bound_gate(
     cand: BlockRounds, f0: float, alpha: float, metric: str, *, source: dict[str, dict[str, str]]
 ) -> SequentialResult:
-    T, R, k = len(cand.tasks), cand.rounds, cand.k
-    fails = (R - cand.passes).astype(float)
-    per_task = np.stack([R - fails, fails], axis=1)
-    values, scale, counts = _kinds(per_task, np.array([0.0, 1.0]), T * cand.weights)
-    per_round = counts / R if R else np.zeros_like(counts)
+    T, R, k, top = len(cand.tasks), cand.rounds, cand.k, max(cand.top, cand.rounds)
+    looks = _bound_looks(cand, T * cand.weights)
     decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
-        values, scale, counts, per_round, null=f0, pass_side="below", alpha=alpha, lo=0.0, hi=1.0
+        looks, null=f0, pass_side="below", alpha=alpha, lo=0.0, hi=1.0
     )
+    n, wins = _complete(cand, top)
+    fail = (n - wins) / np.maximum(n, 1)  # per task, over its complete blocks
     # a weighted mean lies between its values: clip away rounding (ten weights of 0.1 sum to
     # 0.9999999999999999, and an all-fail benchmark read as 100.000000000000%)
     estimate = (
-        float(np.clip(np.dot(cand.weights, fails / R), fails.min() / R, fails.max() / R))
-        if R
-        else float("nan")
+        float(np.clip(np.dot(cand.weights, fail), fail.min(), fail.max())) if R else float("nan")
     )
     return SequentialResult(
         decision=decision,
@@ -311,12 +377,12 @@ def _bound_gate(
         e_fail=e_fail,
         rounds=R,
         tasks=T,
-        runs_used=cand.used,
-        runs_set_aside=cand.set_aside,
+        runs_used=cand.used_to(top),
+        runs_set_aside=int(cand.decided.sum()) - cand.used_to(top),
         further_rounds=steps,
-        further_runs=None if steps is None else cand.runs_to_reach(R + steps),
+        further_runs=None if steps is None else cand.runs_to_reach(top + steps),
         projected=projected,
-        candidate=_build(cand),
+        candidate=_build(cand, top),
         source=source,
     )
 
@@ -338,6 +404,34 @@ def _same_tasks(base: BlockRounds, cand: BlockRounds) -> None:
         raise InputError(_NEEDS_TRIALS)
 
 
+def _pair_looks(
+    base: BlockRounds, cand: BlockRounds, idx: NDArray[np.intp], top: int, scale: Any
+) -> _Looks:
+    """Paired differences (candidate − baseline block: −1, 0, +1) per task at the complete
+    rounds both builds have, and up to ``top`` with every decided run (an open block counted
+    against each side: the smallest difference it allows for "above", the largest for
+    "below")."""
+    R = min(base.rounds, cand.rounds)
+    vals = np.array([-1.0, 0.0, 1.0])
+
+    def counts(diff: NDArray[np.int8]) -> NDArray[np.float64]:
+        per_task = np.stack([(diff == v).sum(axis=1) for v in (-1, 0, 1)], axis=1)
+        return _kinds(per_task.astype(float), vals, scale)[2]
+
+    assert base.blocks is not None and cand.blocks is not None
+    exact = counts(cand.blocks[:, :R].astype(np.int8) - base.blocks[idx, :R].astype(np.int8))
+    values, kinds_scale, _ = _kinds(np.zeros((len(cand.tasks), 3)), vals, scale)
+    above, below, rounds = [exact], [exact], [R]
+    if top > R and base.lo is not None and base.hi is not None:
+        assert cand.lo is not None and cand.hi is not None  # trial tables both (_same_tasks)
+        c_lo, c_hi = cand.lo[:, :top].astype(np.int8), cand.hi[:, :top].astype(np.int8)
+        b_lo, b_hi = base.lo[idx, :top].astype(np.int8), base.hi[idx, :top].astype(np.int8)
+        above.append(counts(c_lo - b_hi))
+        below.append(counts(c_hi - b_lo))
+        rounds.append(top)
+    return _Looks(values, kinds_scale, above, below, exact / R if R else None, rounds)
+
+
 def _baseline_gate(
     base: BlockRounds,
     cand: BlockRounds,
@@ -348,31 +442,20 @@ def _baseline_gate(
     source: dict[str, dict[str, str]],
 ) -> SequentialResult:
     _same_tasks(base, cand)
-    assert base.blocks is not None and cand.blocks is not None
     T, k = len(cand.tasks), cand.k
     R = min(base.rounds, cand.rounds)
+    top = max(min(base.top, cand.top), R)
     idx = pd.Index(base.tasks).get_indexer(cand.tasks)
-    zb = base.blocks[idx, :R].astype(np.int8)
-    zc = cand.blocks[:, :R].astype(np.int8)
-    diff = zc - zb
-    per_task = np.stack([(diff == v).sum(axis=1) for v in (-1, 0, 1)], axis=1).astype(float)
-    values, scale, counts = _kinds(per_task, np.array([-1.0, 0.0, 1.0]), T * cand.weights)
-    per_round = counts / R if R else np.zeros_like(counts)
+    looks = _pair_looks(base, cand, idx, top, T * cand.weights)
     decision, e_pass, e_fail, lower, upper, steps, projected = _decide(
-        values,
-        scale,
-        counts,
-        per_round,
-        null=-margin,
-        pass_side="above",
-        alpha=alpha,
-        lo=-1.0,
-        hi=1.0,
+        looks, null=-margin, pass_side="above", alpha=alpha, lo=-1.0, hi=1.0
     )
     further = None
     if steps is not None:
-        further = cand.runs_to_reach(R + steps) + base.runs_to_reach(R + steps)
-    used = 2 * R * k * T
+        further = cand.runs_to_reach(top + steps) + base.runs_to_reach(top + steps)
+    used = cand.used_to(top) + base.used_to(top)
+    (nc, wc), (nb, wb) = _complete(cand, top), _complete(base, top)
+    diff = wc / np.maximum(nc, 1) - (wb / np.maximum(nb, 1))[idx]  # each over its complete blocks
     return SequentialResult(
         decision=decision,
         mode="baseline",
@@ -380,7 +463,7 @@ def _baseline_gate(
         k=k,
         alpha=alpha,
         null=-margin,
-        estimate=float(np.dot(cand.weights, diff.mean(axis=1))) if R else float("nan"),
+        estimate=float(np.dot(cand.weights, diff)) if R else float("nan"),
         lower=lower,
         upper=upper,
         e_pass=e_pass,
@@ -392,7 +475,7 @@ def _baseline_gate(
         further_rounds=steps,
         further_runs=further,
         projected=projected,
-        candidate=_build(cand),
-        baseline=_build(base),
+        candidate=_build(cand, top),
+        baseline=_build(base, top),
         source=source,
     )

@@ -28,6 +28,9 @@ from passhat.estimators import METRIC_LABELS
 
 __all__ = ["EXIT_CODES", "Decision", "GateBuild", "SequentialResult"]
 
+#: Tasks named in the rerun warning (the JSON's ``reruns`` lists every one).
+_SHOWN_RERUNS = 10
+
 Decision = Literal["pass", "fail", "continue"]
 
 #: Exit status of each decision (docs/guide/cli.md): 0 pass, 1 fail, 3 continue.
@@ -37,8 +40,8 @@ ASSUMPTIONS = (
     "runs of a task are independent given the task's success rate, each from a clean state",
     "the tasks are fixed in advance: the estimand is the (weighted) mean over these tasks "
     "(benchmark scope)",
-    "round r is every task's r-th block of k decided runs in trial order; only complete "
-    "rounds count",
+    "round r is every task's r-th block of k decided runs in trial order; a block still "
+    "missing runs counts as the outcome least favourable to each decision until they arrive",
     "whether a run goes unscored does not depend on the outcome it would have had",
 )
 PAIRED = (
@@ -66,6 +69,12 @@ class GateBuild:
         Fewest and most decided runs of a task.
     shortest_task : str
         The task with the fewest decided runs.
+    top : int
+        The rounds the gate reached (every decided run up to there is used; more than
+        ``rounds`` when tasks have unequal decided runs).
+    reruns : tuple of (str, int)
+        The tasks whose blocks are not all complete up to ``top``, and the decided runs each
+        still needs (an unscored run to redo, a run not made yet).
     """
 
     system: str
@@ -76,6 +85,13 @@ class GateBuild:
     decided_min: int = 0
     decided_max: int = 0
     shortest_task: str = ""
+    top: int = 0
+    reruns: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def rerun_total(self) -> int:
+        """Decided runs still needed to complete ``top`` rounds."""
+        return sum(n for _, n in self.reruns)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -97,9 +113,10 @@ class SequentialResult(Result):
     e_pass, e_fail : float
         E-values for "pass" and "fail"; either decides when it reaches ``1 / alpha``.
     rounds, tasks : int
-        Complete rounds used and tasks per round.
+        Complete rounds (every task has them) and tasks per round.
     runs_used, runs_set_aside : int
-        Decided runs inside the complete rounds and beyond them (both builds together).
+        Decided runs inside the rounds reached (``candidate.top``: every decided run up to
+        the most complete blocks a task has) and beyond them (both builds together).
     further_rounds, further_runs : int or None
         If the data keep arriving at the current estimate: rounds, and decided runs to
         take (both builds), until the gate decides; None when it is not expected to
@@ -143,6 +160,24 @@ class SequentialResult(Result):
     def exit_code(self) -> int:
         """0 pass, 1 fail, 3 continue (the CLI's exit status)."""
         return EXIT_CODES[self.decision]
+
+    @property
+    def top(self) -> int:
+        """The rounds reached: the e-values see every decided run up to here (an incomplete
+        block counted against each decision); ``rounds`` when every task has them all."""
+        return max(self.candidate.top, self.rounds)
+
+    @property
+    def reruns(self) -> pd.DataFrame:
+        """The tasks whose blocks are incomplete up to :attr:`top`: build, system, task and
+        the decided runs it still needs (an unscored run to redo, or a run not made yet)."""
+        rows = [
+            {"build": role, "system": b.system, "task": task, "runs": n}
+            for role, b in (("candidate", self.candidate), ("baseline", self.baseline))
+            if b is not None
+            for task, n in b.reruns
+        ]
+        return pd.DataFrame(rows, columns=["build", "system", "task", "runs"])
 
     @property
     def threshold(self) -> float:
@@ -200,12 +235,14 @@ class SequentialResult(Result):
             "e_fail": self.e_fail,
             "threshold": self.threshold,
             "rounds": self.rounds,
+            "rounds_reached": self.top,
             "tasks": self.tasks,
             "runs_used": self.runs_used,
             "runs_set_aside": self.runs_set_aside,
             "further_rounds": self.further_rounds,
             "further_runs": self.further_runs,
             "projected": self.projected,
+            "reruns": self.reruns.to_dict(orient="records"),
             "reasoning": self.reasoning,
             "assumptions": list(self.assumptions),
             "warnings": list(self.warnings),
@@ -238,6 +275,7 @@ class SequentialResult(Result):
                 f"{self.rounds} × {self.tasks} task{'' if self.tasks == 1 else 's'} × "
                 f"{self.k} run(s)",
             ),
+            *_reached_rows(self),
             ("runs used / set aside", f"{self.runs_used} / {self.runs_set_aside}"),
             (
                 "further runs to decide",
@@ -299,6 +337,22 @@ def _estimand(res: SequentialResult) -> str:
     return f"chance a task fails at least one of {k} runs (1 − {label}), mean over {these}"
 
 
+def _reached_rows(res: SequentialResult) -> list[tuple[str, str]]:
+    """The table's rows on rounds not every task has completed (none when all have)."""
+    if res.top <= res.rounds:
+        return []
+    builds = [b for b in (res.baseline, res.candidate) if b is not None]
+    need = sum(b.rerun_total for b in builds)
+    tasks = sum(len(b.reruns) for b in builds)
+    return [
+        (
+            "rounds with every decided run",
+            f"{res.top} (incomplete blocks count against each decision)",
+        ),
+        (f"runs to complete round {res.top}", f"{need} on {plural(tasks, 'task')} (reruns)"),
+    ]
+
+
 def _short_task(b: GateBuild) -> str:
     return f"task {b.shortest_task!r} has {b.decided_min} decided run(s) and a round needs {b.k}"
 
@@ -309,11 +363,14 @@ def _claims(res: SequentialResult) -> tuple[str, str, str, str, str]:
     bounds = f"anytime {1 - a:.0%} bounds"
     if res.baseline is None:
         f0 = pct(res.null)
+        value = (
+            pct(res.estimate, 2) if res.rounds else "no estimate yet (a task has no complete block)"
+        )
         return (
             f"the {res.estimand}",
             f"below {f0}",
             f"above {f0}",
-            f"{pct(res.estimate, 2)} ({bounds} {pct(res.lower, 2)}–{pct(res.upper, 2)})",
+            f"{value} ({bounds} {pct(res.lower, 2)}–{pct(res.upper, 2)})",
             f"the chance that this gate ever passes a system whose rate is {f0} or more "
             f"is at most {a:.0%}, however often it is checked",
         )
@@ -321,11 +378,16 @@ def _claims(res: SequentialResult) -> tuple[str, str, str, str, str]:
     label = _label(res.metric, res.k)
     cand, base = res.candidate.system, res.baseline.system
     shown = "at most" if margin > 0 else "not"
+    value = (
+        f"difference {res.estimate:+.4f}"
+        if res.rounds
+        else "no estimate yet (a task has no complete block in both builds)"
+    )
     return (
         f"{label} of {cand} against {base} ({res.tasks} tasks)",
         f"{shown} {margin:g} below the baseline" if margin > 0 else "above the baseline",
         f"more than {margin:g} below the baseline" if margin > 0 else "below the baseline",
-        f"difference {res.estimate:+.4f} ({bounds} {res.lower:+.4f} … {res.upper:+.4f})",
+        f"{value} ({bounds} {res.lower:+.4f} … {res.upper:+.4f})",
         f"the chance that this gate ever passes a candidate more than {margin:g} below the "
         f"baseline is at most {a:.0%}, however often it is checked",
     )
@@ -340,18 +402,24 @@ def _no_round_yet(res: SequentialResult) -> str:
             b = res.baseline
         short = _short_task(b)
     return (
-        f"continue: no complete round yet ({short}); the gate counts complete rounds only, "
-        "so that it stays valid however often it is checked."
+        f"continue: no complete round yet ({short}); no task has a complete block of "
+        f"{res.k} decided run(s) yet."
     )
 
 
 def _reasoning(res: SequentialResult) -> str:
     """The sentences that explain the decision, from its numbers."""
-    if res.rounds == 0:
+    if res.top == 0:
         return _no_round_yet(res)
     subject, pass_text, fail_text, estimate_text, guarantee = _claims(res)
     t, used = res.threshold, res.runs_used
-    where = f"after {res.rounds} complete round(s) ({used} run{'' if used == 1 else 's'})"
+    runs = f"{used} run{'' if used == 1 else 's'}"
+    where = f"after {res.rounds} complete round(s) ({runs})"
+    if res.top > res.rounds:
+        where = (
+            f"after {res.rounds} complete round(s) and every decided run up to round "
+            f"{res.top} ({runs}; an incomplete block counts against each decision)"
+        )
     if res.decision == "pass":
         return (
             f"pass: {subject} is shown {pass_text}: e-value {_e(res.e_pass)} ≥ 1/α = {t:g} "
@@ -383,15 +451,25 @@ def _set_aside(b: GateBuild, label: str) -> list[str]:
             f"{label}{b.unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
             "error) are not decided runs: the gate does not count them"
         )
-    if b.set_aside == 0:
-        return out
     lo, hi = b.decided_min, b.decided_max
     have = f"differ ({lo} to {hi})" if lo < hi else f"are {lo} on every task"
+    if b.reruns:
+        shown = ", ".join(f"{t} +{n}" for t, n in b.reruns[:_SHOWN_RERUNS])
+        more = f" and {len(b.reruns) - _SHOWN_RERUNS} more" if len(b.reruns) > _SHOWN_RERUNS else ""
+        out.append(
+            f"{label}decided runs per task {have}: the gate uses every decided run up to round "
+            f"{b.top} ({b.rounds} complete round(s) of {b.k} run(s) per task; a block still "
+            "missing runs counts as the outcome least favourable to each decision); to "
+            f"complete round {b.top}, {plural(len(b.reruns), 'task')} need {b.rerun_total} "
+            f"more decided run(s): {shown}{more}"
+        )
+    if b.set_aside == 0:
+        return out
     return [
         *out,
-        f"{label}decided runs per task {have}: the gate uses {b.rounds} complete "
-        f"round(s) of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until every "
-        "task has another round",
+        f"{label}decided runs per task {have}: the gate uses {max(b.top, b.rounds)} round(s) "
+        f"of {b.k} run(s) per task and sets {b.set_aside} run(s) aside until a task completes "
+        "another round",
     ]
 
 
@@ -405,6 +483,6 @@ def _warnings(res: SequentialResult) -> list[str]:
         who = "baseline" if more is base else "candidate"
         out.append(
             f"the {who} has {more.rounds} complete rounds and the other build {less.rounds}: "
-            f"the gate pairs the first {res.rounds}"
+            f"the gate pairs the first {res.top}"
         )
     return out

@@ -1,7 +1,7 @@
 """Parallel simulation sweeps: map a pure function over a grid of keyword sets through dask.
 
-The planner's simulation checks (:func:`~passhat.planner.simulate_design`,
-:func:`~passhat.planner.simulate_power`) run one design per call;
+The planner's simulation checks (:func:`~passhat.planner.design_check.simulate_design`,
+:func:`~passhat.planner.copula.simulate_power`) run one design per call;
 :func:`sweep` runs a grid of them on dask's local schedulers, a local
 distributed cluster or an existing one, and returns one row per grid point in
 the grid's order. dask is imported only when a sweep runs.
@@ -17,15 +17,49 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pandas as pd
 
 from passhat.errors import DependencyError, OptionError
 
-__all__ = ["sweep"]
+__all__ = ["current_sweep_options", "sweep", "sweep_options"]
+
+_OPTIONS: contextvars.ContextVar[tuple[str | None, bool]] = contextvars.ContextVar(
+    "passhat_sweep_options", default=(None, False)
+)
+
+
+@contextlib.contextmanager
+def sweep_options(*, scheduler: str | None = None, progress: bool = False) -> Iterator[None]:
+    """Where the sweeps of planner calls inside the block run, and whether they show progress
+    (a simulated :func:`passhat.plan.power` grid; :meth:`DesignResult.check
+    <passhat.planner.design_result.DesignResult.check>` takes them as arguments). ``scheduler``
+    and ``progress`` as for :func:`sweep`; outside a block: a local cluster, no progress.
+
+    Examples
+    --------
+    >>> from passhat import plan
+    >>> with plan.sweep_options(scheduler="synchronous"):
+    ...     r = plan.power(delta=0.1, tasks=[20], runs_per_task=[3], method="simulation",
+    ...                    replicates=100, prior=plan.Assumptions(mean=0.6, icc=0.3))
+    >>> r.table["tasks"].tolist()
+    [20]
+    """
+    token = _OPTIONS.set((scheduler, progress))
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
+
+def current_sweep_options() -> tuple[str | None, bool]:
+    """The (scheduler, progress) of the innermost :func:`sweep_options` block."""
+    return _OPTIONS.get()
 
 
 def sweep(
@@ -41,7 +75,7 @@ def sweep(
     Parameters
     ----------
     func : callable
-        A pure function returning a dict (e.g. :func:`simulate_power`).
+        A pure function returning a dict (e.g. :func:`~passhat.planner.copula.simulate_power`).
     points : iterable of dict
         The grid: one keyword set per call; ``common`` keywords are added.
     scheduler : str, optional
@@ -59,8 +93,9 @@ def sweep(
     Examples
     --------
     >>> from passhat import plan
+    >>> from passhat.planner.design_check import simulate_design
     >>> pts = [{"tasks": 10, "runs_per_task": 3}]
-    >>> df = plan.sweep(plan.simulate_design, pts, scheduler="synchronous", k=1,
+    >>> df = plan.sweep(simulate_design, pts, scheduler="synchronous", k=1,
     ...     prior=plan.Assumptions(mean=0.5, icc=0.5), replicates=50)
     >>> len(df)
     1
@@ -96,8 +131,9 @@ def sweep(
             client = Client(scheduler)
         except (ValueError, TypeError, OSError) as err:
             raise OptionError(
-                f"scheduler {scheduler!r}: cannot connect ({err}); give a dask scheduler "
-                "address like tcp://host:8786, or synchronous / threads / processes"
+                f"{{param}} {scheduler!r}: cannot connect ({err}); give a dask scheduler "
+                "address like tcp://host:8786, or synchronous / threads / processes",
+                param="scheduler",
             ) from err
     try:
         futures = [client.submit(func, pure=False, **p) for p in pts]

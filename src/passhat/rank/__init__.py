@@ -1,7 +1,7 @@
 """Many systems on the same tasks: a leaderboard with rank uncertainty.
 
 * :func:`rank` — per system, metric and k: value, interval, rank, rank
-  interval, P(rank = 1), significance tier, and the pairwise matrix
+  interval, share of draws ranked first, group letters, and the pairwise matrix
   (:mod:`passhat.rank.leaderboard`);
 * :func:`rank_from_draws` — the rank statistics as a pure function of a draw
   matrix (draws × systems), shared by the bootstrap and the joint model
@@ -10,7 +10,10 @@
   tasks for every system, metric and k (:mod:`passhat.rank.engine`);
 * :func:`simultaneous_band` — max-type bands over the k grid;
 * the pairwise matrix under :func:`rank` (paired tests, Holm, win
-  probabilities) is :mod:`passhat.rank.pairs`.
+  probabilities) is :mod:`passhat.rank.pairs`; :func:`holm` is passhat's one Holm
+  (:func:`passhat.compare.multiplicity.holm`).
+
+The result, :class:`Ranking`, lives with its display in :mod:`passhat.rank.result`.
 
 Examples
 --------
@@ -22,7 +25,8 @@ Examples
 
 from __future__ import annotations
 
-from passhat.rank.draws import holm, point_ranks, rank_from_draws, simultaneous_band
+from passhat.compare.multiplicity import holm
+from passhat.rank.draws import point_ranks, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws
 from passhat.rank.inputs import combine_systems
 from passhat.rank.leaderboard import ENGINES, rank

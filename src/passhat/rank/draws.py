@@ -7,11 +7,17 @@ model — gets the same rank statistics from these functions:
 * :func:`point_ranks` — competition ranks of the point values (higher is
   better; equal values share the smaller rank: 1, 1, 3);
 * :func:`rank_from_draws` — per system the rank, the **rank interval**, the
-  share of draws ranked first (**P(rank = 1)**, a draw's tie at the top split
-  evenly among the tied systems) and the mean rank;
+  **share of draws ranked first** (``share_first``, a draw's tie at the top
+  split evenly among the tied systems) and the mean rank. It is a share of
+  resamples (or posterior draws), not the probability that the system is
+  truly first: with two equal leaders it falls near 0.5 on average, but it is
+  spread over (0, 1) — one of the two gets at least 0.8 in about one
+  replicate in five (``studies/rank_calibration``), as any share computed
+  around the observed difference does when the truth is a tie;
 * :func:`simultaneous_band` — a max-type band over several columns of one
-  draw matrix (e.g. the whole k grid): every column covered at once;
-* :func:`holm` — Holm's step-down adjusted p-values.
+  draw matrix (e.g. the whole k grid): every column covered at once.
+
+Holm's adjustment of the pairwise tests is :func:`passhat.compare.multiplicity.holm`.
 
 Rank intervals (``rank_method``):
 
@@ -31,8 +37,6 @@ References
    Inference for ranks with applications to mobility across neighbourhoods
    and academic achievement across countries. *Review of Economic Studies*,
    91(1), 476–518.
-.. [2] Holm, S. (1979). A simple sequentially rejective multiple test
-   procedure. *Scandinavian Journal of Statistics*, 6(2), 65–70.
 
 Examples
 --------
@@ -62,7 +66,6 @@ from passhat.errors import ValidationError
 __all__ = [
     "RANK_METHODS",
     "TIE_DECIMALS",
-    "holm",
     "point_ranks",
     "rank_from_draws",
     "simultaneous_band",
@@ -172,7 +175,7 @@ def rank_from_draws(
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
     groups: ArrayLike | None = None,
 ) -> pd.DataFrame:
-    """Rank, rank interval, P(rank = 1) and mean rank of each system from joint draws.
+    """Rank, rank interval, share of draws ranked first and mean rank of each system.
 
     Parameters
     ----------
@@ -194,13 +197,13 @@ def rank_from_draws(
         every task), so their exact rank distributions are the same; where
         the draws are independent per system (posterior draws) Monte Carlo
         noise alone would set them apart. Each group gets the union of its
-        members' rank intervals and their mean P(rank = 1) and mean rank.
+        members' rank intervals and their mean share ranked first and mean rank.
 
     Returns
     -------
     pandas.DataFrame
         One row per system in input order: system, value, rank, rank_lower,
-        rank_upper, p_first (share of draws where it ranks first, ties split),
+        rank_upper, share_first (share of draws where it ranks first, ties split),
         mean_rank (in the draws), rank_method.
 
     Examples
@@ -208,7 +211,7 @@ def rank_from_draws(
     >>> import numpy as np
     >>> from passhat.rank.draws import rank_from_draws
     >>> d = np.tile([[0.6, 0.6]], (100, 1))          # two identical systems
-    >>> rank_from_draws(d, ["x", "y"], [0.6, 0.6])["p_first"].tolist()
+    >>> rank_from_draws(d, ["x", "y"], [0.6, 0.6])["share_first"].tolist()
     [0.5, 0.5]
     """
     level = check_ci(ci)
@@ -231,7 +234,7 @@ def rank_from_draws(
     # the reported rank always lies in its interval (ties share the smaller rank)
     lower = np.minimum(lower, rk)
     upper = np.maximum(upper, rk)
-    p_first, mean_rank = share.mean(axis=0), ranks.mean(axis=0)
+    share_first, mean_rank = share.mean(axis=0), ranks.mean(axis=0)
     if groups is not None:
         g = np.asarray(groups).ravel()
         if g.size != s:
@@ -239,7 +242,7 @@ def rank_from_draws(
         for label in np.unique(g):
             m = g == label
             lower[m], upper[m] = lower[m].min(), upper[m].max()
-            p_first[m], mean_rank[m] = p_first[m].mean(), mean_rank[m].mean()
+            share_first[m], mean_rank[m] = share_first[m].mean(), mean_rank[m].mean()
     return pd.DataFrame(
         {
             "system": names,
@@ -247,7 +250,7 @@ def rank_from_draws(
             "rank": rk,
             "rank_lower": np.asarray(lower, dtype=np.int64),
             "rank_upper": np.asarray(upper, dtype=np.int64),
-            "p_first": p_first,
+            "share_first": share_first,
             "mean_rank": mean_rank,
             "rank_method": rank_method,
         }
@@ -302,24 +305,3 @@ def simultaneous_band(
     crit = float(_order_stat(z.max(axis=1), level))
     half = np.where(live, crit * sd, 0.0)
     return pt - half, pt + half, crit
-
-
-def holm(p_values: ArrayLike) -> NDArray[np.float64]:
-    """Holm's step-down adjusted p-values (reject where adjusted p ≤ α; NaN stays NaN).
-
-    Examples
-    --------
-    >>> from passhat.rank.draws import holm
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(p_values, dtype=float).ravel()
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if ok.size == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    m = order.size
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(adj, 1.0)
-    return out

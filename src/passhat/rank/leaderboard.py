@@ -1,23 +1,35 @@
 """``rank``: a leaderboard of many systems on the same tasks, with rank uncertainty.
 
 Per system, metric (mean, pass@k, pass^k) and k: the value and its interval,
-the rank (ties share a rank), the **rank interval**, **P(rank = 1)** and the
-**significance tier**, plus the pairwise matrix of differences. The engines:
+the rank (ties share a rank), the **rank interval**, the **share of draws
+ranked first** and the **group letters** (systems that share a letter are
+not separated), plus the pairwise matrix of differences. The engines:
 
 * ``"bootstrap"`` — the paired task bootstrap (:mod:`passhat.rank.engine`):
   one multinomial draw of the tasks per resample serves every system, metric
   and k, so the correlation between systems is kept;
 * ``"joint"`` — the posterior draws of the joint hierarchical model with
   crossed task effects, through a fit result's
-  ``metric_draws(metric, k, *, scope)`` (draws × systems, named by ``.systems``).
+  ``metric_draws(metric, k, *, scope)`` (draws × systems, named by ``.systems``),
+  passed in as ``fit=`` (or the function that fits it, ``fit=passhat.fit``: rank never
+  imports the model, a higher layer).
+
+Where the draws come from and the value intervals are :mod:`passhat.rank.value_draws`; the
+tasks ranked on, :mod:`passhat.rank.inputs`; the result and its display,
+:mod:`passhat.rank.result`. Here: the options, the leaderboard of each metric and k, the
+tiers, the settings.
 
 The rank statistics are a pure function of the draw matrix
 (:func:`passhat.rank.draws.rank_from_draws`), so both engines share them. The
 pairwise tests always use the paired rule of :func:`passhat.compare`, Holm
 across the pairs (:mod:`passhat.rank.pairs`); the pairs that need random sign
 flips share one set of them (:mod:`passhat.signflip_shared`: the same test per
-pair, at a cost nearly flat in the number of pairs). The tiers are cut from
-those tests (:mod:`passhat.rank.tiers`).
+pair, at a cost nearly flat in the number of pairs). The group letters are a
+compact letter display of those tests (:mod:`passhat.rank.tiers`). Below
+:data:`passhat.scopes.MIN_TASKS` common tasks, where the bootstrap engine's
+draws are each system's own posterior (independent, so they ignore the
+pairing), the rank intervals come from the same paired tests instead
+(:func:`passhat.rank.pairs.paired_rank_sets`).
 
 Examples
 --------
@@ -29,13 +41,13 @@ Examples
 
 from __future__ import annotations
 
-import sys
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._validate import (
@@ -48,19 +60,18 @@ from passhat._validate import (
     make_rng,
     norm_k,
 )
-from passhat.betabinom import posterior_grid
-from passhat.errors import ModelError, OptionError, ShortTaskError, ValidationError
-from passhat.estimators import METRICS, WeightSpec, task_weights
-from passhat.exclusions import unscored_runs_note, unscored_task_rule, weight_zero_notes
-from passhat.hierarchical import Column, population_values, weighted_quantiles
-from passhat.intervals import outside_mask
+from passhat.errors import OptionError
+from passhat.estimators import METRICS, WeightSpec
+from passhat.hierarchical import Column
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
-from passhat.rank.engine import paired_draws, point_values
-from passhat.rank.inputs import Input, combine_systems
-from passhat.rank.pairs import pairwise
-from passhat.rank.result import Ranking
-from passhat.rank.tiers import TIER_RULES, assign_tiers, leaders
-from passhat.scopes import DEFAULT_PRIOR, GRID_SIZE, MIN_TASKS, columns
+from passhat.rank.engine import point_values
+from passhat.rank.inputs import Input, RankedData, combine_systems, inputs_of, ranked_data
+from passhat.rank.pairs import paired_rank_sets, pairwise
+from passhat.rank.result import Ranking, flat_note, outside_note
+from passhat.rank.tiers import letter_display
+from passhat.rank.value_draws import ValueDraws, value_draws, value_intervals
+from passhat.scopes import MIN_TASKS
+from passhat.trials import provenance
 
 __all__ = ["ENGINES", "combine_systems", "rank"]
 
@@ -68,143 +79,25 @@ __all__ = ["ENGINES", "combine_systems", "rank"]
 ENGINES = ("bootstrap", "joint", "rasch")
 
 
-def _common_tasks(
-    ds: xr.Dataset, *, intersect: bool, empty: NDArray[np.bool_]
-) -> tuple[NDArray[np.bool_], pd.DataFrame]:
-    """The tasks every system ran, and the dropped ones (or an error naming them).
+@dataclass(frozen=True)
+class _Options:
+    """The options of :func:`rank`, validated."""
 
-    A task with no decided run for some system (``empty``) is left out for every system
-    and listed, whatever ``intersect`` says.
-    """
-    systems = [str(s) for s in ds["system"].values]
-    tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
-    present = np.asarray(ds["present"].values, dtype=bool)
-    for i, s in enumerate(systems):
-        others = present[np.arange(len(systems)) != i].any(axis=0)
-        if not (present[i] & others).any():
-            raise ValidationError(
-                f"system {s!r} has no task in common with the others "
-                f"({int(present[i].sum())} task(s) of its own, e.g. "
-                f"{', '.join(tasks[present[i]][:3]) or 'none'}); a leaderboard compares "
-                "systems on the same tasks"
-            )
-    no_decided = np.asarray(empty, dtype=bool).any(axis=0)
-    common = np.asarray(present.all(axis=0), dtype=bool) & ~no_decided
-    if not common.any():
-        raise ValidationError(
-            f"no task was run by all {len(systems)} systems; a leaderboard compares systems "
-            "on the same tasks (rank subsets of systems that share tasks)"
-        )
-    partial = present.any(axis=0) & ~present.all(axis=0)
-    rows = [
-        {
-            "task": tasks[t],
-            "reason": "not run by "
-            + ", ".join(s for s, p in zip(systems, present[:, t], strict=True) if not p),
-        }
-        for t in np.flatnonzero(partial)
-    ]
-    if rows and not intersect:
-        shown = "; ".join(f"{r['task']} ({r['reason']})" for r in rows[:5])
-        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-        raise ValidationError(
-            f"{len(rows)} task(s) not run by every system: {shown}{more}; pass "
-            "intersect=True / --intersect to rank on the tasks all systems ran"
-        )
-    for t in np.flatnonzero(no_decided & present.all(axis=0)):
-        who = [s for s, e in zip(systems, empty[:, t], strict=True) if e]
-        rows.append({"task": tasks[t], "reason": f"no decided run for {', '.join(who)}"})
-    return common, pd.DataFrame(rows, columns=["task", "reason"])
-
-
-def _shared_weights(ds: xr.Dataset, spec: WeightSpec, known: Any = None) -> NDArray[np.float64]:
-    """One weight per task, the same for every system; ``known``: every task of the input."""
-    t_n = ds.sizes["task"]
-    if spec is None or spec == "equal":
-        return np.ones(t_n)
-    w = np.asarray(task_weights(ds, spec, tasks=known).values, dtype=float)
-    same = np.isclose(w, w[:1], rtol=1e-9, atol=0.0).all(axis=0)
-    if not same.all():
-        t = int(np.flatnonzero(~same)[0])
-        task = str(ds["task"].values[t])
-        raise ValidationError(
-            f"task {task!r} has different weights across systems "
-            f"({', '.join(f'{x:g}' for x in w[:, t])}); a leaderboard needs one weight per task"
-        )
-    if w[0].sum() <= 0:
-        raise ValidationError("every common task has weight 0")
-    return w[0]
-
-
-def _posterior_draws(
-    n: NDArray[np.float64],
-    c: NDArray[np.float64],
-    cols: Sequence[Column],
-    *,
-    ci: float,
-    n_draws: int,
-    rng: np.random.Generator,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each system's hierarchical posterior of its population values (few common tasks).
-
-    The rule of :func:`passhat.scopes.scope_intervals` below ``MIN_TASKS`` tasks: per
-    system the Beta-Binomial posterior on the grid, its equal-tailed interval (the one
-    :func:`passhat.estimate` prints) and ``n_draws`` draws of its nodes. Systems are drawn
-    independently. Returns draws (draws × systems × columns) and intervals
-    (systems × 2 × columns).
-    """
-    alpha = 1.0 - ci
-    draws = np.empty((n_draws, n.shape[0], len(cols)))
-    bounds = np.empty((n.shape[0], 2, len(cols)))
-    for i in range(n.shape[0]):  # one small grid per system (a leaderboard's systems)
-        pairs, freq = np.unique(np.stack([n[i], c[i]]), axis=1, return_counts=True)
-        nodes = posterior_grid(
-            pairs[0], pairs[1], freq, prior=DEFAULT_PRIOR, size=GRID_SIZE
-        ).nodes()
-        pv = population_values(nodes, cols)
-        bounds[i] = weighted_quantiles(pv, nodes.weight, [alpha / 2, 1 - alpha / 2])
-        draws[:, i, :] = pv[nodes.sample(n_draws, rng)]
-    return draws, bounds
-
-
-def _joint_draws(
-    ds: xr.Dataset, cols: Sequence[Column], fit: Any, seed: int | None, form: str
-) -> tuple[NDArray[np.float64], str]:
-    """Posterior draws (draws × systems × columns) of the joint model's population values."""
-    if fit is None:
-        # passhat.model is a higher layer: never import it from here; the package's
-        # public ``fit`` (loaded on first use) is looked up when the joint engine is asked for
-        fit_fn = getattr(sys.modules.get("passhat"), "fit", None)
-        if fit_fn is not None:
-            fit = fit_fn(ds, model=form, seed=seed)  # its own errors name the rule broken
-    if fit is None or not callable(getattr(fit, "metric_draws", None)):
-        raise ModelError(
-            "engine='joint' needs a joint model fit (passhat.fit(trials, model='joint'), "
-            f"got {type(fit).__name__}); use engine='bootstrap' or pass fit=JointFit"
-        )
-    systems = [str(s) for s in ds["system"].values]
-    parts = []
-    for metric, kk in cols:
-        out = fit.metric_draws(metric, kk, scope="population")
-        # JointFit returns the (draws, systems) array with its column names in .systems
-        draws, names = out if isinstance(out, tuple) else (out, fit.systems)
-        names = [str(x) for x in names]
-        missing = [x for x in systems if x not in names]
-        if missing:
-            raise ModelError(
-                f"the joint fit has no draws for system(s) {missing}: fit it on the same data"
-            )
-        order = [names.index(x) for x in systems]
-        parts.append(np.asarray(draws, dtype=float)[:, order])
-    form = str(getattr(fit, "model", form))
-    rasch = ", Rasch form (no system × task deviation)" if form == "rasch" else ""
-    return np.stack(parts, axis=2), f"joint hierarchical model{rasch} (posterior draws)"
+    level: float
+    n_boot: int
+    engine: str
+    rank_method: str
+    intersect: bool
+    metrics: list[str]
+    ks: list[int] | None
+    weights: WeightSpec
+    unscored_tasks: str
 
 
 def rank(
     data: Input | Sequence[Input],
     *,
-    k: int | Sequence[int] = (1, 4),
+    k: int | Sequence[int] | None = None,
     metrics: Sequence[str] = METRICS,
     ci: float = 0.95,
     n_boot: int = DEFAULT_N_BOOT,
@@ -214,7 +107,7 @@ def rank(
     intersect: bool = False,
     unscored_tasks: Literal["exclude", "error"] = "exclude",
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
-    tier_rule: Literal["chain", "leader"] = "chain",
+    tier_rule: str | None = None,
     fit: Any = None,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
@@ -224,8 +117,10 @@ def rank(
     data : Trials, count table, or a sequence of them
         Several systems (one input with a system column, or one input per
         system; a system may not appear twice).
-    k : int or sequence of int
+    k : int or sequence of int, optional
         The k grid (every system needs n ≥ max k on every common task).
+        Default: passhat's one default k, :func:`passhat.exclusions.default_ks`
+        (1, 2 and 5, capped at the fewest decided runs).
     metrics : sequence of {"mean", "pass_at_k", "pass_hat_k"}
     ci : float
         Level of every interval, the rank intervals and the tiers' tests.
@@ -236,8 +131,7 @@ def rank(
         Holm's first step (1225 pairs at 95%: 49,000).
     seed : int, optional
     engine : {"bootstrap", "joint", "rasch"}
-        ``"joint"`` uses the joint model's posterior draws (``fit``, or
-        ``passhat.fit(data, model="joint")`` when the model offers it);
+        ``"joint"`` uses the joint model's posterior draws (``fit``);
         ``"rasch"`` the same model without the system × task deviation
         (``model="rasch"``: cost nearly flat in the tasks).
     weights : None, "equal", "declared", "category" or mapping
@@ -251,13 +145,19 @@ def rank(
         left out for every system and listed in ``dropped`` (the rule of
         :mod:`passhat.exclusions`), or refused.
     rank_method : {"pairwise", "percentile"}
-        Rank-interval construction (:mod:`passhat.rank.draws`).
-    tier_rule : {"chain", "leader"}
-        How tiers are cut (:func:`passhat.rank.tiers.assign_tiers`).
+        Rank-interval construction from the draws (:mod:`passhat.rank.draws`),
+        with 30 common tasks or more or another engine; below 30 tasks the
+        bootstrap engine's rank intervals come from the paired tests
+        (:func:`passhat.rank.pairs.paired_rank_sets`).
+    tier_rule : optional
+        Deprecated, no effect: tiers gave way to the group letters (a compact
+        letter display of the paired tests, :mod:`passhat.rank.tiers`).
     fit : optional
-        A :class:`passhat.JointFit` (or any result with ``metric_draws(metric, k, *,
-        scope)`` → draws × systems and ``.systems``) for ``engine="joint"``; without
-        it the joint model is fitted with its defaults.
+        For ``engine="joint"`` / ``"rasch"``: a :class:`passhat.JointFit` (or any
+        result with ``metric_draws(metric, k, *, scope)`` → draws × systems and
+        ``.systems``), or the function that fits one, e.g. ``fit=passhat.fit``:
+        called as ``fit(data, model=engine, seed=seed)`` on the ranked data with
+        the model's defaults (what ``passhat rank --engine joint`` does).
 
     Returns
     -------
@@ -267,218 +167,184 @@ def rank(
     --------
     >>> import passhat as ph
     >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=500, seed=0)
-    >>> r.table[["system", "rank", "tier"]].head(2).values.tolist()
-    [['guided', 1, 1], ['baseline', 2, 2]]
+    >>> r.table[["system", "rank", "group"]].head(2).values.tolist()
+    [['guided', 1, 'a'], ['baseline', 2, 'b']]
     """
+    if tier_rule is not None:
+        warnings.warn(
+            "rank(tier_rule=...) has no effect: the tiers gave way to group letters (systems "
+            "that share a letter are not separated); it will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    opts = _options(
+        k=k,
+        metrics=metrics,
+        ci=ci,
+        n_boot=n_boot,
+        engine=engine,
+        rank_method=rank_method,
+        intersect=intersect,
+        weights=weights,
+        unscored_tasks=unscored_tasks,
+    )
+    d = ranked_data(
+        data,
+        ks=opts.ks,
+        metrics=opts.metrics,
+        weights=weights,
+        intersect=opts.intersect,
+        unscored_tasks=unscored_tasks,
+    )
+    rng = make_rng(seed)
+    dr = value_draws(
+        d, engine=opts.engine, ci=opts.level, n_boot=opts.n_boot, fit=fit, seed=seed, rng=rng
+    )
+    # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
+    point = (
+        point_values(d.n, d.c, d.w, d.cols) if opts.engine == "bootstrap" else dr.draws.mean(axis=0)
+    )
+    lows, highs, rule = value_intervals(
+        d,
+        dr,
+        engine=opts.engine,
+        ci=opts.level,
+        n_boot=opts.n_boot,
+        weights=weights,
+        seed=seed,
+    )
+    # ---- pairwise matrix and tiers: the compare rule for every pair
+    pt, n_pairs, n_flips = pairwise(
+        d.n,
+        d.c,
+        d.w,
+        dr.draws,
+        d.systems,
+        d.cols,
+        d.ks,
+        opts.metrics,
+        level=opts.level,
+        n_boot=opts.n_boot,
+        seed=seed,
+    )
+    table = _leaderboard(d, dr.draws, point, pt, (lows, highs, rule), opts)
+    return Ranking(
+        table=table,
+        pairs=pt.drop(columns=["a", "b"]),
+        bands=_bands(dr.draws, point, d.cols, d.systems, opts.level),
+        draws=dr.draws,
+        columns=d.cols,
+        systems=d.systems,
+        dropped=d.dropped,
+        settings=_settings(d, dr, opts, seed, n_pairs=n_pairs, n_flips=n_flips),
+        notes=[*d.notes, *dr.notes, *outside_note(table), *flat_note(table)],
+        sources=tuple(provenance(x) for x in inputs_of(data)),
+    )
+
+
+def _options(
+    *,
+    k: int | Sequence[int] | None,
+    metrics: Sequence[str],
+    ci: float,
+    n_boot: int,
+    engine: str,
+    rank_method: str,
+    intersect: bool,
+    weights: WeightSpec,
+    unscored_tasks: str,
+) -> _Options:
+    """The options of :func:`rank`, checked (an error names the one broken)."""
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    check_method(engine, ENGINES, "engine")
-    check_method(rank_method, RANK_METHODS, "rank_method")
-    check_method(tier_rule, TIER_RULES, "tier_rule")
+    engine = check_method(engine, ENGINES, "engine")
+    rank_method = check_method(rank_method, RANK_METHODS, "rank_method")
     intersect = check_flag(intersect, "intersect")
-    ks = norm_k(k)
+    ks = None if k is None else norm_k(k)
     mets = [check_method(m, METRICS, "metric") for m in metrics]
     if not mets:
         raise OptionError("metrics: give at least one of mean, pass_at_k, pass_hat_k")
-    ds_all = combine_systems(data)
-    systems = [str(s) for s in ds_all["system"].values]
-    if len(systems) < 2:
-        raise ValidationError(
-            f"a leaderboard needs at least two systems; the input holds one ({systems[0]!r})"
-            if systems
-            else "a leaderboard needs at least two systems; the input holds none"
-        )
-    empty, _ = unscored_task_rule(ds_all, unscored_tasks)
-    common, dropped = _common_tasks(ds_all, intersect=intersect, empty=empty)
-    ds = ds_all.isel(task=np.flatnonzero(common))
-    n = np.asarray(ds["n"].values, dtype=float)
-    c = np.asarray(ds["c"].values, dtype=float)
-    kmax = max(ks)
-    for i, s in enumerate(systems):
-        short = n[i] < kmax
-        if short.any():
-            bad = np.asarray(ds["task"].values, dtype=object).astype(str)[short]
-            raise ShortTaskError(
-                f"system {s!r}: k = {kmax} exceeds its n = {int(n[i].min())} decided runs on "
-                f"{len(bad)} task(s), e.g. {', '.join(bad[:3])}; lower k or run more trials"
-            )
-    w_all = _shared_weights(ds, weights, ds_all["task"].values)
-    keep = w_all > 0
-    n, c, w = n[:, keep], c[:, keep], w_all[keep]
-    t_n = int(keep.sum())
-    cols = [col for col in columns(ks) if col[0] in mets]
-    rng = make_rng(seed)
-    bounds = None
-    notes = unscored_runs_note(ds_all) + ds_all.attrs.get("across_inputs_notes", [])
-    notes += weight_zero_notes(ds["task"].values[~keep])
-    if engine == "bootstrap" and t_n < MIN_TASKS:
-        # resampling fewer than MIN_TASKS tasks understates the spread (one task: no spread
-        # at all); the rule of `estimate` takes each system's hierarchical posterior
-        draws, bounds = _posterior_draws(n, c, cols, ci=level, n_draws=nb, rng=rng)
-        engine_label = (
-            "hierarchical Beta-Binomial posterior of each system, grid quadrature, drawn "
-            f"independently (rule: fewer than {MIN_TASKS} common tasks, too few to resample; "
-            "the task effects the systems share are not modelled: --engine joint does)"
-        )
-        scope_label = (
-            "population scope (expected value over tasks like these), posterior equal-tailed "
-            "(the interval passhat estimate gives)"
-        )
-        # what a draw is, and the value interval, in the words the outputs print
-        draws_word, value_interval = (
-            "draws",
-            (
-                "posterior interval of each system's hierarchical model (the interval passhat "
-                f"estimate gives below {MIN_TASKS} tasks)"
-            ),
-        )
-        if np.ptp(w) > 1e-12 * np.max(w):
-            notes = [*notes, "the posterior values ignore task weights: tasks exchangeable"]
-    elif engine == "bootstrap":
-        draws = paired_draws(n, c, w, cols, n_boot=nb, rng=rng)
-        engine_label = "paired task bootstrap (one draw of tasks shared by every system and k)"
-        scope_label = "population scope (expected value over tasks like these), percentile"
-        draws_word, value_interval = "resamples", "percentile interval of the paired task bootstrap"
-    else:
-        sub = ds.isel(task=np.flatnonzero(keep))
-        draws, engine_label = _joint_draws(sub, cols, fit, seed, engine)
-        scope_label = (
-            "population scope (expected value over tasks like these), posterior equal-tailed"
-        )
-        draws_word = "draws"
-        value_interval = "posterior interval (joint model; the value is the posterior mean)"
-    # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
-    point = point_values(n, c, w, cols) if engine == "bootstrap" else draws.mean(axis=0)
-    alpha = round(1.0 - level, 12)
-    if bounds is None:
-        lows = np.quantile(draws, alpha / 2, axis=0)
-        highs = np.quantile(draws, 1 - alpha / 2, axis=0)
-    else:
-        lows, highs = bounds[:, 0, :], bounds[:, 1, :]
-    rule = np.full(lows.shape, "marginal", dtype=object)
-    if engine == "bootstrap" and bounds is None:  # a degenerate bootstrap: estimate's rule
-        opts = {"weights": weights, "ci": level, "n_boot": nb, "seed": seed}
-        ds_kept = ds.isel(task=np.flatnonzero(keep))
-        lows, highs, rule = _flat_intervals(ds_kept, cols, systems, lows, highs, rule, opts)
-    # ---- pairwise matrix and tiers: the compare rule for every pair
-    pt, n_pairs, n_flips = pairwise(
-        n, c, w, draws, systems, cols, ks, mets, level=level, n_boot=nb, seed=seed
-    )
-    rows: list[pd.DataFrame] = []  # systems with identical counts share their rank statistics
-    twins = np.unique(np.concatenate([n, c], axis=1), axis=0, return_inverse=True)[1].ravel()
-    for j, (metric, kk) in enumerate(cols):
+    return _Options(level, nb, engine, rank_method, intersect, mets, ks, weights, unscored_tasks)
+
+
+def _leaderboard(
+    d: RankedData,
+    draws: NDArray[np.float64],
+    point: NDArray[np.float64],
+    pt: pd.DataFrame,
+    intervals: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.object_]],
+    opts: _Options,
+) -> pd.DataFrame:
+    """One block per column (metric, k), best first: the rank statistics of the draws (the
+    rank intervals of the paired tests where the draws ignore the pairing), the group letters
+    of the Holm-adjusted pairwise tests, the value interval."""
+    lows, highs, rule = intervals
+    # systems with identical counts share their rank statistics
+    twins = np.unique(np.concatenate([d.n, d.c], axis=1), axis=0, return_inverse=True)[1].ravel()
+    alpha = round(1.0 - opts.level, 12)
+    unpaired = opts.engine == "bootstrap" and d.tasks < MIN_TASKS
+    rows: list[pd.DataFrame] = []
+    for j, (metric, kk) in enumerate(d.cols):
         r = rank_from_draws(
-            draws[:, :, j], systems, point[:, j], ci=level, rank_method=rank_method, groups=twins
+            draws[:, :, j],
+            d.systems,
+            point[:, j],
+            ci=opts.level,
+            rank_method=opts.rank_method,  # type: ignore[arg-type]
+            groups=twins,
         )
         pop = pt[(pt["metric"] == metric) & (pt["k"] == kk) & (pt["scope"] == "population")]
-        adj = np.full((len(systems), len(systems)), np.nan)
-        adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
-        adj[pop["b"].to_numpy(int), pop["a"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
-        r["tier"] = assign_tiers(point[:, j], adj, alpha=alpha, rule=tier_rule)
-        lead = leaders(point[:, j], r["tier"].to_numpy())
-        r["tier_leader"] = [systems[i] for i in lead]
-        r["separated_from_leader"] = [
-            bool(adj[i, lead[i]] <= alpha) if i != lead[i] else False for i in range(len(systems))
-        ]
+        if unpaired:  # each system's own posterior: rank intervals from the paired tests
+            lo, hi = paired_rank_sets(pop, point[:, j], len(d.systems), alpha=alpha)
+            r["rank_lower"], r["rank_upper"] = lo, hi
+            r["rank_method"] = "paired tests"
+        adj = _adjusted(pop, len(d.systems))
+        r["group"] = letter_display(point[:, j], adj, alpha=alpha)
         r.insert(1, "metric", metric)
         r.insert(2, "k", kk)
         r["lower"] = np.clip(lows[:, j], 0.0, 1.0)
         r["upper"] = np.clip(highs[:, j], 0.0, 1.0)
         r["scope"] = "population"
         r["interval"] = rule[:, j]
-        r["tasks"] = t_n
-        r["engine"] = engine
+        r["tasks"] = d.tasks
+        r["engine"] = opts.engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
-    table = pd.concat(rows, ignore_index=True)
-    outside = int(outside_mask(table["value"], table["lower"], table["upper"], tol=0.0).sum())
-    if outside:
-        notes = [
-            *notes,
-            f"{outside} value(s) lie outside their interval: the value is the unbiased "
-            "estimate on these tasks; the interval follows passhat estimate's rule where "
-            "resampling fails (a hierarchical posterior, or a Bayesian bootstrap with half a "
-            "pseudo-task at 0 and at 1), which pulls toward the middle",
-        ]
-    bands = _bands(draws, point, cols, systems, level)
-    headline = ("pass_hat_k", kmax) if "pass_hat_k" in mets else cols[-1]
-    settings = {
-        "k": ks,
-        "metrics": mets,
-        "ci": level,
-        "n_boot": nb,
+    return pd.concat(rows, ignore_index=True)
+
+
+def _adjusted(pop: pd.DataFrame, n_sys: int) -> NDArray[np.float64]:
+    """The symmetric matrix of one column's Holm-adjusted population-scope p-values."""
+    adj = np.full((n_sys, n_sys), np.nan)
+    adj[pop["a"].to_numpy(int), pop["b"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
+    adj[pop["b"].to_numpy(int), pop["a"].to_numpy(int)] = pop["p_holm"].to_numpy(float)
+    return adj
+
+
+def _settings(
+    d: RankedData, dr: ValueDraws, opts: _Options, seed: int | None, *, n_pairs: int, n_flips: int
+) -> dict[str, Any]:
+    """The options a ranking used and the words of its engine (``Ranking.settings``)."""
+    return {
+        "k": d.ks,
+        "metrics": opts.metrics,
+        "ci": opts.level,
+        "n_boot": opts.n_boot,
         "seed": seed,
-        "engine": engine,
-        "engine_label": engine_label,
-        "scope_label": scope_label,
-        "draws_word": draws_word,
-        "value_interval": value_interval,
-        "rank_method": rank_method,
-        "tier_scope": "population",
-        "tier_rule": tier_rule,
+        "engine": opts.engine,
+        "engine_label": dr.engine_label,
+        "scope_label": dr.scope_label,
+        "draws_word": dr.draws_word,
+        "value_interval": dr.value_interval,
+        "rank_method": opts.rank_method,
+        "group_scope": "population",
+        "grouping": "compact letter display of the pairs separated after Holm (Piepho 2004)",
         "pairs_tested": n_pairs,
         "pair_flips": n_flips,
-        "tasks": t_n,
-        "intersect": intersect,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
-        "headline": headline,
+        "tasks": d.tasks,
+        "intersect": opts.intersect,
+        "weights": opts.weights if isinstance(opts.weights, str | None) else "mapping",
+        "headline": ("pass_hat_k", max(d.ks)) if "pass_hat_k" in opts.metrics else d.cols[-1],
     }
-    return Ranking(
-        table=table,
-        pairs=pt.drop(columns=["a", "b"]),
-        bands=bands,
-        draws=draws,
-        columns=cols,
-        systems=systems,
-        dropped=dropped,
-        settings=settings,
-        notes=[*notes, *_flat_note(table)],
-    )
-
-
-def _flat_note(table: pd.DataFrame) -> list[str]:
-    """Which value intervals are not the percentile bootstrap's (:func:`_flat_intervals`)."""
-    odd = table[table["interval"] != "marginal"]
-    if odd.empty:
-        return []
-    r = odd.iloc[0]
-    return [
-        f"{len(odd)} value interval(s) are not the bootstrap's percentile interval, e.g. "
-        f"{r['system']} {r['metric']} k = {int(r['k'])}: every task resample gave the same "
-        "value (a zero-width interval), so they are passhat.estimate's population intervals "
-        "(the method is in the interval column)."
-    ]
-
-
-def _flat_intervals(
-    ds: xr.Dataset,
-    cols: list[Column],
-    systems: list[str],
-    lows: NDArray[np.float64],
-    highs: NDArray[np.float64],
-    rule: NDArray[np.object_],
-    opts: dict[str, Any],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.object_]]:
-    """Zero-width percentile intervals replaced by :func:`passhat.estimate`'s population ones.
-
-    When every resample of the tasks gives the same value (every task all-pass reads
-    [1, 1]), the percentile interval claims the population value is known; it is not. Those
-    cells take the interval the estimate's scope rule picks (with few tasks the hierarchical
-    model's, :mod:`passhat.intervals`), and ``interval`` says so.
-    """
-    flat = highs - lows <= 1e-12
-    if not flat.any():
-        return lows, highs, rule
-    from passhat.estimate import estimate  # same layer; only on this rare path
-
-    ks = sorted({int(kk) for _, kk in cols})
-    t = estimate(ds, k=ks, **opts).table
-    t = t[t["scope"] == "population"].set_index(["system", "metric", "k"])
-    lows, highs, rule = lows.copy(), highs.copy(), rule.copy()
-    for i, j in zip(*np.nonzero(flat), strict=True):  # the few degenerate cells
-        row = t.loc[(systems[i], cols[j][0], int(cols[j][1]))]
-        lows[i, j], highs[i, j] = float(row["lower"]), float(row["upper"])
-        rule[i, j] = f"marginal: {row['method']} (every bootstrap resample gave one value)"
-    return lows, highs, rule
 
 
 def _bands(

@@ -31,12 +31,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat._validate import make_rng
+from passhat._validate import make_rng, named_rng
 from passhat.compare import paired_table
+from passhat.compare.multiplicity import holm
 from passhat.hierarchical import Column
+from passhat.rank.draws import point_ranks
 from passhat.rank.tiers import holm_by_column
 
-__all__ = ["pairwise", "win_probabilities"]
+__all__ = ["paired_rank_sets", "pairwise", "win_probabilities"]
 
 
 def pairwise(
@@ -103,7 +105,8 @@ def pairwise(
         list(ks),
         ci=level,
         n_boot=n_flips,
-        rng=make_rng(seed),
+        # the stream of these systems' names (issue 33, item 12): two systems, `compare`'s pair
+        rng=make_rng(None) if seed is None else named_rng(seed, *map(str, systems)),
         shared_flips=True,
     )
     pt = pt[pt["metric"].isin(mets)]
@@ -145,3 +148,63 @@ def win_probabilities(
             wins = np.count_nonzero(db > da, axis=1) / m
             out[r] = wins + 0.5 * (np.count_nonzero(db == da, axis=1) / m)
     return out[np.asarray(inv).ravel()]
+
+
+def paired_rank_sets(
+    pop: pd.DataFrame, point: NDArray[np.float64], n_sys: int, *, alpha: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Rank intervals from the paired tests of each system against every other.
+
+    For system s, the population-scope p-values of its S − 1 pairs (the rule of
+    :func:`passhat.compare`, paired at any number of tasks) are adjusted by
+    Holm's method among themselves; the rank interval is
+    [1 + #{j separated and ahead of s}, S − #{j separated and behind s}]. Holm
+    keeps the chance of any false separation among s's comparisons at most α,
+    so the interval holds s's true rank (every rank it shares with systems of
+    equal truth) with probability at least 1 − α, marginally per system, as
+    the pairwise rank set of :func:`passhat.rank.draws.rank_from_draws` does
+    from joint draws (Mogstad et al. 2024, with tests in place of draws). The
+    reported rank always lies in its interval.
+
+    Parameters
+    ----------
+    pop : pandas.DataFrame
+        One column's population-scope rows of :func:`pairwise`: ``a``, ``b``,
+        ``difference`` (b − a) and ``p_value`` (before Holm).
+    point : ndarray, shape (S,)
+        The point values (their competition ranks are the reported ranks).
+    n_sys : int
+    alpha : float
+
+    Returns
+    -------
+    lower, upper : ndarray of int, shape (S,)
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from passhat.rank.pairs import paired_rank_sets
+    >>> pop = pd.DataFrame({"a": [0, 0, 1], "b": [1, 2, 2], "difference": [-0.1, -0.3, -0.2],
+    ...                     "p_value": [0.2, 0.001, 0.01]})
+    >>> lo, hi = paired_rank_sets(pop, np.array([0.8, 0.7, 0.5]), 3, alpha=0.05)
+    >>> lo.tolist(), hi.tolist()
+    ([1, 1, 3], [2, 2, 3])
+    """
+    a = pop["a"].to_numpy(int)
+    b = pop["b"].to_numpy(int)
+    diff = pop["difference"].to_numpy(float)
+    p = pop["p_value"].to_numpy(float)
+    ahead = np.zeros(n_sys, dtype=np.int64)
+    behind = np.zeros(n_sys, dtype=np.int64)
+    for s in range(n_sys):  # systems, not tasks
+        mine = np.flatnonzero((a == s) | (b == s))
+        if mine.size == 0:
+            continue
+        sep = holm(p[mine]) <= alpha
+        other_minus_s = np.where(a[mine] == s, diff[mine], -diff[mine])
+        ahead[s] = int(np.sum(sep & (other_minus_s > 0)))
+        behind[s] = int(np.sum(sep & (other_minus_s < 0)))
+    rk = point_ranks(point)
+    lower = np.minimum(1 + ahead, rk)
+    upper = np.maximum(n_sys - behind, rk)
+    return lower.astype(np.int64), upper.astype(np.int64)

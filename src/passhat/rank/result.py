@@ -1,22 +1,49 @@
-"""The result of :func:`passhat.rank`: the leaderboard, its pairwise matrix and k-grid bands."""
+"""The result of :func:`passhat.rank`: the leaderboard, its pairwise matrix and k-grid bands.
+
+:class:`Ranking` holds the leaderboard of every metric and k, the pairwise matrix, the
+simultaneous bands and the joint draws. One display (:meth:`Ranking.view`) serves the
+terminal (``passhat rank``), a notebook and ``repr``: per metric and k the group letters,
+values, ranks with their intervals and the share of draws ranked first, then the engine and
+what each column means.
+Nothing here ranks (the bands from the draws excepted).
+
+Examples
+--------
+>>> import passhat as ph
+>>> r = ph.rank(ph.load_example("agents"), k=[1, 2], metrics=["pass_hat_k"], n_boot=300, seed=0)
+>>> [part.title for part in r.view().parts if part.title]
+['pass^1: 2 systems on 168 common tasks (0.95 intervals)', \
+'pass^2: 2 systems on 168 common tasks (0.95 intervals)']
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat._repr import View, as_html, as_text, interval_text
+from passhat._format import num
+from passhat._paper import PaperTable, interval_cell, level_words, metric_label
+from passhat._repr import Display, View, interval_text
+from passhat._result import Result, records
 from passhat.errors import OptionError
 from passhat.hierarchical import Column
+from passhat.intervals import outside_mask
 from passhat.rank.draws import simultaneous_band
+from passhat.scopes import MIN_TASKS, weights_method
 
-__all__ = ["Ranking", "metric_name"]
-
-_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+__all__ = [
+    "Ranking",
+    "engine_words",
+    "flat_note",
+    "metric_name",
+    "outside_note",
+    "share_header",
+    "weights_note",
+]
 
 
 def metric_name(metric: str, k: int) -> str:
@@ -28,11 +55,11 @@ def metric_name(metric: str, k: int) -> str:
     >>> metric_name("pass_hat_k", 4), metric_name("mean", 4)
     ('pass^4', 'mean')
     """
-    return "mean" if metric == "mean" else _LABELS[metric].replace("k", str(k))
+    return metric_label(metric, k)
 
 
-@dataclass
-class Ranking:
+@dataclass(frozen=True, repr=False, eq=False)
+class Ranking(Result):
     """Result of :func:`passhat.rank`.
 
     Attributes
@@ -40,9 +67,11 @@ class Ranking:
     table : pandas.DataFrame
         One row per (metric, k, system), best first: value, lower, upper
         (marginal interval, scope and method in ``scope``/``method``), rank
-        (ties share a rank), rank_lower, rank_upper, p_first (P(rank = 1)),
-        mean_rank, tier, tier_leader, separated_from_leader (a chain of ties:
-        in the leader's tier but separated from the leader), tasks, engine.
+        (ties share a rank), rank_lower, rank_upper, rank_method,
+        share_first (the share of resamples or posterior draws in which the
+        system ranks first: not the probability that it is truly first),
+        mean_rank, group (letters: systems that share a letter are not
+        separated by the Holm-adjusted paired tests), tasks, engine.
     pairs : pandas.DataFrame
         Every pair (a, b) in leaderboard order, per (metric, k, scope):
         difference b − a, lower, upper (marginal, the paired rule of
@@ -60,8 +89,17 @@ class Ranking:
         Tasks left out, with the reason: not run by every system
         (``intersect=True``), or no decided run for some system.
     settings : dict
+        The options used and the words of the engine (``engine_label``,
+        ``scope_label``, ``value_interval``, ``draws_word``), the pairs tested
+        and their flips, and ``headline`` (the metric and k shown first
+        elsewhere: pass^k at the largest k).
     notes : list of str
+    sources : tuple of dict
+        Where each input came from, as its reader recorded it (path, format,
+        sha256), one per input; empty dicts for data built in Python.
     """
+
+    schema: ClassVar[str] = "ranking"
 
     table: pd.DataFrame
     pairs: pd.DataFrame
@@ -72,6 +110,22 @@ class Ranking:
     dropped: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    sources: tuple[dict[str, str], ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The leaderboard: one row per (metric, k, system), best first."""
+        return self.table.copy()
+
+    def _document(self) -> dict[str, Any]:
+        return {
+            "input": [dict(src) for src in self.sources],
+            "settings": {k: v for k, v in self.settings.items() if k != "headline"},
+            "leaderboard": records(self.table),
+            "pairs": records(self.pairs),
+            "bands": records(self.bands),
+            "dropped": records(self.dropped),
+            "notes": list(self.notes),
+        }
 
     # ------------------------------------------------------------ bands from the draws
     def _grid(self, metric: str) -> list[int]:
@@ -155,61 +209,246 @@ class Ranking:
             out[[pos[s] for s in part["system"]], j] = part["value"].to_numpy(dtype=float)
         return out
 
-    # ------------------------------------------------------------ views
-    def _view(self) -> View:
-        metric, kk = self.settings["headline"]
-        t = self.table[(self.table["metric"] == metric) & (self.table["k"] == kk)]
+    # ------------------------------------------------------------ view
+    def view(self) -> Display:
+        """Per metric and k (pass@1 and pass^1 only when the mean is not ranked: they are the
+        mean) the leaderboard and how many pairs are separated; then the engine, the tasks
+        left out and the notes, and (notes) what each column means.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=300, seed=0)
+        >>> r.view().parts[0].frame["system"].tolist()
+        ['guided', 'baseline']
+        """
+        s = self.settings
+        has_mean = "mean" in s["metrics"]
+        parts = [
+            self._board_view(str(metric), int(kk), part)
+            for (metric, kk), part in self.table.groupby(["metric", "k"], sort=False)
+            if not (has_mean and metric != "mean" and int(kk) == 1)  # pass@1 = pass^1 = mean
+        ]
+        lines = [
+            f"engine: {s['engine_label']}; {s['n_boot']} {s.get('draws_word', 'resamples')}, "
+            f"seed {s['seed']}"
+        ]
+        if len(self.dropped):
+            shown = "; ".join(f"{r.task} ({r.reason})" for r in self.dropped.head(5).itertuples())
+            more = " ..." if len(self.dropped) > 5 else ""
+            lines.append(f"left out {len(self.dropped)} task(s): {shown}{more}")
+        parts.append(View("", None, lines=(*lines, *self.notes), notes=tuple(self._legend())))
+        return Display(tuple(parts), min_width=100)
+
+    def _board_view(self, metric: str, kk: int, part: pd.DataFrame) -> View:
+        """One metric and k: group, system, value (interval), rank (interval), share first."""
         level = self.settings["ci"]
         frame = pd.DataFrame(
             {
-                "tier": [
-                    f"{tier}*" if sep else str(tier)
-                    for tier, sep in zip(t["tier"], t["separated_from_leader"], strict=True)
-                ],
-                "system": t["system"].astype(str),
-                metric_name(metric, kk): [
+                "group": part["group"].astype(str),
+                "system": part["system"].astype(str),
+                "value (interval)": [
                     interval_text(v, lo, hi)
-                    for v, lo, hi in zip(t["value"], t["lower"], t["upper"], strict=True)
+                    for v, lo, hi in zip(part["value"], part["lower"], part["upper"], strict=True)
                 ],
                 "rank (interval)": [
                     f"{r} ({lo}–{hi})" if lo != hi else f"{r} ({lo})"
-                    for r, lo, hi in zip(t["rank"], t["rank_lower"], t["rank_upper"], strict=True)
+                    for r, lo, hi in zip(
+                        part["rank"], part["rank_lower"], part["rank_upper"], strict=True
+                    )
                 ],
-                "P(rank = 1)": [f"{p:.2f}" for p in t["p_first"]],
+                share_header(self.settings.get("draws_word", "resamples")): [
+                    f"{p:.2f}" for p in part["share_first"]
+                ],
             }
         )
-        notes = [
-            f"{len(self.systems)} systems on {self.settings['tasks']} common tasks; engine: "
-            f"{self.settings['engine_label']}; {self.settings['n_boot']} "
-            f"{self.settings.get('draws_word', 'resamples')}, seed "
-            f"{self.settings['seed']}.",
-            f"Value intervals: {level:.0%}, {self.settings['scope_label']}, marginal "
-            f"(per system). Rank intervals: {level:.0%}, marginal per system and simultaneous "
-            f"over its comparisons with the others ({self.settings['rank_method']}).",
-            (
-                f"Tiers: walking down from the leader, a new tier starts only at a system whose "
-                f"paired test rejects at {1 - level:.0%} against every system of the tier above"
-                if self.settings.get("tier_rule", "chain") == "chain"
-                else f"Tiers: a system joins the tier while its paired test against the tier's "
-                f"leader does not reject at {1 - level:.0%}"
-            )
-            + f", after Holm across the {self.settings['pairs_tested']} pairs of each metric "
-            f"and k ({self.settings['tier_scope']} scope, the compare rule); ties share a rank.",
-            "Other metrics and k: .table; pairwise differences: .pairs; bands over the k grid "
-            "(simultaneous): .bands, .band(), .difference_band().",
+        pairs = self.pairs
+        pop = pairs[
+            (pairs["metric"] == metric) & (pairs["k"] == kk) & (pairs["scope"] == "population")
         ]
-        if t["separated_from_leader"].any():
-            notes.append(
-                "* in its leader's tier through a chain of ties, but separated from the leader."
-            )
-        if len(self.dropped):
-            notes.append(f"{len(self.dropped)} task(s) left out, with the reason: see .dropped.")
-        notes.extend(self.notes)
-        title = f"Leaderboard by {metric_name(metric, kk)} (best first)"
-        return View(title, frame, tuple(notes))
+        return View(
+            f"{metric_name(metric, kk)}: {len(self.systems)} systems on "
+            f"{self.settings['tasks']} common tasks ({level:g} intervals)",
+            frame,
+            lines=(
+                f"pairs separated at {1 - level:.0%} after Holm: {int(pop['separated'].sum())} "
+                f"of {len(pop)}",
+            ),
+            left=frozenset({"group", "system"}),
+        )
 
-    def __repr__(self) -> str:
-        return as_text(self._view())
+    def _paper(self) -> PaperTable:
+        """The table for papers: per metric and k (pass@1 and pass^1 only when the mean is not
+        ranked), best first, each system's group letter, value with its interval, rank with
+        its interval and its share of draws ranked first; the caption says the level, the
+        scope, the engine, the draws and what each column means.
 
-    def _repr_html_(self) -> str:
-        return as_html(self._view())
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("agents"), k=1, n_boot=300, seed=0)
+        >>> print(r.to_markdown().splitlines()[2])
+        | mean | a | guided | 0.815 [0.764, 0.864] | 1 [1, 1] | 1.00 |
+        """
+        has_mean = "mean" in self.settings["metrics"]
+        first = share_header(self.settings.get("draws_word", "resamples"))
+        t = self.table
+        keep = [
+            not (has_mean and m != "mean" and int(k) == 1)
+            for m, k in zip(t["metric"], t["k"], strict=True)
+        ]
+        rows = [
+            {
+                "metric": metric_label(str(r["metric"]), int(r["k"])),
+                "group": str(r["group"]),
+                "system": str(r["system"]),
+                "value": interval_cell(num(r["value"]), num(r["lower"]), num(r["upper"])),
+                "rank": f"{r['rank']} [{r['rank_lower']}, {r['rank_upper']}]",
+                first: f"{r['share_first']:.2f}",
+            }
+            for r in t[keep].to_dict(orient="records")
+        ]
+        columns = ["metric", "group", "system", "value", "rank", first]
+        return PaperTable(pd.DataFrame(rows, columns=columns), self._caption(), group="metric")
+
+    def _caption(self) -> str:
+        """The leaderboard's caption: what was ranked, then the legend and the engine."""
+        s = self.settings
+        one = " (pass@1 = pass^1 = mean)" if "mean" in s["metrics"] and 1 in s["k"] else ""
+        legend = [line[0].upper() + line[1:] for line in self._legend()]
+        return " ".join(
+            [
+                f"Leaderboard of {len(self.systems)} systems on {s['tasks']} common tasks, best "
+                f"first per metric{one}; {level_words(s['ci'])} intervals.",
+                *(line.rstrip(".") + "." for line in legend),
+                f"Engine: {s['engine_label']}; {s['n_boot']} {s.get('draws_word', 'resamples')}"
+                f", seed {s['seed']}.",
+            ]
+        )
+
+    def _legend(self) -> list[str]:
+        """What the value, the rank interval, the share ranked first and the group mean."""
+        s = self.settings
+        word = s.get("draws_word", "resamples")
+        paired_tests = bool((self.table["rank_method"] == "paired tests").any())
+        return [
+            "value: population scope (expected value over tasks like these), marginal "
+            f"{s['value_interval']} per system",
+            (
+                "rank interval: marginal per system, from its paired tests against every other "
+                "system (the compare rule, Holm across its comparisons); ties in the values "
+                "share a rank"
+                if paired_tests
+                else "rank interval: marginal per system, simultaneous over its comparisons with "
+                "the others (pairwise rank set); ties in the values share a rank"
+            ),
+            f"{share_header(word)}: the share of {word} in which the system ranks first (a tie "
+            "at the top is split); a share, not the probability that it is truly first: two "
+            "equal leaders each get about 0.5 on average, but one of them gets 0.8 or more in "
+            "about one replicate in five",
+            "group: systems that share a letter are not separated (the compare rule, Holm "
+            "across all pairs; compact letter display); a system with two letters is not "
+            "separated from either group",
+        ]
+
+
+def share_header(draws_word: str) -> str:
+    """The column header of the share of draws ranked first, e.g. ``first in (share of
+    resamples)``.
+
+    Examples
+    --------
+    >>> share_header("draws")
+    'first in (share of draws)'
+    """
+    return f"first in (share of {draws_word})"
+
+
+# ------------------------------------------------------------ words of the computation
+#: Per engine: what it is, the value intervals' scope, what a draw is called, and the value
+#: interval (``Ranking.settings``). "posterior": the bootstrap engine below ``MIN_TASKS``.
+_ENGINE_WORDS = {
+    "posterior": (
+        "hierarchical Beta-Binomial posterior of each system, grid quadrature, drawn "
+        "independently (rule: fewer than {min_tasks} common tasks, too few to resample; "
+        "the draws ignore the task effects the systems share, so the rank intervals come "
+        "from the paired tests; --engine joint models the shared effects)",
+        "population scope (expected value over tasks like these), posterior equal-tailed "
+        "(the interval passhat estimate gives)",
+        "draws",
+        "posterior interval of each system's hierarchical model (the interval passhat "
+        "estimate gives below {min_tasks} tasks)",
+    ),
+    "bootstrap": (
+        "paired task bootstrap (one draw of tasks shared by every system and k)",
+        "population scope (expected value over tasks like these), percentile",
+        "resamples",
+        "percentile interval of the paired task bootstrap",
+    ),
+    "joint": (
+        "joint hierarchical model (posterior draws)",
+        "population scope (expected value over tasks like these), posterior equal-tailed",
+        "draws",
+        "posterior interval (joint model; the value is the posterior mean)",
+    ),
+}
+
+
+def engine_words(kind: str) -> tuple[str, str, str, str]:
+    """The engine's label, the value intervals' scope, the word for a draw and the value
+    interval, for ``kind`` "bootstrap", "posterior" (few tasks) or "joint".
+
+    Examples
+    --------
+    >>> engine_words("bootstrap")[2]
+    'resamples'
+    """
+    label, scope, word, interval = _ENGINE_WORDS[kind]
+    return (
+        label.format(min_tasks=MIN_TASKS),
+        scope,
+        word,
+        interval.format(min_tasks=MIN_TASKS),
+    )
+
+
+def weights_note(weights: NDArray[np.float64]) -> list[str]:
+    """The note that the per-system posterior values weight the tasks (unequal weights only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights_note(np.array([1.0, 1.0, 5.0]))
+    ['the posterior values weight the tasks: task weights as likelihood weights, scaled to 1.8 \
+effective tasks (Kish)']
+    """
+    how = weights_method(weights)
+    return [f"the posterior values weight the tasks: {how[2:]}"] if how else []
+
+
+def outside_note(table: pd.DataFrame) -> list[str]:
+    """The note counting the values that lie outside their interval (none: no note)."""
+    outside = int(outside_mask(table["value"], table["lower"], table["upper"], tol=0.0).sum())
+    if not outside:
+        return []
+    return [
+        f"{outside} value(s) lie outside their interval: the value is the unbiased "
+        "estimate on these tasks; the interval follows passhat estimate's rule where "
+        "resampling fails (a hierarchical posterior, or a Bayesian bootstrap with half a "
+        "pseudo-task at 0 and at 1), which pulls toward the middle"
+    ]
+
+
+def flat_note(table: pd.DataFrame) -> list[str]:
+    """Which value intervals are not the percentile bootstrap's (every resample gave one
+    value, so they are :func:`passhat.estimate`'s population intervals)."""
+    odd = table[table["interval"] != "marginal"]
+    if odd.empty:
+        return []
+    r = odd.iloc[0]
+    return [
+        f"{len(odd)} value interval(s) are not the bootstrap's percentile interval, e.g. "
+        f"{r['system']} {r['metric']} k = {int(r['k'])}: every task resample gave the same "
+        "value (a zero-width interval), so they are passhat.estimate's population intervals "
+        "(the method is in the interval column)."
+    ]

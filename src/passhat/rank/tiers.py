@@ -1,31 +1,41 @@
-"""Significance tiers and the pairwise matrix of a leaderboard.
+"""Groups of a leaderboard: the compact letter display of the paired tests, and Holm per column.
 
 Every pair of systems is compared by the paired rule of :func:`passhat.compare`
 (:func:`passhat.compare.paired_table`: in each scope the interval and the test
 are one construction, so the interval excludes 0 exactly when p ≤ 1 − ci).
 The p-values of the pairs of one metric and k are adjusted by Holm's method
-across all the pairs tested (family-wise error ≤ α = 1 − ci), and the **tiers**
-follow by walking down the leaderboard from the leader. By default (``"chain"``)
-a system starts a new tier only when its test **rejects against every system
-of the current tier**; otherwise it joins it. So two systems of equal truth end up in different
-tiers only through a false rejection (probability ≤ α for all pairs at once)
-or through an order inversion across a system that is really separated from
-them. A system can therefore sit in its leader's tier while separated from the
-leader itself (a chain of ties); ``separated_from_leader`` says so.
+across all the pairs tested (family-wise error ≤ α = 1 − ci), and the
+**groups** are a compact letter display of the separated pairs (Piepho 2004):
+each system gets one or more letters, and **two systems share a letter
+exactly when the data do not separate them**. Letters are given in
+leaderboard order, so the leader's letters start with ``a``.
 
-The other rule (``"leader"``, DESIGN.md's first sketch) lets a system join
-while it is not separated from the tier's leader: every member is then
-inseparable from its leader, but systems of equal truth are split whenever one
-of them happens to be separated from a strong leader and the other not — in a
-simulation with known truth far more often than α (studies/rank_calibration).
+Why letters, not tiers cut by walking down the leaderboard: a tier is one
+number per system, and no single number can say both "A ≈ B", "B ≈ C" and
+"A > C". Walking down from the leader, the rule "a new tier starts only at a
+system separated from every system of the tier above" put truly different
+systems in one tier in 75–100% of replicates (a chain of ties reaches down),
+and "a new tier starts at the first system separated from the tier's leader"
+split systems of equal truth in 6–30% of replicates (one of them separated
+from a strong leader, the other not). The letters have neither fault: equal
+systems share a letter unless Holm's test falsely separates them, and
+separated systems never share one (``studies/rank_calibration``).
+
+References
+----------
+.. [1] Piepho, H.-P. (2004). An algorithm for a letter-based representation of
+   all-pairwise comparisons. *Journal of Computational and Graphical
+   Statistics*, 13(2), 456–466.
+.. [2] Holm, S. (1979). A simple sequentially rejective multiple test
+   procedure. *Scandinavian Journal of Statistics*, 6(2), 65–70.
 
 Examples
 --------
 >>> import numpy as np
->>> from passhat.rank.tiers import assign_tiers
->>> adj = np.array([[np.nan, 0.5, 0.01], [0.5, np.nan, 0.02], [0.01, 0.02, np.nan]])
->>> assign_tiers(np.array([0.9, 0.8, 0.2]), adj, alpha=0.05).tolist()
-[1, 1, 2]
+>>> from passhat.rank.tiers import letter_display
+>>> adj = np.array([[1, .5, .01], [.5, 1, .5], [.01, .5, 1]])   # a ≈ b ≈ c, but a > c
+>>> letter_display(np.array([0.9, 0.8, 0.7]), adj, alpha=0.05)
+['a', 'ab', 'b']
 """
 
 from __future__ import annotations
@@ -34,88 +44,116 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from passhat.rank.draws import TIE_DECIMALS, holm
+from passhat.compare.multiplicity import holm
+from passhat.rank.draws import TIE_DECIMALS
 
-__all__ = ["TIER_RULES", "assign_tiers", "holm_by_column", "leaders", "win_probability"]
-
-
-#: Tier rules: "chain" (default) and "leader" (see :func:`assign_tiers`).
-TIER_RULES = ("chain", "leader")
+__all__ = ["holm_by_column", "letter_display", "letter_name"]
 
 
-def assign_tiers(
-    values: NDArray[np.float64],
-    adjusted: NDArray[np.float64],
-    *,
-    alpha: float,
-    rule: str = "chain",
-) -> NDArray[np.int64]:
-    """Tier of each system, walking down the leaderboard from the leader.
+def letter_name(i: int) -> str:
+    """The name of the i-th letter: a–z, then A–Z, then ``<53>``, ``<54>``, ….
+
+    Examples
+    --------
+    >>> from passhat.rank.tiers import letter_name
+    >>> letter_name(0), letter_name(26), letter_name(52)
+    ('a', 'A', '<53>')
+    """
+    if i < 26:
+        return chr(ord("a") + i)
+    if i < 52:
+        return chr(ord("A") + i - 26)
+    return f"<{i + 1}>"
+
+
+def _absorb(cols: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Drop every column (row of ``cols``, letters × systems) contained in another one (of two
+    equal columns the first is kept)."""
+    c = cols.astype(np.int64)
+    inside = (c @ (1 - c).T) == 0  # inside[a, b]: every system of a is in b
+    size = c.sum(axis=1)
+    idx = np.arange(cols.shape[0])
+    larger = size[None, :] > size[:, None]
+    equal_earlier = (size[None, :] == size[:, None]) & (idx[None, :] < idx[:, None])
+    absorbed = (inside & (larger | equal_earlier)).any(axis=1)
+    return cols[~absorbed]
+
+
+def _sweep(cols: NDArray[np.bool_], sep: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Piepho's sweep: drop a system's letter where every pair that letter joins it with
+    shares another letter, then absorb again (fewer letters, the same display)."""
+    cols = cols.copy()
+    for letter in range(cols.shape[0]):
+        for i in np.flatnonzero(cols[letter]).tolist():
+            rest = np.delete(cols, letter, axis=0)
+            if not rest[:, i].any():
+                continue  # its only letter
+            mates = np.flatnonzero(cols[letter])
+            mates = mates[mates != i]
+            shared = (rest[:, [i]] & rest[:, mates]).any(axis=0)
+            if shared.all():
+                cols[letter, i] = False
+    cols = cols[cols.any(axis=1)]
+    return _absorb(cols)
+
+
+def letter_display(
+    values: NDArray[np.float64], adjusted: NDArray[np.float64], *, alpha: float
+) -> list[str]:
+    """Compact letter display: systems share a letter exactly when they are not separated.
+
+    Piepho's (2004) insert-and-absorb algorithm: start with one letter for
+    every system; for each separated pair, split every letter holding both
+    into two (one without each), and drop any letter whose systems another
+    letter holds; finally sweep redundant letters. Letters are named in
+    leaderboard order (the leader's first letter is ``a``).
 
     Parameters
     ----------
     values : ndarray, shape (S,)
         Point values (higher is better; equal values keep input order).
     adjusted : ndarray, shape (S, S)
-        Holm-adjusted p-values of every pair (symmetric).
+        Holm-adjusted p-values of every pair (symmetric; the diagonal and NaN
+        count as not separated).
     alpha : float
-        Level: a pair is separated when its adjusted p ≤ α.
-    rule : {"chain", "leader"}
-        ``"chain"``: a new tier starts only at a system separated from
-        *every* system of the current tier (equal-truth systems are split
-        only through a false rejection). ``"leader"``: a system joins the
-        tier while it is not separated from the tier's leader (every member
-        is inseparable from its leader, but systems of equal truth are split
-        whenever one of them is separated from the leader and the other not).
+        A pair is separated when its adjusted p ≤ α.
 
     Returns
     -------
-    ndarray of int, shape (S,)
-        Tier numbers, 1 = the leader's tier.
+    list of str
+        Each system's letters, in input order.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from passhat.rank.tiers import assign_tiers
-    >>> adj = np.array([[1, .5, .01], [.5, 1, .5], [.01, .5, 1]])   # a ~ b ~ c, a > c
-    >>> v = np.array([0.9, 0.8, 0.7])
-    >>> assign_tiers(v, adj, alpha=0.05).tolist(), assign_tiers(v, adj, alpha=0.05,
-    ...                                                         rule="leader").tolist()
-    ([1, 1, 1], [1, 1, 2])
+    >>> from passhat.rank.tiers import letter_display
+    >>> adj = np.array([[1, .01, .01], [.01, 1, .5], [.01, .5, 1]])
+    >>> letter_display(np.array([0.5, 0.9, 0.6]), adj, alpha=0.05)   # b leads, c with it
+    ['b', 'a', 'a']
     """
+    s = values.size
+    sep = np.nan_to_num(np.asarray(adjusted, dtype=float), nan=1.0) <= alpha
+    np.fill_diagonal(sep, False)
+    sep = sep | sep.T
     order = np.argsort(-np.round(values, TIE_DECIMALS), kind="stable")
-    tiers = np.zeros(values.size, dtype=np.int64)
-    tier = 0
-    members: list[int] = []
-    for s in order:  # systems, not tasks: S steps
-        if rule == "leader":
-            new = not members or adjusted[members[0], s] <= alpha
-        else:
-            new = not members or all(adjusted[m, s] <= alpha for m in members)
-        if new:
-            tier += 1
-            members = []
-        members.append(int(s))
-        tiers[s] = tier
-    return tiers
-
-
-def leaders(values: NDArray[np.float64], tiers: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Index of each system's tier leader (its tier's best point value).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.rank.tiers import leaders
-    >>> leaders(np.array([0.5, 0.9, 0.4]), np.array([1, 1, 2])).tolist()
-    [1, 1, 2]
-    """
-    out = np.empty(values.size, dtype=np.int64)
-    v = np.round(values, TIE_DECIMALS)
-    for t in np.unique(tiers):
-        idx = np.flatnonzero(tiers == t)
-        out[idx] = idx[np.argmax(v[idx])]
-    return out
+    cols = np.ones((1, s), dtype=bool)
+    for a_pos in range(s):  # pairs of systems, in leaderboard order
+        for b_pos in range(a_pos + 1, s):
+            i, j = int(order[a_pos]), int(order[b_pos])
+            if not sep[i, j]:
+                continue
+            both = cols[:, i] & cols[:, j]
+            if not both.any():
+                continue
+            without_i, without_j = cols[both].copy(), cols[both].copy()
+            without_i[:, i] = False
+            without_j[:, j] = False
+            cols = _absorb(np.vstack([cols[~both], without_i, without_j]))
+    cols = _sweep(cols, sep)
+    pos = np.empty(s, dtype=np.int64)
+    pos[order] = np.arange(s)
+    ranked = sorted(range(cols.shape[0]), key=lambda r: sorted(pos[cols[r]].tolist()))
+    return ["".join(letter_name(n) for n, r in enumerate(ranked) if cols[r, i]) for i in range(s)]
 
 
 def holm_by_column(table: pd.DataFrame) -> pd.Series:
@@ -134,18 +172,3 @@ def holm_by_column(table: pd.DataFrame) -> pd.Series:
     for _, grp in table.groupby(["metric", "k", "scope"], sort=False):
         out.loc[grp.index] = holm(grp["p_value"].to_numpy(dtype=float))
     return out
-
-
-def win_probability(draws: NDArray[np.float64], a: int, b: int) -> float:
-    """Share of joint draws where system b beats system a (a tie counts half).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from passhat.rank.tiers import win_probability
-    >>> win_probability(np.array([[0.1, 0.2], [0.3, 0.3], [0.4, 0.1]]), 0, 1)
-    0.5
-    """
-    da = np.round(draws[:, a], TIE_DECIMALS)
-    db = np.round(draws[:, b], TIE_DECIMALS)
-    return float(np.mean(db > da) + 0.5 * np.mean(db == da))

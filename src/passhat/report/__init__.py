@@ -28,6 +28,7 @@ import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED
 from passhat.errors import OptionError
+from passhat.inputs import as_input
 from passhat.io import read_traces
 from passhat.report import plots
 from passhat.report.assemble import assemble_report
@@ -64,7 +65,7 @@ __all__ = [
 
 
 def report(
-    trials: Trials | xr.Dataset,
+    trials: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
     out_dir: str | Path,
     *,
     k: int | Sequence[int] | None = None,
@@ -88,8 +89,10 @@ def report(
 
     Parameters
     ----------
-    trials : Trials or xarray.Dataset
-        Trials (or a count table).
+    trials : Trials or xarray.Dataset, or a list of them
+        Trials (or a count table); a list of inputs is reported as one, every input's
+        systems side by side (files that name no system are named after the files:
+        :func:`passhat.inputs.combine_inputs`).
     out_dir : str or Path
         Directory for ``index.html``, ``report.md``, ``figures/`` and
         ``results.json`` (created when missing). It is checked before any work:
@@ -169,9 +172,14 @@ def report(
     ('3. Clustered vs uniform spread', 'results.json')
     """
     if not isinstance(out_dir, str | os.PathLike) or not str(out_dir):
-        raise OptionError(f"out_dir must be a directory path (str or Path), got {out_dir!r}")
-    inputs = (trials, traces)
+        raise OptionError(
+            f"the output directory (-o DIR, out_dir) must be a non-empty path, got {out_dir!r}"
+        )
+    several = isinstance(trials, Sequence) and not isinstance(trials, str | bytes)
+    given = list(trials) if several else [trials]  # type: ignore[arg-type]
+    inputs = (*given, traces)
     check_report_dir(out_dir, inputs=inputs, force=force)  # before the work, not after
+    trials = as_input(trials)
     if traces is not None and not isinstance(traces, Traces):
         traces = read_traces(traces)
     results = compute_results(

@@ -26,7 +26,11 @@ from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section
 from passhat.report.sections.flaky import flaky_section
 from passhat.report.sections.headline import headline_section
-from passhat.report.sections.leaderboard import leaderboard_figure_texts, leaderboard_section
+from passhat.report.sections.leaderboard import (
+    leaderboard_figure_texts,
+    leaderboard_section,
+    value_intervals,
+)
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
 from passhat.report.sections.spread import spread_section
@@ -71,6 +75,7 @@ def assemble_report(results: ReportResults) -> ReportData:
             "concentration": conc,
             "fit": results.fit,
             "ranking": results.ranking,
+            "rank_values": value_intervals(results),
         },
         figures=figures,
         stamp=report_stamp(results),

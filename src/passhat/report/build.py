@@ -414,6 +414,8 @@ def _default_title(data: Trials | xr.Dataset) -> str:
     src = provenance(data)
     if "example" in src:
         return f"Reliability report: bundled example {src['example']!r}"
+    if "file_names" in src:  # several files as one (passhat.inputs.combine_inputs)
+        return f"Reliability report: {src['file_names']}"
     if "path" in src:
         return f"Reliability report: {PurePath(src['path']).name}"
     return "Reliability report"
@@ -615,7 +617,7 @@ def _model_comparison(
 def _plan_results(ds: xr.Dataset, f: Fit | None, kmax: int) -> PlanResults:
     """Per system with at least two tasks and k runs: the flip-rate runs, the next batch and
     the designs of the same budget; with a plain Beta fit, what more runs would buy."""
-    detect = int(runs_to_detect(flip_rate=FLIP_RATE, confidence=0.95))
+    detect = int(runs_to_detect(flip_rate=FLIP_RATE, ci=0.95))
     plans = []
     for s, system in enumerate(str(x) for x in ds["system"].values):
         present = ds["present"].values[s].astype(bool)
@@ -646,7 +648,7 @@ def _flips(system: str, n: np.ndarray, c: np.ndarray) -> FlipPlan:
     flaky = (c > 0) & (c < n)
     clean = c == n
     n_clean = int(np.median(n[clean])) if clean.any() else int(np.median(n))
-    bound = float(failure_upper_bound(runs=max(n_clean, 1), failures=0, confidence=0.95))
+    bound = float(failure_upper_bound(runs=max(n_clean, 1), failures=0, ci=0.95))
     plan = FlipPlan(
         system=system,
         clean_tasks=int(clean.sum()),
@@ -666,13 +668,13 @@ def _flips(system: str, n: np.ndarray, c: np.ndarray) -> FlipPlan:
 
 def _next_batch(ds: xr.Dataset, system: str, n_tasks: int, kmax: int) -> NextBatch:
     """The next batch of as many runs as tasks, by :func:`passhat.plan.next_runs`."""
-    t = next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
+    r = next_runs(ds, budget=max(n_tasks, 1), k=kmax, system=system)
     return NextBatch(
         system=system,
-        table=t.head(MAX_NEXT_ROWS).copy(),  # a copy: the whole batch is not kept
-        tasks=len(t),
-        sentence=t.attrs["sentences"][0] if t.attrs["sentences"] else "",
-        hedge=t.attrs.get("hedge_sentence"),  # the batch spread evenly, and why
+        table=r.batch.head(MAX_NEXT_ROWS).copy(),  # a copy: the whole batch is not kept
+        tasks=len(r.batch),
+        sentence=r.sentences[0] if r.sentences else "",
+        hedge=r.hedge_sentence,  # the batch spread evenly, and why
     )
 
 
@@ -684,10 +686,10 @@ def _design(ds: xr.Dataset, f: Fit | None, system: str, n: np.ndarray, kmax: int
     post = f.idata.posterior if f is not None else None
     from_model = post is not None and "mu" in post and "kappa" in post
     try:
-        tab = design(budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system)
-    except InputError as err:  # all runs pass (or fail): no spread to plan a design from
+        designed = design(budget_runs=budget, k=kmax, prior=f if from_model else ds, system=system)
+    except (InputError, OptionError) as err:  # all pass (or fail), or too many runs to plan
         return DesignPlan(system=system, budget=budget, from_model=from_model, error=str(err))
-    opt = tab.attrs["optimum"]
+    tab, opt = designed.table, designed.optimum
     cur_n = round(float(np.median(n)))
     cur = tab[
         (tab["metric"] == "pass_hat_k")

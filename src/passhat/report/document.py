@@ -22,6 +22,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from passhat._format import jsonable
+from passhat._result import header
 
 __all__ = ["Column", "Fmt", "ReportData", "Section", "Table", "frame_rows", "frame_table"]
 
@@ -32,6 +33,7 @@ Fmt = Literal[
     "pct",
     "pct_interval",
     "num",
+    "p",
     "ratio",
     "pts",
     "dpts",
@@ -141,9 +143,12 @@ class ReportData:
         raise KeyError(section_id)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``results.json`` document (deterministic: no timestamps)."""
+        """The ``results.json`` document (deterministic: no timestamps), after the header every
+        JSON document of passhat has (schema ``passhat.results``, ``schema_version``,
+        ``passhat_version``)."""
         curve = self.figure_data.get("curve")
         return {
+            **header("results"),
             "title": self.title,
             "stamp": jsonable(self.stamp),
             "sections": [s.to_json() for s in self.sections],

@@ -59,6 +59,10 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+#: Figure width (inches) from which the spread figure's four legend entries fit in one row.
+LEGEND_ONE_ROW_INCHES = 9.0
+
+
 def _figure(width: float = 7.0, height: float = 4.0) -> Any:
     """A Figure outside pyplot that a notebook still displays (its ``_repr_png_``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -183,7 +187,10 @@ def plot_spread(
     ]
     if has_band:
         handles.append(Patch(color="0.2", alpha=0.18, lw=0, label="interval (population)"))
-    fig.legend(handles=handles, loc="outside upper center", ncols=len(handles), fontsize=8)
+    # four entries in one row need about 9 inches at this size: narrower, two rows of two
+    # (one row was cut off at both ends of a one-panel figure)
+    ncols = len(handles) if fig.get_figwidth() >= LEGEND_ONE_ROW_INCHES else 2
+    fig.legend(handles=handles, loc="outside upper center", ncols=ncols, fontsize=8)
     fig.get_layout_engine().set(h_pad=0.04)
     return fig
 

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -34,10 +35,20 @@ def _rows(r: Ranking, metric: str, k: int) -> Any:
     return t if metric == "mean" else t[t["k"] == k]
 
 
-def plot_rank_intervals(r: Ranking, *, metric: str | None = None, k: int | None = None) -> Any:
-    """One row per system, best first: its rank (dot) and rank interval (bar), tier by colour.
+def plot_rank_intervals(
+    r: Ranking,
+    *,
+    metric: str | None = None,
+    k: int | None = None,
+    intervals: Mapping[str, tuple[float, ...]] | None = None,
+) -> Any:
+    """One row per system, best first: its rank (dot) and rank interval (bar), coloured by its
+    first group letter (systems that share a letter are not separated).
 
-    The right-hand labels give the value with its interval and P(rank = 1).
+    The right-hand labels give the value with its interval and the share of draws in which
+    the system ranks first; ``intervals`` (system → (lower, upper, …)) replaces a system's
+    value interval by the one the rest of a report gives the same value (the report's
+    headline interval).
 
     Returns
     -------
@@ -49,12 +60,14 @@ def plot_rank_intervals(r: Ranking, *, metric: str | None = None, k: int | None 
     fig = _figure(7.0, 0.9 + 0.42 * n)
     ax = fig.add_subplot()
     y = np.arange(n)[::-1]
+    first = list(dict.fromkeys(str(g)[0] for g in t["group"]))  # letters in leaderboard order
     for yi, row in zip(y, t.itertuples(), strict=True):
-        color = PALETTE[(int(row.tier) - 1) % len(PALETTE)]
+        color = PALETTE[first.index(str(row.group)[0]) % len(PALETTE)]
+        lower, upper = (intervals or {}).get(str(row.system), (row.lower, row.upper))[:2]
         ax.plot([row.rank_lower, row.rank_upper], [yi, yi], color=color, lw=5, alpha=0.45)
         ax.plot([row.rank], [yi], "o", color=color, ms=7)
         ax.annotate(
-            f"{row.value:.1%} ({row.lower:.1%}–{row.upper:.1%}), P(1st) {row.p_first:.2f}",
+            f"{row.value:.1%} ({lower:.1%}–{upper:.1%}), first in {row.share_first:.2f}",
             xy=(1.0, yi),
             xycoords=("axes fraction", "data"),
             xytext=(6, 0),
@@ -62,7 +75,7 @@ def plot_rank_intervals(r: Ranking, *, metric: str | None = None, k: int | None 
             va="center",
             fontsize=8,
         )
-    ax.set_yticks(y, [f"T{row.tier} {_name(row.system)}" for row in t.itertuples()])
+    ax.set_yticks(y, [f"{row.group} {_name(row.system)}" for row in t.itertuples()])
     ax.set_xlim(0.5, len(r.systems) + 0.5)
     ax.set_xticks(np.arange(1, len(r.systems) + 1))
     ax.invert_xaxis()

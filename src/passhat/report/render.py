@@ -35,7 +35,8 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import fmt_ratio, jsonable, printable
+from passhat._format import fmt_ratio, jsonable, p_text, printable, short_names
+from passhat._paper import md_escape
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
@@ -91,7 +92,9 @@ class RenderedFigure:
 
     @property
     def png_b64(self) -> str:
-        return base64.b64encode(self.png).decode("ascii")
+        from markupsafe import Markup  # HTML-safe ASCII: printed whole, never shortened
+
+        return Markup(base64.b64encode(self.png).decode("ascii"))
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ def _num(x: Any, fmt: str) -> str:
         if v != 0 and abs(v) < 0.001:
             return f"{v:.2g}"
         return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
+    if fmt == "p":
+        return p_text(float(x))
     if fmt == "bool":
         return "yes" if bool(x) else "no"
     return str(x)
@@ -170,22 +175,6 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
     return _num(row.get(col.key), col.fmt)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-
-
-def md_escape(value: Any) -> str:
-    """Escape a string for Markdown text and table cells (HTML characters too).
-
-    Examples
-    --------
-    >>> print(md_escape("a|b <i>"))
-    a\\|b &lt;i&gt;
-    """
-    text = str(value).replace("\r", " ").replace("\n", " ")
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
 def _code(value: Any) -> str:
     return str(value).replace("`", "'").replace("\n", " ")
 
@@ -217,7 +206,8 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         makers["gap_concentration"] = lambda: plot_gap(conc, tasks=tasks)
     ranking = fd.get("ranking")
     if ranking is not None:
-        makers["rank_intervals"] = lambda: plot_rank_intervals(ranking)
+        same = fd.get("rank_values") or {}
+        makers["rank_intervals"] = lambda: plot_rank_intervals(ranking, intervals=same)
         makers["pairwise_differences"] = lambda: plot_pairwise(ranking)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
@@ -256,8 +246,8 @@ def _literal(value: Any) -> Any:
 
     if isinstance(value, Markup):
         return Markup(printable(str(value), keep_newlines=True))
-    if isinstance(value, str):
-        return printable(value, keep_newlines=True)
+    if isinstance(value, str):  # a name of 10^5 characters is shortened (results.json has it)
+        return short_names(printable(value, keep_newlines=True))
     return value
 
 

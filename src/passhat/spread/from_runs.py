@@ -6,7 +6,7 @@ Examples
 >>> import passhat as ph
 >>> sp = ph.spread(ph.load_example("abcd"), k=2, seed=0)
 >>> sp.table[["system", "ratio", "p_value", "clustered"]].round(3).to_dict(orient="records")[0]
-{'system': 'seed-example', 'ratio': 1.405, 'p_value': 0.007, 'clustered': True}
+{'system': 'seed-example', 'ratio': 1.405, 'p_value': 0.008, 'clustered': True}
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci
+from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, named_rng, root_seed
 from passhat.estimate import estimate as _estimate
 from passhat.estimate_result import Estimate
 from passhat.estimators import WeightSpec, as_counts
@@ -367,12 +367,14 @@ def _uncertainty(
     seed: int | None,
 ) -> tuple[pd.DataFrame, list[SpreadPosterior]]:
     """Per system: the heterogeneity test and the model-based figures (:mod:`.posterior`)."""
-    rngs = np.random.default_rng(seed).spawn(2 * len(systems))
+    root = root_seed(seed)
     rows = []
     posts = []
     for si, name in enumerate(systems):  # over systems, not tasks
         keep = inc[si]
-        test = heterogeneity_test(n[si, keep], c[si, keep], n_draws=n_boot, seed=rngs[2 * si])
+        test_rng, post_rng = named_rng(root, name).spawn(2)  # its own: not its neighbours'
+
+        test = heterogeneity_test(n[si, keep], c[si, keep], n_draws=n_boot, seed=test_rng)
         clustered = test.rejects(alpha)
         post = posterior_spread(
             n[si, keep],
@@ -380,7 +382,7 @@ def _uncertainty(
             ks=ks,
             ci=level if level is not None else 1.0 - alpha,
             homogeneous=not clustered,
-            rng=rngs[2 * si + 1],
+            rng=post_rng,
         )
         posts.append(post)
         row: dict[str, Any] = {"system": name, **test.to_dict(), "alpha": alpha}

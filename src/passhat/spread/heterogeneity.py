@@ -63,6 +63,10 @@ TEST_METHODS = ("auto", "permutation", "parametric", "normal")
 _PERMUTATION_CELLS = 4_000_000
 #: Largest number of cells drawn at once (memory bound).
 _CHUNK_CELLS = 4_000_000
+#: numpy's multivariate hypergeometric ("marginals") draws from fewer than 10^9 items.
+_MAX_PERMUTED_RUNS = 10**9
+#: Above this n the parametric null draws per task instead of a table over c = 0..n.
+_WIDE_N = 10_000
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,8 @@ def _parametric(
     sum_n2 = float(np.sum(n.astype(float) ** 2))
     out = np.empty(b)
     width = int(vals.max()) + 1
+    if width > _WIDE_N:  # huge n: draw each task's successes, not a table over c = 0..n
+        return _parametric_per_task(n, rate, b, rng, total, pairs)
     chunk = max(1, min(b, _CHUNK_CELLS // width))
     for start in range(0, b, chunk):
         m = min(chunk, b - start)
@@ -161,6 +167,23 @@ def _parametric(
         ps = s1 / total
         ss = s2 - 2.0 * ps * sn + ps**2 * sum_n2
         z = _z(ss, ps, total, pairs)
+        out[start : start + m] = np.where((ps > 0) & (ps < 1), z, -np.inf)
+    return out
+
+
+def _parametric_per_task(
+    n: NDArray[np.int64], rate: float, b: int, rng: np.random.Generator, total: float, pairs: float
+) -> NDArray[np.float64]:
+    """:func:`_parametric` for tasks with huge n (up to 2^53 runs): c_i ~ Binomial(n_i, p̂) drawn
+    per task, in chunks of draws (memory by tasks, whatever n is)."""
+    nf = n.astype(float)
+    out = np.empty(b)
+    chunk = max(1, min(b, _CHUNK_CELLS // max(n.size, 1)))
+    for start in range(0, b, chunk):
+        m = min(chunk, b - start)
+        x = rng.binomial(n[None, :], rate, size=(m, n.size)).astype(float)
+        ps = x.sum(axis=1) / total
+        z = _z(_sum_sq(x, nf, ps), ps, total, pairs)
         out[start : start + m] = np.where((ps > 0) & (ps < 1), z, -np.inf)
     return out
 
@@ -276,7 +299,13 @@ def heterogeneity_test(
             **base,
         )
     if meth == "auto":
-        meth = "permutation" if nn.size * n_draws <= _PERMUTATION_CELLS else "parametric"
+        small = nn.size * n_draws <= _PERMUTATION_CELLS and total < _MAX_PERMUTED_RUNS
+        meth = "permutation" if small else "parametric"
+    elif meth == "permutation" and total >= _MAX_PERMUTED_RUNS:
+        raise OptionError(
+            f"the permutation test reassigns at most {_MAX_PERMUTED_RUNS:,} runs (these tasks "
+            f"have {int(total):,}); use method='parametric' (Binomial draws)"
+        )
     rng = make_rng(seed)
     if meth == "permutation":
         null = _permutation(nn, succ, int(n_draws), rng, total, pairs)

@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._format import fmt_ratio, pct
+from passhat._format import fixed, fmt_ratio, num, p_text, pct
+from passhat._paper import PaperTable, interval_cell, level_words, method_words
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k
@@ -56,6 +57,14 @@ def _span(lo: Any, hi: Any, *, two: bool = False) -> str:
     if two:
         return f"{float(lo):.2f}–{float(hi):.2f}"
     return f"{fmt_ratio(float(lo))}–{fmt_ratio(float(hi))}×"
+
+
+def _paper_iv(value: float, lower: float | None, upper: float | None, digits: int) -> str:
+    """A value with its interval, ``1.21 [1.10, 1.35]`` (the value alone without one)."""
+    text = num(value, digits)
+    if lower is None or upper is None or not (math.isfinite(lower) and math.isfinite(upper)):
+        return text
+    return interval_cell(text, fixed(lower, digits), fixed(upper, digits))
 
 
 def _two(x: float) -> str:
@@ -172,6 +181,64 @@ class Spread(Result):
         the notes, the draws and the tasks left out (``passhat spread``)."""
         return Display((_ratio_view(self), _test_view(self)))
 
+    def _paper(self) -> PaperTable:
+        """The table for papers: per system and k the mean, pass^k, the uniform-spread
+        reference mean^k, the ratio pass^k / mean^k, consistency pass^k / mean, the share of
+        flaky tasks and the gap mean − pass^k; with ``ci``, pass^k, the ratio and the
+        consistency with their population-scope intervals (the caption says how each is made).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> sp = ph.spread(ph.load_example("agents"), k=2)
+        >>> print(sp.to_markdown().splitlines()[2])
+        | baseline | 2 | 0.767 | 0.709 | 0.588 | 1.21 | 0.92 | 0.220 | 0.058 |
+        """
+        with_ci = self.settings.get("ci") is not None
+        rows = []
+        for r in self.rows:
+            rows.append(
+                {
+                    "system": str(r.system),
+                    "k": str(r.k),
+                    "mean": num(r.mean),
+                    "pass^k": _paper_iv(r.pass_hat_k, r.pass_hat_k_lower, r.pass_hat_k_upper, 3)
+                    if with_ci
+                    else num(r.pass_hat_k),
+                    "mean^k": num(r.uniform),
+                    "pass^k / mean^k": _paper_iv(r.ratio, r.ratio_lower, r.ratio_upper, 2)
+                    if with_ci
+                    else num(r.ratio, 2),
+                    "pass^k / mean": _paper_iv(
+                        r.consistency, r.consistency_lower, r.consistency_upper, 2
+                    )
+                    if with_ci
+                    else num(r.consistency, 2),
+                    "flaky": num(r.flaky_share),
+                    "gap": num(r.gap),
+                }
+            )
+        return PaperTable(pd.DataFrame(rows), self._caption(), group="system")
+
+    def _caption(self) -> str:
+        """What each column is and, with ``ci``, the intervals' level, scope and methods."""
+        m = self.method
+        words = [
+            "Measured pass^k against the uniform-spread reference mean^k (pass^k if every task "
+            f"had the same success rate) per system and k. Mean: {m['mean']}; pass^k: "
+            f"{m['pass_hat_k']}; flaky: share of tasks with both outcomes among their decided "
+            "runs; gap: mean − pass^k."
+        ]
+        level = self.settings.get("ci")
+        if level is not None:
+            words.append(
+                f"{level_words(level)} intervals, population scope (tasks like these); seed "
+                f"{self.settings.get('seed')}. "
+                + method_words(self.table.assign(metric="pass_hat_k"), what="pass^k interval")
+                + f" Ratio and consistency intervals: {m['ratio_interval']}"
+            )
+        return " ".join(words)
+
     def reading(self, system: str, k: int) -> SpreadRow:
         """The typed row of one system and k."""
         k = check_k(k)  # k=True would match the k = 1 row
@@ -245,7 +312,7 @@ def _test_view(sp: Spread) -> View:
                 str(h["tasks"]),
                 str(h["runs"]),
                 _two(h["statistic"]),
-                f"{h['p_value']:.3g}" if h["testable"] else "—",
+                p_text(h["p_value"]) if h["testable"] else "—",
                 ("yes" if h["clustered"] else "no")
                 if h["testable"]
                 else f"untested: {h['reason']}",
@@ -390,6 +457,40 @@ class SummarySpread(Result):
 
     def _document(self) -> dict[str, Any]:
         return {"spread": self._fields()}
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: the pair, the uniform-spread reference mean^k, the ratio,
+        the consistency, the gap and the ICC of the Beta spread that reproduces the pair.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> s = ph.spread_from_summary(mean=0.774, pass_hat_k=0.530, k=5, label="τ-bench")
+        >>> print(s.to_markdown().splitlines()[2])
+        | τ-bench | 5 | 0.774 | 0.530 | 0.278 | 1.91 | 0.68 | 0.244 | 0.41 |
+        """
+        row = {
+            "row": self.label or "published pair",
+            "k": str(self.k),
+            "mean": num(self.mean),
+            "pass^k": num(self.pass_hat_k),
+            "mean^k": num(self.uniform),
+            "pass^k / mean^k": num(self.ratio, 2),
+            "pass^k / mean": num(self.consistency, 2),
+            "gap": num(self.gap),
+            "ICC": num(self.beta.icc, 2) if self.beta is not None else "—",
+        }
+        caption = (
+            "A published pair (mean, pass^k) against the uniform-spread reference mean^k "
+            "(pass^k if every task had the same success rate); gap: mean − pass^k; ICC: the "
+            "run-to-run correlation of the Beta spread of task rates that reproduces the pair "
+            f"({self.method}"
+            + (")." if self.beta is not None else f"; none does: {self.reason}).")
+            + " The published numbers carry no intervals."
+        )
+        return PaperTable(
+            pd.DataFrame([row]), caption, names=frozenset({"row"}), left=frozenset({"row"})
+        )
 
     def view(self) -> Display:
         """The pair against the uniform reference, the implied Beta's predictions, the reading."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from passhat._format import fmt_ratio
+from passhat._format import fmt_ratio, p_clause
 from passhat.intervals import outside_mask
 from passhat.spread.parts import BetaFit, MixedShareCheck, SpreadRow
 
@@ -53,8 +53,8 @@ CLUSTERED = "failures are clustered beyond what independent runs at a common rat
 
 
 def _p(p: float) -> str:
-    """A p-value for a sentence: 3 significant digits, never 0."""
-    return f"p = {p:.3g}"
+    """A p-value for a sentence: the one format (:func:`passhat._format.p_clause`)."""
+    return p_clause(p)
 
 
 def _untestable(r: SpreadRow) -> bool:
@@ -108,7 +108,7 @@ def describe_row(r: SpreadRow) -> str:
     ...                 testable=True)
     >>> print(describe_row(row))
     pass^2 is 2.0× what a uniform spread would give (25.0%); failures are clustered beyond \
-what independent runs at a common rate would give (Tarone's test, p = 0.001). Every task's \
+what independent runs at a common rate would give (Tarone's test, p = 0.0010). Every task's \
 runs agree, so there is no gap between mean and pass^k.
     """
     return " ".join(describe_parts(r))

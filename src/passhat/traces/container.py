@@ -108,7 +108,7 @@ def canonical_args(args: Any, *, ignore_keys: Iterable[str] = ()) -> str:
             else:
                 try:
                     args = json.loads(text)
-                except json.JSONDecodeError:
+                except ValueError:  # not JSON (or a number too long to convert): the text
                     args = text
         if args is None:
             args = {}

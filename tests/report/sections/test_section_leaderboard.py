@@ -1,7 +1,9 @@
 """The leaderboard section's sentences against its own ranking (the oracle is the Ranking's
-table: tiers, separated-from-leader flags and P(rank = 1)), and the summary's use of them."""
+table: group letters and the share of resamples ranked first), and the summary's use of them."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 import pytest
@@ -26,19 +28,37 @@ def test_sentences_say_what_the_table_says(board) -> None:  # type: ignore[no-un
     sec, r = board
     metric, k = r.settings["headline"]
     t = r.table[(r.table["metric"] == metric) & (r.table["k"] == k)]
-    top = t.loc[t["tier"] == t["tier"].min(), "system"].tolist()
+    leader = t.iloc[0]
+    # not separated from the leader ⟺ shares one of its letters (and the pairs table agrees)
+    along = [
+        s
+        for s, g in zip(t["system"][1:], t["group"][1:], strict=True)
+        if set(g) & set(leader["group"])
+    ]
+    pop = r.pairs[
+        (r.pairs["metric"] == metric) & (r.pairs["k"] == k) & (r.pairs["scope"] == "population")
+    ]
+    with_leader = pop[(pop["system_a"] == leader["system"]) | (pop["system_b"] == leader["system"])]
+    kept = {
+        a if b == leader["system"] else b
+        for a, b, sep in zip(
+            with_leader["system_a"], with_leader["system_b"], with_leader["separated"], strict=True
+        )
+        if not sep
+    }
+    assert set(along) == kept
     first = sec.sentences[0]
-    assert f"the top tier is {', '.join(top)}" in first or (
-        len(set(t["tier"])) == 1 and first.split(": ", 1)[1].startswith(("one tier", top[0]))
-    )
-    apart = t.loc[t["separated_from_leader"].astype(bool), "system"].tolist()
-    if apart:  # a chain: the sentence must not claim the tier cannot be ordered
-        assert "cannot order" not in first
-        assert f"{top[0]} is separated from {', '.join(a for a in apart if a in top)}" in first
+    assert first.split(": ", 1)[1].startswith(f"{leader['system']} leads")
+    if along:
+        assert f"not separated from it at 5%: {', '.join(along)}" in first
     else:
-        assert "separated from" not in first
+        assert "separated from every other system" in first
+    assert not re.search(r"\btiers?\b|\bchain\b", first)
+    assert "not the probability that it is truly first" in sec.sentences[1]
     for row in t.head(3).itertuples():
-        assert f"{row.system} {row.p_first:.2f}" in sec.sentences[1]
+        assert f"{row.system} {row.share_first:.2f}" in sec.sentences[1]
+    assert sec.tables[0].columns[0].label == "Group"
+    assert sec.tables[0].columns[-1].label == "First in (share of resamples)"
 
 
 def test_summary_gives_the_order_not_the_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -87,6 +87,7 @@ def test_model_comparison_section() -> None:
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 2
 
 
+@pytest.mark.integration  # NUTS: the inflated model
 def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
     """The report compares the models by default (issue 16); its default fit is the stacked
     one (issue 28), whose own exact leave-one-task-out comparison is shown — no second fit.
@@ -119,6 +120,7 @@ def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
     assert sum("predicts left-out tasks" in s for s in sec.sentences) == 1
 
 
+@pytest.mark.integration  # NUTS: the inflated model
 def test_model_comparison_is_not_shown_for_an_unhealthy_fit(monkeypatch) -> None:
     import importlib
 

@@ -76,14 +76,15 @@ def test_next_batch_rows_are_next_runs_answer() -> None:
     sec = _section(data, [1, 5])
     table = next(t for t in sec.tables if t.id == "plan_next")
     rows = [r for r in table.rows if r["system"] == "guided"]
-    api = ph.plan.next_runs(data, budget=168, k=5, system="guided")
+    res = ph.plan.next_runs(data, budget=168, k=5, system="guided")
+    api = res.batch
     # at most MAX_NEXT_ROWS per system (results.json stays small at any number of tasks)
     assert [r["task"] for r in rows] == [str(x) for x in api["task"][:MAX_NEXT_ROWS]]
     assert len(api) > MAX_NEXT_ROWS and len(rows) == MAX_NEXT_ROWS
     assert sum(r["extra_runs"] for r in rows) == api["extra_runs"][:MAX_NEXT_ROWS].sum()
     assert sum(r["shown"] for r in rows) == 10
     assert any(f"{MAX_NEXT_ROWS} of the {len(api)} tasks" in s for s in sec.sentences)
-    assert any(s.startswith("guided: " + api.attrs["sentences"][0][:40]) for s in sec.sentences)
+    assert any(s.startswith("guided: " + res.sentences[0][:40]) for s in sec.sentences)
 
 
 def test_no_clean_task_states_no_bound() -> None:

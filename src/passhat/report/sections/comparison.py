@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from passhat._format import p_clause
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Table
 from passhat.report.sections._rows import outside
@@ -87,7 +88,7 @@ def comparison_table(results: ReportResults) -> tuple[Table, list[str]]:
             Column("k", "k", "int"),
             Column("difference", "Difference", "dpts"),
             Column("diff", f"{ci:.0%} interval", "interval"),
-            Column("p_value", "p-value", "num"),
+            Column("p_value", "p-value", "p"),
             Column("tasks", "Tasks", "int"),
         ],
         rows=rows,
@@ -156,7 +157,7 @@ def comparison_sentence(r: dict[str, Any], *, k: int, level: float) -> str:
     >>> row = {"candidate": "b", "baseline": "a", "difference": 0.05, "diff_lower": 0.01,
     ...        "diff_upper": 0.09, "p_value": 0.02}
     >>> print(comparison_sentence(row, k=4, level=0.95))
-    b − a: pass^4 differs by +5.0 points (95% interval +1.0 to +9.0, p = 0.02); the interval \
+    b − a: pass^4 differs by +5.0 points (95% interval +1.0 to +9.0, p = 0.0200); the interval \
 excludes zero: b has the higher pass^4.
     >>> row = {"candidate": "b", "baseline": "a", "difference": 1.0, "diff_lower": -0.39,
     ...        "diff_upper": 0.89, "p_value": 0.26}
@@ -167,7 +168,7 @@ excludes zero: b has the higher pass^4.
     diff = float(r["difference"])
     lo, hi = _float(r.get("diff_lower")), _float(r.get("diff_upper"))
     p = _float(r.get("p_value"))
-    p_txt = f", p = {p:.3g}" if math.isfinite(p) else ""
+    p_txt = f", {p_clause(p)}" if math.isfinite(p) else ""
     if diff == 0:
         head = f"{cand} − {base}: pass^{k} is the same on these tasks (0.0 points"
     else:

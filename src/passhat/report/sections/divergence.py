@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from passhat._format import short
+from passhat._format import plural, short
 from passhat.report.document import Column, Section, Table, frame_rows, frame_table
 
 if TYPE_CHECKING:
@@ -186,11 +186,7 @@ def divergence_section(results: ReportResults) -> Section:
             )
         )
         if "action" in by_action.columns and "share" in by_action.columns:
-            top = by_action.iloc[0]
-            sentences.append(
-                f"The most frequent divergence point is {top['action']} "
-                f"({float(top['share']):.0%} of failing runs)."
-            )
+            sentences.append(_top_sentence(by_action.iloc[0], table, results))
     return Section(
         id="divergence",
         title=DIVERGENCE_TITLE,
@@ -200,3 +196,43 @@ def divergence_section(results: ReportResults) -> Section:
         note="A divergence point is a diagnostic lead, not proof of cause: check the arguments "
         "and observations, then test a fix.",
     )
+
+
+def _top_sentence(top: Any, table: Any, results: ReportResults) -> str:
+    """The most frequent divergence point with its denominators: the failing runs that have a
+    divergence point (its share is of those), the tasks they come from, and every failing run
+    of the systems traced.
+
+    Examples
+    --------
+    >>> import pandas as pd, passhat as ph
+    >>> from passhat.report.build import compute_results
+    >>> res = compute_results(ph.load_example("abcd"), k=[1], n_boot=200, model=False,
+    ...                       plan=False)
+    >>> top = pd.Series({"action": "pay", "runs": 3, "share": 0.5})
+    >>> table = pd.DataFrame({"system": "seed-example", "task_id": list("aabbcc"),
+    ...                       "kind": ["skips"] * 6})
+    >>> print(_top_sentence(top, table, res))  # doctest: +NORMALIZE_WHITESPACE
+    The most frequent divergence point is pay: 3 of the 6 failing runs with a divergence
+    point (50%), from 3 tasks with mixed outcomes; the runs hold 9 failing runs in all
+    (a task that always fails has no passing run to align with).
+    """
+    runs, share = int(top["runs"]), float(top["share"])
+    head = f"The most frequent divergence point is {top['action']}"
+    if not isinstance(table, pd.DataFrame) or "kind" not in table.columns:
+        return f"{head} ({share:.0%} of the failing runs with a divergence point)."
+    hit = table[table["kind"] != "none"]
+    text = (
+        f"{head}: {runs} of the {len(hit)} failing runs with a divergence point ({share:.0%}), "
+        f"from {plural(int(hit['task_id'].nunique()), 'task')} with mixed outcomes"
+    )
+    ds = results.counts_all
+    systems = [s for s in ds["system"].values if "system" not in hit or s in set(hit["system"])]
+    if systems:
+        part = ds.sel(system=systems)
+        failing = int((part["n"] - part["c"]).sum())
+        text += (
+            f"; the runs hold {failing} failing runs in all (a task that always fails has no "
+            "passing run to align with)"
+        )
+    return text + "."

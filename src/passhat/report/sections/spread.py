@@ -155,7 +155,7 @@ def _test_table(sp: Any, level: str) -> Table:
             Column("tasks", "Tasks", "int"),
             Column("runs", "Decided runs", "int"),
             Column("statistic", "Tarone's Z", "num"),
-            Column("p_value", "p-value", "num"),
+            Column("p_value", "p-value", "p"),
             Column("clustered", "Clustered (test rejects)", "bool"),
             Column("icc", "Run-to-run correlation (ICC)", "num"),
         ]
