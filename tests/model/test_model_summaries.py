@@ -92,7 +92,13 @@ def test_inflated_summary_names_its_model(mock_nuts):
     """The method column of a NUTS fit of the inflated model (its shape only: PyMC's mock
     sampler; the inflated fit's numbers are checked in test_model_inflated.py, integration)."""
     inflated = ph.fit(
-        ph.load_example("agents"), k=[5], model="inflated", sampler="pymc", seed=21, draws=200
+        ph.load_example("agents"),
+        k=[5],
+        model="inflated",
+        method="nuts",
+        sampler="pymc",
+        seed=21,
+        draws=200,
     )
     assert inflated.method == "nuts"
     s = inflated.summary(k=[5])
