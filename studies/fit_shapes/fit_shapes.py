@@ -166,21 +166,22 @@ def one_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _run_setting(args: tuple[int, int, int, int]) -> list[dict[str, Any]]:
-    ti, t, n, reps = args
+def _run_setting(args: tuple[int, int, int, int, int]) -> list[dict[str, Any]]:
+    ti, t, n, reps, first = args
     rows: list[dict[str, Any]] = []
-    for rep in range(reps):
+    for rep in range(first, first + reps):
         rows += one_replicate(ti, t, n, rep)
     return rows
 
 
 def run(*, reps: int, workers: int = 1, settings: list[tuple[int, int, int]] | None = None,
-        progress: bool = True, partial: Path | None = None) -> pd.DataFrame:  # fmt: skip
+        progress: bool = True, partial: Path | None = None,
+        first_rep: int = 0) -> pd.DataFrame:  # fmt: skip
     """Every setting (truth × design), ``reps`` replicates each, over ``workers`` processes
     (1: in this process); the per-replicate rows, also written to ``partial`` after each
     setting (a stopped run keeps what it computed)."""
     todo = settings or [(ti, t, n) for ti in range(len(TRUTHS)) for t, n in DESIGNS]
-    jobs = [(ti, t, n, reps) for ti, t, n in todo]
+    jobs = [(ti, t, n, reps, first_rep) for ti, t, n in todo]
     rows: list[dict[str, Any]] = []
     start = time.perf_counter()
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
@@ -190,7 +191,7 @@ def run(*, reps: int, workers: int = 1, settings: list[tuple[int, int, int]] | N
         if partial is not None:
             pd.DataFrame(rows).to_csv(partial, index=False)
         if progress:
-            ti, t, n, _ = jobs[i]
+            ti, t, n, _, _ = jobs[i]
             print(f"[{i + 1}/{len(jobs)}] {TRUTHS[ti].name} T={t} n={n} "
                   f"{(time.perf_counter() - start) / 60:.1f} min", flush=True)  # fmt: skip
     if pool:
@@ -280,6 +281,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", action="store_true", help="only redraw the report from the CSV")
     ap.add_argument("--seconds", type=float, default=None, help="run time to state (--render)")
     ap.add_argument(
+        "--more",
+        type=int,
+        default=0,
+        help="append this many replicates per setting to replicates.csv",
+    )
+    ap.add_argument(
+        "--truth",
+        type=int,
+        action="append",
+        help="with --more: only this truth (index into TRUTHS; repeatable)",
+    )
+    ap.add_argument(
         "--from-replicates", action="store_true",
         help="summarise the replicates.csv of a run stopped early (the settings it finished)",
     )  # fmt: skip
@@ -295,6 +308,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if df["done"].all() else 1
     start = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.more:  # more replicates (of the truths asked) appended to a finished run's
+        old = pd.read_csv(args.out / "replicates.csv")
+        todo = [(ti, t, n) for ti in (args.truth or range(len(TRUTHS))) for t, n in DESIGNS]
+        new = run(reps=args.more, settings=todo, first_rep=int(old["rep"].max()) + 1,
+                  partial=args.out / "replicates.more.csv")  # fmt: skip
+        pd.concat([old, new]).to_csv(args.out / "replicates.csv", index=False)
+        (args.out / "replicates.more.csv").unlink()
+        return main(["--from-replicates", "--out", str(args.out)])
     raw = run(reps=args.reps, workers=args.workers, partial=args.out / "replicates.csv")
     seconds = time.perf_counter() - start
     df = summarise(raw)
