@@ -42,6 +42,10 @@ seconds were 3–4× longer), median CPU seconds before → after (ratio):
 * ``passhat fit TAU`` (default method: NUTS before, the grid after) 15.6 → 3.8 (0.25×).
 
 (``python -c "import numpy"``: 0.13 s CPU in both.)
+
+Issue 32 goal 1 (ratios to ``import numpy``): ``benchmarks/bench_startup.txt`` (2026-12-06,
+load 8): ``plan detect`` 1.86×, ``--help`` 0.56×, ``estimate --example tau-airline --k 1-4``
+10.4× (6.9× without dask; the target 3× is not met: pandas and numpy alone exceed it).
 """
 
 from __future__ import annotations
@@ -64,17 +68,18 @@ TAU = (
     if SHARED_TAU.exists()
     else ROOT / "src" / "passhat" / "examples" / "tau_airline" / "gpt-4o-airline.json"
 )
-TARGETS = {
-    "passhat --help": 0.5,
-    "passhat estimate TAU": 1.5,
-    "passhat estimate TAU, no dask installed": 1.5,
+#: Targets of issue 32 (goal 1): at most this many times ``python -c "import numpy"``, in the
+#: same run (CPU time; an idle machine's wall time gives the same ratio).
+RATIO_TARGETS = {
+    "passhat --help": 2.0,
+    "passhat plan detect --flip-rate 0.1": 2.0,
+    "passhat estimate --example tau-airline --k 1-4": 3.0,
 }
 # dask (the [dask] extra, in the dev environment) is imported by xarray as soon as a Dataset is
 # made, whoever asks for it (~0.3 s); a plain `pip install passhat` does not have it. This
 # runs the same command with dask made unimportable, as in such an installation.
 NO_DASK = (
-    "import sys; sys.modules['dask'] = None; from passhat.cli import main; "
-    "sys.exit(main(['estimate', {tau!r}]))"
+    "import sys; sys.modules['dask'] = None; from passhat.cli import main; sys.exit(main({argv!r}))"
 )
 
 
@@ -83,14 +88,39 @@ def commands(python: str, *, slow: bool) -> dict[str, list[str]]:
     script = Path(python).parent / "passhat"
     cli = [str(script)] if script.exists() else [python, "-m", "passhat.cli"]
     tau = str(TAU)
+    example = ["estimate", "--example", "tau-airline", "--k", "1-4"]
     cmds = {
         'python -c "import numpy"': [python, "-c", "import numpy"],
         "python -c pass": [python, "-c", "pass"],
         "import passhat": [python, "-c", "import passhat"],
         "passhat --help": [*cli, "--help"],
         "passhat --version": [*cli, "--version"],
+        "passhat plan detect --flip-rate 0.1": [*cli, "plan", "detect", "--flip-rate", "0.1"],
+        "passhat plan detect --flip-rate 0.1 --json": [
+            *cli,
+            "plan",
+            "detect",
+            "--flip-rate",
+            "0.1",
+            "--json",
+        ],
+        "passhat plan bound --runs 30 --failures 2": [
+            *cli,
+            "plan",
+            "bound",
+            "--runs",
+            "30",
+            "--failures",
+            "2",
+        ],
+        "passhat estimate --help": [*cli, "estimate", "--help"],
+        "passhat estimate --example tau-airline --k 1-4": [*cli, *example],
+        "passhat estimate --example tau-airline --k 1-4, no dask": [
+            python,
+            "-c",
+            NO_DASK.format(argv=example),
+        ],
         "passhat estimate TAU": [*cli, "estimate", tau],
-        "passhat estimate TAU, no dask installed": [python, "-c", NO_DASK.format(tau=tau)],
         "passhat estimate TAU --k 1,2,4 --ci 0.95": [
             *cli,
             "estimate",
@@ -144,6 +174,7 @@ def main() -> int:
         print(f"τ-bench data not found at {TAU}: nothing to time")
         return 0
     print(f"τ-bench file: {TAU}")
+    load_before = os.getloadavg()
     pythons = {"this checkout": sys.executable}
     if args.python:
         pythons["--python"] = args.python
@@ -155,6 +186,7 @@ def main() -> int:
                 if "nuts" in label and len(times.get((who, label), [])) >= 2:
                     continue  # tens of seconds each: two runs are enough to see it
                 times.setdefault((who, label), []).append(run_once(argv))
+    load_after = os.getloadavg()
 
     def med(who: str, label: str, i: int) -> float:
         return statistics.median(t[i] for t in times[(who, label)])
@@ -162,30 +194,32 @@ def main() -> int:
     print(
         f"median of {args.repeat} fresh processes (NUTS fit: of 2): wall and CPU (user + system)"
         " seconds, each also as a ratio to `import numpy` in the same run. On a shared, loaded"
-        " machine the CPU time is the steadier measure; unloaded, wall ≈ CPU."
+        " machine the CPU time is the steadier measure; unloaded, wall ≈ CPU.\n"
+        f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) "
+        f"{', '.join(f'{x:.1f}' for x in load_before)} before, "
+        f"{', '.join(f'{x:.1f}' for x in load_after)} after"
     )
     numpy_label = 'python -c "import numpy"'
     for who in pythons:
         base_wall, base_cpu = med(who, numpy_label, 0), med(who, numpy_label, 1)
         print(f"\n{who}: {pythons[who]}")
         head = f"{'wall s':>7s} {'× numpy':>7s} {'CPU s':>6s} {'× numpy':>7s}"
-        print(f"  {'command':46s} {head}  target (seconds)")
+        print(f"  {'command':56s} {head}  target (× numpy, CPU)")
         for label in plan[who]:
             wall, cpu = med(who, label, 0), med(who, label, 1)
-            target = TARGETS.get(label)
+            target = RATIO_TARGETS.get(label)
             note = ""
             if target is not None:
-                note = f"< {target}: wall {'met' if wall < target else 'NOT met'}, "
-                note += f"CPU {'met' if cpu < target else 'NOT met'}"
+                note = f"≤ {target:g}: {'met' if cpu / base_cpu <= target else 'NOT met'}"
             print(
-                f"  {label:46s} {wall:7.3f} {wall / base_wall:7.1f} {cpu:6.3f} "
-                f"{cpu / base_cpu:7.1f}  {note}"
+                f"  {label:56s} {wall:7.3f} {wall / base_wall:7.2f} {cpu:6.3f} "
+                f"{cpu / base_cpu:7.2f}  {note}"
             )
     if len(pythons) == 2:
         print("\nthis checkout / --python (median wall time, median CPU time):")
         for label in plan["this checkout"]:
             ratios = [med("this checkout", label, i) / med("--python", label, i) for i in (0, 1)]
-            print(f"  {label:46s} {ratios[0]:6.2f}× {ratios[1]:6.2f}×")
+            print(f"  {label:56s} {ratios[0]:6.2f}× {ratios[1]:6.2f}×")
     return 0
 
 

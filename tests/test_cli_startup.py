@@ -50,6 +50,59 @@ def test_listing_imports_no_heavy_library(argv: list[str]) -> None:
             assert f"  {name} " in printed
 
 
+#: Libraries a closed form never needs (issue 32): it prints an answer computed from a formula.
+NOT_FOR_A_CLOSED_FORM = ("pandas", "xarray", "pymc", "pytensor", "arviz", "matplotlib", "dask")
+
+
+@pytest.mark.parametrize(
+    ("argv", "answer", "no_scipy"),
+    [
+        (["plan", "detect", "--flip-rate", "0.1"], "29 runs", True),
+        (["plan", "detect", "--flip-rate", "0.1", "--json"], '"value": 29', True),
+        (["plan", "retry", "--rate", "0.9", "--attempts", "3"], "retry-until-green 99.9%", True),
+        (["plan", "bound", "--runs", "30"], "failure rate ≤ 9.5%", True),
+        (["plan", "bound", "--runs", "30", "--failures", "2"], "failure rate ≤ 19.5%", False),
+        (["plan", "certify", "--max-failure-rate", "0.05"], "59 runs", False),
+    ],
+)
+def test_closed_form_imports_no_table_or_model_library(
+    argv: list[str], answer: str, no_scipy: bool
+) -> None:
+    """A closed form (``plan detect``, ``bound``, ``certify``, ``retry``) imports none of pandas,
+    xarray, PyMC (nor SciPy where no quantile is needed), and prints its answer."""
+    mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
+    assert answer in printed
+    assert sorted(set(NOT_FOR_A_CLOSED_FORM) & set(mods)) == []
+    if no_scipy:
+        assert "scipy" not in mods
+    if "--json" in argv:
+        assert "rich" not in mods  # rich loads only to print a table or text
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan", "fit", "gate", "report", "spread"])
+def test_a_commands_help_imports_no_heavy_library(command: str) -> None:
+    """``passhat estimate --help`` was 5.9× ``import numpy``: commands/_common imported pandas
+    and xarray at module level (issue 32)."""
+    mods, printed = _modules_after(f"from passhat.cli import main; main([{command!r}, '--help'])")
+    assert f" {command} [OPTIONS]" in printed
+    assert sorted(set(HEAVY) - {"numpy"} & set(mods)) == []
+    assert "rich" not in mods
+
+
+def test_a_plan_result_needs_pandas_only_for_its_table() -> None:
+    """``PlanResult.to_frame()`` builds a DataFrame; answering, printing and ``to_dict()``
+    do not import pandas."""
+    code = (
+        "from passhat import plan; r = plan.runs_to_detect(flip_rate=0.1); r.to_dict(); "
+        "print(repr(r)); import sys; print('pandas' in sys.modules); "
+        "print(r.to_frame().shape)"
+    )
+    mods, printed = _modules_after(code)
+    assert printed.splitlines()[0] == "29 runs"
+    assert printed.splitlines()[-2:] == ["False", "(4, 2)"]
+    assert "pandas" in mods
+
+
 def test_import_passhat_imports_no_heavy_library() -> None:
     mods, _ = _modules_after("import passhat")
     assert sorted(set(HEAVY) & set(mods)) == []

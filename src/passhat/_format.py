@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "fixed",
@@ -33,6 +35,9 @@ __all__ = [
     "short",
     "short_names",
 ]
+
+#: The types of pandas' missing values (``pd.NA``, ``pd.NaT``), JSON null.
+_PANDAS_MISSING = frozenset({"NAType", "NaTType"})
 
 
 def plural(n: int, noun: str) -> str:
@@ -67,13 +72,13 @@ def row_names(rows: pd.DataFrame, *, by: str | None = None, of: int = 0) -> str:
     >>> row_names(pd.concat([t.assign(system="a"), t.assign(system="b")]), by="system", of=2)
     'mean; pass@1–3; pass^1, 5'
     """
-    from passhat.estimators import METRIC_LABELS  # "pass@k": its mark is "pass@"
+    from passhat._labels import METRIC_LABELS  # "pass@k": its mark is "pass@"
 
     def names(part: pd.DataFrame) -> str:
         out = []
         for metric, sub in part.groupby("metric", sort=False):
-            if metric == "mean":
-                out.append("mean")
+            if metric in ("mean", "mean_score"):  # no k
+                out.append(METRIC_LABELS[str(metric)])
                 continue
             mark = METRIC_LABELS[str(metric)].removesuffix("k")
             ks = sorted({int(k) for k in sub["k"]})
@@ -107,8 +112,8 @@ def jsonable(obj: Any) -> Any:
         if not math.isfinite(obj):
             return None
         return float(f"{obj:.12g}")
-    if obj is pd.NA or obj is pd.NaT:
-        return None
+    if type(obj).__name__ in _PANDAS_MISSING and type(obj).__module__.startswith("pandas."):
+        return None  # pd.NA, pd.NaT: known by their type, so formatting never imports pandas
     return obj
 
 

@@ -14,4 +14,12 @@ from __future__ import annotations
 __all__ = ["METRIC_LABELS"]
 
 #: Column name → label of each metric.
-METRIC_LABELS = {"mean": "mean", "pass_at_k": "pass@k", "pass_hat_k": "pass^k"}
+METRIC_LABELS = {
+    "mean": "mean",
+    "pass_at_k": "pass@k",
+    "pass_hat_k": "pass^k",
+    # scores in [0, 1] (``scores=True``): the mean score and the expected best / worst of k
+    "mean_score": "mean score",
+    "best_of_k": "best of k",
+    "worst_of_k": "worst of k",
+}

@@ -35,12 +35,13 @@ import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from passhat._format import pct, printable, short_names
-from passhat.estimators import METRIC_LABELS
+from passhat._labels import METRIC_LABELS
+
+if TYPE_CHECKING:  # pandas only where a table is built (a view of lines alone needs none)
+    import pandas as pd
 
 __all__ = [
     "LEFT",
@@ -276,6 +277,8 @@ def metric_grid(
     >>> grid.columns.tolist(), grid["pass^k"].tolist(), methods
     (['system', 'k', 'tasks', 'mean', 'pass@k', 'pass^k'], ['42.5%'], [])
     """
+    import pandas as pd
+
     t = table[table["metric"].isin(list(METRIC_LABELS))]
     if scope is not None and "scope" in t.columns:
         t = t[t["scope"] == scope]

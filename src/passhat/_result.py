@@ -43,12 +43,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
-
 from passhat._format import jsonable
 from passhat._repr import Display, View, as_html, as_rich, as_text, display
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a result imports pandas where it builds a table, not here
+    import pandas as pd
+
     from passhat._paper import PaperTable
 
 __all__ = ["MAX_REPR", "SCHEMA_VERSION", "Records", "Result", "header", "records"]
@@ -81,6 +81,7 @@ def records(df: pd.DataFrame) -> Records:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> records(pd.DataFrame({"task": ["t1"], "rate": [float("nan")]}))
     [{'task': 't1', 'rate': None}]
     """

@@ -21,9 +21,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,8 +41,9 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
+from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
-from passhat.estimate_result import SCOPES, Estimate
+from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
 from passhat.estimators import (
     METRICS,
     WeightSpec,
@@ -58,6 +59,7 @@ from passhat.exclusions import (
     feasible_ks,
     weight_zero_notes,
 )
+from passhat.groups.result import CategoryEstimate
 from passhat.inputs import as_input
 from passhat.intervals import (
     TASK_METHODS,
@@ -65,7 +67,11 @@ from passhat.intervals import (
     task_outcome_shares,
     value_outside_note,
 )
+from passhat.scores.result import ThresholdCurve
 from passhat.trials import Trials, provenance
+
+if TYPE_CHECKING:
+    from passhat.scores.benchmark import ScoreParts
 
 __all__ = ["SCOPES", "Estimate", "estimate"]
 
@@ -155,6 +161,8 @@ def estimate(
     ci_method: Literal["bca", "percentile"] = "bca",
     task_method: str = "wilson",
     predictive: int | None = None,
+    scores: bool | Sequence[float] = False,
+    by: str | None = None,
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -220,6 +228,20 @@ def estimate(
         these) would show: usually wider than the population interval by
         about the task-to-task spread Var g(p) / T′ (the rule that picks it:
         :mod:`passhat.scopes`).
+    scores : bool or sequence of float
+        Also the partial-credit metrics of each run's ``score`` in [0, 1]: ``mean_score``,
+        ``best_of_k`` (the expected best of k runs) and ``worst_of_k`` (the expected worst),
+        unbiased per task from the sorted scores (:mod:`passhat.scores`), averaged over the
+        same tasks with the same weights, with both scopes' intervals when ``ci`` is given
+        (:mod:`passhat.scores.intervals`); plus ``curve``, pass^k and pass@k as functions of
+        the pass threshold. Needs runs (not a count table) with a score for every decided
+        run. On 0/1 scores they equal pass@k / pass^k. A sequence of thresholds in place of
+        True sets the curve's thresholds (default: the distinct scores, or 0, 0.05, …, 1 when
+        there are more than 21).
+    by : {"category"}, optional
+        Also the estimate per category of tasks (``by_category``): each category's values
+        and intervals over its included tasks, and a permutation F test per (system, metric,
+        k) of whether the categories differ (:mod:`passhat.groups`).
 
     Returns
     -------
@@ -265,6 +287,13 @@ def estimate(
             ci_method=ci_method, predictive=predictive,
         )  # fmt: skip
         table = table.merge(iv, on=["system", "k", "metric"], how="left", sort=False)
+    extra = _extras(
+        data, ds, tasks, ks, scores=scores, by=by,
+        boot={"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
+              "predictive": predictive},
+    )  # fmt: skip
+    if extra.scores is not None:
+        table = _with_score_rows(table, extra.scores.table, tasks.systems)
     settings: dict[str, Any] = {
         "k": ks,
         "k_dropped": ks_dropped,
@@ -276,6 +305,7 @@ def estimate(
         "task_method": task_method,
         "task_ci": ci if ci is not None else 0.95,
     }
+    settings.update(extra.settings)
     if ci is not None:
         settings.update(
             {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method,
@@ -291,6 +321,7 @@ def estimate(
             boot=(n_boot, int(seed)) if ci is not None and seed is not None else None,
         )
         + value_outside_note(table)
+        + (extra.scores.notes if extra.scores is not None else [])
     )
     return Estimate(
         table=table,
@@ -299,10 +330,113 @@ def estimate(
         settings=settings,
         notes=notes,
         source=provenance(data),
+        curve=(
+            ThresholdCurve(extra.scores.curve, source=provenance(data))
+            if extra.scores is not None
+            else None
+        ),
+        by_category=extra.by_category,
         _counts=ds,
+        _cost=cost_cells(data, ds),
         _include=tasks.include,
         _weights=tasks.normalised,
     )
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """What ``scores`` and ``by`` add to an estimate."""
+
+    scores: ScoreParts | None
+    by_category: CategoryEstimate | None
+    settings: dict[str, Any]
+
+
+def _score_option(scores: Any) -> tuple[bool, list[float] | None]:
+    """``scores`` → (asked, thresholds): a flag, or the curve's thresholds."""
+    if isinstance(scores, bool | np.bool_):
+        return bool(scores), None
+    if isinstance(scores, str) or not isinstance(scores, Iterable):
+        raise OptionError(
+            f"{{param}} must be True, False or a sequence of thresholds (got {scores!r})",
+            param="scores",
+        )
+    return True, [float(t) for t in scores]
+
+
+def _extras(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    tasks: _Averaged,
+    ks: list[int],
+    *,
+    scores: Any,
+    by: str | None,
+    boot: dict[str, Any],
+) -> _Extras:
+    """The score rows and curve (``scores``) and the per-category estimate (``by``)."""
+    asked, thresholds = _score_option(scores)
+    parts = None
+    seed = int(boot["seed"]) if boot["seed"] is not None else DEFAULT_SEED
+    if asked:
+        from passhat.scores.benchmark import score_estimates  # scipy: only when asked
+
+        parts = score_estimates(
+            data, ds, tasks.include, tasks.normalised, ks, ci=boot["ci"], n_boot=boot["n_boot"],
+            seed=seed, ci_method=boot["ci_method"], thresholds=thresholds,
+        )  # fmt: skip
+        if boot["ci"] is not None and boot["predictive"] is not None:
+            why = "the mean score and best / worst of k have no new-benchmark interval (—)"
+            parts = replace(parts, notes=[*parts.notes, why])
+    by_cat = None
+    if by is not None:
+        from passhat.groups.estimate import category_estimates
+
+        def score_rows(inc: NDArray[np.bool_], w: NDArray[np.float64]) -> pd.DataFrame:
+            from passhat.scores.benchmark import score_estimates
+
+            return score_estimates(
+                data, ds, inc, w, ks, ci=boot["ci"], n_boot=boot["n_boot"], seed=seed,
+                ci_method=boot["ci_method"],
+            ).table  # fmt: skip
+
+        by_cat = category_estimates(
+            ds, tasks.include, tasks.weights, ks, by=by, ci=boot["ci"], seed=seed,
+            intervals={k: boot[k] for k in ("n_boot", "seed", "ci_method")},
+            source=provenance(data), score_rows=score_rows if asked else None,
+            score_values=_score_values(data, ds, ks) if asked else None,
+        )  # fmt: skip
+    settings: dict[str, Any] = {"scores": True} if asked else {}
+    if by is not None:
+        settings["by"] = by
+    return _Extras(parts, by_cat, settings)
+
+
+def _score_values(
+    data: Trials | xr.Dataset, ds: xr.Dataset, ks: list[int]
+) -> tuple[NDArray[np.float64], list[tuple[str, int]]]:
+    """Per-task mean score and best / worst of k (system × task × column) and the columns."""
+    from passhat.scores.intervals import score_columns, task_columns
+    from passhat.scores.table import score_groups
+
+    sg = score_groups(data, ds)
+    cols = score_columns(ks)
+    vals, _ = task_columns(sg.groups, sg.shape[0] * sg.shape[1], cols)
+    return vals.reshape(*sg.shape, len(cols)), cols
+
+
+def _with_score_rows(table: pd.DataFrame, extra: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """The table with the score rows after each (system, k)'s 0/1 rows (scopes in order)."""
+    out = pd.concat([table, extra[table.columns]], ignore_index=True)
+    order = {m: i for i, m in enumerate(ALL_METRICS)}
+    keys = pd.DataFrame(
+        {
+            "s": out["system"].map({n: i for i, n in enumerate(systems)}),
+            "k": out["k"],
+            "m": out["metric"].map(order),
+        }
+    )
+    return out.loc[keys.sort_values(["s", "k", "m"], kind="stable").index].reset_index(drop=True)
 
 
 @dataclass(frozen=True)

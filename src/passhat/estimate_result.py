@@ -38,11 +38,19 @@ from passhat._paper import (
 from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k, check_method
+from passhat.cost import CostCells, cost_estimate
+from passhat.cost_result import CostEstimate
 from passhat.errors import OptionError
 from passhat.estimators import METRIC_LABELS, METRICS, per_task_metrics
+from passhat.groups.result import CategoryEstimate
 from passhat.intervals import task_intervals
+from passhat.scores.result import ThresholdCurve
 
-__all__ = ["SCOPES", "Estimate", "est_display"]
+__all__ = ["ALL_METRICS", "SCOPES", "Estimate", "est_display"]
+
+#: Every metric an estimate's table may hold: the 0/1 ones, then (``scores=True``) the mean
+#: score and the expected best / worst of k (:mod:`passhat.scores`).
+ALL_METRICS = (*METRICS, "mean_score", "best_of_k", "worst_of_k")
 
 #: The scopes of an interval (see :mod:`passhat.intervals`); "predictive" (a new
 #: benchmark of T′ tasks) only when asked for with ``predictive=``.
@@ -74,6 +82,14 @@ class Estimate(Result):
     source : dict
         Where the data came from, as the reader recorded it (path, format,
         sha256); empty for data built in Python.
+    curve : ThresholdCurve or None
+        With ``scores=True``: pass^k and pass@k as functions of the pass
+        threshold (:class:`passhat.scores.result.ThresholdCurve`; success =
+        score ≥ threshold); None otherwise.
+    by_category : CategoryEstimate or None
+        With ``by="category"``: pass@k / pass^k per category with intervals, and the
+        permutation test of whether the categories differ
+        (:class:`passhat.groups.result.CategoryEstimate`); None otherwise.
     per_task : xarray.Dataset
         Per-task metrics over (system, task, k) with n, c, unscored, weight
         (built on first access).
@@ -93,7 +109,10 @@ class Estimate(Result):
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     source: dict[str, str] = field(default_factory=dict)
+    curve: ThresholdCurve | None = None
+    by_category: CategoryEstimate | None = None
     _counts: xr.Dataset | None = None
+    _cost: CostCells | None = None
     _include: NDArray[np.bool_] | None = None
     _weights: NDArray[np.float64] | None = None
 
@@ -101,7 +120,7 @@ class Estimate(Result):
         """The tidy table (one row per system, k, metric and, with intervals, scope)."""
         return self.table.copy()
 
-    def _document(self, *, per_task: bool = False) -> dict[str, Any]:
+    def _document(self, *, per_task: bool = False, cost: bool = False) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "input": dict(self.source),
             "settings": self.settings,
@@ -112,9 +131,16 @@ class Estimate(Result):
         }
         if per_task:
             doc["tasks"] = records(self.tasks)
+        if self.curve is not None:
+            doc["curve"] = records(self.curve.table)
+        if self.by_category is not None:
+            doc["by_category"] = records(self.by_category.table)
+            doc["category_tests"] = records(self.by_category.tests)
+        if cost:
+            doc["cost"] = records(self._cost_result().table)
         return doc
 
-    def to_dict(self, *, per_task: bool = False) -> dict[str, Any]:
+    def to_dict(self, *, per_task: bool = False, cost: bool = False) -> dict[str, Any]:
         """The JSON document (``passhat estimate --json``); ``per_task`` adds the per-task table.
 
         Examples
@@ -124,12 +150,22 @@ class Estimate(Result):
         >>> doc["schema"], [r["value"] for r in doc["estimates"]]
         ('passhat.estimate', [0.55, 0.675, 0.425])
         """
-        return self._with_header(self._document(per_task=per_task))
+        return self._with_header(self._document(per_task=per_task, cost=cost))
 
-    def view(self, *, per_task: bool = False) -> Display:
+    def _cost_result(self) -> CostEstimate:
+        """:attr:`cost`, or an error saying the data have no cost column."""
+        if self.cost is None:
+            raise OptionError("{param} needs runs with a cost column", param="cost")
+        return self.cost
+
+    def view(self, *, per_task: bool = False, curve: bool = False, cost: bool = False) -> Display:
         """The tables the terminal, a notebook and ``repr`` show: the benchmark table (with each
-        scope's interval when there are intervals), after the per-task table with ``per_task``."""
-        return est_display(self, per_task=per_task)
+        scope's interval when there are intervals), after the per-task table with ``per_task``,
+        and the threshold curve with ``curve`` (an estimate with ``scores=True``)."""
+        shown = est_display(self, per_task=per_task, curve=curve)
+        if cost:
+            shown = Display((*shown.parts, self._cost_result().view()), shown.min_width)
+        return shown
 
     def _paper(self, *, scope: str = "population") -> PaperTable:
         """The table for papers: one row per system, its tasks, the mean and pass@k / pass^k
@@ -165,6 +201,34 @@ class Estimate(Result):
         return per
 
     @cached_property
+    def cost(self) -> CostEstimate | None:
+        """Cost per run, per success, per all-k-pass and pass^k per unit cost per (system, k)
+        (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column; None
+        without one. Built on first access; a run without a cost is an error then.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("agents"), k=[1])
+        >>> round(float(est.cost.to_frame()["cost_per_success"].iloc[0]), 4)
+        0.134
+        """
+        if self._cost is None or self._include is None or self._weights is None:
+            return None
+        ks = self.settings["k"]
+        boot = None
+        rates = None
+        if self.settings.get("ci") is not None:
+            per = self.per_task
+            rates = np.concatenate([per["mean"].values[:, :, :1], per["pass_hat_k"].values], axis=2)
+            boot = {k: self.settings[k] for k in ("ci", "n_boot", "seed")}
+        return cost_estimate(
+            self._cost, self.wide(), self._include, self._weights, ks,
+            systems=[str(s) for s in self.summary["system"]], source=self.source,
+            rates=rates, boot=boot,
+        )  # fmt: skip
+
+    @cached_property
     def tasks(self) -> pd.DataFrame:
         """Per-task table with intervals and the flaky flag (see the class docstring)."""
         per = self.per_task
@@ -188,14 +252,17 @@ class Estimate(Result):
         >>> ph.estimate(ph.load_example("abcd"), k=[1, 2]).wide()["pass_hat_k"].round(3).tolist()
         [0.55, 0.425]
         """
+        have = set(self.table["metric"])
         return self.table.pivot_table(
             index=["system", "k"], columns="metric", values="value", sort=False
-        )[list(METRICS)].reset_index()
+        )[[m for m in ALL_METRICS if m in have]].reset_index()
 
     def _rows(self, metric: str, k: int, system: str | None, scope: str | None) -> pd.DataFrame:
         """The table's rows of one (metric, k[, system][, scope]), or an error saying why not."""
-        if metric not in METRICS:
-            raise OptionError(f"metric must be one of {', '.join(METRICS)} (got {metric!r})")
+        have = [m for m in ALL_METRICS if m in set(self.table["metric"])]
+        if metric not in have:
+            extra = "" if metric not in ALL_METRICS else " (estimate with scores=True has it)"
+            raise OptionError(f"metric must be one of {', '.join(have)} (got {metric!r}){extra}")
         k = check_k(k)  # k=True would match the k = 1 rows
         t = self.table
         if scope is not None:
@@ -275,11 +342,18 @@ def _iv(lo: float, hi: float) -> str:
     return f"[{num(lo)}, {num(hi)}]"
 
 
-def est_display(est: Estimate, *, per_task: bool = False) -> Display:
+def est_display(est: Estimate, *, per_task: bool = False, curve: bool = False) -> Display:
     """The estimate's display: the per-task table (``per_task``), then the benchmark table
-    (with each scope's interval when the estimate has them)."""
+    (with each scope's interval when the estimate has them), then the threshold curve
+    (``curve``, with scores)."""
     parts = [_tasks_view(est)] if per_task else []
     parts.append(_intervals_view(est) if "scope" in est.table.columns else _values_view(est))
+    if curve:
+        if est.curve is None:
+            raise OptionError("{param} needs {scores}", param="curve", also=("scores",))
+        parts.append(est.curve.view())
+    if est.by_category is not None:
+        parts.extend(est.by_category.view().parts)
     return Display(tuple(parts), min_width=140 if per_task else None)
 
 
@@ -288,7 +362,7 @@ def _values_view(est: Estimate) -> View:
     wide = est.wide().merge(est.summary, on="system")
     cols = ("system", "tasks", "runs", "unscored", "k")
     frame = pd.DataFrame({c: wide[c].astype(str) for c in cols})
-    for metric in ("mean", "pass_at_k", "pass_hat_k"):
+    for metric in (m for m in ALL_METRICS if m in wide.columns):
         frame[METRIC_LABELS[metric]] = [num(v) for v in wide[metric]]
     notes = list(est.notes)
     unscored = int(est.summary["unscored"].sum())
@@ -315,11 +389,17 @@ def _intervals_view(est: Estimate) -> View:
     kmin = first["k"].min()
     rows = []
     for b in first.to_dict(orient="records"):
-        if b["metric"] == "mean" and b["k"] != kmin:
+        flat = b["metric"] in ("mean", "mean_score")
+        if flat and b["k"] != kmin:
             continue  # the mean does not depend on k
         key = (b["system"], b["k"], b["metric"])
-        cells = [_iv(iv.loc[(*key, s), "lower"], iv.loc[(*key, s), "upper"]) for s in scopes]
-        k_text = "—" if b["metric"] == "mean" else str(b["k"])
+        cells = [
+            _iv(iv.loc[(*key, s), "lower"], iv.loc[(*key, s), "upper"])
+            if (*key, s) in iv.index
+            else "—"  # no predictive scope for the score metrics
+            for s in scopes
+        ]
+        k_text = "—" if flat else str(b["k"])
         label = METRIC_LABELS[str(b["metric"])]
         rows.append([str(b["system"]), str(b["tasks"]), k_text, label, num(b["value"]), *cells])
     columns = ["system", "tasks", "k", "metric", "value"] + [heads[s] for s in scopes]

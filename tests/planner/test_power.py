@@ -14,6 +14,7 @@ from passhat import planner as plan
 from passhat.errors import OptionError, PasshatError
 from passhat.planner.copula import simulate_power
 from passhat.planner.design_check import simulate_design
+from passhat.planner.flip_power import simulate_compare_power
 
 A = plan.Assumptions
 
@@ -133,14 +134,14 @@ def test_sequences_give_the_answer_at_every_design_of_a_grid():
 
 
 def test_a_simulated_grid_gives_each_point_its_own_seed():
-    # oracle: the simulation of each design called directly with seed + its index
+    # oracle: the simulation of compare's test at each design called directly with seed + index
     prior = A(mean=0.6, icc=0.3)
     with plan.sweep_options(scheduler="synchronous"):
         g = plan.power(delta=0.1, tasks=[20, 40], runs_per_task=[3], prior=prior,
                        method="simulation", replicates=200, seed=7)  # fmt: skip
     assert g.table["seed"].tolist() == [7, 8] and g.replicates == 200
-    direct = simulate_power(tasks=40, runs_per_task=3, delta=0.1, prior=prior, replicates=200,
-                            seed=8)  # fmt: skip
+    direct = simulate_compare_power(tasks=40, runs_per_task=3, delta=0.1, prior=prior,
+                                    replicates=200, seed=8)  # fmt: skip
     assert g.table["power"].iloc[1] == direct["power"]
     assert g.table["power_analytic"].iloc[1] == float(
         plan.power(delta=0.1, tasks=40, runs_per_task=3, prior=prior)
@@ -158,7 +159,7 @@ def test_the_old_names_are_the_new_function_with_a_warning():
                                replicates=100, scheduler="synchronous")  # fmt: skip
     assert (
         grid["power"].iloc[0]
-        == simulate_power(
+        == simulate_compare_power(
             tasks=20, runs_per_task=3, delta=0.1, prior=prior, replicates=100, seed=0
         )["power"]
     )

@@ -78,7 +78,7 @@ def test_words_come_from_the_fields() -> None:
         "decided runs per task differ (6 to 9): the gate uses every decided run up to round 3 "
         "(2 complete round(s) of 3 run(s) per task; a block still missing runs counts as the "
         "outcome least favourable to each decision); to complete round 3, 2 tasks need 4 more "
-        "decided run(s): a +3, b +1",
+        "decided runs: a +3, b +1",
     )
     assert opened.reruns.to_dict(orient="records") == [
         {"build": "candidate", "system": "v2", "task": "a", "runs": 3},

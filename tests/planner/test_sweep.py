@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from passhat import planner as plan
-from passhat.planner.copula import simulate_power
 from passhat.planner.design_check import simulate_design
+from passhat.planner.flip_power import simulate_compare_power
 
 A = plan.Assumptions
 
@@ -45,7 +45,7 @@ def test_sweep_on_an_existing_cluster_address():
                 replicates=300,
                 seed=4,
             ).table
-    direct = simulate_power(
+    direct = simulate_compare_power(  # compare's test at that design, its seed
         tasks=30, runs_per_task=5, delta=0.1, prior=prior, replicates=300, seed=5
     )
     assert df["power"].tolist()[1] == direct["power"]

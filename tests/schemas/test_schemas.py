@@ -194,3 +194,16 @@ def test_a_changed_document_is_refused_and_an_added_key_is_not(
             schemas.validate(doc)
     else:
         schemas.validate(doc)
+
+
+def test_reliability_verdict_validates() -> None:
+    """The pytest marker's verdict (pass after a decision, and before any decided run)."""
+    from passhat.pytest_plugin.reliability import reliability
+
+    for runs in ([True] * 30, [False, True] * 20, []):
+        doc = reliability(runs, k=2, min_pass_hat=0.7).to_dict()
+        schemas.validate(doc)
+    bad = reliability([True] * 30, k=2, min_pass_hat=0.7).to_dict()
+    bad["reliability"]["decision"] = "maybe"
+    with pytest.raises(Exception, match="maybe"):
+        schemas.validate(bad)

@@ -38,15 +38,32 @@ Examples
 
 from __future__ import annotations
 
-from passhat._write.files import (
-    FileContent,
-    atomic_path,
-    check_file,
-    input_paths,
-    write_bytes,
-)
-from passhat._write.netcdf import write_netcdf
-from passhat._write.tree import MANIFEST, check_tree, write_tree
+from typing import TYPE_CHECKING
+
+from passhat._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from passhat._write.files import (
+        FileContent,
+        atomic_path,
+        check_file,
+        input_paths,
+        write_bytes,
+    )
+    from passhat._write.netcdf import write_netcdf
+    from passhat._write.tree import MANIFEST, check_tree, write_tree
+
+# lazy (start-up): every command imports passhat._write.stdout, which needs none of these
+lazy_exports(
+    __name__,
+    {
+        "passhat._write.files": (
+            "FileContent", "atomic_path", "check_file", "input_paths", "write_bytes",
+        ),
+        "passhat._write.netcdf": ("write_netcdf",),
+        "passhat._write.tree": ("MANIFEST", "check_tree", "write_tree"),
+    },
+)  # fmt: skip
 
 __all__ = [
     "MANIFEST",

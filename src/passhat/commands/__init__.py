@@ -37,8 +37,9 @@ COMMANDS: dict[str, str] = {
     "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
     "gate": "Pass, fail or continue: a gate on RUNS that stays valid however often it is checked.",
     "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
-    "rank": "Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.",
-    "report": "Write the reliability report of RUNS (or --example NAME) into -o DIR.",
+    "rank": "Leaderboard of several systems on the same tasks: rank intervals, group letters.",
+    "report": "Write the reliability report of RUNS (one file or several: each file's systems, "
+    "a file without a system column named after the file) or --example NAME into -o DIR.",
     "slices": "Counts and rates of runs by status and category, per system.",
     "spread": "Measured pass^k against the uniform-spread reference Mean^k.",
     "traces": "Where failing runs diverge from passing runs, per task with mixed outcomes.",

@@ -14,19 +14,21 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import click
-import xarray as xr
 
 from passhat._format import num
 from passhat._result import records
 from passhat.commands._notes import PENDING_NOTES, flush_notes
 from passhat.commands._output import emit_json
 from passhat.errors import EXIT_INPUT, OptionError
-from passhat.examples import EXAMPLES, load_example
-from passhat.io import input_stamp, read
-from passhat.trials import Trials
+from passhat.examples import EXAMPLES
+
+if TYPE_CHECKING:  # the readers (pandas, xarray) load when a command reads its input
+    import xarray as xr
+
+    from passhat.trials import Trials
 
 __all__ = [
     "EXIT_INPUT",
@@ -38,7 +40,6 @@ __all__ = [
     "flush_notes",
     "fmt_num",
     "input_options",
-    "input_stamp",
     "load_input",
     "parse_k",
     "quiet_option",
@@ -173,6 +174,10 @@ def load_input(
     ``scheduler``: count the runs on a dask cluster (:func:`passhat.read_counts`). ``runs``:
     the command needs every run (statuses), so a single file is read whole however many rows
     it has, not counted as it streams."""
+    from passhat.examples import load_example
+    from passhat.io import read
+    from passhat.trials import Trials
+
     if example is not None and path is not None:
         raise OptionError("give an input file or --example, not both")
     if example is not None:
@@ -330,6 +335,8 @@ class InputSpec:
         if self.example is not None:
             if self.scheduler is not None:
                 raise OptionError("--scheduler counts runs read from files, not --example")
+            from passhat.examples import load_example
+
             data: list[Trials | xr.Dataset] = [load_example(self.example)]
         elif not self.paths:
             raise OptionError("no input: give a file (or --example NAME)")

@@ -15,6 +15,7 @@
 Examples
 --------
 >>> import io
+>>> from passhat.commands._output import Table
 >>> out = io.StringIO()
 >>> c = make_console(file=out)
 >>> t = Table(title="runs")
@@ -33,17 +34,17 @@ import functools
 import io
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import rich.console
-import rich.table
-from rich.text import Text
 
 from passhat._format import jsonable, printable, short_names
 from passhat._repr import Display, View, as_rich, display
 from passhat._result import Records, Result
 from passhat.errors import OptionError
+
+if TYPE_CHECKING:  # rich loads when something is printed (not for --help or --json)
+    from passhat.commands._rich import Table
 
 __all__ = [
     "Records",
@@ -67,21 +68,6 @@ _CSV_KEYS: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextV
 )
 
 
-class _LiteralConsole(rich.console.Console):
-    """A console that shows every string literally (no markup, emoji or highlighting; control
-    characters escaped, line feeds kept)."""
-
-    def render_str(self, text: str, **kwargs: Any) -> Text:
-        kwargs.update(markup=False, emoji=False, highlight=False)
-        return super().render_str(short_names(printable(text, keep_newlines=True)), **kwargs)
-
-    def on_broken_pipe(self) -> None:
-        """The reader went away (``| head``): rich's default exits with status 1, which is a
-        failed gate's alone; the CLI's handler ends quietly with the I/O status instead."""
-        self.quiet = True
-        raise BrokenPipeError
-
-
 def make_console(*, min_width: int | None = None, stderr: bool = False, file: Any = None) -> Any:
     """The console a command prints with (see the module's docstring).
 
@@ -94,6 +80,8 @@ def make_console(*, min_width: int | None = None, stderr: bool = False, file: An
     file : file-like, optional
         Print there instead (tests).
     """
+    from passhat.commands._rich import LiteralConsole as _LiteralConsole
+
     opts: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
     probe = _LiteralConsole(stderr=stderr, file=file, **opts)
     if not probe.is_terminal:
@@ -101,29 +89,6 @@ def make_console(*, min_width: int | None = None, stderr: bool = False, file: An
     if min_width is not None and probe.width < min_width:
         return _LiteralConsole(stderr=stderr, file=file, width=min_width, **opts)
     return probe
-
-
-def _text(value: Any) -> Any:
-    """A cell as literal text (a name never spans lines); rich renderables stay as they are."""
-    if isinstance(value, str):
-        return Text(short_names(printable(value)))  # a name of 10^5 characters: its ends
-    return value
-
-
-class Table(rich.table.Table):
-    """:class:`rich.table.Table` whose title, caption, headers and cells are shown literally."""
-
-    def __init__(self, *headers: Any, **kwargs: Any) -> None:
-        for key in ("title", "caption"):
-            if key in kwargs:
-                kwargs[key] = _text(kwargs[key])
-        super().__init__(*(_text(h) for h in headers), **kwargs)
-
-    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
-        super().add_column(_text(header), *args, **kwargs)
-
-    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
-        super().add_row(*(_text(r) for r in renderables), **kwargs)
 
 
 def echo(message: Any = "", *, err: bool = False) -> None:
@@ -158,6 +123,15 @@ def show(shown: Result | View | Display, *, quiet: bool = False, stderr: bool = 
     if quiet:
         disp = disp.quiet()
     make_console(min_width=disp.min_width, stderr=stderr).print(as_rich(disp))
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Table` (rich's table, shown literally), loaded with rich on first use."""
+    if name == "Table":
+        from passhat.commands._rich import Table
+
+        return Table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def emit_paper(result: Result, paper: str, **options: Any) -> None:

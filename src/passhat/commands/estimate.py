@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import click
 
 from passhat.commands._common import (
@@ -21,9 +24,21 @@ from passhat.commands._options import (
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
-from passhat.estimate import estimate as _estimate
 
 __all__ = ["register"]
+
+
+def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
+    if value is None:
+        return None
+    try:
+        out = [float(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        out = [float("nan")]
+    if not out or not all(math.isfinite(v) for v in out):
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
+    return out
 
 
 @command("estimate")
@@ -78,6 +93,38 @@ __all__ = ["register"]
     show_default=True,
     help="Per-task interval method (with --per-task).",
 )
+@click.option(
+    "--scores",
+    is_flag=True,
+    help="Also the mean score and the expected best / worst of k of each run's score in [0, 1] "
+    "(partial credit; unbiased per task), and the threshold curve in --json.",
+)
+@click.option(
+    "--thresholds",
+    callback=_parse_thresholds,
+    default=None,
+    metavar="T1,T2,...",
+    help="The pass thresholds of the --scores curve (implies --scores; default: the distinct "
+    "scores, or 0, 0.05, ..., 1).",
+)
+@click.option(
+    "--curve",
+    is_flag=True,
+    help="With --scores: show pass^k and pass@k by pass threshold.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["category"]),
+    default=None,
+    help="Also pass@k / pass^k per category (with --ci: intervals) and a permutation test of "
+    "whether the categories differ.",
+)
+@click.option(
+    "--cost",
+    is_flag=True,
+    help="Also cost per run, per success, per all-k-pass and pass^k per unit cost (needs a "
+    "cost column).",
+)
 @json_option("tasks", "estimates")
 @paper_option(scopes=("population", "benchmark", "predictive"))
 @quiet_option("No notes, only the table.")
@@ -95,6 +142,11 @@ def estimate_cmd(
     predictive: int | None,
     per_task: bool,
     task_method: str,
+    scores: bool,
+    thresholds: list[float] | None,
+    by: str | None,
+    curve: bool,
+    cost: bool,
     as_json: bool,
     paper: str | None,
     scope: str,
@@ -103,7 +155,10 @@ def estimate_cmd(
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
     if paper is not None and per_task:
         raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
-    data = source.load(quiet=quiet)
+    from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
+
+    # --scores and --cost need every run (its score, its cost): a large file is read whole
+    data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
     est = _estimate(
         data,
         k=k,
@@ -118,13 +173,15 @@ def estimate_cmd(
         ci_method=ci_method,  # type: ignore[arg-type]
         task_method=task_method,
         predictive=predictive,
+        scores=thresholds if thresholds is not None else scores,
+        by=by,
     )
     if as_json:
-        emit_json(est.to_dict(per_task=per_task))
+        emit_json(est.to_dict(per_task=per_task, cost=cost))
     elif paper is not None:
         emit_paper(est, paper, scope=scope)
     else:
-        show(est.view(per_task=per_task), quiet=quiet)
+        show(est.view(per_task=per_task, curve=curve, cost=cost), quiet=quiet)
 
 
 def register(cli: click.Group) -> None:

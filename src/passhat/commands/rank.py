@@ -2,7 +2,7 @@
 
 Reads several files (one system each, or several systems each) or one file with
 a system column, calls :func:`passhat.rank`, and prints per metric and k the
-leaderboard: tier, value and interval, rank and rank interval, P(rank = 1).
+leaderboard: group letters, value and interval, rank and rank interval, share first.
 ``--json`` / ``--csv`` write the whole table (every metric and k), the pairwise
 matrix and the simultaneous k-grid bands.
 """
@@ -82,7 +82,7 @@ def _metrics(text: str) -> list[str]:
 @paper_option()
 @quiet_option("No notes, only the tables.")
 def rank_cmd(source: InputSpec, **opts: Any) -> None:
-    """Leaderboard of several systems on the same tasks: rank intervals, P(rank = 1), tiers.
+    """Leaderboard of several systems on the same tasks: rank intervals, group letters.
 
     RUNS are files with one system each (a file without a system column is named after the
     file), or one file with a system column.

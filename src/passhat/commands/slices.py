@@ -7,7 +7,6 @@ import click
 from passhat.commands._common import InputSpec, input_options, quiet_option
 from passhat.commands._options import ci_option, command, json_option
 from passhat.commands._output import emit_json, show
-from passhat.slices import slices
 
 __all__ = ["register"]
 
@@ -42,6 +41,8 @@ def slices_cmd(
     Unscored runs (the grader could not decide) are listed with their status
     and are never counted in n (decided runs).
     """
+    from passhat.slices import slices  # pandas, xarray: not for --help
+
     sl = slices(
         source.load(runs=True),
         by=None if by is None else _split((by,)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,7 +19,9 @@ from passhat.commands._options import (
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
-from passhat.spread import Spread, SummarySpread, spread, spread_from_summary
+
+if TYPE_CHECKING:  # the computations (pandas, xarray, SciPy) load when the command runs
+    from passhat.spread import Spread, SummarySpread
 
 __all__ = ["register"]
 
@@ -52,6 +55,8 @@ def _from_pair(
     predict_text: str,
 ) -> SummarySpread:
     """The spread of a published pair (an impossible pair is an error)."""
+    from passhat.spread import spread_from_summary
+
     mean, hat = _rate(mean_text, "mean"), _rate(hat_text, "pass_hat_k")
     if mean is None or hat is None or k is None:
         raise OptionError(
@@ -154,6 +159,8 @@ def spread_cmd(
     else:
         if label is not None or runs is not None or mixed_share is not None:
             raise OptionError("--label, --runs and --mixed-share apply to a published pair only")
+        from passhat.spread import spread
+
         res = spread(
             source.load(),
             k=k,

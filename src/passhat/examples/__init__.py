@@ -44,13 +44,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from passhat.errors import OptionError
-from passhat.trials import Trials
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from passhat.traces import Traces
+    from passhat.trials import Trials
 
 __all__ = ["EXAMPLES", "TRACE_EXAMPLES", "example_path", "load_example", "load_example_traces"]
 
@@ -94,6 +94,8 @@ def example_path(name: str, *, traces: bool = False) -> Path:
 
 
 def _abcd() -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for task, c in zip("ABCD", (5, 4, 2, 0), strict=True):
         for trial in range(5):
@@ -121,6 +123,8 @@ def load_example(name: str) -> Trials:
     if name not in EXAMPLES:
         raise _unknown(name, EXAMPLES)
     if name == "abcd":
+        from passhat.trials import Trials
+
         return Trials.from_frame(_abcd(), where="example abcd", source={"example": "abcd"})
     from passhat.io import read_trials
 

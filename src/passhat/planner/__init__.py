@@ -63,41 +63,89 @@ True
 
 from __future__ import annotations
 
-from passhat.planner._deprecated import (
-    design_check,
-    design_selection,
-    gate,
-    power_grid,
-    power_table,
-    simulate_design,
-    simulate_power,
+from typing import TYPE_CHECKING
+
+from passhat._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from passhat.planner._deprecated import (  # noqa: F401  (deprecated: not in __all__)
+        design_check,
+        design_selection,
+        gate,
+        power_grid,
+        power_table,
+        simulate_design,
+        simulate_power,
+    )
+    from passhat.planner.assumptions import Assumptions, from_counts
+    from passhat.planner.design import design
+    from passhat.planner.design_result import DesignResult
+    from passhat.planner.moments import estimator_moments as estimator_moments
+    from passhat.planner.moments import population_value as population_value
+    from passhat.planner.more_runs import more_runs
+    from passhat.planner.more_runs_result import MoreRuns
+    from passhat.planner.next_runs import NO_FLAKY, next_runs
+    from passhat.planner.next_runs_result import NextRuns
+    from passhat.planner.pilot import PairedPilot, paired_pilot
+    from passhat.planner.power import power
+    from passhat.planner.power_result import PowerResult
+    from passhat.planner.result import ASSUMPTIONS, PlanResult
+    from passhat.planner.result import MetricName as MetricName
+    from passhat.planner.runs import (
+        choose_k,
+        failure_upper_bound,
+        rate_for_pass_hat_k,
+        retry,
+        runs_for_width,
+        runs_to_certify,
+        runs_to_detect,
+    )
+    from passhat.planner.sequential import SequentialResult, sequential
+    from passhat.planner.sweep import sweep, sweep_options
+    from passhat.planner.tables import SeedTables, seed_tables
+
+#: Deprecated names (one release; each warns when called): see planner._deprecated.
+_DEPRECATED_NAMES = (
+    "design_check",
+    "design_selection",
+    "gate",
+    "power_grid",
+    "power_table",
+    "simulate_design",
+    "simulate_power",
 )
-from passhat.planner.assumptions import Assumptions, from_counts
-from passhat.planner.design import design
-from passhat.planner.design_result import DesignResult
-from passhat.planner.moments import estimator_moments as estimator_moments
-from passhat.planner.moments import population_value as population_value
-from passhat.planner.more_runs import more_runs
-from passhat.planner.more_runs_result import MoreRuns
-from passhat.planner.next_runs import NO_FLAKY, next_runs
-from passhat.planner.next_runs_result import NextRuns
-from passhat.planner.pilot import PairedPilot, paired_pilot
-from passhat.planner.power import power
-from passhat.planner.power_result import PowerResult
-from passhat.planner.result import ASSUMPTIONS, PlanResult
-from passhat.planner.result import MetricName as MetricName
-from passhat.planner.runs import (
-    choose_k,
-    failure_upper_bound,
-    rate_for_pass_hat_k,
-    retry,
-    runs_for_width,
-    runs_to_certify,
-    runs_to_detect,
-)
-from passhat.planner.sequential import SequentialResult, sequential
-from passhat.planner.sweep import sweep, sweep_options
-from passhat.planner.tables import SeedTables, seed_tables
+
+#: Where each name lives (the same imports as above), imported on first use: a closed form
+#: (``plan.runs_to_detect``) loads neither pandas, xarray nor SciPy's statistics.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "passhat.planner._deprecated": _DEPRECATED_NAMES,
+    "passhat.planner.assumptions": ("Assumptions", "from_counts"),
+    "passhat.planner.design": ("design",),
+    "passhat.planner.design_result": ("DesignResult",),
+    "passhat.planner.moments": ("estimator_moments", "population_value"),
+    "passhat.planner.more_runs": ("more_runs",),
+    "passhat.planner.more_runs_result": ("MoreRuns",),
+    "passhat.planner.next_runs": ("NO_FLAKY", "next_runs"),
+    "passhat.planner.next_runs_result": ("NextRuns",),
+    "passhat.planner.pilot": ("PairedPilot", "paired_pilot"),
+    "passhat.planner.power": ("power",),
+    "passhat.planner.power_result": ("PowerResult",),
+    "passhat.planner.result": ("ASSUMPTIONS", "MetricName", "PlanResult"),
+    "passhat.planner.runs": (
+        "choose_k",
+        "failure_upper_bound",
+        "rate_for_pass_hat_k",
+        "retry",
+        "runs_for_width",
+        "runs_to_certify",
+        "runs_to_detect",
+    ),
+    "passhat.planner.sequential": ("SequentialResult", "sequential"),
+    "passhat.planner.sweep": ("sweep", "sweep_options"),
+    "passhat.planner.tables": ("SeedTables", "seed_tables"),
+}
+
+lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "ASSUMPTIONS",
@@ -129,14 +177,3 @@ __all__ = [
     "sweep",
     "sweep_options",
 ]
-
-#: Deprecated names (one release; each warns when called): see planner._deprecated.
-_DEPRECATED = (
-    design_check,
-    design_selection,
-    gate,
-    power_grid,
-    power_table,
-    simulate_design,
-    simulate_power,
-)

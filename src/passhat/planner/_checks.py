@@ -25,9 +25,9 @@ import numbers
 import warnings
 from typing import Any, Literal
 
+from passhat._labels import METRIC_LABELS
 from passhat._validate import memory_text
 from passhat.errors import OptionError
-from passhat.estimators import METRIC_LABELS
 
 __all__ = [
     "ASSUMPTIONS",

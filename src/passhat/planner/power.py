@@ -44,7 +44,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from passhat._format import fixed, pct, plural
-from passhat._validate import check_k
+from passhat._validate import check_k, resolve_seed
 from passhat.errors import OptionError
 from passhat.planner._checks import MODEL_ASSUMPTIONS, MetricName, check_metric
 from passhat.planner._checks import ceil as _ceil
@@ -52,7 +52,8 @@ from passhat.planner._checks import label as _label
 from passhat.planner._checks import prob as _prob
 from passhat.planner._checks import whole as _whole
 from passhat.planner.assumptions import Assumptions, _resolve_prior
-from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, simulate_power
+from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power
+from passhat.planner.flip_power import simulate_compare_power
 from passhat.planner.pilot import PairedPilot, paired_pilot
 from passhat.planner.power_result import (
     PowerResult,
@@ -61,6 +62,7 @@ from passhat.planner.power_result import (
     power_method,
     power_reasoning,
 )
+from passhat.planner.power_search import Question, SimSettings, simulated_answer
 from passhat.planner.sweep import current_sweep_options, sweep
 
 __all__ = ["power"]
@@ -259,9 +261,14 @@ def power(
     """Tasks × runs to detect a difference between two systems on matched tasks (paired).
 
     The paired analysis tests the mean of per-task differences of the unbiased
-    estimator; the power is that of the two-sided paired t-test, noncentral t
-    with T − 1 df and noncentrality ``|δ|√T/σ_d`` (exact for normal
-    differences; ``method="simulation"`` checks the bounded estimators). Give three of
+    estimator. ``method="analytic"`` gives the power of the two-sided paired t-test,
+    noncentral t with T − 1 df and noncentrality ``|δ|√T/σ_d`` — an approximation:
+    ``passhat compare`` runs a sign-flip permutation test, whose power is often a few
+    points lower (coarse differences at few runs per task). ``method="simulation"``
+    answers for compare's own test: benchmarks simulated from the prior's model, each
+    tested as compare tests it (:mod:`passhat.planner.flip_power`), the unknown searched
+    with the same simulated benchmarks at every design (:mod:`passhat.planner.power_search`).
+    Give three of
     ``delta``, ``tasks``, ``runs_per_task``, ``power`` and the fourth is solved for.
     Solving for ``tasks`` starts from the normal-approximation
     sample size of a paired design, T = ((z_{1−α/2} + z_{power})·σ_d / δ)² [1]_,
@@ -296,8 +303,10 @@ def power(
     k : int
         The k of pass^k / pass@k (1 by default: the mean's; a pilot needs 2k runs per task).
     method : {"analytic", "simulation"}
-        "simulation" simulates ``replicates`` benchmarks from the prior's model
-        (Monte-Carlo error reported); not with a pilot.
+        "simulation" simulates ``replicates`` benchmarks from the prior's model, each
+        tested by compare's sign-flip test, and solves for that test (Monte-Carlo error
+        reported; the t-test approximation kept as ``quantities["power_analytic"]``);
+        not with a pilot.
 
     Returns
     -------
@@ -331,10 +340,10 @@ def power(
         "prior": prior, "pilot": pilot, "k": k, "metric": metric, "alpha": alpha,
         "correlation": correlation, "system": system, "max_runs_per_task": max_runs_per_task,
     }  # fmt: skip
+    sim = {"method": method, "replicates": replicates, "seed": seed}
     if kind == "designs":
-        return _designs(delta, power, runs_per_task, **ask)  # type: ignore[arg-type]
+        return _designs(delta, power, runs_per_task, sim, **ask)  # type: ignore[arg-type]
     if kind == "grid":
-        sim = {"method": method, "replicates": replicates, "seed": seed}
         return _grid(solve, delta, tasks, runs_per_task, power, sim, **ask)
     kk = 1 if metric == "mean" else kk
     spread = _spread(prior, pilot, kk, metric, rho, system)
@@ -342,8 +351,18 @@ def power(
         "delta": delta, "tasks": tasks, "runs": runs_per_task, "target": target, "alpha": a_,
         "k": kk, "label": _label(metric, kk), "max_runs": max_runs_per_task,
     }  # fmt: skip
-    sim = {"method": method, "replicates": replicates, "seed": seed}
     return _answer(solve, spread, rho, kw, sim, metric)
+
+
+def _method(method: str, measured: bool) -> str:
+    """The method asked for, refused where it cannot run (simulation needs the prior's model)."""
+    if method == "simulation" and measured:
+        raise OptionError(
+            "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
+            "analytic power (the pilot's spread is the measurement)",
+            also=("method",),
+        )
+    return method
 
 
 def _answer(
@@ -354,38 +373,34 @@ def _answer(
     sim: dict[str, Any],
     metric: str,
 ) -> PowerResult:
-    """One answer: solve analytically (simulate the power with ``method="simulation"``), then
-    its sensitivity to ρ, its reasoning and assumptions."""
+    """One answer: solve analytically (the paired t-test approximation), then — with
+    ``method="simulation"`` — solve again by simulating compare's own test; then its
+    sensitivity to ρ, its reasoning and assumptions."""
     measured = not isinstance(spread, CopulaSpread)
-    if sim["method"] == "simulation" and measured:
-        raise OptionError(
-            "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
-            "analytic power (the pilot's spread is the measurement)",
-            also=("method",),
-        )
+    method = _method(sim["method"], measured)
     ans = _solve(solve, spread, rho, **kw)
+    power_analytic = ans["power"]
+    if method == "simulation":
+        seed = resolve_seed(sim["seed"])
+        question = Question(spread, kw["alpha"], kw["target"], kw["max_runs"], kw["label"])
+        settings = SimSettings(_whole("replicates", sim["replicates"], minimum=1), seed)
+        ans = simulated_answer(solve, question, ans, settings)
+        if solve != "power":  # the approximation at the design compare's test needs
+            power_analytic = _solve("power", spread, rho, **{**kw, **_design(ans)})["power"]
     dl, t, n, pw = ans["delta"], ans["tasks"], ans["runs_per_task"], ans["power"]
     kk, a_ = kw["k"], kw["alpha"]
     sd = spread.sd(dl, n, rho)
-    mce = 0.0
-    if sim["method"] == "simulation" and isinstance(spread, CopulaSpread):
-        out = simulate_power(
-            tasks=t, runs_per_task=n, delta=dl, prior=spread.assumed, k=kk,
-            metric=metric,  # type: ignore[arg-type]
-            correlation=spread.rho, alpha=a_, replicates=sim["replicates"], seed=sim["seed"],
-        )  # fmt: skip
-        pw, mce = out["power"], out["mc_error"]
     rho_used = float(spread.rho) if rho is None else rho
     source = "measured" if measured and rho is None else "assumed" if rho is None else "given"
     q: dict[str, Any] = {
         "metric": metric, "k": kk, "alpha": a_, "correlation": rho_used,
-        "correlation_source": source, "method": sim["method"], "delta": dl, "tasks": t,
-        "runs_per_task": n, "power": pw, "sd_difference": sd,
+        "correlation_source": source, "method": method, "delta": dl, "tasks": t,
+        "runs_per_task": n, "power": pw, "power_analytic": power_analytic, "sd_difference": sd,
         "baseline_value": float(spread.baseline),
         "sensitivity": _sensitivity(solve, spread, rho_used, **kw),
     }  # fmt: skip
-    if sim["method"] == "simulation":
-        q.update({"replicates": sim["replicates"], "mc_error": mce, "seed": sim["seed"]})
+    if method == "simulation":
+        q.update({k: ans[k] for k in ("mc_error", "replicates", "seed", "n_flips", "branches")})
     if measured and isinstance(spread, PairedPilot):
         q["pilot"] = {
             "systems": list(spread.systems),
@@ -403,16 +418,20 @@ def _answer(
         assumptions += (f"what-if: {spread.correlation_kind} set to ρ = {rho:g}",)
     if not measured:
         assumptions += MODEL_ASSUMPTIONS
-    meth = power_method(
-        measured=measured, simulation=sim["method"] == "simulation",
-        replicates=sim["replicates"], seed=sim["seed"],
-    )  # fmt: skip
-    row = pd.DataFrame([{k: q[k] for k in ("delta", "tasks", "runs_per_task", "power")}])
-    # the answer is the analytic one; a simulated power is in quantities (and the reasoning)
+    row = {k: q[k] for k in ("delta", "tasks", "runs_per_task", "power", "power_analytic")}
+    if method == "simulation":
+        row["mc_error"] = q["mc_error"]
     return PowerResult(
-        "power", solve, ans[solve], q, reasoning, assumptions=assumptions, method=meth,
-        source=_source(spread, pilot_given=measured), table=row.assign(sd_difference=sd),
+        "power", solve, ans[solve], q, reasoning, assumptions=assumptions,
+        method=power_method(q, measured=measured),
+        source=_source(spread, pilot_given=measured),
+        table=pd.DataFrame([row]).assign(sd_difference=sd),
     )  # fmt: skip
+
+
+def _design(ans: dict[str, Any]) -> dict[str, Any]:
+    """An answer's design as the keywords of :func:`_solve`."""
+    return {"delta": ans["delta"], "tasks": ans["tasks"], "runs": ans["runs_per_task"]}
 
 
 def _source(spread: Any, *, pilot_given: bool) -> dict[str, Any]:
@@ -427,12 +446,15 @@ def _designs(
     delta: float,
     target: float,
     runs_per_task: Sequence[int] | None,
+    sim: dict[str, Any],
     *,
     cost_per_run: float = 1.0,
     cost_per_task: float = 0.0,
     **ask: Any,
 ) -> PowerResult:
-    """The tasks each runs-per-task choice needs to detect ``delta``, the cheapest marked."""
+    """The tasks each runs-per-task choice needs to detect ``delta`` (paired t-test
+    approximation), the cheapest marked — solved again for compare's test by simulation when
+    asked."""
     kk = check_k(ask["k"])
     ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
     if not ns:
@@ -440,8 +462,8 @@ def _designs(
             "{param}: give at least one number of runs per task", param="runs_per_task"
         )
     # the first answer checks every argument and names the assumptions; the others reuse its spread
-    ask.pop("max_runs_per_task")
-    res = power(delta=delta, runs_per_task=ns[0], power=target, **ask)
+    max_runs = ask.pop("max_runs_per_task")
+    res = power(delta=delta, runs_per_task=ns[0], power=target, method="analytic", **ask)
     kk = int(res.quantities["k"])
     metric, correlation = ask["metric"], ask["correlation"]
     spread = _spread(ask["prior"], ask["pilot"], kk, metric, correlation, ask["system"])
@@ -462,20 +484,58 @@ def _designs(
                 "cost": t * (cost_per_task + n * cost_per_run),
                 "sd_difference": spread.sd(float(delta), int(n), correlation),
                 "power": ans["power"],
+                "method": "analytic",
             }
         )
     df = pd.DataFrame(rows)
     df["optimal"] = False
+    if _method(sim["method"], measured=not isinstance(spread, CopulaSpread)) == "simulation":
+        costs = (cost_per_task, cost_per_run)
+        res = _simulate_cheapest(df, delta, target, sim, costs, max_runs_per_task=max_runs, **ask)
     best_i = int(np.lexsort((df["runs"].to_numpy(), df["cost"].to_numpy()))[0])
     df.loc[best_i, "optimal"] = True
     best = df.loc[best_i].to_dict()
     q = {key: res.quantities[key] for key in ("correlation", "correlation_source", "sensitivity")}
+    q |= {
+        key: res.quantities[key]
+        for key in ("mc_error", "replicates", "seed")
+        if key in res.quantities
+    }
     return PowerResult(
         "power", "tasks", int(best["tasks"]), {**q, "delta": delta, "power": target},
         designs_reasoning(delta, target, ask["alpha"], _label(metric, kk), best),
         assumptions=tuple(res.assumptions), method=res.method, source=res.source,
         kind="designs", table=df,
     )  # fmt: skip
+
+
+def _simulate_cheapest(
+    df: pd.DataFrame,
+    delta: float,
+    target: float,
+    sim: dict[str, Any],
+    costs: tuple[float, float],
+    **ask: Any,
+) -> PowerResult:
+    """Solve the cheapest design again for compare's test (in place in ``df``), and again
+    while another row's t-test answer is cheaper than the simulated one: the t-test, usually the
+    more powerful test, asks for fewer tasks, so a row it already prices higher is taken to stay
+    dearer (rows are simulated only when they could be the cheapest).
+    Returns the cheapest row's simulated answer."""
+    answers: dict[int, PowerResult] = {}
+    while True:
+        i = int(np.lexsort((df["runs"].to_numpy(), df["cost"].to_numpy()))[0])
+        if i in answers:
+            return answers[i]
+        n = int(df.loc[i, "runs_per_task"])
+        res = answers[i] = power(
+            delta=delta, runs_per_task=n, power=target, method="simulation",
+            replicates=sim["replicates"], seed=sim["seed"], **ask,
+        )  # fmt: skip
+        t = int(res)
+        df.loc[i, ["tasks", "runs", "cost", "power", "method"]] = [
+            t, t * n, t * (costs[0] + n * costs[1]), res.quantities["power"], "simulation"
+        ]  # fmt: skip
 
 
 def _grid(
@@ -497,8 +557,10 @@ def _grid(
                 also=("delta", "power"),
             )
         return _simulated_grid(delta, ts, ns, sim, **ask)
-    answers = [
-        power(delta=delta, tasks=t, runs_per_task=n, power=power_, **ask) for t in ts for n in ns
+    answers = [  # the paired t-test approximation (the rule: a grid simulates when asked)
+        power(delta=delta, tasks=t, runs_per_task=n, power=power_, method="analytic", **ask)
+        for t in ts
+        for n in ns
     ]
     table = pd.concat([a.table for a in answers], ignore_index=True)
     first = answers[0]
@@ -532,7 +594,7 @@ def _simulated_grid(
     correlation, prior = ask["correlation"], ask["prior"]
     scheduler, progress = current_sweep_options()
     df = sweep(
-        simulate_power, points, scheduler=scheduler, progress=progress, delta=delta,
+        simulate_compare_power, points, scheduler=scheduler, progress=progress, delta=delta,
         prior=prior, k=k, metric=metric, alpha=alpha, correlation=correlation,
         replicates=sim["replicates"],
     )  # fmt: skip
@@ -540,7 +602,7 @@ def _simulated_grid(
         float(
             power(
                 delta=delta, tasks=p["tasks"], runs_per_task=p["runs_per_task"], prior=prior,
-                k=k, metric=metric, alpha=alpha, correlation=correlation,
+                k=k, metric=metric, alpha=alpha, correlation=correlation, method="analytic",
             )
         )
         for p in points

@@ -37,13 +37,15 @@ _DESIGNS = (
     ("tasks", "tasks", "d"),
     ("runs", "runs/system", "d"),
     ("sd_difference", "SD of difference", ".3f"),
+    ("power", "power", ".3f"),
+    ("method", "by", ""),
     ("optimal", "opt", ""),
 )
 _SIMULATED = (
     ("tasks", "tasks", "d"),
     ("runs_per_task", "runs/task", "d"),
-    ("power_analytic", "power (analytic)", ".3f"),
-    ("power", "power (simulated)", ".3f"),
+    ("power_analytic", "power (t-test approx.)", ".3f"),
+    ("power", "power (compare's test)", ".3f"),
     ("mc_error", "± MC error", ".3f"),
 )
 _ANALYTIC = (
@@ -67,43 +69,54 @@ def _shown(v: Any, solve: str) -> str:
     return pct(v) if solve == "power" else fixed(v, 4, sign=True) if solve == "delta" else f"{v:d}"
 
 
+def _test_text(q: Mapping[str, Any]) -> str:
+    """The test an answer's power is of: compare's (simulated) or the t-test approximation."""
+    if q["method"] == "simulation":
+        return f"passhat compare's paired test (sign-flip) at α = {q['alpha']:g}"
+    return f"a paired t-test at α = {q['alpha']:g}"
+
+
 def power_reasoning(
     solve: str, q: Mapping[str, Any], *, target: float | None, measured_on: Any, kind: str
 ) -> str:
     """The reasoning of one answer: the design and its power, then where ρ came from.
 
     ``q`` holds the answer's quantities (delta, tasks, runs_per_task, power, alpha, metric, k,
-    sd_difference, baseline_value, correlation, correlation_source, sensitivity, mc_error);
-    ``measured_on`` the pilot's tasks and ``kind`` its correlation's kind.
+    sd_difference, baseline_value, correlation, correlation_source, sensitivity, method,
+    power_analytic and, simulated, mc_error); ``measured_on`` the pilot's tasks and ``kind``
+    its correlation's kind.
     """
-    dl, t, n, pw, a_ = q["delta"], q["tasks"], q["runs_per_task"], q["power"], q["alpha"]
-    lab = label(q["metric"], q["k"])
+    dl, t, n, pw = q["delta"], q["tasks"], q["runs_per_task"], q["power"]
+    lab, test = label(q["metric"], q["k"]), _test_text(q)
     mc = f" (±{pct(q['mc_error'], 1)} Monte-Carlo error)" if q["method"] == "simulation" else ""
     if solve == "power":
         text = (
-            f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, a paired test "
-            f"at α = {a_:g} detects "
+            f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, {test} detects "
             f"a difference of {fixed(dl, sign=True)} in {lab} with probability {pct(pw)}{mc}."
         )
     elif solve == "tasks":
         text = (
-            f"{t} matched {_tasks(t)} × {plural(int(n), 'run')} per system give a paired test "
-            f"at α = {a_:g} "
-            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {lab} (per-task difference SD "
+            f"{t} matched {_tasks(t)} × {plural(int(n), 'run')} per system give {test} "
+            f"{pct(pw)}{mc} power to detect {fixed(dl, sign=True)} in {lab} (per-task "
+            "difference SD "
             f"{fixed(q['sd_difference'])}; {t - 1} tasks would fall short)."
         )
     elif solve == "runs_per_task":
         text = (
-            f"{n} runs per task on {t} matched tasks give a paired test at α = {a_:g} "
-            f"{pct(pw)} power to detect {fixed(dl, sign=True)} in {lab}; more runs shrink "
-            "only the within-task part of the difference's spread."
+            f"{n} runs per task on {t} matched tasks give {test} {pct(pw)}{mc} power to detect "
+            f"{fixed(dl, sign=True)} in {lab}; more runs shrink only the within-task part of "
+            "the difference's spread."
         )
     else:
         text = (
             f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, the smallest "
-            "improvement in "
-            f"{lab} a paired test at α = {a_:g} detects with {pct(target)} power is "
+            f"improvement in {lab} {test} detects with {pct(target)} power is "
             f"{fixed(dl, 4, sign=True)} (from {fixed(q['baseline_value'])})."
+        )
+    if q["method"] == "simulation":
+        text += (
+            f" The paired t-test approximation would promise {pct(q['power_analytic'])} at this "
+            "design."
         )
     sens, rho_used = q["sensitivity"], q["correlation"]
     if q["correlation_source"] == "assumed":
@@ -122,25 +135,40 @@ def power_reasoning(
     return text
 
 
-def power_method(*, measured: bool, simulation: bool, replicates: int, seed: Any) -> str:
-    """How the power was computed."""
-    if simulation:
-        return f"simulation of {replicates} benchmarks (seed {seed}), paired t-test"
+def power_method(q: Mapping[str, Any], *, measured: bool) -> str:
+    """How the power was computed (``q``: the answer's quantities)."""
+    if q["method"] == "simulation":
+        return (
+            f"simulation of {q['replicates']} benchmarks from the model (seed {q['seed']}), each "
+            "tested as passhat compare tests it: the sign-flip permutation test (every sign "
+            f"pattern, or {q['n_flips']} random flips), its fallback where fewer than 10 tasks "
+            "differ"
+        )
     sd_how = "the measured" if measured else "the model's exact"
-    return f"paired t-test power (noncentral t) with {sd_how} per-task difference SD"
+    return (
+        f"paired t-test power (noncentral t) with {sd_how} per-task difference SD, an "
+        "approximation: compare runs a sign-flip test, whose power can be a few points lower"
+        + ("" if measured else " (the simulation method computes it)")
+    )
 
 
 def designs_reasoning(
     delta: float, power: float, alpha: float, lab: str, best: Mapping[str, Any]
 ) -> str:
     """The reasoning of a table of designs: the cheapest and why more runs help little."""
+    how = (
+        "its tasks by simulation of passhat compare's sign-flip test; rows marked analytic by "
+        "the paired t-test approximation, which usually asks for fewer"
+        if best.get("method") == "simulation"
+        else "by the paired t-test approximation"
+    )
     return (
         f"To detect {fixed(float(delta), sign=True)} in {lab} with "
         f"{pct(float(power), 0)} power "
         f"at α = {alpha:g}, the cheapest design is {int(best['tasks'])} matched "
         f"{_tasks(int(best['tasks']))} × {plural(int(best['runs_per_task']), 'run')} per system "
-        f"(cost {best['cost']:g} per "
-        "system); more runs per task shrink only the within-task part of each "
+        f"(cost {best['cost']:g} per system; {how}); more runs per task shrink only the "
+        "within-task part of each "
         "paired difference."
     )
 
@@ -161,18 +189,21 @@ def grid_reasoning(
         goal = " ".join(p for p in parts if p)
         return (
             f"The {solve.replace('_', ' ')} each design needs {goal} in {lab} with a paired "
-            f"test at α = {alpha:g}: the noncentral-t power with the exact per-task difference SD."
+            f"test at α = {alpha:g}: the paired t-test approximation (noncentral t with the "
+            "exact per-task difference SD; compare's sign-flip test can need more)."
         )
     if replicates is None:
         return (
             f"Power of a paired test at α = {alpha:g} to detect {fixed(delta, sign=True)} in "
-            f"{lab}: the noncentral-t power with the exact per-task difference SD."
+            f"{lab}: the paired t-test approximation (noncentral t with the exact per-task "
+            "difference SD; compare's sign-flip test can have a few points less: "
+            "method='simulation')."
         )
     return (
-        f"Power of a paired test at α = {alpha:g} to detect {fixed(delta, sign=True)} in "
-        f"{lab}: the "
-        f"noncentral-t power with the exact per-task difference SD, and {replicates} "
-        "simulated benchmarks per design (binomial Monte-Carlo error shown)."
+        f"Power of passhat compare's paired test at α = {alpha:g} to detect "
+        f"{fixed(delta, sign=True)} in {lab}: {replicates} simulated benchmarks per design, "
+        "each tested as compare tests it (sign-flip permutation test; Monte-Carlo error "
+        "shown), beside the paired t-test approximation (noncentral t)."
     )
 
 
@@ -187,7 +218,10 @@ def sensitivity_lines(q: Mapping[str, Any], solve: str, where: str = "") -> tupl
         else "correlation of per-task values"
     )
     rho = rho_text(q["correlation"])
-    out = [f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}):"]
+    out = [
+        f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}; paired t-test "
+        "approximation):"
+    ]
     for r in rows:
         sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {fixed(r['sd_difference'])})"
         mark = "  ← used" if r["used"] else ""

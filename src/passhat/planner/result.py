@@ -22,9 +22,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from passhat._format import fixed
 from passhat._repr import Display, View
@@ -36,6 +34,9 @@ from passhat.planner._checks import METRICS as _METRICS  # noqa: F401
 from passhat.planner._checks import MODEL_ASSUMPTIONS as _MODEL_ASSUMPTIONS  # noqa: F401
 from passhat.planner._checks import ceil as _ceil  # noqa: F401
 from passhat.planner._checks import check_simulation as check_simulation
+
+if TYPE_CHECKING:  # pandas only for a table: a closed form's answer needs none
+    import pandas as pd
 from passhat.planner._checks import label as _label  # noqa: F401
 from passhat.planner._checks import prob as _prob  # noqa: F401
 from passhat.planner._checks import whole as _whole  # noqa: F401
@@ -77,6 +78,8 @@ def answer_text(solved_for: str, value: float | int, quantities: Mapping[str, An
 def cells(df: pd.DataFrame, cols: tuple[tuple[str, str, str], ...]) -> pd.DataFrame:
     """The columns ``cols`` of ``df`` as display text: whole numbers, ``.4g``, ``.4f`` (never
     "-0.0000"), ``★`` for the optimum; headers renamed (two columns may share a header)."""
+    import pandas as pd
+
     out = {}
     for i, (col, _, spec) in enumerate(cols):
         values = df[col].tolist()
@@ -190,6 +193,8 @@ class PlanResult(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """Every scalar quantity by name (one row each: quantity, value)."""
+        import pandas as pd
+
         rows = [
             {"quantity": name, "value": v}
             for name, v in self.quantities.items()

@@ -45,7 +45,6 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 from passhat._format import pct
 from passhat._validate import check_k
@@ -192,6 +191,8 @@ def failure_upper_bound(
     elif x == 0:
         bound = -math.expm1(math.log(alpha) / n)
     else:
+        from scipy import stats  # SciPy only where a quantile is needed (start-up time)
+
         bound = float(stats.beta.ppf(q, x + 1, n - x))
     quantities = {"runs": n, "failures": x, "ci": q, "failure_rate_upper": bound}
     return PlanResult(
@@ -229,6 +230,8 @@ def _smallest_ok(
 
 def _cert_ok(n: NDArray[np.float64], x: int, f0: float, alpha: float) -> NDArray[np.bool_]:
     # x or fewer failures at the true rate f0 must be rare: P(X ≤ x | n, f0) ≤ α
+    from scipy import stats
+
     return np.asarray(stats.binom.cdf(x, n, f0) <= alpha)
 
 
@@ -312,6 +315,8 @@ def runs_to_certify(
             method=res.method,
         )
     f0 = _prob("max_failure_rate", max_failure_rate)
+    from scipy import stats
+
     conf = float(1 - stats.binom.cdf(x, n, f0))
     quantities = {"max_failure_rate": f0, "ci": conf, "allowed_failures": x, "runs": n}
     return PlanResult(
@@ -326,6 +331,8 @@ def runs_to_certify(
 
 def _half_width(n: NDArray[np.float64], rate: float, method: str, ci: float) -> NDArray[np.float64]:
     """Two-sided interval half-width at the expected count c = rate·n (not an approximation)."""
+    from scipy import stats
+
     alpha = 1 - ci
     c = rate * n
     if method == "wilson":
@@ -414,6 +421,8 @@ def runs_for_width(
     n_found = int(ns[int(np.argmax(_half_width(ns, p, meth, q) <= h))])
     hw = float(_half_width(np.array([float(n_found)]), p, meth, q)[0])
     prev = float(_half_width(np.array([float(max(n_found - 1, 1))]), p, meth, q)[0])
+    from scipy import stats
+
     approx = _ceil(stats.norm.ppf(1 - (1 - q) / 2) ** 2 * p * (1 - p) / h**2)
     quantities = {
         "half_width": h,

@@ -460,8 +460,9 @@ def _set_aside(b: GateBuild, label: str) -> list[str]:
             f"{label}decided runs per task {have}: the gate uses every decided run up to round "
             f"{b.top} ({b.rounds} complete round(s) of {b.k} run(s) per task; a block still "
             "missing runs counts as the outcome least favourable to each decision); to "
-            f"complete round {b.top}, {plural(len(b.reruns), 'task')} need {b.rerun_total} "
-            f"more decided run(s): {shown}{more}"
+            f"complete round {b.top}, {plural(len(b.reruns), 'task')} "
+            f"{'needs' if len(b.reruns) == 1 else 'need'} "
+            f"{plural(b.rerun_total, 'more decided run')}: {shown}{more}"
         )
     if b.set_aside == 0:
         return out

@@ -9,6 +9,9 @@ program can check what it reads:
 schema             written by
 =================  ==================================================================
 estimate           ``passhat estimate --json``, :meth:`passhat.Estimate.to_dict`
+threshold_curve    ``Estimate.curve.to_dict()`` (``estimate(..., scores=True)``)
+estimate_by        ``Estimate.by_category.to_dict()`` (``estimate(..., by="category")``)
+cost               ``Estimate.cost.to_dict()`` (a ``cost`` column)
 comparison         ``passhat compare --json``
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
@@ -60,9 +63,11 @@ __all__ = ["NAMES", "schema", "validate"]
 NAMES = (
     "classification",
     "comparison",
+    "cost",
     "diagnostics",
     "divergence",
     "estimate",
+    "estimate_by",
     "fit",
     "gate",
     "joint_fit",
@@ -74,11 +79,13 @@ NAMES = (
     "plan_power",
     "plan_table",
     "ranking",
+    "reliability",
     "report",
     "results",
     "slices",
     "spread",
     "spread_summary",
+    "threshold_curve",
 )
 
 
