@@ -59,7 +59,7 @@ def test_cli_fit_json_and_strict(capsys, tmp_path):
 
 
 def test_cli_bad_input_one_line(capsys):
-    assert main(["fit", "--example", "abcd", "--method", "grid", "--model", "inflated"]) == 2
+    assert main(["fit", "--example", "abcd", "--method", "nuts", "--model", "discrete"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("passhat: error:") and len(err.strip().splitlines()) == 1
 
@@ -78,7 +78,9 @@ def test_cli_fit_default_is_the_grid_and_says_so(capsys):
     assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0"]) == 0
     out = capsys.readouterr().out
     assert "grid quadrature" in out
-    assert "method: exact grid quadrature on (logit μ, log κ) (the default for this model)" in out
+    assert (
+        "method: each model on its grid, stacked by exact leave-one-task-out (the default)" in out
+    )
     assert main(["fit", "--example", "abcd", "--k", "1,2", "--seed", "0", "--json"]) == 0
     settings = json.loads(capsys.readouterr().out)["settings"]
     assert (settings["method"], settings["method_requested"], settings["sampler"]) == (

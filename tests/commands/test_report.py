@@ -266,24 +266,19 @@ def test_report_json_says_where_the_files_are(tmp_path: Path, capsys) -> None:  
     assert {s["status"] for s in doc["sections"]} <= {"ok", "skipped", "failed"}
 
 
-def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    mock_nuts: None,
+def test_report_default_fits_once_on_the_grid_with_no_sampler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Before: the inflated model's NUTS fit always ran with progress=None (a bar on a terminal),
-    --quiet or not; now --quiet (and --json) pass progress=False down to it. (What is passed
-    matters here, not the draws: PyMC's mock sampler makes them.)"""
+    """Before (issue 32 goal 2): the report's model comparison fitted the inflated model by NUTS
+    (and its progress bar ignored --quiet). Now the default stacked fit carries its own
+    comparison: one fit per report, on the grid, nothing sampled."""
     import importlib
 
     build = importlib.import_module("passhat.report.build")
     real_fit, seen = build.fit, []
 
     def recording(d, **kw):  # type: ignore[no-untyped-def]
-        if kw.get("model") == "inflated":
-            seen.append(kw.get("progress"))
-            kw = {**kw, "chains": 2, "draws": 30, "sampler": "pymc"}  # mock_nuts: prior draws
+        seen.append(kw)
         return real_fit(d, **kw)
 
     monkeypatch.setattr(build, "fit", recording)
@@ -291,4 +286,6 @@ def test_report_quiet_turns_the_model_comparisons_progress_bar_off(
     assert main([*argv, "--n-boot", "100", "-q"]) == 0
     assert main([*argv, "--n-boot", "100"]) == 0
     capsys.readouterr()
-    assert seen == [False, None]
+    assert len(seen) == 2
+    assert all(kw.get("model", "auto") == "auto" for kw in seen)
+    assert all(kw.get("method") in (None, "auto", "grid") for kw in seen)

@@ -16,8 +16,10 @@ from passhat.errors import OptionError
 
 def test_bad_options():
     t = ph.load_example("abcd")
-    with pytest.raises(ph.OptionError):
-        ph.fit(t, method="grid", model="inflated")
+    with pytest.raises(ph.OptionError, match="grid only"):
+        ph.fit(t, method="nuts", model="discrete")
+    with pytest.raises(ph.OptionError, match="grid only"):
+        ph.fit(t, method="nuts", model="auto")
     with pytest.raises(ph.OptionError):
         ph.fit(t, method="laplace")
     with pytest.raises(ph.OptionError):
@@ -54,7 +56,9 @@ def test_weights_and_tasks_missing_for_a_system():
                     }
                 )
     trials = ph.Trials.from_frame(pd.DataFrame(rows))
-    f = ph.fit(trials, k=[2], method="grid", weights="declared", seed=0, chains=2, draws=2000)
+    f = ph.fit(
+        trials, k=[2], method="grid", model="beta", weights="declared", seed=0, chains=2, draws=2000
+    )
     assert f.idata.constant_data["present"].values.astype(bool).sum(axis=1).tolist() == [4, 2]
     rb = f.metric("mean", scope="benchmark", rao_blackwell=True)
     for si, system in enumerate(f.systems):
@@ -80,7 +84,7 @@ def test_fit_api_negative_seed_is_an_option_error() -> None:
 
 
 def test_default_method_is_the_grid_where_it_applies_and_nuts_elsewhere():
-    """method="auto": the exact grid for the plain model (no compiling), NUTS for the inflated.
+    """method="auto": the grid for every single-system model (no compiling); NUTS only when asked.
 
     Oracle: the grid fit with the same seed, asked for by name (identical draws).
     """
@@ -92,10 +96,11 @@ def test_default_method_is_the_grid_where_it_applies_and_nuts_elsewhere():
     assert "grid quadrature" in f.method_label
     named = ph.fit(data, k=[2], method="grid", seed=3, chains=2, draws=300)
     np.testing.assert_array_equal(f.idata.posterior["mu"], named.idata.posterior["mu"])
-    assert resolve_method("auto", "inflated") == "nuts"
-    assert resolve_method("nuts", "beta") == "nuts"
-    with pytest.raises(ph.OptionError, match=r"2-parameter"):
-        resolve_method("grid", "inflated")
+    assert resolve_method("auto", "inflated") == "grid"
+    assert resolve_method("grid", "inflated") == "grid"
+    assert resolve_method("nuts", "beta") == resolve_method("nuts", "inflated") == "nuts"
+    with pytest.raises(ph.OptionError, match=r"grid only"):
+        resolve_method("nuts", "discrete")
     with pytest.raises(ph.OptionError, match="sampler"):  # checked even when the grid runs
         ph.fit(data, sampler="stan")
 
@@ -151,5 +156,6 @@ def test_task_with_no_decided_run_follows_estimates_rule():
 
 
 def test_unknown_model_names_every_model_including_joint() -> None:
-    with pytest.raises(OptionError, match=r"one of beta, inflated, joint, rasch \(got 'x'\)"):
+    names = r"one of beta, inflated, discrete, auto, joint, rasch \(got 'x'\)"
+    with pytest.raises(OptionError, match=names):
         ph.fit(ph.load_example("abcd"), model="x")

@@ -35,8 +35,15 @@ def test_summary_document_has_the_header_and_the_keys_fit_json_wrote(fit) -> Non
     doc = s.to_dict(output="f.nc")
     assert list(doc) == [
         "schema", "schema_version", "passhat_version", "input", "settings", "notes", "summary",
-        "diagnostics",
+        "diagnostics", "models", "checks",
     ]  # fmt: skip
+    # issue 28: the stacked fit says which models it used (weights summing to one per system)
+    # and carries its checks (shape, agreement with the unbiased estimates)
+    models = doc["models"]
+    for system in fit.systems:
+        w = [m["weight"] for m in models if m["system"] == system]
+        assert len(w) == 3 and sum(w) == pytest.approx(1.0, abs=1e-9)
+    assert set(doc["checks"]) == {"warnings", "agreement", "shape"}
     assert doc["schema"] == "passhat.fit" and doc["schema_version"] == 1
     assert list(doc["settings"]) == SETTINGS_KEYS
     st = doc["settings"]
@@ -70,9 +77,13 @@ def test_view_cells_are_the_tables_rows(fit) -> None:
             assert shown[scope] == f"{r['mean']:.3f} [{r['lower']:.3f}, {r['upper']:.3f}]"
         pop = rows[rows["scope"] == "population"].iloc[0]
         assert shown["runs can remove"] == f"{pop['within_task_share']:.0%}"
-    assert frame["metric"].tolist().count("ICC 1/(κ+1)") == 2
+    assert frame["metric"].tolist().count("ICC") == 2  # the stacked models have no κ
     assert part.section_by == "system"
-    assert [ln.split(":")[0] for ln in part.lines] == ["diagnostics baseline", "diagnostics guided"]
+    heads = [ln.split(":")[0].split(" (")[0] for ln in part.lines]
+    assert heads == [
+        "diagnostics baseline", "diagnostics guided", "models baseline", "models guided",
+        "shape check baseline", "shape check guided",
+    ]  # fmt: skip
     quiet = s.view().quiet().parts[0]
     assert quiet.notes == () and quiet.lines == part.lines
     assert any(
@@ -94,7 +105,9 @@ def test_repr_is_short_and_html_escapes_names() -> None:
     many = ph.Trials.from_frame(
         frame.assign(system=frame["system"] + "-" + (frame.index % 20).astype(str))
     )
-    f = ph.fit(many, k=[1, 2], method="grid", seed=0, chains=1, draws=100)
+    # the Beta model: a stacked fit's repr runs the shape check of three models per system
+    # (about 1 s per system), too slow for 40 systems here
+    f = ph.fit(many, k=[1, 2], method="grid", model="beta", seed=0, chains=1, draws=100)
     assert len(f.systems) == 40 and len(repr(f)) <= 2000
     hostile = ph.Trials.from_frame(frame.assign(system=frame["system"].replace("guided", HOSTILE)))
     h = ph.fit(hostile, k=[2], method="grid", seed=0, chains=1, draws=100)
@@ -122,7 +135,7 @@ def test_a_fit_saved_without_settings_still_summarises(fit, tmp_path) -> None:
     assert (st.tune, st.weights, st.method_requested) == (None, None, None)
     fresh = ph.model.Fit(back.idata)
     assert isinstance(fresh.summarize(), FitSummary)
-    assert "method: exact grid quadrature" in repr(fresh)
+    assert "method: each model on its grid" in repr(fresh)
     assert fresh.summarize().to_dict()["settings"]["tune"] is None
 
 
@@ -130,7 +143,8 @@ def test_a_fit_saved_without_settings_still_summarises(fit, tmp_path) -> None:
 def test_paper_table_holds_both_scopes_of_the_posterior() -> None:
     from tests.paper_cells import close, markdown_rows, numbers
 
-    s = ph.fit(ph.load_example("agents"), k=[1, 2], method="grid", seed=0, draws=300).summarize()
+    data = ph.load_example("agents")
+    s = ph.fit(data, k=[1, 2], method="grid", model="beta", seed=0, draws=300).summarize()
     text = s.to_markdown()
     rows = markdown_rows(text)
     assert [r["metric"] for r in rows[:4]] == ["mean", "pass@2", "pass^2", "ICC 1/(κ+1)"]

@@ -82,7 +82,9 @@ DEGENERATE = {
 @pytest.mark.parametrize("case", sorted(DEGENERATE))
 def test_degenerate_data_give_proper_wide_posteriors(case):
     n, c = DEGENERATE[case]
-    f = ph.fit(ph.counts_from_arrays(n, c), k=[1, 5], method="grid", seed=3, chains=4, draws=1000)
+    f = ph.fit(
+        ph.counts_from_arrays(n, c), k=[1, 5], method="grid", model="beta", seed=3, draws=1000
+    )
     post = f.idata.posterior
     lam = np.log(post["kappa"].values.ravel())
     assert np.isfinite(lam).all() and np.isfinite(post["mu"].values).all()

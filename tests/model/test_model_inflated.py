@@ -33,7 +33,7 @@ def _simulate(rng, *, tasks, runs, pi_pass, pi_fail, a, b):
 
 
 def _healthy_with_default_draws(data) -> None:
-    f = ph.fit(data, k=[1], model="inflated", seed=0, progress=False)
+    f = ph.fit(data, k=[1], model="inflated", method="nuts", seed=0, progress=False)
     assert f.method == "nuts"
     tab = f.diagnostics.table
     assert set(tab["variable"]) == set(VARS)

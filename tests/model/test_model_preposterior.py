@@ -24,7 +24,9 @@ N2, C2 = [3, 4], [1, 3]
 
 @pytest.fixture(scope="module")
 def two_task_fit():
-    return ph.fit(ph.counts_from_arrays(N2, C2), k=[2], method="grid", seed=3, chains=4, draws=5000)
+    return ph.fit(
+        ph.counts_from_arrays(N2, C2), k=[2], method="grid", model="beta", seed=3, draws=5000
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,8 @@ def test_expected_width_matches_enumeration_on_two_tasks(two_task_fit):
 def test_the_posterior_is_a_martingale(fifteen):
     """E[Var(θ | y, y')] + Var(E[θ | y, y']) = Var(θ | y) over simulated new runs (m = 3)."""
     n, c = fifteen
-    f = ph.fit(ph.counts_from_arrays(n.tolist(), c.tolist()), k=[3], method="grid", seed=2)
+    data = ph.counts_from_arrays(n.tolist(), c.tolist())
+    f = ph.fit(data, k=[3], method="grid", model="beta", seed=2)
     h = f._hyper(0)
     kap = h["a"] + h["b"]
     grid = quad_grid(h["a"] / kap, kap, Priors())
@@ -90,7 +93,8 @@ def test_the_posterior_is_a_martingale(fifteen):
 
 def test_many_more_runs_approach_the_floor(fifteen):
     n, c = fifteen
-    f = ph.fit(ph.counts_from_arrays(n.tolist(), c.tolist()), k=[3], method="grid", seed=2)
+    data = ph.counts_from_arrays(n.tolist(), c.tolist())
+    f = ph.fit(data, k=[3], method="grid", model="beta", seed=2)
     t = f.more_runs(runs=[3, 30, 300], k=3, simulations=300)
     pop = t[(t["metric"] == "pass_hat_k") & (t["scope"] == "population")]
     sd = pop.set_index("runs_added")["expected_sd"]

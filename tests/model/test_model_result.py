@@ -18,7 +18,13 @@ def test_fit_idata_layout(mock_nuts):
     """The InferenceData of a NUTS fit (PyMC's mock sampler: the layout, not the numbers, which
     test_model_sampler.py checks against the grid in the integration tier)."""
     agents_nuts = ph.fit(
-        ph.load_example("agents"), k=[1, 5], method="nuts", sampler="pymc", seed=11, draws=200
+        ph.load_example("agents"),
+        k=[1, 5],
+        method="nuts",
+        model="beta",
+        sampler="pymc",
+        seed=11,
+        draws=200,
     )
     post = agents_nuts.idata.posterior
     assert post["mu"].dims == ("chain", "draw", "system")

@@ -22,7 +22,9 @@ N2, C2 = [3, 4], [1, 3]  # two tasks with interior counts: bounded densities eve
 
 @pytest.fixture(scope="module")
 def two_task_fit():
-    return ph.fit(ph.counts_from_arrays(N2, C2), k=[2], method="grid", seed=3, chains=4, draws=5000)
+    return ph.fit(
+        ph.counts_from_arrays(N2, C2), k=[2], method="grid", model="beta", seed=3, draws=5000
+    )
 
 
 @pytest.fixture(scope="module")

@@ -92,7 +92,13 @@ def test_inflated_summary_names_its_model(mock_nuts):
     """The method column of a NUTS fit of the inflated model (its shape only: PyMC's mock
     sampler; the inflated fit's numbers are checked in test_model_inflated.py, integration)."""
     inflated = ph.fit(
-        ph.load_example("agents"), k=[5], model="inflated", sampler="pymc", seed=21, draws=200
+        ph.load_example("agents"),
+        k=[5],
+        model="inflated",
+        method="nuts",
+        sampler="pymc",
+        seed=21,
+        draws=200,
     )
     assert inflated.method == "nuts"
     s = inflated.summary(k=[5])
@@ -105,7 +111,7 @@ def test_a_mean_outside_its_interval_is_said() -> None:
     # output showed both with no word. Oracle for the regime: the row itself, mean > upper.
     from passhat.model.summaries import mean_outside_note
 
-    f = ph.fit(ph.counts_from_arrays([9], [0]), k=[1, 9], method="grid", seed=0)
+    f = ph.fit(ph.counts_from_arrays([9], [0]), k=[1, 9], method="grid", model="beta", seed=0)
     s = f.summary(k=[1, 9])
     row = s[(s["metric"] == "pass_hat_k") & (s["k"] == 9) & (s["scope"] == "benchmark")].iloc[0]
     assert row["mean"] > row["upper"] >= row["lower"] >= 0.0

@@ -37,7 +37,8 @@ def test_floor_is_the_task_sampling_share(table):
 
 
 def test_more_runs_of_a_fit_is_the_fits_table(table):
-    f = ph.fit(ph.load_example("agents"), k=[5], method="grid", seed=0, progress=False)
+    data = ph.load_example("agents")
+    f = ph.fit(data, k=[5], method="grid", model="beta", seed=0, progress=False)
     again = ph.plan.more_runs(f, runs=[2, 10], simulations=300)
     cols = ["system", "metric", "k", "scope", "runs_added", "expected_width"]
     assert again.table[cols].equals(table[cols])

@@ -1,4 +1,4 @@
-"""``passhat fit``: hierarchical Beta-Binomial posterior of pass^k / pass@k / mean per system."""
+"""``passhat fit``: posterior of pass^k / pass@k / mean per system (stacked models by default)."""
 
 from __future__ import annotations
 
@@ -35,18 +35,21 @@ EXIT_DIAGNOSTICS = EXIT_FAIL
     type=click.Choice(["auto", "grid", "nuts"]),
     default="auto",
     show_default=True,
-    help="grid: exact quadrature on (logit μ, log κ), plain model only, no compiling; "
-    "nuts: NUTS sampling (compiles first); auto: grid for the plain model, else NUTS.",
+    help="grid: each model on its grid (no sampler, no compiling); nuts: NUTS sampling of "
+    "the beta or inflated model (compiles first); auto: the grid, NUTS for joint and rasch.",
 )
 @click.option(
     "--model",
     "model",
-    type=click.Choice(["beta", "inflated", "joint", "rasch"]),
-    default="beta",
+    type=click.Choice(["auto", "beta", "inflated", "discrete", "joint", "rasch"]),
+    default="auto",
     show_default=True,
-    help="Beta-Binomial, or with shares of always-pass / always-fail tasks (one fit per "
-    "system); joint: all systems in one model with shared task effects; rasch: the joint "
-    "model without its system × task deviation (cost nearly flat in the tasks).",
+    help="How task rates spread, one fit per system: auto stacks the beta, inflated and "
+    "discrete models by exact leave-one-task-out (it bends to data that are not "
+    "Beta-distributed and says which models it used); beta: Beta-Binomial; inflated: with "
+    "shares of always-pass / always-fail tasks; discrete: any shape on a grid of p. joint: "
+    "all systems in one model with shared task effects; rasch: the joint model without its "
+    "system × task deviation (cost nearly flat in the tasks).",
 )
 @click.option(
     "--weights",
@@ -99,10 +102,12 @@ def fit_cmd(
     paper: str | None,
     quiet: bool,
 ) -> int:
-    """Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.
+    """Posterior of mean, pass@k and pass^k in two scopes, with diagnostics and checks.
 
     benchmark = these tasks (only within-task uncertainty); population = the
-    expected value over tasks like these (adds task sampling).
+    expected value over tasks like these (adds task sampling). The output warns when the
+    data contradict a model (shape check, disagreement with the unbiased estimate) and marks
+    every k above the runs as the model's extrapolation.
     """
     from passhat._write import check_file, input_paths
     from passhat.model import fit as _fit  # PyMC and ArviZ load only when a command fits

@@ -48,6 +48,7 @@ from scipy import special
 
 from passhat.betabinom import log_prior as _betabinom_log_prior
 from passhat.errors import OptionError
+from passhat.model.mixing import Nodes, beta_share
 
 __all__ = [
     "MODELS",
@@ -60,8 +61,12 @@ __all__ = [
     "pair_loglik",
 ]
 
-ModelName = Literal["beta", "inflated"]
-MODELS: tuple[str, ...] = ("beta", "inflated")
+ModelName = Literal["beta", "inflated", "discrete", "auto"]
+#: The single-system models: plain Beta, zero/one-inflated Beta, the discrete mixing
+#: distribution on a grid of p (:mod:`passhat.model.discrete`), and ``auto``: the three stacked
+#: by exact leave-one-task-out (:mod:`passhat.model.stacking`). The PyMC model of
+#: :func:`build_model` covers the first two.
+MODELS: tuple[str, ...] = ("beta", "inflated", "discrete", "auto")
 
 
 @dataclass(frozen=True)
@@ -355,6 +360,10 @@ def build_model(
     >>> sorted(v.name for v in build_model([5, 5], [5, 0], model="inflated").free_RVs)
     ['kappa_excess', 'mu', 'pass_share', 'pi_beta']
     """
+    if model not in ("beta", "inflated"):
+        raise OptionError(
+            f"build_model covers the beta and inflated models; {model!r} has no PyMC model"
+        )
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -429,12 +438,15 @@ def pair_loglik(
     pi_pass: NDArray[np.float64] | None = None,
     pi_fail: NDArray[np.float64] | None = None,
     binom_coef: bool = True,
+    nodes: Nodes | None = None,
 ) -> NDArray[np.float64]:
     """Log-likelihood of each pair at each draw, shape (draws, pairs).
 
-    ``a``, ``b`` (and the mixture shares) have shape (draws,). With
-    ``binom_coef`` the binomial coefficient is included (a proper pmf, for
-    LOO); without it the value matches the PyMC potential.
+    ``a``, ``b`` (and the mixture shares, the node part) have shape (draws,) ((draws, nodes)
+    for the node weights). With ``binom_coef`` the binomial coefficient is included (a proper
+    pmf, for LOO); without it the value matches the PyMC potential. The mixing distribution's
+    parts (:mod:`passhat.model.mixing`): π₁ at p = 1, π₀ at p = 0, the node weights, and the
+    Beta with the rest.
 
     Examples
     --------
@@ -458,19 +470,17 @@ def pair_loglik(
         - special.gammaln(aa)
         - special.gammaln(bb_)
     )
-    if binom_coef:
-        ll = ll + (special.gammaln(nn + 1) - special.gammaln(cc + 1) - special.gammaln(nn - cc + 1))
-    if pi_pass is None or pi_fail is None:
-        return np.asarray(ll)
-    p1 = np.asarray(pi_pass, dtype=float)[:, None]
-    p0 = np.asarray(pi_fail, dtype=float)[:, None]
-    pb = np.clip(1.0 - p1 - p0, 0.0, 1.0)
+    coef = special.gammaln(nn + 1) - special.gammaln(cc + 1) - special.gammaln(nn - cc + 1)
+    if pi_pass is None and pi_fail is None and nodes is None:
+        return np.asarray(ll + coef if binom_coef else ll)
+    pb = beta_share(len(aa), pi_pass, pi_fail, nodes)[:, None]
     with np.errstate(divide="ignore"):
-        terms = np.stack(
-            [
-                np.where(cc == nn, np.log(p1), -np.inf) + 0.0 * ll,
-                np.where(cc == 0, np.log(p0), -np.inf) + 0.0 * ll,
-                np.log(pb) + ll,
-            ]
-        )
-    return np.asarray(special.logsumexp(terms, axis=0))
+        terms = [np.log(pb) + ll]
+        if pi_pass is not None:
+            terms.append(np.where(cc == nn, np.log(np.asarray(pi_pass, float))[:, None], -np.inf))
+        if pi_fail is not None:
+            terms.append(np.where(cc == 0, np.log(np.asarray(pi_fail, float))[:, None], -np.inf))
+    if nodes is not None:
+        terms.append(nodes.given(nn.ravel(), cc.ravel()).log_total())
+    out = special.logsumexp(np.stack(np.broadcast_arrays(*terms)), axis=0)
+    return np.asarray(out + coef if binom_coef else out)

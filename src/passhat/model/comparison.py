@@ -47,6 +47,10 @@ class ModelComparison(Result):
         The information criterion: "loo" or "waic".
     models : tuple of str
         The names of the fits compared.
+    exact : bool
+        True when the leave-one-task-out values are exact (a stacked fit's: each task left out
+        and the model refitted on its grid) rather than PSIS estimates; ``weight`` is then the
+        stacking weight the fit used.
     """
 
     schema: ClassVar[str] = "model_comparison"
@@ -54,13 +58,21 @@ class ModelComparison(Result):
     table: pd.DataFrame
     ic: str
     models: tuple[str, ...]
+    exact: bool = False
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table (:attr:`table`)."""
         return self.table.copy()
 
     def _document(self) -> dict[str, Any]:
-        return {"ic": self.ic, "models": list(self.models), "comparison": records(self.table)}
+        doc: dict[str, Any] = {
+            "ic": self.ic,
+            "models": list(self.models),
+            "comparison": records(self.table),
+        }
+        if self.exact:
+            doc["exact"] = True
+        return doc
 
     def best(self, system: str) -> str:
         """The model ranked first for ``system``."""
@@ -89,8 +101,11 @@ class ModelComparison(Result):
             rows = part.to_dict(orient="records")
             if len(rows) > 1:
                 sentences.append(loo_sentence(rows[0], rows[1]))
+        how = "PSIS-LOO" if self.ic == "loo" else "WAIC"
+        if self.exact:
+            how = "exact leave-one-task-out (weights: the stacking weights used)"
         return View(
-            f"Model comparison by {'PSIS-LOO' if self.ic == 'loo' else 'WAIC'}, per system",
+            f"Model comparison by {how}, per system",
             frame,
             notes=(*sentences, LOO_NOTE),
             left=frozenset({"system", "model"}),

@@ -140,7 +140,7 @@ def fit(
     *,
     k: int | Sequence[int] | None = None,
     method: str = "auto",
-    model: str = "beta",
+    model: str = "auto",
     priors: Priors | JointPriors | None = None,
     weights: Any = None,
     unscored_tasks: str = "exclude",
@@ -164,16 +164,21 @@ def fit(
         default of every entry point, :func:`passhat.exclusions.default_ks`
         (1, 2 and 5, capped at the fewest decided runs of a task).
     method : {"auto", "grid", "nuts"}, default "auto"
-        ``"grid"``: exact quadrature on (logit μ, log κ), returned as
-        independent draws in the same shape as NUTS' (plain model only: it
-        has two parameters per system). ``"nuts"``: NUTS sampling (compiles
-        the model first: seconds to a minute in a new process). ``"auto"``:
-        the grid for ``model="beta"``, NUTS for ``model="inflated"`` and
-        ``model="joint"``. The method that ran is :attr:`Fit.method` (and in
+        ``"grid"``: each single-system model on its grid, returned as independent draws in
+        the same shape as NUTS' (the plain model on (logit μ, log κ), the inflated model on a
+        four-dimensional grid, the discrete model by its Bayesian bootstrap). ``"nuts"``: NUTS
+        sampling of the Beta or inflated model (compiles the model first: seconds to a minute
+        in a new process). ``"auto"``: the grid for every single-system model, NUTS for
+        ``model="joint"`` and ``"rasch"``. The method that ran is :attr:`Fit.method` (and in
         ``Fit.method_label``).
-    model : {"beta", "inflated", "joint", "rasch"}
-        Plain Beta-Binomial, or with shares of always-pass / always-fail tasks
-        (one fit per system); or ``"joint"``: one model of all systems with
+    model : {"auto", "beta", "inflated", "discrete", "joint", "rasch"}
+        How task rates spread, one fit per system: ``"beta"`` (Beta-Binomial), ``"inflated"``
+        (with shares of always-pass / always-fail tasks), ``"discrete"`` (a distribution on a
+        grid of p of any shape: :mod:`passhat.model.discrete`), or ``"auto"`` (the default):
+        the three stacked by exact leave-one-task-out (:mod:`passhat.model.stacking`), so the
+        fit bends to data that are not Beta-distributed (two kinds of task, most tasks always
+        passing, ...) and says which models it used, with what weights
+        (:attr:`Fit.stacking`). Or ``"joint"``: one model of all systems with
         crossed task effects, logit μ_si = θ_s + β_i and a Beta system × task
         deviation (:mod:`passhat.model.joint_build`), returning a
         :class:`~passhat.model.joint_result.JointFit` (NUTS only; equal task
@@ -219,7 +224,7 @@ def fit(
     Raises
     ------
     OptionError
-        Unknown method/model/sampler, ``method="grid"`` with the inflated
+        Unknown method/model/sampler, ``method="nuts"`` with the discrete or stacked
         model, bad sizes.
     ModelError
         A system has no task with decided runs.

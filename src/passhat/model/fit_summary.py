@@ -34,16 +34,23 @@ from passhat.estimators import METRIC_LABELS
 from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
     SCOPES_NOTE,
+    SHAPE_WEIGHT,
     diagnostics_line,
+    disagreement_line,
+    extrapolation_line,
     interval,
     method_note,
     saved_note,
+    shape_line,
+    weights_line,
 )
 
 __all__ = ["FitSettings", "FitSummary"]
 
 #: Columns of the fit's table aligned left in a terminal.
 _LEFT = frozenset({"system", "metric"})
+#: A model the fit uses fails the shape check below this calibrated p-value.
+SHAPE_LEVEL = 0.05
 #: The ICC's label: 1/(κ+1) in the plain model (True), not in the inflated one.
 _ICC = {True: "ICC 1/(κ+1)", False: "ICC"}
 
@@ -174,6 +181,16 @@ class FitSummary(Result):
         Tasks left out or imputed, unscored runs, posterior means outside their interval.
     source : dict
         Where the data came from (path, format, sha256; empty for data built in Python).
+    models : pandas.DataFrame or None
+        A stacked fit's models per system (:attr:`passhat.Fit.stacking`): exact
+        leave-one-task-out and the stacking weights used.
+    agreement : pandas.DataFrame or None
+        The model's benchmark values against the unbiased estimates
+        (:meth:`passhat.Fit.agreement`).
+    shape : pandas.DataFrame or None
+        The shape check (:attr:`passhat.Fit.shape`).
+    runs_max : dict
+        Each system's largest number of decided runs (above it, k is extrapolation).
     """
 
     schema: ClassVar[str] = "fit"
@@ -184,6 +201,10 @@ class FitSummary(Result):
     method_label: str
     notes: list[str] = field(default_factory=list)
     source: dict[str, str] = field(default_factory=dict)
+    models: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    shape: pd.DataFrame | None = None
+    runs_max: dict[str, int] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:
@@ -201,7 +222,51 @@ class FitSummary(Result):
             "notes": list(self.notes),
             "summary": records(self.table),
             "diagnostics": self.diagnostics._document(),
+            "models": None if self.models is None else records(self.models),
+            "checks": {
+                "warnings": self.warnings(),
+                "agreement": [] if self.agreement is None else records(self.agreement),
+                "shape": [] if self.shape is None else records(self.shape),
+            },
         }
+
+    def warnings(self) -> list[str]:
+        """The lines that say the data contradict a number: the shape check failing a model
+        the fit uses, a benchmark value that disagrees with the unbiased estimate, and every k
+        above the runs (the model's extrapolation). Empty when nothing is contradicted.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> ph.fit(ph.load_example("abcd"), k=2, seed=0, chains=2, draws=500).summarize().warnings()
+        []
+        """
+        out = []
+        if self.shape is not None:
+            for s, part in self.shape[self.shape["runs"] == self._all_runs()].groupby(
+                "system", sort=False
+            ):
+                bad = part[(part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)]
+                if len(bad):
+                    out.append(shape_line(str(s), part.to_dict(orient="records")))
+        if self.agreement is not None:
+            for r in self.agreement[self.agreement["disagrees"]].to_dict(orient="records"):
+                out.append(disagreement_line(r, self.settings.model))
+        extra = self.table[self.table["extrapolated"]] if "extrapolated" in self.table else None
+        if extra is not None and len(extra):
+            for s, part in extra.groupby("system", sort=False):
+                ks = sorted({int(k) for k in part["k"]})
+                out.append(
+                    extrapolation_line(str(s), ks, self.runs_max.get(str(s), 0),
+                                       self.settings.model)
+                )  # fmt: skip
+        return out
+
+    def _all_runs(self) -> Any:
+        """The ``runs`` value of the shape check's all-tasks rows, per row."""
+        assert self.shape is not None
+        last = self.shape.groupby(["system", "model"], sort=False)["runs"].transform("last")
+        return last
 
     def to_dict(self, *, output: str | None = None) -> dict[str, Any]:
         """The JSON document (``passhat fit --json``); ``output``: where the fit was saved.
@@ -224,15 +289,31 @@ class FitSummary(Result):
         notes = [method_note(st.method, st.method_requested, st.model), SCOPES_NOTE, *self.notes]
         if output is not None:
             notes.append(saved_note(output))
+        lines = self._diagnostics_lines() + self._model_lines() + self.warnings()
         view = View(
             f"passhat fit ({self.method_label}; {st.ci:.0%} posterior intervals, seed {st.seed})",
             _posterior_frame(self.table, st.k, icc_label=_ICC[st.model == "beta"]),
             notes=tuple(notes),
-            lines=tuple(self._diagnostics_lines()),
+            lines=tuple(lines),
             left=_LEFT,
             section_by="system",
         )
         return Display((view,), min_width=110)
+
+    def _model_lines(self) -> list[str]:
+        """A stacked fit's model weights per system; then each system's shape check when it
+        passes (a failing one is a warning)."""
+        out = []
+        if self.models is not None:
+            for s, part in self.models.groupby("system", sort=False):
+                out.append(weights_line(str(s), part.to_dict(orient="records")))
+        if self.shape is not None:
+            for s, part in self.shape[self.shape["runs"] == self._all_runs()].groupby(
+                "system", sort=False
+            ):
+                if not ((part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)).any():
+                    out.append(shape_line(str(s), part.to_dict(orient="records")))
+        return out
 
     def _paper(self) -> PaperTable:
         """The table for papers: per system and metric (pass@k and pass^k at each k > 1) the
@@ -302,7 +383,7 @@ def _posterior_frame(summary: pd.DataFrame, ks: list[int], *, icc_label: str) ->
                 got = part[(part["metric"] == m) & (part["k"] == kk)]
                 b = got[got["scope"] == "benchmark"].iloc[0]
                 p = got[got["scope"] == "population"].iloc[0]
-                k_text = "—" if m == "mean" else str(kk)
+                k_text = "—" if m == "mean" else str(kk) + ("*" if b.get("extrapolated") else "")
                 share = pct(float(p["within_task_share"]), 0)
                 rows.append([str(s), k_text, METRIC_LABELS[m], interval(b), interval(p), share])
         icc = part[part["metric"] == "icc"].iloc[0]

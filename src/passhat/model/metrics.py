@@ -1,17 +1,19 @@
 """Closed-form posterior metrics per draw of the hyperparameters.
 
 For a draw (a, b) (and, in the inflated model, the shares π₁ of
-always-pass and π₀ of always-fail tasks, π_B = 1 − π₁ − π₀):
+always-pass and π₀ of always-fail tasks; in the discrete model, weights w_j on
+nodes p_j: :mod:`passhat.model.mixing`; π_B = 1 − π₁ − π₀ − Σ w_j):
 
 * population scope (a new task from the same distribution):
-  pass^k = π₁ + π_B Π_{j<k} (a+j)/(a+b+j),
-  pass@k = π₁ + π_B (1 − Π_{j<k} (b+j)/(a+b+j)),
-  mean = π₁ + π_B a/(a+b);
+  pass^k = π₁ + π_B Π_{j<k} (a+j)/(a+b+j) + Σ_j w_j p_j^k,
+  pass@k = π₁ + π_B (1 − Π_{j<k} (b+j)/(a+b+j)) + Σ_j w_j (1 − (1 − p_j)^k),
+  mean = π₁ + π_B a/(a+b) + Σ_j w_j p_j;
   ICC = Var(p)/(m(1 − m)) which is 1/(κ+1) for the plain model.
 * benchmark scope (these tasks, weights w_i summing to one): task i's rate
   given (a, b) and its data is Beta(a + c_i, b + n_i − c_i) (a mixture with
   point masses at 1 and 0 in the inflated model), so the Rao–Blackwellised
-  value is Σ w_i E[p_i^k | a, b, data] = Σ w_i Π_{j<k} (a+c_i+j)/(a+b+n_i+j).
+  value is Σ w_i E[p_i^k | a, b, data] = Σ w_i Π_{j<k} (a+c_i+j)/(a+b+n_i+j)
+  (with the other parts, the mixture of :func:`passhat.model.mixing.mixture_weights`).
   The full posterior of Σ w_i p_i^k (used for intervals) adds the
   conditional spread of each p_i: :func:`benchmark_draws`.
 
@@ -29,11 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
+
+from passhat.model.mixing import MixtureWeights, Nodes, beta_share, mixture_weights
 
 if TYPE_CHECKING:
     from passhat.model.build import Compressed
@@ -41,9 +45,14 @@ if TYPE_CHECKING:
 __all__ = [
     "METRIC_NAMES",
     "Groups",
+    "Nodes",
     "benchmark_draws",
     "benchmark_expected",
     "component_probs",
+    "draw_rates",
+    "mixed_moments",
+    "mixture_parts",
+    "node_part",
     "population_metrics",
     "rising_ratio",
     "system_metrics",
@@ -81,6 +90,7 @@ def population_metrics(
     *,
     pi_pass: NDArray[np.float64] | None = None,
     pi_fail: NDArray[np.float64] | None = None,
+    nodes: Nodes | None = None,
 ) -> dict[str, NDArray[np.float64]]:
     """Population-scope metrics per draw.
 
@@ -94,6 +104,9 @@ def population_metrics(
     >>> m = population_metrics(np.array([1.0]), np.array([1.0]), [2])
     >>> round(float(m["pass_hat_k"][0, 0]), 4), round(float(m["icc"][0]), 4)   # E[U²], 1/3
     (0.3333, 0.3333)
+    >>> two = Nodes(p=np.array([0.0, 0.5, 1.0]), weight=np.array([[0.0, 0.5, 0.5]]))
+    >>> population_metrics(np.ones(1), np.ones(1), [2], nodes=two)["pass_hat_k"].tolist()
+    [[0.625]]
     """
     aa = np.asarray(a, dtype=float)
     bb = np.asarray(b, dtype=float)
@@ -103,14 +116,19 @@ def population_metrics(
     at = 1.0 - rising_ratio(bb[..., None], kappa[..., None], kk)
     mean = aa / kappa
     m2 = rising_ratio(aa, kappa, 2.0)
-    if pi_pass is not None and pi_fail is not None:
-        p1 = np.asarray(pi_pass, dtype=float)
-        p0 = np.asarray(pi_fail, dtype=float)
-        pb = 1.0 - p1 - p0
+    if pi_pass is not None or pi_fail is not None or nodes is not None:
+        pb = beta_share(aa.size, pi_pass, pi_fail, nodes).reshape(aa.shape)
+        p1 = np.zeros_like(pb) if pi_pass is None else np.asarray(pi_pass, dtype=float)
         hat = p1[..., None] + pb[..., None] * hat
         at = p1[..., None] + pb[..., None] * at
         mean = p1 + pb * mean
         m2 = p1 + pb * m2
+        if nodes is not None:
+            pj = nodes.p[:, None]
+            hat = hat + nodes.weight @ pj ** kk[None, :]
+            at = at + nodes.weight @ (1.0 - (1.0 - pj) ** kk[None, :])
+            mean = mean + nodes.weight @ nodes.p
+            m2 = m2 + nodes.weight @ nodes.p**2
     with np.errstate(invalid="ignore", divide="ignore"):
         icc = (m2 - mean * mean) / (mean * (1.0 - mean))
     return {"mean": mean, "pass_at_k": at, "pass_hat_k": hat, "icc": icc}
@@ -193,26 +211,12 @@ def component_probs(
     >>> round(float(r1[0, 0]), 6) == round(6 / 7, 6), float(r0[0, 0])
     (True, 0.0)
     """
-    shape = (len(a), len(n))
-    if pi_pass is None or pi_fail is None:
-        return np.zeros(shape), np.zeros(shape), np.ones(shape)
-    from passhat.model.build import pair_loglik
-
-    ll = pair_loglik(n, c, a, b, binom_coef=False)
-    p1 = np.asarray(pi_pass, float)[:, None]
-    p0 = np.asarray(pi_fail, float)[:, None]
-    pb = np.clip(1.0 - p1 - p0, 1e-300, 1.0)
-    with np.errstate(divide="ignore"):
-        l1 = np.where(c[None, :] == n[None, :], np.log(p1), -np.inf)
-        l0 = np.where(c[None, :] == 0, np.log(p0), -np.inf)
-    lb = np.log(pb) + ll
-    top = np.maximum(np.maximum(l1, l0), lb)
-    e1, e0, eb = np.exp(l1 - top), np.exp(l0 - top), np.exp(lb - top)
-    tot = e1 + e0 + eb
-    return e1 / tot, e0 / tot, eb / tot
+    w = mixture_weights(n, c, a, b, pi_pass=pi_pass, pi_fail=pi_fail)
+    return w.one, w.zero, w.beta
 
 
 def _metric_of_p(metric: str, p: NDArray[np.float64], k: float) -> NDArray[np.float64]:
+    """f(p) for the metric: p^k, 1 − (1 − p)^k or p."""
     if metric == "pass_hat_k":
         return np.asarray(np.power(p, k))
     if metric == "pass_at_k":
@@ -289,6 +293,42 @@ class _MomentCache:
         return self._full("a") / self._full("k"), self._ratio("a", 2.0)
 
 
+def mixture_parts(
+    groups: Groups,
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    pi_pass: NDArray[np.float64] | None,
+    pi_fail: NDArray[np.float64] | None,
+    nodes: Nodes | None,
+) -> MixtureWeights | None:
+    """The posterior weights of the mixing distribution's parts per draw and group; None for
+    the plain model (every task a Beta task)."""
+    if (pi_pass is None or pi_fail is None) and nodes is None:
+        return None
+    return mixture_weights(groups.n, groups.c, a, b, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes)
+
+
+def mixed_moments(
+    mw: MixtureWeights | None,
+    m1: NDArray[np.float64],
+    m2: NDArray[np.float64],
+    metric: str,
+    k: float,
+    cols: NDArray[np.intp] | slice = slice(None),
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """E[f(p)] and E[f(p)²] under the mixture, from the Beta part's m1, m2 (f(1) = 1, f(0) = 0
+    for every metric)."""
+    if mw is None:
+        return m1, m2
+    e1 = mw.one[:, cols] + mw.beta[:, cols] * m1
+    e2 = mw.one[:, cols] + mw.beta[:, cols] * m2
+    if mw.nodes is not None:
+        fp = _metric_of_p(metric, mw.nodes.nodes.p, k)
+        e1 = e1 + mw.node[:, cols] * mw.nodes.expect(fp)[:, cols]
+        e2 = e2 + mw.node[:, cols] * mw.nodes.expect(fp * fp)[:, cols]
+    return e1, e2
+
+
 def benchmark_expected(
     groups: Groups,
     a: NDArray[np.float64],
@@ -297,6 +337,7 @@ def benchmark_expected(
     *,
     pi_pass: NDArray[np.float64] | None = None,
     pi_fail: NDArray[np.float64] | None = None,
+    nodes: Nodes | None = None,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """Rao–Blackwellised benchmark metrics: Σ w_i E[f(p_i) | a, b, data] per draw.
 
@@ -311,15 +352,60 @@ def benchmark_expected(
     array([0.5])
     """
     moments = _MomentCache(a, b, groups.c, groups.n)
-    mixed = pi_pass is not None and pi_fail is not None
-    if mixed:
-        r1, _r0, rb = component_probs(groups.n, groups.c, a, b, pi_pass, pi_fail)
+    mw = mixture_parts(groups, a, b, pi_pass, pi_fail, nodes)
     tw = groups.weight * groups.mult
     out: dict[tuple[str, int], NDArray[np.float64]] = {}
     for metric, k in requests:
         ex, _ = moments(metric, float(k))
-        out[(metric, k)] = ((r1 + rb * ex) if mixed else ex) @ tw
+        e1, _ = mixed_moments(mw, ex, ex, metric, float(k))
+        out[(metric, k)] = e1 @ tw
     return out
+
+
+def draw_rates(
+    groups: Groups,
+    ex_idx: NDArray[np.intp],
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    mw: MixtureWeights | None,
+    rng: np.random.Generator,
+) -> NDArray[np.float64]:
+    """One draw of p_i per task of the small groups (draws × tasks): from its part of the
+    mixture, picked with the part's posterior weight."""
+    c_ex, f_ex = groups.c[ex_idx], (groups.n - groups.c)[ex_idx]
+    pe = rng.beta(a[:, None] + c_ex[None, :], b[:, None] + f_ex[None, :])
+    if mw is None:
+        return np.asarray(pe)
+    u = rng.random(pe.shape)
+    c1, c0 = mw.one[:, ex_idx], mw.zero[:, ex_idx]
+    pe = np.where(u < c1, 1.0, np.where(u < c1 + c0, 0.0, pe))
+    if mw.nodes is None:
+        return np.asarray(pe)
+    from_nodes = (u >= c1 + c0) & (u < c1 + c0 + mw.node[:, ex_idx])
+    p = mw.nodes.nodes.p
+    for g in np.unique(ex_idx):
+        cols = np.flatnonzero(ex_idx == g)
+        cum = mw.nodes.cumulative(int(g))
+        v = rng.random((len(a), len(cols)))
+        j = np.minimum((cum[:, None, :] < v[..., None]).sum(axis=-1), len(p) - 1)
+        pe[:, cols] = np.where(from_nodes[:, cols], p[j], pe[:, cols])
+    return np.asarray(pe)
+
+
+def _normal_sums(
+    e1: NDArray[np.float64], e2: NDArray[np.float64], m: NDArray[np.float64], z: Any
+) -> NDArray[np.float64]:
+    """Each large group's sum of f(p_i) ~ Normal(m e1, m (e2 − e1²)), clipped to [0, m]."""
+    sd = np.multiply(e1, e1)
+    np.subtract(e2, sd, out=sd)
+    np.maximum(sd, 0.0, out=sd)
+    sd *= m
+    np.sqrt(sd, out=sd)
+    sd *= z
+    total = np.multiply(e1, m)
+    total += sd
+    np.clip(total, 0.0, m, out=total)
+    return total
 
 
 def benchmark_draws(
@@ -331,19 +417,20 @@ def benchmark_draws(
     rng: np.random.Generator,
     pi_pass: NDArray[np.float64] | None = None,
     pi_fail: NDArray[np.float64] | None = None,
+    nodes: Nodes | None = None,
     chunk: int = 512,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """Draws from the full posterior of the benchmark metrics Σ w_i f(p_i).
 
     For each hyperparameter draw, every task's p_i is drawn from its
-    conditional posterior (Beta(a + c_i, b + n_i − c_i), or the inflated
-    mixture), and all requested metrics are computed from the *same* p_i,
-    so they stay coherent across metrics and k. Tasks that share (n, c, w)
-    are exchangeable; for a group of more than 30 such tasks the sum of
-    their f(p_i) is drawn from a normal with the exact conditional mean and
-    variance (central limit theorem), with one standard-normal deviate per
-    group and draw shared by all metrics. The cost is therefore bounded by
-    the number of groups, not the number of tasks.
+    conditional posterior (Beta(a + c_i, b + n_i − c_i), or the mixture of
+    the model's parts: point masses, Beta, nodes), and all requested metrics
+    are computed from the *same* p_i, so they stay coherent across metrics
+    and k. Tasks that share (n, c, w) are exchangeable; for a group of more
+    than 30 such tasks the sum of their f(p_i) is drawn from a normal with
+    the exact conditional mean and variance (central limit theorem), with one
+    standard-normal deviate per group and draw shared by all metrics. The
+    cost is therefore bounded by the number of groups, not the number of tasks.
 
     Examples
     --------
@@ -363,8 +450,6 @@ def benchmark_draws(
     canon = {req: (("mean", 1) if req[1] == 1 else req) for req in requests}
     unique = list(dict.fromkeys(canon.values()))
     out = {req: np.empty(S) for req in unique}
-    mixed = pi_pass is not None and pi_fail is not None
-    c_ex, f_ex = groups.c[ex_idx], (groups.n - groups.c)[ex_idx]
     we = groups.weight[ex_idx]
     m = groups.mult[clt_idx][None, :].astype(float)
     w_clt = groups.weight[clt_idx]
@@ -373,15 +458,13 @@ def benchmark_draws(
     for lo in range(0, S, chunk):
         hi = min(S, lo + chunk)
         aa, bb = a[lo:hi], b[lo:hi]
-        # exact part: one p per task
-        pe = rng.beta(aa[:, None] + c_ex[None, :], bb[:, None] + f_ex[None, :])
-        if pi_pass is not None and pi_fail is not None:
-            r1, r0, rb = component_probs(groups.n, groups.c, aa, bb, pi_pass[lo:hi], pi_fail[lo:hi])
-            u = rng.random(pe.shape)
-            c1 = r1[:, ex_idx]
-            c0 = r0[:, ex_idx]
-            pe = np.where(u < c1, 1.0, np.where(u < c1 + c0, 0.0, pe))
-            r1c, rbc = r1[:, clt_idx], rb[:, clt_idx]
+        mw = mixture_parts(
+            groups, aa, bb,
+            None if pi_pass is None else pi_pass[lo:hi],
+            None if pi_fail is None else pi_fail[lo:hi],
+            None if nodes is None else nodes.take(slice(lo, hi)),
+        )  # fmt: skip
+        pe = draw_rates(groups, ex_idx, aa, bb, mw, rng)  # exact part: one p per task
         z = rng.standard_normal((hi - lo, len(clt_idx)))
         for metric, k in unique:
             out[(metric, k)][lo:hi] = _metric_of_p(metric, pe, float(k)) @ we
@@ -389,24 +472,25 @@ def benchmark_draws(
         for blo in range(0, (hi - lo) if len(clt_idx) else 0, block):
             rows = slice(blo, min(hi - lo, blo + block))
             moments = _MomentCache(aa[rows], bb[rows], c_clt, n_clt)
+            part = None if mw is None else _rows_of(mw, rows)
             for metric, k in unique:
                 m1, m2 = moments(metric, float(k))
-                if mixed:
-                    e1, e2 = r1c[rows] + rbc[rows] * m1, r1c[rows] + rbc[rows] * m2
-                else:  # plain model: every task is a Beta task
-                    e1, e2 = m1, m2
-                # the group's sum ~ Normal(m e1, m (e2 − e1²)), clipped to [0, m]; in place
-                sd = np.multiply(e1, e1)
-                np.subtract(e2, sd, out=sd)
-                np.maximum(sd, 0.0, out=sd)
-                sd *= m
-                np.sqrt(sd, out=sd)
-                sd *= z[rows]
-                total = np.multiply(e1, m)
-                total += sd
-                np.clip(total, 0.0, m, out=total)
+                e1, e2 = mixed_moments(part, m1, m2, metric, float(k), clt_idx)
+                total = _normal_sums(e1, e2, m, z[rows])
                 out[(metric, k)][lo + rows.start : lo + rows.stop] += total @ w_clt
     return {req: out[canon[req]] for req in requests}
+
+
+def _rows_of(mw: MixtureWeights, rows: slice) -> MixtureWeights:
+    """The mixture weights of some draws."""
+    from dataclasses import replace
+
+    nodes = None
+    if mw.nodes is not None:
+        nodes = replace(mw.nodes, nodes=mw.nodes.nodes.take(rows), total=mw.nodes.total[rows])
+    return MixtureWeights(
+        one=mw.one[rows], zero=mw.zero[rows], beta=mw.beta[rows], node=mw.node[rows], nodes=nodes
+    )
 
 
 def system_metrics(
@@ -420,7 +504,8 @@ def system_metrics(
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """One system's metrics per hyperparameter draw, in one scope.
 
-    ``hyper``: draws ``a``, ``b`` (and ``pi_pass``, ``pi_fail``). Population scope: the closed
+    ``hyper``: draws ``a``, ``b`` (and ``pi_pass``, ``pi_fail``; ``node_weight`` (draws, nodes)
+    with ``node_p``). Population scope: the closed
     forms of :func:`population_metrics` (``icc`` too). Benchmark scope (needs ``groups``, the
     system's tasks): :func:`benchmark_draws` with ``rng``, or with ``rao_blackwell``
     :func:`benchmark_expected`.
@@ -434,16 +519,28 @@ def system_metrics(
     """
     a, b = hyper["a"], hyper["b"]
     pi_pass, pi_fail = hyper.get("pi_pass"), hyper.get("pi_fail")
+    nodes = node_part(hyper)
     if scope == "population":
         kk = sorted({k for m, k in requests if m in ("pass_at_k", "pass_hat_k")} or {1})
-        pop = population_metrics(a, b, kk, pi_pass=pi_pass, pi_fail=pi_fail)
+        pop = population_metrics(a, b, kk, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes)
         return {
             (m, k): pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)] for m, k in requests
         }
     if groups is None:
         raise ValueError("benchmark-scope metrics need the system's task groups")
     if rao_blackwell:
-        return benchmark_expected(groups, a, b, requests, pi_pass=pi_pass, pi_fail=pi_fail)
+        return benchmark_expected(
+            groups, a, b, requests, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
+        )
     if rng is None:
         raise ValueError("benchmark-scope draws need a random generator")
-    return benchmark_draws(groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail)
+    return benchmark_draws(
+        groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
+    )
+
+
+def node_part(hyper: Mapping[str, NDArray[np.float64]]) -> Nodes | None:
+    """The discrete part of a system's draws (``node_weight``, ``node_p``), if it has one."""
+    if "node_weight" not in hyper:
+        return None
+    return Nodes(p=np.asarray(hyper["node_p"], float), weight=np.asarray(hyper["node_weight"]))

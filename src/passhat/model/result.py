@@ -39,10 +39,14 @@ from passhat._repr import Display
 from passhat._result import Result
 from passhat._validate import check_ci, norm_k
 from passhat.errors import ModelError, OptionError
-from passhat.model.build import Priors
+from passhat.model.build import Priors, compress
+from passhat.model.checks import AGREEMENT_COLUMNS, agreement_rows
+from passhat.model.comparison import ModelComparison
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics
 from passhat.model.fit_summary import FitSettings, FitSummary
 from passhat.model.metrics import Groups, system_metrics
+from passhat.model.parts import COMPONENTS, component_idata, hyper_draws, model_variables
+from passhat.model.shape import SHAPE_COLUMNS, shape_check, shape_rows
 from passhat.model.summaries import (
     SCOPES,
     SUMMARY_METRICS,
@@ -185,6 +189,10 @@ class Fit(Result):
                 method_label=self.method_label,
                 notes=self.notes + mean_outside_note(table),
                 source=provenance(self.idata.constant_data),
+                models=self.stacking,
+                agreement=self.agreement(ks, ci=ci),
+                shape=self.shape,
+                runs_max=self.runs_max(),
             )
         return self._summaries[key]
 
@@ -200,14 +208,10 @@ class Fit(Result):
         return self.summarize().view()
 
     def _hyper(self, si: int) -> dict[str, NDArray[np.float64]]:
-        p = self.idata.posterior
-        mu = p["mu"].values[..., si].ravel()
-        kappa = p["kappa"].values[..., si].ravel()
-        out = {"a": mu * kappa, "b": (1.0 - mu) * kappa}
-        if self.model == "inflated":
-            out["pi_pass"] = p["pi_pass"].values[..., si].ravel()
-            out["pi_fail"] = p["pi_fail"].values[..., si].ravel()
-        return out
+        """System ``si``'s draws as parts of the mixing distribution
+        (:mod:`passhat.model.mixing`): ``a``, ``b``, and where the model has them ``pi_pass``,
+        ``pi_fail``, ``node_weight`` (draws, nodes) with ``node_p``."""
+        return hyper_draws(self.idata.posterior, si, self.model)
 
     def _tasks(self, si: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
         cd = self.idata.constant_data
@@ -277,7 +281,9 @@ class Fit(Result):
         if name == "icc":
             if scope != "population":
                 raise OptionError("icc is a property of the task distribution: scope='population'")
-            return self.idata.posterior["icc"]
+            if "icc" in self.idata.posterior:
+                return self.idata.posterior["icc"]
+            return self._as_array("icc", [1], self._compute([("icc", 1)], scope=scope), scope)
         ks = self.k if k is None else norm_k(k)
         post = self.idata.posterior
         stored = f"{name}_{scope}"
@@ -348,19 +354,45 @@ class Fit(Result):
             cache = self._split_cache.setdefault(si, {})
             todo = [r for r in requests if r not in cache]
             n, c, _, _ = self._tasks(si)
-            if todo and len(n):
+            if not todo or not len(n):
+                continue
+            if self.model in ("beta", "inflated"):
                 rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 3])
                 cache.update(
                     variance_split(n, c, self._hyper(si), todo, priors=self.priors, rng=rng)
                 )
+            else:  # no hyperparameters to condition on: the benchmark value is E[θ | p]
+                cache.update(self._ratio_split(si, todo))
         return {s: self._split_cache[si] for si, s in enumerate(self.systems)}
+
+    def _ratio_split(
+        self, si: int, todo: list[tuple[str, int]]
+    ) -> dict[tuple[str, int], dict[str, float]]:
+        """The variance split of the discrete and stacked models
+        (:func:`passhat.model.split.ratio_split`), from the metrics' draws in both scopes."""
+        from passhat.model.split import ratio_split
+
+        out = {}
+        for m, kk in todo:
+            draws = {
+                scope: np.asarray(
+                    self.metric(m, None if m == "mean" else [kk], scope=scope)
+                    .isel(system=si)
+                    .values,
+                    dtype=float,
+                ).ravel()
+                for scope in SCOPES
+            }
+            out[(m, kk)] = ratio_split(draws["benchmark"], draws["population"])
+        return out
 
     def summary(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> pd.DataFrame:
         """Tidy posterior summary per system, metric, k and scope.
 
         Columns: system, metric, k, scope, mean, sd, lower, upper, ci,
-        within_task_share, task_sampling_share, method, diagnostics.
-        Intervals are equal-tailed posterior intervals. The variance split
+        within_task_share, task_sampling_share, method, diagnostics, extrapolated (k above
+        the largest number of decided runs of the system's tasks: the value is the model's,
+        named in ``method``). Intervals are equal-tailed posterior intervals. The variance split
         of a population row, by the law of total variance given these tasks'
         rates p: ``within_task_share`` = Var(E[θ | p] | y) / Var(θ | y) is the
         part of the posterior variance that unlimited runs on these tasks
@@ -384,7 +416,7 @@ class Fit(Result):
         for scope in SCOPES:
             for m in SUMMARY_METRICS:
                 draws[(m, scope)] = self.metric(m, None if m == "mean" else ks, scope=scope)
-        return summary_table(
+        table = summary_table(
             draws,
             self.metric("icc"),
             systems=self.systems,
@@ -394,6 +426,15 @@ class Fit(Result):
             status={s: diag.status(s) for s in self.systems},
             splits=self._splits(ks),
         )
+        n_max = table["system"].map(self.runs_max())
+        k_metric = table["metric"].isin(K_METRICS)
+        table["extrapolated"] = k_metric & (table["k"].fillna(0).astype(int) > n_max)
+        return table
+
+    def runs_max(self) -> dict[str, int]:
+        """Each system's largest number of decided runs of a task: above it a pass^k or pass@k
+        is the model's extrapolation."""
+        return {s: int(self._tasks(si)[0].max(initial=0)) for si, s in enumerate(self.systems)}
 
     def more_runs(
         self,
@@ -427,6 +468,12 @@ class Fit(Result):
         """
         from passhat.model.preposterior import more_runs_rows
 
+        if self.model not in ("beta", "inflated"):
+            raise OptionError(
+                f"more_runs simulates the Beta model's posterior; this fit's model is "
+                f"{self.model!r}: use fit.component('beta').more_runs(...) or "
+                "fit(..., model='beta')"
+            )
         ci = check_ci(ci)
         ks = self.k if k is None else norm_k(k)
         ms = [runs] if isinstance(runs, int | np.integer) else list(runs)
@@ -493,11 +540,115 @@ class Fit(Result):
         >>> f.diagnostics.passed, f.diagnostics.status("A")
         (True, 'ok')
         """
-        variables = ["mu", "kappa"] + (["pi_pass", "pi_fail"] if self.model == "inflated" else [])
+        variables = model_variables(self.model)
         div = self.idata.sample_stats["diverging"].values if "sample_stats" in self.idata else None
         return compute_diagnostics(
             self.idata.posterior, div, variables=variables, method=self.method
         )
+
+    # ------------------------------------------------------------ checks
+    @property
+    def stacking(self) -> pd.DataFrame | None:
+        """A stacked fit's models (``model="auto"``), one row per system and model: the exact
+        leave-one-task-out comparison (elpd_loo, se, p_loo, elpd_diff, dse, rank) and the
+        stacking weight, the share of draws from that model; None for a one-model fit."""
+        raw = self.idata.posterior.attrs.get("passhat_stacking")
+        return None if not raw else pd.DataFrame(json.loads(raw))
+
+    def model_comparison(self) -> ModelComparison:
+        """A stacked fit's comparison of its models as a :class:`ModelComparison` (exact
+        leave-one-task-out, computed when the fit was made; no sampling).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, seed=0, chains=2, draws=500)
+        >>> sorted(f.model_comparison().table["model"])
+        ['beta', 'discrete', 'inflated']
+        """
+        table = self.stacking
+        if table is None:
+            raise OptionError(
+                f"this fit has one model ({self.model!r}): fit(..., model='auto') compares the "
+                "Beta, inflated and discrete models, passhat.compare_models(...) any fits"
+            )
+        return ModelComparison(table, ic="loo", models=COMPONENTS, exact=True)
+
+    def agreement(self, k: int | Sequence[int] | None = None, *, ci: float = 0.95) -> pd.DataFrame:
+        """The model's benchmark values against the unbiased estimates, for every k up to the
+        fewest decided runs of a system's tasks (:mod:`passhat.model.checks`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            system, metric, k, model_mean, model_sd, estimate, estimate_se, z, disagrees, ci.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, seed=0, chains=2, draws=500)
+        >>> f.agreement()["disagrees"].tolist()
+        [False, False, False]
+        """
+        ci = check_ci(ci)
+        ks = self.k if k is None else norm_k(k)
+        requests = [("mean", 1)] + [(m, kk) for kk in ks if kk > 1 for m in K_METRICS]
+        vals = self._compute(requests, scope="benchmark")
+        rows = []
+        for si, s in enumerate(self.systems):
+            n, c, w, _ = self._tasks(si)
+            bench = {req: vals[si][req] for req in requests}
+            rows += [{"system": s, **r} for r in agreement_rows(n, c, w, bench, ci=ci)]
+        return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
+
+    @cached_property
+    def shape(self) -> pd.DataFrame:
+        """The shape check (:mod:`passhat.model.shape`): the histogram of successes per task
+        against each model's prediction, G statistic and calibrated p-value, per system, model
+        and number of runs (``runs`` 0: all tasks). A stacked fit checks its three models (its
+        ``weight`` column: each model's stacking weight).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, model="beta", seed=0, chains=2, draws=500)
+        >>> f.shape[["model", "runs", "tasks"]].values.tolist()
+        [['beta', 4, 4], ['beta', 0, 4]]
+        """
+        models = list(COMPONENTS) if self.model == "auto" else [self.model]
+        weights = self.stacking
+        rows = []
+        for si, s in enumerate(self.systems):
+            n, c, _, _ = self._tasks(si)
+            comp = compress(n, c)
+            rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 5])
+            for m in models:
+                chk = shape_check(comp, model=m, priors=self.priors, rng=rng)
+                weight = 1.0
+                if weights is not None:
+                    sel = (weights["system"] == s) & (weights["model"] == m)
+                    weight = float(weights.loc[sel, "weight"].iloc[0])
+                rows += shape_rows(s, chk, weight)
+        return pd.DataFrame(rows, columns=list(SHAPE_COLUMNS))
+
+    def component(self, name: str) -> Fit:
+        """One model of a stacked fit as a fit of its own: ``"beta"`` or ``"inflated"``, with
+        every draw of that model (the stacked fit keeps all of them; the discrete model keeps
+        only the draws it lent to the stack).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, seed=0, chains=2, draws=500)
+        >>> f.component("beta").model, f.component("beta").method_label
+        ('beta', 'posterior, Beta-Binomial, grid quadrature')
+        """
+        if self.model != "auto" or name not in ("beta", "inflated"):
+            raise OptionError(
+                f"component({name!r}): a stacked fit (model='auto') has the 'beta' and "
+                f"'inflated' components; this fit's model is {self.model!r}"
+            )
+        return Fit(component_idata(self.idata, name))
 
     # --------------------------------------------------------------- PPC
     def ppc(self, *, ci: float = 0.9, max_draws: int = 1000) -> pd.DataFrame:

@@ -6,11 +6,12 @@ hyperparameters from its compressed counts, whichever way they are made:
 * ``method="nuts"``: the PyMC model of :func:`passhat.model.build_model`,
   sampled by nutpie when it is installed (compiled once per model and
   priors, then reused with new data) or by PyMC's own NUTS;
-* ``method="grid"``: independent draws from the exact quadrature of
-  :func:`passhat.model.grid_posterior` (plain model only), shaped like
-  chains × draws so that both paths fill the same InferenceData;
-* ``method="auto"`` (:func:`resolve_method`): the grid where it applies (the
-  plain model), NUTS elsewhere.
+* ``method="grid"``: independent draws from the model's quadrature —
+  :func:`passhat.model.grid_posterior` (plain model),
+  :func:`passhat.model.inflated_grid.inflated_grid` (zero/one-inflated),
+  :func:`passhat.model.discrete.discrete_posterior` (discrete mixing distribution) —
+  shaped like chains × draws so that both paths fill the same InferenceData;
+* ``method="auto"`` (:func:`resolve_method`): the grid; NUTS only when asked.
 
 With progress on (a terminal), compiling the model for NUTS shows a spinner
 on stderr before the sampler's own progress bar: compiling is most of a first
@@ -48,9 +49,12 @@ from numpy.typing import NDArray
 from passhat._validate import resolve_seed
 from passhat.errors import DependencyError, OptionError
 from passhat.model.build import Compressed, Priors, build_model, model_data
+from passhat.model.discrete import discrete_posterior
 from passhat.model.grid import grid_posterior
+from passhat.model.inflated_grid import inflated_grid
 
 __all__ = [
+    "GRID_ONLY",
     "METHODS",
     "SAMPLERS",
     "announce",
@@ -68,6 +72,9 @@ __all__ = [
 
 #: How the posterior is computed: the grid where it applies (auto), NUTS sampling, or the grid.
 METHODS = ("auto", "nuts", "grid")
+#: The single-system models fitted on a grid only (no PyMC model): the discrete mixing
+#: distribution and the stacked fit.
+GRID_ONLY = ("discrete", "auto")
 #: Which NUTS implementation: nutpie when installed ("auto"), or the one named.
 SAMPLERS = ("auto", "nutpie", "pymc")
 
@@ -156,35 +163,37 @@ def sub_seed(seed: int, *keys: int) -> int:
 def resolve_method(method: str, model: str) -> str:
     """The method that runs: ``"grid"`` or ``"nuts"``.
 
-    ``"auto"`` is the exact grid for the plain Beta-Binomial model (two
-    parameters per system: quadrature gives the posterior without sampling or
-    compiling) and NUTS for the inflated model, which the grid does not cover.
+    ``"auto"`` is the grid for every single-system model (the plain Beta on
+    (logit μ, log κ), the zero/one-inflated model on a four-dimensional grid, the discrete
+    mixing distribution and the stacked fit by their own quadratures): no sampling, no
+    compiling; NUTS runs only when asked, for the Beta and inflated models.
 
     Raises
     ------
     OptionError
-        Unknown method, or ``"grid"`` with a model other than ``"beta"``.
+        Unknown method, or ``"nuts"`` with the discrete or stacked model.
 
     Examples
     --------
     >>> from passhat.model.sampler import resolve_method
     >>> resolve_method("auto", "beta"), resolve_method("auto", "inflated")
-    ('grid', 'nuts')
+    ('grid', 'grid')
+    >>> resolve_method("nuts", "inflated")
+    'nuts'
     """
     if method not in METHODS:
         raise OptionError(
             f"{{param}} must be one of {', '.join(METHODS)} (got {method!r})", param="method"
         )
-    if method == "auto":
-        return "grid" if model == "beta" else "nuts"
-    if method == "grid" and model != "beta":
+    if method == "nuts" and model in GRID_ONLY:
         raise OptionError(
-            "{param}='grid' evaluates the 2-parameter Beta-Binomial model only; "
-            f"use {{param}}='nuts' (or 'auto') for {{model}}={model!r}",
+            f"{{param}}='nuts' samples the Beta and inflated models; {{model}}={model!r} is "
+            "fitted on its grid only: name {model}='beta' or 'inflated' to sample it, or use "
+            "{param}='grid' (or 'auto')",
             param="method",
             also=("model",),
         )
-    return method
+    return "grid" if method == "auto" else method
 
 
 def resolve_progress(progress: bool | None) -> bool:
@@ -263,11 +272,12 @@ def sample_system(
         The system's distinct (n, c) pairs with multiplicities
         (:func:`passhat.model.compress`).
     method : {"nuts", "grid"}
-        NUTS sampling, or independent draws from the exact grid posterior.
+        NUTS sampling, or independent draws from the posterior on the model's grid.
     sampler : {"nutpie", "pymc", "grid"}
         The resolved sampler (:func:`resolve_sampler`); ignored for the grid.
-    model : {"beta", "inflated"}
-        The grid evaluates the plain model only (checked by :func:`passhat.fit`).
+    model : {"beta", "inflated", "discrete"}
+        NUTS samples the first two (checked by :func:`resolve_method`); the stacked fit
+        (``"auto"``) is :func:`passhat.model.stacking.stack_system`.
     priors : Priors, optional
     chains, draws, tune : int
     seed : int
@@ -283,7 +293,8 @@ def sample_system(
     -------
     dict of str to ndarray
         ``mu``, ``kappa``, ``diverging`` (all False for the grid) and, for
-        the inflated model, ``pi_pass``, ``pi_fail``.
+        the inflated model, ``pi_pass``, ``pi_fail``; the discrete model: ``node_weight``
+        (chains, draws, nodes) and ``diverging``.
 
     Examples
     --------
@@ -296,20 +307,8 @@ def sample_system(
     """
     pri = priors or Priors()
     if method == "grid":
-        g = grid_posterior(
-            comp.n,
-            comp.c,
-            comp.mult,
-            priors=pri,
-            n_draws=chains * draws,
-            rng=np.random.default_rng(seed),
-            size=grid_size,
-        )
-        return {
-            "mu": g.mu.reshape(chains, draws),
-            "kappa": g.kappa.reshape(chains, draws),
-            "diverging": np.zeros((chains, draws), dtype=bool),
-        }
+        return _grid_draws(comp, model, pri, chains=chains, draws=draws, seed=seed,
+                           grid_size=grid_size)  # fmt: skip
     run = _sample_nutpie if sampler == "nutpie" else _sample_pymc
     return run(
         model,
@@ -324,6 +323,34 @@ def sample_system(
         progress=progress,
         target_accept=target_accept,
     )
+
+
+def _grid_draws(
+    comp: Compressed,
+    model: str,
+    priors: Priors,
+    *,
+    chains: int,
+    draws: int,
+    seed: int,
+    grid_size: int,
+) -> dict[str, NDArray[Any]]:
+    """Independent draws from a model's posterior on its grid, shaped (chains, draws)."""
+    rng = np.random.default_rng(seed)
+    total = chains * draws
+    if model == "beta":
+        g = grid_posterior(
+            comp.n, comp.c, comp.mult, priors=priors, n_draws=total, rng=rng, size=grid_size
+        )
+        flat: dict[str, NDArray[Any]] = {"mu": g.mu, "kappa": g.kappa}
+    elif model == "inflated":
+        flat = inflated_grid(comp.n, comp.c, comp.mult, priors=priors).draws(total, rng)
+    else:
+        d = discrete_posterior(comp.n, comp.c, comp.mult, n_draws=total, rng=rng)
+        flat = {"node_weight": d.weight}
+    out = {k: v.reshape(chains, draws, *v.shape[1:]) for k, v in flat.items()}
+    out["diverging"] = np.zeros((chains, draws), dtype=bool)
+    return out
 
 
 def _sample_nutpie(

@@ -35,16 +35,18 @@ from passhat._version import __version__
 from passhat.errors import ModelError
 from passhat.estimators import task_weights
 from passhat.exclusions import unscored_runs_note, unscored_task_rule
-from passhat.model.build import Priors, compress
+from passhat.model.build import Compressed, Priors, compress
 from passhat.model.diagnostics import import_arviz
+from passhat.model.discrete import node_grid
 from passhat.model.metrics import Groups
 from passhat.model.result import K_METRICS, Fit
 from passhat.model.sampler import sample_system, sub_seed
+from passhat.model.stacking import stack_system
 from passhat.model.summaries import SCOPES
 from passhat.model.text import unscored_task_notes, weight_zero_task_notes
 
-__all__ = ["UNSCORED_TASK_RULES", "Counts", "Sampling", "fit_systems", "fitted_counts",
-           "sample_systems"]  # fmt: skip
+__all__ = ["UNSCORED_TASK_RULES", "Counts", "Drawn", "Sampling", "fit_systems",
+           "fitted_counts", "sample_systems"]  # fmt: skip
 
 #: The rules a single-system fit accepts for tasks with no decided run:
 #: :func:`passhat.estimate`'s ("exclude", the default of both, or "error") and "impute" (keep
@@ -58,7 +60,7 @@ def fit_systems(
     """Sample every system of ``counts`` as ``run`` says and assemble the :class:`Fit`, with
     the metrics for ``ks`` stored and the settings recorded (``method_requested`` and the
     ``weights`` option as given)."""
-    drawn, groups, weight_norm = sample_systems(counts, run)
+    got = sample_systems(counts, run)
     settings = {
         "method_requested": method_requested,
         "tune": run.tune,
@@ -66,8 +68,8 @@ def fit_systems(
         "target_accept": run.target_accept,
         "grid_size": run.grid_size,
     }
-    idata = _inference_data(counts, run, drawn, weight_norm, ks=ks, settings=settings)
-    return _with_metrics(idata, groups, ks)
+    idata = _inference_data(counts, run, got, ks=ks, settings=settings)
+    return _with_metrics(idata, got.groups, ks)
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,20 @@ def fitted_counts(ds: xr.Dataset, unscored_tasks: str, weights: Any) -> Counts:
     return Counts(ds, w_all, unscored_tasks, notes)
 
 
-def sample_systems(
-    counts: Counts, run: Sampling
-) -> tuple[dict[str, list[NDArray[Any]]], dict[int, Groups], NDArray[np.float64]]:
-    """Sample each system on its distinct (n, c) pairs: the draws per variable (one array per
-    system), each system's benchmark-scope task groups and its normalised task weights."""
+@dataclass(frozen=True)
+class Drawn:
+    """What :func:`sample_systems` drew: the draws per variable (one array per system), each
+    system's benchmark-scope task groups, the normalised task weights and (a stacked fit) the
+    model comparison rows of every system."""
+
+    draws: dict[str, list[NDArray[Any]]]
+    groups: dict[int, Groups]
+    weight_norm: NDArray[np.float64]
+    stacking: list[dict[str, Any]]
+
+
+def sample_systems(counts: Counts, run: Sampling) -> Drawn:
+    """Sample each system on its distinct (n, c) pairs (:class:`Drawn`)."""
     ds = counts.ds
     n_all = np.asarray(ds["n"].values, dtype=np.int64)
     c_all = np.asarray(ds["c"].values, dtype=np.int64)
@@ -142,6 +153,7 @@ def sample_systems(
     weight_norm = np.zeros_like(counts.weights)
     drawn: dict[str, list[NDArray[Any]]] = {}
     groups: dict[int, Groups] = {}
+    stacking: list[dict[str, Any]] = []
     for si, s in enumerate(str(x) for x in ds["system"].values):
         present = present_all[si]
         n, c = n_all[si][present], c_all[si][present]
@@ -152,48 +164,55 @@ def sample_systems(
             raise ModelError(f"system {s!r}: task weights sum to zero")
         weight_norm[si, present] = w / w.sum()
         comp = compress(n, c)
-        res = sample_system(
-            comp,
-            method=run.method,
-            sampler=run.sampler,
-            model=run.model,
-            priors=run.priors,
-            chains=run.chains,
-            draws=run.draws,
-            tune=run.tune,
-            seed=sub_seed(run.seed, si),
-            progress=run.progress,
-            target_accept=run.target_accept,
-            grid_size=run.grid_size,
-        )
+        res = _sample_one(comp, run, sub_seed(run.seed, si))
+        if isinstance(res, tuple):  # the stacked fit: its draws and its comparison rows
+            res, rows = res
+            stacking += [{"system": s, **r} for r in rows]
         for key, val in res.items():
             drawn.setdefault(key, []).append(val)
         groups[si] = Groups.from_tasks(n, c, weight_norm[si][present], comp=comp)
-    return drawn, groups, weight_norm
+    return Drawn(drawn, groups, weight_norm, stacking)
+
+
+def _sample_one(comp: Compressed, run: Sampling, seed: int) -> Any:
+    """One system's draws as ``run`` says (the stacked fit: with its comparison rows)."""
+    if run.model == "auto":
+        return stack_system(comp, priors=run.priors, chains=run.chains, draws=run.draws,
+                            seed=seed, grid_size=run.grid_size)  # fmt: skip
+    return sample_system(
+        comp,
+        method=run.method,
+        sampler=run.sampler,
+        model=run.model,
+        priors=run.priors,
+        chains=run.chains,
+        draws=run.draws,
+        tune=run.tune,
+        seed=seed,
+        progress=run.progress,
+        target_accept=run.target_accept,
+        grid_size=run.grid_size,
+    )
 
 
 def _inference_data(
-    counts: Counts,
-    run: Sampling,
-    drawn: dict[str, list[NDArray[Any]]],
-    weight_norm: NDArray[np.float64],
-    *,
-    ks: list[int],
-    settings: dict[str, Any],
+    counts: Counts, run: Sampling, got: Drawn, *, ks: list[int], settings: dict[str, Any]
 ) -> Any:
     """The fit's InferenceData: the draws with the fit's settings and notes as attributes, the
-    divergences, and the count data (with the count table's attributes: where it came from)."""
+    divergences, and the count data (with the count table's attributes: where it came from).
+    The discrete part's weights have a ``node`` dimension (its coordinate: the node's p)."""
     ds = counts.ds
     systems = [str(s) for s in ds["system"].values]
     coords = {"chain": np.arange(run.chains), "draw": np.arange(run.draws), "system": systems}
-    posterior = xr.Dataset(
-        {
-            key: (("chain", "draw", "system"), np.stack(v, axis=-1))
-            for key, v in drawn.items()
-            if key != "diverging"
-        },
-        coords=coords,
-    )
+    variables: dict[str, Any] = {}
+    for key, v in got.draws.items():
+        if key == "node_weight":
+            variables[key] = (("chain", "draw", "system", "node"), np.stack(v, axis=2))
+        elif key != "diverging":
+            variables[key] = (("chain", "draw", "system"), np.stack(v, axis=-1))
+    if "node_weight" in variables:
+        coords["node"] = node_grid(variables["node_weight"][1].shape[-1])  # type: ignore[assignment]
+    posterior = xr.Dataset(variables, coords=coords)
     posterior.attrs.update(
         {
             "passhat_model": run.model,
@@ -208,15 +227,18 @@ def _inference_data(
             "passhat_settings": json.dumps(settings),
         }
     )
+    if got.stacking:
+        posterior.attrs["passhat_stacking"] = json.dumps(got.stacking)
+    coords.pop("node", None)
     sample_stats = xr.Dataset(
-        {"diverging": (("chain", "draw", "system"), np.stack(drawn["diverging"], -1))},
+        {"diverging": (("chain", "draw", "system"), np.stack(got.draws["diverging"], -1))},
         coords=coords,
     )
     az = import_arviz()
     return az.InferenceData(
         posterior=posterior,
         sample_stats=sample_stats,
-        constant_data=_constant_data(ds, weight_norm),
+        constant_data=_constant_data(ds, got.weight_norm),
     )
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "log_rate_sums",
     "p_log_weights",
     "quad_grid",
+    "ratio_split",
     "softmax_rows",
     "variance_split",
 ]
@@ -401,3 +402,22 @@ def variance_split(
             "var_task": v_task,
         }
     return out
+
+
+def ratio_split(bench: NDArray[np.float64], pop: NDArray[np.float64]) -> dict[str, float]:
+    """The variance split of a model without hyperparameters to condition on (the discrete
+    mixing distribution, the stacked fit): E[θ | p] is taken to be the benchmark value — these
+    tasks' mean g(p_i), which the Bayesian bootstrap of the discrete model resamples exactly —
+    so the share more runs can remove is Var(benchmark) / Var(population), at most one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> b = rng.normal(0.5, 0.01, 4000)
+    >>> round(ratio_split(b, b + rng.normal(0, 0.02, 4000))["within_task_share"], 1)
+    0.2
+    """
+    vp = float(np.var(pop))
+    share = 1.0 if vp <= 0 else min(1.0, float(np.var(bench)) / vp)
+    return {"within_task_share": share}

@@ -42,7 +42,14 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat.model.build import compress, pair_loglik
-from passhat.model.metrics import Groups, _cond_moments, component_probs
+from passhat.model.metrics import (
+    Groups,
+    _cond_moments,
+    draw_rates,
+    mixed_moments,
+    mixture_parts,
+    node_part,
+)
 from passhat.model.text import mean_outside_note, method_label
 
 __all__ = [
@@ -241,22 +248,21 @@ def task_posterior_frames(
         weight=np.ones(len(comp)),
         mult=np.ones(len(comp), dtype=np.int64),
     )
-    r1, r0, _ = component_probs(
-        groups.n, groups.c, hyper["a"], hyper["b"], hyper.get("pi_pass"), hyper.get("pi_fail")
-    )
-    a1 = hyper["a"][:, None] + groups.c[None, :]
-    b1 = hyper["b"][:, None] + (groups.n - groups.c)[None, :]
-    pdraw = rng.beta(a1, b1)
-    u = rng.random(pdraw.shape)
-    pdraw = np.where(u < r1, 1.0, np.where(u < r1 + r0, 0.0, pdraw))
+    a, b = hyper["a"], hyper["b"]
+    mw = mixture_parts(groups, a, b, hyper.get("pi_pass"), hyper.get("pi_fail"), node_part(hyper))
+    pdraw = draw_rates(groups, np.arange(len(comp)), a, b, mw, rng)
+    if mw is None:
+        rng.random(pdraw.shape)  # the stream as when every model drew its point masses
     lo = np.quantile(pdraw, (1 - ci) / 2, axis=0)
     hi = np.quantile(pdraw, 1 - (1 - ci) / 2, axis=0)
+    a1 = a[:, None] + groups.c[None, :]
+    b1 = b[:, None] + (groups.n - groups.c)[None, :]
     req = [("mean", 1)] + [("pass_hat_k", kk) for kk in ks]
     exp = {}
     for m, kk in req:
         e1, _ = _cond_moments(m, float(kk), a1, b1)
-        rb = 1.0 - r1 - r0
-        exp[(m, kk)] = (r1 + rb * e1).mean(axis=0)
+        e1, _ = mixed_moments(mw, e1, e1, m, float(kk))
+        exp[(m, kk)] = e1.mean(axis=0)
     inv = comp.inverse
     return [
         pd.DataFrame(
@@ -351,6 +357,7 @@ def ppc_rows(
         if nv == 0:
             continue
         cr = np.arange(nv + 1)
+        nodes = node_part(hyper)
         ll = pair_loglik(
             np.full(nv + 1, nv),
             cr,
@@ -358,6 +365,7 @@ def ppc_rows(
             hyper["b"][sel],
             pi_pass=None if "pi_pass" not in hyper else hyper["pi_pass"][sel],
             pi_fail=None if "pi_fail" not in hyper else hyper["pi_fail"][sel],
+            nodes=None if nodes is None else nodes.take(sel),
         )
         pmf = np.exp(ll)
         pmf /= pmf.sum(axis=1, keepdims=True)
@@ -407,7 +415,13 @@ def loglik_array(
     for si, (n, c, present, h) in enumerate(per_system):
         comp = compress(n, c)
         ll = pair_loglik(
-            comp.n, comp.c, h["a"], h["b"], pi_pass=h.get("pi_pass"), pi_fail=h.get("pi_fail")
+            comp.n,
+            comp.c,
+            h["a"],
+            h["b"],
+            pi_pass=h.get("pi_pass"),
+            pi_fail=h.get("pi_fail"),
+            nodes=node_part(h),
         )
         out[:, :, si, present] = ll[:, comp.inverse].reshape(chains, draws, -1)
     return xr.DataArray(

@@ -27,9 +27,15 @@ from passhat.intervals import outside_mask
 __all__ = [
     "JOINT_SCOPES_NOTE",
     "LOO_NOTE",
+    "MODEL_LABELS",
+    "MODEL_SHORT",
     "SCOPES_NOTE",
+    "SHAPE_WEIGHT",
+    "SHAPE_WHAT",
     "diagnostics_line",
+    "disagreement_line",
     "dispersion_line",
+    "extrapolation_line",
     "interval",
     "joint_cell_notes",
     "joint_diagnostics_line",
@@ -38,9 +44,11 @@ __all__ = [
     "method_label",
     "method_note",
     "saved_note",
+    "shape_line",
     "task_effects_line",
     "unscored_task_notes",
     "weight_zero_task_notes",
+    "weights_line",
 ]
 
 #: What the two scopes and the variance split of a single-system fit's table mean.
@@ -85,6 +93,17 @@ def interval(row: Mapping[str, Any]) -> str:
     return f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]"
 
 
+#: Each single-system model in words.
+MODEL_LABELS = {
+    "beta": "Beta-Binomial",
+    "inflated": "zero/one-inflated Beta-Binomial",
+    "discrete": "discrete mixing distribution (Bayesian bootstrap of the NPMLE)",
+    "auto": "stacked Beta / inflated / discrete (exact LOO)",
+}
+#: Short names of the models, as the model-weight line and the warnings show them.
+MODEL_SHORT = {"beta": "Beta", "inflated": "inflated", "discrete": "discrete", "auto": "stacked"}
+
+
 def method_label(model: str, method: str, sampler: str) -> str:
     """Human-readable method of a single-system fit, as its tables show it.
 
@@ -93,7 +112,7 @@ def method_label(model: str, method: str, sampler: str) -> str:
     >>> method_label("beta", "nuts", "nutpie")
     'posterior, Beta-Binomial, NUTS (nutpie)'
     """
-    m = "Beta-Binomial" if model == "beta" else "zero/one-inflated Beta-Binomial"
+    m = MODEL_LABELS.get(model, model)
     how = "grid quadrature" if method == "grid" else f"NUTS ({sampler})"
     return f"posterior, {m}, {how}"
 
@@ -103,15 +122,21 @@ def method_note(ran: str, asked: str | None, model: str) -> str:
 
     ``asked`` is the method requested (``"auto"``: the line says it was the default).
     """
-    why = " (the default for this model)" if asked == "auto" else ""
+    why = " (the default)" if asked == "auto" else ""
     if ran == "grid":
-        return (
-            f"method: exact grid quadrature on (logit μ, log κ){why}; "
+        how = {
+            "beta": "exact grid quadrature on (logit μ, log κ)",
+            "inflated": "grid quadrature on (logit μ, log κ_e, logit π_B, logit π₁/(π₁ + π₀))",
+            "discrete": "the Bayesian bootstrap over tasks of the NPMLE on a grid of p",
+            "auto": "each model on its grid, stacked by exact leave-one-task-out",
+        }[model]
+        other = (
             "--method nuts samples the same posterior with NUTS."
+            if model in ("beta", "inflated")
+            else "no sampler is needed."
         )
-    if model == "beta":
-        return f"method: NUTS{why}; --method grid computes this model exactly, without compiling."
-    return f"method: NUTS{why}; the grid covers the plain model only."
+        return f"method: {how}{why}; {other}"
+    return f"method: NUTS{why}; --method grid computes this model on its grid, without compiling."
 
 
 def saved_note(output: str) -> str:
@@ -293,3 +318,96 @@ def joint_cell_notes(*, left_out: int, not_run: int, window_edge: float, rasch: 
             "likelihood is truncated; please report this data set"
         )
     return notes
+
+
+#: A model that fails the shape check is a warning when it carries at least this stacking
+#: weight (a one-model fit: weight 1); below it the stacked numbers hardly depend on it.
+SHAPE_WEIGHT = 0.1
+#: What the shape check is, in one clause.
+SHAPE_WHAT = "histogram of successes per task against the model's prediction, G statistic"
+
+
+def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """A stacked fit's models for one system, best first: stacking weights, and how.
+
+    Examples
+    --------
+    >>> weights_line("A", [{"model": "discrete", "weight": 0.97}, {"model": "beta",
+    ...                                                            "weight": 0.03}])[:35]
+    'models A: discrete 0.97, Beta 0.03 '
+    """
+    parts = ", ".join(f"{MODEL_SHORT.get(str(r['model']), r['model'])} {r['weight']:.2f}"
+                      for r in rows)  # fmt: skip
+    return (
+        f"models {system}: {parts} (stacking weights: the share of draws from each model, "
+        "chosen by exact leave-one-task-out)"
+    )
+
+
+def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
+    """One system's shape check (the all-tasks rows, one per model): each model's p-value, and
+    which models the histogram contradicts.
+
+    Examples
+    --------
+    >>> row = {"model": "beta", "p_value": 0.005, "g": 17.3, "weight": 1.0}
+    >>> shape_line("A", [row]).endswith("lets a model that bends to the data take over")
+    True
+    """
+    parts = "; ".join(
+        f"{MODEL_SHORT.get(str(r['model']), r['model'])} G = {r['g']:.1f}, p = {r['p_value']:.3f}"
+        for r in rows
+    )
+    bad = [r for r in rows if r["p_value"] < level and r["weight"] >= SHAPE_WEIGHT]
+    text = f"shape check {system} ({SHAPE_WHAT}, calibrated p-value): {parts}"
+    if bad:
+        names = " and ".join(MODEL_SHORT.get(str(r["model"]), str(r["model"])) for r in bad)
+        text += (
+            f". WARNING: the data contradict the {names} model (p < {level:g}): it does not "
+            "reproduce how successes spread over tasks, so its numbers may be wrong"
+        )
+        if len(rows) == 1:
+            text += "; --model auto lets a model that bends to the data take over"
+    return text
+
+
+def disagreement_line(row: Mapping[str, Any], model: str) -> str:
+    """The line saying a model's benchmark value disagrees with the unbiased estimate.
+
+    Examples
+    --------
+    >>> print(disagreement_line({"system": "A", "metric": "pass_at_k", "k": 5, "model_mean": 0.91,
+    ...                          "estimate": 0.935, "estimate_se": 0.01, "z": -2.3, "ci": 0.95},
+    ...                         "beta")[:60])
+    WARNING A: the Beta model's pass@5 for these tasks, 0.910, d
+    """
+    label = _metric_label(str(row["metric"]), int(row["k"]))
+    return (
+        f"WARNING {row['system']}: the {MODEL_SHORT.get(model, model)} model's {label} for "
+        f"these tasks, {row['model_mean']:.3f}, disagrees with the unbiased estimate "
+        f"{row['estimate']:.3f} (se {row['estimate_se']:.3f}; z = {row['z']:.1f}, beyond their "
+        f"joint {float(row['ci']):.0%} uncertainty): the data contradict the model here; read "
+        "the unbiased number (passhat estimate)"
+    )
+
+
+def extrapolation_line(system: str, ks: Sequence[int], n_max: int, model: str) -> str:
+    """The line marking k above the runs as the model's extrapolation.
+
+    Examples
+    --------
+    >>> extrapolation_line("A", [10], 5, "auto")[:50]
+    'A: k = 10 (marked *) is above the 5 decided runs o'
+    """
+    shown = ", ".join(str(k) for k in ks)
+    return (
+        f"{system}: k = {shown} (marked *) is above the {n_max} decided runs of any task: no "
+        f"task shows it, so the value is the {MODEL_SHORT.get(model, model)} model's "
+        "extrapolation, not a measurement"
+    )
+
+
+def _metric_label(metric: str, k: int) -> str:
+    if metric == "mean":
+        return "mean"
+    return ("pass^" if metric == "pass_hat_k" else "pass@") + str(k)

@@ -74,7 +74,7 @@ def more_runs(
 
         if k is None:
             k = default_ks(data)
-        f = fit(data, k=k, method="grid", seed=seed, progress=False)
+        f = fit(data, k=k, method="grid", model="beta", seed=seed, progress=False)
         source = provenance(data)
     if f.model != "beta":
         raise OptionError(

@@ -568,19 +568,22 @@ def _model_results(
         ppc=ppc_frame(f),
         outside_notes=tuple(mean_outside_note(summary)),
         comparison=comparison,
+        warnings=tuple(f.summarize(k=ks, ci=level).warnings()),
     )
 
 
 def _hyper(f: Fit, level: float) -> Any:
-    """Per system: posterior mean and equal-tailed interval of μ, κ and the ICC."""
+    """Per system: posterior mean and equal-tailed interval of μ, κ and the ICC (a stacked fit:
+    the ICC only; its μ and κ draws are the Beta component's, not the fit's)."""
     import pandas as pd
 
     post = f.idata.posterior
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    names = ("icc",) if f.model == "auto" else ("mu", "kappa", "icc")
     rows = []
     for system in (str(s) for s in post["system"].values):
         row: dict[str, Any] = {"system": system}
-        for var in ("mu", "kappa", "icc"):
+        for var in names:
             if var not in post:
                 continue
             x = np.asarray(post[var].sel(system=system).values, dtype=float).ravel()
@@ -594,11 +597,14 @@ def _hyper(f: Fit, level: float) -> Any:
 def _model_comparison(
     ds: xr.Dataset, f: Fit, ks: list[int], seed: int, *, progress: bool | None
 ) -> ModelComparison:
-    """Plain Beta vs zero/one-inflated by PSIS-LOO (the inflated model is fitted by NUTS), when
-    both fits pass their diagnostics."""
+    """A stacked fit (the default): its own comparison of the Beta, inflated and discrete
+    models by exact leave-one-task-out, with the stacking weights it used (no other fit). A
+    one-model fit given to the report: plain Beta vs zero/one-inflated (fitted on its grid)
+    by PSIS-LOO, when both fits pass their diagnostics."""
     if not f.diagnostics.passed:
         return ModelComparison("plain_failed")
-    # NUTS compiles first (seconds to a minute): progress on a terminal unless told otherwise
+    if f.model == "auto":
+        return ModelComparison("compared", table=f.model_comparison().table, exact=True)
     inflated = fit(ds, k=ks, seed=seed, model="inflated", progress=progress)
     if not inflated.diagnostics.passed:
         return ModelComparison("inflated_failed", problems=tuple(inflated.diagnostics.problems[:3]))

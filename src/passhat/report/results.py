@@ -138,11 +138,14 @@ class ModelComparison:
     ``status``: ``"compared"`` (``table`` is :func:`passhat.compare_models`' table),
     ``"plain_failed"`` (the plain fit failed its diagnostics: the inflated one was not fitted)
     or ``"inflated_failed"`` (``problems`` are the inflated fit's first diagnostics failures).
+    ``exact``: the table is a stacked fit's own (Beta, inflated and discrete models, exact
+    leave-one-task-out, ``weight`` the stacking weight the fit used).
     """
 
     status: Literal["compared", "plain_failed", "inflated_failed"]
     table: pd.DataFrame | None = None
     problems: tuple[str, ...] = ()
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,10 @@ class ModelResults:
         (:func:`passhat.report.figure_data.ppc_frame`).
     outside_notes : tuple of str
         The model's note on posterior means outside their interval (empty when none).
+    warnings : tuple of str
+        The fit's checks that failed (:meth:`passhat.model.fit_summary.FitSummary.warnings`:
+        a model the shape check rejects, a benchmark value the unbiased estimate contradicts,
+        k above the runs), shown first in the section.
     comparison : ModelComparison, optional
         None when the comparison was not asked for.
     """
@@ -180,6 +187,7 @@ class ModelResults:
     hyper: pd.DataFrame
     ppc: pd.DataFrame
     outside_notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     comparison: ModelComparison | None = None
 
     @property

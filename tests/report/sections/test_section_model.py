@@ -89,16 +89,31 @@ def test_model_comparison_section() -> None:
 
 @pytest.mark.integration  # NUTS: the inflated model
 def test_model_comparison_runs_by_default_when_both_fits_are_healthy() -> None:
-    """The report compares plain vs inflated by default (issue 16); one system keeps it short.
+    """The report compares the models by default (issue 16); its default fit is the stacked
+    one (issue 28), whose own exact leave-one-task-out comparison is shown — no second fit.
 
-    Oracle: passhat.compare_models on the same two fits (same seed) gives the table's rows.
+    Oracle: the fit's model_comparison() (same seed) gives the table's rows; a Beta fit given
+    to the report is compared with the inflated model by passhat.compare_models (PSIS-LOO).
     """
     data = ph.load_example("abcd")
     sec, res = _section(data, [1, 2], True, ci=0.95, seed=0, compare_models=True)
-    plain = res.fit
+    stacked = res.fit
+    assert stacked.model == "auto" and stacked.method == "grid"
     cmp = next(t for t in sec.tables if t.id == "model_compare")
+    want = stacked.model_comparison().table
+    got = {(r["model"], round(r["elpd_loo"], 6), round(r["weight"], 6)) for r in cmp.rows}
+    assert got == {
+        (m, round(e, 6), round(w, 6))
+        for m, e, w in zip(want["model"], want["elpd_loo"], want["weight"], strict=True)
+    }
+    assert "exact leave-one-task-out" in cmp.caption
+    line = next(s for s in sec.sentences if "predicts left-out tasks" in s)
+    assert "The fit stacks" in line
+    plain = ph.fit(data, k=[1, 2], seed=0, model="beta", progress=False)
+    sec, _ = _section(data, [1, 2], plain, ci=0.95, seed=0, compare_models=True)
+    cmp = next(t for t in sec.tables if t.id == "model_compare")
+    assert sorted(r["model"] for r in cmp.rows) == ["beta", "inflated"]
     inflated = ph.fit(data, k=[1, 2], seed=0, model="inflated", progress=False)
-    assert inflated.diagnostics.passed
     want = ph.compare_models({"beta": plain, "inflated": inflated}).table
     got = {(r["model"], round(r["elpd_loo"], 6)) for r in cmp.rows}
     assert got == {(m, round(e, 6)) for m, e in zip(want["model"], want["elpd_loo"], strict=True)}
@@ -125,7 +140,9 @@ def test_model_comparison_is_not_shown_for_an_unhealthy_fit(monkeypatch) -> None
         return real_fit(d, **kw)
 
     monkeypatch.setattr(build, "fit", few_draws)
-    sec, _ = _section(data, [1], True, compare_models=True)
+    # a Beta fit given to the report: the inflated one is fitted for the comparison
+    plain = ph.fit(data, model="beta", seed=0, k=[1])
+    sec, _ = _section(data, [1], plain, compare_models=True)
     assert not any(t.id == "model_compare" for t in sec.tables)
     note = next(s for s in sec.sentences if "not shown" in s)
     assert "inflated model's fit failed its diagnostics" in note and "ESS" in note
@@ -135,7 +152,7 @@ def test_ppc_counts_are_whole_tasks_and_the_sentences_agree() -> None:
     # the replicated interval printed "3.95 – 15" tasks: bounds are whole tasks now, rounded
     # outward from Fit.ppc's quantiles, and "outside" is judged against what is shown
     data = ph.load_example("agents")
-    fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
+    fit = ph.fit(data, method="grid", model="beta", seed=0, k=[1, 5])
     sec, _ = _section(data, [1, 5], fit)
     raw = fit.ppc()
     assert not (raw["lower"] == raw["lower"].round()).all()  # the quantiles are fractional

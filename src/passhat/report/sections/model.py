@@ -222,9 +222,15 @@ def _comparison(cmp: ModelComparison) -> tuple[Table | None, list[str]]:
             + "; ".join(cmp.problems)
             + "), so its comparison would be unreliable."
         ]
+    caption = (
+        "Models of the fit by exact leave-one-task-out (Beta, zero/one-inflated, discrete), "
+        "with the stacking weight of each (the share of the fit's draws from it)"
+        if cmp.exact
+        else "Model comparison by PSIS-LOO (plain Beta vs zero/one-inflated)"
+    )
     table = Table(
         id="model_compare",
-        caption="Model comparison by PSIS-LOO (plain Beta vs zero/one-inflated)",
+        caption=caption,
         columns=[
             Column("system", "System"),
             Column("model", "Model"),
@@ -243,12 +249,19 @@ def _comparison(cmp: ModelComparison) -> tuple[Table | None, list[str]]:
     for system, part in cmp.table.groupby("system", sort=False):
         best, other = part.iloc[0], part.iloc[1]
         clear = float(other["elpd_diff"]) > 2 * float(other["dse"])
-        sent.append(
+        line = (
             f"{system}: the {best['model']} model predicts left-out tasks "
             + ("better" if clear else "about as well")
             + f" (ELPD difference {float(other['elpd_diff']):.1f} ± "
             f"{float(other['dse']):.1f})."
         )
+        if cmp.exact:
+            weights = ", ".join(
+                f"{r['model']} {float(r['weight']):.0%}"
+                for _, r in part.sort_values("weight", ascending=False, kind="stable").iterrows()
+            )
+            line += f" The fit stacks {weights} of its draws from them."
+        sent.append(line)
     return table, sent
 
 
@@ -290,7 +303,7 @@ def model_section(results: ReportResults) -> Section:
         _diagnostics_table(m.diagnostics),
         ppc_table,
     ]
-    pre = _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
+    pre = list(m.warnings) + _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
     if m.comparison is not None:
         cmp_table, cmp_sent = _comparison(m.comparison)
         tables += [cmp_table] if cmp_table is not None else []

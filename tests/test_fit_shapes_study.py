@@ -1,0 +1,58 @@
+"""The fit-shapes study (studies/fit_shapes, issue 28): the committed results, checked fast.
+
+Oracles: the committed per-replicate rows (reports/fit_shapes/replicates.csv) summarised again
+must give the committed table cell for cell; each cell's Monte-Carlo s.e. is the binomial
+sqrt(c (1 − c) / R); "done" is the rule of issue 28 (coverage ≥ 0.85 or a warning in ≥ 95% of
+replicates); the truths' exact moments against 400,000 draws of their own samplers.
+The full run is `make study` (or the script; minutes to hours).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from study_loader import load_study
+
+ROOT = Path(__file__).resolve().parents[1]
+STUDY = ROOT / "studies" / "fit_shapes" / "fit_shapes.py"
+REPORT = ROOT / "reports" / "fit_shapes"
+
+
+@pytest.fixture(scope="module")
+def study():  # type: ignore[no-untyped-def]
+    return load_study(STUDY, "fit_shapes_study")
+
+
+def test_truths_moments_match_their_samplers(study) -> None:
+    rng = np.random.default_rng(0)
+    for truth in study.TRUTHS:
+        p = truth.sample(rng, 400_000)
+        for k in (1, 3, 5):
+            for metric, g in (("pass_hat_k", p**k), ("pass_at_k", 1 - (1 - p) ** k)):
+                se = g.std() / np.sqrt(len(g))
+                assert truth.expected(metric, k) == pytest.approx(g.mean(), abs=5 * se + 1e-12)
+
+
+def test_committed_table_is_its_replicates_summarised(study) -> None:
+    table = REPORT / "coverage.csv"
+    raw_path = REPORT / "replicates.csv"
+    if not table.exists() or not raw_path.exists():
+        pytest.skip("reports/fit_shapes has no committed results (run the study)")
+    df = pd.read_csv(table)
+    again = study.summarise(pd.read_csv(raw_path))
+    pd.testing.assert_frame_equal(
+        df.reset_index(drop=True), again.reset_index(drop=True), check_dtype=False
+    )
+    se = np.sqrt(df["coverage"] * (1 - df["coverage"]) / df["reps"])
+    np.testing.assert_allclose(df["mc_se"], se)
+    done = (df["coverage"] >= study.GOAL) | (df["warned"] >= study.WARNED)
+    assert (df["done"] == done).all()
+    # every design run has every cell: the mean and pass@k, pass^k for k = 2..n, both scopes
+    for (_, _, n), part in df.groupby(["truth", "T", "n"]):
+        assert len(part) == 2 * len(study.cells(int(n)))
+    readme = (REPORT / "README.md").read_text()
+    assert f"**Verdict: {int(df['done'].sum())}/{len(df)} cells done**" in readme
