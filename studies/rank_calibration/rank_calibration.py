@@ -1,4 +1,5 @@
-"""Leaderboard calibration: rank intervals, tiers and P(rank = 1) against a known truth.
+"""Leaderboard calibration: rank intervals, group letters and the share ranked first against a
+known truth.
 
 Eight systems run the same T tasks, n runs each. Task rates follow a crossed
 logit model, logit p_si = θ_s + β_i + ε_si with β_i ~ N(0, 1.2²) shared by all
@@ -15,9 +16,10 @@ by the mean and by pass^n, and the study records
 * **rank-interval coverage**: the interval contains every rank the system's
   true value can take (for tied truths, the whole tied range), per system and
   for all systems at once;
-* **tier splits**: how often two systems of equal truth land in different
-  tiers (goal: ≤ α = 1 − level);
-* **P(rank = 1) calibration**: predictions binned; in each bin the mean
+* **letter splits**: how often two systems of equal truth share no group
+  letter (goal: ≤ α = 1 − level), and how often systems of different truth
+  are separated;
+* **calibration of the share ranked first**: shares binned; in each bin the mean
   prediction against the observed share of replicates where the system is
   truly first (a tie at the top shares 1/m).
 
@@ -25,7 +27,7 @@ Run::
 
     .venv/bin/python studies/rank_calibration/rank_calibration.py [--reps 100] [--quick]
 
-Writes ``reports/rank_calibration/`` (README.md, coverage.csv, tiers.csv,
+Writes ``reports/rank_calibration/`` (README.md, coverage.csv, tiers.csv (the letters),
 calibration.csv, calibration.png).
 """
 
@@ -82,7 +84,6 @@ def simulate(t_n: int, n: int, rng: np.random.Generator) -> Any:
 
 def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str, pd.DataFrame]:
     import passhat as ph
-    from passhat.rank.tiers import assign_tiers
 
     rng = np.random.default_rng(seed)
     cols = [("mean", n), ("pass_hat_k", n)]
@@ -116,34 +117,24 @@ def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str
                 }
             )
             r_t = np.round(tv, 12)
-            pop = r.pairs[(r.pairs["metric"] == metric) & (r.pairs["scope"] == "population")]
-            pos = {s: i for i, s in enumerate(SYSTEMS)}
-            adj = np.ones((len(SYSTEMS), len(SYSTEMS)))
-            for a, b, p in zip(pop["system_a"], pop["system_b"], pop["p_holm"], strict=True):
-                adj[pos[a], pos[b]] = adj[pos[b], pos[a]] = p
-            point = t["value"].to_numpy()
-            tier_by = {
-                rule: assign_tiers(point, adj, alpha=round(1 - LEVEL, 12), rule=rule)
-                for rule in ("chain", "leader")
-            }
-            assert (tier_by["chain"] == t["tier"].to_numpy()).all()
+            letters = [set(str(g)) for g in t["group"]]
             for i in range(len(SYSTEMS)):
                 for j in range(i + 1, len(SYSTEMS)):
-                    if r_t[i] != r_t[j]:
-                        continue
-                    for rule, tiers in tier_by.items():
-                        tier_rows.append(
-                            {
-                                "T": t_n,
-                                "n": n,
-                                "metric": metric,
-                                "k": k,
-                                "rep": rep,
-                                "rule": rule,
-                                "pair": f"{SYSTEMS[i]}-{SYSTEMS[j]}",
-                                "split": bool(tiers[i] != tiers[j]),
-                            }
-                        )
+                    equal = bool(r_t[i] == r_t[j])
+                    tier_rows.append(
+                        {
+                            "T": t_n,
+                            "n": n,
+                            "metric": metric,
+                            "k": k,
+                            "rep": rep,
+                            "rule": "letters" if equal else "letters, different truth",
+                            "pair": f"{SYSTEMS[i]}-{SYSTEMS[j]}",
+                            # equal truth: split when they share no letter; different truth:
+                            # "split" when they share none (separated), merged otherwise
+                            "split": not (letters[i] & letters[j]),
+                        }
+                    )
             top = r_t == r_t.max()
             outcome = np.where(top, 1.0 / top.sum(), 0.0)
             for s in range(len(SYSTEMS)):
@@ -155,7 +146,7 @@ def run_cell(t_n: int, n: int, *, reps: int, n_boot: int, seed: int) -> dict[str
                         "k": k,
                         "rep": rep,
                         "system": SYSTEMS[s],
-                        "p_first": t["p_first"].iloc[s],
+                        "share_first": t["share_first"].iloc[s],
                         "truly_first": outcome[s],
                     }
                 )
@@ -190,12 +181,12 @@ def summarise(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     tiers["replicates_with_a_split"] = per_rep.groupby(keys).mean().values
     cal = raw["calibration"].copy()
     bins = np.array([0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0 + 1e-9])
-    cal["bin"] = pd.cut(cal["p_first"], bins, right=False, include_lowest=True)
+    cal["bin"] = pd.cut(cal["share_first"], bins, right=False, include_lowest=True)
     calib = (
         cal.groupby(["metric", "bin"], observed=True)
         .agg(
-            count=("p_first", "size"),
-            predicted=("p_first", "mean"),
+            count=("share_first", "size"),
+            predicted=("share_first", "mean"),
             observed=("truly_first", "mean"),
         )
         .reset_index()
@@ -239,7 +230,7 @@ def write(res: dict[str, pd.DataFrame], out: Path, *, reps: int, n_boot: int, se
             label=metric,
         )
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("predicted P(rank = 1), binned")
+    ax.set_xlabel("share of resamples ranked first, binned")
     ax.set_ylabel("observed share truly first")
     ax.legend(frameon=False)
     fig.tight_layout()
@@ -257,15 +248,16 @@ def write(res: dict[str, pd.DataFrame], out: Path, *, reps: int, n_boot: int, se
         "",
         res["coverage"].round(3).to_markdown(index=False),
         "",
-        "## Tiers: equal-truth systems split (goal ≤ 0.10 per pair)",
+        "## Group letters: equal-truth systems split (goal ≤ 0.10 per pair)",
         "",
-        "`chain` is passhat's rule (a new tier only at a system separated from every system of "
-        "the tier above); `leader` joins a system while it is not separated from the tier's "
-        "leader (computed from the same Holm-adjusted tests, for comparison).",
+        "`letters`: pairs of equal truth; `split` is a pair that shares no letter (a false "
+        "separation; Holm keeps it ≤ 0.10 for all pairs at once). `letters, different truth`: "
+        "pairs of different truth; `split_rate` is the share separated (the power of the "
+        "Holm-adjusted paired test), 1 − split_rate the share that share a letter.",
         "",
         res["tiers"].round(3).to_markdown(index=False),
         "",
-        "## P(rank = 1) calibration (observed within 2 MC SE of predicted)",
+        "## Share ranked first against the share truly first (observed within 2 MC SE)",
         "",
         res["calibration"].round(3).to_markdown(index=False),
         "",

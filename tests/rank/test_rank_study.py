@@ -4,8 +4,8 @@ study in `make study`.
 Oracle: simulation with known truth — eight systems with crossed task effects whose
 population values follow from θ by Gauss–Hermite quadrature (equal θ: exactly equal
 truth). Rank intervals must cover every rank a system's true value can take at their
-level, tiers (passhat's chain rule) must not split equal-truth systems more often than
-α = 0.1, and P(rank = 1) must match the observed share of truly-first systems within
+level, group letters must not split equal-truth systems more often than α = 0.1, and the
+share of resamples ranked first must match the observed share of truly-first systems within
 Monte-Carlo error. Tolerances: binomial MC error over the replicates.
 """
 
@@ -49,8 +49,8 @@ def test_rank_calibration_fast_subset() -> None:
     cov = res["coverage"]
     assert (cov["per_system"] >= 0.9 - 3 * np.sqrt(0.09 / (reps * 2))).all(), cov
     tiers = res["tiers"]
-    chain = tiers[tiers["rule"] == "chain"]
-    assert (chain["split_rate"] <= 0.1 + 3 * np.sqrt(0.09 / chain["pairs"])).all(), tiers
+    equal = tiers[tiers["rule"] == "letters"]
+    assert (equal["split_rate"] <= 0.1 + 3 * np.sqrt(0.09 / equal["pairs"])).all(), tiers
     cal = res["calibration"]
     big = cal[cal["count"] >= 10]
     assert (np.abs(big["observed"] - big["predicted"]) <= 3 * big["mc_se"] + 0.1).all(), cal
@@ -58,8 +58,8 @@ def test_rank_calibration_fast_subset() -> None:
 
 @pytest.mark.slow
 def test_full_rank_calibration_report() -> None:
-    """The study written by `make study`: every cell covers, chain tiers keep equal truths
-    together, P(rank = 1) within its Monte-Carlo error."""
+    """The study written by `make study`: every cell covers, group letters keep equal truths
+    together, the share ranked first within its Monte-Carlo error."""
     if not (REPORT / "coverage.csv").exists():
         pytest.skip("reports/rank_calibration is absent: run `make study` first")
     cov = pd.read_csv(REPORT / "coverage.csv")
@@ -67,7 +67,7 @@ def test_full_rank_calibration_report() -> None:
     cal = pd.read_csv(REPORT / "calibration.csv")
     assert (cov["reps"] >= 100).all()
     assert (cov["per_system"] + 2 * cov["mc_se"] >= 0.9).all(), cov
-    chain = tiers[tiers["rule"] == "chain"]
-    assert (chain["split_rate"] <= 0.1 + 2 * np.sqrt(0.09 / chain["pairs"])).all(), tiers
+    equal = tiers[tiers["rule"] == "letters"]
+    assert (equal["split_rate"] <= 0.1 + 2 * np.sqrt(0.09 / equal["pairs"])).all(), tiers
     big = cal[cal["count"] >= 30]
     assert (np.abs(big["observed"] - big["predicted"]) <= 3 * big["mc_se"] + 0.05).all(), cal
