@@ -95,8 +95,8 @@ def test_comparison_shows_both_scopes_differences(agents) -> None:
 
 def test_fit_shows_the_posterior_and_the_diagnostics(agents) -> None:
     """The notebook and repr show what ``passhat fit`` prints: both scopes, the ICC, each
-    system's diagnostics."""
-    fit = ph.fit(agents, method="grid", seed=0, k=[1, 5])
+    system's diagnostics (the Beta-Binomial fit; the stacked default names its models)."""
+    fit = ph.fit(agents, model="beta", method="grid", seed=0, k=[1, 5])
     text, html = _check(fit)
     assert len(text) <= 2000
     s = fit.summary(k=[1, 5])
@@ -107,7 +107,7 @@ def test_fit_shows_the_posterior_and_the_diagnostics(agents) -> None:
         assert cell in _cells(html) and cell in text
     assert text.startswith("passhat fit (posterior, Beta-Binomial, grid quadrature; 95% posterior")
     assert "diagnostics baseline: ok" in text and "ICC 1/(κ+1)" in text
-    bad = ph.fit(agents, method="grid", seed=0, chains=2, draws=40, k=[1])
+    bad = ph.fit(agents, model="beta", method="grid", seed=0, chains=2, draws=40, k=[1])
     assert "diagnostics baseline: FAILED: baseline: bulk ESS(mu)" in repr(bad)
 
 
@@ -123,7 +123,7 @@ def test_fit_summary_and_diagnostics_are_frozen_results(agents) -> None:
             setattr(obj, attr, None)
     doc = summary.to_dict()
     assert list(doc) == ["schema", "schema_version", "passhat_version", "input", "settings",
-                         "notes", "summary", "diagnostics"]  # fmt: skip
+                         "notes", "summary", "diagnostics", "models", "checks"]  # fmt: skip
     assert doc["schema"] == "passhat.fit" and fit.to_dict() == doc
     assert list(doc["diagnostics"]) == ["passed", "problems", "thresholds", "divergences", "table"]
     _check(fit.diagnostics)

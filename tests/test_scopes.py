@@ -40,7 +40,9 @@ def test_few_tasks_use_the_hierarchical_model_like_fit() -> None:
     iv = scope_intervals(
         n, c, np.ones(12), [1, 2], ci=0.9, n_boot=8000, rng=np.random.default_rng(0)
     )
-    fit = ph.fit(ph.counts_from_arrays(n, c), k=[1, 2], method="grid", seed=1, draws=4000)
+    fit = ph.fit(
+        ph.counts_from_arrays(n, c), k=[1, 2], model="beta", method="grid", seed=1, draws=4000
+    )
     summ = fit.summary(ci=0.9)
     for metric, k in [("mean", 1), ("pass_hat_k", 2), ("pass_at_k", 2)]:
         for scope in ("population", "benchmark"):

@@ -23,7 +23,7 @@ def test_a_default_tier_test_cannot_sample_with_nuts() -> None:
     # PyMC's sampler (nutpie's import alone takes seconds); nutpie's entry points are wrapped
     # alike, in both modules that sample
     with pytest.raises(pytest.fail.Exception, match=r"samples with NUTS .* default tier"):
-        ph.fit(ph.load_example("abcd"), method="nuts", sampler="pymc", progress=False)
+        ph.fit(ph.load_example("abcd"), model="beta", method="nuts", sampler="pymc", progress=False)
     with pytest.raises(pytest.fail.Exception, match=r"mark it @pytest\.mark\.integration"):
         ph.fit(ph.load_example("agents"), model="joint", sampler="pymc", progress=False)
     for name in ("passhat.model.sampler", "passhat.model.joint_fit"):
@@ -33,7 +33,15 @@ def test_a_default_tier_test_cannot_sample_with_nuts() -> None:
 
 
 def test_the_mock_sampler_gives_the_shape_of_a_nuts_fit(mock_nuts: None) -> None:
-    fit = ph.fit(ph.load_example("abcd"), k=[2], method="nuts", sampler="pymc", chains=3, draws=40)
+    fit = ph.fit(
+        ph.load_example("abcd"),
+        k=[2],
+        model="beta",
+        method="nuts",
+        sampler="pymc",
+        chains=3,
+        draws=40,
+    )
     assert (fit.method, fit.sampler) == ("nuts", "pymc")
     assert fit.idata.posterior["mu"].shape == (3, 40, 1)
     assert sum(fit.diagnostics.divergences.values()) == 0

@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-import passhat.commands._common as common
 from passhat._write import MANIFEST
 from passhat._write import files as files_mod
 from passhat.cli import main
@@ -73,7 +72,9 @@ def test_output_checked_before_reading_input(capsys, tmp_path: Path, monkeypatch
     def no_read(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the input was read before -o was checked")
 
-    monkeypatch.setattr(common, "read", no_read)
+    import passhat.io
+
+    monkeypatch.setattr(passhat.io, "read", no_read)  # load_input imports it when it runs
     bad(capsys, ["report", runs, "-o", str(tmp_path / "file" / "sub"), *FAST], "is a file")
     foreign = tmp_path / "foreign"
     foreign.mkdir()

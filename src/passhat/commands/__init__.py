@@ -34,7 +34,7 @@ __all__ = ["COMMANDS", "LazyGroup", "OutputGone"]
 COMMANDS: dict[str, str] = {
     "compare": "Paired difference CAND − BASE on matched tasks, with intervals and p-values.",
     "estimate": "Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).",
-    "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics.",
+    "fit": "Posterior of mean, pass@k and pass^k in two scopes, with diagnostics and checks.",
     "gate": "Pass, fail or continue: a gate on RUNS that stays valid however often it is checked.",
     "plan": "How many runs, tasks and dollars: closed forms, budget design, power.",
     "rank": "Leaderboard of several systems on the same tasks: rank intervals, group letters.",

@@ -83,7 +83,8 @@ class Diagnostics(Result):
     Examples
     --------
     >>> import passhat as ph
-    >>> d = ph.fit(ph.load_example("abcd"), method="grid", seed=0, chains=2, draws=500).diagnostics
+    >>> f = ph.fit(ph.load_example("abcd"), model="beta", method="grid", seed=0)
+    >>> d = f.diagnostics
     >>> d.passed, d.to_dict()["schema"], d.to_frame()["variable"].tolist()
     (True, 'passhat.diagnostics', ['mu', 'kappa'])
     >>> print(repr(d).splitlines()[0])

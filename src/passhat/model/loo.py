@@ -73,7 +73,7 @@ def compare_models(fits: Mapping[str, Fit] | Sequence[Fit], *, ic: str = "loo") 
     --------
     >>> import passhat as ph
     >>> t = ph.load_example("abcd")
-    >>> fits = [ph.fit(t, method="grid", seed=s, chains=2, draws=500) for s in (0, 1)]
+    >>> fits = [ph.fit(t, model="beta", method="grid", seed=s) for s in (0, 1)]
     >>> cmp = ph.compare_models(fits)   # a list: named by model, then numbered
     >>> sorted(cmp.table["model"]), cmp.table["system"].unique().tolist(), cmp.models
     (['beta', 'beta_2'], ['seed-example'], ('beta', 'beta_2'))

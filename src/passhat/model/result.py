@@ -46,7 +46,7 @@ from passhat.model.diagnostics import Diagnostics, compute_diagnostics
 from passhat.model.fit_summary import FitSettings, FitSummary
 from passhat.model.metrics import Groups, system_metrics
 from passhat.model.parts import COMPONENTS, component_idata, hyper_draws, model_variables
-from passhat.model.shape import SHAPE_COLUMNS, shape_check, shape_rows
+from passhat.model.shape import MAX_RUNS, SHAPE_COLUMNS, shape_check, shape_rows
 from passhat.model.summaries import (
     SCOPES,
     SUMMARY_METRICS,
@@ -104,7 +104,7 @@ class Fit(Result):
     >>> import passhat as ph
     >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
     >>> f.systems, f.model, f.idata.posterior["pass_hat_k_benchmark"].dims
-    (['seed-example'], 'beta', ('chain', 'draw', 'system', 'k'))
+    (['seed-example'], 'auto', ('chain', 'draw', 'system', 'k'))
     """
 
     schema: ClassVar[str] = "fit"
@@ -461,7 +461,7 @@ class Fit(Result):
         Examples
         --------
         >>> import passhat as ph
-        >>> f = ph.fit(ph.load_example("abcd"), k=2, method="grid", seed=0, chains=2, draws=500)
+        >>> f = ph.fit(ph.load_example("abcd"), k=2, model="beta", seed=0, chains=2, draws=500)
         >>> t = f.more_runs(runs=[5], simulations=50)
         >>> t.query("metric == 'pass_hat_k' and scope == 'population'")["runs_added"].tolist()
         [0.0, 5.0, inf]
@@ -606,21 +606,25 @@ class Fit(Result):
         """The shape check (:mod:`passhat.model.shape`): the histogram of successes per task
         against each model's prediction, G statistic and calibrated p-value, per system, model
         and number of runs (``runs`` 0: all tasks). A stacked fit checks its three models (its
-        ``weight`` column: each model's stacking weight).
+        ``weight`` column: each model's stacking weight). Tasks with more than
+        :data:`passhat.model.shape.MAX_RUNS` runs are left out of the check.
 
         Examples
         --------
         >>> import passhat as ph
         >>> f = ph.fit(ph.load_example("abcd"), k=2, model="beta", seed=0, chains=2, draws=500)
         >>> f.shape[["model", "runs", "tasks"]].values.tolist()
-        [['beta', 4, 4], ['beta', 0, 4]]
+        [['beta', 5, 4]]
         """
         models = list(COMPONENTS) if self.model == "auto" else [self.model]
         weights = self.stacking
         rows = []
         for si, s in enumerate(self.systems):
             n, c, _, _ = self._tasks(si)
-            comp = compress(n, c)
+            few = n <= MAX_RUNS  # a histogram of n + 1 cells: not for 2^32 runs (shape.MAX_RUNS)
+            if not few.any():
+                continue
+            comp = compress(n[few], c[few])
             rng = np.random.default_rng([self.seed, si, _BENCH_SALT + 5])
             for m in models:
                 chk = shape_check(comp, model=m, priors=self.priors, rng=rng)

@@ -30,7 +30,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from passhat.model.shape import g_statistic
->>> float(g_statistic(np.array([[10.0, 10.0]]), np.array([[0.5, 0.5]]), [np.arange(2)])[0])
+>>> float(g_statistic(np.array([[10.0, 10.0]]), np.array([[0.5, 0.5]]), [np.arange(2)])[0, 0])
 0.0
 """
 
@@ -58,6 +58,9 @@ REPLICATES = 200
 #: Cells whose posterior log density given the data is more than this below the largest are
 #: left out of the refits (a replicate drawn from the posterior predictive does not reach them).
 _CELL_RANGE = 40.0
+#: Tasks with more runs than this are left out of the check: the histogram of successes of
+#: n runs has n + 1 cells, far more than there are tasks (and 2^32 cells do not fit in memory).
+MAX_RUNS = 2000
 #: The inflated model's grid for the check (coarser than the fit's: the check needs the
 #: predictive probabilities, not quantiles).
 _INFLATED_SIZES = (20, 20, 14, 14)

@@ -57,7 +57,7 @@ def test_more_runs_rows_are_the_fits_preposterior() -> None:
     from passhat.report.build import MORE_RUNS_SIMULATIONS
 
     data = ph.load_example("agents")
-    fit = ph.fit(data, method="grid", seed=0, k=[1, 5])
+    fit = ph.fit(data, model="beta", method="grid", seed=0, k=[1, 5])
     sec = _section(data, [1, 5], fit=fit)
     table = next(t for t in sec.tables if t.id == "plan_more_runs")
     want = fit.more_runs(runs=[5], k=[5], simulations=MORE_RUNS_SIMULATIONS)
