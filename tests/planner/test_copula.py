@@ -30,7 +30,7 @@ def test_latent_to_rate_is_finite_and_inverts_the_beta_cdf_in_the_far_lower_tail
 
 
 @pytest.mark.parametrize(("a", "b"), [(81663.0, 81337.0), (97963.0, 65037.0), (500.0, 300.0)])
-def test_latent_to_rate_with_large_shapes_keeps_scipys_accurate_quantile(a: float, b: float) -> None:
+def test_latent_to_rate_with_large_shapes_keeps_scipys_quantile(a: float, b: float) -> None:
     """Found in QA: ``plan power --from`` a file whose fit puts κ at its limit e^12 (a, b ~ 8e4)
     printed "RuntimeWarning: divide by zero" and the outer nodes' rates were 0.0526 where the
     Beta quantile is 0.4826: the Newton fallback replaced SciPy's accurate answer and its density
