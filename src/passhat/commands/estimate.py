@@ -34,7 +34,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     if value is None:
         return None
     try:
-        out = [float(v) for v in value.split(",") if v.strip()]
+        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
     except ValueError:
         out = [float("nan")]
     if not out or not all(math.isfinite(v) for v in out):
