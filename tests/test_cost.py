@@ -136,3 +136,24 @@ def test_cost_intervals_with_ci() -> None:
     again = ph.estimate(ph.Trials.from_frame(_runs()), k=[1, 2], ci=0.9, n_boot=300, seed=5)
     assert again.cost is not None
     pd.testing.assert_frame_equal(again.cost.to_frame(), t)  # seeded
+
+
+def test_ratio_interval_unbounded_end_is_infinite_not_missing() -> None:
+    """Found in QA: when more than the tail share of resamples hold no task with pass^k > 0,
+    both quantile neighbours are ∞ and numpy's interpolation gave NaN (∞ - ∞) with a
+    RuntimeWarning on stderr; the table showed "[0.6, —]" instead of "[0.6, ∞]". Oracle: one
+    task of 6 has a positive rate, so P(a resample misses it) = (5/6)^6 = 0.33 > 0.05."""
+    import warnings
+
+    from passhat.cost import ratio_bootstrap
+
+    den = np.array([[1.0], [0], [0], [0], [0], [0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = ratio_bootstrap(np.ones(6), den, np.ones(6), ci=0.9, n_boot=400,
+                                 rng=np.random.default_rng(1))  # fmt: skip
+    assert np.isfinite(lo[0]) and hi[0] == np.inf
+    none = np.zeros((6, 1))  # no task ever passes: both ends unbounded
+    lo, hi = ratio_bootstrap(np.ones(6), none, np.ones(6), ci=0.9, n_boot=50,
+                             rng=np.random.default_rng(1))  # fmt: skip
+    assert lo[0] == hi[0] == np.inf

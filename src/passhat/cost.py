@@ -133,7 +133,9 @@ def ratio_bootstrap(
         bottom = np.stack([wd[:, j][idx].sum(axis=1) for j in range(den.shape[1])], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start : start + len(idx)] = np.where(bottom > 0, top[:, None] / bottom, np.inf)
-    q = np.quantile(out, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    with np.errstate(invalid="ignore"):  # between two ∞ numpy interpolates ∞ - ∞ = NaN
+        q = np.quantile(out, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    q = np.where(np.isnan(q), np.inf, q)  # out holds no NaN: a NaN quantile lies among ∞
     return q[0], q[1]
 
 

@@ -50,6 +50,11 @@ def test_scores_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     bad(capsys, ["estimate", path, "--curve"], "--curve needs --scores")
     bad(capsys, ["estimate", path, "--thresholds", "0.5,nan"], "comma-separated")
     bad(capsys, ["estimate", path, "--scores", "--thresholds", "0.5,x"], "comma-separated")
+    # found in QA: thresholds off the scores' [0, 1] (50 for 0.5) gave rows of all 0 or all 1
+    # at exit 0, and an empty item was dropped without a word
+    bad(capsys, ["estimate", path, "--thresholds", "50,80"], r"thresholds must lie in \[0, 1\]")
+    bad(capsys, ["estimate", path, "--thresholds", "-0.1"], r"thresholds must lie in \[0, 1\]")
+    bad(capsys, ["estimate", path, "--thresholds", "0.5,,0.6"], "comma-separated")
     high = write(tmp_path, "h.csv", SCORES.replace("0.75\nA,t2", "7.5\nA,t2"))
     bad(capsys, ["estimate", high, "--scores", "--k", "1"], r"task 't1'.*score 7.5 lies outside")
 

@@ -51,6 +51,41 @@ COMMANDS: list[tuple[list[str], set[int]]] = [
     (["report", "{f}", "-o", "{o}", "--no-model", "--n-boot", "200", "-q"], {0, 2}),
 ]
 
+#: The options added on 2026-12-06 (partial credit, categories, cost, clusters, several files,
+#: tables for papers, the reading options of the planners): fuzzed by their own fast test.
+NEW_OPTIONS: list[tuple[list[str], set[int]]] = [
+    (["estimate", "{f}", "--scores", "--curve", "--json"], {0, 2}),
+    (["estimate", "{f}", "--thresholds", "0,0.5,1", "--ci", "0.9", "--n-boot", "100"], {0, 2}),
+    (["estimate", "{f}", "--by", "category", "--ci", "0.9", "--n-boot", "100", "--json"], {0, 2}),
+    (["estimate", "{f}", "--cost", "--ci", "0.9", "--n-boot", "100", "--json"], {0, 2}),
+    (["estimate", "{f}", "--cluster", "score", "--ci", "0.9", "--n-boot", "100"], {0, 2}),
+    (["estimate", "{f}", "--ignore-clusters", "--ci", "0.9", "--n-boot", "100"], {0, 2}),
+    (["estimate", "{f}", "--ci", "0.9", "--n-boot", "100", "--markdown"], {0, 2}),
+    (["estimate", "{f}", "{f}", "--system-name", "{f}=X", "--latex"], {0, 2}),
+    (["rank", "{f}", "{f}", "--n-boot", "100", "--markdown"], {0, 2}),
+    (["plan", "design", "--from", "{f}", "--budget-runs", "100", "--json"], {0, 2}),
+    (
+        [
+            "plan",
+            "power",
+            "--from",
+            "{f}",
+            "--delta",
+            "0.1",
+            "--tasks",
+            "20",
+            "--runs-per-task",
+            "3",
+            "--json",
+        ],
+        {0, 2},
+    ),
+    (
+        ["plan", "next", "{f}", "--budget", "10", "--k", "1", "--prior-from", "{f}", "--json"],
+        {0, 2},
+    ),
+]
+
 cells = st.sampled_from([*NUMBERS, LONG_DIGITS, "", "nan", "true"])
 
 
@@ -68,7 +103,7 @@ def count_table(draw: st.DrawFn) -> tuple[str, bytes]:
 
 @st.composite
 def tidy_csv(draw: st.DrawFn) -> tuple[str, bytes]:
-    extra = draw(st.sampled_from(["", "score", "weight"]))
+    extra = draw(st.sampled_from(["", "score", "weight", "cost", "category", "cluster"]))
     head = "system,task_id,trial,success" + (f",{extra}" if extra else "")
     rows = draw(
         st.lists(
@@ -233,10 +268,24 @@ def test_fuzz_fast_subset(data: tuple[str, bytes], command: tuple[list[str], set
     _check(data, command)
 
 
+@seed(20261206)
+@settings(max_examples=14, **SETTINGS)
+@given(
+    data=st.one_of(tidy_csv(), count_table(), huge_counts()),
+    command=st.sampled_from(NEW_OPTIONS),
+)
+def test_fuzz_fast_new_options(
+    data: tuple[str, bytes], command: tuple[list[str], set[int]]
+) -> None:
+    """The default run of the new options: tidy files with score / cost / category / cluster
+    columns of extreme values, count tables and counts of up to 2^53 runs (a few seconds)."""
+    _check(data, command)
+
+
 @pytest.mark.slow
 @seed(20261206)
 @settings(max_examples=600, **SETTINGS)
-@given(data=INPUTS, command=st.sampled_from(COMMANDS))
+@given(data=INPUTS, command=st.sampled_from(COMMANDS + NEW_OPTIONS))
 def test_fuzz_every_reader_and_command(
     data: tuple[str, bytes], command: tuple[list[str], set[int]]
 ) -> None:

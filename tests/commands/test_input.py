@@ -260,6 +260,23 @@ def test_system_name_applies_to_a_count_table_without_a_system_column(
     assert [r["system"] for r in doc["summary"]] == ["gpt-x"]
 
 
+def test_system_name_for_a_file_not_given_is_refused_with_one_input_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Found in QA: with one input, ``--system-name other.csv=X`` (a file not given, e.g. a
+    typo) named the system 'other.csv=X' without a word; with several inputs it was refused.
+    A name with '=' whose left side is not a file name stays a name."""
+    path = write(tmp_path, "c.csv", "task_id,n,c\nt1,5,3\nt2,5,5\n")
+    other = write(tmp_path, "d.csv", "task_id,n,c\nt1,5,3\n")
+    for value in ("zz.csv=X", f"{other}=X", "runs/x.jsonl=X"):
+        bad(capsys, ["estimate", path, "--system-name", value], r"not an input.*c\.csv")
+    for name in ("temp=0.7", "org/model=t0"):
+        assert main(["estimate", path, "--system-name", name, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["summary"][0]["system"] == name
+    assert main(["estimate", path, "--system-name", "c.csv=X", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"][0]["system"] == "X"
+
+
 def _two_models_csv(tmp_path: Path, column: str = "model") -> str:
     """Two models, 3 questions x 4 attempts each; model-b always passes, model-a passes 1 of 4."""
     rows = [f"{column},question_id,attempt,passed"]

@@ -29,6 +29,23 @@ def test_latent_to_rate_is_finite_and_inverts_the_beta_cdf_in_the_far_lower_tail
     assert (np.diff(x) > 0).all()
 
 
+@pytest.mark.parametrize(("a", "b"), [(81663.0, 81337.0), (97963.0, 65037.0), (500.0, 300.0)])
+def test_latent_to_rate_with_large_shapes_keeps_scipys_quantile(a: float, b: float) -> None:
+    """Found in QA: ``plan power --from`` a file whose fit puts κ at its limit e^12 (a, b ~ 8e4)
+    printed "RuntimeWarning: divide by zero" and the outer nodes' rates were 0.0526 where the
+    Beta quantile is 0.4826: the Newton fallback replaced SciPy's accurate answer and its density
+    underflowed. Oracle: the Beta CDF at the rate gives back u (SciPy's betainc)."""
+    import warnings
+
+    z = np.linspace(-14.0, -8.0, 61)
+    u = special.ndtr(z)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = latent_to_rate(z, a, b)
+    np.testing.assert_allclose(special.betainc(a, b, x), u, rtol=1e-9)
+    assert (np.diff(x) > 0).all()
+
+
 @pytest.mark.parametrize("delta", [1e-3, 1e-6])
 def test_a_small_positive_delta_has_the_spread_of_its_mirror_image(delta: float) -> None:
     # at μ = 1/2, κ = 2 (a = b = 1), B's shape for +δ is (1 + 2δ, 1 − 2δ): the SD was NaN and

@@ -235,6 +235,11 @@ def _name_targets(
                     f"--system-name {value!r}: with several inputs write FILE=NAME, FILE one "
                     f"of the inputs ({shown})"
                 )
+            if name and _looks_like_a_file(key.strip()):
+                raise OptionError(
+                    f"--system-name {value!r}: {key.strip()} is not an input (the input: "
+                    f"{paths[0]}); write NAME alone, or FILE=NAME with FILE the input"
+                )
             target, name = paths[0], value  # as given: the reader checks the name
         elif not name.strip():
             raise OptionError(f"--system-name {value!r}: give a name after the =")
@@ -244,6 +249,31 @@ def _name_targets(
             )
         out[target] = name
     return out
+
+
+#: File name endings of passhat's inputs: ``--system-name KEY=NAME`` with such a KEY names a file.
+_INPUT_SUFFIXES = frozenset(
+    {".csv", ".tsv", ".txt", ".json", ".jsonl", ".ndjson", ".parquet", ".eval", ".zip", ".gz"}
+)
+
+
+def _looks_like_a_file(key: str) -> bool:
+    """Whether ``KEY`` of ``--system-name KEY=NAME`` names a file (one that exists, or a name
+    with an input's ending) rather than being part of a name such as ``org/model=temp0``.
+
+    Examples
+    --------
+    >>> _looks_like_a_file("runs/a.csv"), _looks_like_a_file("temp"), _looks_like_a_file("org/m")
+    (True, False, False)
+    """
+    from pathlib import Path
+
+    if Path(key).suffix.lower() in _INPUT_SUFFIXES:
+        return True
+    try:
+        return Path(key).exists() if key else False
+    except OSError:
+        return False
 
 
 def _match_path(key: str, paths: Sequence[str]) -> str | None:

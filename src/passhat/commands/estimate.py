@@ -34,7 +34,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     if value is None:
         return None
     try:
-        out = [float(v) for v in value.split(",") if v.strip()]
+        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
     except ValueError:
         out = [float("nan")]
     if not out or not all(math.isfinite(v) for v in out):
@@ -170,8 +170,14 @@ def estimate_cmd(
     quiet: bool,
 ) -> None:
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
-    if paper is not None and per_task:
-        raise OptionError(f"--{paper} writes the benchmark table; --per-task is not in it")
+    extra = {"--per-task": per_task, "--by": by is not None, "--scores": scores,
+             "--thresholds": thresholds is not None, "--curve": curve, "--cost": cost}  # fmt: skip
+    asked = [name for name, on in extra.items() if on]
+    if paper is not None and asked:
+        raise OptionError(
+            f"--{paper} writes the benchmark table; {asked[0]} is not in it (its table is in the "
+            "terminal output and --json)"
+        )
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
     if cluster_column is not None and ignore_clusters:

@@ -72,14 +72,18 @@ def latent_to_rate(z: NDArray[np.float64], a: float, b: float) -> NDArray[np.flo
     ~1e-15): NaN for some shapes near a = b = 1 (e.g. a = 1.002, b = 0.998:
     B of a power question with δ = 0.001 from μ = 0.5, κ = 2), a quantile
     off by half its CDF for others (a = 1.5, b = 0.7); the quadrature's outer
-    nodes lie there. Those quantiles are solved by Newton's method on
-    ``betainc`` from the leading term of its series, x ≈ (u a B(a, b))^(1/a).
+    nodes lie there. Those quantiles (NaN, or where ``betainc`` does not give
+    u back) are solved by Newton's method on ``betainc`` from the leading term
+    of its series, x ≈ (u a B(a, b))^(1/a); SciPy's answer is kept where it
+    inverts (large shapes, whose density underflows far from the mode).
     """
     u = np.clip(special.ndtr(z), 1e-300, 1 - 1e-16)
     x = np.array(special.betaincinv(a, b, u), dtype=float)
     log_beta = float(special.betaln(a, b))
     start = np.exp(np.minimum((np.log(u) + math.log(a) + log_beta) / a, 0.0)) * 0.5
-    tail = (np.isnan(x) | (u < 1e-15)) & (start > 1e-280)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        off = ~(np.abs(special.betainc(a, b, x) / u - 1.0) <= 1e-9)  # NaN or off: not inverted
+    tail = (np.isnan(x) | ((u < 1e-15) & off)) & (start > 1e-280)
     if tail.any():
         x[tail] = _lower_tail_quantile(u[tail], a, b, start[tail], log_beta)
     return x
@@ -91,7 +95,8 @@ def _lower_tail_quantile(
     """Beta(a, b) quantiles of small probabilities u, by Newton steps on the CDF from x."""
     for _ in range(50):
         dens = np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - log_beta)
-        step = (special.betainc(a, b, x) - u) / dens
+        with np.errstate(divide="ignore", invalid="ignore"):  # dens underflows: clip bisects
+            step = np.nan_to_num((special.betainc(a, b, x) - u) / dens, nan=0.0)
         x = np.clip(x - step, x / 10, (1 + x) / 2)
         if np.all(np.abs(step) <= 1e-15 * x):
             break

@@ -177,6 +177,12 @@ def _thresholds(sg: ScoreGroups, given: Sequence[float] | None) -> NDArray[np.fl
             raise OptionError(
                 "{param}' thresholds must be finite numbers, e.g. [0.5, 0.8, 1]", param="scores"
             )
+        if ((t < 0) | (t > 1)).any():  # scores lie in [0, 1]: 50 meant 0.5
+            raise OptionError(
+                f"{{param}}' thresholds must lie in [0, 1], as the scores do (got "
+                f"{float(t[(t < 0) | (t > 1)][0])!r})",
+                param="scores",
+            )
         return np.unique(t)
     seen = np.unique(np.concatenate([xs.ravel() for _n, _c, xs in sg.groups]))
     return seen if seen.size <= CURVE_POINTS else np.linspace(0.0, 1.0, CURVE_POINTS)
