@@ -105,3 +105,16 @@ def test_the_sentence_names_the_standard_error_and_the_rmse_as_different_numbers
         0.0169,
         0.0149,
     )
+
+
+def test_more_runs_per_task_than_the_arithmetic_holds_is_refused_by_name() -> None:
+    """Found by fuzzing: a task with 2^53 runs and one failure gave a RuntimeWarning and
+    "--prior-mean must lie in (0, 1) (got nan)", an option the user never gave."""
+    from passhat.planner.next_runs import MAX_RUNS_PER_TASK
+
+    big = 2**53
+    data = ph.counts_from_arrays([big, big], [big - 1, 5], tasks=["a", "b"])
+    with pytest.raises(ph.InputError, match=r"task 'a': 9007199254740992 decided runs"):
+        ph.plan.next_runs(data, budget=5)
+    at_limit = ph.counts_from_arrays([MAX_RUNS_PER_TASK, 10], [MAX_RUNS_PER_TASK - 3, 5])
+    assert ph.plan.next_runs(at_limit, budget=5, k=1) is not None  # the limit itself is planned

@@ -71,6 +71,10 @@ from passhat.trials import Trials, provenance
 
 __all__ = ["NO_FLAKY", "PRIOR_Z", "next_runs"]
 
+#: The most decided runs of a task next_runs plans from: beyond it the Beta-Binomial
+#: likelihood cannot tell a pass rate from 1 in double precision (found by fuzzing at 2^53).
+MAX_RUNS_PER_TASK = 10**9
+
 _SCOPES = ("benchmark", "population")
 
 
@@ -194,6 +198,13 @@ def next_runs(
     c = sub["c"].values[keep].astype(np.int64)
     if len(n) == 0 or n.sum() == 0:
         raise InputError(f"system {system!r}: no task has decided runs to plan from")
+    if n.max() > MAX_RUNS_PER_TASK:  # Beta-Binomial sums lose their digits (pass rates round to 1)
+        big = int(np.argmax(n))
+        raise InputError(
+            f"system {system!r}, task {tasks[big]!r}: {int(n[big])} decided runs; the planner's "
+            f"arithmetic holds up to {MAX_RUNS_PER_TASK:,} runs per task (no rerun plan is needed "
+            "at that size: each task's rate is known to its last digits)"
+        )
     stated = _stated_prior(prior, prior_system)
     cap = budget if max_per_task is None else _whole("max_per_task", max_per_task, minimum=1)
     check_batch(budget, len(n))
