@@ -362,12 +362,10 @@ class InputSpec:
         run of a file, see :func:`load_input`)."""
         if self.example is not None and self.paths:
             raise OptionError("give input files or --example, not both")
-        if self.example is not None:
-            if self.scheduler is not None:
-                raise OptionError("--scheduler counts runs read from files, not --example")
-            from passhat.examples import load_example
-
-            data: list[Trials | xr.Dataset] = [load_example(self.example)]
+        if self.example is not None:  # load_input refuses --scheduler with it
+            data: list[Trials | xr.Dataset] = [
+                load_input(None, example=self.example, fmt=None, scheduler=self.scheduler)
+            ]
         elif not self.paths:
             raise OptionError("no input: give a file (or --example NAME)")
         else:

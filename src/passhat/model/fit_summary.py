@@ -242,13 +242,9 @@ class FitSummary(Result):
         []
         """
         out = []
-        if self.shape is not None:
-            for s, part in self.shape[self.shape["runs"] == self._all_runs()].groupby(
-                "system", sort=False
-            ):
-                bad = part[(part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)]
-                if len(bad):
-                    out.append(shape_line(str(s), part.to_dict(orient="records")))
+        for s, part in _shape_totals(self.shape):
+            if _shape_fails(part):
+                out.append(shape_line(s, part.to_dict(orient="records")))
         if self.agreement is not None:
             for r in self.agreement[self.agreement["disagrees"]].to_dict(orient="records"):
                 out.append(disagreement_line(r, self.settings.model))
@@ -261,12 +257,6 @@ class FitSummary(Result):
                                        self.settings.model)
                 )  # fmt: skip
         return out
-
-    def _all_runs(self) -> Any:
-        """The ``runs`` value of the shape check's all-tasks rows, per row."""
-        assert self.shape is not None
-        last = self.shape.groupby(["system", "model"], sort=False)["runs"].transform("last")
-        return last
 
     def to_dict(self, *, output: str | None = None) -> dict[str, Any]:
         """The JSON document (``passhat fit --json``); ``output``: where the fit was saved.
@@ -309,12 +299,9 @@ class FitSummary(Result):
         if self.models is not None:
             for s, part in self.models.groupby("system", sort=False):
                 out.append(weights_line(str(s), part.to_dict(orient="records")))
-        if self.shape is not None:
-            for s, part in self.shape[self.shape["runs"] == self._all_runs()].groupby(
-                "system", sort=False
-            ):
-                if not ((part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)).any():
-                    out.append(shape_line(str(s), part.to_dict(orient="records")))
+        for s, part in _shape_totals(self.shape):
+            if not _shape_fails(part):
+                out.append(shape_line(s, part.to_dict(orient="records")))
         return out
 
     def _paper(self) -> PaperTable:
@@ -392,3 +379,19 @@ def _posterior_frame(summary: pd.DataFrame, ks: list[int], *, icc_label: str) ->
         rows.append([str(s), "—", icc_label, "", interval(icc), ""])
     columns = ["system", "k", "metric", "benchmark", "population", "runs can remove"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _shape_totals(shape: pd.DataFrame | None) -> list[tuple[str, pd.DataFrame]]:
+    """Per system, the shape check's all-tasks rows (the last row of each model); none
+    without a shape check."""
+    if shape is None:
+        return []
+    last = shape.groupby(["system", "model"], sort=False)["runs"].transform("last")
+    return [
+        (str(s), part) for s, part in shape[shape["runs"] == last].groupby("system", sort=False)
+    ]
+
+
+def _shape_fails(part: pd.DataFrame) -> bool:
+    """Whether a model that carries weight fails the shape check."""
+    return bool(((part["p_value"] < SHAPE_LEVEL) & (part["weight"] >= SHAPE_WEIGHT)).any())

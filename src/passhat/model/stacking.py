@@ -94,7 +94,8 @@ def fit_component(
             comp.n, comp.c, comp.mult, priors=priors, n_draws=n_draws, rng=rng, size=grid_size,
             loo=True,
         )  # fmt: skip
-        assert g.loo is not None
+        if g.loo is None:  # grid_posterior(loo=True) always gives the terms
+            raise RuntimeError("grid_posterior(loo=True) returned no leave-one-out terms")
         return Component(name, {"mu": g.mu, "kappa": g.kappa}, g.loo)
     if name == "inflated":
         ig = inflated_grid(comp.n, comp.c, comp.mult, priors=priors)

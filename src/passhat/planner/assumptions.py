@@ -312,7 +312,8 @@ def earlier_prior(data: Trials | xr.Dataset, *, system: str | None = None) -> As
     path = where.strip() or "the earlier runs"
     named = f"{path} (system {name!r})" if len(systems) > 1 else path
     fitted = fit.fitted
-    assert fitted is not None  # from_counts records it
+    if fitted is None:  # from_counts records it
+        raise RuntimeError("plan.from_counts returned assumptions without their fit")
     return Assumptions(
         mean=fit.mean,
         kappa=fit.kappa,

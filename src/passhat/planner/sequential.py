@@ -418,12 +418,14 @@ def _pair_looks(
         per_task = np.stack([(diff == v).sum(axis=1) for v in (-1, 0, 1)], axis=1)
         return _kinds(per_task.astype(float), vals, scale)[2]
 
-    assert base.blocks is not None and cand.blocks is not None
+    if base.blocks is None or cand.blocks is None:  # trial tables carry blocks (_same_tasks)
+        raise RuntimeError("the paired gate on unequal runs needs both builds' run blocks")
     exact = counts(cand.blocks[:, :R].astype(np.int8) - base.blocks[idx, :R].astype(np.int8))
     values, kinds_scale, _ = _kinds(np.zeros((len(cand.tasks), 3)), vals, scale)
     above, below, rounds = [exact], [exact], [R]
     if top > R and base.lo is not None and base.hi is not None:
-        assert cand.lo is not None and cand.hi is not None  # trial tables both (_same_tasks)
+        if cand.lo is None or cand.hi is None:  # trial tables both (_same_tasks)
+            raise RuntimeError("the candidate's open blocks are missing beside the baseline's")
         c_lo, c_hi = cand.lo[:, :top].astype(np.int8), cand.hi[:, :top].astype(np.int8)
         b_lo, b_hi = base.lo[idx, :top].astype(np.int8), base.hi[idx, :top].astype(np.int8)
         above.append(counts(c_lo - b_hi))

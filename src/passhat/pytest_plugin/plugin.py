@@ -106,7 +106,8 @@ def _check_marker(item: pytest.Item) -> Any:
     from passhat.pytest_plugin.spec import reliability_spec
 
     marker = item.get_closest_marker(MARKER)
-    assert marker is not None
+    if marker is None:  # called only for items that carry the marker
+        raise RuntimeError(f"{item.nodeid} has no {MARKER} marker")
     kwargs = dict(marker.kwargs)
     undecided = kwargs.pop("undecided", item.config.getoption("passhat_undecided"))
     spec = reliability_spec(*marker.args, undecided=undecided, **kwargs)
