@@ -60,6 +60,7 @@ from passhat._validate import (
     check_n_boot,
     make_rng,
 )
+from passhat.clusters import FEW_CLUSTERS
 from passhat.errors import ValidationError
 
 __all__ = [
@@ -80,9 +81,6 @@ __all__ = [
 #: Bootstrap interval methods.
 CI_METHODS = ("bca", "percentile")
 
-#: Below this many clusters the cluster bootstrap's interval is flagged as possibly too narrow
-#: (studies/cluster_coverage: 5 clusters covered 0.66–0.83 at 90%, 20 clusters 0.85–0.92).
-FEW_CLUSTERS = 20
 
 #: Largest number of multinomial counts held at once (chunk × categories).
 _CHUNK_CELLS = 4_000_000

@@ -41,7 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.bootstrap import FEW_CLUSTERS
+from passhat.clusters import cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
@@ -289,7 +289,7 @@ def estimate(
     )  # fmt: skip
     tasks = _averaged_tasks(ds, include, excluded, weights)
     table = _benchmark_table(ds, tasks, ks)
-    groups = _clusters(ds)
+    groups = clusters_of(ds)
     if ci is not None:
         iv = estimate_intervals(
             ds, tasks.include, tasks.normalised, ks, ci=ci, n_boot=n_boot, seed=seed,
@@ -333,7 +333,7 @@ def estimate(
         )
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
-        + _cluster_notes(settings["clusters"], ci=ci is not None)
+        + cluster_notes(settings["clusters"], ci=ci is not None)
         + (
             [
                 "the partial-credit (scores) and per-category (by) intervals still treat the "
@@ -363,64 +363,14 @@ def estimate(
     )
 
 
-def _clusters(ds: xr.Dataset) -> NDArray[Any] | None:
-    """Each task's cluster when the data have a cluster coordinate (the population scope then
-    resamples clusters), else None."""
-    if "cluster" not in ds.coords:
-        return None
-    groups = np.asarray(ds["cluster"].values, dtype=object)
-    blank = pd.isna(pd.Series(groups, dtype=object)).to_numpy()
-    if blank.any():  # a count table built without the trial reader's check
-        raise ValidationError(
-            f"task {ds['task'].values[int(np.flatnonzero(blank)[0])]!r} has no cluster; "
-            "with a cluster column every task names its cluster"
-        )
-    return groups
-
-
 def _cluster_counts(groups: NDArray[Any] | None, tasks: _Averaged) -> dict[str, int]:
     """Per system, the clusters its averaged tasks fall in ({} without clusters)."""
     if groups is None:
         return {}
-    codes = pd.factorize(pd.Series(groups, dtype=object))[0]
+    codes = cluster_codes(groups)
     return {
         name: int(np.unique(codes[tasks.include[i]]).size) for i, name in enumerate(tasks.systems)
     }
-
-
-def _cluster_notes(counts: dict[str, int], *, ci: bool) -> list[str]:
-    """The notes on the clusters: how many, that the population scope resamples them, and a
-    warning below :data:`passhat.bootstrap.FEW_CLUSTERS` clusters.
-
-    Examples
-    --------
-    >>> from passhat.estimate import _cluster_notes
-    >>> _cluster_notes({"system": 2}, ci=True)[1][:40]
-    'only 2 clusters (system: 2): the cluster'
-    """
-    if not counts:
-        return []
-    shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
-    scope = "population intervals resample" if ci else "with ci, population intervals resample"
-    notes = [
-        f"clustered tasks ({shown} clusters): {scope} clusters, each with all its tasks "
-        "(cluster bootstrap); the benchmark scope is unchanged; without the cluster "
-        "coordinate (counts.drop_vars('cluster'), --ignore-clusters) the tasks count as "
-        "independent"
-    ]
-    if one := [s for s, g in counts.items() if g < 2]:
-        notes.append(
-            f"one cluster only ({', '.join(one)}): no population interval (new tasks would come "
-            "from new clusters, and one cluster says nothing of how clusters differ)"
-        )
-    few = {s: g for s, g in counts.items() if 2 <= g < FEW_CLUSTERS}
-    if few:
-        notes.append(
-            f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
-            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
-            f"population interval may be too narrow below {FEW_CLUSTERS} clusters"
-        )
-    return notes
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ def _centred_sums(
     n_flips: int,
     rng: np.random.Generator,
     categories: NDArray[np.int64] | None,
+    clusters: NDArray[np.int64] | None = None,
 ) -> _Centred:
     """Per-system flipped sums through each system's (values, weight) categories.
 
@@ -145,7 +146,9 @@ def _centred_sums(
     e = np.empty((s_n, c_n, n_flips))
     m_all = np.empty(n_flips)
     filled = 0
-    for bits in _random_signs(t_n, n_flips, rng):
+    units = t_n if clusters is None else int(clusters.max()) + 1
+    for drawn in _random_signs(units, n_flips, rng):
+        bits = drawn if clusters is None else drawn[:, clusters]  # one sign per cluster
         plus = bits.sum(axis=1, dtype=np.int64)
         mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
         if not mixed.all():
@@ -272,6 +275,7 @@ def invert_shared_flips(
     need: ArrayLike | None = None,
     categories: ArrayLike | None = None,
     bounds: tuple[float, float] = (-1.0, 1.0),
+    clusters: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Sign-flip interval and p-value (at δ = 0) of b − a for many pairs, on shared random flips.
 
@@ -295,6 +299,10 @@ def invert_shared_flips(
         values and weight (e.g. from (n, c, w)); found from the values otherwise.
     bounds : (float, float)
         The range of the mean difference (infinite ends are clipped to it).
+    clusters : array_like of int, shape (tasks,), optional
+        Each task's cluster code 0 … G − 1: one random sign per cluster and flip, shared by
+        its tasks (cluster sign flips; codes 0 … T − 1 in task order give the task-level
+        flips bit for bit).
 
     Returns
     -------
@@ -342,7 +350,10 @@ def invert_shared_flips(
     omega = w / w.sum()
     point = np.einsum("t,stc->sc", omega, u[:, :, keep])  # each system's observed mean
     cats = None if categories is None else np.asarray(categories, dtype=np.int64)
-    cen = _centred_sums(u[:, :, keep], omega, point, n_flips=n_flips, rng=rng, categories=cats)
+    codes = None if clusters is None else np.asarray(clusters, dtype=np.int64).ravel()
+    cen = _centred_sums(
+        u[:, :, keep], omega, point, n_flips=n_flips, rng=rng, categories=cats, clusters=codes
+    )
     n_inf = 1 + cen.n_same  # the observed row and all-equal rows reject no shift
     alpha = round(1.0 - float(ci), 12)
     cum = np.cumsum(np.full(n_flips + 1, 1.0 / (n_flips + 1)))

@@ -293,3 +293,33 @@ def test_default_k_and_no_ci_method(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["settings"]["k"] == [1, 2, 5] and doc["schema"] == "passhat.comparison"
     assert sorted({r["k"] for r in doc["comparison"]}) == [1, 2, 5]
     bad(capsys, ["compare", "--example", "agents", "--ci-method", "bca"], "--ci-method")
+
+
+def _clustered_pair_csv(tmp_path: Path) -> str:
+    rows = ["system,task_id,trial,success,repo"]
+    for g in range(6):
+        for t in range(4):
+            for name, bump in (("A", 0), ("B", g % 2)):
+                rows += [
+                    f"{name},r{g}-t{t},{r},{int((g + t + r + bump) % 3 == 0)},repo{g}"
+                    for r in range(4)
+                ]
+    return write(tmp_path, "pair.csv", "\n".join(rows) + "\n")
+
+
+def test_compare_cluster_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _clustered_pair_csv(tmp_path)
+    base = ["compare", path, "--k", "1,2", "--ci", "0.9", "--n-boot", "500", "--json"]
+    rc, out, _ = run(capsys, [*base, "--cluster", "repo"])
+    doc = json.loads(out)
+    assert (
+        rc == 0 and doc["settings"]["cluster"] is True and doc["settings"]["clusters"] == {"B": 6}
+    )
+    pop = [r for r in doc["comparison"] if r["scope"] == "population"]
+    assert all("6 clusters" in r["method"] for r in pop)
+    assert any("only 6 clusters" in n for n in doc["notes"])
+    rc, plain, _ = run(capsys, base)
+    rc2, ignored, _ = run(capsys, [*base, "--map", "cluster=repo", "--ignore-clusters"])
+    assert rc == rc2 == 0 and json.loads(plain)["comparison"] == json.loads(ignored)["comparison"]
+    assert json.loads(plain)["settings"]["cluster"] is False
+    bad(capsys, [*base, "--cluster", "repo", "--ignore-clusters"], r"contradict each other")

@@ -313,6 +313,7 @@ class InputSpec:
     systems: tuple[str, ...] = ()
     keep: bool = True  # --system keeps these systems (else the command uses the one named)
     scheduler: str | None = None  # --scheduler: count the runs on a dask cluster
+    ignore_clusters: bool = False  # --ignore-clusters: each input read without its clusters
 
     @property
     def given(self) -> bool:
@@ -385,6 +386,10 @@ class InputSpec:
                 )
                 for p in self.paths
             ]
+        if self.ignore_clusters:
+            from passhat.clusters import without_clusters
+
+            data = without_clusters(data)
         if not (self.keep and self.systems):
             return data
         from passhat.inputs import keep_systems, name_systems

@@ -33,6 +33,7 @@ from passhat.errors import OptionError
 __all__ = [
     "PasshatCommand",
     "ci_option",
+    "cluster_options",
     "command",
     "json_option",
     "k_option",
@@ -281,3 +282,41 @@ def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
         return g  # type: ignore[no-any-return]
 
     return deco
+
+
+def cluster_options(f: F) -> F:
+    """``--cluster COLUMN`` (as ``--map cluster=COLUMN``) and ``--ignore-clusters``: which
+    column names each task's cluster, or that the tasks count as independent however the
+    input is read. Listed below :func:`~passhat.commands._common.input_options`: the command's
+    ``source`` reads accordingly, and the command receives neither option.
+    """
+    import functools
+    from dataclasses import replace
+
+    @functools.wraps(f)
+    def wrapper(
+        *args: Any, source: Any, cluster_column: str | None, ignore_clusters: bool, **kw: Any
+    ) -> Any:
+        if cluster_column is not None and ignore_clusters:
+            raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
+        if cluster_column is not None:
+            source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
+        if ignore_clusters:
+            source = replace(source, ignore_clusters=True)
+        return f(*args, source=source, **kw)
+
+    g: Any = click.option(
+        "--ignore-clusters",
+        is_flag=True,
+        help="Treat the tasks as independent even when the input has a cluster column.",
+    )(wrapper)
+    g = click.option(
+        "--cluster",
+        "cluster_column",
+        default=None,
+        metavar="COLUMN",
+        help="The column naming each task's cluster (repository, document...; as --map "
+        "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
+        "used without it.",
+    )(g)
+    return g  # type: ignore[no-any-return]

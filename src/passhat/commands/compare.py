@@ -19,6 +19,7 @@ import xarray as xr
 from passhat.commands._common import InputSpec, input_options, quiet_option
 from passhat.commands._options import (
     ci_option,
+    cluster_options,
     command,
     json_option,
     k_option,
@@ -193,6 +194,7 @@ def _run_classify(
 
 @command("compare")
 @input_options
+@cluster_options
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
 @json_option("verdicts", "comparison")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -16,6 +15,7 @@ from passhat.commands._common import (
 )
 from passhat.commands._options import (
     ci_option,
+    cluster_options,
     command,
     json_option,
     k_option,
@@ -82,20 +82,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     metavar="T",
     help="With --ci: also the interval a new benchmark of T tasks like these would show.",
 )
-@click.option(
-    "--cluster",
-    "cluster_column",
-    default=None,
-    metavar="COLUMN",
-    help="The column naming each task's cluster (repository, document...; as --map "
-    "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
-    "used without it.",
-)
-@click.option(
-    "--ignore-clusters",
-    is_flag=True,
-    help="Treat the tasks as independent even when the input has a cluster column.",
-)
+@cluster_options
 @click.option(
     "--per-task",
     is_flag=True,
@@ -155,8 +142,6 @@ def estimate_cmd(
     seed: int,
     ci_method: str,
     predictive: int | None,
-    cluster_column: str | None,
-    ignore_clusters: bool,
     per_task: bool,
     task_method: str,
     scores: bool,
@@ -180,14 +165,8 @@ def estimate_cmd(
         )
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
-    if cluster_column is not None and ignore_clusters:
-        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
-    if cluster_column is not None:
-        source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
     # --scores and --cost need every run (its score, its cost): a large file is read whole
     data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
-    if ignore_clusters:
-        data = _without_clusters(data)
     est = _estimate(
         data,
         k=k,
@@ -211,17 +190,6 @@ def estimate_cmd(
         emit_paper(est, paper, scope=scope)
     else:
         show(est.view(per_task=per_task, curve=curve, cost=cost), quiet=quiet)
-
-
-def _without_clusters(data: Any) -> Any:
-    """The input without its cluster column (--ignore-clusters: tasks as independent)."""
-    if isinstance(data, list | tuple):
-        return [_without_clusters(d) for d in data]
-    if hasattr(data, "drop_vars"):  # a count table
-        return data.drop_vars("cluster", errors="ignore")
-    if "cluster" in data.frame.columns:  # trials
-        return replace(data, frame=data.frame.drop(columns="cluster"))
-    return data
 
 
 def register(cli: click.Group) -> None:

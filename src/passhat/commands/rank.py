@@ -22,6 +22,7 @@ from passhat.commands._common import (
 )
 from passhat.commands._options import (
     ci_option,
+    cluster_options,
     command,
     json_option,
     k_option,
@@ -54,6 +55,7 @@ def _metrics(text: str) -> list[str]:
 
 @command("rank")
 @input_options
+@cluster_options
 @k_option()
 @click.option(
     "--metric",

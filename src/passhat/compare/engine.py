@@ -82,6 +82,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
+from passhat.bootstrap import cluster_categories, compress
 from passhat.compare.draw_tests import draw_interval, error_interval
 from passhat.compare.few_differ import few_differ_intervals
 from passhat.hierarchical import Column, estimate_error_draws
@@ -245,6 +246,7 @@ def paired_table(
     rng: np.random.Generator,
     prior: HyperPrior = DEFAULT_PRIOR,
     shared_flips: bool = False,
+    clusters: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Paired differences B − A for every pair, both scopes, every metric and k.
 
@@ -268,6 +270,12 @@ def paired_table(
         test is the same random-flip test, at a cost nearly flat in the number
         of pairs. Pairs whose flips are enumerated exactly are unchanged; a
         single such pair keeps its own flips.
+    clusters : array_like of int, shape (tasks,), optional
+        Each task's cluster code: the population scope flips the signs of whole clusters
+        (the sum of a cluster's weighted differences flipped together), needs
+        :data:`MIN_DISCORDANT` clusters that differ for the inverted sign-flip test, and
+        where fewer differ draws clusters in the paired Bayesian bootstrap. Clusters of one
+        task each give the task-level answer bit for bit. The benchmark scope is unchanged.
 
     Returns
     -------
@@ -286,12 +294,39 @@ def paired_table(
         n_boot=n_boot,
         rng=rng,
         prior=prior,
+        clusters=None if clusters is None else _codes(clusters),
     )
     if shared_flips:  # drawn first, before any pair's own draws
         eng.shared = _shared_population(
-            eng.n, eng.c, eng.w, eng.values, pairs, ci=eng.level, n_flips=n_boot, rng=rng
-        )
+            eng.n, eng.c, eng.w, eng.values, pairs, ci=eng.level, n_flips=n_boot, rng=rng,
+            clusters=eng.clusters,
+        )  # fmt: skip
     return pd.DataFrame([row for ia, ib in pairs for row in eng.rows(ia, ib)])
+
+
+def _codes(clusters: ArrayLike) -> NDArray[np.int64]:
+    """Cluster codes 0 … G − 1 of any labels (one per task)."""
+    return np.asarray(
+        np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1], dtype=np.int64
+    ).ravel()
+
+
+def _differing(
+    d: NDArray[np.float64], w: NDArray[np.float64], clusters: NDArray[np.int64] | None
+) -> NDArray[np.int64]:
+    """Per column, how many tasks differ, or with clusters how many clusters' weighted sums
+    of differences are not zero (the units the sign flips flip).
+
+    >>> import numpy as np
+    >>> d, w = np.array([[0.5], [-0.5], [0.25]]), np.ones(3)
+    >>> _differing(d, w, None).tolist(), _differing(d, w, np.array([0, 0, 1])).tolist()
+    ([3], [1])
+    """
+    if clusters is None:
+        return np.asarray((np.abs(d) > 1e-12).sum(axis=0), dtype=np.int64)
+    sums = np.zeros((int(clusters.max()) + 1, d.shape[1]))
+    np.add.at(sums, clusters, (w / w.sum())[:, None] * d)
+    return np.asarray((np.abs(sums) > 1e-12).sum(axis=0), dtype=np.int64)
 
 
 #: One scope's answer for one column: lower, upper, p-value, interval method, test method.
@@ -312,6 +347,7 @@ class _Pairs:
     n_boot: int
     rng: np.random.Generator
     prior: HyperPrior
+    clusters: NDArray[np.int64] | None = None
     shared: dict[tuple[int, int], tuple[Any, Any, Any, str]] = field(default_factory=dict)
     systems: dict[int, _System] = field(default_factory=dict)
 
@@ -362,31 +398,40 @@ class _Pairs:
         return rows
 
     def population(self, ia: int, ib: int, d: NDArray[np.float64]) -> dict[int, _Cell]:
-        """Population scope: the sign-flip test inverted where enough tasks differ, else the
-        paired Bayesian bootstrap joined with it (:mod:`passhat.compare.few_differ`)."""
-        use_flip = (np.abs(d) > 1e-12).sum(axis=0) >= MIN_DISCORDANT
+        """Population scope: the sign-flip test inverted where enough tasks (clusters) differ,
+        else the paired Bayesian bootstrap joined with it (:mod:`passhat.compare.few_differ`)."""
+        use_flip = _differing(d, self.w, self.clusters) >= MIN_DISCORDANT
         pop = self._flip_cells(ia, ib, d, np.flatnonzero(use_flip).tolist())
         # pass@1 = pass^1 = the mean: one answer per estimand
         few = [j for j in np.flatnonzero(~use_flip).tolist() if self.same[j] == j]
         if few:
             lo, hi, p, how = few_differ_intervals(
-                d[:, few], self.w, ci=self.level, n_draws=self.n_boot, rng=self.rng
-            )
+                d[:, few], self.w, ci=self.level, n_draws=self.n_boot, rng=self.rng,
+                clusters=self.clusters,
+            )  # fmt: skip
+            units = "tasks" if self.clusters is None else "clusters"
             for i, j in enumerate(few):
                 pop[j] = (
                     float(lo[i]),
                     float(hi[i]),
                     float(p[i]),
-                    "paired Bayesian bootstrap of the matched tasks (half a pseudo-task at −1 "
-                    "and at +1), joined with the sign-flip test inverted "
-                    f"(rule: fewer than {MIN_DISCORDANT} tasks differ)",
+                    f"paired Bayesian bootstrap of the matched {units} (half a pseudo-"
+                    f"{units[:-1]} at −1 and at +1), joined with the {self._flip_word()} "
+                    f"inverted (rule: fewer than {MIN_DISCORDANT} {units} differ)",
                     f"the larger of the Bayesian bootstrap's two-sided tail ({self.n_boot} "
-                    f"draws) and the sign-flip permutation p-value ({how})",
+                    f"draws) and the {self._flip_word().replace('test', 'permutation')} "
+                    f"p-value ({how})",
                 )
         for j in range(len(self.cols)):
             if j not in pop:
                 pop[j] = pop[self.same[j]]
         return pop
+
+    def _flip_word(self) -> str:
+        """The test's name: the sign-flip test, or its cluster form with the clusters."""
+        if self.clusters is None:
+            return "sign-flip test"
+        return f"cluster sign-flip test ({int(np.unique(self.clusters).size)} clusters)"
 
     def _flip_cells(
         self, ia: int, ib: int, d: NDArray[np.float64], jdx: list[int]
@@ -405,24 +450,27 @@ class _Pairs:
             lo, hi, p, how = self.shared[(ia, ib)]
             found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
         elif jdx:
-            keys = np.column_stack([n[ia], c[ia], n[ib], c[ib], w])
-            _, first, freq = np.unique(keys, axis=0, return_index=True, return_counts=True)
-            flips = flip_sums(freq, n_flips=self.n_boot, rng=self.rng)
-            lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=self.level)
+            keys = np.column_stack([n[ia], c[ia], n[ib], c[ib]])
+            cats = compress(keys, d[:, jdx], w)
+            if self.clusters is not None:
+                cats = cluster_categories(cats, self.clusters)
+            flips = flip_sums(cats.freq, n_flips=self.n_boot, rng=self.rng)
+            lo, hi, p = invert_flips(cats.values, cats.weights, flips, ci=self.level)
             how = (
                 f"exact ({flips.prob.size} sign patterns enumerated)"
                 if flips.exact
                 else f"{self.n_boot} random sign flips"
             )
             found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
+        rule = "tasks" if self.clusters is None else "clusters"
         return {
             j: (
                 lo_j,
                 hi_j,
                 p_j,
-                "sign-flip test inverted: every shift it does not reject "
-                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                f"sign-flip permutation, {how}{note}",
+                f"{self._flip_word()} inverted: every shift it does not reject "
+                f"(rule: ≥ {MIN_DISCORDANT} {rule} differ)",
+                f"{self._flip_word().replace('test', 'permutation')}, {how}{note}",
             )
             for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True)
         }
@@ -510,8 +558,10 @@ def _shared_population(
     ci: float,
     n_flips: int,
     rng: np.random.Generator,
+    clusters: NDArray[np.int64] | None = None,
 ) -> dict[tuple[int, int], tuple[Any, Any, Any, str]]:
-    """Population sign-flip results of the pairs that need random flips, on shared flips.
+    """Population sign-flip results of the pairs that need random flips, on shared flips
+    (with ``clusters``: one sign per cluster, and the units counted are clusters).
 
     A pair qualifies as in :func:`paired_table`'s own path: some column has at
     least :data:`MIN_DISCORDANT` differing tasks and the pair's (n, c, w)
@@ -531,16 +581,20 @@ def _shared_population(
     picked: list[tuple[int, int]] = []
     need: list[NDArray[np.bool_]] = []
     for ia, ib in pairs:
-        use = np.count_nonzero(np.abs(values[ib] - values[ia]) > 1e-12, axis=0) >= MIN_DISCORDANT
+        use = _differing(values[ib] - values[ia], w, clusters) >= MIN_DISCORDANT
         if not use.any():
             continue
         joint = codes[ia] * sizes[ib] + codes[ib]
-        cells = int(sizes[ia] * sizes[ib])
-        freq = (
-            np.bincount(joint, minlength=cells)
-            if cells <= 4 * joint.size
-            else np.unique(joint, return_counts=True)[1]
-        )
+        if clusters is not None:  # the flipped units: clusters of equal task categories
+            one = np.zeros((joint.size, 1))
+            freq = cluster_categories(compress(joint[:, None], one, one[:, 0]), clusters).freq
+        else:
+            cells = int(sizes[ia] * sizes[ib])
+            freq = (
+                np.bincount(joint, minlength=cells)
+                if cells <= 4 * joint.size
+                else np.unique(joint, return_counts=True)[1]
+            )
         if enumerable(freq[freq > 0]):
             continue
         picked.append((int(ia), int(ib)))
@@ -556,6 +610,7 @@ def _shared_population(
         ci=ci,
         need=np.vstack(need),
         categories=codes,
+        clusters=clusters,
     )
     how = f"{n_flips} random sign flips shared by {len(picked)} pairs"
     return {pair: (lo[r], hi[r], p[r], how) for r, pair in enumerate(picked)}

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from passhat.bootstrap import cluster_categories, compress
 from passhat.compare.draw_tests import draw_interval
 from passhat.signflip import flip_sums, invert_flips
 
@@ -132,6 +133,7 @@ def few_differ_intervals(
     ci: float,
     n_draws: int,
     rng: np.random.Generator,
+    clusters: NDArray[np.int64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], str]:
     """The population interval and p-value of each column where few tasks differ.
 
@@ -155,6 +157,11 @@ def few_differ_intervals(
     rng : numpy.random.Generator
         Drawn from in this order: sign flips (only when not enumerated), then
         the bootstrap.
+    clusters : ndarray of int, shape (tasks,), optional
+        Each task's cluster code: the sign flips flip whole clusters and the
+        Bayesian bootstrap weights whole clusters (each cluster's weighted sum
+        of differences and total weight, :func:`passhat.bootstrap.cluster_categories`;
+        the pseudo-tasks weigh one effective cluster).
 
     Returns
     -------
@@ -176,12 +183,14 @@ def few_differ_intervals(
     if d.ndim == 1:
         d = d[:, None]
     w = np.asarray(weights, dtype=float).ravel()
-    _, first, freq = np.unique(
-        np.column_stack([d, w]), axis=0, return_index=True, return_counts=True
+    cats = compress(d, d, w)
+    if clusters is not None:
+        cats = cluster_categories(cats, clusters)
+    flips = flip_sums(cats.freq, n_flips=n_draws, rng=rng)
+    f_lo, f_hi, f_p = invert_flips(cats.values, cats.weights, flips, ci=ci)
+    draws = paired_bayesian_bootstrap(
+        cats.values, cats.weights, cats.freq, n_draws=n_draws, rng=rng
     )
-    flips = flip_sums(freq, n_flips=n_draws, rng=rng)
-    f_lo, f_hi, f_p = invert_flips(d[first], w[first], flips, ci=ci)
-    draws = paired_bayesian_bootstrap(d[first], w[first], freq, n_draws=n_draws, rng=rng)
     lo = np.empty(d.shape[1])
     hi = np.empty(d.shape[1])
     p = np.empty(d.shape[1])

@@ -54,6 +54,7 @@ from passhat._validate import (
     resolve_seed,
 )
 from passhat.bootstrap import CI_METHODS
+from passhat.clusters import SIGN_FLIPS, cluster_codes, cluster_notes, clusters_of
 from passhat.compare.engine import paired_table
 from passhat.compare.multiplicity import holm
 from passhat.compare.result import Comparison, baseline_notes, k_left_out_note, width_notes
@@ -85,6 +86,7 @@ def paired_difference(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     method: str | None = None,
     weights: ArrayLike | None = None,
+    clusters: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """Paired difference B − A on matched tasks given as arrays (the core of :func:`compare`).
 
@@ -101,6 +103,9 @@ def paired_difference(
         picks each interval.
     weights : array_like, optional
         Task weights shared by both systems (default equal).
+    clusters : array_like, optional
+        Each task's cluster (any labels, none missing): the population scope flips the
+        signs of whole clusters and draws clusters (:func:`passhat.compare.paired_table`).
 
     Returns
     -------
@@ -137,6 +142,7 @@ def paired_difference(
             "paired weights must be one finite, non-negative weight per task, not all zero"
         )
     keep = w > 0
+    groups = _cluster_labels(clusters, na.size)
     out = paired_table(
         np.vstack([na[keep], nc[keep]]),
         np.vstack([ca[keep], cc[keep]]),
@@ -146,8 +152,19 @@ def paired_difference(
         ci=level,
         n_boot=nb,
         rng=rng,
+        clusters=None if groups is None else groups[keep],
     )
     return out.drop(columns=["a", "b"])
+
+
+def _cluster_labels(clusters: ArrayLike | None, size: int) -> NDArray[np.int64] | None:
+    """Cluster codes of ``clusters`` (one label per task, none missing), or None."""
+    if clusters is None:
+        return None
+    labels = np.asarray(clusters, dtype=object).ravel()
+    if labels.shape != (size,) or pd.isna(pd.Series(labels, dtype=object)).any():
+        raise ValidationError("paired clusters must be one cluster label per task, none missing")
+    return cluster_codes(labels)
 
 
 def _pair_weights(
@@ -194,6 +211,7 @@ class _Pair:
     dropped: list[dict[str, Any]] = field(default_factory=list)
     k_dropped: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    clusters: int | None = None  # the clusters of the compared tasks (None: no clusters)
 
 
 def _method_deprecated(method: str | None, where: str) -> None:
@@ -361,6 +379,12 @@ def compare(
         "k_dropped": {
             c: p.k_dropped for c, p in zip(sel.candidates, pairs, strict=True) if p.k_dropped
         },
+        "cluster": "cluster" in sel.counts.coords,
+        "clusters": {
+            c: p.clusters
+            for c, p in zip(sel.candidates, pairs, strict=True)
+            if p.clusters is not None
+        },
     }
     return Comparison(
         table=table,
@@ -373,6 +397,12 @@ def compare(
         notes=sel.notes
         + baseline_notes(sel.baseline, sel.baseline_from, sel.candidates, opts.ci, adjust)
         + [n for p in pairs for n in p.notes]
+        + cluster_notes(
+            {f"{sel.baseline} vs {c}": g for c, g in settings["clusters"].items()},
+            ci=True,
+            how=SIGN_FLIPS,
+            method="cluster sign-flip test",
+        )
         + width_notes(table)
         + value_outside_note(table, value="difference", who=("baseline", "candidate")),
         source=_sources(a, b),
@@ -456,9 +486,14 @@ def _compare_pair(
     c_all = np.asarray(ds["c"].values, dtype=float)
     na, ca, nc, cc = n_all[ib, both], c_all[ib, both], n_all[ic, both], c_all[ic, both]
     _refuse_short(na, nc, tasks[both], max(pair_ks))
+    groups = clusters_of(ds)
+    if groups is not None:
+        groups = groups[both]
+        out.clusters = int(np.unique(cluster_codes(groups)).size)
     part = paired_difference(
-        na, ca, nc, cc, k=pair_ks, ci=opts.ci, n_boot=opts.n_boot, seed=rng, weights=w_pair
-    )
+        na, ca, nc, cc, k=pair_ks, ci=opts.ci, n_boot=opts.n_boot, seed=rng, weights=w_pair,
+        clusters=groups,
+    )  # fmt: skip
     part.insert(0, "candidate", cand)
     part.insert(0, "baseline", base)
     out.rows = part
