@@ -361,6 +361,9 @@ def compare(
         for cand in sel.candidates
     ]
     table = _ordered(pd.concat([p.rows for p in pairs], ignore_index=True), sel.candidates)
+    clusters = {
+        c: p.clusters for c, p in zip(sel.candidates, pairs, strict=True) if p.clusters is not None
+    }
     if adjust == "holm":
         table["p_holm"] = across_candidates(table)
     settings = {
@@ -380,11 +383,7 @@ def compare(
             c: p.k_dropped for c, p in zip(sel.candidates, pairs, strict=True) if p.k_dropped
         },
         "cluster": "cluster" in sel.counts.coords,
-        "clusters": {
-            c: p.clusters
-            for c, p in zip(sel.candidates, pairs, strict=True)
-            if p.clusters is not None
-        },
+        "clusters": clusters,
     }
     return Comparison(
         table=table,
@@ -398,7 +397,7 @@ def compare(
         + baseline_notes(sel.baseline, sel.baseline_from, sel.candidates, opts.ci, adjust)
         + [n for p in pairs for n in p.notes]
         + cluster_notes(
-            {f"{sel.baseline} vs {c}": g for c, g in settings["clusters"].items()},
+            {f"{sel.baseline} vs {c}": g for c, g in clusters.items()},
             ci=True,
             how=SIGN_FLIPS,
             method="cluster sign-flip test",
