@@ -33,6 +33,7 @@ from passhat.errors import ValidationError
 __all__ = [
     "BOOTSTRAP",
     "FEW_CLUSTERS",
+    "RANK_CLUSTERS",
     "SIGN_FLIPS",
     "cluster_codes",
     "cluster_notes",
@@ -51,6 +52,13 @@ BOOTSTRAP = "population intervals resample clusters, each with all its tasks (cl
 SIGN_FLIPS = (
     "population tests and intervals flip the signs of whole clusters (cluster sign flips; "
     "the paired Bayesian bootstrap draws clusters where few differ)"
+)
+
+
+#: How :func:`passhat.rank`'s bootstrap engine and pairwise tests use the clusters.
+RANK_CLUSTERS = (
+    "the paired bootstrap resamples clusters, each with all its tasks, and the pairwise tests "
+    "flip the signs of whole clusters"
 )
 
 

@@ -109,3 +109,25 @@ def test_joint_engines_get_the_fit_function(capsys, monkeypatch) -> None:  # typ
     assert seen["engine"] == "rasch" and seen["fit"] is fit
     bad(capsys, ["rank", "--example", "agents", "--k", "1"], "stop here")
     assert seen["fit"] is None  # the bootstrap needs no model
+
+
+def test_rank_cluster_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = ["system,task_id,trial,success,repo"]
+    for g in range(6):
+        for t in range(4):
+            for name, bump in (("A", 0), ("B", g % 2)):
+                rows += [
+                    f"{name},r{g}-t{t},{r},{int((g + t + r + bump) % 3 == 0)},repo{g}"
+                    for r in range(4)
+                ]
+    path = str(tmp_path / "runs.csv")
+    Path(path).write_text("\n".join(rows) + "\n")
+    base = ["rank", path, "--k", "1,2", "--n-boot", "300", "--json"]
+    code, out, _ = run(capsys, [*base, "--cluster", "repo"])
+    doc = json.loads(out)
+    assert code == 0 and doc["settings"]["cluster"] is True and doc["settings"]["clusters"] == 6
+    assert any("only 6 clusters" in n for n in doc["notes"])
+    _, plain, _ = run(capsys, base)
+    _, ignored, _ = run(capsys, [*base, "--map", "cluster=repo", "--ignore-clusters"])
+    assert json.loads(plain)["leaderboard"] == json.loads(ignored)["leaderboard"]
+    bad(capsys, [*base, "--cluster", "repo", "--ignore-clusters"], r"contradict each other")

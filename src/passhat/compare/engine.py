@@ -83,6 +83,7 @@ from scipy import special, stats
 
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
 from passhat.bootstrap import cluster_categories, compress
+from passhat.clusters import cluster_codes
 from passhat.compare.draw_tests import draw_interval, error_interval
 from passhat.compare.few_differ import few_differ_intervals
 from passhat.hierarchical import Column, estimate_error_draws
@@ -305,10 +306,9 @@ def paired_table(
 
 
 def _codes(clusters: ArrayLike) -> NDArray[np.int64]:
-    """Cluster codes 0 … G − 1 of any labels (one per task)."""
-    return np.asarray(
-        np.unique(np.asarray(clusters).ravel(), return_inverse=True)[1], dtype=np.int64
-    ).ravel()
+    """Cluster codes 0 … G − 1 of any labels (one per task), in order of first appearance
+    (distinct labels give 0 … T − 1 in task order: the task-level flips)."""
+    return cluster_codes(np.asarray(clusters, dtype=object).ravel())
 
 
 def _differing(

@@ -88,6 +88,7 @@ def paired_draws(
     *,
     n_boot: int,
     rng: np.random.Generator,
+    clusters: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
     """Paired task-bootstrap draws of every system and column (resamples × systems × columns).
 
@@ -102,6 +103,10 @@ def paired_draws(
         Columns, e.g. :func:`passhat.scopes.columns`.
     n_boot : int
     rng : numpy.random.Generator
+    clusters : ndarray of int, shape (tasks,), optional
+        Each task's cluster code 0 … G − 1: a resample draws G clusters with replacement,
+        each with all its tasks (the paired cluster bootstrap; codes 0 … T − 1 in task order
+        give the task bootstrap bit for bit).
 
     Returns
     -------
@@ -145,7 +150,10 @@ def paired_draws(
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(t_n, 1)))
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        m = resample_counts(t_n, b, rng).astype(basis.dtype)  # small integers: exact
+        if clusters is None:
+            m = resample_counts(t_n, b, rng).astype(basis.dtype)  # small integers: exact
+        else:  # each task counted as often as its cluster was drawn
+            m = resample_counts(int(clusters.max()) + 1, b, rng)[:, clusters].astype(basis.dtype)
         # resampled total weight (the same for every system)
         den = m.sum(axis=1, dtype=np.float64) * w[0] if equal_w else m @ w
         prod = m @ basis

@@ -24,6 +24,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._ids import case_variant_notes_across
+from passhat.clusters import cluster_codes, clusters_of
 from passhat.errors import ShortTaskError, ValidationError
 from passhat.estimators import WeightSpec, as_counts, task_weights
 from passhat.exclusions import (
@@ -96,6 +97,7 @@ class RankedData:
     cols: list[Column]
     dropped: pd.DataFrame
     notes: list[str]
+    clusters: NDArray[np.int64] | None = None  # each ranked task's cluster code (or None)
 
     @property
     def tasks(self) -> int:
@@ -144,7 +146,9 @@ def ranked_data(
     w_all = _shared_weights(ds, weights, ds_all["task"].values)
     keep = w_all > 0
     notes = unscored_runs_note(ds_all) + ds_all.attrs.get("across_inputs_notes", [])
+    groups = clusters_of(ds)
     return RankedData(
+        clusters=None if groups is None else cluster_codes(groups[keep]),
         ds=ds.isel(task=np.flatnonzero(keep)),
         systems=systems,
         n=n[:, keep],

@@ -60,6 +60,7 @@ from passhat._validate import (
     make_rng,
     norm_k,
 )
+from passhat.clusters import RANK_CLUSTERS, cluster_notes
 from passhat.errors import OptionError
 from passhat.estimators import METRICS, WeightSpec
 from passhat.hierarchical import Column
@@ -226,6 +227,7 @@ def rank(
         level=opts.level,
         n_boot=opts.n_boot,
         seed=seed,
+        clusters=d.clusters,
     )
     table = _leaderboard(d, dr.draws, point, pt, (lows, highs, rule), opts)
     return Ranking(
@@ -237,7 +239,13 @@ def rank(
         systems=d.systems,
         dropped=d.dropped,
         settings=_settings(d, dr, opts, seed, n_pairs=n_pairs, n_flips=n_flips),
-        notes=[*d.notes, *dr.notes, *outside_note(table), *flat_note(table)],
+        notes=[
+            *d.notes,
+            *dr.notes,
+            *outside_note(table),
+            *flat_note(table),
+            *_cluster_notes(d, opts.engine),
+        ],
         sources=tuple(provenance(x) for x in inputs_of(data)),
     )
 
@@ -344,7 +352,32 @@ def _settings(
         "intersect": opts.intersect,
         "weights": opts.weights if isinstance(opts.weights, str | None) else "mapping",
         "headline": ("pass_hat_k", max(d.ks)) if "pass_hat_k" in opts.metrics else d.cols[-1],
+        "cluster": d.clusters is not None,
+        "clusters": None if d.clusters is None else int(d.clusters.max()) + 1,
     }
+
+
+def _cluster_notes(d: RankedData, engine: str) -> list[str]:
+    """The clusters' notes: how many, what resamples and flips them, and what does not (few
+    tasks' posteriors, the joint model)."""
+    if d.clusters is None:
+        return []
+    g_n = int(d.clusters.max()) + 1
+    notes = cluster_notes(
+        {"ranked tasks": g_n}, ci=True, how=RANK_CLUSTERS, method="paired cluster bootstrap"
+    )
+    if engine != "bootstrap":
+        notes.append(
+            f"the {engine} model's draws treat the tasks as independent (it has no cluster "
+            "level); the pairwise tests and group letters flip whole clusters"
+        )
+    elif d.tasks < MIN_TASKS:
+        notes.append(
+            f"below {MIN_TASKS} tasks the value intervals are each system's posterior, which "
+            "treats the tasks as independent; the pairwise tests, rank intervals and group "
+            "letters flip whole clusters"
+        )
+    return notes
 
 
 def _bands(

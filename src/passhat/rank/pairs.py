@@ -54,6 +54,7 @@ def pairwise(
     level: float,
     n_boot: int,
     seed: int | None,
+    clusters: NDArray[np.int64] | None = None,
 ) -> tuple[pd.DataFrame, int, int]:
     """Every pair's paired comparison, Holm-adjusted per (metric, k), with P(b beats a).
 
@@ -79,6 +80,9 @@ def pairwise(
         The resamples; the pairs get at least this many sign flips.
     seed : int, optional
         Seed of the sign flips' stream (a fresh one, as :func:`passhat.compare`).
+    clusters : ndarray of int, optional
+        Each task's cluster code: every pair's population test flips whole clusters
+        (:func:`passhat.compare.paired_table`).
 
     Returns
     -------
@@ -108,6 +112,7 @@ def pairwise(
         # the stream of these systems' names (issue 33, item 12): two systems, `compare`'s pair
         rng=make_rng(None) if seed is None else named_rng(seed, *map(str, systems)),
         shared_flips=True,
+        clusters=clusters,
     )
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)

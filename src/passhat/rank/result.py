@@ -385,6 +385,13 @@ _ENGINE_WORDS = {
         "resamples",
         "percentile interval of the paired task bootstrap",
     ),
+    "cluster bootstrap": (
+        "paired cluster bootstrap (one draw of clusters, each with all its tasks, shared by "
+        "every system and k)",
+        "population scope (expected value over tasks like these), percentile",
+        "resamples",
+        "percentile interval of the paired cluster bootstrap",
+    ),
     "joint": (
         "joint hierarchical model (posterior draws)",
         "population scope (expected value over tasks like these), posterior equal-tailed",
@@ -396,7 +403,8 @@ _ENGINE_WORDS = {
 
 def engine_words(kind: str) -> tuple[str, str, str, str]:
     """The engine's label, the value intervals' scope, the word for a draw and the value
-    interval, for ``kind`` "bootstrap", "posterior" (few tasks) or "joint".
+    interval, for ``kind`` "bootstrap", "cluster bootstrap", "posterior" (few tasks) or
+    "joint".
 
     Examples
     --------

@@ -76,8 +76,9 @@ def value_draws(
         draws, bounds = _posterior_draws(d.n, d.c, d.w, d.cols, ci=ci, n_draws=n_boot, rng=rng)
         return ValueDraws(draws, bounds, *engine_words("posterior"), notes=weights_note(d.w))
     if engine == "bootstrap":
-        draws = paired_draws(d.n, d.c, d.w, d.cols, n_boot=n_boot, rng=rng)
-        return ValueDraws(draws, None, *engine_words("bootstrap"))
+        draws = paired_draws(d.n, d.c, d.w, d.cols, n_boot=n_boot, rng=rng, clusters=d.clusters)
+        words = engine_words("bootstrap" if d.clusters is None else "cluster bootstrap")
+        return ValueDraws(draws, None, *words)
     draws, label = _joint_draws(d.ds, d.cols, fit, seed, engine)
     return ValueDraws(draws, None, label, *engine_words("joint")[1:])
 
