@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from passhat import io
     from passhat import planner as plan
     from passhat._version import __version__
-    from passhat.compare import Classification, Comparison, classify, compare
+    from passhat.compare import Classification, Comparison, classify, compare, compare_scores
     from passhat.estimate import Estimate, estimate
     from passhat.estimators import (
         METRICS,
@@ -86,7 +86,7 @@ if TYPE_CHECKING:
 #: Where each lazily imported public name lives (the same imports as above).
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat._version": ("__version__",),  # importlib.metadata costs ~0.1 s
-    "passhat.compare": ("Classification", "Comparison", "classify", "compare"),
+    "passhat.compare": ("Classification", "Comparison", "classify", "compare", "compare_scores"),
     "passhat.estimate": ("Estimate", "estimate"),
     "passhat.estimators": (
         "METRICS",
@@ -143,6 +143,7 @@ __all__ = [
     "classify",
     "compare",
     "compare_models",
+    "compare_scores",
     "counts_from_arrays",
     "divergence",
     "estimate",

@@ -28,7 +28,7 @@ from passhat.commands._options import (
     seed_option,
 )
 from passhat.commands._output import echo, emit_json, emit_paper, show
-from passhat.compare import classify, compare
+from passhat.compare import classify, compare, compare_scores
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
@@ -36,13 +36,14 @@ __all__ = ["register"]
 
 
 def _load(
-    source: InputSpec, quiet: bool
+    source: InputSpec, quiet: bool, runs: bool = False
 ) -> tuple[Trials | xr.Dataset | list[Trials | xr.Dataset], Trials | xr.Dataset | None]:
     """Read RUNS: one input (BASE alone, or the example), BASE and CAND, or a list of three
-    or more inputs (the first one's system the baseline unless --baseline names one)."""
+    or more inputs (the first one's system the baseline unless --baseline names one);
+    ``runs``: every run kept (--scores needs each run's score)."""
     if not source.given:
         raise OptionError("no input: give BASE and CAND files (or one file and --baseline NAME)")
-    inputs = source.inputs(quiet=quiet)
+    inputs = source.inputs(quiet=quiet, runs=runs)
     if len(inputs) == 1:
         return inputs[0], None
     if len(inputs) == 2:
@@ -72,6 +73,12 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         "--baseline",
         default=None,
         help="With one input holding several systems: the system the others are compared to.",
+    ),
+    click.option(
+        "--scores",
+        is_flag=True,
+        help="Compare each run's score in [0, 1] (partial credit): the mean score and the "
+        "expected best / worst of k, per task, instead of pass/fail.",
     ),
 ]
 
@@ -210,7 +217,9 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     """
     if opts["classify"] and opts["paper"] is not None:
         raise OptionError(f"--{opts['paper']} writes the paired comparison's table, not --classify")
-    data_a, data_b = _load(source, opts["quiet"])
+    if opts["classify"] and opts["scores"]:
+        raise OptionError("--scores compares scores in the paired comparison, not --classify")
+    data_a, data_b = _load(source, opts["quiet"], runs=opts["scores"])
     opts["paths"] = source.paths
     if opts["classify"]:
         status = _run_classify(data_a, data_b, opts)
@@ -221,20 +230,22 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         raise OptionError("--fail-on needs --classify")
     if opts["candidate"] is not None:
         raise OptionError("--candidate needs --classify (the paired comparison takes every system)")
-    cmp = compare(
-        data_a,
-        data_b,
-        k=opts["k"],
-        ci=opts["ci"],
-        n_boot=opts["n_boot"],
-        seed=opts["seed"],
-        intersect=opts["intersect"],
-        baseline=opts["baseline"],
-        weights=None if opts["weights"] == "equal" else opts["weights"],
-        on_short="exclude" if opts["min_runs"] is not None else "error",
-        min_runs=opts["min_runs"],
-        multiplicity=_paired_multiplicity(opts["multiplicity"]),
-    )
+    shared = {
+        "k": opts["k"],
+        "ci": opts["ci"],
+        "n_boot": opts["n_boot"],
+        "seed": opts["seed"],
+        "intersect": opts["intersect"],
+        "baseline": opts["baseline"],
+        "weights": None if opts["weights"] == "equal" else opts["weights"],
+        "min_runs": opts["min_runs"],
+        "multiplicity": _paired_multiplicity(opts["multiplicity"]),
+    }
+    if opts["scores"]:
+        cmp = compare_scores(data_a, data_b, **shared)  # type: ignore[arg-type]
+    else:
+        short = "exclude" if opts["min_runs"] is not None else "error"
+        cmp = compare(data_a, data_b, on_short=short, **shared)  # type: ignore[arg-type]
     _same_file_note(opts)
     if opts["as_json"]:
         emit_json(cmp.to_dict())

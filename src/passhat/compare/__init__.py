@@ -7,6 +7,8 @@
   stable_fail, regression, fixed, flaky, redefined, undecided, with Holm or
   Benjamini–Hochberg across tasks (:mod:`passhat.compare.classification`,
   :mod:`passhat.compare.multiplicity`, which also holds the one Holm of passhat);
+* :func:`compare_scores` — the same paired comparison of partial-credit scores: the
+  mean score and the expected best / worst of k runs (:mod:`passhat.compare.scores`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
   candidates from one input or two (:mod:`passhat.compare.selection`);
 * :func:`paired_table` — the engine under :func:`compare`: every pair of a list
@@ -33,6 +35,7 @@ from passhat.compare.classification_result import VERDICTS, Classification
 from passhat.compare.engine import paired_table
 from passhat.compare.paired import compare, paired_difference
 from passhat.compare.result import Comparison
+from passhat.compare.scores import compare_scores
 from passhat.compare.selection import Selection, select_systems
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
     "Selection",
     "classify",
     "compare",
+    "compare_scores",
     "paired_difference",
     "paired_table",
     "runs_to_significance",

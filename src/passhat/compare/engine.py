@@ -99,7 +99,7 @@ from passhat.scopes import (
 from passhat.signflip import enumerable, flip_sums, invert_flips
 from passhat.signflip_shared import invert_shared_flips
 
-__all__ = ["MIN_DISCORDANT", "draw_interval", "error_interval", "paired_table"]
+__all__ = ["MIN_DISCORDANT", "TaskValues", "draw_interval", "error_interval", "paired_table"]
 
 #: The sign-flip interval needs at least this many tasks whose difference is not zero.
 MIN_DISCORDANT = 10
@@ -248,6 +248,7 @@ def paired_table(
     prior: HyperPrior = DEFAULT_PRIOR,
     shared_flips: bool = False,
     clusters: ArrayLike | None = None,
+    task_values: TaskValues | None = None,
 ) -> pd.DataFrame:
     """Paired differences B − A for every pair, both scopes, every metric and k.
 
@@ -287,7 +288,7 @@ def paired_table(
     """
     eng = _Pairs(
         n=np.asarray(n, dtype=float),
-        c=np.asarray(c, dtype=float),
+        c=np.asarray(c if task_values is None else task_values.codes, dtype=float),
         w=np.asarray(weights, dtype=float).ravel(),
         cols=columns(ks),
         ks=list(ks),
@@ -296,6 +297,7 @@ def paired_table(
         rng=rng,
         prior=prior,
         clusters=None if clusters is None else _codes(clusters),
+        given=task_values,
     )
     if shared_flips:  # drawn first, before any pair's own draws
         eng.shared = _shared_population(
@@ -303,6 +305,30 @@ def paired_table(
             clusters=eng.clusters,
         )  # fmt: skip
     return pd.DataFrame([row for ia, ib in pairs for row in eng.rows(ia, ib)])
+
+
+@dataclass(frozen=True)
+class TaskValues:
+    """Per-task values given instead of the 0/1 estimators of (n, c) (e.g. partial-credit
+    scores): what :func:`paired_table` compares when they are not pass/fail counts.
+
+    Attributes
+    ----------
+    values, variances : ndarray, shape (systems, tasks, columns)
+        Each system's per-task unbiased values, in the order of
+        :func:`passhat.scopes.columns` (the mean, the "at least one" metric per k, the
+        "every one" metric per k), and their within-task variance estimates.
+    codes : ndarray of int, shape (systems, tasks)
+        Category codes: on one system, tasks with equal n and code have equal values (they
+        replace c in the sign flips' categories; ranks of (n, c) give c's categories).
+    ks : tuple of int
+        The k of the columns (empty: the columns are exactly those compared).
+    """
+
+    values: NDArray[np.float64]
+    variances: NDArray[np.float64]
+    codes: NDArray[np.int64]
+    ks: tuple[int, ...] = ()
 
 
 def _codes(clusters: ArrayLike) -> NDArray[np.int64]:
@@ -348,14 +374,17 @@ class _Pairs:
     rng: np.random.Generator
     prior: HyperPrior
     clusters: NDArray[np.int64] | None = None
+    given: TaskValues | None = None
     shared: dict[tuple[int, int], tuple[Any, Any, Any, str]] = field(default_factory=dict)
     systems: dict[int, _System] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.wn = self.w / self.w.sum()
-        self.values = [  # tasks × columns per system
-            column_values(self.n[s], self.c[s], self.cols) for s in range(self.n.shape[0])
-        ]
+        self.values = (  # tasks × columns per system
+            [column_values(self.n[s], self.c[s], self.cols) for s in range(self.n.shape[0])]
+            if self.given is None
+            else list(np.asarray(self.given.values, dtype=float))
+        )
         self.same = _same_estimand(self.cols)
         self.t_n = int(self.n.shape[1])
 
@@ -478,6 +507,8 @@ class _Pairs:
     def benchmark(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
         """Benchmark scope: normal where the variance estimate rests on many tasks, else the
         unbiased difference with its simulated error (each estimand once)."""
+        if self.given is not None:
+            return self._given_cells(self.given, ia, ib, theta)
         n, c = self.n, self.c
         flaky = int(np.sum(((c[ia] > 0) & (c[ia] < n[ia])) | ((c[ib] > 0) & (c[ib] < n[ib]))))
         bench: dict[int, _Cell] = {}
@@ -520,6 +551,27 @@ class _Pairs:
             if j not in bench:  # pass@1 = pass^1 = the mean: one answer
                 bench[j] = bench[self.same[j]]
         return bench
+
+    def _given_cells(
+        self, given: TaskValues, ia: int, ib: int, theta: NDArray[np.float64]
+    ) -> dict[int, _Cell]:
+        """Benchmark scope of given values: Δ ± z·SE from their within-task variances."""
+        z = float(stats.norm.isf(round(1.0 - self.level, 12) / 2))
+        var = (self.wn**2) @ (given.variances[ia] + given.variances[ib])
+        cells: dict[int, _Cell] = {}
+        for j in range(len(self.cols)):
+            se = float(np.sqrt(max(var[j], 0.0)))
+            p = float(2.0 * special.ndtr(-abs(theta[j]) / se)) if se > 0 else float(theta[j] == 0)
+            cells[j] = (
+                max(-1.0, float(theta[j] - z * se)),
+                min(1.0, float(theta[j] + z * se)),
+                p,
+                "normal, unbiased difference ± z·SE, within-task variance of each task's "
+                "U-statistic (scores: no Beta-Binomial model; the rule of estimate --scores)"
+                + ("; SE 0: every task's runs agree" if se == 0 else ""),
+                "normal approximation, two-sided",
+            )
+        return cells
 
     def _normal_cells(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
         """Δ ± z·SE and the normal p-value for every column with a positive variance."""

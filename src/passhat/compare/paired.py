@@ -55,7 +55,7 @@ from passhat._validate import (
 )
 from passhat.bootstrap import CI_METHODS
 from passhat.clusters import SIGN_FLIPS, cluster_codes, cluster_notes, clusters_of
-from passhat.compare.engine import paired_table
+from passhat.compare.engine import TaskValues, paired_table
 from passhat.compare.multiplicity import holm
 from passhat.compare.result import Comparison, baseline_notes, k_left_out_note, width_notes
 from passhat.compare.selection import Selection, select_systems
@@ -71,7 +71,10 @@ from passhat.exclusions import (
 from passhat.intervals import value_outside_note
 from passhat.trials import Trials, provenance
 
-__all__ = ["Comparison", "compare", "paired_difference"]
+__all__ = ["SCORE_NAMES", "Comparison", "Options", "compare", "comparison", "paired_difference"]
+
+#: The score metric each 0/1 metric's column holds in a comparison of scores.
+SCORE_NAMES = {"mean": "mean_score", "pass_at_k": "best_of_k", "pass_hat_k": "worst_of_k"}
 
 
 def paired_difference(
@@ -190,7 +193,7 @@ def _pair_weights(
 
 
 @dataclass(frozen=True)
-class _Options:
+class Options:
     """The options of :func:`compare` that every pair uses, validated."""
 
     ci: float
@@ -200,6 +203,8 @@ class _Options:
     on_short: str
     min_runs: int | None
     unscored_tasks: str
+    multiplicity: str = "none"
+    scores: TaskValues | None = None  # per-task score values (compare_scores), else None
 
 
 @dataclass
@@ -339,7 +344,7 @@ def compare(
     >>> cmp.table[["candidate", "metric", "scope"]].iloc[0].tolist()
     ['guided', 'mean', 'benchmark']
     """
-    opts = _Options(
+    opts = Options(
         ci=check_ci(ci),
         n_boot=check_n_boot(n_boot),
         intersect=check_flag(intersect, "intersect"),
@@ -347,13 +352,20 @@ def compare(
         on_short=check_method(on_short, ("error", "exclude"), "on_short"),
         min_runs=check_min_runs(min_runs),
         unscored_tasks=unscored_tasks,
+        multiplicity=check_method(multiplicity, ("none", "holm"), "multiplicity"),
     )
     _method_deprecated(method, "compare")
     ks = None if k is None else norm_k(k)
-    adjust = check_method(multiplicity, ("none", "holm"), "multiplicity")
     sel = select_systems(a, b, baseline=baseline, names=names)
     ks = default_ks(sel.counts) if ks is None else ks
-    seed = resolve_seed(seed)
+    return comparison(sel, ks, opts, resolve_seed(seed), source=_sources(a, b))
+
+
+def comparison(
+    sel: Selection, ks: list[int], opts: Options, seed: int, *, source: dict[str, Any]
+) -> Comparison:
+    """The comparison of the selected systems (the body of :func:`compare` and of
+    :func:`passhat.compare.scores.compare_scores`, whose options carry the score values)."""
     # each pair's own stream, from the seed and the two names: a candidate's interval does not
     # depend on the other candidates (issue 33, item 12)
     pairs = [
@@ -364,6 +376,7 @@ def compare(
     clusters = {
         c: p.clusters for c, p in zip(sel.candidates, pairs, strict=True) if p.clusters is not None
     }
+    adjust = opts.multiplicity
     if adjust == "holm":
         table["p_holm"] = across_candidates(table)
     settings = {
@@ -375,15 +388,16 @@ def compare(
         "baseline": sel.baseline,
         "baseline_from": sel.baseline_from,
         "multiplicity": adjust,
-        "weights": weights if isinstance(weights, str | None) else "mapping",
+        "weights": opts.weights if isinstance(opts.weights, str | None) else "mapping",
         "on_short": opts.on_short,
         "min_runs": opts.min_runs,
-        "unscored_tasks": unscored_tasks,
+        "unscored_tasks": opts.unscored_tasks,
         "k_dropped": {
             c: p.k_dropped for c, p in zip(sel.candidates, pairs, strict=True) if p.k_dropped
         },
         "cluster": "cluster" in sel.counts.coords,
         "clusters": clusters,
+        **({"scores": True} if opts.scores is not None else {}),
     }
     return Comparison(
         table=table,
@@ -404,7 +418,7 @@ def compare(
         )
         + width_notes(table)
         + value_outside_note(table, value="difference", who=("baseline", "candidate")),
-        source=_sources(a, b),
+        source=source,
     )
 
 
@@ -438,7 +452,7 @@ def across_candidates(table: pd.DataFrame) -> NDArray[np.float64]:
 
 def _ordered(table: pd.DataFrame, candidates: Sequence[str]) -> pd.DataFrame:
     """Rows by candidate (in input order), k, metric (mean, pass@k, pass^k) and scope."""
-    order = {mm: i for i, mm in enumerate(METRICS)}
+    order = {mm: i for i, mm in enumerate([*METRICS, *SCORE_NAMES.values()])}
     table = (
         table.assign(_m=table["metric"].map(order))
         .sort_values(["candidate", "k", "_m", "scope"], kind="stable")
@@ -452,7 +466,7 @@ def _ordered(table: pd.DataFrame, candidates: Sequence[str]) -> pd.DataFrame:
 
 
 def _compare_pair(
-    sel: Selection, cand: str, ks: list[int], opts: _Options, rng: np.random.Generator
+    sel: Selection, cand: str, ks: list[int], opts: Options, rng: np.random.Generator
 ) -> _Pair:
     """The baseline against one candidate on the tasks both ran and the rules keep."""
     ds, base = sel.counts, sel.baseline
@@ -489,10 +503,15 @@ def _compare_pair(
     if groups is not None:
         groups = groups[both]
         out.clusters = int(np.unique(cluster_codes(groups)).size)
-    part = paired_difference(
-        na, ca, nc, cc, k=pair_ks, ci=opts.ci, n_boot=opts.n_boot, seed=rng, weights=w_pair,
-        clusters=groups,
-    )  # fmt: skip
+    if opts.scores is None:
+        part = paired_difference(
+            na, ca, nc, cc, k=pair_ks, ci=opts.ci, n_boot=opts.n_boot, seed=rng,
+            weights=w_pair, clusters=groups,
+        )  # fmt: skip
+    else:
+        part = _score_rows(
+            opts.scores, [ib, ic], both, (na, nc), w_pair, pair_ks, opts, rng, groups
+        )
     part.insert(0, "candidate", cand)
     part.insert(0, "baseline", base)
     out.rows = part
@@ -504,6 +523,39 @@ def _compare_pair(
         "dropped_tasks": int(unmatched.sum()),
     }
     return out
+
+
+def _score_rows(
+    tv: TaskValues,
+    rows: list[int],
+    both: NDArray[np.bool_],
+    n: tuple[NDArray[np.float64], NDArray[np.float64]],
+    w: NDArray[np.float64],
+    ks: list[int],
+    opts: Options,
+    rng: np.random.Generator,
+    groups: NDArray[Any] | None,
+) -> pd.DataFrame:
+    """The paired rows of the score metrics on the compared tasks (metric names of
+    :mod:`passhat.scores`: mean_score, best_of_k, worst_of_k)."""
+    sub = TaskValues(
+        tv.values[rows][:, both][:, :, _score_cols(tv, ks)],
+        tv.variances[rows][:, both][:, :, _score_cols(tv, ks)],
+        tv.codes[rows][:, both],
+    )
+    out = paired_table(
+        np.vstack(n), np.zeros((2, int(both.sum()))), w, [(0, 1)], ks, ci=opts.ci,
+        n_boot=opts.n_boot, rng=rng, task_values=sub,
+        clusters=None if groups is None else cluster_codes(groups),
+    )  # fmt: skip
+    return out.drop(columns=["a", "b"]).assign(metric=out["metric"].map(SCORE_NAMES))
+
+
+def _score_cols(tv: TaskValues, ks: list[int]) -> list[int]:
+    """The columns of ``ks`` among the score values (computed for every k of the comparison;
+    a pair may compare fewer)."""
+    all_ks = list(tv.ks)
+    return [0] + [1 + all_ks.index(k) for k in ks] + [1 + len(all_ks) + all_ks.index(k) for k in ks]
 
 
 def _matched_tasks(
@@ -534,7 +586,7 @@ def _matched_tasks(
     return both, unmatched
 
 
-def _pair_ks(pair: xr.Dataset, ks: list[int], opts: _Options, out: _Pair) -> list[int]:
+def _pair_ks(pair: xr.Dataset, ks: list[int], opts: Options, out: _Pair) -> list[int]:
     """The k one pair compares: with ``on_short="exclude"`` a k no matched task serves is
     left out (recorded in ``out.k_dropped``), as in :func:`passhat.estimate`."""
     if opts.on_short != "exclude":
@@ -554,7 +606,7 @@ def _kept_tasks(
     cand: str,
     tasks: NDArray[np.str_],
     kmax: int,
-    opts: _Options,
+    opts: Options,
     out: _Pair,
 ) -> NDArray[np.bool_]:
     """The matched tasks the exclusion rules keep for both systems; those left out are

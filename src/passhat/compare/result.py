@@ -137,6 +137,10 @@ class Comparison(Result):
         return Display(tuple(parts), min_width=120)
 
 
+#: The metrics that do not depend on k (their rows repeat for every k; shown once).
+_NO_K = ("mean", "mean_score")
+
+
 def _iv(lo: float, hi: float) -> str:
     return f"[{lo:+.3f}, {hi:+.3f}]"
 
@@ -150,11 +154,11 @@ def _pair_view(cmp: Comparison, cand: str, part: pd.DataFrame) -> View:
     kmin = int(pop["k"].min())
     rows = []
     for (_, p), (_, b) in zip(pop.iterrows(), bench.iterrows(), strict=True):
-        if p["metric"] == "mean" and p["k"] != kmin:
+        if p["metric"] in _NO_K and p["k"] != kmin:
             continue  # the mean does not depend on k
         rows.append(
             [
-                "—" if p["metric"] == "mean" else str(p["k"]),
+                "—" if p["metric"] in _NO_K else str(p["k"]),
                 METRIC_LABELS[str(p["metric"])],
                 num(p["base_value"]),
                 num(p["cand_value"]),
@@ -181,7 +185,8 @@ def cmp_paper(cmp: Comparison, *, scope: str = "population") -> PaperTable:
     """The comparison's table for papers (see :meth:`Comparison._paper`)."""
     t = cmp.table[cmp.table["scope"] == check_method(scope, _SCOPES, "scope")]
     ks = sorted({int(k) for k in t["k"]})
-    t = t[(t["metric"] == "mean") & (t["k"] == ks[0]) | (t["metric"] != "mean") & (t["k"] > 1)]
+    no_k = t["metric"].isin(_NO_K)
+    t = t[no_k & (t["k"] == ks[0]) | ~no_k & (t["k"] > 1)]
     base = str(t["baseline"].iloc[0]) if len(t) else "baseline"
     cands = [str(c) for c in pd.unique(t["candidate"])]
     several = len(cands) > 1
@@ -346,14 +351,19 @@ def width_notes(table: pd.DataFrame) -> list[str]:
     notes = []
     seen: set[tuple[Any, ...]] = set()
     for (cand, kv, metric), part in table.groupby(["candidate", "k", "metric"], sort=False):
-        if metric == "mean" and ("mean", cand) in seen:
+        if metric in _NO_K and ("mean", cand) in seen:
             continue
-        seen.add(("mean", cand))
+        if metric in _NO_K:
+            seen.add(("mean", cand))
         r = part.set_index("scope")
         wb = float(r.loc["benchmark", "upper"] - r.loc["benchmark", "lower"])
         wp = float(r.loc["population", "upper"] - r.loc["population", "lower"])
         if wb > wp * 1.05 and wb - wp > 1e-3:
-            name = METRIC_LABELS[str(metric)].replace("k", str(kv)) if metric != "mean" else "mean"
+            name = (
+                METRIC_LABELS[str(metric)].replace("k", str(kv))
+                if metric not in _NO_K
+                else METRIC_LABELS[str(metric)]
+            )
             notes.append(
                 f"{cand}, {name}: the benchmark interval ({wb:.3f} wide) is wider than the "
                 f"population one ({wp:.3f})."
