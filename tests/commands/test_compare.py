@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -323,3 +324,20 @@ def test_compare_cluster_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert rc == rc2 == 0 and json.loads(plain)["comparison"] == json.loads(ignored)["comparison"]
     assert json.loads(plain)["settings"]["cluster"] is False
     bad(capsys, [*base, "--cluster", "repo", "--ignore-clusters"], r"contradict each other")
+
+
+def test_compare_scores_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    df = ph.load_example("agents").frame.copy()
+    df["score"] = df["success"].map({True: 1.0, False: 0.25})  # unscored runs: no score
+    path = tmp_path / "scored.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--scores", "--k", "1,2", "--n-boot", "500", "--json"]
+    rc, out, _ = run(capsys, argv)
+    doc = json.loads(out)
+    assert rc == 0 and doc["settings"]["scores"] is True
+    want = ph.compare_scores(ph.read(str(path)), k=[1, 2], n_boot=500).table
+    got = pd.DataFrame(doc["comparison"])
+    np.testing.assert_allclose(got["upper"].to_numpy(float), want["upper"].to_numpy(float))
+    assert set(got["metric"]) == {"mean_score", "best_of_k", "worst_of_k"}
+    bad(capsys, [*argv[:-1], "--classify"], r"--scores compares scores in the paired comparison")
+    bad(capsys, ["compare", "--example", "agents", "--scores"], r"no score column: .*--scores")

@@ -159,10 +159,13 @@ def compare_scores(
     ks = None if k is None else norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ks = default_ks(sel.counts) if ks is None else ks
-    inputs: list[Trials | xr.Dataset] = ([a] if isinstance(a, Trials | xr.Dataset) else list(a)) + (
-        [] if b is None else [b]
-    )
+    inputs: list[Trials | xr.Dataset] = []
+    if isinstance(a, Trials | xr.Dataset):
+        inputs.append(a)
+    else:
+        inputs.extend(a)
+    if b is not None:
+        inputs.append(b)
     trials = score_trials(inputs, [str(s) for s in sel.counts["system"].values])
     tv = score_task_values(trials, sel.counts, ks)
-    out = comparison(sel, ks, replace(opts, scores=tv), resolve_seed(seed), source=_sources(a, b))
-    return out
+    return comparison(sel, ks, replace(opts, scores=tv), resolve_seed(seed), source=_sources(a, b))
