@@ -131,3 +131,16 @@ def test_rank_cluster_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     _, ignored, _ = run(capsys, [*base, "--map", "cluster=repo", "--ignore-clusters"])
     assert json.loads(plain)["leaderboard"] == json.loads(ignored)["leaderboard"]
     bad(capsys, [*base, "--cluster", "repo", "--ignore-clusters"], r"contradict each other")
+
+
+def test_rank_scores_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    df = ph.load_example("leaderboard").frame.copy()
+    df["score"] = df["success"].map({True: 1.0, False: 0.5})
+    path = tmp_path / "scored.csv"
+    df.to_csv(path, index=False)
+    base = ["rank", str(path), "--k", "2", "--n-boot", "300", "--json"]
+    code, out, _ = run(capsys, [*base, "--scores", "--metric", "mean_score,worst_of_k"])
+    doc = json.loads(out)
+    assert code == 0 and doc["settings"]["scores"] is True
+    assert {r["metric"] for r in doc["leaderboard"]} == {"mean_score", "worst_of_k"}
+    bad(capsys, [*base, "--metric", "worst_of_k"], r"unknown metric 'worst_of_k'")

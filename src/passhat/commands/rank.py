@@ -38,14 +38,17 @@ from passhat.rank import rank
 __all__ = ["register"]
 
 
-def _metrics(text: str) -> list[str]:
+def _metrics(text: str, scores: bool) -> list[str]:
     alias = {"mean": "mean", "pass@k": "pass_at_k", "pass^k": "pass_hat_k"}
+    # with --scores: the score metrics by name (or by the 0/1 metric each generalises)
+    named = {"mean_score": "mean", "best_of_k": "pass_at_k", "worst_of_k": "pass_hat_k"}
     out = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
-        m = alias.get(part, part)
+        m = alias.get(part, named.get(part, part) if scores else part)
         if m not in METRICS:
+            more = ", mean_score, best_of_k, worst_of_k" if scores else ""
             raise OptionError(
-                f"--metric: unknown metric {part!r}; choose from mean, pass_at_k, pass_hat_k"
+                f"--metric: unknown metric {part!r}; choose from mean, pass_at_k, pass_hat_k" + more
             )
         out.append(m)
     if not out:
@@ -80,6 +83,12 @@ def _metrics(text: str) -> list[str]:
     "Rasch form without the system × task deviation (fit --model rasch).",
 )
 @unscored_tasks_option()
+@click.option(
+    "--scores",
+    is_flag=True,
+    help="Rank each run's score in [0, 1] (partial credit): the mean score and the expected "
+    "best / worst of k (for mean, pass@k, pass^k), paired bootstrap, >= 30 common tasks.",
+)
 @json_option("leaderboard")
 @paper_option()
 @quiet_option("No notes, only the tables.")
@@ -91,7 +100,7 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
     """
     if not source.given:
         raise OptionError("no input: give RUNS files (or one file with a system column)")
-    inputs = source.inputs(quiet=opts["quiet"])
+    inputs = source.inputs(quiet=opts["quiet"], runs=opts["scores"])
     fitter: Callable[..., Any] | None = None
     if opts["engine"] != "bootstrap":  # the model fits the joint engines (loaded only then)
         from passhat.model import fit
@@ -100,7 +109,7 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
     res = rank(
         inputs,
         k=opts["k"],
-        metrics=_metrics(opts["metric_text"]),
+        metrics=_metrics(opts["metric_text"], opts["scores"]),
         ci=opts["ci"],
         n_boot=opts["n_boot"],
         seed=opts["seed"],
@@ -108,6 +117,7 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
         unscored_tasks=opts["unscored_tasks"],
         engine=opts["engine"],
         fit=fitter,
+        scores=opts["scores"],
     )
     if opts["as_json"]:
         emit_json(res.to_dict())

@@ -89,6 +89,7 @@ def paired_draws(
     n_boot: int,
     rng: np.random.Generator,
     clusters: NDArray[np.int64] | None = None,
+    values: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Paired task-bootstrap draws of every system and column (resamples × systems × columns).
 
@@ -107,6 +108,9 @@ def paired_draws(
         Each task's cluster code 0 … G − 1: a resample draws G clusters with replacement,
         each with all its tasks (the paired cluster bootstrap; codes 0 … T − 1 in task order
         give the task bootstrap bit for bit).
+    values : ndarray, shape (systems, tasks, columns), optional
+        Per-task values given instead of the 0/1 estimators (partial-credit scores); ``c``
+        then holds category codes (equal n and code, equal values).
 
     Returns
     -------
@@ -130,7 +134,11 @@ def paired_draws(
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         codes.append(rank[inv.ravel()].astype(np.int64))
-        tables.append(column_values(n_a[s, first[order]], c_a[s, first[order]], cols))
+        tables.append(
+            column_values(n_a[s, first[order]], c_a[s, first[order]], cols)
+            if values is None
+            else np.asarray(values[s], dtype=float)[first[order]]
+        )
     sizes = np.array([t.shape[0] - 1 for t in tables])  # the last category is implied
     offsets = np.r_[0, np.cumsum(sizes)]
     equal_w = bool(np.all(w == w[0]))

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -61,6 +61,9 @@ from passhat._validate import (
     norm_k,
 )
 from passhat.clusters import RANK_CLUSTERS, cluster_notes
+from passhat.compare.engine import TaskValues
+from passhat.compare.paired import SCORE_NAMES
+from passhat.compare.scores import score_task_values, score_trials
 from passhat.errors import OptionError
 from passhat.estimators import METRICS, WeightSpec
 from passhat.hierarchical import Column
@@ -71,7 +74,7 @@ from passhat.rank.pairs import paired_rank_sets, pairwise
 from passhat.rank.result import Ranking, flat_note, outside_note
 from passhat.rank.tiers import letter_display
 from passhat.rank.value_draws import ValueDraws, value_draws, value_intervals
-from passhat.scopes import MIN_TASKS
+from passhat.scopes import MIN_TASKS, columns
 from passhat.trials import provenance
 
 __all__ = ["ENGINES", "combine_systems", "rank"]
@@ -110,6 +113,7 @@ def rank(
     rank_method: Literal["pairwise", "percentile"] = "pairwise",
     tier_rule: str | None = None,
     fit: Any = None,
+    scores: bool = False,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
 
@@ -160,6 +164,15 @@ def rank(
         called as ``fit(data, model=engine, seed=seed)`` on the ranked data with
         the model's defaults (what ``passhat rank --engine joint`` does).
 
+    scores : bool
+        Rank each run's score in [0, 1] (partial credit) instead of pass/fail: the metrics
+        ``mean``, ``pass_at_k`` and ``pass_hat_k`` become the mean score and the expected
+        best / worst of k (named ``mean_score``, ``best_of_k``, ``worst_of_k`` in the
+        tables; those names are accepted in ``metrics`` too), per task as
+        :func:`passhat.compare_scores`; the paired bootstrap draws them and the pairwise
+        tests are :func:`passhat.compare_scores`'. Needs runs with scores, the bootstrap
+        engine and at least 30 common tasks.
+
     Returns
     -------
     Ranking
@@ -178,6 +191,9 @@ def rank(
             DeprecationWarning,
             stacklevel=2,
         )
+    if scores:  # the score metrics by their own names, or by the 0/1 metric they generalise
+        back = {v: key for key, v in SCORE_NAMES.items()}
+        metrics = [back.get(m, m) for m in metrics]
     opts = _options(
         k=k,
         metrics=metrics,
@@ -197,48 +213,80 @@ def rank(
         intersect=opts.intersect,
         unscored_tasks=unscored_tasks,
     )
+    given = _score_values(data, d, opts) if scores else None
+    return _ranking(data, d, opts, seed, fit=fit, given=given)
+
+
+def _score_values(data: Input | Sequence[Input], d: RankedData, opts: _Options) -> TaskValues:
+    """Every ranked task's score values (scores=True), checked: the paired bootstrap on at
+    least :data:`passhat.scopes.MIN_TASKS` tasks is the engine that resamples them."""
+    if opts.engine != "bootstrap" or d.tasks < MIN_TASKS:
+        raise OptionError(
+            "{param} ranks with the paired bootstrap on at least "
+            f"{MIN_TASKS} common tasks (here: engine {opts.engine!r}, {d.tasks} tasks); "
+            "scores have no hierarchical model",
+            param="scores",
+        )
+    trials = score_trials(inputs_of(data), d.systems)
+    return score_task_values(trials, d.ds, d.ks)
+
+
+def _ranking(
+    data: Input | Sequence[Input],
+    d: RankedData,
+    opts: _Options,
+    seed: int | None,
+    *,
+    fit: Any,
+    given: TaskValues | None,
+) -> Ranking:
+    """The leaderboard of the ranked data: draws, values, pairwise tests, letters, bands."""
     rng = make_rng(seed)
+    idx = [columns(d.ks).index(col) for col in d.cols]
+    sub = None if given is None else replace(given, values=given.values[:, :, idx])
     dr = value_draws(
-        d, engine=opts.engine, ci=opts.level, n_boot=opts.n_boot, fit=fit, seed=seed, rng=rng
-    )
+        d, engine=opts.engine, ci=opts.level, n_boot=opts.n_boot, fit=fit, seed=seed, rng=rng,
+        given=sub,
+    )  # fmt: skip
     # the point values: the unbiased estimates (bootstrap), the posterior means (joint model)
-    point = (
-        point_values(d.n, d.c, d.w, d.cols) if opts.engine == "bootstrap" else dr.draws.mean(axis=0)
-    )
+    if sub is not None:
+        point = np.einsum("t,stc->sc", d.w / d.w.sum(), sub.values)
+    elif opts.engine == "bootstrap":
+        point = point_values(d.n, d.c, d.w, d.cols)
+    else:
+        point = dr.draws.mean(axis=0)
     lows, highs, rule = value_intervals(
         d,
         dr,
-        engine=opts.engine,
+        engine=opts.engine if sub is None else "scores",  # no 0/1 fallback for scores
         ci=opts.level,
         n_boot=opts.n_boot,
-        weights=weights,
+        weights=opts.weights,
         seed=seed,
     )
     # ---- pairwise matrix and tiers: the compare rule for every pair
     pt, n_pairs, n_flips = pairwise(
-        d.n,
-        d.c,
-        d.w,
-        dr.draws,
-        d.systems,
-        d.cols,
-        d.ks,
-        opts.metrics,
-        level=opts.level,
-        n_boot=opts.n_boot,
-        seed=seed,
-        clusters=d.clusters,
-    )
+        d.n, d.c, d.w, dr.draws, d.systems, d.cols, d.ks, opts.metrics, level=opts.level,
+        n_boot=opts.n_boot, seed=seed, clusters=d.clusters, task_values=given,
+    )  # fmt: skip
     table = _leaderboard(d, dr.draws, point, pt, (lows, highs, rule), opts)
+    settings = _settings(d, dr, opts, seed, n_pairs=n_pairs, n_flips=n_flips)
+    bands = _bands(dr.draws, point, d.cols, d.systems, opts.level)
+    cols = d.cols
+    if given is not None:  # the score metrics' names
+        table, pt, bands = (_named(x) for x in (table, pt, bands))
+        cols = [(SCORE_NAMES[m], kk) for m, kk in d.cols]
+        settings["headline"] = (SCORE_NAMES[settings["headline"][0]], settings["headline"][1])
+        settings["scores"] = True
     return Ranking(
         table=table,
         pairs=pt.drop(columns=["a", "b"]),
-        bands=_bands(dr.draws, point, d.cols, d.systems, opts.level),
+        bands=bands,
         draws=dr.draws,
-        columns=d.cols,
+        columns=cols,
         systems=d.systems,
         dropped=d.dropped,
-        settings=_settings(d, dr, opts, seed, n_pairs=n_pairs, n_flips=n_flips),
+        settings=settings,
         notes=[
             *d.notes,
             *dr.notes,
@@ -248,6 +296,12 @@ def rank(
         ],
         sources=tuple(provenance(x) for x in inputs_of(data)),
     )
+
+
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table's 0/1 metric names as the score metrics they hold (mean_score, best_of_k,
+    worst_of_k)."""
+    return frame.assign(metric=frame["metric"].map(SCORE_NAMES))
 
 
 def _options(

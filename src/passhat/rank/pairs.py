@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from passhat._validate import make_rng, named_rng
 from passhat.compare import paired_table
+from passhat.compare.engine import TaskValues
 from passhat.compare.multiplicity import holm
 from passhat.hierarchical import Column
 from passhat.rank.draws import point_ranks
@@ -55,6 +56,7 @@ def pairwise(
     n_boot: int,
     seed: int | None,
     clusters: NDArray[np.int64] | None = None,
+    task_values: TaskValues | None = None,
 ) -> tuple[pd.DataFrame, int, int]:
     """Every pair's paired comparison, Holm-adjusted per (metric, k), with P(b beats a).
 
@@ -83,6 +85,8 @@ def pairwise(
     clusters : ndarray of int, optional
         Each task's cluster code: every pair's population test flips whole clusters
         (:func:`passhat.compare.paired_table`).
+    task_values : TaskValues, optional
+        Per-task values of every column of ``ks`` (scores) compared instead of (n, c)'s.
 
     Returns
     -------
@@ -113,6 +117,7 @@ def pairwise(
         rng=make_rng(None) if seed is None else named_rng(seed, *map(str, systems)),
         shared_flips=True,
         clusters=clusters,
+        task_values=task_values,
     )
     pt = pt[pt["metric"].isin(mets)]
     pt = pt[(pt["metric"] != "mean") | (pt["k"] == ks[0])].reset_index(drop=True)

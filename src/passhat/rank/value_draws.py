@@ -34,6 +34,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat.betabinom import posterior_grid
+from passhat.compare.engine import TaskValues
 from passhat.errors import ModelError
 from passhat.estimators import WeightSpec
 from passhat.hierarchical import Column, population_values, weighted_quantiles
@@ -68,10 +69,19 @@ def value_draws(
     fit: Any,
     seed: int | None,
     rng: np.random.Generator,
+    given: TaskValues | None = None,
 ) -> ValueDraws:
     """The joint draws of the engine: the paired task bootstrap; below ``MIN_TASKS`` tasks
     each system's hierarchical posterior (the rule of :func:`passhat.estimate`: resampling so
-    few tasks understates the spread); or the joint model's posterior."""
+    few tasks understates the spread); or the joint model's posterior. ``given``: per-task
+    values of the ranked columns (scores), resampled by the paired bootstrap."""
+    if given is not None:
+        draws = paired_draws(
+            d.n, given.codes, d.w, d.cols, n_boot=n_boot, rng=rng, clusters=d.clusters,
+            values=given.values,
+        )  # fmt: skip
+        words = engine_words("bootstrap" if d.clusters is None else "cluster bootstrap")
+        return ValueDraws(draws, None, *words)
     if engine == "bootstrap" and d.tasks < MIN_TASKS:
         draws, bounds = _posterior_draws(d.n, d.c, d.w, d.cols, ci=ci, n_draws=n_boot, rng=rng)
         return ValueDraws(draws, bounds, *engine_words("posterior"), notes=weights_note(d.w))
