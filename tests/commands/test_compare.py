@@ -341,3 +341,15 @@ def test_compare_scores_option(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert set(got["metric"]) == {"mean_score", "best_of_k", "worst_of_k"}
     bad(capsys, [*argv[:-1], "--classify"], r"--scores compares scores in the paired comparison")
     bad(capsys, ["compare", "--example", "agents", "--scores"], r"no score column: .*--scores")
+
+
+def test_compare_by_category_option(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["compare", "--example", "agents", "--by", "category", "--k", "1", "--n-boot", "100"]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["schema"] == "passhat.comparison_by"
+    assert {r["category"] for r in doc["by_category"]} >= {"gmail", "amazon"}
+    assert all(0 <= r["p_value"] <= 1 for r in doc["category_tests"])
+    for extra, name in (("--scores", "--scores"), ("--classify", "--classify")):
+        bad(capsys, [*argv, extra], rf"--by category does not take {name}")
+    bad(capsys, [*argv, "--weights", "declared"], r"--by category does not take --weights")

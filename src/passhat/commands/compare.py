@@ -28,7 +28,8 @@ from passhat.commands._options import (
     seed_option,
 )
 from passhat.commands._output import echo, emit_json, emit_paper, show
-from passhat.compare import classify, compare, compare_scores
+from passhat.compare import CategoryComparison, Comparison, classify, compare, compare_scores
+from passhat.compare.categories import compare_by_category
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
@@ -73,6 +74,13 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         "--baseline",
         default=None,
         help="With one input holding several systems: the system the others are compared to.",
+    ),
+    click.option(
+        "--by",
+        type=click.Choice(["category"]),
+        default=None,
+        help="The paired difference per category (Holm across the categories) and a "
+        "permutation test of whether it differs between categories.",
     ),
     click.option(
         "--scores",
@@ -158,6 +166,18 @@ def _paired_multiplicity(value: str | None) -> Literal["none", "holm"]:
     return "holm" if value == "holm" else "none"
 
 
+def _refuse_by(opts: dict[str, Any]) -> None:
+    """--by category takes the plain paired comparison's options only (one line each)."""
+    if opts["by"] is None:
+        return
+    other = {"--classify": opts["classify"], "--scores": opts["scores"],
+             "--weights": opts["weights"] != "equal", "--multiplicity": opts["multiplicity"],
+             f"--{opts['paper']}": opts["paper"] is not None}  # fmt: skip
+    for name, on in other.items():
+        if on:
+            raise OptionError(f"--by category does not take {name}")
+
+
 def _same_file_note(opts: dict[str, Any]) -> None:
     """Say so when BASE and CAND are one file (after the results: an error stays one line)."""
     paths = opts["paths"]
@@ -219,6 +239,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         raise OptionError(f"--{opts['paper']} writes the paired comparison's table, not --classify")
     if opts["classify"] and opts["scores"]:
         raise OptionError("--scores compares scores in the paired comparison, not --classify")
+    _refuse_by(opts)
     data_a, data_b = _load(source, opts["quiet"], runs=opts["scores"])
     opts["paths"] = source.paths
     if opts["classify"]:
@@ -241,7 +262,11 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         "min_runs": opts["min_runs"],
         "multiplicity": _paired_multiplicity(opts["multiplicity"]),
     }
-    if opts["scores"]:
+    cmp: Comparison | CategoryComparison
+    if opts["by"] is not None:
+        del shared["weights"], shared["multiplicity"]  # checked above: equal, none
+        cmp = compare_by_category(data_a, data_b, **shared)  # type: ignore[arg-type]
+    elif opts["scores"]:
         cmp = compare_scores(data_a, data_b, **shared)  # type: ignore[arg-type]
     else:
         short = "exclude" if opts["min_runs"] is not None else "error"
@@ -249,7 +274,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     _same_file_note(opts)
     if opts["as_json"]:
         emit_json(cmp.to_dict())
-    elif opts["paper"] is not None:
+    elif opts["paper"] is not None and isinstance(cmp, Comparison):  # --by: refused above
         emit_paper(cmp, opts["paper"], scope=opts["scope"])
     else:
         show(cmp, quiet=opts["quiet"])

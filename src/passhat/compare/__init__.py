@@ -9,6 +9,9 @@
   :mod:`passhat.compare.multiplicity`, which also holds the one Holm of passhat);
 * :func:`compare_scores` — the same paired comparison of partial-credit scores: the
   mean score and the expected best / worst of k runs (:mod:`passhat.compare.scores`);
+* :func:`compare_by_category` — the paired difference per category, Holm across the
+  categories, and whether the difference differs between them
+  (:mod:`passhat.compare.categories`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
   candidates from one input or two (:mod:`passhat.compare.selection`);
 * :func:`paired_table` — the engine under :func:`compare`: every pair of a list
@@ -30,6 +33,8 @@ Examples
 
 from __future__ import annotations
 
+from passhat.compare.categories import compare_by_category
+from passhat.compare.categories_result import CategoryComparison
 from passhat.compare.classification import MULTIPLICITY, classify, runs_to_significance
 from passhat.compare.classification_result import VERDICTS, Classification
 from passhat.compare.engine import paired_table
@@ -41,11 +46,13 @@ from passhat.compare.selection import Selection, select_systems
 __all__ = [
     "MULTIPLICITY",
     "VERDICTS",
+    "CategoryComparison",
     "Classification",
     "Comparison",
     "Selection",
     "classify",
     "compare",
+    "compare_by_category",
     "compare_scores",
     "paired_difference",
     "paired_table",

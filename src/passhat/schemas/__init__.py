@@ -13,6 +13,7 @@ threshold_curve    ``Estimate.curve.to_dict()`` (``estimate(..., scores=True)``)
 estimate_by        ``Estimate.by_category.to_dict()`` (``estimate(..., by="category")``)
 cost               ``Estimate.cost.to_dict()`` (a ``cost`` column)
 comparison         ``passhat compare --json``
+comparison_by      ``passhat compare --by category --json``
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
 fit                ``passhat fit --json`` (``--model beta`` / ``inflated``)
@@ -63,6 +64,7 @@ __all__ = ["NAMES", "schema", "validate"]
 NAMES = (
     "classification",
     "comparison",
+    "comparison_by",
     "cost",
     "diagnostics",
     "divergence",
