@@ -63,3 +63,16 @@ def test_document_validates_and_no_category_is_refused(result) -> None:  # type:
     assert "category" in result.view().parts[0].frame.columns
     with pytest.raises(ValidationError, match="no category column"):
         compare_by_category(ph.load_example("agents").counts().drop_vars("category"), k=1)
+
+
+def test_result_shape(result) -> None:  # type: ignore[no-untyped-def]
+    doc = result.to_dict()
+    assert {"schema", "schema_version", "passhat_version"} <= set(doc)
+    assert len(repr(result)) <= 2000
+    with pytest.raises(AttributeError):
+        result.table = None  # frozen
+    df = ph.load_example("agents").frame.copy()
+    df.loc[df["category"] == "gmail", "category"] = "<b>mail</b>"
+    two = ph.Trials.from_frame(df[df["category"].isin(["<b>mail</b>", "amazon"])])
+    html = compare_by_category(two, k=1, n_boot=100, n_perm=100)._repr_html_()
+    assert "&lt;b&gt;mail&lt;/b&gt;" in html and "<b>mail</b>" not in html
