@@ -43,7 +43,7 @@ from passhat.graders.result import METHODS, GraderCorrection
 from passhat.graders.spec import GraderSpec, audit_from_labels
 from passhat.trials import Trials, coerce_success, provenance
 
-__all__ = ["correct", "correct_grader", "grader_spec"]
+__all__ = ["correct", "correct_grader", "grader_spec", "system_rows"]
 
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
 
@@ -145,7 +145,7 @@ def _check_k(cells: pd.DataFrame, ks: list[int]) -> None:
         )
 
 
-def _system_rows(
+def system_rows(
     n: NDArray[np.float64],
     c: NDArray[np.float64],
     ks: list[int],
@@ -181,7 +181,8 @@ def _system_rows(
             x = col if row["k"] is None else col[:, ks.index(row["k"])]
             lo, hi = np.nanquantile(x, [tail, 1.0 - tail])
             shift = row["value"] - float(np.nanmean(x)) if scope == "benchmark" else 0.0
-            rows.append({**row, "scope": scope, "lower": lo + shift, "upper": hi + shift,
+            lo, hi = np.clip([lo + shift, hi + shift], 0.0, 1.0)  # the truth lies in [0, 1]
+            rows.append({**row, "scope": scope, "lower": lo, "upper": hi,
                          "method": METHODS[scope]})  # fmt: skip
     return rows, scopes["population"].invalid
 
@@ -266,7 +267,7 @@ def correct(
         c = part["c"].to_numpy(dtype=float)
         rngs = (named_rng(root, "grader", str(system), "benchmark"),
                 named_rng(root, "grader", str(system), "population"))  # fmt: skip
-        got, bad = _system_rows(n, c, ks, grader, ci, rngs if ci is not None else None, n_boot)
+        got, bad = system_rows(n, c, ks, grader, ci, rngs if ci is not None else None, n_boot)
         rows += [{"system": system, **r} for r in got]
         invalid = max(invalid, bad)
     _check_invalid(invalid, n_boot, ci)

@@ -36,8 +36,8 @@ ASSUMPTION = (
 #: How each scope's interval was computed.
 METHODS = {
     "benchmark": "parametric run bootstrap (c* ~ Binomial(n, (c+1/2)/(n+1))) x posterior "
-    "(se, sp) draws, centred on the estimate",
-    "population": "task bootstrap x posterior (se, sp) draws (percentile)",
+    "(se, sp) draws, centred on the estimate, ends cut to [0, 1]",
+    "population": "task bootstrap x posterior (se, sp) draws (percentile), ends cut to [0, 1]",
 }
 
 
@@ -128,9 +128,11 @@ class GraderCorrection(Result):
         outside = self.outside_tasks()
         if outside:
             out.append(
-                f"{outside} task(s) have a corrected rate outside [0, 1]: their grader pass "
-                "rate lies outside [1 - sp, se], by chance with few runs, or because se and sp "
-                "do not fit these data (many such tasks: check them)"
+                f"{outside} of {len(self.per_task)} task(s) have a corrected rate outside "
+                "[0, 1] (the grader's pass rate lies outside [1 - sp, se]): expected with few "
+                "runs (a task that always passes shows n of n grader passes with probability "
+                "se^n), else a sign that se and sp do not fit these data; the averages stay "
+                "unbiased, interval ends are cut to [0, 1]"
             )
         if len(self.excluded):
             out.append(f"excluded {len(self.excluded)} task(s) with no decided run")
