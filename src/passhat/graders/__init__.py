@@ -10,12 +10,16 @@ Examples
 
 from __future__ import annotations
 
+from passhat.graders.audit import audit_size
+from passhat.graders.audit_result import AuditPlan
 from passhat.graders.correct import correct
 from passhat.graders.estimators import corrected_mean, corrected_pass_at_k, corrected_pass_hat_k
 from passhat.graders.result import GraderCorrection
 from passhat.graders.spec import AuditCounts, GraderSpec
 
 __all__ = [
+    "AuditPlan",
+    "audit_size",
     "AuditCounts",
     "GraderCorrection",
     "GraderSpec",

@@ -129,7 +129,9 @@ def _cells(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
     cells.index.names = ["system", "task"]
     cells = cells.reset_index()
     none = cells["n"].to_numpy() == 0
-    excluded = cells.loc[none, ["system", "task"]].assign(reason="no decided run (every run unscored)")
+    excluded = cells.loc[none, ["system", "task"]].assign(
+        reason="no decided run (every run unscored)"
+    )
     return cells.loc[~none].reset_index(drop=True), excluded.reset_index(drop=True)
 
 

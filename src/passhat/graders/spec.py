@@ -88,7 +88,12 @@ def _audit_counts(audit: Any) -> AuditCounts:
         )
     out = []
     for name, v in zip(("TP", "FN", "TN", "FP"), items, strict=True):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer | float) or v != int(v) or v < 0:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | np.integer | float)
+            or v != int(v)
+            or v < 0
+        ):
             raise OptionError(
                 f"{{param}}: {name} must be a whole count ≥ 0, got {v!r}", param="audit"
             )
@@ -180,9 +185,14 @@ def audit_from_labels(grader: Any, truth: Any, *, where: str = "the audit") -> A
     g = np.asarray(grader, dtype=bool)
     t = np.asarray(truth, dtype=bool)
     if g.shape != t.shape:
-        raise OptionError(f"{where}: {g.size} grader labels but {t.size} true labels", param="truth")
+        raise OptionError(
+            f"{where}: {g.size} grader labels but {t.size} true labels", param="truth"
+        )
     return AuditCounts(
-        tp=int(np.sum(g & t)), fn=int(np.sum(~g & t)), tn=int(np.sum(~g & ~t)), fp=int(np.sum(g & ~t))
+        tp=int(np.sum(g & t)),
+        fn=int(np.sum(~g & t)),
+        tn=int(np.sum(~g & ~t)),
+        fp=int(np.sum(g & ~t)),
     )
 
 
