@@ -96,6 +96,19 @@ def population_draws(
     return Draws(mean, at, hat, int(np.sum(se + sp <= 1.0)))
 
 
+def _power_table(
+    n: NDArray[np.float64], top: int
+) -> tuple[NDArray[np.float64], NDArray[np.intp]] | None:
+    """C(c, j)/C(n, j) for every distinct n, c = 0 … max n and j = 0 … top, and each task's
+    row, so that redrawn counts are looked up; None when the table would be large."""
+    distinct, row = np.unique(n, return_inverse=True)
+    most = int(distinct.max(initial=0))
+    if distinct.size * (most + 1) * (top + 1) > CHUNK_CELLS:
+        return None
+    c = np.minimum(np.arange(most + 1, dtype=float)[None, :], distinct[:, None])
+    return observed_powers(distinct[:, None], c, top), row.astype(np.intp)
+
+
 def benchmark_draws(
     n: NDArray[np.float64],
     c: NDArray[np.float64],
@@ -113,10 +126,17 @@ def benchmark_draws(
     mean_h = np.empty((n_boot, top + 1))
     mean_m = np.empty((n_boot, top + 1))
     step = max(1, CHUNK_CELLS // max(t * (top + 1), 1))
+    table = _power_table(n, top)
     for start in range(0, n_boot, step):  # chunks of resamples, not tasks
         stop = min(n_boot, start + step)
-        cs = rng.binomial(n.astype(np.int64), q, size=(stop - start, t)).astype(float)
-        mean_h[start:stop] = observed_powers(n, cs, top).mean(axis=1)
-        mean_m[start:stop] = observed_powers(n, n - cs, top).mean(axis=1)
+        cs = rng.binomial(n.astype(np.int64), q, size=(stop - start, t))
+        if table is None:
+            csf = cs.astype(float)
+            mean_h[start:stop] = observed_powers(n, csf, top).mean(axis=1)
+            mean_m[start:stop] = observed_powers(n, n - csf, top).mean(axis=1)
+        else:
+            tab, row = table
+            mean_h[start:stop] = tab[row[None, :], cs].mean(axis=1)
+            mean_m[start:stop] = tab[row[None, :], n.astype(np.int64)[None, :] - cs].mean(axis=1)
     mean, at, hat = values_from_powers(mean_h, mean_m, ks, se, sp)
     return Draws(mean, at, hat, int(np.sum(se + sp <= 1.0)))
