@@ -119,7 +119,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat.trials": ("Trials", "counts_from_arrays"),
 }
 #: Public names that are modules.
-_MODULES: dict[str, str] = {"graders": "passhat.graders", "io": "passhat.io", "plan": "passhat.planner"}
+_MODULES: dict[str, str] = {
+    "graders": "passhat.graders",
+    "io": "passhat.io",
+    "plan": "passhat.planner",
+}
 
 lazy_exports(__name__, _EXPORTS, _MODULES)
 

@@ -104,7 +104,9 @@ def run_cell(
 ) -> list[dict[str, object]]:
     """Coverage of the three ways' intervals, both scopes, for one cell."""
     rng = np.random.default_rng(seed)
-    keys = [(v, how, scope) for v in VALUES for how in HOWS for scope in ("benchmark", "population")]
+    keys = [
+        (v, how, scope) for v in VALUES for how in HOWS for scope in ("benchmark", "population")
+    ]
     hits = dict.fromkeys(keys, 0)
     width = dict.fromkeys(keys, 0.0)
     done = refused = 0
@@ -143,7 +145,7 @@ def cells() -> list[tuple[float, float, int, int, int]]:
     return [(se, sp, a, t, n) for se, sp in GRADERS for a in AUDITS for t in TASKS for n in RUNS]
 
 
-def run(*, reps: int = REPS, n_boot: int = 1000, seed: int = 31) -> pd.DataFrame:
+def run(*, reps: int = REPS, n_boot: int = 500, seed: int = 31) -> pd.DataFrame:
     """Every cell, each with its own seed (seed + 97·index), serially."""
     parts = []
     for i, cell in enumerate(cells()):
@@ -219,7 +221,7 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=REPS)
-    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--n-boot", type=int, default=500)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import beta
 
@@ -35,7 +34,7 @@ def test_perfect_grader_gives_todays_estimate() -> None:
 
 def test_grader_intervals_are_scipy_beta_quantiles() -> None:
     g = GraderSpec.from_audit((90, 10, 80, 20))
-    (se_lo, se_hi), (sp_lo, sp_hi) = g.intervals(0.9)
+    (se_lo, _), (_, sp_hi) = g.intervals(0.9)
     assert se_lo == pytest.approx(beta.ppf(0.05, 90.5, 10.5))
     assert sp_hi == pytest.approx(beta.ppf(0.95, 80.5, 20.5))
     assert (g.sensitivity, g.specificity) == (0.9, 0.8)
@@ -116,7 +115,9 @@ def test_result_shape() -> None:
     assert len(repr(r)) <= 2000 and "<table" in r._repr_html_()
     with pytest.raises(AttributeError):
         r.ci = 0.5  # type: ignore[misc]
-    ph.schemas.validate(doc) if hasattr(ph, "schemas") else None
+    from passhat import schemas
+
+    schemas.validate(doc)
 
 
 def test_audit_planner_matches_monte_carlo() -> None:
@@ -141,10 +142,33 @@ def test_cli_estimate_and_plan_audit(capsys: pytest.CaptureFixture[str]) -> None
     assert rc == 0 and doc["grader"]["audit"] == {"tp": 45, "fn": 5, "tn": 40, "fp": 10}
     for argv, text in (
         (["estimate", "--example", "abcd", "--grader-audit", "1,2"], "--grader-audit"),
-        (["estimate", "--example", "abcd", "--grader-sensitivity", "0.9",
-          "--grader-specificity", "0.9", "--by", "category"], "--by"),  # fmt: skip
-        (["plan", "audit", "--grader-sensitivity", "0.9", "--mean", "0.5",
-          "--half-width", "0.1"], "--grader-specificity"),  # fmt: skip
+        (
+            [
+                "estimate",
+                "--example",
+                "abcd",
+                "--grader-sensitivity",
+                "0.9",
+                "--grader-specificity",
+                "0.9",
+                "--by",
+                "category",
+            ],
+            "--by",
+        ),
+        (
+            [
+                "plan",
+                "audit",
+                "--grader-sensitivity",
+                "0.9",
+                "--mean",
+                "0.5",
+                "--half-width",
+                "0.1",
+            ],
+            "--grader-specificity",
+        ),
     ):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()

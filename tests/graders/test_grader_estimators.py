@@ -59,7 +59,9 @@ def test_brute_force_over_subsets_and_outcomes() -> None:
     total = 0.0
     for labels in itertools.product([0, 1], repeat=n):
         prob = np.prod([q if x else 1 - q for x in labels])
-        total += prob * float(corrected_pass_hat_k(n, sum(labels), k, sensitivity=se, specificity=sp))
+        total += prob * float(
+            corrected_pass_hat_k(n, sum(labels), k, sensitivity=se, specificity=sp)
+        )
     assert total == pytest.approx(p**k, abs=1e-12)
 
 
@@ -79,7 +81,9 @@ def test_perfect_grader_is_todays_estimator(n: int, data: st.DataObject) -> None
     p=st.floats(0, 1), se=st.floats(0.6, 1), sp=st.floats(0.6, 1), n=st.integers(1, 8),
     data=st.data(),
 )  # fmt: skip
-def test_unbiased_for_any_grader(p: float, se: float, sp: float, n: int, data: st.DataObject) -> None:
+def test_unbiased_for_any_grader(
+    p: float, se: float, sp: float, n: int, data: st.DataObject
+) -> None:
     k = data.draw(st.integers(1, n))
     q = (se + sp - 1) * p + 1 - sp
     c = np.arange(n + 1)

@@ -290,8 +290,10 @@ def _parse_audit(ctx: click.Context, param: click.Parameter, value: str | None) 
         return None
     try:
         return [int(v) if v.strip().lstrip("-").isdigit() else float(v) for v in value.split(",")]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not four comma-separated counts TP,FN,TN,FP")
+    except ValueError as err:
+        raise click.BadParameter(
+            f"{value!r} is not four comma-separated counts TP,FN,TN,FP"
+        ) from err
 
 
 def grader_options(*, audit: bool = True) -> Callable[[F], F]:

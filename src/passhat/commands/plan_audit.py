@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from passhat.commands._options import ci_option, command, grader_options, json_option, k_option
 from passhat.commands._common import quiet_option
+from passhat.commands._options import ci_option, command, grader_options, json_option, k_option
 from passhat.commands.plan import emit_result, plan_group
 
 __all__ = ["register"]

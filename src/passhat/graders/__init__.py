@@ -18,11 +18,11 @@ from passhat.graders.result import GraderCorrection
 from passhat.graders.spec import AuditCounts, GraderSpec
 
 __all__ = [
-    "AuditPlan",
-    "audit_size",
     "AuditCounts",
+    "AuditPlan",
     "GraderCorrection",
     "GraderSpec",
+    "audit_size",
     "correct",
     "corrected_mean",
     "corrected_pass_at_k",

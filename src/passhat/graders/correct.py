@@ -32,8 +32,15 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
-from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, check_n_boot, norm_k
-from passhat._validate import named_rng, resolve_seed
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_n_boot,
+    named_rng,
+    norm_k,
+    resolve_seed,
+)
 from passhat.errors import OptionError
 from passhat.estimators import as_counts
 from passhat.exclusions import default_ks
@@ -163,7 +170,7 @@ def system_rows(
     one = np.ones(1)
     point = values_from_powers(hits, misses, ks, one * grader.sensitivity, one * grader.specificity)
     raw = values_from_powers(hits, misses, ks, one, one)
-    base = [{"k": None, "metric": "mean", "value": float(point[0][0]),
+    base: list[dict[str, Any]] = [{"k": None, "metric": "mean", "value": float(point[0][0]),
              "observed": float(raw[0][0]), "tasks": n.size}]  # fmt: skip
     for i, k in enumerate(ks):
         for metric, v, r in zip(METRICS[1:], point[1:], raw[1:], strict=True):

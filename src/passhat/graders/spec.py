@@ -59,8 +59,10 @@ def _check_rate(value: Any, param: str) -> float:
     """A stated sensitivity or specificity: a number in [0, 1]."""
     try:
         x = float(value)
-    except (TypeError, ValueError):
-        raise OptionError("{param} must be a number in [0, 1], got " + repr(value), param=param)
+    except (TypeError, ValueError) as err:
+        raise OptionError(
+            "{param} must be a number in [0, 1], got " + repr(value), param=param
+        ) from err
     if not (0.0 <= x <= 1.0):  # NaN fails too
         raise OptionError(f"{{param}} must lie in [0, 1], got {x:g}", param=param)
     return x
