@@ -177,3 +177,19 @@ def test_cli_estimate_and_plan_audit(capsys: pytest.CaptureFixture[str]) -> None
                "--mean", "0.6", "--half-width", "0.05", "--json"])  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["schema"] == "passhat.plan_audit" and doc["audited_runs"] > 0
+
+
+def test_small_audit_refused_when_draws_reach_chance() -> None:
+    """se + sp > 1 at the audit's point values, but many posterior draws at or below 1."""
+    with pytest.raises(OptionError, match="too small to tell the grader from chance") as err:
+        ph.correct_grader(ph.load_example("abcd"), audit=(3, 2, 3, 2), k=2, ci=0.9, n_boot=200)
+    assert "audit" in err.value.params
+
+
+def test_per_task_view_and_rates() -> None:
+    r = ph.correct_grader(ph.load_example("abcd"), sensitivity=0.9, specificity=0.8, k=2)
+    p = r.per_task
+    want = (p["c"] / p["n"] - 0.2) / 0.7
+    np.testing.assert_allclose(p["corrected_rate"], want)
+    text = str(r.view(per_task=True).parts[1].frame)
+    assert "corrected rate" in text and len(r.to_frame()) == 3
