@@ -193,3 +193,10 @@ def test_per_task_view_and_rates() -> None:
     np.testing.assert_allclose(p["corrected_rate"], want)
     text = str(r.view(per_task=True).parts[1].frame)
     assert "corrected rate" in text and len(r.to_frame()) == 3
+
+
+def test_cluster_column_is_named_as_unused(tmp_path: Path) -> None:
+    path = tmp_path / "cl.csv"
+    path.write_text("task_id,trial,success,cluster\nA,0,1,x\nA,1,0,x\nB,0,1,y\nB,1,1,y\n")
+    r = ph.correct_grader(ph.read_trials(str(path)), sensitivity=0.9, specificity=0.9, k=1)
+    assert any("cluster column is not used" in n for n in r.notes)

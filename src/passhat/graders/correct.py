@@ -280,6 +280,11 @@ def correct(
         rows += [{"system": system, **r} for r in got]
         invalid = max(invalid, bad)
     _check_invalid(invalid, n_boot, ci)
+    if "cluster" in ds.variables:
+        audit_notes += (
+            "the input's cluster column is not used here: the population interval resamples "
+            "tasks as independent, too narrow if tasks share their difficulty by cluster",
+        )
     table = pd.DataFrame(rows)
     table["k"] = table["k"].astype("Int64")
     return GraderCorrection(
