@@ -41,15 +41,18 @@ from types import ModuleType
 import numpy as np
 import pandas as pd
 
+from passhat import scopes
 from passhat.analytic import analytic_interval
-from passhat.bootstrap import compress, draw_stats, interval_from_draws
+from passhat.bootstrap import Categories, compress, draw_stats, interval_from_draws
 from passhat.scopes import column_values, columns, scope_intervals
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "analytic_interval"
 LEVEL = 0.90
 FLOOR = 0.85
-TS = (10, 20, 30, 50, 100, 200)
+#: Largest T first: the analytic rule acts from 30 tasks; below, the rule's hierarchical model
+#: costs ~20 ms a data set, so those cells run ``--small-reps`` replicates.
+TS = (200, 100, 50, 30, 20, 10)
 NS = (1, 2, 5, 10)
 TRUTH_NAMES = (
     "Beta(0.2, 5) near 0",
@@ -77,6 +80,28 @@ def _cols(n: int) -> list[tuple[str, int]]:
     return [col for col in columns(sorted({1, n})) if col[0] == "mean" or col[1] > 1]
 
 
+def _rule_population(
+    n: np.ndarray, c: np.ndarray, ks: list[int], *, n_boot: int, rng: np.random.Generator
+) -> dict[tuple[tuple[str, int], str], tuple[float, float, str]]:
+    """The population step of :func:`~passhat.scopes.scope_intervals` alone (its benchmark
+    scope is not needed here and costs as much again): the same setup, the same
+    ``_population``; checked against ``scope_intervals`` on the first data sets of each cell."""
+    w = np.ones(n.size)
+    cols = columns(ks)
+    n_j, c_j, w_j, freq, inverse = scopes._categories(n.astype(float), c.astype(float), w)
+    vals = column_values(n_j, c_j, cols)
+    cats = Categories(freq=freq, values=vals, weights=w_j, inverse=inverse)
+    fw = cats.freq * cats.weights
+    setup = scopes._Setup(
+        cols=cols, cats=cats, n_j=n_j, c_j=c_j, theta=fw @ vals / fw.sum(),
+        w_norm=cats.weights / fw.sum(), model=scopes._Model(cats, n_j, c_j, scopes.DEFAULT_PRIOR),
+        level=LEVEL, n_boot=n_boot,
+    )  # fmt: skip
+    out: dict[tuple[tuple[str, int], str], tuple[float, float, str]] = {}
+    scopes._population(out, setup, rng=rng, ci_method="bca")
+    return out
+
+
 def _intervals(
     n: np.ndarray,
     c: np.ndarray,
@@ -84,14 +109,24 @@ def _intervals(
     *,
     n_boot: int,
     rng: np.random.Generator,
+    check: bool = False,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Each method's (2, columns) interval for one data set, and whether the rule bootstrapped."""
     t = n.size
     ks = sorted({k for _, k in cols})
-    iv = scope_intervals(n, c, np.ones(t), ks, ci=LEVEL, n_boot=n_boot, rng=rng)
-    pop = iv[iv["scope"] == "population"].set_index(["metric", "k"])
-    rule = np.array([[pop.loc[col, "lower"], pop.loc[col, "upper"]] for col in cols]).T
-    boot = np.array([str(pop.loc[col, "method"]).startswith("task bootstrap") for col in cols])
+    state = rng.bit_generator.state
+    pop = _rule_population(n, c, ks, n_boot=n_boot, rng=rng)
+    if check:  # the same draws as scope_intervals' population step
+        iv = scope_intervals(
+            n, c, np.ones(t), ks, ci=LEVEL, n_boot=n_boot, rng=_replay(state)
+        ).set_index(["metric", "k", "scope"])
+        for col in cols:
+            want = iv.loc[(*col, "population")]
+            got = pop[(col, "population")]
+            if (got[0], got[1], got[2]) != (want["lower"], want["upper"], want["method"]):
+                raise AssertionError(f"population step {got} differs from scope_intervals {want}")
+    rule = np.array([pop[(col, "population")][:2] for col in cols]).T
+    boot = np.array([pop[(col, "population")][2].startswith("task bootstrap") for col in cols])
     vals = column_values(n.astype(float), c.astype(float), cols)
     cats = compress(np.column_stack([n, c]), vals, np.ones(t))
     theta = vals.mean(axis=0)
@@ -103,6 +138,12 @@ def _intervals(
         out[kind] = np.array([alo, ahi])
     out["analytic rule"] = np.where(boot[None, :], out["logit-t"], rule)
     return out, boot
+
+
+def _replay(state: dict) -> np.random.Generator:
+    g = np.random.default_rng()
+    g.bit_generator.state = state
+    return g
 
 
 def _check_analytic_rule(
@@ -138,7 +179,7 @@ def run_cell(
         c = rng.binomial(n, truth.sample(rng, t))  # type: ignore[attr-defined]
         key = np.sort(c).tobytes()
         if key not in cache:
-            cache[key] = _intervals(n, c, cols, n_boot=n_boot, rng=rng)
+            cache[key] = _intervals(n, c, cols, n_boot=n_boot, rng=rng, check=len(cache) < 2)
             if len(cache) <= 3 and cache[key][1].any():
                 _check_analytic_rule(n, c, cols, cache[key][0]["analytic rule"])
         got, boot = cache[key]
@@ -174,21 +215,153 @@ def run_cell(
     return rows
 
 
-def verdict(table: pd.DataFrame, method: str = "analytic rule", against: str = "rule") -> pd.Series:
-    """Per row: is ``method`` as good as ``against`` (≥ its coverage − 2 s.e. of the paired
-    difference, with a floor of one replicate's worth, and ≥ the floor 0.85)?"""
+def verdict(
+    table: pd.DataFrame,
+    method: str = "analytic rule",
+    against: str = "rule",
+    *,
+    nominal: bool = False,
+) -> pd.Series:
+    """Per row: is ``method`` as good as ``against``?
+
+    Strict (the issue's test): coverage ≥ the other's − 2 s.e. of the paired difference (at
+    least one replicate's worth) and ≥ 0.85. With ``nominal``, a method that covers less than
+    the other only because the other covers more than the nominal level also counts: coverage
+    ≥ the nominal level − 2 s.e. of a coverage at the nominal level (and ≥ 0.85).
+    """
     key = "diff" if against == "rule" else "diff vs bca"
     slack = 2 * np.maximum(table[f"{key} se {method}"], 1.0 / table["reps"])
-    return (table[f"{key} {method}"] >= -slack) & (table[f"cov {method}"] >= FLOOR)
+    ok = table[f"{key} {method}"] >= -slack
+    if nominal:
+        se_nominal = np.sqrt(LEVEL * (1 - LEVEL) / table["reps"])
+        ok |= table[f"cov {method}"] >= LEVEL - 2 * se_nominal
+    return ok & (table[f"cov {method}"] >= FLOOR)
+
+
+def _f(x: float) -> str:
+    return "—" if not np.isfinite(x) else f"{x:.3f}"
+
+
+def _summary_by_t(table: pd.DataFrame) -> list[str]:
+    """Each method's coverage over all cells of one T: min, mean, cells below the floor."""
+    lines = [
+        "| T | reps | " + " | ".join(f"{m}: min / mean / < {FLOOR}" for m in METHODS) + " |",
+        "|---:|---:|" + "---|" * len(METHODS),
+    ]
+    for t, g in table.groupby("T", sort=True):
+        cov = {m: g[f"cov {m}"] for m in METHODS}
+        parts = [f"{v.min():.3f} / {v.mean():.3f} / {(v < FLOOR).sum()}" for v in cov.values()]
+        lines.append(f"| {t} | {int(g['reps'].iloc[0])} | " + " | ".join(parts) + " |")
+    return lines
+
+
+def _acting_rows(table: pd.DataFrame, ok: pd.Series) -> list[str]:
+    """One row per cell where the analytic rule took the analytic interval."""
+    lines = [
+        "| T | n | truth | metric | k | analytic share | rule (± s.e.) | analytic rule | "
+        "difference (± s.e.) | BCa everywhere | width rule → analytic | as good |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for idx, r in table.iterrows():
+        lines.append(
+            f"| {r['T']} | {r['n']} | {r['truth']} | {r['metric']} | {r['k']} | "
+            f"{r['analytic_share']:.2f} | {_f(r['cov rule'])} ± {r['se rule']:.3f} | "
+            f"{_f(r['cov analytic rule'])} | {r['diff analytic rule']:+.3f} ± "
+            f"{r['diff se analytic rule']:.3f} | {_f(r['cov bca'])} | "
+            f"{_f(r['width rule'])} → {_f(r['width analytic rule'])} | "
+            f"{'yes' if ok[idx] else '**no**'} |"
+        )
+    return lines
+
+
+def to_markdown(table: pd.DataFrame, *, seconds: float) -> str:
+    """The report: the verdict, where the analytic rule acts, and every method by T."""
+    acting = table[table["analytic_share"] > 0].copy()
+    ok = verdict(acting)
+    ok_nominal = verdict(acting, nominal=True)
+    kinds = {
+        kind: (verdict(acting, kind, "bca"), float(acting[f"cov {kind}"].min()))
+        for kind in ("logit-t", "wilson")
+    }
+    small = table[table["T"] < scopes.MIN_TASKS]
+    small_ok = verdict(small, "logit-t")
+    head = [
+        "# The analytic population interval against the task bootstrap",
+        "",
+        f"Nominal level {LEVEL:.0%}; {int(table[table['T'] >= 30]['reps'].max())} replicates "
+        f"per cell at T ≥ 30 and {int(small['reps'].max()) if len(small) else 0} below (the "
+        "hierarchical model there costs ~20 ms a data set on the shared machine); the task "
+        "bootstrap with 1000 resamples. The ± is the Monte-Carlo s.e. of a coverage, "
+        "sqrt(c(1 − c)/R), or of the paired difference of two methods on the same data sets. "
+        'Methods: `rule` = today\'s population rule (`ci_method="bca"`), `bca` = the task '
+        "bootstrap BCa at every T, `logit-t` / `wilson` = `passhat.analytic` at every T (NaN, a "
+        "miss, where every task's estimate is the same), `analytic rule` = "
+        '`ci_method="analytic"` (logit-t where the rule would take the task bootstrap). '
+        f"As good: coverage ≥ the other's − 2 s.e. of the difference and ≥ {FLOOR}. Made by "
+        f"`studies/analytic_interval/analytic_interval.py` in {seconds / 60:.1f} min of CPU; "
+        "every number is in `analytic_interval.csv`.",
+        "",
+        "## Verdict",
+        "",
+        f'* Where `ci_method="analytic"` takes the analytic interval ({len(acting)} (cell, '
+        f"metric) rows, all at T ≥ {scopes.MIN_TASKS}): as good as today's rule in "
+        f"{int(ok.sum())} of {len(acting)} by the strict test, {int(ok_nominal.sum())} of "
+        f"{len(acting)} when a rule that covers more than {LEVEL:.0%} need only be matched to "
+        f"{LEVEL:.0%} − 2 s.e.; its coverage {acting['cov analytic rule'].min():.3f}–"
+        f"{acting['cov analytic rule'].max():.3f} against the rule's "
+        f"{acting['cov rule'].min():.3f}–{acting['cov rule'].max():.3f}.",
+    ]
+    for kind, (good, low) in kinds.items():
+        head.append(
+            f"* {kind} against the BCa bootstrap on the same rows (every replicate, also "
+            f"those the rule gives to the Bayesian bootstrap): as good in {int(good.sum())} of "
+            f"{len(acting)}; lowest coverage {low:.3f}."
+        )
+    head.append(
+        f"* Below {scopes.MIN_TASKS} tasks the logit-t interval everywhere against the rule's "
+        f"hierarchical posterior: as good in {int(small_ok.sum())} of {len(small)} rows "
+        f"(lowest coverage {small['cov logit-t'].min():.3f}, the rule's "
+        f"{small['cov rule'].min():.3f})."
+        if len(small)
+        else "* No cells below 30 tasks were run."
+    )
+    bad = acting[~ok]
+    if len(bad):
+        head += ["", "Rows where the analytic rule is not as good by the strict test:", ""]
+        head += _acting_rows(bad, ok[~ok])
+    body = [
+        "",
+        "## Every method, by T (all truths, n and metrics)",
+        "",
+        *_summary_by_t(table),
+        "",
+        "## Where the analytic rule acts",
+        "",
+        *_acting_rows(acting, ok),
+        "",
+    ]
+    return "\n".join(head + body)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=500)
+    ap.add_argument("--small-reps", type=int, default=200, help="replicates where T < 30")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--report-only",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help="write the report from the committed CSV (its run's CPU seconds)",
+    )
     args = ap.parse_args(argv)
+    if args.report_only is not None:
+        table = pd.read_csv(args.out / "analytic_interval.csv")
+        (args.out / "analytic_interval.md").write_text(to_markdown(table, seconds=args.report_only))
+        return 0
     truths = _coverage_module().TRUTHS
     args.out.mkdir(parents=True, exist_ok=True)
     grid = [(name, t, n) for t in TS for n in NS for name in TRUTH_NAMES]
@@ -196,13 +369,16 @@ def main(argv: list[str] | None = None) -> int:
     start = time.process_time()
     for i, (name, t, n) in enumerate(grid):
         cell_start = time.process_time()
-        rows += run_cell(truths[name], t, n, reps=args.reps, n_boot=args.n_boot, seed=args.seed + i)
+        reps = args.reps if t >= scopes.MIN_TASKS else args.small_reps
+        rows += run_cell(truths[name], t, n, reps=reps, n_boot=args.n_boot, seed=args.seed + i)
         took = time.process_time() - cell_start
         print(f"[{i + 1}/{len(grid)}] T={t} n={n} {name}: {took:.1f} s CPU", flush=True)
         pd.DataFrame(rows).to_csv(args.out / "analytic_interval.csv", index=False)
     table = pd.DataFrame(rows)
     table.to_csv(args.out / "analytic_interval.csv", index=False)
-    print(f"done: {len(grid)} cells × {args.reps} reps, {time.process_time() - start:.0f} s CPU")
+    seconds = time.process_time() - start
+    (args.out / "analytic_interval.md").write_text(to_markdown(table, seconds=seconds))
+    print(f"done: {len(grid)} cells, {time.process_time() - start:.0f} s CPU")
     return 0
 
 
