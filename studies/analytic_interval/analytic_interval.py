@@ -346,7 +346,7 @@ def to_markdown(table: pd.DataFrame, *, seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=500)
-    ap.add_argument("--small-reps", type=int, default=200, help="replicates where T < 30")
+    ap.add_argument("--small-reps", type=int, default=500, help="replicates where T < 30")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=OUT)
