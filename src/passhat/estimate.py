@@ -230,8 +230,9 @@ def estimate(
         The population interval where the rule takes the task bootstrap: BCa (falls back to
         percentile where degenerate), percentile, or "analytic", the logit-t interval on the
         per-task estimates (delta method, t on T − 1 df; :mod:`passhat.analytic`), with no
-        resampling. studies/analytic_interval finds it as good as the bootstrap there; the
-        method column says which rule picked it.
+        resampling; the method column says which rule picked it. studies/analytic_interval:
+        its 90% intervals cover ≥ 0.86 wherever it acts, but in some cells 0.01–0.04 less
+        than the bootstrap (BCa corrects skew better), so it is an option, not the default.
     task_method : {"wilson", "clopper-pearson", "jeffreys"}
         Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
     predictive : int, optional

@@ -8,8 +8,8 @@ know which interval is valid where:
 
 * the **task bootstrap** (BCa, falling back to percentile where BCa
   degenerates; :mod:`passhat.bootstrap`; or, with ``ci_method="analytic"``,
-  the logit-t interval of :mod:`passhat.analytic`, which
-  studies/analytic_interval finds as good there) when there are at least
+  the logit-t interval of :mod:`passhat.analytic`, no resampling; studies/analytic_interval
+  compares the two) when there are at least
   :data:`MIN_TASKS` tasks and at least :data:`MIN_SIDE` of them lie on each
   side of the estimate (their own per-task estimates strictly below and
   strictly above it) — then the resampled means have room to vary and the
