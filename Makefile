@@ -120,7 +120,9 @@ $(PEERS)/.stamp: pyproject.toml benchmarks/peers/requirements.txt
 	@touch $@
 
 bench-peers: $(PEERS)/.stamp
-	nice $(PEERS)/bin/python benchmarks/bench_peers.py | tee benchmarks/bench_peers.txt
+	nice $(PEERS)/bin/python benchmarks/bench_peers.py > benchmarks/bench_peers.txt.part
+	mv benchmarks/bench_peers.txt.part benchmarks/bench_peers.txt
+	cat benchmarks/bench_peers.txt
 
 clean:
 	rm -rf $(VENV) $(PEERS) .tools .pytest_cache .mypy_cache .ruff_cache docs/_build docs/api/generated
