@@ -314,6 +314,7 @@ class InputSpec:
     keep: bool = True  # --system keeps these systems (else the command uses the one named)
     scheduler: str | None = None  # --scheduler: count the runs on a dask cluster
     ignore_clusters: bool = False  # --ignore-clusters: each input read without its clusters
+    cluster_column: str | None = None  # --cluster COLUMN (also in maps as cluster=COLUMN)
 
     @property
     def given(self) -> bool:
