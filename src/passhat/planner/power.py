@@ -475,9 +475,9 @@ def power(
     [0.0, 0.2, 0.4]
     """
     kind, solve = _question(delta, tasks, runs_per_task, power)
-    method = _method_name(method)
+    how = _method_name(method)
     kk, a_, rho, target = _check_inputs(
-        k=k, metric=metric, alpha=alpha, correlation=correlation, method=method, power=power,
+        k=k, metric=metric, alpha=alpha, correlation=correlation, method=how, power=power,
         delta=delta,
     )  # fmt: skip
     _check_designs(tasks, runs_per_task, kk)
@@ -485,7 +485,7 @@ def power(
         "prior": prior, "pilot": pilot, "k": k, "metric": metric, "alpha": alpha,
         "correlation": correlation, "system": system, "max_runs_per_task": max_runs_per_task,
     }  # fmt: skip
-    sim = {"method": method, "replicates": replicates, "seed": seed}
+    sim = {"method": how, "replicates": replicates, "seed": seed}
     if kind == "designs":
         return _designs(delta, power, runs_per_task, sim, **ask)  # type: ignore[arg-type]
     if kind == "grid":
@@ -495,7 +495,7 @@ def power(
     kw: dict[str, Any] = {
         "delta": delta, "tasks": tasks, "runs": runs_per_task, "target": target, "alpha": a_,
         "k": kk, "label": _label(metric, kk), "max_runs": max_runs_per_task,
-        "test": "t-test" if method == "t-test" else "sign-flip",
+        "test": "t-test" if how == "t-test" else "sign-flip",
     }  # fmt: skip
     return _answer(solve, spread, rho, kw, sim, metric)
 
@@ -613,7 +613,7 @@ def _designs(
         )
     # the first answer checks every argument and names the assumptions; the others reuse its spread
     max_runs = ask.pop("max_runs_per_task")
-    test = "t-test" if sim["method"] == "t-test" else "sign-flip"
+    test: Literal["t-test", "sign-flip"] = "t-test" if sim["method"] == "t-test" else "sign-flip"
     res = power(delta=delta, runs_per_task=ns[0], power=target, method=test, **ask)
     kk = int(res.quantities["k"])
     metric, correlation = ask["metric"], ask["correlation"]
@@ -754,7 +754,11 @@ def _simulated_grid(
         prior=prior, k=k, metric=metric, alpha=alpha, correlation=correlation,
         replicates=sim["replicates"],
     )  # fmt: skip
-    for name, test in (("power_sign_flip", "sign-flip"), ("power_t_test", "t-test")):
+    tests: tuple[tuple[str, Literal["sign-flip", "t-test"]], ...] = (
+        ("power_sign_flip", "sign-flip"),
+        ("power_t_test", "t-test"),
+    )
+    for name, test in tests:
         df[name] = [
             float(
                 power(
