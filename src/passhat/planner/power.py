@@ -86,8 +86,8 @@ __all__ = ["power"]
 _QUANTITIES = ("delta", "tasks", "runs_per_task", "power")
 #: The methods: compare's test computed (default) or simulated, or the paired t-test.
 METHODS = ("sign-flip", "simulation", "t-test")
-#: Most tasks a computed search for the number of tasks tries.
-_MAX_TASKS = 10**9
+#: Most tasks a computed search for the number of tasks tries (the t-test's search has none).
+_MAX_TASKS = 2**60
 
 
 def _method_name(method: Any) -> str:
