@@ -167,3 +167,19 @@ def test_a_pilot_spread_gets_the_lattice_correction_of_a_normal_difference() -> 
     d = normal_moments(0.1, 0.35, runs=3, k=1, metric="mean")
     assert float(r) == flip_power(d, tasks=80, alpha=0.05)
     assert "normal per-task difference with the measured SD" in r.method
+
+
+def test_above_the_exact_limit_the_difference_is_normal_with_the_models_sd() -> None:
+    from passhat.planner.copula import CopulaSpread
+    from passhat.planner.flip_approx import EXACT_MAX_RUNS
+    from passhat.planner.power import _PowerFunction
+
+    n = EXACT_MAX_RUNS + 1
+    with pytest.raises(OptionError, match="at most 1,000 runs per task"):
+        difference_moments(copula_model(PRIOR, 0.1, 1, "mean", 0.5), runs=n)
+    spread = CopulaSpread(PRIOR, k=1, metric="mean", correlation=None)
+    power_at = _PowerFunction("sign-flip", spread, None, 0.05)  # what plan.power solves with
+    d = normal_moments(0.1, spread.sd(0.1, n), runs=n, k=1, metric="mean")
+    assert power_at(0.1, 60, n) == flip_power(d, tasks=60, alpha=0.05)
+    exact = power_at(0.1, 60, EXACT_MAX_RUNS)
+    assert power_at(0.1, 60, n) == pytest.approx(exact, abs=0.005)  # no jump at the limit

@@ -22,7 +22,9 @@ point of compare's simulated power there (``reports/planned_power``).
 The moments of D come from the copula model (:func:`difference_moments`, Gauss–Hermite
 quadrature of the two systems' binomial runs) or, with only a measured SD (pilot runs), from a
 normal D with that SD (:func:`normal_moments`: the lattice correction kept, skewness and
-kurtosis those of a normal). Benchmarks in which fewer than
+kurtosis those of a normal; :func:`passhat.plan.power` does the same with the model's exact SD
+above :data:`EXACT_MAX_RUNS` runs per task, where the lattice is fine and the quadrature's
+arrays would be large). Benchmarks in which fewer than
 :data:`~passhat.compare.engine.MIN_DISCORDANT` tasks differ are tested by compare's fallback,
 which this approximation does not model; :func:`fallback_share` says how often that happens.
 
@@ -45,10 +47,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
+from passhat.errors import OptionError
 from passhat.planner.copula import CopulaModel, latent_to_rate
 from passhat.planner.moments import _estimator
 
 __all__ = [
+    "EXACT_MAX_RUNS",
     "DifferenceMoments",
     "difference_moments",
     "fallback_share",
@@ -58,6 +62,9 @@ __all__ = [
 
 #: Gauss–Hermite nodes per latent dimension.
 _NODES = 64
+#: Most runs per task whose moments come from the quadrature (its arrays hold 64² × (n + 1)
+#: values); above, a normal D with the model's exact SD.
+EXACT_MAX_RUNS = 1000
 #: Highest raw moment of D used (the Edgeworth term of the linearised sum needs E[D⁶]).
 _ORDER = 6
 
@@ -101,6 +108,11 @@ def difference_moments(model: CopulaModel, *, runs: int) -> DifferenceMoments:
     E[Dʲ | z] = Σᵢ C(j, i) E[U_Bⁱ | z₂] E[(−U_A)^{j−i} | z₁], averaged over a 64 × 64
     Gauss–Hermite grid of the Gaussian copula (latent correlation ``model.rho``).
 
+    Raises
+    ------
+    OptionError
+        Above :data:`EXACT_MAX_RUNS` runs per task.
+
     Examples
     --------
     >>> from passhat import plan
@@ -110,6 +122,12 @@ def difference_moments(model: CopulaModel, *, runs: int) -> DifferenceMoments:
     >>> round(d.raw[1], 6), round((d.raw[2] - d.raw[1] ** 2) ** 0.5 - sd_difference(m, 5), 6)
     (0.1, 0.0)
     """
+    if runs > EXACT_MAX_RUNS:
+        raise OptionError(
+            f"{{param}}: the exact moments take at most {EXACT_MAX_RUNS:,} runs per task "
+            f"(got {runs:,})",
+            param="runs",
+        )
     x, w = special.roots_hermitenorm(_NODES)
     w = w / w.sum()
     rho = model.rho

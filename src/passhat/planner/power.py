@@ -62,6 +62,7 @@ from passhat.planner._checks import whole as _whole
 from passhat.planner.assumptions import Assumptions, _resolve_prior
 from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, copula_model
 from passhat.planner.flip_approx import (
+    EXACT_MAX_RUNS,
     DifferenceMoments,
     difference_moments,
     fallback_share,
@@ -111,9 +112,10 @@ def _method_name(method: Any) -> str:
 
 
 def _moments(spread: Any, delta: float, runs: int, rho: float | None) -> DifferenceMoments:
-    """The per-task difference's moments at a design: the copula model's, or a normal D with
-    the measured SD (a pilot's spread)."""
-    if isinstance(spread, CopulaSpread):
+    """The per-task difference's moments at a design: the copula model's (up to
+    :data:`~passhat.planner.flip_approx.EXACT_MAX_RUNS` runs per task), or a normal D with the
+    measured (or the model's exact) SD — a pilot's spread, or more runs than that."""
+    if isinstance(spread, CopulaSpread) and runs <= EXACT_MAX_RUNS:
         r = spread.rho if rho is None else float(rho)
         model = copula_model(spread.assumed, delta, spread.k, spread.metric, r)
         return difference_moments(model, runs=runs)
