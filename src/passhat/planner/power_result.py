@@ -11,7 +11,7 @@ Examples
 >>> from passhat import plan
 >>> r = plan.power(delta=0.1, tasks=60, runs_per_task=5, prior=plan.Assumptions(mean=0.6, icc=0.3))
 >>> r.kind, r.answer()
-('answer', 'power = 54.91%')
+('answer', 'power = 51.97%')
 """
 
 from __future__ import annotations
