@@ -1,0 +1,210 @@
+"""The pairwise table's numbers computed over the pair axis at once (no loop over pairs).
+
+:func:`passhat.compare.engine.paired_table` answers every pair of a list; most
+of its numbers are deterministic functions of the two systems' per-task values
+(the difference, the count of tasks that differ, the flaky tasks, the normal
+interval of the benchmark scope). They are computed here for a block of pairs
+at a time with numpy over a (pairs × tasks × columns) array, by the same
+floating-point operations as one pair at a time (a stacked ``matmul`` runs
+one product per pair, as a single ``@`` does), so the table does not depend
+on how the pairs are grouped. Only the cells that draw random numbers (a
+pair's own sign flips, the few-differ fallback, the simulated benchmark
+error) are left to the per-pair path, in the pairs' order.
+
+Examples
+--------
+>>> import numpy as np
+>>> from passhat.compare.pair_arrays import pair_stats
+>>> v = np.array([[[0.0], [1.0], [1.0]], [[1.0], [1.0], [0.0]]])  # systems × tasks × columns
+>>> n = np.full((2, 3), 4.0)
+>>> s = pair_stats(v, np.full(3, 1 / 3), n, np.array([[0.0, 4, 2], [4, 4, 0]]),
+...                np.array([0]), np.array([1]))
+>>> s.theta.round(3).tolist(), s.discordant.tolist(), s.flaky.tolist(), s.diff_n.tolist()
+([[-0.0]], [[2]], [1], [0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import special
+
+from passhat.hierarchical import Column
+
+__all__ = ["PairStats", "normal_block", "pair_stats", "pair_variances", "table_frame"]
+
+#: Largest (pairs × tasks × columns) block held at once.
+_BLOCK_CELLS = 4_000_000
+
+#: A task's difference counts as non-zero above this.
+_ZERO = 1e-12
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Per pair (rows) and column: what the table needs without random draws.
+
+    ``theta`` = Σ ŵ_i (U_i(b) − U_i(a)) (pairs × columns), ``discordant`` the
+    tasks whose difference exceeds 1e-12 in absolute value (pairs × columns),
+    ``flaky`` the tasks with both outcomes in a or b, ``diff_n`` the tasks
+    where a and b decided a different number of runs (pairs).
+    """
+
+    a: NDArray[np.int64]
+    b: NDArray[np.int64]
+    theta: NDArray[np.float64]
+    discordant: NDArray[np.int64]
+    flaky: NDArray[np.int64]
+    diff_n: NDArray[np.int64]
+
+
+def _blocks(n_pairs: int, per_pair: int) -> list[slice]:
+    """Slices of the pair axis, each at most :data:`_BLOCK_CELLS` cells (at least one pair)."""
+    step = max(1, _BLOCK_CELLS // max(per_pair, 1))
+    return [slice(i, min(i + step, n_pairs)) for i in range(0, n_pairs, step)]
+
+
+def pair_stats(
+    values: NDArray[np.float64],
+    wn: NDArray[np.float64],
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    a: NDArray[np.int64],
+    b: NDArray[np.int64],
+) -> PairStats:
+    """The deterministic per-pair quantities of the table, a block of pairs at a time.
+
+    Parameters
+    ----------
+    values : ndarray, shape (systems, tasks, C)
+        Each system's per-task unbiased values.
+    wn : ndarray, shape (tasks,)
+        Normalised task weights.
+    n, c : ndarray, shape (systems, tasks)
+    a, b : ndarray of int, shape (pairs,)
+        Each pair reports b − a.
+    """
+    p_n = a.size
+    t_n, c_n = values.shape[1], values.shape[2]
+    theta = np.empty((p_n, c_n))
+    disc = np.empty((p_n, c_n), dtype=np.int64)
+    flaky = np.empty(p_n, dtype=np.int64)
+    diff_n = np.empty(p_n, dtype=np.int64)
+    both = (c > 0) & (c < n)  # tasks with both outcomes, per system
+    for blk in _blocks(p_n, t_n * c_n):
+        ia, ib = a[blk], b[blk]
+        d = values[ib] - values[ia]  # block × tasks × columns, one C-ordered matrix per pair
+        theta[blk] = wn @ d  # one product per pair, as wn @ (vb − va)
+        disc[blk] = np.count_nonzero(np.abs(d) > _ZERO, axis=1)
+        flaky[blk] = np.count_nonzero(both[ia] | both[ib], axis=1)
+        diff_n[blk] = np.count_nonzero(n[ia] != n[ib], axis=1)
+    return PairStats(a=a, b=b, theta=theta, discordant=disc, flaky=flaky, diff_n=diff_n)
+
+
+def pair_variances(
+    variance: Callable[[int], NDArray[np.float64]],
+    wn: NDArray[np.float64],
+    a: NDArray[np.int64],
+    b: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Σ ŵ_i² (V_i(a) + V_i(b)) per pair and column, ``variance(s)`` tasks × columns of s."""
+    systems = np.unique(np.r_[a, b]).tolist()
+    var_s = {s: variance(s) for s in systems}
+    if not systems:
+        return np.empty((0, 0))
+    t_n, c_n = var_s[systems[0]].shape
+    stack = np.zeros((int(max(systems)) + 1, t_n, c_n))
+    for s, v in var_s.items():
+        stack[s] = v
+    w2 = wn**2
+    out = np.empty((a.size, c_n))
+    for blk in _blocks(a.size, t_n * c_n):
+        out[blk] = w2 @ (stack[a[blk]] + stack[b[blk]])  # one product per pair
+    return out
+
+
+def normal_block(
+    theta: NDArray[np.float64],
+    var: NDArray[np.float64],
+    short: NDArray[np.bool_],
+    cols: Sequence[Column],
+    *,
+    z: float,
+    rule: str,
+) -> tuple[NDArray[np.float64], ...]:
+    """Δ ± z·SE and the two-sided normal p-value per (pair, column); NaN where var ≤ 0.
+
+    The arithmetic of one cell at a time: ``max(-1, Δ − z·SE)``, ``min(1, Δ + z·SE)``
+    and ``2 · ndtr(−|Δ| / SE)``. Returns lower, upper, p, the mask of cells
+    computed and each cell's method (an object array of str).
+    """
+    ok = ~(var <= 0)
+    se = np.sqrt(np.where(ok, var, 1.0))
+    x_lo = theta - z * se
+    x_hi = theta + z * se
+    lo = np.where(x_lo > -1.0, x_lo, -1.0)  # Python's max(-1.0, x), NaN included
+    hi = np.where(x_hi < 1.0, x_hi, 1.0)
+    p = 2.0 * special.ndtr(-np.abs(theta) / se)
+    kks = [1 if m == "mean" else int(k) for m, k in cols]
+    plain = np.array([rule] * len(cols), dtype=object)
+    model = np.array(
+        [f"{rule}; model-based variance where n < {2 * kk}" for kk in kks], dtype=object
+    )
+    meth = np.where(short, model[None, :], plain[None, :])
+    nan = np.nan
+    return np.where(ok, lo, nan), np.where(ok, hi, nan), np.where(ok, p, nan), ok, meth
+
+
+def table_frame(
+    stats: PairStats,
+    point: NDArray[np.float64],
+    cells: dict[str, tuple[NDArray[np.float64], ...]],
+    cols: Sequence[Column],
+    ks: Sequence[int],
+    t_n: int,
+) -> pd.DataFrame:
+    """The table, one row per (pair, column, k, scope) in the per-pair order.
+
+    ``cells[scope]`` holds lower, upper, p, method, p_method (pairs × columns).
+    Per pair: each column, each of its k (the mean's rows repeat for every k),
+    benchmark then population.
+    """
+    jt, kt, st = [], [], []
+    for j, (metric, kv) in enumerate(cols):
+        for kk in ks if metric == "mean" else [kv]:
+            for scope in (0, 1):
+                jt.append(j)
+                kt.append(int(kk))
+                st.append(scope)
+    p_n, per = stats.a.size, len(jt)
+    r = np.repeat(np.arange(p_n), per)
+    j = np.tile(np.asarray(jt, dtype=np.int64), p_n)
+    pop = np.tile(np.asarray(st, dtype=bool), p_n)
+    bench_c, pop_c = cells["benchmark"], cells["population"]
+
+    def pick(q: int) -> NDArray[np.generic]:
+        return np.where(pop, pop_c[q][r, j], bench_c[q][r, j])
+
+    metric_of = np.array([m for m, _ in cols], dtype=object)
+    return pd.DataFrame(
+        {
+            "a": stats.a[r].astype(np.int64),
+            "b": stats.b[r].astype(np.int64),
+            "k": np.tile(np.asarray(kt, dtype=np.int64), p_n),
+            "metric": metric_of[j],
+            "scope": np.where(pop, "population", "benchmark").astype(object),
+            "base_value": point[stats.a[r], j],
+            "cand_value": point[stats.b[r], j],
+            "difference": stats.theta[r, j],
+            "lower": pick(0).astype(float),
+            "upper": pick(1).astype(float),
+            "p_value": pick(2).astype(float),
+            "tasks": np.full(r.size, t_n, dtype=np.int64),
+            "method": pick(3),
+            "p_method": pick(4),
+        }
+    )
