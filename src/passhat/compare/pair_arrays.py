@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -135,7 +136,7 @@ def normal_block(
     *,
     z: float,
     rule: str,
-) -> tuple[NDArray[np.float64], ...]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_], Any]:
     """Δ ± z·SE and the two-sided normal p-value per (pair, column); NaN where var ≤ 0.
 
     The arithmetic of one cell at a time: ``max(-1, Δ − z·SE)``, ``min(1, Δ + z·SE)``
@@ -182,12 +183,12 @@ def table_frame(
                 st.append(scope)
     p_n, per = stats.a.size, len(jt)
     r = np.repeat(np.arange(p_n), per)
-    j = np.tile(np.asarray(jt, dtype=np.int64), p_n)
+    j_of = np.tile(np.asarray(jt, dtype=np.int64), p_n)
     pop = np.tile(np.asarray(st, dtype=bool), p_n)
     bench_c, pop_c = cells["benchmark"], cells["population"]
 
     def pick(q: int) -> NDArray[np.generic]:
-        return np.where(pop, pop_c[q][r, j], bench_c[q][r, j])
+        return np.where(pop, pop_c[q][r, j_of], bench_c[q][r, j_of])
 
     metric_of = np.array([m for m, _ in cols], dtype=object)
     return pd.DataFrame(
@@ -195,11 +196,11 @@ def table_frame(
             "a": stats.a[r].astype(np.int64),
             "b": stats.b[r].astype(np.int64),
             "k": np.tile(np.asarray(kt, dtype=np.int64), p_n),
-            "metric": metric_of[j],
+            "metric": metric_of[j_of],
             "scope": np.where(pop, "population", "benchmark").astype(object),
-            "base_value": point[stats.a[r], j],
-            "cand_value": point[stats.b[r], j],
-            "difference": stats.theta[r, j],
+            "base_value": point[stats.a[r], j_of],
+            "cand_value": point[stats.b[r], j_of],
+            "difference": stats.theta[r, j_of],
             "lower": pick(0).astype(float),
             "upper": pick(1).astype(float),
             "p_value": pick(2).astype(float),
