@@ -91,6 +91,17 @@ def test_blocks_of_pairs_do_not_change_the_table(monkeypatch: pytest.MonkeyPatch
     pd.testing.assert_frame_equal(blocked, old, check_exact=True)
 
 
+def test_counts_task_by_task_equal_the_histogram(monkeypatch: pytest.MonkeyPatch) -> None:
+    # many distinct (n, c) take the path over the tasks; both give the old table
+    n, c = _systems(5, 5, 40, unequal_n=True)
+    w = np.ones(40)
+    hist, old = _both(n, c, w, ALL_PAIRS, [1, 3], ci=0.9, n_boot=100, shared_flips=True)
+    monkeypatch.setattr(pair_arrays, "_MAX_COMBOS", 0)
+    direct, _ = _both(n, c, w, ALL_PAIRS, [1, 3], ci=0.9, n_boot=100, shared_flips=True)
+    pd.testing.assert_frame_equal(hist, old, check_exact=True)
+    pd.testing.assert_frame_equal(direct, old, check_exact=True)
+
+
 def test_no_pairs_gives_the_empty_table() -> None:
     n, c = _systems(0, 5, 40, unequal_n=False)
     new, old = _both(n, c, np.ones(40), [], [1], ci=0.9, n_boot=100)

@@ -15,12 +15,12 @@ Examples
 --------
 >>> import numpy as np
 >>> from passhat.compare.pair_arrays import pair_stats
->>> v = np.array([[[0.0], [1.0], [1.0]], [[1.0], [1.0], [0.0]]])  # systems × tasks × columns
 >>> n = np.full((2, 3), 4.0)
->>> s = pair_stats(v, np.full(3, 1 / 3), n, np.array([[0.0, 4, 2], [4, 4, 0]]),
-...                np.array([0]), np.array([1]))
+>>> c = np.array([[0.0, 4, 2], [4, 4, 0]])
+>>> v = (c / n)[:, :, None]  # systems × tasks × columns: the mean
+>>> s = pair_stats(v, np.full(3, 1 / 3), n, c, np.array([0]), np.array([1]))
 >>> s.theta.round(3).tolist(), s.discordant.tolist(), s.flaky.tolist(), s.diff_n.tolist()
-([[-0.0]], [[2]], [1], [0])
+([[0.167]], [[2]], [1], [0])
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ _BLOCK_CELLS = 4_000_000
 
 #: A task's difference counts as non-zero above this.
 _ZERO = 1e-12
+
+#: Most (n, c) combinations of a pair counted through a histogram (else task by task).
+_MAX_COMBOS = 4096
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def pair_stats(
     Parameters
     ----------
     values : ndarray, shape (systems, tasks, C)
-        Each system's per-task unbiased values.
+        Each system's per-task unbiased values (a function of the task's (n, c)).
     wn : ndarray, shape (tasks,)
         Normalised task weights.
     n, c : ndarray, shape (systems, tasks)
@@ -92,18 +95,72 @@ def pair_stats(
     p_n = a.size
     t_n, c_n = values.shape[1], values.shape[2]
     theta = np.empty((p_n, c_n))
-    disc = np.empty((p_n, c_n), dtype=np.int64)
-    flaky = np.empty(p_n, dtype=np.int64)
-    diff_n = np.empty(p_n, dtype=np.int64)
-    both = (c > 0) & (c < n)  # tasks with both outcomes, per system
     for blk in _blocks(p_n, t_n * c_n):
+        # block × tasks × columns, one C-ordered matrix per pair: one product per pair,
+        # as wn @ (vb − va)
+        theta[blk] = wn @ (values[b[blk]] - values[a[blk]])
+    counts = _pair_counts(values, n, c, a, b)
+    return PairStats(a=a, b=b, theta=theta, discordant=counts[0], flaky=counts[1], diff_n=counts[2])
+
+
+def _pair_counts(
+    values: NDArray[np.float64],
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    a: NDArray[np.int64],
+    b: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Per pair: tasks whose difference exceeds 1e-12 (per column), tasks with both
+    outcomes in a or b, tasks where n differs.
+
+    Each is a count over the pair's (n, c) cells: when the distinct (n, c) of all
+    systems are few, a histogram of each pair's (cell of a, cell of b) times a
+    table of what each combination counts (the same subtraction of the same values);
+    else over the tasks directly.
+    """
+    nc, code = np.unique(np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True)
+    k_n = nc.shape[0]
+    code = code.reshape(n.shape)
+    if k_n * k_n > _MAX_COMBOS:
+        return _pair_counts_direct(values, n, c, a, b)
+    s_of, t_of = np.unravel_index(np.unique(code, return_index=True)[1], n.shape)
+    g = values[s_of, t_of]  # (cells, C): every system's value of a cell
+    both = (nc[:, 1] > 0) & (nc[:, 1] < nc[:, 0])
+    table = np.concatenate(
+        [
+            (np.abs(g[None, :, :] - g[:, None, :]) > _ZERO).reshape(k_n * k_n, -1),
+            (both[:, None] | both[None, :]).reshape(-1, 1),
+            (nc[None, :, 0] != nc[:, None, 0]).reshape(-1, 1),
+        ],
+        axis=1,
+    ).astype(np.float64)  # (cell of a, cell of b) → what it counts
+    out = np.empty((a.size, table.shape[1]), dtype=np.int64)
+    for blk in _blocks(a.size, n.shape[1]):
+        m = a[blk].size
+        pair_code = code[a[blk]] * k_n + code[b[blk]] + (np.arange(m) * k_n * k_n)[:, None]
+        hist = np.bincount(pair_code.ravel(), minlength=m * k_n * k_n).reshape(m, -1)
+        out[blk] = np.rint(hist.astype(np.float64) @ table).astype(np.int64)  # exact integers
+    return out[:, :-2], out[:, -2], out[:, -1]
+
+
+def _pair_counts_direct(
+    values: NDArray[np.float64],
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    a: NDArray[np.int64],
+    b: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`_pair_counts` over the tasks (many distinct (n, c))."""
+    disc = np.empty((a.size, values.shape[2]), dtype=np.int64)
+    flaky = np.empty(a.size, dtype=np.int64)
+    diff_n = np.empty(a.size, dtype=np.int64)
+    both = (c > 0) & (c < n)  # tasks with both outcomes, per system
+    for blk in _blocks(a.size, values.shape[1] * values.shape[2]):
         ia, ib = a[blk], b[blk]
-        d = values[ib] - values[ia]  # block × tasks × columns, one C-ordered matrix per pair
-        theta[blk] = wn @ d  # one product per pair, as wn @ (vb − va)
-        disc[blk] = np.count_nonzero(np.abs(d) > _ZERO, axis=1)
+        disc[blk] = np.count_nonzero(np.abs(values[ib] - values[ia]) > _ZERO, axis=1)
         flaky[blk] = np.count_nonzero(both[ia] | both[ib], axis=1)
         diff_n[blk] = np.count_nonzero(n[ia] != n[ib], axis=1)
-    return PairStats(a=a, b=b, theta=theta, discordant=disc, flaky=flaky, diff_n=diff_n)
+    return disc, flaky, diff_n
 
 
 def pair_variances(
