@@ -118,7 +118,9 @@ def _pair_counts(
     table of what each combination counts (the same subtraction of the same values);
     else over the tasks directly.
     """
-    nc, code = np.unique(np.stack([n.ravel(), c.ravel()], axis=1), axis=0, return_inverse=True)
+    # the distinct (n, c), sorted by n then c: complex numbers n + ic sort so, exactly
+    cells, code = np.unique(n.ravel() + 1j * c.ravel(), return_inverse=True)
+    nc = np.stack([cells.real, cells.imag], axis=1)
     k_n = nc.shape[0]
     code = code.reshape(n.shape)
     if k_n * k_n > _MAX_COMBOS:
