@@ -69,11 +69,12 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
 @seed_option(help="Seed of the resamples and draws (printed with the intervals).")
 @click.option(
     "--ci-method",
-    type=click.Choice(["bca", "percentile"]),
+    type=click.Choice(["bca", "percentile", "analytic"]),
     default="bca",
     show_default=True,
-    help="Task-bootstrap interval, where the rule picks the bootstrap (BCa falls back to "
-    "percentile where degenerate).",
+    help="The population interval where the rule picks the task bootstrap: BCa (falls back "
+    "to percentile where degenerate), percentile, or analytic (logit-t on the per-task "
+    "estimates, no resampling).",
 )
 @click.option(
     "--predictive",
