@@ -165,9 +165,29 @@ def report_stamp(results: ReportResults) -> dict[str, Any]:
         "counts_sha256": _data_hash(results.counts_all),
         "versions": _package_versions(("statsmodels", "pymc", "arviz") if fitted else ()),
         "seed": results.settings.seed,
-        "settings": results.settings.record(model_ok=model_ok, fitted=fitted),
+        "settings": {
+            **results.settings.record(model_ok=model_ok, fitted=fitted),
+            **_extra_settings(results),
+        },
         "notes": [*results.input_notes, *results.estimate.notes],
     }
+
+
+def _extra_settings(results: ReportResults) -> dict[str, Any]:
+    """The data-driven sections' settings, recorded when a section is in or its option was
+    given (a report of data without these columns records nothing new): each option as given
+    (None: detected), whether its section is in, and the clusters per system."""
+    ex = results.extras
+    asked = ex.asked or {}
+    out: dict[str, Any] = {}
+    skipped = dict(ex.skipped)
+    for key, section, on in (("scores", "scores", ex.scores),
+                             ("by", "by_category", ex.by_category), ("cost", "cost", ex.cost)):  # fmt: skip
+        if on or asked.get(key) is not None or section in skipped:
+            out[key] = {"asked": asked.get(key), "shown": on}
+    if results.clusters is not None:
+        out["clusters"] = dict(results.clusters.counts)
+    return out
 
 
 def task_table(tasks: pd.DataFrame, contributions: pd.DataFrame, *, kmax: int) -> pd.DataFrame:

@@ -181,7 +181,9 @@ def build_report_data(
     **options
         The further options of :func:`passhat.report` (:class:`ReportOptions`): ``weights``,
         ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
-        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``.
+        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``,
+        ``scores``, ``by``, ``cost`` (the sections that follow the data's columns:
+        :mod:`passhat.report.extras`).
 
     Returns
     -------
