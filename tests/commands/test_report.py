@@ -289,3 +289,53 @@ def test_report_default_fits_once_on_the_grid_with_no_sampler(
     assert len(seen) == 2
     assert all(kw.get("model", "auto") == "auto" for kw in seen)
     assert all(kw.get("method") in (None, "auto", "grid") for kw in seen)
+
+
+#: The data-driven sections' fixture (scores, category, cluster, cost; tests/report/data).
+EXTRAS = Path(__file__).parents[1] / "report" / "data" / "extras.csv"
+FAST_CLI = ["--k", "1,2", "--no-model", "--no-plan", "--n-boot", "200", "-q"]
+
+
+def _ids(out: Path) -> list[str]:
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return [s["id"] for s in doc["sections"]]
+
+
+def test_report_cli_detects_the_data_driven_sections(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "on"
+    assert main(["report", str(EXTRAS), "-o", str(out), *FAST_CLI]) == 0
+    assert _ids(out)[3:6] == ["scores", "by_category", "cost"]
+    assert (out / "figures" / "threshold_curve.png").is_file()
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "Warning: only 6 clusters" in md
+
+
+def test_report_cli_turns_each_off(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "off"
+    argv = ["report", str(EXTRAS), "-o", str(out), *FAST_CLI, "--no-scores", "--no-by",
+            "--no-cost", "--ignore-clusters"]  # fmt: skip
+    assert main(argv) == 0
+    assert not {"scores", "by_category", "cost"} & set(_ids(out))
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "cluster bootstrap" not in md and "Warning: only" not in md
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--by", "category", "--no-by"], "--by and --no-by contradict"),
+        (["--no-scores", "--thresholds", "0.5"], "--thresholds and --no-scores contradict"),
+        (["--cluster", "cluster", "--ignore-clusters"], "--cluster and --ignore-clusters"),
+        (["--thresholds", "50"], r"thresholds must lie in \[0, 1\]"),
+    ],
+)
+def test_report_cli_contradictions_are_one_line(tmp_path, capsys, extra, words) -> None:  # type: ignore[no-untyped-def]
+    bad(capsys, ["report", str(EXTRAS), "-o", str(tmp_path / "x"), *FAST_CLI, *extra], words)
+
+
+def test_report_cli_cost_asked_without_a_cost_column(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    bad(
+        capsys,
+        ["report", "--example", "abcd", "-o", str(tmp_path / "x"), "--no-model", "--cost"],
+        "--cost needs runs with a cost column",
+    )

@@ -58,8 +58,20 @@ def extras_estimate_json(*extra: str) -> dict:  # type: ignore[type-arg]
     from passhat.cli import main
 
     out = io.StringIO()
-    argv = ["estimate", str(EXTRAS_CSV), "--k", ",".join(map(str, EXTRAS_K)), "--ci", "0.95",
-            "--n-boot", str(FAST_RESULTS["n_boot"]), "--seed", "0", "--json", *extra]  # fmt: skip
+    argv = [
+        "estimate",
+        str(EXTRAS_CSV),
+        "--k",
+        ",".join(map(str, EXTRAS_K)),
+        "--ci",
+        "0.95",
+        "--n-boot",
+        str(FAST_RESULTS["n_boot"]),
+        "--seed",
+        "0",
+        "--json",
+        *extra,
+    ]
     with contextlib.redirect_stdout(out):
         assert main(argv) == 0
     return json.loads(out.getvalue())

@@ -181,8 +181,12 @@ def _extra_settings(results: ReportResults) -> dict[str, Any]:
     asked = ex.asked or {}
     out: dict[str, Any] = {}
     skipped = dict(ex.skipped)
-    for key, section, on in (("scores", "scores", ex.scores),
-                             ("by", "by_category", ex.by_category), ("cost", "cost", ex.cost)):  # fmt: skip
+    sections = (
+        ("scores", "scores", ex.scores),
+        ("by", "by_category", ex.by_category),
+        ("cost", "cost", ex.cost),
+    )
+    for key, section, on in sections:
         if on or asked.get(key) is not None or section in skipped:
             out[key] = {"asked": asked.get(key), "shown": on}
     if results.clusters is not None:

@@ -21,8 +21,8 @@ import numpy as np
 import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, resolve_seed
-from passhat.compare import compare
 from passhat.bootstrap import FEW_CLUSTERS
+from passhat.compare import compare
 from passhat.errors import InputError, OptionError, ValidationError
 from passhat.estimate import estimate
 from passhat.estimate_result import Estimate

@@ -110,8 +110,9 @@ def plan_extras(
             f"{{param}} must be None (detect), 'category' or False (got {by!r})", param="by"
         )
     if cost not in (None, True, False):
-        raise OptionError(f"{{param}} must be None (detect), True or False (got {cost!r})",
-                          param="cost")  # fmt: skip
+        raise OptionError(
+            f"{{param}} must be None (detect), True or False (got {cost!r})", param="cost"
+        )
     has_cost = isinstance(data, Trials) and "cost" in data.frame.columns
     if cost is True and not has_cost:
         raise OptionError("{param} needs runs with a cost column", param="cost")
@@ -144,6 +145,8 @@ def without_cost(plan: Extras, why: str) -> Extras:
     return replace(
         plan,
         cost=False,
-        skipped=(*plan.skipped, ("cost", f"{why} (cost=False, --no-cost: this section left out "
-                                         "without a word)")),
-    )  # fmt: skip
+        skipped=(
+            *plan.skipped,
+            ("cost", f"{why} (cost=False, --no-cost: this section left out without a word)"),
+        ),
+    )

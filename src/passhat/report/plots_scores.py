@@ -51,8 +51,14 @@ def plot_threshold_curve(curve: Any) -> Any:
         part = t[t["system"] == system]
         for i, k in enumerate(ks):
             p = part[part["k"] == k].sort_values("threshold")
-            ax.step(p["threshold"], p["pass_hat_k"], where="post", color=PALETTE[i % len(PALETTE)],
-                    marker="o", ms=3)  # fmt: skip
+            ax.step(
+                p["threshold"],
+                p["pass_hat_k"],
+                where="post",
+                color=PALETTE[i % len(PALETTE)],
+                marker="o",
+                ms=3,
+            )
         top = part[part["k"] == ks[-1]].sort_values("threshold")
         ax.step(top["threshold"], top["pass_at_k"], where="post", ls=":", color="0.35")
         ax.set_title(_name(system), fontsize=10)
@@ -68,6 +74,5 @@ def plot_threshold_curve(curve: Any) -> Any:
         for i, k in enumerate(ks)
     ]
     handles.append(Line2D([], [], color="0.35", ls=":", label=f"pass@{ks[-1]}"))
-    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 4),
-               fontsize=8)  # fmt: skip
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 4), fontsize=8)
     return fig

@@ -52,8 +52,14 @@ def test_every_metric_table_holds_both_scopes(extras_results, extras_oracle) -> 
         (r["system"], r["category"], r["metric"], r["k"], r["scope"]): r
         for r in extras_oracle["by_category"]
     }
-    names = {"mean": "mean", "pass@k": "pass_at_k", "pass^k": "pass_hat_k",
-             "mean score": "mean_score", "best of k": "best_of_k", "worst of k": "worst_of_k"}  # fmt: skip
+    names = {
+        "mean": "mean",
+        "pass@k": "pass_at_k",
+        "pass^k": "pass_hat_k",
+        "mean score": "mean_score",
+        "best of k": "best_of_k",
+        "worst of k": "worst_of_k",
+    }
     for r in table.rows:
         k = r["k"] if r["k"] is not None else 1
         for scope in ("benchmark", "population"):

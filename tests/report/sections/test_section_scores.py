@@ -81,7 +81,10 @@ def test_absent_without_a_score_column() -> None:
 
 
 def test_absent_when_turned_off() -> None:
-    assert scores_section(results_of(ph.Trials.from_frame(_plain()), **ONLY_SCORES, scores=False)) is None
+    assert (
+        scores_section(results_of(ph.Trials.from_frame(_plain()), **ONLY_SCORES, scores=False))
+        is None
+    )
 
 
 def test_zero_one_scores_only_when_asked() -> None:

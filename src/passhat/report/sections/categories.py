@@ -32,13 +32,18 @@ CATEGORY_TITLE = "By category"
 _OPEN = (("mean", "mean"), ("pass_hat_k", "pass^{k}"), ("pass_at_k", "pass@{k}"))
 
 
-def _cells(t: pd.DataFrame) -> dict[tuple[str, str, int, str, str], tuple[float, float, float]]:
+def _cells(t: pd.DataFrame) -> dict[tuple[str, str, int, str, str], tuple[float, Any, Any]]:
     """(system, category, k, metric, scope or "") → (value, lower, upper)."""
     has_iv = "scope" in t.columns
     out = {}
     for r in t.to_dict(orient="records"):
-        key = (str(r["system"]), str(r["category"]), int(r["k"]), str(r["metric"]),
-               str(r["scope"]) if has_iv else "")  # fmt: skip
+        key = (
+            str(r["system"]),
+            str(r["category"]),
+            int(r["k"]),
+            str(r["metric"]),
+            str(r["scope"]) if has_iv else "",
+        )
         lo, hi = (r["lower"], r["upper"]) if has_iv else (None, None)
         out[key] = (float(r["value"]), lo, hi)
     return out
@@ -52,20 +57,30 @@ def _open_table(res: CategoryEstimate, kmax: int, level: str, has_iv: bool) -> T
     rows = []
     first = res.table.drop_duplicates(["system", "category"])
     for r in first.to_dict(orient="records"):
-        row: dict[str, Any] = {"system": str(r["system"]), "category": str(r["category"]),
-                               "tasks": int(r["tasks"])}  # fmt: skip
+        row: dict[str, Any] = {
+            "system": str(r["system"]),
+            "category": str(r["category"]),
+            "tasks": int(r["tasks"]),
+        }
         for metric, _ in _OPEN:
             got = cells.get((row["system"], row["category"], kmax, metric, scope))
             if got is not None:
                 row[metric], row[f"{metric}_lower"], row[f"{metric}_upper"] = got
         rows.append(row)
     shown_metrics = _OPEN if kmax > 1 else _OPEN[:1]
-    cols = [Column("system", "System"), Column("category", "Category"), Column("tasks", "Tasks", "int")]
+    cols = [
+        Column("system", "System"),
+        Column("category", "Category"),
+        Column("tasks", "Tasks", "int"),
+    ]
     cols += [
-        Column(m, label.format(k=kmax) + (f" ({level} interval, population)" if has_iv else ""),
-               "pct_interval")
+        Column(
+            m,
+            label.format(k=kmax) + (f" ({level} interval, population)" if has_iv else ""),
+            "pct_interval",
+        )
         for m, label in shown_metrics
-    ]  # fmt: skip
+    ]
     return Table(
         id="by_category",
         caption=f"Mean success, pass^{kmax} and pass@{kmax} per category (unbiased per-task "
@@ -86,20 +101,32 @@ def _all_table(res: CategoryEstimate, ks: list[int], level: str, has_iv: bool) -
         flat = metric in ("mean", "mean_score")
         if not shown("mean" if flat else "pass_hat_k", k, ks):
             continue
-        row: dict[str, Any] = {"system": str(r["system"]), "category": str(r["category"]),
-                               "metric": METRIC_LABELS[metric], "k": None if flat else k,
-                               "tasks": int(r["tasks"]), "value": float(r["value"])}  # fmt: skip
+        row: dict[str, Any] = {
+            "system": str(r["system"]),
+            "category": str(r["category"]),
+            "metric": METRIC_LABELS[metric],
+            "k": None if flat else k,
+            "tasks": int(r["tasks"]),
+            "value": float(r["value"]),
+        }
         for scope in ("benchmark", "population") if has_iv else ():
             _, row[f"{scope}_lower"], row[f"{scope}_upper"] = cells[
                 (row["system"], row["category"], k, metric, scope)
             ]
         rows.append(row)
-    cols = [Column("system", "System"), Column("category", "Category"), Column("metric", "Metric"),
-            Column("k", "k", "int"), Column("tasks", "Tasks", "int"),
-            Column("value", "Estimate", "num")]  # fmt: skip
+    cols = [
+        Column("system", "System"),
+        Column("category", "Category"),
+        Column("metric", "Metric"),
+        Column("k", "k", "int"),
+        Column("tasks", "Tasks", "int"),
+        Column("value", "Estimate", "num"),
+    ]
     if has_iv:
-        cols += [Column("benchmark", f"{level} interval, benchmark scope", "interval_fixed"),
-                 Column("population", f"{level} interval, population scope", "interval_fixed")]  # fmt: skip
+        cols += [
+            Column("benchmark", f"{level} interval, benchmark scope", "interval_fixed"),
+            Column("population", f"{level} interval, population scope", "interval_fixed"),
+        ]
     methods = sorted(set(zip(t["scope"], t["method"], strict=True))) if has_iv else []
     return Table(
         id="by_category_all",
@@ -113,19 +140,30 @@ def _all_table(res: CategoryEstimate, ks: list[int], level: str, has_iv: bool) -
 def _tests_table(res: CategoryEstimate) -> Table:
     """Per (system, metric, k): do the categories differ?"""
     rows = [
-        {"system": str(r["system"]), "metric": METRIC_LABELS[str(r["metric"])],
-         "k": None if r["metric"] in ("mean", "mean_score") else int(r["k"]),
-         "categories": int(r["categories"]), "tasks": int(r["tasks"]),
-         "p_value": float(r["p_value"]), "holm": float(r["holm"])}
+        {
+            "system": str(r["system"]),
+            "metric": METRIC_LABELS[str(r["metric"])],
+            "k": None if r["metric"] in ("mean", "mean_score") else int(r["k"]),
+            "categories": int(r["categories"]),
+            "tasks": int(r["tasks"]),
+            "p_value": float(r["p_value"]),
+            "holm": float(r["holm"]),
+        }
         for r in res.tests.to_dict(orient="records")
-    ]  # fmt: skip
+    ]
     methods = "; ".join(dict.fromkeys(str(m) for m in res.tests["method"]))
     return Table(
         id="by_category_tests",
         caption="Do the categories differ? (permutation F test of the per-task values)",
-        columns=[Column("system", "System"), Column("metric", "Metric"), Column("k", "k", "int"),
-                 Column("categories", "Categories", "int"), Column("tasks", "Tasks", "int"),
-                 Column("p_value", "p", "p"), Column("holm", "Holm-adjusted p", "p")],  # fmt: skip
+        columns=[
+            Column("system", "System"),
+            Column("metric", "Metric"),
+            Column("k", "k", "int"),
+            Column("categories", "Categories", "int"),
+            Column("tasks", "Tasks", "int"),
+            Column("p_value", "p", "p"),
+            Column("holm", "Holm-adjusted p", "p"),
+        ],
         rows=rows,
         note=f"{methods}. H0: a task's value does not depend on its category (labels "
         "exchangeable over tasks); Holm adjusts over the rows of this table.",
@@ -136,8 +174,10 @@ def _sentences(res: CategoryEstimate, rows: list[dict[str, Any]], kmax: int) -> 
     """Per system: the lowest and highest category at the largest k, and the test."""
     metric = "pass_hat_k" if kmax > 1 else "mean"
     label = f"pass^{kmax}" if kmax > 1 else "mean success"
-    tests = {(str(r["system"]), str(r["metric"]), int(r["k"])): r
-             for r in res.tests.to_dict(orient="records")}  # fmt: skip
+    tests = {
+        (str(r["system"]), str(r["metric"]), int(r["k"])): r
+        for r in res.tests.to_dict(orient="records")
+    }
     out = []
     for system in dict.fromkeys(r["system"] for r in rows):
         mine = [r for r in rows if r["system"] == system and r.get(metric) is not None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from passhat.report.document import Column, Section, Table
+from passhat.report.document import Column, Fmt, Section, Table
 from passhat.report.sections.scores import skipped_section
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def cost_section(results: ReportResults) -> Section | None:
         return skipped_section("cost", COST_TITLE, results)
     level = f"{cost.ci:.0%}" if cost.ci is not None else ""
     has_iv = cost.ci is not None
-    shown_iv = "amount_interval" if has_iv else "amount"
+    shown_iv: Fmt = "amount_interval" if has_iv else "amount"
     where = f" ({level} interval, population)" if has_iv else ""
     cols = [
         Column("system", "System"),
@@ -104,8 +104,7 @@ def cost_section(results: ReportResults) -> Section | None:
         Column("pass_hat_k_per_cost", f"pass^k per unit cost{where}", shown_iv),
     ]
     rows = [
-        {str(key): value for key, value in r.items()}
-        for r in cost.table.to_dict(orient="records")
+        {str(key): value for key, value in r.items()} for r in cost.table.to_dict(orient="records")
     ]
     note = (
         f"Intervals: {cost.method}. An upper end ∞ (null in results.json): in that share of "

@@ -155,7 +155,9 @@ def scores_section(results: ReportResults) -> Section | None:
     ]
     if methods:
         cols += [
-            Column("benchmark", f"{level} interval, benchmark scope (these tasks)", "interval_fixed"),
+            Column(
+                "benchmark", f"{level} interval, benchmark scope (these tasks)", "interval_fixed"
+            ),
             Column(
                 "population",
                 f"{level} interval, population scope (expected value over tasks like these)",
