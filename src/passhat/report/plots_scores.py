@@ -3,7 +3,10 @@
 :func:`plot_threshold_curve` takes a :class:`~passhat.scores.result.ThresholdCurve` (an
 estimate made with ``scores=True``: ``est.curve``) or its table, and draws one panel per
 system: pass^k at each k as a step curve over the threshold t (success = score ≥ t), and
-pass@k at the largest k dotted. The area under the pass^k curve is the expected worst of k.
+pass@k at the largest k dotted. Each step holds a threshold's value back to the threshold
+before it: with the distinct scores as thresholds (the default up to 21 of them) that is the
+exact curve (a score ≥ t for t between two scores is a score ≥ the upper one), and the area
+under the pass^k curve is the expected worst of k.
 
 Examples
 --------
@@ -54,13 +57,13 @@ def plot_threshold_curve(curve: Any) -> Any:
             ax.step(
                 p["threshold"],
                 p["pass_hat_k"],
-                where="post",
+                where="pre",
                 color=PALETTE[i % len(PALETTE)],
                 marker="o",
                 ms=3,
             )
         top = part[part["k"] == ks[-1]].sort_values("threshold")
-        ax.step(top["threshold"], top["pass_at_k"], where="post", ls=":", color="0.35")
+        ax.step(top["threshold"], top["pass_at_k"], where="pre", ls=":", color="0.35")
         ax.set_title(_name(system), fontsize=10)
         ax.set_xlabel("pass threshold t (success = score ≥ t)")
         ax.set_xlim(-0.02, 1.02)
