@@ -55,11 +55,12 @@ __all__ = ["register"]
 @seed_option(help="Seed of the resamples and draws (printed with the intervals).")
 @click.option(
     "--ci-method",
-    type=click.Choice(["bca", "percentile"]),
+    type=click.Choice(["bca", "percentile", "analytic"]),
     default="bca",
     show_default=True,
-    help="Task-bootstrap interval, where the rule picks the bootstrap (BCa falls back to "
-    "percentile where degenerate).",
+    help="The population interval where the rule picks the task bootstrap: BCa (falls back "
+    "to percentile where degenerate), percentile, or analytic (logit-t on the per-task "
+    "estimates, no resampling).",
 )
 @click.option(
     "--predictive",
