@@ -200,7 +200,7 @@ def threshold_text(curve: pd.DataFrame, *, kmax: int) -> dict[str, str]:
     --------
     >>> t = pd.DataFrame({"system": "s", "threshold": [0.5, 1.0], "k": 2,
     ...                   "pass_hat_k": [1.0, 0.25], "pass_at_k": [1.0, 0.5]})
-    >>> threshold_text(t, kmax=2)["alt"][-46:]
+    >>> threshold_text(t, kmax=2)["alt"].split(". ")[-1]
     's: pass^2 100.0% at t = 0.5, 25.0% at t = 1.'
     """
     parts = []
