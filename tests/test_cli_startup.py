@@ -156,7 +156,6 @@ def test_unknown_command_is_one_line_and_exit_2(capsys) -> None:
     assert len(err) == 1 and "nosuchcommand" in err[0]
 
 
-
 def test_estimate_of_an_example_imports_one_reader_and_no_dask() -> None:
     """``passhat estimate --example tau-airline``: xarray asks for dask only once it is used
     (``--scheduler``), and ``--example``'s named format imports its reader module only

@@ -172,4 +172,3 @@ def test_builtin_readers_table_names_every_module_registering_each_name() -> Non
     assert {k: sorted(v) for k, v in found.items()} == {
         k: sorted(v) for k, v in _registry.BUILTIN_READERS.items()
     }
-
