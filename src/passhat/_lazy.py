@@ -24,8 +24,6 @@ True
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -169,8 +167,10 @@ def _patch_xarray(pycompat: types.ModuleType) -> None:
         utils.is_dask_collection = _dask_collection_check(check)  # type: ignore[union-attr]
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs ``then(module)`` right after the module ``name`` is first executed."""
+class _AfterImport:
+    """A finder on ``sys.meta_path`` (an ``importlib.abc.MetaPathFinder``; not subclassed, which
+    would import ``importlib.abc`` at ``import passhat``) that runs ``then(module)`` right after
+    the module ``name`` is first executed."""
 
     def __init__(self, name: str, then: Callable[[types.ModuleType], None]) -> None:
         self.name, self.then = name, then
@@ -178,6 +178,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname != self.name:
             return None
+        import importlib.util
+
         sys.meta_path.remove(self)  # once; the next finders find the module itself
         spec = importlib.util.find_spec(fullname)
         loader = getattr(spec, "loader", None)
