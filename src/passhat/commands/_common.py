@@ -35,6 +35,9 @@ __all__ = [
     "InputSpec",
     "ReadOptions",
     "check_path_given",
+    "cluster_options",
+    "clustered_input",
+    "clustered_spec",
     "default_ks",
     "emit_json",
     "flush_notes",
@@ -654,3 +657,49 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
 
 #: The table cells' number format (kept under this name for the command modules).
 fmt_num = num
+
+
+def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cluster COLUMN`` and ``--ignore-clusters``: the column naming each task's cluster
+    (population intervals resample clusters), or none (the tasks as independent); the command
+    passes both to :func:`clustered_input`."""
+    f = click.option(
+        "--ignore-clusters",
+        is_flag=True,
+        help="Treat the tasks as independent even when the input has a cluster column.",
+    )(f)
+    return click.option(
+        "--cluster",
+        "cluster_column",
+        default=None,
+        metavar="COLUMN",
+        help="The column naming each task's cluster (repository, document...; as --map "
+        "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
+        "used without it.",
+    )(f)
+
+
+def clustered_spec(
+    source: InputSpec, *, cluster_column: str | None, ignore_clusters: bool
+) -> InputSpec:
+    """The input options with ``--cluster COLUMN`` mapped (``--map cluster=COLUMN``), or set
+    to read every input without its cluster column (``--ignore-clusters``); both at once is
+    an error."""
+    from dataclasses import replace
+
+    if cluster_column is not None and ignore_clusters:
+        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
+    if cluster_column is not None:
+        source = replace(
+            source, maps=(*source.maps, f"cluster={cluster_column}"), cluster_column=cluster_column
+        )
+    return replace(source, ignore_clusters=ignore_clusters) if ignore_clusters else source
+
+
+def clustered_input(
+    source: InputSpec, *, cluster_column: str | None, ignore_clusters: bool, **load: Any
+) -> Any:
+    """The input read with ``--cluster COLUMN`` mapped, or without its cluster column
+    (``--ignore-clusters``); ``load`` as :meth:`InputSpec.load` takes it."""
+    spec = clustered_spec(source, cluster_column=cluster_column, ignore_clusters=ignore_clusters)
+    return spec.load(**load)

@@ -33,7 +33,6 @@ from passhat.errors import OptionError
 __all__ = [
     "PasshatCommand",
     "ci_option",
-    "cluster_options",
     "command",
     "grader_options",
     "json_option",
@@ -285,46 +284,32 @@ def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
     return deco
 
 
-def cluster_options(f: F) -> F:
-    """``--cluster COLUMN`` (as ``--map cluster=COLUMN``) and ``--ignore-clusters``: which
-    column names each task's cluster, or that the tasks count as independent however the
-    input is read. Listed below :func:`~passhat.commands._common.input_options`: the command's
-    ``source`` reads accordingly, and the command receives neither option.
-    """
-    import functools
-    from dataclasses import replace
+def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
+    import math
 
-    @functools.wraps(f)
-    def wrapper(
-        *args: Any, source: Any, cluster_column: str | None, ignore_clusters: bool, **kw: Any
-    ) -> Any:
-        if cluster_column is not None and ignore_clusters:
-            raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
-        if cluster_column is not None:
-            source = replace(
-                source,
-                maps=(*source.maps, f"cluster={cluster_column}"),
-                cluster_column=cluster_column,
-            )
-        if ignore_clusters:
-            source = replace(source, ignore_clusters=True)
-        return f(*args, source=source, **kw)
+    if value is None:
+        return None
+    try:
+        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
+    except ValueError:
+        out = [float("nan")]
+    if not out or not all(math.isfinite(v) for v in out):
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
+    return out
 
-    g: Any = click.option(
-        "--ignore-clusters",
-        is_flag=True,
-        help="Treat the tasks as independent even when the input has a cluster column.",
-    )(wrapper)
-    g = click.option(
-        "--cluster",
-        "cluster_column",
+
+def thresholds_option() -> Callable[[F], F]:
+    """``--thresholds T1,T2,...``: the pass thresholds of the partial-credit curve (implies
+    ``--scores``); the command receives ``thresholds`` (None or a list of floats)."""
+    return click.option(
+        "--thresholds",
+        callback=_parse_thresholds,
         default=None,
-        metavar="COLUMN",
-        help="The column naming each task's cluster (repository, document...; as --map "
-        "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
-        "used without it.",
-    )(g)
-    return g  # type: ignore[no-any-return]
+        metavar="T1,T2,...",
+        help="The pass thresholds of the --scores curve (implies --scores; default: the "
+        "distinct scores, or 0, 0.05, ..., 1).",
+    )
 
 
 def _parse_audit(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:

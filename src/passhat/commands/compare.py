@@ -16,10 +16,15 @@ from typing import Any, Literal
 import click
 import xarray as xr
 
-from passhat.commands._common import InputSpec, input_options, quiet_option
+from passhat.commands._common import (
+    InputSpec,
+    cluster_options,
+    clustered_spec,
+    input_options,
+    quiet_option,
+)
 from passhat.commands._options import (
     ci_option,
-    cluster_options,
     command,
     json_option,
     k_option,
@@ -240,6 +245,9 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     if opts["classify"] and opts["scores"]:
         raise OptionError("--scores compares scores in the paired comparison, not --classify")
     _refuse_by(opts)
+    source = clustered_spec(
+        source, cluster_column=opts["cluster_column"], ignore_clusters=opts["ignore_clusters"]
+    )
     data_a, data_b = _load(source, opts["quiet"], runs=opts["scores"])
     opts["paths"] = source.paths
     if opts["classify"]:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import click
 
 from passhat.commands._common import (
     InputSpec,
+    cluster_options,
+    clustered_input,
     input_options,
     quiet_option,
     unscored_tasks_option,
 )
 from passhat.commands._options import (
     ci_option,
-    cluster_options,
     command,
     grader_options,
     json_option,
@@ -23,24 +23,12 @@ from passhat.commands._options import (
     n_boot_option,
     paper_option,
     seed_option,
+    thresholds_option,
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 
 __all__ = ["register"]
-
-
-def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
-    if value is None:
-        return None
-    try:
-        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
-    except ValueError:
-        out = [float("nan")]
-    if not out or not all(math.isfinite(v) for v in out):
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
-    return out
 
 
 @command("estimate")
@@ -103,14 +91,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also the mean score and the expected best / worst of k of each run's score in [0, 1] "
     "(partial credit; unbiased per task), and the threshold curve in --json.",
 )
-@click.option(
-    "--thresholds",
-    callback=_parse_thresholds,
-    default=None,
-    metavar="T1,T2,...",
-    help="The pass thresholds of the --scores curve (implies --scores; default: the distinct "
-    "scores, or 0, 0.05, ..., 1).",
-)
+@thresholds_option()
 @click.option(
     "--curve",
     is_flag=True,
@@ -145,6 +126,8 @@ def estimate_cmd(
     seed: int,
     ci_method: str,
     predictive: int | None,
+    cluster_column: str | None,
+    ignore_clusters: bool,
     per_task: bool,
     task_method: str,
     scores: bool,
@@ -171,8 +154,7 @@ def estimate_cmd(
     if any(v is not None for v in grader.values()):
         others = {"--weights": weights != "equal", "--min-runs": min_runs is not None,
                   "--matched": matched, "--predictive": predictive is not None,
-                  "--cluster": source.cluster_column is not None,
-                  "--ignore-clusters": source.ignore_clusters,
+                  "--cluster": cluster_column is not None, "--ignore-clusters": ignore_clusters,
                   "--scores": scores, "--thresholds": thresholds is not None, "--curve": curve,
                   "--by": by is not None, "--cost": cost, f"--{paper}": paper is not None,
                   "--ci-method": ci_method != "bca"}  # fmt: skip
@@ -189,7 +171,10 @@ def estimate_cmd(
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
     # --scores and --cost need every run (its score, its cost): a large file is read whole
-    data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
+    data = clustered_input(
+        source, cluster_column=cluster_column, ignore_clusters=ignore_clusters, quiet=quiet,
+        runs=scores or thresholds is not None or cost,
+    )  # fmt: skip
     est = _estimate(
         data,
         k=k,

@@ -16,13 +16,14 @@ import click
 
 from passhat.commands._common import (
     InputSpec,
+    cluster_options,
+    clustered_spec,
     input_options,
     quiet_option,
     unscored_tasks_option,
 )
 from passhat.commands._options import (
     ci_option,
-    cluster_options,
     command,
     json_option,
     k_option,
@@ -100,6 +101,9 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
     """
     if not source.given:
         raise OptionError("no input: give RUNS files (or one file with a system column)")
+    source = clustered_spec(
+        source, cluster_column=opts["cluster_column"], ignore_clusters=opts["ignore_clusters"]
+    )
     inputs = source.inputs(quiet=opts["quiet"], runs=opts["scores"])
     fitter: Callable[..., Any] | None = None
     if opts["engine"] != "bootstrap":  # the model fits the joint engines (loaded only then)
