@@ -56,3 +56,18 @@ def test_committed_table_is_its_replicates_summarised(study) -> None:
         assert len(part) == 2 * len(study.cells(int(n)))
     readme = (REPORT / "README.md").read_text()
     assert f"**Verdict: {int(df['done'].sum())}/{len(df)} cells done**" in readme
+
+
+def test_committed_rerun_is_its_replicates_summarised(study) -> None:
+    """The re-run of some settings after the fix (reports/fit_shapes/rerun): its table is its
+    replicates summarised, and its report states the verdict of that table."""
+    rerun = REPORT / "rerun"
+    if not (rerun / "coverage.csv").exists() or not (rerun / "replicates.csv").exists():
+        pytest.skip("reports/fit_shapes/rerun has no committed results (run the re-run)")
+    df = pd.read_csv(rerun / "coverage.csv")
+    again = study.summarise(pd.read_csv(rerun / "replicates.csv"))
+    pd.testing.assert_frame_equal(
+        df.reset_index(drop=True), again.reset_index(drop=True), check_dtype=False
+    )
+    readme = (rerun / "README.md").read_text()
+    assert f"**Verdict (these settings): {int(df['done'].sum())}/{len(df)} cells done**" in readme
