@@ -11,7 +11,7 @@ export UV_PYTHON_DOWNLOADS ?= never
 # PyMC/PyTensor compile cache kept inside the project so it is warm after the first run.
 export PYTENSOR_FLAGS ?= compiledir=$(CURDIR)/.pytensor
 
-.PHONY: help install demo test integration lint study bench notebooks docs clean
+.PHONY: help install demo test integration lint study bench bench-peers notebooks docs clean
 
 help:
 	@echo "make demo         runtime only: install passhat, run the bundled examples, write reports"
@@ -22,6 +22,7 @@ help:
 	@echo "make docs         the documentation site into docs/_build/html"
 	@echo "make notebooks    re-execute the notebooks in place"
 	@echo "make bench        the speed and memory benchmarks"
+	@echo "make bench-peers  passhat against agentrel, passk-inference, evalstats (own .venv-peers)"
 	@echo "make install      everything a contributor uses (.[dev]), e.g. to open the notebooks"
 	@echo "make clean        remove .venv, .tools and build output"
 	@echo "Each target installs what it needs into .venv/ (nothing global), once per pyproject.toml."
@@ -103,5 +104,25 @@ notebooks: $(VENV)/.integration
 bench: $(VENV)/.test
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
+# The peer packages (benchmarks/peers/requirements.txt) go into their own environment with
+# passhat's runtime, never into .venv: they are baselines to time, not dependencies.
+PEERS := .venv-peers
+$(PEERS)/.stamp: pyproject.toml benchmarks/peers/requirements.txt
+	@if [ "$(USE_UV)" = 1 ] && { [ -x $(UV) ] || \
+		$(PYTHON) -m pip install --quiet --upgrade --target .tools/uv uv >/dev/null 2>&1; }; \
+	then \
+		[ -x $(PEERS)/bin/python ] || $(UV) venv --quiet --seed --python $(PYTHON) $(PEERS); \
+		$(UV) pip install --quiet --python $(PEERS)/bin/python -e . -r benchmarks/peers/requirements.txt; \
+	else \
+		[ -x $(PEERS)/bin/python ] || $(PYTHON) -m venv $(PEERS); \
+		$(PEERS)/bin/python -m pip install --quiet -e . -r benchmarks/peers/requirements.txt; \
+	fi
+	@touch $@
+
+bench-peers: $(PEERS)/.stamp
+	nice $(PEERS)/bin/python benchmarks/bench_peers.py > benchmarks/bench_peers.txt.part
+	mv benchmarks/bench_peers.txt.part benchmarks/bench_peers.txt
+	cat benchmarks/bench_peers.txt
+
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache docs/_build docs/api/generated
+	rm -rf $(VENV) $(PEERS) .tools .pytest_cache .mypy_cache .ruff_cache docs/_build docs/api/generated

@@ -269,3 +269,81 @@ def test_one_cluster_gives_no_population_interval() -> None:
     pop = iv[iv["scope"] == "population"]
     assert pop[["lower", "upper"]].isna().all().all()
     assert pop["method"].str.contains("one cluster").all()
+
+
+def test_analytic_replaces_the_task_bootstrap_only_where_the_rule_bootstraps() -> None:
+    """ci_method="analytic": where the rule takes the task bootstrap the population interval is
+    :func:`passhat.analytic.analytic_interval` of the per-task estimates (oracle: that
+    function on the uncompressed tasks, and the hand logit-t), named with its rule; the
+    Bayesian bootstrap's columns (few tasks on a side) and the benchmark scope keep theirs."""
+    from scipy import special, stats
+
+    from passhat.analytic import analytic_interval
+    from passhat.scopes import column_values, columns
+
+    rng = np.random.default_rng(11)
+    n = np.full(60, 4)
+    c = rng.binomial(4, rng.beta(1.0, 4.0, size=60))
+    args = (n, c, np.ones(60), [1, 4])
+    opts = {"ci": 0.9, "n_boot": 500}
+    ana = scope_intervals(*args, rng=np.random.default_rng(0), ci_method="analytic", **opts)
+    bca = scope_intervals(*args, rng=np.random.default_rng(0), **opts)
+    pop = ana[ana["scope"] == "population"].reset_index(drop=True)
+    boot = bca[bca["scope"] == "population"]["method"].str.startswith("task bootstrap").to_numpy()
+    assert boot.any() and not boot.all()  # pass^4: fewer than 10 tasks above the estimate
+    cols = columns([1, 4])
+    vals = column_values(n.astype(float), c.astype(float), cols)
+    lo, hi, _ = analytic_interval(vals, np.ones(60), np.ones(60), ci=0.9)
+    for j, row in pop.iterrows():
+        if boot[j]:
+            assert row["method"].startswith("analytic logit-t interval (delta method, t on 59 df)")
+            assert "rule: ci_method analytic; ≥ 30 tasks, ≥ 10 on each side" in row["method"]
+            assert (row["lower"], row["upper"]) == pytest.approx((lo[j], hi[j]), abs=1e-12)
+            v = vals[:, j]
+            half = stats.t.ppf(0.95, 59) * stats.sem(v) / (v.mean() * (1 - v.mean()))
+            hand = special.expit(special.logit(v.mean()) + np.array([-half, half]))
+            assert (row["lower"], row["upper"]) == pytest.approx(tuple(hand), rel=1e-10)
+        else:
+            assert row["method"].startswith("Bayesian bootstrap")
+    bench = ana["scope"] == "benchmark"
+    assert np.allclose(ana.loc[bench, ["lower", "upper"]], bca.loc[bench, ["lower", "upper"]])
+
+
+def test_analytic_leaves_few_tasks_and_clusters_to_their_methods() -> None:
+    """Below 30 tasks the hierarchical posterior stays (the same interval as with BCa);
+    with clusters the cluster bootstrap stays (BCa) and says the option does not apply."""
+    n, c = _spread_tasks(t=20)
+    few = [
+        scope_intervals(
+            n, c, np.ones(20), [2], ci=0.9, n_boot=300, rng=np.random.default_rng(1), ci_method=how
+        )
+        for how in ("analytic", "bca")
+    ]
+    pd.testing.assert_frame_equal(few[0], few[1])
+    n, c = _spread_tasks()
+    clus = scope_intervals(
+        n, c, np.ones(n.size), [2], ci=0.9, n_boot=300, rng=np.random.default_rng(1),
+        ci_method="analytic", clusters=np.arange(n.size) % 25,
+    )  # fmt: skip
+    pop = clus[clus["scope"] == "population"]
+    assert pop["method"].str.contains("cluster bootstrap BCa").all()
+    assert pop["method"].str.contains("ci_method analytic does not apply to clusters").all()
+
+
+def test_analytic_with_a_new_benchmark_still_resamples_for_it() -> None:
+    """predictive= with "analytic": the new benchmark's interval comes from task-bootstrap
+    draws on a side stream, so the population and benchmark rows are those without it."""
+    n, c = _spread_tasks()
+    opts = {"ci": 0.9, "n_boot": 400, "ci_method": "analytic"}
+    plain = scope_intervals(n, c, np.ones(n.size), [2], rng=np.random.default_rng(5), **opts)
+    pred = scope_intervals(
+        n, c, np.ones(n.size), [2], rng=np.random.default_rng(5), predictive=50, **opts
+    )
+    kept = pred[pred["scope"] != "predictive"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, plain)
+    new = pred[pred["scope"] == "predictive"]
+    assert len(new) == 3
+    assert new["method"].str.contains("population draws + task spread", regex=False).all()
+    wider = new["upper"].to_numpy() - new["lower"].to_numpy()
+    pop = plain[plain["scope"] == "population"]
+    assert (wider > (pop["upper"] - pop["lower"]).to_numpy()).all()

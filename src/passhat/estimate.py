@@ -159,7 +159,7 @@ def estimate(
     ci: float | None = None,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = DEFAULT_SEED,
-    ci_method: Literal["bca", "percentile"] = "bca",
+    ci_method: Literal["bca", "percentile", "analytic"] = "bca",
     task_method: str = "wilson",
     predictive: int | None = None,
     scores: bool | Sequence[float] = False,
@@ -226,8 +226,13 @@ def estimate(
         Seed of the bootstrap (default :data:`passhat._validate.DEFAULT_SEED`,
         fixed, so intervals repeat; None draws a fresh seed, which is recorded
         in ``settings`` and the notes).
-    ci_method : {"bca", "percentile"}
-        Bootstrap interval; BCa falls back to percentile where degenerate.
+    ci_method : {"bca", "percentile", "analytic"}
+        The population interval where the rule takes the task bootstrap: BCa (falls back to
+        percentile where degenerate), percentile, or "analytic", the logit-t interval on the
+        per-task estimates (delta method, t on T − 1 df; :mod:`passhat.analytic`), with no
+        resampling; the method column says which rule picked it. studies/analytic_interval:
+        its 90% intervals cover ≥ 0.86 wherever it acts, but in some cells 0.01–0.04 less
+        than the bootstrap (BCa corrects skew better), so it is an option, not the default.
     task_method : {"wilson", "clopper-pearson", "jeffreys"}
         Per-task intervals in ``tasks`` (at level ``ci``, or 0.95).
     predictive : int, optional

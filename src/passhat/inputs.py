@@ -233,10 +233,11 @@ def name_systems(inputs: Sequence[Input], *, clashes: bool = True) -> tuple[list
     inputs = list(inputs)
     if len(inputs) < 2:
         return inputs, []
+    repeats = repeat_notes(inputs)
     unnamed, clashing = _to_name(inputs, clashes)
     chosen = sorted(unnamed + clashing)
     if not chosen:
-        return inputs, []
+        return inputs, repeats
     paths = [provenance(inputs[i])["path"] for i in chosen]
     labels = dict(zip(chosen, file_labels(paths), strict=True))
     notes = []
@@ -249,7 +250,47 @@ def name_systems(inputs: Sequence[Input], *, clashes: bool = True) -> tuple[list
             for i in clashing
         )
         notes.append(f"files naming the same system are named after the files: {shown}; {NAME_FIX}")
-    return [_relabel(d, labels[i]) if i in labels else d for i, d in enumerate(inputs)], notes
+    renamed = [_relabel(d, labels[i]) if i in labels else d for i, d in enumerate(inputs)]
+    return renamed, repeats + notes
+
+
+def repeat_notes(inputs: Sequence[Input]) -> list[str]:
+    """Notes on inputs given more than once: the same path, or files of identical content.
+
+    Each mention still counts as its own input (nothing is merged); a repeat is most often
+    a slip, so it is said.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> a = ph.counts_from_arrays([4], [3], system="gpt")
+    >>> a.attrs["source_path"], a.attrs["source_sha256"] = "gpt.json", "ab12"
+    >>> repeat_notes([a, a])
+    ["the same file is given 2 times: 'gpt.json'; each mention counts as a separate input"]
+    """
+    by_path: dict[str, int] = Counter()
+    by_hash: dict[str, list[str]] = {}
+    for d in inputs:
+        src = provenance(d)
+        path, digest = src.get("path"), src.get("sha256")
+        if path is None:
+            continue
+        by_path[str(path)] += 1
+        if digest is not None and str(path) not in by_hash.setdefault(str(digest), []):
+            by_hash[str(digest)].append(str(path))
+    notes = [
+        f"the same file is given {n} times: {p!r}; each mention counts as a separate input"
+        for p, n in by_path.items()
+        if n > 1
+    ]
+    notes += [
+        "files of identical content (same SHA-256): "
+        + ", ".join(repr(p) for p in paths)
+        + "; each counts as a separate input"
+        for paths in by_hash.values()
+        if len(paths) > 1
+    ]
+    return notes
 
 
 def check_distinct(inputs: Sequence[Input]) -> None:

@@ -78,6 +78,7 @@ from passhat.estimators import (
 from passhat.trials import Trials
 
 __all__ = [
+    "POPULATION_CI_METHODS",
     "TASK_METHODS",
     "benchmark_se",
     "estimate_intervals",
@@ -90,6 +91,9 @@ __all__ = [
 
 #: Per-task interval methods for a success rate.
 TASK_METHODS = ("wilson", "clopper-pearson", "jeffreys")
+#: Population-scope methods of :func:`estimate_intervals`: the task bootstrap's two intervals,
+#: or the analytic logit-t interval where the rule would bootstrap (:mod:`passhat.analytic`).
+POPULATION_CI_METHODS = (*CI_METHODS, "analytic")
 
 
 # --------------------------------------------------------- per-task intervals
@@ -363,7 +367,9 @@ def estimate_intervals(
         Task weights (zero outside ``include``).
     ks : sequence of int
     ci, n_boot, seed, ci_method
-        Level, resamples / posterior draws, seed, bootstrap interval.
+        Level, resamples / posterior draws, seed, and the population interval where the rule
+        would take the task bootstrap: "bca", "percentile" or "analytic" (the logit-t
+        interval of :mod:`passhat.analytic`; no resampling).
     predictive : int, optional
         Also give the interval of a new benchmark of this many tasks
         (scope "predictive").
@@ -389,7 +395,7 @@ def estimate_intervals(
     """
     level = check_ci(ci)
     nb = check_n_boot(n_boot)
-    meth = check_method(ci_method, CI_METHODS, "ci_method")
+    meth = check_method(ci_method, POPULATION_CI_METHODS, "ci_method")
     whole = isinstance(predictive, int | np.integer) and not isinstance(predictive, bool)
     if predictive is not None and (not whole or predictive < 1):
         raise OptionError(f"predictive must be a whole number of tasks ≥ 1 (got {predictive!r})")

@@ -7,7 +7,9 @@ know which interval is valid where:
 **Population scope** (the expected value over tasks like these, E g(p)):
 
 * the **task bootstrap** (BCa, falling back to percentile where BCa
-  degenerates; :mod:`passhat.bootstrap`) when there are at least
+  degenerates; :mod:`passhat.bootstrap`; or, with ``ci_method="analytic"``,
+  the logit-t interval of :mod:`passhat.analytic`, no resampling; studies/analytic_interval
+  compares the two) when there are at least
   :data:`MIN_TASKS` tasks and at least :data:`MIN_SIDE` of them lie on each
   side of the estimate (their own per-task estimates strictly below and
   strictly above it) — then the resampled means have room to vary and the
@@ -128,6 +130,9 @@ MIN_SIDE = 10
 MIN_FLAKY = 10
 #: Hyperpriors of the hierarchical model the intervals use (those of ``passhat.fit``).
 DEFAULT_PRIOR = HyperPrior()
+#: The analytic interval ``ci_method="analytic"`` takes (:mod:`passhat.analytic`;
+#: studies/analytic_interval compares both kinds with the task bootstrap).
+ANALYTIC_KIND = "logit-t"
 #: Grid points per axis for the posterior.
 GRID_SIZE = 256
 #: Grid points per axis for posterior expectations (smooth functions need fewer).
@@ -369,8 +374,11 @@ def scope_intervals(
     n_boot : int
         Bootstrap resamples, and posterior draws where the model draws.
     rng : numpy.random.Generator
-    ci_method : {"bca", "percentile"}
-        The bootstrap interval where the rule picks the bootstrap.
+    ci_method : {"bca", "percentile", "analytic"}
+        The interval where the rule picks the task bootstrap: BCa, percentile, or the
+        analytic logit-t interval (:func:`passhat.analytic.analytic_interval`; its method says
+        "analytic … (rule: ci_method analytic; …)"). The other regimes keep their method;
+        clusters always take the cluster bootstrap (BCa with "analytic").
     predictive : int, optional
         Also give the interval for a new benchmark of this many tasks.
     prior : HyperPrior
@@ -422,7 +430,9 @@ def scope_intervals(
     out: dict[tuple[Column, str], tuple[float, float, str]] = {}
     # the random draws in this order: population, benchmark, then a new benchmark's stream
     if clusters is None:
-        resampled = _population(out, setup, rng=rng, ci_method=ci_method)
+        resampled = _population(
+            out, setup, rng=rng, ci_method=ci_method, predictive=predictive is not None
+        )
     else:
         groups = np.asarray(clusters, dtype=object).ravel()
         if groups.size != nn.size:
@@ -494,11 +504,14 @@ def _population(
     *,
     rng: np.random.Generator,
     ci_method: str,
+    predictive: bool = False,
 ) -> dict[int, NDArray[np.float64]]:
-    """The population scope's interval of every column, by the rule: the task bootstrap with
-    enough tasks on each side of the estimate, the Bayesian bootstrap with enough tasks but
-    too few on a side, the hierarchical posterior with few tasks. Returns the resampled
-    values (column → draws) that a new benchmark's interval reuses."""
+    """The population scope's interval of every column, by the rule: the task bootstrap (or
+    with ``ci_method="analytic"`` the analytic interval) with enough tasks on each side of
+    the estimate, the Bayesian bootstrap with enough tasks but too few on a side, the
+    hierarchical posterior with few tasks. Returns the resampled values (column → draws)
+    that a new benchmark's interval reuses (``predictive``: drawn for the analytic columns
+    too, from a side stream)."""
     cats, cols, theta, n_boot, alpha = (
         setup.cats,
         setup.cols,
@@ -514,7 +527,12 @@ def _population(
     use_boot = many & (below >= MIN_SIDE) & (above >= MIN_SIDE)
     use_bayes = many & ~use_boot
     resampled: dict[int, NDArray[np.float64]] = {}  # column → draws (bootstrap or Bayesian)
-    if use_boot.any():
+    if use_boot.any() and ci_method == "analytic":
+        _analytic_population(out, setup, use_boot)
+        if predictive:  # a new benchmark's interval resamples; a side stream keeps rng's draws
+            draws = draw_stats(cats, n_boot=n_boot, rng=_side_stream(rng))
+            resampled.update({j: draws[:, j] for j in np.flatnonzero(use_boot).tolist()})
+    elif use_boot.any():
         boot_draws = draw_stats(cats, n_boot=n_boot, rng=rng)
         lo, hi, labels = interval_from_draws(
             theta, boot_draws, cats, ci=setup.level, method=ci_method
@@ -559,6 +577,24 @@ def _population(
     return resampled
 
 
+def _analytic_population(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    use: NDArray[np.bool_],
+) -> None:
+    """The analytic interval (:func:`passhat.analytic.analytic_interval`) of the columns in
+    ``use`` — where the rule would take the task bootstrap — with the rule that picked it."""
+    from passhat.analytic import analytic_interval
+
+    cats = setup.cats
+    lo, hi, label = analytic_interval(
+        cats.values, cats.freq, cats.weights, ci=setup.level, kind=ANALYTIC_KIND
+    )
+    why = f"ci_method analytic; ≥ {MIN_TASKS} tasks, ≥ {MIN_SIDE} on each side of the estimate"
+    for j in np.flatnonzero(use).tolist():
+        out[(setup.cols[j], "population")] = (float(lo[j]), float(hi[j]), f"{label} (rule: {why})")
+
+
 def _cluster_population(
     out: dict[tuple[Column, str], tuple[float, float, str]],
     setup: _Setup,
@@ -583,12 +619,11 @@ def _cluster_population(
             )
         return {}
     draws = draw_stats(ccats, n_boot=setup.n_boot, rng=rng)
-    lo, hi, labels = interval_from_draws(
-        setup.theta, draws, ccats, ci=setup.level, method=ci_method
-    )
-    few = ""
+    method = "bca" if ci_method == "analytic" else ci_method
+    lo, hi, labels = interval_from_draws(setup.theta, draws, ccats, ci=setup.level, method=method)
+    few = "; ci_method analytic does not apply to clusters" if ci_method == "analytic" else ""
     if n_cl < FEW_CLUSTERS:
-        few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
+        few += f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
     for j, col in enumerate(setup.cols):
         out[(col, "population")] = (
             float(lo[j]),

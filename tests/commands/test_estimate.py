@@ -304,3 +304,40 @@ def test_cluster_errors_name_the_task(tmp_path: Path, capsys: pytest.CaptureFixt
     bad(capsys, ["estimate", two, "--cluster", "nope"], r"'nope' \(given for cluster\) is missing")
     path = _clustered_csv(tmp_path)
     bad(capsys, ["estimate", path, "--cluster", "repo", "--ignore-clusters"], "contradict")
+
+
+def test_ci_method_analytic_prints_what_the_api_computes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--ci-method analytic: the JSON rows are the API's; every population interval of τ-bench
+    airline (50 tasks, ≥ 10 on each side of each estimate) is the analytic one, and the method
+    line says which rule picked it. Oracle for pass^2: the hand logit-t on the per-task
+    C(c, 2)/C(4, 2) (scipy's t on 49 df)."""
+    import numpy as np
+    from scipy import special, stats
+
+    argv = ["estimate", "--example", "tau-airline", "--k", "2", "--ci", "0.95", "--json"]
+    rc, out, _ = run(capsys, [*argv, "--ci-method", "analytic"])
+    assert rc == 0
+    rows = [r for r in json.loads(out)["estimates"] if r["scope"] == "population"]
+    api = ph.estimate(ph.load_example("tau-airline"), k=2, ci=0.95, ci_method="analytic")
+    assert api.settings["ci_method"] == "analytic"
+    pop = api.table[api.table["scope"] == "population"]
+    assert [r["metric"] for r in rows] == pop["metric"].tolist()
+    got = [v for r in rows for v in (r["lower"], r["upper"])]
+    assert got == pytest.approx(pop[["lower", "upper"]].to_numpy().ravel().tolist())
+    assert (
+        pop["method"].str.startswith("analytic logit-t interval (delta method, t on 49 df)").all()
+    )
+    from passhat.estimators import as_counts
+
+    c = np.asarray(as_counts(ph.load_example("tau-airline"))["c"].values[0], dtype=float)
+    v = c * (c - 1) / 12.0
+    half = stats.t.ppf(0.975, 49) * stats.sem(v) / (v.mean() * (1 - v.mean()))
+    hand = special.expit(special.logit(v.mean()) + np.array([-half, half]))
+    hat = pop[pop["metric"] == "pass_hat_k"].iloc[0]
+    assert (hat["lower"], hat["upper"]) == pytest.approx(tuple(hand), rel=1e-10)
+    rc, out, _ = run(capsys, [*argv[:-1], "--ci-method", "analytic"])
+    assert rc == 0 and "rule: ci_method analytic; ≥ 30 tasks, ≥ 10 on each side" in out
+    rc, _, err = run(capsys, [*argv, "--ci-method", "wald"])
+    assert rc == 2 and "analytic" in err and len(err.strip().splitlines()) == 1

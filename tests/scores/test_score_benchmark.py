@@ -112,6 +112,31 @@ def test_intervals_name_both_scopes_and_how() -> None:
     assert rows[rows["scope"] == "population"]["method"].str.contains("bootstrap").all()
 
 
+def test_analytic_score_intervals_are_the_logit_t_of_the_per_task_values() -> None:
+    """ci_method="analytic" on partial-credit scores: where the rule would bootstrap, the
+    population interval is the logit-t interval of the per-task values (oracle: the hand
+    computation with scipy's t on T − 1 df); the benchmark scope is unchanged."""
+    from scipy import special, stats
+
+    rng = np.random.default_rng(7)
+    vals = rng.beta(2.0, 3.0, size=(60, 1))
+    var = np.full((60, 1), 0.01)
+    n, w, cols = np.full(60, 4.0), np.ones(60), [("mean_score", 1)]
+    opts = {"ci": 0.9, "n_boot": 300}
+    ana = score_scope_intervals(vals, var, n, w, cols, rng=rng, ci_method="analytic", **opts)
+    bca = score_scope_intervals(vals, var, n, w, cols, rng=rng, **opts)
+    pop = ana[ana["scope"] == "population"].iloc[0]
+    v = vals[:, 0]
+    half = stats.t.ppf(0.95, 59) * stats.sem(v) / (v.mean() * (1 - v.mean()))
+    hand = special.expit(special.logit(v.mean()) + np.array([-half, half]))
+    assert (pop["lower"], pop["upper"]) == pytest.approx(tuple(hand), rel=1e-10)
+    assert (
+        pop["method"].startswith("analytic logit-t interval")
+        and "ci_method analytic" in pop["method"]
+    )
+    assert ana[ana["scope"] == "benchmark"].equals(bca[bca["scope"] == "benchmark"])
+
+
 def test_missing_or_out_of_range_scores_are_errors_naming_the_run() -> None:
     df = _frame(5)
     bad = df.copy()

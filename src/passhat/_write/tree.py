@@ -364,21 +364,21 @@ def _swap_in(tree: _Tree, files: Mapping[str, FileContent], where: list[Path]) -
     """Build the whole directory in a hidden sibling, then put it in place with one rename (an
     interrupt from then on waits until the old directory is removed: the new one is in place)."""
     out = tree.path
-    staging: Path | None = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING}", dir=out.parent))
-    assert staging is not None
+    built = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING}", dir=out.parent))
+    staging: Path | None = built  # what is left to remove on the way out
     try:
         hashes = {}
         for rel, content in files.items():
-            target = staging / rel
+            target = built / rel
             where.append(out / rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             write_into(target, content)
             hashes[rel] = _sha256(target)
         where.append(out / MANIFEST)
-        write_into(staging / MANIFEST, _manifest_text(hashes))
+        write_into(built / MANIFEST, _manifest_text(hashes))
         where.append(out)
         with deferred_signals():
-            staging = _put_in_place(tree, staging)
+            staging = _put_in_place(tree, built)
             if staging is not None:  # the old directory: removed before an interrupt counts
                 shutil.rmtree(staging, ignore_errors=True)
                 staging = None

@@ -17,6 +17,7 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    grader_options,
     json_option,
     k_option,
     n_boot_option,
@@ -69,11 +70,12 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
 @seed_option(help="Seed of the resamples and draws (printed with the intervals).")
 @click.option(
     "--ci-method",
-    type=click.Choice(["bca", "percentile"]),
+    type=click.Choice(["bca", "percentile", "analytic"]),
     default="bca",
     show_default=True,
-    help="Task-bootstrap interval, where the rule picks the bootstrap (BCa falls back to "
-    "percentile where degenerate).",
+    help="The population interval where the rule picks the task bootstrap: BCa (falls back "
+    "to percentile where degenerate), percentile, or analytic (logit-t on the per-task "
+    "estimates, no resampling).",
 )
 @click.option(
     "--predictive",
@@ -140,6 +142,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also cost per run, per success, per all-k-pass and pass^k per unit cost (needs a "
     "cost column).",
 )
+@grader_options()
 @json_option("tasks", "estimates")
 @paper_option(scopes=("population", "benchmark", "predictive"))
 @quiet_option("No notes, only the table.")
@@ -164,12 +167,31 @@ def estimate_cmd(
     by: str | None,
     curve: bool,
     cost: bool,
+    sensitivity: float | None,
+    specificity: float | None,
+    audit: list[int] | None,
+    truth: str | None,
     as_json: bool,
     paper: str | None,
     scope: str,
     quiet: bool,
 ) -> None:
-    """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
+    """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).
+
+    With --grader-sensitivity and --grader-specificity, --grader-audit or --grader-truth: the
+    same corrected for a noisy grader, with intervals that include the grader's uncertainty.
+    """
+    grader = {"sensitivity": sensitivity, "specificity": specificity, "audit": audit,
+              "truth": truth}  # fmt: skip
+    if any(v is not None for v in grader.values()):
+        others = {"--weights": weights != "equal", "--min-runs": min_runs is not None,
+                  "--matched": matched, "--predictive": predictive is not None,
+                  "--cluster": cluster_column is not None, "--ignore-clusters": ignore_clusters,
+                  "--scores": scores, "--thresholds": thresholds is not None, "--curve": curve,
+                  "--by": by is not None, "--cost": cost, f"--{paper}": paper is not None,
+                  "--ci-method": ci_method != "bca"}  # fmt: skip
+        _grader_estimate(source, k, ci, n_boot, seed, grader, others, per_task, as_json, quiet)
+        return
     extra = {"--per-task": per_task, "--by": by is not None, "--scores": scores,
              "--thresholds": thresholds is not None, "--curve": curve, "--cost": cost}  # fmt: skip
     asked = [name for name, on in extra.items() if on]
@@ -211,6 +233,35 @@ def estimate_cmd(
         emit_paper(est, paper, scope=scope)
     else:
         show(est.view(per_task=per_task, curve=curve, cost=cost), quiet=quiet)
+
+
+def _grader_estimate(
+    source: InputSpec,
+    k: list[int] | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int,
+    grader: dict[str, Any],
+    others: dict[str, bool],
+    per_task: bool,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """``estimate --grader-…``: the estimate corrected for the grader's error."""
+    asked = [name for name, on in others.items() if on]
+    if asked:
+        raise OptionError(
+            f"{asked[0]} does not combine with the grader options (--grader-sensitivity, "
+            "--grader-specificity, --grader-audit, --grader-truth) yet; leave one out"
+        )
+    from passhat.graders.correct import correct  # pandas, SciPy: not for --help
+
+    data = source.load(quiet=quiet, runs=grader["truth"] is not None)
+    res = correct(data, k=k, ci=ci, n_boot=n_boot, seed=seed, **grader)
+    if as_json:
+        emit_json(res.to_dict(per_task=per_task))
+    else:
+        show(res.view(per_task=per_task), quiet=quiet)
 
 
 def _without_clusters(data: Any) -> Any:

@@ -122,7 +122,14 @@ def _population(
     t = len(vals)
     use_boot = (t >= MIN_TASKS) & (below >= MIN_SIDE) & (above >= MIN_SIDE)
     out: list[tuple[float, float, str]] = [(np.nan, np.nan, "")] * len(cols)
-    if use_boot.any():
+    if use_boot.any() and ci_method == "analytic":
+        from passhat.analytic import analytic_interval
+
+        lo, hi, label = analytic_interval(cats.values, cats.freq, cats.weights, ci=ci)
+        why = f"ci_method analytic; ≥ {MIN_TASKS} tasks, ≥ {MIN_SIDE} on each side of the estimate"
+        for j in np.flatnonzero(use_boot).tolist():
+            out[j] = (float(lo[j]), float(hi[j]), f"{label} (rule: {why})")
+    elif use_boot.any():
         draws = draw_stats(cats, n_boot=n_boot, rng=rng)
         lo, hi, labels = interval_from_draws(theta, draws, cats, ci=ci, method=ci_method)
         why = f"≥ {MIN_TASKS} tasks, ≥ {MIN_SIDE} on each side of the estimate"
