@@ -71,3 +71,25 @@ def test_committed_rerun_is_its_replicates_summarised(study) -> None:
     )
     readme = (rerun / "README.md").read_text()
     assert f"**Verdict (these settings): {int(df['done'].sum())}/{len(df)} cells done**" in readme
+
+
+def test_committed_histogram_rule_table(study) -> None:
+    """The histogram's rule alone (reports/fit_shapes/histogram_rule.*): every cell of the grid,
+    binomial Monte-Carlo s.e., and the report's count of cells at or above the goal; one
+    replicate recomputed gives the same truth-below flags as the rule's own intervals."""
+    table = REPORT / "histogram_rule.csv"
+    if not table.exists():
+        pytest.skip("reports/fit_shapes has no committed histogram-rule table (run the study)")
+    df = pd.read_csv(table)
+    assert len(df) == sum(2 * len(study.cells(n)) for _, n in study.DESIGNS) * len(study.TRUTHS)
+    np.testing.assert_allclose(
+        df["mc_se"], np.sqrt(df["coverage"] * (1 - df["coverage"]) / df["reps"])
+    )
+    ok = int((df["coverage"] >= study.GOAL).sum())
+    assert (
+        f"**{ok}/{len(df)} cells cover ≥ {study.GOAL}**"
+        in (REPORT / "histogram_rule.md").read_text()
+    )
+    rows = study.histogram_replicate(0, 50, 3, 0)
+    assert len(rows) == 2 * len(study.cells(3))
+    assert all(not (r["covered"] and r["below"]) for r in rows)
