@@ -284,6 +284,34 @@ def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
     return deco
 
 
+def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
+    import math
+
+    if value is None:
+        return None
+    try:
+        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
+    except ValueError:
+        out = [float("nan")]
+    if not out or not all(math.isfinite(v) for v in out):
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
+    return out
+
+
+def thresholds_option() -> Callable[[F], F]:
+    """``--thresholds T1,T2,...``: the pass thresholds of the partial-credit curve (implies
+    ``--scores``); the command receives ``thresholds`` (None or a list of floats)."""
+    return click.option(
+        "--thresholds",
+        callback=_parse_thresholds,
+        default=None,
+        metavar="T1,T2,...",
+        help="The pass thresholds of the --scores curve (implies --scores; default: the "
+        "distinct scores, or 0, 0.05, ..., 1).",
+    )
+
+
 def _parse_audit(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
     """``90,10,80,20`` → [90, 10, 80, 20]; the counts' rules are the library's to check."""
     if value is None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 from typing import Any
 
 import click
 
 from passhat.commands._common import (
     InputSpec,
+    cluster_options,
+    clustered_input,
     input_options,
     quiet_option,
     unscored_tasks_option,
@@ -23,24 +23,12 @@ from passhat.commands._options import (
     n_boot_option,
     paper_option,
     seed_option,
+    thresholds_option,
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 
 __all__ = ["register"]
-
-
-def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
-    if value is None:
-        return None
-    try:
-        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
-    except ValueError:
-        out = [float("nan")]
-    if not out or not all(math.isfinite(v) for v in out):
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
-    return out
 
 
 @command("estimate")
@@ -84,20 +72,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     metavar="T",
     help="With --ci: also the interval a new benchmark of T tasks like these would show.",
 )
-@click.option(
-    "--cluster",
-    "cluster_column",
-    default=None,
-    metavar="COLUMN",
-    help="The column naming each task's cluster (repository, document...; as --map "
-    "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
-    "used without it.",
-)
-@click.option(
-    "--ignore-clusters",
-    is_flag=True,
-    help="Treat the tasks as independent even when the input has a cluster column.",
-)
+@cluster_options
 @click.option(
     "--per-task",
     is_flag=True,
@@ -116,14 +91,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also the mean score and the expected best / worst of k of each run's score in [0, 1] "
     "(partial credit; unbiased per task), and the threshold curve in --json.",
 )
-@click.option(
-    "--thresholds",
-    callback=_parse_thresholds,
-    default=None,
-    metavar="T1,T2,...",
-    help="The pass thresholds of the --scores curve (implies --scores; default: the distinct "
-    "scores, or 0, 0.05, ..., 1).",
-)
+@thresholds_option()
 @click.option(
     "--curve",
     is_flag=True,
@@ -202,14 +170,11 @@ def estimate_cmd(
         )
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
-    if cluster_column is not None and ignore_clusters:
-        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
-    if cluster_column is not None:
-        source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
     # --scores and --cost need every run (its score, its cost): a large file is read whole
-    data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
-    if ignore_clusters:
-        data = _without_clusters(data)
+    data = clustered_input(
+        source, cluster_column=cluster_column, ignore_clusters=ignore_clusters, quiet=quiet,
+        runs=scores or thresholds is not None or cost,
+    )  # fmt: skip
     est = _estimate(
         data,
         k=k,
@@ -262,17 +227,6 @@ def _grader_estimate(
         emit_json(res.to_dict(per_task=per_task))
     else:
         show(res.view(per_task=per_task), quiet=quiet)
-
-
-def _without_clusters(data: Any) -> Any:
-    """The input without its cluster column (--ignore-clusters: tasks as independent)."""
-    if isinstance(data, list | tuple):
-        return [_without_clusters(d) for d in data]
-    if hasattr(data, "drop_vars"):  # a count table
-        return data.drop_vars("cluster", errors="ignore")
-    if "cluster" in data.frame.columns:  # trials
-        return replace(data, frame=data.frame.drop(columns="cluster"))
-    return data
 
 
 def register(cli: click.Group) -> None:
