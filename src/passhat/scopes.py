@@ -92,6 +92,7 @@ from passhat.bootstrap import (
     FEW_CLUSTERS,
     Categories,
     bayesian_bootstrap_draws,
+    bound_bootstrap_draws,
     cluster_categories,
     draw_stats,
     interval_from_draws,
@@ -512,13 +513,7 @@ def _population(
     hierarchical posterior with few tasks. Returns the resampled values (column → draws)
     that a new benchmark's interval reuses (``predictive``: drawn for the analytic columns
     too, from a side stream)."""
-    cats, cols, theta, n_boot, alpha = (
-        setup.cats,
-        setup.cols,
-        setup.theta,
-        setup.n_boot,
-        setup.alpha,
-    )
+    cats, cols, theta, n_boot = setup.cats, setup.cols, setup.theta, setup.n_boot
     vals = cats.values
     tol = 1e-12
     below = ((vals < theta - tol) * cats.freq[:, None]).sum(axis=0)
@@ -546,35 +541,85 @@ def _population(
                 f"task bootstrap {labels[j]}, {n_boot} resamples (rule: {why})",
             )
     if use_bayes.any():
-        bb = bayesian_bootstrap_draws(cats, n_boot=n_boot, rng=rng)
-        q = np.quantile(bb, [alpha / 2, 1 - alpha / 2], axis=0)
-        for j in np.flatnonzero(use_bayes).tolist():
-            resampled[j] = bb[:, j]
-            side = (
-                "either side"
-                if below[j] < MIN_SIDE and above[j] < MIN_SIDE
-                else ("below" if below[j] < MIN_SIDE else "above")
-            )
-            out[(cols[j], "population")] = (
-                float(q[0, j]),
-                float(q[1, j]),
-                f"Bayesian bootstrap with half a pseudo-task at 0 and at 1, {n_boot} draws "
-                f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)",
-            )
+        # the draws a new benchmark's interval reuses: half a pseudo-task at 0 and at 1
+        resampled.update(_bounded_population(out, setup, use_bayes, below, above, rng=rng))
     if not many:
-        nodes = setup.model.population_nodes
-        q = weighted_quantiles(
-            population_values(nodes, cols), nodes.weight, [alpha / 2, 1 - alpha / 2]
-        )
-        note = weights_method(cats.weights, cats.freq)
-        for j in range(len(cols)):
-            out[(cols[j], "population")] = (
-                float(q[0, j]),
-                float(q[1, j]),
-                "hierarchical Beta-Binomial posterior, grid quadrature "
-                f"(rule: fewer than {MIN_TASKS} tasks){note}",
-            )
+        _model_population(out, setup, rng=rng)
     return resampled
+
+
+def _bounded_population(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    use: NDArray[np.bool_],
+    below: NDArray[np.float64],
+    above: NDArray[np.float64],
+    *,
+    rng: np.random.Generator,
+) -> dict[int, NDArray[np.float64]]:
+    """The Bayesian bootstrap of the columns in ``use``: half a pseudo-task at 0 and at 1,
+    or, where every task's value is 0 or 1, one whole pseudo-task at the bound
+    (:func:`passhat.bootstrap.bound_bootstrap_draws`, drawn from a side stream: the
+    Clopper–Pearson interval of the share of tasks at 1, which reaches 0 when none is,
+    where the half pseudo-tasks give the Jeffreys interval, below 90% at 90% for a
+    share near 0.04 of 20–50 tasks). Returns the half-pseudo-task draws, which a new
+    benchmark's interval reuses."""
+    n_boot, alpha, vals = setup.n_boot, setup.alpha, setup.cats.values
+    bb = bayesian_bootstrap_draws(setup.cats, n_boot=n_boot, rng=rng)
+    q = np.quantile(bb, [alpha / 2, 1 - alpha / 2], axis=0)
+    binary = use & np.all((vals == 0.0) | (vals == 1.0), axis=0)
+    if binary.any():
+        lo_d, hi_d = bound_bootstrap_draws(setup.cats, n_boot=n_boot, rng=_side_stream(rng))
+        q[0, binary] = np.quantile(lo_d[:, binary], alpha / 2, axis=0)
+        q[1, binary] = np.quantile(hi_d[:, binary], 1 - alpha / 2, axis=0)
+    for j in np.flatnonzero(use).tolist():
+        side = (
+            "either side"
+            if below[j] < MIN_SIDE and above[j] < MIN_SIDE
+            else ("below" if below[j] < MIN_SIDE else "above")
+        )
+        how = (
+            f"Bayesian bootstrap with one pseudo-task at the bound, {n_boot} draws "
+            "(Clopper–Pearson type: at 0 for the lower end, at 1 for the upper; rule: every "
+            f"task's value 0 or 1, ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)"
+            if binary[j]
+            else f"Bayesian bootstrap with half a pseudo-task at 0 and at 1, {n_boot} draws "
+            f"(rule: ≥ {MIN_TASKS} tasks, fewer than {MIN_SIDE} {side} the estimate)"
+        )
+        out[(setup.cols[j], "population")] = (float(q[0, j]), float(q[1, j]), how)
+    return {j: bb[:, j] for j in np.flatnonzero(use).tolist()}
+
+
+def _model_population(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    *,
+    rng: np.random.Generator,
+) -> None:
+    """Fewer than :data:`MIN_TASKS` tasks: the hierarchical posterior's equal-tailed interval,
+    joined, where no task shows both outcomes, with the Bayesian bootstrap with one
+    pseudo-task at the bound (Clopper–Pearson on the all-pass tasks; drawn from a side
+    stream): then the model cannot tell the spread of the rates from the binomial noise,
+    and its interval of a share near 0 or 1 covered 0.80 at 90% (reports/extremes)."""
+    cols, alpha, cats = setup.cols, setup.alpha, setup.cats
+    nodes = setup.model.population_nodes
+    q = weighted_quantiles(population_values(nodes, cols), nodes.weight, [alpha / 2, 1 - alpha / 2])
+    note = weights_method(cats.weights, cats.freq)
+    how = (
+        f"hierarchical Beta-Binomial posterior, grid quadrature (rule: fewer than {MIN_TASKS} "
+        "tasks)"
+    )
+    if not np.any((setup.c_j > 0) & (setup.c_j < setup.n_j)):
+        lo_d, hi_d = bound_bootstrap_draws(cats, n_boot=setup.n_boot, rng=_side_stream(rng))
+        q[0] = np.minimum(q[0], np.quantile(lo_d, alpha / 2, axis=0))
+        q[1] = np.maximum(q[1], np.quantile(hi_d, 1 - alpha / 2, axis=0))
+        how = (
+            "hierarchical Beta-Binomial posterior, grid quadrature, joined with the Bayesian "
+            f"bootstrap with one pseudo-task at the bound (Clopper–Pearson type), {setup.n_boot} "
+            f"draws (rule: fewer than {MIN_TASKS} tasks, none with both outcomes)"
+        )
+    for j in range(len(cols)):
+        out[(cols[j], "population")] = (float(q[0, j]), float(q[1, j]), how + note)
 
 
 def _analytic_population(
