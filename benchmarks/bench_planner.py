@@ -4,7 +4,10 @@ Targets (issue 5): each closed-form query < 50 ms in-process; the design table o
 (tasks, runs per task) of a 10,000-run budget < 1 s (``all_pairs=True``; the default table
 keeps the efficient rows). Baseline for the design table: a per-(T, n) Python loop that
 evaluates the same exact BetaBinomial average with scipy.stats.betabinom and math.comb, on
-the efficient rows. Run: ``.venv/bin/python benchmarks/bench_planner.py``.
+the efficient rows. Then ``plan.power``'s default (compare's sign-flip test, its power computed)
+beside the paired t-test, in the same process, for each form of the question (CPU seconds,
+best of 3; every answer includes its sensitivity table over 7–8 correlations); target: a few
+seconds at most for one design. Run: ``.venv/bin/python benchmarks/bench_planner.py``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,38 @@ def baseline_design(rows: list[tuple[int, int]], k: int) -> list[dict[str, float
     return out
 
 
+def cpu_best_of(fn, repeat=3):
+    """Least CPU seconds (user + sys of this process) of ``repeat`` calls, and the last result."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        out = fn()
+        times.append(time.process_time() - t0)
+    return min(times), out
+
+
+def power_methods() -> None:
+    """plan.power's default (sign-flip, computed) beside the t-test, every form of the question."""
+    prior = plan.Assumptions(mean=0.6, icc=0.3)
+    forms = {
+        "power at 100 tasks × 5 runs": {"delta": 0.1, "tasks": 100, "runs_per_task": 5},
+        "tasks for power 0.8 at 5 runs": {"delta": 0.1, "runs_per_task": 5, "power": 0.8},
+        "runs per task at 100 tasks": {"delta": 0.1, "tasks": 100, "power": 0.8},
+        "delta at 100 tasks × 5 runs": {"tasks": 100, "runs_per_task": 5, "power": 0.8},
+        "designs table (1 … 16 runs)": {"delta": 0.1, "power": 0.8},
+        "pass^5, tasks at 5 runs": {"delta": 0.05, "runs_per_task": 5, "power": 0.8, "k": 5,
+                                    "metric": "pass_hat_k"},
+    }  # fmt: skip
+    print("\nplan.power (μ = 0.6, ICC = 0.3; CPU s, best of 3; target: a few seconds at most)")
+    print(f"  {'question':<32} {'sign-flip (default)':>20} {'t-test':>10}  answers")
+    plan.power(prior=prior, **forms["power at 100 tasks × 5 runs"])  # warm imports
+    for name, ask in forms.items():
+        p_ask = {"prior": plan.Assumptions(mean=0.77, icc=0.4)} if "k" in ask else {"prior": prior}
+        t_sf, sf = cpu_best_of(lambda a=ask, p=p_ask: plan.power(**p, **a))
+        t_tt, tt = cpu_best_of(lambda a=ask, p=p_ask: plan.power(**p, **a, method="t-test"))
+        print(f"  {name:<32} {t_sf:>18.3f} s {t_tt:>8.3f} s  {sf.answer()} | {tt.answer()}")
+
+
 def main() -> None:
     queries = {
         "runs_to_detect(flip_rate=0.1)": lambda: plan.runs_to_detect(flip_rate=0.1),
@@ -74,8 +109,14 @@ def main() -> None:
         "choose_k(0.1, acceptable 0.001)": lambda: plan.choose_k(
             unacceptable_failure_rate=0.1, acceptable_failure_rate=0.001
         ),
-        "power(delta=.05, n=5, power=.8, pass^5)": lambda: plan.power(
-            delta=0.05, runs_per_task=5, power=0.8, prior=PRIOR, k=5, metric="pass_hat_k"
+        "power(delta=.05, n=5, power=.8, pass^5, t-test)": lambda: plan.power(
+            delta=0.05,
+            runs_per_task=5,
+            power=0.8,
+            prior=PRIOR,
+            k=5,
+            metric="pass_hat_k",
+            method="t-test",
         ),
     }
     print("closed-form queries (best of 5, in-process; target < 50 ms each)")
@@ -133,6 +174,7 @@ def main() -> None:
         f"{1e3 * t_all:.1f} ms ({'OK' if t_all < 1 else 'OVER'} target 1 s); same optimum as "
         f"the efficient table: {same}"
     )
+    power_methods()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ read(path)
     Inspect AI logs, and the other supported formats (the format is sniffed).
 estimate(data, k=…, ci=…)
     Unbiased pass@k / pass^k / mean per system, with intervals in both scopes.
+correct_grader(data, audit=…, ci=…)
+    The same corrected for a noisy grader's sensitivity and specificity.
 compare(data, …) and rank(data, …)
     Paired differences between systems on matched tasks; a leaderboard with rank
     intervals and tiers.
@@ -54,7 +56,7 @@ from passhat.errors import (
 )
 
 if TYPE_CHECKING:
-    from passhat import io
+    from passhat import graders, io
     from passhat import planner as plan
     from passhat._version import __version__
     from passhat.compare import Classification, Comparison, classify, compare
@@ -72,6 +74,8 @@ if TYPE_CHECKING:
         plugin_pass_hat_k,
     )
     from passhat.examples import load_example, load_example_traces
+    from passhat.graders.correct import correct_grader
+    from passhat.graders.result import GraderCorrection
     from passhat.intervals import task_intervals
     from passhat.io import read, read_counts, read_traces, read_trials
     from passhat.model import Fit, JointFit, compare_models, fit, load_fit
@@ -101,6 +105,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "plugin_pass_hat_k",
     ),
     "passhat.examples": ("load_example", "load_example_traces"),
+    "passhat.graders.correct": ("correct_grader",),
+    "passhat.graders.result": ("GraderCorrection",),
     "passhat.intervals": ("task_intervals",),
     "passhat.io": ("read", "read_counts", "read_traces", "read_trials"),
     "passhat.model": ("Fit", "JointFit", "compare_models", "fit", "load_fit"),
@@ -113,7 +119,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat.trials": ("Trials", "counts_from_arrays"),
 }
 #: Public names that are modules.
-_MODULES: dict[str, str] = {"io": "passhat.io", "plan": "passhat.planner"}
+_MODULES: dict[str, str] = {
+    "graders": "passhat.graders",
+    "io": "passhat.io",
+    "plan": "passhat.planner",
+}
 
 lazy_exports(__name__, _EXPORTS, _MODULES)
 
@@ -127,6 +137,7 @@ __all__ = [
     "Estimate",
     "Fit",
     "FormatError",
+    "GraderCorrection",
     "InputError",
     "JointFit",
     "ModelError",
@@ -143,10 +154,12 @@ __all__ = [
     "classify",
     "compare",
     "compare_models",
+    "correct_grader",
     "counts_from_arrays",
     "divergence",
     "estimate",
     "fit",
+    "graders",
     "heterogeneity_test",
     "io",
     "load_example",

@@ -97,6 +97,8 @@ IV_COLUMNS = (
     "cost_per_success_upper",
     "cost_per_all_k_pass_lower",
     "cost_per_all_k_pass_upper",
+    "pass_hat_k_per_cost_lower",
+    "pass_hat_k_per_cost_upper",
 )
 
 #: Most resampled task values held at once (resamples × tasks) in the bootstrap.
@@ -159,6 +161,19 @@ def _intervals(
     return {"success": (lo[:1], hi[:1]), "all_k": (kk[1:] * lo[1:], kk[1:] * hi[1:])}
 
 
+def _inverse(lo: float, hi: float) -> tuple[float, float]:
+    """The interval of pass^k per unit cost from that of its inverse, the cost per all-k-pass
+    (1/x is decreasing on (0, ∞], so the ends swap: 1/∞ = 0, and 1/0 = ∞).
+
+    Examples
+    --------
+    >>> _inverse(0.5, float("inf"))
+    (0.0, 2.0)
+    """
+    with np.errstate(divide="ignore"):
+        return float(np.float64(1.0) / hi), float(np.float64(1.0) / lo)
+
+
 def cost_estimate(
     cells: CostCells,
     wide: pd.DataFrame,
@@ -192,7 +207,8 @@ def cost_estimate(
             iv = _intervals(per_run[s, on], rates[s, on], weights[s, on], ks, boot=boot,
                             name=name)  # fmt: skip
             ivs += [(iv["success"][0][0], iv["success"][1][0], iv["all_k"][0][i],
-                     iv["all_k"][1][i]) for i in range(len(ks))]  # fmt: skip
+                     iv["all_k"][1][i], *_inverse(iv["all_k"][0][i], iv["all_k"][1][i]))
+                    for i in range(len(ks))]  # fmt: skip
         for kv in ks:
             mean, hat = (float(vals.loc[(name, kv), m]) for m in ("mean", "pass_hat_k"))
             spend = kv * cpr[s]

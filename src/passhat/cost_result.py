@@ -54,13 +54,15 @@ class CostEstimate(Result):
     cost per all-k-pass = k·c̄ / pass^k, the expected spend on k runs of a task per event
     "all k passed"; pass^k per unit cost = pass^k / (k·c̄), its inverse. Ratios of the
     benchmark averages (unbiased numerator and denominator; the ratio itself is not
-    unbiased, and carries no interval here). NaN where the denominator is 0.
+    unbiased); with ``ci``, population-scope intervals (``method``). NaN where the
+    denominator is 0.
 
     Attributes
     ----------
     table : pandas.DataFrame
         One row per (system, k): system, k and :data:`COST_COLUMNS`; with ``ci`` also
-        cost_per_success_lower / _upper and cost_per_all_k_pass_lower / _upper.
+        cost_per_success_lower / _upper, cost_per_all_k_pass_lower / _upper and
+        pass_hat_k_per_cost_lower / _upper (the inverse of the cost per all-k-pass's ends).
     source : dict
         Where the data came from.
     ci : float or None
@@ -102,7 +104,8 @@ class CostEstimate(Result):
                 frame[label] = [_amount(v) for v in t[col]]
         if self.ci is not None:
             for col, label in (("cost_per_success", "cost / success"),
-                               ("cost_per_all_k_pass", "cost / all-k-pass")):  # fmt: skip
+                               ("cost_per_all_k_pass", "cost / all-k-pass"),
+                               ("pass_hat_k_per_cost", "pass^k / cost")):  # fmt: skip
                 lo, hi = t[f"{col}_lower"], t[f"{col}_upper"]
                 frame[label] = [
                     f"{_amount(v)} [{_amount(a)}, {_amount(b)}]"

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import passhat as ph
 from passhat.cli import main
@@ -131,3 +132,25 @@ def test_plan_power_prints_no_negative_zero(capsys) -> None:  # type: ignore[no-
     assert "-0.0" not in out
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0 and json.loads(out)["quantities"]["delta"] == -0.0001
+
+
+def test_the_default_is_compares_test_and_analytic_is_the_t_test_with_a_note(capsys):
+    prior = ["--mean", "0.6", "--icc", "0.3"]
+    design = ["--delta", "0.1", "--tasks", "100", "--runs-per-task", "5", *prior]
+    api = ph.plan.Assumptions(mean=0.6, icc=0.3)
+    code, out, err = run(capsys, "plan", "power", *design, "--json")
+    doc = json.loads(out)
+    assert code == 0 and err == "" and doc["quantities"]["method"] == "sign-flip"
+    want = float(ph.plan.power(delta=0.1, tasks=100, runs_per_task=5, prior=api))
+    assert doc["value"] == pytest.approx(want, rel=1e-10)  # JSON keeps 12 digits
+    assert "sign-flip test" in doc["method"] and "sign-flip test" in doc["reasoning"]
+    t_test = float(ph.plan.power(delta=0.1, tasks=100, runs_per_task=5, prior=api, method="t-test"))
+    code, out, err = run(capsys, "plan", "power", *design, "--method", "analytic", "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(t_test, rel=1e-10)
+    assert err.strip() == (
+        "passhat: --method analytic is deprecated: use --method t-test (the paired t-test) "
+        "(the old name goes in the next release)"
+    )
+    code, out, err = run(capsys, "plan", "power", *design, "--method", "t-test", "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out)["value"] == pytest.approx(t_test, rel=1e-10)

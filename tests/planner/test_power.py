@@ -23,11 +23,14 @@ A = plan.Assumptions
     "metric,k,tasks,n,delta",
     [("mean", 1, 60, 5, 0.08), ("pass_hat_k", 3, 80, 6, 0.1), ("pass_at_k", 2, 60, 4, -0.08)],
 )
-def test_power_analytic_matches_simulation(metric, k, tasks, n, delta):
-    # known truth: paired benchmarks simulated from the same copula model; the analytic
-    # (normal-approximation) power must agree within 4 MC SEs plus 0.02 for the approximation
+def test_power_t_test_matches_simulation(metric, k, tasks, n, delta):
+    # known truth: paired benchmarks simulated from the same copula model, each tested by the
+    # paired t-test; method="t-test" (noncentral t) must agree within 4 MC SEs plus 0.02 for
+    # the approximation
     prior = A(mean=0.6, icc=0.3)
-    an = plan.power(delta=delta, tasks=tasks, runs_per_task=n, prior=prior, k=k, metric=metric)
+    an = plan.power(
+        delta=delta, tasks=tasks, runs_per_task=n, prior=prior, k=k, metric=metric, method="t-test"
+    )
     sim = simulate_power(
         tasks=tasks,
         runs_per_task=n,
@@ -143,7 +146,9 @@ def test_a_simulated_grid_gives_each_point_its_own_seed():
     direct = simulate_compare_power(tasks=40, runs_per_task=3, delta=0.1, prior=prior,
                                     replicates=200, seed=8)  # fmt: skip
     assert g.table["power"].iloc[1] == direct["power"]
-    assert g.table["power_analytic"].iloc[1] == float(
+    t_test = float(plan.power(delta=0.1, tasks=40, runs_per_task=3, prior=prior, method="t-test"))
+    assert g.table["power_t_test"].iloc[1] == g.table["power_analytic"].iloc[1] == t_test
+    assert g.table["power_sign_flip"].iloc[1] == float(
         plan.power(delta=0.1, tasks=40, runs_per_task=3, prior=prior)
     )
 
@@ -184,7 +189,9 @@ def test_the_result_writes_the_former_json_of_each_form():
 def test_the_view_is_the_commands_output_and_the_result_is_frozen():
     r = plan.power(delta=0.05, runs_per_task=5, power=0.8, prior=A(mean=0.77, icc=0.4))
     lines = repr(r).splitlines()
-    assert lines[0] == f"{int(r)} tasks" and lines[2].startswith("Method: paired t-test")
+    assert lines[0] == f"{int(r)} tasks" and lines[2].startswith(
+        "Method: power of compare's two-sided sign-flip test"
+    )
     assert lines[4].startswith("Sensitivity to ρ (latent correlation") and len(lines) == 12
     assert len(repr(r)) <= 2000 and f"{int(r)} tasks" in r._repr_html_()
     with pytest.raises(AttributeError):

@@ -466,3 +466,26 @@ def test_identical_systems_on_few_tasks_split_the_first_rank() -> None:
         # independent draws of one posterior: 0.5 each within 4 MC s.e. of 10,000 draws
         assert part["share_first"].tolist() == pytest.approx([0.5, 0.5], abs=4 * 0.005)
         assert part[["rank_lower", "rank_upper"]].values.tolist() == [[1, 2], [1, 2]]
+
+
+def test_win_probabilities_equal_the_direct_comparison_of_draws() -> None:
+    # oracle: (db > da).mean() + 0.5 (db == da).mean() on the rounded draws, pair by pair;
+    # many ties (values on a coarse grid), equal systems, -0.0 and 0.0, a column with NaN
+    from passhat.rank.pairs import win_probabilities
+
+    rng = np.random.default_rng(3)
+    draws = np.round(rng.uniform(-0.2, 1.0, (400, 7, 3)), 1)
+    draws[:, 3] = draws[:, 2]
+    draws[:50, 4, 0] = -0.0
+    draws[:50, 5, 0] = 0.0
+    draws[7, 6, 2] = np.nan
+    a, b = np.triu_indices(7, 1)
+    a, b = np.r_[a, b], np.r_[b, a]  # both directions
+    j = np.arange(a.size) % 3
+    got = win_probabilities(draws, a, b, j)
+    x = np.round(draws, 12)
+    want = [
+        (x[:, bb, jj] > x[:, aa, jj]).mean() + 0.5 * (x[:, bb, jj] == x[:, aa, jj]).mean()
+        for aa, bb, jj in zip(a, b, j, strict=True)
+    ]
+    assert got.tolist() == want

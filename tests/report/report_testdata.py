@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 import passhat as ph
@@ -35,3 +37,41 @@ def results_of(data, **options):  # type: ignore[no-untyped-def]
     from passhat.report.build import compute_results
 
     return compute_results(data, **{**FAST_RESULTS, **options})
+
+
+#: Two systems × 24 tasks × 6 runs with a score in quarters (partial credit; success = score
+#: ≥ 0.5), a category (one of them an HTML name), a cluster (6 clusters of 4 tasks) and a cost
+#: per run: the data-driven sections' fixture (made once with numpy's default_rng(31)).
+EXTRAS_CSV = Path(__file__).parent / "data" / "extras.csv"
+
+#: The options of the fixture's report and of its oracle, ``passhat estimate`` on the same file.
+EXTRAS_K = [1, 2, 5]
+
+
+def extras_estimate_json(*extra: str) -> dict:  # type: ignore[type-arg]
+    """``passhat estimate EXTRAS_CSV --scores --by category --cost --json`` with the report's
+    fast settings (the oracle of the report's sections)."""
+    import contextlib
+    import io
+    import json
+
+    from passhat.cli import main
+
+    out = io.StringIO()
+    argv = [
+        "estimate",
+        str(EXTRAS_CSV),
+        "--k",
+        ",".join(map(str, EXTRAS_K)),
+        "--ci",
+        "0.95",
+        "--n-boot",
+        str(FAST_RESULTS["n_boot"]),
+        "--seed",
+        "0",
+        "--json",
+        *extra,
+    ]
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return json.loads(out.getvalue())

@@ -86,6 +86,8 @@ def test_each_computation_runs_once_and_the_sections_run_none(
     assert [s.id for s in rd.sections][1:] == [
         "data",
         "headline",
+        "by_category",  # the bundled agents carry a category and a cost per run
+        "cost",
         "spread",
         "model",
         "flaky",

@@ -37,6 +37,10 @@ COMMANDS: dict[str, str] = {
     "estimate_ci_per_task": "estimate --example agents --ci 0.9 --n-boot 100 --predictive 50 "
     "--per-task --json",
     "estimate_exclusions": "estimate --example abcd --k 2,5 --min-runs 5 --json",
+    "estimate_grader": "estimate --example agents --k 1,2 --grader-audit 95,5,90,10 --ci 0.9 "
+    "--n-boot 100 --per-task --json",
+    "estimate_grader_stated": "estimate --example abcd --k 2 --grader-sensitivity 0.9 "
+    "--grader-specificity 0.9 --json",
     "compare": "compare --example agents --k 1,2 --n-boot 100 --json",
     "compare_many": "compare --example leaderboard --baseline baseline --k 2 --n-boot 100 --json",
     "classify": "compare --example agents --classify --fail-on flaky --json",
@@ -56,6 +60,8 @@ COMMANDS: dict[str, str] = {
     "plan_width": "plan width --half-width 0.1 --rate 0.8 --json",
     "plan_retry": "plan retry --rate 0.8 --attempts 3 --json",
     "plan_table": "plan table --json",
+    "plan_audit": "plan audit --grader-sensitivity 0.9 --grader-specificity 0.85 --mean 0.6 "
+    "--k 2 --grader-share 0.2 --other-half-width 0.05 --json",
     "plan_design": "plan design --budget-runs 300 --mean 0.6 --icc 0.3 --json",
     "plan_design_check": "plan design --budget-runs 100 --mean 0.6 --icc 0.3 --check 5 "
     "--scheduler synchronous --json",

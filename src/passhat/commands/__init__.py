@@ -72,9 +72,9 @@ def command_modules(name: str) -> list[ModuleType]:
 
         return [gate]
     if name == "plan":
-        from passhat.commands import plan, plan_next, plan_power
+        from passhat.commands import plan, plan_audit, plan_next, plan_power
 
-        return [plan, plan_next, plan_power]
+        return [plan, plan_audit, plan_next, plan_power]
     if name == "rank":
         from passhat.commands import rank
 

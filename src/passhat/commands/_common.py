@@ -35,6 +35,8 @@ __all__ = [
     "InputSpec",
     "ReadOptions",
     "check_path_given",
+    "cluster_options",
+    "clustered_input",
     "default_ks",
     "emit_json",
     "flush_notes",
@@ -648,3 +650,51 @@ def unscored_tasks_option(*, impute: bool = False) -> Callable[[Callable[..., An
 
 #: The table cells' number format (kept under this name for the command modules).
 fmt_num = num
+
+
+def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cluster COLUMN`` and ``--ignore-clusters``: the column naming each task's cluster
+    (population intervals resample clusters), or none (the tasks as independent); the command
+    passes both to :func:`clustered_input`."""
+    f = click.option(
+        "--ignore-clusters",
+        is_flag=True,
+        help="Treat the tasks as independent even when the input has a cluster column.",
+    )(f)
+    return click.option(
+        "--cluster",
+        "cluster_column",
+        default=None,
+        metavar="COLUMN",
+        help="The column naming each task's cluster (repository, document...; as --map "
+        "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
+        "used without it.",
+    )(f)
+
+
+def clustered_input(
+    source: InputSpec, *, cluster_column: str | None, ignore_clusters: bool, **load: Any
+) -> Any:
+    """The input read with ``--cluster COLUMN`` mapped, or without its cluster column
+    (``--ignore-clusters``); ``load`` as :meth:`InputSpec.load` takes it."""
+    from dataclasses import replace
+
+    if cluster_column is not None and ignore_clusters:
+        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
+    if cluster_column is not None:
+        source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
+    data = source.load(**load)
+    return _without_clusters(data) if ignore_clusters else data
+
+
+def _without_clusters(data: Any) -> Any:
+    """The input without its cluster column (--ignore-clusters: tasks as independent)."""
+    from dataclasses import replace
+
+    if isinstance(data, list | tuple):
+        return [_without_clusters(d) for d in data]
+    if hasattr(data, "drop_vars"):  # a count table
+        return data.drop_vars("cluster", errors="ignore")
+    if "cluster" in data.frame.columns:  # trials
+        return replace(data, frame=data.frame.drop(columns="cluster"))
+    return data

@@ -34,6 +34,7 @@ __all__ = [
     "PasshatCommand",
     "ci_option",
     "command",
+    "grader_options",
     "json_option",
     "k_option",
     "n_boot_option",
@@ -278,6 +279,91 @@ def paper_option(*, scopes: Sequence[str] = ()) -> Callable[[F], F]:
                 default=None,
                 help=f"Scope of the intervals in --latex / --markdown [default: {scopes[0]}].",
             )(g)
+        return g  # type: ignore[no-any-return]
+
+    return deco
+
+
+def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
+    import math
+
+    if value is None:
+        return None
+    try:
+        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
+    except ValueError:
+        out = [float("nan")]
+    if not out or not all(math.isfinite(v) for v in out):
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
+    return out
+
+
+def thresholds_option() -> Callable[[F], F]:
+    """``--thresholds T1,T2,...``: the pass thresholds of the partial-credit curve (implies
+    ``--scores``); the command receives ``thresholds`` (None or a list of floats)."""
+    return click.option(
+        "--thresholds",
+        callback=_parse_thresholds,
+        default=None,
+        metavar="T1,T2,...",
+        help="The pass thresholds of the --scores curve (implies --scores; default: the "
+        "distinct scores, or 0, 0.05, ..., 1).",
+    )
+
+
+def _parse_audit(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``90,10,80,20`` → [90, 10, 80, 20]; the counts' rules are the library's to check."""
+    if value is None:
+        return None
+    try:
+        return [int(v) if v.strip().lstrip("-").isdigit() else float(v) for v in value.split(",")]
+    except ValueError as err:
+        raise click.BadParameter(
+            f"{value!r} is not four comma-separated counts TP,FN,TN,FP"
+        ) from err
+
+
+def grader_options(*, audit: bool = True) -> Callable[[F], F]:
+    """``--grader-sensitivity`` and ``--grader-specificity`` (parameters ``sensitivity``,
+    ``specificity``) and, with ``audit``, ``--grader-audit TP,FN,TN,FP`` (``audit``) and
+    ``--grader-truth COLUMN`` (``truth``): a noisy grader's error (:mod:`passhat.graders`)."""
+
+    def deco(f: F) -> F:
+        g: Any = f
+        if audit:
+            g = click.option(
+                "--grader-truth",
+                "truth",
+                default=None,
+                metavar="COLUMN",
+                help="The column holding the true label of the audited runs (empty where not "
+                "audited): the grader's sensitivity and specificity are counted from them.",
+            )(g)
+            g = click.option(
+                "--grader-audit",
+                "audit",
+                callback=_parse_audit,
+                default=None,
+                metavar="TP,FN,TN,FP",
+                help="Audit counts of the grader: TP, FN among truly passing runs, TN, FP among "
+                "truly failing runs (their uncertainty enters the intervals).",
+            )(g)
+        g = click.option(
+            "--grader-specificity",
+            "specificity",
+            type=float,
+            default=None,
+            help="The grader's specificity: the share of truly failing runs it fails.",
+        )(g)
+        g = click.option(
+            "--grader-sensitivity",
+            "sensitivity",
+            type=float,
+            default=None,
+            help="The grader's sensitivity: the share of truly passing runs it passes"
+            + (" (stated values: the intervals ignore their uncertainty)." if audit else "."),
+        )(g)
         return g  # type: ignore[no-any-return]
 
     return deco

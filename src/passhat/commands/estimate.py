@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 from typing import Any
 
 import click
 
 from passhat.commands._common import (
     InputSpec,
+    cluster_options,
+    clustered_input,
     input_options,
     quiet_option,
     unscored_tasks_option,
@@ -17,29 +17,18 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    grader_options,
     json_option,
     k_option,
     n_boot_option,
     paper_option,
     seed_option,
+    thresholds_option,
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
 
 __all__ = ["register"]
-
-
-def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``0.5,0.8,1`` → [0.5, 0.8, 1.0]; the range is the library's to check."""
-    if value is None:
-        return None
-    try:
-        out = [float(v) for v in value.split(",")]  # an empty item is an error, not dropped
-    except ValueError:
-        out = [float("nan")]
-    if not out or not all(math.isfinite(v) for v in out):
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers")
-    return out
 
 
 @command("estimate")
@@ -83,20 +72,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     metavar="T",
     help="With --ci: also the interval a new benchmark of T tasks like these would show.",
 )
-@click.option(
-    "--cluster",
-    "cluster_column",
-    default=None,
-    metavar="COLUMN",
-    help="The column naming each task's cluster (repository, document...; as --map "
-    "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
-    "used without it.",
-)
-@click.option(
-    "--ignore-clusters",
-    is_flag=True,
-    help="Treat the tasks as independent even when the input has a cluster column.",
-)
+@cluster_options
 @click.option(
     "--per-task",
     is_flag=True,
@@ -115,14 +91,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also the mean score and the expected best / worst of k of each run's score in [0, 1] "
     "(partial credit; unbiased per task), and the threshold curve in --json.",
 )
-@click.option(
-    "--thresholds",
-    callback=_parse_thresholds,
-    default=None,
-    metavar="T1,T2,...",
-    help="The pass thresholds of the --scores curve (implies --scores; default: the distinct "
-    "scores, or 0, 0.05, ..., 1).",
-)
+@thresholds_option()
 @click.option(
     "--curve",
     is_flag=True,
@@ -141,6 +110,7 @@ def _parse_thresholds(ctx: click.Context, param: click.Parameter, value: str | N
     help="Also cost per run, per success, per all-k-pass and pass^k per unit cost (needs a "
     "cost column).",
 )
+@grader_options()
 @json_option("tasks", "estimates")
 @paper_option(scopes=("population", "benchmark", "predictive"))
 @quiet_option("No notes, only the table.")
@@ -165,12 +135,31 @@ def estimate_cmd(
     by: str | None,
     curve: bool,
     cost: bool,
+    sensitivity: float | None,
+    specificity: float | None,
+    audit: list[int] | None,
+    truth: str | None,
     as_json: bool,
     paper: str | None,
     scope: str,
     quiet: bool,
 ) -> None:
-    """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged)."""
+    """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).
+
+    With --grader-sensitivity and --grader-specificity, --grader-audit or --grader-truth: the
+    same corrected for a noisy grader, with intervals that include the grader's uncertainty.
+    """
+    grader = {"sensitivity": sensitivity, "specificity": specificity, "audit": audit,
+              "truth": truth}  # fmt: skip
+    if any(v is not None for v in grader.values()):
+        others = {"--weights": weights != "equal", "--min-runs": min_runs is not None,
+                  "--matched": matched, "--predictive": predictive is not None,
+                  "--cluster": cluster_column is not None, "--ignore-clusters": ignore_clusters,
+                  "--scores": scores, "--thresholds": thresholds is not None, "--curve": curve,
+                  "--by": by is not None, "--cost": cost, f"--{paper}": paper is not None,
+                  "--ci-method": ci_method != "bca"}  # fmt: skip
+        _grader_estimate(source, k, ci, n_boot, seed, grader, others, per_task, as_json, quiet)
+        return
     extra = {"--per-task": per_task, "--by": by is not None, "--scores": scores,
              "--thresholds": thresholds is not None, "--curve": curve, "--cost": cost}  # fmt: skip
     asked = [name for name, on in extra.items() if on]
@@ -181,14 +170,11 @@ def estimate_cmd(
         )
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
-    if cluster_column is not None and ignore_clusters:
-        raise OptionError("--cluster and --ignore-clusters contradict each other; give one")
-    if cluster_column is not None:
-        source = replace(source, maps=(*source.maps, f"cluster={cluster_column}"))
     # --scores and --cost need every run (its score, its cost): a large file is read whole
-    data = source.load(quiet=quiet, runs=scores or thresholds is not None or cost)
-    if ignore_clusters:
-        data = _without_clusters(data)
+    data = clustered_input(
+        source, cluster_column=cluster_column, ignore_clusters=ignore_clusters, quiet=quiet,
+        runs=scores or thresholds is not None or cost,
+    )  # fmt: skip
     est = _estimate(
         data,
         k=k,
@@ -214,15 +200,33 @@ def estimate_cmd(
         show(est.view(per_task=per_task, curve=curve, cost=cost), quiet=quiet)
 
 
-def _without_clusters(data: Any) -> Any:
-    """The input without its cluster column (--ignore-clusters: tasks as independent)."""
-    if isinstance(data, list | tuple):
-        return [_without_clusters(d) for d in data]
-    if hasattr(data, "drop_vars"):  # a count table
-        return data.drop_vars("cluster", errors="ignore")
-    if "cluster" in data.frame.columns:  # trials
-        return replace(data, frame=data.frame.drop(columns="cluster"))
-    return data
+def _grader_estimate(
+    source: InputSpec,
+    k: list[int] | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int,
+    grader: dict[str, Any],
+    others: dict[str, bool],
+    per_task: bool,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """``estimate --grader-…``: the estimate corrected for the grader's error."""
+    asked = [name for name, on in others.items() if on]
+    if asked:
+        raise OptionError(
+            f"{asked[0]} does not combine with the grader options (--grader-sensitivity, "
+            "--grader-specificity, --grader-audit, --grader-truth) yet; leave one out"
+        )
+    from passhat.graders.correct import correct  # pandas, SciPy: not for --help
+
+    data = source.load(quiet=quiet, runs=grader["truth"] is not None)
+    res = correct(data, k=k, ci=ci, n_boot=n_boot, seed=seed, **grader)
+    if as_json:
+        emit_json(res.to_dict(per_task=per_task))
+    else:
+        show(res.view(per_task=per_task), quiet=quiet)
 
 
 def register(cli: click.Group) -> None:

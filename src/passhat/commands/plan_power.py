@@ -32,6 +32,7 @@ from passhat.commands._options import (
     command,
     json_option,
     k_option,
+    say_deprecated,
     seed_option,
 )
 from passhat.commands.plan import emit_result, plan_group, prior_options, required_prior
@@ -140,9 +141,21 @@ def _grid(
     "and its between-system correlation come from the model (with --baseline/--candidate).",
 )
 @click.option(
-    "--method", type=click.Choice(["analytic", "simulation"]), default="analytic", show_default=True
+    "--method",
+    type=click.Choice(["sign-flip", "simulation", "t-test", "analytic"]),
+    default="sign-flip",
+    show_default=True,
+    help="Power of compare's sign-flip test, computed (sign-flip) or simulated (simulation; "
+    "a sweep always simulates); or of the paired t-test (t-test; 'analytic' is its deprecated "
+    "name).",
 )
-@click.option("--replicates", type=int, default=2000, show_default=True)
+@click.option(
+    "--replicates",
+    type=int,
+    default=2000,
+    show_default=True,
+    help="Simulated benchmarks per design (--method simulation and sweeps).",
+)
 @seed_option(help="Seed of the simulated benchmarks (point i of a sweep: seed + i).")
 @click.option("--grid-tasks", default=None, help="Sweep: task counts, e.g. 25,50,100.")
 @click.option("--grid-runs", default=None, help="Sweep: runs per task, e.g. 3,5,10.")
@@ -190,6 +203,9 @@ def power_cmd(
     PILOT and CAND); the spread of per-task differences is then measured.
     """
     stated = (prior, mean, icc, kappa)
+    if method == "analytic":
+        say_deprecated("--method analytic", "--method t-test (the paired t-test)")
+        method = "t-test"
     if rho_from is not None:
         check_path_given(rho_from, option="--rho-from")
         if pilot is not None or example is not None or prior is not None or mean is not None:

@@ -9,6 +9,8 @@ import click
 from passhat.commands._common import (
     InputSpec,
     check_path_given,
+    cluster_options,
+    clustered_input,
     input_options,
     quiet_option,
     unscored_tasks_option,
@@ -20,8 +22,10 @@ from passhat.commands._options import (
     k_option,
     n_boot_option,
     seed_option,
+    thresholds_option,
 )
 from passhat.commands._output import emit_json, show
+from passhat.errors import OptionError
 
 __all__ = ["register"]
 
@@ -73,6 +77,28 @@ __all__ = ["register"]
     "(with several systems: for every system).",
 )
 @unscored_tasks_option()
+@cluster_options
+@click.option(
+    "--scores/--no-scores",
+    default=None,
+    help="The 'Partial credit' section (expected best / worst of k runs' scores, pass^k by "
+    "pass threshold). Default: shown when the runs' score column gives partial credit.",
+)
+@thresholds_option()
+@click.option(
+    "--by",
+    type=click.Choice(["category"]),
+    default=None,
+    help="The 'By category' section (pass^k / pass@k per category with intervals, and a test "
+    "of whether the categories differ). Default: shown when every task names a category.",
+)
+@click.option("--no-by", is_flag=True, help="Leave out the 'By category' section.")
+@click.option(
+    "--cost/--no-cost",
+    default=None,
+    help="The 'Cost' section (cost per run, per success, per all-k-pass, pass^k per unit "
+    "cost). Default: shown when the runs have a cost column.",
+)
 @click.option(
     "--traces",
     "traces_path",
@@ -103,6 +129,13 @@ def report_cmd(
     n_boot: int,
     min_runs: int | None,
     unscored_tasks: str,
+    cluster_column: str | None,
+    ignore_clusters: bool,
+    scores: bool | None,
+    thresholds: list[float] | None,
+    by: str | None,
+    no_by: bool,
+    cost: bool | None,
     traces_path: str | None,
     tolerate_extra_lookups: bool,
     as_json: bool,
@@ -119,7 +152,15 @@ def report_cmd(
 
     # the output directory first: refused in milliseconds, not after the work
     check_report_dir(out_dir, inputs=(*source.paths, traces_path), force=force)
-    data = source.load()
+    if no_by and by is not None:
+        raise OptionError("--by and --no-by contradict each other; give one")
+    if scores is False and thresholds is not None:
+        raise OptionError("--thresholds and --no-scores contradict each other; give one")
+    # --scores and --cost need every run (its score, its cost): a large file is read whole
+    data = clustered_input(
+        source, cluster_column=cluster_column, ignore_clusters=ignore_clusters,
+        runs=bool(scores) or thresholds is not None or bool(cost),
+    )  # fmt: skip
     if traces_path is not None:
         check_path_given(traces_path, option="--traces")
     traces = (
@@ -147,6 +188,9 @@ def report_cmd(
         baseline=baseline,
         force=force,
         progress=False if quiet or as_json else None,
+        scores=thresholds if thresholds is not None else scores,
+        by=False if no_by else by,
+        cost=cost,
     )
     if as_json:
         emit_json(res.to_dict())

@@ -84,6 +84,13 @@ from scipy import special, stats
 from passhat.betabinom import GridNodes, HyperPrior, posterior_grid
 from passhat.compare.draw_tests import draw_interval, error_interval
 from passhat.compare.few_differ import few_differ_intervals
+from passhat.compare.pair_arrays import (
+    PairStats,
+    normal_block,
+    pair_stats,
+    pair_variances,
+    table_frame,
+)
 from passhat.hierarchical import Column, estimate_error_draws
 from passhat.scopes import (
     DEFAULT_PRIOR,
@@ -287,21 +294,55 @@ def paired_table(
         rng=rng,
         prior=prior,
     )
-    if shared_flips:  # drawn first, before any pair's own draws
-        eng.shared = _shared_population(
-            eng.n, eng.c, eng.w, eng.values, pairs, ci=eng.level, n_flips=n_boot, rng=rng
-        )
-    return pd.DataFrame([row for ia, ib in pairs for row in eng.rows(ia, ib)])
+    if not len(pairs):
+        return pd.DataFrame([])
+    return eng.table(pairs, shared_flips=shared_flips)
 
 
-#: One scope's answer for one column: lower, upper, p-value, interval method, test method.
-_Cell = tuple[float, float, float, str, str]
+#: A scope's cells, pairs × columns: lower, upper, p-value, interval method, test method.
+_Cells = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], Any, Any]
+
+_FLIP_METHOD = (
+    f"sign-flip test inverted: every shift it does not reject (rule: ≥ {MIN_DISCORDANT} "
+    "tasks differ)"
+)
+_FEW_METHOD = (
+    "paired Bayesian bootstrap of the matched tasks (half a pseudo-task at −1 and at +1), "
+    f"joined with the sign-flip test inverted (rule: fewer than {MIN_DISCORDANT} tasks differ)"
+)
+_DRAWN_METHOD = (
+    "unbiased difference with the error distribution of the estimate simulated from the "
+    "hierarchical posterior of these tasks' rates, one Beta population fitted to both "
+    "systems; ends widened by the largest step one success moves the estimate (rule: {why})"
+)
+_NORMAL_RULE = (
+    f"normal, unbiased difference ± z·SE (rule: ≥ {MIN_TASKS} tasks, ≥ {MIN_FLAKY} with both "
+    "outcomes)"
+)
+
+
+def _empty_cells(shape: tuple[int, int]) -> _Cells:
+    return (
+        np.full(shape, np.nan),
+        np.full(shape, np.nan),
+        np.full(shape, np.nan),
+        np.full(shape, None, dtype=object),
+        np.full(shape, None, dtype=object),
+    )
+
+
+def _put(cells: _Cells, r: int, j: int, cell: tuple[float, float, float, str, str]) -> None:
+    for q in range(5):
+        cells[q][r, j] = cell[q]
 
 
 @dataclass
 class _Pairs:
-    """The systems of :func:`paired_table` and its settings; each pair's cells, computed in
-    the order that fixes the random stream (population, then benchmark, pair by pair)."""
+    """The systems of :func:`paired_table` and its settings. The deterministic cells of every
+    pair are computed over the pair axis (:mod:`passhat.compare.pair_arrays`); the cells that
+    draw random numbers, pair by pair in the order that fixes the random stream (shared flips
+    first, then per pair: its own flips, the few-differ fallback, the simulated benchmark
+    error)."""
 
     n: NDArray[np.float64]
     c: NDArray[np.float64]
@@ -312,7 +353,6 @@ class _Pairs:
     n_boot: int
     rng: np.random.Generator
     prior: HyperPrior
-    shared: dict[tuple[int, int], tuple[Any, Any, Any, str]] = field(default_factory=dict)
     systems: dict[int, _System] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -321,6 +361,7 @@ class _Pairs:
             column_values(self.n[s], self.c[s], self.cols) for s in range(self.n.shape[0])
         ]
         self.same = _same_estimand(self.cols)
+        self.first = np.array([self.same[j] == j for j in range(len(self.cols))])
         self.t_n = int(self.n.shape[1])
 
     def system(self, s: int) -> _System:
@@ -329,175 +370,157 @@ class _Pairs:
             self.systems[s] = _System(self.n[s], self.c[s], self.prior)
         return self.systems[s]
 
-    def rows(self, ia: int, ib: int) -> list[dict[str, Any]]:
-        """The table rows of the pair (ia, ib): per column, each of its k, both scopes."""
-        va, vb = self.values[ia], self.values[ib]
-        theta = self.wn @ (vb - va)
-        base_v, cand_v = self.wn @ va, self.wn @ vb
-        pop = self.population(ia, ib, vb - va)
-        bench = self.benchmark(ia, ib, theta)
-        rows = []
-        for j, (metric, kv) in enumerate(self.cols):
-            for kk in self.ks if metric == "mean" else [kv]:
-                for scope, src in (("benchmark", bench), ("population", pop)):
-                    lo_, hi_, p_, meth, pmeth = src[j]
-                    rows.append(
-                        {
-                            "a": ia,
-                            "b": ib,
-                            "k": int(kk),
-                            "metric": metric,
-                            "scope": scope,
-                            "base_value": float(base_v[j]),
-                            "cand_value": float(cand_v[j]),
-                            "difference": float(theta[j]),
-                            "lower": lo_,
-                            "upper": hi_,
-                            "p_value": p_,
-                            "tasks": self.t_n,
-                            "method": meth,
-                            "p_method": pmeth,
-                        }
-                    )
-        return rows
-
-    def population(self, ia: int, ib: int, d: NDArray[np.float64]) -> dict[int, _Cell]:
-        """Population scope: the sign-flip test inverted where enough tasks differ, else the
-        paired Bayesian bootstrap joined with it (:mod:`passhat.compare.few_differ`)."""
-        use_flip = (np.abs(d) > 1e-12).sum(axis=0) >= MIN_DISCORDANT
-        pop = self._flip_cells(ia, ib, d, np.flatnonzero(use_flip).tolist())
-        # pass@1 = pass^1 = the mean: one answer per estimand
-        few = [j for j in np.flatnonzero(~use_flip).tolist() if self.same[j] == j]
-        if few:
-            lo, hi, p, how = few_differ_intervals(
-                d[:, few], self.w, ci=self.level, n_draws=self.n_boot, rng=self.rng
+    def table(self, pairs: Sequence[tuple[int, int]], *, shared_flips: bool) -> pd.DataFrame:
+        """Every pair's rows: both scopes, every column and k."""
+        a = np.array([int(x) for x, _ in pairs], dtype=np.int64)
+        b = np.array([int(y) for _, y in pairs], dtype=np.int64)
+        vals = np.stack(self.values)
+        st = pair_stats(vals, self.wn, self.n, self.c, a, b)
+        use = st.discordant >= MIN_DISCORDANT  # the sign-flip test where enough tasks differ
+        shared = (
+            _shared_population(
+                self.n,
+                self.c,
+                self.w,
+                self.values,
+                pairs,
+                ci=self.level,
+                n_flips=self.n_boot,
+                rng=self.rng,
+                use=use,
             )
-            for i, j in enumerate(few):
-                pop[j] = (
-                    float(lo[i]),
-                    float(hi[i]),
-                    float(p[i]),
-                    "paired Bayesian bootstrap of the matched tasks (half a pseudo-task at −1 "
-                    "and at +1), joined with the sign-flip test inverted "
-                    f"(rule: fewer than {MIN_DISCORDANT} tasks differ)",
-                    f"the larger of the Bayesian bootstrap's two-sided tail ({self.n_boot} "
-                    f"draws) and the sign-flip permutation p-value ({how})",
-                )
-        for j in range(len(self.cols)):
-            if j not in pop:
-                pop[j] = pop[self.same[j]]
-        return pop
+            if shared_flips  # drawn first, before any pair's own draws
+            else {}
+        )
+        pop = self._shared_cells(st, use, shared)
+        bench, normal = self._normal_cells(st)
+        drawn = ~normal & self.first[None, :]
+        own = ~np.array([(int(x), int(y)) in shared for x, y in zip(a, b, strict=True)])
+        slow = (
+            (own & use.any(axis=1)) | (~use & self.first[None, :]).any(axis=1) | drawn.any(axis=1)
+        )
+        for r in np.flatnonzero(slow).tolist():  # pairs that draw random numbers, in order
+            d = self.values[b[r]] - self.values[a[r]]
+            if own[r]:
+                self._own_flips(pop, r, st, d, np.flatnonzero(use[r]).tolist())
+            self._few_differ(pop, r, d, np.flatnonzero(~use[r] & self.first).tolist())
+            self._pooled(bench, r, st, np.flatnonzero(drawn[r]).tolist())
+        for cells, done in ((pop, use | self.first[None, :]), (bench, normal | drawn)):
+            for j in range(len(self.cols)):  # pass@1 = pass^1 = the mean: one answer
+                rows = ~done[:, j]
+                for q in range(5):
+                    cells[q][rows, j] = cells[q][rows, self.same[j]]
+        point = np.stack([self.wn @ v for v in self.values])
+        return table_frame(
+            st, point, {"benchmark": bench, "population": pop}, self.cols, self.ks, self.t_n
+        )
 
-    def _flip_cells(
-        self, ia: int, ib: int, d: NDArray[np.float64], jdx: list[int]
-    ) -> dict[int, _Cell]:
-        """The sign-flip test inverted for the columns ``jdx`` (shared flips, or the pair's
-        own: exact where the task categories allow it)."""
-        n, c, w = self.n, self.c, self.w
-        diff_n = int(np.sum(n[ia] != n[ib]))
-        note = (
+    def _note(self, diff_n: int) -> str:
+        return (
             f"; approximate: n differs between the systems on {diff_n} of {self.t_n} tasks"
             if diff_n
             else "; exact level when the systems are exchangeable within each task"
         )
-        found: list[tuple[float, float, float]] = []
-        if (ia, ib) in self.shared:
-            lo, hi, p, how = self.shared[(ia, ib)]
-            found = [(float(lo[j]), float(hi[j]), float(p[j])) for j in jdx]
-        elif jdx:
-            keys = np.column_stack([n[ia], c[ia], n[ib], c[ib], w])
-            _, first, freq = np.unique(keys, axis=0, return_index=True, return_counts=True)
-            flips = flip_sums(freq, n_flips=self.n_boot, rng=self.rng)
-            lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=self.level)
-            how = (
-                f"exact ({flips.prob.size} sign patterns enumerated)"
-                if flips.exact
-                else f"{self.n_boot} random sign flips"
-            )
-            found = [(float(x), float(y), float(z)) for x, y, z in zip(lo, hi, p, strict=True)]
-        return {
-            j: (
-                lo_j,
-                hi_j,
-                p_j,
-                "sign-flip test inverted: every shift it does not reject "
-                f"(rule: ≥ {MIN_DISCORDANT} tasks differ)",
-                f"sign-flip permutation, {how}{note}",
-            )
-            for j, (lo_j, hi_j, p_j) in zip(jdx, found, strict=True)
-        }
 
-    def benchmark(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
-        """Benchmark scope: normal where the variance estimate rests on many tasks, else the
-        unbiased difference with its simulated error (each estimand once)."""
-        n, c = self.n, self.c
-        flaky = int(np.sum(((c[ia] > 0) & (c[ia] < n[ia])) | ((c[ib] > 0) & (c[ib] < n[ib]))))
-        bench: dict[int, _Cell] = {}
-        if self.t_n >= MIN_TASKS and flaky >= MIN_FLAKY:
-            bench = self._normal_cells(ia, ib, theta)
-        drawn = [j for j in range(len(self.cols)) if j not in bench and self.same[j] == j]
-        found_b = (
-            _pooled_benchmark_intervals(
-                self.system(ia),
-                self.system(ib),
-                [self.cols[j] for j in drawn],
-                self.w,
-                theta[drawn],
-                ci=self.level,
-                n_draws=self.n_boot,
-                rng=self.rng,
-                prior=self.prior,
-            )
-            if drawn
-            else []
+    def _shared_cells(
+        self,
+        st: PairStats,
+        use: NDArray[np.bool_],
+        shared: dict[tuple[int, int], tuple[Any, Any, Any, str]],
+    ) -> _Cells:
+        """Population cells of the pairs on shared flips (the others are filled later)."""
+        cells = _empty_cells(use.shape)
+        for r, pair in enumerate(zip(st.a.tolist(), st.b.tolist(), strict=True)):
+            if pair not in shared:
+                continue
+            lo, hi, p, how = shared[pair]
+            js = use[r]
+            cells[0][r, js], cells[1][r, js], cells[2][r, js] = lo[js], hi[js], p[js]
+            cells[3][r, js] = _FLIP_METHOD
+            cells[4][r, js] = f"sign-flip permutation, {how}{self._note(int(st.diff_n[r]))}"
+        return cells
+
+    def _normal_cells(self, st: PairStats) -> tuple[_Cells, NDArray[np.bool_]]:
+        """Benchmark cells by the normal rule (≥ MIN_TASKS tasks, ≥ MIN_FLAKY flaky in the
+        pair) where the variance is positive; the mask of those cells."""
+        cells = _empty_cells(st.theta.shape)
+        done = np.zeros(st.theta.shape, dtype=bool)
+        rows = np.flatnonzero((st.flaky >= MIN_FLAKY) & (self.t_n >= MIN_TASKS))
+        if rows.size == 0:
+            return cells, done
+        a, b = st.a[rows], st.b[rows]
+        var = pair_variances(lambda s: self.system(s).variances(self.cols), self.wn, a, b)
+        nmin = self.n.min(axis=1)
+        kks = np.array([1 if m == "mean" else int(k) for m, k in self.cols])
+        short = np.minimum(nmin[a], nmin[b])[:, None] < 2 * kks[None, :]
+        z = float(stats.norm.isf(round(1.0 - self.level, 12) / 2))
+        lo, hi, p, ok, meth = normal_block(
+            st.theta[rows], var, short, self.cols, z=z, rule=_NORMAL_RULE
+        )
+        for q, arr in enumerate((lo, hi, p, meth)):
+            cells[q][rows] = np.where(ok, arr, cells[q][rows])
+        cells[4][rows] = np.where(ok, "normal approximation, two-sided", cells[4][rows])
+        done[rows] = ok
+        return cells, done
+
+    def _own_flips(
+        self, pop: _Cells, r: int, st: PairStats, d: NDArray[np.float64], jdx: list[int]
+    ) -> None:
+        """The pair's own sign flips (exact where its task categories allow it)."""
+        if not jdx:
+            return
+        n, c, w = self.n, self.c, self.w
+        ia, ib = int(st.a[r]), int(st.b[r])
+        keys = np.column_stack([n[ia], c[ia], n[ib], c[ib], w])
+        _, first, freq = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        flips = flip_sums(freq, n_flips=self.n_boot, rng=self.rng)
+        lo, hi, p = invert_flips(d[first][:, jdx], w[first], flips, ci=self.level)
+        how = (
+            f"exact ({flips.prob.size} sign patterns enumerated)"
+            if flips.exact
+            else f"{self.n_boot} random sign flips"
+        )
+        p_meth = f"sign-flip permutation, {how}{self._note(int(st.diff_n[r]))}"
+        for i, j in enumerate(jdx):
+            _put(pop, r, j, (float(lo[i]), float(hi[i]), float(p[i]), _FLIP_METHOD, p_meth))
+
+    def _few_differ(self, pop: _Cells, r: int, d: NDArray[np.float64], few: list[int]) -> None:
+        """The paired Bayesian bootstrap joined with the sign-flip test (few tasks differ)."""
+        if not few:
+            return
+        lo, hi, p, how = few_differ_intervals(
+            d[:, few], self.w, ci=self.level, n_draws=self.n_boot, rng=self.rng
+        )
+        p_meth = (
+            f"the larger of the Bayesian bootstrap's two-sided tail ({self.n_boot} draws) and "
+            f"the sign-flip permutation p-value ({how})"
+        )
+        for i, j in enumerate(few):
+            _put(pop, r, j, (float(lo[i]), float(hi[i]), float(p[i]), _FEW_METHOD, p_meth))
+
+    def _pooled(self, bench: _Cells, r: int, st: PairStats, drawn: list[int]) -> None:
+        """The unbiased difference with its simulated error (the normal rule does not hold)."""
+        if not drawn:
+            return
+        found = _pooled_benchmark_intervals(
+            self.system(int(st.a[r])),
+            self.system(int(st.b[r])),
+            [self.cols[j] for j in drawn],
+            self.w,
+            st.theta[r, drawn],
+            ci=self.level,
+            n_draws=self.n_boot,
+            rng=self.rng,
+            prior=self.prior,
         )
         why = (
             f"fewer than {MIN_TASKS} tasks"
             if self.t_n < MIN_TASKS
-            else (f"fewer than {MIN_FLAKY} tasks with both outcomes")
+            else f"fewer than {MIN_FLAKY} tasks with both outcomes"
         )
-        for j, (lo_, hi_, p_) in zip(drawn, found_b, strict=True):
-            bench[j] = (
-                lo_,
-                hi_,
-                p_,
-                "unbiased difference with the error distribution of the estimate simulated "
-                "from the hierarchical posterior of these tasks' rates, one Beta population "
-                "fitted to both systems; ends widened by the largest step one success moves "
-                "the estimate "
-                f"(rule: {why})",
-                f"two-sided tail of the simulated error, {self.n_boot} draws",
-            )
-        for j in range(len(self.cols)):
-            if j not in bench:  # pass@1 = pass^1 = the mean: one answer
-                bench[j] = bench[self.same[j]]
-        return bench
-
-    def _normal_cells(self, ia: int, ib: int, theta: NDArray[np.float64]) -> dict[int, _Cell]:
-        """Δ ± z·SE and the normal p-value for every column with a positive variance."""
-        z = float(stats.norm.isf(round(1.0 - self.level, 12) / 2))
-        var = (self.wn**2) @ (
-            self.system(ia).variances(self.cols) + self.system(ib).variances(self.cols)
-        )
-        cells: dict[int, _Cell] = {}
-        for j, col in enumerate(self.cols):
-            if var[j] <= 0:
-                continue
-            se = float(np.sqrt(var[j]))
-            kk = 1 if col[0] == "mean" else int(col[1])
-            short = bool(np.any(np.minimum(self.n[ia], self.n[ib]) < 2 * kk))
-            # 2 · norm.sf(x), by the same ndtr as scipy's norm.sf, without its overhead
-            p_norm = float(2.0 * special.ndtr(-abs(theta[j]) / se))
-            cells[j] = (
-                max(-1.0, float(theta[j] - z * se)),
-                min(1.0, float(theta[j] + z * se)),
-                p_norm,
-                f"normal, unbiased difference ± z·SE (rule: ≥ {MIN_TASKS} tasks, "
-                f"≥ {MIN_FLAKY} with both outcomes)"
-                + (f"; model-based variance where n < {2 * kk}" if short else ""),
-                "normal approximation, two-sided",
-            )
-        return cells
+        p_meth = f"two-sided tail of the simulated error, {self.n_boot} draws"
+        for j, (lo_, hi_, p_) in zip(drawn, found, strict=True):
+            _put(bench, r, j, (lo_, hi_, p_, _DRAWN_METHOD.format(why=why), p_meth))
 
 
 def _shared_population(
@@ -510,13 +533,15 @@ def _shared_population(
     ci: float,
     n_flips: int,
     rng: np.random.Generator,
+    use: NDArray[np.bool_] | None = None,
 ) -> dict[tuple[int, int], tuple[Any, Any, Any, str]]:
     """Population sign-flip results of the pairs that need random flips, on shared flips.
 
     A pair qualifies as in :func:`paired_table`'s own path: some column has at
     least :data:`MIN_DISCORDANT` differing tasks and the pair's (n, c, w)
     categories are too many to enumerate. With fewer than two such pairs
-    there is nothing to share and the dictionary is empty.
+    there is nothing to share and the dictionary is empty. ``use`` (pairs × columns), when
+    given, says which columns have enough differing tasks (else found from ``values``).
     """
     s_n = n.shape[0]
     # per-system category codes of (n, c, w): equal code, equal values and weight
@@ -530,9 +555,15 @@ def _shared_population(
         sizes[s] = int(codes[s].max()) + 1
     picked: list[tuple[int, int]] = []
     need: list[NDArray[np.bool_]] = []
-    for ia, ib in pairs:
-        use = np.count_nonzero(np.abs(values[ib] - values[ia]) > 1e-12, axis=0) >= MIN_DISCORDANT
-        if not use.any():
+    if use is None:
+        use = (
+            np.array(
+                [np.count_nonzero(np.abs(values[b] - values[a]) > 1e-12, axis=0) for a, b in pairs]
+            ).reshape(len(pairs), -1)
+            >= MIN_DISCORDANT
+        )
+    for (ia, ib), use_r in zip(pairs, use, strict=True):
+        if not use_r.any():
             continue
         joint = codes[ia] * sizes[ib] + codes[ib]
         cells = int(sizes[ia] * sizes[ib])
@@ -544,7 +575,7 @@ def _shared_population(
         if enumerable(freq[freq > 0]):
             continue
         picked.append((int(ia), int(ib)))
-        need.append(use)
+        need.append(use_r)
     if len(picked) < 2:
         return {}
     lo, hi, p = invert_shared_flips(

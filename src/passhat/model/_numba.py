@@ -19,12 +19,14 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numba
 
-__all__ = ["njit_cached"]
+__all__ = ["njit_cached", "register_numba_op", "source_version"]
 
 
 def njit_cached(func: Callable[..., Any]) -> Any:
@@ -33,3 +35,39 @@ def njit_cached(func: Callable[..., Any]) -> Any:
         return numba.njit(cache=True)(func)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"
         return numba.njit(cache=False)(func)
+
+
+def source_version(module_file: str) -> int:
+    """A whole number that changes when the file changes (the SHA-256 of its bytes, 60 bits).
+
+    PyTensor keys its on-disk numba cache of a compiled model by each Op's type, props
+    and this number: an edited kernel is compiled afresh, not loaded stale.
+
+    >>> source_version(__file__) == source_version(__file__)
+    True
+    """
+    return int(hashlib.sha256(Path(module_file).read_bytes()).hexdigest()[:15], 16)
+
+
+def register_numba_op(op_type: type, funcify: Callable[..., Any], module_file: str) -> None:
+    """Give PyTensor's numba backend ``funcify`` for ``op_type``, with a cache key.
+
+    With a key (PyTensor ≥ 2.36: ``register_funcify_default_op_cache_key``), the
+    whole compiled graph of a model that holds the Op (nutpie's logp and gradient)
+    is cached on disk by PyTensor and loaded by later processes instead of being
+    compiled again; the key is the Op's type and :func:`source_version` of the module
+    that holds the kernel. Older PyTensor: registered without a key (compiled in
+    every process, as before).
+    """
+    from pytensor.link.numba.dispatch import basic
+
+    keyed = getattr(basic, "register_funcify_default_op_cache_key", None)
+    if keyed is None:
+        basic.numba_funcify.register(op_type)(funcify)
+        return
+    version = source_version(module_file)
+
+    def with_key(op: Any, node: Any = None, **kwargs: Any) -> tuple[Any, int]:
+        return funcify(op, node=node, **kwargs), version
+
+    keyed(op_type)(with_key)

@@ -52,7 +52,7 @@ from pytensor.gradient import disconnected_type
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-from passhat.model._numba import njit_cached
+from passhat.model._numba import njit_cached, register_numba_op
 
 __all__ = ["QuadLogLik", "quad_loglik", "window_draws"]
 
@@ -266,9 +266,7 @@ class QuadLogLik(Op):  # type: ignore[misc]
 
 def _register_numba() -> None:
     """The numba implementation of :class:`QuadLogLik` (nutpie's backend)."""
-    from pytensor.link.numba.dispatch import numba_funcify
 
-    @numba_funcify.register(QuadLogLik)  # type: ignore[misc]
     def _funcify(op: Any, node: Any = None, **kwargs: Any) -> Any:
         @numba.njit(cache=False)  # type: ignore[misc]
         def run(
@@ -300,6 +298,8 @@ def _register_numba() -> None:
             return np.asarray(ll), dth, np.asarray(dsd), np.asarray(dka)
 
         return run
+
+    register_numba_op(QuadLogLik, _funcify, __file__)  # cached on disk with the compiled model
 
 
 _register_numba()

@@ -42,7 +42,7 @@ from pytensor.gradient import disconnected_type
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-from passhat.model._numba import njit_cached
+from passhat.model._numba import njit_cached, register_numba_op
 
 __all__ = ["RaschLogLik", "rasch_kernel"]
 
@@ -187,9 +187,7 @@ class RaschLogLik(Op):  # type: ignore[misc]
 
 def _register_numba() -> None:
     """The numba implementation of :class:`RaschLogLik` (nutpie's backend)."""
-    from pytensor.link.numba.dispatch import numba_funcify
 
-    @numba_funcify.register(RaschLogLik)  # type: ignore[misc]
     def _funcify(op: Any, node: Any = None, **kwargs: Any) -> Any:
         @numba.njit(cache=False)  # type: ignore[misc]
         def run(
@@ -208,6 +206,8 @@ def _register_numba() -> None:
             return np.asarray(ll), dth, np.asarray(dsd)
 
         return run
+
+    register_numba_op(RaschLogLik, _funcify, __file__)  # cached on disk with the compiled model
 
 
 _register_numba()

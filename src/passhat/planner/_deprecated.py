@@ -79,7 +79,7 @@ def power_table(
     _warn("power_table", "plan.power(delta=..., power=...) and its .table")
     ask = {"prior": None, "pilot": None, "k": 1, "metric": "mean", "alpha": 0.05}
     ask |= {"correlation": None, "system": None, "max_runs_per_task": 1000, **kwargs}
-    sim = {"method": "analytic", "replicates": 2000, "seed": 0}
+    sim = {"method": "sign-flip", "replicates": 2000, "seed": 0}
     res = _designs(
         delta, power, runs_per_task, sim, cost_per_run=cost_per_run,
         cost_per_task=cost_per_task, **ask,

@@ -5,7 +5,7 @@ permutation test (:mod:`passhat.signflip`) where at least
 :data:`~passhat.compare.engine.MIN_DISCORDANT` tasks differ — every sign pattern enumerated when
 the tasks' categories allow it, else ``n_flips`` random sign flips, p = (1 + #)/(1 + n_flips) —
 and with its fallback (:func:`passhat.compare.engine.paired_table`) where fewer differ. The
-paired t-test of the analytic power is another test: per-task differences of unbiased
+paired t-test (``plan.power(method="t-test")``) is another test: per-task differences of unbiased
 estimators take few values (multiples of 1/C(n, k)), the permutation distribution of their sum
 is coarse, and the sign-flip test rejects less often (30 tasks × 3 runs, μ = 0.6, ICC 0.3,
 δ = 0.1: 0.235 for the t-test, 0.198 for the sign-flip test, 1,000 simulated benchmarks each).

@@ -21,6 +21,13 @@ One function answers every form of the question (:class:`PowerResult`): leave on
 ``tasks`` and ``runs_per_task`` as sequences for a grid, simulated with
 ``method="simulation"`` (in parallel, :func:`~passhat.planner.sweep.sweep_options`).
 
+The power is that of the test ``passhat compare`` runs, the sign-flip permutation test:
+``method="sign-flip"`` (the default) computes it (:mod:`passhat.planner.flip_approx`, within
+about half a point of simulation at the designs plans ask for, milliseconds),
+``method="simulation"`` simulates it (:mod:`passhat.planner.power_search`), and
+``method="t-test"`` gives the paired t-test's power instead (noncentral t; 1–3 points higher
+than the sign-flip test's at a few runs per task; ``"analytic"`` is its deprecated old name).
+
 Examples
 --------
 >>> from passhat import plan
@@ -36,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -52,7 +60,15 @@ from passhat.planner._checks import label as _label
 from passhat.planner._checks import prob as _prob
 from passhat.planner._checks import whole as _whole
 from passhat.planner.assumptions import Assumptions, _resolve_prior
-from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power
+from passhat.planner.copula import RHO_GRID, CopulaSpread, analytic_power, copula_model
+from passhat.planner.flip_approx import (
+    EXACT_MAX_RUNS,
+    DifferenceMoments,
+    difference_moments,
+    fallback_share,
+    flip_power,
+    normal_moments,
+)
 from passhat.planner.flip_power import simulate_compare_power
 from passhat.planner.pilot import PairedPilot, paired_pilot
 from passhat.planner.power_result import (
@@ -69,6 +85,77 @@ __all__ = ["power"]
 
 #: The four quantities of a power question, one of which is solved for.
 _QUANTITIES = ("delta", "tasks", "runs_per_task", "power")
+#: The methods: compare's test computed (default) or simulated, or the paired t-test.
+METHODS = ("sign-flip", "simulation", "t-test")
+#: Most tasks a computed search for the number of tasks tries (the t-test's search has none).
+_MAX_TASKS = 2**60
+
+
+def _method_name(method: Any) -> str:
+    """The method asked for, its deprecated name ``"analytic"`` (the t-test) mapped with a
+    :class:`DeprecationWarning`."""
+    if method == "analytic":
+        warnings.warn(
+            "plan.power(method='analytic') is deprecated: use method='t-test' (the paired t-test "
+            "approximation), or the default 'sign-flip' (compare's test); 'analytic' goes in the "
+            "next release",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return "t-test"
+    if method not in METHODS:
+        raise OptionError(
+            f"{{param}} must be 'sign-flip', 'simulation' or 't-test' (got {method!r})",
+            param="method",
+        )
+    return str(method)
+
+
+def _moments(spread: Any, delta: float, runs: int, rho: float | None) -> DifferenceMoments:
+    """The per-task difference's moments at a design: the copula model's (up to
+    :data:`~passhat.planner.flip_approx.EXACT_MAX_RUNS` runs per task), or a normal D with the
+    measured (or the model's exact) SD — a pilot's spread, or more runs than that."""
+    if isinstance(spread, CopulaSpread) and runs <= EXACT_MAX_RUNS:
+        r = spread.rho if rho is None else float(rho)
+        model = copula_model(spread.assumed, delta, spread.k, spread.metric, r)
+        return difference_moments(model, runs=runs)
+    k, metric = int(getattr(spread, "k", 1)), str(getattr(spread, "metric", "mean"))
+    sd = spread.sd(delta, runs, rho)
+    return normal_moments(delta, sd, runs=runs, k=1 if metric == "mean" else k, metric=metric)
+
+
+class _PowerFunction:
+    """power(δ, T, n) of one test at one correlation (sign-flip: moments cached per (δ, n))."""
+
+    def __init__(self, test: str, spread: Any, rho: float | None, alpha: float) -> None:
+        self.test, self.spread, self.rho, self.alpha = test, spread, rho, alpha
+        self._seen: dict[tuple[float, int], DifferenceMoments] = {}
+
+    def moments(self, delta: float, runs: int) -> DifferenceMoments:
+        key = (float(delta), int(runs))
+        if key not in self._seen:
+            self._seen[key] = _moments(self.spread, key[0], key[1], self.rho)
+        return self._seen[key]
+
+    def __call__(self, delta: float, tasks: int, runs: int) -> float:
+        if self.test == "t-test":
+            sd = self.spread.sd(delta, runs, self.rho)
+            return analytic_power(delta, sd, tasks, self.alpha)
+        return flip_power(self.moments(delta, runs), tasks=int(tasks), alpha=self.alpha)
+
+
+def _fewest_tasks(pw: Any, delta: float, runs: int, start: int, target: float) -> int | None:
+    """The fewest tasks (≥ 2) whose power reaches ``target`` (power taken as increasing in
+    the tasks): doubling from ``start``, then bisection; None beyond :data:`_MAX_TASKS`."""
+    lo, hi = 1, max(2, start)
+    while pw(delta, hi, runs) < target:
+        if hi >= _MAX_TASKS:
+            return None
+        lo, hi = hi, min(2 * hi, _MAX_TASKS)
+    while hi - lo > 1:  # pw(hi) reaches the target, pw(lo) does not (or lo = 1)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if pw(delta, mid, runs) >= target else (mid, hi)
+    return hi
 
 
 def _spread(
@@ -94,6 +181,61 @@ def _spread(
     return paired_pilot(pilot, metric=metric, k=k)
 
 
+def _fewest_runs(
+    pw: _PowerFunction, dl: float, t: int, *, k: int, max_runs: int, target: float, label: str
+) -> int:
+    """The fewest runs per task (≥ k) whose power reaches ``target`` on ``t`` tasks. The
+    t-test's answer (doubling, then a scan) starts the sign-flip test's search: its power is
+    close above, so the answer is a few runs up (doubling steps, then bisection)."""
+
+    def unreachable(test: _PowerFunction) -> OptionError:
+        return OptionError(
+            f"{t} tasks cannot reach power {target:g} for {fixed(dl, sign=True)} in "
+            f"{label}: even {max_runs} runs per task give {pct(test(dl, t, max_runs))} (task "
+            "spread dominates); add tasks"
+        )
+
+    if pw.test == "t-test":
+        n = k
+        while pw(dl, t, n) < target:
+            n = n * 2 if n < 64 else n + 64
+            if n > max_runs:
+                raise unreachable(pw)
+        return next(
+            (
+                c
+                for c in range(max(k, n // 2 if n <= 64 else n - 64), n + 1)
+                if pw(dl, t, c) >= target
+            ),
+            n,
+        )
+    try:
+        n = _fewest_runs(
+            _PowerFunction("t-test", pw.spread, pw.rho, pw.alpha), dl, t, k=k,
+            max_runs=max_runs, target=target, label=label,
+        )  # fmt: skip
+    except OptionError:
+        if pw(dl, t, max_runs) < target:
+            raise unreachable(pw) from None
+        n = max_runs
+    if pw(dl, t, n) >= target:
+        while n > k and pw(dl, t, n - 1) >= target:
+            n -= 1
+        return n
+    lo, step = n, 1
+    while True:
+        if lo >= max_runs:
+            raise unreachable(pw)
+        hi = min(max_runs, lo + step)
+        if pw(dl, t, hi) >= target:
+            break
+        lo, step = hi, step * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if pw(dl, t, mid) >= target else (mid, hi)
+    return hi
+
+
 def _solve(
     solve: str,
     spread: Any,
@@ -107,12 +249,11 @@ def _solve(
     k: int,
     label: str,
     max_runs: int,
+    test: str = "t-test",
 ) -> dict[str, Any]:
-    """The analytic answer at one correlation (None: the spread's own)."""
-
-    def pw(dl: float, t: int, n: int) -> float:
-        return analytic_power(dl, spread.sd(dl, n, rho), t, alpha)
-
+    """The computed answer of one test (``"t-test"`` or ``"sign-flip"``) at one correlation
+    (None: the spread's own)."""
+    pw = _PowerFunction(test, spread, rho, alpha)
     if solve == "power":
         dl, t, n = float(delta), int(tasks), int(runs)  # type: ignore[arg-type]
         return {"delta": dl, "tasks": t, "runs_per_task": n, "power": pw(dl, t, n)}
@@ -121,25 +262,21 @@ def _solve(
         sd = spread.sd(dl, n, rho)
         zsum = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(target)
         t = max(2, _ceil((zsum * sd / abs(dl)) ** 2))
-        while analytic_power(dl, sd, t, alpha) < target:  # type: ignore[operator]
-            t += 1
+        if test == "t-test":
+            while analytic_power(dl, sd, t, alpha) < target:  # type: ignore[operator]
+                t += 1
+        else:
+            found = _fewest_tasks(pw, dl, n, t, float(target))  # type: ignore[arg-type]
+            if found is None:
+                raise OptionError(
+                    f"no number of tasks up to {_MAX_TASKS:,} reaches power {target:g} for "
+                    f"{fixed(dl, sign=True)} in {label} with compare's sign-flip test"
+                )
+            t = found
         return {"delta": dl, "tasks": t, "runs_per_task": n, "power": pw(dl, t, n)}
     if solve == "runs_per_task":
         dl, t = float(delta), int(tasks)  # type: ignore[arg-type]
-        n = k
-        while pw(dl, t, n) < target:  # type: ignore[operator]
-            n = n * 2 if n < 64 else n + 64
-            if n > max_runs:
-                raise OptionError(
-                    f"{t} tasks cannot reach power {target:g} for {fixed(dl, sign=True)} in "
-                    f"{label}: even "
-                    f"{max_runs} runs per task give {pct(pw(dl, t, max_runs))} (task spread "
-                    "dominates); add tasks"
-                )
-        for cand in range(max(k, n // 2 if n <= 64 else n - 64), n + 1):
-            if pw(dl, t, cand) >= target:  # type: ignore[operator]
-                n = cand
-                break
+        n = _fewest_runs(pw, dl, t, k=k, max_runs=max_runs, target=float(target), label=label)  # type: ignore[arg-type]
         return {"delta": dl, "tasks": t, "runs_per_task": n, "power": pw(dl, t, n)}
     t, n = int(tasks), int(runs)  # type: ignore[arg-type]
     base = float(spread.baseline)
@@ -161,7 +298,7 @@ def _solve(
 
 
 def _sensitivity(solve: str, spread: Any, rho_used: float, **kw: Any) -> list[dict[str, Any]]:
-    """The answer over :data:`RHO_GRID` (and the correlation used), analytic."""
+    """The answer over :data:`RHO_GRID` (and the correlation used), computed (``kw["test"]``)."""
     grid = sorted({*RHO_GRID, round(rho_used, 4)} if math.isfinite(rho_used) else set(RHO_GRID))
     rows = []
     for r in grid:
@@ -212,9 +349,10 @@ def _check_inputs(
     rho = None if correlation is None else float(correlation)
     if rho is not None and not (-1 < rho < 1):
         raise OptionError(f"{{param}} must lie in (−1, 1) (got {rho:g})", param="correlation")
-    if method not in ("analytic", "simulation"):
+    if method not in METHODS:
         raise OptionError(
-            f"{{param}} must be 'analytic' or 'simulation' (got {method!r})", param="method"
+            f"{{param}} must be 'sign-flip', 'simulation' or 't-test' (got {method!r})",
+            param="method",
         )
     target = None
     if power is not None:
@@ -252,7 +390,7 @@ def power(
     metric: MetricName = "mean",
     alpha: float = 0.05,
     correlation: float | None = None,
-    method: Literal["analytic", "simulation"] = "analytic",
+    method: Literal["sign-flip", "simulation", "t-test", "analytic"] = "sign-flip",
     replicates: int = 2000,
     seed: int | None = 0,
     system: str | None = None,
@@ -261,26 +399,32 @@ def power(
     """Tasks × runs to detect a difference between two systems on matched tasks (paired).
 
     The paired analysis tests the mean of per-task differences of the unbiased
-    estimator. ``method="analytic"`` gives the power of the two-sided paired t-test,
-    noncentral t with T − 1 df and noncentrality ``|δ|√T/σ_d`` — an approximation:
-    ``passhat compare`` runs a sign-flip permutation test, whose power is often a few
-    points lower (coarse differences at few runs per task). ``method="simulation"``
-    answers for compare's own test: benchmarks simulated from the prior's model, each
-    tested as compare tests it (:mod:`passhat.planner.flip_power`), the unknown searched
-    with the same simulated benchmarks at every design (:mod:`passhat.planner.power_search`).
+    estimator, as ``passhat compare`` does: by the sign-flip permutation test. Its power is
+    computed by default (``method="sign-flip"``, :mod:`passhat.planner.flip_approx`: a
+    normal approximation with the test's own conditional variance Σ Dᵢ², a lattice
+    correction and Edgeworth terms; within about half a point of simulation at the designs
+    plans ask for). ``method="simulation"`` simulates it: benchmarks drawn from the prior's
+    model, each tested as compare tests it (:mod:`passhat.planner.flip_power`), the unknown
+    searched with the same simulated benchmarks at every design
+    (:mod:`passhat.planner.power_search`). ``method="t-test"`` gives the power of the
+    two-sided paired t-test instead, noncentral t with T − 1 df and noncentrality
+    ``|δ|√T/σ_d`` — 1–3 points above the sign-flip test's at a few runs per task (coarse
+    differences); ``"analytic"`` is its old name (deprecated). Every answer carries both
+    computed powers (``quantities["power_sign_flip"]``, ``quantities["power_t_test"]``).
     Give three of
     ``delta``, ``tasks``, ``runs_per_task``, ``power`` and the fourth is solved for.
     Solving for ``tasks`` starts from the normal-approximation
     sample size of a paired design, T = ((z_{1−α/2} + z_{power})·σ_d / δ)² [1]_,
-    and steps up until the noncentral-t power reaches the target.
+    and searches from there for the fewest tasks whose power reaches the target.
 
     Two more forms of the question (``kind`` of the result): leave out both ``tasks`` and
     ``runs_per_task`` (or give ``runs_per_task`` as a sequence) for the tasks each choice of
     runs per task needs (default k … k + 15), the cheapest marked (the fewest runs per
-    system; analytic whatever ``method``); give ``tasks`` and/or ``runs_per_task`` as
-    sequences for the answer at every design of the grid — with ``method="simulation"`` the
-    power of each design is simulated too, point i with seed ``seed + i``, in parallel
-    through dask (:func:`~passhat.planner.sweep.sweep_options` picks the scheduler).
+    system; computed, the cheapest simulated with ``method="simulation"``); give ``tasks``
+    and/or ``runs_per_task`` as sequences for the answer at every design of the grid — with
+    ``method="simulation"`` the power of each design is simulated too, point i with seed
+    ``seed + i``, in parallel through dask (:func:`~passhat.planner.sweep.sweep_options`
+    picks the scheduler).
 
     σ_d(n), the SD of one task's difference with n runs per system, comes from
     ``pilot`` (paired pilot runs, measured: :func:`paired_pilot`) or from
@@ -302,11 +446,13 @@ def power(
         One system's (μ, κ), when there is no pilot.
     k : int
         The k of pass^k / pass@k (1 by default: the mean's; a pilot needs 2k runs per task).
-    method : {"analytic", "simulation"}
-        "simulation" simulates ``replicates`` benchmarks from the prior's model, each
-        tested by compare's sign-flip test, and solves for that test (Monte-Carlo error
-        reported; the t-test approximation kept as ``quantities["power_analytic"]``);
-        not with a pilot.
+    method : {"sign-flip", "simulation", "t-test"}
+        "sign-flip" (default): compare's test, computed. "simulation": ``replicates``
+        benchmarks simulated from the prior's model, each tested by compare's sign-flip
+        test, solved for that test (Monte-Carlo error reported); not with a pilot.
+        "t-test": the paired t-test approximation (``"analytic"``, deprecated, is the same).
+        With a pilot, "sign-flip" takes D normal with the measured SD (the lattice
+        correction kept).
 
     Returns
     -------
@@ -331,8 +477,9 @@ def power(
     [0.0, 0.2, 0.4]
     """
     kind, solve = _question(delta, tasks, runs_per_task, power)
+    how = _method_name(method)
     kk, a_, rho, target = _check_inputs(
-        k=k, metric=metric, alpha=alpha, correlation=correlation, method=method, power=power,
+        k=k, metric=metric, alpha=alpha, correlation=correlation, method=how, power=power,
         delta=delta,
     )  # fmt: skip
     _check_designs(tasks, runs_per_task, kk)
@@ -340,7 +487,7 @@ def power(
         "prior": prior, "pilot": pilot, "k": k, "metric": metric, "alpha": alpha,
         "correlation": correlation, "system": system, "max_runs_per_task": max_runs_per_task,
     }  # fmt: skip
-    sim = {"method": method, "replicates": replicates, "seed": seed}
+    sim = {"method": how, "replicates": replicates, "seed": seed}
     if kind == "designs":
         return _designs(delta, power, runs_per_task, sim, **ask)  # type: ignore[arg-type]
     if kind == "grid":
@@ -350,6 +497,7 @@ def power(
     kw: dict[str, Any] = {
         "delta": delta, "tasks": tasks, "runs": runs_per_task, "target": target, "alpha": a_,
         "k": kk, "label": _label(metric, kk), "max_runs": max_runs_per_task,
+        "test": "t-test" if how == "t-test" else "sign-flip",
     }  # fmt: skip
     return _answer(solve, spread, rho, kw, sim, metric)
 
@@ -359,7 +507,8 @@ def _method(method: str, measured: bool) -> str:
     if method == "simulation" and measured:
         raise OptionError(
             "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
-            "analytic power (the pilot's spread is the measurement)",
+            "computed power, method='sign-flip' or 't-test' (the pilot's spread is the "
+            "measurement)",
             also=("method",),
         )
     return method
@@ -373,21 +522,23 @@ def _answer(
     sim: dict[str, Any],
     metric: str,
 ) -> PowerResult:
-    """One answer: solve analytically (the paired t-test approximation), then — with
-    ``method="simulation"`` — solve again by simulating compare's own test; then its
-    sensitivity to ρ, its reasoning and assumptions."""
+    """One answer: solve by computation (compare's sign-flip test, or the t-test), then —
+    with ``method="simulation"`` — solve again by simulating compare's own test; then both
+    computed powers at the design, its sensitivity to ρ, its reasoning and assumptions."""
     measured = not isinstance(spread, CopulaSpread)
     method = _method(sim["method"], measured)
     ans = _solve(solve, spread, rho, **kw)
-    power_analytic = ans["power"]
     if method == "simulation":
         seed = resolve_seed(sim["seed"])
         question = Question(spread, kw["alpha"], kw["target"], kw["max_runs"], kw["label"])
         settings = SimSettings(_whole("replicates", sim["replicates"], minimum=1), seed)
         ans = simulated_answer(solve, question, ans, settings)
-        if solve != "power":  # the approximation at the design compare's test needs
-            power_analytic = _solve("power", spread, rho, **{**kw, **_design(ans)})["power"]
     dl, t, n, pw = ans["delta"], ans["tasks"], ans["runs_per_task"], ans["power"]
+    at = {**kw, "delta": dl, "tasks": t, "runs": n}
+    computed = {
+        name: _solve("power", spread, rho, **{**at, "test": name})["power"]
+        for name in ("sign-flip", "t-test")
+    }
     kk, a_ = kw["k"], kw["alpha"]
     sd = spread.sd(dl, n, rho)
     rho_used = float(spread.rho) if rho is None else rho
@@ -395,7 +546,10 @@ def _answer(
     q: dict[str, Any] = {
         "metric": metric, "k": kk, "alpha": a_, "correlation": rho_used,
         "correlation_source": source, "method": method, "delta": dl, "tasks": t,
-        "runs_per_task": n, "power": pw, "power_analytic": power_analytic, "sd_difference": sd,
+        "runs_per_task": n, "power": pw, "power_sign_flip": computed["sign-flip"],
+        "power_t_test": computed["t-test"], "power_analytic": computed["t-test"],
+        "sd_difference": sd,
+        "fallback_share": fallback_share(_moments(spread, dl, n, rho), tasks=t),
         "baseline_value": float(spread.baseline),
         "sensitivity": _sensitivity(solve, spread, rho_used, **kw),
     }  # fmt: skip
@@ -418,7 +572,10 @@ def _answer(
         assumptions += (f"what-if: {spread.correlation_kind} set to ρ = {rho:g}",)
     if not measured:
         assumptions += MODEL_ASSUMPTIONS
-    row = {k: q[k] for k in ("delta", "tasks", "runs_per_task", "power", "power_analytic")}
+    row = {
+        k: q[k]
+        for k in ("delta", "tasks", "runs_per_task", "power", "power_sign_flip", "power_t_test")
+    } | {"power_analytic": q["power_t_test"]}  # its old name (the schema keeps keys)
     if method == "simulation":
         row["mc_error"] = q["mc_error"]
     return PowerResult(
@@ -427,11 +584,6 @@ def _answer(
         source=_source(spread, pilot_given=measured),
         table=pd.DataFrame([row]).assign(sd_difference=sd),
     )  # fmt: skip
-
-
-def _design(ans: dict[str, Any]) -> dict[str, Any]:
-    """An answer's design as the keywords of :func:`_solve`."""
-    return {"delta": ans["delta"], "tasks": ans["tasks"], "runs": ans["runs_per_task"]}
 
 
 def _source(spread: Any, *, pilot_given: bool) -> dict[str, Any]:
@@ -452,9 +604,9 @@ def _designs(
     cost_per_task: float = 0.0,
     **ask: Any,
 ) -> PowerResult:
-    """The tasks each runs-per-task choice needs to detect ``delta`` (paired t-test
-    approximation), the cheapest marked — solved again for compare's test by simulation when
-    asked."""
+    """The tasks each runs-per-task choice needs to detect ``delta`` (computed: compare's
+    sign-flip test, or the t-test with ``method="t-test"``), the cheapest marked — solved again
+    for compare's test by simulation when asked."""
     kk = check_k(ask["k"])
     ns = list(range(kk, kk + 16)) if runs_per_task is None else list(runs_per_task)
     if not ns:
@@ -463,7 +615,8 @@ def _designs(
         )
     # the first answer checks every argument and names the assumptions; the others reuse its spread
     max_runs = ask.pop("max_runs_per_task")
-    res = power(delta=delta, runs_per_task=ns[0], power=target, method="analytic", **ask)
+    test: Literal["t-test", "sign-flip"] = "t-test" if sim["method"] == "t-test" else "sign-flip"
+    res = power(delta=delta, runs_per_task=ns[0], power=target, method=test, **ask)
     kk = int(res.quantities["k"])
     metric, correlation = ask["metric"], ask["correlation"]
     spread = _spread(ask["prior"], ask["pilot"], kk, metric, correlation, ask["system"])
@@ -473,7 +626,7 @@ def _designs(
         ans = _solve(
             "tasks", spread, correlation, delta=float(delta), tasks=None, runs=int(n),
             target=float(target), alpha=float(ask["alpha"]), k=kk, label=_label(metric, kk),
-            max_runs=n,
+            max_runs=n, test=test,
         )  # fmt: skip
         t = int(ans["tasks"])
         rows.append(
@@ -484,7 +637,7 @@ def _designs(
                 "cost": t * (cost_per_task + n * cost_per_run),
                 "sd_difference": spread.sd(float(delta), int(n), correlation),
                 "power": ans["power"],
-                "method": "analytic",
+                "method": test,
             }
         )
     df = pd.DataFrame(rows)
@@ -518,9 +671,9 @@ def _simulate_cheapest(
     **ask: Any,
 ) -> PowerResult:
     """Solve the cheapest design again for compare's test (in place in ``df``), and again
-    while another row's t-test answer is cheaper than the simulated one: the t-test, usually the
-    more powerful test, asks for fewer tasks, so a row it already prices higher is taken to stay
-    dearer (rows are simulated only when they could be the cheapest).
+    while another row's computed answer is cheaper than the simulated one: the computed
+    sign-flip power is within about half a point of the simulated, so a row it already prices
+    higher is taken to stay dearer (rows are simulated only when they could be the cheapest).
     Returns the cheapest row's simulated answer."""
     answers: dict[int, PowerResult] = {}
     while True:
@@ -557,19 +710,23 @@ def _grid(
                 also=("delta", "power"),
             )
         return _simulated_grid(delta, ts, ns, sim, **ask)
-    answers = [  # the paired t-test approximation (the rule: a grid simulates when asked)
-        power(delta=delta, tasks=t, runs_per_task=n, power=power_, method="analytic", **ask)
+    answers = [  # computed (the rule: a grid simulates when asked)
+        power(delta=delta, tasks=t, runs_per_task=n, power=power_, method=sim["method"], **ask)
         for t in ts
         for n in ns
     ]
     table = pd.concat([a.table for a in answers], ignore_index=True)
     first = answers[0]
     lab = _label(ask["metric"], int(first.quantities["k"]))
-    q = {key: first.quantities[key] for key in ("correlation", "correlation_source", "alpha")}
+    q = {
+        key: first.quantities[key]
+        for key in ("correlation", "correlation_source", "alpha", "method")
+    }
     q |= {"delta": delta, "power": power_}
     return PowerResult(
         "power", solve, math.nan, q,
-        grid_reasoning(delta, q["alpha"], lab, None, solve=solve, power=power_),
+        grid_reasoning(delta, q["alpha"], lab, None, solve=solve, power=power_,
+                       method=sim["method"]),
         assumptions=first.assumptions, method=first.method, source=first.source,
         kind="grid", table=table,
     )  # fmt: skip
@@ -582,7 +739,8 @@ def _simulated_grid(
     if ask["pilot"] is not None:
         raise OptionError(
             "{method}='simulation' simulates from the prior's Beta model; with pilot data use the "
-            "analytic power (the pilot's spread is the measurement)",
+            "computed power, method='sign-flip' or 't-test' (the pilot's spread is the "
+            "measurement)",
             also=("method",),
         )
     seed = sim["seed"] or 0
@@ -598,15 +756,21 @@ def _simulated_grid(
         prior=prior, k=k, metric=metric, alpha=alpha, correlation=correlation,
         replicates=sim["replicates"],
     )  # fmt: skip
-    df["power_analytic"] = [
-        float(
-            power(
-                delta=delta, tasks=p["tasks"], runs_per_task=p["runs_per_task"], prior=prior,
-                k=k, metric=metric, alpha=alpha, correlation=correlation, method="analytic",
+    tests: tuple[tuple[str, Literal["sign-flip", "t-test"]], ...] = (
+        ("power_sign_flip", "sign-flip"),
+        ("power_t_test", "t-test"),
+    )
+    for name, test in tests:
+        df[name] = [
+            float(
+                power(
+                    delta=delta, tasks=p["tasks"], runs_per_task=p["runs_per_task"], prior=prior,
+                    k=k, metric=metric, alpha=alpha, correlation=correlation, method=test,
+                )
             )
-        )
-        for p in points
-    ]  # fmt: skip
+            for p in points
+        ]  # fmt: skip
+    df["power_analytic"] = df["power_t_test"]  # its old name (the schema keeps keys)
     df["seed"] = [p["seed"] for p in points]
     assumed, _ = _resolve_prior(prior)
     spread = CopulaSpread(assumed, k=k, metric=metric, correlation=correlation)

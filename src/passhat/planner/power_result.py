@@ -11,7 +11,7 @@ Examples
 >>> from passhat import plan
 >>> r = plan.power(delta=0.1, tasks=60, runs_per_task=5, prior=plan.Assumptions(mean=0.6, icc=0.3))
 >>> r.kind, r.answer()
-('answer', 'power = 54.91%')
+('answer', 'power = 51.97%')
 """
 
 from __future__ import annotations
@@ -44,10 +44,13 @@ _DESIGNS = (
 _SIMULATED = (
     ("tasks", "tasks", "d"),
     ("runs_per_task", "runs/task", "d"),
-    ("power_analytic", "power (t-test approx.)", ".3f"),
-    ("power", "power (compare's test)", ".3f"),
+    ("power_t_test", "power (t-test)", ".3f"),
+    ("power_sign_flip", "power (sign-flip, computed)", ".3f"),
+    ("power", "power (sign-flip, simulated)", ".3f"),
     ("mc_error", "± MC error", ".3f"),
 )
+#: Above this share of benchmarks tested by compare's fallback, the answer says so.
+FALLBACK_NOTE = 0.01
 _ANALYTIC = (
     ("tasks", "tasks", "d"),
     ("runs_per_task", "runs/task", "d"),
@@ -70,10 +73,34 @@ def _shown(v: Any, solve: str) -> str:
 
 
 def _test_text(q: Mapping[str, Any]) -> str:
-    """The test an answer's power is of: compare's (simulated) or the t-test approximation."""
-    if q["method"] == "simulation":
-        return f"passhat compare's paired test (sign-flip) at α = {q['alpha']:g}"
-    return f"a paired t-test at α = {q['alpha']:g}"
+    """The test an answer's power is of: compare's sign-flip test or the paired t-test."""
+    if q["method"] in ("simulation", "sign-flip"):
+        return f"passhat compare's paired sign-flip test at α = {q['alpha']:g}"
+    return f"a paired t-test at α = {q['alpha']:g} (not the test compare runs)"
+
+
+def _beside(q: Mapping[str, Any]) -> str:
+    """The other computed power at the design, and how often compare would use its fallback."""
+    if q["method"] == "t-test":
+        text = (
+            f" compare's sign-flip test has {pct(q['power_sign_flip'])} power at this design "
+            "(the default method computes it)."
+        )
+    elif q["method"] == "simulation":
+        text = (
+            f" Computed, the sign-flip test has {pct(q['power_sign_flip'])}; the paired t-test "
+            f"would promise {pct(q['power_t_test'])}."
+        )
+    else:
+        text = f" (The paired t-test would promise {pct(q['power_t_test'])}.)"
+    share = q.get("fallback_share", math.nan)
+    if q["method"] != "simulation" and math.isfinite(share) and share > FALLBACK_NOTE:
+        text += (
+            f" In {pct(share, 1)} of such benchmarks fewer than 10 tasks would differ and compare "
+            "would use its fallback test, which this computation does not model: "
+            "method='simulation' runs it."
+        )
+    return text
 
 
 def power_reasoning(
@@ -83,12 +110,12 @@ def power_reasoning(
 
     ``q`` holds the answer's quantities (delta, tasks, runs_per_task, power, alpha, metric, k,
     sd_difference, baseline_value, correlation, correlation_source, sensitivity, method,
-    power_analytic and, simulated, mc_error); ``measured_on`` the pilot's tasks and ``kind``
-    its correlation's kind.
+    power_sign_flip, power_t_test, fallback_share and, simulated, mc_error); ``measured_on``
+    the pilot's tasks and ``kind`` its correlation's kind.
     """
     dl, t, n, pw = q["delta"], q["tasks"], q["runs_per_task"], q["power"]
     lab, test = label(q["metric"], q["k"]), _test_text(q)
-    mc = f" (±{pct(q['mc_error'], 1)} Monte-Carlo error)" if q["method"] == "simulation" else ""
+    mc = f" (±{pct(q['mc_error'], 1)} Monte-Carlo s.e.)" if q["method"] == "simulation" else ""
     if solve == "power":
         text = (
             f"With {t} matched {_tasks(t)} × {plural(int(n), 'run')} per system, {test} detects "
@@ -113,11 +140,7 @@ def power_reasoning(
             f"improvement in {lab} {test} detects with {pct(target)} power is "
             f"{fixed(dl, 4, sign=True)} (from {fixed(q['baseline_value'])})."
         )
-    if q["method"] == "simulation":
-        text += (
-            f" The paired t-test approximation would promise {pct(q['power_analytic'])} at this "
-            "design."
-        )
+    text += _beside(q)
     sens, rho_used = q["sensitivity"], q["correlation"]
     if q["correlation_source"] == "assumed":
         lo, hi = sens[0], sens[-1]
@@ -142,13 +165,25 @@ def power_method(q: Mapping[str, Any], *, measured: bool) -> str:
             f"simulation of {q['replicates']} benchmarks from the model (seed {q['seed']}), each "
             "tested as passhat compare tests it: the sign-flip permutation test (every sign "
             f"pattern, or {q['n_flips']} random flips), its fallback where fewer than 10 tasks "
-            "differ"
+            f"differ; Monte-Carlo s.e. {fixed(q['mc_error'], 3)}"
+        )
+    if q["method"] == "sign-flip":
+        d_how = (
+            "a normal per-task difference with the measured SD"
+            if measured
+            else "the model's exact moments of the per-task difference"
+        )
+        return (
+            "power of compare's two-sided sign-flip test, computed (no simulation): a normal "
+            "approximation with the test's own conditional variance Σ Dᵢ², a lattice "
+            f"(continuity) correction and Edgeworth terms, from {d_how}; within about half a "
+            "point of simulated power in reports/planned_power"
         )
     sd_how = "the measured" if measured else "the model's exact"
     return (
-        f"paired t-test power (noncentral t) with {sd_how} per-task difference SD, an "
-        "approximation: compare runs a sign-flip test, whose power can be a few points lower"
-        + ("" if measured else " (the simulation method computes it)")
+        f"paired t-test power (noncentral t) with {sd_how} per-task difference SD: not the test "
+        "compare runs (its sign-flip test has 1–3 points less at a few runs per task; the "
+        "default method computes it)"
     )
 
 
@@ -156,12 +191,11 @@ def designs_reasoning(
     delta: float, power: float, alpha: float, lab: str, best: Mapping[str, Any]
 ) -> str:
     """The reasoning of a table of designs: the cheapest and why more runs help little."""
-    how = (
-        "its tasks by simulation of passhat compare's sign-flip test; rows marked analytic by "
-        "the paired t-test approximation, which usually asks for fewer"
-        if best.get("method") == "simulation"
-        else "by the paired t-test approximation"
-    )
+    how = {
+        "simulation": "its tasks by simulation of passhat compare's sign-flip test; rows marked "
+        "sign-flip by its computed power",
+        "sign-flip": "power of passhat compare's sign-flip test, computed",
+    }.get(str(best.get("method")), "by the paired t-test approximation, not compare's test")
     return (
         f"To detect {fixed(float(delta), sign=True)} in {lab} with "
         f"{pct(float(power), 0)} power "
@@ -181,29 +215,34 @@ def grid_reasoning(
     *,
     solve: str = "power",
     power: float | None = None,
+    method: str = "sign-flip",
 ) -> str:
     """The reasoning of a grid: what was solved for at each design, computed how."""
+    how = (
+        "compare's sign-flip test, its power computed (normal approximation with the test's "
+        "conditional variance, lattice correction)"
+        if method == "sign-flip"
+        else "the paired t-test approximation (noncentral t; not compare's test, whose sign-flip "
+        "test can have a few points less)"
+    )
     if solve != "power" or delta is None:
         parts = [f"to detect {fixed(delta, sign=True)}" if delta is not None else ""]
         parts.append(f"with {pct(power)} power" if power is not None else "")
         goal = " ".join(p for p in parts if p)
         return (
             f"The {solve.replace('_', ' ')} each design needs {goal} in {lab} with a paired "
-            f"test at α = {alpha:g}: the paired t-test approximation (noncentral t with the "
-            "exact per-task difference SD; compare's sign-flip test can need more)."
+            f"test at α = {alpha:g}: {how}."
         )
     if replicates is None:
         return (
             f"Power of a paired test at α = {alpha:g} to detect {fixed(delta, sign=True)} in "
-            f"{lab}: the paired t-test approximation (noncentral t with the exact per-task "
-            "difference SD; compare's sign-flip test can have a few points less: "
-            "method='simulation')."
+            f"{lab}: {how}."
         )
     return (
         f"Power of passhat compare's paired test at α = {alpha:g} to detect "
         f"{fixed(delta, sign=True)} in {lab}: {replicates} simulated benchmarks per design, "
-        "each tested as compare tests it (sign-flip permutation test; Monte-Carlo error "
-        "shown), beside the paired t-test approximation (noncentral t)."
+        "each tested as compare tests it (sign-flip permutation test; Monte-Carlo s.e. "
+        "shown), beside its computed power and the paired t-test's (noncentral t)."
     )
 
 
@@ -218,10 +257,8 @@ def sensitivity_lines(q: Mapping[str, Any], solve: str, where: str = "") -> tupl
         else "correlation of per-task values"
     )
     rho = rho_text(q["correlation"])
-    out = [
-        f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}; paired t-test "
-        "approximation):"
-    ]
+    test = "paired t-test" if q.get("method") == "t-test" else "sign-flip test, computed"
+    out = [f"Sensitivity to ρ{where} ({kind}; {q['correlation_source']} ρ = {rho}; {test}):"]
     for r in rows:
         sd = "" if not math.isfinite(r["sd_difference"]) else f" (SD {fixed(r['sd_difference'])})"
         mark = "  ← used" if r["used"] else ""
@@ -246,7 +283,7 @@ class PowerResult(PlanResult):
         The answer's design (one row), the designs (runs_per_task, tasks, runs, cost,
         sd_difference, power, optimal) or the grid (analytic: delta, tasks, runs_per_task,
         power, sd_difference; simulated: tasks, runs_per_task, power, mc_error, replicates,
-        power_analytic, seed).
+        power_sign_flip, power_t_test, seed).
     replicates : int, optional
         Simulated benchmarks per design of a simulated grid.
 

@@ -1,11 +1,11 @@
 """Solving a power question for the test ``passhat compare`` runs: its simulated power
 (:mod:`passhat.planner.flip_power`) searched over the quantity left out.
 
-The analytic answer (the paired t-test's, :func:`passhat.planner.power.power` with
-``method="analytic"``) starts every search. The simulated benchmarks are drawn once per
-question (common random numbers: the same latent rates and uniforms whatever the design), so
-the simulated power moves smoothly with δ, the tasks and the runs per task, and a bracket then
-a bisection find
+The computed answer (compare's sign-flip test, :func:`passhat.planner.power.power` with
+``method="sign-flip"``, :mod:`passhat.planner.flip_approx`) starts every search. The simulated
+benchmarks are drawn once per question (common random numbers: the same latent rates and
+uniforms whatever the design), so the simulated power moves smoothly with δ, the tasks and the
+runs per task, and a bracket then a bisection find
 
 * ``tasks``: the fewest tasks whose simulated power reaches the target;
 * ``runs_per_task``: the fewest runs per task (≥ k) that do;
@@ -145,7 +145,7 @@ def simulated_answer(
         The quantity left out.
     q : Question
     start : dict
-        The analytic answer (delta, tasks, runs_per_task, power): the search starts there.
+        The computed answer (delta, tasks, runs_per_task, power): the search starts there.
     sim : SimSettings
 
     Returns

@@ -130,8 +130,11 @@ def win_probabilities(
 ) -> NDArray[np.float64]:
     """P(b beats a) over the joint draws for each row (a tie counts half).
 
-    Column by column, on that column's (systems × draws) copy; rows that
-    repeat an (a, b, column) (the two scopes) are computed once.
+    Column by column, on that column's values rounded to 12 decimals and
+    replaced, draw by draw, by their dense ranks among the systems (small
+    integers: the same order and the same ties, an eighth of the memory to
+    compare); rows that repeat an (a, b, column) (the two scopes) are computed
+    once.
     """
     key = np.column_stack([j_idx, a_idx, b_idx])
     uniq, inv = np.unique(key, axis=0, return_inverse=True)
@@ -139,7 +142,7 @@ def win_probabilities(
     m = draws.shape[0]
     for j in np.unique(uniq[:, 0]).tolist():
         rows = np.flatnonzero(uniq[:, 0] == j)
-        x = np.ascontiguousarray(np.round(draws[:, :, j], 12).T)  # systems × draws
+        x = _dense_ranks(np.round(draws[:, :, j], 12))  # systems × draws
         step = max(1, 20_000_000 // max(m, 1))
         for start in range(0, rows.size, step):
             r = rows[start : start + step]
@@ -148,6 +151,28 @@ def win_probabilities(
             wins = np.count_nonzero(db > da, axis=1) / m
             out[r] = wins + 0.5 * (np.count_nonzero(db == da, axis=1) / m)
     return out[np.asarray(inv).ravel()]
+
+
+def _dense_ranks(v: NDArray[np.float64]) -> NDArray[np.generic]:
+    """Per row (draw) of ``v`` (draws × systems), each value's dense rank among the row's
+    values (equal values share one), transposed to systems × draws.
+
+    Two systems compare within a draw as their values do (greater, equal). A row
+    with NaN keeps its values (NaN is neither greater nor equal).
+
+    >>> _dense_ranks(np.array([[0.5, 0.2, 0.5], [0.1, 0.3, 0.2]])).tolist()
+    [[1, 0], [0, 2], [1, 1]]
+    """
+    if np.isnan(v).any():
+        return np.ascontiguousarray(v.T)
+    order = np.argsort(v, axis=1, kind="stable")
+    ranked = np.take_along_axis(v, order, axis=1)
+    steps = np.zeros(v.shape, dtype=np.int64)
+    np.cumsum(ranked[:, 1:] != ranked[:, :-1], axis=1, out=steps[:, 1:])
+    ranks = np.empty_like(steps)
+    np.put_along_axis(ranks, order, steps, axis=1)
+    small = np.min_scalar_type(max(v.shape[1] - 1, 0))
+    return np.ascontiguousarray(ranks.T.astype(small))
 
 
 def paired_rank_sets(

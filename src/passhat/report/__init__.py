@@ -145,6 +145,28 @@ def report(
         As in :func:`passhat.estimate`; with several systems exclusions apply
         to matched tasks (every system is reported on the same tasks; the
         tasks left out are listed).
+    scores : None, bool or sequence of float
+        The "Partial credit" section (the expected best / worst of k runs' scores with both
+        scopes' intervals, and pass^k by pass threshold), as ``estimate(scores=...)``.
+        None (default): detected, on when the runs carry a ``score`` column that gives
+        partial credit (a decided run's score neither 0 nor 1); False: off; True or the
+        threshold curve's thresholds: on (an error when the runs have no valid scores).
+    by : None, "category" or False
+        The "By category" section (mean, pass^k and pass@k per category with intervals, and
+        the permutation test of whether the categories differ), as ``estimate(by=...)``.
+        None (default): detected, on when every task names one of two categories or more;
+        False: off; "category": on (an error when a task has none).
+    cost : None or bool
+        The "Cost" section (cost per run, per success, per all-k-pass and pass^k per unit
+        cost, with population intervals), :attr:`passhat.Estimate.cost`. None (default):
+        detected, on when the runs carry a ``cost`` column; False: off; True: on (an error
+        without one, or for a run without a cost).
+
+    Detected columns that cannot be used (a score outside [0, 1], a task without a category,
+    a run without a cost) leave their section in the report as "not shown" with the reason.
+    Tasks with a ``cluster`` column (or ``--map cluster=COLUMN``) get the cluster bootstrap in
+    the headline's population intervals, as :func:`passhat.estimate`; the headline names the
+    clusters and warns below 20.
 
     Returns
     -------

@@ -20,8 +20,16 @@ import xarray as xr
 
 from passhat.io import input_stamp
 from passhat.report.document import ReportData, Section
-from passhat.report.figure_data import figure_texts, ppc_text, rate_frame, thin_curve
+from passhat.report.figure_data import (
+    figure_texts,
+    ppc_text,
+    rate_frame,
+    thin_curve,
+    threshold_text,
+)
 from passhat.report.results import ReportResults
+from passhat.report.sections.categories import category_section
+from passhat.report.sections.cost import cost_section
 from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section
 from passhat.report.sections.flaky import flaky_section
@@ -33,6 +41,7 @@ from passhat.report.sections.leaderboard import (
 )
 from passhat.report.sections.model import model_section
 from passhat.report.sections.plan import plan_section
+from passhat.report.sections.scores import scores_section
 from passhat.report.sections.spread import spread_section
 from passhat.report.sections.summary import summary_section
 
@@ -66,6 +75,9 @@ def assemble_report(results: ReportResults) -> ReportData:
         figures.update(leaderboard_figure_texts(results.ranking))
     if results.model is not None and results.model.passed:
         figures["ppc"] = ppc_text(results.model.ppc)
+    threshold = est.curve.table if est.curve is not None else None
+    if threshold is not None:
+        figures["threshold_curve"] = threshold_text(threshold, kmax=kmax)
     return ReportData(
         title=results.settings.title,
         sections=sections,
@@ -76,6 +88,7 @@ def assemble_report(results: ReportResults) -> ReportData:
             "fit": results.fit,
             "ranking": results.ranking,
             "rank_values": value_intervals(results),
+            "threshold_curve": threshold,
         },
         figures=figures,
         stamp=report_stamp(results),
@@ -86,7 +99,8 @@ def assemble_report(results: ReportResults) -> ReportData:
 
 def report_sections(results: ReportResults) -> list[Section]:
     """The sections in report order: summary, data, headline, leaderboard (three systems or
-    more), spread, model, flaky, plan and, with a divergence, where failing runs diverge.
+    more), partial credit (scores), by category, cost (each when the data carry its column),
+    spread, model, flaky, plan and, with a divergence, where failing runs diverge.
 
     Examples
     --------
@@ -99,6 +113,9 @@ def report_sections(results: ReportResults) -> list[Section]:
     sections = [data_section(results), headline_section(results)]
     if results.ranking is not None:
         sections.append(leaderboard_section(results))
+    for make in (scores_section, category_section, cost_section):
+        if (extra := make(results)) is not None:
+            sections.append(extra)
     sections += [
         spread_section(results),
         model_section(results),
@@ -148,9 +165,33 @@ def report_stamp(results: ReportResults) -> dict[str, Any]:
         "counts_sha256": _data_hash(results.counts_all),
         "versions": _package_versions(("statsmodels", "pymc", "arviz") if fitted else ()),
         "seed": results.settings.seed,
-        "settings": results.settings.record(model_ok=model_ok, fitted=fitted),
+        "settings": {
+            **results.settings.record(model_ok=model_ok, fitted=fitted),
+            **_extra_settings(results),
+        },
         "notes": [*results.input_notes, *results.estimate.notes],
     }
+
+
+def _extra_settings(results: ReportResults) -> dict[str, Any]:
+    """The data-driven sections' settings, recorded when a section is in or its option was
+    given (a report of data without these columns records nothing new): each option as given
+    (None: detected), whether its section is in, and the clusters per system."""
+    ex = results.extras
+    asked = ex.asked or {}
+    out: dict[str, Any] = {}
+    skipped = dict(ex.skipped)
+    sections = (
+        ("scores", "scores", ex.scores),
+        ("by", "by_category", ex.by_category),
+        ("cost", "cost", ex.cost),
+    )
+    for key, section, on in sections:
+        if on or asked.get(key) is not None or section in skipped:
+            out[key] = {"asked": asked.get(key), "shown": on}
+    if results.clusters is not None:
+        out["clusters"] = dict(results.clusters.counts)
+    return out
 
 
 def task_table(tasks: pd.DataFrame, contributions: pd.DataFrame, *, kmax: int) -> pd.DataFrame:

@@ -21,8 +21,9 @@ import numpy as np
 import xarray as xr
 
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, resolve_seed
+from passhat.bootstrap import FEW_CLUSTERS
 from passhat.compare import compare
-from passhat.errors import InputError, OptionError
+from passhat.errors import InputError, OptionError, ValidationError
 from passhat.estimate import estimate
 from passhat.estimate_result import Estimate
 from passhat.estimators import as_counts
@@ -39,9 +40,12 @@ from passhat.planner import (
 from passhat.rank import rank
 from passhat.report.assemble import assemble_report
 from passhat.report.document import ReportData
+from passhat.report.extras import ExtrasPlan, plan_extras, without_cost
 from passhat.report.figure_data import curve_frame, ppc_frame
 from passhat.report.results import (
+    Clusters,
     DesignPlan,
+    Extras,
     FlipPlan,
     ModelComparison,
     ModelResults,
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
     from typing import Unpack
 
     from passhat.compare.paired import Comparison
+    from passhat.cost_result import CostEstimate
     from passhat.rank.result import Ranking
 
 __all__ = [
@@ -103,6 +108,9 @@ class ReportOptions(TypedDict, total=False):
     compare_models: bool
     tolerate_extra_lookups: bool
     progress: bool | None
+    scores: Any
+    by: Any
+    cost: bool | None
 
 
 #: Each further option's default.
@@ -115,6 +123,9 @@ DEFAULTS: ReportOptions = {
     "compare_models": True,
     "tolerate_extra_lookups": False,
     "progress": None,
+    "scores": None,
+    "by": None,
+    "cost": None,
 }
 
 
@@ -170,7 +181,9 @@ def build_report_data(
     **options
         The further options of :func:`passhat.report` (:class:`ReportOptions`): ``weights``,
         ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
-        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``.
+        ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``,
+        ``scores``, ``by``, ``cost`` (the sections that follow the data's columns:
+        :mod:`passhat.report.extras`).
 
     Returns
     -------
@@ -258,7 +271,10 @@ def compute_results(
     seeds = ReportSeeds.from_seed(seed)
     div, trace_counts = _divergence_input(data, traces, opts)
     ds_all = as_counts(data)
-    est = _estimate(ds_all, opts, seeds)
+    wanted = plan_extras(data, scores=opts["scores"], by=opts["by"], cost=opts["cost"], ds=ds_all)
+    # runs (not their counts) only when a score or a cost is read from them
+    est = _estimate(ds_all, opts, seeds, wanted, runs=data)
+    extras, cost = _cost(est, wanted.extras)
     settings = _settings(data, est, opts, seed)
     # every later result sees the tasks the estimate kept (the same for every system)
     ds = ds_all.assign(
@@ -297,6 +313,9 @@ def compute_results(
         slices=_slices(data),
         divergence=div,
         trace_counts=trace_counts,
+        extras=extras,
+        cost=cost,
+        clusters=_cluster_counts(est),
     )
 
 
@@ -442,8 +461,17 @@ def _settings(
 
 
 # ------------------------------------------------------------ estimate, curve and slices
-def _estimate(ds_all: xr.Dataset, opts: _Request, seeds: ReportSeeds) -> Estimate:
-    """The report's estimate on matched tasks, with intervals when ``ci`` is given."""
+def _estimate(
+    ds_all: xr.Dataset,
+    opts: _Request,
+    seeds: ReportSeeds,
+    wanted: ExtrasPlan,
+    *,
+    runs: Trials | xr.Dataset,
+) -> Estimate:
+    """The report's estimate on matched tasks, with intervals when ``ci`` is given, and the
+    extras ``wanted`` (partial credit, per category; the cost is read from it later): from the
+    ``runs`` when a score or a cost is read from them, else from their count table."""
     k = opts["k"]
     est_opts: dict[str, Any] = {
         "k": default_ks(ds_all) if k is None else k,
@@ -453,6 +481,10 @@ def _estimate(ds_all: xr.Dataset, opts: _Request, seeds: ReportSeeds) -> Estimat
         "unscored_tasks": opts["unscored_tasks"],
         "matched": True,
     }
+    if wanted.scores is not False:
+        est_opts["scores"] = wanted.scores
+    if wanted.by is not None:
+        est_opts["by"] = wanted.by
     if opts["ci"] is not None:
         # the predictive interval: what a new benchmark of as many tasks would show
         est_opts.update(
@@ -461,7 +493,26 @@ def _estimate(ds_all: xr.Dataset, opts: _Request, seeds: ReportSeeds) -> Estimat
             n_boot=opts["n_boot"],
             predictive=int(ds_all.sizes["task"]),
         )
-    return estimate(ds_all, **est_opts)
+    return estimate(runs if wanted.scores or wanted.extras.cost else ds_all, **est_opts)
+
+
+def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:
+    """The estimate's cost result when the cost section is on; a detected cost column whose
+    runs cannot be priced leaves the section out with the reason (asked for: the error)."""
+    if not extras.cost:
+        return extras, None
+    try:
+        return extras, est.cost
+    except ValidationError as err:
+        if (extras.asked or {}).get("cost") is True:
+            raise
+        return without_cost(extras, str(err)), None
+
+
+def _cluster_counts(est: Estimate) -> Clusters | None:
+    """The clusters per system when the tasks carry a cluster (the estimate's record)."""
+    counts = est.settings.get("clusters") or {}
+    return Clusters(counts=dict(counts), few=FEW_CLUSTERS) if counts else None
 
 
 def _curve(ds: xr.Dataset, est: Estimate, settings: ReportSettings, seed: int) -> Any:

@@ -41,6 +41,9 @@ Fmt = Literal[
     "bool",
     "interval",
     "interval_num",
+    "interval_fixed",
+    "amount",
+    "amount_interval",
 ]
 
 

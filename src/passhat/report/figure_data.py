@@ -25,6 +25,7 @@ __all__ = [
     "ppc_text",
     "rate_frame",
     "thin_curve",
+    "threshold_text",
 ]
 
 
@@ -188,6 +189,32 @@ def figure_texts(
             + "; ".join(conc)
             + ".",
         },
+    }
+
+
+def threshold_text(curve: pd.DataFrame, *, kmax: int) -> dict[str, str]:
+    """Title and alt text of the threshold curve (an estimate's ``curve.table``): per system,
+    pass^kmax at the lowest and the highest threshold.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": "s", "threshold": [0.5, 1.0], "k": 2,
+    ...                   "pass_hat_k": [1.0, 0.25], "pass_at_k": [1.0, 0.5]})
+    >>> threshold_text(t, kmax=2)["alt"].split(". ")[-1]
+    's: pass^2 100.0% at t = 0.5, 25.0% at t = 1.'
+    """
+    parts = []
+    for system, part in curve[curve["k"] == kmax].groupby("system", sort=False):
+        p = part.sort_values("threshold")
+        lo, hi = p.iloc[0], p.iloc[-1]
+        parts.append(
+            f"{system}: pass^{kmax} {pct(round(lo['pass_hat_k'], 9))} at t = "
+            f"{lo['threshold']:g}, {pct(round(hi['pass_hat_k'], 9))} at t = {hi['threshold']:g}"
+        )
+    return {
+        "title": "pass^k by pass threshold t (success = score ≥ t)",
+        "alt": "Step chart of pass^k against the pass threshold, one line per k, pass@k at the "
+        "largest k dotted, one panel per system. " + "; ".join(parts) + ".",
     }
 
 

@@ -35,12 +35,13 @@ from typing import Any
 
 import pandas as pd
 
-from passhat._format import fmt_ratio, jsonable, p_text, printable, short_names
+from passhat._format import fixed, fmt_ratio, jsonable, p_text, printable, short_names
 from passhat._paper import md_escape
 from passhat._write import FileContent, check_tree, input_paths, write_tree
 from passhat.report.document import Column, ReportData
 from passhat.report.plots import plot_gap, plot_ppc, plot_rates, plot_spread
 from passhat.report.plots_rank import plot_pairwise, plot_rank_intervals
+from passhat.report.plots_scores import plot_threshold_curve
 
 __all__ = [
     "OPEN_TABLES",
@@ -74,6 +75,10 @@ OPEN_TABLES = frozenset(
         "plan_tasks",
         "plan_design",
         "divergence_by_action",
+        "scores",
+        "by_category",
+        "by_category_tests",
+        "cost",
     }
 )
 
@@ -138,9 +143,18 @@ def _num(x: Any, fmt: str) -> str:
         return f"{v:.3f}" if abs(v) < 10 else f"{v:.4g}"
     if fmt == "p":
         return p_text(float(x))
+    if fmt == "amount":
+        return _amount(float(x))
     if fmt == "bool":
         return "yes" if bool(x) else "no"
     return str(x)
+
+
+def _amount(x: float) -> str:
+    """A cost or a rate per unit cost: 4 significant digits, "∞" when unbounded."""
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.4g}"
 
 
 def format_cell(row: dict[str, Any], col: Column) -> str:
@@ -155,14 +169,23 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
     >>> format_cell({"rate": 0.2, "rate_lower": 0.1, "rate_upper": 0.32},
     ...             Column("rate", "", "pct_interval"))
     '20.0% (10.0% – 32.0%)'
+    >>> format_cell({"c": 0.0615, "c_lower": 0.0491, "c_upper": float("inf")},
+    ...             Column("c", "", "amount_interval"))
+    '0.0615 (0.0491 – ∞)'
     """
+    if col.fmt == "amount_interval":
+        value = _num(row.get(col.key), "amount")
+        lo, hi = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
+        if value == "—" or _missing(lo) or _missing(hi):
+            return value
+        return f"{value} ({_num(lo, 'amount')} – {_num(hi, 'amount')})"
     if col.fmt == "pct_interval":
         value = _num(row.get(col.key), "pct")
         lo, hi = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
         if value == "—" or _missing(lo) or _missing(hi):
             return value
         return f"{value} ({float(lo):.1%} – {float(hi):.1%})"  # type: ignore[arg-type]
-    if col.fmt in ("interval", "interval_num"):
+    if col.fmt in ("interval", "interval_num", "interval_fixed"):
         lo_raw, hi_raw = row.get(f"{col.key}_lower"), row.get(f"{col.key}_upper")
         if _missing(lo_raw) or _missing(hi_raw):
             return "—"
@@ -171,6 +194,8 @@ def format_cell(row: dict[str, Any], col: Column) -> str:
             return f"{lo * 100:+.1f} to {hi * 100:+.1f} pts"
         if col.fmt == "interval_num":
             return f"{lo:.4g} – {hi:.4g}"
+        if col.fmt == "interval_fixed":
+            return f"{fixed(lo)} – {fixed(hi)}"
         return f"{float(lo):.1%} – {float(hi):.1%}"
     return _num(row.get(col.key), col.fmt)
 
@@ -209,6 +234,9 @@ def draw_figures(data: ReportData) -> dict[str, RenderedFigure]:
         same = fd.get("rank_values") or {}
         makers["rank_intervals"] = lambda: plot_rank_intervals(ranking, intervals=same)
         makers["pairwise_differences"] = lambda: plot_pairwise(ranking)
+    threshold = fd.get("threshold_curve")
+    if isinstance(threshold, pd.DataFrame) and len(threshold):
+        makers["threshold_curve"] = lambda: plot_threshold_curve(threshold)
     if "ppc" in data.figures and fd.get("fit") is not None:
         makers["ppc"] = lambda: plot_ppc(fd["fit"])  # type: ignore[attr-defined]
     for fid, make in makers.items():

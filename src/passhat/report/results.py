@@ -36,6 +36,7 @@ from passhat.trials import Trials
 
 if TYPE_CHECKING:
     from passhat.compare.paired import Comparison
+    from passhat.cost_result import CostEstimate
     from passhat.estimate_result import Estimate
     from passhat.model.diagnostics import Diagnostics
     from passhat.model.result import Fit
@@ -44,7 +45,9 @@ if TYPE_CHECKING:
     from passhat.spread.from_runs import Spread
 
 __all__ = [
+    "Clusters",
     "DesignPlan",
+    "Extras",
     "FlipPlan",
     "ModelComparison",
     "ModelResults",
@@ -128,6 +131,38 @@ class ReportSettings:
             "plan": self.plan,
             "title": self.title,
         }
+
+
+# ------------------------------------------------- partial credit, categories, cost, clusters
+@dataclass(frozen=True)
+class Clusters:
+    """The clusters of the report's tasks (a ``cluster`` task coordinate): per system, how many
+    the averaged tasks fall in (``counts``), and the number below which the cluster
+    bootstrap's population interval may be too narrow (``few``, from
+    :data:`passhat.bootstrap.FEW_CLUSTERS`)."""
+
+    counts: dict[str, int]
+    few: int
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Which of the sections that follow the data's columns the report holds, and why not.
+
+    ``scores``, ``by_category`` and ``cost``: whether the estimate carries the partial-credit
+    rows and threshold curve, the per-category estimate, and the cost result (then in
+    :attr:`ReportResults.cost`). ``asked``: each option as given (None: detected from the
+    data; True / False / thresholds / "category": given). ``skipped``: (section id, reason)
+    for a section the data carry a column for but that could not be computed (a score
+    outside [0, 1], a task without a category, a run without a cost) when it was not asked
+    for explicitly (then it is an error).
+    """
+
+    scores: bool = False
+    by_category: bool = False
+    cost: bool = False
+    asked: dict[str, Any] | None = None
+    skipped: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------- the model
@@ -343,6 +378,13 @@ class ReportResults:
         Given, or computed from ``traces``.
     trace_counts : TraceCounts, optional
         With traces: what they held.
+    extras : Extras
+        Which data-driven sections (partial credit, per category, cost) the report holds.
+    cost : passhat.cost_result.CostEstimate, optional
+        The estimate's cost result (:attr:`passhat.Estimate.cost`) when the cost section is on.
+    clusters : Clusters, optional
+        With a cluster column: the clusters per system (the estimate's population intervals
+        resample them).
     """
 
     settings: ReportSettings
@@ -360,6 +402,9 @@ class ReportResults:
     slices: Slices | None = None
     divergence: Any = None
     trace_counts: TraceCounts | None = None
+    extras: Extras = Extras()
+    cost: CostEstimate | None = None
+    clusters: Clusters | None = None
 
     @property
     def systems(self) -> list[str]:
@@ -392,7 +437,7 @@ class ReportResults:
         held = [
             f.name
             for f in fields(self)
-            if f.name not in ("settings", "seeds", "data", "counts_all", "counts")
+            if f.name not in ("settings", "seeds", "data", "counts_all", "counts", "extras")
             and getattr(self, f.name) is not None
         ]
         return (

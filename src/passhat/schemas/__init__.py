@@ -12,6 +12,7 @@ estimate           ``passhat estimate --json``, :meth:`passhat.Estimate.to_dict`
 threshold_curve    ``Estimate.curve.to_dict()`` (``estimate(..., scores=True)``)
 estimate_by        ``Estimate.by_category.to_dict()`` (``estimate(..., by="category")``)
 cost               ``Estimate.cost.to_dict()`` (a ``cost`` column)
+grader_correction  ``passhat estimate --grader-… --json``, :func:`passhat.correct_grader`
 comparison         ``passhat compare --json``
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
@@ -22,6 +23,7 @@ model_comparison   :func:`passhat.compare_models`
 gate               ``passhat gate --json``
 plan               ``passhat plan detect | bound | certify | width | retry --json``
 plan_table         ``passhat plan table --json``
+plan_audit         ``passhat plan audit --json``
 plan_design        ``passhat plan design --json``
 plan_power         ``passhat plan power --json``
 plan_more_runs     ``passhat plan more-runs --json``
@@ -70,9 +72,11 @@ NAMES = (
     "estimate_by",
     "fit",
     "gate",
+    "grader_correction",
     "joint_fit",
     "model_comparison",
     "plan",
+    "plan_audit",
     "plan_design",
     "plan_more_runs",
     "plan_next",

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from passhat.errors import OptionError, ValidationError
 from passhat.trials import Trials
 
-__all__ = ["ScoreGroups", "score_groups"]
+__all__ = ["ScoreGroups", "partial_credit", "score_groups"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +87,32 @@ def _checked_scores(data: Trials, decided: NDArray[np.bool_]) -> NDArray[np.floa
             "(rescale them first)"
         )
     return x
+
+
+def partial_credit(data: Trials) -> bool:
+    """Whether the runs' scores give partial credit: a ``score`` column whose decided runs'
+    scores are all valid (:func:`score_groups`' rules) and not all exactly 0 or 1 (0/1 scores
+    make the expected best / worst of k equal to pass@k / pass^k). Reads the column once, no
+    sort.
+
+    Raises
+    ------
+    ValidationError
+        No score column; a decided run without a score; a score outside [0, 1].
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import passhat as ph
+    >>> df = pd.DataFrame({"task_id": list("aabb"), "success": [True, False, True, True],
+    ...                    "score": [1.0, 0.0, 0.75, 1.0]})
+    >>> partial_credit(ph.Trials.from_frame(df)), partial_credit(ph.Trials.from_frame(
+    ...     df.assign(score=[1.0, 0.0, 1.0, 1.0])))
+    (True, False)
+    """
+    decided = data.frame["success"].notna().to_numpy()
+    x = _checked_scores(data, decided)[decided]
+    return bool(((x != 0.0) & (x != 1.0)).any())
 
 
 def score_groups(data: Trials | xr.Dataset, ds: xr.Dataset) -> ScoreGroups:

@@ -17,9 +17,9 @@ from passhat.report.sections._rows import interval_lookup, population_row, shown
 from passhat.report.sections.comparison import comparison_table
 
 if TYPE_CHECKING:
-    from passhat.report.results import ReportResults
+    from passhat.report.results import Clusters, ReportResults
 
-__all__ = ["headline_section"]
+__all__ = ["cluster_sentences", "headline_section"]
 
 
 def _rows(
@@ -78,6 +78,45 @@ def _rows(
     return rows, flagged, methods, outside
 
 
+def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
+    """How many clusters the tasks fall in, what resamples them, and a warning (a sentence
+    starting "Warning:", which the summary repeats) below ``clusters.few`` clusters.
+
+    Examples
+    --------
+    >>> from passhat.report.results import Clusters
+    >>> cluster_sentences(Clusters({"a": 6}, few=20), intervals=True)[1][:40]
+    'Warning: only 6 clusters (a: 6): the clu'
+    """
+    counts = clusters.counts
+    shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
+    out = [
+        f"The tasks are clustered ({shown} clusters, from the cluster column): "
+        + (
+            "the population and new-benchmark intervals above and the pass^k-over-k figure "
+            "resample clusters, each with all its tasks (cluster bootstrap); the benchmark "
+            "scope is unchanged. The paired comparison, the leaderboard, the spread, the "
+            "model and the partial-credit, per-category and cost intervals treat the tasks "
+            "as independent."
+            if intervals
+            else "a report with intervals resamples clusters in the population scope."
+        )
+    ]
+    if one := [s for s, g in counts.items() if g < 2]:
+        out.append(
+            f"Warning: one cluster only ({', '.join(one)}): no population interval (new tasks "
+            "would come from new clusters, and one cluster says nothing of how clusters differ)."
+        )
+    few = {s: g for s, g in counts.items() if 2 <= g < clusters.few}
+    if few:
+        out.append(
+            f"Warning: only {', '.join(map(str, sorted(set(few.values()))))} clusters "
+            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
+            f"population interval may be too narrow below {clusters.few} clusters."
+        )
+    return out
+
+
 def headline_section(results: ReportResults) -> Section:
     """The headline section: one row per system, metric and k, and sentences at the largest k.
 
@@ -111,6 +150,8 @@ def headline_section(results: ReportResults) -> Section:
         cmp_table, cmp_sentences = comparison_table(results)
         tables.append(cmp_table)
         sent.extend(cmp_sentences)
+    if results.clusters is not None:
+        sent += cluster_sentences(results.clusters, intervals=results.settings.ci is not None)
     return Section(id="headline", title="2. Headline", sentences=sent, tables=tables)
 
 

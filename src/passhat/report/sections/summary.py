@@ -81,6 +81,8 @@ def _sentences(sections: dict[str, Section], systems: list[str], pairs: list[str
     if spread is not None:
         for system in systems:
             out += [s for s in spread.sentences if s.startswith(f"{system}: ")][:1]
+    if head is not None:  # the clusters' warning (few clusters)
+        out += [s for s in head.sentences if s.startswith("Warning:")]
     for s in sections.values():
         if s.status == "failed":
             out.append(f"Warning: {s.title}: {s.note}")

@@ -1,0 +1,22 @@
+"""One timed ``ph.rank`` of 50 systems × 10,000 tasks × 5 runs (issue 32, goal 8), for A/B runs.
+
+Run it alternately with two source trees (``PYTHONPATH=OLD/src`` and ``PYTHONPATH=NEW/src``,
+``TAG=old`` / ``TAG=new``) so machine load hits both alike; it prints wall and CPU time, the
+load average and a hash of the result's JSON document (without its input record), which
+must be equal for the two trees. See ``bench_rank_issue32.txt``.
+"""
+
+import hashlib, json, os, sys, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np
+import passhat as ph
+from passhat.trials import counts_from_arrays
+from bench_rank import data
+n, c = data(50, 10_000, 5)
+tables = [counts_from_arrays(n[i], c[i], system=f"s{i:02d}") for i in range(50)]
+c0, t0 = time.process_time(), time.perf_counter()
+r = ph.rank(tables, n_boot=10_000, seed=1)
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+doc = r.to_dict(); doc["input"] = None
+h = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
+print(f"{os.environ.get('TAG','?')}: ph.rank wall {wall:.2f} s CPU {cpu:.2f} s load {os.getloadavg()[0]:.1f} sha {h} src {ph.__file__}", flush=True)

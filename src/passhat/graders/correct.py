@@ -1,0 +1,325 @@
+"""Mean, pass@k and pass^k corrected for a noisy grader, with intervals in both scopes.
+
+:func:`correct` takes runs (or a count table) whose pass/fail labels came from a grader of
+known error (stated sensitivity and specificity, audit counts, or an audit column of true
+labels), and returns :class:`~passhat.graders.result.GraderCorrection`. The method is a
+measurement-error correction (:mod:`passhat.graders.estimators`: unbiased per task for known
+se and sp) whose intervals draw se and sp from their Beta posteriors jointly with the task or
+run bootstrap (:mod:`passhat.graders.draws`). With an audit column, the audited runs give the
+counts TP, FN, TN, FP and every run's grader label enters the estimate; the audited runs' true
+labels are not substituted for their grader labels (a prediction-powered estimator would; this
+loses a little precision, not validity).
+
+It assumes non-differential error: the grader errs with the same probabilities on every task,
+independently of its other labels, and the audited runs are a random sample of runs.
+
+Examples
+--------
+>>> import passhat as ph
+>>> r = ph.correct_grader(ph.load_example("abcd"), sensitivity=1.0, specificity=1.0, k=2)
+>>> round(r.value("pass_hat_k", 2), 12) == round(ph.estimate(ph.load_example("abcd"), k=2)
+...     .value("pass_hat_k", 2), 12)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import NDArray
+
+from passhat._validate import (
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    check_ci,
+    check_n_boot,
+    named_rng,
+    norm_k,
+    resolve_seed,
+)
+from passhat.errors import OptionError
+from passhat.estimators import as_counts
+from passhat.exclusions import default_ks
+from passhat.graders.draws import Draws, benchmark_draws, population_draws, values_from_powers
+from passhat.graders.estimators import observed_powers
+from passhat.graders.result import METHODS, GraderCorrection
+from passhat.graders.spec import GraderSpec, audit_from_labels
+from passhat.trials import Trials, coerce_success, provenance
+
+__all__ = ["correct", "correct_grader", "grader_spec", "system_rows"]
+
+METRICS = ("mean", "pass_at_k", "pass_hat_k")
+
+
+def grader_spec(
+    data: Trials | xr.Dataset,
+    *,
+    sensitivity: float | None = None,
+    specificity: float | None = None,
+    audit: Sequence[int] | None = None,
+    truth: str | None = None,
+) -> tuple[GraderSpec, tuple[str, ...]]:
+    """The grader's error from exactly one of: sensitivity with specificity, audit counts
+    (TP, FN, TN, FP), or the name of a column of true labels; and notes on the audit."""
+    given = [name for name, v in (("sensitivity", sensitivity), ("specificity", specificity),
+             ("audit", audit), ("truth", truth)) if v is not None]  # fmt: skip
+    if not given:
+        raise OptionError(
+            "give the grader's error: {param} with specificity, audit counts, or a truth column",
+            param="sensitivity",
+        )
+    rates = {"sensitivity", "specificity"} & set(given)
+    if rates and len(rates) == 1:
+        other = ({"sensitivity", "specificity"} - rates).pop()
+        raise OptionError(f"{{param}} needs {{{other}}} too", param=rates.pop(), also=(other,))
+    sources = [g for g in given if g != "specificity"]
+    if len(sources) > 1:
+        first, second = sources[:2]
+        raise OptionError(
+            f"give one source of the grader's error: {{param}} or {{{second}}}, not both",
+            param=first,
+            also=(second,),
+        )
+    if audit is not None:
+        return GraderSpec.from_audit(audit), ()
+    if truth is not None:
+        return _audit_column(data, truth)
+    return GraderSpec.from_rates(sensitivity=sensitivity, specificity=specificity), ()
+
+
+def _audit_column(data: Trials | xr.Dataset, column: str) -> tuple[GraderSpec, tuple[str, ...]]:
+    """Audit counts from the runs whose column ``column`` holds their true label."""
+    if not isinstance(data, Trials):
+        raise OptionError(
+            "{param} needs runs (a file of runs), not a count table: the true labels are per run",
+            param="truth",
+        )
+    df = data.frame
+    if column not in df.columns:
+        raise OptionError(
+            f"{{param}}: no column {column!r} in the input; its columns: "
+            f"{', '.join(map(str, df.columns))}",
+            param="truth",
+        )
+    where = str(data.source.get("path", "the input")) + f", column {column!r}"
+    true = coerce_success(df[column], where=where)
+    audited = true.notna().to_numpy()
+    decided = df["success"].notna().to_numpy()
+    use = audited & decided
+    if not use.any():
+        raise OptionError(
+            f"{{param}}: column {column!r} holds no true label of a decided run", param="truth"
+        )
+    counts = audit_from_labels(
+        df["success"].to_numpy()[use].astype(bool), true.to_numpy()[use].astype(bool), where=where
+    )
+    notes = [f"audit: {int(use.sum())} run(s) with a true label in column {column!r}"]
+    if (audited & ~decided).any():
+        notes.append(
+            f"{int((audited & ~decided).sum())} audited run(s) have no grader label (unscored) "
+            "and are not counted in the audit"
+        )
+    spec = GraderSpec.from_audit(counts, source=f"audit column {column!r}")
+    return spec, tuple(notes)
+
+
+def _cells(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Included (system, task, n, c) cells and the excluded ones (no decided run)."""
+    n = ds["n"].to_pandas().stack()
+    c = ds["c"].to_pandas().stack()
+    present = ds["present"].to_pandas().stack().astype(bool)
+    cells = pd.DataFrame({"n": n, "c": c})[present.to_numpy()]
+    cells.index.names = ["system", "task"]
+    cells = cells.reset_index()
+    none = cells["n"].to_numpy() == 0
+    excluded = cells.loc[none, ["system", "task"]].assign(
+        reason="no decided run (every run unscored)"
+    )
+    return cells.loc[~none].reset_index(drop=True), excluded.reset_index(drop=True)
+
+
+def _check_k(cells: pd.DataFrame, ks: list[int]) -> None:
+    """k ≤ n for every task (the unbiased correction needs k runs)."""
+    short = cells[cells["n"] < max(ks)]
+    if len(short):
+        shown = ", ".join(f"{r.task} ({r.system}, n = {r.n})" for r in short.head(5).itertuples())
+        raise OptionError(
+            f"{{param}} = {max(ks)} exceeds the decided runs of {len(short)} task(s): {shown}"
+            f"{' ...' if len(short) > 5 else ''}; the correction needs k <= n",
+            param="k",
+        )
+
+
+def system_rows(
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    ks: list[int],
+    grader: GraderSpec,
+    ci: float | None,
+    rng: tuple[np.random.Generator, np.random.Generator] | None,
+    n_boot: int,
+) -> tuple[list[dict[str, Any]], int]:
+    """The table rows of one system, and its count of invalid posterior draws."""
+    top = max(ks)
+    hits = observed_powers(n, c, top).mean(axis=0)[None, :]
+    misses = observed_powers(n, n - c, top).mean(axis=0)[None, :]
+    one = np.ones(1)
+    point = values_from_powers(hits, misses, ks, one * grader.sensitivity, one * grader.specificity)
+    raw = values_from_powers(hits, misses, ks, one, one)
+    base: list[dict[str, Any]] = [{"k": None, "metric": "mean", "value": float(point[0][0]),
+             "observed": float(raw[0][0]), "tasks": n.size}]  # fmt: skip
+    for i, k in enumerate(ks):
+        for metric, v, r in zip(METRICS[1:], point[1:], raw[1:], strict=True):
+            base.append({"k": k, "metric": metric, "value": float(v[0, i]),
+                         "observed": float(r[0, i]), "tasks": n.size})  # fmt: skip
+    if ci is None or rng is None:
+        return base, 0
+    tail = (1.0 - ci) / 2.0
+    scopes: dict[str, Draws] = {
+        "benchmark": benchmark_draws(n, c, ks, grader, n_boot=n_boot, rng=rng[0]),
+        "population": population_draws(n, c, ks, grader, n_boot=n_boot, rng=rng[1]),
+    }
+    rows = []
+    for scope, d in scopes.items():
+        for row in base:
+            col = getattr(d, row["metric"])
+            x = col if row["k"] is None else col[:, ks.index(row["k"])]
+            lo, hi = np.nanquantile(x, [tail, 1.0 - tail])
+            shift = row["value"] - float(np.nanmean(x)) if scope == "benchmark" else 0.0
+            lo, hi = np.clip([lo + shift, hi + shift], 0.0, 1.0)  # the truth lies in [0, 1]
+            rows.append({**row, "scope": scope, "lower": lo, "upper": hi,
+                         "method": METHODS[scope]})  # fmt: skip
+    return rows, scopes["population"].invalid
+
+
+def correct(
+    data: Trials | xr.Dataset,
+    *,
+    sensitivity: float | None = None,
+    specificity: float | None = None,
+    audit: Sequence[int] | None = None,
+    truth: str | None = None,
+    k: int | Sequence[int] | None = None,
+    ci: float | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
+) -> GraderCorrection:
+    """Mean, pass@k and pass^k per system corrected for a grader's sensitivity and specificity.
+
+    Each task's c grader passes of n runs give an unbiased estimate of its true pass^k
+    (k ≤ n) for known se and sp (:mod:`passhat.graders.estimators`); the tasks are averaged
+    with equal weights. With ``ci``, each value gets a benchmark-scope interval (these tasks:
+    a parametric run bootstrap) and a population-scope interval (tasks like these: the task
+    bootstrap), both with se and sp drawn from their Beta posteriors (Jeffreys prior) when an
+    audit gives them, so the intervals include the grader's uncertainty; stated point values
+    are taken as exact (the notes say the intervals ignore their uncertainty). Assumes
+    non-differential error: the grader errs with the same probabilities on every task,
+    independently of its other labels; an audit is a random sample of runs.
+
+    Parameters
+    ----------
+    data : Trials or xarray.Dataset
+        Runs labelled by the grader (``success``), or their count table.
+    sensitivity, specificity : float, optional
+        Stated point values in [0, 1] with se + sp > 1 (give both).
+    audit : sequence of 4 int, optional
+        Audit counts TP, FN (grader pass / fail among truly passing runs), TN, FP (grader
+        fail / pass among truly failing runs).
+    truth : str, optional
+        A column of the runs holding each audited run's true label (empty where not audited);
+        the audit counts are taken from it.
+    k : int or sequence of int, optional
+        Default :func:`passhat.exclusions.default_ks`; every k must be ≤ every task's n.
+    ci : float, optional
+        Level of the intervals in (0, 1); none without it.
+    n_boot : int
+        Draws per scope (≥ 100).
+    seed : int or None
+        Seed of the draws (None: a fresh one, recorded).
+
+    Returns
+    -------
+    GraderCorrection
+
+    Raises
+    ------
+    OptionError
+        No or several sources of the grader's error, values outside [0, 1], se + sp ≤ 1,
+        k > n, a truth column that is missing or holds no label.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> r = correct(ph.load_example("agents"), audit=(95, 5, 90, 10), k=[1, 2], ci=0.9,
+    ...             n_boot=200)
+    >>> r.table["scope"].unique().tolist()
+    ['benchmark', 'population']
+    """
+    grader, audit_notes = grader_spec(
+        data, sensitivity=sensitivity, specificity=specificity, audit=audit, truth=truth
+    )
+    ds = as_counts(data)
+    ks = norm_k(k) if k is not None else default_ks(ds)
+    cells, excluded = _cells(ds)
+    _check_k(cells, ks)
+    if ci is not None:
+        ci = check_ci(ci)
+        n_boot = check_n_boot(n_boot)
+    root = resolve_seed(seed)
+    rows, invalid = [], 0
+    for system, part in cells.groupby("system", sort=False):  # systems, not tasks
+        n = part["n"].to_numpy(dtype=float)
+        c = part["c"].to_numpy(dtype=float)
+        rngs = (named_rng(root, "grader", str(system), "benchmark"),
+                named_rng(root, "grader", str(system), "population"))  # fmt: skip
+        got, bad = system_rows(n, c, ks, grader, ci, rngs if ci is not None else None, n_boot)
+        rows += [{"system": system, **r} for r in got]
+        invalid = max(invalid, bad)
+    _check_invalid(invalid, n_boot, ci)
+    if "cluster" in ds.variables:
+        audit_notes += (
+            "the input's cluster column is not used here: the population interval resamples "
+            "tasks as independent, too narrow if tasks share their difficulty by cluster",
+        )
+    table = pd.DataFrame(rows)
+    table["k"] = table["k"].astype("Int64")
+    return GraderCorrection(
+        table=table,
+        per_task=_per_task(cells, grader),
+        grader=grader,
+        excluded=excluded,
+        ci=ci,
+        n_boot=n_boot if ci is not None else 0,
+        seed=root,
+        invalid_draws=invalid,
+        audit_notes=audit_notes,
+        source=provenance(data),
+    )
+
+
+def _check_invalid(invalid: int, n_boot: int, ci: float | None) -> None:
+    """Refuse when more than 1% of the (se, sp) posterior draws have se + sp ≤ 1."""
+    if ci is not None and invalid > 0.01 * n_boot:
+        raise OptionError(
+            f"{{param}}: {invalid} of {n_boot} posterior draws of (se, sp) have se + sp <= 1: "
+            "the audit is too small to tell the grader from chance (passhat plan audit says "
+            "how many runs to audit)",
+            param="audit",
+        )
+
+
+def _per_task(cells: pd.DataFrame, grader: GraderSpec) -> pd.DataFrame:
+    """Each task's observed and corrected (unbiased, unclipped) pass rate."""
+    a = grader.sensitivity + grader.specificity - 1.0
+    observed = cells["c"] / cells["n"]
+    return cells.assign(
+        observed_rate=observed, corrected_rate=(observed - (1.0 - grader.specificity)) / a
+    )
+
+
+#: :func:`correct` under its top-level name (``passhat.correct_grader``).
+correct_grader = correct
