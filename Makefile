@@ -34,7 +34,7 @@ define install
 	then \
 		echo "installing passhat$(1) with uv"; \
 		[ -x $(BIN)/python ] || $(UV) venv --quiet --seed --python $(PYTHON) $(VENV); \
-		$(UV) pip install --quiet --python $(BIN)/python -e '.$(1)'; \
+		$(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -e '.$(1)'; \
 	else \
 		echo "installing passhat$(1) with pip"; \
 		[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV); \

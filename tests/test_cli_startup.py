@@ -154,3 +154,22 @@ def test_unknown_command_is_one_line_and_exit_2(capsys) -> None:
     assert main(["nosuchcommand"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nosuchcommand" in err[0]
+
+
+def test_estimate_of_an_example_imports_one_reader_and_no_dask() -> None:
+    """``passhat estimate --example tau-airline``: xarray asks for dask only once it is used
+    (``--scheduler``), and ``--example``'s named format imports its reader module only
+    (issue 32; the time is in ``benchmarks/bench_startup.py``). Once dask is imported, xarray
+    knows a dask array as before (:func:`passhat._lazy.defer_dask`)."""
+    code = (
+        "from passhat.cli import main; main(['estimate', '--example', 'tau-airline', '--k', "
+        "'1-4'])\n    print(sorted(m for m in sys.modules if m.startswith('passhat.io.') "
+        "and not m.startswith('passhat.io._')), sorted({'dask', 'scipy', 'pymc', 'matplotlib'} "
+        "& {m.split('.')[0] for m in sys.modules}))\n"
+        "    import dask.array as da, xarray as xr\n"
+        "    a = xr.DataArray(da.ones(4, chunks=2), dims='x')\n"
+        "    print(a.chunks, type(a.data).__name__, int((a + 1).sum().compute()))"
+    )
+    _, printed = _modules_after(code)
+    assert "│ gpt-4o-airline │    50 │  200 │        0 │ 4 │ 0.420 │  0.720 │  0.200 │" in printed
+    assert printed.splitlines()[-2:] == ["['passhat.io.tau_bench'] []", "((2, 2),) Array 8"]

@@ -56,3 +56,40 @@ def test_committed_table_is_its_replicates_summarised(study) -> None:
         assert len(part) == 2 * len(study.cells(int(n)))
     readme = (REPORT / "README.md").read_text()
     assert f"**Verdict: {int(df['done'].sum())}/{len(df)} cells done**" in readme
+
+
+def test_committed_rerun_is_its_replicates_summarised(study) -> None:
+    """The re-run of some settings after the fix (reports/fit_shapes/rerun): its table is its
+    replicates summarised, and its report states the verdict of that table."""
+    rerun = REPORT / "rerun"
+    if not (rerun / "coverage.csv").exists() or not (rerun / "replicates.csv").exists():
+        pytest.skip("reports/fit_shapes/rerun has no committed results (run the re-run)")
+    df = pd.read_csv(rerun / "coverage.csv")
+    again = study.summarise(pd.read_csv(rerun / "replicates.csv"))
+    pd.testing.assert_frame_equal(
+        df.reset_index(drop=True), again.reset_index(drop=True), check_dtype=False
+    )
+    readme = (rerun / "README.md").read_text()
+    assert f"**Verdict (these settings): {int(df['done'].sum())}/{len(df)} cells done**" in readme
+
+
+def test_committed_histogram_rule_table(study) -> None:
+    """The histogram's rule alone (reports/fit_shapes/histogram_rule.*): every cell of the grid,
+    binomial Monte-Carlo s.e., and the report's count of cells at or above the goal; one
+    replicate recomputed gives the same truth-below flags as the rule's own intervals."""
+    table = REPORT / "histogram_rule.csv"
+    if not table.exists():
+        pytest.skip("reports/fit_shapes has no committed histogram-rule table (run the study)")
+    df = pd.read_csv(table)
+    assert len(df) == sum(2 * len(study.cells(n)) for _, n in study.DESIGNS) * len(study.TRUTHS)
+    np.testing.assert_allclose(
+        df["mc_se"], np.sqrt(df["coverage"] * (1 - df["coverage"]) / df["reps"])
+    )
+    ok = int((df["coverage"] >= study.GOAL).sum())
+    assert (
+        f"**{ok}/{len(df)} cells cover ≥ {study.GOAL}**"
+        in (REPORT / "histogram_rule.md").read_text()
+    )
+    rows = study.histogram_replicate(0, 50, 3, 0)
+    assert len(rows) == 2 * len(study.cells(3))
+    assert all(not (r["covered"] and r["below"]) for r in rows)

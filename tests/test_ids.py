@@ -308,3 +308,13 @@ def test_case_variants_across_two_input_files_are_noted(
     assert main(["rank", str(both), str(paths[2]), "--k", "1", "--n-boot", "200"]) == 0
     out, err = capsys.readouterr()
     assert (out + err).count("letter case") == 1, (out, err)
+
+
+def test_printable_ascii_holds_no_invisible_character() -> None:
+    """clean_ids skips the Unicode pattern for ids of printable ASCII: exactly the ASCII
+    characters the pattern lets pass (all 128 checked against it)."""
+    from passhat._ids import _visible_ascii
+
+    for cp in range(128):
+        assert _visible_ascii(chr(cp)) == (INVISIBLE.match(chr(cp)) is None), f"U+{cp:04X}"
+    assert _visible_ascii("task 1 (a, b)") and not _visible_ascii("task\x7f")

@@ -30,6 +30,7 @@ character (U+200B ZERO WIDTH SPACE); ids must be visible text (1 row)
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -37,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import regex
 
 from passhat.errors import ValidationError
 
@@ -55,6 +55,37 @@ __all__ = [
     "scalars_as_text",
 ]
 
+
+class _Pattern:
+    """A ``regex`` pattern compiled on first use (importing ``regex`` and compiling the Unicode
+    property classes costs a command's start ~0.05 s; ids of printable ASCII never need it).
+
+    Examples
+    --------
+    >>> _Pattern(r"\\p{Cc}").search("a\\x00b").start()
+    1
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    @functools.cached_property
+    def compiled(self) -> Any:
+        """The compiled pattern."""
+        import regex  # the Unicode property tables: only for ids that are not plain ASCII
+
+        return regex.compile(self.pattern)
+
+    def search(self, text: str) -> Any:
+        return self.compiled.search(text)
+
+    def match(self, text: str) -> Any:
+        return self.compiled.match(text)
+
+    def sub(self, repl: Any, text: str) -> str:
+        return str(self.compiled.sub(repl, text))
+
+
 #: Characters an id must not hold: controls (Cc), format characters (Cf), line and paragraph
 #: separators (Zl, Zp), lone surrogates (Cs), every Default_Ignorable_Code_Point of Unicode (what a
 #: renderer draws as nothing: variation selectors U+FE00-FE0F and U+180B-180F, the combining
@@ -62,10 +93,22 @@ __all__ = [
 #: blank Braille pattern U+2800, which draws as a space but is no space. The properties come from
 #: the ``regex`` module's Unicode tables, not from a hand list; tests/test_ids.py checks them
 #: against :mod:`unicodedata` and Perl's Unicode tables.
-INVISIBLE = regex.compile(
+INVISIBLE = _Pattern(
     r"[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
     r"\u115f\u1160\u3164\uffa0\u2800]"
 )
+
+
+def _visible_ascii(text: str) -> bool:
+    """Whether ``text`` is printable ASCII (U+0020-U+007E), which holds no :data:`INVISIBLE`
+    character: the common case answered without the pattern (tests/test_ids.py checks all 128).
+
+    Examples
+    --------
+    >>> _visible_ascii("task 1"), _visible_ascii("t\\tab"), _visible_ascii("café")
+    (True, False, False)
+    """
+    return text.isascii() and text.isprintable()
 
 
 def missing_column(where: str, col: str, columns: Any, *, field: str | None = None) -> str:
@@ -348,7 +391,7 @@ def clean_ids(
         text = [str(u) for u in uniques]
     joined = " ".join(text)  # one scan of every id (a space is no invisible character)
     search = INVISIBLE.search
-    if search(joined) is not None:
+    if not _visible_ascii(joined) and search(joined) is not None:
         has_bad = np.fromiter((search(x) is not None for x in text), dtype=bool, count=len(text))
     else:
         has_bad = np.zeros(len(text), dtype=bool)

@@ -26,10 +26,10 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["LazyPackage", "lazy_exports"]
+__all__ = ["LazyPackage", "defer_dask", "lazy_exports", "load_modules"]
 
 
 class LazyPackage(types.ModuleType):
@@ -96,3 +96,119 @@ def lazy_exports(
     where.update({name: (module, None) for name, module in (modules or {}).items()})
     cls = type("LazyPackage", (LazyPackage,), {"_lazy_where": where})
     sys.modules[package].__class__ = cls
+
+
+def load_modules(names: Iterable[str]) -> None:
+    """Import these modules by name (each once; a module that registers something on import,
+    such as a reader of :mod:`passhat.io`, is loaded when first needed).
+
+    Examples
+    --------
+    >>> load_modules(["passhat.errors"])
+    """
+    for name in names:
+        if name not in sys.modules:
+            importlib.import_module(name)
+
+
+# ------------------------------------------------------------ xarray without dask until used
+class _DaskArrayType:
+    """Stands in for xarray's record of the dask module (``pycompat.DuckArrayModule("dask")``)
+    until dask is imported by someone.
+
+    xarray asks, for every array it wraps, whether it is a ``dask.array.Array``, and answers by
+    importing dask (~0.3 s) when dask is installed. No object can be an instance of a class that
+    was never imported, so while ``dask.array`` is not in ``sys.modules`` the answer is "no"
+    without importing it; once it is, xarray's own record is made and used (and replaces this
+    one in xarray's cache).
+    """
+
+    def __init__(self, real: Callable[[str], Any], cache: dict[str, Any]) -> None:
+        self._real = real
+        self._cache = cache
+
+    def _load(self) -> Any:
+        real = self._real("dask")
+        self._cache["dask"] = real
+        return real
+
+    @property
+    def type(self) -> tuple[type[Any], ...]:
+        if "dask.array" not in sys.modules:
+            return ()
+        return tuple(self._load().type)
+
+    def __getattr__(self, name: str) -> Any:  # module, version, available: xarray's own
+        return getattr(self._load(), name)
+
+
+def _dask_collection_check(real: Callable[[object], bool]) -> Callable[[object], bool]:
+    """xarray's ``is_dask_collection``, answering False without importing dask while dask is not
+    imported (a dask collection cannot exist before dask is)."""
+
+    def is_dask_collection(x: object) -> bool:
+        return "dask" in sys.modules and real(x)
+
+    return is_dask_collection
+
+
+def _patch_xarray(pycompat: types.ModuleType) -> None:
+    """Install :class:`_DaskArrayType` and :func:`_dask_collection_check` in xarray (see
+    :func:`defer_dask`); nothing when dask is imported already or xarray's internals differ."""
+    utils = sys.modules.get("xarray.namedarray.utils")
+    cache = getattr(pycompat, "_cached_duck_array_modules", None)
+    real = getattr(pycompat, "DuckArrayModule", None)
+    check = getattr(utils, "is_dask_collection", None)
+    if "dask" in sys.modules or not isinstance(cache, dict) or real is None or check is None:
+        return
+    if "dask" not in cache:
+        cache["dask"] = _DaskArrayType(real, cache)
+    if not getattr(check, "__qualname__", "").startswith("_dask_collection_check"):
+        utils.is_dask_collection = _dask_collection_check(check)  # type: ignore[union-attr]
+
+
+class _AfterImport:
+    """A finder on ``sys.meta_path`` (an ``importlib.abc.MetaPathFinder``; not subclassed, which
+    would import ``importlib.abc`` at ``import passhat``) that runs ``then(module)`` right after
+    the module ``name`` is first executed."""
+
+    def __init__(self, name: str, then: Callable[[types.ModuleType], None]) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)  # once; the next finders find the module itself
+        spec = importlib.util.find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        if spec is None or loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run, then = loader.exec_module, self.then
+
+        def exec_module(module: types.ModuleType) -> None:
+            run(module)
+            then(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def defer_dask() -> None:
+    """Keep xarray from importing dask until dask is used (``--scheduler``, a planner sweep).
+
+    With dask installed (the ``[dask]`` extra), xarray imports it the first time it wraps an
+    array, to ask whether the array is a dask array (~0.3 s of a command's start). After this
+    call it asks only once dask has been imported; the answers are the same (see
+    :class:`_DaskArrayType`). The CLI calls it at start; a library user's process is left as is.
+
+    Examples
+    --------
+    >>> defer_dask()  # idempotent; once xarray is imported it acts at once, or not at all
+    """
+    name = "xarray.namedarray.pycompat"
+    if name in sys.modules:
+        _patch_xarray(sys.modules[name])
+    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(name, _patch_xarray))

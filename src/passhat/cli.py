@@ -131,8 +131,10 @@ def _say(message: str, *, lines: bool = False) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``passhat`` console script; returns the exit status."""
+    from passhat._lazy import defer_dask
     from passhat._write.stdout import checked_stdout
 
+    defer_dask()  # xarray imports dask (~0.3 s) only once a command uses it (--scheduler)
     caught: list[int] = []
     try:
         with _signals_unwind() as caught, checked_stdout():

@@ -94,7 +94,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special
 
 from passhat.betabinom import Grid, GridNodes, HyperPrior, posterior_grid
 from passhat.bootstrap import (
@@ -698,7 +698,7 @@ def _benchmark(
     rests on the flaky tasks): the normal interval with enough tasks and flaky tasks, the
     hierarchical posterior of these tasks' rates otherwise."""
     cats, cols, n_j, c_j, n_boot = setup.cats, setup.cols, setup.n_j, setup.c_j, setup.n_boot
-    z = float(stats.norm.isf(setup.alpha / 2))
+    z = float(-special.ndtri(setup.alpha / 2))  # = scipy.stats.norm.isf (~0.5 s to import)
     flaky = int(cats.freq[(c_j > 0) & (c_j < n_j)].sum())
     model_cols: list[int] = []
     normal_ok = setup.tasks >= MIN_TASKS and flaky >= MIN_FLAKY

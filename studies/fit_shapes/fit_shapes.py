@@ -166,6 +166,82 @@ def one_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
     return rows
 
 
+def histogram_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
+    """The same simulated benchmark as :func:`one_replicate`, read by the histogram's rule
+    alone (:mod:`passhat.model.histogram`, no model: population the Bayesian bootstrap of the
+    unbiased per-task estimates, benchmark U ± z · se): a row per cell and scope."""
+    from passhat.model.histogram import identified_values
+    from passhat.model.metrics import Groups
+
+    truth = TRUTHS[ti]
+    rng = np.random.default_rng([ti, t, n, rep])
+    p = truth.sample(rng, t)
+    c = rng.binomial(n, p)
+    groups = Groups.from_tasks(np.full(t, n), c, np.ones(t))
+    requests = cells(n)
+    rows = []
+    for scope in ("population", "benchmark"):
+        draws = identified_values(groups, requests, 4000, scope=scope,
+                                  rng=np.random.default_rng([rep, 29]))  # fmt: skip
+        for metric, k in requests:
+            g = (
+                p**k
+                if metric == "pass_hat_k"
+                else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
+            )
+            value = truth.expected(metric, k) if scope == "population" else float(g.mean())
+            lo, hi = np.quantile(draws[(metric, k)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+            rows.append(
+                {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
+                 "scope": scope, "covered": bool(lo <= value <= hi), "below": bool(value < lo),
+                 "width": float(hi - lo)}
+            )  # fmt: skip
+    return rows
+
+
+def histogram_coverage(reps: int) -> pd.DataFrame:
+    """Coverage of the histogram's rule in every cell of the grid, ``reps`` replicates each
+    (seconds: no fit)."""
+    rows = [r for ti in range(len(TRUTHS)) for t, n in DESIGNS for rep in range(reps)
+            for r in histogram_replicate(ti, t, n, rep)]  # fmt: skip
+    raw = pd.DataFrame(rows)
+    keys = ["truth", "T", "n", "metric", "k", "scope"]
+    out = raw.groupby(keys, sort=False).agg(
+        reps=("covered", "size"), coverage=("covered", "mean"), below=("below", "mean"),
+        mean_width=("width", "mean"),
+    ).reset_index()  # fmt: skip
+    out["mc_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["reps"])
+    return out
+
+
+def histogram_markdown(df: pd.DataFrame) -> str:
+    """The report of :func:`histogram_coverage`."""
+    low = df[df["coverage"] < GOAL]
+    lines = [
+        "# The histogram's rule alone: coverage on the same simulated benchmarks",
+        "",
+        "What `fit` would report at k ≤ n if every model (not only the discrete one) took the "
+        "histogram's values there (`passhat.model.histogram`: population = Bayesian bootstrap "
+        "of the unbiased per-task estimates with half a pseudo-task at p = 0 and at p = 1; "
+        "benchmark = U ± z · se of `estimate`), read as 90% intervals (4000 draws, 5% and 95% "
+        f"quantiles) on the same data as `fit_shapes` (same seeds), {int(df['reps'].min())} "
+        "replicates per design and truth (no fit: seconds). Made by "
+        "`studies/fit_shapes/fit_shapes.py --histogram-rule REPS`.",
+        "",
+        f"**{len(df) - len(low)}/{len(df)} cells cover ≥ {GOAL}**; coverage "
+        f"{df['coverage'].min():.3f}–{df['coverage'].max():.3f}.",
+        "",
+        "| truth | T | n | metric | k | scope | coverage | below | width |",
+        "|---|---:|---:|---|---:|---|---:|---:|---:|",
+    ]
+    for r in df.itertuples():
+        lines.append(
+            f"| {r.truth} | {r.T} | {r.n} | {r.metric} | {r.k} | {r.scope} | "
+            f"{r.coverage:.3f}±{r.mc_se:.3f} | {r.below:.2f} | {r.mean_width:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _run_setting(args: tuple[int, int, int, int, int]) -> list[dict[str, Any]]:
     ti, t, n, reps, first = args
     rows: list[dict[str, Any]] = []
@@ -219,13 +295,15 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
-    """The report: what was run, the verdict, then every cell."""
+def to_markdown(df: pd.DataFrame, *, seconds: float | None = None, note: str | None = None) -> str:
+    """The report: what was run, the verdict, then every cell (``note``: a paragraph after
+    the title, e.g. that the code changed since the run)."""
     reps = int(df["reps"].min())
     bad = df[~df["done"]]
     lines = [
         "# `fit` when task rates are not Beta-distributed: coverage of its intervals",
         "",
+        *([note, ""] if note else []),
         f"Made by `studies/fit_shapes/fit_shapes.py` (issue 28): six truths of how task rates "
         f"spread (five not a Beta), T = 50 / 200 tasks × n = 3 / 5 runs, {reps} replicates per "
         "design and truth; each replicate runs `passhat.fit` with its defaults "
@@ -273,6 +351,66 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rerun_markdown(after: pd.DataFrame, before: pd.DataFrame, *, note: str) -> str:
+    """The report of a re-run of some settings: each cell's coverage now, beside the
+    committed full run's (``before``: an earlier version of the code, same seeds for its
+    replicates)."""
+    keys = ["truth", "T", "n", "metric", "k", "scope"]
+    old = before[[*keys, "coverage", "mc_se", "reps"]].rename(
+        columns={"coverage": "cov_before", "mc_se": "se_before", "reps": "reps_before"}
+    )
+    df = after.merge(old, on=keys, how="left")
+    bad = df[~df["done"]]
+    lines = [
+        "# `fit` when task rates are not Beta-distributed: the re-run after the fix",
+        "",
+        note,
+        "",
+        f"Settings re-run: {df.groupby(['truth', 'T', 'n']).ngroups}; replicates per setting "
+        f"{int(df['reps'].min())}–{int(df['reps'].max())}; Monte-Carlo s.e. of each coverage "
+        "beside it. `before`: the committed full run (`../README.md`, the code before the fix, "
+        "its replicates the first of these, same seeds).",
+        "",
+        f"**Verdict (these settings): {len(df) - len(bad)}/{len(df)} cells done**; coverage "
+        f"{df['coverage'].min():.3f}–{df['coverage'].max():.3f} (before: "
+        f"{int((old.merge(df[keys], on=keys)['cov_before'] >= GOAL).sum())}/{len(df)} at or "
+        f"above {GOAL}, coverage {df['cov_before'].min():.3f}–{df['cov_before'].max():.3f})"
+        + (f"; not done: {len(bad)} (marked ✗)." if len(bad) else "."),
+        "",
+        "| truth | T | n | metric | k | scope | reps | coverage | before | warned | below "
+        "| width | w discrete | done | clearly below |",
+        "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in df.itertuples():
+        lines.append(
+            f"| {r.truth} | {r.T} | {r.n} | {r.metric} | {r.k} | {r.scope} | {r.reps} | "
+            f"{r.coverage:.3f}±{r.mc_se:.3f} | {r.cov_before:.3f}±{r.se_before:.3f} | "
+            f"{r.warned:.2f} | {r.below:.2f} | {r.mean_width:.3f} | {r.w_discrete:.2f} | "
+            f"{'yes' if r.done else '✗'} | {'**yes**' if r.clearly_below else ''} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    """``--setting``: re-run some settings into ``--out`` (replicates.csv written after each
+    replicate, so a stopped run keeps what it computed; ``--from-replicates`` redraws)."""
+    args.out.mkdir(parents=True, exist_ok=True)
+    raw_path = args.out / "replicates.csv"
+    if not args.from_replicates:
+        settings = [tuple(int(x) for x in s.split(",")) for s in args.setting]
+        first = True
+        for rep in range(args.reps):  # round robin: every setting has about as many
+            for ti, t, n in settings:
+                rows = pd.DataFrame(one_replicate(ti, t, n, rep))
+                rows.to_csv(raw_path, mode="w" if first else "a", header=first, index=False)
+                first = False
+    df = summarise(pd.read_csv(raw_path))
+    df.to_csv(args.out / "coverage.csv", index=False)
+    before = pd.read_csv(OUT / "coverage.csv")
+    (args.out / "README.md").write_text(rerun_markdown(df, before, note=args.note or ""))
+    return 0 if df["done"].all() else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--reps", type=int, default=REPS)
@@ -296,10 +434,29 @@ def main(argv: list[str] | None = None) -> int:
         "--from-replicates", action="store_true",
         help="summarise the replicates.csv of a run stopped early (the settings it finished)",
     )  # fmt: skip
+    ap.add_argument(
+        "--setting", action="append",
+        help="re-run only this setting 'TRUTH,T,N' (TRUTH an index into TRUTHS; repeatable) "
+        "with --reps replicates into --out, beside the committed full run",
+    )  # fmt: skip
+    ap.add_argument("--note", default=None, help="a paragraph for the report (--setting, --render)")
+    ap.add_argument(
+        "--histogram-rule", type=int, default=0, metavar="REPS",
+        help="the coverage of the histogram's rule alone (no model) in every cell, REPS "
+        "replicates each, into --out/histogram_rule.{csv,md}",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.histogram_rule:
+        df = histogram_coverage(args.histogram_rule)
+        args.out.mkdir(parents=True, exist_ok=True)
+        df.to_csv(args.out / "histogram_rule.csv", index=False)
+        (args.out / "histogram_rule.md").write_text(histogram_markdown(df))
+        return 0
+    if args.setting:
+        return _rerun(args)
     if args.render:
         df = pd.read_csv(args.out / "coverage.csv")
-        (args.out / "README.md").write_text(to_markdown(df, seconds=args.seconds))
+        (args.out / "README.md").write_text(to_markdown(df, seconds=args.seconds, note=args.note))
         return 0 if df["done"].all() else 1
     if args.from_replicates:  # a run stopped early: the settings it finished
         df = summarise(pd.read_csv(args.out / "replicates.csv"))

@@ -155,3 +155,20 @@ def test_each_trace_format_sniffed_in_order(tmp_path: Path) -> None:
     (tmp_path / "late.jsonl").write_text('{"task_id": "t"}\n{"action": "x"}\n')
     with pytest.raises(FormatError, match=r"late\.jsonl: cannot tell the trace format"):
         ph.read_traces(tmp_path / "late.jsonl")
+
+
+def test_builtin_readers_table_names_every_module_registering_each_name() -> None:
+    """``BUILTIN_READERS`` (format name → the modules to import for it) must list, for every name
+    and alias a passhat reader registers, exactly the modules registering it: ``format=`` loads
+    only those before looking the name up."""
+    _registry.readers(_registry.KINDS)  # every reader module imported
+    found: dict[str, set[str]] = {}
+    for reader in _registry._READERS.values():
+        module = reader.read.__module__
+        if not module.startswith("passhat.io."):
+            continue  # a reader a test registered
+        for key in (reader.name, *reader.aliases):
+            found.setdefault(key, set()).add(module.removeprefix("passhat.io."))
+    assert {k: sorted(v) for k, v in found.items()} == {
+        k: sorted(v) for k, v in _registry.BUILTIN_READERS.items()
+    }

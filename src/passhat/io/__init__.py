@@ -20,28 +20,22 @@ Examples
 
 from __future__ import annotations
 
-from passhat.io import counts as _counts  # noqa: F401  (registers)
-from passhat.io import harbor as _harbor  # noqa: F401  (registers)
-from passhat.io import helm as _helm  # noqa: F401  (registers)
-from passhat.io import inspect_log as _inspect  # noqa: F401  (registers)
-from passhat.io import lm_eval as _lm_eval  # noqa: F401  (registers)
-from passhat.io import promptfoo as _promptfoo  # noqa: F401  (registers)
-from passhat.io import steps_jsonl as _steps  # noqa: F401  (registers)
-from passhat.io import swebench as _swebench  # noqa: F401  (registers)
-from passhat.io import tau2_bench as _tau2  # noqa: F401  (registers)
-from passhat.io import tau_bench as _tau  # noqa: F401  (registers)
-from passhat.io import tidy as _tidy  # noqa: F401  (registers)
-from passhat.io._registry import (
-    file_sha256,
-    formats,
-    input_stamp,
-    read,
-    read_counts,
-    read_trials,
-    register_reader,
-)
-from passhat.io.aggregate import aggregate_counts
-from passhat.io.traces import load_stages, read_traces
+from typing import TYPE_CHECKING
+
+from passhat._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from passhat.io._registry import (
+        file_sha256,
+        formats,
+        input_stamp,
+        read,
+        read_counts,
+        read_trials,
+        register_reader,
+    )
+    from passhat.io.aggregate import aggregate_counts
+    from passhat.io.traces import load_stages, read_traces
 
 __all__ = [
     "aggregate_counts",
@@ -55,3 +49,23 @@ __all__ = [
     "read_trials",
     "register_reader",
 ]
+
+# Each reader module (passhat.io.tau_bench, ...) registers its readers when imported: the
+# registry imports the one a format name needs, or all of them to list formats or sniff a file
+# (passhat.io._registry.BUILTIN_READERS). Nothing is imported with the package itself.
+lazy_exports(
+    __name__,
+    {
+        "passhat.io._registry": (
+            "file_sha256",
+            "formats",
+            "input_stamp",
+            "read",
+            "read_counts",
+            "read_trials",
+            "register_reader",
+        ),
+        "passhat.io.aggregate": ("aggregate_counts",),
+        "passhat.io.traces": ("load_stages", "read_traces"),
+    },
+)

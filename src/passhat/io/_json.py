@@ -21,6 +21,7 @@ __all__ = [
     "json_object",
     "jsonl_objects",
     "load_json",
+    "message_text",
     "missing",
     "not_utf8",
     "records_frame",
@@ -377,3 +378,28 @@ a reward of 1); check the file
             "check the file"
         )
     return abs(reward - 1.0) <= 1e-6
+
+
+def message_text(content: Any) -> str:
+    """The text of a message's content: a string, or the ``text`` of its parts joined.
+
+    Examples
+    --------
+    >>> message_text([{"type": "text", "text": "Error: "}, {"text": "no such user"}])
+    'Error: no such user'
+    >>> message_text(None)
+    ''
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        parts = []
+        for c in content:
+            t = getattr(c, "text", None)
+            if t is None and isinstance(c, dict):
+                t = c.get("text")
+            parts.append(str(t) if t is not None else "")
+        return "".join(parts)
+    return str(content)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import xarray as xr
 
+from passhat._lazy import load_modules
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
 from passhat.io._guards import readable_input
 from passhat.io._json import damaged_gzip, missing, refuse_wide
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from passhat.traces import Traces
 
 __all__ = [
+    "BUILTIN_READERS",
     "KINDS",
     "STREAM_ROWS",
     "Reader",
@@ -81,6 +83,38 @@ class Reader:
 
 
 _READERS: dict[tuple[str, str], Reader] = {}
+
+#: passhat's own reader modules (each registers its readers when imported), by the format
+#: names and aliases each registers: a format named by ``format=`` loads only its module(s);
+#: listing or sniffing formats loads them all. A name missing here loads them all too, so the
+#: table only saves time (tests/io/test_registry.py checks it against the registrations).
+BUILTIN_READERS: dict[str, tuple[str, ...]] = {
+    "counts": ("counts",),
+    "csv": ("tidy",),
+    "jsonl": ("tidy", "steps_jsonl"),
+    "parquet": ("tidy",),
+    "harbor": ("harbor",),
+    "helm": ("helm",),
+    "inspect": ("inspect_log",),
+    "lm-eval": ("lm_eval",),
+    "lm-evaluation-harness": ("lm_eval",),
+    "promptfoo": ("promptfoo",),
+    "steps-jsonl": ("steps_jsonl",),
+    "steps": ("steps_jsonl",),
+    "swe-bench": ("swebench",),
+    "swebench": ("swebench",),
+    "tau-bench": ("tau_bench",),
+    "tau2-bench": ("tau2_bench",),
+}
+
+
+def _load_readers(name: str | None = None) -> None:
+    """Import the reader modules registering ``name`` (a normalised format name), or all of
+    passhat's reader modules (``None``, or a name not in :data:`BUILTIN_READERS`)."""
+    modules = BUILTIN_READERS.get(name or "")
+    if modules is None:
+        modules = tuple(sorted({m for ms in BUILTIN_READERS.values() for m in ms}))
+    load_modules(f"passhat.io.{m}" for m in modules)
 
 
 def register_reader(
@@ -131,6 +165,12 @@ def readers(kinds: Iterable[str] = _DATA_KINDS) -> list[Reader]:
     >>> [(r.name, r.priority) for r in readers(["traces"])][:2]
     [('tau-bench', 10), ('tau2-bench', 20)]
     """
+    _load_readers()
+    return _registered(kinds)
+
+
+def _registered(kinds: Iterable[str]) -> list[Reader]:
+    """The readers of these kinds registered so far, in sniffing order."""
     wanted = set(kinds)
     found = [r for r in _READERS.values() if r.kind in wanted]
     return sorted(found, key=lambda r: (r.priority, r.name))
@@ -161,6 +201,13 @@ def find_reader(name: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reader | No
     'traces'
     """
     key = name.lower().replace("_", "-")
+    _load_readers(key)
+    found = next((r for r in _registered(kinds) if key == r.name or key in r.aliases), None)
+    return found if found is not None else _find_in_all(key, kinds)
+
+
+def _find_in_all(key: str, kinds: Iterable[str]) -> Reader | None:
+    """:func:`find_reader` over every reader module (a name :data:`BUILTIN_READERS` lacks)."""
     return next((r for r in readers(kinds) if key == r.name or key in r.aliases), None)
 
 

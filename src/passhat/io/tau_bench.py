@@ -23,20 +23,22 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import (
     file_stem,
     load_json,
+    message_text,
     records_frame,
     reward_success,
     scenario_fingerprint,
 )
 from passhat.io._registry import register_reader
-from passhat.io.traces import ToolAnswers, finish_traces, message_text, outcome_frame
-from passhat.traces import Traces, canonical_args
 from passhat.trials import Trials
+
+if TYPE_CHECKING:
+    from passhat.traces import Traces
 
 __all__ = ["read_tau_bench", "read_tau_bench_traces", "tau_bench_records"]
 
@@ -199,6 +201,9 @@ def read_tau_bench_traces(path: Path, *, system_name: str | None = None) -> Trac
     >>> tr.steps[["action", "args"]].values.tolist(), tr.trials["termination"].tolist()
     ([['get_user', '{"id":1}']], ['user_stop'])
     """
+    from passhat.io.traces import ToolAnswers, finish_traces, outcome_frame  # traces: when read
+    from passhat.traces import canonical_args
+
     records = tau_bench_records(path)
     outcome = outcome_frame(read_tau_bench(path, system_name=system_name))
     if len(outcome) != len(records):  # pragma: no cover - the trial reader keeps every record

@@ -37,7 +37,7 @@ import pandas as pd
 
 from passhat.errors import FormatError, OptionError
 from passhat.io._guards import readable_input
-from passhat.io._json import missing, not_utf8, refuse_wide
+from passhat.io._json import message_text, missing, not_utf8, refuse_wide
 from passhat.io._registry import (
     Reader,
     file_head,
@@ -158,31 +158,6 @@ def _trace_reader(path: Path, fmt: str | None) -> Reader:
 
 
 # ----------------------------------------------------------------- shared by the readers
-def message_text(content: Any) -> str:
-    """The text of a message's content: a string, or the ``text`` of its parts joined.
-
-    Examples
-    --------
-    >>> message_text([{"type": "text", "text": "Error: "}, {"text": "no such user"}])
-    'Error: no such user'
-    >>> message_text(None)
-    ''
-    """
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        parts = []
-        for c in content:
-            t = getattr(c, "text", None)
-            if t is None and isinstance(c, dict):
-                t = c.get("text")
-            parts.append(str(t) if t is not None else "")
-        return "".join(parts)
-    return str(content)
-
-
 class ToolAnswers:
     """Tool messages matched to calls in order.
 

@@ -501,6 +501,7 @@ def system_metrics(
     groups: Groups | None = None,
     rng: np.random.Generator | None = None,
     rao_blackwell: bool = False,
+    hist_rng: np.random.Generator | None = None,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """One system's metrics per hyperparameter draw, in one scope.
 
@@ -508,7 +509,9 @@ def system_metrics(
     with ``node_p``). Population scope: the closed
     forms of :func:`population_metrics` (``icc`` too). Benchmark scope (needs ``groups``, the
     system's tasks): :func:`benchmark_draws` with ``rng``, or with ``rao_blackwell``
-    :func:`benchmark_expected`.
+    :func:`benchmark_expected`. With ``groups`` and ``hist_rng``, the draws of the discrete
+    model (node share > ½) take, where the histogram of successes fixes them (k up to the fewest
+    runs of a task), the values of :func:`passhat.model.histogram.identified_values`.
 
     Examples
     --------
@@ -523,20 +526,44 @@ def system_metrics(
     if scope == "population":
         kk = sorted({k for m, k in requests if m in ("pass_at_k", "pass_hat_k")} or {1})
         pop = population_metrics(a, b, kk, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes)
-        return {
+        out = {
             (m, k): pop[m] if m in ("mean", "icc") else pop[m][:, kk.index(k)] for m, k in requests
         }
-    if groups is None:
+    elif groups is None:
         raise ValueError("benchmark-scope metrics need the system's task groups")
-    if rao_blackwell:
-        return benchmark_expected(
+    elif rao_blackwell:
+        out = benchmark_expected(
             groups, a, b, requests, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
         )
-    if rng is None:
+    elif rng is None:
         raise ValueError("benchmark-scope draws need a random generator")
-    return benchmark_draws(
-        groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
-    )
+    else:
+        out = benchmark_draws(
+            groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
+        )
+    if nodes is None or groups is None or hist_rng is None:
+        return out
+    return _with_identified(out, nodes, groups, requests, scope, hist_rng, rao_blackwell)
+
+
+def _with_identified(
+    out: dict[tuple[str, int], NDArray[np.float64]],
+    nodes: Nodes,
+    groups: Groups,
+    requests: Sequence[tuple[str, int]],
+    scope: str,
+    rng: np.random.Generator,
+    rao_blackwell: bool,
+) -> dict[tuple[str, int], NDArray[np.float64]]:
+    """The discrete model's draws (node share > ½) with the histogram's identified values."""
+    from passhat.model.histogram import identified_values
+
+    mask = nodes.share() > 0.5
+    if not mask.any():
+        return out
+    rb = rao_blackwell and scope != "population"  # the population scope has no such option
+    fixed = identified_values(groups, requests, mask.size, scope=scope, rng=rng, rao_blackwell=rb)
+    return {req: np.where(mask, fixed[req], v) if req in fixed else v for req, v in out.items()}
 
 
 def node_part(hyper: Mapping[str, NDArray[np.float64]]) -> Nodes | None:

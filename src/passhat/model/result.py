@@ -64,6 +64,8 @@ __all__ = ["K_METRICS", "Fit"]
 #: Metrics with a k.
 K_METRICS = ("pass_at_k", "pass_hat_k")
 _BENCH_SALT = 104729
+#: Salt of the streams of the discrete model's identified values (:mod:`passhat.model.histogram`).
+_HIST_SALT = 130363
 _LOO_MAX_ELEMENTS = 50_000_000
 
 
@@ -307,9 +309,10 @@ class Fit(Result):
                 self._hyper(si),
                 requests,
                 scope=scope,
-                groups=self._groups(si) if bench else None,
+                groups=self._groups(si),
                 rng=np.random.default_rng([self.seed, si, _BENCH_SALT]) if bench else None,
                 rao_blackwell=rao_blackwell,
+                hist_rng=np.random.default_rng([self.seed, si, _HIST_SALT, int(bench)]),
             )
             for si in range(len(self.systems))
         ]
