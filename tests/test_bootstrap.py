@@ -16,6 +16,7 @@ from scipy import stats
 import passhat as ph
 from passhat.bootstrap import (
     bootstrap_draws,
+    bound_bootstrap_draws,
     compress,
     draw_stats,
     interval_from_draws,
@@ -234,3 +235,33 @@ def test_cluster_bootstrap_variance_of_equal_clusters_is_the_closed_form() -> No
     d = draw_stats(cc, n_boot=b, rng=np.random.default_rng(2))[:, 0]
     m4 = float(np.mean((d - d.mean()) ** 4))
     assert abs(d.var() - closed) < 4 * np.sqrt((m4 - closed**2) / b)
+
+
+def test_bound_bootstrap_is_clopper_pearson_on_0_1_values() -> None:
+    # Oracle: x ones of T with one Exp(1) pseudo-task at 0 (lower) / 1 (upper) are
+    # Beta(x, T − x + 1) / Beta(x + 1, T − x), the Clopper–Pearson bounds (scipy).
+    t, x = 30, 3
+    v = np.r_[np.ones(x), np.zeros(t - x)][:, None]
+    lo, hi = bound_bootstrap_draws(
+        compress(v, v, np.ones(t)), n_boot=40000, rng=np.random.default_rng(1)
+    )
+    # MC s.e. of a 5% / 95% quantile of 40000 draws is < 0.001 here; 0.004 is > 4 s.e.
+    assert np.quantile(lo, 0.05) == pytest.approx(stats.beta.ppf(0.05, x, t - x + 1), abs=0.004)
+    assert np.quantile(hi, 0.95) == pytest.approx(stats.beta.ppf(0.95, x + 1, t - x), abs=0.004)
+    assert stats.kstest(hi[:2000, 0], stats.beta(x + 1, t - x).cdf).pvalue > 1e-3
+
+
+def test_bound_bootstrap_reaches_the_bound_and_takes_bounds_per_column() -> None:
+    z = np.zeros((30, 2))
+    z[:3, 1] = 0.5
+    cats = compress(z, z, np.ones(30))
+    lo, hi = bound_bootstrap_draws(
+        cats, n_boot=500, rng=np.random.default_rng(2), low=[0.0, 0.5], high=[1.0, 0.5]
+    )
+    assert np.all(lo[:, 0] == 0.0)  # every task at 0: the lower end is 0, not a Jeffreys bound
+    assert np.all(hi[:, 0] > 0.0)
+    assert np.all(lo[:, 1] <= hi[:, 1]) and np.all(hi[:, 1] <= 0.5 + 1e-12)
+    again = bound_bootstrap_draws(
+        cats, n_boot=500, rng=np.random.default_rng(2), low=[0, 0.5], high=[1, 0.5]
+    )
+    assert np.array_equal(lo, again[0]) and np.array_equal(hi, again[1])

@@ -117,9 +117,11 @@ def test_many_all_pass_tasks_use_the_bayesian_bootstrap() -> None:
         rng=np.random.default_rng(3),
     )
     pop = _row(iv, "pass_hat_k", 4, "population")
-    assert "pseudo-task" in pop["method"]
-    # every task all-pass: the Jeffreys interval of T successes in T trials
-    assert pop["lower"] == pytest.approx(stats.beta.ppf(0.05, t + 0.5, 0.5), abs=0.003)
+    assert "pseudo-task at the bound" in pop["method"]
+    # every task all-pass: the Clopper–Pearson interval of T successes in T trials,
+    # [(α/2)^(1/T), 1] (reports/extremes: the Jeffreys interval it replaced under-covers)
+    assert pop["lower"] == pytest.approx(stats.beta.ppf(0.05, t, 1), abs=0.003)
+    assert pop["upper"] == 1.0
     bench = _row(iv, "pass_hat_k", 4, "benchmark")
     assert "hierarchical posterior of these tasks" in bench["method"]
     assert bench["upper"] - bench["lower"] > 1e-3
@@ -347,3 +349,55 @@ def test_analytic_with_a_new_benchmark_still_resamples_for_it() -> None:
     wider = new["upper"].to_numpy() - new["lower"].to_numpy()
     pop = plain[plain["scope"] == "population"]
     assert (wider > (pop["upper"] - pop["lower"]).to_numpy()).all()
+
+
+def test_all_zero_but_few_tasks_reach_the_boundary() -> None:
+    # 27 of 30 tasks fail all 10 runs, 3 pass 1–3 runs: pass^10 of every task is 0. The
+    # interval is Clopper–Pearson's [0, 1 − 0.05^(1/30)] (scipy), which holds the estimate 0
+    # and a truth such as E p^10 = 2.7e-5 of Beta(0.2, 5) (the Jeffreys-type end, ≈ 6.5e-5,
+    # did not: reports/extremes).
+    t = 30
+    c = np.r_[np.zeros(27, int), [1, 2, 3]]
+    iv = scope_intervals(
+        np.full(t, 10), c, np.ones(t), [10], ci=0.9, n_boot=20000, rng=np.random.default_rng(5)
+    )
+    hat = _row(iv, "pass_hat_k", 10, "population")
+    assert hat["lower"] == 0.0
+    assert hat["upper"] == pytest.approx(stats.beta.ppf(0.95, 1, t), abs=0.004)
+    assert "pseudo-task at the bound" in hat["method"]
+    at = _row(iv, "pass_at_k", 10, "population")  # 3 of 30 tasks at 1, the rest at 0
+    assert at["lower"] == pytest.approx(stats.beta.ppf(0.05, 3, t - 2), abs=0.004)
+    assert at["upper"] == pytest.approx(stats.beta.ppf(0.95, 4, t - 3), abs=0.006)
+    mean = _row(iv, "mean", 10, "population")  # values 0.1–0.3: the half pseudo-tasks
+    assert "half a pseudo-task" in mean["method"]
+    assert 0.0 < mean["lower"] < 0.02 < mean["upper"]
+
+
+def test_all_zero_but_few_is_reproducible_with_a_seed() -> None:
+    t = 30
+    c = np.r_[np.zeros(28, int), [4, 10]]
+    args = (np.full(t, 10), c, np.ones(t), [1, 10])
+    a = scope_intervals(*args, ci=0.9, n_boot=2000, rng=np.random.default_rng(11))
+    b = scope_intervals(*args, ci=0.9, n_boot=2000, rng=np.random.default_rng(11))
+    pd.testing.assert_frame_equal(a, b)
+    hat = _row(a, "pass_hat_k", 10, "population")  # one task of 30 at 1: Clopper–Pearson
+    assert hat["lower"] == pytest.approx(stats.beta.ppf(0.05, 1, t), abs=0.002)
+
+
+def test_few_tasks_none_flaky_join_the_model_with_clopper_pearson() -> None:
+    # 20 tasks × 1 run, one success: the model alone covered 0.80 at 90% near a share of 0.04
+    # (reports/extremes); joined, the interval holds the Clopper–Pearson one (scipy).
+    t = 20
+    c = np.r_[1, np.zeros(t - 1, int)]
+    iv = scope_intervals(
+        np.ones(t, int), c, np.ones(t), [1], ci=0.9, n_boot=20000, rng=np.random.default_rng(6)
+    )
+    pop = _row(iv, "mean", 1, "population")
+    assert "joined with the Bayesian bootstrap with one pseudo-task" in pop["method"]
+    assert pop["lower"] <= stats.beta.ppf(0.05, 1, t) + 0.003
+    assert pop["upper"] >= stats.beta.ppf(0.95, 2, t - 1) - 0.006
+    flaky = scope_intervals(
+        np.full(t, 2), np.r_[1, np.zeros(t - 1, int)], np.ones(t), [1], ci=0.9, n_boot=500,
+        rng=np.random.default_rng(6),
+    )  # fmt: skip
+    assert "joined" not in _row(flaky, "mean", 1, "population")["method"]

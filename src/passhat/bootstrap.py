@@ -22,6 +22,9 @@ The engine, in the order a caller uses it:
 * :func:`bayesian_bootstrap_draws` draws Dirichlet-weighted means over the
   categories with half a pseudo-task at 0 and at 1 (the boundary prior that
   keeps all-pass data from giving a zero-width interval);
+* :func:`bound_bootstrap_draws` draws the same Dirichlet-weighted means with
+  one whole pseudo-task at the lower bound (for the lower end) or at the upper
+  bound (for the upper end): Clopper–Pearson on 0/1 values [4]_;
 * :func:`task_bootstrap` does all of it for a tasks × columns array.
 
 References
@@ -33,6 +36,9 @@ References
    acceleration).
 .. [3] Rubin, D. B. (1981). The Bayesian bootstrap. *The Annals of
    Statistics*, 9(1), 130–134.
+.. [4] Learned-Miller, E. and Thomas, P. S. (2019). A new confidence interval
+   for the mean of a bounded random variable. arXiv:1905.06208 (the bound of
+   Gaffke, N. (2005), *Mathematical Methods of Statistics*, 14(4), 451–467).
 
 Examples
 --------
@@ -69,6 +75,7 @@ __all__ = [
     "Categories",
     "bayesian_bootstrap_draws",
     "bootstrap_draws",
+    "bound_bootstrap_draws",
     "cluster_categories",
     "compress",
     "draw_stats",
@@ -463,6 +470,63 @@ def bayesian_bootstrap_draws(
             :, None
         ]
     return out
+
+
+def bound_bootstrap_draws(
+    cats: Categories,
+    *,
+    n_boot: int,
+    rng: np.random.Generator,
+    low: ArrayLike = 0.0,
+    high: ArrayLike = 1.0,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Dirichlet-weighted means with one whole pseudo-task at ``low`` and, apart, at ``high``.
+
+    Each draw weights the tasks by Dirichlet(1, …, 1) (Rubin 1981 [3]_) and adds
+    one pseudo-task of the mean task weight and Dirichlet weight 1, valued
+    ``low`` in the first array and ``high`` in the second (the same weights in
+    both; ``low`` and ``high`` may differ by column). The α/2 quantile of the
+    first and the 1 − α/2 quantile of the second are the lower and upper ends
+    of an interval for the mean of values known to lie in [low, high]. On 0/1
+    values they are the Clopper–Pearson bounds, the Beta(x, T − x + 1) and
+    Beta(x + 1, T − x) quantiles for x ones of T, so every task at 0 gives the
+    lower end 0 exactly; on values in between, the bound of Gaffke (2005),
+    conjectured by Learned-Miller and Thomas [4]_ to keep its level for every
+    distribution on [low, high].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from passhat.bootstrap import bound_bootstrap_draws, compress
+    >>> v = np.r_[np.ones(3), np.zeros(27)][:, None]
+    >>> lo, hi = bound_bootstrap_draws(compress(v, v, np.ones(30)), n_boot=20000,
+    ...                                rng=np.random.default_rng(0))
+    >>> bool(abs(np.quantile(hi, 0.95) - stats.beta.ppf(0.95, 4, 27)) < 0.01)
+    True
+    >>> z = np.zeros((30, 1))
+    >>> lo, hi = bound_bootstrap_draws(compress(z, z, np.ones(30)), n_boot=100,
+    ...                                rng=np.random.default_rng(0))
+    >>> float(np.quantile(lo, 0.05))
+    0.0
+    """
+    f = cats.freq.astype(float)
+    w = cats.weights
+    w_bar = float(np.sum(f * w) / np.sum(f))
+    low_c = np.broadcast_to(np.asarray(low, dtype=float), cats.values.shape[1:])
+    high_c = np.broadcast_to(np.asarray(high, dtype=float), cats.values.shape[1:])
+    lo = np.empty((n_boot, cats.values.shape[1]))
+    hi = np.empty_like(lo)
+    chunk = max(1, min(n_boot, _CHUNK_CELLS // max(cats.freq.size, 1)))
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        g = rng.gamma(f, size=(b, f.size)) * w[None, :]
+        g0 = rng.exponential(size=b) * w_bar
+        tot = (g.sum(axis=1) + g0)[:, None]
+        s = g @ cats.values
+        lo[start : start + b] = (s + g0[:, None] * low_c[None, :]) / tot
+        hi[start : start + b] = (s + g0[:, None] * high_c[None, :]) / tot
+    return lo, hi
 
 
 def task_bootstrap(

@@ -342,7 +342,9 @@ def to_markdown(table: pd.DataFrame, *, seconds: float) -> str:
             "estimate is 0 (or 1) the rule takes the Bayesian bootstrap with half a pseudo-task "
             "at 0 and at 1, whose near end is a Jeffreys-like bound (6.9·10⁻⁵ for 27 of 30 "
             "tasks at 0) that can lie above a truth such as E p¹⁰ = 2.7·10⁻⁵ of Beta(0.2, 5): "
-            "a miss in the fifth decimal. Variants of the analytic interval: `second_order.md`.",
+            "a miss in the fifth decimal. Variants of the analytic interval: `second_order.md`. "
+            "These rows are the rule before 2026-12-06; since then it takes Clopper–Pearson-type "
+            "ends there, re-measured in `reports/extremes/extremes.md`.",
             "",
             "| T | n | truth | metric | k | rule (± s.e.) | analytic share |",
             "|---:|---:|---|---|---:|---:|---:|",
