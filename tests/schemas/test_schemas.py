@@ -104,6 +104,30 @@ def test_every_json_output_validates(case: str, capsys: pytest.CaptureFixture[st
     schemas.validate(doc)  # the public entry point agrees
 
 
+def test_results_schema_knows_every_report_column_format() -> None:
+    """The report's column formats (report.document.Fmt) are the schema's enum, in full."""
+    from typing import get_args
+
+    from passhat.report.document import Fmt
+
+    found: list[list[str]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            fmt = node.get("format")
+            if isinstance(fmt, dict) and "enum" in fmt:
+                found.append(fmt["enum"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schemas.schema("results"))
+    assert found, "the results schema names the column formats"
+    assert all(sorted(e) == sorted(get_args(Fmt)) for e in found)
+
+
 def test_report_json_and_results_json_validate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
