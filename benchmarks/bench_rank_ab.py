@@ -6,17 +6,28 @@ load average and a hash of the result's JSON document (without its input record)
 must be equal for the two trees. See ``bench_rank_issue32.txt``.
 """
 
-import hashlib, json, os, sys, time
+import hashlib
+import json
+import os
+import sys
+import time
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np
+from bench_rank import data
+
 import passhat as ph
 from passhat.trials import counts_from_arrays
-from bench_rank import data
+
 n, c = data(50, 10_000, 5)
 tables = [counts_from_arrays(n[i], c[i], system=f"s{i:02d}") for i in range(50)]
 c0, t0 = time.process_time(), time.perf_counter()
 r = ph.rank(tables, n_boot=10_000, seed=1)
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-doc = r.to_dict(); doc["input"] = None
+doc = r.to_dict()
+doc["input"] = None
 h = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
-print(f"{os.environ.get('TAG','?')}: ph.rank wall {wall:.2f} s CPU {cpu:.2f} s load {os.getloadavg()[0]:.1f} sha {h} src {ph.__file__}", flush=True)
+tag, load = os.environ.get("TAG", "?"), os.getloadavg()[0]
+print(
+    f"{tag}: ph.rank wall {wall:.2f} s CPU {cpu:.2f} s load {load:.1f} sha {h} src {ph.__file__}",
+    flush=True,
+)

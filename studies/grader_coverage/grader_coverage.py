@@ -201,7 +201,7 @@ def to_markdown(df: pd.DataFrame, *, seconds: float | None = None) -> str:
     if seconds is not None:
         lines += [f"Run time: {seconds / 60:.1f} min (one process).", ""]
     lines += [f"**Goal**: `audit` intervals cover at least {LOW} (within 2 MC s.e.).", ""]
-    lines += summary(df) + [""]
+    lines += [*summary(df), ""]
     lines += [
         "| se | sp | audit | T | n | metric | k | scope | audit cov. | fixed cov. | "
         "uncorrected cov. | audit width | uncorrected width |",
