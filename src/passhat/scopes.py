@@ -578,9 +578,8 @@ def _bounded_population(
     q = np.quantile(bb, [alpha / 2, 1 - alpha / 2], axis=0)
     binary = use & np.all((vals == 0.0) | (vals == 1.0), axis=0)
     if binary.any():
-        lo_d, hi_d = bound_bootstrap_draws(setup.cats, n_boot=n_boot, rng=rng)
-        q[0, binary] = np.quantile(lo_d[:, binary], alpha / 2, axis=0)
-        q[1, binary] = np.quantile(hi_d[:, binary], 1 - alpha / 2, axis=0)
+        bound = bound_interval(setup.cats, alpha=alpha, n_boot=n_boot, rng=rng)
+        q[:, binary] = bound[:, binary]
     for j in np.flatnonzero(use).tolist():
         side = (
             "either side"
@@ -597,6 +596,43 @@ def _bounded_population(
         )
         out[(setup.cols[j], "population")] = (float(q[0, j]), float(q[1, j]), how)
     return {j: bb[:, j] for j in np.flatnonzero(use).tolist()}
+
+
+def bound_interval(
+    cats: Categories, *, alpha: float, n_boot: int, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """The Bayesian bootstrap with one pseudo-task at the bound: (lower, upper) × columns.
+
+    With equal task weights and every task's value 0 or 1 its ends are known in closed
+    form, the Clopper–Pearson bounds: the α/2 quantile of Beta(x, T − x + 1) and the
+    1 − α/2 quantile of Beta(x + 1, T − x) for x tasks at 1 of T (0 and 1 at x = 0 and
+    x = T), so they are computed exactly (no Monte-Carlo error: two systems with the same
+    tasks get the same interval). Otherwise the α/2 and 1 − α/2 quantiles of
+    :func:`passhat.bootstrap.bound_bootstrap_draws`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.bootstrap import compress
+    >>> v = np.r_[np.ones(3), np.zeros(27)][:, None]
+    >>> b = bound_interval(compress(v, v, np.ones(30)), alpha=0.1, n_boot=1,
+    ...                    rng=np.random.default_rng(0))
+    >>> [round(float(x), 4) for x in b[:, 0]]  # scipy.stats.beta.ppf(0.05, 3, 28), (.95, 4, 27)
+    [0.0278, 0.2386]
+    """
+    vals, f = cats.values, cats.freq.astype(float)
+    exact = np.all((vals == 0.0) | (vals == 1.0), axis=0) & (np.ptp(cats.weights) == 0)
+    tasks = float(f.sum())
+    x = (vals * f[:, None]).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.where(x > 0, special.betaincinv(x, tasks - x + 1, alpha / 2), 0.0)
+        hi = np.where(x < tasks, special.betaincinv(x + 1, tasks - x, 1 - alpha / 2), 1.0)
+    out = np.stack([lo, hi]).astype(float)
+    if not exact.all():  # weighted tasks or values between 0 and 1: the draws
+        lo_d, hi_d = bound_bootstrap_draws(cats, n_boot=n_boot, rng=rng)
+        out[0, ~exact] = np.quantile(lo_d[:, ~exact], alpha / 2, axis=0)
+        out[1, ~exact] = np.quantile(hi_d[:, ~exact], 1 - alpha / 2, axis=0)
+    return out
 
 
 def _model_population(
@@ -619,9 +655,9 @@ def _model_population(
         "tasks)"
     )
     if not np.any((setup.c_j > 0) & (setup.c_j < setup.n_j)):
-        lo_d, hi_d = bound_bootstrap_draws(cats, n_boot=setup.n_boot, rng=rng)
-        q[0] = np.minimum(q[0], np.quantile(lo_d, alpha / 2, axis=0))
-        q[1] = np.maximum(q[1], np.quantile(hi_d, 1 - alpha / 2, axis=0))
+        bound = bound_interval(cats, alpha=alpha, n_boot=setup.n_boot, rng=rng)
+        q[0] = np.minimum(q[0], bound[0])
+        q[1] = np.maximum(q[1], bound[1])
         how = (
             "hierarchical Beta-Binomial posterior, grid quadrature, joined with the Bayesian "
             f"bootstrap with one pseudo-task at the bound (Clopper–Pearson type), {setup.n_boot} "

@@ -444,7 +444,11 @@ def test_few_tasks_take_each_systems_posterior_the_interval_estimate_gives() -> 
         # on the other k asked for)
         est = {
             s: ph.estimate(
-                ph.Trials.from_frame(df.frame[df.frame["system"] == s]), k=[1, 4], ci=0.95
+                ph.Trials.from_frame(df.frame[df.frame["system"] == s]),
+                k=[1, 4],
+                ci=0.95,
+                n_boot=2000,
+                seed=0,
             ).table.set_index(["metric", "k", "scope"])
             for s in ("A", "B", "C")
         }

@@ -113,9 +113,16 @@ def value_intervals(
     else:
         lows, highs = dr.bounds[:, 0, :], dr.bounds[:, 1, :]
     rule = np.full(lows.shape, "marginal", dtype=object)
+    est = {"weights": weights, "ci": ci, "n_boot": n_boot, "seed": seed}
     if engine == "bootstrap" and dr.bounds is None:  # a degenerate bootstrap: estimate's
-        est = {"weights": weights, "ci": ci, "n_boot": n_boot, "seed": seed}
-        lows, highs, rule = _flat_intervals(d.ds, d.cols, d.systems, lows, highs, rule, est)
+        flat = highs - lows <= 1e-12
+        why = "every bootstrap resample gave one value"
+        lows, highs, rule = _estimate_intervals(d, lows, highs, rule, est, flat, why)
+    elif engine == "bootstrap":  # few tasks: where no task shows both outcomes, estimate's hull
+        mixed: NDArray[np.bool_] = np.any((d.c > 0) & (d.c < d.n), axis=1)
+        cells = np.broadcast_to(~mixed[:, None], lows.shape)
+        why = "no task with both outcomes: the posterior's interval joined with the bound's"
+        lows, highs, rule = _estimate_intervals(d, lows, highs, rule, est, cells, why)
     return lows, highs, rule
 
 
@@ -189,33 +196,38 @@ def _joint_draws(
     return np.stack(parts, axis=2), f"joint hierarchical model{rasch} (posterior draws)"
 
 
-def _flat_intervals(
-    ds: xr.Dataset,
-    cols: list[Column],
-    systems: list[str],
+def _estimate_intervals(
+    d: RankedData,
     lows: NDArray[np.float64],
     highs: NDArray[np.float64],
     rule: NDArray[np.object_],
     opts: dict[str, Any],
+    cells: NDArray[np.bool_],
+    why: str,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.object_]]:
-    """Zero-width percentile intervals replaced by :func:`passhat.estimate`'s population ones.
+    """The ``cells`` (systems × columns) take :func:`passhat.estimate`'s population interval.
 
-    When every resample of the tasks gives the same value (every task all-pass reads
-    [1, 1]), the percentile interval claims the population value is known; it is not. Those
-    cells take the interval the estimate's scope rule picks (with few tasks the hierarchical
-    model's, :mod:`passhat.intervals`), and ``interval`` says so.
+    Two cases use it. When every resample of the tasks gives the same value (every task
+    all-pass reads [1, 1]), the percentile interval claims the population value is known;
+    it is not. And below :data:`passhat.scopes.MIN_TASKS` tasks, a system none of whose
+    tasks shows both outcomes gets the hierarchical posterior's interval joined with the
+    Clopper–Pearson-type one (the model cannot tell the spread of the rates from binomial
+    noise there). Those cells take the interval the estimate's scope rule picks, and
+    ``interval`` says so (``why``).
     """
-    flat = highs - lows <= 1e-12
-    if not flat.any():
+    if not cells.any():
         return lows, highs, rule
+    ds, cols = d.ds, d.cols
     from passhat.estimate import estimate  # same layer; only on this rare path
 
     ks = sorted({int(kk) for _, kk in cols})
-    t = estimate(ds, k=ks, **opts).table
-    t = t[t["scope"] == "population"].set_index(["system", "metric", "k"])
+    tables = {}  # each system on its own, as estimate gives it alone (twins get one interval)
+    for i in np.flatnonzero(cells.any(axis=1)).tolist():
+        t = estimate(ds.isel(system=[i]), k=ks, **opts).table
+        tables[i] = t[t["scope"] == "population"].set_index(["metric", "k"])
     lows, highs, rule = lows.copy(), highs.copy(), rule.copy()
-    for i, j in zip(*np.nonzero(flat), strict=True):  # the few degenerate cells
-        row = t.loc[(systems[i], cols[j][0], int(cols[j][1]))]
+    for i, j in zip(*np.nonzero(cells), strict=True):  # the few degenerate cells
+        row = tables[i].loc[(cols[j][0], int(cols[j][1]))]
         lows[i, j], highs[i, j] = float(row["lower"]), float(row["upper"])
-        rule[i, j] = f"marginal: {row['method']} (every bootstrap resample gave one value)"
+        rule[i, j] = f"marginal: {row['method']} ({why})"
     return lows, highs, rule
