@@ -191,7 +191,9 @@ def test_report_in_a_browser(  # type: ignore[no-untyped-def]
     # a release reviewer reads the summary without scrolling, and the detail is folded
     assert desktop["summaryBottom"] is not None and desktop["summaryBottom"] <= DESKTOP[1]
     if which == "example":
-        assert desktop["height"] < 7000  # 9,425 px before the summary and the folding
+        # 9,425 px before the summary and the folding; under 7,000 before the by-category and cost
+        # sections (the example has both columns), whose tables are folded: 7,546 with them
+        assert desktop["height"] < 8000
     # on a phone no text runs off the screen: the page does not scroll sideways
     assert phone["width"] == PHONE
     assert phone["scrollWidth"] <= PHONE and phone["offscreen"] == [], phone

@@ -76,9 +76,6 @@ OPEN_TABLES = frozenset(
         "plan_design",
         "divergence_by_action",
         "scores",
-        "by_category",
-        "by_category_tests",
-        "cost",
     }
 )
 
