@@ -30,10 +30,6 @@ import xarray as xr
 from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
-    check_ci,
-    check_flag,
-    check_min_runs,
-    check_n_boot,
     named_rng,
     norm_k,
     resolve_seed,
@@ -75,13 +71,13 @@ def compare_by_category(
     """
     if not isinstance(n_perm, int) or n_perm < 1:
         raise OptionError(f"{{param}} must be a positive integer (got {n_perm!r})", param="n_perm")
-    opts = Options(
-        ci=check_ci(ci),
-        n_boot=check_n_boot(n_boot),
-        intersect=check_flag(intersect, "intersect"),
+    opts = Options.checked(
+        ci=ci,
+        n_boot=n_boot,
+        intersect=intersect,
         weights=None,
         on_short="exclude" if min_runs is not None else "error",
-        min_runs=check_min_runs(min_runs),
+        min_runs=min_runs,
         unscored_tasks="exclude",
     )
     ks = None if k is None else norm_k(k)

@@ -206,6 +206,31 @@ class Options:
     multiplicity: str = "none"
     scores: TaskValues | None = None  # per-task score values (compare_scores), else None
 
+    @classmethod
+    def checked(
+        cls,
+        *,
+        ci: float,
+        n_boot: int,
+        intersect: bool,
+        weights: WeightSpec,
+        on_short: str,
+        min_runs: int | None,
+        unscored_tasks: str,
+        multiplicity: str = "none",
+    ) -> Options:
+        """The options of a paired comparison, each validated (one message per option)."""
+        return cls(
+            ci=check_ci(ci),
+            n_boot=check_n_boot(n_boot),
+            intersect=check_flag(intersect, "intersect"),
+            weights=weights,
+            on_short=check_method(on_short, ("error", "exclude"), "on_short"),
+            min_runs=check_min_runs(min_runs),
+            unscored_tasks=unscored_tasks,
+            multiplicity=check_method(multiplicity, ("none", "holm"), "multiplicity"),
+        )
+
 
 @dataclass
 class _Pair:
@@ -344,15 +369,15 @@ def compare(
     >>> cmp.table[["candidate", "metric", "scope"]].iloc[0].tolist()
     ['guided', 'mean', 'benchmark']
     """
-    opts = Options(
-        ci=check_ci(ci),
-        n_boot=check_n_boot(n_boot),
-        intersect=check_flag(intersect, "intersect"),
+    opts = Options.checked(
+        ci=ci,
+        n_boot=n_boot,
+        intersect=intersect,
         weights=weights,
-        on_short=check_method(on_short, ("error", "exclude"), "on_short"),
-        min_runs=check_min_runs(min_runs),
+        on_short=on_short,
+        min_runs=min_runs,
         unscored_tasks=unscored_tasks,
-        multiplicity=check_method(multiplicity, ("none", "holm"), "multiplicity"),
+        multiplicity=multiplicity,
     )
     _method_deprecated(method, "compare")
     ks = None if k is None else norm_k(k)

@@ -37,11 +37,6 @@ import xarray as xr
 from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
-    check_ci,
-    check_flag,
-    check_method,
-    check_min_runs,
-    check_n_boot,
     norm_k,
     resolve_seed,
 )
@@ -146,15 +141,15 @@ def compare_scores(
     >>> cmp.table["metric"].unique().tolist()
     ['mean_score', 'best_of_k', 'worst_of_k']
     """
-    opts = Options(
-        ci=check_ci(ci),
-        n_boot=check_n_boot(n_boot),
-        intersect=check_flag(intersect, "intersect"),
+    opts = Options.checked(
+        ci=ci,
+        n_boot=n_boot,
+        intersect=intersect,
         weights=weights,
         on_short="exclude" if min_runs is not None else "error",
-        min_runs=check_min_runs(min_runs),
+        min_runs=min_runs,
         unscored_tasks="exclude",
-        multiplicity=check_method(multiplicity, ("none", "holm"), "multiplicity"),
+        multiplicity=multiplicity,
     )
     ks = None if k is None else norm_k(k)
     sel = select_systems(a, b, baseline=baseline, names=names)

@@ -94,11 +94,10 @@ def _target(
     if (half_width is None) == (share is None):
         raise OptionError("give {param} or {grader_share}, one of them", param="half_width",
                           also=("grader_share",))  # fmt: skip
-    if half_width is not None:
-        if not (half_width > 0 and math.isfinite(half_width)):
+    if share is None:  # so half_width is given
+        if not (half_width is not None and half_width > 0 and math.isfinite(half_width)):
             raise OptionError(f"{{param}} must be > 0, got {half_width!r}", param="half_width")
         return max(1, math.ceil(z**2 * g / half_width**2)), f"a grader's half-width {half_width:g}"
-    assert share is not None
     if not (0.0 < share < 1.0):
         raise OptionError(f"{{param}} must lie strictly between 0 and 1, got {share!r}",
                           param="grader_share")  # fmt: skip
