@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from passhat.report.document import Column, Fmt
+
 __all__ = ["interval_lookup", "outside", "population_row", "shown"]
 
 
@@ -87,3 +89,22 @@ def outside(value: Any, lower: Any, upper: Any) -> bool:
     if not (math.isfinite(v) and math.isfinite(lo) and math.isfinite(hi)):
         return False
     return v < lo or v > hi
+
+
+def scope_columns(level: str, fmt: Fmt) -> list[Column]:
+    """The two interval columns of a table of estimates: the benchmark scope's, then the
+    population scope's, each headed with its level and what it covers.
+
+    Examples
+    --------
+    >>> [c.key for c in scope_columns("95%", "interval")]
+    ['benchmark', 'population']
+    """
+    return [
+        Column("benchmark", f"{level} interval, benchmark scope (these tasks)", fmt),
+        Column(
+            "population",
+            f"{level} interval, population scope (expected value over tasks like these)",
+            fmt,
+        ),
+    ]

@@ -13,7 +13,7 @@ import pandas as pd
 from passhat._format import pct
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table
-from passhat.report.sections._rows import interval_lookup, population_row, shown
+from passhat.report.sections._rows import interval_lookup, population_row, scope_columns, shown
 from passhat.report.sections.comparison import comparison_table
 
 if TYPE_CHECKING:
@@ -241,16 +241,7 @@ def _columns(
         Column("value", "Estimate", "pct"),
     ]
     if methods:
-        cols += [
-            Column(
-                "benchmark", f"{shown_level} interval, benchmark scope (these tasks)", "interval"
-            ),
-            Column(
-                "population",
-                f"{shown_level} interval, population scope (expected value over tasks like these)",
-                "interval",
-            ),
-        ]
+        cols += scope_columns(shown_level, "interval")
         if "predictive" in methods:
             cols.append(
                 Column(

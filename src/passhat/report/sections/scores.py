@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from passhat._format import fixed
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table
-from passhat.report.sections._rows import interval_lookup, shown
+from passhat.report.sections._rows import interval_lookup, scope_columns, shown
 
 if TYPE_CHECKING:
     from passhat.report.results import ReportResults
@@ -154,16 +154,7 @@ def scores_section(results: ReportResults) -> Section | None:
         Column("value", "Estimate", "num"),
     ]
     if methods:
-        cols += [
-            Column(
-                "benchmark", f"{level} interval, benchmark scope (these tasks)", "interval_fixed"
-            ),
-            Column(
-                "population",
-                f"{level} interval, population scope (expected value over tasks like these)",
-                "interval_fixed",
-            ),
-        ]
+        cols += scope_columns(level, "interval_fixed")
     note = (
         " ".join(f"{s.capitalize()} scope: {'; '.join(m)}." for s, m in sorted(methods.items()))
         or "Intervals are not available (a report without ci=)."
