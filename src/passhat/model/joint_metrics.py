@@ -52,6 +52,7 @@ __all__ = [
     "gh_rule",
     "moment_draws",
     "population_draws",
+    "population_table",
     "rank_probabilities",
     "ranks",
     "spread_moments",
@@ -156,6 +157,43 @@ def population_draws(
     if metric == "pass_at_k":
         return np.asarray(1.0 - moment_draws(theta, task_sd, kappa, k, failures=True) @ w)
     return np.asarray(moment_draws(theta, task_sd, kappa, k) @ w)
+
+
+def population_table(
+    theta: NDArray[np.float64],
+    task_sd: NDArray[np.float64],
+    kappa: NDArray[np.float64],
+    requests: list[tuple[str, int]],
+) -> dict[tuple[str, int], NDArray[np.float64]]:
+    """:func:`population_draws` of several (metric, k) at once: (draws, systems) each.
+
+    E[p^m | β] for m = 1..max k is one running product per Gauss–Hermite node (and the same
+    for 1 − p when pass@k is asked), so the nodes are visited twice at most, whatever the
+    number of requests (a numba kernel: :mod:`passhat.model.joint_moments`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_metrics import population_draws, population_table
+    >>> th, sd, ka = np.array([[0.3, -1.0]]), np.array([1.2]), np.array([6.0])
+    >>> t = population_table(th, sd, ka, [("mean", 1), ("pass_at_k", 3), ("pass_hat_k", 3)])
+    >>> bool(np.allclose(t[("pass_at_k", 3)], population_draws(th, sd, ka, "pass_at_k", 3)))
+    True
+    """
+    from passhat.model.joint_moments import weighted_moments
+
+    reqs = [check_metric(m, k) for m, k in requests]
+    z, w = gh_rule()
+    out: dict[tuple[str, int], NDArray[np.float64]] = {}
+    for failures in (False, True):
+        wanted = {k for m, k in reqs if (m == "pass_at_k") == failures}
+        if not wanted:
+            continue
+        mom = weighted_moments(theta, task_sd, kappa, z, w, max(wanted), failures)
+        for m, k in reqs:
+            if (m == "pass_at_k") == failures:
+                out[(m, k)] = np.asarray(1.0 - mom[:, :, k] if failures else mom[:, :, k])
+    return out
 
 
 def benchmark_draws_joint(

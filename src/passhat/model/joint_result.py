@@ -47,7 +47,7 @@ from passhat.model.joint_metrics import (
     check_metric,
     correlation_draws,
     dispersion_draws,
-    population_draws,
+    population_table,
     rank_probabilities,
     ranks,
     spread_moments,
@@ -100,6 +100,7 @@ class JointFit(Result):
     priors: JointPriors = field(init=False)
     k: list[int] = field(init=False)
     _bench: dict[tuple[str, int], NDArray[np.float64]] = field(default_factory=dict, init=False)
+    _pop: dict[tuple[str, int], NDArray[np.float64]] = field(default_factory=dict, init=False)
     _summaries: dict[tuple[tuple[int, ...], float], JointFitSummary] = field(
         default_factory=dict, init=False
     )
@@ -232,10 +233,13 @@ class JointFit(Result):
         metric, k = check_metric(metric, k)
         if scope not in _SCOPES:
             raise OptionError(f"scope must be 'population' or 'benchmark' (got {scope!r})")
-        theta, task_sd, kappa = self._hyper()
-        if scope == "population":
-            return population_draws(theta, task_sd, kappa, metric, k)
         key = (metric, k)
+        if scope == "population":
+            if key not in self._pop:
+                theta, task_sd, kappa = self._hyper()
+                reqs = [key] + [(m, kk) for m in JOINT_METRICS for kk in self.k]
+                self._pop.update(population_table(theta, task_sd, kappa, reqs))
+            return self._pop[key]
         if key not in self._bench:
             self._bench.update(
                 self._benchmark([key] + [(m, kk) for m in JOINT_METRICS for kk in self.k])
