@@ -213,10 +213,13 @@ def benchmark_draws_joint(
     over the fitted tasks. Every request uses the same p draws (one p_si per
     draw, system and task), so differences between metrics are coherent.
     """
+    from passhat.model.joint_moments import power_means
+
     draws, systems = theta.shape
     tasks = beta.shape[1]
     out = {r: np.empty((draws, systems)) for r in requests}
     step = max(1, _CHUNK // max(tasks, 1))
+    top = max(kk for _, kk in requests)
     for s in range(systems):
         nn = np.where(observed[s], n[s], 0).astype(float)
         cc = np.where(observed[s], c[s], 0).astype(float)
@@ -227,12 +230,12 @@ def benchmark_draws_joint(
             # κ = ∞ (the Rasch form): p_si = μ_si exactly given β_i
             rasch = bool(np.isinf(kap).all())
             p = mu if rasch else rng.beta(kap * mu + cc, kap * (1.0 - mu) + (nn - cc))
+            means = power_means(p, top)  # (hi − lo, top + 1, 2)
             for metric, kk in requests:
                 if metric == "pass_at_k":
-                    val = 1.0 - (1.0 - p) ** kk
+                    out[(metric, kk)][lo:hi, s] = 1.0 - means[:, kk, 1]
                 else:
-                    val = p ** (1 if metric == "mean" else kk)
-                out[(metric, kk)][lo:hi, s] = val.mean(axis=1)
+                    out[(metric, kk)][lo:hi, s] = means[:, 1 if metric == "mean" else kk, 0]
     return out
 
 
@@ -291,20 +294,6 @@ def dispersion_draws(
     return obs, rep
 
 
-def _g_moments(
-    theta: NDArray[np.float64],
-    task_sd: NDArray[np.float64],
-    kappa: NDArray[np.float64],
-    metric: str,
-    k: int,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """E[h | β] and E[h² | β] at the nodes, h = p^k (or (1 − p)^k for pass@k)."""
-    fail = metric == "pass_at_k"
-    m1 = moment_draws(theta, task_sd, kappa, k, failures=fail)
-    m2 = moment_draws(theta, task_sd, kappa, 2 * k, failures=fail)
-    return m1, m2
-
-
 def correlation_draws(
     theta: NDArray[np.float64],
     task_sd: NDArray[np.float64],
@@ -323,11 +312,15 @@ def correlation_draws(
     >>> round(float(r[0, 0, 1]), 6)
     1.0
     """
+    from passhat.model.joint_moments import weighted_moments
+
     metric, k = check_metric(metric, k)
-    _, w = gh_rule()
-    m1, m2 = _g_moments(theta, task_sd, kappa, metric, k)
-    e1 = m1 @ w  # (draws, systems)
-    var = m2 @ w - e1**2
+    z, w = gh_rule()
+    fail = metric == "pass_at_k"
+    m1 = moment_draws(theta, task_sd, kappa, k, failures=fail)  # at the nodes
+    e = weighted_moments(theta, task_sd, kappa, z, w, 2 * k, fail)
+    e1 = e[:, :, k]  # (draws, systems)
+    var = e[:, :, 2 * k] - e1**2
     cross = np.einsum("dsq,dtq,q->dst", m1, m1, w)
     cov = cross - e1[:, :, None] * e1[:, None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
