@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "--grader-specificity 0.9 --json",
     "compare": "compare --example agents --k 1,2 --n-boot 100 --json",
     "compare_many": "compare --example leaderboard --baseline baseline --k 2 --n-boot 100 --json",
+    "compare_cost": "compare --example agents --cost --k 1,2 --n-boot 100 --json",
     "classify": "compare --example agents --classify --fail-on flaky --json",
     "rank": "rank --example leaderboard --k 1,2 --n-boot 100 --json",
     "fit": "fit --example abcd --method grid --k 1,2 --draws 100 --chains 2 --json",

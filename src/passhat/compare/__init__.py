@@ -39,11 +39,11 @@ from passhat.compare.categories import compare_by_category
 from passhat.compare.categories_result import CategoryComparison
 from passhat.compare.classification import MULTIPLICITY, classify, runs_to_significance
 from passhat.compare.classification_result import VERDICTS, Classification
+from passhat.compare.cost import compare_cost
+from passhat.compare.cost_result import CostComparison
 from passhat.compare.engine import paired_table
 from passhat.compare.paired import compare, paired_difference
 from passhat.compare.result import Comparison
-from passhat.compare.cost import compare_cost
-from passhat.compare.cost_result import CostComparison
 from passhat.compare.scores import compare_scores
 from passhat.compare.selection import Selection, select_systems
 

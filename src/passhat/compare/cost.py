@@ -122,7 +122,9 @@ def run_costs(trials: Trials, ds: xr.Dataset) -> RunCosts:
     gone = np.isnan(xs)
     size, shape = ds["n"].size, ds["n"].shape
     return RunCosts(
-        total=np.bincount(cell, weights=np.where(gone, 0.0, xs), minlength=size).reshape(shape),
+        total=np.bincount(cell, weights=np.where(gone, 0.0, xs), minlength=size)
+        .astype(np.float64)
+        .reshape(shape),
         costed=np.bincount(cell[~gone], minlength=size).astype(np.int64).reshape(shape),
         missing=np.bincount(cell[gone], minlength=size).astype(np.int64).reshape(shape),
     )
@@ -251,6 +253,7 @@ def _pair_rows(
     rng = named_rng(opts.seed, base, cand, "cost")
     boot = pair_bootstrap(xb, xc, groups, opts.ks, n_boot=opts.n_boot, rng=rng)
     lo, hi, undefined = _percentile(boot, opts.ci)
+    lo[:, 1] = np.maximum(lo[:, 1], 0.0)  # a ratio of costs and rates is ≥ 0
     if n_groups < 2:  # one cluster: nothing says how clusters differ
         lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
     vb, vc = _ratios(xb.sum(axis=0), opts.ks), _ratios(xc.sum(axis=0), opts.ks)
@@ -262,7 +265,8 @@ def _pair_rows(
         "k": pd.array(kcol, dtype="Int64"), "base_value": vb, "cand_value": vc,
         "difference": point[:, 0], "difference_lower": lo[:, 0], "difference_upper": hi[:, 0],
         "ratio": point[:, 1], "ratio_lower": lo[:, 1], "ratio_upper": hi[:, 1],
-        "undefined_resamples": undefined.max(axis=1).astype(int),
+        "difference_undefined": undefined[:, 0].astype(int),
+        "ratio_undefined": undefined[:, 1].astype(int),
         "tasks": int(keep.sum()), "runs_without_cost": int(costs.missing[[ib, ic]][:, keep].sum()),
     })  # fmt: skip
     return rows, dropped, n_groups if labels is not None else None
@@ -341,8 +345,11 @@ def compare_cost(
     costs = run_costs(trials, sel.counts)
     opts = _Options(ks=ks, ci=level, n_boot=nb, seed=resolve_seed(seed), intersect=intersect)
     parts = [_pair_rows(sel, cand, costs, opts) for cand in sel.candidates]
-    clusters = {f"{sel.baseline} vs {c}": p[2] for c, p in zip(sel.candidates, parts,
-                                                               strict=True) if p[2] is not None}
+    clusters = {
+        f"{sel.baseline} vs {c}": p[2]
+        for c, p in zip(sel.candidates, parts, strict=True)
+        if p[2] is not None
+    }
     return CostComparison(
         table=pd.concat([p[0] for p in parts], ignore_index=True),
         missing=_missing_table(sel, costs),

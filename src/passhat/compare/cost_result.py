@@ -88,8 +88,9 @@ class CostComparison(Result):
         cost_per_success (k empty: neither depends on k), cost_per_all_k_pass or
         pass_hat_k_per_cost; base_value, cand_value (each system on the pair's tasks);
         difference (candidate − baseline) and ratio (candidate / baseline) with
-        ``_lower`` / ``_upper`` ends at ``settings.ci``; undefined_resamples (resamples
-        where the value was undefined, which makes the interval unbounded); tasks;
+        ``_lower`` / ``_upper`` ends at ``settings.ci``; difference_undefined and
+        ratio_undefined (resamples where it was undefined, which makes its interval
+        unbounded); tasks;
         runs_without_cost (the pair's runs left out of their task's cost per run).
     missing : pandas.DataFrame
         Per system: runs_with_cost, runs_without_cost, tasks_without_cost.
@@ -151,7 +152,8 @@ class CostComparison(Result):
                 f"{len(self.dropped)} task(s) left out of the pairs (see dropped), e.g. "
                 f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
             )
-        und = self.table[self.table["undefined_resamples"] > 0]
+        und = self.table[(self.table["difference_undefined"] > 0)
+                         | (self.table["ratio_undefined"] > 0)]  # fmt: skip
         if len(und):
             out.append(
                 f"{len(und)} value(s) undefined in some resamples (no all-k-pass for either "
@@ -169,7 +171,7 @@ class CostComparison(Result):
         frame = pd.DataFrame({
             "candidate": t["candidate"].astype(str),
             "metric": label,
-            "baseline": [_amount(v) for v in t["base_value"]],
+            "baseline value": [_amount(v) for v in t["base_value"]],
             "candidate value": [_amount(v) for v in t["cand_value"]],
             "difference [ci]": [_with_interval(*r) for r in zip(
                 t["difference"], t["difference_lower"], t["difference_upper"], strict=True)],

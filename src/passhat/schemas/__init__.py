@@ -15,6 +15,7 @@ cost               ``Estimate.cost.to_dict()`` (a ``cost`` column)
 grader_correction  ``passhat estimate --grader-… --json``, :func:`passhat.correct_grader`
 comparison         ``passhat compare --json``
 comparison_by      ``passhat compare --by category --json``
+comparison_cost    ``passhat compare --cost --json``, :func:`passhat.compare_cost`
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
 fit                ``passhat fit --json`` (``--model beta`` / ``inflated``)
@@ -67,6 +68,7 @@ NAMES = (
     "classification",
     "comparison",
     "comparison_by",
+    "comparison_cost",
     "cost",
     "diagnostics",
     "divergence",
