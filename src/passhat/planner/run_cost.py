@@ -266,7 +266,5 @@ def money_budget(
             param="budget_cost",
         )
     low = math.floor(budget / rc.upper + 1e-9) if rc.upper is not None else None
-    high = (
-        math.floor(budget / rc.lower + 1e-9) if rc.lower is not None and rc.lower > 0 else None
-    )
+    high = math.floor(budget / rc.lower + 1e-9) if rc.lower is not None and rc.lower > 0 else None
     return MoneyBudget(budget, rc, runs, low, high, spend=runs * rc.value)
