@@ -72,7 +72,7 @@ def test_bad_budgets_and_costs() -> None:
         money_budget(10.0, cost_per_run=0.0)
     with pytest.raises(OptionError, match="buys no run at 20 per run"):
         money_budget(10.0, cost_per_run=20.0)
-    with pytest.raises(OptionError, match="needs a cost per run.*no cost column"):
+    with pytest.raises(OptionError, match=r"needs a cost per run.*no cost column"):
         money_budget(10.0, data=ph.Trials.from_frame(_runs().frame.drop(columns="cost")))
     with pytest.raises(OptionError, match="no runs given"):
         money_budget(10.0, data=ph.load_example("agents").counts())

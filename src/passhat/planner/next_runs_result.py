@@ -30,7 +30,6 @@ from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat.planner._checks import label
 from passhat.planner.assumptions import Assumptions
-from passhat.planner.run_cost import MoneyBudget
 from passhat.planner.next_runs_text import (
     HEDGE_START,
     NO_FLAKY,
@@ -39,6 +38,7 @@ from passhat.planner.next_runs_text import (
     prior_text,
     two_numbers,
 )
+from passhat.planner.run_cost import MoneyBudget
 
 __all__ = ["Hedge", "NextRuns", "PriorCheck", "TasksVsRuns"]
 
