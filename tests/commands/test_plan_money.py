@@ -41,7 +41,7 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad(capsys, [*base, "--budget", "5", "--budget-cost", "5"], "give --budget .* or --budget-cost")
     bad(capsys, base, "give --budget .* or --budget-cost")
     nocost = write(tmp_path, "r.csv", "task_id,trial,success\nt1,0,1\nt1,1,0\nt2,0,1\nt2,1,1\n")
-    bad(capsys, ["plan", "next", nocost, "--budget-cost", "5"],
-        r"--budget-cost\) needs a cost per run: give --cost-per-run, or runs with a cost")  # fmt: skip
+    want = r"--budget-cost\) needs a cost per run: give --cost-per-run, or runs with a cost"
+    bad(capsys, ["plan", "next", nocost, "--budget-cost", "5"], want)
     bad(capsys, ["plan", "design", "--mean", "0.6", "--icc", "0.3", "--budget-cost", "100"],
         "needs a cost per run")  # fmt: skip
