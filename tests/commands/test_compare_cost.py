@@ -25,7 +25,7 @@ def test_table_json_and_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     rc, out, _ = run(capsys, ["compare", path, "--cost", "--k", "1,2", "--n-boot", "200"])
     assert rc == 0
     assert "cost / all-2-pass" in out and "population scope (tasks like these)" in out
-    assert "runs without a cost (new: 1 run(s)" in out
+    assert "runs without a cost (new: 1 run, 0 tasks with none)" in out
     rc, quiet, _ = run(capsys, ["compare", path, "--cost", "--k", "1,2", "--n-boot", "200", "-q"])
     assert rc == 0 and "population scope" not in quiet and "cost / all-2-pass" in quiet
     rc, out, _ = run(capsys, ["compare", path, "--cost", "--k", "1,2", "--n-boot", "200",

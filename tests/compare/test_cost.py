@@ -170,7 +170,10 @@ def test_missing_costs_are_counted_and_said() -> None:
     assert r.dropped["task"].tolist() == ["t1"] and "new<b>" in r.dropped["reason"].iloc[0]
     assert (r.table["tasks"] == 9).all()
     notes = " ".join(r.all_notes())
-    assert "runs without a cost (base: 2 run(s)" in notes and "left out" in notes
+    assert (
+        "runs without a cost (base: 2 runs, 0 tasks with none; new<b>: " in notes
+        and "left out" in notes
+    )
     cpr = r.table.set_index("metric").loc["cost_per_run", "base_value"]
     kept = df[(df["system"] == "base") & (df["task_id"] != "t1")]
     assert cpr == pytest.approx(float(kept.groupby("task_id")["cost"].mean().mean()))

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from passhat._format import plural
 from passhat._repr import Display, View
 from passhat._result import Result, records
 
@@ -138,8 +139,8 @@ class CostComparison(Result):
         out = list(self.notes)
         gone = self.missing[self.missing["runs_without_cost"] > 0]
         if len(gone):
-            who = ", ".join(
-                f"{s}: {int(r)} run(s), {int(t)} task(s) with none"
+            who = "; ".join(
+                f"{s}: {plural(int(r), 'run')}, {plural(int(t), 'task')} with none"
                 for s, r, t in zip(gone["system"], gone["runs_without_cost"],
                                    gone["tasks_without_cost"], strict=True)
             )  # fmt: skip
@@ -149,7 +150,7 @@ class CostComparison(Result):
             )
         if len(self.dropped):
             out.append(
-                f"{len(self.dropped)} task(s) left out of the pairs (see dropped), e.g. "
+                f"{plural(len(self.dropped), 'task')} left out of the pairs (see dropped), e.g. "
                 f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
             )
         und = self.table[(self.table["difference_undefined"] > 0)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from passhat._format import plural
 from passhat.errors import OptionError, ValidationError
 from passhat.trials import Trials
 
@@ -138,7 +139,7 @@ class MoneyBudget:
             out[0] += " The cost per run was given (--cost-per-run / cost_per_run)."
             return tuple(out)
         out.append(
-            f"The cost per run is observed: the mean over {rc.tasks} task(s) of each task's "
+            f"The cost per run is observed: the mean over {plural(rc.tasks, 'task')} of each task's "
             f"mean cost per run ({rc.runs:,} runs with a cost, every status counted"
             + (f"; {rc.runs_without_cost} without one left out" if rc.runs_without_cost else "")
             + ")."
