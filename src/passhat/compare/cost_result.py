@@ -54,12 +54,13 @@ def cost_method(settings: CostSettings) -> str:
     --------
     >>> cost_method(CostSettings(ks=(1,), ci=0.9, n_boot=500, seed=0, baseline="a",
     ...                          intersect=False))[:40]
-    'population scope (tasks like these): per'
+    'population scope (tasks like these): BCa'
     """
     unit = "clusters (each with all its tasks)" if settings.clusters else "matched tasks"
     return (
-        f"population scope (tasks like these): percentile bootstrap over the {unit}, each "
-        f"drawn with both systems' values (the pairing kept), {settings.n_boot} resamples, "
+        f"population scope (tasks like these): BCa bootstrap over the {unit}, each drawn "
+        f"with both systems' values (the pairing kept; percentile ends where BCa is "
+        f"undefined, named in difference_method / ratio_method), {settings.n_boot} resamples, "
         f"seed {settings.seed}; no benchmark-scope interval (the run-to-run spread of costs "
         "is not modelled)"
     )
@@ -91,7 +92,8 @@ class CostComparison(Result):
         difference (candidate − baseline) and ratio (candidate / baseline) with
         ``_lower`` / ``_upper`` ends at ``settings.ci``; difference_undefined and
         ratio_undefined (resamples where it was undefined, which makes its interval
-        unbounded); tasks;
+        unbounded); difference_method and ratio_method ("BCa", or "percentile" where BCa
+        is undefined); tasks;
         runs_without_cost (the pair's runs left out of their task's cost per run).
     missing : pandas.DataFrame
         Per system: runs_with_cost, runs_without_cost, tasks_without_cost.
