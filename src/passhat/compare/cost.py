@@ -13,8 +13,8 @@ that draws each task with both systems' values, so the pairing is kept (with a c
 coordinate, whole clusters are drawn), with BCa ends (the jackknife over tasks or clusters
 gives the acceleration; percentile ends where BCa is undefined, named per row). Resamples
 where a value is undefined (both systems with no all-k-pass: ∞ − ∞, or 0 / 0) are counted;
-any such resample makes that interval unbounded rather than silently dropped. There is no benchmark-scope interval: the
-costs' run-to-run spread is not modelled.
+any such resample makes that interval unbounded rather than silently dropped. There is no
+benchmark-scope interval: the costs' run-to-run spread is not modelled.
 
 Examples
 --------

@@ -139,8 +139,8 @@ class MoneyBudget:
             out[0] += " The cost per run was given (--cost-per-run / cost_per_run)."
             return tuple(out)
         out.append(
-            f"The cost per run is observed: the mean over {plural(rc.tasks, 'task')} of each task's "
-            f"mean cost per run ({rc.runs:,} runs with a cost, every status counted"
+            f"The cost per run is observed: the mean over {plural(rc.tasks, 'task')} of each "
+            f"task's mean cost per run ({rc.runs:,} runs with a cost, every status counted"
             + (f"; {rc.runs_without_cost} without one left out" if rc.runs_without_cost else "")
             + ")."
         )
