@@ -8,13 +8,12 @@ k·c̄ / pass^k; pass^k per unit cost = pass^k / (k·c̄) — the definitions of
 :class:`passhat.cost_result.CostEstimate`. The candidate is compared with the baseline by the
 difference (candidate − baseline) and the ratio (candidate / baseline) of each.
 
-Their intervals are population-scope (tasks like these): a bootstrap over the matched tasks
-that draws each task with both systems' values, so the pairing is kept (with a cluster
-coordinate, whole clusters are drawn), with BCa ends (the jackknife over tasks or clusters
-gives the acceleration; percentile ends where BCa is undefined, named per row). Resamples
-where a value is undefined (both systems with no all-k-pass: ∞ − ∞, or 0 / 0) are counted;
-any such resample makes that interval unbounded rather than silently dropped. There is no
-benchmark-scope interval: the costs' run-to-run spread is not modelled.
+Their intervals are population-scope (tasks like these): a percentile bootstrap over the
+matched tasks that draws each task with both systems' values, so the pairing is kept (with a
+cluster coordinate, whole clusters are drawn). Resamples where a value is undefined (both
+systems with no all-k-pass: ∞ − ∞, or 0 / 0) are counted; any such resample makes that
+interval unbounded rather than silently dropped. There is no benchmark-scope interval: the
+costs' run-to-run spread is not modelled.
 
 Examples
 --------
@@ -38,7 +37,6 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
-from scipy import special
 
 from passhat._validate import (
     DEFAULT_N_BOOT,
@@ -60,15 +58,7 @@ from passhat.estimators import mean_success, pass_hat_k
 from passhat.exclusions import default_ks
 from passhat.trials import Trials
 
-__all__ = [
-    "COST_METRICS",
-    "RunCosts",
-    "bca_ends",
-    "compare_cost",
-    "jackknife_values",
-    "pair_bootstrap",
-    "run_costs",
-]
+__all__ = ["COST_METRICS", "RunCosts", "compare_cost", "pair_bootstrap", "run_costs"]
 
 #: The metrics compared, in order (cost per run and per success do not depend on k).
 COST_METRICS = ("cost_per_run", "cost_per_success", "cost_per_all_k_pass", "pass_hat_k_per_cost")
@@ -211,64 +201,6 @@ def _percentile(draws: NDArray[np.float64], ci: float) -> tuple[NDArray, NDArray
     return lo, hi, undefined
 
 
-def jackknife_values(
-    base: NDArray[np.float64],
-    cand: NDArray[np.float64],
-    groups: NDArray[np.int64],
-    ks: Sequence[int],
-) -> NDArray[np.float64]:
-    """The differences and ratios with each cluster (each task, for a task bootstrap) left out
-    in turn: clusters × metrics × 2 (for the BCa acceleration)."""
-    g = int(groups.max()) + 1
-    per = np.zeros((g, 2 * base.shape[1]))
-    np.add.at(per, groups, np.hstack([base, cand]))
-    rest = per.sum(axis=0)[None, :] - per
-    q = base.shape[1]
-    return _compare(_ratios(rest[:, :q], ks), _ratios(rest[:, q:], ks))
-
-
-def bca_ends(
-    draws: NDArray[np.float64],
-    point: NDArray[np.float64],
-    jack: NDArray[np.float64],
-    ci: float,
-) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
-    """BCa ends of each column of ``draws`` (Efron 1987: the percentile levels moved by the
-    bias z₀, from the share of resamples below the estimate, and by the acceleration, from
-    the jackknife's skewness), read without interpolation. A column where BCa is undefined
-    (no spread, the estimate outside the resamples, a jackknife value not finite or without
-    spread, adjusted levels outside (0, 1)) keeps its percentile ends; the mask says which
-    columns are BCa. Undefined resamples make the interval unbounded (:func:`_percentile`).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> d = rng.exponential(size=(4000, 1))
-    >>> lo, hi, und, bca = bca_ends(d, np.array([1.0]), rng.exponential(size=(30, 1)), 0.9)
-    >>> bool(bca[0]), bool(lo[0] < hi[0])
-    (True, True)
-    """
-    lo, hi, undefined = _percentile(draws, ci)
-    b = draws.shape[0]
-    with np.errstate(invalid="ignore"):
-        prop = ((draws < point).sum(axis=0) + 0.5 * (draws == point).sum(axis=0)) / b
-        dev = np.nanmean(jack, axis=0)[None] - jack
-        acc = (dev**3).sum(axis=0) / (6.0 * ((dev**2).sum(axis=0)) ** 1.5)
-    z0 = special.ndtri(np.clip(prop, 1e-300, 1 - 1e-16))
-    za = special.ndtri((1 - ci) / 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q = [special.ndtr(z0 + (z0 + z) / (1.0 - acc * (z0 + z))) for z in (za, -za)]
-        ok = (
-            (undefined == 0) & (prop > 0) & (prop < 1) & np.isfinite(jack).all(axis=0)
-            & np.isfinite(acc) & (1.0 - acc * (z0 + za) > 0) & (1.0 - acc * (z0 - za) > 0)
-            & (q[0] > 0) & (q[1] < 1) & (q[0] < q[1])
-        )  # fmt: skip
-    for idx in zip(*np.nonzero(ok), strict=True):
-        col = draws[(slice(None), *idx)]
-        lo[idx], hi[idx] = np.quantile(col, [q[0][idx], q[1][idx]], method="inverted_cdf")
-    return lo, hi, undefined, ok
-
-
 def _task_rows(
     n: NDArray[np.float64], c: NDArray[np.float64], cpr: NDArray[np.float64], ks: Sequence[int]
 ) -> NDArray[np.float64]:
@@ -320,13 +252,12 @@ def _pair_rows(
     n_groups = int(np.unique(groups).size)
     rng = named_rng(opts.seed, base, cand, "cost")
     boot = pair_bootstrap(xb, xc, groups, opts.ks, n_boot=opts.n_boot, rng=rng)
-    vb, vc = _ratios(xb.sum(axis=0), opts.ks), _ratios(xc.sum(axis=0), opts.ks)
-    point = _compare(vb, vc)
-    jack = jackknife_values(xb, xc, groups, opts.ks)
-    lo, hi, undefined, bca = bca_ends(boot, point, jack, opts.ci)
+    lo, hi, undefined = _percentile(boot, opts.ci)
     lo[:, 1] = np.maximum(lo[:, 1], 0.0)  # a ratio of costs and rates is ≥ 0
     if n_groups < 2:  # one cluster: nothing says how clusters differ
         lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+    vb, vc = _ratios(xb.sum(axis=0), opts.ks), _ratios(xc.sum(axis=0), opts.ks)
+    point = _compare(vb, vc)
     metric = [*COST_METRICS[:2], *[m for m in COST_METRICS[2:] for _ in opts.ks]]
     kcol = [pd.NA, pd.NA, *[kv for _ in COST_METRICS[2:] for kv in opts.ks]]
     rows = pd.DataFrame({
@@ -336,8 +267,6 @@ def _pair_rows(
         "ratio": point[:, 1], "ratio_lower": lo[:, 1], "ratio_upper": hi[:, 1],
         "difference_undefined": undefined[:, 0].astype(int),
         "ratio_undefined": undefined[:, 1].astype(int),
-        "difference_method": np.where(bca[:, 0], "BCa", "percentile"),
-        "ratio_method": np.where(bca[:, 1], "BCa", "percentile"),
         "tasks": int(keep.sum()), "runs_without_cost": int(costs.missing[[ib, ic]][:, keep].sum()),
     })  # fmt: skip
     return rows, dropped, n_groups if labels is not None else None
@@ -376,9 +305,9 @@ def compare_cost(
     is the module's: every status counts toward the cost (an unscored run was paid for),
     a run without a cost is counted and left out of its task's cost per run, a matched task
     with no costed run for a system is left out of the pair (listed in ``dropped``), and a
-    negative cost is an error naming it. Intervals: a bootstrap over the matched tasks (whole
-    clusters with a cluster coordinate) drawing both systems' values of a task together,
-    ``n_boot`` resamples from ``seed``, BCa ends (percentile where BCa is undefined).
+    negative cost is an error naming it. Intervals: a percentile bootstrap over the matched
+    tasks (whole clusters with a cluster coordinate) drawing both systems' values of a task
+    together, ``n_boot`` resamples from ``seed``.
 
     Parameters
     ----------
