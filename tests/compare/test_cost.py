@@ -204,6 +204,6 @@ def test_result_shape() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.table = r.table  # type: ignore[misc]
     assert r.to_frame() is not r.table and "cost / all-2-pass" in str(r)
-    assert any(n.startswith("few matched tasks (new<b>: 10)") for n in r.all_notes())
+    assert any(n.startswith("few matched tasks (base vs new<b>: 10)") for n in r.all_notes())
     big = ph.compare_cost(ph.load_example("agents"), k=1, n_boot=100)
     assert not any("few matched tasks" in n for n in big.all_notes())

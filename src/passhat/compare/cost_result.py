@@ -158,11 +158,12 @@ class CostComparison(Result):
                 f"{plural(len(self.dropped), 'task')} left out of the pairs (see dropped), e.g. "
                 f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
             )
-        few = self.table.groupby("candidate", sort=False)["tasks"].first()
+        few = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
         few = few[few < FEW_TASKS]
         if len(few):
+            pairs = ", ".join(f"{b} vs {c}: {t}" for (b, c), t in few.items())
             out.append(
-                f"few matched tasks ({', '.join(f'{c}: {t}' for c, t in few.items())}): "
+                f"few matched tasks ({pairs}): "
                 f"below {FEW_TASKS} tasks the bootstrap intervals of the cost figures may be "
                 "too narrow, the more so when costs are skewed (study compare_cost_coverage: "
                 "0.78–0.89 at 90% with 20 tasks, 0.83–0.89 with 50)"
