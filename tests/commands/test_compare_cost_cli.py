@@ -41,6 +41,11 @@ def test_table_json_and_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     row = next(r for r in doc["cost"] if r["metric"] == "cost_per_success")
     assert row["base_value"] == pytest.approx(1.5)
     assert row["cand_value"] == pytest.approx(2 / (5 / 6))
+    rc, out, _ = run(capsys, ["compare", path, "--cost", "--k", "1,2", "--n-boot", "200",
+                              "--csv"])  # fmt: skip
+    head = out.splitlines()[0].split(",")
+    assert rc == 0 and head[:4] == ["baseline", "candidate", "metric", "k"]
+    assert len(out.splitlines()) == 1 + len(api.table)
     assert doc["missing_cost"][1] == {"system": "new", "runs_with_cost": 5,
                                       "runs_without_cost": 1, "tasks_without_cost": 0}  # fmt: skip
 
