@@ -17,6 +17,7 @@ comparison         ``passhat compare --json``
 comparison_by      ``passhat compare --by category --json``
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
+ranking_by         ``Ranking.by_category.to_dict()`` (``rank(..., by="category")``)
 fit                ``passhat fit --json`` (``--model beta`` / ``inflated``)
 joint_fit          ``passhat fit --model joint`` / ``rasch --json``
 diagnostics        a fit's diagnostics (also inside ``fit`` and ``joint_fit``)
@@ -85,6 +86,7 @@ NAMES = (
     "plan_power",
     "plan_table",
     "ranking",
+    "ranking_by",
     "reliability",
     "report",
     "results",
