@@ -16,7 +16,7 @@ Examples
 >>> r = ph.rank(ph.load_example("leaderboard"), k=2, metrics=["pass_hat_k"], n_boot=200,
 ...             by="category", n_perm=199)
 >>> r.by_category.tests["p_value"].round(3).tolist()
-[0.09]
+[0.655]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Examples
 >>> r = ph.rank(ph.load_example("leaderboard"), k=[1, 2], metrics=["pass_hat_k"], n_boot=200,
 ...             by="category", n_perm=199)
 >>> r.by_category.to_frame()["category"].unique().tolist()
-['support', 'refund', 'search', 'booking']
+['support', 'search', 'refund', 'booking']
 >>> r.by_category.tests[["metric", "k", "categories"]].values.tolist()
 [['pass_hat_k', 1, 4], ['pass_hat_k', 2, 4]]
 """
@@ -128,7 +128,12 @@ def _board_view(res: CategoryRanking, metric: str, kk: int, part: pd.DataFrame) 
     return View(
         f"{metric_label(metric, kk)} by {res.by} ({res.settings.get('ci', 0.95):g} intervals)",
         frame,
-        notes=methods,
+        notes=(
+            *methods,
+            f"each {res.by}: the leaderboard of its tasks alone (value: population scope, the "
+            "expected value over tasks like these; rank interval and group letters from the "
+            f"paired tests, Holm across that {res.by}'s pairs)",
+        ),
         left=frozenset({res.by, "group", "system"}),
         section_by=res.by,
     )
