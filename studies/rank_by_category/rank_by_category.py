@@ -21,7 +21,9 @@ Each cell: R replicates, 199 random relabellings per test (the Phipson–Smyth p
 
 Run::
 
-    nice .venv/bin/python studies/rank_by_category/rank_by_category.py   # → reports/rank_by_category/
+    nice .venv/bin/python studies/rank_by_category/rank_by_category.py
+
+(writes reports/rank_by_category/).
 """
 
 from __future__ import annotations
@@ -160,12 +162,22 @@ category: power.
 
 {_md(table)}
 
-{"Every null cell is within α + 2.33 MC s.e." if not failures else "Over α + 2.33 MC s.e.:"
- + chr(10) + chr(10).join("- " + f for f in failures)}
+{
+        "Every null cell is within α + 2.33 MC s.e."
+        if not failures
+        else "Over α + 2.33 MC s.e.:" + chr(10) + chr(10).join("- " + f for f in failures)
+    }
 """
     (out / "README.md").write_text(text, encoding="utf-8")
-    res = {"seed": seed, "reps": reps, "n_perm": N_PERM, "runs": RUNS,
-           "cells": table.to_dict(orient="records"), "failures": failures, "cpu_seconds": cpu}  # fmt: skip
+    res = {
+        "seed": seed,
+        "reps": reps,
+        "n_perm": N_PERM,
+        "runs": RUNS,
+        "cells": table.to_dict(orient="records"),
+        "failures": failures,
+        "cpu_seconds": cpu,
+    }
     (out / "results.json").write_text(json.dumps(jsonable(res), indent=1), encoding="utf-8")
     return res
 

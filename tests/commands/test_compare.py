@@ -355,7 +355,9 @@ def test_compare_by_category_option(capsys: pytest.CaptureFixture[str]) -> None:
     bad(capsys, [*argv, "--weights", "declared"], r"--by category does not take --weights")
 
 
-def test_compare_by_category_with_scores(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_compare_by_category_with_scores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     df = ph.load_example("agents").frame
     ok = df["success"].astype("boolean")
     score = np.where(ok.fillna(False).to_numpy(bool), 1.0, 0.5 * (df["trial"] % 2))

@@ -60,9 +60,13 @@ def test_each_category_is_rank_of_its_tasks(board: ph.Ranking) -> None:
         got = by.table[by.table["category"] == cat]
         assert got["system"].tolist() == alone.table["system"].tolist()
         assert got["group"].tolist() == alone.table["group"].tolist()
-        np.testing.assert_array_equal(got[BOARD].to_numpy(float), alone.table[BOARD].to_numpy(float))
+        np.testing.assert_array_equal(
+            got[BOARD].to_numpy(float), alone.table[BOARD].to_numpy(float)
+        )
         pairs = by.pairs[by.pairs["category"] == cat]
-        np.testing.assert_array_equal(pairs[PAIRS].to_numpy(float), alone.pairs[PAIRS].to_numpy(float))
+        np.testing.assert_array_equal(
+            pairs[PAIRS].to_numpy(float), alone.pairs[PAIRS].to_numpy(float)
+        )
         assert set(got["method"]) == {alone.settings["value_interval"]}
 
 
@@ -122,7 +126,7 @@ def test_scores_by_category_is_rank_scores_of_each_category() -> None:
 
 def test_refusals_name_the_option() -> None:
     data = ph.load_example("leaderboard")
-    with pytest.raises(OptionError, match="by ranks each category.*engine 'joint'"):
+    with pytest.raises(OptionError, match=r"by ranks each category.*engine 'joint'"):
         ph.rank(data, engine="joint", by="category")
     with pytest.raises(OptionError, match="must be one of category"):
         ph.rank(data, by="status")
@@ -140,7 +144,9 @@ def test_result_shape(board: ph.Ranking) -> None:
     by = board.by_category
     assert by is not None
     doc = by.to_dict()
-    assert doc["schema"] == "passhat.ranking_by" and {"schema_version", "passhat_version"} <= set(doc)
+    assert doc["schema"] == "passhat.ranking_by" and {"schema_version", "passhat_version"} <= set(
+        doc
+    )
     schemas.validate(doc)
     schemas.validate(board.to_dict())
     assert {"by_category", "category_pairs", "category_tests"} <= set(board.to_dict())

@@ -273,9 +273,8 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     cmp: Comparison | CategoryComparison
     if opts["by"] is not None:
         del shared["weights"], shared["multiplicity"]  # checked above: equal, none
-        cmp = compare_by_category(
-            data_a, data_b, scores=opts["scores"], **shared  # type: ignore[arg-type]
-        )
+        shared["scores"] = opts["scores"]
+        cmp = compare_by_category(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["scores"]:
         cmp = compare_scores(data_a, data_b, **shared)  # type: ignore[arg-type]
     else:

@@ -36,8 +36,8 @@ from passhat._validate import (
     resolve_seed,
 )
 from passhat.compare.categories_result import CategoryComparison
-from passhat.compare.multiplicity import holm
 from passhat.compare.engine import TaskValues
+from passhat.compare.multiplicity import holm
 from passhat.compare.paired import SCORE_NAMES, Options, _sources, comparison
 from passhat.compare.scores import score_task_values, score_trials
 from passhat.compare.selection import Selection, select_systems
