@@ -84,7 +84,10 @@ def weighted_truth(metric: str, k: int | None) -> float:
     """The weighted population value: Σ share·weight·E_kind g / Σ share·weight."""
     num = den = 0.0
     for share, w, a, b in KINDS:
-        e = 1.0 - _beta_moment(k or 1, b, a) if metric == "pass_at_k" else _beta_moment(k or 1, a, b)
+        if metric == "pass_at_k":
+            e = 1.0 - _beta_moment(k or 1, b, a)  # 1 - p ~ Beta(b, a)
+        else:
+            e = _beta_moment(k or 1, a, b)
         num += share * w * e
         den += share * w
     return num / den

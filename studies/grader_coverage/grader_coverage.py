@@ -37,8 +37,8 @@ import argparse
 import importlib.util
 import sys
 import time
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -248,9 +248,7 @@ def run_second(reps: int, n_boot: int, out: Path) -> bool:
     seconds = time.perf_counter() - start
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "grader_coverage_clustered_weighted.csv", index=False)
-    (out / "grader_coverage_clustered_weighted.md").write_text(
-        cw.to_markdown(df, seconds=seconds)
-    )
+    (out / "grader_coverage_clustered_weighted.md").write_text(cw.to_markdown(df, seconds=seconds))
     ok = bool(cw.goal_met(df))
     print(f"clustered / weighted intervals at least {LOW} in every cell: {ok}")
     return ok

@@ -57,7 +57,7 @@ from passhat.graders.result import METHODS, GraderCorrection, population_method
 from passhat.graders.spec import GraderSpec, audit_from_labels
 from passhat.trials import Trials, coerce_success, provenance
 
-__all__ = ["correct", "correct_grader", "grader_spec", "system_rows"]
+__all__ = ["correct", "correct_grader", "correct_with", "grader_spec", "system_rows"]
 
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
 
@@ -134,6 +134,10 @@ def _audit_column(data: Trials | xr.Dataset, column: str) -> tuple[GraderSpec, t
     return spec, tuple(notes)
 
 
+#: Why a task without a decided run is left out.
+NO_RUN = "no decided run (every run unscored)"
+
+
 def _cells(ds: xr.Dataset, weights: WeightSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Included (system, task, n, c, weight[, cluster]) cells and the excluded ones (no decided
     run, weight 0)."""
@@ -152,7 +156,7 @@ def _cells(ds: xr.Dataset, weights: WeightSpec) -> tuple[pd.DataFrame, pd.DataFr
     zero = ~none & (cells["weight"].to_numpy() <= 0)
     excluded = pd.concat(
         [
-            cells.loc[none, ["system", "task"]].assign(reason="no decided run (every run unscored)"),
+            cells.loc[none, ["system", "task"]].assign(reason=NO_RUN),
             cells.loc[zero, ["system", "task"]].assign(reason=WEIGHT_ZERO),
         ]
     )
@@ -329,6 +333,35 @@ def correct(
     grader, audit_notes = grader_spec(
         data, sensitivity=sensitivity, specificity=specificity, audit=audit, truth=truth
     )
+    return correct_with(
+        data, grader, audit_notes=audit_notes, weights=weights, k=k, ci=ci, n_boot=n_boot,
+        seed=seed,
+    )  # fmt: skip
+
+
+def correct_with(
+    data: Trials | xr.Dataset,
+    grader: GraderSpec,
+    *,
+    audit_notes: tuple[str, ...] = (),
+    weights: WeightSpec = None,
+    k: int | Sequence[int] | None = None,
+    ci: float | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
+) -> GraderCorrection:
+    """:func:`correct` for a grader whose error is known already (``grader``, e.g. from
+    :func:`grader_spec` on other runs): the report corrects its matched count table with it.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> g = GraderSpec.from_rates(sensitivity=0.9, specificity=0.9)
+    >>> data = ph.load_example("abcd")
+    >>> correct_with(data, g, k=2).value("pass_hat_k", 2) == correct(
+    ...     data, sensitivity=0.9, specificity=0.9, k=2).value("pass_hat_k", 2)
+    True
+    """
     ds = as_counts(data)
     ks = norm_k(k) if k is not None else default_ks(ds)
     cells, excluded = _cells(ds, weights)
@@ -366,6 +399,7 @@ def correct(
         weights=weights_label(weights),
         effective_tasks=_effective(cells),
         clusters=clusters,
+        rate_intervals=grader.intervals(ci if ci is not None else 0.95),
         source=provenance(data),
     )
 

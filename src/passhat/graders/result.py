@@ -55,7 +55,9 @@ def population_method(clusters: int | None) -> str:
         return METHODS["population"]
     if clusters < 2:
         return "not computed: one cluster (the cluster bootstrap needs >= 2 clusters)"
-    few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow" if clusters < FEW_CLUSTERS else ""
+    few = ""
+    if clusters < FEW_CLUSTERS:
+        few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
     return (
         f"cluster bootstrap ({clusters} clusters, each resampled with all its tasks) x "
         f"posterior (se, sp) draws (percentile), ends cut to [0, 1]{few}"
@@ -98,6 +100,9 @@ class GraderCorrection(Result):
         Per system whose weights differ, Kish's effective number of tasks.
     clusters : dict
         Per system, the number of clusters its tasks fall in ({} without clusters).
+    rate_intervals : tuple, optional
+        The equal-tailed intervals of se and sp at ``ci`` (0.95 without) from their Beta
+        posteriors (:meth:`GraderSpec.intervals`; points when stated), computed with the rest.
     source : dict
         Where the data came from.
     """
@@ -116,6 +121,7 @@ class GraderCorrection(Result):
     weights: str = "equal"
     effective_tasks: dict[str, float] = field(default_factory=dict)
     clusters: dict[str, int] = field(default_factory=dict)
+    rate_intervals: tuple[tuple[float, float], tuple[float, float]] | None = None
     source: dict[str, str] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
@@ -150,7 +156,8 @@ class GraderCorrection(Result):
         )
         out.append(ASSUMPTION)
         if self.ci is not None:
-            out += [f"{s}: {m}" for s, m in METHODS.items() if s != "population" or not self.clusters]
+            shown = [s for s in METHODS if s != "population" or not self.clusters]
+            out += [f"{s}: {METHODS[s]}" for s in shown]
             out.append(f"intervals: {self.n_boot} draws, seed {self.seed}; {self.weights_text()}")
         elif self.weights != "equal":
             out.append(self.weights_text())
@@ -172,6 +179,11 @@ class GraderCorrection(Result):
         if len(self.excluded):
             out.append(f"excluded {len(self.excluded)} task(s) with no decided run")
         return out
+
+    @property
+    def level(self) -> float:
+        """The level of the grader's rate intervals: ``ci``, 0.95 without."""
+        return self.ci if self.ci is not None else 0.95
 
     def weights_text(self) -> str:
         """The task weights in words (with Kish's effective tasks where they differ)."""
@@ -198,8 +210,8 @@ class GraderCorrection(Result):
                 f"{rate_text(g.specificity)} (stated)"
             )
         a = g.audit
-        level = self.ci if self.ci is not None else 0.95
-        (se_lo, se_hi), (sp_lo, sp_hi) = g.intervals(level)
+        level = self.level
+        (se_lo, se_hi), (sp_lo, sp_hi) = self.rate_intervals or g.intervals(level)
         return (
             f"grader: sensitivity {rate_text(g.sensitivity)} [{rate_text(se_lo)}, "
             f"{rate_text(se_hi)}] (TP {a.tp}, FN {a.fn}), specificity "
