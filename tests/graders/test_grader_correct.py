@@ -16,6 +16,7 @@ import xarray as xr
 from scipy.stats import beta
 
 import passhat as ph
+from passhat import schemas
 from passhat.cli import main
 from passhat.errors import OptionError
 from passhat.graders import GraderSpec, audit_size
@@ -290,9 +291,11 @@ def test_cli_grader_with_weights_and_cluster(
                "--n-boot", "200", "--cluster", "repo", "--json"])  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["clusters"] == {"system": 3}
+    schemas.validate(doc)
     pop = [e for e in doc["estimates"] if e["scope"] == "population"]
     assert all(e["method"].startswith("cluster bootstrap (3 clusters") for e in pop)
     rc = main(["estimate", "--example", "agents", "--k", "2", "--grader-audit", "45,5,40,10",
                "--weights", "category", "--json"])  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["weights"] == "category"
+    schemas.validate(doc)

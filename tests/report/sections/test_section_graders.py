@@ -15,6 +15,7 @@ import pytest
 from report_testdata import EXTRAS_CSV, MALICIOUS_TASK, malicious_trials, results_of
 
 import passhat as ph
+from passhat import schemas
 from passhat.cli import main
 from passhat.errors import OptionError
 from passhat.report.assemble import assemble_report
@@ -85,6 +86,7 @@ def test_cli_report_section_escaped_and_refusals(
     capsys.readouterr()
     assert rc == 0
     doc = json.loads((out / "results.json").read_text())
+    schemas.validate(doc)
     sec = next(s for s in doc["sections"] if s["id"] == "grader")
     outside = next(t for t in sec["tables"] if t["id"] == "grader_outside")
     assert outside["rows"] and all(
