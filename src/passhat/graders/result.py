@@ -156,8 +156,9 @@ class GraderCorrection(Result):
         )
         out.append(ASSUMPTION)
         if self.ci is not None:
-            shown = [s for s in METHODS if s != "population" or not self.clusters]
-            out += [f"{s}: {METHODS[s]}" for s in shown]
+            pops = dict.fromkeys(population_method(g) for g in self.clusters.values())
+            out.append(f"benchmark: {METHODS['benchmark']}")
+            out += [f"population: {m}" for m in (pops or [METHODS["population"]])]
             out.append(f"intervals: {self.n_boot} draws, seed {self.seed}; {self.weights_text()}")
         elif self.weights != "equal":
             out.append(self.weights_text())
