@@ -621,7 +621,11 @@ def main(argv: list[str] | None = None) -> int:
         help="(--render) a directory with the CSVs of the full run: the report lists the "
         "re-run rows with their values there",
     )
-    ap.add_argument("--note", default="", help="(--render) a paragraph on the re-run cells (or, without --before, on this run)")
+    ap.add_argument(
+        "--note",
+        default="",
+        help="(--render) a paragraph on the re-run cells (or, without --before, on this run)",
+    )
     args = ap.parse_args(argv)
     if args.cell or args.h0_cell:
         return _rerun(args)
