@@ -165,3 +165,18 @@ def test_html_escapes_category_names() -> None:
                 n_perm=100)  # fmt: skip
     html = r.by_category._repr_html_()  # type: ignore[union-attr]
     assert "&lt;b&gt;book&lt;/b&gt;" in html and "<b>book</b>" not in html
+
+
+def test_clustered_category_is_rank_of_its_clustered_tasks() -> None:
+    df = ph.load_example("leaderboard").frame
+    df = df[df["system"].isin(["frontier", "mini", "open-8b"])]
+    num = df["task_id"].str.extract(r"(\d+)$")[0].astype(int)
+    df = df.assign(cluster=(num // 3).astype(str))  # clusters of three tasks
+    kw = {"k": 2, "metrics": ["pass_hat_k"], "n_boot": 200, "seed": 5}
+    r = ph.rank(ph.Trials.from_frame(df), by="category", n_perm=100, **kw)
+    by = r.by_category
+    assert by is not None and by.notes[-1].startswith("the test across category values")
+    alone = ph.rank(ph.Trials.from_frame(df[df["category"] == "refund"]), **kw)
+    assert alone.settings["cluster"]
+    got = by.table[by.table["category"] == "refund"]
+    np.testing.assert_array_equal(got[BOARD].to_numpy(float), alone.table[BOARD].to_numpy(float))
