@@ -46,6 +46,8 @@ COMMANDS: dict[str, str] = {
     "compare_cost": "compare --example agents --cost --k 1,2 --n-boot 100 --json",
     "classify": "compare --example agents --classify --fail-on flaky --json",
     "rank": "rank --example leaderboard --k 1,2 --n-boot 100 --json",
+    "rank_by": "rank --example leaderboard --k 1,2 --n-boot 100 --by category --json",
+    "compare_by": "compare --example agents --k 1,2 --n-boot 100 --by category --json",
     "fit": "fit --example abcd --method grid --k 1,2 --draws 100 --chains 2 --json",
     "gate": "gate --example agents --system guided --max-failure-rate 0.3 --json",
     "gate_baseline": "gate --example agents --system guided --baseline-system baseline "

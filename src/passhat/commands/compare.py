@@ -183,7 +183,7 @@ def _refuse_by(opts: dict[str, Any]) -> None:
     """--by category takes the plain paired comparison's options only (one line each)."""
     if opts["by"] is None:
         return
-    other = {"--classify": opts["classify"], "--scores": opts["scores"],
+    other = {"--classify": opts["classify"],
              "--weights": opts["weights"] != "equal", "--multiplicity": opts["multiplicity"],
              f"--{opts['paper']}": opts["paper"] is not None}  # fmt: skip
     for name, on in other.items():
@@ -298,6 +298,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         cmp = compare_cost(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["by"] is not None:
         del shared["weights"], shared["multiplicity"]  # checked above: equal, none
+        shared["scores"] = opts["scores"]
         cmp = compare_by_category(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["scores"]:
         cmp = compare_scores(data_a, data_b, **shared)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ comparison_by      ``passhat compare --by category --json``
 comparison_cost    ``passhat compare --cost --json``, :func:`passhat.compare_cost`
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
+ranking_by         ``Ranking.by_category.to_dict()`` (``rank(..., by="category")``)
 fit                ``passhat fit --json`` (``--model beta`` / ``inflated``)
 joint_fit          ``passhat fit --model joint`` / ``rasch --json``
 diagnostics        a fit's diagnostics (also inside ``fit`` and ``joint_fit``)
@@ -87,6 +88,7 @@ NAMES = (
     "plan_power",
     "plan_table",
     "ranking",
+    "ranking_by",
     "reliability",
     "report",
     "results",
