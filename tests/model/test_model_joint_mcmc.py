@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from passhat.model.joint_mcmc import ess_bulk, ess_tail, rhat_rank
+from passhat.model.joint_mcmc import diagnose, ess_bulk, ess_tail, rhat_rank
 
 az = pytest.importorskip("arviz")
 
@@ -33,11 +33,15 @@ def test_same_as_arviz(chains: int, draws: int) -> None:
     ref_t = az.ess(ds, method="tail")["v"].values
     np.testing.assert_allclose(ess_bulk(x), ref_b, rtol=1e-10, atol=1e-9)
     np.testing.assert_allclose(ess_tail(x), ref_t, rtol=1e-10, atol=1e-9)
+    r, b, t = diagnose(x)
+    np.testing.assert_allclose(b, ref_b, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(t, ref_t, rtol=1e-10, atol=1e-9)
     if chains >= 2:
         ref_r = az.rhat(ds, method="rank")["v"].values
         np.testing.assert_allclose(rhat_rank(x), ref_r, rtol=1e-10, equal_nan=True)
+        np.testing.assert_allclose(r, ref_r, rtol=1e-10, equal_nan=True)
     else:
-        assert np.isnan(rhat_rank(x)).all()
+        assert np.isnan(rhat_rank(x)).all() and np.isnan(r).all()
 
 
 def test_nan_variable_is_nan_and_others_unchanged() -> None:

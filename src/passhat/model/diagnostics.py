@@ -252,7 +252,7 @@ def _joint_rows(
 ) -> list[dict[str, Any]]:
     """R-hat and ESS of θ_s per system, of each shared hyperparameter, and of the worst task
     effect (all variables at once: :mod:`passhat.model.joint_mcmc`, ArviZ's formulas)."""
-    from passhat.model.joint_mcmc import ess_bulk, ess_tail, rhat_rank
+    from passhat.model.joint_mcmc import diagnose
 
     chains = int(posterior.sizes["chain"])
     names = ["theta", *sampled, "beta"]
@@ -263,7 +263,7 @@ def _joint_rows(
     x = np.concatenate([c.reshape(c.shape[0], c.shape[1], -1) for c in cols], axis=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        stats = (rhat_rank(x), ess_bulk(x), ess_tail(x))
+        stats = diagnose(x)
     cuts = np.cumsum(sizes)[:-1]
     rhat, bulk, tail = (dict(zip(names, np.split(a, cuts), strict=True)) for a in stats)
     if chains < 2:

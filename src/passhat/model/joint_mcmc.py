@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft, special, stats
 
-__all__ = ["ess_bulk", "ess_tail", "rhat_rank"]
+__all__ = ["diagnose", "ess_bulk", "ess_tail", "rhat_rank"]
 
 _BLOM = 3.0 / 8.0
 _TAIL_PROBS = (0.05, 0.95)
@@ -155,3 +155,35 @@ def ess_tail(x: NDArray[np.float64]) -> NDArray[np.float64]:
     low = _ess(_split((x <= q[0]).astype(float)))
     high = _ess(_split((x <= q[1]).astype(float)))
     return np.where(bad, np.nan, np.minimum(low, high))
+
+
+def diagnose(
+    x: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`rhat_rank`, :func:`ess_bulk` and :func:`ess_tail` of (chain, draw, V) draws, the
+    z-scaled split chains computed once (R-hat and bulk ESS share them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_mcmc import diagnose, ess_bulk
+    >>> x = np.random.default_rng(1).normal(size=(2, 100, 2))
+    >>> r, b, t = diagnose(x)
+    >>> bool(np.array_equal(b, ess_bulk(x)))
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    if x.shape[1] < 4:
+        nan = np.full(x.shape[2], np.nan)
+        return nan, nan, nan
+    bad = np.isnan(x).any(axis=(0, 1))
+    clean = np.where(bad, 0.0, x)
+    s = _split(clean)
+    z = _z_scale(s)
+    bulk = np.where(bad, np.nan, _ess(z))
+    if x.shape[0] >= 2:
+        folded = np.abs(s - np.median(s.reshape(-1, s.shape[2]), axis=0))
+        rhat = np.where(bad, np.nan, np.maximum(_rhat(z), _rhat(_z_scale(folded))))
+    else:
+        rhat = np.full(x.shape[2], np.nan)
+    return rhat, bulk, ess_tail(x)
