@@ -152,7 +152,7 @@ def test_many_tasks_take_the_candidate_selection_and_stay_exact(seed: int) -> No
 
 
 def test_pairs_in_two_threads_give_the_sequential_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    import passhat.signflip_shared as mod
+    import passhat._kernels as mod
 
     g = np.random.default_rng(7)
     u = g.integers(0, 5, size=(5, 200, 5)) / 4.0
