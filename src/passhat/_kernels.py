@@ -214,9 +214,9 @@ def _order_stat(x: NDArray[np.float64], at: int) -> float:  # pragma: no cover -
 
 @_jit
 def _select_one(  # pragma: no cover - compiled (numba); tested through select_cells
-    e: NDArray[np.float64],
-    pf: NDArray[np.float64],
-    qf: NDArray[np.float64],
+    ea: NDArray[np.float64],
+    eb: NDArray[np.float64],
+    m: NDArray[np.float64],
     hf: NDArray[np.float64],
     kk: int,
     at_pilot: int,
@@ -224,50 +224,53 @@ def _select_one(  # pragma: no cover - compiled (numba); tested through select_c
     g_star: float,
     d_pos: bool,
 ) -> tuple[float, float, int]:
-    """One cell of :func:`select_cells` (``e`` its centred flipped differences)."""
-    r_n = e.size
-    h = np.empty(r_n)
-    for f in range(r_n):
-        h[f] = abs(e[f]) * hf[f]
-    tau = _order_stat(h[:n_pilot].copy(), at_pilot) if at_pilot >= 0 else 0.0
+    """One cell of :func:`select_cells`: e = eb − ea per flip, computed where needed."""
+    r_n = m.size
+    tau = 0.0
+    if at_pilot >= 0:
+        h = np.empty(n_pilot)
+        for f in range(n_pilot):
+            h[f] = abs(eb[f] - ea[f]) * hf[f]
+        tau = _order_stat(h, at_pilot)
     if tau > 0.0:
+        lo_c = np.empty(r_n)
+        hi_c = np.empty(r_n)
         n_c = 0
         for f in range(r_n):
-            n_c += h[f] >= tau
+            e = eb[f] - ea[f]
+            if abs(e) * hf[f] >= tau:
+                pf, qf = 1.0 / (1.0 - m[f]), 1.0 / (1.0 + m[f])
+                lo_c[n_c] = max(e * pf, -e * qf)
+                hi_c[n_c] = max(e * qf, -e * pf)
+                n_c += 1
         if n_c > kk:
-            lo_c = np.empty(n_c)
-            hi_c = np.empty(n_c)
-            i = 0
-            for f in range(r_n):
-                if h[f] >= tau:
-                    lo_c[i] = max(e[f] * pf[f], -e[f] * qf[f])
-                    hi_c[i] = max(e[f] * qf[f], -e[f] * pf[f])
-                    i += 1
-            v_lo = _order_stat(lo_c.copy(), n_c - 1 - kk)
-            v_hi = _order_stat(hi_c.copy(), n_c - 1 - kk)
+            cnt = 0
+            if g_star >= tau:  # every flip counted lies among the candidates
+                g = lo_c if d_pos else hi_c
+                for f in range(n_c):
+                    cnt += g[f] >= g_star
+            else:
+                for f in range(r_n):
+                    cnt += _g(eb[f] - ea[f], m[f], d_pos) >= g_star
+            v_lo = _order_stat(lo_c[:n_c], n_c - 1 - kk)
+            v_hi = _order_stat(hi_c[:n_c], n_c - 1 - kk)
             if min(v_lo, v_hi) >= tau:
-                cnt = 0
-                if g_star >= tau:  # every flip counted lies among the candidates
-                    g = lo_c if d_pos else hi_c
-                    for f in range(n_c):
-                        cnt += g[f] >= g_star
-                else:
-                    for f in range(r_n):
-                        cnt += _g(e[f], pf[f], qf[f], d_pos) >= g_star
                 return v_lo, v_hi, cnt
     g_lo = np.empty(r_n)
     g_hi = np.empty(r_n)
     cnt = 0
     for f in range(r_n):
-        g_lo[f] = max(e[f] * pf[f], -e[f] * qf[f])
-        g_hi[f] = max(e[f] * qf[f], -e[f] * pf[f])
+        g_lo[f] = _g(eb[f] - ea[f], m[f], True)
+        g_hi[f] = _g(eb[f] - ea[f], m[f], False)
         cnt += (g_lo[f] if d_pos else g_hi[f]) >= g_star
     return _order_stat(g_lo, r_n - 1 - kk), _order_stat(g_hi, r_n - 1 - kk), cnt
 
 
 @_jit
-def _g(e: float, pf: float, qf: float, d_pos: bool) -> float:  # pragma: no cover - compiled
-    """g⁻ = max(e·pf, −e·qf) (d ≥ 0) or g⁺ = max(e·qf, −e·pf) (d < 0) of one flip."""
+def _g(e: float, m: float, d_pos: bool) -> float:  # pragma: no cover - compiled
+    """g⁻ = max(e·pf, −e·qf) (d ≥ 0) or g⁺ = max(e·qf, −e·pf) (d < 0) of one flip, with
+    pf = 1/(1 − m) and qf = 1/(1 + m)."""
+    pf, qf = 1.0 / (1.0 - m), 1.0 / (1.0 + m)
     return max(e * pf, -e * qf) if d_pos else max(e * qf, -e * pf)
 
 
@@ -276,8 +279,7 @@ def _select_cells(  # pragma: no cover - compiled (numba); tested through select
     start: int,
     stop: int,
     e_sys: NDArray[np.float64],
-    pf: NDArray[np.float64],
-    qf: NDArray[np.float64],
+    m: NDArray[np.float64],
     hf: NDArray[np.float64],
     cells: NDArray[np.int64],
     kk: int,
@@ -290,9 +292,8 @@ def _select_cells(  # pragma: no cover - compiled (numba); tested through select
 ) -> None:
     for q in range(start, stop):
         a, b, j = cells[q, 0], cells[q, 1], cells[q, 2]
-        e = e_sys[b, j] - e_sys[a, j]
         out_lo[q], out_hi[q], out_cnt[q] = _select_one(
-            e, pf, qf, hf, kk, at_pilot, n_pilot, g_star[q], cells[q, 3] == 1
+            e_sys[a, j], e_sys[b, j], m, hf, kk, at_pilot, n_pilot, g_star[q], cells[q, 3] == 1
         )
 
 
@@ -326,14 +327,12 @@ def select_cells(
     >>> lo.tolist(), hi.tolist(), cnt.tolist()
     ([0.3], [0.3], [2])
     """
-    pf = 1.0 / (1.0 - m)
-    qf = 1.0 / (1.0 + m)
-    hf = np.maximum(pf, qf)
+    hf = np.maximum(1.0 / (1.0 - m), 1.0 / (1.0 + m))
     n_cells = cells.shape[0]
     lo, hi = np.empty(n_cells), np.empty(n_cells)
     cnt = np.empty(n_cells, dtype=np.int64)
     _in_threads(
-        _select_cells, n_cells, np.ascontiguousarray(e_sys), pf, qf, hf,
+        _select_cells, n_cells, np.ascontiguousarray(e_sys), np.ascontiguousarray(m), hf,
         np.ascontiguousarray(cells, dtype=np.int64), kk, at_pilot, n_pilot,
         np.ascontiguousarray(g_star, dtype=np.float64), lo, hi, cnt,
     )  # fmt: skip

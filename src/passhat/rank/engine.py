@@ -64,6 +64,23 @@ def resample_counts(n_tasks: int, size: int, rng: np.random.Generator) -> NDArra
     return np.bincount(idx.ravel(), minlength=size * n_tasks).reshape(size, n_tasks)
 
 
+def draw_counts(idx: NDArray[np.int64], n_tasks: int) -> NDArray[np.float32]:
+    """Per row of drawn task indices, how often each task was drawn (float32, exact).
+
+    :func:`passhat._kernels.draw_counts`, imported when first used (numba is slow to import).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.rank.engine import draw_counts
+    >>> draw_counts(np.array([[1, 1, 0]]), 3).tolist()
+    [[1.0, 2.0, 0.0]]
+    """
+    from passhat import _kernels
+
+    return _kernels.draw_counts(idx, n_tasks)
+
+
 def point_values(
     n: NDArray[np.float64], c: NDArray[np.float64], w: NDArray[np.float64], cols: Sequence[Column]
 ) -> NDArray[np.float64]:
@@ -158,8 +175,10 @@ def paired_draws(
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(t_n, 1)))
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        if clusters is None:
-            m = resample_counts(t_n, b, rng).astype(basis.dtype)  # small integers: exact
+        if clusters is None:  # the counts of resample_counts, as floats (small integers: exact)
+            m = draw_counts(rng.integers(0, t_n, size=(b, t_n)), t_n).astype(
+                basis.dtype, copy=False
+            )
         else:  # each task counted as often as its cluster was drawn
             m = resample_counts(int(clusters.max()) + 1, b, rng)[:, clusters].astype(basis.dtype)
         # resampled total weight (the same for every system)
