@@ -1,44 +1,10 @@
-"""Many pairs' sign-flip tests and intervals on one shared set of random flips.
+"""Oracle: :mod:`passhat.signflip_shared` as it was before its compiled kernels (issue 32).
 
-:mod:`passhat.signflip` tests one pair of systems: its random flips are drawn
-per pair, so a leaderboard of S systems draws S(S − 1)/2 sets of them (and,
-for Holm's procedure to reach α / pairs, at least 2 · pairs / α flips each).
-Here **one sign per task and flip**, s_bi = ±1, serves every pair. The
-flipped statistic of pair (a, b) is
-
-    Σ_i ω_i s_bi (U_i(b) − U_i(a)) = A_b(s_b) − A_a(s_b),
-
-the difference of two *per-system* flipped sums, and a system's flipped sum
-depends on its tasks only through the sum of signs within each of its
-(values, weight) categories. So the flips cost one product of the 0/1 sign
-matrix (flips × tasks) with the systems' one-hot categories (exact in
-float32: integer counts), and each pair then costs a subtraction and a
-selection per column. Every sign vector is uniform on {±1}^T as in the
-per-pair test, so each pair's p-value is the same random-flip p-value
-(1 + #{|T*| ≥ |T|}) / (1 + n_flips); only the pairs' tests now share their
-flips (Holm's procedure needs no independence between them).
-
-The inversion is :func:`passhat.signflip.invert_flips`' rule with every row
-of probability 1/(n_flips + 1). With m = Σ ω_i s_i and e = A − D·m (the
-flipped copy of d − D), a flip rejects no shift outside
-[D − g⁻, D + g⁺], g⁻ = |e|/(1 − sgn(e)·m), g⁺ = |e|/(1 + sgn(e)·m), so each
-end of the interval is an order statistic of one array per pair and column
-and p(0) is a count over the same array: the interval excludes 0 exactly when
-p(0) ≤ 1 − ci. The order statistics are found among the flips whose |e|
-passes a threshold (g⁻ and g⁺ are at most |e| · max(1/(1 ∓ m)) of the flip);
-a column whose candidates cannot be proven to hold them falls back to a full
-selection, so the result is exact either way.
-
-Examples
---------
->>> import numpy as np
->>> from passhat.signflip_shared import invert_shared_flips
->>> u = np.zeros((3, 40, 1))
->>> u[1, :12, 0] = 1.0            # B passes 12 of 40 tasks, A and C none
->>> lo, hi, p = invert_shared_flips(u, np.ones(40), [(0, 1), (0, 2)], n_flips=999,
-...                                 rng=np.random.default_rng(0), ci=0.95)
->>> float(p[0, 0]), bool(lo[0, 0] > 0), float(p[1, 0])   # no flip of 12 signs reaches 12
-(0.001, True, 1.0)
+The flips' category sums as a float32 product of the unpacked 0/1 signs with the
+one-hot categories, and each pair's order statistics by ``np.partition`` in two
+Python threads. Kept verbatim (only this docstring is new) so that the compiled
+path (:mod:`passhat._kernels`) can be checked against it bit for bit; it is not
+imported by the package.
 """
 
 from __future__ import annotations
