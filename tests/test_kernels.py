@@ -99,3 +99,17 @@ def test_kernels_give_one_result_on_one_thread_and_on_two(monkeypatch: pytest.Mo
     for x, y in zip(two[0], one[0], strict=True):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(two[1], one[1])
+
+
+def test_max_scaled_gaps_equal_the_float32_array_expression() -> None:
+    # the expression rank's pairwise counts evaluated before (draws × systems × systems)
+    g = np.random.default_rng(8)
+    u = (g.normal(size=(300, 7)) * 0.01).astype(np.float32)
+    u[:, 2] = u[:, 3]  # a pair that no draw separates
+    inv = np.abs(g.normal(size=(7, 7))).astype(np.float32) * 40
+    np.fill_diagonal(inv, 0.0)
+    inv[2, 3] = inv[3, 2] = 0.0
+    want = (np.abs(u[:, None, :] - u[:, :, None]) * inv[None, :, :]).max(axis=2)
+    got = kern.max_scaled_gaps(u, inv)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)

@@ -39,7 +39,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["category_counts", "draw_counts", "pack_rows", "pad_words", "select_cells"]
+__all__ = [
+    "category_counts",
+    "draw_counts",
+    "max_scaled_gaps",
+    "pack_rows",
+    "pad_words",
+    "select_cells",
+]
 
 #: Threads of one kernel call (the machine this was written for has 2 cores).
 _THREADS = 2
@@ -337,3 +344,42 @@ def select_cells(
         np.ascontiguousarray(g_star, dtype=np.float64), lo, hi, cnt,
     )  # fmt: skip
     return lo, hi, cnt
+
+
+@_jit
+def _max_scaled_gaps(
+    start: int,
+    stop: int,
+    u: NDArray[np.float32],
+    inv: NDArray[np.float32],
+    out: NDArray[np.float32],
+) -> None:  # pragma: no cover - compiled (numba); tested through max_scaled_gaps
+    s_n = u.shape[1]
+    for b in range(start, stop):
+        for i in range(s_n):
+            top = abs(u[b, 0] - u[b, i]) * inv[i, 0]
+            for j in range(1, s_n):
+                z = abs(u[b, j] - u[b, i]) * inv[i, j]
+                if z > top:
+                    top = z
+            out[b, i] = top
+
+
+def max_scaled_gaps(u: NDArray[np.float32], inv: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per row b and system i, max_j |u[b, j] − u[b, i]| · inv[i, j], in float32 throughout.
+
+    The same float32 operations as ``(np.abs(u[:, None, :] - u[:, :, None]) * inv).max(axis=2)``
+    without the draws × systems × systems array (no NaN in ``u`` or ``inv``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat._kernels import max_scaled_gaps
+    >>> u = np.array([[0.0, 1.0, 3.0]], dtype=np.float32)
+    >>> max_scaled_gaps(u, np.ones((3, 3), dtype=np.float32)).tolist()
+    [[3.0, 2.0, 3.0]]
+    """
+    u32 = np.ascontiguousarray(u, dtype=np.float32)
+    out = np.empty(u32.shape, dtype=np.float32)
+    _in_threads(_max_scaled_gaps, u32.shape[0], u32, np.ascontiguousarray(inv, np.float32), out)
+    return out

@@ -77,9 +77,6 @@ RANK_METHODS = ("pairwise", "percentile")
 #: Values equal to this many decimals are ties (absorbs floating-point noise of sums).
 TIE_DECIMALS = 12
 
-#: Largest number of cells (draws × systems × systems) held at once.
-_CHUNK_CELLS = 8_000_000
-
 
 def _as_draws(draws: ArrayLike, n_sys: int | None = None) -> NDArray[np.float64]:
     d = np.asarray(draws, dtype=float)
@@ -130,7 +127,7 @@ def _pairwise_counts(
     are maximised over j ≠ i within each draw; the (1 − α)-quantile c_i of the
     maximum gives simultaneous intervals (θ̂_j − θ̂_i) ± c_i·se_ij.
     """
-    n_draws, s = d.shape
+    s = d.shape[1]
     better = np.zeros(s, dtype=np.int64)
     worse = np.zeros(s, dtype=np.int64)
     if s == 1:
@@ -142,18 +139,10 @@ def _pairwise_counts(
     floor = 1e-9 * max(float(np.sqrt(np.diag(cov).max())), 1e-12)
     inv = np.where(se > floor, 1.0 / np.maximum(se, floor), 0.0)  # equal draws: never separated
     np.fill_diagonal(inv, 0.0)
-    inv32 = inv.astype(np.float32)
-    u32 = u.astype(np.float32)
-    top = np.empty((n_draws, s), dtype=np.float32)
-    chunk = max(1, _CHUNK_CELLS // (s * s))
-    buf = np.empty((min(chunk, n_draws), s, s), dtype=np.float32)
-    for a in range(0, n_draws, chunk):  # vectorised over systems and pairs, chunked over draws
-        part = u32[a : a + chunk]
-        z = buf[: part.shape[0]]
-        np.subtract(part[:, None, :], part[:, :, None], out=z)  # [b, i, j] = u_j − u_i
-        np.abs(z, out=z)
-        z *= inv32[None, :, :]
-        z.max(axis=2, out=top[a : a + chunk])
+    from passhat._kernels import max_scaled_gaps  # numba is slow to import: when first used
+
+    # the max over j of |u_j − u_i| / se_ij per draw and system, in float32
+    top = max_scaled_gaps(u.astype(np.float32), inv.astype(np.float32))
     crit = _order_stat(top.astype(np.float64), 1.0 - alpha, axis=0)  # per system i
     est = point[None, :] - point[:, None]  # [i, j] = θ̂_j − θ̂_i
     half = crit[:, None] * se
