@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Callable
@@ -63,21 +64,28 @@ def _jit(func: Callable[..., Any]) -> Any:
         return numba.njit(nogil=True, cache=False)(func)
 
 
+@functools.cache
+def _helpers(pid: int) -> ThreadPoolExecutor:
+    """The process's helper threads (one pool per process id: a forked child makes its own)."""
+    return ThreadPoolExecutor(max_workers=max(1, _THREADS - 1), thread_name_prefix="passhat")
+
+
 def _in_threads(kernel: Callable[..., None], rows: int, *args: Any) -> None:
     """``kernel(start, stop, *args)`` on contiguous row ranges, one per core (at most 2).
 
-    The kernels release the GIL and write only their own rows, so the result is the
-    same for any number of threads.
+    The calling thread runs the first range, helper threads the others. The kernels
+    release the GIL and write only their own rows, so the result is the same for any
+    number of threads.
     """
     workers = max(1, min(_THREADS, os.cpu_count() or 1, rows // _MIN_ROWS))
     bounds = np.linspace(0, rows, workers + 1).astype(int).tolist()
-    if workers == 1:
-        kernel(0, rows, *args)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in itertools.pairwise(bounds)]
-        for job in jobs:
-            job.result()
+    jobs = [
+        _helpers(os.getpid()).submit(kernel, lo, hi, *args)
+        for lo, hi in itertools.pairwise(bounds[1:])
+    ]
+    kernel(bounds[0], bounds[1], *args)
+    for job in jobs:
+        job.result()
 
 
 _M1 = np.uint64(0x5555555555555555)
