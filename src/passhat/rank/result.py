@@ -442,8 +442,8 @@ def outside_note(table: pd.DataFrame) -> list[str]:
     return [
         f"{outside} value(s) lie outside their interval: the value is the unbiased "
         "estimate on these tasks; the interval follows passhat estimate's rule where "
-        "resampling fails (a hierarchical posterior, or a Bayesian bootstrap with half a "
-        "pseudo-task at 0 and at 1), which pulls toward the middle"
+        "resampling fails (a hierarchical posterior, which pulls toward the middle; near 0 "
+        "and 1, a Clopper–Pearson-type bound)"
     ]
 
 
