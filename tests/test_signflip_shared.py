@@ -153,7 +153,9 @@ def test_many_tasks_take_the_candidate_selection_and_stay_exact(seed: int) -> No
 
 def test_pairs_in_two_threads_give_the_sequential_result(monkeypatch: pytest.MonkeyPatch) -> None:
     import passhat._kernels as mod
+    import passhat.signflip_shared as shared
 
+    monkeypatch.setattr(shared, "_COMPILED_CELLS", 0)  # the compiled path, whatever the size
     g = np.random.default_rng(7)
     u = g.integers(0, 5, size=(5, 200, 5)) / 4.0
     pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
@@ -212,16 +214,27 @@ def test_level_under_exchangeable_systems() -> None:
     assert share <= alpha + 4.5 * np.sqrt(alpha * (1 - alpha) / (reps * len(pairs)))
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize(
     ("weighted", "clustered", "given", "n_flips"),
     [(False, False, False, 3000), (True, False, True, 3000), (False, True, False, 2000),
      (True, True, True, 1500), (False, False, True, 9)],
 )  # fmt: skip
 def test_equals_the_code_before_the_compiled_kernels(
-    weighted: bool, clustered: bool, given: bool, n_flips: int
+    weighted: bool,
+    clustered: bool,
+    given: bool,
+    n_flips: int,
+    compiled: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # oracle: the module as it was (float32 product, np.partition per pair), bit for bit
+    # oracle: the module as it was (float32 product, np.partition per pair), bit for bit, on
+    # the compiled path (large inputs) and on the numpy one (small inputs)
     from tests.signflip_shared_oracle import invert_shared_flips as old
+
+    import passhat.signflip_shared as mod
+
+    monkeypatch.setattr(mod, "_COMPILED_CELLS", 0 if compiled else 10**18)
 
     g = np.random.default_rng(n_flips + 2 * weighted + clustered)
     s_n, t_n = 5, 150

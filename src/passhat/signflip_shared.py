@@ -55,6 +55,10 @@ __all__ = ["invert_shared_flips"]
 #: Largest number of random signs (flips × tasks) of one chunk.
 _SIGN_CELLS = 8_000_000
 
+#: Flips × tasks from which the compiled kernels (:mod:`passhat._kernels`) pay for loading
+#: numba (about 0.5 s of CPU); below, numpy computes the same numbers.
+_COMPILED_CELLS = 50_000_000
+
 #: Flips used to place the candidate threshold of the order statistics.
 _PILOT = 4096
 
@@ -153,6 +157,53 @@ def _category_masks(
     return _kernels().pack_rows(member)
 
 
+def _counts_by_popcount(
+    t_n: int,
+    n_flips: int,
+    rng: np.random.Generator,
+    codes: list[NDArray[np.int64]],
+    sizes: list[int],
+    clusters: NDArray[np.int64] | None,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """Per chunk of flips whose signs are not all equal: + signs per category (categories ×
+    flips) and in all (flips), by population counts of the packed signs (compiled)."""
+    masks = _category_masks(codes, sizes, t_n)
+    for signs in _packed_signs(t_n, n_flips, rng, clusters):
+        both = _kernels().category_counts(signs, masks)  # flips × (categories, all tasks)
+        plus = both[:, -1]
+        mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
+        if not mixed.all():
+            both, plus = both[mixed], plus[mixed]
+        if both.shape[0] > 0:
+            yield both[:, :-1].T.astype(np.float64), plus
+
+
+def _counts_by_product(
+    t_n: int,
+    n_flips: int,
+    rng: np.random.Generator,
+    codes: list[NDArray[np.int64]],
+    sizes: list[int],
+    clusters: NDArray[np.int64] | None,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """:func:`_counts_by_popcount`'s counts by a float32 product of the unpacked 0/1 signs
+    with the one-hot categories (exact: small integers); numpy only, for small inputs."""
+    offsets = np.r_[0, np.cumsum(sizes)]
+    basis = np.zeros((t_n, max(int(offsets[-1]), 1)), dtype=np.float32)
+    for s, code in enumerate(codes):
+        keep = code < sizes[s]
+        basis[np.flatnonzero(keep), offsets[s] + code[keep]] = 1.0
+    units = t_n if clusters is None else int(clusters.max()) + 1
+    for drawn in _random_signs(units, n_flips, rng):
+        bits = drawn if clusters is None else drawn[:, clusters]  # one sign per cluster
+        plus = bits.sum(axis=1, dtype=np.int64)
+        mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
+        if not mixed.all():
+            bits, plus = bits[mixed], plus[mixed]
+        if bits.shape[0] > 0:
+            yield (bits.astype(np.float32) @ basis).T.astype(np.float64), plus
+
+
 def _centred_sums(
     u: NDArray[np.float64],
     omega: NDArray[np.float64],
@@ -166,31 +217,23 @@ def _centred_sums(
     """Per-system flipped sums through each system's (values, weight) categories.
 
     Every system's count of + signs per category is a population count of the
-    packed signs under the category's packed task mask (exact integers); the
-    most frequent category of each system is implied by the total.
+    packed signs under the category's packed task mask (exact integers; on small
+    inputs a float32 product, the same integers without compiling); the most
+    frequent category of each system is implied by the total.
     """
     s_n, t_n, c_n = u.shape
     codes, vals, freqs = _system_categories(u, omega, categories)
     sizes = [f.size - 1 for f in freqs]
     offsets = np.r_[0, np.cumsum(sizes)]
-    masks = _category_masks(codes, sizes, t_n)
     # the weight of one task of each of system 0's categories: m = Σ_k S_0k ω_k
     w0 = np.empty(sizes[0] + 1)
     w0[codes[0]] = omega
     e = np.empty((s_n, c_n, n_flips))
     m_all = np.empty(n_flips)
     filled = 0
-    for signs in _packed_signs(t_n, n_flips, rng, clusters):
-        both = _kernels().category_counts(signs, masks)  # flips × (categories, all tasks)
-        plus = both[:, -1]
-        mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
-        if not mixed.all():
-            both, plus = both[mixed], plus[mixed]
-        b = both.shape[0]
-        if b == 0:
-            continue
-        # + signs per category (categories × flips), exact small integers
-        counts = both[:, :-1].T.astype(np.float64)
+    by = _counts_by_popcount if n_flips * t_n >= _COMPILED_CELLS else _counts_by_product
+    for counts, plus in by(t_n, n_flips, rng, codes, sizes, clusters):
+        b = plus.size
         m_rows = np.zeros(b)
         for s in range(s_n):
             part = counts[offsets[s] : offsets[s + 1]]
@@ -231,6 +274,87 @@ def _count_threshold(d: NDArray[np.float64], tol: NDArray[np.float64]) -> NDArra
             break
         g = np.where(down, prev, g)
     return g
+
+
+def _select(
+    e: NDArray[np.float64],
+    pf: NDArray[np.float64],
+    qf: NDArray[np.float64],
+    hf: NDArray[np.float64],
+    kk: int,
+    g_star: NDArray[np.float64],
+    d_pos: NDArray[np.bool_],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """The kk-th largest g⁻ and g⁺ (0 = largest) of each row, and the counts behind p(0).
+
+    ``e`` is columns × flips; g⁻ = max(e·pf, −e·qf), g⁺ = max(e·qf, −e·pf)
+    with pf = 1/(1 − m), qf = 1/(1 + m) per flip, both at most
+    h = |e| · max(pf, qf). The candidates are the flips with h ≥ τ (τ from
+    the first flips); the selection among them is the true one when the
+    kk-th largest found is ≥ τ (no other flip can reach it), else the row is
+    redone on every flip. The count of g ≥ g* (p(0)) is taken among the
+    candidates when g* ≥ τ, else over every flip.
+    """
+    j_n, r_n = e.shape
+    h = np.abs(e)
+    h *= hf
+    pilot = h[:, : min(r_n, _PILOT)]
+    share = 1.1 * (kk + 1) / r_n + 3.0 * np.sqrt((kk + 1) / r_n / pilot.shape[1])
+    at_pilot = int(pilot.shape[1] * (1.0 - share))
+    tau = (
+        np.partition(pilot, at_pilot, axis=1)[:, at_pilot]
+        if 0 <= at_pilot < pilot.shape[1] and share < 1.0
+        else np.zeros(j_n)
+    )
+    top_lo = np.empty(j_n)
+    top_hi = np.empty(j_n)
+    cnt = np.empty(j_n, dtype=np.int64)
+    for j in range(j_n):
+        idx = np.flatnonzero(h[j] >= tau[j]) if tau[j] > 0.0 else None
+        if idx is not None and idx.size > kk:
+            ej, pj, qj = e[j, idx], pf[idx], qf[idx]
+            lo_c = np.maximum(ej * pj, -ej * qj)
+            hi_c = np.maximum(ej * qj, -ej * pj)
+            at = idx.size - 1 - kk
+            v_lo = float(np.partition(lo_c, at)[at])
+            v_hi = float(np.partition(hi_c, at)[at])
+            if min(v_lo, v_hi) >= tau[j]:
+                top_lo[j], top_hi[j] = v_lo, v_hi
+                if g_star[j] >= tau[j]:  # every flip counted lies among the candidates
+                    cnt[j] = int(np.count_nonzero((lo_c if d_pos[j] else hi_c) >= g_star[j]))
+                else:
+                    g = (
+                        np.maximum(e[j] * pf, -e[j] * qf)
+                        if d_pos[j]
+                        else np.maximum(e[j] * qf, -e[j] * pf)
+                    )
+                    cnt[j] = int(np.count_nonzero(g >= g_star[j]))
+                continue
+        g_lo = np.maximum(e[j] * pf, -e[j] * qf)
+        g_hi = np.maximum(e[j] * qf, -e[j] * pf)
+        at = r_n - 1 - kk
+        top_lo[j] = float(np.partition(g_lo, at)[at])
+        top_hi[j] = float(np.partition(g_hi, at)[at])
+        cnt[j] = int(np.count_nonzero((g_lo if d_pos[j] else g_hi) >= g_star[j]))
+    return top_lo, top_hi, cnt
+
+
+def _select_by_pair(
+    cen: _Centred, cells: NDArray[np.int64], kk: int, g_star: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`passhat._kernels.select_cells` in numpy, one pair's cells at a time (small inputs)."""
+    pf = 1.0 / (1.0 - cen.m)
+    qf = 1.0 / (1.0 + cen.m)
+    hf = np.maximum(pf, qf)
+    lo, hi = np.empty(len(cells)), np.empty(len(cells))
+    cnt = np.empty(len(cells), dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, np.any(cells[1:, :2] != cells[:-1, :2], axis=1)])
+    for q0, q1 in zip(starts.tolist(), [*starts[1:].tolist(), len(cells)], strict=True):
+        a, b, cols = cells[q0, 0], cells[q0, 1], cells[q0:q1, 2]
+        e = cen.e[b, cols] - cen.e[a, cols]  # columns × flips
+        pos = cells[q0:q1, 3] == 1
+        lo[q0:q1], hi[q0:q1], cnt[q0:q1] = _select(e, pf, qf, hf, kk, g_star[q0:q1], pos)
+    return lo, hi, cnt
 
 
 def _all_counts(
@@ -367,15 +491,18 @@ def invert_shared_flips(
         share = 1.1 * (kk + 1) / r_n + 3.0 * np.sqrt((kk + 1) / r_n / n_pilot)
         at_pilot = int(n_pilot * (1.0 - share))
         cells = np.column_stack([ends[rows], cols, d >= 0.0]).astype(np.int64)
-        top_lo, top_hi, cnt = _kernels().select_cells(
-            cen.e,
-            cen.m,
-            cells,
-            kk=kk,
-            n_pilot=n_pilot,
-            at_pilot=at_pilot if 0 <= at_pilot < n_pilot and share < 1.0 else -1,
-            g_star=g_star,
-        )
+        if n_flips * u.shape[1] >= _COMPILED_CELLS:
+            top_lo, top_hi, cnt = _kernels().select_cells(
+                cen.e,
+                cen.m,
+                cells,
+                kk=kk,
+                n_pilot=n_pilot,
+                at_pilot=at_pilot if 0 <= at_pilot < n_pilot and share < 1.0 else -1,
+                g_star=g_star,
+            )
+        else:
+            top_lo, top_hi, cnt = _select_by_pair(cen, cells, kk, g_star)
         lo_c, hi_c = (d - top_lo) - tol, (d + top_hi) + tol
     p_c = cum[n_inf + cnt - 1]
     cell_of = np.zeros(want.shape, dtype=np.int64)

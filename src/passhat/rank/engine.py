@@ -44,6 +44,9 @@ from passhat.scopes import column_values
 
 __all__ = ["paired_draws", "point_values", "resample_counts"]
 
+#: Resamples × tasks from which the compiled count (:func:`draw_counts`) pays for loading numba.
+_COMPILED_CELLS = 50_000_000
+
 #: Largest number of cells of one chunk's count matrix (resamples × tasks).
 _CHUNK_CELLS = 5_000_000
 
@@ -173,12 +176,15 @@ def paired_draws(
             basis[:, s * n_cols : (s + 1) * n_cols] = w[:, None] * tables[s][codes[s]]
     out = np.empty((n_boot, s_n, n_cols))
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(t_n, 1)))
+    compiled = n_boot * t_n >= _COMPILED_CELLS  # else numpy counts the same draws
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        if clusters is None:  # the counts of resample_counts, as floats (small integers: exact)
+        if clusters is None and compiled:  # resample_counts' counts (small integers: exact)
             m = draw_counts(rng.integers(0, t_n, size=(b, t_n)), t_n).astype(
                 basis.dtype, copy=False
             )
+        elif clusters is None:
+            m = resample_counts(t_n, b, rng).astype(basis.dtype)
         else:  # each task counted as often as its cluster was drawn
             m = resample_counts(int(clusters.max()) + 1, b, rng)[:, clusters].astype(basis.dtype)
         # resampled total weight (the same for every system)
