@@ -113,3 +113,11 @@ def test_max_scaled_gaps_equal_the_float32_array_expression() -> None:
     got = kern.max_scaled_gaps(u, inv)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
+
+
+def test_pair_rows_equal_numpys_differences_and_sums() -> None:
+    v = np.random.default_rng(10).normal(size=(6, 50, 3))
+    a, b = np.array([0, 2, 5, 1]), np.array([3, 4, 0, 1])
+    out = np.empty((4, 50, 3))
+    np.testing.assert_array_equal(kern.pair_rows(v, a, b, out, minus=True), v[b] - v[a])
+    np.testing.assert_array_equal(kern.pair_rows(v, a, b, out, minus=False), v[a] + v[b])
