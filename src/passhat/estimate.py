@@ -41,7 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.clusters import cluster_codes, cluster_notes, clusters_of
+from passhat.clusters import FEW_RULE, cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
@@ -338,7 +338,7 @@ def estimate(
         )
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
-        + cluster_notes(settings["clusters"], ci=ci is not None)
+        + cluster_notes(settings["clusters"], ci=ci is not None, few_rule=FEW_RULE)
         + (
             [
                 "the partial-credit (scores) and per-category (by) intervals still treat the "
