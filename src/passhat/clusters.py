@@ -131,6 +131,8 @@ def cluster_notes(
     if not counts:
         return []
     shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
+    if few_rule is not None:
+        how = f"{how} with ≥ {FEW_CLUSTERS} clusters; below, the {few_rule}"
     scope = how if ci else f"with ci, {how}"
     notes = [
         f"clustered tasks ({shown} clusters): {scope}; the benchmark scope is unchanged; "
@@ -146,8 +148,9 @@ def cluster_notes(
     if few and few_rule is not None:
         notes.append(
             f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
-            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): below {FEW_CLUSTERS} clusters "
-            f"the population interval is the {few_rule} (the {method} under-covers there)"
+            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the population interval is "
+            f"the cluster-robust t interval, as the {method} under-covers below {FEW_CLUSTERS} "
+            "clusters"
         )
     elif few:
         notes.append(

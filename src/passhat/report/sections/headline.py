@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from passhat.clusters import FEW_RULE
 from passhat._format import pct
 from passhat._labels import METRIC_LABELS
+from passhat.clusters import FEW_RULE
 from passhat.report.document import Column, Section, Table
 from passhat.report.sections._rows import interval_lookup, population_row, scope_columns, shown
 from passhat.report.sections.comparison import comparison_table
