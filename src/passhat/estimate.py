@@ -179,9 +179,10 @@ def estimate(
     Data with a ``cluster`` task coordinate (read with ``cluster="COLUMN"`` or
     from a column named ``cluster``: tasks of one repository, document or
     environment) get the **cluster bootstrap** in the population scope instead,
-    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`);
-    the notes and ``settings["clusters"]`` give the number of clusters and warn
-    below 20. To treat such tasks as independent, drop the coordinate
+    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`),
+    and below 20 clusters the cluster-robust logit-t interval on G − 1 degrees of
+    freedom (:mod:`passhat.cluster_robust`; the cluster bootstrap under-covers there);
+    the notes and ``settings["clusters"]`` give the number of clusters and the rule. To treat such tasks as independent, drop the coordinate
     (``counts.drop_vars("cluster")``).
 
     Parameters

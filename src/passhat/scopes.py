@@ -396,7 +396,10 @@ def scope_intervals(
         Hyperpriors of the hierarchical model.
     clusters : array_like, optional
         Each task's cluster (any hashable labels). When given, the population
-        scope is the **cluster bootstrap** whatever the task counts
+        scope is the **cluster-robust logit-t interval** below ``FEW_CLUSTERS`` (20)
+        clusters (:func:`passhat.cluster_robust.cluster_logit_t_interval`; the
+        bootstrap draws are still made, so the later scopes' draws do not move), and
+        otherwise the **cluster bootstrap** whatever the task counts
         (:func:`passhat.bootstrap.cluster_categories`: clusters resampled with
         replacement, each with all its tasks; BCa or percentile by
         ``ci_method``, the jackknife leaving out one cluster); the benchmark

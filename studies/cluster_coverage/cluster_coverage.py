@@ -203,7 +203,30 @@ def to_markdown(
             f"{row[('mean_width', 'cluster')]:.3f} | {old.get(key, ('—', '—'))[1]} | "
             f"{row[('mean_width', 'independent')]:.3f} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _recheck_lines()) + "\n"
+
+
+def _recheck_lines() -> list[str]:
+    """The re-run of one cell with more replicates (``--recheck``), if there is one."""
+    path = OUT / "recheck.csv"
+    if not path.exists():
+        return []
+    df = pd.read_csv(path)
+    cl = df[df["interval"] == "cluster"]
+    r0 = cl.iloc[0]
+    lines = [
+        "",
+        f"**Re-check** of the cell μ {r0['mu']:g}, between share {r0['between_share']:g}, "
+        f"{int(r0['clusters'])} clusters with {int(r0['reps'])} replicates on an independent "
+        "seed (`--recheck`, `recheck.csv`):",
+        "",
+    ]
+    for _, r in cl.iterrows():
+        lines.append(
+            f"- {r['metric']} (k {r['k']}): coverage {r['coverage']:.3f}±{r['mc_se']:.3f}, "
+            f"width {r['mean_width']:.3f}"
+        )
+    return lines
 
 
 def _before(before: pd.DataFrame | None) -> dict[tuple[object, ...], tuple[str, str]]:
@@ -231,7 +254,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--render", action="store_true", help="only redraw the report from the CSV")
     ap.add_argument("--seconds", type=float, default=None, help="run time to state (--render)")
+    ap.add_argument(
+        "--recheck",
+        nargs=3,
+        type=float,
+        metavar=("MU", "SHARE", "CLUSTERS"),
+        help="re-run one cell with --reps replicates and seed --seed + 1000 (an independent "
+        "stream) into recheck.csv, shown under the main table",
+    )
     args = ap.parse_args(argv)
+    if args.recheck is not None:
+        mu, share, g = args.recheck
+        rows = run_cell(
+            mu, share, int(g), reps=args.reps, n_boot=args.n_boot, seed=args.seed + 1000
+        )
+        pd.DataFrame(rows).to_csv(args.out / "recheck.csv", index=False)
+        return 0
     if args.render:
         df = pd.read_csv(args.out / "cluster_coverage.csv")
         (args.out / "cluster_coverage.md").write_text(
