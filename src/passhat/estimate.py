@@ -182,7 +182,8 @@ def estimate(
     clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`),
     and below 20 clusters the cluster-robust logit-t interval on G − 1 degrees of
     freedom (:mod:`passhat.cluster_robust`; the cluster bootstrap under-covers there);
-    the notes and ``settings["clusters"]`` give the number of clusters and the rule. To treat such tasks as independent, drop the coordinate
+    the notes and ``settings["clusters"]`` give the number of clusters and the rule.
+    To treat such tasks as independent, drop the coordinate
     (``counts.drop_vars("cluster")``).
 
     Parameters
