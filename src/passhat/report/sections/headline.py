@@ -95,8 +95,9 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
         f"The tasks are clustered ({shown} clusters, from the cluster column): "
         + (
             "the population and new-benchmark intervals above and the pass^k-over-k figure "
-            "resample clusters, each with all its tasks (cluster bootstrap); the benchmark "
-            "scope is unchanged. The paired comparison, the leaderboard, the spread, the "
+            "resample clusters, each with all its tasks (cluster bootstrap; below "
+            f"{clusters.few} clusters the population intervals are the {FEW_RULE}); the "
+            "benchmark scope is unchanged. The paired comparison, the leaderboard, the spread, the "
             "model and the partial-credit, per-category and cost intervals treat the tasks "
             "as independent."
             if intervals
