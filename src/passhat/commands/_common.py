@@ -28,6 +28,8 @@ from passhat.examples import EXAMPLES
 if TYPE_CHECKING:  # the readers (pandas, xarray) load when a command reads its input
     import xarray as xr
 
+    from passhat._repr import Display
+
     from passhat.trials import Trials
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "input_options",
     "load_input",
     "parse_k",
+    "plain_estimate",
     "quiet_option",
     "reading_options",
     "records",
@@ -402,6 +405,25 @@ class InputSpec:
         _queue(notes, quiet)
         return keep_systems(named, self.systems)
 
+    def tau_bench_file(self) -> str | None:
+        """The one τ-bench file these options read as it is (``--example`` of a τ-bench
+        example, or one regular file with ``--format tau-bench``), with no other reading
+        option; None otherwise."""
+        from passhat.examples import EXAMPLES, example_path
+
+        others = (self.maps, self.threshold, self.system_names, self.systems, self.scheduler,
+                  self.ignore_clusters, self.cluster_column)  # fmt: skip
+        if any(v not in (None, (), False) for v in others):
+            return None
+        if self.example is not None and not self.paths and self.fmt is None:
+            if EXAMPLES.get(self.example, (None, None))[1] == "tau-bench":
+                return str(example_path(self.example))
+            return None
+        if self.example is None and len(self.paths) == 1 and self.fmt == "tau-bench":
+            path = self.paths[0]
+            return path if path.strip() and os.path.isfile(path) else None
+        return None
+
     def load(
         self, *, quiet: bool = False, extra: Sequence[str] = (), runs: bool = False
     ) -> Trials | xr.Dataset:
@@ -677,6 +699,22 @@ def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
         "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
         "used without it.",
     )(f)
+
+
+def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | None:
+    """``passhat estimate``'s table of one τ-bench file with no option but ``--k``, counted
+    without pandas or xarray (:mod:`passhat.estimate_quick`): the same table, started in a
+    third of the time; None where the whole estimate must run (any other input, or one whose
+    runs need a rule's note or error)."""
+    path = source.tau_bench_file()
+    if path is None:
+        return None
+    from pathlib import Path
+
+    from passhat.estimate_quick import plain_runs, plain_view
+
+    runs = plain_runs(Path(path))
+    return plain_view(runs, k=k) if runs is not None else None
 
 
 def clustered_spec(
