@@ -164,9 +164,14 @@ def _display(value: Any, *, keep_newlines: bool = False) -> str:
     return str(short_names(printable(value, keep_newlines=keep_newlines)))
 
 
+def _as_frame(frame: pd.DataFrame | TextTable | None) -> pd.DataFrame | None:
+    """The view's table as a DataFrame (text and HTML are written by pandas)."""
+    return frame.to_frame() if isinstance(frame, TextTable) else frame
+
+
 def _shown(view: View) -> View:
     """The view with every string (cells, column names, title, lines, notes) made printable."""
-    frame = view.frame.to_frame() if isinstance(view.frame, TextTable) else view.frame
+    frame = _as_frame(view.frame)
     if frame is not None:
         frame = frame.map(lambda v: _display(v) if isinstance(v, str) else v)
         frame.columns = [_display(c) for c in frame.columns]
@@ -182,8 +187,8 @@ def _shown(view: View) -> View:
 def _text_part(view: View) -> list[str]:
     view = _shown(view)
     out = [view.title] if view.title else []
-    if view.frame is not None:
-        frame = view.frame
+    frame = _as_frame(view.frame)
+    if frame is not None:
         out.append(frame.to_string(index=False, max_rows=MAX_ROWS) if len(frame) else "(no rows)")
     return [*out, *view.lines, *view.notes]
 
@@ -197,10 +202,11 @@ def _html_part(view: View) -> str:
     view = _shown(view)
     title = f"<p><strong>{html.escape(view.title)}</strong></p>" if view.title else ""
     table = ""
-    if view.frame is not None:
+    frame = _as_frame(view.frame)
+    if frame is not None:
         table = (
-            view.frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
-            if len(view.frame)
+            frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
+            if len(frame)
             else "<p>(no rows)</p>"
         )
     lines = "".join(f"<p>{html.escape(n)}</p>" for n in (*view.lines, *view.notes))

@@ -79,8 +79,8 @@ def plain_runs(path: Path) -> PlainRuns | None:
     a pass with a failure status, a file it would refuse: its reader says why)."""
     try:
         runs = tau_bench_runs(path)
-    except PasshatError:
-        return None
+    except (PasshatError, OSError, RecursionError, ValueError):
+        return None  # the whole reader raises its error, or reads what this one cannot
     system = file_stem(path)
     tasks = [r["task_id"] for r in runs]
     trials = [r["trial"] for r in runs]
@@ -93,7 +93,8 @@ def plain_runs(path: Path) -> PlainRuns | None:
     success = [r["success"] for r in runs]
     if not all(type(s) is bool for s in success):
         return None  # unscored runs: a note, and the count in the table's notes
-    if any(s and str(r["status"]).casefold() in FAILURE_STATUSES for s, r in zip(success, runs)):
+    failing = (str(r["status"]).casefold() in FAILURE_STATUSES for r in runs)
+    if any(s and f for s, f in zip(success, failing, strict=True)):
         return None  # a pass whose status says failure: a note
     order = {t: i for i, t in enumerate(dict.fromkeys(tasks))}
     at = np.fromiter((order[t] for t in tasks), dtype=np.int64, count=len(tasks))

@@ -61,6 +61,4 @@ def values_view(
     unscored_runs: int = 0,
 ) -> View:
     """The table of values (:func:`values_table`) with its notes (:func:`values_notes`)."""
-    return View(
-        VALUES_TITLE, values_table(rows, metrics), notes=values_notes(notes, unscored_runs)
-    )
+    return View(VALUES_TITLE, values_table(rows, metrics), notes=values_notes(notes, unscored_runs))

@@ -32,7 +32,6 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-
 from typing import TYPE_CHECKING
 
 import numpy as np

@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # the readers (pandas, xarray) load when a command reads its 
     import xarray as xr
 
     from passhat._repr import Display
-
     from passhat.trials import Trials
 
 __all__ = [
@@ -419,7 +418,8 @@ class InputSpec:
             if EXAMPLES.get(self.example, (None, None))[1] == "tau-bench":
                 return str(example_path(self.example))
             return None
-        if self.example is None and len(self.paths) == 1 and self.fmt == "tau-bench":
+        fmt = (self.fmt or "").lower().replace("_", "-")
+        if self.example is None and len(self.paths) == 1 and fmt == "tau-bench":
             path = self.paths[0]
             return path if path.strip() and os.path.isfile(path) else None
         return None

@@ -140,7 +140,8 @@ def tau_bench_runs(
     return rows
 
 
-def read_tau_bench(    path: Path,
+def read_tau_bench(
+    path: Path,
     *,
     system_name: str | None = None,
     errors: Literal["unscored", "failure"] = "unscored",

@@ -1,0 +1,209 @@
+"""The plain estimate of a τ-bench file without pandas (passhat.estimate_quick).
+
+Oracle: the whole estimate, ``passhat.estimate(passhat.read_trials(path)).view()``, on the
+same file: the quick table must show the same cells; and every input whose reading needs a
+rule (an unscored run, a duplicate, an id the trial table reads differently, a pass with a
+failure status) must not be answered here (None), so the whole estimate gives its note or
+error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import passhat as ph
+from passhat._repr import TextTable, as_text
+from passhat.estimate_quick import plain_ks, plain_runs, plain_view
+from passhat.examples import example_path
+
+TAU = example_path("tau-airline")
+
+
+def _records() -> list[dict[str, Any]]:
+    return json.loads(TAU.read_text())
+
+
+def _write(tmp_path: Path, records: list[dict[str, Any]], name: str = "runs.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(records))
+    return path
+
+
+def _whole_view_rows(path: Path, k: list[int] | None) -> list[list[str]]:
+    est = ph.estimate(ph.read_trials(path, format="tau-bench"), k=k)
+    part = est.view().parts[0]
+    assert part.frame is not None and not isinstance(part.frame, TextTable)
+    return [list(map(str, r)) for r in part.frame.values.tolist()]
+
+
+def _plain_rows(path: Path, k: list[int] | None) -> list[list[str]]:
+    runs = plain_runs(path)
+    assert runs is not None
+    shown = plain_view(runs, k=k)
+    assert shown is not None
+    frame = shown.parts[0].frame
+    assert isinstance(frame, TextTable)
+    return [list(r) for r in frame.rows]
+
+
+def _string_ids(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in recs:
+        r["task_id"] = f"task-{r['task_id']}"
+    return recs
+
+
+def _no_trials(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in recs:
+        r.pop("trial", None)
+    return recs
+
+
+def _mixed_runs(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return recs[:-3]  # three tasks with 3 runs: the default k stops at 3
+
+
+@pytest.mark.parametrize("edit", [None, _string_ids, _no_trials, _mixed_runs])
+@pytest.mark.parametrize("k", [None, [1], [1, 2, 3], [2, 3]])
+def test_plain_table_equals_the_whole_estimates(tmp_path: Path, edit: Any, k: Any) -> None:
+    recs = _records()
+    path = _write(tmp_path, edit(recs) if edit else recs)
+    assert _plain_rows(path, k) == _whole_view_rows(path, k)
+
+
+def test_plain_view_text_and_title_equal_the_whole_estimates() -> None:
+    runs = plain_runs(TAU)
+    assert runs is not None
+    shown = plain_view(runs, k=[1, 2, 3, 4])
+    assert shown is not None
+    est = ph.estimate(ph.load_example("tau-airline"), k=[1, 2, 3, 4])
+    assert as_text(shown) == as_text(est.view())
+    # τ-bench's published pass^1..4 for GPT-4o airline
+    assert [r[-1] for r in shown.parts[0].frame.rows] == ["0.420", "0.273", "0.220", "0.200"]
+
+
+def test_counts_per_task_in_order_of_first_appearance(tmp_path: Path) -> None:
+    recs = [
+        {"task_id": "b", "trial": 0, "reward": 1.0, "info": {}},
+        {"task_id": "a", "trial": 0, "reward": 0.0, "info": {}},
+        {"task_id": "b", "trial": 1, "reward": 0.0, "info": {}},
+        {"task_id": "a", "trial": 1, "reward": 1.0, "info": {}},
+        {"task_id": "b", "trial": 2, "reward": 1.0, "info": {}},
+    ]
+    runs = plain_runs(_write(tmp_path, recs, "sys.json"))
+    assert runs is not None and runs.system == "sys"
+    assert runs.n.tolist() == [3, 2] and runs.c.tolist() == [2, 1]
+    assert plain_ks(runs, None) == [1, 2] and plain_ks(runs, [3]) is None
+
+
+def _unscored(recs: list[dict[str, Any]]) -> None:
+    recs[3]["info"] = {"error": "harness crashed"}
+
+
+def _duplicate(recs: list[dict[str, Any]]) -> None:
+    recs[5] = dict(recs[4])
+
+
+def _spaced(recs: list[dict[str, Any]]) -> None:
+    recs[0]["task_id"] = " 0"
+
+
+def _mixed_types(recs: list[dict[str, Any]]) -> None:
+    recs[0]["task_id"] = str(recs[0]["task_id"])
+
+
+def _invisible(recs: list[dict[str, Any]]) -> None:
+    recs[0]["task_id"] = "a\u200bb"
+
+
+def _float_trial(recs: list[dict[str, Any]]) -> None:
+    recs[0]["trial"] = 0.0
+
+
+def _bool_trial(recs: list[dict[str, Any]]) -> None:
+    recs[0]["trial"] = True
+
+
+def _negative_trial(recs: list[dict[str, Any]]) -> None:
+    recs[0]["trial"] = -1
+
+
+def _pass_at_step_limit(recs: list[dict[str, Any]]) -> None:
+    first = next(r for r in recs if r["reward"] == 1.0)
+    first["traj"] = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}]
+
+
+def _bad_reward(recs: list[dict[str, Any]]) -> None:
+    recs[2]["reward"] = 1.5
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _unscored,
+        _duplicate,
+        _spaced,
+        _mixed_types,
+        _invisible,
+        _bool_trial,
+        _negative_trial,
+        _pass_at_step_limit,
+        _bad_reward,
+    ],
+)
+def test_inputs_that_need_a_rule_go_the_whole_way(tmp_path: Path, edit: Any) -> None:
+    recs = copy.deepcopy(_records())
+    edit(recs)
+    path = _write(tmp_path, recs)
+    assert plain_runs(path) is None
+    try:  # the whole estimate reads it with a note, or refuses it with an error
+        est = ph.estimate(ph.read_trials(path, format="tau-bench"), k=[1, 2])
+    except ph.PasshatError:
+        return
+    notes = [*est.notes, *est.view().parts[0].notes]
+    trials = ph.read_trials(path, format="tau-bench")
+    assert notes or trials.notes or int(est.summary["unscored"].sum()) > 0
+
+
+def test_a_trial_number_written_as_a_decimal_goes_the_whole_way(tmp_path: Path) -> None:
+    """Trial 0.0 is whole, and the trial table reads it as 0 without a note; this reader
+    vouches for whole numbers only and leaves it to the whole estimate."""
+    recs = copy.deepcopy(_records())
+    _float_trial(recs)
+    path = _write(tmp_path, recs)
+    assert plain_runs(path) is None
+    whole, plain = _whole_view_rows(path, [1, 2]), _plain_rows(TAU, [1, 2])
+    assert [r[1:] for r in whole] == [r[1:] for r in plain]
+
+
+@pytest.mark.parametrize("name", ["café.json", "trailing .json", "tab\tname.json"])
+def test_a_system_name_the_id_rules_would_touch_goes_the_whole_way(
+    tmp_path: Path, name: str
+) -> None:
+    assert plain_runs(_write(tmp_path, _records(), name)) is None
+
+
+def test_unreadable_or_missing_file_goes_the_whole_way(tmp_path: Path) -> None:
+    assert plain_runs(tmp_path / "missing.json") is None
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"task_id": 1, "reward": 1')
+    assert plain_runs(bad) is None
+
+
+def test_plain_values_are_the_estimators(tmp_path: Path) -> None:
+    """The values come from passhat.estimators.benchmark_values: a hand-made oracle."""
+    recs = [{"task_id": t, "trial": i, "reward": float(i < c), "info": {}}
+            for t, c in ((1, 4), (2, 2), (3, 0)) for i in range(4)]  # fmt: skip
+    runs = plain_runs(_write(tmp_path, recs))
+    assert runs is not None
+    shown = plain_view(runs, k=[2])
+    assert shown is not None
+    row = shown.parts[0].frame.rows[0]
+    # pass^2 per task: C(c,2)/C(4,2) = 1, 1/6, 0; pass@2: 1 - C(4-c,2)/C(4,2) = 1, 5/6, 0
+    expect = (np.mean([1, 0.5, 0]), np.mean([1, 5 / 6, 0]), np.mean([1, 1 / 6, 0]))
+    assert row[5:] == tuple(f"{v:.3f}" for v in expect)
