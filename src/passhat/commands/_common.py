@@ -404,24 +404,31 @@ class InputSpec:
         _queue(notes, quiet)
         return keep_systems(named, self.systems)
 
-    def tau_bench_file(self) -> str | None:
-        """The one τ-bench file these options read as it is (``--example`` of a τ-bench
-        example, or one regular file with ``--format tau-bench``), with no other reading
-        option; None otherwise."""
+    def plain_file(self) -> tuple[str, str] | None:
+        """(format, path) of the one file these options read as it is, with no other reading
+        option: a τ-bench file (``--example`` of a τ-bench example, or ``--format tau-bench``)
+        or a ``.csv`` count table (``--format counts``, or no format: a CSV file whose header
+        is a count table's is read as one); None otherwise."""
         from passhat.examples import EXAMPLES, example_path
 
         others = (self.maps, self.threshold, self.system_names, self.systems, self.scheduler,
                   self.ignore_clusters, self.cluster_column)  # fmt: skip
         if any(v not in (None, (), False) for v in others):
             return None
-        if self.example is not None and not self.paths and self.fmt is None:
-            if EXAMPLES.get(self.example, (None, None))[1] == "tau-bench":
-                return str(example_path(self.example))
-            return None
         fmt = (self.fmt or "").lower().replace("_", "-")
-        if self.example is None and len(self.paths) == 1 and fmt == "tau-bench":
-            path = self.paths[0]
-            return path if path.strip() and os.path.isfile(path) else None
+        if self.example is not None and not self.paths and not fmt:
+            if EXAMPLES.get(self.example, (None, None))[1] == "tau-bench":
+                return "tau-bench", str(example_path(self.example))
+            return None
+        if self.example is not None or len(self.paths) != 1:
+            return None
+        path = self.paths[0]
+        if not (path.strip() and os.path.isfile(path)):
+            return None
+        if fmt == "tau-bench":
+            return fmt, path
+        if fmt in ("", "counts") and path.lower().endswith(".csv"):
+            return "counts", path
         return None
 
     def load(
@@ -702,19 +709,20 @@ def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | None:
-    """``passhat estimate``'s table of one τ-bench file with no option but ``--k``, counted
-    without pandas or xarray (:mod:`passhat.estimate_quick`): the same table, started in a
+    """``passhat estimate``'s table of one τ-bench file or CSV count table with no option but
+    ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same table, started in a
     third of the time; None where the whole estimate must run (any other input, or one whose
     runs need a rule's note or error)."""
-    path = source.tau_bench_file()
-    if path is None:
+    plain = source.plain_file()
+    if plain is None:
         return None
     from pathlib import Path
 
-    from passhat.estimate_quick import plain_runs, plain_view
+    from passhat.estimate_quick import plain_count_csv, plain_runs, plain_view
 
-    runs = plain_runs(Path(path))
-    return plain_view(runs, k=k) if runs is not None else None
+    fmt, path = plain
+    counts = plain_runs(Path(path)) if fmt == "tau-bench" else plain_count_csv(Path(path))
+    return plain_view(counts, k=k) if counts is not None else None
 
 
 def clustered_spec(
