@@ -208,3 +208,15 @@ def test_estimate_of_a_file_with_an_unscored_run_goes_the_whole_way(tmp_path) ->
     argv = ["estimate", "--format", "tau-bench", str(path), "--k", "1,2"]
     mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
     assert "1 unscored run(s)" in printed and "pandas" in mods
+
+
+@pytest.mark.parametrize("fmt", [[], ["--format", "counts"]])
+def test_plain_estimate_of_a_csv_count_table_imports_no_table_library(tmp_path, fmt) -> None:
+    """The same for a count table written as plain CSV (task_id, n, c, and system)."""
+    path = tmp_path / "counts.csv"
+    path.write_text("system,task_id,n,c\na,t1,4,4\na,t2,4,2\nb,t1,4,1\nb,t2,4,0\n")
+    argv = ["estimate", *fmt, str(path), "--k", "1,2"]
+    mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
+    assert "│ a      │     2 │    8 │        0 │ 2 │ 0.750 │  0.917 │  0.583 │" in printed
+    assert sorted(set(NOT_FOR_A_CLOSED_FORM) & set(mods)) == []
+    assert "scipy" not in mods

@@ -19,7 +19,7 @@ import pytest
 
 import passhat as ph
 from passhat._repr import TextTable, as_text
-from passhat.estimate_quick import plain_ks, plain_runs, plain_view
+from passhat.estimate_quick import plain_count_csv, plain_ks, plain_runs, plain_view
 from passhat.examples import example_path
 
 TAU = example_path("tau-airline")
@@ -96,8 +96,8 @@ def test_counts_per_task_in_order_of_first_appearance(tmp_path: Path) -> None:
         {"task_id": "b", "trial": 2, "reward": 1.0, "info": {}},
     ]
     runs = plain_runs(_write(tmp_path, recs, "sys.json"))
-    assert runs is not None and runs.system == "sys"
-    assert runs.n.tolist() == [3, 2] and runs.c.tolist() == [2, 1]
+    assert runs is not None and runs.systems == ("sys",)
+    assert runs.n.tolist() == [[3, 2]] and runs.c.tolist() == [[2, 1]]
     assert plain_ks(runs, None) == [1, 2] and plain_ks(runs, [3]) is None
 
 
@@ -207,3 +207,106 @@ def test_plain_values_are_the_estimators(tmp_path: Path) -> None:
     # pass^2 per task: C(c,2)/C(4,2) = 1, 1/6, 0; pass@2: 1 - C(4-c,2)/C(4,2) = 1, 5/6, 0
     expect = (np.mean([1, 0.5, 0]), np.mean([1, 5 / 6, 0]), np.mean([1, 1 / 6, 0]))
     assert row[5:] == tuple(f"{v:.3f}" for v in expect)
+
+
+# ------------------------------------------------------------------ count tables (CSV)
+def _count_rows(seed: int = 1) -> list[tuple[str, str, int, int]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in ("alpha", "beta", "gamma"):
+        for t in range(30):
+            n = int(rng.choice([4, 5, 6, 8]))
+            rows.append((s, f"t{t}", n, int(rng.integers(0, n + 1))))
+    return rows
+
+
+def _count_csv(tmp_path: Path, text: str, name: str = "counts.csv") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def _whole_count_rows(path: Path, k: list[int] | None) -> list[list[str]]:
+    part = ph.estimate(ph.read_counts(path), k=k).view().parts[0]
+    assert part.frame is not None and not isinstance(part.frame, TextTable)
+    return [list(map(str, r)) for r in part.frame.values.tolist()]
+
+
+def _plain_count_rows(path: Path, k: list[int] | None) -> list[list[str]]:
+    counts = plain_count_csv(path)
+    assert counts is not None
+    shown = plain_view(counts, k=k)
+    assert shown is not None and isinstance(shown.parts[0].frame, TextTable)
+    return [list(r) for r in shown.parts[0].frame.rows]
+
+
+def _systems(rows: list[tuple[str, str, int, int]]) -> str:
+    return "system,task_id,n,c\n" + "".join(f"{s},{t},{n},{c}\n" for s, t, n, c in rows)
+
+
+def _one_system(rows: list[tuple[str, str, int, int]]) -> str:
+    return "task_id,n,c\n" + "".join(f"{t},{n},{c}\n" for s, t, n, c in rows if s == "beta")
+
+
+def _uneven(rows: list[tuple[str, str, int, int]]) -> str:
+    return _systems([r for r in rows if not (r[0] == "beta" and r[1] in ("t3", "t7"))])
+
+
+def _columns_reordered(rows: list[tuple[str, str, int, int]]) -> str:
+    return "c,n,task_id,system\n" + "".join(f"{c},{n},{t},{s}\n" for s, t, n, c in rows)
+
+
+def _id_words(rows: list[tuple[str, str, int, int]]) -> str:
+    """Ids the CSV reader keeps as written: NA, nan, 007, 1.0 (no NA, no number parsing)."""
+    ids = {"t0": "NA", "t1": "nan", "t2": "007", "t3": "1.0", "t4": "7"}
+    return _systems([(s, ids.get(t, t), n, c) for s, t, n, c in rows])
+
+
+@pytest.mark.parametrize("layout", [_systems, _one_system, _uneven, _columns_reordered, _id_words])
+@pytest.mark.parametrize("k", [None, [1], [2, 4]])
+def test_plain_count_table_equals_the_whole_estimates(tmp_path: Path, layout: Any, k: Any) -> None:
+    path = _count_csv(tmp_path, layout(_count_rows()))
+    assert _plain_count_rows(path, k) == _whole_count_rows(path, k)
+
+
+def test_a_plain_count_table_is_sniffed_as_one(tmp_path: Path) -> None:
+    """The CLI takes a .csv with a count table's header for a count table without --format:
+    the registry's sniffing must agree (it picks the reader before the file is read)."""
+    from passhat.io._registry import file_head, sniff
+
+    for layout in (_systems, _one_system, _columns_reordered):
+        path = _count_csv(tmp_path, layout(_count_rows()), f"{layout.__name__}.csv")
+        reader = sniff(path, file_head(path))
+        assert reader is not None and reader.name == "counts"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "task_id,n,c\na,4,2\nb,0,0\n",  # a task without a decided run: a note
+        "task_id,n,c\na,4,5\n",  # c > n: an error
+        "task_id,n,c\na,4,2\na,4,1\n",  # a task twice: an error
+        "system,task_id,n,c\nGPT,a,4,2\ngpt,a,4,1\n",  # case variants: a note
+        'task_id,n,c\n"a",4,2\n',  # quoting
+        "task_id,n,c\r\na,4,2\r\n",  # CRLF
+        "task_id,n,c\na,4,2\n\nb,4,1\n",  # a blank line
+        "task_id,n,c\na,4.0,2\n",  # a decimal count
+        "task_id,n,c,unscored\na,4,2,1\n",  # another column
+        "task_id,n,c,cluster\na,4,2,x\n",  # clusters
+        "task_id,n,c\na ,4,2\n",  # a spaced id
+        "task_id;n;c\na;4;2\n",  # another delimiter
+        "task_id,n,c\na,4,2,9\n",  # a row of other width
+        "task_id,n,c\ncafé,4,2\n",  # a non-ASCII id (NFC rules)
+        "task,n,c\na,4,2\n",  # an alias of task_id
+        "task_id,n,c\n",  # no rows
+        "task_id,success\na,1\n",  # runs, not counts
+    ],
+)
+def test_count_tables_that_need_a_rule_go_the_whole_way(tmp_path: Path, text: str) -> None:
+    assert plain_count_csv(_count_csv(tmp_path, text)) is None
+
+
+def test_a_byte_order_mark_and_a_missing_last_line_break_are_plain(tmp_path: Path) -> None:
+    for text in ("\ufefftask_id,n,c\na,4,2\nb,4,1\n", "task_id,n,c\na,4,2\nb,4,1"):
+        path = _count_csv(tmp_path, text)
+        assert _plain_count_rows(path, [1, 2]) == _whole_count_rows(path, [1, 2])

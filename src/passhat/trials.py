@@ -40,9 +40,9 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._checked import Parts
-from passhat._labels import DEFAULT_SYSTEM
 from passhat._frames import check_frame, check_unique_coords, count_arrays
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
+from passhat._labels import DEFAULT_SYSTEM
 from passhat._status import FAILURE_STATUSES, UNSCORED_STATUSES, fail_without_verdict, status_notes
 from passhat.errors import CountError, PasshatError, ValidationError
 

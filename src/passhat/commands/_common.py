@@ -710,9 +710,9 @@ def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | None:
     """``passhat estimate``'s table of one τ-bench file or CSV count table with no option but
-    ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same table, started in a
-    third of the time; None where the whole estimate must run (any other input, or one whose
-    runs need a rule's note or error)."""
+    ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same
+    table, started in a third of the time; None where the whole estimate must run (any other
+    input, or one whose runs need a rule's note or error)."""
     plain = source.plain_file()
     if plain is None:
         return None
