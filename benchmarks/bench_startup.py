@@ -52,11 +52,13 @@ header says where the time goes and what 3× would take).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -85,7 +87,20 @@ NO_DASK = (
 )
 
 
-def commands(python: str, *, slow: bool) -> dict[str, list[str]]:
+def write_counts(path: Path) -> Path:
+    """The bundled τ-bench example's runs counted per task, written as a CSV count table
+    (``task_id,n,c``: 50 tasks × 4 runs), for ``passhat estimate COUNTS``."""
+    example = ROOT / "src" / "passhat" / "examples" / "tau_airline" / "gpt-4o-airline.json"
+    counts: dict[object, list[int]] = {}
+    for rec in json.loads(example.read_text()):
+        n_c = counts.setdefault(rec["task_id"], [0, 0])
+        n_c[0] += 1
+        n_c[1] += abs(float(rec["reward"]) - 1.0) <= 1e-6
+    path.write_text("task_id,n,c\n" + "".join(f"{t},{n},{c}\n" for t, (n, c) in counts.items()))
+    return path
+
+
+def commands(python: str, *, slow: bool, counts: Path) -> dict[str, list[str]]:
     """Label → argv, for one interpreter (its ``passhat`` script when it has one)."""
     script = Path(python).parent / "passhat"
     cli = [str(script)] if script.exists() else [python, "-m", "passhat.cli"]
@@ -123,6 +138,8 @@ def commands(python: str, *, slow: bool) -> dict[str, list[str]]:
             NO_DASK.format(argv=example),
         ],
         "passhat estimate TAU": [*cli, "estimate", tau],
+        "passhat estimate --format tau-bench TAU": [*cli, "estimate", "--format", "tau-bench", tau],
+        "passhat estimate COUNTS.csv --k 1-4": [*cli, "estimate", str(counts), "--k", "1-4"],
         "passhat estimate TAU --k 1,2,4 --ci 0.95": [
             *cli,
             "estimate",
@@ -180,7 +197,8 @@ def main() -> int:
     pythons = {"this checkout": sys.executable}
     if args.python:
         pythons["--python"] = args.python
-    plan = {who: commands(py, slow=args.slow) for who, py in pythons.items()}
+    counts = write_counts(Path(tempfile.mkdtemp(prefix="bench-startup-")) / "counts.csv")
+    plan = {who: commands(py, slow=args.slow, counts=counts) for who, py in pythons.items()}
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(args.repeat):  # interleaved: a change of load hits every command alike
         for who, cmds in plan.items():

@@ -210,11 +210,22 @@ def test_estimate_of_a_file_with_an_unscored_run_goes_the_whole_way(tmp_path) ->
     assert "1 unscored run(s)" in printed and "pandas" in mods
 
 
-@pytest.mark.parametrize("fmt", [[], ["--format", "counts"]])
-def test_plain_estimate_of_a_csv_count_table_imports_no_table_library(tmp_path, fmt) -> None:
-    """The same for a count table written as plain CSV (task_id, n, c, and system)."""
-    path = tmp_path / "counts.csv"
-    path.write_text("system,task_id,n,c\na,t1,4,4\na,t2,4,2\nb,t1,4,1\nb,t2,4,0\n")
+_COUNTS = "system,task_id,n,c\na,t1,4,4\na,t2,4,2\nb,t1,4,1\nb,t2,4,0\n"
+_RUNS = "system,task_id,success\n" + "".join(
+    f"{s},{t},{int(i < c)}\n" for s, t, c in (("a", "t1", 4), ("a", "t2", 2), ("b", "t1", 1),
+                                             ("b", "t2", 0)) for i in range(4)
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [(_COUNTS, []), (_COUNTS, ["--format", "counts"]), (_RUNS, []), (_RUNS, ["--format", "csv"])],
+)
+def test_plain_estimate_of_a_csv_imports_no_table_library(tmp_path, text, fmt) -> None:
+    """The same for a count table or a table of runs written as plain CSV (task_id, n, c or
+    success, and system)."""
+    path = tmp_path / "runs.csv"
+    path.write_text(text)
     argv = ["estimate", *fmt, str(path), "--k", "1,2"]
     mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
     assert "│ a      │     2 │    8 │        0 │ 2 │ 0.750 │  0.917 │  0.583 │" in printed

@@ -19,7 +19,13 @@ import pytest
 
 import passhat as ph
 from passhat._repr import TextTable, as_text
-from passhat.estimate_quick import plain_count_csv, plain_ks, plain_runs, plain_view
+from passhat.estimate_quick import (
+    plain_count_csv,
+    plain_ks,
+    plain_runs,
+    plain_runs_csv,
+    plain_view,
+)
 from passhat.examples import example_path
 
 TAU = example_path("tau-airline")
@@ -35,8 +41,10 @@ def _write(tmp_path: Path, records: list[dict[str, Any]], name: str = "runs.json
     return path
 
 
-def _whole_view_rows(path: Path, k: list[int] | None) -> list[list[str]]:
-    est = ph.estimate(ph.read_trials(path, format="tau-bench"), k=k)
+def _whole_view_rows(
+    path: Path, k: list[int] | None, fmt: str | None = "tau-bench"
+) -> list[list[str]]:
+    est = ph.estimate(ph.read_trials(path, format=fmt), k=k)
     part = est.view().parts[0]
     assert part.frame is not None and not isinstance(part.frame, TextTable)
     return [list(map(str, r)) for r in part.frame.values.tolist()]
@@ -310,3 +318,83 @@ def test_a_byte_order_mark_and_a_missing_last_line_break_are_plain(tmp_path: Pat
     for text in ("\ufefftask_id,n,c\na,4,2\nb,4,1\n", "task_id,n,c\na,4,2\nb,4,1"):
         path = _count_csv(tmp_path, text)
         assert _plain_count_rows(path, [1, 2]) == _whole_count_rows(path, [1, 2])
+
+
+# ------------------------------------------------------------------ runs (CSV)
+def _run_rows(seed: int = 2) -> list[tuple[str, str, int, str]]:
+    rng = np.random.default_rng(seed)
+    return [
+        (s, f"t{t}", i, str(int(rng.integers(0, 2))))
+        for s in ("alpha", "beta")
+        for t in range(15)
+        for i in range(5)
+    ]
+
+
+def _runs_full(rows: list[tuple[str, str, int, str]]) -> str:
+    return "system,task_id,trial,success\n" + "".join(f"{s},{t},{i},{v}\n" for s, t, i, v in rows)
+
+
+def _runs_no_trial(rows: list[tuple[str, str, int, str]]) -> str:
+    return "system,task_id,success\n" + "".join(f"{s},{t},{v}\n" for s, t, _, v in rows)
+
+
+def _runs_one_system_words(rows: list[tuple[str, str, int, str]]) -> str:
+    word = {"0": "false", "1": "True"}
+    return "success,task_id,trial\n" + "".join(
+        f"{word[v]},{t},{i}\n" for s, t, i, v in rows if s == "beta"
+    )
+
+
+def _runs_shuffled_uneven(rows: list[tuple[str, str, int, str]]) -> str:
+    kept = [r for r in rows if not (r[0] == "alpha" and r[1] == "t2" and r[2] > 1)]
+    order = np.random.default_rng(3).permutation(len(kept))
+    return _runs_full([kept[i] for i in order])
+
+
+@pytest.mark.parametrize(
+    "layout", [_runs_full, _runs_no_trial, _runs_one_system_words, _runs_shuffled_uneven]
+)
+@pytest.mark.parametrize("k", [None, [1, 2]])
+def test_plain_runs_csv_equals_the_whole_estimates(tmp_path: Path, layout: Any, k: Any) -> None:
+    path = _count_csv(tmp_path, layout(_run_rows()), "runs.csv")
+    counts = plain_runs_csv(path)
+    assert counts is not None
+    shown = plain_view(counts, k=k)
+    assert shown is not None and isinstance(shown.parts[0].frame, TextTable)
+    assert [list(r) for r in shown.parts[0].frame.rows] == _whole_view_rows(path, k, None)
+
+
+def test_a_plain_runs_csv_is_sniffed_as_csv(tmp_path: Path) -> None:
+    from passhat.io._registry import file_head, sniff
+
+    for layout in (_runs_full, _runs_no_trial, _runs_one_system_words):
+        path = _count_csv(tmp_path, layout(_run_rows()), f"{layout.__name__}.csv")
+        reader = sniff(path, file_head(path))
+        assert reader is not None and reader.name == "csv"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "task_id,trial,success\na,0,1\na,0,0\n",  # a duplicate run: an error
+        "task_id,success\na,1\na,NA\n",  # a missing verdict: unscored
+        "task_id,success\na,yes\n",  # a word the reader reads (not vouched for here)
+        "task_id,success\na,2\n",  # not a verdict: an error
+        "task_id,model,success\na,m1,1\n",  # a column the reader may take as the system
+        "task_id,success,status\na,0,timeout\n",  # a status
+        "task_id,success,score\na,1,0.5\n",  # a score
+        "task_id,trial,success\na,0.0,1\n",  # a decimal trial
+        "system,task_id,success\nA,a,1\na,a,0\n",  # case variants: a note
+    ],
+)
+def test_runs_csv_that_need_a_rule_go_the_whole_way(tmp_path: Path, text: str) -> None:
+    assert plain_runs_csv(_count_csv(tmp_path, text, "runs.csv")) is None
+
+
+def test_a_large_csv_goes_the_whole_way(tmp_path: Path) -> None:
+    from passhat.estimate_quick import MAX_PLAIN_BYTES
+
+    line = "t,1\n"
+    path = _count_csv(tmp_path, "task_id,success\n" + line * (MAX_PLAIN_BYTES // len(line) + 1))
+    assert plain_runs_csv(path) is None

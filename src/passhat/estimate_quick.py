@@ -46,7 +46,15 @@ from passhat.estimators import METRICS, benchmark_values
 from passhat.io._json import file_stem
 from passhat.io.tau_bench import tau_bench_runs
 
-__all__ = ["PlainCounts", "plain_count_csv", "plain_ks", "plain_runs", "plain_view"]
+__all__ = [
+    "MAX_PLAIN_BYTES",
+    "PlainCounts",
+    "plain_count_csv",
+    "plain_ks",
+    "plain_runs",
+    "plain_runs_csv",
+    "plain_view",
+]
 
 
 @dataclass(frozen=True)
@@ -113,17 +121,34 @@ def plain_runs(path: Path) -> PlainCounts | None:
     )
 
 
-#: A count in a plain count table: digits only, below the 2^53 a count may reach.
+#: A count or trial number in a plain CSV: digits only.
 _COUNT = re.compile(r"[0-9]{1,15}")
 
 #: The columns of a plain count table (in any order), with and without a system column.
 _COUNT_COLUMNS = ({"task_id", "n", "c"}, {"system", "task_id", "n", "c"})
 
+#: The columns of a plain CSV of runs (in any order): task and verdict, system and trial.
+_RUN_COLUMNS = (
+    {"task_id", "success"},
+    {"system", "task_id", "success"},
+    {"task_id", "trial", "success"},
+    {"system", "task_id", "trial", "success"},
+)
 
-def _csv_rows(path: Path) -> list[dict[str, str]] | None:
-    """A CSV file's rows by column name, or None unless it is plain: UTF-8 (a byte-order
-    mark allowed), ``\n`` line ends, no quote, no blank line, the columns of a count table."""
+#: Verdicts a plain CSV of runs may write (the trial table reads every one as it is).
+_VERDICTS = {"1": True, "true": True, "True": True, "0": False, "false": False, "False": False}
+
+#: Larger CSV files go the whole way (a columnar reader; large tidy files stream).
+MAX_PLAIN_BYTES = 1 << 20
+
+
+def _csv_rows(path: Path, layouts: Sequence[set[str]]) -> list[dict[str, str]] | None:
+    """A CSV file's rows by column name, or None unless it is plain: at most
+    :data:`MAX_PLAIN_BYTES`, UTF-8 (a byte-order mark allowed), ``\\n`` line ends, no quote,
+    no blank line, its columns one of ``layouts``."""
     try:
+        if path.stat().st_size > MAX_PLAIN_BYTES:
+            return None
         text = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return None
@@ -133,7 +158,7 @@ def _csv_rows(path: Path) -> list[dict[str, str]] | None:
     if len(lines) < 2 or any(ch in text for ch in '"\r\x00'):
         return None
     names = lines[0].split(",")
-    if len(set(names)) != len(names) or set(names) not in _COUNT_COLUMNS:
+    if len(set(names)) != len(names) or set(names) not in layouts:
         return None
     rows = [line.split(",") for line in lines[1:]]
     if any(len(row) != len(names) for row in rows):
@@ -141,11 +166,60 @@ def _csv_rows(path: Path) -> list[dict[str, str]] | None:
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
+def _grid(
+    systems: Sequence[str], tasks: Sequence[str], n_c: Sequence[tuple[int, int]]
+) -> PlainCounts | None:
+    """The (system, task) grid of counts, one (n, c) per row of a system and task; None for
+    system names that differ only in case (a note) or a task given twice (an error)."""
+    names = list(dict.fromkeys(systems))
+    if len({s.casefold() for s in names}) != len(names):
+        return None  # "GPT" and "gpt": a note
+    if len(set(zip(systems, tasks, strict=True))) != len(n_c):
+        return None  # a task twice: an error
+    si = {s: i for i, s in enumerate(names)}
+    ti = {t: i for i, t in enumerate(dict.fromkeys(tasks))}
+    shape = (len(si), len(ti))
+    n, c = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+    present = np.zeros(shape, dtype=bool)
+    for s, t, (nv, cv) in zip(systems, tasks, n_c, strict=True):
+        n[si[s], ti[t]], c[si[s], ti[t]], present[si[s], ti[t]] = nv, cv, True
+    return PlainCounts(tuple(names), n, c, present)
+
+
+def plain_runs_csv(path: Path) -> PlainCounts | None:
+    """A CSV of runs (``task_id, success``, optionally ``system`` and ``trial``) written
+    plainly, counted per (system, task); None where the CSV reader must read it (other
+    columns, which it may read as the system or a status; quoting; a verdict it reads as
+    missing or as a word; a duplicate run; ids or trials it reads differently)."""
+    rows = _csv_rows(path, _RUN_COLUMNS)
+    if rows is None:
+        return None
+    systems = [r.get("system", DEFAULT_SYSTEM) for r in rows]
+    tasks = [r["task_id"] for r in rows]
+    if not (_plain_ids(systems) and _plain_ids(tasks)):
+        return None
+    if any(r["success"] not in _VERDICTS for r in rows):
+        return None
+    if "trial" in rows[0]:
+        trials = [r["trial"] for r in rows]
+        if not all(_COUNT.fullmatch(t) for t in trials):
+            return None
+        if len(set(zip(systems, tasks, map(int, trials), strict=True))) != len(rows):
+            return None  # a run twice: an error
+    cells: dict[tuple[str, str], list[int]] = {}
+    for s, t, r in zip(systems, tasks, rows, strict=True):
+        n_c = cells.setdefault((s, t), [0, 0])
+        n_c[0] += 1
+        n_c[1] += _VERDICTS[r["success"]]
+    keys = list(cells)
+    return _grid([s for s, _ in keys], [t for _, t in keys], [(n, c) for n, c in cells.values()])
+
+
 def plain_count_csv(path: Path) -> PlainCounts | None:
     """A count table (``task_id, n, c``, optionally ``system``) written as plain CSV, or None
     where the count-table reader must read it (quoting, other columns, ids it reads
     differently, a duplicate task, n = 0, c > n, system names differing only in case)."""
-    rows = _csv_rows(path)
+    rows = _csv_rows(path, _COUNT_COLUMNS)
     if rows is None:
         return None
     systems = [r.get("system", DEFAULT_SYSTEM) for r in rows]
@@ -157,19 +231,7 @@ def plain_count_csv(path: Path) -> PlainCounts | None:
     n_c = [(int(r["n"]), int(r["c"])) for r in rows]
     if any(n == 0 or c > n for n, c in n_c):
         return None  # a task without a decided run (a note), or an error
-    names = list(dict.fromkeys(systems))
-    if len({s.casefold() for s in names}) != len(names):
-        return None  # "GPT" and "gpt": a note
-    if len(set(zip(systems, tasks, strict=True))) != len(rows):
-        return None  # a task twice: an error
-    si = {s: i for i, s in enumerate(names)}
-    ti = {t: i for i, t in enumerate(dict.fromkeys(tasks))}
-    shape = (len(si), len(ti))
-    n, c = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
-    present = np.zeros(shape, dtype=bool)
-    for s, t, (nv, cv) in zip(systems, tasks, n_c, strict=True):
-        n[si[s], ti[t]], c[si[s], ti[t]], present[si[s], ti[t]] = nv, cv, True
-    return PlainCounts(tuple(names), n, c, present)
+    return _grid(systems, tasks, n_c)
 
 
 def plain_ks(counts: PlainCounts, k: Sequence[int] | None) -> list[int] | None:

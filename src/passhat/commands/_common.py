@@ -407,8 +407,8 @@ class InputSpec:
     def plain_file(self) -> tuple[str, str] | None:
         """(format, path) of the one file these options read as it is, with no other reading
         option: a τ-bench file (``--example`` of a τ-bench example, or ``--format tau-bench``)
-        or a ``.csv`` count table (``--format counts``, or no format: a CSV file whose header
-        is a count table's is read as one); None otherwise."""
+        or a ``.csv`` file (``--format counts`` or ``csv``, or none: ``""``, the header says
+        which); None otherwise."""
         from passhat.examples import EXAMPLES, example_path
 
         others = (self.maps, self.threshold, self.system_names, self.systems, self.scheduler,
@@ -427,8 +427,8 @@ class InputSpec:
             return None
         if fmt == "tau-bench":
             return fmt, path
-        if fmt in ("", "counts") and path.lower().endswith(".csv"):
-            return "counts", path
+        if fmt in ("", "counts", "csv") and path.lower().endswith(".csv"):
+            return fmt, path
         return None
 
     def load(
@@ -709,8 +709,8 @@ def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | None:
-    """``passhat estimate``'s table of one τ-bench file or CSV count table with no option but
-    ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same
+    """``passhat estimate``'s table of one τ-bench file, CSV count table or CSV of runs with no
+    option but ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same
     table, started in a third of the time; None where the whole estimate must run (any other
     input, or one whose runs need a rule's note or error)."""
     plain = source.plain_file()
@@ -718,10 +718,14 @@ def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | N
         return None
     from pathlib import Path
 
-    from passhat.estimate_quick import plain_count_csv, plain_runs, plain_view
+    from passhat.estimate_quick import plain_count_csv, plain_runs, plain_runs_csv, plain_view
 
-    fmt, path = plain
-    counts = plain_runs(Path(path)) if fmt == "tau-bench" else plain_count_csv(Path(path))
+    fmt, path = plain[0], Path(plain[1])
+    if fmt == "tau-bench":
+        counts = plain_runs(path)
+    else:  # a count table's header or a run table's: the registry's sniffing agrees
+        counts = plain_count_csv(path) if fmt != "csv" else None
+        counts = counts or (plain_runs_csv(path) if fmt != "counts" else None)
     return plain_view(counts, k=k) if counts is not None else None
 
 
