@@ -147,9 +147,11 @@ def _csv_rows(path: Path, layouts: Sequence[set[str]]) -> list[dict[str, str]] |
     :data:`MAX_PLAIN_BYTES`, UTF-8 (a byte-order mark allowed), ``\\n`` line ends, no quote,
     no blank line, its columns one of ``layouts``."""
     try:
-        if path.stat().st_size > MAX_PLAIN_BYTES:
+        with open(path, "rb") as fh:  # builtins.open, as the readers (and their tests) use
+            raw = fh.read(MAX_PLAIN_BYTES + 1)
+        if len(raw) > MAX_PLAIN_BYTES:
             return None
-        text = path.read_bytes().decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return None
     lines = text.split("\n")
