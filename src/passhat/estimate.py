@@ -41,7 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.clusters import cluster_codes, cluster_notes, clusters_of
+from passhat.clusters import FEW_RULE, cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
@@ -178,9 +178,11 @@ def estimate(
     Data with a ``cluster`` task coordinate (read with ``cluster="COLUMN"`` or
     from a column named ``cluster``: tasks of one repository, document or
     environment) get the **cluster bootstrap** in the population scope instead,
-    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`);
-    the notes and ``settings["clusters"]`` give the number of clusters and warn
-    below 20. To treat such tasks as independent, drop the coordinate
+    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`),
+    and below 20 clusters the cluster-robust logit-t interval on G − 1 degrees of
+    freedom (:mod:`passhat.cluster_robust`; the cluster bootstrap under-covers there);
+    the notes and ``settings["clusters"]`` give the number of clusters and the rule.
+    To treat such tasks as independent, drop the coordinate
     (``counts.drop_vars("cluster")``).
 
     Parameters
@@ -337,7 +339,7 @@ def estimate(
         )
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
-        + cluster_notes(settings["clusters"], ci=ci is not None)
+        + cluster_notes(settings["clusters"], ci=ci is not None, few_rule=FEW_RULE)
         + (
             [
                 "the partial-credit (scores) and per-category (by) intervals still treat the "

@@ -403,7 +403,7 @@ def _leaderboard(
     of the Holm-adjusted pairwise tests, the value interval."""
     lows, highs, rule = intervals
     # systems with identical counts share their rank statistics
-    twins = np.unique(np.concatenate([d.n, d.c], axis=1), axis=0, return_inverse=True)[1].ravel()
+    twins = _twins(np.concatenate([d.n, d.c], axis=1))
     alpha = round(1.0 - opts.level, 12)
     unpaired = opts.engine == "bootstrap" and d.tasks < MIN_TASKS
     rows: list[pd.DataFrame] = []
@@ -433,6 +433,16 @@ def _leaderboard(
         r["engine"] = opts.engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
     return pd.concat(rows, ignore_index=True)
+
+
+def _twins(rows: NDArray[np.float64]) -> NDArray[np.int64]:
+    """A label per row, equal for equal rows (a dictionary of the rows, not a sort of them).
+
+    >>> _twins(np.array([[1.0, 2.0], [0.0, 1.0], [1.0, 2.0]])).tolist()
+    [0, 1, 0]
+    """
+    seen: dict[tuple[float, ...], int] = {}
+    return np.array([seen.setdefault(tuple(r), len(seen)) for r in rows.tolist()], dtype=np.int64)
 
 
 def _adjusted(pop: pd.DataFrame, n_sys: int) -> NDArray[np.float64]:
