@@ -49,8 +49,7 @@ from passhat.estimators import (
     METRICS,
     WeightSpec,
     as_counts,
-    distinct_pairs,
-    pair_values,
+    benchmark_values,
     task_weights,
 )
 from passhat.exclusions import (
@@ -528,25 +527,20 @@ def _averaged_tasks(
 
 
 def _benchmark_table(ds: xr.Dataset, tasks: _Averaged, ks: list[int]) -> pd.DataFrame:
-    """The benchmark values, one row per (system, k, metric) in that order.
-
-    From the distinct (n, c) pairs: each pair's metrics are computed once and weighted by the
-    total weight of the tasks holding it, so the cost grows with the number of distinct pairs,
-    not of tasks.
-    """
-    n_arr = np.asarray(ds["n"].values, dtype=np.int64)
-    pn, pc, inverse = distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
-    pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
-    inverse = inverse.reshape(n_arr.shape)
-    rows = []
-    for s_i, name in enumerate(tasks.systems):  # one pass per system, vectorised over pairs
-        pw = np.bincount(inverse[s_i], weights=tasks.weights[s_i], minlength=len(pn))
-        used = pw > 0
-        pw = pw[used] / pw.sum()
-        vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
-        for ki, kv in enumerate(ks):
-            for metric in METRICS:
-                rows.append((name, kv, metric, float(vals[metric][ki]), int(tasks.n_tasks[s_i])))
+    """The benchmark values, one row per (system, k, metric) in that order
+    (:func:`passhat.estimators.benchmark_values`)."""
+    vals = benchmark_values(
+        np.asarray(ds["n"].values, dtype=np.int64),
+        np.asarray(ds["c"].values, dtype=np.int64),
+        tasks.weights,
+        ks,
+    )
+    rows = [
+        (name, kv, metric, float(vals[s_i, ki, m_i]), int(tasks.n_tasks[s_i]))
+        for s_i, name in enumerate(tasks.systems)
+        for ki, kv in enumerate(ks)
+        for m_i, metric in enumerate(METRICS)
+    ]
     return pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
 
 
