@@ -5,7 +5,7 @@ Examples
 --------
 >>> import passhat as ph
 >>> r = ph.rank(ph.load_example("leaderboard"), k=[1, 2], metrics=["pass_hat_k"], n_boot=200,
-...             by="category", n_perm=199)
+...             by="category")
 >>> r.by_category.to_frame()["category"].unique().tolist()
 ['support', 'search', 'refund', 'booking']
 >>> r.by_category.tests[["metric", "k", "categories"]].values.tolist()
