@@ -502,6 +502,7 @@ def system_metrics(
     rng: np.random.Generator | None = None,
     rao_blackwell: bool = False,
     hist_rng: np.random.Generator | None = None,
+    identified: str = "discrete",
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """One system's metrics per hyperparameter draw, in one scope.
 
@@ -511,7 +512,9 @@ def system_metrics(
     system's tasks): :func:`benchmark_draws` with ``rng``, or with ``rao_blackwell``
     :func:`benchmark_expected`. With ``groups`` and ``hist_rng``, the draws of the discrete
     model (node share > ½) take, where the histogram of successes fixes them (k up to the fewest
-    runs of a task), the values of :func:`passhat.model.histogram.identified_values`.
+    runs of a task), the values of :func:`passhat.model.histogram.identified_values`; with
+    ``identified="all"`` every draw takes them (any model: the rule of :class:`passhat.Fit`'s
+    benchmark scope, where the model then matters only above the fewest runs).
 
     Examples
     --------
@@ -541,24 +544,35 @@ def system_metrics(
         out = benchmark_draws(
             groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
         )
-    if nodes is None or groups is None or hist_rng is None:
+    if groups is None or hist_rng is None:
         return out
-    return _with_identified(out, nodes, groups, requests, scope, hist_rng, rao_blackwell)
+    if identified == "all":
+        mask = np.ones(_draws_of(out), dtype=bool)
+    elif nodes is not None:
+        mask = nodes.share() > 0.5
+    else:
+        return out
+    return _with_identified(out, mask, groups, requests, scope, hist_rng, rao_blackwell)
+
+
+def _draws_of(out: Mapping[tuple[str, int], NDArray[np.float64]]) -> int:
+    """The number of draws of a system's metrics."""
+    return int(next(iter(out.values())).shape[0]) if out else 0
 
 
 def _with_identified(
     out: dict[tuple[str, int], NDArray[np.float64]],
-    nodes: Nodes,
+    mask: NDArray[np.bool_],
     groups: Groups,
     requests: Sequence[tuple[str, int]],
     scope: str,
     rng: np.random.Generator,
     rao_blackwell: bool,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
-    """The discrete model's draws (node share > ½) with the histogram's identified values."""
+    """The draws of ``mask`` (the discrete model's: node share > ½; or all) with the
+    histogram's identified values."""
     from passhat.model.histogram import identified_values
 
-    mask = nodes.share() > 0.5
     if not mask.any():
         return out
     rb = rao_blackwell and scope != "population"  # the population scope has no such option

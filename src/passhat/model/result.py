@@ -299,11 +299,23 @@ class Fit(Result):
         return self._as_array(name, ks, vals, scope)
 
     def _compute(
-        self, requests: list[tuple[str, int]], *, scope: str, rao_blackwell: bool = False
+        self,
+        requests: list[tuple[str, int]],
+        *,
+        scope: str,
+        rao_blackwell: bool = False,
+        own: bool = False,
     ) -> list[dict[tuple[str, int], NDArray[np.float64]]]:
         """Each system's metrics per draw (:func:`~passhat.model.metrics.system_metrics`);
-        benchmark draws from the system's own seeded stream."""
+        benchmark draws from the system's own seeded stream.
+
+        Benchmark scope, k up to the fewest runs of a task: every draw takes the histogram's
+        model-free values (U + se · z, the rule of ``estimate``; :mod:`passhat.model.histogram`),
+        whatever the model, so a model can move these numbers only above the runs. ``own``
+        gives the model's own values there instead (the discrete model's are the histogram's
+        anyway): what :meth:`agreement` checks against the unbiased estimate."""
         bench = scope != "population"
+        identified = "all" if bench and not own else "discrete"
         return [
             system_metrics(
                 self._hyper(si),
@@ -313,6 +325,7 @@ class Fit(Result):
                 rng=np.random.default_rng([self.seed, si, _BENCH_SALT]) if bench else None,
                 rao_blackwell=rao_blackwell,
                 hist_rng=np.random.default_rng([self.seed, si, _HIST_SALT, int(bench)]),
+                identified=identified,
             )
             for si in range(len(self.systems))
         ]
@@ -596,7 +609,7 @@ class Fit(Result):
         ci = check_ci(ci)
         ks = self.k if k is None else norm_k(k)
         requests = [("mean", 1)] + [(m, kk) for kk in ks if kk > 1 for m in K_METRICS]
-        vals = self._compute(requests, scope="benchmark")
+        vals = self._compute(requests, scope="benchmark", own=True)
         rows = []
         for si, s in enumerate(self.systems):
             n, c, w, _ = self._tasks(si)
