@@ -33,6 +33,8 @@ from passhat._result import Result, records
 from passhat.estimators import METRIC_LABELS
 from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
+    BENCHMARK_RULE,
+    ONE_TASK_NOTE,
     SCOPES_NOTE,
     SHAPE_WEIGHT,
     diagnostics_line,
@@ -40,6 +42,7 @@ from passhat.model.text import (
     extrapolation_line,
     interval,
     method_note,
+    rules_line,
     saved_note,
     shape_line,
     weights_line,
@@ -278,7 +281,10 @@ class FitSummary(Result):
         system's diagnostics, then (left out by ``--quiet``) the method, the scopes in words,
         the notes and, with ``output``, where the fit was saved."""
         st = self.settings
-        notes = [method_note(st.method, st.method_requested, st.model), SCOPES_NOTE, *self.notes]
+        how = method_note(st.method, st.method_requested, st.model)
+        if self.models is not None and not _stacked(self.models):
+            how = ONE_TASK_NOTE
+        notes = [how, SCOPES_NOTE, *_rules(self.table, st.model), *self.notes]
         if output is not None:
             notes.append(saved_note(output))
         lines = self._diagnostics_lines() + self._model_lines() + self.warnings()
@@ -357,6 +363,24 @@ class FitSummary(Result):
             )
             for s in self.systems
         ]
+
+
+def _rules(table: pd.DataFrame, model: str) -> list[str]:
+    """The line saying which rule made each scope's intervals, when some benchmark rows are
+    the histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE`)."""
+    free = table[table["method"] == BENCHMARK_RULE]
+    if free.empty:
+        return []
+    ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
+    upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
+    return [rules_line(model, {str(s): int(upto.get(s, 1)) for s in free["system"].unique()})]
+
+
+def _stacked(models: pd.DataFrame) -> bool:
+    """Whether some system's model weights came from stacking (not: one task each)."""
+    if "weight_rule" not in models:
+        return True
+    return bool(models["weight_rule"].astype(str).str.startswith("stacking").any())
 
 
 def _posterior_frame(summary: pd.DataFrame, ks: list[int], *, icc_label: str) -> pd.DataFrame:

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 from passhat.estimators import pass_at_k, pass_hat_k
 from passhat.intervals import benchmark_se
 
-__all__ = ["PSEUDO", "Groups", "identified", "identified_values", "task_values"]
+__all__ = ["PSEUDO", "Groups", "identified", "identified_values", "informative", "task_values"]
 
 
 class Groups(Protocol):
@@ -86,6 +86,30 @@ def identified(groups: Groups, metric: str, k: int) -> bool:
     if metric not in ("pass_at_k", "pass_hat_k") or groups.n.size == 0:
         return False
     return int(k) <= int(groups.n.min())
+
+
+def informative(groups: Groups, metric: str, k: int) -> bool:
+    """Whether the benchmark-scope value of (metric, k) is identified and its U + se · z has a
+    spread (se > 0): not when every task's estimate has variance estimate 0 (e.g. every task
+    passed or failed all its runs), where U ± z · se would be a point and
+    :class:`passhat.Fit` keeps the model's values.
+
+    Examples
+    --------
+    >>> from passhat.model.metrics import Groups
+    >>> informative(Groups.from_tasks([9], [0], [1.0]), "mean", 1)   # 0 of 9: se = 0
+    False
+    >>> informative(Groups.from_tasks([9, 9], [0, 4], [1.0, 1.0]), "mean", 1)
+    True
+    """
+    if not identified(groups, metric, k):
+        return False
+    n = np.repeat(groups.n, groups.mult).astype(np.int64)
+    c = np.repeat(groups.c, groups.mult).astype(np.int64)
+    se, _ = benchmark_se(
+        n, c, k=int(k), metric=metric, weights=np.repeat(groups.weight, groups.mult)
+    )
+    return bool(se > 0)
 
 
 def task_values(groups: Groups, metric: str, k: int) -> NDArray[np.float64]:

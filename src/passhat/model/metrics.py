@@ -513,8 +513,9 @@ def system_metrics(
     :func:`benchmark_expected`. With ``groups`` and ``hist_rng``, the draws of the discrete
     model (node share > ½) take, where the histogram of successes fixes them (k up to the fewest
     runs of a task), the values of :func:`passhat.model.histogram.identified_values`; with
-    ``identified="all"`` every draw takes them (any model: the rule of :class:`passhat.Fit`'s
-    benchmark scope, where the model then matters only above the fewest runs).
+    ``identified="all"``, in the benchmark scope, every draw takes them where they have a spread
+    (:func:`passhat.model.histogram.informative`; any model: the rule of
+    :class:`passhat.Fit`'s benchmark scope, where the model then matters only above the runs).
 
     Examples
     --------
@@ -546,13 +547,17 @@ def system_metrics(
         )
     if groups is None or hist_rng is None:
         return out
-    if identified == "all":
-        mask = np.ones(_draws_of(out), dtype=bool)
-    elif nodes is not None:
-        mask = nodes.share() > 0.5
-    else:
+    share = nodes.share() if nodes is not None else np.zeros(_draws_of(out))
+    every: set[tuple[str, int]] = set()
+    if identified == "all" and scope != "population":
+        from passhat.model.histogram import informative
+
+        every = {req for req in requests if informative(groups, *req)}
+    if not every and not (share > 0.5).any():
         return out
-    return _with_identified(out, mask, groups, requests, scope, hist_rng, rao_blackwell)
+    return _with_identified(
+        out, share > 0.5, every, groups, requests, scope, hist_rng, rao_blackwell
+    )
 
 
 def _draws_of(out: Mapping[tuple[str, int], NDArray[np.float64]]) -> int:
@@ -563,21 +568,23 @@ def _draws_of(out: Mapping[tuple[str, int], NDArray[np.float64]]) -> int:
 def _with_identified(
     out: dict[tuple[str, int], NDArray[np.float64]],
     mask: NDArray[np.bool_],
+    every: set[tuple[str, int]],
     groups: Groups,
     requests: Sequence[tuple[str, int]],
     scope: str,
     rng: np.random.Generator,
     rao_blackwell: bool,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
-    """The draws of ``mask`` (the discrete model's: node share > ½; or all) with the
-    histogram's identified values."""
+    """The histogram's identified values in the draws of ``mask`` (the discrete model's: node
+    share > ½), and in every draw for the requests of ``every``."""
     from passhat.model.histogram import identified_values
 
-    if not mask.any():
-        return out
     rb = rao_blackwell and scope != "population"  # the population scope has no such option
     fixed = identified_values(groups, requests, mask.size, scope=scope, rng=rng, rao_blackwell=rb)
-    return {req: np.where(mask, fixed[req], v) if req in fixed else v for req, v in out.items()}
+    return {
+        req: fixed[req] if req in every else np.where(mask, fixed[req], v) if req in fixed else v
+        for req, v in out.items()
+    }
 
 
 def node_part(hyper: Mapping[str, NDArray[np.float64]]) -> Nodes | None:

@@ -25,10 +25,12 @@ from passhat.exclusions import weight_zero_notes
 from passhat.intervals import outside_mask
 
 __all__ = [
+    "BENCHMARK_RULE",
     "JOINT_SCOPES_NOTE",
     "LOO_NOTE",
     "MODEL_LABELS",
     "MODEL_SHORT",
+    "ONE_TASK_NOTE",
     "SCOPES_NOTE",
     "SHAPE_WEIGHT",
     "SHAPE_WHAT",
@@ -43,6 +45,7 @@ __all__ = [
     "mean_outside_note",
     "method_label",
     "method_note",
+    "rules_line",
     "saved_note",
     "shape_line",
     "task_effects_line",
@@ -338,10 +341,54 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """
     parts = ", ".join(f"{MODEL_SHORT.get(str(r['model']), r['model'])} {r['weight']:.2f}"
                       for r in rows)  # fmt: skip
+    rule = str(rows[0].get("weight_rule", "")) if rows else ""
+    if rule.startswith("no stacking"):
+        return (
+            f"models {system}: {parts} ({rule}; leave-one-task-out cannot weigh models on one task)"
+        )
     return (
         f"models {system}: {parts} (stacking weights: the share of draws from each model, "
         "chosen by exact leave-one-task-out)"
     )
+
+
+def rules_line(model: str, upto: Mapping[str, int]) -> str:
+    """Which rule made each scope's intervals: the benchmark scope up to the fewest runs of a
+    task (``upto``: per system, the largest such k in the table) is model-free; the population
+    scope and k above the runs are the model's.
+
+    Examples
+    --------
+    >>> print(rules_line("auto", {"A": 5}))  # doctest: +NORMALIZE_WHITESPACE
+    intervals: benchmark scope, mean and k ≤ 5: the unbiased estimate ± z · se, model-free
+    (the rule of `passhat estimate`), whatever the model; population scope, and benchmark k
+    above the fewest runs of a task: the stacked model's posterior.
+    """
+    ks = sorted(set(upto.values()))
+    at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    return (
+        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se, "
+        "model-free (the rule of `passhat estimate`), whatever the model; population scope, "
+        f"and benchmark k above the fewest runs of a task: the {_model_phrase(model)}'s "
+        "posterior."
+    )
+
+
+def _model_phrase(model: str) -> str:
+    """The model as a noun phrase ("the stacked model", "the Beta-Binomial model")."""
+    if model == "auto":
+        return "stacked model"
+    return f"{MODEL_SHORT.get(model, model)} model"
+
+
+#: The method note of a ``model="auto"`` fit whose every system has one task.
+ONE_TASK_NOTE = (
+    "method: no stacking — leave-one-task-out over one task leaves no data to predict it "
+    "from, so it cannot weigh the models; the Beta model alone, on its grid."
+)
+
+#: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
+BENCHMARK_RULE = "unbiased estimate ± z·se (model-free, the rule of estimate)"
 
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
