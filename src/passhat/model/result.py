@@ -326,7 +326,8 @@ class Fit(Result):
         whatever the model, where they have a spread (not where every task passed or failed all
         its runs: :func:`~passhat.model.histogram.informative`), so a model can move these
         numbers only above the runs. ``own`` gives the model's own values there instead (the
-        discrete model's are the histogram's anyway): what :meth:`agreement` checks against the unbiased estimate."""
+        discrete model's are the histogram's anyway): what :meth:`agreement` checks against the
+        unbiased estimate."""
         bench = scope != "population"
         identified = "all" if bench and not own else "discrete"
         return [
