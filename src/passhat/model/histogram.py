@@ -89,26 +89,33 @@ def identified(groups: Groups, metric: str, k: int) -> bool:
 
 
 def informative(groups: Groups, metric: str, k: int) -> bool:
-    """Whether the benchmark-scope value of (metric, k) is identified and its U + se · z has a
-    spread (se > 0): not when every task's estimate has variance estimate 0 (e.g. every task
-    passed or failed all its runs), where U ± z · se would be a point and
-    :class:`passhat.Fit` keeps the model's values.
+    """Whether the benchmark-scope value of (metric, k) is identified and the normal interval
+    U ± z · se is valid by the rule of ``estimate`` (:func:`passhat.scopes.interval_table`): at
+    least :data:`~passhat.scopes.MIN_TASKS` tasks, at least :data:`~passhat.scopes.MIN_FLAKY`
+    of them with both outcomes, and se > 0. Otherwise (few tasks, most tasks all-pass or
+    all-fail) ``estimate`` uses a hierarchical posterior, and :class:`passhat.Fit` keeps its
+    model's values.
 
     Examples
     --------
     >>> from passhat.model.metrics import Groups
-    >>> informative(Groups.from_tasks([9], [0], [1.0]), "mean", 1)   # 0 of 9: se = 0
+    >>> informative(Groups.from_tasks([9], [0], [1.0]), "mean", 1)   # one task
     False
-    >>> informative(Groups.from_tasks([9, 9], [0, 4], [1.0, 1.0]), "mean", 1)
+    >>> informative(Groups.from_tasks([4] * 40, [0, 1, 2, 4] * 10, [1.0] * 40), "mean", 1)
     True
     """
+    from passhat.scopes import MIN_FLAKY, MIN_TASKS
+
     if not identified(groups, metric, k):
+        return False
+    used = groups.weight > 0
+    flaky = used & (groups.c > 0) & (groups.c < groups.n)
+    if groups.mult[used].sum() < MIN_TASKS or groups.mult[flaky].sum() < MIN_FLAKY:
         return False
     n = np.repeat(groups.n, groups.mult).astype(np.int64)
     c = np.repeat(groups.c, groups.mult).astype(np.int64)
-    se, _ = benchmark_se(
-        n, c, k=int(k), metric=metric, weights=np.repeat(groups.weight, groups.mult)
-    )
+    w = np.repeat(groups.weight, groups.mult)
+    se, _ = benchmark_se(n, c, k=int(k), metric=metric, weights=w)
     return bool(se > 0)
 
 
