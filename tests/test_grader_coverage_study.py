@@ -56,3 +56,32 @@ def test_committed_run_meets_the_goal() -> None:
     assert (audit["coverage"] + 2 * audit["mc_se"] >= gc.LOW).all()
     raw = df[df["interval"] == "uncorrected"]
     assert (raw["coverage"] + 2 * raw["mc_se"] < gc.LOW).any()
+
+
+CW_REPORT = ROOT / "reports" / "grader_coverage" / "grader_coverage_clustered_weighted.csv"
+
+
+def test_clustered_and_weighted_truths_match_monte_carlo() -> None:
+    """The clustered truth (quadrature) and the weighted truth (Beta moments) against plain
+    Monte Carlo of the simulations' own task draws."""
+    cw = _study().second_part()
+    rng = np.random.default_rng(5)
+    p, _, _, _ = cw.simulate_clustered(rng, 0.9, 100_000 // cw.PER_CLUSTER)
+    g = cw.g("pass_hat_k", 2, p)
+    # clusters make the draws dependent: a loose bound (the cluster effect's variance)
+    assert abs(cw.clustered_truth("pass_hat_k", 2) - g.mean()) < 0.01
+    p, w, _, _ = cw.simulate_weighted(rng, 400_000)
+    for metric, k in (("mean", None), ("pass_at_k", 2), ("pass_hat_k", 3)):
+        v = cw.g(metric, k, p)
+        assert abs(cw.weighted_truth(metric, k) - np.average(v, weights=w)) < 0.003
+
+
+def test_committed_clustered_weighted_run_meets_the_goal() -> None:
+    """Every clustered and weighted cell: passhat's intervals cover at least 0.85 within 2 MC
+    s.e. in both scopes."""
+    if not CW_REPORT.exists():
+        pytest.skip(f"{CW_REPORT.name} is absent: run the study with --setting clustered-weighted")
+    cw = _study().second_part()
+    df = pd.read_csv(CW_REPORT)
+    assert len(df) == len(cw.cells()) * len(cw.VALUES) * 3 * 2
+    assert cw.goal_met(df)

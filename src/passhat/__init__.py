@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from passhat import planner as plan
     from passhat._version import __version__
     from passhat.compare import Classification, Comparison, classify, compare, compare_scores
+    from passhat.compare.cost import compare_cost
     from passhat.estimate import Estimate, estimate
     from passhat.estimators import (
         METRICS,
@@ -91,6 +92,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "passhat._version": ("__version__",),  # importlib.metadata costs ~0.1 s
     "passhat.compare": ("Classification", "Comparison", "classify", "compare", "compare_scores"),
+    "passhat.compare.cost": ("compare_cost",),
     "passhat.estimate": ("Estimate", "estimate"),
     "passhat.estimators": (
         "METRICS",
@@ -153,6 +155,7 @@ __all__ = [
     "__version__",
     "classify",
     "compare",
+    "compare_cost",
     "compare_models",
     "compare_scores",
     "correct_grader",

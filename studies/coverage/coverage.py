@@ -433,6 +433,8 @@ def to_markdown(
         if rr:
             lines += ["## Cells re-run after the full run", ""]
             lines += ([rerun_note, ""] if rerun_note else []) + rr
+    elif rerun_note:  # a full run: the note says what it replaces and what moved
+        lines += ["## This run", "", rerun_note, ""]
     lines += ["## Summary", ""]
     lines += [
         "| scope | cells | in range | min coverage | max coverage | zero-width intervals |",
@@ -619,7 +621,11 @@ def main(argv: list[str] | None = None) -> int:
         help="(--render) a directory with the CSVs of the full run: the report lists the "
         "re-run rows with their values there",
     )
-    ap.add_argument("--note", default="", help="(--render) a paragraph on the re-run cells")
+    ap.add_argument(
+        "--note",
+        default="",
+        help="(--render) a paragraph on the re-run cells (or, without --before, on this run)",
+    )
     args = ap.parse_args(argv)
     if args.cell or args.h0_cell:
         return _rerun(args)

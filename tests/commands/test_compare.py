@@ -17,6 +17,7 @@ import pytest
 import passhat as ph
 from classify_testdata import BASE, CAND, build_runs
 from passhat.cli import main
+from passhat.compare.categories import compare_by_category
 
 from .cli_helpers import GOOD, HEADER, bad, run, write
 
@@ -350,6 +351,27 @@ def test_compare_by_category_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0 and doc["schema"] == "passhat.comparison_by"
     assert {r["category"] for r in doc["by_category"]} >= {"gmail", "amazon"}
     assert all(0 <= r["p_value"] <= 1 for r in doc["category_tests"])
-    for extra, name in (("--scores", "--scores"), ("--classify", "--classify")):
-        bad(capsys, [*argv, extra], rf"--by category does not take {name}")
+    bad(capsys, [*argv, "--classify"], r"--by category does not take --classify")
     bad(capsys, [*argv, "--weights", "declared"], r"--by category does not take --weights")
+
+
+def test_compare_by_category_with_scores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    df = ph.load_example("agents").frame
+    ok = df["success"].astype("boolean")
+    score = np.where(ok.fillna(False).to_numpy(bool), 1.0, 0.5 * (df["trial"] % 2))
+    df = df.assign(score=np.where(ok.isna().to_numpy(bool), np.nan, score))  # unscored: none
+    path = tmp_path / "scored.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--baseline", "baseline", "--by", "category", "--scores",
+            "--k", "1,2", "--n-boot", "100"]  # fmt: skip
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["settings"]["scores"] is True
+    assert {r["metric"] for r in doc["by_category"]} == {"mean_score", "best_of_k", "worst_of_k"}
+    want = compare_by_category(ph.read(str(path)), k=[1, 2], n_boot=100, scores=True).table
+    np.testing.assert_allclose(pd.DataFrame(doc["by_category"])["upper"].to_numpy(float),
+                               want["upper"].to_numpy(float))  # fmt: skip
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "worst of k" in out and "does the difference differ" in out

@@ -144,3 +144,24 @@ def test_rank_scores_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 0 and doc["settings"]["scores"] is True
     assert {r["metric"] for r in doc["leaderboard"]} == {"mean_score", "worst_of_k"}
     bad(capsys, [*base, "--metric", "worst_of_k"], r"unknown metric 'worst_of_k'")
+
+
+def test_rank_by_category(capsys: pytest.CaptureFixture[str]) -> None:
+    keep = ["frontier", "mini", "open-8b"]
+    argv = ["rank", "--example", "leaderboard", "--k", "2", "--metric", "pass_hat_k",
+            "--n-boot", "200", "--by", "category"]  # fmt: skip
+    argv += [x for name in keep for x in ("--system", name)]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    doc = json.loads(out)
+    df = ph.load_example("leaderboard").frame
+    api = ph.rank(ph.Trials.from_frame(df[df["system"].isin(keep)]), k=2,
+                  metrics=["pass_hat_k"], n_boot=200, by="category").by_category  # fmt: skip
+    assert rc == 0 and api is not None
+    got = pd.DataFrame(doc["by_category"])
+    assert got["system"].tolist() == api.table["system"].tolist()
+    assert got["upper"].tolist() == pytest.approx(api.table["upper"].tolist(), abs=1e-12)
+    assert doc["category_tests"][0]["p_value"] == pytest.approx(api.tests["p_value"][0])
+    rc, out, _ = run(capsys, argv)
+    assert rc == 0 and "pass^2 by category" in out and "differences depend on the" in out
+    bad(capsys, [*argv, "--engine", "rasch"], r"--by ranks each category .*--engine 'rasch'")
+    bad(capsys, [*argv, "--markdown"], r"--markdown writes the overall leaderboard; --by")

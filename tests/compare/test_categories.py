@@ -76,3 +76,57 @@ def test_result_shape(result) -> None:  # type: ignore[no-untyped-def]
     two = ph.Trials.from_frame(df[df["category"].isin(["<b>mail</b>", "amazon"])])
     html = compare_by_category(two, k=1, n_boot=100, n_perm=100)._repr_html_()
     assert "&lt;b&gt;mail&lt;/b&gt;" in html and "<b>mail</b>" not in html
+
+
+def _scored(seed: int = 0, tasks: int = 24) -> pd.DataFrame:
+    """Two systems' runs with partial-credit scores on tasks in three categories."""
+    rng = np.random.default_rng(seed)
+    task = np.repeat(np.arange(tasks), 4)
+    rows = pd.DataFrame({"task_id": [f"t{t:02d}" for t in task], "trial": np.tile(range(4), tasks),
+                         "category": np.array(["x", "y", "z"])[task % 3]})  # fmt: skip
+    parts = []
+    for s, shift in (("a", 0.0), ("b", 0.15)):
+        p = np.clip(rng.uniform(size=tasks)[task] + shift * (task % 3 == 2), 0, 1)
+        score = np.round(np.clip(p + rng.normal(0, 0.2, size=task.size), 0, 1), 2)
+        parts.append(rows.assign(system=s, score=score, success=score >= 0.5))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_scores_each_category_is_compare_scores_on_its_tasks() -> None:
+    df = _scored()
+    res = compare_by_category(ph.Trials.from_frame(df), k=[1, 2], n_boot=200, n_perm=200,
+                              seed=4, scores=True)  # fmt: skip
+    assert set(res.table["metric"]) == {"mean_score", "best_of_k", "worst_of_k"}
+    assert res.settings["scores"] is True
+    for cat in ("x", "z"):
+        alone = ph.Trials.from_frame(df[df["category"] == cat])
+        want = ph.compare_scores(alone, k=[1, 2], n_boot=200, seed=4).table
+        got = res.table[res.table["category"] == cat]
+        assert got["metric"].tolist() == want["metric"].tolist()
+        np.testing.assert_array_equal(got[NUMBERS].to_numpy(float), want[NUMBERS].to_numpy(float))
+    schemas.validate(res.to_dict())
+
+
+def test_scores_one_category_is_the_unsplit_compare_scores() -> None:
+    data = ph.Trials.from_frame(_scored().assign(category="all"))
+    res = compare_by_category(data, k=2, n_boot=200, n_perm=50, seed=1, scores=True)
+    want = ph.compare_scores(data, k=2, n_boot=200, seed=1).table
+    np.testing.assert_array_equal(res.table[NUMBERS].to_numpy(float), want[NUMBERS].to_numpy(float))
+    assert np.isnan(res.tests["p_value"]).all()
+
+
+def test_scores_on_01_are_the_pass_fail_rows_and_test() -> None:
+    df = _scored(seed=2, tasks=36)
+    df["score"] = df["success"].astype(float)
+    kw = {"k": [1, 2], "n_boot": 200, "n_perm": 300, "seed": 3}
+    plain = compare_by_category(ph.Trials.from_frame(df), **kw)
+    scored = compare_by_category(ph.Trials.from_frame(df), scores=True, **kw)
+    names = {"mean": "mean_score", "pass_at_k": "best_of_k", "pass_hat_k": "worst_of_k"}
+    pop = plain.table[plain.table["scope"] == "population"]
+    pop_s = scored.table[scored.table["scope"] == "population"]
+    assert pop_s["metric"].tolist() == pop["metric"].map(names).tolist()
+    np.testing.assert_allclose(pop_s[NUMBERS].to_numpy(float), pop[NUMBERS].to_numpy(float),
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(scored.tests["statistic"], plain.tests["statistic"], atol=1e-12)
+    np.testing.assert_allclose(scored.tests["p_value"], plain.tests["p_value"], atol=1e-12)
+    assert scored.tests["metric"].tolist() == plain.tests["metric"].map(names).tolist()

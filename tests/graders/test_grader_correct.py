@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy.stats import beta
 
 import passhat as ph
+from passhat import schemas
 from passhat.cli import main
 from passhat.errors import OptionError
 from passhat.graders import GraderSpec, audit_size
@@ -195,8 +197,105 @@ def test_per_task_view_and_rates() -> None:
     assert "corrected rate" in text and len(r.to_frame()) == 3
 
 
-def test_cluster_column_is_named_as_unused(tmp_path: Path) -> None:
+def _counts(tasks: int = 40, seed: int = 3, **kw: object) -> xr.Dataset:
+    rng = np.random.default_rng(seed)
+    n = rng.integers(3, 7, tasks)
+    c = rng.binomial(n, rng.beta(1.2, 0.8, tasks))
+    return ph.counts_from_arrays(n, c, tasks=[f"t{i}" for i in range(tasks)], **kw)
+
+
+def _same_tables(a: ph.graders.GraderCorrection, b: ph.graders.GraderCorrection) -> None:
+    cols = ["value", "observed", "lower", "upper"]
+    np.testing.assert_array_equal(a.table[cols].to_numpy(), b.table[cols].to_numpy())
+
+
+OPTS = {"audit": (95, 5, 90, 10), "k": [1, 2, 3], "ci": 0.9, "n_boot": 300, "seed": 5}
+
+
+def test_equal_weights_give_the_unweighted_result_exactly() -> None:
+    """Oracle: weights all equal (2.5 each) = the unweighted correction, bit for bit."""
+    plain = ph.correct_grader(_counts(), **OPTS)
+    equal = ph.correct_grader(_counts(weight=np.full(40, 2.5)), weights="declared", **OPTS)
+    _same_tables(plain, equal)
+    assert equal.weights == "declared" and equal.effective_tasks == {}
+
+
+def test_one_task_per_cluster_gives_the_unclustered_result_exactly() -> None:
+    """Oracle: every task its own cluster = the task bootstrap's numbers, bit for bit."""
+    ds = _counts()
+    plain = ph.correct_grader(ds, **OPTS)
+    own_cluster = ds.assign_coords(cluster=("task", [f"r{i}" for i in range(40)]))
+    own = ph.correct_grader(own_cluster, **OPTS)
+    _same_tables(plain, own)
+    assert own.clusters == {"system": 40}
+
+
+def test_integer_weights_are_duplicated_tasks() -> None:
+    """Oracle: a task of weight w counts as w copies of it (point values)."""
+    rng = np.random.default_rng(8)
+    n, c = rng.integers(3, 7, 15), None
+    c = rng.binomial(n, 0.6)
+    w = rng.integers(1, 4, 15)
+    weighted = ph.correct_grader(
+        ph.counts_from_arrays(n, c, weight=w.astype(float)), weights="declared",
+        sensitivity=0.9, specificity=0.85, k=[1, 2, 3],
+    )  # fmt: skip
+    dup = ph.correct_grader(
+        ph.counts_from_arrays(np.repeat(n, w), np.repeat(c, w)),
+        sensitivity=0.9, specificity=0.85, k=[1, 2, 3],
+    )  # fmt: skip
+    np.testing.assert_allclose(weighted.table["value"], dup.table["value"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(weighted.table["observed"], dup.table["observed"], atol=1e-12)
+    assert "weight" in weighted.per_task.columns and "Kish" in " ".join(weighted.notes)
+
+
+def test_clusters_change_the_population_scope_only() -> None:
+    ds = _counts(tasks=48)
+    groups = np.repeat([f"repo{i}" for i in range(12)], 4)
+    plain = ph.correct_grader(ds, **OPTS)
+    cl = ph.correct_grader(ds.assign_coords(cluster=("task", groups)), **OPTS)
+    bench = [r.table[r.table["scope"] == "benchmark"] for r in (plain, cl)]
+    np.testing.assert_array_equal(bench[0][["lower", "upper"]], bench[1][["lower", "upper"]])
+    pop = cl.table[cl.table["scope"] == "population"]
+    assert pop["method"].str.startswith("cluster bootstrap (12 clusters").all()
+    assert pop["method"].str.contains("fewer than 20 clusters").all()
+    notes = " ".join(cl.notes)
+    assert "system: 12 clusters" in notes and "may be too narrow below 20" in notes
+    assert cl.to_dict()["clusters"] == {"system": 12}
+    one = ph.correct_grader(ds.assign_coords(cluster=("task", ["r"] * 48)), **OPTS)
+    assert one.table[one.table["scope"] == "population"]["lower"].isna().all()
+
+
+def test_weight_zero_tasks_left_out_and_listed() -> None:
+    w = np.ones(40)
+    w[:3] = 0.0
+    r = ph.correct_grader(_counts(weight=w), weights="declared", sensitivity=0.9,
+                          specificity=0.9, k=2)  # fmt: skip
+    assert len(r.excluded) == 3 and r.excluded["reason"].str.startswith("weight 0").all()
+    assert int(r.table["tasks"].iloc[0]) == 37
+    with pytest.raises(OptionError, match="weight 0") as err:
+        ph.correct_grader(_counts(weight=np.zeros(40)), weights="declared", sensitivity=0.9,
+                          specificity=0.9, k=2)  # fmt: skip
+    assert "weights" in err.value.params
+
+
+def test_cli_grader_with_weights_and_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = ["task_id,trial,success,repo"]
+    for t in range(6):
+        rows += [f"T{t},{i},{int((t + i) % 3 > 0)},r{t // 2}" for i in range(3)]
     path = tmp_path / "cl.csv"
-    path.write_text("task_id,trial,success,cluster\nA,0,1,x\nA,1,0,x\nB,0,1,y\nB,1,1,y\n")
-    r = ph.correct_grader(ph.read_trials(str(path)), sensitivity=0.9, specificity=0.9, k=1)
-    assert any("cluster column is not used" in n for n in r.notes)
+    path.write_text("\n".join(rows) + "\n")
+    rc = main(["estimate", str(path), "--k", "2", "--grader-audit", "45,5,40,10", "--ci", "0.9",
+               "--n-boot", "200", "--cluster", "repo", "--json"])  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["clusters"] == {"system": 3}
+    schemas.validate(doc)
+    pop = [e for e in doc["estimates"] if e["scope"] == "population"]
+    assert all(e["method"].startswith("cluster bootstrap (3 clusters") for e in pop)
+    rc = main(["estimate", "--example", "agents", "--k", "2", "--grader-audit", "45,5,40,10",
+               "--weights", "category", "--json"])  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["settings"]["weights"] == "category"
+    schemas.validate(doc)

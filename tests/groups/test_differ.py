@@ -4,13 +4,19 @@ its Monte-Carlo error; the between-category sum of squares against its definitio
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from passhat.groups.differ import arrangements, between_ss, category_difference
+from passhat.groups.differ import (
+    arrangements,
+    between_ss,
+    category_difference,
+    order_difference,
+)
 
 
 def _b(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -60,3 +66,49 @@ def test_one_category_gives_no_test() -> None:
         np.ones((3, 2)), np.zeros(3, dtype=np.int64), rng=np.random.default_rng(0)
     )
     assert np.isnan(res.p_value).all()
+
+
+def test_order_difference_by_brute_force() -> None:
+    """B summed over systems of task-centred values, every arrangement enumerated by hand."""
+    rng = np.random.default_rng(5)
+    v = rng.uniform(size=(7, 3, 2))  # tasks × systems × columns
+    lab = np.array([0, 0, 1, 1, 1, 2, 2])
+    centred = v - v.mean(axis=1, keepdims=True)
+
+    def stat(labels: tuple[int, ...]) -> np.ndarray:
+        lab_a = np.array(labels)
+        out = np.zeros(2)
+        for g in np.unique(lab_a):
+            m = centred[lab_a == g].mean(axis=0)  # systems × columns
+            out += (lab_a == g).sum() * ((m - centred.mean(axis=0)) ** 2).sum(axis=0)
+        return out
+
+    perms = sorted(set(itertools.permutations(lab.tolist())))
+    obs = stat(tuple(lab.tolist()))
+    p = np.mean([stat(q) >= obs - 1e-12 for q in perms], axis=0)
+    res = order_difference(v, lab, n_perm=10_000, rng=np.random.default_rng(0))
+    assert res.exact and res.n_perm == len(perms) == 210
+    np.testing.assert_allclose(res.statistic, obs, rtol=1e-12)
+    np.testing.assert_allclose(res.p_value, p, rtol=1e-12)
+
+
+def test_order_difference_of_two_systems_is_the_test_of_their_differences() -> None:
+    """Centred values are ±d/2: B is half the differences' B and, with the same stream, the
+    p-values are category_difference's (compare --by's test) exactly."""
+    rng = np.random.default_rng(6)
+    v = rng.uniform(size=(40, 2, 3))
+    lab = rng.integers(0, 4, size=40)
+    d = v[:, 1, :] - v[:, 0, :]
+    mine = order_difference(v, lab, n_perm=499, rng=np.random.default_rng(9))
+    theirs = category_difference(d, lab, n_perm=499, rng=np.random.default_rng(9))
+    np.testing.assert_allclose(mine.statistic, theirs.statistic / 2, rtol=1e-12)
+    np.testing.assert_array_equal(mine.p_value, theirs.p_value)
+
+
+def test_order_difference_ignores_what_a_category_does_to_every_system() -> None:
+    """A shift shared by every system in one category leaves B at 0 (nothing to test)."""
+    v = np.tile(np.array([[0.2, 0.5, 0.8]])[..., None], (6, 1, 1))
+    v[3:] += 0.1  # category 1 easier for all alike
+    res = order_difference(v, np.array([0, 0, 0, 1, 1, 1]), rng=np.random.default_rng(0))
+    np.testing.assert_allclose(res.statistic, 0.0, atol=1e-15)
+    assert res.p_value[0] == 1.0

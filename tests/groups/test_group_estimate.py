@@ -108,3 +108,34 @@ def test_score_metrics_join_the_tests_with_brute_force_values() -> None:
         cats = pd.factorize(per["category"].first())[0]
         b = between_ss(worst[:, None], cats[None, :], 3)[0, 0]
         assert t.loc[(s, "worst_of_k", 3), "statistic"] == pytest.approx(b)
+
+
+def test_one_category_with_scores_is_the_unsplit_estimate() -> None:
+    df = _runs().assign(category="all")
+    df["score"] = np.where(df["success"], 1.0, 0.25 * (df["trial"] % 3))
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 2], by="category", scores=True, ci=0.9,
+                      n_boot=200, seed=2)  # fmt: skip
+    got = est.by_category.to_frame().drop(columns="category")  # type: ignore[union-attr]
+    want = est.table
+    key = ["system", "k", "metric", "scope"]
+    merged = want.merge(got, on=key, suffixes=("", "_by"))
+    assert len(merged) == len(want) == len(got)
+    for col in ("value", "lower", "upper"):
+        np.testing.assert_allclose(merged[f"{col}_by"], merged[col], rtol=0, atol=1e-12)
+
+
+def test_scores_on_01_by_category_are_the_pass_fail_rows() -> None:
+    df = _runs(seed=3)
+    df["score"] = df["success"].astype(float)
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1, 2], by="category", scores=True, ci=0.9,
+                      n_boot=200, seed=1)  # fmt: skip
+    t = est.by_category.to_frame()  # type: ignore[union-attr]
+    key = ["system", "category", "k", "scope"]
+    pairs = {"mean_score": "mean", "best_of_k": "pass_at_k", "worst_of_k": "pass_hat_k"}
+    for score, plain in pairs.items():
+        a = t[t["metric"] == score].set_index(key).sort_index()
+        b = t[t["metric"] == plain].set_index(key).sort_index()
+        if score == "mean_score":
+            a, b = a.xs(1, level="k"), b.xs(1, level="k")
+        assert len(a) == len(b) > 0
+        np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=1e-12)

@@ -36,6 +36,7 @@ def test_each_result_is_its_own_api_call_with_the_reports_seed() -> None:
         "ranking": 5,
         "fit": 5,
         "inflated": 5,
+        "grader": 5,
     }
     est = ph.estimate(data, k=[1, 5], matched=True, predictive=168, **opts)
     pd.testing.assert_frame_equal(res.estimate.table, est.table)

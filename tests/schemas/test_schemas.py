@@ -43,8 +43,11 @@ COMMANDS: dict[str, str] = {
     "--grader-specificity 0.9 --json",
     "compare": "compare --example agents --k 1,2 --n-boot 100 --json",
     "compare_many": "compare --example leaderboard --baseline baseline --k 2 --n-boot 100 --json",
+    "compare_cost": "compare --example agents --cost --k 1,2 --n-boot 100 --json",
     "classify": "compare --example agents --classify --fail-on flaky --json",
     "rank": "rank --example leaderboard --k 1,2 --n-boot 100 --json",
+    "rank_by": "rank --example leaderboard --k 1,2 --n-boot 100 --by category --json",
+    "compare_by": "compare --example agents --k 1,2 --n-boot 100 --by category --json",
     "fit": "fit --example abcd --method grid --k 1,2 --draws 100 --chains 2 --json",
     "gate": "gate --example agents --system guided --max-failure-rate 0.3 --json",
     "gate_baseline": "gate --example agents --system guided --baseline-system baseline "
@@ -65,6 +68,8 @@ COMMANDS: dict[str, str] = {
     "plan_design": "plan design --budget-runs 300 --mean 0.6 --icc 0.3 --json",
     "plan_design_check": "plan design --budget-runs 100 --mean 0.6 --icc 0.3 --check 5 "
     "--scheduler synchronous --json",
+    "plan_design_money": "plan design --budget-cost 20 --from {agents} --system guided --k 2 "
+    "--json",
     "plan_power": "plan power --delta 0.05 --runs-per-task 5 --power 0.8 --mean 0.6 --icc 0.3 "
     "--json",
     "plan_power_pilot": "plan power --example agents --delta 0.05 --runs-per-task 5 --power 0.8 "
@@ -74,6 +79,7 @@ COMMANDS: dict[str, str] = {
     "synchronous --replicates 20 --mean 0.6 --icc 0.3 --json",
     "plan_more_runs": "plan more-runs --example abcd --k 2 --runs 1,2 --simulations 10 --json",
     "plan_next": "plan next --example agents --system guided --budget 30 --json",
+    "plan_next_money": "plan next --example agents --system guided --budget-cost 3 --json",
     "plan_next_population": "plan next --example agents --system guided --budget 30 "
     "--scope population --json",
     "plan_next_prior": "plan next --example agents --system guided --budget 30 "

@@ -35,6 +35,8 @@ from passhat.commands._options import (
 from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.compare import CategoryComparison, Comparison, classify, compare, compare_scores
 from passhat.compare.categories import compare_by_category
+from passhat.compare.cost import compare_cost
+from passhat.compare.cost_result import CostComparison
 from passhat.errors import OptionError
 from passhat.trials import Trials
 
@@ -92,6 +94,12 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         is_flag=True,
         help="Compare each run's score in [0, 1] (partial credit): the mean score and the "
         "expected best / worst of k, per task, instead of pass/fail.",
+    ),
+    click.option(
+        "--cost",
+        is_flag=True,
+        help="Compare what the systems pay (needs a cost column): cost per run, per success, "
+        "per all-k-pass and pass^k per unit cost, with the paired difference and ratio.",
     ),
 ]
 
@@ -175,12 +183,25 @@ def _refuse_by(opts: dict[str, Any]) -> None:
     """--by category takes the plain paired comparison's options only (one line each)."""
     if opts["by"] is None:
         return
-    other = {"--classify": opts["classify"], "--scores": opts["scores"],
+    other = {"--classify": opts["classify"],
              "--weights": opts["weights"] != "equal", "--multiplicity": opts["multiplicity"],
              f"--{opts['paper']}": opts["paper"] is not None}  # fmt: skip
     for name, on in other.items():
         if on:
             raise OptionError(f"--by category does not take {name}")
+
+
+def _refuse_cost(opts: dict[str, Any]) -> None:
+    """--cost takes the inputs, k, ci, n-boot, seed, --intersect, --baseline and the clusters."""
+    if not opts["cost"]:
+        return
+    other = {"--classify": opts["classify"], "--scores": opts["scores"], "--by": opts["by"],
+             "--weights": opts["weights"] != "equal", "--multiplicity": opts["multiplicity"],
+             "--min-runs": opts["min_runs"] is not None,
+             f"--{opts['paper']}": opts["paper"] is not None}  # fmt: skip
+    for name, on in other.items():
+        if on:
+            raise OptionError(f"--cost does not take {name}")
 
 
 def _same_file_note(opts: dict[str, Any]) -> None:
@@ -229,7 +250,7 @@ def _run_classify(
 @cluster_options
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
-@json_option("verdicts", "comparison")
+@json_option("verdicts", "comparison", "cost")
 @paper_option(scopes=("population", "benchmark"))
 @quiet_option("No notes, only the tables.")
 def compare_cmd(source: InputSpec, **opts: Any) -> None:
@@ -245,10 +266,11 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     if opts["classify"] and opts["scores"]:
         raise OptionError("--scores compares scores in the paired comparison, not --classify")
     _refuse_by(opts)
+    _refuse_cost(opts)
     source = clustered_spec(
         source, cluster_column=opts["cluster_column"], ignore_clusters=opts["ignore_clusters"]
     )
-    data_a, data_b = _load(source, opts["quiet"], runs=opts["scores"])
+    data_a, data_b = _load(source, opts["quiet"], runs=opts["scores"] or opts["cost"])
     opts["paths"] = source.paths
     if opts["classify"]:
         status = _run_classify(data_a, data_b, opts)
@@ -270,9 +292,13 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         "min_runs": opts["min_runs"],
         "multiplicity": _paired_multiplicity(opts["multiplicity"]),
     }
-    cmp: Comparison | CategoryComparison
-    if opts["by"] is not None:
+    cmp: Comparison | CategoryComparison | CostComparison
+    if opts["cost"]:
+        del shared["weights"], shared["multiplicity"], shared["min_runs"]  # refused above
+        cmp = compare_cost(data_a, data_b, **shared)  # type: ignore[arg-type]
+    elif opts["by"] is not None:
         del shared["weights"], shared["multiplicity"]  # checked above: equal, none
+        shared["scores"] = opts["scores"]
         cmp = compare_by_category(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["scores"]:
         cmp = compare_scores(data_a, data_b, **shared)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from passhat.commands._common import (
     InputSpec,
     cluster_options,
     clustered_input,
+    clustered_spec,
     input_options,
     quiet_option,
     unscored_tasks_option,
@@ -147,17 +148,21 @@ def estimate_cmd(
     """Mean success, pass@k and pass^k per system (unbiased, per task, then averaged).
 
     With --grader-sensitivity and --grader-specificity, --grader-audit or --grader-truth: the
-    same corrected for a noisy grader, with intervals that include the grader's uncertainty.
+    same corrected for a noisy grader, with intervals that include the grader's uncertainty
+    (with --weights and clusters too).
     """
     grader = {"sensitivity": sensitivity, "specificity": specificity, "audit": audit,
               "truth": truth}  # fmt: skip
     if any(v is not None for v in grader.values()):
-        others = {"--weights": weights != "equal", "--min-runs": min_runs is not None,
+        others = {"--min-runs": min_runs is not None,
                   "--matched": matched, "--predictive": predictive is not None,
-                  "--cluster": cluster_column is not None, "--ignore-clusters": ignore_clusters,
                   "--scores": scores, "--thresholds": thresholds is not None, "--curve": curve,
                   "--by": by is not None, "--cost": cost, f"--{paper}": paper is not None,
                   "--ci-method": ci_method != "bca"}  # fmt: skip
+        source = clustered_spec(
+            source, cluster_column=cluster_column, ignore_clusters=ignore_clusters
+        )
+        grader["weights"] = None if weights == "equal" else weights
         _grader_estimate(source, k, ci, n_boot, seed, grader, others, per_task, as_json, quiet)
         return
     extra = {"--per-task": per_task, "--by": by is not None, "--scores": scores,

@@ -289,16 +289,38 @@ def required_prior(
     return prior
 
 
+def budget_cost_option(f: Any) -> Any:
+    """``--budget-cost MONEY`` (plan design, plan next): a budget in money."""
+    return click.option(
+        "--budget-cost",
+        type=float,
+        default=None,
+        help="Total money you can spend (converted into runs at --cost-per-run, or at the cost "
+        "per run observed in the runs' cost column).",
+    )(f)
+
+
+def cost_per_run_option(f: Any) -> Any:
+    """``--cost-per-run C`` (plan design, plan next): what one run costs."""
+    return click.option(
+        "--cost-per-run",
+        type=float,
+        default=None,
+        help="What one run costs [default: with --budget-cost, observed in the runs' cost "
+        "column; else 1, a budget in runs].",
+    )(f)
+
+
 # ------------------------------------------------------------------ design
 @command("design")
 @click.option("--budget-runs", type=float, default=None, help="Total runs you can afford.")
-@click.option("--budget-cost", type=float, default=None, help="Total money you can spend.")
+@budget_cost_option
 @k_option(
     single=True,
     help="k of pass^k and pass@k [default: 5; with --from, the largest of 1, 2, 5 its "
     "fewest runs allow].",
 )
-@click.option("--cost-per-run", type=float, default=1.0, show_default=True)
+@cost_per_run_option
 @click.option("--cost-per-task", type=float, default=0.0, show_default=True)
 @click.option(
     "--metric",
@@ -340,7 +362,7 @@ def design_cmd(
     budget_runs: float | None,
     budget_cost: float | None,
     k: int | None,
-    cost_per_run: float,
+    cost_per_run: float | None,
     cost_per_task: float,
     metric: str,
     scope: str,

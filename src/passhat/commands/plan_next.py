@@ -1,5 +1,9 @@
 """``passhat plan next RUNS --budget B --k K``: which tasks get the next runs.
 
+``--budget-cost MONEY`` instead of ``--budget``: the money is converted into runs at
+``--cost-per-run``, or at the cost per run observed in RUNS' cost column (said, with its
+interval, and the batch priced at each chosen task's own cost per run).
+
 Prints the reasoning (the interval now, after the batch and after the same
 runs spread evenly; the tasks that matter most and why), then the batch as a
 table: task, more runs, the task's share of the variance runs can remove and
@@ -21,14 +25,23 @@ import click
 from passhat import planner as plan
 from passhat.commands._common import InputSpec, ReadOptions, input_options, quiet_option
 from passhat.commands._options import ci_option, command, json_option, k_option
-from passhat.commands.plan import emit_result, plan_group, prior_options, resolve_prior
+from passhat.commands.plan import (
+    budget_cost_option,
+    cost_per_run_option,
+    emit_result,
+    plan_group,
+    prior_options,
+    resolve_prior,
+)
 
 __all__ = ["register"]
 
 
 @command("next")
 @input_options(system="one")
-@click.option("--budget", type=int, required=True, help="Runs to allocate in the next batch.")
+@click.option("--budget", type=int, default=None, help="Runs to allocate in the next batch.")
+@budget_cost_option
+@cost_per_run_option
 @k_option(
     single=True,
     help="k of pass^k / pass@k [default: the largest of 1, 2, 5 the fewest runs allow].",
@@ -55,7 +68,9 @@ __all__ = ["register"]
 @json_option("batch")
 def next_cmd(
     source: InputSpec,
-    budget: int,
+    budget: int | None,
+    budget_cost: float | None,
+    cost_per_run: float | None,
     k: int | None,
     metric: str,
     scope: str,
@@ -88,6 +103,8 @@ def next_cmd(
         prior_system=prior_system,
         ci=ci,
         max_per_task=max_per_task,
+        budget_cost=budget_cost,
+        cost_per_run=cost_per_run,
     )
     emit_result(res, as_json, every_row=every_row)
 

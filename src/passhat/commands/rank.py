@@ -90,6 +90,13 @@ def _metrics(text: str, scores: bool) -> list[str]:
     help="Rank each run's score in [0, 1] (partial credit): the mean score and the expected "
     "best / worst of k (for mean, pass@k, pass^k), paired bootstrap, >= 30 common tasks.",
 )
+@click.option(
+    "--by",
+    type=click.Choice(["category"]),
+    default=None,
+    help="Also the leaderboard of each category and a permutation test of whether the "
+    "systems' differences depend on the category (bootstrap engine).",
+)
 @json_option("leaderboard")
 @paper_option()
 @quiet_option("No notes, only the tables.")
@@ -101,6 +108,11 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
     """
     if not source.given:
         raise OptionError("no input: give RUNS files (or one file with a system column)")
+    if opts["paper"] is not None and opts["by"] is not None:
+        raise OptionError(
+            f"--{opts['paper']} writes the overall leaderboard; --by's tables are in the "
+            "terminal output and --json"
+        )
     source = clustered_spec(
         source, cluster_column=opts["cluster_column"], ignore_clusters=opts["ignore_clusters"]
     )
@@ -122,6 +134,7 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
         engine=opts["engine"],
         fit=fitter,
         scores=opts["scores"],
+        by=opts["by"],
     )
     if opts["as_json"]:
         emit_json(res.to_dict())

@@ -18,6 +18,7 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    grader_options,
     json_option,
     k_option,
     n_boot_option,
@@ -99,6 +100,7 @@ __all__ = ["register"]
     help="The 'Cost' section (cost per run, per success, per all-k-pass, pass^k per unit "
     "cost). Default: shown when the runs have a cost column.",
 )
+@grader_options()
 @click.option(
     "--traces",
     "traces_path",
@@ -136,6 +138,10 @@ def report_cmd(
     by: str | None,
     no_by: bool,
     cost: bool | None,
+    sensitivity: float | None,
+    specificity: float | None,
+    audit: list[int] | None,
+    truth: str | None,
     traces_path: str | None,
     tolerate_extra_lookups: bool,
     as_json: bool,
@@ -145,7 +151,8 @@ def report_cmd(
     without a system column named after the file) or --example NAME into -o DIR.
 
     With --json: where the files are, the summary and each section's status (the numbers
-    are in results.json).
+    are in results.json). With --grader-sensitivity and --grader-specificity, --grader-audit
+    or --grader-truth: a 'Grader correction' section.
     """
     from passhat.io import read_traces
     from passhat.report import check_report_dir, report
@@ -159,8 +166,10 @@ def report_cmd(
     # --scores and --cost need every run (its score, its cost): a large file is read whole
     data = clustered_input(
         source, cluster_column=cluster_column, ignore_clusters=ignore_clusters,
-        runs=bool(scores) or thresholds is not None or bool(cost),
+        runs=bool(scores) or thresholds is not None or bool(cost) or truth is not None,
     )  # fmt: skip
+    grader = {name: v for name, v in (("sensitivity", sensitivity), ("specificity", specificity),
+              ("audit", audit), ("truth", truth)) if v is not None}  # fmt: skip
     if traces_path is not None:
         check_path_given(traces_path, option="--traces")
     traces = (
@@ -191,6 +200,7 @@ def report_cmd(
         scores=thresholds if thresholds is not None else scores,
         by=False if no_by else by,
         cost=cost,
+        grader=grader or None,
     )
     if as_json:
         emit_json(res.to_dict())

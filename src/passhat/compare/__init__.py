@@ -12,6 +12,8 @@
 * :func:`compare_by_category` — the paired difference per category, Holm across the
   categories, and whether the difference differs between them
   (:mod:`passhat.compare.categories`);
+* :func:`compare_cost` — what each system pays per success and per all-k-pass on the matched
+  tasks, and the paired difference and ratio (:mod:`passhat.compare.cost`);
 * :func:`select_systems` — the one rule both use to pick the baseline and the
   candidates from one input or two (:mod:`passhat.compare.selection`);
 * :func:`paired_table` — the engine under :func:`compare`: every pair of a list
@@ -37,6 +39,8 @@ from passhat.compare.categories import compare_by_category
 from passhat.compare.categories_result import CategoryComparison
 from passhat.compare.classification import MULTIPLICITY, classify, runs_to_significance
 from passhat.compare.classification_result import VERDICTS, Classification
+from passhat.compare.cost import compare_cost
+from passhat.compare.cost_result import CostComparison
 from passhat.compare.engine import paired_table
 from passhat.compare.paired import compare, paired_difference
 from passhat.compare.result import Comparison
@@ -49,10 +53,12 @@ __all__ = [
     "CategoryComparison",
     "Classification",
     "Comparison",
+    "CostComparison",
     "Selection",
     "classify",
     "compare",
     "compare_by_category",
+    "compare_cost",
     "compare_scores",
     "paired_difference",
     "paired_table",

@@ -30,13 +30,16 @@ import xarray as xr
 from passhat._validate import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
+    check_flag,
     named_rng,
     norm_k,
     resolve_seed,
 )
 from passhat.compare.categories_result import CategoryComparison
+from passhat.compare.engine import TaskValues
 from passhat.compare.multiplicity import holm
-from passhat.compare.paired import Options, _sources, comparison
+from passhat.compare.paired import SCORE_NAMES, Options, _sources, comparison
+from passhat.compare.scores import score_task_values, score_trials
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import OptionError
 from passhat.exclusions import default_ks
@@ -61,6 +64,7 @@ def compare_by_category(
     names: tuple[str, str] | None = None,
     min_runs: int | None = None,
     n_perm: int = 9999,
+    scores: bool = False,
 ) -> CategoryComparison:
     """The paired difference per category, Holm across the categories, and the permutation
     test of whether the difference differs between them (see the module docstring).
@@ -68,6 +72,9 @@ def compare_by_category(
     The options read as in :func:`passhat.compare` (``min_runs`` as ``on_short="exclude"``);
     the tasks need a ``category`` (a count table's coordinate: one input with a category
     column); ``n_perm`` relabellings of the test (exact enumeration when fewer suffice).
+    ``scores``: compare each run's score in [0, 1] instead (the mean score and the expected
+    best / worst of k, as :func:`passhat.compare_scores`; each category's rows equal
+    ``compare_scores`` of its tasks); needs runs with a score for every decided run.
     """
     if not isinstance(n_perm, int) or n_perm < 1:
         raise OptionError(f"{{param}} must be a positive integer (got {n_perm!r})", param="n_perm")
@@ -85,20 +92,25 @@ def compare_by_category(
     ks = default_ks(sel.counts) if ks is None else ks
     seed = resolve_seed(seed)
     cats, codes = category_codes(sel.counts, "category")
+    trials = _score_runs(a, b, sel) if check_flag(scores, "scores") else None
     parts = []
     for g, name in enumerate(cats):
         sub = replace(sel, counts=sel.counts.isel(task=np.flatnonzero(codes == g)))
-        part = comparison(sub, ks, opts, seed, source={}).table
+        sub_opts = opts
+        if trials is not None:
+            sub_opts = replace(opts, scores=score_task_values(trials, sub.counts, ks))
+        part = comparison(sub, ks, sub_opts, seed, source={}).table
         parts.append(part.assign(category=name))
     table = pd.concat(parts, ignore_index=True)
     table.insert(2, "category", table.pop("category"))
     table["p_holm"] = np.nan
     for rows in table.groupby(["candidate", "k", "metric", "scope"], sort=False).indices.values():
         table.loc[table.index[rows], "p_holm"] = holm(table["p_value"].to_numpy(float)[rows])
-    tests = _tests(sel, ks, codes, n_perm=n_perm, seed=seed)
+    given = None if trials is None else score_task_values(trials, sel.counts, ks)
+    tests = _tests(sel, ks, codes, n_perm=n_perm, seed=seed, given=given)
     settings = {"k": ks, "ci": opts.ci, "n_boot": opts.n_boot, "seed": seed, "n_perm": n_perm,
                 "intersect": opts.intersect, "baseline": sel.baseline, "min_runs": opts.min_runs,
-                "categories": cats}  # fmt: skip
+                "categories": cats, **({"scores": True} if trials is not None else {})}  # fmt: skip
     notes = [
         "per category: compare's paired difference on the category's matched tasks; p_holm "
         "adjusts the p-values across the categories (per candidate, k, metric and scope)"
@@ -108,11 +120,24 @@ def compare_by_category(
     )
 
 
+def _score_runs(
+    a: Trials | xr.Dataset | Sequence[Trials | xr.Dataset],
+    b: Trials | xr.Dataset | None,
+    sel: Selection,
+) -> Trials:
+    """The runs of the compared systems, each with its score (``scores=True``)."""
+    inputs = [a] if isinstance(a, Trials | xr.Dataset) else list(a)
+    inputs += [] if b is None else [b]
+    return score_trials(inputs, [str(s) for s in sel.counts["system"].values])
+
+
 def _tests(
-    sel: Selection, ks: list[int], codes: np.ndarray, *, n_perm: int, seed: int
-) -> pd.DataFrame:
+    sel: Selection, ks: list[int], codes: np.ndarray, *, n_perm: int, seed: int,
+    given: TaskValues | None = None,
+) -> pd.DataFrame:  # fmt: skip
     """Per candidate, k and metric: the permutation F test of the per-task differences of the
-    tasks both systems ran with at least max k decided runs, by category."""
+    tasks both systems ran with at least max k decided runs, by category (``given``: the
+    tasks' score values in place of the 0/1 estimates, the metrics named as scores')."""
     ds = sel.counts
     systems = [str(s) for s in ds["system"].values]
     n = np.asarray(ds["n"].values, dtype=float)
@@ -124,9 +149,12 @@ def _tests(
     for cand in sel.candidates:
         ic = systems.index(cand)
         keep = present[ib] & present[ic] & (n[ib] >= max(ks)) & (n[ic] >= max(ks))
-        d = column_values(n[ic, keep], c[ic, keep], cols) - column_values(
-            n[ib, keep], c[ib, keep], cols
-        )
+        if given is None:
+            d = column_values(n[ic, keep], c[ic, keep], cols) - column_values(
+                n[ib, keep], c[ib, keep], cols
+            )
+        else:
+            d = given.values[ic, keep] - given.values[ib, keep]
         res = category_difference(
             d, codes[keep], n_perm=n_perm, rng=named_rng(seed, "categories", sel.baseline, cand)
         )
@@ -137,7 +165,8 @@ def _tests(
         )
         for j, (metric, kk) in enumerate(cols):
             rows.append(
-                {"baseline": sel.baseline, "candidate": cand, "k": int(kk), "metric": metric,
+                {"baseline": sel.baseline, "candidate": cand, "k": int(kk),
+                 "metric": metric if given is None else SCORE_NAMES[metric],
                  "categories": int(np.unique(codes[keep]).size), "tasks": int(keep.sum()),
                  "statistic": float(res.statistic[j]), "p_value": float(res.p_value[j]),
                  "method": how + " of the per-task differences (categories exchangeable)"}

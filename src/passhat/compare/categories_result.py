@@ -83,7 +83,7 @@ def _table_view(res: CategoryComparison) -> View:
         [
             str(r["candidate"]),
             str(r["category"]),
-            "—" if r["metric"] == "mean" else str(r["k"]),
+            "—" if r["metric"] in ("mean", "mean_score") else str(r["k"]),
             METRIC_LABELS[str(r["metric"])],
             str(int(r["tasks"])),
             num(r["base_value"]),
@@ -115,7 +115,7 @@ def _tests_view(res: CategoryComparison) -> View:
     rows = [
         [
             str(r["candidate"]),
-            "—" if r["metric"] == "mean" else str(r["k"]),
+            "—" if r["metric"] in ("mean", "mean_score") else str(r["k"]),
             METRIC_LABELS[str(r["metric"])],
             str(int(r["categories"])),
             str(int(r["tasks"])),

@@ -79,15 +79,22 @@ def score_task_values(data: Trials, ds: xr.Dataset, ks: Sequence[int]) -> TaskVa
     return TaskValues(vals.reshape(shape), var.reshape(shape), _codes(sg), tuple(ks))
 
 
-def score_trials(inputs: Sequence[Trials | xr.Dataset], systems: Sequence[str]) -> Trials:
+def score_trials(
+    inputs: Sequence[Trials | xr.Dataset],
+    systems: Sequence[str],
+    *,
+    param: str = "scores",
+    need: str = "a score",
+) -> Trials:
     """The runs of the compared systems as one trial table (inputs' systems named as
     :func:`passhat.compare.select_systems` names them); a count table, or a system that
-    cannot be found by its name among the runs, is an error."""
+    cannot be found by its name among the runs, is an error naming ``param`` (the option
+    that needs each run's ``need``: a score, a cost)."""
     if any(not isinstance(x, Trials) for x in inputs):
         raise OptionError(
-            "{param} needs runs with a score each; a count table holds only n and c "
+            f"{{param}} needs runs with {need} each; a count table holds only n and c "
             "(read the runs, not their counts)",
-            param="scores",
+            param=param,
         )
     named, _ = name_systems(list(inputs))
     frame = pd.concat([t.frame for t in named if isinstance(t, Trials)], ignore_index=True)
@@ -97,7 +104,7 @@ def score_trials(inputs: Sequence[Trials | xr.Dataset], systems: Sequence[str]) 
             f"{{param}}: the runs of system {missing[0]!r} cannot be told apart from another "
             "input's (two inputs name the same system); name the systems (--system-name) or "
             "give one file with a system column",
-            param="scores",
+            param=param,
         )
     return Trials(frame=frame, source=dict(getattr(named[0], "source", {})))
 

@@ -41,16 +41,23 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
+from passhat.clusters import cluster_codes, clusters_of
 from passhat.errors import OptionError
-from passhat.estimators import as_counts
-from passhat.exclusions import default_ks
-from passhat.graders.draws import Draws, benchmark_draws, population_draws, values_from_powers
+from passhat.estimators import WeightSpec, as_counts, task_weights
+from passhat.exclusions import WEIGHT_ZERO, default_ks
+from passhat.graders.draws import (
+    Draws,
+    benchmark_draws,
+    population_draws,
+    values_from_powers,
+    weighted_mean,
+)
 from passhat.graders.estimators import observed_powers
-from passhat.graders.result import METHODS, GraderCorrection
+from passhat.graders.result import METHODS, GraderCorrection, population_method
 from passhat.graders.spec import GraderSpec, audit_from_labels
 from passhat.trials import Trials, coerce_success, provenance
 
-__all__ = ["correct", "correct_grader", "grader_spec", "system_rows"]
+__all__ = ["correct", "correct_grader", "correct_with", "grader_spec", "system_rows"]
 
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
 
@@ -127,19 +134,52 @@ def _audit_column(data: Trials | xr.Dataset, column: str) -> tuple[GraderSpec, t
     return spec, tuple(notes)
 
 
-def _cells(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Included (system, task, n, c) cells and the excluded ones (no decided run)."""
+#: Why a task without a decided run is left out.
+NO_RUN = "no decided run (every run unscored)"
+
+
+def _cells(ds: xr.Dataset, weights: WeightSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Included (system, task, n, c, weight[, cluster]) cells and the excluded ones (no decided
+    run, weight 0)."""
     n = ds["n"].to_pandas().stack()
     c = ds["c"].to_pandas().stack()
+    w = task_weights(ds, weights).to_pandas().stack()
     present = ds["present"].to_pandas().stack().astype(bool)
-    cells = pd.DataFrame({"n": n, "c": c})[present.to_numpy()]
+    cells = pd.DataFrame({"n": n, "c": c, "weight": w})[present.to_numpy()]
     cells.index.names = ["system", "task"]
     cells = cells.reset_index()
+    groups = clusters_of(ds)
+    if groups is not None:
+        where = pd.Series(groups, index=ds["task"].values, dtype=object)
+        cells["cluster"] = where.loc[cells["task"].to_numpy()].to_numpy()
     none = cells["n"].to_numpy() == 0
-    excluded = cells.loc[none, ["system", "task"]].assign(
-        reason="no decided run (every run unscored)"
+    zero = ~none & (cells["weight"].to_numpy() <= 0)
+    excluded = pd.concat(
+        [
+            cells.loc[none, ["system", "task"]].assign(reason=NO_RUN),
+            cells.loc[zero, ["system", "task"]].assign(reason=WEIGHT_ZERO),
+        ]
     )
-    return cells.loc[~none].reset_index(drop=True), excluded.reset_index(drop=True)
+    kept = cells.loc[~none & ~zero].reset_index(drop=True)
+    if empty := sorted(set(map(str, cells["system"])) - set(map(str, kept["system"]))):
+        raise OptionError(
+            f"no task of system(s) {', '.join(map(repr, empty))} is left to average: every task "
+            "has weight 0 or no decided run; check {param}",
+            param="weights",
+        )
+    return kept, excluded.reset_index(drop=True)
+
+
+def _system_arrays(
+    part: pd.DataFrame,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None,
+           NDArray[np.int64] | None]:  # fmt: skip
+    """One system's n, c, weights (None when all equal; else scaled to a largest of 1, so
+    equal weights give the unweighted numbers exactly) and cluster codes (None: no clusters)."""
+    w = part["weight"].to_numpy(dtype=float)
+    scaled = None if np.ptp(w) == 0 else w / w.max()
+    codes = cluster_codes(part["cluster"].to_numpy(dtype=object)) if "cluster" in part else None
+    return part["n"].to_numpy(dtype=float), part["c"].to_numpy(dtype=float), scaled, codes
 
 
 def _check_k(cells: pd.DataFrame, ks: list[int]) -> None:
@@ -162,11 +202,18 @@ def system_rows(
     ci: float | None,
     rng: tuple[np.random.Generator, np.random.Generator] | None,
     n_boot: int,
+    *,
+    weights: NDArray[np.float64] | None = None,
+    clusters: NDArray[np.int64] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The table rows of one system, and its count of invalid posterior draws."""
+    """The table rows of one system, and its count of invalid posterior draws.
+
+    ``weights``: the tasks' weights (None: equal); ``clusters``: their cluster codes 0 … G − 1
+    (None: independent tasks), used by the population scope only.
+    """
     top = max(ks)
-    hits = observed_powers(n, c, top).mean(axis=0)[None, :]
-    misses = observed_powers(n, n - c, top).mean(axis=0)[None, :]
+    hits = weighted_mean(observed_powers(n, c, top), weights)[None, :]
+    misses = weighted_mean(observed_powers(n, n - c, top), weights)[None, :]
     one = np.ones(1)
     point = values_from_powers(hits, misses, ks, one * grader.sensitivity, one * grader.specificity)
     raw = values_from_powers(hits, misses, ks, one, one)
@@ -178,22 +225,40 @@ def system_rows(
                          "observed": float(r[0, i]), "tasks": n.size})  # fmt: skip
     if ci is None or rng is None:
         return base, 0
-    tail = (1.0 - ci) / 2.0
-    scopes: dict[str, Draws] = {
-        "benchmark": benchmark_draws(n, c, ks, grader, n_boot=n_boot, rng=rng[0]),
-        "population": population_draws(n, c, ks, grader, n_boot=n_boot, rng=rng[1]),
+    n_cl = None if clusters is None else int(clusters.max()) + 1
+    scopes: dict[str, Draws | None] = {
+        "benchmark": benchmark_draws(n, c, ks, grader, n_boot=n_boot, rng=rng[0], weights=weights),
+        "population": None
+        if n_cl is not None and n_cl < 2
+        else population_draws(
+            n, c, ks, grader, n_boot=n_boot, rng=rng[1], weights=weights, clusters=clusters
+        ),
     }
+    methods = {"benchmark": METHODS["benchmark"], "population": population_method(n_cl)}
     rows = []
     for scope, d in scopes.items():
         for row in base:
-            col = getattr(d, row["metric"])
-            x = col if row["k"] is None else col[:, ks.index(row["k"])]
-            lo, hi = np.nanquantile(x, [tail, 1.0 - tail])
-            shift = row["value"] - float(np.nanmean(x)) if scope == "benchmark" else 0.0
-            lo, hi = np.clip([lo + shift, hi + shift], 0.0, 1.0)  # the truth lies in [0, 1]
+            lo, hi = _ends(d, row, ks, ci, centre=scope == "benchmark")
             rows.append({**row, "scope": scope, "lower": lo, "upper": hi,
-                         "method": METHODS[scope]})  # fmt: skip
-    return rows, scopes["population"].invalid
+                         "method": methods[scope]})  # fmt: skip
+    pop = scopes["population"]
+    return rows, 0 if pop is None else pop.invalid
+
+
+def _ends(
+    d: Draws | None, row: dict[str, Any], ks: list[int], ci: float, *, centre: bool
+) -> tuple[float, float]:
+    """The interval of one row from the draws (NaN without draws); ``centre``: shifted to
+    centre on the estimate; ends cut to [0, 1], where the truth lies."""
+    if d is None:
+        return float("nan"), float("nan")
+    tail = (1.0 - ci) / 2.0
+    col = getattr(d, row["metric"])
+    x = col if row["k"] is None else col[:, ks.index(row["k"])]
+    lo, hi = np.nanquantile(x, [tail, 1.0 - tail])
+    shift = row["value"] - float(np.nanmean(x)) if centre else 0.0
+    lo, hi = np.clip([lo + shift, hi + shift], 0.0, 1.0)
+    return float(lo), float(hi)
 
 
 def correct(
@@ -203,6 +268,7 @@ def correct(
     specificity: float | None = None,
     audit: Sequence[int] | None = None,
     truth: str | None = None,
+    weights: WeightSpec = None,
     k: int | Sequence[int] | None = None,
     ci: float | None = None,
     n_boot: int = DEFAULT_N_BOOT,
@@ -212,9 +278,11 @@ def correct(
 
     Each task's c grader passes of n runs give an unbiased estimate of its true pass^k
     (k ≤ n) for known se and sp (:mod:`passhat.graders.estimators`); the tasks are averaged
-    with equal weights. With ``ci``, each value gets a benchmark-scope interval (these tasks:
-    a parametric run bootstrap) and a population-scope interval (tasks like these: the task
-    bootstrap), both with se and sp drawn from their Beta posteriors (Jeffreys prior) when an
+    with their ``weights`` (the weighted macro-average, as :func:`passhat.estimate`'s). With
+    ``ci``, each value gets a benchmark-scope interval (these tasks: a parametric run bootstrap)
+    and a population-scope interval (tasks like these: the task bootstrap, or the cluster
+    bootstrap when the data carry a cluster column: clusters resampled with all their tasks),
+    both with se and sp drawn from their Beta posteriors (Jeffreys prior) when an
     audit gives them, so the intervals include the grader's uncertainty; stated point values
     are taken as exact (the notes say the intervals ignore their uncertainty). Assumes
     non-differential error: the grader errs with the same probabilities on every task,
@@ -232,6 +300,9 @@ def correct(
     truth : str, optional
         A column of the runs holding each audited run's true label (empty where not audited);
         the audit counts are taken from it.
+    weights : None, "equal", "declared", "category", or mapping
+        Task weights of the average, as :func:`passhat.estimate` takes them; tasks of weight 0
+        are left out and listed.
     k : int or sequence of int, optional
         Default :func:`passhat.exclusions.default_ks`; every k must be ≤ every task's n.
     ci : float, optional
@@ -262,29 +333,57 @@ def correct(
     grader, audit_notes = grader_spec(
         data, sensitivity=sensitivity, specificity=specificity, audit=audit, truth=truth
     )
+    return correct_with(
+        data, grader, audit_notes=audit_notes, weights=weights, k=k, ci=ci, n_boot=n_boot,
+        seed=seed,
+    )  # fmt: skip
+
+
+def correct_with(
+    data: Trials | xr.Dataset,
+    grader: GraderSpec,
+    *,
+    audit_notes: tuple[str, ...] = (),
+    weights: WeightSpec = None,
+    k: int | Sequence[int] | None = None,
+    ci: float | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int | None = DEFAULT_SEED,
+) -> GraderCorrection:
+    """:func:`correct` for a grader whose error is known already (``grader``, e.g. from
+    :func:`grader_spec` on other runs): the report corrects its matched count table with it.
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> g = GraderSpec.from_rates(sensitivity=0.9, specificity=0.9)
+    >>> data = ph.load_example("abcd")
+    >>> correct_with(data, g, k=2).value("pass_hat_k", 2) == correct(
+    ...     data, sensitivity=0.9, specificity=0.9, k=2).value("pass_hat_k", 2)
+    True
+    """
     ds = as_counts(data)
     ks = norm_k(k) if k is not None else default_ks(ds)
-    cells, excluded = _cells(ds)
+    cells, excluded = _cells(ds, weights)
     _check_k(cells, ks)
     if ci is not None:
         ci = check_ci(ci)
         n_boot = check_n_boot(n_boot)
     root = resolve_seed(seed)
-    rows, invalid = [], 0
+    rows, invalid, clusters = [], 0, {}
     for system, part in cells.groupby("system", sort=False):  # systems, not tasks
-        n = part["n"].to_numpy(dtype=float)
-        c = part["c"].to_numpy(dtype=float)
+        n, c, w, codes = _system_arrays(part)
         rngs = (named_rng(root, "grader", str(system), "benchmark"),
                 named_rng(root, "grader", str(system), "population"))  # fmt: skip
-        got, bad = system_rows(n, c, ks, grader, ci, rngs if ci is not None else None, n_boot)
+        got, bad = system_rows(
+            n, c, ks, grader, ci, rngs if ci is not None else None, n_boot, weights=w,
+            clusters=codes,
+        )  # fmt: skip
         rows += [{"system": system, **r} for r in got]
         invalid = max(invalid, bad)
+        if codes is not None:
+            clusters[str(system)] = int(codes.max()) + 1
     _check_invalid(invalid, n_boot, ci)
-    if "cluster" in ds.variables:
-        audit_notes += (
-            "the input's cluster column is not used here: the population interval resamples "
-            "tasks as independent, too narrow if tasks share their difficulty by cluster",
-        )
     table = pd.DataFrame(rows)
     table["k"] = table["k"].astype("Int64")
     return GraderCorrection(
@@ -297,6 +396,10 @@ def correct(
         seed=root,
         invalid_draws=invalid,
         audit_notes=audit_notes,
+        weights=weights_label(weights),
+        effective_tasks=_effective(cells),
+        clusters=clusters,
+        rate_intervals=grader.intervals(ci if ci is not None else 0.95),
         source=provenance(data),
     )
 
@@ -313,12 +416,33 @@ def _check_invalid(invalid: int, n_boot: int, ci: float | None) -> None:
 
 
 def _per_task(cells: pd.DataFrame, grader: GraderSpec) -> pd.DataFrame:
-    """Each task's observed and corrected (unbiased, unclipped) pass rate."""
+    """Each task's observed and corrected (unbiased, unclipped) pass rate (with its weight when
+    the weights differ, and its cluster when there are clusters)."""
     a = grader.sensitivity + grader.specificity - 1.0
     observed = cells["c"] / cells["n"]
-    return cells.assign(
+    out = cells.assign(
         observed_rate=observed, corrected_rate=(observed - (1.0 - grader.specificity)) / a
     )
+    if np.ptp(cells["weight"].to_numpy(dtype=float)) == 0:
+        out = out.drop(columns="weight")
+    return out
+
+
+def _effective(cells: pd.DataFrame) -> dict[str, float]:
+    """Kish's effective number of tasks per system, where the weights differ ({} if none)."""
+    out = {}
+    for system, part in cells.groupby("system", sort=False):
+        w = part["weight"].to_numpy(dtype=float)
+        if np.ptp(w) > 0:
+            out[str(system)] = float(w.sum() ** 2 / np.sum(w**2))  # Kish
+    return out
+
+
+def weights_label(weights: WeightSpec) -> str:
+    """The task weights in words: equal, declared, category or mapping."""
+    if weights is None:
+        return "equal"
+    return weights if isinstance(weights, str) else "mapping"
 
 
 #: :func:`correct` under its top-level name (``passhat.correct_grader``).

@@ -22,9 +22,10 @@ from passhat._format import num
 from passhat._labels import METRIC_LABELS
 from passhat._repr import Display, View
 from passhat._result import Result, records
+from passhat.clusters import BOOTSTRAP, FEW_CLUSTERS, cluster_notes
 from passhat.graders.spec import GraderSpec, rate_text
 
-__all__ = ["ASSUMPTION", "GraderCorrection"]
+__all__ = ["ASSUMPTION", "GraderCorrection", "population_method"]
 
 #: The assumption every corrected number rests on, in words.
 ASSUMPTION = (
@@ -41,6 +42,28 @@ METHODS = {
 }
 
 
+def population_method(clusters: int | None) -> str:
+    """How the population interval was computed: the task bootstrap, or with ``clusters``
+    the cluster bootstrap (not computed with one cluster).
+
+    Examples
+    --------
+    >>> population_method(12)[:40]
+    'cluster bootstrap (12 clusters, each res'
+    """
+    if clusters is None:
+        return METHODS["population"]
+    if clusters < 2:
+        return "not computed: one cluster (the cluster bootstrap needs >= 2 clusters)"
+    few = ""
+    if clusters < FEW_CLUSTERS:
+        few = f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
+    return (
+        f"cluster bootstrap ({clusters} clusters, each resampled with all its tasks) x "
+        f"posterior (se, sp) draws (percentile), ends cut to [0, 1]{few}"
+    )
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class GraderCorrection(Result):
     """Mean, pass@k and pass^k corrected for grader error, with intervals.
@@ -48,7 +71,7 @@ class GraderCorrection(Result):
     The correction: with q = a·p + b (a = se + sp − 1, b = 1 − sp) the grader's pass rate of a
     task whose true rate is p, p^k = a^{−k} Σ_j C(k, j) q^j (−b)^{k−j}, and C(c, j)/C(n, j) is
     unbiased for q^j; so each task's corrected value is unbiased for known (se, sp)
-    (:mod:`passhat.graders.estimators`). Values are averaged with equal task weights.
+    (:mod:`passhat.graders.estimators`). Values are averaged with the task weights.
 
     Attributes
     ----------
@@ -69,6 +92,17 @@ class GraderCorrection(Result):
     invalid_draws : int
         Posterior draws with se + sp ≤ 1 (no correction exists there), left out of the
         intervals.
+    audit_notes : tuple of str
+        Notes on the audit column, if any.
+    weights : str
+        The task weights: equal, declared, category or mapping.
+    effective_tasks : dict
+        Per system whose weights differ, Kish's effective number of tasks.
+    clusters : dict
+        Per system, the number of clusters its tasks fall in ({} without clusters).
+    rate_intervals : tuple, optional
+        The equal-tailed intervals of se and sp at ``ci`` (0.95 without) from their Beta
+        posteriors (:meth:`GraderSpec.intervals`; points when stated), computed with the rest.
     source : dict
         Where the data came from.
     """
@@ -84,6 +118,10 @@ class GraderCorrection(Result):
     seed: int = 0
     invalid_draws: int = 0
     audit_notes: tuple[str, ...] = ()
+    weights: str = "equal"
+    effective_tasks: dict[str, float] = field(default_factory=dict)
+    clusters: dict[str, int] = field(default_factory=dict)
+    rate_intervals: tuple[tuple[float, float], tuple[float, float]] | None = None
     source: dict[str, str] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
@@ -118,8 +156,13 @@ class GraderCorrection(Result):
         )
         out.append(ASSUMPTION)
         if self.ci is not None:
-            out += [f"{s}: {m}" for s, m in METHODS.items()]
-            out.append(f"intervals: {self.n_boot} draws, seed {self.seed}; equal task weights")
+            pops = dict.fromkeys(population_method(g) for g in self.clusters.values())
+            out.append(f"benchmark: {METHODS['benchmark']}")
+            out += [f"population: {m}" for m in (pops or [METHODS["population"]])]
+            out.append(f"intervals: {self.n_boot} draws, seed {self.seed}; {self.weights_text()}")
+        elif self.weights != "equal":
+            out.append(self.weights_text())
+        out += cluster_notes(self.clusters, ci=self.ci is not None, how=BOOTSTRAP)
         if self.invalid_draws:
             out.append(
                 f"{self.invalid_draws} of {self.n_boot} posterior draws had se + sp <= 1 "
@@ -138,6 +181,22 @@ class GraderCorrection(Result):
             out.append(f"excluded {len(self.excluded)} task(s) with no decided run")
         return out
 
+    @property
+    def level(self) -> float:
+        """The level of the grader's rate intervals: ``ci``, 0.95 without."""
+        return self.ci if self.ci is not None else 0.95
+
+    def weights_text(self) -> str:
+        """The task weights in words (with Kish's effective tasks where they differ)."""
+        if self.weights == "equal":
+            return "equal task weights"
+        eff = ", ".join(f"{s}: {v:.1f}" for s, v in self.effective_tasks.items())
+        return (
+            f"task weights {self.weights} (weighted mean of the tasks' corrected values"
+            + (f"; Kish's effective tasks {eff}" if eff else "; all equal")
+            + ")"
+        )
+
     def outside_tasks(self) -> int:
         """Tasks (system, task cells) whose corrected rate lies outside [0, 1]."""
         r = self.per_task["corrected_rate"].to_numpy(dtype=float)
@@ -152,8 +211,8 @@ class GraderCorrection(Result):
                 f"{rate_text(g.specificity)} (stated)"
             )
         a = g.audit
-        level = self.ci if self.ci is not None else 0.95
-        (se_lo, se_hi), (sp_lo, sp_hi) = g.intervals(level)
+        level = self.level
+        (se_lo, se_hi), (sp_lo, sp_hi) = self.rate_intervals or g.intervals(level)
         return (
             f"grader: sensitivity {rate_text(g.sensitivity)} [{rate_text(se_lo)}, "
             f"{rate_text(se_hi)}] (TP {a.tp}, FN {a.fn}), specificity "
@@ -178,14 +237,22 @@ class GraderCorrection(Result):
         doc: dict[str, Any] = {
             "input": dict(self.source),
             "grader": self._grader_doc(),
-            "settings": {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed},
+            "settings": self._settings(),
             "estimates": records(self.table),
             "excluded": records(self.excluded),
             "notes": self.notes,
         }
+        if self.clusters:
+            doc["clusters"] = dict(self.clusters)
         if per_task:
             doc["tasks"] = records(self.per_task)
         return doc
+
+    def _settings(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed}
+        if self.weights != "equal":
+            out["weights"] = self.weights
+        return out
 
     def to_dict(self, *, per_task: bool = False) -> dict[str, Any]:
         """The JSON document; ``per_task`` adds the per-task table."""

@@ -36,6 +36,7 @@ from passhat.planner._checks import METRICS, MODEL_ASSUMPTIONS, MetricName, chec
 from passhat.planner.assumptions import Assumptions, _resolve_prior
 from passhat.planner.design_result import DesignFloor, DesignResult
 from passhat.planner.moments import _task_spread_var, estimator_moments, population_value
+from passhat.planner.run_cost import money_budget
 from passhat.trials import Trials
 
 __all__ = ["DESIGN_K", "design"]
@@ -295,7 +296,7 @@ def design(
     budget_cost: float | None = None,
     k: int | None = None,
     prior: Any = None,
-    cost_per_run: float = 1.0,
+    cost_per_run: float | None = None,
     cost_per_task: float = 0.0,
     metric: MetricName = "pass_hat_k",
     scope: Literal["population", "benchmark"] = "population",
@@ -328,6 +329,14 @@ def design(
     ----------
     budget_runs, budget_cost : float, optional
         Total runs, and/or total money with ``cost_per_run`` and ``cost_per_task``.
+    cost_per_run : float, optional
+        What one run costs. Default: with ``budget_cost`` and runs with a cost column as
+        the ``prior``, the cost per run observed there (the mean over tasks of each task's
+        cost per run, with its interval: :func:`passhat.planner.run_cost.money_budget`;
+        ``money`` in the result says which was used); with ``budget_cost`` and no observed
+        cost, an error; without ``budget_cost``, 1 (the cost column counts runs).
+    cost_per_task : float
+        What adding a task costs (default 0).
     k : int, optional
         The k of pass^k and pass@k (n ≥ k). Default: with runs as the prior, the largest
         of 1, 2, 5 their fewest decided runs allow (:func:`passhat.exclusions.default_ks`);
@@ -376,6 +385,12 @@ def design(
     kk = _design_k(k, prior, system)
     _check_question(budget_runs, budget_cost, metric, scope, tasks)
     assumed, ab = _resolve_prior(prior, system=system, posterior=posterior, draws=draws)
+    money = (
+        money_budget(budget_cost, cost_per_run=cost_per_run, data=prior, system=system)
+        if budget_cost is not None
+        else None
+    )
+    cost_per_run = money.run_cost.value if money is not None else cost_per_run or 1.0
     grid = _design_grid(
         k=kk,
         budget_runs=budget_runs,
@@ -403,6 +418,7 @@ def design(
         floor=_floor(table, metric, scope),
         assumptions=(assumed.describe(), *MODEL_ASSUMPTIONS),
         source=_source(prior, assumed),
+        money=money,
     )
 
 

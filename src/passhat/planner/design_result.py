@@ -29,6 +29,7 @@ from passhat.planner._checks import check_metric, label
 from passhat.planner.assumptions import Assumptions
 from passhat.planner.design_check import check_design
 from passhat.planner.result import cells, explain_lines
+from passhat.planner.run_cost import MoneyBudget
 
 __all__ = ["DesignCheck", "DesignFloor", "DesignResult"]
 
@@ -128,6 +129,9 @@ class DesignResult(Result):
         Where the runs behind the prior came from (``{}`` for stated values).
     checked : DesignCheck, optional
         The check by simulation (:meth:`check`).
+    money : MoneyBudget, optional
+        With ``budget_cost``: the cost per run it was converted with (given, or observed
+        with its interval) and the runs it buys.
 
     Examples
     --------
@@ -153,6 +157,7 @@ class DesignResult(Result):
     assumptions: tuple[str, ...]
     source: Mapping[str, str] = field(default_factory=dict)
     checked: DesignCheck | None = None
+    money: MoneyBudget | None = None
 
     @property
     def optimum(self) -> dict[str, Any]:
@@ -274,6 +279,7 @@ class DesignResult(Result):
             "method": self.method,
             "n_opt_k1": self.n_opt_k1,
             "table": records(self.table),
+            **({"money": self.money.as_dict()} if self.money is not None else {}),
         }
 
     def view(self, *, every_row: bool = False) -> Display:
@@ -289,7 +295,10 @@ class DesignResult(Result):
             View(
                 self.answer(),
                 None,
-                lines=explain_lines(self.reasoning, self.method, self.assumptions),
+                lines=(
+                    *(self.money.lines() if self.money is not None else ()),
+                    *explain_lines(self.reasoning, self.method, self.assumptions),
+                ),
             ),
             View(title, cells(rows, _SHOWN), left=frozenset()),
         ]

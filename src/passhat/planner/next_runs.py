@@ -43,6 +43,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -67,6 +68,7 @@ from passhat.planner.assumptions import Assumptions, _pick_system, earlier_prior
 from passhat.planner.batch import Groups, check_batch, hedge
 from passhat.planner.next_runs_result import Hedge, NextRuns, PriorCheck, TasksVsRuns
 from passhat.planner.next_runs_text import NO_FLAKY, PRIOR_Z, method_text, reasons
+from passhat.planner.run_cost import MoneyBudget, money_budget
 from passhat.trials import Trials, provenance
 
 __all__ = ["NO_FLAKY", "PRIOR_Z", "next_runs"]
@@ -128,7 +130,7 @@ def _stated_prior(prior: Any, prior_system: str | None) -> Assumptions | None:
 def next_runs(
     data: Any,
     *,
-    budget: int,
+    budget: int | None = None,
     k: int | None = None,
     metric: Literal["pass_hat_k", "mean", "pass_at_k"] = "pass_hat_k",
     scope: Literal["benchmark", "population"] = "benchmark",
@@ -137,6 +139,8 @@ def next_runs(
     prior_system: str | None = None,
     ci: float = 0.95,
     max_per_task: int | None = None,
+    budget_cost: float | None = None,
+    cost_per_run: float | None = None,
 ) -> NextRuns:
     """The next batch of runs: which tasks, how many runs each, and what each buys.
 
@@ -145,7 +149,7 @@ def next_runs(
     data : Trials or count table
         Runs made so far (one system, or name it with ``system``).
     budget : int
-        Runs to allocate (≥ 1).
+        Runs to allocate (≥ 1); or give ``budget_cost``.
     k : int, optional
         k of pass^k / pass@k (ignored for the mean). Default: the one rule for runs, the
         largest of 1, 2, 5 the system's fewest decided runs allow
@@ -171,6 +175,13 @@ def next_runs(
         Level of the interval whose width is reported.
     max_per_task : int, optional
         At most this many more runs on one task (default: no limit).
+    budget_cost, cost_per_run : float, optional
+        A budget in money instead of ``budget``: converted into runs at ``cost_per_run``, or
+        at the cost per run observed in the runs' cost column (``system``'s runs; the mean
+        over tasks of each task's cost per run, with its interval:
+        :func:`passhat.planner.run_cost.money_budget`). The result's ``money`` says which
+        cost was used, the runs at its interval's ends, and the batch priced at each chosen
+        task's own cost per run.
 
     Returns
     -------
@@ -186,9 +197,10 @@ def next_runs(
     InputError
         No task with runs; a prior fitted with κ at a search limit.
     """
-    budget, ci = _check(budget, metric, scope, ci)
     ds = as_counts(data)
     system = _pick_system([str(s) for s in ds["system"].values], system, "data")
+    money = _money(data, budget, budget_cost, cost_per_run, system, ci)
+    budget, ci = _check(money.runs if money is not None else budget, metric, scope, ci)
     k = check_k(k if k is not None else max(default_ks(ds.sel(system=[system]))))
     kk = 1 if metric == "mean" else k
     sub = ds.sel(system=system)
@@ -214,7 +226,7 @@ def next_runs(
         stated, no_flaky=not (status == "flaky").any()
     )
     between = plan.between(scope)
-    return _result(
+    res = _result(
         plan,
         groups,
         extra,
@@ -229,6 +241,40 @@ def next_runs(
         between,
         source=provenance(data),
     )
+    return res if money is None else replace(res, money=_priced(money, tasks, extra))
+
+
+def _money(
+    data: Any,
+    budget: int | None,
+    budget_cost: float | None,
+    cost_per_run: float | None,
+    system: str,
+    ci: Any,
+) -> MoneyBudget | None:
+    """The money budget converted into runs (None for a budget in runs); exactly one of
+    ``budget`` and ``budget_cost``."""
+    if (budget is None) == (budget_cost is None):
+        raise OptionError("give {budget} (runs) or {budget_cost} (money), one of them",
+                          param="budget", also=("budget_cost",))  # fmt: skip
+    if budget_cost is None:
+        if cost_per_run is not None:
+            raise OptionError("{param} converts {budget_cost}: give it", param="cost_per_run",
+                              also=("budget_cost",))  # fmt: skip
+        return None
+    level = float(ci) if isinstance(ci, float | int) and 0 < ci < 1 else 0.95  # checked later
+    return money_budget(budget_cost, cost_per_run=cost_per_run, data=data, system=system,
+                        ci=level)  # fmt: skip
+
+
+def _priced(money: MoneyBudget, tasks: np.ndarray, extra: np.ndarray) -> MoneyBudget:
+    """``money`` with the batch priced at each task's own observed cost per run (a task
+    without one at the mean); unchanged for a given cost per run."""
+    rc = money.run_cost
+    if rc.source != "observed":
+        return money
+    price = np.array([rc.per_task.get(str(t), rc.value) for t in tasks], dtype=float)
+    return replace(money, spend_at_task_costs=float((price * extra).sum()))
 
 
 class _Plan:

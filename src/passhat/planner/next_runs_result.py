@@ -38,6 +38,7 @@ from passhat.planner.next_runs_text import (
     prior_text,
     two_numbers,
 )
+from passhat.planner.run_cost import MoneyBudget
 
 __all__ = ["Hedge", "NextRuns", "PriorCheck", "TasksVsRuns"]
 
@@ -142,6 +143,9 @@ class NextRuns(Result):
         How the batch was chosen.
     source : dict
         Where the runs came from (the reader's path, format, sha256).
+    money : MoneyBudget, optional
+        With a budget in money: the cost per run it was converted with (given or observed,
+        with its interval), the runs it buys, and the batch priced task by task.
     """
 
     schema: ClassVar[str] = "plan_next"
@@ -176,6 +180,7 @@ class NextRuns(Result):
     prior_check: PriorCheck | None
     method: str
     source: Mapping[str, str] = field(default_factory=dict)
+    money: MoneyBudget | None = None
 
     @property
     def label(self) -> str:
@@ -371,12 +376,14 @@ class NextRuns(Result):
             "sentences": list(self.sentences),
             "method": self.method,
             "batch": records(self.batch),
+            **({"money": self.money.as_dict()} if self.money is not None else {}),
         }
 
     def view(self, *, every_row: bool = False) -> Display:
         """The explanation, the method and the batch (its first :data:`SHOWN` tasks unless
         ``every_row``)."""
-        lines = View("", None, lines=(*self.sentences, f"Method: {self.method}."))
+        money = self.money.lines() if self.money is not None else ()
+        lines = View("", None, lines=(*money, *self.sentences, f"Method: {self.method}."))
         t = self.batch
         if t.empty:
             return Display((lines,))

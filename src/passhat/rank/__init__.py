@@ -13,7 +13,9 @@
   probabilities) is :mod:`passhat.rank.pairs`; :func:`holm` is passhat's one Holm
   (:func:`passhat.compare.multiplicity.holm`).
 
-The result, :class:`Ranking`, lives with its display in :mod:`passhat.rank.result`.
+The result, :class:`Ranking`, lives with its display in :mod:`passhat.rank.result`; with
+``by="category"`` its ``by_category`` is a :class:`CategoryRanking`
+(:mod:`passhat.rank.categories`: the leaderboard of each category and the test across them).
 
 Examples
 --------
@@ -26,6 +28,7 @@ Examples
 from __future__ import annotations
 
 from passhat.compare.multiplicity import holm
+from passhat.rank.categories_result import CategoryRanking
 from passhat.rank.draws import point_ranks, rank_from_draws, simultaneous_band
 from passhat.rank.engine import paired_draws
 from passhat.rank.inputs import combine_systems
@@ -34,6 +37,7 @@ from passhat.rank.result import Ranking
 
 __all__ = [
     "ENGINES",
+    "CategoryRanking",
     "Ranking",
     "combine_systems",
     "holm",

@@ -59,6 +59,7 @@ from passhat._validate import (
     check_n_boot,
     make_rng,
     norm_k,
+    resolve_seed,
 )
 from passhat.clusters import RANK_CLUSTERS, cluster_notes
 from passhat.compare.engine import TaskValues
@@ -67,6 +68,8 @@ from passhat.compare.scores import score_task_values, score_trials
 from passhat.errors import OptionError
 from passhat.estimators import METRICS, WeightSpec
 from passhat.hierarchical import Column
+from passhat.rank.categories import category_rankings
+from passhat.rank.categories_result import CategoryRanking
 from passhat.rank.draws import RANK_METHODS, rank_from_draws, simultaneous_band
 from passhat.rank.engine import point_values
 from passhat.rank.inputs import Input, RankedData, combine_systems, inputs_of, ranked_data
@@ -114,6 +117,8 @@ def rank(
     tier_rule: str | None = None,
     fit: Any = None,
     scores: bool = False,
+    by: str | None = None,
+    n_perm: int = 9999,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
 
@@ -172,6 +177,16 @@ def rank(
         :func:`passhat.compare_scores`; the paired bootstrap draws them and the pairwise
         tests are :func:`passhat.compare_scores`'. Needs runs with scores, the bootstrap
         engine and at least 30 common tasks.
+    by : {"category"}, optional
+        Also the leaderboard of each category of tasks (``by_category``: every row equal to
+        ``rank`` of that category's tasks with these options and seed) and, per metric and k,
+        a permutation test of whether the systems' differences depend on the category, Holm
+        over the metrics and k (:mod:`passhat.rank.categories`). The bootstrap engine only
+        (the joint model fits every task at once); with ``scores``, at least 30 tasks per
+        category.
+    n_perm : int
+        With ``by``: the test's random relabellings (exact enumeration when fewer suffice;
+        fewer, never below 999, on very many tasks).
 
     Returns
     -------
@@ -214,7 +229,51 @@ def rank(
         unscored_tasks=unscored_tasks,
     )
     given = _score_values(data, d, opts) if scores else None
-    return _ranking(data, d, opts, seed, fit=fit, given=given)
+    by_cat = None
+    if by is not None:
+        by_cat = _by_category(data, d, opts, seed, given=given, by=by, n_perm=n_perm)
+    return _ranking(data, d, opts, seed, fit=fit, given=given, by_category=by_cat)
+
+
+def _by_category(
+    data: Input | Sequence[Input],
+    d: RankedData,
+    opts: _Options,
+    seed: int | None,
+    *,
+    given: TaskValues | None,
+    by: str,
+    n_perm: int,
+) -> CategoryRanking:
+    """The leaderboard of each category and the test across them (``by``)."""
+    if opts.engine != "bootstrap":
+        raise OptionError(
+            "{param} ranks each category with the paired bootstrap; {engine} "
+            f"{opts.engine!r} fits one model of every task (leave out one of them, or rank "
+            "each category's runs on their own)",
+            param="by",
+            also=("engine",),
+        )
+    if isinstance(n_perm, bool) or not isinstance(n_perm, int | np.integer):
+        raise OptionError(f"{{param}} must be a positive integer (got {n_perm!r})", param="n_perm")
+    score_values = None
+    if given is not None:
+        trials = score_trials(inputs_of(data), d.systems)
+
+        def score_values(sub: RankedData) -> TaskValues:
+            return score_task_values(trials, sub.ds, sub.ks)
+
+    def rank_one(
+        sub: RankedData, values: TaskValues | None
+    ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+        r = _ranking(data, sub, opts, seed, fit=None, given=values)
+        return r.table.assign(method=r.settings["value_interval"]), r.pairs, r.notes
+
+    return category_rankings(
+        d, given, rank_one, by=by, n_perm=int(n_perm), seed=resolve_seed(seed),
+        score_values=score_values, sources=tuple(provenance(x) for x in inputs_of(data)),
+        ci=opts.level,
+    )  # fmt: skip
 
 
 def _score_values(data: Input | Sequence[Input], d: RankedData, opts: _Options) -> TaskValues:
@@ -239,6 +298,7 @@ def _ranking(
     *,
     fit: Any,
     given: TaskValues | None,
+    by_category: CategoryRanking | None = None,
 ) -> Ranking:
     """The leaderboard of the ranked data: draws, values, pairwise tests, letters, bands."""
     rng = make_rng(seed)
@@ -295,6 +355,7 @@ def _ranking(
             *_cluster_notes(d, opts.engine),
         ],
         sources=tuple(provenance(x) for x in inputs_of(data)),
+        by_category=by_category,
     )
 
 

@@ -32,6 +32,7 @@ from passhat._result import Result, records
 from passhat.errors import OptionError
 from passhat.hierarchical import Column
 from passhat.intervals import outside_mask
+from passhat.rank.categories_result import CategoryRanking
 from passhat.rank.draws import simultaneous_band
 from passhat.scopes import MIN_TASKS, weights_method
 
@@ -97,6 +98,9 @@ class Ranking(Result):
     sources : tuple of dict
         Where each input came from, as its reader recorded it (path, format,
         sha256), one per input; empty dicts for data built in Python.
+    by_category : CategoryRanking or None
+        With ``by="category"``: the leaderboard of each category and the test of whether
+        the systems' differences depend on it (:mod:`passhat.rank.categories`).
     """
 
     schema: ClassVar[str] = "ranking"
@@ -111,13 +115,14 @@ class Ranking(Result):
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sources: tuple[dict[str, str], ...] = ()
+    by_category: CategoryRanking | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """The leaderboard: one row per (metric, k, system), best first."""
         return self.table.copy()
 
     def _document(self) -> dict[str, Any]:
-        return {
+        doc = {
             "input": [dict(src) for src in self.sources],
             "settings": {k: v for k, v in self.settings.items() if k != "headline"},
             "leaderboard": records(self.table),
@@ -126,6 +131,14 @@ class Ranking(Result):
             "dropped": records(self.dropped),
             "notes": list(self.notes),
         }
+        if self.by_category is not None:
+            inner = self.by_category._document()
+            doc["by"] = inner["by"]
+            doc["category_settings"] = inner["settings"]
+            for key in ("by_category", "category_pairs", "category_tests"):
+                doc[key] = inner[key]
+            doc["notes"] = [*doc["notes"], *inner["notes"]]
+        return doc
 
     # ------------------------------------------------------------ bands from the draws
     def _grid(self, metric: str) -> list[int]:
@@ -238,6 +251,8 @@ class Ranking(Result):
             more = " ..." if len(self.dropped) > 5 else ""
             lines.append(f"left out {len(self.dropped)} task(s): {shown}{more}")
         parts.append(View("", None, lines=(*lines, *self.notes), notes=tuple(self._legend())))
+        if self.by_category is not None:
+            parts.extend(self.by_category.view().parts)
         return Display(tuple(parts), min_width=100)
 
     def _board_view(self, metric: str, kk: int, part: pd.DataFrame) -> View:
@@ -442,8 +457,8 @@ def outside_note(table: pd.DataFrame) -> list[str]:
     return [
         f"{outside} value(s) lie outside their interval: the value is the unbiased "
         "estimate on these tasks; the interval follows passhat estimate's rule where "
-        "resampling fails (a hierarchical posterior, or a Bayesian bootstrap with half a "
-        "pseudo-task at 0 and at 1), which pulls toward the middle"
+        "resampling fails (a hierarchical posterior, which pulls toward the middle; near 0 "
+        "and 1, a Clopper–Pearson-type bound)"
     ]
 
 

@@ -161,6 +161,12 @@ def report(
         cost, with population intervals), :attr:`passhat.Estimate.cost`. None (default):
         detected, on when the runs carry a ``cost`` column; False: off; True: on (an error
         without one, or for a run without a cost).
+    grader : mapping, optional
+        The grader's error, as :func:`passhat.correct_grader` takes it: ``{"sensitivity":
+        SE, "specificity": SP}``, ``{"audit": (TP, FN, TN, FP)}`` or ``{"truth": COLUMN}``.
+        Adds the "Grader correction" section: the headline's mean, pass@k and pass^k corrected
+        for the grader's errors on the same tasks (weights, clusters, k, level, seed), beside
+        the uncorrected values, with both scopes' intervals.
 
     Detected columns that cannot be used (a score outside [0, 1], a task without a category,
     a run without a cost) leave their section in the report as "not shown" with the reason.

@@ -33,6 +33,7 @@ from passhat.report.sections.cost import cost_section
 from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section
 from passhat.report.sections.flaky import flaky_section
+from passhat.report.sections.graders import grader_section
 from passhat.report.sections.headline import headline_section
 from passhat.report.sections.leaderboard import (
     leaderboard_figure_texts,
@@ -100,7 +101,8 @@ def assemble_report(results: ReportResults) -> ReportData:
 def report_sections(results: ReportResults) -> list[Section]:
     """The sections in report order: summary, data, headline, leaderboard (three systems or
     more), partial credit (scores), by category, cost (each when the data carry its column),
-    spread, model, flaky, plan and, with a divergence, where failing runs diverge.
+    grader correction (with a grader's error), spread, model, flaky, plan and, with a
+    divergence, where failing runs diverge.
 
     Examples
     --------
@@ -113,7 +115,7 @@ def report_sections(results: ReportResults) -> list[Section]:
     sections = [data_section(results), headline_section(results)]
     if results.ranking is not None:
         sections.append(leaderboard_section(results))
-    for make in (scores_section, category_section, cost_section):
+    for make in (scores_section, category_section, cost_section, grader_section):
         if (extra := make(results)) is not None:
             sections.append(extra)
     sections += [
@@ -191,6 +193,8 @@ def _extra_settings(results: ReportResults) -> dict[str, Any]:
             out[key] = {"asked": asked.get(key), "shown": on}
     if results.clusters is not None:
         out["clusters"] = dict(results.clusters.counts)
+    if results.grader is not None:
+        out["grader"] = results.grader.to_dict()["grader"]
     return out
 
 

@@ -13,7 +13,7 @@ nothing printed or plotted; :mod:`passhat.report.render` writes the files.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 
     from passhat.compare.paired import Comparison
     from passhat.cost_result import CostEstimate
+    from passhat.graders.result import GraderCorrection
+    from passhat.graders.spec import GraderSpec
     from passhat.rank.result import Ranking
 
 __all__ = [
@@ -111,6 +113,7 @@ class ReportOptions(TypedDict, total=False):
     scores: Any
     by: Any
     cost: bool | None
+    grader: Mapping[str, Any] | None
 
 
 #: Each further option's default.
@@ -126,6 +129,7 @@ DEFAULTS: ReportOptions = {
     "scores": None,
     "by": None,
     "cost": None,
+    "grader": None,
 }
 
 
@@ -183,7 +187,8 @@ def build_report_data(
         ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
         ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``,
         ``scores``, ``by``, ``cost`` (the sections that follow the data's columns:
-        :mod:`passhat.report.extras`).
+        :mod:`passhat.report.extras`), ``grader`` (the grader's error, as
+        :func:`passhat.correct_grader` takes it: the "Grader correction" section).
 
     Returns
     -------
@@ -267,6 +272,7 @@ def compute_results(
         "divergence": divergence,
     }
     _check_options(opts)  # the options first, before any work
+    grading = _grader_spec(data, opts["grader"])
     seed = resolve_seed(opts["seed"])
     seeds = ReportSeeds.from_seed(seed)
     div, trace_counts = _divergence_input(data, traces, opts)
@@ -316,6 +322,7 @@ def compute_results(
         extras=extras,
         cost=cost,
         clusters=_cluster_counts(est),
+        grader=_grader(ds, grading, settings, seeds.grader),
     )
 
 
@@ -507,6 +514,48 @@ def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:
         if (extras.asked or {}).get("cost") is True:
             raise
         return without_cost(extras, str(err)), None
+
+
+def _grader_spec(
+    data: Trials | xr.Dataset, given: Mapping[str, Any] | None
+) -> tuple[GraderSpec, tuple[str, ...]] | None:
+    """The grader's error from ``grader`` (the keywords of :func:`passhat.correct_grader` that
+    say it; a truth column is read from the runs), checked before any work; None without."""
+    if given is None:
+        return None
+    if not isinstance(given, Mapping):
+        raise OptionError(
+            "{param} must be a mapping of the grader's error: sensitivity and specificity, "
+            f"audit (TP, FN, TN, FP) or truth (a column), got {given!r}",
+            param="grader",
+        )
+    from passhat.graders.correct import grader_spec
+
+    allowed = {"sensitivity", "specificity", "audit", "truth"}
+    if unknown := sorted(set(map(str, given)) - allowed):
+        raise OptionError(
+            f"{{param}}: unknown key {unknown[0]!r} (give {', '.join(sorted(allowed))})",
+            param="grader",
+        )
+    return grader_spec(data, **given)
+
+
+def _grader(
+    ds: xr.Dataset,
+    spec: tuple[GraderSpec, tuple[str, ...]] | None,
+    settings: ReportSettings,
+    seed: int,
+) -> GraderCorrection | None:
+    """The headline's values corrected for the grader's error, on the estimate's tasks
+    (``ds``), with its weights, clusters, k, interval level and draws; None without ``spec``."""
+    if spec is None:
+        return None
+    from passhat.graders.correct import correct_with
+
+    return correct_with(
+        ds, spec[0], audit_notes=spec[1], weights=settings.weights, k=list(settings.ks),
+        ci=settings.ci, n_boot=settings.n_boot, seed=seed,
+    )  # fmt: skip
 
 
 def _cluster_counts(est: Estimate) -> Clusters | None:

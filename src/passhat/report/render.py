@@ -76,6 +76,7 @@ OPEN_TABLES = frozenset(
         "plan_design",
         "divergence_by_action",
         "scores",
+        "grader_correction",
     }
 )
 

@@ -10,10 +10,11 @@ The seed stream
 The report's ``seed`` is resolved once (None draws one, recorded). Each random step then
 takes that seed itself, as its own API call would (:class:`ReportSeeds` names them): the
 estimate's bootstrap and predictive draws, the spread's intervals, the k-curve (one estimate
-per two k), the paired comparison, the ranking, the hierarchical fit and the zero/one-inflated
-fit. Each step builds its own generators from its seed, so no step's draws depend on which
-steps ran before it, and each number equals the one ``passhat.estimate(..., seed=s)``,
-``passhat.compare(..., seed=s)``, ``passhat.fit(..., seed=s)``… give on the same tasks. What
+per two k), the paired comparison, the ranking, the hierarchical fit, the zero/one-inflated
+fit and the grader correction. Each step builds its own generators from its seed, so no
+step's draws depend on which steps ran before it, and each number equals the one
+``passhat.estimate(..., seed=s)``, ``passhat.compare(..., seed=s)``, ``passhat.fit(...,
+seed=s)``… give on the same tasks. What
 a fit draws afterwards (posterior summaries, the predictive check, the "more runs"
 simulation) comes from streams keyed by the fit's own seed (:mod:`passhat.model.result`).
 The planner's steps draw nothing.
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from passhat.compare.paired import Comparison
     from passhat.cost_result import CostEstimate
     from passhat.estimate_result import Estimate
+    from passhat.graders.result import GraderCorrection
     from passhat.model.diagnostics import Diagnostics
     from passhat.model.result import Fit
     from passhat.rank.result import Ranking
@@ -77,6 +79,7 @@ class ReportSeeds:
     ranking: int
     fit: int
     inflated: int
+    grader: int
 
     @classmethod
     def from_seed(cls, seed: int) -> ReportSeeds:
@@ -385,6 +388,9 @@ class ReportResults:
     clusters : Clusters, optional
         With a cluster column: the clusters per system (the estimate's population intervals
         resample them).
+    grader : passhat.graders.GraderCorrection, optional
+        With a grader's error given (``grader=``): the headline's values corrected for it, on
+        the same tasks with the same weights and clusters (:func:`passhat.correct_grader`).
     """
 
     settings: ReportSettings
@@ -405,6 +411,7 @@ class ReportResults:
     extras: Extras = Extras()
     cost: CostEstimate | None = None
     clusters: Clusters | None = None
+    grader: GraderCorrection | None = None
 
     @property
     def systems(self) -> list[str]:

@@ -15,8 +15,10 @@ cost               ``Estimate.cost.to_dict()`` (a ``cost`` column)
 grader_correction  ``passhat estimate --grader-… --json``, :func:`passhat.correct_grader`
 comparison         ``passhat compare --json``
 comparison_by      ``passhat compare --by category --json``
+comparison_cost    ``passhat compare --cost --json``, :func:`passhat.compare_cost`
 classification     ``passhat compare --classify --json``
 ranking            ``passhat rank --json``
+ranking_by         ``Ranking.by_category.to_dict()`` (``rank(..., by="category")``)
 fit                ``passhat fit --json`` (``--model beta`` / ``inflated``)
 joint_fit          ``passhat fit --model joint`` / ``rasch --json``
 diagnostics        a fit's diagnostics (also inside ``fit`` and ``joint_fit``)
@@ -67,6 +69,7 @@ NAMES = (
     "classification",
     "comparison",
     "comparison_by",
+    "comparison_cost",
     "cost",
     "diagnostics",
     "divergence",
@@ -85,6 +88,7 @@ NAMES = (
     "plan_power",
     "plan_table",
     "ranking",
+    "ranking_by",
     "reliability",
     "report",
     "results",

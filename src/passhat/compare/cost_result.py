@@ -1,0 +1,211 @@
+"""The result of :func:`passhat.compare_cost`: each system's cost per success and per
+all-k-pass on the matched tasks, and the candidate's paired difference and ratio to the
+baseline with their intervals.
+
+Examples
+--------
+>>> import passhat as ph
+>>> r = ph.compare_cost(ph.load_example("agents"), k=1, n_boot=200)
+>>> r.to_dict()["schema"], r.to_frame()["metric"].iloc[0]
+('passhat.comparison_cost', 'cost_per_run')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from passhat._format import plural
+from passhat._repr import Display, View
+from passhat._result import Result, records
+
+__all__ = ["FEW_TASKS", "CostComparison", "CostSettings", "cost_method"]
+
+#: Below this many matched tasks the notes warn that the intervals may be too narrow (the
+#: study compare_cost_coverage: 0.78–0.89 coverage at 90% with 20 tasks, 0.83–0.89 with 50,
+#: 0.88–0.91 with 150).
+FEW_TASKS = 100
+
+#: Display labels of the metrics (with k where it enters).
+_LABELS = {
+    "cost_per_run": "cost / run",
+    "cost_per_success": "cost / success",
+    "cost_per_all_k_pass": "cost / all-{k}-pass",
+    "pass_hat_k_per_cost": "pass^{k} / cost",
+}
+
+
+@dataclass(frozen=True)
+class CostSettings:
+    """The options a cost comparison used (``clusters``: per pair, its number of clusters
+    when the tasks are clustered)."""
+
+    ks: tuple[int, ...]
+    ci: float
+    n_boot: int
+    seed: int
+    baseline: str
+    intersect: bool
+    clusters: dict[str, int] = field(default_factory=dict)
+
+
+def cost_method(settings: CostSettings) -> str:
+    """How the intervals were computed, with their scope.
+
+    Examples
+    --------
+    >>> cost_method(CostSettings(ks=(1,), ci=0.9, n_boot=500, seed=0, baseline="a",
+    ...                          intersect=False))[:40]
+    'population scope (tasks like these): per'
+    """
+    unit = "clusters (each with all its tasks)" if settings.clusters else "matched tasks"
+    return (
+        f"population scope (tasks like these): percentile bootstrap over the {unit}, each "
+        f"drawn with both systems' values (the pairing kept), {settings.n_boot} resamples, "
+        f"seed {settings.seed}; no benchmark-scope interval (the run-to-run spread of costs "
+        "is not modelled)"
+    )
+
+
+def _amount(x: float) -> str:
+    """A number (4 significant digits), "—" when missing, "∞" / "−∞" when unbounded."""
+    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
+        return "—"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.4g}"
+
+
+def _with_interval(v: float, lo: float, hi: float) -> str:
+    return f"{_amount(v)} [{_amount(lo)}, {_amount(hi)}]"
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class CostComparison(Result):
+    """What each system pays per success and per all-k-pass, compared on matched tasks.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (baseline, candidate, metric, k): metric is cost_per_run,
+        cost_per_success (k empty: neither depends on k), cost_per_all_k_pass or
+        pass_hat_k_per_cost; base_value, cand_value (each system on the pair's tasks);
+        difference (candidate − baseline) and ratio (candidate / baseline) with
+        ``_lower`` / ``_upper`` ends at ``settings.ci``; difference_undefined and
+        ratio_undefined (resamples where it was undefined, which makes its interval
+        unbounded); tasks;
+        runs_without_cost (the pair's runs left out of their task's cost per run).
+    missing : pandas.DataFrame
+        Per system: runs_with_cost, runs_without_cost, tasks_without_cost.
+    dropped : pandas.DataFrame
+        The tasks left out of a pair (baseline, candidate, task, reason).
+    settings : CostSettings
+    notes : tuple of str
+    source : dict
+        The inputs' provenance by role.
+    """
+
+    schema: ClassVar[str] = "comparison_cost"
+
+    table: pd.DataFrame
+    missing: pd.DataFrame
+    dropped: pd.DataFrame
+    settings: CostSettings
+    notes: tuple[str, ...] = ()
+    source: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        """How the intervals were computed, with their scope."""
+        return cost_method(self.settings)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+    def _document(self) -> dict[str, Any]:
+        s = asdict(self.settings)
+        s["k"] = list(s.pop("ks"))
+        return {
+            "inputs": dict(self.source),
+            "settings": s,
+            "method": self.method,
+            "cost": records(self.table),
+            "missing_cost": records(self.missing),
+            "dropped": records(self.dropped),
+            "notes": list(self.all_notes()),
+        }
+
+    def all_notes(self) -> tuple[str, ...]:
+        """The notes: the inputs', missing costs, tasks left out, undefined resamples."""
+        out = list(self.notes)
+        gone = self.missing[self.missing["runs_without_cost"] > 0]
+        if len(gone):
+            who = "; ".join(
+                f"{s}: {plural(int(r), 'run')}, {plural(int(t), 'task')} with none"
+                for s, r, t in zip(gone["system"], gone["runs_without_cost"],
+                                   gone["tasks_without_cost"], strict=True)
+            )  # fmt: skip
+            out.append(
+                f"runs without a cost ({who}): each task's cost per run is the mean of its "
+                "runs that have one; a task with none for a system is left out of that pair"
+            )
+        if len(self.dropped):
+            out.append(
+                f"{plural(len(self.dropped), 'task')} left out of the pairs (see dropped), e.g. "
+                f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
+            )
+        few = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
+        few = few[few < FEW_TASKS]
+        if len(few):
+            pairs = ", ".join(f"{b} vs {c}: {t}" for (b, c), t in few.items())
+            out.append(
+                f"few matched tasks ({pairs}): "
+                f"below {FEW_TASKS} tasks the bootstrap intervals of the cost figures may be "
+                "too narrow, the more so when costs are skewed (study compare_cost_coverage: "
+                "0.78–0.89 at 90% with 20 tasks, 0.83–0.89 with 50)"
+            )
+        und = self.table[(self.table["difference_undefined"] > 0)
+                         | (self.table["ratio_undefined"] > 0)]  # fmt: skip
+        if len(und):
+            out.append(
+                f"{len(und)} value(s) undefined in some resamples (no all-k-pass for either "
+                "system: ∞ − ∞ or 0 / 0); their intervals are unbounded"
+            )
+        return tuple(out)
+
+    def view(self) -> Display:
+        """Per pair: both systems' values and the difference and ratio with intervals."""
+        t = self.table
+        label = [
+            _LABELS[m].format(k="k" if pd.isna(kv) else int(kv))
+            for m, kv in zip(t["metric"], t["k"], strict=True)
+        ]
+        frame = pd.DataFrame({
+            "candidate": t["candidate"].astype(str),
+            "metric": label,
+            "baseline value": [_amount(v) for v in t["base_value"]],
+            "candidate value": [_amount(v) for v in t["cand_value"]],
+            "difference [ci]": [_with_interval(*r) for r in zip(
+                t["difference"], t["difference_lower"], t["difference_upper"], strict=True)],
+            "ratio [ci]": [_with_interval(*r) for r in zip(
+                t["ratio"], t["ratio_lower"], t["ratio_upper"], strict=True)],
+            "tasks": t["tasks"].astype(str),
+        })  # fmt: skip
+        title = (
+            f"cost compared with {self.settings.baseline} (paired, matched tasks; "
+            "difference = candidate − baseline, ratio = candidate / baseline)"
+        )
+        return Display((
+            View(
+                title, frame, left=frozenset({"candidate", "metric"}), section_by="candidate",
+                notes=(f"{self.settings.ci:g} intervals, {self.method}",
+                       "cost / run: the tasks' mean cost per run, every run counted (unscored "
+                       "ones too); cost / success = cost per run / mean; cost / all-k-pass = "
+                       "k × cost per run / pass^k; pass^k / cost = its inverse",
+                       *self.all_notes()),
+            ),
+        ))  # fmt: skip
