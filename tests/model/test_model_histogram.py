@@ -118,5 +118,5 @@ def test_every_models_benchmark_at_k_up_to_n_is_the_unbiased_estimate():
     others = s[(s["scope"] == "population") | ((s["k"] == 6) & (s["metric"] != "mean"))]
     assert others["method"].str.contains("Beta-Binomial").all()
     assert "intervals: benchmark scope, mean and k ≤ 3" in "\n".join(
-        f.summarize(k=[3, 6], ci=0.9).view().parts[0].notes
+        f.summarize(k=[3, 6], ci=0.9).view().parts[0].lines  # shown with --quiet too
     )

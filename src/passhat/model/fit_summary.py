@@ -284,10 +284,15 @@ class FitSummary(Result):
         how = method_note(st.method, st.method_requested, st.model)
         if self.models is not None and not _stacked(self.models):
             how = ONE_TASK_NOTE
-        notes = [how, SCOPES_NOTE, *_rules(self.table, st.model), *self.notes]
+        notes = [how, SCOPES_NOTE, *self.notes]
         if output is not None:
             notes.append(saved_note(output))
-        lines = self._diagnostics_lines() + self._model_lines() + self.warnings()
+        lines = (
+            self._diagnostics_lines()
+            + self._model_lines()
+            + _rules(self.table, st.model)
+            + self.warnings()
+        )
         view = View(
             f"passhat fit ({self.method_label}; {st.ci:.0%} posterior intervals, seed {st.seed})",
             _posterior_frame(self.table, st.k, icc_label=_ICC[st.model == "beta"]),
