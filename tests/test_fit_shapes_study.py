@@ -97,10 +97,10 @@ def test_committed_histogram_rule_table(study) -> None:
 
 def test_committed_rows_are_this_codes(study) -> None:
     """The committed table is this code's: one replicate fitted again gives its committed rows
-    (every cell, both scopes, warnings and weights); the benchmark cells re-read from the runs
-    made before the benchmark rule changed equal the fit's own benchmark path on the real run's
-    replicates (``final_t200``); and where two runs hold the same replicate their population
-    rows, warnings and weights agree exactly."""
+    (every cell, both scopes, warnings and weights: the runs' rows re-read where the histogram
+    fixes the value, kept where the model makes it); the re-read benchmark cells equal the real
+    run's (``final_t200``, made with this benchmark rule); and where two runs hold the same
+    replicate their population rows, warnings and weights agree exactly."""
     raw_path = REPORT / "replicates.csv"
     if not raw_path.exists() or not (REPORT / "final_t200" / "replicates.csv").exists():
         pytest.skip("reports/fit_shapes has no committed final table (run the study, --final)")
@@ -114,9 +114,10 @@ def test_committed_rows_are_this_codes(study) -> None:
     for c in cols:
         np.testing.assert_allclose(got[c].astype(float), got[f"{c}_committed"].astype(float),
                                    atol=1e-12)  # fmt: skip
-    # (2) the fit's benchmark path without the fit equals the real run's rows
+    # (2) the fit's benchmark path without the fit equals the real run's benchmark rows (that
+    # run's code had this benchmark rule already; its population rows were the model's)
     real = pd.read_csv(REPORT / "final_t200" / "replicates.csv")
-    real = real[real["rep"] < 3]
+    real = real[(real["rep"] < 3) & (real["scope"] == "benchmark")]
     reread = study.rebench(real)
     pd.testing.assert_frame_equal(real.reset_index(drop=True), reread.reset_index(drop=True),
                                   check_dtype=False, atol=1e-12)  # fmt: skip

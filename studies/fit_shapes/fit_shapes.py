@@ -199,13 +199,15 @@ def histogram_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any
     return rows
 
 
-def benchmark_rows(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
-    """The benchmark-scope cells of :func:`one_replicate` without the fit: at k ≤ n, where
-    ``estimate``'s rule allows the normal interval (:func:`passhat.model.histogram.
-    informative`), every model's benchmark draws are the histogram's (U + se · z), drawn from
-    the Fit's own stream for system 0 (seed = rep), so they do not depend on the fit (the
-    other cells are the model's: no row). Used to re-read runs made before that rule on the same replicates; that the rows
-    equal a real fit's is checked on the replicates of ``final_t200`` (tests)."""
+def identified_rows(
+    ti: int, t: int, n: int, rep: int, scopes: tuple[str, ...] = ("population", "benchmark")
+) -> list[dict[str, Any]]:
+    """The cells of :func:`one_replicate` that the fit takes from the histogram whatever its
+    model (:func:`passhat.model.histogram.informative`: k ≤ n where ``estimate``'s rule trusts
+    a model-free interval), without the fit: drawn from the Fit's own streams for system 0
+    (seed = rep), so they do not depend on the fit (the other cells are the model's: no row).
+    Used to re-read runs made before that rule on the same replicates; that the rows equal a
+    real fit's is checked by the tests."""
     from passhat.model.histogram import identified_values, informative
     from passhat.model.metrics import Groups
     from passhat.model.result import _HIST_SALT  # the Fit's stream of the histogram's values
@@ -216,32 +218,42 @@ def benchmark_rows(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
     c = rng.binomial(n, p)
     groups = Groups.from_tasks(np.full(t, n), c, np.ones(t))
     requests = cells(n)
-    draws = identified_values(groups, requests, 4000, scope="benchmark",
-                              rng=np.random.default_rng([rep, 0, _HIST_SALT, 1]))  # fmt: skip
     rows = []
-    for metric, k in requests:
-        if not informative(groups, metric, k):  # the fit keeps the model's values: no row
-            continue
-        g = p**k if metric == "pass_hat_k" else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
-        value = float(g.mean())
-        lo, hi = np.quantile(draws[(metric, k)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
-        rows.append(
-            {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
-             "scope": "benchmark", "covered": bool(lo <= value <= hi), "below": bool(value < lo),
-             "width": float(hi - lo)}
-        )  # fmt: skip
+    for scope in scopes:
+        stream = np.random.default_rng([rep, 0, _HIST_SALT, int(scope == "benchmark")])
+        draws = identified_values(groups, requests, 4000, scope=scope, rng=stream)
+        for metric, k in requests:
+            if not informative(groups, metric, k, scope=scope):  # the model's: no row
+                continue
+            g = (
+                p**k
+                if metric == "pass_hat_k"
+                else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
+            )
+            value = truth.expected(metric, k) if scope == "population" else float(g.mean())
+            lo, hi = np.quantile(draws[(metric, k)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+            rows.append(
+                {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
+                 "scope": scope, "covered": bool(lo <= value <= hi), "below": bool(value < lo),
+                 "width": float(hi - lo)}
+            )  # fmt: skip
     return rows
 
 
+def benchmark_rows(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
+    """The benchmark-scope rows of :func:`identified_rows`."""
+    return identified_rows(ti, t, n, rep, scopes=("benchmark",))
+
+
 def rebench(raw: pd.DataFrame) -> pd.DataFrame:
-    """A run's per-replicate rows with the benchmark-scope cells re-read by
-    :func:`benchmark_rows` (the population cells, the warnings and the weights kept: the rule
-    changed only the benchmark scope at k ≤ n)."""
+    """A run's per-replicate rows with the cells the histogram fixes re-read by
+    :func:`identified_rows` (the model's cells, the warnings and the weights kept: the rule
+    changed only those cells)."""
     ti_of = {t.name: i for i, t in enumerate(TRUTHS)}
     reps = raw[["truth", "T", "n", "rep"]].drop_duplicates()
     new = pd.DataFrame(
         [r for x in reps.itertuples() for r in
-         benchmark_rows(ti_of[x.truth], int(x.T), int(x.n), int(x.rep))]
+         identified_rows(ti_of[x.truth], int(x.T), int(x.n), int(x.rep))]
     )  # fmt: skip
     keys = ["truth", "T", "n", "rep", "metric", "k", "scope"]
     out = raw.merge(new, on=keys, how="left", suffixes=("", "_new"))
@@ -258,10 +270,10 @@ def rebench(raw: pd.DataFrame) -> pd.DataFrame:
 #: (they agree row for row: the tests check it): the real run of this code, then the runs made
 #: before the benchmark rule changed, their benchmark cells re-read (:func:`rebench`).
 FINAL_SOURCES = (
-    ("final_t200", "this code (every T = 200 setting)", False),
-    ("rerun", "after f0cb06a, benchmark re-read", True),
-    ("rerun_t50", "after f0cb06a, benchmark re-read", True),
-    ("rerun_mostly_one", "after f0cb06a, benchmark re-read", True),
+    ("final_t200", "every T = 200 setting, the code of f685919 (model-free benchmark only)", True),
+    ("rerun", "after f0cb06a", True),
+    ("rerun_t50", "after f0cb06a", True),
+    ("rerun_mostly_one", "after f0cb06a", True),
 )
 
 

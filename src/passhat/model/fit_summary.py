@@ -35,6 +35,7 @@ from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
     BENCHMARK_RULE,
     ONE_TASK_NOTE,
+    POPULATION_RULE,
     SCOPES_NOTE,
     SHAPE_WEIGHT,
     diagnostics_line,
@@ -371,14 +372,20 @@ class FitSummary(Result):
 
 
 def _rules(table: pd.DataFrame, model: str) -> list[str]:
-    """The line saying which rule made each scope's intervals, when some benchmark rows are
-    the histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE`)."""
+    """The line saying which rule made each scope's intervals, when some rows are the
+    histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE` or
+    :data:`POPULATION_RULE`)."""
     free = table[table["method"] == BENCHMARK_RULE]
     if free.empty:
         return []
     ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
     upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
-    return [rules_line(model, {str(s): int(upto.get(s, 1)) for s in free["system"].unique()})]
+    k_of = {str(s): int(upto.get(s, 1)) for s in free["system"].unique()}
+    pop = table[(table["scope"] == "population") & table["metric"].isin(free["metric"].unique())]
+    pop = pop[pop["k"].fillna(1).astype(int) <= pop["system"].map(k_of).fillna(0)]
+    n_free = int((pop["method"] == POPULATION_RULE).sum())
+    which = "none" if n_free == 0 else ("all" if n_free == len(pop) else "some")
+    return [rules_line(model, k_of, which)]
 
 
 def _stacked(models: pd.DataFrame) -> bool:

@@ -92,29 +92,46 @@ def identified(groups: Groups, metric: str, k: int) -> bool:
     return int(k) <= int(groups.n.min())
 
 
-def informative(groups: Groups, metric: str, k: int) -> bool:
-    """Whether the benchmark-scope value of (metric, k) is identified and the normal interval
-    U ± z · se is valid by the rule of ``estimate`` (:func:`passhat.scopes.interval_table`): at
-    least :data:`~passhat.scopes.MIN_TASKS` tasks, at least :data:`~passhat.scopes.MIN_FLAKY`
-    of them with both outcomes, and se > 0. Otherwise (few tasks, most tasks all-pass or
-    all-fail) ``estimate`` uses a hierarchical posterior, and :class:`passhat.Fit` keeps its
-    model's values.
+def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark") -> bool:
+    """Whether the value of (metric, k) in ``scope`` is identified and ``estimate``'s rule
+    (:mod:`passhat.scopes`) trusts a model-free interval for it, so that :class:`passhat.Fit`
+    reports the histogram's values there whatever its model:
+
+    * **benchmark**: at least :data:`~passhat.scopes.MIN_TASKS` tasks, at least
+      :data:`~passhat.scopes.MIN_FLAKY` of them with both outcomes, and se > 0 (the normal
+      interval U ± z · se);
+    * **population**: at least :data:`~passhat.scopes.MIN_TASKS` tasks and at least
+      :data:`~passhat.scopes.MIN_SIDE` of them strictly on each side of the estimate (where
+      ``estimate`` resamples tasks; here the Bayesian bootstrap of the tasks' unbiased
+      estimates).
+
+    Otherwise (few tasks; most tasks all-pass or all-fail) ``estimate`` needs a model too, and
+    the fit keeps its own.
 
     Examples
     --------
     >>> from passhat.model.metrics import Groups
     >>> informative(Groups.from_tasks([9], [0], [1.0]), "mean", 1)   # one task
     False
-    >>> informative(Groups.from_tasks([4] * 40, [0, 1, 2, 4] * 10, [1.0] * 40), "mean", 1)
-    True
+    >>> g = Groups.from_tasks([4] * 40, [0, 1, 2, 4] * 10, [1.0] * 40)
+    >>> informative(g, "mean", 1), informative(g, "mean", 1, scope="population")
+    (True, True)
     """
-    from passhat.scopes import MIN_FLAKY, MIN_TASKS
+    from passhat.scopes import MIN_FLAKY, MIN_SIDE, MIN_TASKS
 
     if not identified(groups, metric, k):
         return False
     used = groups.weight > 0
+    if groups.mult[used].sum() < MIN_TASKS:
+        return False
+    if scope == "population":
+        vals = task_values(groups, metric, k)
+        u = float((groups.weight * groups.mult) @ vals)
+        below = groups.mult[used & (vals < u - 1e-12)].sum()
+        above = groups.mult[used & (vals > u + 1e-12)].sum()
+        return bool(below >= MIN_SIDE and above >= MIN_SIDE)
     flaky = used & (groups.c > 0) & (groups.c < groups.n)
-    if groups.mult[used].sum() < MIN_TASKS or groups.mult[flaky].sum() < MIN_FLAKY:
+    if groups.mult[flaky].sum() < MIN_FLAKY:
         return False
     n = np.repeat(groups.n, groups.mult).astype(np.int64)
     c = np.repeat(groups.c, groups.mult).astype(np.int64)

@@ -513,9 +513,10 @@ def system_metrics(
     :func:`benchmark_expected`. With ``groups`` and ``hist_rng``, the draws of the discrete
     model (node share > ½) take, where the histogram of successes fixes them (k up to the fewest
     runs of a task), the values of :func:`passhat.model.histogram.identified_values`; with
-    ``identified="all"``, in the benchmark scope, every draw takes them where they have a spread
-    (:func:`passhat.model.histogram.informative`; any model: the rule of
-    :class:`passhat.Fit`'s benchmark scope, where the model then matters only above the runs).
+    ``identified="all"`` every draw takes them where ``estimate``'s rule trusts a model-free
+    interval (:func:`passhat.model.histogram.informative`; any model: the rule of
+    :class:`passhat.Fit`, where the model then matters only above the runs and where few
+    tasks or few on a side leave ``estimate`` a model too).
 
     Examples
     --------
@@ -549,10 +550,10 @@ def system_metrics(
         return out
     share = nodes.share() if nodes is not None else np.zeros(_draws_of(out))
     every: set[tuple[str, int]] = set()
-    if identified == "all" and scope != "population":
+    if identified == "all":
         from passhat.model.histogram import informative
 
-        every = {req for req in requests if informative(groups, *req)}
+        every = {req for req in requests if informative(groups, *req, scope=scope)}
     if not every and not (share > 0.5).any():
         return out
     return _with_identified(

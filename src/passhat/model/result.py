@@ -57,7 +57,7 @@ from passhat.model.summaries import (
     summary_table,
     task_posterior_frames,
 )
-from passhat.model.text import BENCHMARK_RULE, mean_outside_note, method_label
+from passhat.model.text import BENCHMARK_RULE, POPULATION_RULE, mean_outside_note, method_label
 from passhat.trials import provenance
 
 __all__ = ["K_METRICS", "Fit"]
@@ -329,7 +329,7 @@ class Fit(Result):
         discrete model's are the histogram's anyway): what :meth:`agreement` checks against the
         unbiased estimate."""
         bench = scope != "population"
-        identified = "all" if bench and not own else "discrete"
+        identified = "discrete" if own else "all"
         return [
             system_metrics(
                 self._hyper(si),
@@ -463,7 +463,10 @@ class Fit(Result):
         k_metric = table["metric"].isin(K_METRICS)
         kk = table["k"].fillna(0).astype(int)
         table["extrapolated"] = k_metric & (kk > n_max)
-        table.loc[self._model_free(table), "method"] = BENCHMARK_RULE
+        free = self._model_free(table)
+        bench = (table["scope"] == "benchmark").to_numpy()
+        table.loc[free & bench, "method"] = BENCHMARK_RULE
+        table.loc[free & ~bench, "method"] = POPULATION_RULE
         return table
 
     def _model_free(self, table: pd.DataFrame) -> NDArray[np.bool_]:
@@ -474,7 +477,7 @@ class Fit(Result):
         kk = table["k"].fillna(1).astype(int)
         return np.array(
             [
-                scope == "benchmark" and informative(self._groups(index[str(s)]), m, int(k))
+                scope in SCOPES and informative(self._groups(index[str(s)]), m, int(k), scope=scope)
                 for s, m, k, scope in zip(
                     table["system"], table["metric"], kk, table["scope"], strict=True
                 )

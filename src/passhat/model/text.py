@@ -352,25 +352,38 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def rules_line(model: str, upto: Mapping[str, int]) -> str:
-    """Which rule made each scope's intervals: the benchmark scope up to the fewest runs of a
-    task (``upto``: per system, the largest such k in the table) is model-free; the population
-    scope and k above the runs are the model's.
+def rules_line(model: str, upto: Mapping[str, int], population: str = "none") -> str:
+    """Which rule made each scope's intervals: where the runs measure a value (k up to the
+    fewest runs of a task; ``upto``: per system, the largest such k among the model-free
+    benchmark rows) and ``estimate``'s rule trusts a model-free interval, that interval; the
+    model elsewhere. ``population``: whether "all", "some" or "none" of the population rows
+    up to that k are model-free.
 
     Examples
     --------
-    >>> print(rules_line("auto", {"A": 5}))  # doctest: +NORMALIZE_WHITESPACE
-    intervals: benchmark scope, mean and k ≤ 5: the unbiased estimate ± z · se, model-free
-    (the rule of `passhat estimate`), whatever the model; population scope, and benchmark k
-    above the fewest runs of a task: the stacked model's posterior.
+    >>> print(rules_line("auto", {"A": 5}, "some"))  # doctest: +NORMALIZE_WHITESPACE
+    intervals: benchmark scope, mean and k ≤ 5: the unbiased estimate ± z · se; population
+    scope, mean and k ≤ 5 where ≥ 30 tasks lie ≥ 10 on each side of the estimate (some rows
+    here): a Bayesian bootstrap of the tasks' unbiased estimates — both model-free, as
+    `passhat estimate`, whatever the model; every other row: the stacked model's posterior
+    (each row's rule: `method` in --json).
     """
     ks = sorted(set(upto.values()))
     at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    pop = ""
+    if population != "none":
+        which = " (some rows here)" if population == "some" else ""
+        pop = (
+            f"; population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each side of the "
+            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates — both "
+            "model-free, as `passhat estimate`"
+        )
+    else:
+        pop = ", model-free, as `passhat estimate`"
     return (
-        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se, "
-        "model-free (the rule of `passhat estimate`), whatever the model; population scope, "
-        f"and benchmark k above the fewest runs of a task: the {_model_phrase(model)}'s "
-        "posterior."
+        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se{pop}, "
+        f"whatever the model; every other row: the {_model_phrase(model)}'s posterior (each "
+        "row's rule: `method` in --json)."
     )
 
 
@@ -389,6 +402,11 @@ ONE_TASK_NOTE = (
 
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
 BENCHMARK_RULE = "unbiased estimate ± z·se (model-free, the rule of estimate)"
+
+#: The ``method`` of a population-scope row that the histogram of successes fixes.
+POPULATION_RULE = (
+    "Bayesian bootstrap of the tasks' unbiased estimates (model-free, as estimate resamples tasks)"
+)
 
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
