@@ -115,8 +115,16 @@ def test_every_models_benchmark_at_k_up_to_n_is_the_unbiased_estimate():
     assert row["lower"] == pytest.approx(u - 1.6449 * se, abs=0.15 * se)
     assert row["upper"] == pytest.approx(min(1.0, u + 1.6449 * se), abs=0.15 * se)
     assert row["method"] == BENCHMARK_RULE
-    others = s[(s["scope"] == "population") | ((s["k"] == 6) & (s["metric"] != "mean"))]
-    assert others["method"].str.contains("Beta-Binomial").all()
+    above = s[(s["k"] == 6) & (s["metric"] != "mean")]  # k above the runs: the model's
+    assert above["method"].str.contains("Beta-Binomial").all() and len(above) == 4
+    from passhat.model.histogram import informative
+    from passhat.model.text import POPULATION_RULE
+
+    g = Groups.from_tasks(n, c, np.ones(40))
+    pop = s[(s["scope"] == "population") & (s["k"] == 3) & (s["metric"] != "icc")]
+    for r in pop.itertuples():  # the population rows follow estimate's rule too
+        free = informative(g, r.metric, 3, scope="population")
+        assert (r.method == POPULATION_RULE) == free
     assert "intervals: benchmark scope, mean and k ≤ 3" in "\n".join(
         f.summarize(k=[3, 6], ci=0.9).view().parts[0].lines  # shown with --quiet too
     )
