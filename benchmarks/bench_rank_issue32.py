@@ -9,7 +9,11 @@ both sides of each ratio alike:
   replaced, kept as the test oracle ``tests/compare/pair_table_oracle.py``): wall and CPU
   of each, their ratio, and whether the two tables are identical to the last bit;
 * the full :func:`passhat.rank`, with the JSON document's hash (``to_dict``), so a run of
-  the old code can be compared number for number.
+  the old code can be compared number for number, and the CPU time of the calling thread
+  alone (the part that two idle cores cannot share: a floor of the wall time there);
+* the shared sign flips of all pairs (:func:`passhat.signflip_shared.invert_shared_flips`)
+  with the compiled kernels (:mod:`passhat._kernels`) and with the code before them (kept
+  as the test oracle ``tests/signflip_shared_oracle.py``), and whether they are identical.
 
 The machine is shared: wall time on a busy machine overstates the cost, CPU time (all
 threads of the process) is the steadier figure; the load average is printed per line.
@@ -67,6 +71,40 @@ def timed(fn, *a, **kw):  # type: ignore[no-untyped-def]
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
+def timed3(fn, *a, **kw):  # type: ignore[no-untyped-def]
+    """``timed`` plus the CPU time of the calling thread alone (the part two cores cannot share)."""
+    m0 = time.thread_time()
+    out, wall, cpu = timed(fn, *a, **kw)
+    return out, wall, cpu, time.thread_time() - m0
+
+
+def shared_flips(n: np.ndarray, c: np.ndarray, systems: int, boot: int) -> None:
+    """The shared sign flips of every pair: compiled kernels against the code before them."""
+    from tests.signflip_shared_oracle import invert_shared_flips as old_flips
+
+    from passhat.scopes import column_values, columns
+    from passhat.signflip_shared import invert_shared_flips
+
+    cols = columns([1, 2, 5])
+    u = np.stack([column_values(n[s], c[s], cols) for s in range(systems)])
+    pairs = [(a, b) for a in range(systems) for b in range(a + 1, systems)]
+    flips = max(boot, math.ceil(2 * len(pairs) / 0.05))
+    w = np.ones(n.shape[1])
+    kw = {"n_flips": flips, "ci": 0.95}
+    new, wall, cpu, main = timed3(
+        invert_shared_flips, u, w, pairs, rng=np.random.default_rng(3), **kw
+    )
+    old, wall0, cpu0, main0 = timed3(old_flips, u, w, pairs, rng=np.random.default_rng(3), **kw)
+    same = all(np.array_equal(x, y, equal_nan=True) for x, y in zip(new, old, strict=True))
+    print(
+        f"shared sign flips ({len(pairs)} pairs × {len(cols)} columns, {flips} flips): compiled "
+        f"kernels wall {wall:.2f} s, CPU {cpu:.2f} s (calling thread {main:.2f} s); the code "
+        f"before them (tests/signflip_shared_oracle.py, same process) wall {wall0:.2f} s, CPU "
+        f"{cpu0:.2f} s (calling thread {main0:.2f} s); ratio new / old: CPU {cpu / cpu0:.2f}, "
+        f"wall {wall / wall0:.2f}; lower, upper, p identical: {same} ({load()})"
+    )
+
+
 def pair_tables(n: np.ndarray, c: np.ndarray, systems: int, boot: int, oracle: bool) -> None:
     pairs = [(a, b) for a in range(systems) for b in range(a + 1, systems)]
     flips = max(boot, math.ceil(2 * len(pairs) / 0.05))
@@ -108,14 +146,16 @@ def main() -> int:
         f"{args.systems} systems × {args.tasks} tasks × {args.runs} runs, {load()}"
     )
     tables = [counts_from_arrays(n[i], c[i], system=f"s{i:02d}") for i in range(args.systems)]
-    r, wall, cpu = timed(ph.rank, tables, n_boot=args.boot, seed=1)
+    r, wall, cpu, main = timed3(ph.rank, tables, n_boot=args.boot, seed=1)
     doc = json.dumps(r.to_dict(), sort_keys=True, default=str)
     digest = hashlib.sha256(doc.encode()).hexdigest()[:16]
     print(
         f"full ph.rank (k = {sorted(set(r.table['k'].tolist()))}, {args.boot} resamples, "
         f"{r.settings['pair_flips']} shared flips for the pairs): wall {wall:.2f} s, "
-        f"CPU {cpu:.2f} s ({load()}); target ≤ 10 s; JSON sha256 {digest}"
+        f"CPU {cpu:.2f} s, calling thread {main:.2f} s ({load()}); target ≤ 10 s; JSON sha256 "
+        f"{digest}"
     )
+    shared_flips(n, c, args.systems, args.boot)
     pair_tables(n, c, args.systems, args.boot, not args.no_oracle)
     if (args.systems, args.tasks, args.runs, args.boot) == (50, 10_000, 5, 10_000):
         with OUT.open("a", encoding="utf-8") as f:

@@ -18,6 +18,7 @@ import click
 import pytest
 
 import passhat.commands._common as common
+import passhat.estimate_quick as estimate_quick
 from passhat.cli import EXIT_BUG, main
 from passhat.errors import (
     EXIT_FAIL,
@@ -76,6 +77,8 @@ def test_exit_status_by_failure(
         raise raised
 
     monkeypatch.setattr(common, "load_input", fail)
+    for reader in ("plain_runs", "plain_count_csv", "plain_runs_csv"):  # the plain path's too
+        monkeypatch.setattr(estimate_quick, reader, fail)
     rc = main(["estimate", str(runs)])
     assert rc == status
     assert re.search(words, one_line(capsys.readouterr().err))

@@ -173,3 +173,61 @@ def test_estimate_of_an_example_imports_one_reader_and_no_dask() -> None:
     _, printed = _modules_after(code)
     assert "│ gpt-4o-airline │    50 │  200 │        0 │ 4 │ 0.420 │  0.720 │  0.200 │" in printed
     assert printed.splitlines()[-2:] == ["['passhat.io.tau_bench'] []", "((2, 2),) Array 8"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "--example", "tau-airline", "--k", "1-4"],
+        ["estimate", "--example", "tau-airline", "-q"],
+        ["estimate", "--format", "tau-bench", "TAU"],
+    ],
+)
+def test_plain_estimate_of_a_tau_bench_file_imports_no_table_library(argv: list[str]) -> None:
+    """``passhat estimate`` of one τ-bench file with no option but ``--k`` counts its runs
+    without pandas or xarray (issue 32 goal 1; :mod:`passhat.estimate_quick`), and prints the
+    table the whole estimate prints (tests/test_estimate_quick.py compares the two)."""
+    from passhat.examples import example_path
+
+    argv = [str(example_path("tau-airline")) if a == "TAU" else a for a in argv]
+    mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
+    assert "│ gpt-4o-airline │    50 │  200 │        0 │ 2 │ 0.420 │  0.567 │  0.273 │" in printed
+    assert sorted(set(NOT_FOR_A_CLOSED_FORM) & set(mods)) == []
+    assert "scipy" not in mods
+
+
+def test_estimate_of_a_file_with_an_unscored_run_goes_the_whole_way(tmp_path) -> None:
+    """A file whose reading needs a rule (here an unscored run, counted in a note) is read
+    by the whole reader, pandas and all, and says so."""
+    from passhat.examples import example_path
+
+    recs = json.loads(example_path("tau-airline").read_text())
+    recs[0]["info"] = {"error": "harness crashed"}
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(recs))
+    argv = ["estimate", "--format", "tau-bench", str(path), "--k", "1,2"]
+    mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
+    assert "1 unscored run(s)" in printed and "pandas" in mods
+
+
+_COUNTS = "system,task_id,n,c\na,t1,4,4\na,t2,4,2\nb,t1,4,1\nb,t2,4,0\n"
+_RUNS = "system,task_id,success\n" + "".join(
+    f"{s},{t},{int(i < c)}\n" for s, t, c in (("a", "t1", 4), ("a", "t2", 2), ("b", "t1", 1),
+                                             ("b", "t2", 0)) for i in range(4)
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [(_COUNTS, []), (_COUNTS, ["--format", "counts"]), (_RUNS, []), (_RUNS, ["--format", "csv"])],
+)
+def test_plain_estimate_of_a_csv_imports_no_table_library(tmp_path, text, fmt) -> None:
+    """The same for a count table or a table of runs written as plain CSV (task_id, n, c or
+    success, and system)."""
+    path = tmp_path / "runs.csv"
+    path.write_text(text)
+    argv = ["estimate", *fmt, str(path), "--k", "1,2"]
+    mods, printed = _modules_after(f"from passhat.cli import main; main({argv!r})")
+    assert "│ a      │     2 │    8 │        0 │ 2 │ 0.750 │  0.917 │  0.583 │" in printed
+    assert sorted(set(NOT_FOR_A_CLOSED_FORM) & set(mods)) == []
+    assert "scipy" not in mods

@@ -28,6 +28,14 @@ def test_notes_count_warn_and_name_the_construction() -> None:
     assert "one cluster only (s)" in cluster_notes({"s": 1}, ci=True)[1]
 
 
+def test_notes_name_the_few_clusters_rule_instead_of_warning() -> None:
+    """estimate's notes (few_rule): below FEW_CLUSTERS the rule is named, no "too narrow"."""
+    notes = cluster_notes({"s": 5}, ci=True, few_rule="RULE")
+    assert "below, the RULE" in notes[0]
+    assert "cluster-robust t interval" in notes[1] and "too narrow" not in notes[1]
+    assert len(cluster_notes({"s": FEW_CLUSTERS}, ci=True, few_rule="RULE")) == 1
+
+
 def test_concat_keeps_each_tasks_cluster() -> None:
     merged = concat_systems([_table("A", ["r1", "r1", "r2"]), _table("B", None)])
     assert clusters_of(merged).tolist() == ["r1", "r1", "r2"]

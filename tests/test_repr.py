@@ -199,3 +199,28 @@ def test_control_characters_in_names_are_shown_escaped() -> None:
         assert "\x1b" not in shown and "\x00" not in shown and "\x07" not in shown
     assert text.count("agent\\x1b]8;;http://x\\x07\\x1b[31m\\x00") == 3  # title, cell, note
     assert "agent\\x1b]8;;http://x\\x07\\x1b[31m\\x00" in _cells(html)
+
+
+def test_a_text_table_shows_as_the_same_frame_would() -> None:
+    """TextTable (a table without pandas) renders like the DataFrame of the same cells in a
+    terminal, as text and as HTML, names escaped and sections kept."""
+    import io
+
+    from rich.console import Console
+
+    from passhat._repr import TextTable, as_rich
+
+    cells = (("a\x1b[31m", "1"), (HOSTILE, "2"), (HOSTILE, "3"))
+    table = TextTable(("system", "runs"), cells)
+    as_frame = View("t", table.to_frame(), notes=("n",), section_by="system")
+    as_table = View("t", table, notes=("n",), section_by="system")
+
+    def shown(view: View) -> str:
+        out = io.StringIO()
+        Console(file=out, width=60, color_system=None).print(as_rich(view))
+        return out.getvalue()
+
+    assert shown(as_table) == shown(as_frame) and "\\x1b[31m" in shown(as_table)
+    assert as_text(as_table) == as_text(as_frame)
+    assert as_html(as_table) == as_html(as_frame) and HOSTILE not in as_html(as_table)
+    assert len(table) == 3 and table.to_frame()["runs"].tolist() == ["1", "2", "3"]

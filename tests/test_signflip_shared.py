@@ -152,8 +152,10 @@ def test_many_tasks_take_the_candidate_selection_and_stay_exact(seed: int) -> No
 
 
 def test_pairs_in_two_threads_give_the_sequential_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    import passhat.signflip_shared as mod
+    import passhat._kernels as mod
+    import passhat.signflip_shared as shared
 
+    monkeypatch.setattr(shared, "_COMPILED_CELLS", 0)  # the compiled path, whatever the size
     g = np.random.default_rng(7)
     u = g.integers(0, 5, size=(5, 200, 5)) / 4.0
     pairs = [(a, b) for a in range(5) for b in range(a + 1, 5)]
@@ -210,3 +212,45 @@ def test_level_under_exchangeable_systems() -> None:
         rejected += int(np.count_nonzero(p <= alpha))
     share = rejected / (reps * len(pairs))
     assert share <= alpha + 4.5 * np.sqrt(alpha * (1 - alpha) / (reps * len(pairs)))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize(
+    ("weighted", "clustered", "given", "n_flips"),
+    [(False, False, False, 3000), (True, False, True, 3000), (False, True, False, 2000),
+     (True, True, True, 1500), (False, False, True, 9)],
+)  # fmt: skip
+def test_equals_the_code_before_the_compiled_kernels(
+    weighted: bool,
+    clustered: bool,
+    given: bool,
+    n_flips: int,
+    compiled: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # oracle: the module as it was (float32 product, np.partition per pair), bit for bit, on
+    # the compiled path (large inputs) and on the numpy one (small inputs)
+    from tests.signflip_shared_oracle import invert_shared_flips as old
+
+    import passhat.signflip_shared as mod
+
+    monkeypatch.setattr(mod, "_COMPILED_CELLS", 0 if compiled else 10**18)
+
+    g = np.random.default_rng(n_flips + 2 * weighted + clustered)
+    s_n, t_n = 5, 150
+    n = np.full((s_n, t_n), 4.0)
+    c = g.integers(0, 5, size=(s_n, t_n)).astype(float)
+    u = np.stack([c / 4.0, (c >= 2) * 1.0, c * (c - 1) / 12.0], axis=2)
+    w = g.integers(1, 3, size=t_n).astype(float) if weighted else np.ones(t_n)
+    pairs = [(a, b) for a in range(s_n) for b in range(a + 1, s_n)]
+    kw = {
+        "n_flips": n_flips,
+        "ci": 0.9,
+        "need": g.random((len(pairs), 3)) < 0.8,
+        "categories": (n * 5 + c).astype(np.int64) * (1 + (w > 1))[None, :] if given else None,
+        "clusters": np.arange(t_n) // 3 if clustered else None,
+    }
+    new_out = invert_shared_flips(u, w, pairs, rng=np.random.default_rng(1), **kw)
+    old_out = old(u, w, pairs, rng=np.random.default_rng(1), **kw)
+    for x, y in zip(new_out, old_out, strict=True):
+        np.testing.assert_array_equal(x, y)

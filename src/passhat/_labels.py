@@ -11,7 +11,10 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["METRIC_LABELS"]
+__all__ = ["DEFAULT_SYSTEM", "METRIC_LABELS"]
+
+#: The name of the one system of data that name none (a file without a system column).
+DEFAULT_SYSTEM = "system"
 
 #: Column name → label of each metric.
 METRIC_LABELS = {

@@ -47,6 +47,7 @@ __all__ = [
     "LEFT",
     "MAX_ROWS",
     "Display",
+    "TextTable",
     "View",
     "as_html",
     "as_rich",
@@ -66,6 +67,33 @@ LEFT = frozenset({"system", "task", "metric", "baseline", "candidate", "category
 
 
 @dataclass(frozen=True)
+class TextTable:
+    """A table of display text held without pandas: its column names and rows of cells.
+
+    What a :class:`View` shows where building a DataFrame would cost more than the table
+    (a command that imports no pandas); a terminal shows it as it shows a frame.
+
+    Examples
+    --------
+    >>> t = TextTable(("system", "runs"), (("a", "3"),))
+    >>> len(t), t.to_frame().values.tolist()
+    (1, [['a', '3']])
+    """
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table as a pandas DataFrame (every cell text)."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows), columns=list(self.columns))
+
+
+@dataclass(frozen=True)
 class View:
     """One part of what a result shows: a titled table of display text, then lines and notes.
 
@@ -73,7 +101,7 @@ class View:
     ----------
     title : str
         The table's title (the line above it).
-    frame : pandas.DataFrame, optional
+    frame : pandas.DataFrame or TextTable, optional
         The table, every cell display text; None for a part that is only lines.
     notes : tuple of str
         Lines under the table that ``--quiet`` leaves out (method lines, notes).
@@ -92,7 +120,7 @@ class View:
     """
 
     title: str
-    frame: pd.DataFrame | None
+    frame: pd.DataFrame | TextTable | None
     notes: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
     left: frozenset[str] = LEFT
@@ -136,9 +164,14 @@ def _display(value: Any, *, keep_newlines: bool = False) -> str:
     return str(short_names(printable(value, keep_newlines=keep_newlines)))
 
 
+def _as_frame(frame: pd.DataFrame | TextTable | None) -> pd.DataFrame | None:
+    """The view's table as a DataFrame (text and HTML are written by pandas)."""
+    return frame.to_frame() if isinstance(frame, TextTable) else frame
+
+
 def _shown(view: View) -> View:
     """The view with every string (cells, column names, title, lines, notes) made printable."""
-    frame = view.frame
+    frame = _as_frame(view.frame)
     if frame is not None:
         frame = frame.map(lambda v: _display(v) if isinstance(v, str) else v)
         frame.columns = [_display(c) for c in frame.columns]
@@ -154,8 +187,8 @@ def _shown(view: View) -> View:
 def _text_part(view: View) -> list[str]:
     view = _shown(view)
     out = [view.title] if view.title else []
-    if view.frame is not None:
-        frame = view.frame
+    frame = _as_frame(view.frame)
+    if frame is not None:
         out.append(frame.to_string(index=False, max_rows=MAX_ROWS) if len(frame) else "(no rows)")
     return [*out, *view.lines, *view.notes]
 
@@ -169,10 +202,11 @@ def _html_part(view: View) -> str:
     view = _shown(view)
     title = f"<p><strong>{html.escape(view.title)}</strong></p>" if view.title else ""
     table = ""
-    if view.frame is not None:
+    frame = _as_frame(view.frame)
+    if frame is not None:
         table = (
-            view.frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
-            if len(view.frame)
+            frame.to_html(index=False, max_rows=MAX_ROWS, escape=True, border=0)
+            if len(frame)
             else "<p>(no rows)</p>"
         )
     lines = "".join(f"<p>{html.escape(n)}</p>" for n in (*view.lines, *view.notes))
@@ -198,7 +232,10 @@ def _rich_table(view: View) -> Any:
             no_wrap=view.no_wrap,
             overflow="fold" if view.fold else "ellipsis",
         )
-    rows = list(frame.itertuples(index=False)) if frame is not None else []
+    if isinstance(frame, TextTable):
+        rows: list[Any] = list(frame.rows)
+    else:
+        rows = list(frame.itertuples(index=False)) if frame is not None else []
     cols = [str(c) for c in frame.columns] if frame is not None else []
     at = cols.index(view.section_by) if view.section_by in cols else None
     for i, row in enumerate(rows):

@@ -17,7 +17,10 @@ Examples
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the status words are read without pandas; only frames need it
+    import pandas as pd
 
 __all__ = [
     "FAILURE_STATUSES",

@@ -41,7 +41,7 @@ from passhat._validate import (
     norm_k,
     resolve_seed,
 )
-from passhat.clusters import cluster_codes, cluster_notes, clusters_of
+from passhat.clusters import FEW_RULE, cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
@@ -49,8 +49,7 @@ from passhat.estimators import (
     METRICS,
     WeightSpec,
     as_counts,
-    distinct_pairs,
-    pair_values,
+    benchmark_values,
     task_weights,
 )
 from passhat.exclusions import (
@@ -179,9 +178,11 @@ def estimate(
     Data with a ``cluster`` task coordinate (read with ``cluster="COLUMN"`` or
     from a column named ``cluster``: tasks of one repository, document or
     environment) get the **cluster bootstrap** in the population scope instead,
-    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`);
-    the notes and ``settings["clusters"]`` give the number of clusters and warn
-    below 20. To treat such tasks as independent, drop the coordinate
+    clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`),
+    and below 20 clusters the cluster-robust logit-t interval on G − 1 degrees of
+    freedom (:mod:`passhat.cluster_robust`; the cluster bootstrap under-covers there);
+    the notes and ``settings["clusters"]`` give the number of clusters and the rule.
+    To treat such tasks as independent, drop the coordinate
     (``counts.drop_vars("cluster")``).
 
     Parameters
@@ -338,7 +339,7 @@ def estimate(
         )
         + value_outside_note(table)
         + (extra.scores.notes if extra.scores is not None else [])
-        + cluster_notes(settings["clusters"], ci=ci is not None)
+        + cluster_notes(settings["clusters"], ci=ci is not None, few_rule=FEW_RULE)
         + (
             [
                 "the partial-credit (scores) and per-category (by) intervals still treat the "
@@ -526,25 +527,20 @@ def _averaged_tasks(
 
 
 def _benchmark_table(ds: xr.Dataset, tasks: _Averaged, ks: list[int]) -> pd.DataFrame:
-    """The benchmark values, one row per (system, k, metric) in that order.
-
-    From the distinct (n, c) pairs: each pair's metrics are computed once and weighted by the
-    total weight of the tasks holding it, so the cost grows with the number of distinct pairs,
-    not of tasks.
-    """
-    n_arr = np.asarray(ds["n"].values, dtype=np.int64)
-    pn, pc, inverse = distinct_pairs(n_arr, np.asarray(ds["c"].values, dtype=np.int64))
-    pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
-    inverse = inverse.reshape(n_arr.shape)
-    rows = []
-    for s_i, name in enumerate(tasks.systems):  # one pass per system, vectorised over pairs
-        pw = np.bincount(inverse[s_i], weights=tasks.weights[s_i], minlength=len(pn))
-        used = pw > 0
-        pw = pw[used] / pw.sum()
-        vals = {metric: pw @ pair_vals[metric][used] for metric in METRICS}
-        for ki, kv in enumerate(ks):
-            for metric in METRICS:
-                rows.append((name, kv, metric, float(vals[metric][ki]), int(tasks.n_tasks[s_i])))
+    """The benchmark values, one row per (system, k, metric) in that order
+    (:func:`passhat.estimators.benchmark_values`)."""
+    vals = benchmark_values(
+        np.asarray(ds["n"].values, dtype=np.int64),
+        np.asarray(ds["c"].values, dtype=np.int64),
+        tasks.weights,
+        ks,
+    )
+    rows = [
+        (name, kv, metric, float(vals[s_i, ki, m_i]), int(tasks.n_tasks[s_i]))
+        for s_i, name in enumerate(tasks.systems)
+        for ki, kv in enumerate(ks)
+        for m_i, metric in enumerate(METRICS)
+    ]
     return pd.DataFrame(rows, columns=["system", "k", "metric", "value", "tasks"])
 
 

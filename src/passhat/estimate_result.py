@@ -41,6 +41,7 @@ from passhat._validate import check_k, check_method
 from passhat.cost import CostCells, cost_estimate
 from passhat.cost_result import CostEstimate
 from passhat.errors import OptionError
+from passhat.estimate_view import VALUES_TITLE, values_notes, values_table
 from passhat.estimators import METRIC_LABELS, METRICS, per_task_metrics
 from passhat.groups.result import CategoryEstimate
 from passhat.intervals import task_intervals
@@ -358,23 +359,18 @@ def est_display(est: Estimate, *, per_task: bool = False, curve: bool = False) -
 
 
 def _values_view(est: Estimate) -> View:
-    """One row per (system, k): tasks, runs, unscored, mean, pass@k, pass^k."""
+    """One row per (system, k): tasks, runs, unscored, mean, pass@k, pass^k
+    (:func:`passhat.estimate_view.values_view`)."""
     wide = est.wide().merge(est.summary, on="system")
-    cols = ("system", "tasks", "runs", "unscored", "k")
-    frame = pd.DataFrame({c: wide[c].astype(str) for c in cols})
-    for metric in (m for m in ALL_METRICS if m in wide.columns):
-        frame[METRIC_LABELS[metric]] = [num(v) for v in wide[metric]]
-    notes = list(est.notes)
-    unscored = int(est.summary["unscored"].sum())
-    if unscored:
-        notes.append(
-            f"{unscored} unscored run(s) (no verdict: grader, harness or infrastructure "
-            "error) are excluded from n."
-        )
+    metrics = [m for m in ALL_METRICS if m in wide.columns]
+    rows = [
+        (r["system"], r["tasks"], r["runs"], r["unscored"], r["k"], [r[m] for m in metrics])
+        for r in wide.to_dict(orient="records")
+    ]
     return View(
-        "passhat estimate (unbiased per-task estimates, averaged over tasks)",
-        frame,
-        notes=tuple(notes),
+        VALUES_TITLE,
+        values_table(rows, metrics).to_frame(),
+        notes=values_notes(est.notes, int(est.summary["unscored"].sum())),
     )
 
 

@@ -32,18 +32,20 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
-from passhat._frames import number_array
 from passhat._labels import METRIC_LABELS as _LABELS
 from passhat._validate import check_k_values, check_weight, check_weight_tasks, norm_k
 from passhat._validate import stable_scale as _stable
 from passhat.errors import CountError, OptionError, ShortTaskError, ValidationError
-from passhat.trials import Trials, validate_counts
+
+if TYPE_CHECKING:  # the count-table functions load pandas and xarray; the formulas need numpy
+    import xarray as xr
+
+    from passhat.trials import Trials
 
 __all__ = [
     "METRICS",
@@ -79,6 +81,8 @@ WeightSpec = None | str | Mapping[str, float]
 
 # --------------------------------------------------------------- validation
 def _check_counts(n: ArrayLike, c: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    from passhat._frames import number_array  # pandas: the checked public formulas only
+
     n_arr, c_arr = number_array(n, "n"), number_array(c, "c")
     for name, arr in (("n", n_arr), ("c", c_arr)):
         if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
@@ -418,6 +422,10 @@ def as_counts(data: Trials | xr.Dataset) -> xr.Dataset:
     >>> as_counts(ph.load_example("abcd"))["n"].values.tolist()
     [[5, 5, 5, 5]]
     """
+    import xarray as xr
+
+    from passhat.trials import Trials, validate_counts
+
     if isinstance(data, Trials):
         return data.counts()
     if isinstance(data, xr.Dataset):
@@ -455,6 +463,9 @@ def task_weights(
 
 
 def _task_weights(ds: xr.Dataset, weights: WeightSpec, *, tasks: Iterable | None) -> xr.DataArray:
+    import pandas as pd
+    import xarray as xr
+
     base = xr.ones_like(ds["n"], dtype=float)
     if weights is None or weights == "equal":
         return base
@@ -558,6 +569,36 @@ def pair_values(
     return {"mean": np.broadcast_to(mean, hat.shape), "pass_at_k": at, "pass_hat_k": hat}
 
 
+def benchmark_values(
+    n: NDArray[np.int64], c: NDArray[np.int64], weights: NDArray[np.float64], ks: Sequence[int]
+) -> NDArray[np.float64]:
+    """Each system's weighted average of the per-task metrics, over (system, k, metric).
+
+    ``n``, ``c`` and ``weights`` are (system, task) grids; a task of weight 0 is left out.
+    Each distinct (n, c) pair's metrics are computed once and weighted by the total weight of
+    the tasks holding it, so the cost grows with the number of distinct pairs, not of tasks.
+    The metrics are :data:`METRICS` in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = benchmark_values(np.array([[4, 4]]), np.array([[4, 2]]), np.ones((1, 2)), [1, 2])
+    >>> v.round(3).tolist()
+    [[[0.75, 0.75, 0.75], [0.75, 0.917, 0.583]]]
+    """
+    pn, pc, inverse = distinct_pairs(n, c)
+    pair_vals = pair_values(pn, pc, np.asarray(ks, dtype=float))
+    inverse = inverse.reshape(n.shape)
+    out = np.empty((n.shape[0], len(ks), len(METRICS)))
+    for s_i in range(n.shape[0]):  # one pass per system, vectorised over pairs
+        pw = np.bincount(inverse[s_i], weights=weights[s_i], minlength=len(pn))
+        used = pw > 0
+        pw = pw[used] / pw.sum()
+        for m_i, metric in enumerate(METRICS):
+            out[s_i, :, m_i] = pw @ pair_vals[metric][used]
+    return out
+
+
 def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     """Per-task mean, pass@k and pass^k over (system, task, k).
 
@@ -572,6 +613,8 @@ def per_task_metrics(ds: xr.Dataset, k: int | Sequence[int]) -> xr.Dataset:
     >>> ph.per_task_metrics(ds, 2)["pass_hat_k"].values.round(3).ravel().tolist()
     [1.0, 0.6, 0.1, 0.0]
     """
+    import xarray as xr
+
     ks = np.asarray(norm_k(k), dtype=float)
     n = np.asarray(ds["n"].values, dtype=np.int64)
     c = np.asarray(ds["c"].values, dtype=np.int64)

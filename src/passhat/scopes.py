@@ -106,6 +106,7 @@ from passhat.bootstrap import (
     draw_stats,
     interval_from_draws,
 )
+from passhat.cluster_robust import cluster_logit_t_interval
 from passhat.estimators import pair_values, pass_hat_k_variance_estimate
 from passhat.hierarchical import (
     Column,
@@ -395,7 +396,10 @@ def scope_intervals(
         Hyperpriors of the hierarchical model.
     clusters : array_like, optional
         Each task's cluster (any hashable labels). When given, the population
-        scope is the **cluster bootstrap** whatever the task counts
+        scope is the **cluster-robust logit-t interval** below ``FEW_CLUSTERS`` (20)
+        clusters (:func:`passhat.cluster_robust.cluster_logit_t_interval`; the
+        bootstrap draws are still made, so the later scopes' draws do not move), and
+        otherwise the **cluster bootstrap** whatever the task counts
         (:func:`passhat.bootstrap.cluster_categories`: clusters resampled with
         replacement, each with all its tasks; BCa or percentile by
         ``ci_method``, the jackknife leaving out one cluster); the benchmark
@@ -708,12 +712,13 @@ def _cluster_population(
                 "not computed: one cluster (the cluster bootstrap needs ≥ 2 clusters)",
             )
         return {}
-    draws = draw_stats(ccats, n_boot=setup.n_boot, rng=rng)
+    draws = draw_stats(ccats, n_boot=setup.n_boot, rng=rng)  # drawn below 20 too: same stream
+    if n_cl < FEW_CLUSTERS:
+        _few_clusters(out, setup, codes, n_cl)
+        return {}
     method = "bca" if ci_method == "analytic" else ci_method
     lo, hi, labels = interval_from_draws(setup.theta, draws, ccats, ci=setup.level, method=method)
     few = "; ci_method analytic does not apply to clusters" if ci_method == "analytic" else ""
-    if n_cl < FEW_CLUSTERS:
-        few += f"; fewer than {FEW_CLUSTERS} clusters: may be too narrow"
     for j, col in enumerate(setup.cols):
         out[(col, "population")] = (
             float(lo[j]),
@@ -722,6 +727,31 @@ def _cluster_population(
             f"(rule: a cluster column; each cluster resampled with all its tasks){few}",
         )
     return {}
+
+
+def _few_clusters(
+    out: dict[tuple[Column, str], tuple[float, float, str]],
+    setup: _Setup,
+    codes: NDArray[np.int64],
+    n_cl: int,
+) -> None:
+    """The population scope below :data:`FEW_CLUSTERS` clusters: the cluster-robust (CR1)
+    logit-t interval on G − 1 degrees of freedom (the linear t where θ̂ is 0 or 1), which
+    covers where the cluster bootstrap does not (studies/cluster_coverage)."""
+    cats = setup.cats
+    lo, hi, logit = cluster_logit_t_interval(
+        cats.values[cats.inverse], cats.weights[cats.inverse], codes, ci=setup.level
+    )
+    rule = f"(rule: fewer than {FEW_CLUSTERS} clusters; the cluster bootstrap under-covers)"
+    for j, col in enumerate(setup.cols):
+        kind = "logit-t" if logit[j] else "t"
+        why = "" if logit[j] else "; linear, clipped to [0, 1]: the estimate is 0 or 1 or no spread"
+        out[(col, "population")] = (
+            float(lo[j]),
+            float(hi[j]),
+            f"cluster-robust {kind} interval, CR1 standard error over {n_cl} clusters, "
+            f"G − 1 = {n_cl - 1} degrees of freedom {rule}{why}",
+        )
 
 
 def _benchmark(

@@ -43,10 +43,9 @@ Examples
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -56,11 +55,19 @@ __all__ = ["invert_shared_flips"]
 #: Largest number of random signs (flips × tasks) of one chunk.
 _SIGN_CELLS = 8_000_000
 
+#: Flips × tasks from which the compiled kernels (:mod:`passhat._kernels`) pay for loading
+#: numba (about 0.5 s of CPU); below, numpy computes the same numbers.
+_COMPILED_CELLS = 50_000_000
+
 #: Flips used to place the candidate threshold of the order statistics.
 _PILOT = 4096
 
-#: Threads over the pairs (numpy releases the GIL on the large arrays of each pair).
-_THREADS = 2
+
+def _kernels() -> ModuleType:
+    """:mod:`passhat._kernels`, imported when first needed (numba is slow to import)."""
+    from passhat import _kernels
+
+    return _kernels
 
 
 @dataclass(frozen=True)
@@ -77,38 +84,44 @@ class _Centred:
     n_same: int
 
 
-def _random_signs(t_n: int, n_flips: int, rng: np.random.Generator) -> Iterator[NDArray[np.uint8]]:
-    """Chunks of random signs (1 for +, 0 for −), flips × tasks: 8 per random byte."""
-    nbytes = (t_n + 7) // 8
-    chunk = max(1, min(n_flips, _SIGN_CELLS // max(t_n, 1)))
+def _random_bytes(
+    units: int, n_flips: int, rng: np.random.Generator
+) -> Iterator[NDArray[np.uint8]]:
+    """Chunks of random signs packed 8 to a byte (flips × bytes; bit 1 = +, first unit high)."""
+    nbytes = (units + 7) // 8
+    chunk = max(1, min(n_flips, _SIGN_CELLS // max(units, 1)))
     for start in range(0, n_flips, chunk):
         b = min(chunk, n_flips - start)
-        raw = np.frombuffer(rng.bytes(b * nbytes), dtype=np.uint8).reshape(b, nbytes)
+        yield np.frombuffer(rng.bytes(b * nbytes), dtype=np.uint8).reshape(b, nbytes)
+
+
+def _random_signs(t_n: int, n_flips: int, rng: np.random.Generator) -> Iterator[NDArray[np.uint8]]:
+    """Chunks of random signs (1 for +, 0 for −), flips × tasks: 8 per random byte."""
+    for raw in _random_bytes(t_n, n_flips, rng):
         yield np.unpackbits(raw, axis=1, count=t_n)
 
 
-def _centred_sums(
-    u: NDArray[np.float64],
-    omega: NDArray[np.float64],
-    point: NDArray[np.float64],
-    *,
-    n_flips: int,
-    rng: np.random.Generator,
-    categories: NDArray[np.int64] | None,
-    clusters: NDArray[np.int64] | None = None,
-) -> _Centred:
-    """Per-system flipped sums through each system's (values, weight) categories.
+def _packed_signs(
+    t_n: int, n_flips: int, rng: np.random.Generator, clusters: NDArray[np.int64] | None
+) -> Iterator[NDArray[np.uint64]]:
+    """The chunks of :func:`_random_signs` (per task, one sign per cluster), packed in words."""
+    if clusters is None:
+        for raw in _random_bytes(t_n, n_flips, rng):
+            yield _kernels().pad_words(raw)
+    else:
+        for drawn in _random_signs(int(clusters.max()) + 1, n_flips, rng):
+            yield _kernels().pack_rows(drawn[:, clusters])
 
-    One product of the 0/1 sign matrix with the one-hot category matrix gives
-    every system's count of + signs per category; the most frequent category
-    of each system is implied by the total.
-    """
-    s_n, t_n, c_n = u.shape
+
+def _system_categories(
+    u: NDArray[np.float64], omega: NDArray[np.float64], categories: NDArray[np.int64] | None
+) -> tuple[list[NDArray[np.int64]], list[NDArray[np.float64]], list[NDArray[np.float64]]]:
+    """Each system's category code per task (its most frequent category last), the ω·U of
+    one task of each category, and the categories' sizes."""
     codes: list[NDArray[np.int64]] = []
     vals: list[NDArray[np.float64]] = []
     freqs: list[NDArray[np.float64]] = []
-    sizes = []
-    for s in range(s_n):
+    for s in range(u.shape[0]):
         _, first, inv, freq = (
             np.unique(
                 np.column_stack([u[s], omega]),
@@ -128,24 +141,58 @@ def _centred_sums(
         codes.append(rank[np.asarray(inv).ravel()])
         vals.append(omega[first[order], None] * u[s, first[order]])  # ω·U of one task
         freqs.append(freq[order].astype(float))
-        sizes.append(freq.size - 1)
+    return codes, vals, freqs
+
+
+def _category_masks(
+    codes: list[NDArray[np.int64]], sizes: list[int], t_n: int
+) -> NDArray[np.uint64]:
+    """Packed task masks of every system's categories but its last, then one of all tasks."""
+    offsets = np.r_[0, np.cumsum(sizes)]
+    member = np.zeros((int(offsets[-1]) + 1, t_n), dtype=bool)
+    for s, code in enumerate(codes):
+        keep = np.flatnonzero(code < sizes[s])
+        member[offsets[s] + code[keep], keep] = True
+    member[-1] = True
+    return _kernels().pack_rows(member)
+
+
+def _counts_by_popcount(
+    t_n: int,
+    n_flips: int,
+    rng: np.random.Generator,
+    codes: list[NDArray[np.int64]],
+    sizes: list[int],
+    clusters: NDArray[np.int64] | None,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """Per chunk of flips whose signs are not all equal: + signs per category (categories ×
+    flips) and in all (flips), by population counts of the packed signs (compiled)."""
+    masks = _category_masks(codes, sizes, t_n)
+    for signs in _packed_signs(t_n, n_flips, rng, clusters):
+        both = _kernels().category_counts(signs, masks)  # flips × (categories, all tasks)
+        plus = both[:, -1]
+        mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
+        if not mixed.all():
+            both, plus = both[mixed], plus[mixed]
+        if both.shape[0] > 0:
+            yield both[:, :-1].T.astype(np.float64), plus
+
+
+def _counts_by_product(
+    t_n: int,
+    n_flips: int,
+    rng: np.random.Generator,
+    codes: list[NDArray[np.int64]],
+    sizes: list[int],
+    clusters: NDArray[np.int64] | None,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """:func:`_counts_by_popcount`'s counts by a float32 product of the unpacked 0/1 signs
+    with the one-hot categories (exact: small integers); numpy only, for small inputs."""
     offsets = np.r_[0, np.cumsum(sizes)]
     basis = np.zeros((t_n, max(int(offsets[-1]), 1)), dtype=np.float32)
-    for s in range(s_n):
-        keep = codes[s] < sizes[s]
-        basis[np.flatnonzero(keep), offsets[s] + codes[s][keep]] = 1.0
-    # tasks in every system's implied category need no column of the product (their signs
-    # enter through the total only): leave them out when that saves a tenth of the work
-    used = basis.any(axis=1)
-    rows = np.flatnonzero(used) if used.mean() < 0.9 else None
-    if rows is not None:
-        basis = np.ascontiguousarray(basis[rows])
-    # the weight of one task of each of system 0's categories: m = Σ_k S_0k ω_k
-    w0 = np.empty(sizes[0] + 1)
-    w0[codes[0]] = omega
-    e = np.empty((s_n, c_n, n_flips))
-    m_all = np.empty(n_flips)
-    filled = 0
+    for s, code in enumerate(codes):
+        keep = code < sizes[s]
+        basis[np.flatnonzero(keep), offsets[s] + code[keep]] = 1.0
     units = t_n if clusters is None else int(clusters.max()) + 1
     for drawn in _random_signs(units, n_flips, rng):
         bits = drawn if clusters is None else drawn[:, clusters]  # one sign per cluster
@@ -153,12 +200,40 @@ def _centred_sums(
         mixed = (plus > 0) & (plus < t_n)  # rows whose signs are not all equal
         if not mixed.all():
             bits, plus = bits[mixed], plus[mixed]
-        b = bits.shape[0]
-        if b == 0:
-            continue
-        # + signs per category (categories × flips), exact small integers
-        signs = bits if rows is None else bits[:, rows]
-        counts = (signs.astype(np.float32) @ basis).T.astype(np.float64)
+        if bits.shape[0] > 0:
+            yield (bits.astype(np.float32) @ basis).T.astype(np.float64), plus
+
+
+def _centred_sums(
+    u: NDArray[np.float64],
+    omega: NDArray[np.float64],
+    point: NDArray[np.float64],
+    *,
+    n_flips: int,
+    rng: np.random.Generator,
+    categories: NDArray[np.int64] | None,
+    clusters: NDArray[np.int64] | None = None,
+) -> _Centred:
+    """Per-system flipped sums through each system's (values, weight) categories.
+
+    Every system's count of + signs per category is a population count of the
+    packed signs under the category's packed task mask (exact integers; on small
+    inputs a float32 product, the same integers without compiling); the most
+    frequent category of each system is implied by the total.
+    """
+    s_n, t_n, c_n = u.shape
+    codes, vals, freqs = _system_categories(u, omega, categories)
+    sizes = [f.size - 1 for f in freqs]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    # the weight of one task of each of system 0's categories: m = Σ_k S_0k ω_k
+    w0 = np.empty(sizes[0] + 1)
+    w0[codes[0]] = omega
+    e = np.empty((s_n, c_n, n_flips))
+    m_all = np.empty(n_flips)
+    filled = 0
+    by = _counts_by_popcount if n_flips * t_n >= _COMPILED_CELLS else _counts_by_product
+    for counts, plus in by(t_n, n_flips, rng, codes, sizes, clusters):
+        b = plus.size
         m_rows = np.zeros(b)
         for s in range(s_n):
             part = counts[offsets[s] : offsets[s + 1]]
@@ -264,6 +339,42 @@ def _select(
     return top_lo, top_hi, cnt
 
 
+def _select_by_pair(
+    cen: _Centred, cells: NDArray[np.int64], kk: int, g_star: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`passhat._kernels.select_cells` in numpy, one pair's cells at a time (small inputs)."""
+    pf = 1.0 / (1.0 - cen.m)
+    qf = 1.0 / (1.0 + cen.m)
+    hf = np.maximum(pf, qf)
+    lo, hi = np.empty(len(cells)), np.empty(len(cells))
+    cnt = np.empty(len(cells), dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, np.any(cells[1:, :2] != cells[:-1, :2], axis=1)])
+    for q0, q1 in zip(starts.tolist(), [*starts[1:].tolist(), len(cells)], strict=True):
+        a, b, cols = cells[q0, 0], cells[q0, 1], cells[q0:q1, 2]
+        e = cen.e[b, cols] - cen.e[a, cols]  # columns × flips
+        pos = cells[q0:q1, 3] == 1
+        lo[q0:q1], hi[q0:q1], cnt[q0:q1] = _select(e, pf, qf, hf, kk, g_star[q0:q1], pos)
+    return lo, hi, cnt
+
+
+def _all_counts(
+    cen: _Centred,
+    ends: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    d: NDArray[np.float64],
+    g_star: NDArray[np.float64],
+) -> NDArray[np.int64]:
+    """Per cell, #{flips with g ≥ g*} over every flip (g⁻ where d ≥ 0, g⁺ where d < 0)."""
+    pf = 1.0 / (1.0 - cen.m)
+    qf = 1.0 / (1.0 + cen.m)
+    cnt = np.empty(d.size, dtype=np.int64)
+    for q in range(d.size):
+        e = cen.e[ends[q, 1], cols[q]] - cen.e[ends[q, 0], cols[q]]
+        g = np.maximum(e * pf, -e * qf) if d[q] >= 0.0 else np.maximum(e * qf, -e * pf)
+        cnt[q] = np.count_nonzero(g >= g_star[q])
+    return cnt
+
+
 def invert_shared_flips(
     values: ArrayLike,
     weights: ArrayLike,
@@ -359,54 +470,45 @@ def invert_shared_flips(
     cum = np.cumsum(np.full(n_flips + 1, 1.0 / (n_flips + 1)))
     i = min(int(np.searchsorted(cum, alpha, side="right")), n_flips)
     kk = i - n_inf  # rank (0 = largest) of the finite g that gives each end
-    pf = 1.0 / (1.0 - cen.m)
-    qf = 1.0 / (1.0 + cen.m)
-    hf = np.maximum(pf, qf)
-    pos = {int(j): q for q, j in enumerate(keep)}
-
-    def one_pair(r: int) -> None:
-        a, b = pair_list[r]
-        want = np.flatnonzero(mask[r])
-        js = np.unique(rep[want])
-        if js.size == 0:
-            return
-        kj_list = [pos[int(j)] for j in js]
-        # a run of columns is a view, not a copy
-        kj: slice | NDArray[np.int64] = (
-            slice(kj_list[0], kj_list[-1] + 1)
-            if kj_list == list(range(kj_list[0], kj_list[-1] + 1))
-            else np.array(kj_list)
-        )
-        d = point[b, kj] - point[a, kj]
-        tol = 1e-12 * (1.0 + np.abs(d))
-        g_star = _count_threshold(d, tol)
-        e = cen.e[b, kj] - cen.e[a, kj]  # columns × flips
-        if kk < 0:  # fewer flips than the level needs: every shift is accepted
-            lo_j = np.full(js.size, -np.inf)
-            hi_j = np.full(js.size, np.inf)
-            g = np.where(
-                (d >= 0.0)[:, None],
-                np.maximum(e * pf, -e * qf),
-                np.maximum(e * qf, -e * pf),
-            )
-            cnt = np.count_nonzero(g >= g_star[:, None], axis=1)
-        else:
-            top_lo, top_hi, cnt = _select(e, pf, qf, hf, kk, g_star, d >= 0.0)
-            lo_j = (d - top_lo) - tol
-            hi_j = (d + top_hi) + tol
-        p_j = cum[n_inf + cnt - 1]
-        at = {int(j): q for q, j in enumerate(js)}
-        for j in want.tolist():
-            q = at[int(rep[j])]
-            lo[r, j], hi[r, j], p0[r, j] = lo_j[q], hi_j[q], p_j[q]
-
-    # the pairs are independent (each writes its own row) and numpy releases the GIL on
-    # these arrays, so two threads use both cores; the result does not depend on the order
-    workers = min(_THREADS, os.cpu_count() or 1, len(pair_list))
-    if workers > 1 and cen.m.size * c_n >= 100_000:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(one_pair, range(len(pair_list))))
+    # the cells: each pair's representative columns that one of its wanted columns needs
+    col_pos = np.full(c_n, -1)
+    col_pos[keep] = np.arange(keep.size)
+    col_pos = col_pos[rep]
+    want = np.zeros((len(pair_list), keep.size), dtype=bool)
+    for j in range(c_n):
+        want[:, col_pos[j]] |= mask[:, j]
+    rows, cols = np.nonzero(want)
+    ends = np.array(pair_list, dtype=np.int64).reshape(-1, 2)
+    d = point[ends[rows, 1], cols] - point[ends[rows, 0], cols]
+    tol = 1e-12 * (1.0 + np.abs(d))
+    g_star = _count_threshold(d, tol)
+    if kk < 0:  # fewer flips than the level needs: every shift is accepted
+        lo_c, hi_c = np.full(d.size, -np.inf), np.full(d.size, np.inf)
+        cnt = _all_counts(cen, ends[rows], cols, d, g_star)
     else:
-        for r in range(len(pair_list)):
-            one_pair(r)
+        r_n = cen.m.size
+        n_pilot = min(r_n, _PILOT)
+        share = 1.1 * (kk + 1) / r_n + 3.0 * np.sqrt((kk + 1) / r_n / n_pilot)
+        at_pilot = int(n_pilot * (1.0 - share))
+        cells = np.column_stack([ends[rows], cols, d >= 0.0]).astype(np.int64)
+        if n_flips * u.shape[1] >= _COMPILED_CELLS:
+            top_lo, top_hi, cnt = _kernels().select_cells(
+                cen.e,
+                cen.m,
+                cells,
+                kk=kk,
+                n_pilot=n_pilot,
+                at_pilot=at_pilot if 0 <= at_pilot < n_pilot and share < 1.0 else -1,
+                g_star=g_star,
+            )
+        else:
+            top_lo, top_hi, cnt = _select_by_pair(cen, cells, kk, g_star)
+        lo_c, hi_c = (d - top_lo) - tol, (d + top_hi) + tol
+    p_c = cum[n_inf + cnt - 1]
+    cell_of = np.zeros(want.shape, dtype=np.int64)
+    cell_of[rows, cols] = np.arange(rows.size)
+    for j in range(c_n):
+        at = np.flatnonzero(mask[:, j])
+        q = cell_of[at, col_pos[j]]
+        lo[at, j], hi[at, j], p0[at, j] = lo_c[q], hi_c[q], p_c[q]
     return np.clip(lo, *bounds), np.clip(hi, *bounds), np.minimum(p0, 1.0)

@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from passhat._checked import Parts
 from passhat._frames import check_frame, check_unique_coords, count_arrays
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
+from passhat._labels import DEFAULT_SYSTEM
 from passhat._status import FAILURE_STATUSES, UNSCORED_STATUSES, fail_without_verdict, status_notes
 from passhat.errors import CountError, PasshatError, ValidationError
 
@@ -61,7 +62,6 @@ __all__ = [
     "validate_counts",
 ]
 
-DEFAULT_SYSTEM = "system"
 
 REQUIRED = ("system", "task_id", "trial", "success", "status")
 OPTIONAL = ("score", "category", "cluster", "weight", "scenario_hash", "duration_s", "cost")

@@ -275,7 +275,7 @@ def test_cluster_option_resamples_clusters(
     )
     pop = [r for r in doc["estimates"] if r["scope"] == "population"]
     assert all(
-        r["method"].startswith("cluster bootstrap") and "6 clusters" in r["method"] for r in pop
+        r["method"].startswith("cluster-robust ") and "6 clusters" in r["method"] for r in pop
     )
     assert any("only 6 clusters" in n for n in doc["notes"])
     rc, out2, _ = run(capsys, ["estimate", path, "--map", "cluster=repo", "--ci", "0.9", "--json"])

@@ -430,3 +430,19 @@ def test_zero_weight_tasks_left_out_are_named_in_the_notes() -> None:
     cols = ["metric", "scope", "difference", "lower", "upper", "p_value"]
     pd.testing.assert_frame_equal(cmp.table[cols], want.table[cols])
     assert not [x for x in want.notes if "weight 0" in x]
+
+
+def test_distinct_pairs_equal_numpy_unique_of_the_rows() -> None:
+    # oracle: np.unique(axis=0), which _System used before (same order, inverse and counts)
+    from passhat.compare.engine import _distinct_pairs
+
+    g = np.random.default_rng(2)
+    n = g.integers(1, 6, size=500).astype(float)
+    c = np.minimum(g.integers(0, 6, size=500), n).astype(float)
+    keys, inv, freq = np.unique(
+        np.column_stack([n, c]), axis=0, return_inverse=True, return_counts=True
+    )
+    nj, cj, inv2, freq2 = _distinct_pairs(n, c)
+    np.testing.assert_array_equal(np.column_stack([nj, cj]), keys)
+    np.testing.assert_array_equal(inv2, np.ravel(inv))
+    np.testing.assert_array_equal(freq2, freq)

@@ -120,3 +120,25 @@ def test_pair_stats_by_hand() -> None:
     assert s.discordant[:, 0].tolist() == [3, 3]
     assert s.flaky.tolist() == [2, 2]
     assert s.diff_n.tolist() == [1, 1]
+
+
+def test_pair_stats_and_variances_equal_on_the_compiled_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the compiled pair rows (large inputs) give numpy's numbers to the last bit
+    from passhat.compare import pair_arrays as mod
+
+    g = np.random.default_rng(4)
+    n = np.full((5, 60), 4.0)
+    c = g.integers(0, 5, size=(5, 60)).astype(float)
+    values = np.stack([c / 4.0, (c > 0) * 1.0], axis=2)
+    wn = np.full(60, 1 / 60)
+    a, b = np.array([0, 0, 1, 3]), np.array([1, 2, 4, 4])
+    var = g.random((5, 60, 2))
+    runs = []
+    for cells in (10**18, 0):
+        monkeypatch.setattr(mod, "_COMPILED_CELLS", cells)
+        st = mod.pair_stats(values, wn, n, c, a, b)
+        runs.append((st.theta, mod.pair_variances(lambda s: var[s], wn, a, b)))
+    for x, y in zip(runs[0], runs[1], strict=True):
+        np.testing.assert_array_equal(x, y)

@@ -493,3 +493,13 @@ def test_win_probabilities_equal_the_direct_comparison_of_draws() -> None:
         for aa, bb, jj in zip(a, b, j, strict=True)
     ]
     assert got.tolist() == want
+
+
+def test_twins_group_rows_as_numpy_unique_does() -> None:
+    from passhat.rank.leaderboard import _twins
+
+    rows = np.random.default_rng(1).integers(0, 2, size=(40, 6)).astype(float)
+    labels = _twins(rows)
+    want = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+    same = labels[:, None] == labels[None, :]
+    np.testing.assert_array_equal(same, want[:, None] == want[None, :])

@@ -28,6 +28,7 @@ from passhat.examples import EXAMPLES
 if TYPE_CHECKING:  # the readers (pandas, xarray) load when a command reads its input
     import xarray as xr
 
+    from passhat._repr import Display
     from passhat.trials import Trials
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "input_options",
     "load_input",
     "parse_k",
+    "plain_estimate",
     "quiet_option",
     "reading_options",
     "records",
@@ -402,6 +404,33 @@ class InputSpec:
         _queue(notes, quiet)
         return keep_systems(named, self.systems)
 
+    def plain_file(self) -> tuple[str, str] | None:
+        """(format, path) of the one file these options read as it is, with no other reading
+        option: a τ-bench file (``--example`` of a τ-bench example, or ``--format tau-bench``)
+        or a ``.csv`` file (``--format counts`` or ``csv``, or none: ``""``, the header says
+        which); None otherwise."""
+        from passhat.examples import EXAMPLES, example_path
+
+        others = (self.maps, self.threshold, self.system_names, self.systems, self.scheduler,
+                  self.ignore_clusters, self.cluster_column)  # fmt: skip
+        if any(v not in (None, (), False) for v in others):
+            return None
+        fmt = (self.fmt or "").lower().replace("_", "-")
+        if self.example is not None and not self.paths and not fmt:
+            if EXAMPLES.get(self.example, (None, None))[1] == "tau-bench":
+                return "tau-bench", str(example_path(self.example))
+            return None
+        if self.example is not None or len(self.paths) != 1:
+            return None
+        path = self.paths[0]
+        if not (path.strip() and os.path.isfile(path)):
+            return None
+        if fmt == "tau-bench":
+            return fmt, path
+        if fmt in ("", "counts", "csv") and path.lower().endswith(".csv"):
+            return fmt, path
+        return None
+
     def load(
         self, *, quiet: bool = False, extra: Sequence[str] = (), runs: bool = False
     ) -> Trials | xr.Dataset:
@@ -677,6 +706,27 @@ def cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
         "cluster=COLUMN): population intervals resample clusters. A column named 'cluster' is "
         "used without it.",
     )(f)
+
+
+def plain_estimate(source: InputSpec, *, k: Sequence[int] | None) -> Display | None:
+    """``passhat estimate``'s table of one τ-bench file, CSV count table or CSV of runs with no
+    option but ``--k``, counted without pandas or xarray (:mod:`passhat.estimate_quick`): the same
+    table, started in a third of the time; None where the whole estimate must run (any other
+    input, or one whose runs need a rule's note or error)."""
+    plain = source.plain_file()
+    if plain is None:
+        return None
+    from pathlib import Path
+
+    from passhat.estimate_quick import plain_count_csv, plain_runs, plain_runs_csv, plain_view
+
+    fmt, path = plain[0], Path(plain[1])
+    if fmt == "tau-bench":
+        counts = plain_runs(path)
+    else:  # a count table's header or a run table's: the registry's sniffing agrees
+        counts = plain_count_csv(path) if fmt != "csv" else None
+        counts = counts or (plain_runs_csv(path) if fmt != "counts" else None)
+    return plain_view(counts, k=k) if counts is not None else None
 
 
 def clustered_spec(

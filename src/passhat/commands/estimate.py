@@ -12,6 +12,7 @@ from passhat.commands._common import (
     clustered_input,
     clustered_spec,
     input_options,
+    plain_estimate,
     quiet_option,
     unscored_tasks_option,
 )
@@ -173,6 +174,12 @@ def estimate_cmd(
             f"--{paper} writes the benchmark table; {asked[0]} is not in it (its table is in the "
             "terminal output and --json)"
         )
+    plain = not (asked or as_json or paper or ci is not None or predictive or min_runs is not None
+                 or matched or cluster_column or ignore_clusters or weights != "equal"
+                 or unscored_tasks != "exclude")  # fmt: skip
+    if plain and (shown := plain_estimate(source, k=k)) is not None:
+        show(shown, quiet=quiet)  # the same table, without pandas and xarray
+        return
     from passhat.estimate import estimate as _estimate  # pandas, xarray: not for --help
 
     # --scores and --cost need every run (its score, its cost): a large file is read whole

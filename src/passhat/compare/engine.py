@@ -117,11 +117,7 @@ class _System:
 
     def __init__(self, n: NDArray[np.float64], c: NDArray[np.float64], prior: HyperPrior) -> None:
         self.n, self.c = n, c
-        keys, self.inverse, self.freq = np.unique(
-            np.column_stack([n, c]), axis=0, return_inverse=True, return_counts=True
-        )
-        self.inverse = self.inverse.ravel()
-        self.nj, self.cj = keys[:, 0], keys[:, 1]
+        self.nj, self.cj, self.inverse, self.freq = _distinct_pairs(n, c)
         self._prior = prior
         self._coarse: GridNodes | None = None
         self._var: dict[tuple[Column, ...], NDArray[np.float64]] = {}
@@ -142,6 +138,28 @@ class _System:
             v = task_variances(self.nj, self.cj, cols, self.nodes() if short else None)
             self._var[key] = np.asarray(v[self.inverse], dtype=float)
         return self._var[key]
+
+
+def _distinct_pairs(
+    n: NDArray[np.float64], c: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct (n, c) sorted by n then c, each task's index among them and their counts:
+    ``np.unique(np.column_stack([n, c]), axis=0, return_inverse=True, return_counts=True)``
+    by one sort of two keys.
+
+    >>> nj, cj, inv, freq = _distinct_pairs(np.array([4.0, 2.0, 4.0]), np.array([1.0, 2.0, 1.0]))
+    >>> nj.tolist(), cj.tolist(), inv.tolist(), freq.tolist()
+    ([2.0, 4.0], [2.0, 1.0], [1, 0, 1], [1, 2])
+    """
+    n = np.asarray(n, dtype=float).ravel()
+    c = np.asarray(c, dtype=float).ravel()
+    order = np.lexsort((c, n))
+    ns, cs = n[order], c[order]
+    new = np.r_[True, (ns[1:] != ns[:-1]) | (cs[1:] != cs[:-1])]
+    starts = np.flatnonzero(new)
+    inverse = np.empty(n.size, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ns[starts], cs[starts], inverse, np.diff(np.r_[starts, n.size]).astype(np.int64)
 
 
 def _same_estimand(cols: Sequence[Column]) -> list[int]:

@@ -41,6 +41,9 @@ __all__ = ["PairStats", "normal_block", "pair_stats", "pair_variances", "table_f
 #: Largest (pairs × tasks × columns) block held at once.
 _BLOCK_CELLS = 4_000_000
 
+#: Pairs × tasks × columns from which the compiled pair rows pay for loading numba.
+_COMPILED_CELLS = 50_000_000
+
 #: A task's difference counts as non-zero above this.
 _ZERO = 1e-12
 
@@ -64,6 +67,32 @@ class PairStats:
     discordant: NDArray[np.int64]
     flaky: NDArray[np.int64]
     diff_n: NDArray[np.int64]
+
+
+class _PairRows:
+    """Each pair's ``values[b] − values[a]`` or ``values[a] + values[b]`` (pairs × tasks × C):
+    numpy's expression on small inputs, the compiled one into one reused buffer on large ones
+    (:func:`passhat._kernels.pair_rows`: the same float64 operations)."""
+
+    def __init__(self, values: NDArray[np.float64], n_pairs: int) -> None:
+        self.values = values
+        per_pair = int(np.prod(values.shape[1:]))
+        self.buf: NDArray[np.float64] | None = None
+        if n_pairs * per_pair >= _COMPILED_CELLS:
+            step = max(1, _BLOCK_CELLS // max(per_pair, 1))
+            self.buf = np.empty((min(step, n_pairs), *values.shape[1:]))
+            self.values = np.ascontiguousarray(values, dtype=np.float64)
+
+    def combine(
+        self, a: NDArray[np.int64], b: NDArray[np.int64], *, minus: bool
+    ) -> NDArray[np.float64]:
+        """The block's rows (a C-ordered array, as numpy's expression gives)."""
+        if self.buf is None:
+            v = self.values
+            return v[b] - v[a] if minus else v[a] + v[b]
+        from passhat._kernels import pair_rows  # numba is slow to import: when needed
+
+        return pair_rows(self.values, a, b, self.buf[: a.size], minus=minus)
 
 
 def _blocks(n_pairs: int, per_pair: int) -> list[slice]:
@@ -95,10 +124,11 @@ def pair_stats(
     p_n = a.size
     t_n, c_n = values.shape[1], values.shape[2]
     theta = np.empty((p_n, c_n))
+    rows = _PairRows(values, p_n)
     for blk in _blocks(p_n, t_n * c_n):
         # block × tasks × columns, one C-ordered matrix per pair: one product per pair,
         # as wn @ (vb − va)
-        theta[blk] = wn @ (values[b[blk]] - values[a[blk]])
+        theta[blk] = wn @ rows.combine(a[blk], b[blk], minus=True)
     counts = _pair_counts(values, n, c, a, b)
     return PairStats(a=a, b=b, theta=theta, discordant=counts[0], flaky=counts[1], diff_n=counts[2])
 
@@ -182,8 +212,9 @@ def pair_variances(
         stack[s] = v
     w2 = wn**2
     out = np.empty((a.size, c_n))
+    rows = _PairRows(stack, a.size)
     for blk in _blocks(a.size, t_n * c_n):
-        out[blk] = w2 @ (stack[a[blk]] + stack[b[blk]])  # one product per pair
+        out[blk] = w2 @ rows.combine(a[blk], b[blk], minus=False)  # one product per pair
     return out
 
 

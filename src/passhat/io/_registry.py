@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import xarray as xr
-
 from passhat._lazy import load_modules
 from passhat.errors import FormatError, InputError, OptionError, PasshatError, ReadError
 from passhat.io._guards import readable_input
 from passhat.io._json import damaged_gzip, missing, refuse_wide
-from passhat.trials import Trials, provenance
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # reading loads them; registering a reader (at import) does not
+    import xarray as xr
+
     from passhat.traces import Traces
+    from passhat.trials import Trials
 
 __all__ = [
     "BUILTIN_READERS",
@@ -236,6 +236,8 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
 def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:
     """Provenance of an input for machine-readable output: its path, format and SHA-256 (computed
     here when the source recorded a path but no hash), as strings."""
+    from passhat.trials import provenance
+
     src = provenance(data)
     path = src.get("path")
     if path and "sha256" not in src and Path(path).is_file():
@@ -467,6 +469,8 @@ def read(
 
 def _name_source(result: Trials | xr.Dataset, path: Path) -> None:
     """Record the path the user gave (a pipe), not the temporary copy that was read."""
+    from passhat.trials import Trials
+
     if isinstance(result, Trials):
         result.source = {**result.source, "path": str(path)}
     else:
@@ -509,11 +513,13 @@ def _read(
         raise FormatError(
             f"{p}: nested too deeply to read (JSON depth over Python's limit)"
         ) from err
+    from passhat.trials import Trials
+
     meta = {"path": str(p), "format": reader.name, "sha256": file_sha256(p)}
     if isinstance(result, Trials):
         result.source = {**meta, **result.source}
         return result
-    counts = cast(xr.Dataset, result)  # trial and count readers return one or the other
+    counts = cast("xr.Dataset", result)  # trial and count readers return one or the other
     counts.attrs.update({f"source_{k}": v for k, v in meta.items()})
     return counts
 
@@ -542,6 +548,8 @@ def read_trials(path: str | Path, *, format: str | None = None, **options: Any) 
     >>> ph.read_trials(f, task="question_id", success="passed")
     Trials(4 runs, 1 system(s), 2 tasks, 0 unscored)
     """
+    from passhat.trials import Trials
+
     result = read(path, format=format, aggregate=False, **options)
     if not isinstance(result, Trials):
         raise FormatError(
@@ -561,5 +569,7 @@ def read_counts(
     same rules and result; other formats are refused."""
     if scheduler is not None:
         options["scheduler"] = scheduler
+    from passhat.trials import Trials
+
     result = read(path, format=format, aggregate=True, **options)
     return result.counts() if isinstance(result, Trials) else result

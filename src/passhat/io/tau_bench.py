@@ -35,12 +35,12 @@ from passhat.io._json import (
     scenario_fingerprint,
 )
 from passhat.io._registry import register_reader
-from passhat.trials import Trials
 
 if TYPE_CHECKING:
     from passhat.traces import Traces
+    from passhat.trials import Trials
 
-__all__ = ["read_tau_bench", "read_tau_bench_traces", "tau_bench_records"]
+__all__ = ["read_tau_bench", "read_tau_bench_traces", "tau_bench_records", "tau_bench_runs"]
 
 
 def tau_bench_records(path: Path) -> list[dict[str, Any]]:
@@ -91,22 +91,12 @@ def _termination(rec: dict[str, Any], traj: Any) -> str | None:
     return "max_steps"
 
 
-def read_tau_bench(
-    path: Path,
-    *,
-    system_name: str | None = None,
-    errors: Literal["unscored", "failure"] = "unscored",
-) -> Trials:
-    """Read a τ-bench result file into trials.
-
-    Parameters
-    ----------
-    path : Path
-        The JSON list written by τ-bench's ``run.py``.
-    system_name : str, optional
-        Defaults to the file's stem.
-    errors : {"unscored", "failure"}
-        How to count records with ``info.error``.
+def tau_bench_runs(
+    path: Path, *, errors: Literal["unscored", "failure"] = "unscored"
+) -> list[dict[str, Any]]:
+    """The runs of a τ-bench result file, one dict per record (task_id and trial as JSON wrote
+    them, success, status, score, scenario_hash): what :func:`read_tau_bench` makes its trial
+    table of, read without pandas. ``errors`` as there.
     """
     if errors not in ("unscored", "failure"):
         raise OptionError(f"errors must be 'unscored' or 'failure' (got {errors!r})")
@@ -147,6 +137,29 @@ def read_tau_bench(
                 "scenario_hash": scenario_fingerprint(info["task"]) if "task" in info else None,
             }
         )
+    return rows
+
+
+def read_tau_bench(
+    path: Path,
+    *,
+    system_name: str | None = None,
+    errors: Literal["unscored", "failure"] = "unscored",
+) -> Trials:
+    """Read a τ-bench result file into trials.
+
+    Parameters
+    ----------
+    path : Path
+        The JSON list written by τ-bench's ``run.py``.
+    system_name : str, optional
+        Defaults to the file's stem.
+    errors : {"unscored", "failure"}
+        How to count records with ``info.error``.
+    """
+    from passhat.trials import Trials  # pandas: when the runs become a trial table
+
+    rows = tau_bench_runs(path, errors=errors)
     df = records_frame(rows)  # ids as JSON wrote them: 7 and 7.0 are two tasks
     df["success"] = df["success"].astype("boolean")
     df["system"] = system_name or file_stem(path)

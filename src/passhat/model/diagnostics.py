@@ -251,14 +251,23 @@ def _joint_rows(
     posterior: xr.Dataset, sampled: Sequence[str], systems: Sequence[str]
 ) -> list[dict[str, Any]]:
     """R-hat and ESS of θ_s per system, of each shared hyperparameter, and of the worst task
-    effect."""
-    az = import_arviz()
+    effect (all variables at once: :mod:`passhat.model.joint_mcmc`, ArviZ's formulas)."""
+    from passhat.model.joint_mcmc import diagnose
+
     chains = int(posterior.sizes["chain"])
+    names = ["theta", *sampled, "beta"]
+    cols = [
+        np.asarray(posterior[v].transpose("chain", "draw", ...).values, dtype=float) for v in names
+    ]
+    sizes = [int(np.prod(c.shape[2:], dtype=int)) for c in cols]
+    x = np.concatenate([c.reshape(c.shape[0], c.shape[1], -1) for c in cols], axis=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        ds = posterior[["theta", *sampled, "beta"]]
-        rhat = rhat_or_nan(az, ds, chains)
-        bulk, tail = az.ess(ds, method="bulk"), az.ess(ds, method="tail")
+        stats = diagnose(x)
+    cuts = np.cumsum(sizes)[:-1]
+    rhat, bulk, tail = (dict(zip(names, np.split(a, cuts), strict=True)) for a in stats)
+    if chains < 2:
+        rhat = {v: np.full_like(a, math.nan) for v, a in rhat.items()}
 
     def row(system: str, variable: str, r: Any, b: Any, t: Any) -> dict[str, Any]:
         return {"system": system, "variable": variable, "r_hat": float(r), "ess_bulk": float(b),
@@ -268,11 +277,11 @@ def _joint_rows(
         row(s, "theta", rhat["theta"][si], bulk["theta"][si], tail["theta"][si])
         for si, s in enumerate(systems)
     ]
-    rows += [row("(all)", v, rhat[v], bulk[v], tail[v]) for v in sampled]
-    worst_rhat = float(np.nanmax(rhat["beta"].values)) if chains >= 2 else math.nan
+    rows += [row("(all)", v, rhat[v][0], bulk[v][0], tail[v][0]) for v in sampled]
+    worst_rhat = float(np.nanmax(rhat["beta"])) if chains >= 2 else math.nan
     rows.append(
-        row("(all)", "beta (worst task)", worst_rhat, np.nanmin(bulk["beta"].values),
-            np.nanmin(tail["beta"].values))
+        row("(all)", "beta (worst task)", worst_rhat, np.nanmin(bulk["beta"]),
+            np.nanmin(tail["beta"]))
     )  # fmt: skip
     return rows
 

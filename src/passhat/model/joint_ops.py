@@ -76,8 +76,8 @@ def _table(
     top = 0
     for p in range(P):
         top = max(top, pair_n[p])
-    ga = np.zeros(top + 1)
-    gb = np.zeros(top + 1)
+    ga = np.ones(top + 1)  # Π_{j<c} (a + j): one log per pair, not one per factor
+    gb = np.ones(top + 1)
     pa = np.zeros(top + 1)
     pb = np.zeros(top + 1)
     kn = np.zeros(top + 1)
@@ -99,8 +99,8 @@ def _table(
             a = kappa * mu
             b = kappa * nu
             for j in range(top):
-                ga[j + 1] = ga[j] + np.log(a + j)
-                gb[j + 1] = gb[j] + np.log(b + j)
+                ga[j + 1] = ga[j] * (a + j)
+                gb[j + 1] = gb[j] * (b + j)
                 if grad:
                     pa[j + 1] = pa[j] + 1.0 / (a + j)
                     pb[j + 1] = pb[j] + 1.0 / (b + j)
@@ -108,7 +108,7 @@ def _table(
                 n = pair_n[p]
                 c = pair_c[p]
                 i = (s * P + p) * Q + q
-                tab[i] = ga[c] + gb[n - c] - kn[n]
+                tab[i] = np.log(ga[c] * gb[n - c]) - kn[n]
                 if grad:
                     dth[i] = pa[c] * a * nu - pb[n - c] * b * mu
                     dka[i] = pa[c] * mu + pb[n - c] * nu - kd[n]
@@ -125,10 +125,16 @@ def _row_weights(
     lsd = np.log(sd)
     for k in range(K):
         lw[k] = log_step[r] - 0.5 * (grid[first + m * k] / sd) ** 2 - lsd - _HALF_LOG_2PI
-    for s in range(S):
-        b0 = base[r, s]
-        for k in range(K):
-            lw[k] += tab[b0 + m * k]
+    if m == 1:  # contiguous: the loop vectorises
+        for s in range(S):
+            b0 = base[r, s]
+            for k in range(K):
+                lw[k] += tab[b0 + k]
+    else:
+        for s in range(S):
+            b0 = base[r, s]
+            for k in range(K):
+                lw[k] += tab[b0 + m * k]
     peak = lw[0]
     for k in range(1, K):
         peak = max(peak, lw[k])
@@ -175,10 +181,16 @@ def _quad_loglik(
             beta = grid[first + m * k]
             dsd += g * (beta * beta / (sd * sd * sd) - 1.0 / sd)
             lw[k] = g
-        for s in range(S):
-            b0 = base[r, s]
-            for k in range(K):
-                G[b0 + m * k] += lw[k]
+        if m == 1:
+            for s in range(S):
+                b0 = base[r, s]
+                for k in range(K):
+                    G[b0 + k] += lw[k]
+        else:
+            for s in range(S):
+                b0 = base[r, s]
+                for k in range(K):
+                    G[b0 + m * k] += lw[k]
     dtheta = np.zeros(S)
     dkappa = 0.0
     for s in range(S):

@@ -41,12 +41,13 @@ from passhat.model.diagnostics import Diagnostics, joint_diagnostics
 from passhat.model.fit_summary import FitSettings
 from passhat.model.joint_build import JointPriors
 from passhat.model.joint_metrics import (
+    CHECK_DRAWS,
     JOINT_METRICS,
     benchmark_draws_joint,
     check_metric,
     correlation_draws,
     dispersion_draws,
-    population_draws,
+    population_table,
     rank_probabilities,
     ranks,
     spread_moments,
@@ -99,6 +100,7 @@ class JointFit(Result):
     priors: JointPriors = field(init=False)
     k: list[int] = field(init=False)
     _bench: dict[tuple[str, int], NDArray[np.float64]] = field(default_factory=dict, init=False)
+    _pop: dict[tuple[str, int], NDArray[np.float64]] = field(default_factory=dict, init=False)
     _summaries: dict[tuple[tuple[int, ...], float], JointFitSummary] = field(
         default_factory=dict, init=False
     )
@@ -231,10 +233,13 @@ class JointFit(Result):
         metric, k = check_metric(metric, k)
         if scope not in _SCOPES:
             raise OptionError(f"scope must be 'population' or 'benchmark' (got {scope!r})")
-        theta, task_sd, kappa = self._hyper()
-        if scope == "population":
-            return population_draws(theta, task_sd, kappa, metric, k)
         key = (metric, k)
+        if scope == "population":
+            if key not in self._pop:
+                theta, task_sd, kappa = self._hyper()
+                reqs = [key] + [(m, kk) for m in JOINT_METRICS for kk in self.k]
+                self._pop.update(population_table(theta, task_sd, kappa, reqs))
+            return self._pop[key]
         if key not in self._bench:
             self._bench.update(
                 self._benchmark([key] + [(m, kk) for m in JOINT_METRICS for kk in self.k])
@@ -278,27 +283,29 @@ class JointFit(Result):
         """
         ci = check_ci(ci)
         q = [(1 - ci) / 2, (1 + ci) / 2]
-        rows = []
+        parts = []
+        names = self.systems
         for scope in _SCOPES:
             for metric, kk in self._requests(k):
                 d = self.metric_draws(metric, kk, scope=scope)
                 lo, hi = np.quantile(d, q, axis=0)
-                for si, s in enumerate(self.systems):
-                    rows.append(
+                parts.append(
+                    pd.DataFrame(
                         {
-                            "system": s,
+                            "system": names,
                             "metric": metric,
                             "k": kk,
                             "scope": scope,
-                            "mean": float(d[:, si].mean()),
-                            "sd": float(d[:, si].std()),
-                            "lower": float(lo[si]),
-                            "upper": float(hi[si]),
+                            "mean": d.mean(axis=0),
+                            "sd": d.std(axis=0),
+                            "lower": lo,
+                            "upper": hi,
                             "ci": ci,
                             "method": self.method_label,
                         }
                     )
-        return pd.DataFrame(rows)
+                )
+        return pd.concat(parts, ignore_index=True)
 
     def hyper_summary(self, *, ci: float = 0.95) -> pd.DataFrame:
         """θ_s per system, σ_β and κ (not in the Rasch form): posterior mean and interval.
@@ -404,24 +411,22 @@ class JointFit(Result):
         theta, task_sd, kappa = self._hyper()
         r = correlation_draws(theta, task_sd, kappa, metric, k)
         metric, k = check_metric(metric, k)
-        rows = []
         names = self.systems
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                lo, hi = np.quantile(r[:, i, j], [(1 - ci) / 2, (1 + ci) / 2])
-                rows.append(
-                    {
-                        "system_a": names[i],
-                        "system_b": names[j],
-                        "metric": metric,
-                        "k": k,
-                        "mean": float(r[:, i, j].mean()),
-                        "lower": float(lo),
-                        "upper": float(hi),
-                        "ci": ci,
-                    }
-                )
-        return pd.DataFrame(rows)
+        i, j = np.triu_indices(len(names), 1)
+        pairs = r[:, i, j]  # (draws, pairs)
+        lo, hi = np.quantile(pairs, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+        return pd.DataFrame(
+            {
+                "system_a": [names[a] for a in i],
+                "system_b": [names[b] for b in j],
+                "metric": metric,
+                "k": k,
+                "mean": pairs.mean(axis=0),
+                "lower": lo,
+                "upper": hi,
+                "ci": ci,
+            }
+        )
 
     def rho(
         self,
@@ -480,9 +485,10 @@ class JointFit(Result):
         X² of each system's cells, observed and replicated from the fitted
         model per draw; ``p_value`` = P(replicated ≥ observed). Rasch form:
         the cells given each task's total, which do not depend on the task
-        effect (:func:`~passhat.model.joint_rasch.conditional_check_draws`,
-        400 draws at most); crossed model: Pearson X² against logistic(θ_s +
-        β_i) (:func:`~passhat.model.joint_metrics.dispersion_draws`). A small
+        effect (:func:`~passhat.model.joint_rasch.conditional_check_draws`);
+        crossed model: Pearson X² against logistic(θ_s + β_i)
+        (:func:`~passhat.model.joint_metrics.dispersion_draws`). Both use at most
+        400 evenly spaced draws (the p-value's Monte-Carlo s.e. ≤ 0.025). A small
         p-value (say < 0.05) says the counts vary more than the model allows:
         for the Rasch form, a system × task deviation it assumes away (fit
         ``model="joint"`` and look at κ). Seeded by the fit's seed.
@@ -495,11 +501,12 @@ class JointFit(Result):
         pres = np.asarray(cd["present"].values, dtype=bool)
         n, c = np.asarray(cd["n"].values), np.asarray(cd["c"].values)
         rng = np.random.default_rng([self.seed, _PPC_SALT])
+        pick = np.unique(np.linspace(0, len(theta) - 1, min(len(theta), CHECK_DRAWS)).astype(int))
         if self.model == "rasch":
-            pick = np.unique(np.linspace(0, len(theta) - 1, min(len(theta), 400)).astype(int))
             obs, rep = conditional_check_draws(theta[pick], n, c, pres, rng=rng)
         else:
-            obs, rep = dispersion_draws(theta, self._flat("beta"), kappa, n, c, pres, rng=rng)
+            beta = self._flat("beta")[pick]
+            obs, rep = dispersion_draws(theta[pick], beta, kappa[pick], n, c, pres, rng=rng)
         obs = np.column_stack([obs, obs.sum(axis=1)])
         rep = np.column_stack([rep, rep.sum(axis=1)])
         cells = [*pres.sum(axis=1).tolist(), int(pres.sum())]

@@ -74,11 +74,14 @@ __all__ = [
 #: Rank-interval constructions.
 RANK_METHODS = ("pairwise", "percentile")
 
-#: Values equal to this many decimals are ties (absorbs floating-point noise of sums).
-TIE_DECIMALS = 12
-
 #: Largest number of cells (draws × systems × systems) held at once.
 _CHUNK_CELLS = 8_000_000
+
+#: Draws × systems² from which the compiled maxima pay for loading numba.
+_COMPILED_CELLS = 5_000_000
+
+#: Values equal to this many decimals are ties (absorbs floating-point noise of sums).
+TIE_DECIMALS = 12
 
 
 def _as_draws(draws: ArrayLike, n_sys: int | None = None) -> NDArray[np.float64]:
@@ -121,6 +124,28 @@ def _order_stat(x: NDArray[np.float64], q: float, axis: int = 0) -> NDArray[np.f
     return np.asarray(np.partition(x, r, axis=axis).take(r, axis=axis), dtype=float)
 
 
+def _max_scaled_gaps(u32: NDArray[np.float32], inv32: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per draw b and system i, max_j |u_bj − u_bi| · inv_ij in float32: compiled
+    (:func:`passhat._kernels.max_scaled_gaps`) on large inputs, else the same float32
+    operations in numpy, a chunk of draws × systems × systems at a time."""
+    n_draws, s = u32.shape
+    if n_draws * s * s >= _COMPILED_CELLS:
+        from passhat._kernels import max_scaled_gaps  # numba is slow to import: when needed
+
+        return max_scaled_gaps(u32, inv32)
+    top = np.empty((n_draws, s), dtype=np.float32)
+    chunk = max(1, _CHUNK_CELLS // (s * s))
+    buf = np.empty((min(chunk, n_draws), s, s), dtype=np.float32)
+    for a in range(0, n_draws, chunk):  # vectorised over systems and pairs, chunked over draws
+        part = u32[a : a + chunk]
+        z = buf[: part.shape[0]]
+        np.subtract(part[:, None, :], part[:, :, None], out=z)  # [b, i, j] = u_j − u_i
+        np.abs(z, out=z)
+        z *= inv32[None, :, :]
+        z.max(axis=2, out=top[a : a + chunk])
+    return top
+
+
 def _pairwise_counts(
     d: NDArray[np.float64], point: NDArray[np.float64], alpha: float
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -130,7 +155,7 @@ def _pairwise_counts(
     are maximised over j ≠ i within each draw; the (1 − α)-quantile c_i of the
     maximum gives simultaneous intervals (θ̂_j − θ̂_i) ± c_i·se_ij.
     """
-    n_draws, s = d.shape
+    s = d.shape[1]
     better = np.zeros(s, dtype=np.int64)
     worse = np.zeros(s, dtype=np.int64)
     if s == 1:
@@ -142,18 +167,7 @@ def _pairwise_counts(
     floor = 1e-9 * max(float(np.sqrt(np.diag(cov).max())), 1e-12)
     inv = np.where(se > floor, 1.0 / np.maximum(se, floor), 0.0)  # equal draws: never separated
     np.fill_diagonal(inv, 0.0)
-    inv32 = inv.astype(np.float32)
-    u32 = u.astype(np.float32)
-    top = np.empty((n_draws, s), dtype=np.float32)
-    chunk = max(1, _CHUNK_CELLS // (s * s))
-    buf = np.empty((min(chunk, n_draws), s, s), dtype=np.float32)
-    for a in range(0, n_draws, chunk):  # vectorised over systems and pairs, chunked over draws
-        part = u32[a : a + chunk]
-        z = buf[: part.shape[0]]
-        np.subtract(part[:, None, :], part[:, :, None], out=z)  # [b, i, j] = u_j − u_i
-        np.abs(z, out=z)
-        z *= inv32[None, :, :]
-        z.max(axis=2, out=top[a : a + chunk])
+    top = _max_scaled_gaps(u.astype(np.float32), inv.astype(np.float32))
     crit = _order_stat(top.astype(np.float64), 1.0 - alpha, axis=0)  # per system i
     est = point[None, :] - point[:, None]  # [i, j] = θ̂_j − θ̂_i
     half = crit[:, None] * se

@@ -34,7 +34,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -43,6 +45,9 @@ from passhat.hierarchical import Column
 from passhat.scopes import column_values
 
 __all__ = ["paired_draws", "point_values", "resample_counts"]
+
+#: Resamples × tasks from which the compiled count (:func:`draw_counts`) pays for loading numba.
+_COMPILED_CELLS = 50_000_000
 
 #: Largest number of cells of one chunk's count matrix (resamples × tasks).
 _CHUNK_CELLS = 5_000_000
@@ -64,6 +69,23 @@ def resample_counts(n_tasks: int, size: int, rng: np.random.Generator) -> NDArra
     return np.bincount(idx.ravel(), minlength=size * n_tasks).reshape(size, n_tasks)
 
 
+def draw_counts(idx: NDArray[np.int64], n_tasks: int) -> NDArray[np.float32]:
+    """Per row of drawn task indices, how often each task was drawn (float32, exact).
+
+    :func:`passhat._kernels.draw_counts`, imported when first used (numba is slow to import).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.rank.engine import draw_counts
+    >>> draw_counts(np.array([[1, 1, 0]]), 3).tolist()
+    [[1.0, 2.0, 0.0]]
+    """
+    from passhat import _kernels
+
+    return _kernels.draw_counts(idx, n_tasks)
+
+
 def point_values(
     n: NDArray[np.float64], c: NDArray[np.float64], w: NDArray[np.float64], cols: Sequence[Column]
 ) -> NDArray[np.float64]:
@@ -78,6 +100,39 @@ def point_values(
     """
     wn = w / w.sum()
     return np.vstack([wn @ column_values(n[s], c[s], cols) for s in range(n.shape[0])])
+
+
+def _count_chunks(
+    t_n: int,
+    n_boot: int,
+    chunk: int,
+    rng: np.random.Generator,
+    clusters: NDArray[np.int64] | None,
+    dtype: np.dtype[Any],
+) -> Iterator[tuple[int, NDArray[np.floating[Any]]]]:
+    """Each chunk's first resample and its count matrix (resamples × tasks, as ``dtype``).
+
+    On large inputs the drawn task indices of the next chunk are drawn on a helper thread
+    (numpy draws them without the GIL) while this chunk is counted and multiplied; the
+    generator's calls follow one another in the same order with the same sizes, so the
+    draws are those of :func:`resample_counts`, counted by :func:`draw_counts`.
+    """
+    starts = list(range(0, n_boot, chunk))
+    sizes = [min(chunk, n_boot - st) for st in starts]
+    if clusters is not None:  # each task counted as often as its cluster was drawn
+        for st, b in zip(starts, sizes, strict=True):
+            yield st, resample_counts(int(clusters.max()) + 1, b, rng)[:, clusters].astype(dtype)
+    elif n_boot * t_n < _COMPILED_CELLS:  # numpy counts the same draws
+        for st, b in zip(starts, sizes, strict=True):
+            yield st, resample_counts(t_n, b, rng).astype(dtype)
+    else:
+        with ThreadPoolExecutor(max_workers=1) as ahead:
+            nxt = ahead.submit(rng.integers, 0, t_n, size=(sizes[0], t_n))
+            for i, st in enumerate(starts):
+                idx = nxt.result()
+                if i + 1 < len(starts):
+                    nxt = ahead.submit(rng.integers, 0, t_n, size=(sizes[i + 1], t_n))
+                yield st, draw_counts(idx, t_n).astype(dtype, copy=False)
 
 
 def paired_draws(
@@ -156,12 +211,8 @@ def paired_draws(
             basis[:, s * n_cols : (s + 1) * n_cols] = w[:, None] * tables[s][codes[s]]
     out = np.empty((n_boot, s_n, n_cols))
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(t_n, 1)))
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        if clusters is None:
-            m = resample_counts(t_n, b, rng).astype(basis.dtype)  # small integers: exact
-        else:  # each task counted as often as its cluster was drawn
-            m = resample_counts(int(clusters.max()) + 1, b, rng)[:, clusters].astype(basis.dtype)
+    for start, m in _count_chunks(t_n, n_boot, chunk, rng, clusters, basis.dtype):
+        b = m.shape[0]
         # resampled total weight (the same for every system)
         den = m.sum(axis=1, dtype=np.float64) * w[0] if equal_w else m @ w
         prod = m @ basis

@@ -118,7 +118,6 @@ def rank(
     fit: Any = None,
     scores: bool = False,
     by: str | None = None,
-    n_perm: int = 9999,
 ) -> Ranking:
     """Leaderboard of several systems on the same tasks: ranks, rank intervals, tiers.
 
@@ -138,7 +137,9 @@ def rank(
         Bootstrap resamples (shared by every system, metric and k), also the
         pairwise tests' random sign flips and posterior draws — at least
         2 · pairs / (1 − ci) flips, so that a permutation p-value can pass
-        Holm's first step (1225 pairs at 95%: 49,000).
+        Holm's first step (1225 pairs at 95%: 49,000); with ``by``, also the
+        category test's random relabellings (exact enumeration when fewer
+        suffice; fewer, never below 999, on very many tasks).
     seed : int, optional
     engine : {"bootstrap", "joint", "rasch"}
         ``"joint"`` uses the joint model's posterior draws (``fit``);
@@ -184,9 +185,6 @@ def rank(
         over the metrics and k (:mod:`passhat.rank.categories`). The bootstrap engine only
         (the joint model fits every task at once); with ``scores``, at least 30 tasks per
         category.
-    n_perm : int
-        With ``by``: the test's random relabellings (exact enumeration when fewer suffice;
-        fewer, never below 999, on very many tasks).
 
     Returns
     -------
@@ -231,7 +229,7 @@ def rank(
     given = _score_values(data, d, opts) if scores else None
     by_cat = None
     if by is not None:
-        by_cat = _by_category(data, d, opts, seed, given=given, by=by, n_perm=n_perm)
+        by_cat = _by_category(data, d, opts, seed, given=given, by=by)
     return _ranking(data, d, opts, seed, fit=fit, given=given, by_category=by_cat)
 
 
@@ -243,7 +241,6 @@ def _by_category(
     *,
     given: TaskValues | None,
     by: str,
-    n_perm: int,
 ) -> CategoryRanking:
     """The leaderboard of each category and the test across them (``by``)."""
     if opts.engine != "bootstrap":
@@ -254,8 +251,6 @@ def _by_category(
             param="by",
             also=("engine",),
         )
-    if isinstance(n_perm, bool) or not isinstance(n_perm, int | np.integer):
-        raise OptionError(f"{{param}} must be a positive integer (got {n_perm!r})", param="n_perm")
     score_values = None
     if given is not None:
         trials = score_trials(inputs_of(data), d.systems)
@@ -270,7 +265,7 @@ def _by_category(
         return r.table.assign(method=r.settings["value_interval"]), r.pairs, r.notes
 
     return category_rankings(
-        d, given, rank_one, by=by, n_perm=int(n_perm), seed=resolve_seed(seed),
+        d, given, rank_one, by=by, n_perm=opts.n_boot, seed=resolve_seed(seed),
         score_values=score_values, sources=tuple(provenance(x) for x in inputs_of(data)),
         ci=opts.level,
     )  # fmt: skip
@@ -403,7 +398,7 @@ def _leaderboard(
     of the Holm-adjusted pairwise tests, the value interval."""
     lows, highs, rule = intervals
     # systems with identical counts share their rank statistics
-    twins = np.unique(np.concatenate([d.n, d.c], axis=1), axis=0, return_inverse=True)[1].ravel()
+    twins = _twins(np.concatenate([d.n, d.c], axis=1))
     alpha = round(1.0 - opts.level, 12)
     unpaired = opts.engine == "bootstrap" and d.tasks < MIN_TASKS
     rows: list[pd.DataFrame] = []
@@ -433,6 +428,16 @@ def _leaderboard(
         r["engine"] = opts.engine
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
     return pd.concat(rows, ignore_index=True)
+
+
+def _twins(rows: NDArray[np.float64]) -> NDArray[np.int64]:
+    """A label per row, equal for equal rows (a dictionary of the rows, not a sort of them).
+
+    >>> _twins(np.array([[1.0, 2.0], [0.0, 1.0], [1.0, 2.0]])).tolist()
+    [0, 1, 0]
+    """
+    seen: dict[tuple[float, ...], int] = {}
+    return np.array([seen.setdefault(tuple(r), len(seen)) for r in rows.tolist()], dtype=np.int64)
 
 
 def _adjusted(pop: pd.DataFrame, n_sys: int) -> NDArray[np.float64]:

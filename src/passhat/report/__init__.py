@@ -171,8 +171,8 @@ def report(
     Detected columns that cannot be used (a score outside [0, 1], a task without a category,
     a run without a cost) leave their section in the report as "not shown" with the reason.
     Tasks with a ``cluster`` column (or ``--map cluster=COLUMN``) get the cluster bootstrap in
-    the headline's population intervals, as :func:`passhat.estimate`; the headline names the
-    clusters and warns below 20.
+    the headline's population intervals, as :func:`passhat.estimate` (below 20 clusters the
+    cluster-robust logit-t interval); the headline names the clusters and the rule below 20.
 
     Returns
     -------

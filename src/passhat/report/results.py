@@ -140,8 +140,8 @@ class ReportSettings:
 @dataclass(frozen=True)
 class Clusters:
     """The clusters of the report's tasks (a ``cluster`` task coordinate): per system, how many
-    the averaged tasks fall in (``counts``), and the number below which the cluster
-    bootstrap's population interval may be too narrow (``few``, from
+    the averaged tasks fall in (``counts``), and the number below which the
+    population interval is the cluster-robust t interval, not the cluster bootstrap (``few``, from
     :data:`passhat.bootstrap.FEW_CLUSTERS`)."""
 
     counts: dict[str, int]

@@ -32,6 +32,7 @@ COMPUTE_MODULES = (
     "passhat.hierarchical",
     "passhat.signflip",
     "passhat.signflip_shared",
+    "passhat._kernels",
     "passhat.betabinom",
     "passhat.exclusions",
     "passhat.compare",

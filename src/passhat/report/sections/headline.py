@@ -12,6 +12,7 @@ import pandas as pd
 
 from passhat._format import pct
 from passhat._labels import METRIC_LABELS
+from passhat.clusters import FEW_RULE
 from passhat.report.document import Column, Section, Table
 from passhat.report.sections._rows import interval_lookup, population_row, scope_columns, shown
 from passhat.report.sections.comparison import comparison_table
@@ -86,7 +87,7 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
     --------
     >>> from passhat.report.results import Clusters
     >>> cluster_sentences(Clusters({"a": 6}, few=20), intervals=True)[1][:40]
-    'Warning: only 6 clusters (a: 6): the clu'
+    'Warning: only 6 clusters (a: 6): below 2'
     """
     counts = clusters.counts
     shown = ", ".join(f"{s}: {g}" for s, g in counts.items())
@@ -94,8 +95,9 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
         f"The tasks are clustered ({shown} clusters, from the cluster column): "
         + (
             "the population and new-benchmark intervals above and the pass^k-over-k figure "
-            "resample clusters, each with all its tasks (cluster bootstrap); the benchmark "
-            "scope is unchanged. The paired comparison, the leaderboard, the spread, the "
+            "resample clusters, each with all its tasks (cluster bootstrap; below "
+            f"{clusters.few} clusters the population intervals are the {FEW_RULE}); the "
+            "benchmark scope is unchanged. The paired comparison, the leaderboard, the spread, the "
             "model and the partial-credit, per-category and cost intervals treat the tasks "
             "as independent."
             if intervals
@@ -111,8 +113,9 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
     if few:
         out.append(
             f"Warning: only {', '.join(map(str, sorted(set(few.values()))))} clusters "
-            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the cluster bootstrap's "
-            f"population interval may be too narrow below {clusters.few} clusters."
+            f"({', '.join(f'{s}: {g}' for s, g in few.items())}): below {clusters.few} "
+            f"clusters the population intervals above are the {FEW_RULE}, as the cluster "
+            "bootstrap under-covers there; what still resamples clusters may be too narrow."
         )
     return out
 
