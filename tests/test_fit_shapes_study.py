@@ -93,3 +93,41 @@ def test_committed_histogram_rule_table(study) -> None:
     rows = study.histogram_replicate(0, 50, 3, 0)
     assert len(rows) == 2 * len(study.cells(3))
     assert all(not (r["covered"] and r["below"]) for r in rows)
+
+
+def test_committed_rows_are_this_codes(study) -> None:
+    """The committed table is this code's: one replicate fitted again gives its committed rows
+    (every cell, both scopes, warnings and weights: the runs' rows re-read where the histogram
+    fixes the value, kept where the model makes it); the re-read benchmark cells equal the real
+    run's (``final_t200``, made with this benchmark rule); and where two runs hold the same
+    replicate their population rows, warnings and weights agree exactly."""
+    raw_path = REPORT / "replicates.csv"
+    if not raw_path.exists() or not (REPORT / "final_t200" / "replicates.csv").exists():
+        pytest.skip("reports/fit_shapes has no committed final table (run the study, --final)")
+    raw = pd.read_csv(raw_path)
+    keys = ["truth", "T", "n", "rep", "metric", "k", "scope"]
+    cols = ["covered", "below", "width", "warned", "w_discrete"]
+    # (1) one replicate fitted again: its committed rows (a T = 50 setting from a re-read run)
+    again = pd.DataFrame(study.one_replicate(0, 50, 3, 0))
+    got = again.merge(raw, on=keys, suffixes=("", "_committed"))
+    assert len(got) == 2 * len(study.cells(3))
+    for c in cols:
+        np.testing.assert_allclose(got[c].astype(float), got[f"{c}_committed"].astype(float),
+                                   atol=1e-12)  # fmt: skip
+    # (2) the fit's benchmark path without the fit equals the real run's benchmark rows (that
+    # run's code had this benchmark rule already; its population rows were the model's)
+    real = pd.read_csv(REPORT / "final_t200" / "replicates.csv")
+    real = real[(real["rep"] < 3) & (real["scope"] == "benchmark")]
+    reread = study.rebench(real)
+    pd.testing.assert_frame_equal(real.reset_index(drop=True), reread.reset_index(drop=True),
+                                  check_dtype=False, atol=1e-12)  # fmt: skip
+    # (3) replicates held by two runs: the same population rows, warnings and weights
+    old = pd.read_csv(REPORT / "rerun" / "replicates.csv")
+    both = pd.read_csv(REPORT / "final_t200" / "replicates.csv").merge(
+        old, on=keys, suffixes=("", "_old")
+    )
+    assert len(both) > 0
+    pop = both[both["scope"] == "population"]
+    for c in cols:
+        np.testing.assert_allclose(pop[c].astype(float), pop[f"{c}_old"].astype(float))
+    np.testing.assert_array_equal(both["warned"], both["warned_old"])

@@ -79,3 +79,52 @@ def test_above_the_runs_the_nodes_extrapolate(two_point):
     p = f.idata.posterior["node"].values
     got = f.metric("pass_hat_k", [6]).values.ravel()
     np.testing.assert_allclose(got, w @ p**6, rtol=1e-10)
+
+
+def test_informative_follows_estimates_rule():
+    """The normal benchmark interval of estimate: ≥ 30 tasks, ≥ 10 with both outcomes, se > 0."""
+    from passhat.model.histogram import informative
+
+    flaky = Groups.from_tasks([4] * 30, [2] * 10 + [4] * 20, [1.0] * 30)
+    assert informative(flaky, "mean", 1) and informative(flaky, "pass_at_k", 4)
+    assert not informative(flaky, "pass_at_k", 5)  # above the runs
+    few = Groups.from_tasks([4] * 29, [2] * 29, [1.0] * 29)  # 29 tasks
+    assert not informative(few, "mean", 1)
+    nine = Groups.from_tasks([4] * 40, [2] * 9 + [4] * 31, [1.0] * 40)  # 9 with both outcomes
+    assert not informative(nine, "mean", 1)
+
+
+def test_every_models_benchmark_at_k_up_to_n_is_the_unbiased_estimate():
+    """A Beta fit (model="beta") of 40 tasks × 4 runs: its benchmark rows for k ≤ 4 are the
+    unbiased estimate ± z·se (oracle: passhat.estimators and intervals.benchmark_se; the mean
+    of 1000 draws within 4 s.e. of U, the 5%/95% quantiles within 0.15 se of U ∓ 1.645 se),
+    their method says so, and the population rows and k = 6 are the model's."""
+    from passhat.estimators import pass_at_k
+    from passhat.intervals import benchmark_se
+    from passhat.model.text import BENCHMARK_RULE
+
+    rng = np.random.default_rng(5)
+    n, c = np.full(40, 4), rng.binomial(4, rng.beta(2.0, 1.0, 40))
+    f = ph.fit(ph.counts_from_arrays(n, c), k=[3, 6], model="beta", seed=2, chains=2, draws=500,
+               progress=False)  # fmt: skip
+    s = f.summary(k=[3, 6], ci=0.9)
+    row = s[(s["metric"] == "pass_at_k") & (s["k"] == 3) & (s["scope"] == "benchmark")].iloc[0]
+    u = float(np.mean(pass_at_k(n, c, 3)))
+    se, _ = benchmark_se(n, c, k=3, metric="pass_at_k")
+    assert row["mean"] == pytest.approx(u, abs=4 * se / np.sqrt(1000))
+    assert row["lower"] == pytest.approx(u - 1.6449 * se, abs=0.15 * se)
+    assert row["upper"] == pytest.approx(min(1.0, u + 1.6449 * se), abs=0.15 * se)
+    assert row["method"] == BENCHMARK_RULE
+    above = s[(s["k"] == 6) & (s["metric"] != "mean")]  # k above the runs: the model's
+    assert above["method"].str.contains("Beta-Binomial").all() and len(above) == 4
+    from passhat.model.histogram import informative
+    from passhat.model.text import POPULATION_RULE
+
+    g = Groups.from_tasks(n, c, np.ones(40))
+    pop = s[(s["scope"] == "population") & (s["k"] == 3) & (s["metric"] != "icc")]
+    for r in pop.itertuples():  # the population rows follow estimate's rule too
+        free = informative(g, r.metric, 3, scope="population")
+        assert (r.method == POPULATION_RULE) == free
+    assert "intervals: benchmark scope, mean and k ≤ 3" in "\n".join(
+        f.summarize(k=[3, 6], ci=0.9).view().parts[0].lines  # shown with --quiet too
+    )

@@ -94,3 +94,24 @@ def test_stacked_fit_of_plain_beta_data_matches_the_beta_fit():
         for key in ("mean", "pass_at_k", "pass_hat_k"):
             tol = 4 * b.loc[key, "sd"] / np.sqrt(400)
             assert a.loc[key, "mean"] == pytest.approx(b.loc[key, "mean"], abs=max(tol, 0.01))
+
+
+def test_one_task_is_not_stacked_and_says_so():
+    """Leave-one-task-out over one task leaves no data: the Beta model alone, and every output
+    says there was no stacking (no "chosen by exact leave-one-task-out")."""
+    from passhat.model.stacking import WEIGHT_RULES
+    from passhat.model.text import ONE_TASK_NOTE
+
+    f = ph.fit(ph.counts_from_arrays([5], [3]), k=[1, 2], seed=0, chains=2, draws=300,
+               progress=False)  # fmt: skip
+    st = f.stacking.set_index("model")
+    assert st.loc["beta", "weight"] == 1.0 and st["weight"].sum() == 1.0
+    assert (st["weight_rule"] == WEIGHT_RULES["one_task"]).all()
+    assert "no stacking" in f.method_label
+    view = f.summarize().view().parts[0]
+    text = "\n".join([*view.notes, *view.lines])
+    assert ONE_TASK_NOTE in view.notes and "no stacking: one task" in text
+    assert "chosen by exact leave-one-task-out" not in text
+    two = ph.fit(ph.counts_from_arrays([5, 5], [3, 1]), k=[1], seed=0, chains=2, draws=300,
+                 progress=False)  # fmt: skip
+    assert (two.stacking["weight_rule"] == WEIGHT_RULES["stacking"]).all()

@@ -33,6 +33,9 @@ from passhat._result import Result, records
 from passhat.estimators import METRIC_LABELS
 from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
+    BENCHMARK_RULE,
+    ONE_TASK_NOTE,
+    POPULATION_RULE,
     SCOPES_NOTE,
     SHAPE_WEIGHT,
     diagnostics_line,
@@ -40,6 +43,7 @@ from passhat.model.text import (
     extrapolation_line,
     interval,
     method_note,
+    rules_line,
     saved_note,
     shape_line,
     weights_line,
@@ -278,10 +282,18 @@ class FitSummary(Result):
         system's diagnostics, then (left out by ``--quiet``) the method, the scopes in words,
         the notes and, with ``output``, where the fit was saved."""
         st = self.settings
-        notes = [method_note(st.method, st.method_requested, st.model), SCOPES_NOTE, *self.notes]
+        how = method_note(st.method, st.method_requested, st.model)
+        if self.models is not None and not _stacked(self.models):
+            how = ONE_TASK_NOTE
+        notes = [how, SCOPES_NOTE, *self.notes]
         if output is not None:
             notes.append(saved_note(output))
-        lines = self._diagnostics_lines() + self._model_lines() + self.warnings()
+        lines = (
+            self._diagnostics_lines()
+            + self._model_lines()
+            + _rules(self.table, st.model)
+            + self.warnings()
+        )
         view = View(
             f"passhat fit ({self.method_label}; {st.ci:.0%} posterior intervals, seed {st.seed})",
             _posterior_frame(self.table, st.k, icc_label=_ICC[st.model == "beta"]),
@@ -357,6 +369,30 @@ class FitSummary(Result):
             )
             for s in self.systems
         ]
+
+
+def _rules(table: pd.DataFrame, model: str) -> list[str]:
+    """The line saying which rule made each scope's intervals, when some rows are the
+    histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE` or
+    :data:`POPULATION_RULE`)."""
+    free = table[table["method"] == BENCHMARK_RULE]
+    if free.empty:
+        return []
+    ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
+    upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
+    k_of = {str(s): int(upto.get(s, 1)) for s in free["system"].unique()}
+    pop = table[(table["scope"] == "population") & table["metric"].isin(free["metric"].unique())]
+    pop = pop[pop["k"].fillna(1).astype(int) <= pop["system"].map(k_of).fillna(0)]
+    n_free = int((pop["method"] == POPULATION_RULE).sum())
+    which = "none" if n_free == 0 else ("all" if n_free == len(pop) else "some")
+    return [rules_line(model, k_of, which)]
+
+
+def _stacked(models: pd.DataFrame) -> bool:
+    """Whether some system's model weights came from stacking (not: one task each)."""
+    if "weight_rule" not in models:
+        return True
+    return bool(models["weight_rule"].astype(str).str.startswith("stacking").any())
 
 
 def _posterior_frame(summary: pd.DataFrame, ks: list[int], *, icc_label: str) -> pd.DataFrame:

@@ -502,6 +502,7 @@ def system_metrics(
     rng: np.random.Generator | None = None,
     rao_blackwell: bool = False,
     hist_rng: np.random.Generator | None = None,
+    identified: str = "discrete",
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
     """One system's metrics per hyperparameter draw, in one scope.
 
@@ -511,7 +512,11 @@ def system_metrics(
     system's tasks): :func:`benchmark_draws` with ``rng``, or with ``rao_blackwell``
     :func:`benchmark_expected`. With ``groups`` and ``hist_rng``, the draws of the discrete
     model (node share > ½) take, where the histogram of successes fixes them (k up to the fewest
-    runs of a task), the values of :func:`passhat.model.histogram.identified_values`.
+    runs of a task), the values of :func:`passhat.model.histogram.identified_values`; with
+    ``identified="all"`` every draw takes them where ``estimate``'s rule trusts a model-free
+    interval (:func:`passhat.model.histogram.informative`; any model: the rule of
+    :class:`passhat.Fit`, where the model then matters only above the runs and where few
+    tasks or few on a side leave ``estimate`` a model too).
 
     Examples
     --------
@@ -541,29 +546,46 @@ def system_metrics(
         out = benchmark_draws(
             groups, a, b, requests, rng=rng, pi_pass=pi_pass, pi_fail=pi_fail, nodes=nodes
         )
-    if nodes is None or groups is None or hist_rng is None:
+    if groups is None or hist_rng is None:
         return out
-    return _with_identified(out, nodes, groups, requests, scope, hist_rng, rao_blackwell)
+    share = nodes.share() if nodes is not None else np.zeros(_draws_of(out))
+    every: set[tuple[str, int]] = set()
+    if identified == "all":
+        from passhat.model.histogram import informative
+
+        every = {req for req in requests if informative(groups, *req, scope=scope)}
+    if not every and not (share > 0.5).any():
+        return out
+    return _with_identified(
+        out, share > 0.5, every, groups, requests, scope, hist_rng, rao_blackwell
+    )
+
+
+def _draws_of(out: Mapping[tuple[str, int], NDArray[np.float64]]) -> int:
+    """The number of draws of a system's metrics."""
+    return int(next(iter(out.values())).shape[0]) if out else 0
 
 
 def _with_identified(
     out: dict[tuple[str, int], NDArray[np.float64]],
-    nodes: Nodes,
+    mask: NDArray[np.bool_],
+    every: set[tuple[str, int]],
     groups: Groups,
     requests: Sequence[tuple[str, int]],
     scope: str,
     rng: np.random.Generator,
     rao_blackwell: bool,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
-    """The discrete model's draws (node share > ½) with the histogram's identified values."""
+    """The histogram's identified values in the draws of ``mask`` (the discrete model's: node
+    share > ½), and in every draw for the requests of ``every``."""
     from passhat.model.histogram import identified_values
 
-    mask = nodes.share() > 0.5
-    if not mask.any():
-        return out
     rb = rao_blackwell and scope != "population"  # the population scope has no such option
     fixed = identified_values(groups, requests, mask.size, scope=scope, rng=rng, rao_blackwell=rb)
-    return {req: np.where(mask, fixed[req], v) if req in fixed else v for req, v in out.items()}
+    return {
+        req: fixed[req] if req in every else np.where(mask, fixed[req], v) if req in fixed else v
+        for req, v in out.items()
+    }
 
 
 def node_part(hyper: Mapping[str, NDArray[np.float64]]) -> Nodes | None:

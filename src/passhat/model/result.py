@@ -44,6 +44,7 @@ from passhat.model.checks import AGREEMENT_COLUMNS, agreement_rows
 from passhat.model.comparison import ModelComparison
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics
 from passhat.model.fit_summary import FitSettings, FitSummary
+from passhat.model.histogram import informative
 from passhat.model.metrics import Groups, system_metrics
 from passhat.model.parts import COMPONENTS, component_idata, hyper_draws, model_variables
 from passhat.model.shape import MAX_RUNS, SHAPE_COLUMNS, shape_check, shape_rows
@@ -56,7 +57,7 @@ from passhat.model.summaries import (
     summary_table,
     task_posterior_frames,
 )
-from passhat.model.text import mean_outside_note, method_label
+from passhat.model.text import BENCHMARK_RULE, POPULATION_RULE, mean_outside_note, method_label
 from passhat.trials import provenance
 
 __all__ = ["K_METRICS", "Fit"]
@@ -153,8 +154,19 @@ class Fit(Result):
 
     @property
     def method_label(self) -> str:
-        """Human-readable method, e.g. ``posterior, Beta-Binomial, NUTS (nutpie)``."""
+        """Human-readable method, e.g. ``posterior, Beta-Binomial, NUTS (nutpie)``; a stacked
+        fit whose every system has one task did not stack
+        (:data:`~passhat.model.stacking.STACK_MIN_TASKS`): the Beta model's label, saying so."""
+        if self.model == "auto" and not self._stacked():
+            return method_label("beta", self.method, self.sampler) + " (one task: no stacking)"
         return method_label(self.model, self.method, self.sampler)
+
+    def _stacked(self) -> bool:
+        """Whether some system's model weights came from stacking (not: one task each)."""
+        table = self.stacking
+        if table is None or "weight_rule" not in table:
+            return table is not None
+        return bool(table["weight_rule"].str.startswith("stacking").any())
 
     @property
     def notes(self) -> list[str]:
@@ -299,11 +311,25 @@ class Fit(Result):
         return self._as_array(name, ks, vals, scope)
 
     def _compute(
-        self, requests: list[tuple[str, int]], *, scope: str, rao_blackwell: bool = False
+        self,
+        requests: list[tuple[str, int]],
+        *,
+        scope: str,
+        rao_blackwell: bool = False,
+        own: bool = False,
     ) -> list[dict[tuple[str, int], NDArray[np.float64]]]:
         """Each system's metrics per draw (:func:`~passhat.model.metrics.system_metrics`);
-        benchmark draws from the system's own seeded stream."""
+        benchmark draws from the system's own seeded stream.
+
+        Benchmark scope, k up to the fewest runs of a task: every draw takes the histogram's
+        model-free values (U + se · z, the rule of ``estimate``; :mod:`passhat.model.histogram`),
+        whatever the model, where they have a spread (not where every task passed or failed all
+        its runs: :func:`~passhat.model.histogram.informative`), so a model can move these
+        numbers only above the runs. ``own`` gives the model's own values there instead (the
+        discrete model's are the histogram's anyway): what :meth:`agreement` checks against the
+        unbiased estimate."""
         bench = scope != "population"
+        identified = "discrete" if own else "all"
         return [
             system_metrics(
                 self._hyper(si),
@@ -313,6 +339,7 @@ class Fit(Result):
                 rng=np.random.default_rng([self.seed, si, _BENCH_SALT]) if bench else None,
                 rao_blackwell=rao_blackwell,
                 hist_rng=np.random.default_rng([self.seed, si, _HIST_SALT, int(bench)]),
+                identified=identified,
             )
             for si in range(len(self.systems))
         ]
@@ -395,8 +422,11 @@ class Fit(Result):
         Columns: system, metric, k, scope, mean, sd, lower, upper, ci,
         within_task_share, task_sampling_share, method, diagnostics, extrapolated (k above
         the largest number of decided runs of the system's tasks: the value is the model's,
-        named in ``method``). Intervals are equal-tailed posterior intervals. The variance split
-        of a population row, by the law of total variance given these tasks'
+        named in ``method``). ``method`` names each row's rule: benchmark rows of the mean and
+        of k up to the fewest runs of a task are the unbiased estimate ± z·se, model-free
+        (:data:`~passhat.model.text.BENCHMARK_RULE`); the others the model's posterior.
+        Intervals are equal-tailed. The variance split of a population row, by the law of total
+        variance given these tasks'
         rates p: ``within_task_share`` = Var(E[θ | p] | y) / Var(θ | y) is the
         part of the posterior variance that unlimited runs on these tasks
         would remove; ``task_sampling_share`` (the rest, E[Var(θ | p) | y])
@@ -431,8 +461,29 @@ class Fit(Result):
         )
         n_max = table["system"].map(self.runs_max())
         k_metric = table["metric"].isin(K_METRICS)
-        table["extrapolated"] = k_metric & (table["k"].fillna(0).astype(int) > n_max)
+        kk = table["k"].fillna(0).astype(int)
+        table["extrapolated"] = k_metric & (kk > n_max)
+        free = self._model_free(table)
+        bench = (table["scope"] == "benchmark").to_numpy()
+        table.loc[free & bench, "method"] = BENCHMARK_RULE
+        table.loc[free & ~bench, "method"] = POPULATION_RULE
         return table
+
+    def _model_free(self, table: pd.DataFrame) -> NDArray[np.bool_]:
+        """The rows of a summary table whose values are the histogram's, not the model's: the
+        benchmark scope where the histogram fixes the value and gives it a spread
+        (:func:`~passhat.model.histogram.informative`)."""
+        index = {s: si for si, s in enumerate(self.systems)}
+        kk = table["k"].fillna(1).astype(int)
+        return np.array(
+            [
+                scope in SCOPES and informative(self._groups(index[str(s)]), m, int(k), scope=scope)
+                for s, m, k, scope in zip(
+                    table["system"], table["metric"], kk, table["scope"], strict=True
+                )
+            ],
+            dtype=bool,
+        )
 
     def runs_max(self) -> dict[str, int]:
         """Each system's largest number of decided runs of a task: above it a pass^k or pass@k
@@ -596,7 +647,7 @@ class Fit(Result):
         ci = check_ci(ci)
         ks = self.k if k is None else norm_k(k)
         requests = [("mean", 1)] + [(m, kk) for kk in ks if kk > 1 for m in K_METRICS]
-        vals = self._compute(requests, scope="benchmark")
+        vals = self._compute(requests, scope="benchmark", own=True)
         rows = []
         for si, s in enumerate(self.systems):
             n, c, w, _ = self._tasks(si)

@@ -50,6 +50,8 @@ from passhat.model.parts import COMPONENTS
 __all__ = [
     "COMPONENTS",
     "DISCRETE_MIN_TASKS",
+    "STACK_MIN_TASKS",
+    "WEIGHT_RULES",
     "Component",
     "comparison_rows",
     "fit_component",
@@ -65,6 +67,18 @@ __all__ = [
 #: pseudo-tasks at 0 and 1 predict it best. Below it, ``auto`` stacks the Beta and inflated
 #: models (the discrete model keeps its row in the comparison, with weight 0).
 DISCRETE_MIN_TASKS = 20
+
+#: Stacking needs at least this many tasks: leaving out the only task of a one-task system leaves
+#: no data, so each model's "leave-one-out" density is its prior predictive and the weights would
+#: say which prior guessed one count best, not which model predicts tasks. Below it, ``auto``
+#: uses the Beta model alone and says so (``weight_rule`` of the comparison rows).
+STACK_MIN_TASKS = 2
+
+#: The ``weight_rule`` of the comparison rows: how the weights were chosen.
+WEIGHT_RULES = {
+    "stacking": "stacking by exact leave-one-task-out",
+    "one_task": "no stacking: one task (leaving it out leaves no data), the Beta model alone",
+}
 
 
 @dataclass(frozen=True)
@@ -139,10 +153,11 @@ def comparison_rows(
     """One row per model, best first, in the columns of ArviZ's ``compare``: rank, elpd_loo
     (Σ over tasks of the exact LOO log predictive density), p_loo (lppd − elpd_loo; for the
     discrete model: from its NPMLE on every task), elpd_diff and its standard error dse (from the
-    paired pointwise differences), se, the stacking weight, warning (False: exact, no Pareto k)
-    and scale ("log")."""
+    paired pointwise differences), se, the stacking weight, warning (False: exact, no Pareto k),
+    scale ("log") and weight_rule (:data:`WEIGHT_RULES`: on one task, no stacking)."""
     m = np.asarray(mult, dtype=float)
     t = m.sum()
+    rule = WEIGHT_RULES["stacking" if t >= STACK_MIN_TASKS else "one_task"]
     elpd = np.array([float(m @ c.loo.lpd) for c in components])
     best = int(np.argmax(elpd))
     rows = []
@@ -161,6 +176,7 @@ def comparison_rows(
                 "dse": float(np.sqrt(t * _weighted_var(diff, m))),
                 "warning": False,
                 "scale": "log",
+                "weight_rule": rule,
             }
         )
     return rows
@@ -226,8 +242,11 @@ def stack_system(
 
 def _weights(fitted: Sequence[Component], mult: NDArray[Any]) -> NDArray[np.float64]:
     """The stacking weights of the fitted models; the discrete model (last) gets weight 0 on
-    fewer than :data:`DISCRETE_MIN_TASKS` tasks."""
+    fewer than :data:`DISCRETE_MIN_TASKS` tasks; below :data:`STACK_MIN_TASKS` tasks, no
+    stacking: the Beta model (first) alone."""
     lpd = np.vstack([c.loo.lpd for c in fitted])
+    if float(np.sum(mult)) < STACK_MIN_TASKS:
+        return np.eye(len(fitted))[0]
     if float(np.sum(mult)) >= DISCRETE_MIN_TASKS:
         return stacking_weights(lpd, mult)
     return np.append(stacking_weights(lpd[:-1], mult), 0.0)

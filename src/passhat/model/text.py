@@ -25,10 +25,12 @@ from passhat.exclusions import weight_zero_notes
 from passhat.intervals import outside_mask
 
 __all__ = [
+    "BENCHMARK_RULE",
     "JOINT_SCOPES_NOTE",
     "LOO_NOTE",
     "MODEL_LABELS",
     "MODEL_SHORT",
+    "ONE_TASK_NOTE",
     "SCOPES_NOTE",
     "SHAPE_WEIGHT",
     "SHAPE_WHAT",
@@ -43,6 +45,7 @@ __all__ = [
     "mean_outside_note",
     "method_label",
     "method_note",
+    "rules_line",
     "saved_note",
     "shape_line",
     "task_effects_line",
@@ -338,10 +341,72 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """
     parts = ", ".join(f"{MODEL_SHORT.get(str(r['model']), r['model'])} {r['weight']:.2f}"
                       for r in rows)  # fmt: skip
+    rule = str(rows[0].get("weight_rule", "")) if rows else ""
+    if rule.startswith("no stacking"):
+        return (
+            f"models {system}: {parts} ({rule}; leave-one-task-out cannot weigh models on one task)"
+        )
     return (
         f"models {system}: {parts} (stacking weights: the share of draws from each model, "
         "chosen by exact leave-one-task-out)"
     )
+
+
+def rules_line(model: str, upto: Mapping[str, int], population: str = "none") -> str:
+    """Which rule made each scope's intervals: where the runs measure a value (k up to the
+    fewest runs of a task; ``upto``: per system, the largest such k among the model-free
+    benchmark rows) and ``estimate``'s rule trusts a model-free interval, that interval; the
+    model elsewhere. ``population``: whether "all", "some" or "none" of the population rows
+    up to that k are model-free.
+
+    Examples
+    --------
+    >>> print(rules_line("auto", {"A": 5}, "some"))  # doctest: +NORMALIZE_WHITESPACE
+    intervals: benchmark scope, mean and k ≤ 5: the unbiased estimate ± z · se; population
+    scope, mean and k ≤ 5 where ≥ 30 tasks lie ≥ 10 on each side of the estimate (some rows
+    here): a Bayesian bootstrap of the tasks' unbiased estimates — both model-free, as
+    `passhat estimate`, whatever the model; every other row: the stacked model's posterior
+    (each row's rule: `method` in --json).
+    """
+    ks = sorted(set(upto.values()))
+    at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    pop = ""
+    if population != "none":
+        which = " (some rows here)" if population == "some" else ""
+        pop = (
+            f"; population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each side of the "
+            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates — both "
+            "model-free, as `passhat estimate`"
+        )
+    else:
+        pop = ", model-free, as `passhat estimate`"
+    return (
+        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se{pop}, "
+        f"whatever the model; every other row: the {_model_phrase(model)}'s posterior (each "
+        "row's rule: `method` in --json)."
+    )
+
+
+def _model_phrase(model: str) -> str:
+    """The model as a noun phrase ("the stacked model", "the Beta-Binomial model")."""
+    if model == "auto":
+        return "stacked model"
+    return f"{MODEL_SHORT.get(model, model)} model"
+
+
+#: The method note of a ``model="auto"`` fit whose every system has one task.
+ONE_TASK_NOTE = (
+    "method: no stacking — leave-one-task-out over one task leaves no data to predict it "
+    "from, so it cannot weigh the models; the Beta model alone, on its grid."
+)
+
+#: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
+BENCHMARK_RULE = "unbiased estimate ± z·se (model-free, the rule of estimate)"
+
+#: The ``method`` of a population-scope row that the histogram of successes fixes.
+POPULATION_RULE = (
+    "Bayesian bootstrap of the tasks' unbiased estimates (model-free, as estimate resamples tasks)"
+)
 
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
