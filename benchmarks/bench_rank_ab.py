@@ -3,8 +3,8 @@
 Run it alternately with two source trees (``PYTHONPATH=OLD/src`` and ``PYTHONPATH=NEW/src``,
 ``TAG=old`` / ``TAG=new``) so machine load hits both alike; it prints wall and CPU time, the
 load average, the CPU time of the calling thread alone (what two idle cores cannot
-overlap: the floor of the wall time there) and a hash of the result's JSON document (without its input record), which
-must be equal for the two trees. See ``bench_rank_issue32.txt``.
+overlap: the floor of the wall time there) and a hash of the result's JSON document
+(without its input record), which must be equal for the two trees. See ``bench_rank_issue32.txt``.
 """
 
 import hashlib

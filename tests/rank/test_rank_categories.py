@@ -114,7 +114,8 @@ def test_scores_on_01_are_the_pass_fail_rows() -> None:
 
 def test_scores_by_category_is_rank_scores_of_each_category() -> None:
     df = _runs({"x": 30, "y": 30}, seed=4)
-    r = ph.rank(ph.Trials.from_frame(df), k=2, scores=True, n_boot=200, seed=0, by="category")  # fmt: skip
+    r = ph.rank(ph.Trials.from_frame(df), k=2, scores=True, n_boot=200, seed=0,
+                by="category")  # fmt: skip
     alone = ph.rank(ph.Trials.from_frame(df[df["category"] == "y"]), k=2, scores=True,
                     n_boot=200, seed=0)  # fmt: skip
     got = r.by_category.table  # type: ignore[union-attr]
@@ -158,7 +159,8 @@ def test_result_shape(board: ph.Ranking) -> None:
 def test_html_escapes_category_names() -> None:
     df = ph.load_example("leaderboard").frame
     df = df.assign(category=df["category"].replace({"booking": "<b>book</b>"}))
-    r = ph.rank(ph.Trials.from_frame(df), k=1, metrics=["mean"], n_boot=100, by="category")  # fmt: skip
+    r = ph.rank(ph.Trials.from_frame(df), k=1, metrics=["mean"], n_boot=100,
+                by="category")  # fmt: skip
     html = r.by_category._repr_html_()  # type: ignore[union-attr]
     assert "&lt;b&gt;book&lt;/b&gt;" in html and "<b>book</b>" not in html
 
