@@ -352,12 +352,15 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def rules_line(model: str, upto: Mapping[str, int], population: str = "none") -> str:
+def rules_line(
+    model: str, upto: Mapping[str, int], population: str = "none", *, benchmark: bool = True
+) -> str:
     """Which rule made each scope's intervals: where the runs measure a value (k up to the
     fewest runs of a task; ``upto``: per system, the largest such k among the model-free
     benchmark rows) and ``estimate``'s rule trusts a model-free interval, that interval; the
     model elsewhere. ``population``: whether "all", "some" or "none" of the population rows
-    up to that k are model-free.
+    up to that k are model-free. ``benchmark=False``: no benchmark row is model-free (fewer
+    than 10 tasks with both outcomes) while population rows up to ``upto`` are.
 
     Examples
     --------
@@ -370,6 +373,14 @@ def rules_line(model: str, upto: Mapping[str, int], population: str = "none") ->
     """
     ks = sorted(set(upto.values()))
     at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    if not benchmark:
+        return (
+            f"intervals: population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each "
+            "side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates, "
+            "model-free, as `passhat estimate`, whatever the model; every other row (the "
+            "benchmark scope: fewer than 10 tasks with both outcomes): the "
+            f"{_model_phrase(model)}'s posterior (each row's rule: `method` in --json)."
+        )
     pop = ""
     if population != "none":
         which = " (some rows here)" if population == "some" else ""
