@@ -130,3 +130,13 @@ def test_scores_on_01_are_the_pass_fail_rows_and_test() -> None:
     np.testing.assert_allclose(scored.tests["statistic"], plain.tests["statistic"], atol=1e-12)
     np.testing.assert_allclose(scored.tests["p_value"], plain.tests["p_value"], atol=1e-12)
     assert scored.tests["metric"].tolist() == plain.tests["metric"].map(names).tolist()
+
+
+def test_one_category_test_is_said_not_computed() -> None:
+    """One category: the test is not computed (p NaN) and its method says so, not "exact (0
+    arrangements)"."""
+    data = ph.Trials.from_frame(_scored().assign(category="all"))
+    res = compare_by_category(data, k=2, n_boot=200, n_perm=50, seed=1)
+    assert np.isnan(res.tests["p_value"]).all()
+    assert res.tests["method"].str.contains("not computed: fewer than two categories").all()
+    assert not res.tests["method"].str.contains("0 arrangements").any()

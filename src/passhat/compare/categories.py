@@ -159,7 +159,9 @@ def _tests(
             d, codes[keep], n_perm=n_perm, rng=named_rng(seed, "categories", sel.baseline, cand)
         )
         how = (
-            f"permutation F test, exact ({res.n_perm} arrangements)"
+            "permutation F test, not computed: fewer than two categories with tasks"
+            if res.n_perm == 0
+            else f"permutation F test, exact ({res.n_perm} arrangements)"
             if res.exact
             else f"permutation F test, {res.n_perm} random relabellings"
         )
