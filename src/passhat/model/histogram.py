@@ -200,12 +200,13 @@ def _benchmark(
     nodes = None
     if any(n.min() < 2 * (1 if m == "mean" else k) for m, k in cols) and n.size:
         nodes = posterior_grid(n, c, mult, prior=DEFAULT_PRIOR, size=EXPECT_GRID).nodes()
-    v = task_variances(n, c, cols, nodes) if n.size else np.zeros((0, len(cols)))
     w2 = mult * groups.weight[used] ** 2
     out = {}
-    for j, (metric, k) in enumerate(requests):
+    for col, (metric, k) in zip(cols, requests, strict=True):
         u = float((groups.weight * groups.mult) @ task_values(groups, metric, k))
-        se = float(np.sqrt(max(float(w2 @ v[:, j]), 0.0)))
+        # one column at a time: its se does not depend on which others are asked for
+        v = task_variances(n, c, [col], nodes)[:, 0] if n.size else np.zeros(0)
+        se = float(np.sqrt(max(float(w2 @ v), 0.0)))
         out[(metric, k)] = np.clip(u + se * z, 0.0, 1.0)
     return out
 
