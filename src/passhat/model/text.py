@@ -353,14 +353,20 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def rules_line(
-    model: str, upto: Mapping[str, int], population: str = "none", *, benchmark: bool = True
+    model: str,
+    upto: Mapping[str, int],
+    population: str = "none",
+    *,
+    benchmark: bool = True,
+    benchmark_some: bool = False,
 ) -> str:
     """Which rule made each scope's intervals: where the runs measure a value (k up to the
     fewest runs of a task; ``upto``: per system, the largest such k among the model-free
     benchmark rows) and ``estimate``'s rule trusts a model-free interval, that interval; the
     model elsewhere. ``population``: whether "all", "some" or "none" of the population rows
     up to that k are model-free. ``benchmark=False``: no benchmark row is model-free (fewer
-    than 10 tasks with both outcomes) while population rows up to ``upto`` are.
+    than 10 tasks with both outcomes) while population rows up to ``upto`` are;
+    ``benchmark_some``: only some benchmark rows up to that k are (the rule's condition said).
 
     Examples
     --------
@@ -391,8 +397,9 @@ def rules_line(
         )
     else:
         pop = ", model-free, as `passhat estimate`"
+    cond = " where ≥ 30 tasks, ≥ 10 with both outcomes (some rows here)" if benchmark_some else ""
     return (
-        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se{pop}, "
+        f"intervals: benchmark scope, mean and {at}{cond}: the unbiased estimate ± z · se{pop}, "
         f"whatever the model; every other row: the {_model_phrase(model)}'s posterior (each "
         "row's rule: `method` in --json)."
     )
