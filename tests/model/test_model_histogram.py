@@ -159,3 +159,16 @@ def test_benchmark_below_2k_runs_is_estimates_interval():
             row = s.loc[(metric, kk, "benchmark")]
             assert row["lower"] == pytest.approx(e["lower"], abs=0.1 * se), (metric, kk)
             assert row["upper"] == pytest.approx(e["upper"], abs=0.1 * se), (metric, kk)
+
+
+def test_unequal_weights_keep_the_models_population_scope():
+    """fit weights the benchmark scope only: with unequal task weights its population scope
+    stays the (unweighted) model, not the Bayesian bootstrap labelled as estimate's rule."""
+    from passhat.model.histogram import informative
+
+    n, c = [4] * 40, [0, 1, 2, 4] * 10
+    equal = Groups.from_tasks(n, c, [1.0] * 40)
+    unequal = Groups.from_tasks(n, c, [1.0] * 20 + [5.0] * 20)
+    assert informative(equal, "mean", 1, scope="population")
+    assert not informative(unequal, "mean", 1, scope="population")
+    assert informative(unequal, "mean", 1, scope="benchmark")  # weights enter the benchmark
