@@ -189,27 +189,15 @@ def _benchmark(
     rng: np.random.Generator,
     rao_blackwell: bool,
 ) -> dict[tuple[str, int], NDArray[np.float64]]:
-    """U + se · z per draw (one z per draw, shared by every metric and k), clipped to [0, 1].
-
-    se is ``estimate``'s (:func:`passhat.scopes.task_variances`): the unbiased per-task
-    variance where n ≥ 2k, else the hierarchical model's expected one."""
-    from passhat.betabinom import posterior_grid
-    from passhat.scopes import DEFAULT_PRIOR, EXPECT_GRID, task_variances
-
+    """U + se · z per draw (one z per draw, shared by every metric and k), clipped to [0, 1]."""
+    n = np.repeat(groups.n, groups.mult).astype(np.int64)
+    c = np.repeat(groups.c, groups.mult).astype(np.int64)
+    w = np.repeat(groups.weight, groups.mult)
     z = np.zeros(size) if rao_blackwell else rng.standard_normal(size)
-    used = groups.weight > 0  # estimate leaves weight-0 tasks out of its model
-    n, c, mult = (np.asarray(x, dtype=float)[used] for x in (groups.n, groups.c, groups.mult))
-    cols = [(m, int(k)) for m, k in requests]
-    nodes = None
-    if any(n.min() < 2 * (1 if m == "mean" else k) for m, k in cols) and n.size:
-        nodes = posterior_grid(n, c, mult, prior=DEFAULT_PRIOR, size=EXPECT_GRID).nodes()
-    w2 = mult * groups.weight[used] ** 2
     out = {}
-    for col, (metric, k) in zip(cols, requests, strict=True):
+    for metric, k in requests:
         u = float((groups.weight * groups.mult) @ task_values(groups, metric, k))
-        # one column at a time: its se does not depend on which others are asked for
-        v = task_variances(n, c, [col], nodes)[:, 0] if n.size else np.zeros(0)
-        se = float(np.sqrt(max(float(w2 @ v), 0.0)))
+        se, _ = benchmark_se(n, c, k=int(k), metric=metric, weights=w)
         out[(metric, k)] = np.clip(u + se * z, 0.0, 1.0)
     return out
 

@@ -419,7 +419,10 @@ ONE_TASK_NOTE = (
 )
 
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
-BENCHMARK_RULE = "unbiased estimate ± z·se (model-free, the rule of estimate)"
+BENCHMARK_RULE = (
+    "unbiased estimate ± z·se (model-free: estimate's normal interval; where a task has "
+    "n < 2k runs its variance is the exact one at (c + ½)/(n + 1), not a model's)"
+)
 
 #: The ``method`` of a population-scope row that the histogram of successes fixes.
 POPULATION_RULE = (
