@@ -179,6 +179,24 @@ def test_missing_costs_are_counted_and_said() -> None:
     assert cpr == pytest.approx(float(kept.groupby("task_id")["cost"].mean().mean()))
 
 
+def test_a_task_with_every_run_unscored_is_left_out_and_listed() -> None:
+    """As compare and estimate --cost do (unscored_tasks='exclude'): a matched task with no
+    decided run for a system is left out of the pair and listed, not refused as "k exceeds
+    n = 0"; the values are those of the other tasks."""
+    df = _runs()
+    gone = df["task_id"].eq("t2") & df["system"].eq("base")
+    df.loc[gone, "success"] = None  # every base run of t2 unscored (each with a cost)
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    assert r.dropped["task"].tolist() == ["t2"]
+    assert "base" in r.dropped["reason"].iloc[0] and "unscored" in r.dropped["reason"].iloc[0]
+    assert (r.table["tasks"] == 9).all()
+    kept = df[df["task_id"] != "t2"]
+    (cb, mb, _), (cc, mc, _) = (_brute(kept[kept["system"] == s], 1) for s in ("base", "new<b>"))
+    row = r.table.set_index("metric").loc["cost_per_success"]
+    assert row["base_value"] == pytest.approx(cb / mb, rel=1e-12)
+    assert row["cand_value"] == pytest.approx(cc / mc, rel=1e-12)
+
+
 def test_bad_costs_are_errors_naming_the_run() -> None:
     df = _runs()
     df.loc[5, "cost"] = -0.5
