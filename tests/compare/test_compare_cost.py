@@ -225,3 +225,14 @@ def test_result_shape() -> None:
     assert any(n.startswith("few matched tasks (base vs new<b>: 10)") for n in r.all_notes())
     big = ph.compare_cost(ph.load_example("agents"), k=1, n_boot=100)
     assert not any("few matched tasks" in n for n in big.all_notes())
+
+
+def test_one_matched_task_says_why_there_is_no_interval() -> None:
+    """One task (no clusters): the bootstrap has nothing to resample; the ends are missing and
+    a note says why (as the one-cluster case does), not only that they "may be too narrow"."""
+    df = _runs(tasks=1)
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    assert r.table[["difference_lower", "ratio_upper"]].isna().all().all()
+    assert any(n.startswith("one matched task (base vs new<b>)") for n in r.all_notes())
+    two = ph.compare_cost(ph.Trials.from_frame(_runs(tasks=2)), k=1, n_boot=100)
+    assert not any(n.startswith("one matched task") for n in two.all_notes())
