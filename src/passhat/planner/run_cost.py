@@ -185,7 +185,13 @@ def observed_run_cost(data: Any, *, system: str | None = None, ci: float = 0.95)
     (3.0, 1, {'a': 2.0, 'b': 4.0})
     """
     if not isinstance(data, Trials) or "cost" not in data.frame.columns:
-        why = "the runs have no cost column" if isinstance(data, Trials) else "no runs given"
+        why = (
+            "the runs have no cost column"
+            if isinstance(data, Trials)
+            else "no runs given"
+            if data is None
+            else "a count table was given: it holds no cost"
+        )
         raise OptionError(
             "a money budget ({param}) needs a cost per run: give {cost_per_run}, or runs with "
             f"a cost column ({why})",
