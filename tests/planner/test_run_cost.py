@@ -76,8 +76,8 @@ def test_bad_budgets_and_costs() -> None:
         money_budget(10.0, data=ph.Trials.from_frame(_runs().frame.drop(columns="cost")))
     with pytest.raises(OptionError, match="no runs given"):
         money_budget(10.0)
-    with pytest.raises(OptionError, match=r"a count table \(no cost per run\)"):
-        money_budget(10.0, data=ph.load_example("agents").counts())  # a count table was given
+    with pytest.raises(OptionError, match="a count table was given: it holds no cost"):
+        money_budget(10.0, data=ph.load_example("agents").counts())
     df = _runs().frame.copy()
     df.loc[6, "cost"] = -1.0
     with pytest.raises(ValidationError, match=r"task 't1' \(system 'A'\), trial 2: cost -1"):
