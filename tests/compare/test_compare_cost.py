@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -236,3 +237,15 @@ def test_one_matched_task_says_why_there_is_no_interval() -> None:
     assert any(n.startswith("one matched task (base vs new<b>)") for n in r.all_notes())
     two = ph.compare_cost(ph.Trials.from_frame(_runs(tasks=2)), k=1, n_boot=100)
     assert not any(n.startswith("one matched task") for n in two.all_notes())
+
+
+def test_extreme_costs_warn_nothing() -> None:
+    """A subnormal cost (1e-320: pass^k / cost overflows to ∞) prints no numpy RuntimeWarning
+    on stderr; the values are ∞ as the division defines them."""
+    df = _runs()
+    df.loc[df["system"] == "base", "cost"] = 1e-320
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    row = r.table.set_index("metric").loc["pass_hat_k_per_cost"]
+    assert row["base_value"] == np.inf and row["ratio"] == 0.0

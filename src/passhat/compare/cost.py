@@ -136,7 +136,7 @@ def _ratios(sums: NDArray[np.float64], ks: Sequence[int]) -> NDArray[np.float64]
     is divided by 0 success, NaN for 0 / 0)."""
     kk = np.asarray(ks, dtype=float)
     tasks, cost, mean, hat = sums[..., :1], sums[..., 1:2], sums[..., 2:3], sums[..., 3:]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return np.concatenate(
             [cost / tasks, cost / mean, kk * cost / hat, hat / (kk * cost)], axis=-1
         )
@@ -145,7 +145,7 @@ def _ratios(sums: NDArray[np.float64], ks: Sequence[int]) -> NDArray[np.float64]
 def _compare(base: NDArray[np.float64], cand: NDArray[np.float64]) -> NDArray[np.float64]:
     """Difference and ratio candidate − / ÷ baseline (NaN where undefined: ∞ − ∞, 0 / 0,
     ∞ / ∞), stacked on a new last axis."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return np.stack([cand - base, cand / base], axis=-1)
 
 
