@@ -95,3 +95,21 @@ def test_an_estimate_at_one_falls_back_to_the_linear_t() -> None:
     assert logit.tolist() == [True, False]
     assert (lo[1], hi[1]) == (1.0, 1.0)
     assert 0.0 < lo[0] < hi[0] < 1.0
+
+
+def test_few_clusters_all_at_one_get_the_exact_binomial_bound_not_zero_width():
+    """Every task at 1 in 6 clusters: the t interval would be [1, 1]; the population scope
+    takes the Clopper–Pearson bound over the clusters, (α/2)^(1/G) to 1 (scipy's Beta(G, 1)
+    quantile), and says so."""
+    import pandas as pd
+    from scipy import stats
+
+    import passhat as ph
+
+    rows = [(f"t{i:02d}", r, 1, f"g{i % 6}") for i in range(24) for r in range(3)]
+    df = pd.DataFrame(rows, columns=["task_id", "trial", "success", "cluster"])
+    est = ph.estimate(ph.Trials.from_frame(df), k=[1], ci=0.9)
+    t = est.table
+    row = t[(t["metric"] == "mean") & (t["scope"] == "population")].iloc[0]
+    assert row["lower"] == pytest.approx(stats.beta.ppf(0.05, 6, 1), abs=1e-12)
+    assert row["upper"] == 1.0 and "Clopper–Pearson" in row["method"]

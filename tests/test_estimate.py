@@ -534,7 +534,8 @@ def test_a_cluster_column_is_used_by_default_and_said() -> None:
     assert pop["method"].str.contains("rule: fewer than 20 clusters").all()
     assert est.settings["cluster"] is True and est.settings["clusters"] == {"A": 8}
     assert any("clustered tasks (A: 8 clusters)" in n for n in est.notes)
-    assert any("only 8 clusters" in n and "cluster-robust t interval" in n for n in est.notes)
+    # the note names the interval the method column names (logit-t), not a plain t interval
+    assert any("only 8 clusters" in n and "cluster-robust logit-t interval" in n for n in est.notes)
     off = ph.estimate(tr.counts().drop_vars("cluster"), k=2, ci=0.9, n_boot=500)
     assert not off.table["method"].dropna().str.contains("cluster").any()
     assert off.settings["cluster"] is False and off.settings["clusters"] == {}

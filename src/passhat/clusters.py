@@ -149,8 +149,9 @@ def cluster_notes(
         notes.append(
             f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
             f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the population interval is "
-            f"the cluster-robust t interval, as the {method} under-covers below {FEW_CLUSTERS} "
-            "clusters"
+            f"the {few_rule} (where the estimate is 0 or 1, the exact binomial bound over the "
+            f"clusters: each row's method says which), as the {method} under-covers below "
+            f"{FEW_CLUSTERS} clusters"
         )
     elif few:
         notes.append(

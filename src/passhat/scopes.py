@@ -736,16 +736,27 @@ def _few_clusters(
     n_cl: int,
 ) -> None:
     """The population scope below :data:`FEW_CLUSTERS` clusters: the cluster-robust (CR1)
-    logit-t interval on G − 1 degrees of freedom (the linear t where θ̂ is 0 or 1), which
-    covers where the cluster bootstrap does not (studies/cluster_coverage)."""
+    logit-t interval on G − 1 degrees of freedom (the exact binomial bound over the clusters
+    where θ̂ is 0 or 1, as every cluster is then at the bound), which covers where the cluster
+    bootstrap does not (studies/cluster_coverage)."""
     cats = setup.cats
     lo, hi, logit = cluster_logit_t_interval(
         cats.values[cats.inverse], cats.weights[cats.inverse], codes, ci=setup.level
     )
     rule = f"(rule: fewer than {FEW_CLUSTERS} clusters; the cluster bootstrap under-covers)"
+    edge = (setup.alpha / 2) ** (1.0 / n_cl)  # Clopper–Pearson: Beta(G, 1)'s α/2 quantile
     for j, col in enumerate(setup.cols):
+        at_one, at_zero = setup.theta[j] >= 1.0 - 1e-12, setup.theta[j] <= 1e-12
+        if at_one or at_zero:  # every cluster at the bound: the t interval has no width
+            out[(col, "population")] = (
+                edge if at_one else 0.0,
+                1.0 if at_one else 1.0 - edge,
+                f"exact binomial (Clopper–Pearson) bound over the {n_cl} clusters, every "
+                f"cluster at {int(at_one)} {rule[:-1]}; the t interval would have no width)",
+            )
+            continue
         kind = "logit-t" if logit[j] else "t"
-        why = "" if logit[j] else "; linear, clipped to [0, 1]: the estimate is 0 or 1 or no spread"
+        why = "" if logit[j] else "; linear, clipped to [0, 1]: no spread between the clusters"
         out[(col, "population")] = (
             float(lo[j]),
             float(hi[j]),

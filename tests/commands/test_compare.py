@@ -375,3 +375,25 @@ def test_compare_by_category_with_scores(
                                want["upper"].to_numpy(float))  # fmt: skip
     rc, out, _ = run(capsys, argv)
     assert rc == 0 and "worst of k" in out and "does the difference differ" in out
+
+
+def test_compare_by_category_csv_is_the_category_rows(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--by category --csv writes the per-category rows of --json (by_category), one CSV row
+    each with its columns, not the whole document as one row of JSON-encoded cells."""
+    import csv
+    import io
+
+    df = ph.load_example("agents").frame.copy()
+    df["category"] = np.where(df["task_id"].str.len() % 2 == 0, "<b>even</b>", "odd")
+    path = tmp_path / "cat.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", str(path), "--by", "category", "--k", "1", "--n-boot", "200"]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    assert rc == 0
+    rows = json.loads(out)["by_category"]
+    rc, out, _ = run(capsys, [*argv, "--csv"])
+    assert rc == 0
+    got = list(csv.DictReader(io.StringIO(out)))
+    assert len(got) == len(rows)
+    assert [r["category"] for r in got] == [r["category"] for r in rows]
+    assert [float(r["difference"]) for r in got] == [r["difference"] for r in rows]

@@ -130,3 +130,26 @@ def test_scores_on_01_are_the_pass_fail_rows_and_test() -> None:
     np.testing.assert_allclose(scored.tests["statistic"], plain.tests["statistic"], atol=1e-12)
     np.testing.assert_allclose(scored.tests["p_value"], plain.tests["p_value"], atol=1e-12)
     assert scored.tests["metric"].tolist() == plain.tests["metric"].map(names).tolist()
+
+
+def test_one_category_test_is_said_not_computed() -> None:
+    """One category: the test is not computed (p NaN) and its method says so, not "exact (0
+    arrangements)"."""
+    data = ph.Trials.from_frame(_scored().assign(category="all"))
+    res = compare_by_category(data, k=2, n_boot=200, n_perm=50, seed=1)
+    assert np.isnan(res.tests["p_value"]).all()
+    assert res.tests["method"].str.contains("not computed: fewer than two categories").all()
+    assert not res.tests["method"].str.contains("0 arrangements").any()
+
+
+def test_a_category_one_system_did_not_run_is_named() -> None:
+    """b ran no task of category z: without intersect the error is compare's (the tasks only
+    a ran, and --intersect), not "no task in common" (they share the x and y tasks); with
+    intersect the error names the category that has no common task."""
+    df = _scored().drop(columns="score")
+    df = df[~((df["system"] == "b") & (df["category"] == "z"))]
+    data = ph.Trials.from_frame(df)
+    with pytest.raises(ValidationError, match=r"not run by both 'a' and 'b'.*--intersect"):
+        compare_by_category(data, k=1, n_boot=100, n_perm=50)
+    with pytest.raises(ValidationError, match=r"category 'z': .*no task in common"):
+        compare_by_category(data, k=1, n_boot=100, n_perm=50, intersect=True)

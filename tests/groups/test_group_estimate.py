@@ -139,3 +139,15 @@ def test_scores_on_01_by_category_are_the_pass_fail_rows() -> None:
             a, b = a.xs(1, level="k"), b.xs(1, level="k")
         assert len(a) == len(b) > 0
         np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=1e-12)
+
+
+def test_one_category_test_is_said_not_computed() -> None:
+    """One category: the test is not computed (p NaN) and its method says so, not "exact
+    over all 0 arrangements"."""
+    est = ph.estimate(ph.Trials.from_frame(_runs().assign(category="all")), k=[1, 2],
+                      by="category")  # fmt: skip
+    assert est.by_category is not None
+    t = est.by_category.tests
+    assert t["p_value"].isna().all()
+    assert t["method"].str.contains("not computed: fewer than two categories").all()
+    assert not t["method"].str.contains("0 arrangements").any()

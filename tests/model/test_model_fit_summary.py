@@ -161,3 +161,53 @@ def test_paper_table_holds_both_scopes_of_the_posterior() -> None:
             assert close(v, row["mean"]) and close(lo, row["lower"]) and close(hi, row["upper"])
     assert "95% equal-tailed intervals" in text and "grid quadrature" in text
     assert "Sampler diagnostics passed" in text
+
+
+def test_intervals_line_when_only_the_population_rows_are_model_free() -> None:
+    """40 tasks × 4 runs, 18 all-fail, 20 all-pass, 2 with both outcomes: estimate's rule
+    trusts the task bootstrap in the population scope (≥ 10 tasks on each side) but not the
+    normal benchmark interval (2 < 10 tasks with both outcomes), so the population rows are
+    the model-free Bayesian bootstrap and the benchmark rows the model's: the `intervals:`
+    line must say so (it was left out when no benchmark row was model-free)."""
+    import numpy as np
+
+    from passhat.model.text import BENCHMARK_RULE, POPULATION_RULE
+
+    c = np.array([2] + [0] * 18 + [4] * 20 + [2])
+    f = ph.fit(ph.counts_from_arrays(np.full(40, 4), c), k=[1, 2], method="grid", seed=0,
+               draws=500, progress=False)  # fmt: skip
+    s = f.summarize(k=[1, 2], ci=0.9)
+    pop = s.table[(s.table["scope"] == "population") & (s.table["metric"] != "icc")]
+    bench = s.table[s.table["scope"] == "benchmark"]
+    assert (pop["method"] == POPULATION_RULE).all()
+    assert not (bench["method"] == BENCHMARK_RULE).any()
+    lines = [x for x in s.view().parts[0].lines if str(x).startswith("intervals:")]
+    assert len(lines) == 1
+    line = str(lines[0])
+    assert "population scope, mean and k ≤ 2" in line and "Bayesian bootstrap" in line
+    assert "benchmark scope, mean and k ≤ 2: the unbiased estimate" not in line
+
+
+def test_intervals_line_says_when_only_some_benchmark_rows_are_model_free() -> None:
+    """Two systems on 40 tasks × 4 runs: A with many tasks of both outcomes (its benchmark
+    rows model-free), B with 2 (its benchmark rows the model's): the line must not say the
+    benchmark scope is the unbiased estimate without the rule's condition."""
+    import numpy as np
+
+    from passhat.model.text import BENCHMARK_RULE
+
+    rng = np.random.default_rng(1)
+    a = ph.counts_from_arrays(np.full(40, 4), rng.binomial(4, 0.5, 40), system="A")
+    b = ph.counts_from_arrays(np.full(40, 4), np.array([2] + [0] * 18 + [4] * 20 + [2]),
+                              system="B")  # fmt: skip
+    from passhat.inputs import concat_systems
+
+    both = concat_systems([a, b])
+    f = ph.fit(both, k=[1, 2], method="grid", seed=0, draws=500, progress=False)
+    s = f.summarize(k=[1, 2], ci=0.9)
+    bench = s.table[s.table["scope"] == "benchmark"]
+    assert (bench[bench["system"] == "A"]["method"] == BENCHMARK_RULE).all()
+    assert not (bench[bench["system"] == "B"]["method"] == BENCHMARK_RULE).any()
+    line = next(str(x) for x in s.view().parts[0].lines if str(x).startswith("intervals:"))
+    assert "benchmark scope, mean and k ≤ 2 where ≥ 30 tasks, ≥ 10 with both outcomes" in line
+    assert "(some rows here)" in line.split(";")[0]

@@ -128,3 +128,46 @@ def test_every_models_benchmark_at_k_up_to_n_is_the_unbiased_estimate():
     assert "intervals: benchmark scope, mean and k ≤ 3" in "\n".join(
         f.summarize(k=[3, 6], ci=0.9).view().parts[0].lines  # shown with --quiet too
     )
+
+
+def test_benchmark_rows_are_estimates_where_n_reaches_2k_and_plug_in_below():
+    """fit's k ≤ n benchmark rows: estimate's normal interval where n ≥ 2k (the unbiased
+    per-task variance; oracle: ph.estimate on the same counts), and below 2k the unbiased
+    estimate ± z · benchmark_se (the exact variance at the shrunk rate (c + ½)/(n + 1), not the
+    Beta model's expected variance that estimate takes: on the non-Beta truths of
+    reports/fit_shapes the model's variance lost 11 cells), which the method says. The draws'
+    5%/95% quantiles are within 0.1 se of the closed form (the Monte-Carlo error of a normal
+    quantile from 4000 draws is about 0.03 se). 40 tasks × 4 runs, k = 2 (n = 2k), 3 and 4."""
+    from passhat.intervals import benchmark_se
+
+    rng = np.random.default_rng(5)
+    n, c = np.full(40, 4), rng.binomial(4, rng.beta(2.0, 1.0, 40))
+    counts = ph.counts_from_arrays(n, c)
+    f = ph.fit(counts, k=[2, 3, 4], model="beta", seed=2, chains=4, draws=1000, progress=False)
+    s = f.summary(k=[2, 3, 4], ci=0.9).set_index(["metric", "k", "scope"])
+    est = ph.estimate(counts, k=[2, 3, 4], ci=0.9, n_boot=2000, seed=0).table
+    est = est[est["scope"] == "benchmark"].set_index(["metric", "k"])
+    for metric in ("pass_at_k", "pass_hat_k"):
+        for kk in (2, 3, 4):
+            row = s.loc[(metric, kk, "benchmark")]
+            se, _ = benchmark_se(n, c, k=kk, metric=metric)
+            u = float(est.loc[(metric, kk), "value"])
+            want = (u - 1.6449 * se, u + 1.6449 * se)
+            if kk == 2:  # n = 2k: the same interval as estimate's
+                want = (est.loc[(metric, kk), "lower"], est.loc[(metric, kk), "upper"])
+            assert row["lower"] == pytest.approx(want[0], abs=0.1 * se), (metric, kk)
+            assert row["upper"] == pytest.approx(want[1], abs=0.1 * se), (metric, kk)
+            assert "(c + ½)/(n + 1)" in row["method"]
+
+
+def test_unequal_weights_keep_the_models_population_scope():
+    """fit weights the benchmark scope only: with unequal task weights its population scope
+    stays the (unweighted) model, not the Bayesian bootstrap labelled as estimate's rule."""
+    from passhat.model.histogram import informative
+
+    n, c = [4] * 40, [0, 1, 2, 4] * 10
+    equal = Groups.from_tasks(n, c, [1.0] * 40)
+    unequal = Groups.from_tasks(n, c, [1.0] * 20 + [5.0] * 20)
+    assert informative(equal, "mean", 1, scope="population")
+    assert not informative(unequal, "mean", 1, scope="population")
+    assert informative(unequal, "mean", 1, scope="benchmark")  # weights enter the benchmark

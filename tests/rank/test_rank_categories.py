@@ -178,3 +178,15 @@ def test_clustered_category_is_rank_of_its_clustered_tasks() -> None:
     assert alone.settings["cluster"]
     got = by.table[by.table["category"] == "refund"]
     np.testing.assert_array_equal(got[BOARD].to_numpy(float), alone.table[BOARD].to_numpy(float))
+
+
+def test_one_category_test_is_said_not_computed() -> None:
+    """One category: no relabelling can differ, so the test is not computed (p NaN) and its
+    method says so, instead of "exact over all 0 arrangements"."""
+    runs = _runs({"only": 12})
+    r = ph.rank(ph.Trials.from_frame(runs.drop(columns="score")), k=1, n_boot=100, by="category")
+    assert r.by_category is not None
+    t = r.by_category.tests
+    assert t["p_value"].isna().all()
+    assert t["method"].str.contains("not computed: fewer than two categories").all()
+    assert not t["method"].str.contains("0 arrangements").any()

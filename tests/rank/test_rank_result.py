@@ -91,3 +91,25 @@ def test_paper_table_is_the_leaderboard() -> None:
     caption = r.to_markdown().splitlines()[-1]
     assert "95% intervals" in caption and "population scope" in caption and "seed 0" in caption
     assert r.to_latex().count("\\midrule") == 3  # the header's and one between the metrics
+
+
+def test_flat_note_gives_the_reason_the_rule_recorded() -> None:
+    """Below 30 tasks a system with no task showing both outcomes takes estimate's bound
+    (the rule's reason: no task with both outcomes), not a collapsed bootstrap: the note says
+    the rule's reason, not "every task resample gave the same value"."""
+    import numpy as np
+
+    from passhat.trials import counts_from_arrays
+
+    n = np.full(6, 3)
+    a = counts_from_arrays(
+        n, np.array([3, 2, 1, 3, 0, 2]), tasks=[f"t{i}" for i in range(6)], system="A"
+    )
+    b = counts_from_arrays(n, np.zeros(6, dtype=int), tasks=[f"t{i}" for i in range(6)], system="B")
+    r = ph.rank([a, b], k=1, n_boot=200)
+    odd = r.table[r.table["interval"] != "marginal"]
+    assert not odd.empty and all("no task with both outcomes" in s for s in odd["interval"])
+    note = [x for x in r.notes if "value interval(s) are not" in x]
+    assert len(note) == 1
+    assert "no task with both outcomes" in note[0]
+    assert "every task resample gave the same value" not in note[0]

@@ -250,7 +250,7 @@ def _run_classify(
 @cluster_options
 @_apply(PAIRED_OPTIONS)
 @_apply(CLASSIFY_OPTIONS)
-@json_option("verdicts", "comparison", "cost")
+@json_option("verdicts", "comparison", "cost", "by_category")
 @paper_option(scopes=("population", "benchmark"))
 @quiet_option("No notes, only the tables.")
 def compare_cmd(source: InputSpec, **opts: Any) -> None:

@@ -38,10 +38,10 @@ from passhat._validate import (
 from passhat.compare.categories_result import CategoryComparison
 from passhat.compare.engine import TaskValues
 from passhat.compare.multiplicity import holm
-from passhat.compare.paired import SCORE_NAMES, Options, _sources, comparison
+from passhat.compare.paired import SCORE_NAMES, Options, _matched_tasks, _sources, comparison
 from passhat.compare.scores import score_task_values, score_trials
 from passhat.compare.selection import Selection, select_systems
-from passhat.errors import OptionError
+from passhat.errors import OptionError, ValidationError
 from passhat.exclusions import default_ks
 from passhat.groups.differ import category_difference
 from passhat.groups.estimate import category_codes
@@ -93,13 +93,17 @@ def compare_by_category(
     seed = resolve_seed(seed)
     cats, codes = category_codes(sel.counts, "category")
     trials = _score_runs(a, b, sel) if check_flag(scores, "scores") else None
+    _check_matched(sel, opts.intersect)  # over all the tasks: compare's error, not a category's
     parts = []
     for g, name in enumerate(cats):
         sub = replace(sel, counts=sel.counts.isel(task=np.flatnonzero(codes == g)))
         sub_opts = opts
         if trials is not None:
             sub_opts = replace(opts, scores=score_task_values(trials, sub.counts, ks))
-        part = comparison(sub, ks, sub_opts, seed, source={}).table
+        try:
+            part = comparison(sub, ks, sub_opts, seed, source={}).table
+        except ValidationError as err:  # e.g. a candidate ran none of this category's tasks
+            raise ValidationError(f"category {name!r}: {err}") from err
         parts.append(part.assign(category=name))
     table = pd.concat(parts, ignore_index=True)
     table.insert(2, "category", table.pop("category"))
@@ -118,6 +122,19 @@ def compare_by_category(
     return CategoryComparison(
         table=table, tests=tests, settings=settings, notes=notes, source=_sources(a, b)
     )
+
+
+def _check_matched(sel: Selection, intersect: bool) -> None:
+    """compare's check over every task: each candidate shares a task with the baseline, and
+    without ``intersect`` runs every task the baseline ran (else the error naming them)."""
+    ds = sel.counts
+    systems = [str(s) for s in ds["system"].values]
+    tasks = np.asarray(ds["task"].values, dtype=object).astype(str)
+    present = np.asarray(ds["present"].values, dtype=bool)
+    ib = systems.index(sel.baseline)
+    for cand in sel.candidates:
+        ic = systems.index(cand)
+        _matched_tasks(present[ib], present[ic], tasks, sel.baseline, cand, intersect)
 
 
 def _score_runs(
@@ -159,7 +176,9 @@ def _tests(
             d, codes[keep], n_perm=n_perm, rng=named_rng(seed, "categories", sel.baseline, cand)
         )
         how = (
-            f"permutation F test, exact ({res.n_perm} arrangements)"
+            "permutation F test, not computed: fewer than two categories with tasks"
+            if res.n_perm == 0
+            else f"permutation F test, exact ({res.n_perm} arrangements)"
             if res.exact
             else f"permutation F test, {res.n_perm} random relabellings"
         )

@@ -376,8 +376,14 @@ def _rules(table: pd.DataFrame, model: str) -> list[str]:
     histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE` or
     :data:`POPULATION_RULE`)."""
     free = table[table["method"] == BENCHMARK_RULE]
-    if free.empty:
-        return []
+    if free.empty:  # no benchmark row model-free: the population's may still be
+        pop_free = table[table["method"] == POPULATION_RULE]
+        if pop_free.empty:
+            return []
+        ks = pop_free[pop_free["metric"] != "mean"]
+        upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
+        k_of = {str(s): int(upto.get(s, 1)) for s in pop_free["system"].unique()}
+        return [rules_line(model, k_of, "all", benchmark=False)]
     ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
     upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
     k_of = {str(s): int(upto.get(s, 1)) for s in free["system"].unique()}
@@ -385,7 +391,10 @@ def _rules(table: pd.DataFrame, model: str) -> list[str]:
     pop = pop[pop["k"].fillna(1).astype(int) <= pop["system"].map(k_of).fillna(0)]
     n_free = int((pop["method"] == POPULATION_RULE).sum())
     which = "none" if n_free == 0 else ("all" if n_free == len(pop) else "some")
-    return [rules_line(model, k_of, which)]
+    bench = table[(table["scope"] == "benchmark") & table["metric"].isin(free["metric"].unique())]
+    bench = bench[bench["k"].fillna(1).astype(int) <= max(k_of.values())]
+    some = bool((bench["method"] != BENCHMARK_RULE).any())  # e.g. a system with few flaky tasks
+    return [rules_line(model, k_of, which, benchmark_some=some)]
 
 
 def _stacked(models: pd.DataFrame) -> bool:

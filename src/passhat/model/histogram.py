@@ -100,10 +100,11 @@ def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark"
     * **benchmark**: at least :data:`~passhat.scopes.MIN_TASKS` tasks, at least
       :data:`~passhat.scopes.MIN_FLAKY` of them with both outcomes, and se > 0 (the normal
       interval U ± z · se);
-    * **population**: at least :data:`~passhat.scopes.MIN_TASKS` tasks and at least
-      :data:`~passhat.scopes.MIN_SIDE` of them strictly on each side of the estimate (where
-      ``estimate`` resamples tasks; here the Bayesian bootstrap of the tasks' unbiased
-      estimates).
+    * **population**: equal task weights (the fit weights the benchmark scope only, so with
+      unequal weights its population scope stays the model's, unweighted), at least
+      :data:`~passhat.scopes.MIN_TASKS` tasks and at least :data:`~passhat.scopes.MIN_SIDE` of
+      them strictly on each side of the estimate (where ``estimate`` resamples tasks; here
+      the Bayesian bootstrap of the tasks' unbiased estimates).
 
     Otherwise (few tasks; most tasks all-pass or all-fail) ``estimate`` needs a model too, and
     the fit keeps its own.
@@ -125,6 +126,8 @@ def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark"
     if groups.mult[used].sum() < MIN_TASKS:
         return False
     if scope == "population":
+        if np.ptp(groups.weight[used]) > 1e-12 * float(groups.weight[used].max()):
+            return False  # unequal weights: the fit's population scope is unweighted (the model)
         vals = task_values(groups, metric, k)
         u = float((groups.weight * groups.mult) @ vals)
         below = groups.mult[used & (vals < u - 1e-12)].sum()

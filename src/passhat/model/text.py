@@ -352,12 +352,21 @@ def weights_line(system: str, rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def rules_line(model: str, upto: Mapping[str, int], population: str = "none") -> str:
+def rules_line(
+    model: str,
+    upto: Mapping[str, int],
+    population: str = "none",
+    *,
+    benchmark: bool = True,
+    benchmark_some: bool = False,
+) -> str:
     """Which rule made each scope's intervals: where the runs measure a value (k up to the
     fewest runs of a task; ``upto``: per system, the largest such k among the model-free
     benchmark rows) and ``estimate``'s rule trusts a model-free interval, that interval; the
     model elsewhere. ``population``: whether "all", "some" or "none" of the population rows
-    up to that k are model-free.
+    up to that k are model-free. ``benchmark=False``: no benchmark row is model-free (fewer
+    than 10 tasks with both outcomes) while population rows up to ``upto`` are;
+    ``benchmark_some``: only some benchmark rows up to that k are (the rule's condition said).
 
     Examples
     --------
@@ -370,6 +379,14 @@ def rules_line(model: str, upto: Mapping[str, int], population: str = "none") ->
     """
     ks = sorted(set(upto.values()))
     at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    if not benchmark:
+        return (
+            f"intervals: population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each "
+            "side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates, "
+            "model-free, as `passhat estimate`, whatever the model; every other row (the "
+            "benchmark scope: fewer than 10 tasks with both outcomes): the "
+            f"{_model_phrase(model)}'s posterior (each row's rule: `method` in --json)."
+        )
     pop = ""
     if population != "none":
         which = " (some rows here)" if population == "some" else ""
@@ -380,8 +397,9 @@ def rules_line(model: str, upto: Mapping[str, int], population: str = "none") ->
         )
     else:
         pop = ", model-free, as `passhat estimate`"
+    cond = " where ≥ 30 tasks, ≥ 10 with both outcomes (some rows here)" if benchmark_some else ""
     return (
-        f"intervals: benchmark scope, mean and {at}: the unbiased estimate ± z · se{pop}, "
+        f"intervals: benchmark scope, mean and {at}{cond}: the unbiased estimate ± z · se{pop}, "
         f"whatever the model; every other row: the {_model_phrase(model)}'s posterior (each "
         "row's rule: `method` in --json)."
     )
@@ -401,7 +419,10 @@ ONE_TASK_NOTE = (
 )
 
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
-BENCHMARK_RULE = "unbiased estimate ± z·se (model-free, the rule of estimate)"
+BENCHMARK_RULE = (
+    "unbiased estimate ± z·se (model-free: estimate's normal interval; where a task has "
+    "n < 2k runs its variance is the exact one at (c + ½)/(n + 1), not a model's)"
+)
 
 #: The ``method`` of a population-scope row that the histogram of successes fixes.
 POPULATION_RULE = (

@@ -83,7 +83,9 @@ def _tests(
         rng=named_rng(root_seed(seed), "rank", "category test"),
     )  # fmt: skip
     how = (
-        f"exact over all {res.n_perm} arrangements"
+        "not computed: fewer than two categories with tasks"
+        if res.n_perm == 0
+        else f"exact over all {res.n_perm} arrangements"
         if res.exact
         else f"{res.n_perm} random relabellings, seed {seed}"
     )

@@ -463,15 +463,22 @@ def outside_note(table: pd.DataFrame) -> list[str]:
 
 
 def flat_note(table: pd.DataFrame) -> list[str]:
-    """Which value intervals are not the percentile bootstrap's (every resample gave one
-    value, so they are :func:`passhat.estimate`'s population intervals)."""
+    """Which value intervals are not the engine's (a collapsed bootstrap, or below 30 tasks no task
+    with both outcomes), and why: they are :func:`passhat.estimate`'s population intervals."""
     odd = table[table["interval"] != "marginal"]
     if odd.empty:
         return []
     r = odd.iloc[0]
+    rule = str(r["interval"])  # "marginal: {method} ({why})", as value_intervals writes it
+    if "every bootstrap resample gave one value" in rule:
+        why = (
+            "not the bootstrap's percentile interval",
+            "every task resample gave the same value (a zero-width interval)",
+        )
+    else:  # few tasks: a system with no task showing both outcomes takes estimate's bound
+        why = "not the posterior's interval", rule[rule.rfind("(") + 1 : -1]
     return [
-        f"{len(odd)} value interval(s) are not the bootstrap's percentile interval, e.g. "
-        f"{r['system']} {r['metric']} k = {int(r['k'])}: every task resample gave the same "
-        "value (a zero-width interval), so they are passhat.estimate's population intervals "
+        f"{len(odd)} value interval(s) are {why[0]}, e.g. {r['system']} {r['metric']} "
+        f"k = {int(r['k'])}: {why[1]}, so they are passhat.estimate's population intervals "
         "(the method is in the interval column)."
     ]
