@@ -141,6 +141,10 @@ def _negative_trial(recs: list[dict[str, Any]]) -> None:
     recs[0]["trial"] = -1
 
 
+def _huge_trial(recs: list[dict[str, Any]]) -> None:
+    recs[0]["trial"] = 2**63  # beyond 2^53: the trial table refuses it
+
+
 def _pass_at_step_limit(recs: list[dict[str, Any]]) -> None:
     first = next(r for r in recs if r["reward"] == 1.0)
     first["traj"] = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}]
@@ -160,6 +164,7 @@ def _bad_reward(recs: list[dict[str, Any]]) -> None:
         _invisible,
         _bool_trial,
         _negative_trial,
+        _huge_trial,
         _pass_at_step_limit,
         _bad_reward,
     ],

@@ -88,6 +88,10 @@ def _plain_ids(ids: Sequence[Any]) -> bool:
     return all(_plain_text(v) for v in ids)
 
 
+#: The largest trial number the trial table reads (``passhat.trials.MAX_COUNT``, without pandas).
+_MAX_TRIAL = 2**53
+
+
 def plain_runs(path: Path) -> PlainCounts | None:
     """The runs of a τ-bench file counted per task, or None where :func:`passhat.estimate`
     must read it (an unscored run, an id or trial it would read differently, a duplicate run,
@@ -101,8 +105,8 @@ def plain_runs(path: Path) -> PlainCounts | None:
     trials = [r["trial"] for r in runs]
     if not runs or not _plain_text(system) or not _plain_ids(tasks):
         return None
-    if not all(type(t) is int and t >= 0 for t in trials):
-        return None
+    if not all(type(t) is int and 0 <= t <= _MAX_TRIAL for t in trials):
+        return None  # the trial table's rule: whole numbers from 0 to 2^53
     if len(set(zip(tasks, trials, strict=True))) != len(runs):
         return None  # duplicate runs: the trial table's error names them
     success = [r["success"] for r in runs]

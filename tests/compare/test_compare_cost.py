@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -179,6 +180,24 @@ def test_missing_costs_are_counted_and_said() -> None:
     assert cpr == pytest.approx(float(kept.groupby("task_id")["cost"].mean().mean()))
 
 
+def test_a_task_with_every_run_unscored_is_left_out_and_listed() -> None:
+    """As compare and estimate --cost do (unscored_tasks='exclude'): a matched task with no
+    decided run for a system is left out of the pair and listed, not refused as "k exceeds
+    n = 0"; the values are those of the other tasks."""
+    df = _runs()
+    gone = df["task_id"].eq("t2") & df["system"].eq("base")
+    df.loc[gone, "success"] = None  # every base run of t2 unscored (each with a cost)
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    assert r.dropped["task"].tolist() == ["t2"]
+    assert "base" in r.dropped["reason"].iloc[0] and "unscored" in r.dropped["reason"].iloc[0]
+    assert (r.table["tasks"] == 9).all()
+    kept = df[df["task_id"] != "t2"]
+    (cb, mb, _), (cc, mc, _) = (_brute(kept[kept["system"] == s], 1) for s in ("base", "new<b>"))
+    row = r.table.set_index("metric").loc["cost_per_success"]
+    assert row["base_value"] == pytest.approx(cb / mb, rel=1e-12)
+    assert row["cand_value"] == pytest.approx(cc / mc, rel=1e-12)
+
+
 def test_bad_costs_are_errors_naming_the_run() -> None:
     df = _runs()
     df.loc[5, "cost"] = -0.5
@@ -207,3 +226,26 @@ def test_result_shape() -> None:
     assert any(n.startswith("few matched tasks (base vs new<b>: 10)") for n in r.all_notes())
     big = ph.compare_cost(ph.load_example("agents"), k=1, n_boot=100)
     assert not any("few matched tasks" in n for n in big.all_notes())
+
+
+def test_one_matched_task_says_why_there_is_no_interval() -> None:
+    """One task (no clusters): the bootstrap has nothing to resample; the ends are missing and
+    a note says why (as the one-cluster case does), not only that they "may be too narrow"."""
+    df = _runs(tasks=1)
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    assert r.table[["difference_lower", "ratio_upper"]].isna().all().all()
+    assert any(n.startswith("one matched task (base vs new<b>)") for n in r.all_notes())
+    two = ph.compare_cost(ph.Trials.from_frame(_runs(tasks=2)), k=1, n_boot=100)
+    assert not any(n.startswith("one matched task") for n in two.all_notes())
+
+
+def test_extreme_costs_warn_nothing() -> None:
+    """A subnormal cost (1e-320: pass^k / cost overflows to ∞) prints no numpy RuntimeWarning
+    on stderr; the values are ∞ as the division defines them."""
+    df = _runs()
+    df.loc[df["system"] == "base", "cost"] = 1e-320
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
+    row = r.table.set_index("metric").loc["pass_hat_k_per_cost"]
+    assert row["base_value"] == np.inf and row["ratio"] == 0.0

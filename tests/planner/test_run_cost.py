@@ -75,6 +75,8 @@ def test_bad_budgets_and_costs() -> None:
     with pytest.raises(OptionError, match=r"needs a cost per run.*no cost column"):
         money_budget(10.0, data=ph.Trials.from_frame(_runs().frame.drop(columns="cost")))
     with pytest.raises(OptionError, match="no runs given"):
+        money_budget(10.0)
+    with pytest.raises(OptionError, match="a count table was given: it holds no cost"):
         money_budget(10.0, data=ph.load_example("agents").counts())
     df = _runs().frame.copy()
     df.loc[6, "cost"] = -1.0
@@ -125,3 +127,21 @@ def test_design_in_money_uses_the_observed_cost() -> None:
         ph.plan.design(budget_cost=50.0, k=2, prior=ph.plan.Assumptions(mean=0.6, icc=0.3))
     runs_only = ph.plan.design(budget_runs=300, k=2, prior=ph.plan.Assumptions(mean=0.6, icc=0.3))
     assert runs_only.money is None and "money" not in runs_only.to_dict()
+
+
+def test_a_budget_that_buys_more_runs_than_a_number_holds_is_an_option_error() -> None:
+    """budget / cost per run overflowing to ∞ (1e300 at 1e-300) is bad input, not a crash."""
+    with pytest.raises(OptionError, match="budget_cost"):
+        money_budget(1e300, cost_per_run=1e-300)
+    tiny = ph.Trials.from_frame(_runs().frame.assign(cost=1e-310))  # observed, subnormal
+    with pytest.raises(OptionError, match="budget_cost"):
+        money_budget(1e10, data=tiny)
+
+
+def test_design_refuses_a_cost_per_run_of_zero_with_a_budget_in_runs() -> None:
+    """cost_per_run=0 is refused as with a money budget, not priced at a silent 1 per run."""
+    prior = ph.plan.Assumptions(mean=0.6, icc=0.3)
+    with pytest.raises(OptionError, match="cost_per_run must be positive"):
+        ph.plan.design(budget_runs=100, k=2, cost_per_run=0.0, prior=prior)
+    d = ph.plan.design(budget_runs=100, k=2, cost_per_run=3.0, prior=prior)
+    assert (d.table["cost"] == 3.0 * d.table["runs"]).all()

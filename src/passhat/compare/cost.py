@@ -136,7 +136,7 @@ def _ratios(sums: NDArray[np.float64], ks: Sequence[int]) -> NDArray[np.float64]
     is divided by 0 success, NaN for 0 / 0)."""
     kk = np.asarray(ks, dtype=float)
     tasks, cost, mean, hat = sums[..., :1], sums[..., 1:2], sums[..., 2:3], sums[..., 3:]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return np.concatenate(
             [cost / tasks, cost / mean, kk * cost / hat, hat / (kk * cost)], axis=-1
         )
@@ -145,7 +145,7 @@ def _ratios(sums: NDArray[np.float64], ks: Sequence[int]) -> NDArray[np.float64]
 def _compare(base: NDArray[np.float64], cand: NDArray[np.float64]) -> NDArray[np.float64]:
     """Difference and ratio candidate − / ÷ baseline (NaN where undefined: ∞ − ∞, 0 / 0,
     ∞ / ∞), stacked on a new last axis."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return np.stack([cand - base, cand / base], axis=-1)
 
 
@@ -237,12 +237,19 @@ def _pair_rows(
                  "reason": "no run with a cost for "
                  + " and ".join(s for s, j in ((base, ib), (cand, ic)) if np.isnan(cpr[j, i]))}
                 for i in np.flatnonzero(no_cost)]  # fmt: skip
-    keep = both & ~no_cost
+    n_all = np.asarray(ds["n"].values, dtype=float)
+    undecided = both & ~no_cost & ((n_all[ib] == 0) | (n_all[ic] == 0))
+    dropped += [{"baseline": base, "candidate": cand, "task": tasks[i],
+                 "reason": "no decided run for "
+                 + " and ".join(s for s, j in ((base, ib), (cand, ic)) if n_all[j, i] == 0)
+                 + " (every run unscored)"}
+                for i in np.flatnonzero(undecided)]  # fmt: skip
+    keep = both & ~no_cost & ~undecided
     if not keep.any():
         raise ValidationError(
             f"systems {base!r} and {cand!r} have no matched task with a cost for both"
         )
-    n = np.asarray(ds["n"].values, dtype=float)[:, keep]
+    n = n_all[:, keep]
     c = np.asarray(ds["c"].values, dtype=float)[:, keep]
     _refuse_short(n[ib], n[ic], tasks[keep], max(opts.ks))
     xb = _task_rows(n[ib], c[ib], cpr[ib, keep], opts.ks)

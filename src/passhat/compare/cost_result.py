@@ -168,6 +168,14 @@ class CostComparison(Result):
                 "too narrow, the more so when costs are skewed (study compare_cost_coverage: "
                 "0.78–0.89 at 90% with 20 tasks, 0.83–0.89 with 50)"
             )
+        one = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
+        one = [f"{b} vs {c}" for (b, c), t in one.items()
+               if t == 1 and f"{b} vs {c}" not in self.settings.clusters]  # fmt: skip
+        if one:
+            out.append(
+                f"one matched task ({', '.join(one)}): no interval (a bootstrap over one task "
+                "says nothing of how tasks differ)"
+            )
         und = self.table[(self.table["difference_undefined"] > 0)
                          | (self.table["ratio_undefined"] > 0)]  # fmt: skip
         if len(und):

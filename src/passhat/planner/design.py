@@ -390,7 +390,9 @@ def design(
         if budget_cost is not None
         else None
     )
-    cost_per_run = money.run_cost.value if money is not None else cost_per_run or 1.0
+    cost_per_run = (
+        money.run_cost.value if money is not None else 1.0 if cost_per_run is None else cost_per_run
+    )
     grid = _design_grid(
         k=kk,
         budget_runs=budget_runs,

@@ -185,7 +185,13 @@ def observed_run_cost(data: Any, *, system: str | None = None, ci: float = 0.95)
     (3.0, 1, {'a': 2.0, 'b': 4.0})
     """
     if not isinstance(data, Trials) or "cost" not in data.frame.columns:
-        why = "the runs have no cost column" if isinstance(data, Trials) else "no runs given"
+        why = (
+            "the runs have no cost column"
+            if isinstance(data, Trials)
+            else "no runs given"
+            if data is None
+            else "a count table was given: it holds no cost"
+        )
         raise OptionError(
             "a money budget ({param}) needs a cost per run: give {cost_per_run}, or runs with "
             f"a cost column ({why})",
@@ -260,12 +266,20 @@ def money_budget(
                 param="budget_cost",
                 also=("cost_per_run",),
             )
-    runs = math.floor(budget / rc.value + 1e-9)
+    bought = budget / rc.value
+    if not math.isfinite(bought):  # 1e300 at 1e-300 per run: no count of runs holds it
+        raise OptionError(
+            f"{{param}} {budget:g} at {rc.value:.4g} per run ({rc.source}) buys more runs than "
+            "a number holds; give a smaller budget or a larger cost per run",
+            param="budget_cost",
+        )
+    runs = math.floor(bought + 1e-9)
     if runs < 1:
         raise OptionError(
             f"{{param}} {budget:g} buys no run at {rc.value:.4g} per run ({rc.source})",
             param="budget_cost",
         )
     low = math.floor(budget / rc.upper + 1e-9) if rc.upper is not None else None
-    high = math.floor(budget / rc.lower + 1e-9) if rc.lower is not None and rc.lower > 0 else None
+    top = budget / rc.lower if rc.lower is not None and rc.lower > 0 else math.inf
+    high = math.floor(top + 1e-9) if math.isfinite(top) else None  # ∞: unbounded
     return MoneyBudget(budget, rc, runs, low, high, spend=runs * rc.value)
