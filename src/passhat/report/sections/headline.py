@@ -114,7 +114,8 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
         out.append(
             f"Warning: only {', '.join(map(str, sorted(set(few.values()))))} clusters "
             f"({', '.join(f'{s}: {g}' for s, g in few.items())}): below {clusters.few} "
-            f"clusters the population intervals above are the {FEW_RULE}, as the cluster "
+            f"clusters the population intervals above are the {FEW_RULE} (for a value at 0 "
+            "or 1, the exact binomial bound over the clusters), as the cluster "
             "bootstrap under-covers there; what still resamples clusters may be too narrow."
         )
     return out
