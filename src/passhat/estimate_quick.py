@@ -172,6 +172,21 @@ def _csv_rows(path: Path, layouts: Sequence[set[str]]) -> list[dict[str, str]] |
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
+def _plain_table(
+    path: Path, layouts: Sequence[set[str]]
+) -> tuple[list[dict[str, str]], list[str], list[str]] | None:
+    """A plain CSV's rows (:func:`_csv_rows`) with each row's system (the default system
+    without a system column) and task, or None unless the ids are plain (:func:`_plain_ids`)."""
+    rows = _csv_rows(path, layouts)
+    if rows is None:
+        return None
+    systems = [r.get("system", DEFAULT_SYSTEM) for r in rows]
+    tasks = [r["task_id"] for r in rows]
+    if not (_plain_ids(systems) and _plain_ids(tasks)):
+        return None
+    return rows, systems, tasks
+
+
 def _grid(
     systems: Sequence[str], tasks: Sequence[str], n_c: Sequence[tuple[int, int]]
 ) -> PlainCounts | None:
@@ -197,13 +212,10 @@ def plain_runs_csv(path: Path) -> PlainCounts | None:
     plainly, counted per (system, task); None where the CSV reader must read it (other
     columns, which it may read as the system or a status; quoting; a verdict it reads as
     missing or as a word; a duplicate run; ids or trials it reads differently)."""
-    rows = _csv_rows(path, _RUN_COLUMNS)
-    if rows is None:
+    table = _plain_table(path, _RUN_COLUMNS)
+    if table is None:
         return None
-    systems = [r.get("system", DEFAULT_SYSTEM) for r in rows]
-    tasks = [r["task_id"] for r in rows]
-    if not (_plain_ids(systems) and _plain_ids(tasks)):
-        return None
+    rows, systems, tasks = table
     if any(r["success"] not in _VERDICTS for r in rows):
         return None
     if "trial" in rows[0]:
@@ -225,13 +237,10 @@ def plain_count_csv(path: Path) -> PlainCounts | None:
     """A count table (``task_id, n, c``, optionally ``system``) written as plain CSV, or None
     where the count-table reader must read it (quoting, other columns, ids it reads
     differently, a duplicate task, n = 0, c > n, system names differing only in case)."""
-    rows = _csv_rows(path, _COUNT_COLUMNS)
-    if rows is None:
+    table = _plain_table(path, _COUNT_COLUMNS)
+    if table is None:
         return None
-    systems = [r.get("system", DEFAULT_SYSTEM) for r in rows]
-    tasks = [r["task_id"] for r in rows]
-    if not (_plain_ids(systems) and _plain_ids(tasks)):
-        return None
+    rows, systems, tasks = table
     if not all(_COUNT.fullmatch(r["n"]) and _COUNT.fullmatch(r["c"]) for r in rows):
         return None
     n_c = [(int(r["n"]), int(r["c"])) for r in rows]
