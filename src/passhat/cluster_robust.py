@@ -115,7 +115,13 @@ def cluster_t_interval(
     [0.0628, 0.7372]
     """
     theta, se = cluster_robust_se(values, weights, codes)
-    n_cl = int(np.max(np.asarray(codes))) + 1
+    return _linear_t(theta, se, int(np.max(np.asarray(codes))) + 1, ci=ci)
+
+
+def _linear_t(
+    theta: NDArray[np.float64], se: NDArray[np.float64], n_cl: int, *, ci: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """θ̂ ± t_{G−1} · SE clipped to [0, 1] (NaN below two clusters)."""
     q = float(special.stdtrit(n_cl - 1, 0.5 + ci / 2.0)) if n_cl >= 2 else float("nan")
     return np.clip(theta - q * se, 0.0, 1.0), np.clip(theta + q * se, 0.0, 1.0)
 
@@ -151,7 +157,7 @@ def cluster_logit_t_interval(
     """
     theta, se = cluster_robust_se(values, weights, codes)
     n_cl = int(np.max(np.asarray(codes))) + 1
-    lo_t, hi_t = cluster_t_interval(values, weights, codes, ci=ci)
+    lo_t, hi_t = _linear_t(theta, se, n_cl, ci=ci)
     if n_cl < 2:
         return lo_t, hi_t, np.zeros(theta.size, dtype=bool)
     lo, hi = logit_t_interval(theta, se, float(n_cl - 1), ci=ci)
