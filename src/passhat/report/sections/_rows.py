@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -108,3 +109,19 @@ def scope_columns(level: str, fmt: Fmt) -> list[Column]:
             fmt,
         ),
     ]
+
+
+def methods_note(methods: Mapping[str, Sequence[str]], *, none: str) -> str:
+    """The note under a table of estimates: each scope's interval methods, or ``none``.
+
+    Examples
+    --------
+    >>> methods_note({"population": ["a", "b"], "benchmark": ["c"]}, none="-")
+    'Benchmark scope: c. Population scope: a; b.'
+    >>> methods_note({}, none="No intervals.")
+    'No intervals.'
+    """
+    return (
+        " ".join(f"{s.capitalize()} scope: {'; '.join(m)}." for s, m in sorted(methods.items()))
+        or none
+    )

@@ -17,7 +17,7 @@ from passhat._format import fixed, pct
 from passhat._labels import METRIC_LABELS
 from passhat.graders.result import ASSUMPTION
 from passhat.report.document import Column, Section, Table
-from passhat.report.sections._rows import scope_columns, shown
+from passhat.report.sections._rows import methods_note, scope_columns, shown
 
 if TYPE_CHECKING:
     from passhat.graders.result import GraderCorrection
@@ -229,10 +229,7 @@ def grader_section(results: ReportResults) -> Section | None:
     ]
     if methods:
         cols += scope_columns(level, "interval")
-    note = (
-        " ".join(f"{s.capitalize()} scope: {'; '.join(m)}." for s, m in sorted(methods.items()))
-        or "No intervals (a report without ci=)."
-    )
+    note = methods_note(methods, none="No intervals (a report without ci=).")
     main = Table(
         id="grader_correction",
         caption="Mean, pass@k and pass^k corrected for the grader's errors, beside the "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from passhat._format import fixed
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table
-from passhat.report.sections._rows import interval_lookup, scope_columns, shown
+from passhat.report.sections._rows import interval_lookup, methods_note, scope_columns, shown
 
 if TYPE_CHECKING:
     from passhat.report.results import ReportResults
@@ -155,10 +155,7 @@ def scores_section(results: ReportResults) -> Section | None:
     ]
     if methods:
         cols += scope_columns(level, "interval_fixed")
-    note = (
-        " ".join(f"{s.capitalize()} scope: {'; '.join(m)}." for s, m in sorted(methods.items()))
-        or "Intervals are not available (a report without ci=)."
-    )
+    note = methods_note(methods, none="Intervals are not available (a report without ci=).")
     table = Table(
         id="scores",
         caption="Mean score and the expected best / worst of k runs' scores per system "
