@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import FormatError, OptionError
 
 __all__ = [
@@ -70,9 +71,9 @@ def json_score(value: Any, where: str, what: str, *, bools: bool = True) -> floa
     if isinstance(value, bool) and bools:
         return 1.0 if value else 0.0
     if isinstance(value, int | float) and not isinstance(value, bool):
-        x = float(value)
+        x = safe_float(value)
         if math.isinf(x):
-            raise FormatError(f"{where}: {what} is {value}, not a finite number")
+            raise FormatError(f"{where}: {what} is {show_value(value)}, not a finite number")
         return None if math.isnan(x) else x
     names: dict[type, str] = {str: "text", list: "a list", dict: "an object", bool: "a boolean"}
     kind = names.get(type(value), type(value).__name__)

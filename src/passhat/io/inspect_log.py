@@ -53,6 +53,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import DependencyError, FormatError, OptionError
 from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
 from passhat.io._json import scenario_fingerprint
@@ -94,7 +95,7 @@ def inspect_value_to_float(value: Any) -> float | None:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        return float(value)
+        return safe_float(value)
     if isinstance(value, str):
         key = value.strip()
         if key in _LETTERS:
@@ -310,7 +311,7 @@ def read_inspect_log(
             if math.isinf(value):
                 raise FormatError(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
-                    f"{score.value!r} is not a finite number"
+                    f"{show_value(score.value)} is not a finite number"
                 )
             if not math.isnan(value):
                 row["score"] = value

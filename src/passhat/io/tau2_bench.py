@@ -53,6 +53,7 @@ from typing import Any
 
 import pandas as pd
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import FormatError
 from passhat.io._json import (
     file_stem,
@@ -224,14 +225,17 @@ def read_tau2_bench(
             raise FormatError(f"{where}: reward_info must be an object")
         if reward is not None:
             try:  # a JSON number: text ("1.0") or a boolean is not read as one
-                reward = float(reward if not isinstance(reward, str | bool) else "x")
+                raw, reward = (
+                    reward,
+                    safe_float(reward if not isinstance(reward, str | bool) else "x"),
+                )
             except (TypeError, ValueError) as err:
                 raise FormatError(
                     f"{where} (task {task_id!r}): reward {reward!r} is not a number"
                 ) from err
             if math.isinf(reward):
                 raise FormatError(
-                    f"{where} (task {task_id!r}): reward is {reward}, not a finite number"
+                    f"{where} (task {task_id!r}): reward is {show_value(raw)}, not a finite number"
                 )
             if math.isnan(reward):
                 reward = None

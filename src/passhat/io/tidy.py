@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._frames import to_numbers
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import damaged_gzip, jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import register_reader
@@ -91,7 +92,7 @@ def frame_to_trials(
         )
         if score_col is None:
             raise ValidationError(f"{where}: threshold given but there is no score column")
-        score = pd.to_numeric(df[score_col], errors="coerce")
+        score = to_numbers(df[score_col])
         bad = score.isna() & df[score_col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -134,7 +135,7 @@ def _numeric_ranges(df: pd.DataFrame, names: list[str]) -> dict[str, tuple[float
         if df.columns[pos] in (*REQUIRED, *OPTIONAL):
             continue
         col = df.iloc[:, pos]
-        x = pd.to_numeric(col, errors="coerce")
+        x = to_numbers(col)
         if x.notna().any() and bool((x.notna() | col.isna()).all()):
             out[name] = (float(x.min()), float(x.max()))
     return out
