@@ -126,3 +126,19 @@ def test_two_tests_that_differ_only_in_their_assertions_stay_two(tmp_path: Path)
     f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": rows}}))
     t = ph.read_trials(f)
     assert cells(t) == {("p", "0"): [2, 2, 0], ("p", "2"): [2, 2, 0]}
+
+
+def test_export_file_with_long_prompts_is_sniffed(tmp_path: Path) -> None:
+    """``promptfoo export EVAL_ID -o x.json`` writes ``toResultsFile()``: ``{version: 4,
+    createdAt, results: {version: 3, timestamp, prompts, results, stats}, config, ...}`` with no
+    evalId; prompts longer than the sniffed head (RAG context) hid every result key."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    summary = doc["results"]
+    for p in summary["prompts"]:
+        p["raw"] = p["label"] = "context " * 12_000  # ~96 KB per prompt, before the results
+    export = {"version": 4, "createdAt": "2025-03-01T10:00:00.000Z", "results": summary}
+    export |= {"config": doc["config"], "author": None, "prompts": [], "datasetId": None}
+    f = tmp_path / "export.json"
+    f.write_text(json.dumps(export, indent=2), encoding="utf-8")
+    t = ph.read_trials(f)
+    assert t.systems == [GPT, CLAUDE] and cells(t) == cells(ph.read_trials(FILE))

@@ -1,4 +1,6 @@
-"""promptfoo ``eval --output results.json`` files (results version 3, and 2).
+"""promptfoo ``eval --output results.json`` files (results version 3, and 2), and
+``promptfoo export EVAL_ID -o x.json`` files (``{version: 4, createdAt, results, config, ...}``
+around the same summary).
 
 The shapes read here are promptfoo's own (promptfoo/promptfoo ``src/types/index.ts``:
 ``EvaluateSummaryV3``, ``EvaluateResult``, ``EvaluateStats``, ``ResultFailureReason``; the
@@ -41,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -279,10 +282,19 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
+#: The start of ``promptfoo export``'s file (``Eval.toResultsFile``: version, createdAt, then the
+#: summary with its own version and timestamp), which has no evalId and may hold prompts longer
+#: than the sniffed head before the first result.
+_EXPORT = re.compile(
+    r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"createdAt"\s*:\s*"[^"]*"\s*,\s*"results"\s*:\s*'
+    r'\{\s*"version"\s*:\s*[23]\s*,\s*"timestamp"\s*:'
+)
+
+
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir() or not head.lstrip().startswith("{"):
         return False
-    if '"evalId"' in head and '"results"' in head:
+    if ('"evalId"' in head and '"results"' in head) or _EXPORT.match(head):
         return True
     return '"testIdx"' in head and '"promptIdx"' in head and '"version"' in head
 
