@@ -201,11 +201,24 @@ def _value(run: _Run, i: int, e: dict[str, Any], stat: str) -> float | None:
     if not found:
         return None
     s = found[0]
-    mean = json_score(s.get("mean"), where, f"stat {stat!r} mean")
-    if mean is None and s.get("count"):
-        total = json_score(s.get("sum"), where, f"stat {stat!r} sum")
-        count = json_score(s.get("count"), where, f"stat {stat!r} count")
-        mean = None if total is None or not count else total / count
+    what = f"stat {stat!r}"
+    mean = json_score(s.get("mean"), where, f"{what} mean")
+    total = json_score(s.get("sum"), where, f"{what} sum")
+    count = json_score(s.get("count"), where, f"{what} count", bools=False)
+    if count == 0:  # HELM's Stat has no mean without values
+        if mean is not None:
+            raise FormatError(
+                f"{where}: {what} has count 0 (no values) but mean {mean!r}: HELM writes no "
+                "mean without values; fix the file"
+            )
+        return None
+    if mean is None:
+        return None if total is None or not count else total / count
+    if total is not None and count and abs(total / count - mean) > 1e-9 * max(1.0, abs(mean)):
+        raise FormatError(
+            f"{where}: {what} mean {mean!r} is not its sum {total!r} / count {count:g}: "
+            "the file disagrees with itself; fix it"
+        )
     return mean
 
 
