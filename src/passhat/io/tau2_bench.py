@@ -62,7 +62,7 @@ from passhat.io._json import (
     reward_success,
     scenario_fingerprint,
 )
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
 from passhat.io.traces import (
     ToolAnswers,
     finish_traces,
@@ -280,8 +280,9 @@ _OBJECT_START = re.compile(r"^\s*\{")
 
 
 def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return (path / "results.json").is_file()
+    if path.is_dir():  # results.json is many tools' name (promptfoo's too): look inside
+        index = path / "results.json"
+        return index.is_file() and _sniff(index, file_head(index))
     if not _OBJECT_START.match(head):
         return False
     if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):
