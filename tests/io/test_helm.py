@@ -178,3 +178,15 @@ def test_a_stat_whose_numbers_disagree_is_refused(
         FormatError, match=rf"entry 0 \(instance 'id10'\): stat 'exact_match' {said}"
     ):
         ph.read_trials(run)
+
+
+def test_helms_output_directory_is_read(tmp_path: Path) -> None:
+    """``helm-run`` writes ``benchmark_output/runs/<suite>/<run>/``; ``passhat estimate
+    benchmark_output`` said "a directory with no data files (.csv, ...)"."""
+    out = tmp_path / "benchmark_output"
+    shutil.copytree(SUITE, out / "runs" / "v1")
+    (out / "runs" / "v1" / "groups").mkdir()  # helm-summarize's output beside the runs
+    (out / "runs" / "v1" / "groups" / "core_scenarios.json").write_text("[]")
+    (out / "runs" / "v1" / "summary.json").write_text('{"suite": "v1"}')
+    t = ph.read_trials(out)
+    assert t.source["format"] == "helm" and cells(t) == cells(ph.read_trials(SUITE))

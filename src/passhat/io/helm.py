@@ -80,14 +80,16 @@ class _Run:
 
 def stats_files(path: Path) -> list[Path]:
     """The ``per_instance_stats.json`` files a path names: itself, a run directory's, or those
-    of the run directories of a suite (or of the suites of a ``runs`` directory)."""
+    of the run directories of a suite (or of the suites of a ``runs`` directory, or of HELM's
+    output directory, ``benchmark_output/runs/<suite>/<run>``)."""
     if path.is_file():  # the run's other files (stats.json, run_spec.json, ...) name the run
         sibling = path.parent / _FILE
         return [sibling if path.name in _RUN_FILES and sibling.is_file() else path]
     if (path / _FILE).is_file():
         return [path / _FILE]
     found = sorted(q for q in path.glob(f"*/{_FILE}") if q.is_file())
-    return found or sorted(q for q in path.glob(f"*/*/{_FILE}") if q.is_file())
+    found = found or sorted(q for q in path.glob(f"*/*/{_FILE}") if q.is_file())
+    return found or sorted(q for q in path.glob(f"runs/*/*/{_FILE}") if q.is_file())
 
 
 def parse_run_name(name: str) -> tuple[str, dict[str, str]]:
@@ -258,8 +260,8 @@ def read_helm(
     Parameters
     ----------
     path : Path
-        ``per_instance_stats.json``, its run directory, a suite directory of runs, or a
-        ``runs`` directory of suites.
+        ``per_instance_stats.json``, its run directory, a suite directory of runs, a
+        ``runs`` directory of suites, or HELM's output directory (``benchmark_output``).
     stat : str, optional
         The per-instance stat that decides success (default: the first of
         :data:`DEFAULT_STATS` present).
