@@ -141,3 +141,28 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
     for path in (REPORTS, REPORTS / f"{MODEL}.run1.json", SPLIT / "20240620_agent_old"):
         assert main(["estimate", str(path), "--k", "1"]) == 0
         capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "given", ["logs", "logs/run_evaluation", "logs/run_evaluation/run1/m", "file"]
+)
+def test_per_instance_logs_are_refused_naming_the_run_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    """``logs/run_evaluation/<run_id>/<model>/<instance>/report.json`` leave out empty patches
+    (failures the harness never runs) and errored instances: reading them would drop failures.
+    They were refused as "a directory with no data files (.csv, ...)" or "not a format passhat
+    recognises"."""
+    from passhat.cli import main
+
+    inst = tmp_path / "logs" / "run_evaluation" / "run1" / "m" / "django__django-11099"
+    inst.mkdir(parents=True)
+    outcome = {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True}
+    report = {"django__django-11099": {**outcome, "resolved": True, "tests_status": {}}}
+    (inst / "report.json").write_text(json.dumps(report))
+    (inst / "run_instance.log").write_text("log\n")
+    target = inst / "report.json" if given == "file" else tmp_path / given
+    code = main(["estimate", str(target), "--k", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "SWE-bench's per-instance logs" in err[0] and "<model>.<run_id>.json" in err[0]

@@ -114,6 +114,8 @@ def _head_kind(path: Path) -> str | None:
         f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
     ):
         return "experiment"
+    if '"patch_successfully_applied"' in head and '"resolved"' in head:
+        return "instance"
     return None
 
 
@@ -138,6 +140,10 @@ def report_files(path: Path) -> tuple[str, list[Path]]:
         found = sorted(q for q in path.glob(pattern) if q.is_file())
         if any(_head_kind(q) == "experiment" for q in found):
             return "experiment", found  # every one is read: a damaged one is refused by name
+    for depth in range(5):  # logs/run_evaluation/<run_id>/<model>/<instance>/report.json
+        found = sorted(q for q in path.glob("*/" * depth + "report.json") if q.is_file())
+        if any(_head_kind(q) == "instance" for q in found[:20]):
+            return "instance", found
     return "", []
 
 
@@ -282,6 +288,14 @@ def read_swebench(
             f"{path}: no SWE-bench results (a run report <model>.<run_id>.json with resolved_ids, "
             "or an experiments results/results.json)"
         )
+    if kind == "instance":
+        raise FormatError(
+            f"{path}: SWE-bench's per-instance logs (logs/run_evaluation/<run_id>/<model>/"
+            "<instance>/report.json); they leave out the instances whose patch was empty (never "
+            "run, yet failures) and those that errored, so passhat reads the run report the "
+            "harness writes beside them: <model>.<run_id>.json in the directory it ran from "
+            "(one per run; give those files or their directory)"
+        )
     ids = load_instances(instances) if instances is not None else None
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -345,6 +359,8 @@ def _sniff(path: Path, head: str) -> bool:
         return False
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
         return True
+    if '"patch_successfully_applied"' in head and '"tests_status"' in head:
+        return True  # a per-instance report: refused with the file to give instead
     return '"resolved"' in head and any(
         f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
     )
