@@ -166,3 +166,29 @@ def test_per_instance_logs_are_refused_naming_the_run_report(
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert "SWE-bench's per-instance logs" in err[0] and "<model>.<run_id>.json" in err[0]
+
+
+@pytest.mark.parametrize("shape", ["all_preds.jsonl", "preds.json", "preds_by_id.json"])
+def test_predictions_say_to_run_the_harness(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    """SWE-bench predictions hold patches, not verdicts: the message said to add a success
+    column, or to convert the JSON array to JSON lines (which then lacked 'success')."""
+    from passhat.cli import main
+
+    preds = [
+        {"instance_id": f"django__django-{i}", "model_name_or_path": "m", "model_patch": "diff"}
+        for i in range(2)
+    ]
+    f = tmp_path / shape
+    if shape.endswith(".jsonl"):
+        f.write_text("".join(json.dumps(p) + "\n" for p in preds))
+    else:
+        f.write_text(
+            json.dumps(preds if shape == "preds.json" else {p["instance_id"]: p for p in preds})
+        )
+    code = main(["estimate", str(f), "--k", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "SWE-bench predictions" in err[0] and "swebench.harness.run_evaluation" in err[0]
+    assert "jq -c" not in err[0] and "pass format=" not in err[0]

@@ -385,6 +385,11 @@ trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > run
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         keys = list(dict.fromkeys(k for r in doc[:100] for k in r))
         shown = ", ".join(map(str, keys[:8])) + (" ..." if len(keys) > 8 else "")
+        from passhat.io._scores import predictions_hint
+
+        hint = predictions_hint(keys)
+        if hint is not None:
+            return f"a JSON array of {len(doc)} record(s) with keys {shown}: {hint}"
         if "task_id" in keys and "reward" in keys:
             return (
                 f"a JSON array of {len(doc)} record(s) with keys {shown}: τ-bench results "
@@ -396,6 +401,13 @@ trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > run
             "(jq -c '.[]' FILE > runs.jsonl)"
         )
     if isinstance(doc, dict):
+        first = next(iter(doc.values()), None)
+        if isinstance(first, dict):  # SWE-bench's preds.json: {instance_id: prediction}
+            from passhat.io._scores import predictions_hint
+
+            hint = predictions_hint(first)
+            if hint is not None:
+                return f"a JSON object of {len(doc)} prediction(s): {hint}"
         what = (
             f"an object with keys {', '.join(map(str, list(doc)[:8]))}"
             if doc
