@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -207,3 +208,22 @@ def test_sample_ids_written_as_number_and_as_text_are_refused(tmp_path: Path) ->
     f.write_text(json.dumps(doc), encoding="utf-8")
     counts = ph.read_counts(f)
     assert counts["task"].values.tolist() == ["1"] and counts["n"].values.tolist() == [[2]]
+
+
+def test_a_log_directory_with_the_hooks_outputs_still_reads(tmp_path: Path) -> None:
+    """passhat's Inspect hook writes ``passhat-<log>.json`` and ``passhat-<log>-report/`` (with
+    a tasks.parquet) beside each log; reading the log directory afterwards took it for a
+    Parquet dataset ("tasks.parquet: required column 'success' is missing")."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(DATA / "log_streaming.eval", logs)
+    report = logs / "passhat-log_streaming-report"
+    report.mkdir()
+    (report / ".passhat-manifest.json").write_text("{}")
+    pd.DataFrame({"task": ["1"], "n": [2], "c": [1]}).to_parquet(report / "tasks.parquet")
+    (logs / "passhat-log_streaming.json").write_text('{"estimates": []}')
+    t = ph.read_trials(logs)
+    alone = ph.read_trials(DATA / "log_streaming.eval")
+    assert t.source["format"] == "inspect" and t.systems == alone.systems
+    assert t.counts()["c"].values.tolist() == alone.counts()["c"].values.tolist()
+    assert t.counts()["n"].values.tolist() == alone.counts()["n"].values.tolist()

@@ -75,3 +75,21 @@ def test_streaming_is_decided_by_rows_not_bytes(
     for var in ("n", "c", "unscored"):
         assert ds[var].values.tolist() == ref[var].values.tolist()
     assert ds["task"].values.tolist() == ref["task"].values.tolist()
+
+
+def test_outputs_passhat_wrote_inside_a_dataset_are_not_runs(tmp_path: Path) -> None:
+    """``passhat report runs/ -o runs/report`` then ``passhat estimate runs/``: the report's
+    tasks.parquet was read as a part file of the runs ("the files mix formats", or "required
+    column 'success' is missing"). A directory with passhat's manifest is passhat's output."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    pd.DataFrame({"task_id": ["a", "a", "b"], "trial": [0, 1, 0], "success": [1, 0, 1]}).to_csv(
+        runs / "part-0.csv", index=False
+    )
+    report = runs / "report"
+    report.mkdir()
+    (report / ".passhat-manifest.json").write_text("{}")
+    pd.DataFrame({"task": ["a"], "n": [2], "c": [1]}).to_parquet(report / "tasks.parquet")
+    ds = ph.read_counts(runs)
+    assert sorted(ds["task"].values.tolist()) == ["a", "b"]
+    assert int(ds["n"].sum()) == 3 and int(ds["c"].sum()) == 2

@@ -208,11 +208,15 @@ def estimated_rows(path: Path) -> int:
 
 def walk_files(root: Path) -> Iterator[Path]:
     """Every file under a directory, following links to directories (a dataset assembled from
-    links loses no part) but entering each real directory once (a link loop ends there)."""
+    links loses no part) but entering each real directory once (a link loop ends there), and
+    not entering what passhat wrote (a report directory holding passhat's manifest: its
+    tables are results, not runs)."""
+    from passhat._write.journal import MANIFEST
+
     seen: set[tuple[int, int]] = set()
     for top, dirs, names in os.walk(root, followlinks=True):
         st = os.stat(top)
-        if (st.st_dev, st.st_ino) in seen:
+        if (st.st_dev, st.st_ino) in seen or (top != str(root) and MANIFEST in names):
             dirs[:] = []
             continue
         seen.add((st.st_dev, st.st_ino))
