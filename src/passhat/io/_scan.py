@@ -210,11 +210,15 @@ def walk_files(root: Path) -> Iterator[Path]:
     """Every file under a directory, following links to directories (a dataset assembled from
     links loses no part) but entering each real directory once (a link loop ends there), and
     not entering what passhat wrote (a report directory holding passhat's manifest: its
-    tables are results, not runs)."""
+    tables are results, not runs). A directory that cannot be listed raises its OSError (a part
+    never read is never dropped without a word)."""
     from passhat._write.journal import MANIFEST
 
+    def refuse(err: OSError) -> None:  # os.walk skips what it cannot list: never silently
+        raise err
+
     seen: set[tuple[int, int]] = set()
-    for top, dirs, names in os.walk(root, followlinks=True):
+    for top, dirs, names in os.walk(root, followlinks=True, onerror=refuse):
         st = os.stat(top)
         if (st.st_dev, st.st_ino) in seen or (top != str(root) and MANIFEST in names):
             dirs[:] = []
