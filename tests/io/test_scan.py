@@ -93,3 +93,44 @@ def test_outputs_passhat_wrote_inside_a_dataset_are_not_runs(tmp_path: Path) -> 
     ds = ph.read_counts(runs)
     assert sorted(ds["task"].values.tolist()) == ["a", "b"]
     assert int(ds["n"].sum()) == 3 and int(ds["c"].sum()) == 2
+
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "what"),
+    [
+        ("lm_eval/EleutherAI__pythia-160m", "lm-eval samples files"),
+        ("harbor/2025-11-20__14-03-12", "Harbor trials"),
+        ("helm/v1", "HELM runs"),
+        ("swebench/reports", "SWE-bench results"),
+    ],
+)
+def test_a_table_beside_a_frameworks_files_is_named(
+    tmp_path: Path, fixture: str, what: str
+) -> None:
+    """A runs.csv dropped into a Harbor job, HELM suite, lm-eval or SWE-bench directory was
+    left out without a word (Inspect's directory reader refuses the mix)."""
+    import shutil
+
+    d = tmp_path / "d"
+    shutil.copytree(DATA / fixture, d)
+    (d / "runs.csv").write_text("task_id,trial,success\nzz,0,1\n")
+    t = ph.read_trials(d)
+    assert "zz" not in t.counts()["task"].values
+    assert f"{d}: not read (not {what}): runs.csv" in t.notes, t.notes
+
+
+def test_json_results_beside_part_files_are_named(tmp_path: Path) -> None:
+    """A τ-bench results .json in a directory of CSV parts was left out without a word."""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "part-0.csv").write_text("task_id,trial,success\na,0,1\n")
+    (d / "gpt-4o-airline.json").write_text("[]")
+    (d / "_SUCCESS").write_text("")
+    ds = ph.read_counts(d)
+    assert (
+        f"{d}: not read (not csv, tsv, jsonl or parquet parts): gpt-4o-airline.json"
+        in (ds.attrs["notes"])
+    )

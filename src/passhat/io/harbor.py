@@ -62,6 +62,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import load_json, records_frame, scenario_fingerprint
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict, check_threshold, json_score, one_line, verdicts
 from passhat.trials import Trials
 
@@ -312,6 +313,9 @@ def read_harbor(
     }
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(_notes(jobs))
+    for d in dict.fromkeys([path, *(j.path for j in jobs)]):
+        unread = unread_note(d, [], tables_only=True, what="Harbor trials") if d.is_dir() else None
+        trials.notes.extend([unread] if unread else [])
     return trials
 
 

@@ -50,6 +50,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import load_json, records_frame
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import check_threshold, json_score, verdicts
 from passhat.trials import Trials
 
@@ -326,6 +327,8 @@ def read_helm(
     }
     trials = Trials.from_frame(df.drop(columns="instance_id"), where=str(path), source=source)
     trials.notes.extend(_notes(path, runs, stat, perturbation))
+    unread = unread_note(path, [], tables_only=True, what="HELM runs") if path.is_dir() else None
+    trials.notes.extend([unread] if unread else [])
     return trials
 
 

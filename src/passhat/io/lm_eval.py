@@ -56,6 +56,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json, records_frame
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict, check_threshold, json_score, verdicts
 from passhat.trials import Trials
 
@@ -386,6 +387,9 @@ def read_lm_eval(
     source = _source(runs, choice, threshold)
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(_notes(path, runs, choice))
+    if path.is_dir():
+        unread = unread_note(path, files, tables_only=True, what="lm-eval samples files")
+        trials.notes.extend([unread] if unread else [])
     return trials
 
 

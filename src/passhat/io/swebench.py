@@ -56,6 +56,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict
 from passhat.trials import Trials
 
@@ -349,6 +350,10 @@ def read_swebench(
     }
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(notes)
+    unread = (
+        unread_note(path, [], tables_only=True, what="SWE-bench results") if path.is_dir() else None
+    )
+    trials.notes.extend([unread] if unread else [])
     return trials
 
 
