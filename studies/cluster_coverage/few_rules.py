@@ -14,16 +14,31 @@ Candidates (90%):
 - ``cloglog_t`` / ``loglog_t``: the t interval (delta method) on log(−log(1 − θ)) / −log(−log θ).
 - ``johnson``: Hall's (1992) monotone version of Johnson's (1978) skewness-corrected t, raw
   scale, skewness of the cluster means estimated from the sample.
-- ``jk_logit``: t_{G−1} interval on the logit scale with the jackknife (leave one cluster
-  out) standard error of logit θ̂.
+- ``jk_logit`` / ``cv3_logit``: t_{G−1} interval on the logit scale with the jackknife (leave
+  one cluster out) standard error of logit θ̂, centred on the jackknife mean / on logit θ̂
+  (CV3); the delta-method ``logit_t`` where a leave-one-out mean is 0 or 1.
+- ``johnson_logit``: Hall's correction on the logit scale (the jackknife pseudo-values'
+  skewness, CV3 standard error).
+- ``kg``: Korn and Graubard (1998): Clopper–Pearson on the effective number of trials
+  n* = θ̂(1 − θ̂)/SE² (G where SE is 0 or θ̂ is 0 or 1), times (t_{T−1}/t_{G−1})²
+  (``kg_z``: z instead of t_{T−1}; ``kg_nstar``: t on n* − 1).
+- ``cp_clusters``: Clopper–Pearson with the G clusters as G trials and θ̂ G successes.
+- ``cv3_logit_cp``: ``cv3_logit`` where every leave-one-cluster-out mean is inside (0, 1)
+  and the clusters differ, else ``cp_clusters`` (``cv3_logit_kg``: else ``kg``).
+- ``library``: passhat's :func:`passhat.cluster_robust.cluster_jackknife_logit_interval`
+  (the rule chosen: ``cv3_logit_cp``), on the same replicates.
 - ``wcr_webb``: test inversion of the wild cluster restricted bootstrap-t (Webb's six-point
-  weights, all 6^G sign patterns, CR1 t on the raw scale).
+  weights, all 6^G sign patterns, CR1 t on the raw scale; bisection, 16 steps).
 - ``wcr_webb_logit``: the same bootstrap with the t statistic on the logit scale.
-- ``union``: the union (convex hull) of ``logit_t`` and ``wcr_webb``.
+- ``union_jc``, ``union_kg_cv3``, ``union_kg_logit``: the union (hull) of two intervals; it
+  holds the truth whenever either does, so its coverage is at least the larger of the two.
+- ``wilson_t``: the Wilson-type interval on n* = θ̂(1 − θ̂)/SE² with the t quantile.
 
 Run::
 
-    nice .venv/bin/python studies/cluster_coverage/few_rules.py --reps 600 --clusters 5
+    nice .venv/bin/python studies/cluster_coverage/few_rules.py   # 5 and 10 clusters, 1,200 reps
+    nice .venv/bin/python studies/cluster_coverage/few_rules.py --hard --clusters 5 \
+        --rules logit_t,wcr_webb,wcr_webb_logit,library --name few_rules_wcr
 """
 
 from __future__ import annotations
@@ -70,9 +85,7 @@ def linear_t(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(th - q * se, 0, 1), np.clip(th + q * se, 0, 1)
 
 
-def _transformed(
-    m: np.ndarray, f, finv, df
-) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def _transformed(m: np.ndarray, f, finv, df) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     th, se = cr1(m)
     q = stats.t.ppf(1 - ALPHA / 2, m.shape[1] - 1)
     ok = (th > 0) & (th < 1) & (se > 0)
@@ -110,7 +123,6 @@ def johnson(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Hall (1992): g(T) = T + γ T²/(3√n) + γ² T³/(27 n) + γ/(6√n) ~ t; invert."""
     n = m.shape[1]
     th, se = cr1(m)
-    s = se * np.sqrt(n)
     d = m - th[:, None]
     s_pop = np.sqrt(np.mean(d**2, axis=1))
     gam = np.where(s_pop > 0, np.mean(d**3, axis=1) / np.where(s_pop > 0, s_pop, 1) ** 3, 0.0)
@@ -203,7 +215,8 @@ def korn_graubard(m: np.ndarray, *, ref: str = "tasks") -> tuple[np.ndarray, np.
     n_df = n_star * np.minimum(top / q, 1.0) ** 2
     x = th * n_df
     with np.errstate(invalid="ignore"):
-        lo = np.where(x > 0, special.betaincinv(np.maximum(x, 1e-300), n_df - x + 1, ALPHA / 2), 0.0)
+        a = np.maximum(x, 1e-300)
+        lo = np.where(x > 0, special.betaincinv(a, n_df - x + 1, ALPHA / 2), 0.0)
         hi = np.where(
             n_df - x > 0,
             special.betaincinv(x + 1, np.maximum(n_df - x, 1e-300), 1 - ALPHA / 2),
@@ -245,8 +258,8 @@ def cv3_logit_cp(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CV3 logit-t where every leave-one-cluster-out mean is inside (0, 1); else CP on G."""
     g = m.shape[1]
     loo = (m.sum(axis=1, keepdims=True) - m) / (g - 1)
-    th, se = cr1(m)
-    inside = np.all((loo > 0) & (loo < 1), axis=1) & (se > 0)
+    _, se = cr1(m)
+    inside = np.all((loo > 1e-12) & (loo < 1 - 1e-12), axis=1) & (se > 0)  # as passhat's
     a, b = jk_logit(m, centre="estimate"), cp_clusters(m)
     return np.where(inside, a[0], b[0]), np.where(inside, a[1], b[1])
 
@@ -311,9 +324,13 @@ def _wcr(m: np.ndarray, *, scale: str, steps: int) -> tuple[np.ndarray, np.ndarr
     return np.where(ok, ends[0], th), np.where(ok, ends[1], th)
 
 
-def union(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a, b = logit_t(m), wcr(m)
-    return np.minimum(a[0], b[0]), np.maximum(a[1], b[1])
+def library(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """passhat's rule itself (each replicate a column of cluster means, equal weights)."""
+    from passhat.cluster_robust import cluster_jackknife_logit_interval
+
+    g = m.shape[1]
+    lo, hi, _ = cluster_jackknife_logit_interval(m.T, np.ones(g), np.arange(g), ci=LEVEL)
+    return lo, hi
 
 
 RULES = {
@@ -336,6 +353,7 @@ RULES = {
     "cv3_logit_cp": cv3_logit_cp,
     "cp_clusters": cp_clusters,
     "cv3_logit_kg_z": lambda m: cv3_logit_kg(m, ref="z"),
+    "library": library,
     "wcr_webb": wcr,
     "wcr_webb_logit": lambda m: wcr(m, scale="logit"),
 }
@@ -347,9 +365,14 @@ def draw(mu: float, share: float, g: int, reps: int, seed: int) -> np.ndarray:
     return np.stack([simulate(rng, mu, share, g)[0] for _ in range(reps)])
 
 
-def run(clusters: int, reps: int, seed: int, rules: list[str]) -> pd.DataFrame:
+def run(
+    clusters: int, reps: int, seed: int, rules: list[str], cells: list[tuple[float, float]]
+) -> pd.DataFrame:
+    """Every rule on the same replicates of each (mu, share) cell; seed + 97 · cell index."""
     rows = []
     for i, (mu, share) in enumerate(itertools.product(MUS, SHARES)):
+        if (mu, share) not in cells:
+            continue
         c = draw(mu, share, clusters, reps, seed + 97 * i)
         for metric, k in COLUMNS:
             v = task_values(c, metric, k)
@@ -358,7 +381,7 @@ def run(clusters: int, reps: int, seed: int, rules: list[str]) -> pd.DataFrame:
             for name in rules:
                 start = time.process_time()
                 lo, hi = RULES[name](m)
-                cov = np.mean((lo <= truth) & (truth <= hi))
+                cov = float(np.mean((lo <= truth) & (truth <= hi)))
                 rows.append(
                     {
                         "mu": mu,
@@ -377,25 +400,100 @@ def run(clusters: int, reps: int, seed: int, rules: list[str]) -> pd.DataFrame:
                         "cpu_s": time.process_time() - start,
                     }
                 )
-            print(mu, share, metric, flush=True)
+        print(f"{clusters} clusters, mu {mu}, share {share}", flush=True)
     return pd.DataFrame(rows)
+
+
+FAST = [
+    "logit_t",
+    "linear_t",
+    "cloglog_t",
+    "loglog_t",
+    "johnson",
+    "cv3_logit",
+    "kg",
+    "union_kg_cv3",
+    "cv3_logit_cp",
+    "library",
+]
+NAMES = {
+    "logit_t": "CR1 logit-t (before)",
+    "linear_t": "CR1 = CR2 linear t",
+    "cloglog_t": "cloglog t",
+    "loglog_t": "loglog t",
+    "johnson": "Johnson/Hall t",
+    "cv3_logit": "CV3 logit-t",
+    "kg": "Korn–Graubard",
+    "union_kg_cv3": "KG ∪ CV3 logit-t",
+    "cv3_logit_cp": "CV3 logit-t, CP fallback",
+    "library": "passhat (library)",
+    "wcr_webb": "WCR Webb, raw",
+    "wcr_webb_logit": "WCR Webb, logit",
+}
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """Coverage (± MC s.e.) and mean width of every rule in every cell."""
+    lines = [
+        "# Few clusters: candidate population intervals, paired on the same replicates",
+        "",
+        "Cells of `cluster_coverage.py` (4 tasks per cluster, 4 runs per task, equal weights); "
+        "90% intervals; each rule sees the same replicates of a cell (seed 3100 + 97 · cell). "
+        "Made by `studies/cluster_coverage/few_rules.py` (its docstring defines each rule). "
+        "With equal cluster weights CR2 (Bell–McCaffrey) is CR1 and its Bell–McCaffrey df "
+        "are G − 1, so the CR2 t interval is the `CR1 = CR2 linear t` column. `passhat` is "
+        "`passhat.cluster_robust.cluster_jackknife_logit_interval` called on the same "
+        "replicates (the rule `estimate` now uses below 20 clusters); it must equal `CV3 "
+        "logit-t, CP fallback`.",
+        "",
+    ]
+    for g, sub in df.groupby("clusters"):
+        reps = int(sub["reps"].iloc[0])
+        rules = list(dict.fromkeys(sub["rule"]))
+        lines += [
+            f"## {g} clusters, {reps} replicates per cell",
+            "",
+            "Coverage ± MC s.e. (mean width):",
+            "",
+            "| μ | share | metric | " + " | ".join(NAMES.get(r, r) for r in rules) + " |",
+            "|---:|---:|---|" + "---:|" * len(rules),
+        ]
+        for key, cell in sub.groupby(["mu", "between_share", "metric"], sort=False):
+            by = cell.set_index("rule")
+            lines.append(
+                f"| {key[0]:g} | {key[1]:g} | {key[2]} | "
+                + " | ".join(
+                    f"{by.loc[r, 'coverage']:.3f}±{by.loc[r, 'mc_se']:.3f} "
+                    f"({by.loc[r, 'mean_width']:.3f})"
+                    for r in rules
+                )
+                + " |"
+            )
+        cov = sub.groupby("rule", sort=False)["coverage"]
+        lines += ["", "Range of coverage over the cells:", ""]
+        lines += [
+            f"- {NAMES.get(r, r)}: {cov.get_group(r).min():.3f}–{cov.get_group(r).max():.3f}"
+            for r in rules
+        ]
+        lines.append("")
+    return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=600)
-    ap.add_argument("--clusters", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=1200)
+    ap.add_argument("--clusters", type=int, nargs="+", default=[5, 10])
     ap.add_argument("--seed", type=int, default=3100)
-    ap.add_argument("--rules", default=",".join(RULES))
-    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--rules", default=",".join(FAST))
+    ap.add_argument("--hard", action="store_true", help="only the cell mu 1.5, share 0.9")
+    ap.add_argument("--name", default="few_rules", help="CSV and Markdown file name")
     args = ap.parse_args()
-    df = run(args.clusters, args.reps, args.seed, args.rules.split(","))
-    out = args.out or OUT / f"few_rules_{args.clusters}.csv"
-    df.to_csv(out, index=False)
-    piv = df.pivot_table(
-        index=["mu", "between_share", "metric"], columns="rule", values="coverage", sort=False
-    )
-    print(piv.round(3).to_string())
+    cells = [(1.5, 0.9)] if args.hard else list(itertools.product(MUS, SHARES))
+    parts = [run(g, args.reps, args.seed, args.rules.split(","), cells) for g in args.clusters]
+    df = pd.concat(parts, ignore_index=True)
+    df.to_csv(OUT / f"{args.name}.csv", index=False)
+    (OUT / f"{args.name}.md").write_text(to_markdown(df) + "\n")
+    print(f"wrote {OUT / args.name}.md")
     return 0
 
 
