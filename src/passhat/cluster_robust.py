@@ -22,14 +22,14 @@ logit scale, expit(logit θ̂ ± t_{G−1} · SE_J), with the leave-one-cluster-
 
     SE_J² = (G − 1) / G · Σ_g (logit θ̂_(g) − logit θ̂)²,
 
-θ̂_(g) the weighted mean without cluster g. Where the cluster values are skewed (most
-clusters near 1, a few far below) the jackknife on the logit scale sees how far one cluster
-moves the estimate, which the delta-method CR1 logit-t does not. Where it is undefined — θ̂
-at 0 or 1, a cluster whose omission leaves only clusters at 0 or only at 1 (an infinite
-logit), or clusters that do not differ — the interval is Clopper–Pearson's with the G clusters as G trials and θ̂ · G
-successes (fractional): the least information G clusters of values in [0, 1] can carry (the
-variance of a value in [0, 1] with mean θ is at most θ (1 − θ)), and with every cluster at 1 the
-exact binomial bound (α/2)^(1/G). With 5 clusters of 4 tasks (studies/cluster_coverage,
+θ̂_(g) the weighted mean without cluster g. Where the cluster values are skewed (most clusters
+near 1, a few far below) the jackknife on the logit scale sees how far one cluster moves the
+estimate, which the delta-method CR1 logit-t does not. Where it is undefined — θ̂ at 0 or 1, a
+cluster whose omission leaves only clusters at 0 or only at 1 (an infinite logit), or clusters
+that do not differ — the interval is Clopper–Pearson's with the G clusters as G trials and θ̂ ·
+G successes (fractional): the least information G clusters of values in [0, 1] can carry (the
+variance of a value in [0, 1] with mean θ is at most θ (1 − θ)), and with every cluster at 1
+the exact binomial bound (α/2)^(1/G). With 5 clusters of 4 tasks (studies/cluster_coverage,
 1,200 paired replicates per cell) the CR1 logit-t covered 0.83–0.92 at 90%, the jackknife
 logit-t alone 0.86–0.93, the whole rule 0.90–0.93 (10 clusters: 0.90–0.93).
 
