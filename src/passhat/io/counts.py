@@ -76,7 +76,7 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
                 "is missing"
                 if pd.isna(value)
                 else f"= {_plain(value)} is too large (a count is at most 2^53)"
-                if vals[row] > MAX_COUNT
+                if vals[row] > MAX_COUNT and (np.isfinite(vals[row]) or _is_int(value))
                 else f"= {shown} is not {kind}"
             )
             raise CountError(
@@ -125,6 +125,11 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     if case := case_variant_notes(systems):
         ds.attrs["notes"] = [*ds.attrs.get("notes", []), *case]
     return ds
+
+
+def _is_int(value: Any) -> bool:
+    """A whole number as read (a Python or numpy integer, not a float or text)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 def _plain(value: Any) -> str:
