@@ -127,3 +127,10 @@ def test_tables_with_numbers_beyond_floats_are_one_line(
     code, err = _cli(["estimate", str(f), "--k", "1", *options], capsys)
     assert code == 2 and len(err) == 1, err
     assert re.search(said, err[0]), err
+
+
+def test_infinite_text_count_is_not_a_whole_number(tmp_path: Path) -> None:
+    f = tmp_path / "counts.csv"
+    f.write_text("task_id,n,c\na,inf,1\n")
+    with pytest.raises(PasshatError, match=r"row 1 \(task 'a'\): n = 'inf' is not a whole number"):
+        ph.read_counts(f)
