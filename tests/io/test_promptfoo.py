@@ -142,3 +142,25 @@ def test_export_file_with_long_prompts_is_sniffed(tmp_path: Path) -> None:
     f.write_text(json.dumps(export, indent=2), encoding="utf-8")
     t = ph.read_trials(f)
     assert t.systems == [GPT, CLAUDE] and cells(t) == cells(ph.read_trials(FILE))
+
+
+def test_two_multiline_prompts_of_one_provider_are_two_systems(tmp_path: Path) -> None:
+    """promptfoo labels an inline prompt with its text; two multi-line prompts made system names
+    with line breaks, and the whole file was refused ("contains a control character")."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    summary = doc["results"]
+    rows = [r for r in summary["results"] if r["provider"]["id"] == GPT]
+    long = "You are terse. " * 10
+    labels = ["You are helpful.\nAnswer: {{question}}", f"{long}\nAnswer: {{{{question}}}}"]
+    summary["prompts"] = [
+        {**summary["prompts"][0], "raw": lab, "label": lab, "id": f"{i}" * 64}
+        for i, lab in enumerate(labels)
+    ]
+    summary["results"] = [{**r, "promptIdx": i} for r in rows for i in range(2)]
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    t = ph.read_trials(f)
+    short = f"{GPT}: You are helpful. Answer: {{{{question}}}}"
+    cut = f"{GPT}: {' '.join(long.split())[:48]}… (11111111)"
+    assert t.systems == [short, cut]
+    assert cells(t)[(short, "refund policy tone")] == cells(t)[(cut, "refund policy tone")]

@@ -136,12 +136,24 @@ def _test_key(row: dict[str, Any]) -> tuple[str, str]:
     return str(desc), json.dumps(body, sort_keys=True, default=str)
 
 
+#: The longest prompt label kept whole in a system name.
+_LABEL_CHARS = 60
+
+
 def _prompt_label(summary: dict[str, Any], row: dict[str, Any]) -> str:
+    """The prompt's label as a name: on one line (promptfoo's label of an inline prompt is its
+    text, often several lines), and a long one cut with the prompt's id (its hash) kept."""
     prompts = summary.get("prompts")
     prompts = prompts if isinstance(prompts, list) else []
     idx = row.get("promptIdx", 0)
     p = prompts[idx] if idx < len(prompts) else row.get("prompt")
-    return str(p.get("label") or p.get("raw") or idx) if isinstance(p, dict) else str(idx)
+    if not isinstance(p, dict):
+        return str(idx)
+    text = " ".join(str(p.get("label") or p.get("raw") or idx).split())
+    if len(text) <= _LABEL_CHARS:
+        return text
+    key = str(p.get("id") or row.get("promptId") or idx)
+    return f"{text[: _LABEL_CHARS - 12]}… ({key[:8]})"
 
 
 def _systems(summary: dict[str, Any], rows: list[dict[str, Any]], path: Path) -> list[str]:
