@@ -164,3 +164,17 @@ def test_two_multiline_prompts_of_one_provider_are_two_systems(tmp_path: Path) -
     cut = f"{GPT}: {' '.join(long.split())[:48]}… (11111111)"
     assert t.systems == [short, cut]
     assert cells(t)[(short, "refund policy tone")] == cells(t)[(cut, "refund policy tone")]
+
+
+def test_a_multiline_description_names_tests_by_index(tmp_path: Path) -> None:
+    """A test ``description: |`` of two lines made a task id with a line break: the whole file
+    was refused. Tests are then named by the testIdx of their first run, with the note."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    for r in doc["results"]["results"]:
+        if r["testCase"]["description"] == "refund policy tone":
+            r["testCase"]["description"] = "refund policy\ntone"
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    t = ph.read_trials(f)
+    assert sorted(cells(t).values()) == sorted(cells(ph.read_trials(FILE)).values())
+    assert any("or hold line breaks" in n for n in t.notes)

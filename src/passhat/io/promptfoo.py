@@ -202,7 +202,8 @@ def read_promptfoo(
     for k, r in sorted(zip(keys, rows, strict=True), key=lambda kr: kr[1]["testIdx"]):
         first.setdefault(k, r["testIdx"])
     descs = {k[0] for k in first}
-    by_desc = len(descs) == len(first) and "" not in descs
+    printable = all(d.isprintable() for d in descs)  # a line break is no task id
+    by_desc = len(descs) == len(first) and "" not in descs and printable
     records = []
     for i, (r, k, system) in enumerate(zip(rows, keys, systems, strict=True)):
         err = r.get("failureReason", 0) == ERROR
@@ -284,8 +285,8 @@ def _notes(path: Path, df: pd.DataFrame, config: dict[str, Any], by_desc: bool) 
         )
     if not by_desc:
         notes.append(
-            f"{path}: tests are named by the testIdx of their first run (descriptions are missing "
-            "or repeat across tests)"
+            f"{path}: tests are named by the testIdx of their first run (descriptions are missing, "
+            "repeat across tests or hold line breaks)"
         )
     return notes
 
