@@ -192,3 +192,18 @@ def test_predictions_say_to_run_the_harness(
     assert code == 2 and len(err) == 1, err
     assert "SWE-bench predictions" in err[0] and "swebench.harness.run_evaluation" in err[0]
     assert "jq -c" not in err[0] and "pass format=" not in err[0]
+
+
+def test_gzip_run_reports_read_like_the_plain_ones(tmp_path: Path) -> None:
+    """A gzip'd run report was sniffed as SWE-bench (the sniffer looks through gzip) and then
+    refused by the reader ("no SWE-bench results"), which read the raw bytes."""
+    import gzip
+
+    d = tmp_path / "reports"
+    d.mkdir()
+    for f in sorted(REPORTS.glob("*.json")):
+        (d / f"{f.name}.gz").write_bytes(gzip.compress(f.read_bytes()))
+    plain, zipped = ph.read_trials(REPORTS), ph.read_trials(d)
+    assert zipped.systems == plain.systems and cells(zipped) == cells(plain)
+    one = ph.read_trials(d / "claude-3-5-sonnet-20241022.run1.json.gz")
+    assert one.systems == ["claude-3-5-sonnet-20241022"]

@@ -55,7 +55,7 @@ import pandas as pd
 
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
 from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict
 from passhat.trials import Trials
@@ -103,9 +103,8 @@ def _is_experiment(doc: Any) -> bool:
 def _head_kind(path: Path) -> str | None:
     """``report`` or ``experiment`` for a JSON file of either shape (read from its head)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(65536).decode("utf-8", errors="replace")
-    except OSError:
+        head = file_head(path)  # gzip looked through
+    except (OSError, FormatError):
         return None
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
         return "report"
@@ -126,7 +125,7 @@ def report_files(path: Path) -> tuple[str, list[Path]]:
     if path.is_file():
         kind = _head_kind(path)
         return ("report" if kind == "partial" else kind or ""), [path] if kind else []
-    jsons = sorted(q for q in path.glob("*.json") if q.is_file())
+    jsons = sorted(q for q in [*path.glob("*.json"), *path.glob("*.json.gz")] if q.is_file())
     kinds = [_head_kind(q) for q in jsons]
     if "report" in kinds:
         models = {_model_and_run(q)[0] for q, k in zip(jsons, kinds, strict=True) if k == "report"}
@@ -157,7 +156,7 @@ def _ids(doc: dict[str, Any], key: str, where: Path) -> list[str]:
 
 def _model_and_run(f: Path) -> tuple[str, str]:
     """``<model>.<run_id>.json`` split at the last dot (model names often hold dots)."""
-    stem = f.name.removesuffix(".json")
+    stem = f.name.removesuffix(".gz").removesuffix(".json")
     model, dot, run_id = stem.rpartition(".")
     return (model, run_id) if dot and model else (stem, "")
 
@@ -324,7 +323,8 @@ def read_swebench(
                 f, load_json(f, expected="SWE-bench results.json"), submission, ids
             )
     if kind == "report" and path.is_dir():
-        skipped = sorted(q.name for q in path.glob("*.json") if q.is_file() and q not in files)
+        others = [*path.glob("*.json"), *path.glob("*.json.gz")]
+        skipped = sorted(q.name for q in others if q.is_file() and q not in files)
         if skipped:
             notes.append(
                 f"{path}: not read, not SWE-bench run reports: {', '.join(skipped[:5])}"
