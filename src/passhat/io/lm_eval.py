@@ -83,6 +83,8 @@ _FIXED = frozenset(
     }
 )
 _WHAT = "lm-evaluation-harness samples file"
+#: lm-eval's metric of a run that computed none (``--predict_only``): every value is 999.
+_BYPASS = "bypass"
 
 
 @dataclass
@@ -245,6 +247,12 @@ def _choose(
                 "(no 'metrics' list)"
             )
         chosen = metric if metric is not None else metrics[0]
+        if chosen == _BYPASS:
+            raise FormatError(
+                f"{where}: the samples of lm-eval task {task!r} hold no scores: metric 'bypass' "
+                "is lm-eval's placeholder (999) of a run with --predict_only or a task without "
+                "metrics; score the responses (run lm_eval without --predict_only)"
+            )
         out[task] = _Choice(chosen, filt if filt is not None else filters[0], metrics, filters)
     return out
 
