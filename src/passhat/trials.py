@@ -652,8 +652,8 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
 
 def _too_big(value: Any) -> bool:
     try:
-        return float(value) > MAX_COUNT
-    except (TypeError, ValueError, OverflowError):
+        return safe_float(value) > MAX_COUNT
+    except (TypeError, ValueError):
         return False
 
 
