@@ -188,7 +188,13 @@ def _trial_row(f: Path, t: Any, reward_key: str | None) -> dict[str, Any]:
     if etype is not None and not (isinstance(etype, str) and etype):
         raise FormatError(f"{f}: exception_info.exception_type {etype!r} is not an exception name")
     rewards = _rewards(f, t)
-    score = _reward(f, rewards, reward_key)
+    vdir = f.parent / "verifier"  # where the rewards came from, when not from result.json
+    source = (
+        next((q for q in (vdir / "reward.json", vdir / "reward.txt") if q.is_file()), f)
+        if as_dict(t.get("verifier_result")).get("rewards") is None
+        else f
+    )
+    score = _reward(source, rewards, reward_key)
     return {
         "task_name": t["task_name"],
         "source": t.get("source"),
