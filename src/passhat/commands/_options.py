@@ -192,6 +192,18 @@ def seed_option(*, help: str | None = None) -> Callable[[F], F]:
     )
 
 
+def weights_option(*, help: str | None = None) -> Callable[[F], F]:
+    """``--weights``: the task weights of the averages over tasks (``equal``, ``declared``: the
+    runs' ``weight`` column, ``category``: each category the same total weight)."""
+    return click.option(  # type: ignore[return-value]
+        "--weights",
+        type=click.Choice(["equal", "declared", "category"]),
+        default="equal",
+        show_default=True,
+        help=help or "Task weights in the benchmark average.",
+    )
+
+
 def n_boot_option(*, help: str | None = None) -> Callable[[F], F]:
     """``--n-boot``: bootstrap resamples and posterior draws of the intervals."""
     return click.option(  # type: ignore[return-value]

@@ -31,6 +31,7 @@ from passhat.commands._options import (
     n_boot_option,
     paper_option,
     seed_option,
+    weights_option,
 )
 from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.compare import CategoryComparison, Comparison, classify, compare, compare_scores
@@ -70,13 +71,7 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         is_flag=True,
         help="Compare the tasks both systems ran; report how many were dropped.",
     ),
-    click.option(
-        "--weights",
-        type=click.Choice(["equal", "declared", "category"]),
-        default="equal",
-        show_default=True,
-        help="Task weights of the compared average (shared by both systems).",
-    ),
+    weights_option(help="Task weights of the compared average (shared by both systems)."),
     click.option(
         "--baseline",
         default=None,

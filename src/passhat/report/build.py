@@ -553,9 +553,15 @@ def _grader(
     from passhat.graders.correct import correct_with
 
     return correct_with(
-        ds, spec[0], audit_notes=spec[1], weights=settings.weights, k=list(settings.ks),
-        ci=settings.ci, n_boot=settings.n_boot, seed=seed,
-    )  # fmt: skip
+        ds,
+        spec[0],
+        audit_notes=spec[1],
+        weights=settings.weights,
+        k=list(settings.ks),
+        ci=settings.ci,
+        n_boot=settings.n_boot,
+        seed=seed,
+    )
 
 
 def _cluster_counts(est: Estimate) -> Clusters | None:
@@ -614,7 +620,15 @@ def _comparisons(
     )
     ranking = None
     if len(systems) >= MIN_SYSTEMS:  # two systems: the paired comparison says it
-        ranking = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seeds.ranking, intersect=True)
+        ranking = rank(
+            ds,
+            k=ks,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seeds.ranking,
+            intersect=True,
+            weights=settings.weights,
+        )
     return comparison, ranking
 
 
@@ -651,10 +665,18 @@ def _model_results(
     f = (
         model
         if isinstance(model, Fit)
-        else fit(ds, k=ks, seed=seeds.fit, method=settings.model_method, progress=False)
+        else fit(
+            ds,
+            k=ks,
+            seed=seeds.fit,
+            method=settings.model_method,
+            progress=False,
+            weights=settings.weights,
+        )
     )
     level = settings.ci or 0.95
     summary = f.summary(k=ks, ci=level)
+    summarized = f.summarize(k=ks, ci=level)
     comparison = None
     if settings.compare_models:
         comparison = _model_comparison(ds, f, ks, seeds.inflated, progress=progress)
@@ -668,7 +690,8 @@ def _model_results(
         ppc=ppc_frame(f),
         outside_notes=tuple(mean_outside_note(summary)),
         comparison=comparison,
-        warnings=tuple(f.summarize(k=ks, ci=level).warnings()),
+        warnings=tuple(summarized.warnings()),
+        weights=summarized.settings.weights,
     )
 
 

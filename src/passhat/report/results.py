@@ -215,6 +215,9 @@ class ModelResults:
         k above the runs), shown first in the section.
     comparison : ModelComparison, optional
         None when the comparison was not asked for.
+    weights : str, optional
+        The task weights the fit recorded (equal, declared, category, mapping; a fit given to
+        the report keeps its own): they enter its benchmark scope only.
     """
 
     fit: Fit
@@ -227,6 +230,7 @@ class ModelResults:
     outside_notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     comparison: ModelComparison | None = None
+    weights: str | None = None
 
     @property
     def passed(self) -> bool:
