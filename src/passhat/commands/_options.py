@@ -216,9 +216,10 @@ def n_boot_option(*, help: str | None = None) -> Callable[[F], F]:
     )
 
 
-def json_option(*csv_keys: str) -> Callable[[F], F]:
+def json_option(*csv_keys: str | tuple[str, ...]) -> Callable[[F], F]:
     """``--json`` (the result's :meth:`~passhat._result.Result.to_dict` on stdout) and, when
-    ``csv_keys`` are given, ``--csv`` (the first of those tables of the document, as CSV)."""
+    ``csv_keys`` are given, ``--csv`` (the first of those tables of the document, as CSV; a
+    tuple of keys: their tables stacked as one, when the document holds them all)."""
     from passhat.commands._output import table_output
 
     def deco(f: F) -> F:
