@@ -322,7 +322,7 @@ def compute_results(
         extras=extras,
         cost=cost,
         clusters=_cluster_counts(est),
-        grader=_grader(ds, grading, settings, seeds.grader),
+        grader=_grader(ds, _audit_on(data, ds, grading, opts), settings, seeds.grader),
     )
 
 
@@ -538,6 +538,22 @@ def _grader_spec(
             param="grader",
         )
     return grader_spec(data, **given)
+
+
+def _audit_on(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    spec: tuple[GraderSpec, tuple[str, ...]] | None,
+    opts: _Request,
+) -> tuple[GraderSpec, tuple[str, ...]] | None:
+    """A truth column's audit counted again on the runs of the tasks the report averages
+    (``ds``'s, with its weights), not on every run: the audit is of the runs it corrects."""
+    given = opts["grader"]
+    if spec is None or given is None or given.get("truth") is None:
+        return spec
+    from passhat.graders.correct import grader_spec, kept_cells
+
+    return grader_spec(data, truth=given["truth"], keep=kept_cells(ds, opts["weights"]))
 
 
 def _grader(
