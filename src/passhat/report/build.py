@@ -66,6 +66,7 @@ from passhat.trials import Trials, provenance
 if TYPE_CHECKING:
     from typing import Unpack
 
+    from passhat.compare.cost_result import CostComparison
     from passhat.compare.paired import Comparison
     from passhat.cost_result import CostEstimate
     from passhat.graders.result import GraderCorrection
@@ -323,6 +324,7 @@ def compute_results(
         cost=cost,
         clusters=_cluster_counts(est),
         grader=_grader(ds, _audit_on(data, ds, grading, opts), settings, seeds.grader),
+        cost_comparison=_cost_comparison(data, ds, cost, settings, seeds.cost_comparison),
     )
 
 
@@ -514,6 +516,40 @@ def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:
         if (extras.asked or {}).get("cost") is True:
             raise
         return without_cost(extras, str(err)), None
+
+
+def _cost_comparison(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    cost: CostEstimate | None,
+    settings: ReportSettings,
+    seed: int,
+) -> CostComparison | str | None:
+    """With the cost section, two systems or more and intervals: each system's costs against
+    the baseline's (:func:`passhat.compare_cost`) on the report's tasks (``ds``'s present
+    cells), with its weights, k, level, resamples and seed; why not, when it cannot be made."""
+    systems = [str(s) for s in ds["system"].values]
+    if cost is None or len(systems) < 2 or settings.ci is None or not isinstance(data, Trials):
+        return None
+    import pandas as pd
+
+    from passhat.compare.cost import compare_cost
+
+    present = ds["present"].to_pandas().stack().astype(bool)
+    kept = present[present].index
+    kept = pd.MultiIndex.from_arrays([kept.get_level_values(i).astype(str) for i in (0, 1)])
+    df = data.frame
+    pairs = pd.MultiIndex.from_arrays([df["system"].astype(str), df["task_id"].astype(str)])
+    mine = np.asarray(pairs.isin(kept), dtype=bool)
+    runs = Trials(frame=df[mine].reset_index(drop=True), source=data.source,
+                  excluded=data.excluded, notes=list(data.notes))  # fmt: skip
+    try:
+        return compare_cost(
+            runs, k=list(settings.ks), ci=settings.ci, n_boot=settings.n_boot, seed=seed,
+            intersect=True, baseline=settings.baseline or systems[0], weights=settings.weights,
+        )  # fmt: skip
+    except (ValidationError, OptionError) as err:  # e.g. no matched task with a cost for both
+        return str(err)
 
 
 def _grader_spec(

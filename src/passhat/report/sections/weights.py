@@ -15,6 +15,7 @@ from passhat.report.document import Column, Table
 from passhat.report.sections._rows import weighted
 from passhat.report.sections.categories import CATEGORY_TITLE
 from passhat.report.sections.cost import COST_TITLE
+from passhat.report.sections.cost_comparison import COST_COMPARISON_TITLE
 from passhat.report.sections.divergence import DIVERGENCE_TITLE
 from passhat.report.sections.graders import GRADER_TITLE
 from passhat.report.sections.model import MODEL_TITLE, MODEL_WEIGHTS
@@ -100,6 +101,18 @@ def _rows(results: ReportResults) -> list[tuple[str, str, str]]:
     if ex.cost and results.cost is not None:
         rows.append(
             (COST_TITLE, *_said(est, how="each task's mean cost per run averaged with them"))
+        )
+    cmp = results.cost_comparison
+    if cmp is not None and not isinstance(cmp, str):
+        rows.append(
+            (
+                COST_COMPARISON_TITLE,
+                *_said(
+                    cmp.settings.weights,
+                    how="both systems' averages over the matched tasks with them; each "
+                    "resampled task brings its weight",
+                ),
+            )
         )
     if results.grader is not None:
         rows.append((GRADER_TITLE, *_said(results.grader.weights, how=how)))
