@@ -23,6 +23,7 @@ import xarray as xr
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, resolve_seed
 from passhat.bootstrap import FEW_CLUSTERS
 from passhat.compare import compare
+from passhat.compare.cost import compare_cost
 from passhat.errors import InputError, OptionError, ValidationError
 from passhat.estimate import estimate
 from passhat.estimate_result import Estimate
@@ -532,8 +533,6 @@ def _cost_comparison(
     if cost is None or len(systems) < 2 or settings.ci is None or not isinstance(data, Trials):
         return None
     import pandas as pd
-
-    from passhat.compare.cost import compare_cost
 
     present = ds["present"].to_pandas().stack().astype(bool)
     kept = present[present].index
