@@ -176,14 +176,19 @@ def _stacked(payload: dict[str, Any], keys: tuple[str, ...]) -> list[dict[str, A
     >>> rows.columns, list(rows)
     (['g', 's'], [{'s': 'a'}, {'g': 'x', 's': 'a'}])
     """
-    tables = [payload.get(key) for key in keys]
-    if not all(isinstance(t, list) for t in tables):
-        return None
-    heads = [tuple(getattr(t, "columns", ()) or (t[0] if t else ())) for t in tables]
-    columns = dict.fromkeys(max(heads, key=len))
+    tables: list[list[dict[str, Any]]] = []
+    for key in keys:
+        table = payload.get(key)
+        if not isinstance(table, list):
+            return None
+        tables.append(table)
+    heads: list[tuple[str, ...]] = [
+        tuple(getattr(t, "columns", ()) or (t[0] if t else ())) for t in tables
+    ]
+    columns = dict.fromkeys(sorted(heads, key=len, reverse=True)[0])
     for head in heads:
         columns.update(dict.fromkeys(head))
-    return Records([r for t in tables for r in t], columns=tuple(columns))  # type: ignore[union-attr]
+    return Records([r for t in tables for r in t], columns=tuple(columns))
 
 
 def _csv_rows(
