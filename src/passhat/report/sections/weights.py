@@ -173,6 +173,6 @@ def weights_sentence(results: ReportResults) -> list[str]:
         return []
     return [
         f"Task weights: {weights_words(_label(label))}. The sections that average over tasks "
-        "use them, except where the table 'Which sections use the task weights' says not and "
-        "why."
+        "use them, except where the Data section's table 'Which sections use the task "
+        "weights' says not and why."
     ]
