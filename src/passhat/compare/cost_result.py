@@ -22,12 +22,27 @@ from passhat._format import plural
 from passhat._repr import Display, View
 from passhat._result import Result, records
 
-__all__ = ["FEW_TASKS", "CostComparison", "CostSettings", "cost_method"]
+__all__ = [
+    "FEW_FOR_DIFFERENCES",
+    "FEW_TASKS",
+    "CostComparison",
+    "CostSettings",
+    "cost_method",
+    "interval_rule",
+]
 
-#: Below this many matched tasks the notes warn that the intervals may be too narrow (the
-#: study compare_cost_coverage: 0.78–0.89 coverage at 90% with 20 tasks, 0.83–0.89 with 50,
-#: 0.88–0.91 with 150).
+#: Below this many units (matched tasks, or clusters with a cluster coordinate) the intervals
+#: are the symmetric bootstrap-t on the jackknife SE rather than the percentile bootstrap
+#: (study compare_cost_coverage: the percentile bootstrap covered 0.78–0.89 at 90% with 20
+#: tasks, 0.83–0.89 with 50, 0.88–0.91 with 150 and 0.72–0.81 with 5 clusters).
 FEW_TASKS = 100
+
+#: Below this many units the notes warn that the difference intervals of cost per run and per
+#: success may still be too narrow when costs are skewed (study compare_cost_coverage).
+FEW_FOR_DIFFERENCES = 50
+
+#: What the study measured where the notes warn (filled from reports/compare_cost_coverage).
+_SHORT_DIFFERENCES = "TBD"
 
 #: Display labels of the metrics (with k where it enters).
 _LABELS = {
@@ -53,7 +68,8 @@ class CostSettings:
 
 
 def cost_method(settings: CostSettings) -> str:
-    """How the intervals were computed, with their scope.
+    """How the intervals were computed, with their scope (each row's ``interval`` names the
+    rule its pair used).
 
     Examples
     --------
@@ -64,9 +80,32 @@ def cost_method(settings: CostSettings) -> str:
     unit = "clusters (each with all its tasks)" if settings.clusters else "matched tasks"
     return (
         f"population scope (tasks like these): percentile bootstrap over the {unit}, each "
-        f"drawn with both systems' values (the pairing kept), {settings.n_boot} resamples, "
-        f"seed {settings.seed}; no benchmark-scope interval (the run-to-run spread of costs "
-        "is not modelled)"
+        f"drawn with both systems' values (the pairing kept), from {FEW_TASKS} of them up; "
+        f"below {FEW_TASKS}, the symmetric bootstrap-t on the leave-one-out (jackknife) "
+        "standard error (ratios on the log scale); "
+        f"{settings.n_boot} resamples, seed {settings.seed}; no benchmark-scope interval (the "
+        "run-to-run spread of costs is not modelled)"
+    )
+
+
+def interval_rule(units: int, *, clustered: bool) -> str:
+    """The rule of a pair's intervals in plain words, from its number of units.
+
+    Examples
+    --------
+    >>> interval_rule(20, clustered=False)[:46]
+    'symmetric bootstrap-t over 20 matched tasks (l'
+    >>> interval_rule(150, clustered=True)
+    'percentile bootstrap over 150 clusters'
+    """
+    unit, one = ("clusters", "cluster") if clustered else ("matched tasks", "task")
+    if units < 2:
+        return f"no interval (one {one})"
+    if units >= FEW_TASKS:
+        return f"percentile bootstrap over {units} {unit}"
+    return (
+        f"symmetric bootstrap-t over {units} {unit} (leave-one-{one}-out jackknife standard "
+        "error, studentised by resampling; ratios on the log scale)"
     )
 
 
@@ -96,8 +135,9 @@ class CostComparison(Result):
         difference (candidate − baseline) and ratio (candidate / baseline) with
         ``_lower`` / ``_upper`` ends at ``settings.ci``; difference_undefined and
         ratio_undefined (resamples where it was undefined, which makes its interval
-        unbounded); tasks;
-        runs_without_cost (the pair's runs left out of their task's cost per run).
+        unbounded: resamples, and with the bootstrap-t also leave-one-out values); tasks;
+        runs_without_cost (the pair's runs left out of their task's cost per run); interval
+        (the rule of the pair's intervals in plain words, :func:`interval_rule`).
     missing : pandas.DataFrame
         Per system: runs_with_cost, runs_without_cost, tasks_without_cost.
     dropped : pandas.DataFrame
@@ -159,14 +199,15 @@ class CostComparison(Result):
                 f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
             )
         few = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
-        few = few[few < FEW_TASKS]
-        if len(few):
-            pairs = ", ".join(f"{b} vs {c}: {t}" for (b, c), t in few.items())
+        units = {p: self.settings.clusters.get(f"{p[0]} vs {p[1]}", t) for p, t in few.items()}
+        small = {p: u for p, u in units.items() if 2 <= u < FEW_FOR_DIFFERENCES}
+        if small:
+            pairs = ", ".join(f"{b} vs {c}: {u}" for (b, c), u in small.items())
             out.append(
-                f"few matched tasks ({pairs}): "
-                f"below {FEW_TASKS} tasks the bootstrap intervals of the cost figures may be "
-                "too narrow, the more so when costs are skewed (study compare_cost_coverage: "
-                "0.78–0.89 at 90% with 20 tasks, 0.83–0.89 with 50)"
+                f"few {'clusters' if self.settings.clusters else 'matched tasks'} ({pairs}): "
+                f"below {FEW_FOR_DIFFERENCES} the difference intervals of cost / run and cost "
+                "/ success may be too narrow when costs are skewed (study "
+                f"compare_cost_coverage: {_SHORT_DIFFERENCES}); the ratios' intervals held"
             )
         one = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
         one = [f"{b} vs {c}" for (b, c), t in one.items()
