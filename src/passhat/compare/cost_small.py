@@ -14,8 +14,10 @@ The interval is θ̂ ± q · SE_J where q is the ``ci`` quantile of |θ*_b − �
 symmetric studentised bootstrap, Hall 1988); ratios are computed on the log scale and
 exponentiated, so the ratio's interval is ≥ 0 and the pass^k per cost ratio's is the inverse of
 the cost per all-k-pass ratio's. A value undefined without one unit, or in a resample (a
-division by no all-k-pass), makes the interval unbounded and is counted, never dropped; a
-resample whose studentised value is 0 / 0 (no spread between its units, as for two identical
+division by no all-k-pass) or infinite, makes the interval unbounded and is counted, never
+dropped; a resample that differs from θ̂ with no spread between its units (SE* 0) cannot be
+studentised and counts as ∞ (unbounded when more than 1 − ``ci`` of them); a resample whose
+studentised value is 0 / 0 (no spread between its units, as for two identical
 systems) counts as 0, and a value no unit moves (jackknife SE 0) gets the interval [θ̂, θ̂].
 
 The study studies/compare_cost_coverage compares this rule with the percentile bootstrap, the
