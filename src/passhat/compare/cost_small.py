@@ -14,11 +14,13 @@ The interval is θ̂ ± q · SE_J where q is the ``ci`` quantile of |θ*_b − �
 symmetric studentised bootstrap, Hall 1988); ratios are computed on the log scale and
 exponentiated, so the ratio's interval is ≥ 0 and the pass^k per cost ratio's is the inverse of
 the cost per all-k-pass ratio's. A value undefined without one unit, or in a resample (a
-division by no all-k-pass) or infinite, makes the interval unbounded and is counted, never
-dropped; a resample that differs from θ̂ with no spread between its units (SE* 0) cannot be
-studentised and counts as ∞ (unbounded when more than 1 − ``ci`` of them); a resample whose
-studentised value is 0 / 0 (no spread between its units, as for two identical
-systems) counts as 0, and a value no unit moves (jackknife SE 0) gets the interval [θ̂, θ̂].
+division by no all-k-pass: ∞ − ∞, 0 / 0), makes the interval unbounded and is counted, never
+dropped; so does an infinite leave-one-out value of the sample (SE_J = ∞). A resample that
+cannot be studentised — its value or its SE* infinite, or its value off θ̂ with no spread
+between its units (SE* 0) — counts as |t| = ∞ (the interval is unbounded when more than
+1 − ``ci`` of them are); a resample whose studentised value is 0 / 0 (no spread between its
+units, as for two identical systems) counts as 0, and a value no unit moves (jackknife SE 0)
+gets the interval [θ̂, θ̂].
 
 The study studies/compare_cost_coverage compares this rule with the percentile bootstrap, the
 jackknife t on G − 1 degrees of freedom and the equal-tailed bootstrap-t.
@@ -75,8 +77,9 @@ def _unit_sums(
 
 
 def _jackknife(per: NDArray[np.float64], ks: Sequence[int]) -> tuple[NDArray, NDArray, NDArray]:
-    """Value, jackknife SE and undefined leave-one-out count of units ``per`` (… × G × cols):
-    each over the leading axes × metrics × 2."""
+    """Value, jackknife SE (∞ where a leave-one-out value is not finite) and the count of
+    undefined (NaN) leave-one-out values of units ``per`` (… × G × cols): each over the
+    leading axes × metrics × 2."""
     n_units = per.shape[-2]
     total = per.sum(axis=-2)
     theta = working_values(total, ks)
@@ -85,9 +88,8 @@ def _jackknife(per: NDArray[np.float64], ks: Sequence[int]) -> tuple[NDArray, ND
     with np.errstate(invalid="ignore", over="ignore"):
         dev = np.where(bad, 0.0, loo - theta[..., None, :, :])
         se = np.sqrt((n_units - 1) / n_units * np.sum(dev**2, axis=-3))
-    undefined = bad.sum(axis=-3)
-    se = np.where((undefined > 0) | ~np.isfinite(theta), np.inf, se)
-    return theta, se, undefined
+    se = np.where(bad.any(axis=-3) | ~np.isfinite(theta), np.inf, se)
+    return theta, se, np.isnan(loo).sum(axis=-3)
 
 
 def pair_jackknife(
@@ -98,7 +100,7 @@ def pair_jackknife(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
     """The compared values (metrics × (difference, log ratio)), their leave-one-unit-out
     jackknife standard errors (∞ where a value is undefined without some unit) and how many
-    leave-one-out values are undefined.
+    leave-one-out values are undefined (NaN: ∞ − ∞, 0 / 0).
 
     ``base`` and ``cand`` are tasks × (1, cost per run, mean success, pass^k per k) as for
     :func:`passhat.compare.cost.pair_bootstrap`; ``groups`` each task's unit 0 … G − 1.
@@ -140,8 +142,9 @@ def pair_bootstrap_t(
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
     """The symmetric bootstrap-t interval on the jackknife SE of each compared value: lower
-    and upper ends (metrics × (difference, ratio)) and the undefined count (leave-one-out
-    values of the sample plus resampled values).
+    and upper ends (metrics × (difference, ratio)) and the undefined (NaN) count:
+    leave-one-out values of the sample plus resampled values, any of which makes the interval
+    unbounded (as the percentile bootstrap's undefined resamples do).
 
     Examples
     --------
@@ -159,12 +162,13 @@ def pair_bootstrap_t(
     step = max(1, _CHUNK // (g * per.shape[1]))
     for start in range(0, n_boot, step):
         m = min(step, n_boot - start)
-        th_b, se_b, und_b = _jackknife(per[rng.integers(0, g, size=(m, g))], ks)
+        th_b, se_b, _ = _jackknife(per[rng.integers(0, g, size=(m, g))], ks)
         with np.errstate(invalid="ignore", divide="ignore"):
             t = np.abs(th_b - theta) / se_b
         t = np.where(np.isfinite(th_b) & (th_b == theta) & (se_b == 0), 0.0, t)
-        stats[start : start + m] = np.where((und_b > 0) | ~np.isfinite(th_b), np.inf, t)
-        undefined = undefined + ((und_b > 0) | np.isnan(th_b)).sum(axis=0)
+        # not studentisable (θ* or SE* not finite): as far out as can be
+        stats[start : start + m] = np.where(np.isfinite(th_b) & np.isfinite(se_b), t, np.inf)
+        undefined = undefined + np.isnan(th_b).sum(axis=0)
     stats = np.where(np.isnan(stats), np.inf, stats)
     q = np.quantile(stats, ci, axis=0, method="inverted_cdf")
     with np.errstate(invalid="ignore"):
