@@ -8,11 +8,15 @@ k·c̄ / pass^k; pass^k per unit cost = pass^k / (k·c̄) — the definitions of
 :class:`passhat.cost_result.CostEstimate`. The candidate is compared with the baseline by the
 difference (candidate − baseline) and the ratio (candidate / baseline) of each.
 
-Their intervals are population-scope (tasks like these): a percentile bootstrap over the
+Their intervals are population-scope (tasks like these): from
+:data:`~passhat.compare.cost_result.FEW_TASKS` (100) units up a percentile bootstrap over the
 matched tasks that draws each task with both systems' values, so the pairing is kept (with a
-cluster coordinate, whole clusters are drawn). Resamples where a value is undefined (both
-systems with no all-k-pass: ∞ − ∞, or 0 / 0) are counted; any such resample makes that
-interval unbounded rather than silently dropped. There is no benchmark-scope interval: the
+cluster coordinate, whole clusters are the units and are drawn whole); below, where that
+bootstrap is too narrow, the symmetric bootstrap-t on the leave-one-unit-out jackknife
+standard error (:mod:`passhat.compare.cost_small`; ratios on the log scale). Each row's
+``interval`` names the rule. Resamples where a value is undefined (both systems with no
+all-k-pass: ∞ − ∞, or 0 / 0) are counted; any such resample makes that interval unbounded
+rather than silently dropped. There is no benchmark-scope interval: the
 costs' run-to-run spread is not modelled.
 
 Examples
@@ -321,7 +325,8 @@ def compare_cost(
     with no costed run for a system is left out of the pair (listed in ``dropped``), and a
     negative cost is an error naming it. Intervals: a percentile bootstrap over the matched
     tasks (whole clusters with a cluster coordinate) drawing both systems' values of a task
-    together, ``n_boot`` resamples from ``seed``.
+    together, ``n_boot`` resamples from ``seed``; below 100 units (tasks or clusters) the
+    symmetric bootstrap-t on the jackknife standard error (each row's ``interval`` says which).
 
     Parameters
     ----------

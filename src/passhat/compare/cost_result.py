@@ -203,11 +203,11 @@ class CostComparison(Result):
         small = {p: u for p, u in units.items() if 2 <= u < FEW_FOR_DIFFERENCES}
         if small:
             pairs = ", ".join(f"{b} vs {c}: {u}" for (b, c), u in small.items())
+            unit = "clusters" if self.settings.clusters else "matched tasks"
             out.append(
-                f"few {'clusters' if self.settings.clusters else 'matched tasks'} ({pairs}): "
-                f"below {FEW_FOR_DIFFERENCES} the difference intervals of cost / run and cost "
-                "/ success may be too narrow when costs are skewed (study "
-                f"compare_cost_coverage: {_SHORT_DIFFERENCES}); the ratios' intervals held"
+                f"few {unit} ({pairs}): below {FEW_FOR_DIFFERENCES} {unit} the intervals of the "
+                "differences (candidate − baseline) may be too narrow when costs are skewed "
+                f"(study compare_cost_coverage: {_SHORT_DIFFERENCES}); the ratios' held"
             )
         one = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
         one = [f"{b} vs {c}" for (b, c), t in one.items()
@@ -225,6 +225,11 @@ class CostComparison(Result):
                 "system: ∞ − ∞ or 0 / 0); their intervals are unbounded"
             )
         return tuple(out)
+
+    def _rules(self) -> list[str]:
+        """Per pair, the rule its intervals used (the ``interval`` column)."""
+        rules = self.table.groupby(["baseline", "candidate"], sort=False)["interval"].first()
+        return [f"{b} vs {c}: {rule}" for (b, c), rule in rules.items()]
 
     def view(self) -> Display:
         """Per pair: both systems' values and the difference and ratio with intervals."""
@@ -252,6 +257,7 @@ class CostComparison(Result):
             View(
                 title, frame, left=frozenset({"candidate", "metric"}), section_by="candidate",
                 notes=(f"{self.settings.ci:g} intervals, {self.method}",
+                       *self._rules(),
                        "cost / run: the tasks' mean cost per run, every run counted (unscored "
                        "ones too); cost / success = cost per run / mean; cost / all-k-pass = "
                        "k × cost per run / pass^k; pass^k / cost = its inverse",

@@ -1,6 +1,7 @@
-"""The small-sample interval of ``compare --cost``: below :data:`FEW_TASKS` matched tasks
-(or :data:`passhat.clusters.FEW_CLUSTERS` clusters) a symmetric bootstrap-t on the
-leave-one-out (jackknife) standard error replaces the percentile bootstrap.
+"""The small-sample interval of ``compare --cost``: below
+:data:`passhat.compare.cost_result.FEW_TASKS` units (matched tasks, or clusters with a
+cluster coordinate) a symmetric bootstrap-t on the leave-one-out (jackknife) standard error
+replaces the percentile bootstrap.
 
 Each compared value θ (a difference of two systems' cost figures, or the log of their ratio)
 is a smooth function of the two systems' sums over tasks. With G units (tasks, or clusters
