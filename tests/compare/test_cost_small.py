@@ -147,5 +147,5 @@ def test_rule_switches_at_few_tasks_and_warns_below_few_for_differences() -> Non
     few = FEW_FOR_DIFFERENCES - 1
     r = ph.compare_cost(ph.Trials.from_frame(_runs(few)), k=1, n_boot=200)
     note = [n for n in r.all_notes() if n.startswith(f"few matched tasks (base vs new: {few})")]
-    assert len(note) == 1 and "difference intervals" in note[0] and "study" in note[0]
+    assert len(note) == 1 and "intervals of the differences" in note[0] and "study" in note[0]
     assert r.to_dict()["cost"][0]["interval"].startswith("symmetric bootstrap-t")
