@@ -66,7 +66,7 @@ def test_bundled_agents_report_gains_the_category_and_cost_sections() -> None:
     from passhat.report.assemble import report_sections
 
     ids = [s.id for s in report_sections(res)]
-    assert ids[1:6] == ["data", "headline", "by_category", "cost", "spread"]
+    assert ids[1:7] == ["data", "headline", "by_category", "cost", "cost_comparison", "spread"]
     settings = report_stamp(res)["settings"]
     assert settings["by"] == {"asked": None, "shown": True}
     assert "scores" not in settings and "clusters" not in settings
