@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from passhat._format import num
 from passhat._paper import PaperTable, interval_cell, level_words, metric_label
 from passhat._repr import Display, View, interval_text
-from passhat._result import Records, Result, records
+from passhat._result import Result, records
 from passhat.errors import OptionError
 from passhat.hierarchical import Column
 from passhat.intervals import outside_mask
@@ -136,10 +136,7 @@ class Ranking(Result):
             # each category's rows name their interval's method; so do the overall ones
             # (stacked with them by --csv, a row is read on its own)
             how = str(self.settings.get("value_interval", ""))
-            doc["leaderboard"] = Records(
-                ({**r, "method": how} for r in doc["leaderboard"]),
-                columns=[*self.table.columns, "method"],
-            )
+            doc["leaderboard"] = records(self.table.assign(method=how))
             doc["by"] = inner["by"]
             doc["category_settings"] = inner["settings"]
             for key in ("by_category", "category_pairs", "category_tests"):
