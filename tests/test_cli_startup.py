@@ -184,6 +184,7 @@ def test_estimate_of_an_example_imports_one_reader_and_no_dask() -> None:
         ["estimate", "--example", "tau-airline", "--k", "1-4"],
         ["estimate", "--example", "tau-airline", "-q"],
         ["estimate", "--format", "tau-bench", "TAU"],
+        ["estimate", "TAU", "--k", "1-4"],  # sniffed: the registry imports no reader to sniff
     ],
 )
 def test_plain_estimate_of_a_tau_bench_file_imports_no_table_library(argv: list[str]) -> None:

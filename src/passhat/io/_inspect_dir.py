@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from passhat.errors import FormatError
 from passhat.io._registry import file_head
+
+if TYPE_CHECKING:  # numpy loads where two logs are compared: telling a log by its head needs none
+    import pandas as pd
 
 __all__ = ["log_files", "looks_like_log", "other_files", "refuse_repeated_runs"]
 
@@ -77,6 +78,8 @@ def refuse_repeated_runs(
     """Two logs of one directory holding the same (model, sample, epoch): a rerun or a copy.
     ``frame`` stacks the logs ``names`` of ``sizes`` rows each. Named by file (a row number of
     the stacked logs would say nothing)."""
+    import numpy as np
+
     keys = frame[["system", "task_id", "trial"]]
     dup = keys.duplicated(keep=False).to_numpy()
     if not dup.any():

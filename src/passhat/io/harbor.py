@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame, scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io._scores import as_dict, check_threshold, json_score, one_line, verdicts
@@ -362,17 +363,4 @@ def _notes(jobs: list[_Job]) -> list[str]:
     return notes
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        try:
-            return bool(job_dirs(path))
-        except OSError:
-            return False
-    if path.name != "result.json":
-        return False
-    if '"n_total_trials"' in head:
-        return _is_job(path.parent)
-    return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
-
-
-register_reader("harbor", read_harbor, sniff=_sniff, priority=13)
+register_reader("harbor", read_harbor, sniff=_sniff.harbor, priority=13)

@@ -54,6 +54,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
@@ -414,13 +415,7 @@ def _read_log_dir(
     return trials
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return bool(log_files(path))
-    return looks_like_log(path, head)
-
-
-register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
+register_reader("inspect", read_inspect_log, sniff=_sniff.inspect, priority=15)
 
 
 # ----------------------------------------------------------------- traces

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scores import as_dict, json_score, one_line
@@ -279,12 +280,4 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir() or not head.lstrip().startswith("{"):
-        return False
-    if '"evalId"' in head and '"results"' in head:
-        return True
-    return '"testIdx"' in head and '"promptIdx"' in head and '"version"' in head
-
-
-register_reader("promptfoo", read_promptfoo, sniff=_sniff, priority=17)
+register_reader("promptfoo", read_promptfoo, sniff=_sniff.promptfoo, priority=17)

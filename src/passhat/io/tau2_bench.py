@@ -46,7 +46,6 @@ Examples
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -54,6 +53,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError
+from passhat.io import _sniff
 from passhat.io._json import (
     file_stem,
     load_json,
@@ -272,22 +272,7 @@ def read_tau2_bench(
     return Trials.from_frame(df, where=str(path), source={"system_from": system_from, **extra})
 
 
-_OBJECT_START = re.compile(r"^\s*\{")
-
-
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return (path / "results.json").is_file()
-    if not _OBJECT_START.match(head):
-        return False
-    if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):
-        return True
-    # big task lists can push "simulations" past the sniffed head
-    has_info = '"agent_info"' in head or '"user_info"' in head
-    return has_info and ('"tasks"' in head or '"simulation_index"' in head)
-
-
-register_reader("tau2-bench", read_tau2_bench, sniff=_sniff, priority=25)
+register_reader("tau2-bench", read_tau2_bench, sniff=_sniff.tau2_bench, priority=25)
 
 
 # ----------------------------------------------------------------- traces

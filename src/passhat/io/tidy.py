@@ -21,21 +21,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passhat.errors import FormatError, InputError, ValidationError
+from passhat.errors import FormatError, ValidationError
+from passhat.io import _sniff
 from passhat.io._json import damaged_gzip, jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
     _open_text,
     delimiter,
-    file_kind,
     header,
-    header_delimiter,
     is_gzip,
     na_except_ids,
     resolve_columns,
-    source_files,
 )
 from passhat.io._scores import missing_success
+from passhat.io._sniff import is_count_schema
 from passhat.io._system_column import (
     find_system_column,
     system_column_note,
@@ -243,67 +242,6 @@ def _stream(path: Path, **options: Any) -> Any:
     return aggregate_counts(path, **options)
 
 
-def _first_line(head: str) -> str:
-    return head.splitlines()[0] if head.strip() else ""
-
-
-def _looks_tabular_csv(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("csv", "tsv"))
-    kind = file_kind(path)
-    if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
-        return False
-    first = _first_line(head)
-    sep = "\t" if kind == "tsv" else header_delimiter(first)
-    return sep in first and not first.lstrip().startswith(("{", "["))
-
-
-def _looks_jsonl(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("jsonl",))
-    lines = [ln for ln in head.splitlines() if ln.strip()]
-    return (
-        bool(lines)
-        and lines[0].lstrip().startswith("{")
-        and (file_kind(path) == "jsonl" or (len(lines) > 1 and lines[1].lstrip().startswith("{")))
-    )
-
-
-def _looks_parquet(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("parquet",))
-    if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
-        return False
-    try:
-        return not is_count_schema(header(path))
-    except FormatError:
-        return True  # named .parquet: the reader says what is wrong with it
-
-
-def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
-    """A directory of part files of these kinds (not a τ²-bench run directory)."""
-    if (path / "results.json").is_file():
-        return False
-    try:
-        files = source_files(path)
-    except InputError:
-        return False
-    return (file_kind(files[0]) or "csv") in kinds
-
-
-def is_count_schema(names: list[str]) -> bool:
-    """Whether column names are a count table's (``task_id``/``task``, ``n``, ``c``, no
-    ``success``).
-
-    Examples
-    --------
-    >>> is_count_schema(["task_id", "n", "c"]), is_count_schema(["task_id", "success"])
-    (True, False)
-    """
-    cols = {str(c).strip() for c in names}
-    return {"n", "c"} <= cols and bool(cols & {"task_id", "task"}) and "success" not in cols
-
-
-register_reader("csv", read_csv, sniff=_looks_tabular_csv, priority=80, stream=_stream)
-register_reader("jsonl", read_jsonl, sniff=_looks_jsonl, priority=80, stream=_stream)
-register_reader("parquet", read_parquet, sniff=_looks_parquet, priority=10, stream=_stream)
+register_reader("csv", read_csv, sniff=_sniff.tabular_csv, priority=80, stream=_stream)
+register_reader("jsonl", read_jsonl, sniff=_sniff.jsonl, priority=80, stream=_stream)
+register_reader("parquet", read_parquet, sniff=_sniff.parquet, priority=10, stream=_stream)

@@ -1,0 +1,290 @@
+"""The sniffers of passhat's own trial and count readers, apart from the readers.
+
+A sniffer says from a file's name and first 64 KiB (``head``) whether the file is in its format.
+The reader modules register these very functions (:func:`passhat.io._registry.register_reader`),
+and :func:`passhat.io._registry.sniff` runs them from :data:`SNIFFERS` without importing the
+reader modules, which load pandas: ``passhat estimate FILE`` imports the one reader it chose,
+not all twelve. A sniffer needing a reader's own helper (a directory's layout, a Parquet schema)
+imports it when it gets there. ``tests/io/test_registry.py`` checks that this table and the
+registrations agree (name, kind, priority, function).
+
+Examples
+--------
+>>> [s.name for s in SNIFFERS][:3]
+['parquet', 'lm-eval', 'harbor']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from passhat.io._inspect_dir import looks_like_log
+from passhat.io._scan import delimiter, file_kind, header_delimiter
+
+__all__ = [
+    "HELM_FILE",
+    "HELM_RUN_FILES",
+    "LM_EVAL_RESULTS",
+    "LM_EVAL_SAMPLES",
+    "SNIFFERS",
+    "Sniffer",
+    "is_count_schema",
+]
+
+
+@dataclass(frozen=True)
+class Sniffer:
+    """A built-in reader's sniffer, its format name, kind and priority (lower sniffs first)."""
+
+    name: str
+    kind: str
+    priority: int
+    sniff: Callable[[Path, str], bool]
+
+
+# ------------------------------------------------------------------ tidy tables
+def _first_line(head: str) -> str:
+    return head.splitlines()[0] if head.strip() else ""
+
+
+def is_count_schema(names: list[str]) -> bool:
+    """Whether column names are a count table's (``task_id``/``task``, ``n``, ``c``, no
+    ``success``).
+
+    Examples
+    --------
+    >>> is_count_schema(["task_id", "n", "c"]), is_count_schema(["task_id", "success"])
+    (True, False)
+    """
+    cols = {str(c).strip() for c in names}
+    return {"n", "c"} <= cols and bool(cols & {"task_id", "task"}) and "success" not in cols
+
+
+def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
+    """A directory of part files of these kinds (not a τ²-bench run directory)."""
+    from passhat.errors import InputError
+    from passhat.io._scan import source_files
+
+    if (path / "results.json").is_file():
+        return False
+    try:
+        files = source_files(path)
+    except InputError:
+        return False
+    return (file_kind(files[0]) or "csv") in kinds
+
+
+def tabular_csv(path: Path, head: str) -> bool:
+    """A CSV or TSV trial table (or a directory of them)."""
+    if path.is_dir():
+        return _dataset_of(path, ("csv", "tsv"))
+    kind = file_kind(path)
+    if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
+        return False
+    first = _first_line(head)
+    sep = "\t" if kind == "tsv" else header_delimiter(first)
+    return sep in first and not first.lstrip().startswith(("{", "["))
+
+
+def jsonl(path: Path, head: str) -> bool:
+    """A JSON-lines trial table (or a directory of them)."""
+    if path.is_dir():
+        return _dataset_of(path, ("jsonl",))
+    lines = [ln for ln in head.splitlines() if ln.strip()]
+    return (
+        bool(lines)
+        and lines[0].lstrip().startswith("{")
+        and (file_kind(path) == "jsonl" or (len(lines) > 1 and lines[1].lstrip().startswith("{")))
+    )
+
+
+def parquet(path: Path, head: str) -> bool:
+    """A Parquet trial table (not a count table), or a directory of them."""
+    if path.is_dir():
+        return _dataset_of(path, ("parquet",))
+    if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
+        return False
+    from passhat.errors import FormatError
+    from passhat.io._scan import header
+
+    try:
+        return not is_count_schema(header(path))
+    except FormatError:
+        return True  # named .parquet: the reader says what is wrong with it
+
+
+def counts(path: Path, head: str) -> bool:
+    """A count table (``task_id``, ``n``, ``c``): CSV/TSV, JSON lines or Parquet."""
+    if path.is_dir():
+        return False
+    kind = file_kind(path)
+    if kind == "parquet" or head.startswith("PAR1"):
+        from passhat.io._scan import header
+
+        return is_count_schema(header(path))
+    first = head.splitlines()[0] if head.strip() else ""
+    if first.lstrip().startswith("{"):
+        import json
+
+        try:
+            return is_count_schema(list(json.loads(first)))
+        except (ValueError, RecursionError):  # not one JSON object per line: not counts
+            return False
+    return is_count_schema([c.strip('"') for c in first.split(delimiter(path))])
+
+
+# --------------------------------------------------------------- other harnesses
+def harbor(path: Path, head: str) -> bool:
+    """A Harbor job (directory or ``result.json``)."""
+    if path.is_dir():
+        from passhat.io.harbor import job_dirs
+
+        try:
+            return bool(job_dirs(path))
+        except OSError:
+            return False
+    if path.name != "result.json":
+        return False
+    if '"n_total_trials"' in head:
+        from passhat.io.harbor import _is_job
+
+        return _is_job(path.parent)
+    return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
+
+
+#: HELM's per-instance statistics, and the other files of a HELM run directory.
+HELM_FILE = "per_instance_stats.json"
+HELM_RUN_FILES = frozenset({"stats.json", "run_spec.json", "scenario_state.json", "scenario.json"})
+
+
+def helm(path: Path, head: str) -> bool:
+    """HELM's per-instance statistics (a file, a run directory or a suite)."""
+    if path.is_dir():
+        from passhat.io.helm import stats_files
+
+        return bool(stats_files(path))
+    if path.name == HELM_FILE or (
+        path.name in HELM_RUN_FILES and (path.parent / HELM_FILE).is_file()
+    ):
+        return True
+    text = head.lstrip()
+    return (
+        text.startswith("[")
+        and '"instance_id"' in head
+        and '"train_trial_index"' in head
+        and '"stats"' in head
+    )
+
+
+def inspect(path: Path, head: str) -> bool:
+    """An Inspect AI log (``.eval`` or JSON) or a directory of them."""
+    if path.is_dir():
+        from passhat.io._inspect_dir import log_files
+
+        return bool(log_files(path))
+    return looks_like_log(path, head)
+
+
+#: lm-evaluation-harness file names: a task's samples, and a run's aggregated results.
+LM_EVAL_SAMPLES = re.compile(
+    r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)"
+    r"\.jsonl(?:\.gz)?$"
+)
+LM_EVAL_RESULTS = re.compile(
+    r"^results_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$"
+)
+
+
+def lm_eval(path: Path, head: str) -> bool:
+    """lm-evaluation-harness samples (a file, a results file or an output directory)."""
+    if path.is_dir():
+        from passhat.io.lm_eval import samples_files
+
+        return bool(samples_files(path))
+    if LM_EVAL_SAMPLES.match(path.name):
+        return True
+    if LM_EVAL_RESULTS.match(path.name):
+        return '"results"' in head and ('"n-samples"' in head or '"configs"' in head)
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")
+    return first.lstrip().startswith("{") and '"doc_id"' in first and '"filtered_resps"' in first
+
+
+def promptfoo(path: Path, head: str) -> bool:
+    """A promptfoo results file."""
+    if path.is_dir() or not head.lstrip().startswith("{"):
+        return False
+    if '"evalId"' in head and '"results"' in head:
+        return True
+    return '"testIdx"' in head and '"promptIdx"' in head and '"version"' in head
+
+
+def swebench(path: Path, head: str) -> bool:
+    """A SWE-bench run report or experiment results (or a directory of them)."""
+    if path.is_dir():
+        from passhat.io.swebench import report_files
+
+        return bool(report_files(path)[1])
+    if not head.lstrip().startswith("{"):
+        return False
+    if '"resolved_ids"' in head and '"unresolved_ids"' in head:
+        return True
+    return '"resolved"' in head and any(
+        f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
+    )
+
+
+_OBJECT_START = re.compile(r"^\s*\{")
+
+
+def tau2_bench(path: Path, head: str) -> bool:
+    """τ²-bench results (a file or a run directory)."""
+    if path.is_dir():
+        return (path / "results.json").is_file()
+    if not _OBJECT_START.match(head):
+        return False
+    if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):
+        return True
+    # big task lists can push "simulations" past the sniffed head
+    has_info = '"agent_info"' in head or '"user_info"' in head
+    return has_info and ('"tasks"' in head or '"simulation_index"' in head)
+
+
+_ARRAY_OF_OBJECTS = re.compile(r"^\s*\[\s*\{")
+
+
+def tau_bench(path: Path, head: str) -> bool:
+    """A τ-bench result file (a JSON array of runs with ``traj`` or ``info``)."""
+    if not _ARRAY_OF_OBJECTS.match(head):
+        return False
+    window = head[:65536]
+    return (
+        '"task_id"' in window
+        and '"reward"' in window
+        and ('"traj"' in window or '"info"' in window)
+        and '"simulations"' not in window
+    )
+
+
+#: The built-in trial and count readers' sniffers, in sniffing order (priority, then name).
+SNIFFERS: tuple[Sniffer, ...] = tuple(
+    sorted(
+        (
+            Sniffer("parquet", "trials", 10, parquet),
+            Sniffer("lm-eval", "trials", 12, lm_eval),
+            Sniffer("harbor", "trials", 13, harbor),
+            Sniffer("helm", "trials", 14, helm),
+            Sniffer("inspect", "trials", 15, inspect),
+            Sniffer("swe-bench", "trials", 16, swebench),
+            Sniffer("promptfoo", "trials", 17, promptfoo),
+            Sniffer("counts", "counts", 20, counts),
+            Sniffer("tau2-bench", "trials", 25, tau2_bench),
+            Sniffer("tau-bench", "trials", 30, tau_bench),
+            Sniffer("csv", "trials", 80, tabular_csv),
+            Sniffer("jsonl", "trials", 80, jsonl),
+        ),
+        key=lambda s: (s.priority, s.name),
+    )
+)
