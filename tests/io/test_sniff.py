@@ -52,8 +52,8 @@ def _imported_after_sniffing(path: Path) -> tuple[str | None, list[str]]:
 #: The reader modules (each imports pandas) of passhat's trial and count formats.
 READER_MODULES = {
     f"passhat.io.{m}"
-    for m in ("counts", "harbor", "helm", "inspect_log", "lm_eval", "promptfoo", "swebench")
-    + ("tau2_bench", "tau_bench", "tidy", "steps_jsonl")
+    for m in "counts harbor helm inspect_log lm_eval promptfoo swebench".split()
+    + "tau2_bench tau_bench tidy steps_jsonl".split()
 }
 
 
