@@ -23,9 +23,10 @@ TAU = Path(_sniff.__file__).parents[1] / "examples" / "tau_airline" / "gpt-4o-ai
 
 def test_table_is_the_registrations() -> None:
     """:data:`SNIFFERS` lists every built-in trial and count reader with the priority it
-    registers and the very sniffer function it registers, in sniffing order."""
+    registers and the very sniffer function it registers for a file (a reader that also reads
+    directories wraps it with its directory test), in sniffing order."""
     registered = [
-        (r.name, r.kind, r.priority, r.sniff)
+        (r.name, r.kind, r.priority, getattr(r.sniff, "file_sniff", r.sniff))
         for r in _registry.readers(("trials", "counts"))
         if r.read.__module__.startswith("passhat.io.")
     ]

@@ -224,7 +224,7 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
     >>> sniff(f, file_head(f)).name
     'csv'
     """
-    for reader in _sniffing_order(kinds):
+    for reader in _sniffing_order(kinds) if not path.is_dir() else readers(kinds):
         try:
             if reader.sniff(path, head):
                 return _loaded(reader)
@@ -234,9 +234,10 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
 
 
 def _sniffing_order(kinds: Iterable[str]) -> list[Any]:
-    """The readers of these kinds in sniffing order (priority, then name): those registered,
-    and the built-in ones not imported yet by their sniffers alone (:mod:`passhat.io._sniff`,
-    which covers trial and count tables; other kinds import every reader module)."""
+    """The sniffers of a file for readers of these kinds, in sniffing order (priority, then
+    name): the registered readers', and the built-in ones not imported yet by their file
+    sniffers alone (:mod:`passhat.io._sniff`, for trial and count tables; other kinds import
+    every reader module)."""
     from passhat.io._sniff import SNIFFERS  # here: _sniff imports modules that import this one
 
     wanted = set(kinds)

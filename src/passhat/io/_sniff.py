@@ -1,12 +1,13 @@
 """The sniffers of passhat's own trial and count readers, apart from the readers.
 
 A sniffer says from a file's name and first 64 KiB (``head``) whether the file is in its format.
-The reader modules register these very functions (:func:`passhat.io._registry.register_reader`),
-and :func:`passhat.io._registry.sniff` runs them from :data:`SNIFFERS` without importing the
-reader modules, which load pandas: ``passhat estimate FILE`` imports the one reader it chose,
-not all twelve. A sniffer needing a reader's own helper (a directory's layout, a Parquet schema)
-imports it when it gets there. ``tests/io/test_registry.py`` checks that this table and the
-registrations agree (name, kind, priority, function).
+The reader modules register these very functions (:func:`passhat.io._registry.register_reader`;
+a reader that also reads a directory adds its directory test with :func:`with_directories`), and
+:func:`passhat.io._registry.sniff` runs them on a file from :data:`SNIFFERS`, in the same order,
+without importing the reader modules, which load pandas: ``passhat estimate FILE`` imports the
+one reader it chose, not all twelve (a directory is sniffed by the registered readers, all
+imported). ``tests/io/test_sniff.py`` checks that this table and the registrations agree (name,
+kind, priority, function) and give the same answers.
 
 Examples
 --------
@@ -21,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from passhat.io._inspect_dir import looks_like_log
-from passhat.io._scan import delimiter, file_kind, header_delimiter
+from passhat.errors import FormatError, InputError
+from passhat.io._scan import delimiter, file_kind, header, header_delimiter, source_files
 
 __all__ = [
     "HELM_FILE",
@@ -31,7 +32,10 @@ __all__ = [
     "LM_EVAL_SAMPLES",
     "SNIFFERS",
     "Sniffer",
+    "harbor_job",
     "is_count_schema",
+    "looks_like_log",
+    "with_directories",
 ]
 
 
@@ -43,6 +47,27 @@ class Sniffer:
     kind: str
     priority: int
     sniff: Callable[[Path, str], bool]
+
+
+def with_directories(
+    file_sniff: Callable[[Path, str], bool], dir_sniff: Callable[[Path], bool]
+) -> Callable[[Path, str], bool]:
+    """The sniffer a reader registers: ``dir_sniff`` for a directory (it needs the reader's
+    own helpers), else ``file_sniff`` (the one :data:`SNIFFERS` lists, kept as ``.file_sniff``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> sniff = with_directories(tau_bench, lambda path: True)
+    >>> sniff(Path(tempfile.mkdtemp()), ""), sniff.file_sniff is tau_bench
+    (True, True)
+    """
+
+    def sniff(path: Path, head: str) -> bool:
+        return dir_sniff(path) if path.is_dir() else file_sniff(path, head)
+
+    sniff.file_sniff = file_sniff  # type: ignore[attr-defined]
+    return sniff
 
 
 # ------------------------------------------------------------------ tidy tables
@@ -65,9 +90,6 @@ def is_count_schema(names: list[str]) -> bool:
 
 def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
     """A directory of part files of these kinds (not a τ²-bench run directory)."""
-    from passhat.errors import InputError
-    from passhat.io._scan import source_files
-
     if (path / "results.json").is_file():
         return False
     try:
@@ -107,9 +129,6 @@ def parquet(path: Path, head: str) -> bool:
         return _dataset_of(path, ("parquet",))
     if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
         return False
-    from passhat.errors import FormatError
-    from passhat.io._scan import header
-
     try:
         return not is_count_schema(header(path))
     except FormatError:
@@ -122,8 +141,6 @@ def counts(path: Path, head: str) -> bool:
         return False
     kind = file_kind(path)
     if kind == "parquet" or head.startswith("PAR1"):
-        from passhat.io._scan import header
-
         return is_count_schema(header(path))
     first = head.splitlines()[0] if head.strip() else ""
     if first.lstrip().startswith("{"):
@@ -137,21 +154,21 @@ def counts(path: Path, head: str) -> bool:
 
 
 # --------------------------------------------------------------- other harnesses
-def harbor(path: Path, head: str) -> bool:
-    """A Harbor job (directory or ``result.json``)."""
-    if path.is_dir():
-        from passhat.io.harbor import job_dirs
+def harbor_job(path: Path) -> bool:
+    """Whether a directory is a Harbor job: its ``result.json`` counts trials."""
+    f = path / "result.json"
+    if not f.is_file():
+        return False
+    with open(f, "rb") as fh:
+        return b'"n_total_trials"' in fh.read(65536)
 
-        try:
-            return bool(job_dirs(path))
-        except OSError:
-            return False
+
+def harbor(path: Path, head: str) -> bool:
+    """A Harbor job's or trial's ``result.json`` (a directory: :mod:`passhat.io.harbor`)."""
     if path.name != "result.json":
         return False
     if '"n_total_trials"' in head:
-        from passhat.io.harbor import _is_job
-
-        return _is_job(path.parent)
+        return harbor_job(path.parent)
     return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
 
 
@@ -161,11 +178,8 @@ HELM_RUN_FILES = frozenset({"stats.json", "run_spec.json", "scenario_state.json"
 
 
 def helm(path: Path, head: str) -> bool:
-    """HELM's per-instance statistics (a file, a run directory or a suite)."""
-    if path.is_dir():
-        from passhat.io.helm import stats_files
-
-        return bool(stats_files(path))
+    """HELM's per-instance statistics, or another file of its run (a directory:
+    :mod:`passhat.io.helm`)."""
     if path.name == HELM_FILE or (
         path.name in HELM_RUN_FILES and (path.parent / HELM_FILE).is_file()
     ):
@@ -179,13 +193,27 @@ def helm(path: Path, head: str) -> bool:
     )
 
 
-def inspect(path: Path, head: str) -> bool:
-    """An Inspect AI log (``.eval`` or JSON) or a directory of them."""
-    if path.is_dir():
-        from passhat.io._inspect_dir import log_files
+def looks_like_log(path: Path, head: str) -> bool:
+    """Whether a file is an Inspect AI log: an ``.eval`` (a zip archive, damaged ones included:
+    the reader refuses them by name) or a JSON log (``head``: its first characters). A directory
+    of them: :mod:`passhat.io.inspect_log`."""
+    if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
+        return True
+    if head.startswith("PK"):  # a zip under another name: an .eval log by its members
+        if "_journal/" in head[:512] or "header.json" in head:
+            import zipfile
 
-        return bool(log_files(path))
-    return looks_like_log(path, head)
+            return zipfile.is_zipfile(path)
+        return False
+    text = head.lstrip()
+    if not text.startswith("{"):
+        return False
+    window = text[:4096]
+    return (
+        '"eval"' in window
+        and '"version"' in window
+        and ('"status"' in window or '"plan"' in window)
+    )
 
 
 #: lm-evaluation-harness file names: a task's samples, and a run's aggregated results.
@@ -199,11 +227,7 @@ LM_EVAL_RESULTS = re.compile(
 
 
 def lm_eval(path: Path, head: str) -> bool:
-    """lm-evaluation-harness samples (a file, a results file or an output directory)."""
-    if path.is_dir():
-        from passhat.io.lm_eval import samples_files
-
-        return bool(samples_files(path))
+    """lm-evaluation-harness samples or results (a directory: :mod:`passhat.io.lm_eval`)."""
     if LM_EVAL_SAMPLES.match(path.name):
         return True
     if LM_EVAL_RESULTS.match(path.name):
@@ -222,11 +246,7 @@ def promptfoo(path: Path, head: str) -> bool:
 
 
 def swebench(path: Path, head: str) -> bool:
-    """A SWE-bench run report or experiment results (or a directory of them)."""
-    if path.is_dir():
-        from passhat.io.swebench import report_files
-
-        return bool(report_files(path)[1])
+    """A SWE-bench run report or experiment results (a directory: :mod:`passhat.io.swebench`)."""
     if not head.lstrip().startswith("{"):
         return False
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
@@ -276,7 +296,7 @@ SNIFFERS: tuple[Sniffer, ...] = tuple(
             Sniffer("lm-eval", "trials", 12, lm_eval),
             Sniffer("harbor", "trials", 13, harbor),
             Sniffer("helm", "trials", 14, helm),
-            Sniffer("inspect", "trials", 15, inspect),
+            Sniffer("inspect", "trials", 15, looks_like_log),
             Sniffer("swe-bench", "trials", 16, swebench),
             Sniffer("promptfoo", "trials", 17, promptfoo),
             Sniffer("counts", "counts", 20, counts),

@@ -64,6 +64,7 @@ from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame, scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io._scores import as_dict, check_threshold, json_score, one_line, verdicts
+from passhat.io._sniff import harbor_job as _is_job
 from passhat.trials import Trials
 
 __all__ = ["job_dirs", "read_harbor"]
@@ -79,14 +80,6 @@ class _Job:
     result: dict[str, Any]
     trials: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
-
-
-def _is_job(path: Path) -> bool:
-    f = path / "result.json"
-    if not f.is_file():
-        return False
-    with open(f, "rb") as fh:
-        return b'"n_total_trials"' in fh.read(65536)
 
 
 def job_dirs(path: Path) -> list[Path]:
@@ -363,4 +356,13 @@ def _notes(jobs: list[_Job]) -> list[str]:
     return notes
 
 
-register_reader("harbor", read_harbor, sniff=_sniff.harbor, priority=13)
+def _job_dirs_in(path: Path) -> bool:
+    try:
+        return bool(job_dirs(path))
+    except OSError:
+        return False
+
+
+register_reader(
+    "harbor", read_harbor, sniff=_sniff.with_directories(_sniff.harbor, _job_dirs_in), priority=13
+)

@@ -367,4 +367,9 @@ def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) ->
     return notes
 
 
-register_reader("helm", read_helm, sniff=_sniff.helm, priority=14)
+register_reader(
+    "helm",
+    read_helm,
+    sniff=_sniff.with_directories(_sniff.helm, lambda path: bool(stats_files(path))),
+    priority=14,
+)

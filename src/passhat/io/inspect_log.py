@@ -415,7 +415,12 @@ def _read_log_dir(
     return trials
 
 
-register_reader("inspect", read_inspect_log, sniff=_sniff.inspect, priority=15)
+register_reader(
+    "inspect",
+    read_inspect_log,
+    sniff=_sniff.with_directories(looks_like_log, lambda path: bool(log_files(path))),
+    priority=15,
+)
 
 
 # ----------------------------------------------------------------- traces

@@ -440,5 +440,9 @@ def _notes(path: Path, runs: list[_Run], choice: dict[str, _Choice]) -> list[str
 
 
 register_reader(
-    "lm-eval", read_lm_eval, sniff=_sniff.lm_eval, priority=12, aliases=("lm-evaluation-harness",)
+    "lm-eval",
+    read_lm_eval,
+    sniff=_sniff.with_directories(_sniff.lm_eval, lambda path: bool(samples_files(path))),
+    priority=12,
+    aliases=("lm-evaluation-harness",),
 )

@@ -340,5 +340,9 @@ def read_swebench(
 
 
 register_reader(
-    "swe-bench", read_swebench, sniff=_sniff.swebench, priority=16, aliases=("swebench",)
+    "swe-bench",
+    read_swebench,
+    sniff=_sniff.with_directories(_sniff.swebench, lambda path: bool(report_files(path)[1])),
+    priority=16,
+    aliases=("swebench",),
 )
