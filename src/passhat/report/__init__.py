@@ -172,7 +172,7 @@ def report(
     a run without a cost) leave their section in the report as "not shown" with the reason.
     Tasks with a ``cluster`` column (or ``--map cluster=COLUMN``) get the cluster bootstrap in
     the headline's population intervals, as :func:`passhat.estimate` (below 20 clusters the
-    cluster-robust logit-t interval); the headline names the clusters and the rule below 20.
+    cluster jackknife logit-t interval); the headline names the clusters and the rule below 20.
 
     Returns
     -------
