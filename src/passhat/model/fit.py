@@ -347,7 +347,7 @@ def _fit_joint(
             f"model={model!r} takes {{param}}=JointPriors(...) (passhat.model.joint_build)",
             param="priors",
         )
-    return fit_joint(data, priors=priors, model=model, **kw)
+    return fit_joint(data, priors=priors, model=model, method=method, **kw)
 
 
 def fit_notes(result: Fit) -> list[str]:
