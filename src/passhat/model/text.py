@@ -509,6 +509,8 @@ def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
     'independence MH (t proposal at the mode; PSIS k̂ 0.27 ≤ 0.7, 81% accepted)'
     >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1})
     'NUTS (nutpie; the independence sampler was not used: PSIS k̂ 0.93 > 0.7)'
+    >>> imh_label("nutpie", {"khat": 0.5, "acceptance": 0.3, "ess_min": 120.4})
+    'NUTS (nutpie; the independence sampler was not used: its chains mixed too slowly: smallest ESS 120)'
     >>> imh_label("nutpie", None)
     'NUTS (nutpie)'
     """
@@ -520,5 +522,10 @@ def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
     if imh is None:
         return f"NUTS ({sampler})"
     k = imh.get("khat")
-    why = "no mode found" if k is None else f"PSIS k̂ {k:.2f} > 0.7"
+    if k is None:
+        why = "no mode found"
+    elif k > 0.7:
+        why = f"PSIS k̂ {k:.2f} > 0.7"
+    else:
+        why = f"its chains mixed too slowly: smallest ESS {imh.get('ess_min', 0):.0f}"
     return f"NUTS ({sampler}; the independence sampler was not used: {why})"
