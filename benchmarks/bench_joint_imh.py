@@ -74,16 +74,21 @@ def main() -> None:
             name = f"{method}->{f.sampler}:{seed}"
             fits[name] = (m, s, se_m, se_s, e)
             names = list(q)
-            print(f"{name}: CPU {cpu:.1f} s (first NUTS fit includes compiling), min ESS "
-                  f"{e.min():.0f}, median ESS {np.median(e):.0f}; {f.method_label}", flush=True)
+            print(
+                f"{name}: CPU {cpu:.1f} s (first NUTS fit includes compiling), min ESS "
+                f"{e.min():.0f}, median ESS {np.median(e):.0f}; {f.method_label}",
+                flush=True,
+            )
     for a, b in itertools.combinations(fits, 2):
         (m1, s1, sm1, ss1, _), (m2, s2, sm2, ss2, _) = fits[a], fits[b]
         zm = (m1 - m2) / np.hypot(sm1, sm2)
         zs = (s1 - s2) / np.hypot(ss1, ss2)
-        print(f"{a} vs {b}: {len(zm)} quantities; means max |z| {np.abs(zm).max():.2f} "
-              f"({names[np.abs(zm).argmax()]}; |z| > 2: {(np.abs(zm) > 2).sum()}), sds max |z| "
-              f"{np.abs(zs).max():.2f} ({names[np.abs(zs).argmax()]}; |z| > 2: "
-              f"{(np.abs(zs) > 2).sum()})")
+        print(
+            f"{a} vs {b}: {len(zm)} quantities; means max |z| {np.abs(zm).max():.2f} "
+            f"({names[np.abs(zm).argmax()]}; |z| > 2: {(np.abs(zm) > 2).sum()}), sds max |z| "
+            f"{np.abs(zs).max():.2f} ({names[np.abs(zs).argmax()]}; |z| > 2: "
+            f"{(np.abs(zs) > 2).sum()})"
+        )
 
 
 if __name__ == "__main__":

@@ -149,7 +149,9 @@ def fit_joint(
         }
     )
     if imh is not None:  # the independence sampler was tried: what its check found
-        finite = {k: (v if np.isfinite(v) else None) for k, v in imh.items()}
+        finite = {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in imh.items()
+        }
         posterior.attrs["passhat_imh"] = json.dumps(finite)
     sample_stats = xr.Dataset(
         {"diverging": (("chain", "draw"), res["diverging"])},

@@ -54,6 +54,7 @@ __all__ = [
     "DF",
     "ESS_SHARE",
     "KHAT_MAX",
+    "MIN_CELLS_PER_PARAMETER",
     "RHAT_MAX",
     "ImhDraws",
     "imh_sample",
@@ -67,6 +68,9 @@ KHAT_MAX = 0.7
 #: The chains must also mix: R-hat at most this, bulk and tail ESS of every parameter at least
 #: this share of the draws (NUTS reaches 0.7-0.8 on the benchmark's 20 × 500 × 5 design).
 RHAT_MAX, ESS_SHARE = 1.01, 0.25
+#: Tried only with at least this many observed cells per sampled parameter (S + 2): with
+#: fewer the posterior is skewed (σ_β, κ weakly identified) and a t proposal misses its tails.
+MIN_CELLS_PER_PARAMETER = 50
 #: Degrees of freedom of the multivariate-t proposal.
 DF = 30.0
 #: Proposals drawn to pick each chain's starting point (sampling–importance resampling).
@@ -283,28 +287,33 @@ def joint_log_density(
 def sample_joint_imh(
     quad: Any, priors: Any, *, chains: int, draws: int, seed: int, df: float | None = None
 ) -> tuple[dict[str, NDArray[Any]] | None, dict[str, Any]]:
-    """The joint model's posterior draws by independence MH, or None when k̂ > KHAT_MAX or
-    the chains mix worse than RHAT_MAX / ESS_SHARE.
+    """The joint model's posterior draws by independence MH, or None when the data have fewer
+    than MIN_CELLS_PER_PARAMETER cells per parameter (then ``cells`` is recorded and nothing
+    is sampled), k̂ > KHAT_MAX or the chains mix worse than RHAT_MAX / ESS_SHARE.
 
     Returns the draws as :func:`passhat.model.joint_fit` extracts NUTS's (``theta``,
     ``task_sd``, ``kappa``, ``diverging``: none) and what the proposal's check found
     (``khat``, ``acceptance``, ``evaluations``, ``df``, then ``r_hat_max`` and ``ess_min``
-    when k̂ passed; ``khat`` is inf when no mode was found).
+    when k̂ passed; ``khat`` is inf when no mode was found), and when the draws are refused
+    why: ``refused`` is "cells", "mode", "khat" or "mixing".
     """
     from passhat.model.joint_build import quad_model_data
 
     vals = quad_model_data(quad)
     S = quad.rows.shape[1]
     df = DF if df is None else df
+    info: dict[str, Any] = {"khat": float("inf"), "acceptance": 0.0, "df": df}
+    cells = int(((quad.rows > 0) * quad.mult[:, None]).sum())  # pair 0: not run
+    if cells < MIN_CELLS_PER_PARAMETER * (S + 2):
+        return None, {**info, "cells": cells, "refused": "cells"}
 
     def fun(u: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         return joint_log_density(u, vals, priors)
 
     x0 = np.concatenate([np.zeros(S), [0.0, priors.log_kappa_mean]])
     fitted = laplace(fun, x0)
-    info: dict[str, Any] = {"khat": float("inf"), "acceptance": 0.0, "df": df}
     if fitted is None:
-        return None, info
+        return None, {**info, "refused": "mode"}
     mode, cov = fitted
 
     def logp(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -314,10 +323,10 @@ def sample_joint_imh(
     out = imh_sample(logp, mode, cov, chains=chains, draws=draws, rng=rng, df=df)
     info.update(khat=out.khat, acceptance=out.acceptance, evaluations=out.evaluations)
     if not out.khat <= KHAT_MAX:
-        return None, info
+        return None, {**info, "refused": "khat"}
     info.update(_mixing(out.draws))
     if not (info["r_hat_max"] <= RHAT_MAX and info["ess_min"] >= ESS_SHARE * chains * draws):
-        return None, info
+        return None, {**info, "refused": "mixing"}
     d = out.draws
     res = {
         "theta": d[:, :, :S],

@@ -507,10 +507,12 @@ def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
     --------
     >>> imh_label("imh", {"khat": 0.27, "acceptance": 0.81})
     'independence MH (t proposal at the mode; PSIS k̂ 0.27 ≤ 0.7, 81% accepted)'
-    >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1})
+    >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1, "refused": "khat"})
     'NUTS (nutpie; the independence sampler was not used: PSIS k̂ 0.93 > 0.7)'
-    >>> imh_label("nutpie", {"khat": 0.5, "acceptance": 0.3, "ess_min": 120.4})
+    >>> imh_label("nutpie", {"khat": 0.5, "acceptance": 0.3, "ess_min": 120.4, "refused": "mixing"})
     'NUTS (nutpie; the independence sampler was not used: its chains mixed too slowly: smallest ESS 120)'
+    >>> imh_label("nutpie", {"khat": None, "cells": 100, "refused": "cells"})
+    'NUTS (nutpie; the independence sampler was not used: 100 cells are too few for a Gaussian-like posterior)'
     >>> imh_label("nutpie", None)
     'NUTS (nutpie)'
     """
@@ -521,11 +523,10 @@ def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
         )
     if imh is None:
         return f"NUTS ({sampler})"
-    k = imh.get("khat")
-    if k is None:
-        why = "no mode found"
-    elif k > 0.7:
-        why = f"PSIS k̂ {k:.2f} > 0.7"
-    else:
-        why = f"its chains mixed too slowly: smallest ESS {imh.get('ess_min', 0):.0f}"
+    why = {
+        "cells": f"{imh.get('cells')} cells are too few for a Gaussian-like posterior",
+        "mode": "no mode found",
+        "khat": f"PSIS k̂ {imh.get('khat') or float('inf'):.2f} > 0.7",
+        "mixing": f"its chains mixed too slowly: smallest ESS {imh.get('ess_min', 0):.0f}",
+    }.get(str(imh.get("refused")), "its check failed")
     return f"NUTS ({sampler}; the independence sampler was not used: {why})"
