@@ -111,8 +111,11 @@ def test_imh_flags_a_proposal_that_misses_the_target():
 
 
 def test_laplace_refuses_a_mode_whose_hessian_is_not_negative_definite():
-    """−x⁴: the mode 0 has a zero Hessian (no Gaussian approximation)."""
-    assert laplace(lambda x: (float(-(x[0] ** 4)), -4 * x**3), np.ones(1)) is None
+    """A flat log density (an improper posterior): zero Hessian, no Gaussian approximation;
+    and a saddle: the optimiser stops where the gradient vanishes, the Hessian is indefinite."""
+    assert laplace(lambda x: (0.0, np.zeros(2)), np.ones(2)) is None
+    assert laplace(lambda x: (float(x[0] ** 2 - x[1] ** 2), np.array([2 * x[0], -2 * x[1]])),
+                   np.zeros(2)) is None  # fmt: skip
 
 
 @pytest.fixture(scope="module")

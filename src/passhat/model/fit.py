@@ -171,8 +171,8 @@ def fit(
         in a new process). ``"auto"``: the grid for every single-system model; for
         ``model="joint"`` (with ``sampler="auto"``) independence Metropolis–Hastings from a
         multivariate t at the posterior's mode when its PSIS k̂ ≤ 0.7 and its chains mix
-        (:mod:`passhat.model.joint_imh`), else NUTS; NUTS for ``"rasch"``. The method that ran is :attr:`Fit.method` (and in
-        ``Fit.method_label``).
+        (:mod:`passhat.model.joint_imh`), else NUTS; NUTS for ``"rasch"``. The method that
+        ran is :attr:`Fit.method` (and in ``Fit.method_label``).
     model : {"auto", "beta", "inflated", "discrete", "joint", "rasch"}
         How task rates spread, one fit per system: ``"beta"`` (Beta-Binomial), ``"inflated"``
         (with shares of always-pass / always-fail tasks), ``"discrete"`` (a distribution on a
