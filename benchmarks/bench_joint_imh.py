@@ -8,8 +8,8 @@ fits on the quantities the output reports: θ_s, σ_β, κ and the summary's met
 and benchmark scope, k = 1, 2, 5). Per quantity, z of the means = difference / √(se₁² + se₂²)
 with se = sd / √ESS (ESS: bulk ESS of that quantity's draws in that fit), and z of the sds
 with se(sd) = √(Var((x − x̄)²) / ESS((x − x̄)²)) / (2 sd) (delta method; κ's tails are
-heavy). Under "same posterior" the z are ~N(0, 1) but correlated across quantities (they share θ's common mode), so the count of |z| > 2 is
-compared with that of the NUTS-vs-NUTS pair.
+heavy). Under "same posterior" the z are ~N(0, 1) but correlated across quantities (they
+share θ's common mode), so the count of |z| > 2 is compared with that of NUTS vs NUTS.
 
     nice .venv/bin/python benchmarks/bench_joint_imh.py DATA.csv NUTS_SEEDS IMH_SEEDS
     e.g. benchmarks/bench_joint_imh.py /tmp/d500.csv 0,1 0,1,2   (JOINT_IMH_DF=10: another df)

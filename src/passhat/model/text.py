@@ -509,10 +509,10 @@ def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
     'independence MH (t proposal at the mode; PSIS k̂ 0.27 ≤ 0.7, 81% accepted)'
     >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1, "refused": "khat"})
     'NUTS (nutpie; the independence sampler was not used: PSIS k̂ 0.93 > 0.7)'
-    >>> imh_label("nutpie", {"khat": 0.5, "ess_min": 120.4, "refused": "mixing"})[38:]
-    'not used: its chains mixed too slowly: smallest ESS 120)'
-    >>> imh_label("nutpie", {"khat": None, "cells": 100, "refused": "cells"})[38:]
-    'not used: 100 cells are too few for a Gaussian-like posterior)'
+    >>> imh_label("nutpie", {"khat": 0.5, "ess_min": 120.4, "refused": "mixing"})[42:]
+    ' not used: its chains mixed too slowly: smallest ESS 120)'
+    >>> imh_label("nutpie", {"khat": None, "cells": 100, "refused": "cells"})[42:]
+    ' not used: 100 cells are too few for a Gaussian-like posterior)'
     >>> imh_label("nutpie", None)
     'NUTS (nutpie)'
     """
