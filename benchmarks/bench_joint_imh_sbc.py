@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "studies" / "joint_calibration"))
 
-import joint_calibration as jc  # noqa: E402
+import joint_calibration as jc
 
-import passhat as ph  # noqa: E402
+import passhat as ph
 
 jc.T = 300
 jc.SAMPLING = {"chains": 2, "draws": 500, "tune": 300}

@@ -173,3 +173,15 @@ def test_sample_joint_imh_is_not_tried_on_few_cells():
     jd, _ = _cells(ds, "exclude", "joint")
     res, info = joint_imh.sample_joint_imh(design(jd), JointPriors(), chains=2, draws=50, seed=0)
     assert res is None and info["cells"] == 100
+
+
+def test_log_density_many_equals_the_pointwise_density_and_refuses_overflow():
+    jd, pri = _data(), JointPriors()
+    vals = quad_model_data(design(jd))
+    rng = np.random.default_rng(4)
+    pts = np.column_stack([rng.normal(0, 0.7, (6, 3)), rng.normal([0.2, 1.5], 0.4, (6, 2))])
+    pts[5, 4] = 800.0  # κ = e^800 overflows: not a point of the posterior
+    many = joint_imh.joint_log_density_many(pts, vals, pri)
+    one = [joint_log_density(u, vals, pri)[0] for u in pts[:5]]
+    np.testing.assert_allclose(many[:5], one, rtol=0, atol=1e-10)
+    assert many[5] == -np.inf

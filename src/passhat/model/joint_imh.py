@@ -59,6 +59,7 @@ __all__ = [
     "ImhDraws",
     "imh_sample",
     "joint_log_density",
+    "joint_log_density_many",
     "laplace",
     "sample_joint_imh",
 ]
@@ -284,6 +285,64 @@ def joint_log_density(
     return float(lp), grad
 
 
+def joint_log_density_many(
+    points: NDArray[np.float64], vals: dict[str, NDArray[Any]], priors: Any
+) -> NDArray[np.float64]:
+    """:func:`joint_log_density`'s value (no gradient) at each row of ``points`` (n, S + 2):
+    the likelihood kernel point by point, the priors and the grid's normaliser at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from passhat.model.joint_build import JointData, JointPriors, quad_model_data
+    >>> from passhat.model.joint_quad import design
+    >>> from passhat.model.joint_imh import joint_log_density, joint_log_density_many
+    >>> d = JointData.from_arrays([[3, 3], [3, 3]], [[0, 3], [1, 2]], np.ones((2, 2), bool),
+    ...                           ["A", "B"], ["x", "y"])
+    >>> vals, pri = quad_model_data(design(d)), JointPriors()
+    >>> u = np.array([[0.1, -0.2, 0.3, 1.5], [0.0, 0.0, -1.0, 2.5]])
+    >>> many = joint_log_density_many(u, vals, pri)
+    >>> bool(np.allclose(many, [joint_log_density(x, vals, pri)[0] for x in u], atol=1e-12))
+    True
+    """
+    from passhat.model.joint_ops import _quad_loglik
+
+    n, S = points.shape[0], points.shape[1] - 2
+    args = [np.ascontiguousarray(vals[k], dtype=t) for k, t in _KERNEL_INPUTS]
+    grid, K = args[0], len(vals["width"])
+    z_sd, z_ka = points[:, S], points[:, S + 1]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sd, ka = np.exp(z_sd), np.exp(z_ka)
+        ok = np.isfinite(sd) & np.isfinite(ka) & (sd > 0) & (ka > 0)
+        ll = np.full(n, -np.inf)
+        for i in np.flatnonzero(ok):
+            theta = np.ascontiguousarray(points[i, :S])
+            ll[i] = _quad_loglik(theta, float(sd[i]), float(ka[i]), grid, *args[1:], K)[0]
+        zq = -0.5 * (grid[None, :] / sd[:, None]) ** 2
+        gln = special.logsumexp(zq, axis=1) - z_sd - 0.5 * _LOG_2PI + np.log(grid[1] - grid[0])
+        lp = (
+            ll
+            - float(vals["mult"].sum()) * gln
+            - 0.5 * ((points[:, :S] / priors.theta_sd) ** 2).sum(axis=1)
+            - 0.5 * (sd / priors.task_sd_scale) ** 2
+            + z_sd
+            - 0.5 * ((z_ka - priors.log_kappa_mean) / priors.log_kappa_sd) ** 2
+        )
+    return np.asarray(np.where(ok, lp, -np.inf))
+
+
+#: The kernel's data inputs after (θ, σ_β, κ), with their dtypes (``width`` gives K).
+_KERNEL_INPUTS = (
+    ("grid", np.float64),
+    ("pair_n", np.int64),
+    ("pair_c", np.int64),
+    ("base", np.int64),
+    ("stride", np.int64),
+    ("log_step", np.float64),
+    ("mult", np.float64),
+)
+
+
 def sample_joint_imh(
     quad: Any, priors: Any, *, chains: int, draws: int, seed: int, df: float | None = None
 ) -> tuple[dict[str, NDArray[Any]] | None, dict[str, Any]]:
@@ -317,7 +376,7 @@ def sample_joint_imh(
     mode, cov = fitted
 
     def logp(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.array([fun(row)[0] for row in x])
+        return joint_log_density_many(x, vals, priors)
 
     rng = np.random.default_rng([seed, _IMH_SALT])
     out = imh_sample(logp, mode, cov, chains=chains, draws=draws, rng=rng, df=df)
