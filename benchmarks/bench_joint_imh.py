@@ -87,7 +87,9 @@ def main() -> None:
             f"{a} vs {b}: {len(zm)} quantities; means max |z| {np.abs(zm).max():.2f} "
             f"({names[np.abs(zm).argmax()]}; |z| > 2: {(np.abs(zm) > 2).sum()}), sds max |z| "
             f"{np.abs(zs).max():.2f} ({names[np.abs(zs).argmax()]}; |z| > 2: "
-            f"{(np.abs(zs) > 2).sum()})"
+            f"{(np.abs(zs) > 2).sum()}); mean z of the sds {zs.mean():+.2f}, sd ratio (second /"
+            f" first) median {np.median(s2 / s1):.4f}, range {np.min(s2 / s1):.3f}-"
+            f"{np.max(s2 / s1):.3f}"
         )
 
 
