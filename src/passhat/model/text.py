@@ -38,6 +38,7 @@ __all__ = [
     "disagreement_line",
     "dispersion_line",
     "extrapolation_line",
+    "imh_label",
     "interval",
     "joint_cell_notes",
     "joint_diagnostics_line",
@@ -497,3 +498,35 @@ def _metric_label(metric: str, k: int) -> str:
     if metric == "mean":
         return "mean"
     return ("pass^" if metric == "pass_hat_k" else "pass@") + str(k)
+
+
+def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
+    """How a joint fit's posterior was sampled, with the independence sampler's check.
+
+    Examples
+    --------
+    >>> imh_label("imh", {"khat": 0.27, "acceptance": 0.81})
+    'independence MH (t proposal at the mode; PSIS k̂ 0.27 ≤ 0.7, 81% accepted)'
+    >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1, "refused": "khat"})
+    'NUTS (nutpie; the independence sampler was not used: PSIS k̂ 0.93 > 0.7)'
+    >>> imh_label("nutpie", {"khat": 0.5, "ess_min": 120.4, "refused": "mixing"})[42:]
+    ' not used: its chains mixed too slowly: smallest ESS 120)'
+    >>> imh_label("nutpie", {"khat": None, "cells": 100, "refused": "cells"})[42:]
+    ' not used: 100 cells are too few for a Gaussian-like posterior)'
+    >>> imh_label("nutpie", None)
+    'NUTS (nutpie)'
+    """
+    if sampler == "imh" and imh is not None:
+        return (
+            f"independence MH (t proposal at the mode; PSIS k̂ {imh['khat']:.2f} ≤ 0.7, "
+            f"{imh['acceptance']:.0%} accepted)"
+        )
+    if imh is None:
+        return f"NUTS ({sampler})"
+    why = {
+        "cells": f"{imh.get('cells')} cells are too few for a Gaussian-like posterior",
+        "mode": "no mode found",
+        "khat": f"PSIS k̂ {imh.get('khat') or float('inf'):.2f} > 0.7",
+        "mixing": f"its chains mixed too slowly: smallest ESS {imh.get('ess_min', 0):.0f}",
+    }.get(str(imh.get("refused")), "its check failed")
+    return f"NUTS ({sampler}; the independence sampler was not used: {why})"
