@@ -135,6 +135,8 @@ def test_fit_joint_uses_and_records_the_independence_sampler(small):
     assert rec["khat"] <= 0.7 and 0 < rec["acceptance"] <= 1
     assert f"PSIS k̂ {rec['khat']:.2f} ≤ 0.7" in f.method_label
     assert f.idata.posterior["theta"].shape == (2, 500, 4)
+    shown = f.summarize(ci=0.9).view().parts[0].lines
+    assert any("no divergences to count: independence MH" in line for line in shown)
     again = ph.fit(small, model="joint", seed=3, chains=2, draws=500, progress=False)
     np.testing.assert_array_equal(f.idata.posterior["theta"], again.idata.posterior["theta"])
 

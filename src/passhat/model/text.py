@@ -163,12 +163,24 @@ def diagnostics_line(
     return f"diagnostics {system}: {status} ({detail})"
 
 
-def joint_diagnostics_line(status: str, table: pd.DataFrame, divergences: int) -> str:
-    """The joint fit's diagnostics: status, worst R-hat, ESS, divergences."""
+def joint_diagnostics_line(status: str, table: pd.DataFrame, divergences: int | None) -> str:
+    """The joint fit's diagnostics: status, worst R-hat, ESS, divergences (``None``: a sampler
+    without trajectories, which has none to count).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"r_hat": [1.001], "ess_bulk": [2100.0], "ess_tail": [2500.0]})
+    >>> joint_diagnostics_line("ok", t, None).split(", ")[-1]
+    'no divergences to count: independence MH)'
+    """
+    counted = (
+        "no divergences to count: independence MH"
+        if divergences is None
+        else f"{divergences} divergences"
+    )
     return (
         f"diagnostics: {status} (max r_hat {table['r_hat'].max():.3f}, min ESS bulk "
-        f"{table['ess_bulk'].min():.0f} / tail {table['ess_tail'].min():.0f}, "
-        f"{divergences} divergences)"
+        f"{table['ess_bulk'].min():.0f} / tail {table['ess_tail'].min():.0f}, {counted})"
     )
 
 
