@@ -1,0 +1,286 @@
+"""The benchmark scope's variance below 2k runs: three rules, paired on the same replicates.
+
+With n < 2k runs a task's variance Var(U | p) of the unbiased pass@k / pass^k estimator has no
+unbiased estimate. The rules compared (each gives the normal interval U ± z · se of the
+benchmark scope; nothing else changes):
+
+* **shrunk** — the exact variance at the task's shrunk rate (c + ½)/(n + 1) (``fit``'s rule
+  before this study);
+* **beta** — its posterior expectation under the hierarchical Beta model (``estimate``'s rule
+  before this study: :func:`passhat.scopes.task_variances` with the model's nodes);
+* **bound** — the conservative model-free bound (:mod:`passhat.variance_bound`): U² − b_c with
+  b the Bernstein coefficients of the largest polynomial of degree n below p^{2k}, an unbiased
+  estimate of an upper bound of the variance.
+
+Where n ≥ 2k all three are the unbiased estimate (identical cells are left out).
+
+Two parts, each on the data and seeds of a committed study, so "before" reproduces it:
+
+1. ``fit``: the benchmark cells of ``studies/fit_shapes`` (its ``--benchmark-reps`` path:
+   the fit's own stream of U + se · z draws), shrunk vs bound, every truth and design,
+   ``--fit-reps`` replicates;
+2. ``estimate``: the benchmark cells of ``studies/coverage`` where the normal rule can apply
+   (T ≥ 30) and some k has n < 2k, beta vs bound, on that study's own replicates (its seeds,
+   its ``scope_intervals`` call: where the rule falls back on the posterior the interval is
+   the same for both), ``--cov-reps`` replicates.
+
+Each cell: coverage of both rules with its Monte-Carlo s.e., the paired difference with the
+s.e. of the mean of the per-replicate differences, and mean widths. Output:
+``reports/bench_variance/{fit_shapes,coverage}_paired.csv`` and ``README.md``.
+
+Run (one process, background)::
+
+    nice .venv/bin/python studies/bench_variance/bench_variance.py --part fit
+    nice .venv/bin/python studies/bench_variance/bench_variance.py --part coverage
+    .venv/bin/python studies/bench_variance/bench_variance.py --render
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "reports" / "bench_variance"
+sys.path.insert(0, str(ROOT / "studies" / "fit_shapes"))
+sys.path.insert(0, str(ROOT / "studies" / "coverage"))
+
+
+def shrunk_variance(n: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+    """Per task: the unbiased estimate where n ≥ 2k, else the exact variance at (s + ½)/(n + 1)."""
+    from passhat.estimators import pass_hat_k_variance, pass_hat_k_variance_estimate
+
+    v = np.zeros(n.shape)
+    ok = n >= 2 * k
+    if ok.any():
+        v[ok] = pass_hat_k_variance_estimate(n[ok], s[ok], k)
+    if (~ok).any():
+        v[~ok] = pass_hat_k_variance(n[~ok], (s[~ok] + 0.5) / (n[~ok] + 1.0), k)
+    return v
+
+
+def bound_variance(n: np.ndarray, s: np.ndarray, k: int, nonneg: bool = True) -> np.ndarray:
+    """Per task: U² − b_s (:mod:`passhat.variance_bound`; ``nonneg=False``: the minorant
+    without the constraint b_s ≤ U_s², whose per-task values can be negative)."""
+    from passhat.estimators import pass_hat_k
+    from passhat.variance_bound import _coefficients
+
+    u = np.asarray(pass_hat_k(n, s, k), dtype=float)
+    b = np.empty(n.shape)
+    for m in np.unique(n):
+        b[n == m] = np.array(_coefficients(int(m), int(k), nonneg))[s[n == m]]
+    return u * u - b
+
+
+#: fit's rules by name: a per-task variance (n, successes, k) → V̂ (n ≥ 2k: all unbiased).
+FIT_RULES = {"shrunk": shrunk_variance, "bound": bound_variance}
+#: The combined rule: per column the larger of the two sums Σ w² V̂ (the plug-in's, the bound's).
+MAX = "max"
+
+
+@contextmanager
+def fit_rule(rule: str) -> Iterator[None]:
+    """``passhat.intervals``' per-task variance (what fit's benchmark values use) set to a rule
+    (``max``: each task's V̂ scaled so that the column's sum is the larger of the two rules')."""
+    import passhat.intervals as iv
+
+    keep = iv._per_task_variance
+
+    def per_task(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        nn, cc = n.astype(np.int64), c.astype(np.int64)
+        if rule != MAX:
+            return FIT_RULES[rule](nn, cc, k), n < 2 * k
+        v = {r: f(nn, cc, k) for r, f in FIT_RULES.items()}
+        # equal weights in this study: the larger sum, as every task's share of it
+        big = max(v.values(), key=lambda x: float(x.sum()))
+        return big, n < 2 * k
+
+    iv._per_task_variance = per_task  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        iv._per_task_variance = keep  # type: ignore[assignment]
+
+
+def fit_part(reps: int, rules: tuple[str, ...] = ("shrunk", "bound", MAX)) -> pd.DataFrame:
+    """Part 1: per replicate and benchmark cell with n < 2k, each rule (same stream). A cell
+    the rule leaves to the model (its se sum ≤ 0) has covered = NaN and ``fallback_<rule>``."""
+    import fit_shapes as fs
+
+    rows: list[dict[str, Any]] = []
+    for ti in range(len(fs.TRUTHS)):
+        for t, n in fs.DESIGNS:
+            for rep in range(reps):
+                got = {}
+                for rule in rules:
+                    with fit_rule(rule):
+                        got[rule] = {
+                            (r["metric"], r["k"]): r for r in fs.benchmark_rows(ti, t, n, rep)
+                        }
+                for metric, k in fs.cells(n):
+                    kk = 1 if metric == "mean" else int(k)
+                    if n >= 2 * kk:
+                        continue
+                    row: dict[str, Any] = {"truth": fs.TRUTHS[ti].name, "T": t, "n": n,
+                                           "rep": rep, "metric": metric, "k": k}  # fmt: skip
+                    for rule in rules:
+                        r, tag = got[rule].get((metric, k)), "old" if rule == "shrunk" else rule
+                        row[f"cov_{tag}"] = np.nan if r is None else float(r["covered"])
+                        row[f"w_{tag}"] = np.nan if r is None else r["width"]
+                    rows.append(row)
+            print(f"fit part: {fs.TRUTHS[ti].name} done", file=sys.stderr, flush=True)
+    return pd.DataFrame(rows)
+
+
+_SIDE: dict[tuple[str, int], dict[str, tuple[float, float] | None]] = {}
+
+
+def _benchmark_both(original: Any) -> Any:
+    """A wrapper of :func:`passhat.scopes._benchmark` that also records, for the columns the
+    normal rule takes, the interval under the Beta model's variance and under the bound."""
+    from scipy import special
+
+    from passhat.scopes import MIN_FLAKY, MIN_TASKS, task_variances
+
+    def wrapped(out: dict, setup: Any, *, rng: np.random.Generator) -> None:
+        original(out, setup, rng=rng)
+        _SIDE.clear()
+        cats, cols, n_j, c_j = setup.cats, setup.cols, setup.n_j, setup.c_j
+        flaky = int(cats.freq[(c_j > 0) & (c_j < n_j)].sum())
+        if not (setup.tasks >= MIN_TASKS and flaky >= MIN_FLAKY):
+            return
+        z = float(-special.ndtri(setup.alpha / 2))
+        v_old = task_variances(n_j, c_j, cols, setup.model.coarse)
+        for j, (metric, k) in enumerate(cols):
+            kk = 1 if metric == "mean" else int(k)
+            succ = n_j - c_j if metric == "pass_at_k" else c_j
+            v_new = bound_variance(n_j.astype(np.int64), succ.astype(np.int64), kk)
+            var = {r: float(np.sum(cats.freq * setup.w_norm**2 * v))
+                   for r, v in (("old", v_old[:, j]), ("bound", v_new))}  # fmt: skip
+            var[MAX] = max(var.values())
+            if var["old"] <= 0:  # the rule falls back on the posterior: the same for all
+                continue
+            th = float(setup.theta[j])
+            _SIDE[(metric, int(k))] = {
+                r: (max(0.0, th - z * np.sqrt(v)), min(1.0, th + z * np.sqrt(v))) if v > 0 else None
+                for r, v in var.items()
+            }
+
+    return wrapped
+
+
+def coverage_cells() -> list[tuple[str, int, str]]:
+    """The cells of ``studies/coverage`` whose benchmark rule can use a variance below 2k."""
+    import coverage as cv
+
+    return [(name, t, d) for name, t, d in cv.cells() if t >= 30]
+
+
+def coverage_part(reps: int, n_boot: int, seed: int) -> pd.DataFrame:
+    """Part 2: per replicate and benchmark column with some n < 2k, beta vs bound, on the
+    coverage study's own replicates."""
+    import coverage as cv
+
+    import passhat.scopes as sc
+
+    sc._benchmark = _benchmark_both(sc._benchmark)  # type: ignore[assignment]
+    full = cv.cells()
+    rows: list[dict[str, Any]] = []
+    for name, t, design in coverage_cells():
+        start = time.perf_counter()
+        truth = cv.TRUTHS[name]
+        rng = np.random.default_rng(seed + 101 * full.index((name, t, design)))
+        ns = cv.DESIGNS[design]
+        n = np.array([ns[i % len(ns)] for i in range(t)], dtype=np.int64)
+        ks = cv._ks(ns)
+        cols = [c for c in sc.columns(ks) if (c[0] == "mean" or c[1] > 1)
+                and n.min() < 2 * (1 if c[0] == "mean" else c[1])]  # fmt: skip
+        cache: dict[bytes, tuple[pd.DataFrame, dict]] = {}
+        for rep in range(reps):
+            p = truth.sample(rng, t)
+            c = rng.binomial(n, p)
+            truth.sample(rng, t)  # the study's fresh tasks (its stream)
+            key = np.sort(n * 1000 + c).tobytes()
+            if key not in cache:
+                iv = sc.scope_intervals(n, c, np.ones(t), ks, ci=cv.LEVEL, n_boot=n_boot,
+                                        rng=rng, predictive=t)  # fmt: skip
+                cache[key] = (iv[iv["scope"] == "benchmark"], dict(_SIDE))
+            bench, side = cache[key]
+            for metric, k in cols:
+                value = float(np.mean(cv._g(metric, k)(p)))
+                row = bench[(bench["metric"] == metric) & (bench["k"] == k)].iloc[0]
+                got = side.get((metric, k), {})
+                out = {"truth": name, "T": t, "n": design, "rep": rep, "metric": metric,
+                       "k": k, "normal": bool(got)}  # fmt: skip
+                for rule in ("old", "bound", MAX):
+                    iv_r = got.get(rule, (row.lower, row.upper))
+                    if iv_r is None:  # this rule's sum ≤ 0: a fall-back on the posterior
+                        out[f"cov_{rule}"], out[f"w_{rule}"] = np.nan, np.nan
+                        continue
+                    lo, hi = iv_r
+                    out[f"cov_{rule}"] = float(lo - 1e-12 <= value <= hi + 1e-12)
+                    out[f"w_{rule}"] = hi - lo
+                rows.append(out)
+        print(f"coverage part: {name} T={t} n={design} {time.perf_counter() - start:.0f} s",
+              file=sys.stderr, flush=True)  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def summarise(raw: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per cell and rule: coverage with its Monte-Carlo s.e., the paired difference from the
+    old rule with the s.e. of the mean per-replicate difference, mean width, and the share of
+    replicates where the rule's variance sum was ≤ 0 (a fall-back: no coverage counted)."""
+    rules = [c[4:] for c in raw.columns if c.startswith("cov_")]
+    g = raw.groupby(keys, sort=False)
+    out = g.size().rename("reps").reset_index()
+    for rule in rules:
+        cov = g[f"cov_{rule}"]
+        out[f"cov_{rule}"] = cov.mean().to_numpy()
+        m = cov.count().to_numpy()
+        out[f"se_{rule}"] = np.sqrt(out[f"cov_{rule}"] * (1 - out[f"cov_{rule}"]) / m)
+        out[f"w_{rule}"] = g[f"w_{rule}"].mean().to_numpy()
+        out[f"fallback_{rule}"] = 1.0 - m / out["reps"]
+        if rule != "old":
+            d = (raw[f"cov_{rule}"] - raw["cov_old"]).groupby([raw[k] for k in keys], sort=False)
+            out[f"diff_{rule}"] = d.mean().to_numpy()
+            out[f"se_diff_{rule}"] = (d.std() / np.sqrt(d.count())).fillna(0.0).to_numpy()
+    if "normal" in raw:
+        out["normal_share"] = g["normal"].mean().to_numpy()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--part", choices=("fit", "coverage"), action="append", default=[])
+    ap.add_argument("--fit-reps", type=int, default=400)
+    ap.add_argument("--cov-reps", type=int, default=500)
+    ap.add_argument("--n-boot", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if "fit" in args.part:
+        raw = fit_part(args.fit_reps)
+        raw.to_csv(args.out / "fit_shapes_replicates.csv.gz", index=False)
+        summarise(raw, ["truth", "T", "n", "metric", "k"]).to_csv(
+            args.out / "fit_shapes_paired.csv", index=False
+        )
+    if "coverage" in args.part:
+        raw = coverage_part(args.cov_reps, args.n_boot, args.seed)
+        raw.to_csv(args.out / "coverage_replicates.csv.gz", index=False)
+        summarise(raw, ["truth", "T", "n", "metric", "k"]).to_csv(
+            args.out / "coverage_paired.csv", index=False
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
