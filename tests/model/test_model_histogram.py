@@ -171,3 +171,38 @@ def test_unequal_weights_keep_the_models_population_scope():
     assert informative(equal, "mean", 1, scope="population")
     assert not informative(unequal, "mean", 1, scope="population")
     assert informative(unequal, "mean", 1, scope="benchmark")  # weights enter the benchmark
+
+
+def test_binary_values_with_few_on_a_side_take_estimates_bound():
+    """Where every task's value is 0 or 1 (pass@n) and fewer than 10 tasks lie on a side of
+    the estimate, the population draws are estimate's Clopper–Pearson-type bound: their 5% and
+    95% quantiles are the Beta(x, T − x + 1) and Beta(x + 1, T − x) quantiles for x tasks at 1
+    of T (oracle: scipy.stats.beta.ppf, and passhat.scopes.bound_interval on the same values),
+    and the fit's row says so. 40 tasks × 3 runs, 4 of them never passing: pass@3 = 36/40."""
+    from scipy import stats
+
+    from passhat.bootstrap import compress
+    from passhat.model.histogram import informative, population_bound
+    from passhat.model.text import POPULATION_BOUND_RULE
+    from passhat.scopes import bound_interval
+
+    n, c = np.full(40, 3), np.array([0] * 4 + [1, 2, 3] * 12)
+    g = Groups.from_tasks(n, c, np.ones(40))
+    assert population_bound(g, "pass_at_k", 3) and informative(
+        g, "pass_at_k", 3, scope="population"
+    )
+    assert not population_bound(g, "pass_at_k", 2)  # values 2/3: not 0 or 1
+    d = identified_values(g, [("pass_at_k", 3)], 4000, scope="population",
+                          rng=np.random.default_rng(0))[("pass_at_k", 3)]  # fmt: skip
+    lo, hi = np.quantile(d, [0.05, 0.95])
+    assert lo == pytest.approx(stats.beta.ppf(0.05, 36, 5), abs=2e-3)
+    assert hi == pytest.approx(stats.beta.ppf(0.95, 37, 4), abs=2e-3)
+    v = (c > 0).astype(float)[:, None]
+    want = bound_interval(compress(v, v, np.ones(40)), alpha=0.1, n_boot=1,
+                          rng=np.random.default_rng(0))[:, 0]  # fmt: skip
+    np.testing.assert_allclose([lo, hi], want, atol=2e-3)
+    f = ph.fit(ph.counts_from_arrays(n, c), k=[3], model="beta", seed=1, chains=2, draws=300,
+               progress=False)  # fmt: skip
+    row = f.summary(k=[3], ci=0.9).query("metric == 'pass_at_k' and scope == 'population'")
+    assert row["method"].iloc[0] == POPULATION_BOUND_RULE
+    assert row["lower"].iloc[0] == pytest.approx(stats.beta.ppf(0.05, 36, 5), abs=0.01)

@@ -429,6 +429,16 @@ POPULATION_RULE = (
     "Bayesian bootstrap of the tasks' unbiased estimates (model-free, as estimate resamples tasks)"
 )
 
+#: The ``method`` of a population-scope row where every task's value is 0 or 1 and few tasks
+#: lie on a side of the estimate (:func:`passhat.model.histogram.population_bound`).
+POPULATION_BOUND_RULE = (
+    "Clopper–Pearson bounds of the share of tasks at 1 (model-free: estimate's rule where every "
+    "task's value is 0 or 1 and fewer than 10 tasks lie on a side of the estimate)"
+)
+
+#: Every ``method`` of a population-scope row the histogram fixes.
+POPULATION_RULES = (POPULATION_RULE, POPULATION_BOUND_RULE)
+
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
     """One system's shape check (the all-tasks rows, one per model): each model's p-value, and
