@@ -234,6 +234,48 @@ def coverage_part(reps: int, n_boot: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def population_part(replicates: pd.DataFrame) -> pd.DataFrame:
+    """Part 3: fit's population cells at k = n that it leaves to its model because
+    ``estimate``'s rule would not resample tasks there (fewer than 10 tasks on a side of the
+    estimate) while every task's value is 0 or 1, read by ``estimate``'s rule for them (the
+    Clopper–Pearson-type bound, :func:`passhat.scopes.bound_interval`) on the same data, beside
+    the model's committed row for that replicate (``replicates``: fit_shapes' rows)."""
+    import fit_shapes as fs
+
+    from passhat.bootstrap import compress
+    from passhat.model.histogram import informative, task_values
+    from passhat.model.metrics import Groups
+    from passhat.scopes import bound_interval
+
+    ti_of = {t.name: i for i, t in enumerate(fs.TRUTHS)}
+    pop = replicates[replicates["scope"] == "population"].set_index(
+        ["truth", "T", "n", "rep", "metric", "k"]
+    )
+    rows: list[dict[str, Any]] = []
+    for (name, t, n), reps in pop.reset_index().groupby(["truth", "T", "n"], sort=False)["rep"]:
+        ti, t, n = ti_of[name], int(t), int(n)
+        for rep in sorted(set(reps)):
+            rng = np.random.default_rng([ti, t, n, rep])
+            p = fs.TRUTHS[ti].sample(rng, t)
+            c = rng.binomial(n, p)
+            groups = Groups.from_tasks(np.full(t, n), c, np.ones(t))
+            for m in ("pass_at_k", "pass_hat_k"):
+                if informative(groups, m, n, scope="population"):
+                    continue
+                v = np.repeat(task_values(groups, m, n), groups.mult.astype(int))[:, None]
+                lo, hi = bound_interval(compress(v, v, np.ones(t)), alpha=0.1, n_boot=1,
+                                        rng=np.random.default_rng(0))[:, 0]  # fmt: skip
+                value = fs.TRUTHS[ti].expected(m, n)
+                model = pop.loc[(name, t, n, rep, m, n)]
+                rows.append({"truth": name, "T": t, "n": n, "rep": rep, "metric": m, "k": n,
+                             "cov_old": float(model["covered"]), "w_old": float(model["width"]),
+                             "cov_estimate": float(lo <= value <= hi), "w_estimate": hi - lo,
+                             "below_old": float(model["below"]),
+                             "below_estimate": float(value < lo)})  # fmt: skip
+        print(f"population part: {name} T={t} n={n}", file=sys.stderr, flush=True)
+    return pd.DataFrame(rows)
+
+
 def summarise(raw: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per cell and rule: coverage with its Monte-Carlo s.e., the paired difference from the
     old rule with the s.e. of the mean per-replicate difference, mean width, and the share of
@@ -257,16 +299,107 @@ def summarise(raw: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out
 
 
+def _table(df: pd.DataFrame, rules: list[str], *, n_col: str = "n") -> list[str]:
+    """A Markdown table: per cell each rule's coverage ± s.e. and width, and its paired
+    difference from the old rule ± s.e."""
+    head = (
+        "| truth | T | n | metric | k | reps | "
+        + " | ".join(
+            f"{r} coverage | {r} width" + ("" if r == "old" else f" | {r} − old") for r in rules
+        )
+        + " |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in df.itertuples():
+        cells = []
+        for rule in rules:
+            cov, se, w = (getattr(r, f"{x}_{rule}") for x in ("cov", "se", "w"))
+            fb = getattr(r, f"fallback_{rule}")
+            cells.append(f"{cov:.3f}±{se:.3f}" + (f" ({fb:.0%} fell back)" if fb > 0 else ""))
+            cells.append(f"{w:.3f}")
+            if rule != "old":
+                d, sd = getattr(r, f"diff_{rule}"), getattr(r, f"se_diff_{rule}")
+                cells.append(f"{d:+.3f}±{sd:.3f}")
+        lines.append(f"| {r.truth} | {r.T} | {getattr(r, n_col)} | {r.metric} | {r.k} | "
+                     f"{r.reps} | " + " | ".join(cells) + " |")  # fmt: skip
+    return lines
+
+
+def render(out: Path) -> str:
+    """The README of ``out`` from the paired CSVs there."""
+    lines = [
+        "# The benchmark scope's variance below 2k runs, and fit's population bound: paired",
+        "",
+        "Made by `studies/bench_variance/bench_variance.py` (issue 28; its docstring says how "
+        "each part reads the committed studies' own replicates and seeds, so `old` reproduces "
+        "them). Every coverage is of a 90% interval, with its Monte-Carlo s.e. "
+        "sqrt(c(1 − c)/R); `− old` is the mean per-replicate difference from the old rule on "
+        "the same replicates, with the s.e. of that mean. `fell back`: replicates where the "
+        "rule's variance sum was ≤ 0, so the interval would be the model's (not counted).",
+        "",
+    ]
+    path = out / "fit_shapes_paired.csv"
+    if path.exists():
+        df = pd.read_csv(path)
+        lines += [
+            "## 1. fit's benchmark cells below 2k runs (studies/fit_shapes)",
+            "",
+            "`old`: the exact variance at each task's shrunk rate (c + ½)/(n + 1); `bound`: "
+            "the model-free bound alone; `max`: per column the larger of the two sums "
+            f"(the rule fit now uses). {int(df['reps'].min())} replicates per cell.",
+            "",
+            *_table(df, ["old", "bound", "max"]),
+            "",
+        ]
+    path = out / "coverage_paired.csv"
+    if path.exists():
+        df = pd.read_csv(path)
+        lines += [
+            "## 2. estimate's benchmark cells with some task below 2k runs (studies/coverage)",
+            "",
+            "`old`: the hierarchical Beta model's expected variance (estimate's rule); `bound`: "
+            "the model-free bound alone; `max`: the larger of the two sums. The goal of that "
+            "study is coverage in [0.85, 0.97]. Where fewer than 10 tasks show both outcomes "
+            "the rule takes the posterior (the same for all). "
+            f"{int(df['reps'].min())} replicates per cell.",
+            "",
+            *_table(df, ["old", "bound", "max"]),
+            "",
+        ]
+    path = out / "population_paired.csv"
+    if path.exists():
+        df = pd.read_csv(path)
+        lines += [
+            "## 3. fit's population cells at k = n with few tasks on a side (studies/fit_shapes)",
+            "",
+            "Only the replicates where every task's value is 0 or 1 and fewer than 10 tasks "
+            "lie on a side of the estimate (where fit used its model): `old` the model's "
+            "committed row, `estimate` estimate's Clopper–Pearson-type bound on the same data "
+            "(the rule fit now uses there).",
+            "",
+            *_table(df, ["old", "estimate"]),
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--part", choices=("fit", "coverage"), action="append", default=[])
+    ap.add_argument("--part", choices=("fit", "coverage", "population"), action="append",
+                    default=[])  # fmt: skip
+    ap.add_argument("--replicates", type=Path, action="append", default=[],
+                    help="(population) fit_shapes per-replicate CSVs to read")  # fmt: skip
     ap.add_argument("--fit-reps", type=int, default=400)
     ap.add_argument("--cov-reps", type=int, default=500)
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--render", action="store_true", help="only write README.md from the CSVs")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.render:
+        (args.out / "README.md").write_text(render(args.out))
+        return 0
     if "fit" in args.part:
         raw = fit_part(args.fit_reps)
         raw.to_csv(args.out / "fit_shapes_replicates.csv.gz", index=False)
@@ -278,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
         raw.to_csv(args.out / "coverage_replicates.csv.gz", index=False)
         summarise(raw, ["truth", "T", "n", "metric", "k"]).to_csv(
             args.out / "coverage_paired.csv", index=False
+        )
+    if "population" in args.part:
+        keys = ["truth", "T", "n", "rep", "metric", "k", "scope"]
+        reps = pd.concat([pd.read_csv(x) for x in args.replicates]).drop_duplicates(keys)
+        raw = population_part(reps)
+        raw.to_csv(args.out / "population_replicates.csv.gz", index=False)
+        summarise(raw, ["truth", "T", "n", "metric", "k"]).to_csv(
+            args.out / "population_paired.csv", index=False
         )
     return 0
 

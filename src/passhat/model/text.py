@@ -421,7 +421,8 @@ ONE_TASK_NOTE = (
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
 BENCHMARK_RULE = (
     "unbiased estimate ± z·se (model-free: estimate's normal interval; where a task has "
-    "n < 2k runs its variance is the exact one at (c + ½)/(n + 1), not a model's)"
+    "fewer than 2k runs, se from the larger of the exact variance at (c + ½)/(n + 1) and a "
+    "conservative model-free bound, not a model's)"
 )
 
 #: The ``method`` of a population-scope row that the histogram of successes fixes.
