@@ -207,3 +207,5 @@ def test_binary_values_with_few_on_a_side_take_estimates_bound():
     row = f.summary(k=[3], ci=0.9).query("metric == 'pass_at_k' and scope == 'population'")
     assert row["method"].iloc[0] == POPULATION_BOUND_RULE
     assert row["lower"].iloc[0] == pytest.approx(stats.beta.ppf(0.05, 36, 5), abs=0.01)
+    lines = "\n".join(f.summarize(k=[3], ci=0.9).view().parts[0].lines)
+    assert "the Clopper–Pearson bounds of the share of tasks at 1" in lines

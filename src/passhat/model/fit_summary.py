@@ -35,6 +35,7 @@ from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
     BENCHMARK_RULE,
     ONE_TASK_NOTE,
+    POPULATION_BOUND_RULE,
     POPULATION_RULES,
     SCOPES_NOTE,
     SHAPE_WEIGHT,
@@ -383,7 +384,8 @@ def _rules(table: pd.DataFrame, model: str) -> list[str]:
         ks = pop_free[pop_free["metric"] != "mean"]
         upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
         k_of = {str(s): int(upto.get(s, 1)) for s in pop_free["system"].unique()}
-        return [rules_line(model, k_of, "all", benchmark=False)]
+        bound = bool((pop_free["method"] == POPULATION_BOUND_RULE).any())
+        return [rules_line(model, k_of, "all", benchmark=False, bound=bound)]
     ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
     upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
     k_of = {str(s): int(upto.get(s, 1)) for s in free["system"].unique()}
@@ -394,7 +396,8 @@ def _rules(table: pd.DataFrame, model: str) -> list[str]:
     bench = table[(table["scope"] == "benchmark") & table["metric"].isin(free["metric"].unique())]
     bench = bench[bench["k"].fillna(1).astype(int) <= max(k_of.values())]
     some = bool((bench["method"] != BENCHMARK_RULE).any())  # e.g. a system with few flaky tasks
-    return [rules_line(model, k_of, which, benchmark_some=some)]
+    bound = bool((pop["method"] == POPULATION_BOUND_RULE).any())
+    return [rules_line(model, k_of, which, benchmark_some=some, bound=bound)]
 
 
 def _stacked(models: pd.DataFrame) -> bool:
