@@ -243,7 +243,7 @@ def population_part(replicates: pd.DataFrame) -> pd.DataFrame:
     import fit_shapes as fs
 
     from passhat.bootstrap import compress
-    from passhat.model.histogram import informative, task_values
+    from passhat.model.histogram import population_bound, task_values
     from passhat.model.metrics import Groups
     from passhat.scopes import bound_interval
 
@@ -260,7 +260,7 @@ def population_part(replicates: pd.DataFrame) -> pd.DataFrame:
             c = rng.binomial(n, p)
             groups = Groups.from_tasks(np.full(t, n), c, np.ones(t))
             for m in ("pass_at_k", "pass_hat_k"):
-                if informative(groups, m, n, scope="population"):
+                if not population_bound(groups, m, n):  # the cells the rule changed
                     continue
                 v = np.repeat(task_values(groups, m, n), groups.mult.astype(int))[:, None]
                 lo, hi = bound_interval(compress(v, v, np.ones(t)), alpha=0.1, n_boot=1,
