@@ -43,12 +43,14 @@ def test_simulated_replicate_has_the_clusters_asked_for() -> None:
 
 
 def test_committed_run_meets_the_goal_and_shows_why() -> None:
-    """Every cell with ≥ 20 clusters: the cluster bootstrap covers at least 0.85 within 2 MC
-    s.e.; where the clusters carry most of the variance (share 0.9) the intervals that treat
-    tasks as independent cover less than the cluster bootstrap in every such cell. With 5
-    clusters estimate's rule (the cluster-robust logit-t interval) covers at least as often as
-    the cluster bootstrap did in the earlier run, and meets the goal in every cell but the one
-    the report marks (μ 1.5, between share 0.9, pass@2: 0.790, the cluster bootstrap 0.663)."""
+    """Every cell: estimate's clustered interval covers at least 0.85 within 2 MC s.e. (the
+    cluster bootstrap with ≥ 20 clusters, the cluster jackknife logit-t below). Where the
+    clusters carry most of the variance (share 0.9) the intervals that treat tasks as
+    independent cover less than the cluster bootstrap in every such cell. The earlier runs on
+    the same seeds are the same replicates: with ≥ 20 clusters the rule is unchanged (the same
+    coverage and width as the CR1 run and the bootstrap run); with 5 clusters the independent
+    column is identical to the CR1 run's, and the rule covers more often than the cluster
+    bootstrap did in every cell."""
     if not REPORT.exists():
         pytest.skip("reports/cluster_coverage/cluster_coverage.csv is absent: run the study")
     df = pd.read_csv(REPORT)
@@ -56,19 +58,34 @@ def test_committed_run_meets_the_goal_and_shows_why() -> None:
     assert len(df) == len(cc.cells()) * len(cc.COLUMNS) * 2
     cl = df[df["interval"] == "cluster"].reset_index(drop=True)
     ind = df[df["interval"] == "independent"].reset_index(drop=True)
+    assert (cl["coverage"] + 2 * cl["mc_se"] >= cc.LOW).all()
     many = cl["clusters"] >= 20
-    assert (cl.loc[many, "coverage"] + 2 * cl.loc[many, "mc_se"] >= cc.LOW).all()
     dominant = many & (cl["between_share"] == 0.9)
     assert (ind.loc[dominant, "coverage"] < cl.loc[dominant, "coverage"]).all()
-    short = cl[cl["coverage"] + 2 * cl["mc_se"] < cc.LOW]
-    assert {tuple(r) for r in short[["mu", "between_share", "clusters", "metric"]].values} <= {
-        (1.5, 0.9, 5, "pass_at_k")
-    }
-    before = pd.read_csv(REPORT.with_name("cluster_coverage_bootstrap.csv"))
-    old = before[before["interval"] == "cluster"].reset_index(drop=True)
+    for name in ("cluster_coverage_bootstrap.csv", "cluster_coverage_cr1.csv"):
+        before = pd.read_csv(REPORT.with_name(name))
+        old = before[before["interval"] == "cluster"].reset_index(drop=True)
+        assert np.array_equal(
+            cl.loc[many, ["coverage", "mean_width"]], old.loc[many, ["coverage", "mean_width"]]
+        )
+    boot = pd.read_csv(REPORT.with_name("cluster_coverage_bootstrap.csv"))
+    boot_cl = boot[boot["interval"] == "cluster"].reset_index(drop=True)
     few = cl["clusters"] < 20
-    assert (cl.loc[few, "coverage"] > old.loc[few, "coverage"]).all()
-    # with ≥ 20 clusters the rule is unchanged: the same seeds give the same coverage and width
-    assert np.array_equal(
-        cl.loc[many, ["coverage", "mean_width"]], old.loc[many, ["coverage", "mean_width"]]
-    )
+    assert (cl.loc[few, "coverage"] > boot_cl.loc[few, "coverage"]).all()
+    cr1 = pd.read_csv(REPORT.with_name("cluster_coverage_cr1.csv"))
+    cr1_ind = cr1[cr1["interval"] == "independent"].reset_index(drop=True)
+    assert np.array_equal(ind[["coverage", "mean_width"]], cr1_ind[["coverage", "mean_width"]])
+
+
+def test_recheck_of_the_hard_cell_reaches_the_goal() -> None:
+    """μ 1.5, share 0.9, 5 clusters, 1,200 replicates on an independent seed: pass@2 (truth
+    0.893, the cell the CR1 logit-t missed: 0.828 on the same replicates) covers at least
+    0.85 outright, and every column at least 0.85 within 2 MC s.e."""
+    path = REPORT.with_name("recheck.csv")
+    if not path.exists():
+        pytest.skip("reports/cluster_coverage/recheck.csv is absent: run the study's --recheck")
+    cl = pd.read_csv(path).query("interval == 'cluster'").set_index("metric")
+    old = pd.read_csv(path.with_name("recheck_cr1.csv")).query("interval == 'cluster'")
+    assert (cl["reps"] >= 1200).all() and (cl["coverage"] + 2 * cl["mc_se"] >= 0.85).all()
+    assert cl.loc["pass_at_k", "coverage"] >= 0.85
+    assert cl.loc["pass_at_k", "coverage"] > old.set_index("metric").loc["pass_at_k", "coverage"]

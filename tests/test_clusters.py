@@ -33,7 +33,7 @@ def test_notes_name_the_few_clusters_rule_instead_of_warning() -> None:
     notes = cluster_notes({"s": 5}, ci=True, few_rule="RULE")
     assert "below, the RULE" in notes[0]
     assert "the population interval is the RULE" in notes[1] and "too narrow" not in notes[1]
-    assert "where the estimate is 0 or 1, the exact binomial bound over the clusters" in notes[1]
+    assert "a mean without one cluster at 0 or 1, Clopper–Pearson with the clusters" in notes[1]
     assert len(cluster_notes({"s": FEW_CLUSTERS}, ci=True, few_rule="RULE")) == 1
 
 

@@ -528,14 +528,19 @@ def test_a_cluster_column_is_used_by_default_and_said() -> None:
     tr = ph.Trials.from_frame(_clustered_frame())
     est = ph.estimate(tr, k=2, ci=0.9, n_boot=500)
     pop = est.table[est.table["scope"] == "population"]
-    # below 20 clusters: the cluster-robust interval, named with its rule (studies/cluster_coverage)
-    assert pop["method"].str.startswith("cluster-robust logit-t interval").all()
-    assert pop["method"].str.contains("8 clusters, G − 1 = 7 degrees of freedom").all()
+    # below 20 clusters: the cluster jackknife logit-t interval (or Clopper–Pearson where it is
+    # undefined), named with its rule (studies/cluster_coverage)
+    jack = pop["method"].str.startswith("cluster jackknife logit-t interval")
+    assert jack.any() and (jack | pop["method"].str.contains("Clopper–Pearson")).all()
+    assert pop["method"].str.contains("8 clusters").all()
+    assert pop["method"][jack].str.contains("over 8 clusters, G − 1 = 7 degrees of freedom").all()
     assert pop["method"].str.contains("rule: fewer than 20 clusters").all()
     assert est.settings["cluster"] is True and est.settings["clusters"] == {"A": 8}
     assert any("clustered tasks (A: 8 clusters)" in n for n in est.notes)
-    # the note names the interval the method column names (logit-t), not a plain t interval
-    assert any("only 8 clusters" in n and "cluster-robust logit-t interval" in n for n in est.notes)
+    # the note names the interval the method column names, not a plain t interval
+    assert any(
+        "only 8 clusters" in n and "cluster jackknife logit-t interval" in n for n in est.notes
+    )
     off = ph.estimate(tr.counts().drop_vars("cluster"), k=2, ci=0.9, n_boot=500)
     assert not off.table["method"].dropna().str.contains("cluster").any()
     assert off.settings["cluster"] is False and off.settings["clusters"] == {}

@@ -50,8 +50,12 @@ FEW_CLUSTERS = 20
 BOOTSTRAP = "population intervals resample clusters, each with all its tasks (cluster bootstrap)"
 
 #: What :func:`passhat.estimate`'s population scope uses below :data:`FEW_CLUSTERS` clusters
-#: (studies/cluster_coverage: the cluster bootstrap covered 0.66–0.83 at 90% with 5 clusters).
-FEW_RULE = "cluster-robust logit-t interval (CR1 standard error, G − 1 degrees of freedom)"
+#: (studies/cluster_coverage: the cluster bootstrap covered 0.66–0.83 at 90% with 5 clusters,
+#: the CR1 logit-t 0.79–0.92; the candidates compared: studies/cluster_coverage/few_rules.py).
+FEW_RULE = (
+    "cluster jackknife logit-t interval (leave-one-cluster-out standard error of the logit, "
+    "G − 1 degrees of freedom)"
+)
 
 #: How :func:`passhat.compare`'s population scope uses the clusters (the notes' words).
 SIGN_FLIPS = (
@@ -149,8 +153,9 @@ def cluster_notes(
         notes.append(
             f"only {', '.join(map(str, sorted(set(few.values()))))} clusters "
             f"({', '.join(f'{s}: {g}' for s, g in few.items())}): the population interval is "
-            f"the {few_rule} (where the estimate is 0 or 1, the exact binomial bound over the "
-            f"clusters: each row's method says which), as the {method} under-covers below "
+            f"the {few_rule} (where that is undefined, the estimate or a mean without one "
+            "cluster at 0 or 1, Clopper–Pearson with the clusters as trials: each row's method "
+            f"says which), as the {method} under-covers below "
             f"{FEW_CLUSTERS} clusters"
         )
     elif few:

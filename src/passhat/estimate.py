@@ -179,7 +179,7 @@ def estimate(
     from a column named ``cluster``: tasks of one repository, document or
     environment) get the **cluster bootstrap** in the population scope instead,
     clusters resampled with all their tasks (:func:`passhat.scopes.scope_intervals`),
-    and below 20 clusters the cluster-robust logit-t interval on G − 1 degrees of
+    and below 20 clusters the cluster jackknife logit-t interval on G − 1 degrees of
     freedom (:mod:`passhat.cluster_robust`; the cluster bootstrap under-covers there);
     the notes and ``settings["clusters"]`` give the number of clusters and the rule.
     To treat such tasks as independent, drop the coordinate

@@ -106,7 +106,7 @@ from passhat.bootstrap import (
     draw_stats,
     interval_from_draws,
 )
-from passhat.cluster_robust import cluster_logit_t_interval
+from passhat.cluster_robust import cluster_jackknife_logit_interval
 from passhat.estimators import pair_values, pass_hat_k_variance_estimate
 from passhat.hierarchical import (
     Column,
@@ -396,8 +396,8 @@ def scope_intervals(
         Hyperpriors of the hierarchical model.
     clusters : array_like, optional
         Each task's cluster (any hashable labels). When given, the population
-        scope is the **cluster-robust logit-t interval** below ``FEW_CLUSTERS`` (20)
-        clusters (:func:`passhat.cluster_robust.cluster_logit_t_interval`; the
+        scope is the **cluster jackknife logit-t interval** below ``FEW_CLUSTERS`` (20)
+        clusters (:func:`passhat.cluster_robust.cluster_jackknife_logit_interval`; the
         bootstrap draws are still made, so the later scopes' draws do not move), and
         otherwise the **cluster bootstrap** whatever the task counts
         (:func:`passhat.bootstrap.cluster_categories`: clusters resampled with
@@ -735,34 +735,37 @@ def _few_clusters(
     codes: NDArray[np.int64],
     n_cl: int,
 ) -> None:
-    """The population scope below :data:`FEW_CLUSTERS` clusters: the cluster-robust (CR1)
-    logit-t interval on G − 1 degrees of freedom (the exact binomial bound over the clusters
-    where θ̂ is 0 or 1, as every cluster is then at the bound), which covers where the cluster
-    bootstrap does not (studies/cluster_coverage)."""
+    """The population scope below :data:`FEW_CLUSTERS` clusters: the logit-t interval on G − 1
+    degrees of freedom with the leave-one-cluster-out jackknife (CV3) standard error of
+    logit θ̂, and Clopper–Pearson with the clusters as trials where that is undefined (θ̂ or a
+    leave-one-out mean at 0 or 1, or no spread), which cover where the cluster bootstrap and
+    the CR1 logit-t do not (studies/cluster_coverage)."""
     cats = setup.cats
-    lo, hi, logit = cluster_logit_t_interval(
+    lo, hi, jack = cluster_jackknife_logit_interval(
         cats.values[cats.inverse], cats.weights[cats.inverse], codes, ci=setup.level
     )
     rule = f"(rule: fewer than {FEW_CLUSTERS} clusters; the cluster bootstrap under-covers)"
-    edge = (setup.alpha / 2) ** (1.0 / n_cl)  # Clopper–Pearson: Beta(G, 1)'s α/2 quantile
     for j, col in enumerate(setup.cols):
         at_one, at_zero = setup.theta[j] >= 1.0 - 1e-12, setup.theta[j] <= 1e-12
-        if at_one or at_zero:  # every cluster at the bound: the t interval has no width
-            out[(col, "population")] = (
-                edge if at_one else 0.0,
-                1.0 if at_one else 1.0 - edge,
-                f"exact binomial (Clopper–Pearson) bound over the {n_cl} clusters, every "
-                f"cluster at {int(at_one)} {rule[:-1]}; the t interval would have no width)",
+        if jack[j]:
+            how = (
+                f"cluster jackknife logit-t interval, leave-one-cluster-out (CV3) standard "
+                f"error of logit θ̂ over {n_cl} clusters, G − 1 = {n_cl - 1} degrees of "
+                f"freedom {rule}"
             )
-            continue
-        kind = "logit-t" if logit[j] else "t"
-        why = "" if logit[j] else "; linear, clipped to [0, 1]: no spread between the clusters"
-        out[(col, "population")] = (
-            float(lo[j]),
-            float(hi[j]),
-            f"cluster-robust {kind} interval, CR1 standard error over {n_cl} clusters, "
-            f"G − 1 = {n_cl - 1} degrees of freedom {rule}{why}",
-        )
+        elif at_one or at_zero:  # every cluster at the bound: a t interval has no width
+            how = (
+                f"exact binomial (Clopper–Pearson) bound over the {n_cl} clusters, every "
+                f"cluster at {int(at_one)} {rule[:-1]}; a t interval would have no width)"
+            )
+        else:
+            how = (
+                f"Clopper–Pearson interval with the {n_cl} clusters as {n_cl} trials, "
+                f"θ̂ · G = {setup.theta[j] * n_cl:.3g} successes {rule[:-1]}; the jackknife "
+                "logit-t is undefined: the clusters do not differ, or leaving one out leaves "
+                "only clusters at 0 or at 1)"
+            )
+        out[(col, "population")] = (float(lo[j]), float(hi[j]), how)
 
 
 def _benchmark(

@@ -11,8 +11,8 @@ E g(p) is a one-dimensional integral, computed by Gauss-Hermite quadrature (200 
 For each cell and replicate the study draws the clusters, tasks and runs, and calls
 :func:`passhat.scopes.scope_intervals` (the engine of ``passhat.estimate``'s intervals)
 twice on the same tasks: with the clusters (estimate's rule: the cluster bootstrap, BCa,
-with at least 20 clusters; below 20 the cluster-robust CR1 logit-t interval on G - 1 degrees
-of freedom) and without them
+with at least 20 clusters; below 20 the cluster jackknife logit-t interval on G - 1 degrees
+of freedom, Clopper-Pearson with the clusters as trials where it is undefined) and without them
 (today's rule: task bootstrap, Bayesian bootstrap or hierarchical posterior), and counts
 how often each 90% population interval holds E g(p), for the mean, pass@2 and pass^2.
 Monte-Carlo s.e. of a coverage c over R replicates: sqrt(c(1 - c) / R).
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "cluster_coverage"
 LEVEL = 0.90
 LOW = 0.85  # the goal in every cell
-REPS = 200  # Monte-Carlo s.e. of a coverage near 0.9: sqrt(0.09 / 200) = 0.021
+REPS = 300  # the committed run; Monte-Carlo s.e. of a coverage near 0.9: sqrt(0.09 / 300) = 0.017
 TOTAL_VAR = 2.0  # s_b^2 + s_w^2 on the logit scale
 PER_CLUSTER = 4
 RUNS = 4
@@ -157,11 +157,16 @@ def to_markdown(
         "expit(μ + u_g + e_i), Var u + Var e = 2 on the logit scale, "
         f"the between-cluster share of it as given; {PER_CLUSTER} tasks per cluster, {RUNS} "
         "runs per task. `cluster`: what `estimate` uses with a cluster column — the cluster "
-        "bootstrap (BCa) with ≥ 20 clusters, the cluster-robust (CR1) logit-t interval on "
-        "G − 1 degrees of freedom below 20 (rule: fewer than 20 clusters); before it the "
-        "cluster bootstrap was used at 5 clusters too (the earlier run, same seeds: "
-        "`cluster_coverage_bootstrap.csv`); `independent`: the rule treating the tasks as "
-        "independent. "
+        "bootstrap (BCa) with ≥ 20 clusters; below 20 (rule: fewer than 20 clusters) the "
+        "cluster jackknife logit-t interval: logit θ̂ ± t on G − 1 degrees of freedom times "
+        "the leave-one-cluster-out (CV3) jackknife standard error of logit θ̂, and where that "
+        "is undefined (θ̂, or θ̂ without one cluster, at 0 or 1; no spread) Clopper–Pearson "
+        "with the G clusters as G trials. Earlier runs on the same seeds (the same "
+        "replicates): `CR1 before`, the cluster-robust CR1 logit-t interval on G − 1 df "
+        "(`cluster_coverage_cr1.csv`); `bootstrap before`, the cluster bootstrap at 5 "
+        "clusters too (`cluster_coverage_bootstrap.csv`). `independent`: the rule treating "
+        "the tasks as independent. The candidates compared before choosing the rule: "
+        "`few_rules.md`. "
         "Made by `studies/cluster_coverage/cluster_coverage.py`.",
         "",
     ]
@@ -185,12 +190,13 @@ def to_markdown(
         )
     lines += [
         "",
-        "| μ | between share | clusters | metric | k | truth | cluster coverage | "
-        "bootstrap before | independent coverage | cluster width | bootstrap width before | "
-        "independent width |",
-        "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| μ | between share | clusters | metric | k | truth | cluster coverage | CR1 before | "
+        "bootstrap before | independent coverage | cluster width | CR1 width before | "
+        "bootstrap width before | independent width |",
+        "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     old = _before(before)
+    cr1 = _before(_read_before(OUT, "cluster_coverage_cr1.csv"))
     truth = df.groupby(["mu", "between_share", "clusters", "metric", "k"], sort=False)["truth"]
     for key, row in wide.iterrows():
         mark = " ✗" if row[("coverage", "cluster")] + 2 * row[("mc_se", "cluster")] < LOW else ""
@@ -198,33 +204,44 @@ def to_markdown(
             f"| {key[0]:g} | {key[1]:g} | {key[2]} | {key[3]} | {key[4]} | "
             f"{truth.get_group(key).iloc[0]:.3f} | "
             f"{row[('coverage', 'cluster')]:.3f}±{row[('mc_se', 'cluster')]:.3f}{mark} | "
-            f"{old.get(key, ('—', '—'))[0]} | "
+            f"{cr1.get(key, ('—', '—'))[0]} | {old.get(key, ('—', '—'))[0]} | "
             f"{row[('coverage', 'independent')]:.3f}±{row[('mc_se', 'independent')]:.3f} | "
-            f"{row[('mean_width', 'cluster')]:.3f} | {old.get(key, ('—', '—'))[1]} | "
+            f"{row[('mean_width', 'cluster')]:.3f} | {cr1.get(key, ('—', '—'))[1]} | "
+            f"{old.get(key, ('—', '—'))[1]} | "
             f"{row[('mean_width', 'independent')]:.3f} |"
         )
     return "\n".join(lines + _recheck_lines()) + "\n"
 
 
 def _recheck_lines() -> list[str]:
-    """The re-run of one cell with more replicates (``--recheck``), if there is one."""
+    """The re-run of one cell with more replicates (``--recheck``), if there is one, beside
+    the same re-run with the CR1 logit-t rule (``recheck_cr1.csv``, same seed)."""
     path = OUT / "recheck.csv"
     if not path.exists():
         return []
     df = pd.read_csv(path)
     cl = df[df["interval"] == "cluster"]
+    old_path = OUT / "recheck_cr1.csv"
+    old = pd.read_csv(old_path) if old_path.exists() else None
     r0 = cl.iloc[0]
     lines = [
         "",
         f"**Re-check** of the cell μ {r0['mu']:g}, between share {r0['between_share']:g}, "
         f"{int(r0['clusters'])} clusters with {int(r0['reps'])} replicates on an independent "
-        "seed (`--recheck`, `recheck.csv`):",
+        "seed (`--recheck`, `recheck.csv`; the CR1 logit-t rule on the same replicates: "
+        "`recheck_cr1.csv`):",
         "",
     ]
     for _, r in cl.iterrows():
+        was = ""
+        if old is not None:
+            o = old[(old["interval"] == "cluster") & (old["metric"] == r["metric"])].iloc[0]
+            was = (
+                f" (CR1 logit-t: {o['coverage']:.3f}±{o['mc_se']:.3f}, width {o['mean_width']:.3f})"
+            )
         lines.append(
             f"- {r['metric']} (k {r['k']}): coverage {r['coverage']:.3f}±{r['mc_se']:.3f}, "
-            f"width {r['mean_width']:.3f}"
+            f"width {r['mean_width']:.3f}{was}"
         )
     return lines
 
@@ -241,8 +258,8 @@ def _before(before: pd.DataFrame | None) -> dict[tuple[object, ...], tuple[str, 
     }
 
 
-def _read_before(out: Path) -> pd.DataFrame | None:
-    path = out / "cluster_coverage_bootstrap.csv"
+def _read_before(out: Path, name: str = "cluster_coverage_bootstrap.csv") -> pd.DataFrame | None:
+    path = out / name
     return pd.read_csv(path) if path.exists() else None
 
 

@@ -55,7 +55,6 @@ def test_refusals_and_bad_costs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     for extra, name in (
         (["--scores"], "--scores"),
         (["--by", "category"], "--by"),
-        (["--weights", "declared"], "--weights"),
         (["--classify"], "--classify"),
         (["--min-runs", "2"], "--min-runs"),
     ):
@@ -67,3 +66,27 @@ def test_refusals_and_bad_costs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     bad(capsys, ["compare", nocol, "--cost"], r"nocol\.csv: --cost needs a cost column")
     text = write(tmp_path, "nan.csv", RUNS.replace("new,t2,1,1,2", "new,t2,1,1,abc"))
     bad(capsys, ["compare", text, "--cost"], r"cost 'abc' is not a number")
+
+
+def test_weights_reach_the_cost_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--weights declared: the API's weighted numbers; declared without a weight column: the
+    library's one-line error."""
+    weighted = RUNS.replace(
+        "system,task_id,trial,success,cost\n", "system,task_id,trial,success,cost,weight\n"
+    )
+    lines = weighted.splitlines()
+    lines = [lines[0]] + [f"{x},{3 if ',t1,' in x else 1}" for x in lines[1:]]
+    path = write(tmp_path, "w.csv", "\n".join(lines) + "\n")
+    argv = ["compare", path, "--cost", "--k", "1", "--n-boot", "200", "--weights", "declared"]
+    rc, out, _ = run(capsys, [*argv, "--json"])
+    doc = json.loads(out)
+    api = ph.compare_cost(ph.read(path), k=1, n_boot=200, weights="declared")
+    assert rc == 0 and doc["settings"]["weights"] == "declared"
+    assert [r["cand_value"] for r in doc["cost"]] == pytest.approx(api.table["cand_value"].tolist())
+    # by hand: base's weighted cost per success = 1 / ((3 * 1/2 + 1 + 1/2) / 5)
+    row = next(r for r in doc["cost"] if r["metric"] == "cost_per_success")
+    assert row["base_value"] == pytest.approx(1 / (3.0 / 5))
+    plain = write(tmp_path, "plain.csv", RUNS)
+    bad(capsys, ["compare", plain, "--cost", "--weights", "declared"], "declare no weight column")

@@ -7,6 +7,7 @@ system with no task in common, k > n for a system).
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -164,4 +165,21 @@ def test_rank_by_category(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, argv)
     assert rc == 0 and "pass^2 by category" in out and "differences depend on the" in out
     bad(capsys, [*argv, "--engine", "rasch"], r"--by ranks each category .*--engine 'rasch'")
-    bad(capsys, [*argv, "--markdown"], r"--markdown writes the overall leaderboard; --by")
+    # --csv: the overall rows (empty category) then each category's, the rows of --json
+    rc, out, _ = run(capsys, [*argv, "--csv"])
+    csv = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert rc == 0 and csv.columns[0] == "category"
+    overall, per = csv[csv["category"] == ""], csv[csv["category"] != ""]
+    assert overall["system"].tolist() == [r["system"] for r in doc["leaderboard"]]
+    assert per["category"].tolist() == got["category"].tolist()
+    assert per["system"].tolist() == got["system"].tolist()
+    assert per["upper"].astype(float).tolist() == pytest.approx(got["upper"].tolist(), abs=1e-12)
+    assert (per["method"] != "").all() and (overall["method"] == "").all()
+    # --markdown / --latex: the overall table, then each category's (the terminal's rows)
+    rc, out, _ = run(capsys, [*argv, "--markdown"])
+    tables = [line for line in out.splitlines() if line.startswith("Table: ")]
+    assert rc == 0 and len(tables) == 2 and tables[1].startswith("Table: Leaderboard of each")
+    body = [line for line in out.splitlines() if line.startswith("| ") and "pass^2" in line]
+    assert len(body) == len(doc["leaderboard"]) + len(got)
+    rc, out, _ = run(capsys, [*argv, "--latex"])
+    assert rc == 0 and out.count("\\begin{table}") == 2

@@ -80,3 +80,26 @@ def test_report_cli_cost_asked_without_a_cost_column(tmp_path, capsys) -> None: 
         ["report", "--example", "abcd", "-o", str(tmp_path / "x"), "--no-model", "--cost"],
         "--cost needs runs with a cost column",
     )
+
+
+def test_report_cli_weights_reach_the_report_and_are_said(tmp_path: Path) -> None:
+    """--weights category: the estimate is weighted (results.json records it) and the Data
+    section lists, per section, whether it is weighted (without weights: no table, tested in
+    tests/report/sections/test_section_weights.py)."""
+    out = tmp_path / "w"
+    argv = ["report", str(EXTRAS), "-o", str(out), *FAST_CLI, "--no-scores", "--no-cost",
+            "--weights", "category"]  # fmt: skip
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["stamp"]["settings"]["weights"] == "category"
+    data = next(s for s in doc["sections"] if s["id"] == "data")
+    table = next(t for t in data["tables"] if t["id"] == "data_weights")
+    rows = {r["section"]: r["weighted"] for r in table["rows"]}
+    assert rows["2. Headline"] == "yes" and rows["By category"] == "yes"
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "Which sections use the task weights" in md
+
+
+def test_report_cli_weights_declared_without_a_column_is_one_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["report", str(EXTRAS), "-o", str(tmp_path / "d"), *FAST_CLI, "--weights", "declared"]
+    bad(capsys, argv, "declare no weight column")

@@ -249,3 +249,84 @@ def test_extreme_costs_warn_nothing() -> None:
         r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, baseline="base")
     row = r.table.set_index("metric").loc["pass_hat_k_per_cost"]
     assert row["base_value"] == np.inf and row["ratio"] == 0.0
+
+
+# ------------------------------------------------------------------------------ task weights
+def test_equal_weights_give_the_unweighted_result_exactly() -> None:
+    trials = ph.Trials.from_frame(_runs())
+    plain = ph.compare_cost(trials, k=[1, 2], n_boot=300, baseline="base")
+    equal = ph.compare_cost(trials, k=[1, 2], n_boot=300, baseline="base", weights="equal")
+    pd.testing.assert_frame_equal(plain.table, equal.table)
+    assert plain.settings.weights == equal.settings.weights == "equal"
+
+
+def test_weighted_values_equal_estimates_weighted_cost_table() -> None:
+    """Oracle: ``estimate(weights="category").cost`` (each system's weighted cost per run,
+    mean success and pass^k) on the agents example, where every task is matched."""
+    trials = ph.load_example("agents")
+    r = ph.compare_cost(trials, k=[1, 2], n_boot=200, weights="category")
+    est = ph.estimate(trials, k=[1, 2], weights="category").cost
+    unweighted = ph.compare_cost(trials, k=[1, 2], n_boot=200)
+    assert est is not None and r.settings.weights == "category"
+    e = est.to_frame().set_index(["system", "k"])
+    got = r.table.set_index(["metric", "k"])
+    for k in (1, 2):
+        for metric in ("cost_per_all_k_pass", "pass_hat_k_per_cost"):
+            want = e.loc[("baseline", k), metric], e.loc[("guided", k), metric]
+            assert got.loc[(metric, k), "base_value"] == pytest.approx(want[0], rel=1e-12)
+            assert got.loc[(metric, k), "cand_value"] == pytest.approx(want[1], rel=1e-12)
+    run = r.table[r.table["metric"] == "cost_per_run"].iloc[0]
+    assert run["base_value"] == pytest.approx(e.loc[("baseline", 1), "cost_per_run"], rel=1e-12)
+    assert run["base_value"] != pytest.approx(unweighted.table["base_value"].iloc[0], rel=1e-6)
+    assert "weighted mean cost per run" in str(r.view())
+
+
+def test_integer_weights_equal_duplicated_tasks_in_value() -> None:
+    """Weight 3 on a task gives the values of that task run three times as three tasks."""
+    df = _runs(seed=4, tasks=6)
+    weights = {f"t{t}": (3.0 if t == 2 else 1.0) for t in range(6)}
+    dup = pd.concat(
+        [df, *(df[df["task_id"] == "t2"].assign(task_id=f"t2_copy{i}") for i in range(2))],
+        ignore_index=True,
+    )
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=[1, 2], n_boot=100, weights=weights,
+                        baseline="base")  # fmt: skip
+    d = ph.compare_cost(ph.Trials.from_frame(dup), k=[1, 2], n_boot=100, baseline="base")
+    for col in ("base_value", "cand_value", "difference", "ratio"):
+        assert r.table[col].to_numpy() == pytest.approx(d.table[col].to_numpy(), rel=1e-12)
+
+
+def test_weighted_interval_matches_the_exact_weighted_bootstrap() -> None:
+    """T = 5 weighted tasks: the exact distribution over all 5^5 resamples, each drawn task
+    bringing its weight (Σ w·x / Σ w per resample, computed here by indexing), against the
+    ends of 20,000 resamples of compare's bootstrap on the weighted rows (tolerance: the
+    Monte-Carlo error of a percentile's level, as above)."""
+    rng = np.random.default_rng(7)
+    t, ks, ci, b = 5, [2], 0.8, 20_000
+    n = np.full(t, 4.0)
+    w = np.array([1.0, 4.0, 0.5, 2.0, 1.0])
+    xb = _task_rows(n, rng.integers(1, 5, t).astype(float), rng.uniform(0.5, 2, t), ks)
+    xc = _task_rows(n, rng.integers(2, 5, t).astype(float), rng.uniform(0.5, 2, t), ks)
+    idx = np.array(list(itertools.product(range(t), repeat=t)))
+    ww = w[idx][..., None]
+    exact = _ratios((xc[idx] * ww).sum(axis=1), ks) - _ratios((xb[idx] * ww).sum(axis=1), ks)
+    boot = pair_bootstrap(xb * w[:, None], xc * w[:, None], np.arange(t), ks, n_boot=b,
+                          rng=np.random.default_rng(0))  # fmt: skip
+    lo, hi, undefined = _percentile(boot, ci)
+    assert not undefined.any()
+    for j in range(exact.shape[1]):
+        for got, p in ((lo[j, 0], (1 - ci) / 2), (hi[j, 0], (1 + ci) / 2)):
+            tol = 4 * np.sqrt(p * (1 - p) / b)
+            a, z = np.quantile(exact[:, j], [p - tol, p + tol], method="inverted_cdf")
+            assert a <= got <= z, (j, p, a, got, z)
+
+
+def test_weight_zero_tasks_are_left_out_and_listed() -> None:
+    df = _runs(seed=2, tasks=8)
+    weights = {f"t{t}": (0.0 if t == 0 else 1.0) for t in range(8)}
+    r = ph.compare_cost(ph.Trials.from_frame(df), k=1, n_boot=100, weights=weights,
+                        baseline="base")  # fmt: skip
+    without = ph.compare_cost(ph.Trials.from_frame(df[df["task_id"] != "t0"]), k=1,
+                              n_boot=100, baseline="base")  # fmt: skip
+    assert "t0" in set(r.dropped["task"]) and int(r.table["tasks"].iloc[0]) == 7
+    assert r.table["base_value"].to_numpy() == pytest.approx(without.table["base_value"].to_numpy())

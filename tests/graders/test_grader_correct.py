@@ -299,3 +299,47 @@ def test_cli_grader_with_weights_and_cluster(
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["settings"]["weights"] == "category"
     schemas.validate(doc)
+
+
+def _audited_runs(tmp_path: Path) -> ph.Trials:
+    """30 tasks × 4 runs of one system; the first run of every task audited (true label
+    disagreeing with the grader in about 1 of 10); task t0's runs all audited, all wrong."""
+    rows = ["task_id,trial,success,true_success"]
+    rng = np.random.default_rng(5)
+    for t in range(30):
+        for r in range(4):
+            g = int(rng.random() < 0.6)
+            truth = "" if r and t else str(1 - g if t == 0 else g if rng.random() < 0.9 else 1 - g)
+            rows.append(f"t{t},{r},{g},{truth}")
+    path = tmp_path / "runs.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return ph.read_trials(str(path))
+
+
+def test_audit_column_counts_only_the_tasks_averaged(tmp_path: Path) -> None:
+    """A task of weight 0 is left out of the average, so its audited runs are left out of
+    the audit too (the audit is of the runs the correction applies to), and a note says so.
+    Oracle: the audit counts by hand from the other tasks' audited runs."""
+    data = _audited_runs(tmp_path)
+    weights = {f"t{t}": (0.0 if t == 0 else 1.0) for t in range(30)}
+    r = ph.correct_grader(data, truth="true_success", k=2, weights=weights)
+    df = data.frame[data.frame["true_success"].notna() & (data.frame["task_id"] != "t0")]
+    truth = df["true_success"].astype(float).to_numpy() == 1
+    assert r.grader.audit == audit_from_labels(df["success"].astype(bool).to_numpy(), truth)
+    assert r.grader.audit.positives + r.grader.audit.negatives == 29
+    assert "audit: 29 run(s) with a true label in column 'true_success'" in r.notes
+    assert any(n.startswith("4 audited run(s) of tasks the estimate leaves out") for n in r.notes)
+    # equal weights: every audited run counts (t0's four, all mislabelled, lower se and sp)
+    every = ph.correct_grader(data, truth="true_success", k=2)
+    assert every.grader.audit.positives + every.grader.audit.negatives == 33
+    assert not any("leaves out" in n for n in every.notes)
+    assert every.grader.sensitivity < r.grader.sensitivity
+
+
+def test_audit_column_with_no_label_left_is_refused(tmp_path: Path) -> None:
+    """No audited run on the tasks averaged: refused, naming why (not an empty audit)."""
+    from passhat.graders.correct import grader_spec
+
+    data = _audited_runs(tmp_path)
+    with pytest.raises(OptionError, match="no true label of a decided run of the tasks the"):
+        grader_spec(data, truth="true_success", keep=frozenset({("other", "t1")}))

@@ -29,7 +29,8 @@ def test_sections_in_order_and_the_skipped_model_says_so(example_report) -> None
     ids = [s.id for s in rd.sections]
     # the bundled agents carry a category and a cost per run: those sections are detected
     assert ids == [
-        "summary", "data", "headline", "by_category", "cost", "spread", "model", "flaky", "plan"
+        "summary", "data", "headline", "by_category", "cost", "cost_comparison", "spread",
+        "model", "flaky", "plan",
     ]  # fmt: skip
     assert rd.section("model").status == "skipped"
     assert rd.section("model").note == "The model was not run (--no-model)."

@@ -66,7 +66,7 @@ def test_bundled_agents_report_gains_the_category_and_cost_sections() -> None:
     from passhat.report.assemble import report_sections
 
     ids = [s.id for s in report_sections(res)]
-    assert ids[1:6] == ["data", "headline", "by_category", "cost", "spread"]
+    assert ids[1:7] == ["data", "headline", "by_category", "cost", "cost_comparison", "spread"]
     settings = report_stamp(res)["settings"]
     assert settings["by"] == {"asked": None, "shown": True}
     assert "scores" not in settings and "clusters" not in settings
@@ -79,7 +79,7 @@ def test_abcd_stamp_records_nothing_new() -> None:
 
 def test_clustered_headline_follows_the_estimate_on_clusters(extras_results, extras_oracle) -> None:
     """The headline's population intervals are estimate's (below 20 clusters the
-    cluster-robust interval); the headline names the clusters and the rule below 20; the
+    cluster jackknife logit-t interval); the headline names the clusters and the rule below 20; the
     summary repeats the warning."""
     from passhat.report.assemble import report_sections
 
@@ -93,7 +93,8 @@ def test_clustered_headline_follows_the_estimate_on_clusters(extras_results, ext
     for r in rows.to_dict(orient="records"):
         w = pop[(r["system"], "pass_hat_k", r["k"])]
         assert (r["lower"], r["upper"]) == pytest.approx((w["lower"], w["upper"]), abs=1e-12)
-        assert "cluster-robust logit-t" in r["method"] and "6 clusters" in r["method"]
+        assert r["method"] == w["method"] and "6 clusters" in r["method"]
+        assert r["method"].startswith(("cluster jackknife logit-t", "Clopper–Pearson", "exact"))
     sections = {s.id: s for s in report_sections(extras_results)}
     head = sections["headline"].sentences
     assert any("plain: 6, tuned<b>: 6 clusters" in s for s in head)

@@ -37,6 +37,7 @@ def test_each_result_is_its_own_api_call_with_the_reports_seed() -> None:
         "fit": 5,
         "inflated": 5,
         "grader": 5,
+        "cost_comparison": 5,
     }
     est = ph.estimate(data, k=[1, 5], matched=True, predictive=168, **opts)
     pd.testing.assert_frame_equal(res.estimate.table, est.table)
@@ -47,6 +48,8 @@ def test_each_result_is_its_own_api_call_with_the_reports_seed() -> None:
     fit = ph.fit(res.counts, k=[1, 5], seed=5, method="grid", progress=False)
     pd.testing.assert_frame_equal(res.model.summary, fit.summary(k=[1, 5], ci=0.9))
     assert res.ranking is None  # two systems: the paired comparison says it
+    costs = ph.compare_cost(data, k=[1, 5], intersect=True, baseline="baseline", **opts)
+    pd.testing.assert_frame_equal(res.cost_comparison.table, costs.table)
     # the curve: one estimate per two k, each with the report's seed
     curve = res.curve[(res.curve["k"] == 5) & (res.curve["metric"] == "pass_hat_k")]
     five = ph.estimate(res.counts, k=[5], on_short="exclude", **opts).table
@@ -64,7 +67,8 @@ def test_the_ranking_is_ranks_with_the_reports_seed() -> None:
 def test_each_computation_runs_once_and_the_sections_run_none(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    names = ("estimate", "spread", "compare", "fit", "next_runs", "design", "slices")
+    names = ("estimate", "spread", "compare", "compare_cost", "fit", "next_runs", "design",
+             "slices")  # fmt: skip
     calls: dict[str, int] = dict.fromkeys(names, 0)
     for name in names:
         real = getattr(build, name)
@@ -89,6 +93,7 @@ def test_each_computation_runs_once_and_the_sections_run_none(
         "headline",
         "by_category",  # the bundled agents carry a category and a cost per run
         "cost",
+        "cost_comparison",  # and two systems
         "spread",
         "model",
         "flaky",

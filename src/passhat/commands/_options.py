@@ -192,6 +192,18 @@ def seed_option(*, help: str | None = None) -> Callable[[F], F]:
     )
 
 
+def weights_option(*, help: str | None = None) -> Callable[[F], F]:
+    """``--weights``: the task weights of the averages over tasks (``equal``, ``declared``: the
+    runs' ``weight`` column, ``category``: each category the same total weight)."""
+    return click.option(  # type: ignore[return-value]
+        "--weights",
+        type=click.Choice(["equal", "declared", "category"]),
+        default="equal",
+        show_default=True,
+        help=help or "Task weights in the benchmark average.",
+    )
+
+
 def n_boot_option(*, help: str | None = None) -> Callable[[F], F]:
     """``--n-boot``: bootstrap resamples and posterior draws of the intervals."""
     return click.option(  # type: ignore[return-value]
@@ -204,9 +216,10 @@ def n_boot_option(*, help: str | None = None) -> Callable[[F], F]:
     )
 
 
-def json_option(*csv_keys: str) -> Callable[[F], F]:
+def json_option(*csv_keys: str | tuple[str, ...]) -> Callable[[F], F]:
     """``--json`` (the result's :meth:`~passhat._result.Result.to_dict` on stdout) and, when
-    ``csv_keys`` are given, ``--csv`` (the first of those tables of the document, as CSV)."""
+    ``csv_keys`` are given, ``--csv`` (the first of those tables of the document, as CSV; a
+    tuple of keys: their tables stacked as one, when the document holds them all)."""
     from passhat.commands._output import table_output
 
     def deco(f: F) -> F:

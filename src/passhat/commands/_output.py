@@ -63,8 +63,8 @@ __all__ = [
 PIPE_WIDTH = 10_000
 
 # The keys of the payload that ``--csv`` writes, while a command runs with ``--csv``.
-_CSV_KEYS: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
-    "passhat_csv_keys", default=None
+_CSV_KEYS: contextvars.ContextVar[tuple[str | tuple[str, ...], ...] | None] = (
+    contextvars.ContextVar("passhat_csv_keys", default=None)
 )
 
 
@@ -165,10 +165,43 @@ def emit_json(payload: dict[str, Any]) -> None:
 _HEADER = ("schema", "schema_version", "passhat_version")
 
 
-def _csv_rows(payload: dict[str, Any], keys: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows ``--csv`` writes: the first of ``keys`` in the payload (a list of records; a
-    mapping of such lists, tagged by key; or one record), else the payload as one row."""
+def _stacked(payload: dict[str, Any], keys: tuple[str, ...]) -> list[dict[str, Any]] | None:
+    """The record lists of ``keys`` as one table (None unless every key holds one): the rows
+    in the order of ``keys``, the columns of the widest table first, then any others; a
+    column a table lacks is empty in its rows.
+
+    Examples
+    --------
+    >>> rows = _stacked({"all": [{"s": "a"}], "by": [{"g": "x", "s": "a"}]}, ("all", "by"))
+    >>> rows.columns, list(rows)
+    (['g', 's'], [{'s': 'a'}, {'g': 'x', 's': 'a'}])
+    """
+    tables: list[list[dict[str, Any]]] = []
     for key in keys:
+        table = payload.get(key)
+        if not isinstance(table, list):
+            return None
+        tables.append(table)
+    heads: list[tuple[str, ...]] = [
+        tuple(getattr(t, "columns", ()) or (t[0] if t else ())) for t in tables
+    ]
+    columns = dict.fromkeys(sorted(heads, key=len, reverse=True)[0])
+    for head in heads:
+        columns.update(dict.fromkeys(head))
+    return Records([r for t in tables for r in t], columns=tuple(columns))
+
+
+def _csv_rows(
+    payload: dict[str, Any], keys: Sequence[str | tuple[str, ...]]
+) -> list[dict[str, Any]]:
+    """The rows ``--csv`` writes: the first of ``keys`` in the payload (a list of records; a
+    mapping of such lists, tagged by key; or one record; a tuple of keys: their record lists
+    as one table, :func:`_stacked`), else the payload as one row."""
+    for key in keys:
+        if isinstance(key, tuple):
+            if (stacked := _stacked(payload, key)) is not None:
+                return stacked
+            continue
         value = payload.get(key)
         if value is None:
             continue
@@ -220,7 +253,9 @@ def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
     click.echo(buf.getvalue(), nl=False)
 
 
-def table_output(*keys: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def table_output(
+    *keys: str | tuple[str, ...],
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Add ``--csv`` to a command that has ``--json``: the command runs its JSON path, and the
     first of ``keys`` found in its payload is written as CSV instead of the JSON document.
 

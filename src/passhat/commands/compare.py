@@ -31,6 +31,7 @@ from passhat.commands._options import (
     n_boot_option,
     paper_option,
     seed_option,
+    weights_option,
 )
 from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.compare import CategoryComparison, Comparison, classify, compare, compare_scores
@@ -70,13 +71,7 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         is_flag=True,
         help="Compare the tasks both systems ran; report how many were dropped.",
     ),
-    click.option(
-        "--weights",
-        type=click.Choice(["equal", "declared", "category"]),
-        default="equal",
-        show_default=True,
-        help="Task weights of the compared average (shared by both systems).",
-    ),
+    weights_option(help="Task weights of the compared average (shared by both systems)."),
     click.option(
         "--baseline",
         default=None,
@@ -192,12 +187,12 @@ def _refuse_by(opts: dict[str, Any]) -> None:
 
 
 def _refuse_cost(opts: dict[str, Any]) -> None:
-    """--cost takes the inputs, k, ci, n-boot, seed, --intersect, --baseline and the clusters."""
+    """--cost takes the inputs, k, ci, n-boot, seed, --intersect, --baseline, --weights and the
+    clusters."""
     if not opts["cost"]:
         return
     other = {"--classify": opts["classify"], "--scores": opts["scores"], "--by": opts["by"],
-             "--weights": opts["weights"] != "equal", "--multiplicity": opts["multiplicity"],
-             "--min-runs": opts["min_runs"] is not None,
+             "--multiplicity": opts["multiplicity"], "--min-runs": opts["min_runs"] is not None,
              f"--{opts['paper']}": opts["paper"] is not None}  # fmt: skip
     for name, on in other.items():
         if on:
@@ -294,7 +289,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     }
     cmp: Comparison | CategoryComparison | CostComparison
     if opts["cost"]:
-        del shared["weights"], shared["multiplicity"], shared["min_runs"]  # refused above
+        del shared["multiplicity"], shared["min_runs"]  # refused above
         cmp = compare_cost(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["by"] is not None:
         del shared["weights"], shared["multiplicity"]  # checked above: equal, none

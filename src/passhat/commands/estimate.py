@@ -26,6 +26,7 @@ from passhat.commands._options import (
     paper_option,
     seed_option,
     thresholds_option,
+    weights_option,
 )
 from passhat.commands._output import emit_json, emit_paper, show
 from passhat.errors import OptionError
@@ -36,13 +37,7 @@ __all__ = ["register"]
 @command("estimate")
 @input_options
 @k_option()
-@click.option(
-    "--weights",
-    type=click.Choice(["equal", "declared", "category"]),
-    default="equal",
-    show_default=True,
-    help="Task weights in the benchmark average.",
-)
+@weights_option()
 @click.option(
     "--min-runs",
     type=int,

@@ -17,6 +17,7 @@ from passhat.commands._options import (
     k_option,
     paper_option,
     seed_option,
+    weights_option,
 )
 from passhat.commands._output import echo, emit_json, emit_paper, show
 from passhat.errors import EXIT_FAIL, OptionError
@@ -51,13 +52,7 @@ EXIT_DIAGNOSTICS = EXIT_FAIL
     "all systems in one model with shared task effects; rasch: the joint model without its "
     "system × task deviation (cost nearly flat in the tasks).",
 )
-@click.option(
-    "--weights",
-    type=click.Choice(["equal", "declared", "category"]),
-    default="equal",
-    show_default=True,
-    help="Task weights in benchmark-scope metrics.",
-)
+@weights_option(help="Task weights in benchmark-scope metrics.")
 @unscored_tasks_option(impute=True)
 @seed_option()
 @click.option("--draws", type=int, default=1000, show_default=True, help="Draws per chain.")

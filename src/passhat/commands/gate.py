@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from passhat.commands._common import InputSpec, input_options, quiet_option
-from passhat.commands._options import command, json_option, k_option
+from passhat.commands._options import command, json_option, k_option, weights_option
 from passhat.commands._output import emit_json, show
 from passhat.errors import OptionError
 
@@ -60,13 +60,7 @@ __all__ = ["register"]
     show_default=True,
     help="P(wrong pass) and P(wrong fail), each at most this, however often it is checked.",
 )
-@click.option(
-    "--weights",
-    type=click.Choice(["equal", "declared", "category"]),
-    default="equal",
-    show_default=True,
-    help="Task weights in the benchmark average.",
-)
+@weights_option()
 @json_option("gate")
 @quiet_option("Only the decision line (no notes).")
 def gate_cmd(

@@ -3,8 +3,9 @@
 Reads several files (one system each, or several systems each) or one file with
 a system column, calls :func:`passhat.rank`, and prints per metric and k the
 leaderboard: group letters, value and interval, rank and rank interval, share first.
-``--json`` / ``--csv`` write the whole table (every metric and k), the pairwise
-matrix and the simultaneous k-grid bands.
+``--json`` writes the whole table (every metric and k), the pairwise matrix and the
+simultaneous k-grid bands; ``--csv`` the leaderboard (with ``--by``: stacked with each
+category's, a ``category`` column telling them apart).
 """
 
 from __future__ import annotations
@@ -95,9 +96,12 @@ def _metrics(text: str, scores: bool) -> list[str]:
     type=click.Choice(["category"]),
     default=None,
     help="Also the leaderboard of each category and a permutation test of whether the "
-    "systems' differences depend on the category (bootstrap engine).",
+    "systems' differences depend on the category (bootstrap engine). With --csv: the overall "
+    "and each category's leaderboard as one table with a category column (empty on the "
+    "overall rows; the test is in --json); with --markdown / --latex: each category's "
+    "leaderboard as a second table.",
 )
-@json_option("leaderboard")
+@json_option(("leaderboard", "by_category"), "leaderboard")
 @paper_option()
 @quiet_option("No notes, only the tables.")
 def rank_cmd(source: InputSpec, **opts: Any) -> None:
@@ -108,11 +112,6 @@ def rank_cmd(source: InputSpec, **opts: Any) -> None:
     """
     if not source.given:
         raise OptionError("no input: give RUNS files (or one file with a system column)")
-    if opts["paper"] is not None and opts["by"] is not None:
-        raise OptionError(
-            f"--{opts['paper']} writes the overall leaderboard; --by's tables are in the "
-            "terminal output and --json"
-        )
     source = clustered_spec(
         source, cluster_column=opts["cluster_column"], ignore_clusters=opts["ignore_clusters"]
     )

@@ -24,6 +24,7 @@ from passhat.commands._options import (
     n_boot_option,
     seed_option,
     thresholds_option,
+    weights_option,
 )
 from passhat.commands._output import emit_json, show
 from passhat.errors import OptionError
@@ -76,6 +77,10 @@ __all__ = ["register"]
     default=None,
     help="Exclude tasks with fewer decided runs than this, and tasks with n < k, listing them "
     "(with several systems: for every system).",
+)
+@weights_option(
+    help="Task weights of the report's averages over tasks, as in estimate; the 'Data' section "
+    "lists which sections use them and why the others do not."
 )
 @unscored_tasks_option()
 @cluster_options
@@ -130,6 +135,7 @@ def report_cmd(
     ci: float,
     n_boot: int,
     min_runs: int | None,
+    weights: str,
     unscored_tasks: str,
     cluster_column: str | None,
     ignore_clusters: bool,
@@ -191,6 +197,7 @@ def report_cmd(
         plan=not no_plan,
         on_short="exclude" if min_runs is not None else "error",
         min_runs=min_runs,
+        weights=None if weights == "equal" else weights,
         unscored_tasks=unscored_tasks,  # type: ignore[arg-type]
         traces=traces,
         tolerate_extra_lookups=tolerate_extra_lookups,

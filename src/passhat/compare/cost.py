@@ -1,7 +1,8 @@
 """Cost in the paired comparison: what each system pays per success and per all-k-pass on the
 matched tasks, and the candidate's difference and ratio to the baseline.
 
-Per system over the tasks both ran (equal weights): the cost per run c̄ = mean over tasks of
+Per system over the tasks both ran (equal weights, or task weights shared by both systems:
+then every mean over tasks below is the weighted mean): the cost per run c̄ = mean over tasks of
 each task's cost per run (the mean cost of its runs that carry one, every status counted: an
 unscored run was paid for too); cost per success = c̄ / mean success; cost per all-k-pass =
 k·c̄ / pass^k; pass^k per unit cost = pass^k / (k·c̄) — the definitions of
@@ -50,12 +51,12 @@ from passhat._validate import (
 )
 from passhat.clusters import cluster_codes, cluster_notes, clusters_of
 from passhat.compare.cost_result import CostComparison, CostSettings
-from passhat.compare.paired import _matched_tasks, _refuse_short, _sources
+from passhat.compare.paired import _matched_tasks, _pair_weights, _refuse_short, _sources
 from passhat.compare.scores import score_trials
 from passhat.compare.selection import Selection, select_systems
 from passhat.errors import OptionError, ValidationError
-from passhat.estimators import mean_success, pass_hat_k
-from passhat.exclusions import default_ks
+from passhat.estimators import WeightSpec, mean_success, pass_hat_k
+from passhat.exclusions import WEIGHT_ZERO, default_ks
 from passhat.trials import Trials
 
 __all__ = ["COST_METRICS", "RunCosts", "compare_cost", "pair_bootstrap", "run_costs"]
@@ -216,6 +217,7 @@ class _Options:
     n_boot: int
     seed: int
     intersect: bool
+    weights: WeightSpec = None
 
 
 def _pair_rows(
@@ -249,11 +251,17 @@ def _pair_rows(
         raise ValidationError(
             f"systems {base!r} and {cand!r} have no matched task with a cost for both"
         )
+    w = _pair_weights(sel, base, cand, tasks[keep], opts.weights)
+    zero = np.flatnonzero(keep)[w <= 0]  # in no average: left out and listed
+    dropped += [{"baseline": base, "candidate": cand, "task": tasks[i], "reason": WEIGHT_ZERO}
+                for i in zero]  # fmt: skip
+    keep[zero], w = False, w[w > 0]
     n = n_all[:, keep]
     c = np.asarray(ds["c"].values, dtype=float)[:, keep]
     _refuse_short(n[ib], n[ic], tasks[keep], max(opts.ks))
-    xb = _task_rows(n[ib], c[ib], cpr[ib, keep], opts.ks)
-    xc = _task_rows(n[ic], c[ic], cpr[ic, keep], opts.ks)
+    # each task's row times its weight: every sum below is a weighted sum (equal: unchanged)
+    xb = _task_rows(n[ib], c[ib], cpr[ib, keep], opts.ks) * w[:, None]
+    xc = _task_rows(n[ic], c[ic], cpr[ic, keep], opts.ks) * w[:, None]
     labels = clusters_of(ds)
     groups = cluster_codes(labels[keep]) if labels is not None else np.arange(int(keep.sum()))
     n_groups = int(np.unique(groups).size)
@@ -302,6 +310,7 @@ def compare_cost(
     intersect: bool = False,
     baseline: str | None = None,
     names: tuple[str, str] | None = None,
+    weights: WeightSpec = None,
 ) -> CostComparison:
     """Paired comparison of what systems pay: cost per run, per success, per all-k-pass and
     pass^k per unit cost of each system on the matched tasks, with the candidate's
@@ -326,6 +335,11 @@ def compare_cost(
         Interval level, bootstrap resamples (≥ 100) and seed (None draws one, recorded).
     intersect, baseline, names
         As in :func:`passhat.compare`.
+    weights : None, "equal", "declared", "category" or mapping
+        Task weights shared by both systems, as in :func:`passhat.compare`: every average
+        over tasks (cost per run, mean success, pass^k) is the weighted mean, in the values
+        and in each resample (a drawn task brings its weight); tasks of weight 0 are left
+        out and listed. Equal weights give the unweighted result exactly.
 
     Returns
     -------
@@ -350,7 +364,8 @@ def compare_cost(
     trials = score_trials(inputs, [str(s) for s in sel.counts["system"].values], param="cost",
                           need="a cost")  # fmt: skip
     costs = run_costs(trials, sel.counts)
-    opts = _Options(ks=ks, ci=level, n_boot=nb, seed=resolve_seed(seed), intersect=intersect)
+    opts = _Options(ks=ks, ci=level, n_boot=nb, seed=resolve_seed(seed), intersect=intersect,
+                    weights=weights)  # fmt: skip
     parts = [_pair_rows(sel, cand, costs, opts) for cand in sel.candidates]
     clusters = {
         f"{sel.baseline} vs {c}": p[2]
@@ -363,10 +378,18 @@ def compare_cost(
         dropped=pd.DataFrame([r for p in parts for r in p[1]],
                              columns=["baseline", "candidate", "task", "reason"]),
         settings=CostSettings(ks=tuple(ks), ci=level, n_boot=nb, seed=opts.seed,
-                              baseline=sel.baseline, intersect=intersect, clusters=clusters),
+                              baseline=sel.baseline, intersect=intersect, clusters=clusters,
+                              weights=_label(weights)),
         notes=tuple(sel.notes) + tuple(cluster_notes(clusters, ci=True, how=_CLUSTER_HOW)),
         source=_sources(a, b),
     )  # fmt: skip
+
+
+def _label(weights: WeightSpec) -> str:
+    """The task weights as the settings record them (equal, declared, category, mapping)."""
+    if weights is None:
+        return "equal"
+    return weights if isinstance(weights, str) else "mapping"
 
 
 #: How the cost bootstrap uses clusters (the notes' words).

@@ -41,7 +41,8 @@ _LABELS = {
 @dataclass(frozen=True)
 class CostSettings:
     """The options a cost comparison used (``clusters``: per pair, its number of clusters
-    when the tasks are clustered)."""
+    when the tasks are clustered; ``weights``: the task weights, equal, declared, category
+    or mapping)."""
 
     ks: tuple[int, ...]
     ci: float
@@ -50,6 +51,7 @@ class CostSettings:
     baseline: str
     intersect: bool
     clusters: dict[str, int] = field(default_factory=dict)
+    weights: str = "equal"
 
 
 def cost_method(settings: CostSettings) -> str:
@@ -62,9 +64,15 @@ def cost_method(settings: CostSettings) -> str:
     'population scope (tasks like these): per'
     """
     unit = "clusters (each with all its tasks)" if settings.clusters else "matched tasks"
+    weighted = (
+        f" and its task weights ({settings.weights}, shared by both systems)"
+        if settings.weights != "equal"
+        else ""
+    )
     return (
         f"population scope (tasks like these): percentile bootstrap over the {unit}, each "
-        f"drawn with both systems' values (the pairing kept), {settings.n_boot} resamples, "
+        f"drawn with both systems' values{weighted} (the pairing kept), {settings.n_boot} "
+        "resamples, "
         f"seed {settings.seed}; no benchmark-scope interval (the run-to-run spread of costs "
         "is not modelled)"
     )
@@ -185,6 +193,10 @@ class CostComparison(Result):
             )
         return tuple(out)
 
+    def _mean_word(self) -> str:
+        """The average over tasks, in words: "weighted mean" with task weights, else "mean"."""
+        return "mean" if self.settings.weights == "equal" else "weighted mean"
+
     def view(self) -> Display:
         """Per pair: both systems' values and the difference and ratio with intervals."""
         t = self.table
@@ -211,7 +223,8 @@ class CostComparison(Result):
             View(
                 title, frame, left=frozenset({"candidate", "metric"}), section_by="candidate",
                 notes=(f"{self.settings.ci:g} intervals, {self.method}",
-                       "cost / run: the tasks' mean cost per run, every run counted (unscored "
+                       f"cost / run: the tasks' {self._mean_word()} cost per run, every run "
+                       "counted (unscored "
                        "ones too); cost / success = cost per run / mean; cost / all-k-pass = "
                        "k × cost per run / pass^k; pass^k / cost = its inverse",
                        *self.all_notes()),

@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,14 @@ from passhat.graders.result import METHODS, GraderCorrection, population_method
 from passhat.graders.spec import GraderSpec, audit_from_labels
 from passhat.trials import Trials, coerce_success, provenance
 
-__all__ = ["correct", "correct_grader", "correct_with", "grader_spec", "system_rows"]
+__all__ = [
+    "correct",
+    "correct_grader",
+    "correct_with",
+    "grader_spec",
+    "kept_cells",
+    "system_rows",
+]
 
 METRICS = ("mean", "pass_at_k", "pass_hat_k")
 
@@ -69,9 +77,14 @@ def grader_spec(
     specificity: float | None = None,
     audit: Sequence[int] | None = None,
     truth: str | None = None,
+    keep: AbstractSet[tuple[str, str]] | None = None,
 ) -> tuple[GraderSpec, tuple[str, ...]]:
     """The grader's error from exactly one of: sensitivity with specificity, audit counts
-    (TP, FN, TN, FP), or the name of a column of true labels; and notes on the audit."""
+    (TP, FN, TN, FP), or the name of a column of true labels; and notes on the audit.
+
+    With ``truth``, ``keep`` (the (system, task) pairs the estimate averages,
+    :func:`kept_cells`) restricts the audit to the runs of those tasks: the audit is of the
+    runs the correction applies to, and a note counts the audited runs left out."""
     given = [name for name, v in (("sensitivity", sensitivity), ("specificity", specificity),
              ("audit", audit), ("truth", truth)) if v is not None]  # fmt: skip
     if not given:
@@ -94,12 +107,15 @@ def grader_spec(
     if audit is not None:
         return GraderSpec.from_audit(audit), ()
     if truth is not None:
-        return _audit_column(data, truth)
+        return _audit_column(data, truth, keep=keep)
     return GraderSpec.from_rates(sensitivity=sensitivity, specificity=specificity), ()
 
 
-def _audit_column(data: Trials | xr.Dataset, column: str) -> tuple[GraderSpec, tuple[str, ...]]:
-    """Audit counts from the runs whose column ``column`` holds their true label."""
+def _audit_column(
+    data: Trials | xr.Dataset, column: str, *, keep: AbstractSet[tuple[str, str]] | None = None
+) -> tuple[GraderSpec, tuple[str, ...]]:
+    """Audit counts from the runs whose column ``column`` holds their true label (only the
+    runs of the (system, task) pairs in ``keep`` when given)."""
     if not isinstance(data, Trials):
         raise OptionError(
             "{param} needs runs (a file of runs), not a count table: the true labels are per run",
@@ -116,22 +132,55 @@ def _audit_column(data: Trials | xr.Dataset, column: str) -> tuple[GraderSpec, t
     true = coerce_success(df[column], where=where)
     audited = true.notna().to_numpy()
     decided = df["success"].notna().to_numpy()
-    use = audited & decided
+    kept = _kept_rows(df, keep)
+    use = audited & decided & kept
     if not use.any():
         raise OptionError(
-            f"{{param}}: column {column!r} holds no true label of a decided run", param="truth"
+            f"{{param}}: column {column!r} holds no true label of a decided run"
+            + ("" if keep is None else " of the tasks the estimate averages"),
+            param="truth",
         )
     counts = audit_from_labels(
         df["success"].to_numpy()[use].astype(bool), true.to_numpy()[use].astype(bool), where=where
     )
     notes = [f"audit: {int(use.sum())} run(s) with a true label in column {column!r}"]
-    if (audited & ~decided).any():
+    if (audited & ~decided & kept).any():
         notes.append(
-            f"{int((audited & ~decided).sum())} audited run(s) have no grader label (unscored) "
-            "and are not counted in the audit"
+            f"{int((audited & ~decided & kept).sum())} audited run(s) have no grader label "
+            "(unscored) and are not counted in the audit"
+        )
+    if (audited & ~kept).any():
+        notes.append(
+            f"{int((audited & ~kept).sum())} audited run(s) of tasks the estimate leaves out "
+            "(excluded, weight 0 or not matched) are not counted in the audit: it is of the "
+            "runs the correction applies to"
         )
     spec = GraderSpec.from_audit(counts, source=f"audit column {column!r}")
     return spec, tuple(notes)
+
+
+def _kept_rows(df: pd.DataFrame, keep: AbstractSet[tuple[str, str]] | None) -> NDArray[np.bool_]:
+    """Which runs belong to a (system, task) pair of ``keep`` (every run without ``keep``)."""
+    if keep is None:
+        return np.ones(len(df), dtype=bool)
+    if not keep:
+        return np.zeros(len(df), dtype=bool)
+    pairs = pd.MultiIndex.from_arrays([df["system"].astype(str), df["task_id"].astype(str)])
+    return np.asarray(pairs.isin(list(keep)), dtype=bool)
+
+
+def kept_cells(ds: xr.Dataset, weights: WeightSpec = None) -> frozenset[tuple[str, str]]:
+    """The (system, task) pairs a correction of ``ds`` averages (present, a decided run,
+    weight > 0): the runs a ``truth`` column's audit is counted on (:func:`grader_spec`).
+
+    Examples
+    --------
+    >>> import passhat as ph
+    >>> sorted(kept_cells(ph.load_example("abcd").counts(), {"A": 1, "B": 0, "C": 1, "D": 1}))
+    [('seed-example', 'A'), ('seed-example', 'C'), ('seed-example', 'D')]
+    """
+    cells, _ = _cells(ds, weights)
+    return frozenset(zip(map(str, cells["system"]), map(str, cells["task"]), strict=True))
 
 
 #: Why a task without a decided run is left out.
@@ -330,9 +379,11 @@ def correct(
     >>> r.table["scope"].unique().tolist()
     ['benchmark', 'population']
     """
+    keep = kept_cells(as_counts(data), weights) if truth is not None else None
     grader, audit_notes = grader_spec(
-        data, sensitivity=sensitivity, specificity=specificity, audit=audit, truth=truth
-    )
+        data, sensitivity=sensitivity, specificity=specificity, audit=audit, truth=truth,
+        keep=keep,
+    )  # fmt: skip
     return correct_with(
         data, grader, audit_notes=audit_notes, weights=weights, k=k, ci=ci, n_boot=n_boot,
         seed=seed,

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from passhat._format import p_text
-from passhat._paper import metric_label
+from passhat._format import num, p_text
+from passhat._paper import PaperTable, interval_cell, level_words, metric_label
 from passhat._repr import Display, View, interval_text
 from passhat._result import Result, records
 
@@ -80,6 +80,49 @@ class CategoryRanking(Result):
             "category_tests": records(self.tests),
             "notes": list(self.notes),
         }
+
+    def _paper(self) -> PaperTable:
+        """The table for papers: per category, metric and k (the rows and columns the terminal
+        shows), best first: the category's tasks, each system's group letter, value with its
+        interval and rank with its interval; the caption says what each is.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("leaderboard"), k=1, metrics=["mean"], n_boot=200,
+        ...             by="category")
+        >>> print(r.by_category.to_markdown().splitlines()[2])
+        | support | 30 | mean | a | frontier | 0.627 [0.486, 0.747] | 1 [1, 5] |
+        """
+        t = self.table[_shown(self.table)]
+        rows = [
+            {
+                self.by: str(r["category"]),
+                "tasks": str(r["tasks"]),
+                "metric": metric_label(str(r["metric"]), int(r["k"])),
+                "group": str(r["group"]),
+                "system": str(r["system"]),
+                "value": interval_cell(num(r["value"]), num(r["lower"]), num(r["upper"])),
+                "rank": f"{r['rank']} [{r['rank_lower']}, {r['rank_upper']}]",
+            }
+            for r in t.to_dict(orient="records")
+        ]
+        columns = [self.by, "tasks", "metric", "group", "system", "value", "rank"]
+        return PaperTable(pd.DataFrame(rows, columns=columns), self._caption(), group=self.by)
+
+    def _caption(self) -> str:
+        """What the per-category table holds, its level, scope and methods."""
+        methods = "; ".join(
+            f"{how} ({', '.join(dict.fromkeys(rows['category'].astype(str)))})"
+            for how, rows in self.table.groupby("method", sort=False)
+        )
+        return (
+            f"Leaderboard of each {self.by}: the leaderboard of its tasks alone, best first per "
+            f"metric; {level_words(self.settings.get('ci', 0.95))} intervals. Value: population "
+            f"scope (expected value over tasks like these); {methods}. Rank interval and group "
+            f"letters from the paired tests, Holm across that {self.by}'s pairs (systems that "
+            f"share a letter are not separated). Seed {self.settings.get('seed')}."
+        )
 
     def view(self) -> Display:
         """Per metric and k the leaderboard of each category, then the tests."""

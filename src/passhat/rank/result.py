@@ -292,6 +292,34 @@ class Ranking(Result):
             left=frozenset({"group", "system"}),
         )
 
+    def to_latex(self, *, label: str | None = None, **options: Any) -> str:
+        r"""The leaderboard for a paper as a LaTeX table (:meth:`passhat.Result.to_latex`);
+        ranked by category, each category's leaderboard follows as a second table (its
+        ``\label`` is ``label`` + ``-by-category``)."""
+        text = super().to_latex(label=label, **options)
+        if self.by_category is None:
+            return text
+        more = None if label is None else f"{label}-by-category"
+        return text + "\n" + self.by_category.to_latex(label=more)
+
+    def to_markdown(self, **options: Any) -> str:
+        """The leaderboard for a paper or a pull request as Markdown
+        (:meth:`passhat.Result.to_markdown`); ranked by category, each category's leaderboard
+        follows as a second table.
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> r = ph.rank(ph.load_example("leaderboard"), k=1, metrics=["mean"], n_boot=200,
+        ...             by="category")
+        >>> [line for line in r.to_markdown().splitlines() if line.startswith("| category")]
+        ['| category | tasks | metric | group | system | value | rank |']
+        """
+        text = super().to_markdown(**options)
+        if self.by_category is None:
+            return text
+        return text + "\n" + self.by_category.to_markdown()
+
     def _paper(self) -> PaperTable:
         """The table for papers: per metric and k (pass@1 and pass^1 only when the mean is not
         ranked), best first, each system's group letter, value with its interval, rank with

@@ -144,7 +144,9 @@ def report(
     weights, on_short, min_runs, unscored_tasks
         As in :func:`passhat.estimate`; with several systems exclusions apply
         to matched tasks (every system is reported on the same tasks; the
-        tasks left out are listed).
+        tasks left out are listed). With unequal ``weights`` the Data section lists which
+        sections use them and why the others do not (the model's population scope, the
+        plan), and the summary says the report is weighted.
     scores : None, bool or sequence of float
         The "Partial credit" section (the expected best / worst of k runs' scores with both
         scopes' intervals, and pass^k by pass threshold), as ``estimate(scores=...)``.
@@ -160,7 +162,9 @@ def report(
         The "Cost" section (cost per run, per success, per all-k-pass and pass^k per unit
         cost, with population intervals), :attr:`passhat.Estimate.cost`. None (default):
         detected, on when the runs carry a ``cost`` column; False: off; True: on (an error
-        without one, or for a run without a cost).
+        without one, or for a run without a cost). With two systems or more and ``ci``, a
+        "Cost comparison" section follows: :func:`passhat.compare_cost` on the report's tasks
+        against the baseline, with the report's k, level, resamples, seed and weights.
     grader : mapping, optional
         The grader's error, as :func:`passhat.correct_grader` takes it: ``{"sensitivity":
         SE, "specificity": SP}``, ``{"audit": (TP, FN, TN, FP)}`` or ``{"truth": COLUMN}``.
@@ -172,7 +176,7 @@ def report(
     a run without a cost) leave their section in the report as "not shown" with the reason.
     Tasks with a ``cluster`` column (or ``--map cluster=COLUMN``) get the cluster bootstrap in
     the headline's population intervals, as :func:`passhat.estimate` (below 20 clusters the
-    cluster-robust logit-t interval); the headline names the clusters and the rule below 20.
+    cluster jackknife logit-t interval); the headline names the clusters and the rule below 20.
 
     Returns
     -------

@@ -30,6 +30,7 @@ from passhat.report.figure_data import (
 from passhat.report.results import ReportResults
 from passhat.report.sections.categories import category_section
 from passhat.report.sections.cost import cost_section
+from passhat.report.sections.cost_comparison import cost_comparison_section
 from passhat.report.sections.data import data_section
 from passhat.report.sections.divergence import divergence_section
 from passhat.report.sections.flaky import flaky_section
@@ -101,8 +102,9 @@ def assemble_report(results: ReportResults) -> ReportData:
 def report_sections(results: ReportResults) -> list[Section]:
     """The sections in report order: summary, data, headline, leaderboard (three systems or
     more), partial credit (scores), by category, cost (each when the data carry its column),
-    grader correction (with a grader's error), spread, model, flaky, plan and, with a
-    divergence, where failing runs diverge.
+    cost comparison (with the cost section and two systems or more), grader correction (with
+    a grader's error), spread, model, flaky, plan and, with a divergence, where failing runs
+    diverge.
 
     Examples
     --------
@@ -115,7 +117,13 @@ def report_sections(results: ReportResults) -> list[Section]:
     sections = [data_section(results), headline_section(results)]
     if results.ranking is not None:
         sections.append(leaderboard_section(results))
-    for make in (scores_section, category_section, cost_section, grader_section):
+    for make in (
+        scores_section,
+        category_section,
+        cost_section,
+        cost_comparison_section,
+        grader_section,
+    ):
         if (extra := make(results)) is not None:
             sections.append(extra)
     sections += [

@@ -23,6 +23,7 @@ import xarray as xr
 from passhat._validate import DEFAULT_N_BOOT, DEFAULT_SEED, check_ci, resolve_seed
 from passhat.bootstrap import FEW_CLUSTERS
 from passhat.compare import compare
+from passhat.compare.cost import compare_cost
 from passhat.errors import InputError, OptionError, ValidationError
 from passhat.estimate import estimate
 from passhat.estimate_result import Estimate
@@ -66,6 +67,7 @@ from passhat.trials import Trials, provenance
 if TYPE_CHECKING:
     from typing import Unpack
 
+    from passhat.compare.cost_result import CostComparison
     from passhat.compare.paired import Comparison
     from passhat.cost_result import CostEstimate
     from passhat.graders.result import GraderCorrection
@@ -322,7 +324,8 @@ def compute_results(
         extras=extras,
         cost=cost,
         clusters=_cluster_counts(est),
-        grader=_grader(ds, grading, settings, seeds.grader),
+        grader=_grader(ds, _audit_on(data, ds, grading, opts), settings, seeds.grader),
+        cost_comparison=_cost_comparison(data, ds, cost, settings, seeds.cost_comparison),
     )
 
 
@@ -516,6 +519,38 @@ def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:
         return without_cost(extras, str(err)), None
 
 
+def _cost_comparison(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    cost: CostEstimate | None,
+    settings: ReportSettings,
+    seed: int,
+) -> CostComparison | str | None:
+    """With the cost section, two systems or more and intervals: each system's costs against
+    the baseline's (:func:`passhat.compare_cost`) on the report's tasks (``ds``'s present
+    cells), with its weights, k, level, resamples and seed; why not, when it cannot be made."""
+    systems = [str(s) for s in ds["system"].values]
+    if cost is None or len(systems) < 2 or settings.ci is None or not isinstance(data, Trials):
+        return None
+    import pandas as pd
+
+    present = ds["present"].to_pandas().stack().astype(bool)
+    kept = present[present].index
+    kept = pd.MultiIndex.from_arrays([kept.get_level_values(i).astype(str) for i in (0, 1)])
+    df = data.frame
+    pairs = pd.MultiIndex.from_arrays([df["system"].astype(str), df["task_id"].astype(str)])
+    mine = np.asarray(pairs.isin(kept), dtype=bool)
+    runs = Trials(frame=df[mine].reset_index(drop=True), source=data.source,
+                  excluded=data.excluded, notes=list(data.notes))  # fmt: skip
+    try:
+        return compare_cost(
+            runs, k=list(settings.ks), ci=settings.ci, n_boot=settings.n_boot, seed=seed,
+            intersect=True, baseline=settings.baseline or systems[0], weights=settings.weights,
+        )  # fmt: skip
+    except (ValidationError, OptionError) as err:  # e.g. no matched task with a cost for both
+        return str(err)
+
+
 def _grader_spec(
     data: Trials | xr.Dataset, given: Mapping[str, Any] | None
 ) -> tuple[GraderSpec, tuple[str, ...]] | None:
@@ -540,6 +575,22 @@ def _grader_spec(
     return grader_spec(data, **given)
 
 
+def _audit_on(
+    data: Trials | xr.Dataset,
+    ds: xr.Dataset,
+    spec: tuple[GraderSpec, tuple[str, ...]] | None,
+    opts: _Request,
+) -> tuple[GraderSpec, tuple[str, ...]] | None:
+    """A truth column's audit counted again on the runs of the tasks the report averages
+    (``ds``'s, with its weights), not on every run: the audit is of the runs it corrects."""
+    given = opts["grader"]
+    if spec is None or given is None or given.get("truth") is None:
+        return spec
+    from passhat.graders.correct import grader_spec, kept_cells
+
+    return grader_spec(data, truth=given["truth"], keep=kept_cells(ds, opts["weights"]))
+
+
 def _grader(
     ds: xr.Dataset,
     spec: tuple[GraderSpec, tuple[str, ...]] | None,
@@ -553,9 +604,15 @@ def _grader(
     from passhat.graders.correct import correct_with
 
     return correct_with(
-        ds, spec[0], audit_notes=spec[1], weights=settings.weights, k=list(settings.ks),
-        ci=settings.ci, n_boot=settings.n_boot, seed=seed,
-    )  # fmt: skip
+        ds,
+        spec[0],
+        audit_notes=spec[1],
+        weights=settings.weights,
+        k=list(settings.ks),
+        ci=settings.ci,
+        n_boot=settings.n_boot,
+        seed=seed,
+    )
 
 
 def _cluster_counts(est: Estimate) -> Clusters | None:
@@ -614,7 +671,15 @@ def _comparisons(
     )
     ranking = None
     if len(systems) >= MIN_SYSTEMS:  # two systems: the paired comparison says it
-        ranking = rank(ds, k=ks, ci=ci, n_boot=n_boot, seed=seeds.ranking, intersect=True)
+        ranking = rank(
+            ds,
+            k=ks,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seeds.ranking,
+            intersect=True,
+            weights=settings.weights,
+        )
     return comparison, ranking
 
 
@@ -651,10 +716,18 @@ def _model_results(
     f = (
         model
         if isinstance(model, Fit)
-        else fit(ds, k=ks, seed=seeds.fit, method=settings.model_method, progress=False)
+        else fit(
+            ds,
+            k=ks,
+            seed=seeds.fit,
+            method=settings.model_method,
+            progress=False,
+            weights=settings.weights,
+        )
     )
     level = settings.ci or 0.95
     summary = f.summary(k=ks, ci=level)
+    summarized = f.summarize(k=ks, ci=level)
     comparison = None
     if settings.compare_models:
         comparison = _model_comparison(ds, f, ks, seeds.inflated, progress=progress)
@@ -668,7 +741,8 @@ def _model_results(
         ppc=ppc_frame(f),
         outside_notes=tuple(mean_outside_note(summary)),
         comparison=comparison,
-        warnings=tuple(f.summarize(k=ks, ci=level).warnings()),
+        warnings=tuple(summarized.warnings()),
+        weights=summarized.settings.weights,
     )
 
 

@@ -36,6 +36,7 @@ import xarray as xr
 from passhat.trials import Trials
 
 if TYPE_CHECKING:
+    from passhat.compare.cost_result import CostComparison
     from passhat.compare.paired import Comparison
     from passhat.cost_result import CostEstimate
     from passhat.estimate_result import Estimate
@@ -80,6 +81,7 @@ class ReportSeeds:
     fit: int
     inflated: int
     grader: int
+    cost_comparison: int
 
     @classmethod
     def from_seed(cls, seed: int) -> ReportSeeds:
@@ -215,6 +217,9 @@ class ModelResults:
         k above the runs), shown first in the section.
     comparison : ModelComparison, optional
         None when the comparison was not asked for.
+    weights : str, optional
+        The task weights the fit recorded (equal, declared, category, mapping; a fit given to
+        the report keeps its own): they enter its benchmark scope only.
     """
 
     fit: Fit
@@ -227,6 +232,7 @@ class ModelResults:
     outside_notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     comparison: ModelComparison | None = None
+    weights: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -391,6 +397,10 @@ class ReportResults:
     grader : passhat.graders.GraderCorrection, optional
         With a grader's error given (``grader=``): the headline's values corrected for it, on
         the same tasks with the same weights and clusters (:func:`passhat.correct_grader`).
+    cost_comparison : passhat.compare.cost_result.CostComparison or str, optional
+        With the cost section, two systems or more and intervals: each system against the
+        headline's baseline by :func:`passhat.compare_cost` on the report's tasks with its
+        weights, k, level, resamples and seed; a str says why it could not be made.
     """
 
     settings: ReportSettings
@@ -412,6 +422,7 @@ class ReportResults:
     cost: CostEstimate | None = None
     clusters: Clusters | None = None
     grader: GraderCorrection | None = None
+    cost_comparison: CostComparison | str | None = None
 
     @property
     def systems(self) -> list[str]:

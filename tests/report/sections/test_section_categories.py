@@ -69,6 +69,23 @@ def test_every_metric_table_holds_both_scopes(extras_results, extras_oracle) -> 
             )
 
 
+def test_interval_columns_name_their_scope_as_every_table_does(extras_results) -> None:
+    """The interval columns are headed as the headline's, partial credit's and the grader
+    correction's (``scope_columns``: "… benchmark scope (these tasks)", "… population scope
+    (expected value over tasks like these)"), and the note names each scope's methods."""
+    from passhat.report.sections.headline import headline_section
+
+    table = category_section(extras_results).tables[2]
+    labels = {c.key: c.label for c in table.columns}
+    head = {c.key: c.label for c in headline_section(extras_results).tables[0].columns}
+    assert labels["benchmark"] == head["benchmark"] == "95% interval, benchmark scope (these tasks)"
+    assert labels["population"] == head["population"]
+    assert labels["population"].endswith("population scope (expected value over tasks like these)")
+    methods = extras_results.estimate.by_category.table.groupby("scope")["method"].unique()
+    for scope, ms in methods.items():
+        assert f"{str(scope).capitalize()} scope: {'; '.join(sorted(ms))}." in table.note
+
+
 def test_sentence_names_the_lowest_and_highest_category(extras_results) -> None:
     sec = category_section(extras_results)
     rows = [r for r in sec.tables[0].rows if r["system"] == "plain"]

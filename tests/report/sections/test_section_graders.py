@@ -103,3 +103,35 @@ def test_cli_report_section_escaped_and_refusals(
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--grader-audit" in err[0]
     assert not (tmp_path / "bad" / "index.html").exists()
+
+
+def test_truth_column_audit_counts_the_reported_tasks_only() -> None:
+    """--min-runs leaves task t0 out of the report's averages: its audited runs are left out
+    of the audit too, and the section says how many and why. Oracle: the audit counts by hand
+    from the audited runs of the other tasks."""
+    import pandas as pd
+
+    from passhat.graders.spec import audit_from_labels
+
+    rng = np.random.default_rng(8)
+    rows = []
+    for t in range(30):
+        for r in range(2 if t == 0 else 4):
+            g = bool(rng.random() < 0.6)
+            truth = (
+                (not g if t == 0 else g if rng.random() < 0.9 else not g)
+                if r == 0 or t == 0
+                else None
+            )
+            rows.append({"task_id": f"t{t}", "trial": r, "success": g, "true_success": truth})
+    frame = pd.DataFrame(rows)
+    data = ph.Trials.from_frame(frame)
+    res = results_of(data, k=[1, 2], min_runs=3, on_short="exclude",
+                     grader={"truth": "true_success"})  # fmt: skip
+    assert "t0" in set(res.estimate.excluded["task"])
+    kept = frame[frame["true_success"].notna() & (frame["task_id"] != "t0")]
+    want = audit_from_labels(kept["success"].to_numpy(bool), kept["true_success"].to_numpy(bool))
+    assert res.grader.grader.audit == want
+    sent = grader_section(res).sentences
+    assert "Audit: 29 run(s) with a true label in column 'true_success'." in sent
+    assert any(s.startswith("2 audited run(s) of tasks the estimate leaves out") for s in sent)

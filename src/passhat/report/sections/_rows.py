@@ -10,7 +10,7 @@ import pandas as pd
 
 from passhat.report.document import Column, Fmt
 
-__all__ = ["interval_lookup", "outside", "population_row", "shown"]
+__all__ = ["interval_lookup", "outside", "population_row", "shown", "weighted"]
 
 
 def shown(metric: str, k: int, ks: list[int]) -> bool:
@@ -125,3 +125,15 @@ def methods_note(methods: Mapping[str, Sequence[str]], *, none: str) -> str:
         " ".join(f"{s.capitalize()} scope: {'; '.join(m)}." for s, m in sorted(methods.items()))
         or none
     )
+
+
+def weighted(label: Any) -> bool:
+    """Whether a recorded weights label (equal, declared, category, mapping) means unequal task
+    weights.
+
+    Examples
+    --------
+    >>> weighted(None), weighted("equal"), weighted("category"), weighted("mapping")
+    (False, False, True, True)
+    """
+    return label is not None and str(label) != "equal"

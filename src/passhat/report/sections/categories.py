@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from passhat._format import p_text, pct
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table
-from passhat.report.sections._rows import shown
+from passhat.report.sections._rows import methods_note, scope_columns, shown
 from passhat.report.sections.scores import skipped_section
 
 if TYPE_CHECKING:
@@ -123,17 +123,16 @@ def _all_table(res: CategoryEstimate, ks: list[int], level: str, has_iv: bool) -
         Column("value", "Estimate", "num"),
     ]
     if has_iv:
-        cols += [
-            Column("benchmark", f"{level} interval, benchmark scope", "interval_fixed"),
-            Column("population", f"{level} interval, population scope", "interval_fixed"),
-        ]
-    methods = sorted(set(zip(t["scope"], t["method"], strict=True))) if has_iv else []
+        cols += scope_columns(level, "interval_fixed")
+    methods: dict[str, list[str]] = {}
+    for scope, method in sorted(set(zip(t["scope"], t["method"], strict=True))) if has_iv else []:
+        methods.setdefault(str(scope), []).append(str(method))
     return Table(
         id="by_category_all",
         caption="Every metric per category, with both scopes' intervals",
         columns=cols,
         rows=rows,
-        note=" ".join(f"{s.capitalize()} scope: {m}." for s, m in methods),
+        note=methods_note(methods, none=""),
     )
 
 

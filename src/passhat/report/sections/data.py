@@ -11,6 +11,7 @@ import xarray as xr
 
 from passhat._format import plural
 from passhat.report.document import Column, Section, Table, frame_rows, frame_table
+from passhat.report.sections.weights import weights_sentence, weights_table
 
 if TYPE_CHECKING:
     from passhat.report.results import ReportResults
@@ -220,4 +221,7 @@ def data_section(results: ReportResults) -> Section:
         )
         sent.append(f"{len(est.excluded)} task(s) were left out of the averages (listed below).")
     sent.extend(x for x in est.notes if x.startswith("k = ") and " left out: " in x)  # a k too big
+    if (weights := weights_table(results)) is not None:
+        sent += weights_sentence(results)
+        tables.append(weights)
     return Section(id="data", title="1. Data", sentences=sent, tables=tables)

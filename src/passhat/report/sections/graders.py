@@ -149,6 +149,8 @@ def _sentences(
         f"The grader's sensitivity is {fixed(g.sensitivity)} and its specificity "
         f"{fixed(g.specificity)} ({src}); the values below are corrected for its errors."
     ]
+    # a truth column's audit: which runs it counted (the runs of the tasks averaged here)
+    out += [note[0].upper() + note[1:] + "." for note in res.audit_notes]
     label = METRIC_LABELS["pass_hat_k"]
     for r in rows:
         if r["metric"] != label or r["k"] != kmax:

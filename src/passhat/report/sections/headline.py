@@ -114,8 +114,9 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
         out.append(
             f"Warning: only {', '.join(map(str, sorted(set(few.values()))))} clusters "
             f"({', '.join(f'{s}: {g}' for s, g in few.items())}): below {clusters.few} "
-            f"clusters the population intervals above are the {FEW_RULE} (for a value at 0 "
-            "or 1, the exact binomial bound over the clusters), as the cluster "
+            f"clusters the population intervals above are the {FEW_RULE} (where that is "
+            "undefined, a value or a value without one cluster at 0 or 1, Clopper–Pearson with "
+            "the clusters as trials), as the cluster "
             "bootstrap under-covers there; what still resamples clusters may be too narrow."
         )
     return out

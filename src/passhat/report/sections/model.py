@@ -12,14 +12,19 @@ import pandas as pd
 
 from passhat._labels import METRIC_LABELS
 from passhat.report.document import Column, Section, Table, frame_rows
-from passhat.report.sections._rows import population_row, shown
+from passhat.report.sections._rows import population_row, shown, weighted
 
 if TYPE_CHECKING:
     from passhat.report.results import ModelComparison, ReportResults
 
-__all__ = ["MODEL_TITLE", "model_section"]
+__all__ = ["MODEL_TITLE", "MODEL_WEIGHTS", "model_section"]
 
 MODEL_TITLE = "4. Model"
+#: What the task weights do in the model (a fit with unequal weights).
+MODEL_WEIGHTS = (
+    "the benchmark-scope values weight these tasks' posterior rates; the population scope is "
+    "the unweighted model (the model has no task weights)"
+)
 
 
 def _posterior_table(summary: pd.DataFrame, ks: list[int], level: float, label: str) -> Table:
@@ -304,6 +309,8 @@ def model_section(results: ReportResults) -> Section:
         ppc_table,
     ]
     pre = list(m.warnings) + _icc_sentences(hyper, m.summary, ks[-1], level) + list(m.outside_notes)
+    if weighted(m.weights):
+        pre.append(f"Task weights: {MODEL_WEIGHTS}.")
     if m.comparison is not None:
         cmp_table, cmp_sent = _comparison(m.comparison)
         tables += [cmp_table] if cmp_table is not None else []

@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from passhat._format import plural
 from passhat.report.document import Column, Section, Table
+from passhat.report.sections._rows import weighted
 
 if TYPE_CHECKING:
     from passhat.report.results import DesignPlan, FlipPlan, MoreRuns, NextBatch, ReportResults
 
-__all__ = ["NEXT_SHOWN", "PLAN_TITLE", "plan_section"]
+__all__ = ["NEXT_SHOWN", "PLAN_TITLE", "PLAN_WEIGHTS", "plan_section"]
 
 PLAN_TITLE = "6. What to run next"
+#: Why the plan is not weighted (a report with unequal task weights says it).
+PLAN_WEIGHTS = "the planner has no task weights: it plans runs for the unweighted metrics"
 
 #: Tasks of the next batch listed in the report (all the batch's rows kept are in
 #: results.json).
@@ -217,6 +220,8 @@ def plan_section(results: ReportResults) -> Section:
         rows_design += design_rows
         sent += [sentence, next_sentence, design_sentence]
     rows_more, sent_more = _more_runs(p.more_runs, p.kmax)
+    if weighted(results.settings.weights):
+        sent.append(f"Not weighted: {PLAN_WEIGHTS}.")
     tables = [
         table
         for table in (

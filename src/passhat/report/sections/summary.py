@@ -71,6 +71,7 @@ def _sentences(sections: dict[str, Section], systems: list[str], pairs: list[str
     data = sections.get("data")
     if data is not None and data.sentences:
         out.append(data.sentences[0])
+        out += [s for s in data.sentences if s.startswith("Task weights: ")]  # with weights
     board = sections.get("leaderboard")
     head = sections.get("headline")
     if board is not None and board.sentences:  # three systems or more: the order, not pairs
