@@ -50,8 +50,22 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "bench_variance"
-sys.path.insert(0, str(ROOT / "studies" / "fit_shapes"))
-sys.path.insert(0, str(ROOT / "studies" / "coverage"))
+
+
+def _study(name: str) -> Any:
+    """The study script ``studies/<name>/<name>.py`` as a module, under a name of its own (the
+    coverage study's file name would shadow the ``coverage`` package if put on sys.path)."""
+    import importlib.util
+
+    key = f"_bench_variance_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, ROOT / "studies" / name / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def shrunk_variance(n: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
@@ -88,32 +102,34 @@ MAX = "max"
 
 @contextmanager
 def fit_rule(rule: str) -> Iterator[None]:
-    """``passhat.intervals``' per-task variance (what fit's benchmark values use) set to a rule
-    (``max``: each task's V̂ scaled so that the column's sum is the larger of the two rules')."""
-    import passhat.intervals as iv
+    """fit's benchmark standard error (``benchmark_se`` as :mod:`passhat.model.histogram` calls
+    it, for its draws and for :func:`~passhat.model.histogram.informative`) set to a rule
+    (``max``: the larger of the two rules' sums)."""
+    import passhat.model.histogram as hist
 
-    keep = iv._per_task_variance
+    keep = hist.benchmark_se
 
-    def per_task(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        nn, cc = n.astype(np.int64), c.astype(np.int64)
-        if rule != MAX:
-            return FIT_RULES[rule](nn, cc, k), n < 2 * k
-        v = {r: f(nn, cc, k) for r, f in FIT_RULES.items()}
-        # equal weights in this study: the larger sum, as every task's share of it
-        big = max(v.values(), key=lambda x: float(x.sum()))
-        return big, n < 2 * k
+    def se(n: Any, c: Any, *, k: int, metric: str = "pass_hat_k", weights: Any = None) -> Any:
+        nn, cc = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+        kk = 1 if metric == "mean" else int(k)
+        w = np.ones(nn.shape) if weights is None else np.asarray(weights, dtype=float)
+        w = w / w.sum()
+        succ = nn - cc if metric == "pass_at_k" else cc
+        sums = {r: float(np.sum(w * w * f(nn, succ, kk))) for r, f in FIT_RULES.items()}
+        var = max(sums.values()) if rule == MAX else sums[rule]
+        return float(np.sqrt(max(var, 0.0))), int((nn < 2 * kk).sum())
 
-    iv._per_task_variance = per_task  # type: ignore[assignment]
+    hist.benchmark_se = se  # type: ignore[assignment]
     try:
         yield
     finally:
-        iv._per_task_variance = keep  # type: ignore[assignment]
+        hist.benchmark_se = keep  # type: ignore[assignment]
 
 
 def fit_part(reps: int, rules: tuple[str, ...] = ("shrunk", "bound", MAX)) -> pd.DataFrame:
     """Part 1: per replicate and benchmark cell with n < 2k, each rule (same stream). A cell
     the rule leaves to the model (its se sum ≤ 0) has covered = NaN and ``fallback_<rule>``."""
-    import fit_shapes as fs
+    fs = _study("fit_shapes")
 
     rows: list[dict[str, Any]] = []
     for ti in range(len(fs.TRUTHS)):
@@ -179,7 +195,7 @@ def _benchmark_both(original: Any) -> Any:
 
 def coverage_cells() -> list[tuple[str, int, str]]:
     """The cells of ``studies/coverage`` whose benchmark rule can use a variance below 2k."""
-    import coverage as cv
+    cv = _study("coverage")
 
     return [(name, t, d) for name, t, d in cv.cells() if t >= 30]
 
@@ -187,7 +203,7 @@ def coverage_cells() -> list[tuple[str, int, str]]:
 def coverage_part(reps: int, n_boot: int, seed: int) -> pd.DataFrame:
     """Part 2: per replicate and benchmark column with some n < 2k, beta vs bound, on the
     coverage study's own replicates."""
-    import coverage as cv
+    cv = _study("coverage")
 
     import passhat.scopes as sc
 
@@ -240,7 +256,7 @@ def population_part(replicates: pd.DataFrame) -> pd.DataFrame:
     estimate) while every task's value is 0 or 1, read by ``estimate``'s rule for them (the
     Clopper–Pearson-type bound, :func:`passhat.scopes.bound_interval`) on the same data, beside
     the model's committed row for that replicate (``replicates``: fit_shapes' rows)."""
-    import fit_shapes as fs
+    fs = _study("fit_shapes")
 
     from passhat.bootstrap import compress
     from passhat.model.histogram import population_bound, task_values
