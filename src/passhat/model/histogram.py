@@ -16,10 +16,13 @@ histogram says, without a model:
 
 * **population**: the Bayesian bootstrap of the per-task unbiased estimates, with the discrete
   model's own prior (Dirichlet weights: Gamma(multiplicity) per group of tasks, and half a
-  pseudo-task at p = 0 and half at p = 1);
+  pseudo-task at p = 0 and half at p = 1); where every task's value is 0 or 1 and fewer than
+  10 tasks lie on a side of the estimate, draws whose intervals are ``estimate``'s
+  Clopper–Pearson bounds of the share of tasks at 1 (:func:`population_bound`);
 * **benchmark** (these tasks): the weighted unbiased estimate U plus a normal deviate times its
-  standard error (:func:`passhat.intervals.benchmark_se`), the rule of ``estimate``; the
-  Rao–Blackwellised value is U.
+  standard error (:func:`passhat.intervals.benchmark_se`: below 2k runs the larger of the
+  shrunk-rate plug-in and the model-free bound of :mod:`passhat.variance_bound`), the rule of
+  ``estimate`` where n ≥ 2k; the Rao–Blackwellised value is U.
 
 Above the fewest runs of a task nothing fixes the value and the NPMLE's extrapolation stays.
 In the population scope the Beta and inflated models keep their own values (a shape they
