@@ -513,7 +513,10 @@ def final_markdown(
         "unbiased estimates, or where every task's value is 0 or 1 with fewer than 10 tasks on "
         "a side, estimate's Clopper–Pearson-type bound) are re-read with this "
         "code (`rebench`: the fit's own random streams, no fit needed); the other cells are the "
-        "model's, whose code (models, stacking, checks) is unchanged since f0cb06a. A replicate "
+        "model's, whose code (models, stacking) is unchanged since f0cb06a. `warned` is as the "
+        "runs computed it: the agreement check's se below 2k runs has since become the larger "
+        "of the plug-in and the bound, which can only make it warn less, and no cell is done "
+        "by its warnings (at most 0.25 of a cell's replicates warned). A replicate "
         "fitted again with this code gives its committed rows exactly (checked on 102 rows of 7 "
         "replicates from all four runs, and by tests/test_fit_shapes_study.py on one).",
         "",
