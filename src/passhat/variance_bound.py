@@ -18,8 +18,9 @@ through both ends lies below q², and the best line is the tangent at ½: V̂ = 
 C(s, 2k)/C(n, 2k) and V̂ is the classical unbiased estimate. The program runs on a grid, so
 r is within about 10⁻³ of the optimum (its area), and it is then lowered until r ≤ q^{2k} holds
 on a far finer grid (checked by the tests with a margin of 10⁻¹²): the bound is kept, at a
-negligible cost in width. We add b_s ≤ U_s² (no task's V̂ is negative), which also keeps the
-variance sum from falling to 0 when few tasks lie one success short of all-pass.
+negligible cost in width. A task's V̂ can be negative (as the classical unbiased estimate's
+can); sums over tasks stay unbiased for the sum of the bounds. (Asking b_s ≤ U_s² too makes every
+V̂ ≥ 0 but the bound looser: measured and not taken, ``reports/bench_variance``.)
 
 Examples
 --------
@@ -77,7 +78,7 @@ def _peaks(n: int, k: int, b: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(fine[(fine > 0.0) & (fine < 1.0)], dtype=float)
 
 
-def _solve(n: int, k: int, nonneg: bool = True) -> NDArray[np.float64]:
+def _solve(n: int, k: int, nonneg: bool = False) -> NDArray[np.float64]:
     """The linear program: the largest Σ b_c with Σ b_c B_c(q) ≤ q^{2k} at the grid points
     (b_0 = 0 and b_n = 1 when n ≥ 2; with ``nonneg`` b_c ≤ U_c², so that no task's estimate
     is negative), the check grid's worst points added twice."""
@@ -104,7 +105,7 @@ def _solve(n: int, k: int, nonneg: bool = True) -> NDArray[np.float64]:
 
 
 @lru_cache(maxsize=256)
-def _coefficients(n: int, k: int, nonneg: bool = True) -> tuple[float, ...]:
+def _coefficients(n: int, k: int, nonneg: bool = False) -> tuple[float, ...]:
     if n >= 2 * k:  # q^{2k} itself: its unbiased estimate C(s, 2k)/C(n, 2k)
         s = np.arange(n + 1, dtype=float)
         return tuple(subset_ratio(s, np.full(n + 1, float(n)), 2 * k).tolist())
