@@ -29,6 +29,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._frames import to_numbers
 from passhat.cost_result import COST_COLUMNS, CostEstimate
 from passhat.errors import ValidationError
 from passhat.trials import Trials
@@ -54,7 +55,7 @@ def cost_cells(data: Trials | xr.Dataset, ds: xr.Dataset) -> CostCells | None:
     if not isinstance(data, Trials) or "cost" not in data.frame.columns:
         return None
     df = data.frame
-    x = pd.to_numeric(df["cost"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    x = to_numbers(df["cost"]).to_numpy(dtype=float, na_value=np.nan)
     tasks = pd.Index(ds["task"].values)
     s_idx = pd.Index(ds["system"].values).get_indexer(df["system"])
     t_idx = tasks.get_indexer(df["task_id"])

@@ -40,7 +40,14 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._checked import Parts
-from passhat._frames import check_frame, check_unique_coords, count_arrays
+from passhat._frames import (
+    check_frame,
+    check_unique_coords,
+    count_arrays,
+    safe_float,
+    show_value,
+    to_numbers,
+)
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat._labels import DEFAULT_SYSTEM
 from passhat._status import FAILURE_STATUSES, UNSCORED_STATUSES, fail_without_verdict, status_notes
@@ -428,7 +435,7 @@ def _checked_numbers(df: pd.DataFrame, where: str) -> dict[str, pd.Series]:
     """The weight (≥ 0) and the numeric columns (finite) as numbers (the frame's index)."""
     out: dict[str, pd.Series] = {}
     if "weight" in df.columns:
-        w = pd.to_numeric(df["weight"], errors="coerce")
+        w = to_numbers(df["weight"])
         bad = w.isna() & df["weight"].notna() | (w < 0) | np.isinf(w)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -526,9 +533,7 @@ def coerce_success(s: pd.Series, *, where: str, rows: np.ndarray | None = None) 
         word_false = key.isin(_FALSE).to_numpy(dtype=bool)
         word_missing = key.isin(_MISSING).to_numpy(dtype=bool)
         other = ~(word_true | word_false | word_missing)
-        num = pd.to_numeric(key.where(other), errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan
-        )
+        num = to_numbers(key.where(other)).to_numpy(dtype=float, na_value=np.nan)
         is_true = word_true | (num == 1)
         is_false = word_false | (num == 0)
         undecided = missing | word_missing
@@ -554,9 +559,7 @@ def _row(rows: np.ndarray | None, pos: int) -> int:
 
 def _show(value: Any) -> str:
     """repr of a value for messages, numpy scalars as plain Python values."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
+    return show_value(value)
 
 
 def _check_duplicates(df: pd.DataFrame, where: str) -> None:
@@ -594,7 +597,7 @@ def finite_column(
     """
     if pd.api.types.is_bool_dtype(s.dtype) or s.dtype.kind in "Mm":
         raise ValidationError(f"{where}: {col} is a {s.dtype} column, not numbers")
-    num = s if pd.api.types.is_numeric_dtype(s.dtype) else pd.to_numeric(s, errors="coerce")
+    num = s if pd.api.types.is_numeric_dtype(s.dtype) else to_numbers(s)
     num = num.astype(float)
     bad = num.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():
@@ -629,9 +632,9 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
         t = s
         bad = ((t < 0) | (t > MAX_COUNT)).to_numpy()  # uint64 beyond 2^53 would wrap to int64
     else:
-        t = pd.to_numeric(s, errors="coerce")
+        t = to_numbers(s)
         if t.dtype == object:  # integers beyond int64 stay Python ints
-            t = pd.to_numeric(t.map(float), errors="coerce")
+            t = pd.to_numeric(t.map(safe_float), errors="coerce")
         tv = t.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isnan(tv) | (tv != np.floor(tv)) | (tv < 0) | (tv > MAX_COUNT)
     if bad.any():
@@ -649,8 +652,8 @@ def coerce_trial(s: pd.Series, *, where: str, rows: np.ndarray | None = None) ->
 
 def _too_big(value: Any) -> bool:
     try:
-        return float(value) > MAX_COUNT
-    except (TypeError, ValueError, OverflowError):
+        return safe_float(value) > MAX_COUNT
+    except (TypeError, ValueError):
         return False
 
 

@@ -131,3 +131,31 @@ def test_one_trials_result_names_its_job(capsys: pytest.CaptureFixture[str]) -> 
         ph.read_trials(f)
     assert main(["estimate", str(f)]) == 2
     assert str(JOB) in capsys.readouterr().err
+
+
+def test_a_trial_directory_names_its_job(capsys: pytest.CaptureFixture[str]) -> None:
+    """A trial directory (``<task>__<id>/``) was "a directory with no data files (.csv, ...);
+    its .json files are read one at a time (τ-bench, τ²-bench results)"."""
+    from passhat.cli import main
+
+    trial = JOB / "hello-world__3f2a9c1"
+    code = main(["estimate", str(trial), "--k", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert (
+        f"one Harbor trial's result; passhat reads a job's trials together: give the job "
+        f"directory ({JOB})" in err[0]
+    )
+
+
+def test_a_bad_reward_file_is_the_file_named(tmp_path: Path) -> None:
+    """An infinite reward in verifier/reward.txt was reported against the trial's result.json."""
+    job = tmp_path / JOB.name
+    shutil.copytree(JOB, job)
+    trial = job / "hello-world__3f2a9c1"
+    doc = json.loads((trial / "result.json").read_text())
+    doc["verifier_result"] = None
+    (trial / "result.json").write_text(json.dumps(doc))
+    (trial / "verifier" / "reward.txt").write_text("inf")
+    with pytest.raises(FormatError, match=r"verifier/reward\.txt: reward 'reward' is inf"):
+        ph.read_trials(job)

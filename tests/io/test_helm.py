@@ -152,3 +152,41 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_other_files_of_a_run_name_the_run() -> None:
     for name in ("stats.json", "run_spec.json"):
         assert cells(ph.read_trials(GPT2 / name)) == cells(ph.read_trials(GPT2))
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"count": 0, "sum": 0.0, "mean": 0.0}, r"has count 0 .* but mean 0\.0"),
+        ({"count": 1, "sum": 0.0, "mean": 1.0}, r"mean 1\.0 is not its sum 0\.0 / count 1"),
+    ],
+    ids=["count-0-with-a-mean", "mean-against-sum"],
+)
+def test_a_stat_whose_numbers_disagree_is_refused(
+    tmp_path: Path, change: dict[str, float], said: str
+) -> None:
+    """HELM's Stat has no mean without values (count 0) and mean = sum / count; a file that
+    says otherwise was edited, and reading its mean would count a run HELM never scored."""
+    run = tmp_path / PYTHIA.name
+    shutil.copytree(PYTHIA, run)
+    f = run / "per_instance_stats.json"
+    doc = json.loads(f.read_text(encoding="utf-8"))
+    stat = next(s for s in doc[0]["stats"] if s["name"]["name"] == "exact_match")
+    stat.update(change)
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(
+        FormatError, match=rf"entry 0 \(instance 'id10'\): stat 'exact_match' {said}"
+    ):
+        ph.read_trials(run)
+
+
+def test_helms_output_directory_is_read(tmp_path: Path) -> None:
+    """``helm-run`` writes ``benchmark_output/runs/<suite>/<run>/``; ``passhat estimate
+    benchmark_output`` said "a directory with no data files (.csv, ...)"."""
+    out = tmp_path / "benchmark_output"
+    shutil.copytree(SUITE, out / "runs" / "v1")
+    (out / "runs" / "v1" / "groups").mkdir()  # helm-summarize's output beside the runs
+    (out / "runs" / "v1" / "groups" / "core_scenarios.json").write_text("[]")
+    (out / "runs" / "v1" / "summary.json").write_text('{"suite": "v1"}')
+    t = ph.read_trials(out)
+    assert t.source["format"] == "helm" and cells(t) == cells(ph.read_trials(SUITE))

@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import passhat as ph
@@ -207,3 +208,49 @@ def test_sample_ids_written_as_number_and_as_text_are_refused(tmp_path: Path) ->
     f.write_text(json.dumps(doc), encoding="utf-8")
     counts = ph.read_counts(f)
     assert counts["task"].values.tolist() == ["1"] and counts["n"].values.tolist() == [[2]]
+
+
+def test_a_log_directory_with_the_hooks_outputs_still_reads(tmp_path: Path) -> None:
+    """passhat's Inspect hook writes ``passhat-<log>.json`` and ``passhat-<log>-report/`` (with
+    a tasks.parquet) beside each log; reading the log directory afterwards took it for a
+    Parquet dataset ("tasks.parquet: required column 'success' is missing")."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(DATA / "log_streaming.eval", logs)
+    report = logs / "passhat-log_streaming-report"
+    report.mkdir()
+    (report / ".passhat-manifest.json").write_text("{}")
+    pd.DataFrame({"task": ["1"], "n": [2], "c": [1]}).to_parquet(report / "tasks.parquet")
+    (logs / "passhat-log_streaming.json").write_text('{"estimates": []}')
+    t = ph.read_trials(logs)
+    alone = ph.read_trials(DATA / "log_streaming.eval")
+    assert t.source["format"] == "inspect" and t.systems == alone.systems
+    assert t.counts()["c"].values.tolist() == alone.counts()["c"].values.tolist()
+    assert t.counts()["n"].values.tolist() == alone.counts()["n"].values.tolist()
+
+
+def test_a_table_below_a_log_directory_is_not_read_for_the_logs(tmp_path: Path) -> None:
+    """A log directory with an ``analysis/runs.parquet`` below it was read as a Parquet dataset
+    (the Parquet sniffer runs first): the logs were dropped without a word."""
+    logs = tmp_path / "logs"
+    (logs / "analysis").mkdir(parents=True)
+    shutil.copy(DATA / "log_streaming.eval", logs)
+    frame = {"system": ["other"], "task_id": ["x"], "trial": [0], "success": [1]}
+    pd.DataFrame(frame).to_parquet(logs / "analysis" / "runs.parquet")
+    t = ph.read_trials(logs)
+    assert t.source["format"] == "inspect" and "other" not in t.systems
+    assert any("subdirectories are not read (analysis)" in n for n in t.notes), t.notes
+
+
+def test_logs_in_subdirectories_are_named(tmp_path: Path) -> None:
+    """Inspect lists logs recursively; passhat reads one directory's: a log in a subdirectory
+    was left out without a note, and a directory with logs only below it was "a directory
+    with no data files (.csv, ...)"."""
+    logs = tmp_path / "logs"
+    (logs / "run2").mkdir(parents=True)
+    shutil.copy(DATA / "log_formats.eval", logs / "run2")
+    with pytest.raises(FormatError, match=r"its subdirectories hold logs \(run2 \(1 log\)\)"):
+        ph.read_trials(logs)
+    shutil.copy(DATA / "log_streaming.eval", logs)
+    t = ph.read_trials(logs)
+    assert any("subdirectories are not read (run2 (1 log))" in n for n in t.notes), t.notes

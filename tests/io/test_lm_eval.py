@@ -190,3 +190,17 @@ def test_a_corpus_level_metric_is_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"not a per-document score; .*--map metric=NAME"):
         ph.read_trials(f)
     assert ph.read_trials(f, metric="exact_match").frame["success"].tolist() == [False]
+
+
+@pytest.mark.parametrize("options", [{}, {"metric": "bypass", "threshold": 1.0}])
+def test_predict_only_samples_hold_no_scores(tmp_path: Path, options: dict[str, object]) -> None:
+    """``lm_eval --predict_only`` logs metric 'bypass' = 999 for every document; the error
+    suggested ``--threshold 1``, which read every document as a success."""
+    rows = [
+        {"doc_id": i, "filter": "none", "metrics": ["bypass"], "bypass": 999, "resps": [["a"]]}
+        for i in range(3)
+    ]
+    f = tmp_path / "samples_gsm8k_2025-01-01T00-00-00.000001.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(FormatError, match=r"task 'gsm8k' hold no scores: metric 'bypass'"):
+        ph.read_trials(f, **options)

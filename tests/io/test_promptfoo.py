@@ -126,3 +126,55 @@ def test_two_tests_that_differ_only_in_their_assertions_stay_two(tmp_path: Path)
     f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": rows}}))
     t = ph.read_trials(f)
     assert cells(t) == {("p", "0"): [2, 2, 0], ("p", "2"): [2, 2, 0]}
+
+
+def test_export_file_with_long_prompts_is_sniffed(tmp_path: Path) -> None:
+    """``promptfoo export EVAL_ID -o x.json`` writes ``toResultsFile()``: ``{version: 4,
+    createdAt, results: {version: 3, timestamp, prompts, results, stats}, config, ...}`` with no
+    evalId; prompts longer than the sniffed head (RAG context) hid every result key."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    summary = doc["results"]
+    for p in summary["prompts"]:
+        p["raw"] = p["label"] = "context " * 12_000  # ~96 KB per prompt, before the results
+    export = {"version": 4, "createdAt": "2025-03-01T10:00:00.000Z", "results": summary}
+    export |= {"config": doc["config"], "author": None, "prompts": [], "datasetId": None}
+    f = tmp_path / "export.json"
+    f.write_text(json.dumps(export, indent=2), encoding="utf-8")
+    t = ph.read_trials(f)
+    assert t.systems == [GPT, CLAUDE] and cells(t) == cells(ph.read_trials(FILE))
+
+
+def test_two_multiline_prompts_of_one_provider_are_two_systems(tmp_path: Path) -> None:
+    """promptfoo labels an inline prompt with its text; two multi-line prompts made system names
+    with line breaks, and the whole file was refused ("contains a control character")."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    summary = doc["results"]
+    rows = [r for r in summary["results"] if r["provider"]["id"] == GPT]
+    long = "You are terse. " * 10
+    labels = ["You are helpful.\nAnswer: {{question}}", f"{long}\nAnswer: {{{{question}}}}"]
+    summary["prompts"] = [
+        {**summary["prompts"][0], "raw": lab, "label": lab, "id": f"{i}" * 64}
+        for i, lab in enumerate(labels)
+    ]
+    summary["results"] = [{**r, "promptIdx": i} for r in rows for i in range(2)]
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    t = ph.read_trials(f)
+    short = f"{GPT}: You are helpful. Answer: {{{{question}}}}"
+    cut = f"{GPT}: {' '.join(long.split())[:48]}… (11111111)"
+    assert t.systems == [short, cut]
+    assert cells(t)[(short, "refund policy tone")] == cells(t)[(cut, "refund policy tone")]
+
+
+def test_a_multiline_description_names_tests_by_index(tmp_path: Path) -> None:
+    """A test ``description: |`` of two lines made a task id with a line break: the whole file
+    was refused. Tests are then named by the testIdx of their first run, with the note."""
+    doc = json.loads(FILE.read_text(encoding="utf-8"))
+    for r in doc["results"]["results"]:
+        if r["testCase"]["description"] == "refund policy tone":
+            r["testCase"]["description"] = "refund policy\ntone"
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    t = ph.read_trials(f)
+    assert sorted(cells(t).values()) == sorted(cells(ph.read_trials(FILE)).values())
+    assert any("or hold line breaks" in n for n in t.notes)

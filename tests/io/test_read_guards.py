@@ -453,3 +453,20 @@ def test_file_in_an_unreadable_directory_names_it(tmp_path: Path) -> None:
         f"passhat: error: {locked}/runs.csv: permission denied (the directory {locked} cannot be "
         "entered)\n"
     )
+
+
+def test_unreadable_subdirectory_of_a_dataset_is_an_io_error(tmp_path: Path) -> None:
+    """A dataset directory whose p2/ could not be entered was read without it (os.walk skips
+    what it cannot list): task b's runs were lost at exit 0."""
+    ds = tmp_path / "ds"
+    for part, task in (("p1", "a"), ("p2", "b")):
+        (ds / part).mkdir(parents=True)
+        (ds / part / "part.csv").write_text(f"task_id,trial,success\n{task},0,1\n")
+    (ds / "p2").chmod(0)
+    try:
+        proc = _unprivileged([sys.executable, "-m", "passhat.cli", "estimate", str(ds)])
+    finally:
+        (ds / "p2").chmod(0o755)
+    assert proc.returncode == 4, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and f"{ds / 'p2'}" in proc.stderr, proc.stderr
+    assert "permission denied" in proc.stderr, proc.stderr

@@ -75,3 +75,62 @@ def test_streaming_is_decided_by_rows_not_bytes(
     for var in ("n", "c", "unscored"):
         assert ds[var].values.tolist() == ref[var].values.tolist()
     assert ds["task"].values.tolist() == ref["task"].values.tolist()
+
+
+def test_outputs_passhat_wrote_inside_a_dataset_are_not_runs(tmp_path: Path) -> None:
+    """``passhat report runs/ -o runs/report`` then ``passhat estimate runs/``: the report's
+    tasks.parquet was read as a part file of the runs ("the files mix formats", or "required
+    column 'success' is missing"). A directory with passhat's manifest is passhat's output."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    pd.DataFrame({"task_id": ["a", "a", "b"], "trial": [0, 1, 0], "success": [1, 0, 1]}).to_csv(
+        runs / "part-0.csv", index=False
+    )
+    report = runs / "report"
+    report.mkdir()
+    (report / ".passhat-manifest.json").write_text("{}")
+    pd.DataFrame({"task": ["a"], "n": [2], "c": [1]}).to_parquet(report / "tasks.parquet")
+    ds = ph.read_counts(runs)
+    assert sorted(ds["task"].values.tolist()) == ["a", "b"]
+    assert int(ds["n"].sum()) == 3 and int(ds["c"].sum()) == 2
+
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "what"),
+    [
+        ("lm_eval/EleutherAI__pythia-160m", "lm-eval samples files"),
+        ("harbor/2025-11-20__14-03-12", "Harbor trials"),
+        ("helm/v1", "HELM runs"),
+        ("swebench/reports", "SWE-bench results"),
+    ],
+)
+def test_a_table_beside_a_frameworks_files_is_named(
+    tmp_path: Path, fixture: str, what: str
+) -> None:
+    """A runs.csv dropped into a Harbor job, HELM suite, lm-eval or SWE-bench directory was
+    left out without a word (Inspect's directory reader refuses the mix)."""
+    import shutil
+
+    d = tmp_path / "d"
+    shutil.copytree(DATA / fixture, d)
+    (d / "runs.csv").write_text("task_id,trial,success\nzz,0,1\n")
+    t = ph.read_trials(d)
+    assert "zz" not in t.counts()["task"].values
+    assert f"{d}: not read (not {what}): runs.csv" in t.notes, t.notes
+
+
+def test_json_results_beside_part_files_are_named(tmp_path: Path) -> None:
+    """A τ-bench results .json in a directory of CSV parts was left out without a word."""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "part-0.csv").write_text("task_id,trial,success\na,0,1\n")
+    (d / "gpt-4o-airline.json").write_text("[]")
+    (d / "_SUCCESS").write_text("")
+    ds = ph.read_counts(d)
+    assert (
+        f"{d}: not read (not csv, tsv, jsonl or parquet parts): gpt-4o-airline.json"
+        in (ds.attrs["notes"])
+    )

@@ -168,3 +168,30 @@ def test_steps_jsonl_trial_without_tool_calls_still_reads(tmp_path: Path) -> Non
     rows = [*_steps()[:2], {"task_id": "t", "trial": 1, "action": None, "success": False}]
     tr = ph.read_traces(_jsonl(tmp_path / "steps.jsonl", rows), format="steps-jsonl")
     assert tr.trials[["trial", "n_steps"]].values.tolist() == [[0, 2], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("field", "literal", "said"),
+    [
+        ("step", "1" + "0" * 400, r"step row 1: step is not a finite number"),
+        ("step", "NaN", r"step row 1: step is not a finite number"),
+        ("trial", "1" + "0" * 30, r"row 1: trial 1000000000000000000000000000000 is not a whole"),
+        ("trial", "1" + "0" * 400, r"row 1: trial 1000000000\.\.\. \(401 digits\) is not a whole"),
+    ],
+    ids=["step-401-digits", "step-nan", "trial-1e30", "trial-401-digits"],
+)
+def test_absurd_step_and_trial_numbers_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, literal: str, said: str
+) -> None:
+    """A step of 401 digits exited 70 (OverflowError in pandas.to_numeric); a trial of 1e30 was
+    cast to int64 (wrapped) without a word."""
+    from passhat.cli import main
+
+    row = {"task_id": "a", "trial": 0, "step": 0, "action": "get", "success": True}
+    f = tmp_path / "steps.jsonl"
+    f.write_text(json.dumps({**row, field: "X"}).replace('"X"', literal) + "\n")
+    with pytest.raises(ValidationError, match=said):
+        ph.read_traces(f)
+    code = main(["traces", str(f)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err

@@ -141,3 +141,69 @@ def test_estimate_with_no_options(capsys: pytest.CaptureFixture[str]) -> None:
     for path in (REPORTS, REPORTS / f"{MODEL}.run1.json", SPLIT / "20240620_agent_old"):
         assert main(["estimate", str(path), "--k", "1"]) == 0
         capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "given", ["logs", "logs/run_evaluation", "logs/run_evaluation/run1/m", "file"]
+)
+def test_per_instance_logs_are_refused_naming_the_run_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    """``logs/run_evaluation/<run_id>/<model>/<instance>/report.json`` leave out empty patches
+    (failures the harness never runs) and errored instances: reading them would drop failures.
+    They were refused as "a directory with no data files (.csv, ...)" or "not a format passhat
+    recognises"."""
+    from passhat.cli import main
+
+    inst = tmp_path / "logs" / "run_evaluation" / "run1" / "m" / "django__django-11099"
+    inst.mkdir(parents=True)
+    outcome = {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True}
+    report = {"django__django-11099": {**outcome, "resolved": True, "tests_status": {}}}
+    (inst / "report.json").write_text(json.dumps(report))
+    (inst / "run_instance.log").write_text("log\n")
+    target = inst / "report.json" if given == "file" else tmp_path / given
+    code = main(["estimate", str(target), "--k", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "SWE-bench's per-instance logs" in err[0] and "<model>.<run_id>.json" in err[0]
+
+
+@pytest.mark.parametrize("shape", ["all_preds.jsonl", "preds.json", "preds_by_id.json"])
+def test_predictions_say_to_run_the_harness(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    """SWE-bench predictions hold patches, not verdicts: the message said to add a success
+    column, or to convert the JSON array to JSON lines (which then lacked 'success')."""
+    from passhat.cli import main
+
+    preds = [
+        {"instance_id": f"django__django-{i}", "model_name_or_path": "m", "model_patch": "diff"}
+        for i in range(2)
+    ]
+    f = tmp_path / shape
+    if shape.endswith(".jsonl"):
+        f.write_text("".join(json.dumps(p) + "\n" for p in preds))
+    else:
+        f.write_text(
+            json.dumps(preds if shape == "preds.json" else {p["instance_id"]: p for p in preds})
+        )
+    code = main(["estimate", str(f), "--k", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "SWE-bench predictions" in err[0] and "swebench.harness.run_evaluation" in err[0]
+    assert "jq -c" not in err[0] and "pass format=" not in err[0]
+
+
+def test_gzip_run_reports_read_like_the_plain_ones(tmp_path: Path) -> None:
+    """A gzip'd run report was sniffed as SWE-bench (the sniffer looks through gzip) and then
+    refused by the reader ("no SWE-bench results"), which read the raw bytes."""
+    import gzip
+
+    d = tmp_path / "reports"
+    d.mkdir()
+    for f in sorted(REPORTS.glob("*.json")):
+        (d / f"{f.name}.gz").write_bytes(gzip.compress(f.read_bytes()))
+    plain, zipped = ph.read_trials(REPORTS), ph.read_trials(d)
+    assert zipped.systems == plain.systems and cells(zipped) == cells(plain)
+    one = ph.read_trials(d / "claude-3-5-sonnet-20241022.run1.json.gz")
+    assert one.systems == ["claude-3-5-sonnet-20241022"]

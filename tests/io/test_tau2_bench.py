@@ -345,3 +345,22 @@ def test_null_task_id_and_out_of_range_reward_are_refused(tmp_path: Path) -> Non
         f.write_text(json.dumps({"info": INFO, "tasks": TASKS, "simulations": sims}))
         with pytest.raises(FormatError, match=rf"simulations\[0\] \(task '0'\): reward {bad:g}"):
             ph.read_trials(f)
+
+
+def test_a_directory_with_another_tools_results_json_is_not_tau2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``promptfoo eval -o out/results.json`` then ``passhat estimate out``: the directory was
+    taken for a τ²-bench run by the file name alone ("not a τ²-bench results file")."""
+    import shutil
+
+    from passhat.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(Path(__file__).parent / "data" / "promptfoo" / "results.json", out)
+    code = main(["estimate", str(out), "--k", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "τ²-bench results file" not in err and "holds results.json (promptfoo)" in err, err
+    assert ph.read_trials(out / "results.json").source["format"] == "promptfoo"

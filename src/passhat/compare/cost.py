@@ -9,11 +9,15 @@ k·c̄ / pass^k; pass^k per unit cost = pass^k / (k·c̄) — the definitions of
 :class:`passhat.cost_result.CostEstimate`. The candidate is compared with the baseline by the
 difference (candidate − baseline) and the ratio (candidate / baseline) of each.
 
-Their intervals are population-scope (tasks like these): a percentile bootstrap over the
+Their intervals are population-scope (tasks like these): from
+:data:`~passhat.compare.cost_result.FEW_TASKS` (100) units up a percentile bootstrap over the
 matched tasks that draws each task with both systems' values, so the pairing is kept (with a
-cluster coordinate, whole clusters are drawn). Resamples where a value is undefined (both
-systems with no all-k-pass: ∞ − ∞, or 0 / 0) are counted; any such resample makes that
-interval unbounded rather than silently dropped. There is no benchmark-scope interval: the
+cluster coordinate, whole clusters are the units and are drawn whole); below, where that
+bootstrap is too narrow, the symmetric bootstrap-t on the leave-one-unit-out jackknife
+standard error (:mod:`passhat.compare.cost_small`; ratios on the log scale). Each row's
+``interval`` names the rule. Resamples where a value is undefined (both systems with no
+all-k-pass: ∞ − ∞, or 0 / 0) are counted; any such resample makes that interval unbounded
+rather than silently dropped. There is no benchmark-scope interval: the
 costs' run-to-run spread is not modelled.
 
 Examples
@@ -50,7 +54,9 @@ from passhat._validate import (
     resolve_seed,
 )
 from passhat.clusters import cluster_codes, cluster_notes, clusters_of
-from passhat.compare.cost_result import CostComparison, CostSettings
+from passhat.compare.cost_ratios import compare_values, metric_values
+from passhat.compare.cost_result import FEW_TASKS, CostComparison, CostSettings, interval_rule
+from passhat.compare.cost_small import pair_bootstrap_t
 from passhat.compare.paired import _matched_tasks, _pair_weights, _refuse_short, _sources
 from passhat.compare.scores import score_trials
 from passhat.compare.selection import Selection, select_systems
@@ -131,23 +137,8 @@ def run_costs(trials: Trials, ds: xr.Dataset) -> RunCosts:
     )
 
 
-def _ratios(sums: NDArray[np.float64], ks: Sequence[int]) -> NDArray[np.float64]:
-    """The metrics of :data:`COST_METRICS` (k-free first, then per k) from the sums over tasks
-    of (1, cost per run, mean success, pass^k for each k) along the last axis (∞ where a cost
-    is divided by 0 success, NaN for 0 / 0)."""
-    kk = np.asarray(ks, dtype=float)
-    tasks, cost, mean, hat = sums[..., :1], sums[..., 1:2], sums[..., 2:3], sums[..., 3:]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return np.concatenate(
-            [cost / tasks, cost / mean, kk * cost / hat, hat / (kk * cost)], axis=-1
-        )
-
-
-def _compare(base: NDArray[np.float64], cand: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Difference and ratio candidate − / ÷ baseline (NaN where undefined: ∞ − ∞, 0 / 0,
-    ∞ / ∞), stacked on a new last axis."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return np.stack([cand - base, cand / base], axis=-1)
+_ratios = metric_values
+_compare = compare_values
 
 
 def pair_bootstrap(
@@ -265,12 +256,7 @@ def _pair_rows(
     labels = clusters_of(ds)
     groups = cluster_codes(labels[keep]) if labels is not None else np.arange(int(keep.sum()))
     n_groups = int(np.unique(groups).size)
-    rng = named_rng(opts.seed, base, cand, "cost")
-    boot = pair_bootstrap(xb, xc, groups, opts.ks, n_boot=opts.n_boot, rng=rng)
-    lo, hi, undefined = _percentile(boot, opts.ci)
-    lo[:, 1] = np.maximum(lo[:, 1], 0.0)  # a ratio of costs and rates is ≥ 0
-    if n_groups < 2:  # one cluster: nothing says how clusters differ
-        lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+    lo, hi, undefined = _intervals(xb, xc, groups, n_groups, (base, cand), opts)
     vb, vc = _ratios(xb.sum(axis=0), opts.ks), _ratios(xc.sum(axis=0), opts.ks)
     point = _compare(vb, vc)
     metric = [*COST_METRICS[:2], *[m for m in COST_METRICS[2:] for _ in opts.ks]]
@@ -283,8 +269,33 @@ def _pair_rows(
         "difference_undefined": undefined[:, 0].astype(int),
         "ratio_undefined": undefined[:, 1].astype(int),
         "tasks": int(keep.sum()), "runs_without_cost": int(costs.missing[[ib, ic]][:, keep].sum()),
+        "interval": interval_rule(n_groups, clustered=labels is not None),
     })  # fmt: skip
     return rows, dropped, n_groups if labels is not None else None
+
+
+def _intervals(
+    xb: NDArray[np.float64],
+    xc: NDArray[np.float64],
+    groups: NDArray[np.int64],
+    n_groups: int,
+    pair: tuple[str, str],
+    opts: _Options,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """The pair's interval ends (metrics × (difference, ratio)) and undefined counts: the
+    percentile bootstrap from :data:`FEW_TASKS` units (tasks or clusters) up, the symmetric
+    bootstrap-t on the jackknife SE below; no ends with one unit."""
+    rng = named_rng(opts.seed, *pair, "cost")
+    if n_groups < FEW_TASKS:
+        lo, hi, undefined = pair_bootstrap_t(xb, xc, groups, opts.ks, ci=opts.ci,
+                                             n_boot=opts.n_boot, rng=rng)  # fmt: skip
+    else:
+        boot = pair_bootstrap(xb, xc, groups, opts.ks, n_boot=opts.n_boot, rng=rng)
+        lo, hi, undefined = _percentile(boot, opts.ci)
+    lo[:, 1] = np.maximum(lo[:, 1], 0.0)  # a ratio of costs and rates is ≥ 0
+    if n_groups < 2:  # one unit: nothing says how units differ
+        lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+    return lo, hi, undefined
 
 
 def _missing_table(sel: Selection, costs: RunCosts) -> pd.DataFrame:
@@ -323,7 +334,8 @@ def compare_cost(
     with no costed run for a system is left out of the pair (listed in ``dropped``), and a
     negative cost is an error naming it. Intervals: a percentile bootstrap over the matched
     tasks (whole clusters with a cluster coordinate) drawing both systems' values of a task
-    together, ``n_boot`` resamples from ``seed``.
+    together, ``n_boot`` resamples from ``seed``; below 100 units (tasks or clusters) the
+    symmetric bootstrap-t on the jackknife standard error (each row's ``interval`` says which).
 
     Parameters
     ----------
@@ -380,7 +392,7 @@ def compare_cost(
         settings=CostSettings(ks=tuple(ks), ci=level, n_boot=nb, seed=opts.seed,
                               baseline=sel.baseline, intersect=intersect, clusters=clusters,
                               weights=_label(weights)),
-        notes=tuple(sel.notes) + tuple(cluster_notes(clusters, ci=True, how=_CLUSTER_HOW)),
+        notes=tuple(sel.notes) + _cost_cluster_notes(clusters),
         source=_sources(a, b),
     )  # fmt: skip
 
@@ -392,5 +404,17 @@ def _label(weights: WeightSpec) -> str:
     return weights if isinstance(weights, str) else "mapping"
 
 
-#: How the cost bootstrap uses clusters (the notes' words).
-_CLUSTER_HOW = "the cost intervals resample clusters, each with all its tasks (cluster bootstrap)"
+#: How the cost intervals use clusters (the notes' words).
+_CLUSTER_HOW = (
+    "the cost intervals resample clusters, each with all its tasks (percentile cluster "
+    f"bootstrap from {FEW_TASKS} clusters up; below, the symmetric bootstrap-t on the "
+    "leave-one-cluster-out jackknife standard error)"
+)
+
+
+def _cost_cluster_notes(clusters: dict[str, int]) -> tuple[str, ...]:
+    """The clusters' notes without the generic warning that the cluster bootstrap may be too
+    narrow below 20 clusters: below :data:`FEW_TASKS` clusters the cost intervals are the
+    bootstrap-t, and :meth:`CostComparison.all_notes` says where that may still fall short."""
+    notes = cluster_notes(clusters, ci=True, how=_CLUSTER_HOW)
+    return tuple(n for n in notes if not (n.startswith("only ") and "may be too narrow" in n))

@@ -22,12 +22,32 @@ from passhat._format import plural
 from passhat._repr import Display, View
 from passhat._result import Result, records
 
-__all__ = ["FEW_TASKS", "CostComparison", "CostSettings", "cost_method"]
+__all__ = [
+    "FEW_FOR_DIFFERENCES",
+    "FEW_TASKS",
+    "CostComparison",
+    "CostSettings",
+    "cost_method",
+    "interval_rule",
+]
 
-#: Below this many matched tasks the notes warn that the intervals may be too narrow (the
-#: study compare_cost_coverage: 0.78–0.89 coverage at 90% with 20 tasks, 0.83–0.89 with 50,
-#: 0.88–0.91 with 150).
+#: Below this many units (matched tasks, or clusters with a cluster coordinate) the intervals
+#: are the symmetric bootstrap-t on the jackknife SE rather than the percentile bootstrap
+#: (study compare_cost_coverage, 1,000 replicates: the percentile bootstrap covered 0.77–0.89
+#: at 90% with 20 tasks, 0.83–0.90 with 50, 0.87–0.90 with 150, 0.72–0.79 with 5 clusters and
+#: 0.84–0.89 with 25; the bootstrap-t 0.83–0.98, 0.85–0.92, 0.88–0.90, 0.89–0.93, 0.88–0.92).
 FEW_TASKS = 100
+
+#: Below this many units the notes warn that the differences' intervals may still be too narrow
+#: when costs are skewed (study compare_cost_coverage: 0.83 for cost per run's difference with
+#: 20 tasks and log-normal costs; every ratio ≥ 0.90 there).
+FEW_FOR_DIFFERENCES = 50
+
+#: What the study measured where the notes warn (filled from reports/compare_cost_coverage).
+_SHORT_DIFFERENCES = (
+    "with 20 tasks and log-normal costs the differences covered 0.83–0.92 at 90%, cost / run's "
+    "0.83, with 50 tasks 0.85–0.91"
+)
 
 #: Display labels of the metrics (with k where it enters).
 _LABELS = {
@@ -55,7 +75,8 @@ class CostSettings:
 
 
 def cost_method(settings: CostSettings) -> str:
-    """How the intervals were computed, with their scope.
+    """How the intervals were computed, with their scope (each row's ``interval`` names the
+    rule its pair used).
 
     Examples
     --------
@@ -71,10 +92,32 @@ def cost_method(settings: CostSettings) -> str:
     )
     return (
         f"population scope (tasks like these): percentile bootstrap over the {unit}, each "
-        f"drawn with both systems' values{weighted} (the pairing kept), {settings.n_boot} "
-        "resamples, "
-        f"seed {settings.seed}; no benchmark-scope interval (the run-to-run spread of costs "
-        "is not modelled)"
+        f"drawn with both systems' values{weighted} (the pairing kept), from {FEW_TASKS} of "
+        f"them up; below {FEW_TASKS}, the symmetric bootstrap-t on the leave-one-out "
+        "(jackknife) standard error (ratios on the log scale); "
+        f"{settings.n_boot} resamples, seed {settings.seed}; no benchmark-scope interval (the "
+        "run-to-run spread of costs is not modelled)"
+    )
+
+
+def interval_rule(units: int, *, clustered: bool) -> str:
+    """The rule of a pair's intervals in plain words, from its number of units.
+
+    Examples
+    --------
+    >>> interval_rule(20, clustered=False)[:46]
+    'symmetric bootstrap-t over 20 matched tasks (l'
+    >>> interval_rule(150, clustered=True)
+    'percentile bootstrap over 150 clusters'
+    """
+    unit, one = ("clusters", "cluster") if clustered else ("matched tasks", "task")
+    if units < 2:
+        return f"no interval (one {one})"
+    if units >= FEW_TASKS:
+        return f"percentile bootstrap over {units} {unit}"
+    return (
+        f"symmetric bootstrap-t over {units} {unit} (leave-one-{one}-out jackknife standard "
+        "error, studentised by resampling; ratios on the log scale)"
     )
 
 
@@ -104,8 +147,9 @@ class CostComparison(Result):
         difference (candidate − baseline) and ratio (candidate / baseline) with
         ``_lower`` / ``_upper`` ends at ``settings.ci``; difference_undefined and
         ratio_undefined (resamples where it was undefined, which makes its interval
-        unbounded); tasks;
-        runs_without_cost (the pair's runs left out of their task's cost per run).
+        unbounded: resamples, and with the bootstrap-t also leave-one-out values); tasks;
+        runs_without_cost (the pair's runs left out of their task's cost per run); interval
+        (the rule of the pair's intervals in plain words, :func:`interval_rule`).
     missing : pandas.DataFrame
         Per system: runs_with_cost, runs_without_cost, tasks_without_cost.
     dropped : pandas.DataFrame
@@ -167,14 +211,15 @@ class CostComparison(Result):
                 f"{self.dropped['task'].iloc[0]}: {self.dropped['reason'].iloc[0]}"
             )
         few = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
-        few = few[few < FEW_TASKS]
-        if len(few):
-            pairs = ", ".join(f"{b} vs {c}: {t}" for (b, c), t in few.items())
+        units = {p: self.settings.clusters.get(f"{p[0]} vs {p[1]}", t) for p, t in few.items()}
+        small = {p: u for p, u in units.items() if 2 <= u < FEW_FOR_DIFFERENCES}
+        if small:
+            pairs = ", ".join(f"{b} vs {c}: {u}" for (b, c), u in small.items())
+            unit = "clusters" if self.settings.clusters else "matched tasks"
             out.append(
-                f"few matched tasks ({pairs}): "
-                f"below {FEW_TASKS} tasks the bootstrap intervals of the cost figures may be "
-                "too narrow, the more so when costs are skewed (study compare_cost_coverage: "
-                "0.78–0.89 at 90% with 20 tasks, 0.83–0.89 with 50)"
+                f"few {unit} ({pairs}): below {FEW_FOR_DIFFERENCES} {unit} the intervals of the "
+                "differences (candidate − baseline) may be too narrow when costs are skewed "
+                f"(study compare_cost_coverage: {_SHORT_DIFFERENCES}); the ratios' held"
             )
         one = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
         one = [f"{b} vs {c}" for (b, c), t in one.items()
@@ -192,6 +237,11 @@ class CostComparison(Result):
                 "system: ∞ − ∞ or 0 / 0); their intervals are unbounded"
             )
         return tuple(out)
+
+    def _rules(self) -> list[str]:
+        """Per pair, the rule its intervals used (the ``interval`` column)."""
+        rules = self.table.groupby(["baseline", "candidate"], sort=False)["interval"].first()
+        return [f"{b} vs {c}: {rule}" for (b, c), rule in rules.items()]
 
     def _mean_word(self) -> str:
         """The average over tasks, in words: "weighted mean" with task weights, else "mean"."""
@@ -223,6 +273,7 @@ class CostComparison(Result):
             View(
                 title, frame, left=frozenset({"candidate", "metric"}), section_by="candidate",
                 notes=(f"{self.settings.ci:g} intervals, {self.method}",
+                       *self._rules(),
                        f"cost / run: the tasks' {self._mean_word()} cost per run, every run "
                        "counted (unscored "
                        "ones too); cost / success = cost per run / mean; cost / all-k-pass = "

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._frames import to_numbers
 from passhat._ids import (
     case_variant_notes,
     clean_ids,
@@ -717,7 +718,7 @@ def _outcomes(
         codes, uniques = factorize(cols[plan[name]])
         rows = _first_rows(codes, len(uniques), b.offset)
         raw = pd.Series(uniques, dtype=object)
-        num = pd.to_numeric(raw, errors="coerce")
+        num = to_numbers(raw)
         bad = num.isna().to_numpy() & raw.notna().to_numpy()
         if bad.any():
             i = int(np.flatnonzero(bad)[0])

@@ -12,7 +12,14 @@ import pandas as pd
 from passhat.errors import FormatError
 from passhat.io._registry import file_head
 
-__all__ = ["log_files", "looks_like_log", "other_files", "refuse_repeated_runs"]
+__all__ = [
+    "log_files",
+    "looks_like_log",
+    "nested_logs",
+    "other_files",
+    "refuse_repeated_runs",
+    "shown_dirs",
+]
 
 
 def looks_like_log(path: Path, head: str) -> bool:
@@ -45,6 +52,33 @@ def log_files(path: Path) -> list[Path]:
         and not q.name.startswith(".")
         and (q.suffix.lower() == ".eval" or (q.suffix.lower() == ".json" and _json_log(q)))
     )
+
+
+def nested_logs(path: Path, *, limit: int = 200) -> list[tuple[str, int]]:
+    """The subdirectories of a log directory, each with the number of Inspect logs directly in
+    it (Inspect's own listing is recursive; passhat reads one directory's logs), in name
+    order, at most ``limit`` looked at; hidden ones and passhat's own outputs (its manifest
+    inside) are left out."""
+    from passhat._write.journal import MANIFEST
+
+    found = []
+    try:
+        subdirs = sorted(q for q in path.iterdir() if q.is_dir() and not q.name.startswith("."))
+    except OSError:
+        return []
+    for sub in subdirs[:limit]:
+        try:
+            if not (sub / MANIFEST).is_file():
+                found.append((sub.name, len(log_files(sub))))
+        except OSError:
+            found.append((sub.name, 0))
+    return found
+
+
+def shown_dirs(nested: list[tuple[str, int]]) -> str:
+    """``a (2 logs), b`` for :func:`nested_logs` (five at most)."""
+    items = [f"{n} ({k} log{'s' if k > 1 else ''})" if k else n for n, k in nested[:5]]
+    return ", ".join(items) + (" ..." if len(nested) > 5 else "")
 
 
 def _json_log(path: Path) -> bool:

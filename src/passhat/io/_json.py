@@ -84,9 +84,14 @@ def load_json(path: Path, *, expected: str | None = None) -> Any:
     _refuse_nul(path, what)
     try:
         with _open_json(path) as fh:
-            return json.load(fh, parse_int=parse_int)
+            return json.load(fh, parse_int=parse_int, object_pairs_hook=_unique_keys)
     except LongNumber as err:
         raise long_number(path, err) from None
+    except _DuplicateKey as err:
+        raise FormatError(
+            f"{path}: {what}key {err.args[0]!r} appears twice in one object; which value holds "
+            "is a guess"
+        ) from None
     except json.JSONDecodeError as err:
         raise FormatError(
             f"{path}: {what}line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})"

@@ -342,10 +342,33 @@ def _resolve(path: Path, fmt: str | None) -> Reader:
         if "--format" not in holds:
             holds += f"; pass format= (--format) if it is one of: {', '.join(formats())}"
         raise FormatError(f"{path}: {holds}")
+    inside = _readable_inside(path) if path.is_dir() else ""
     raise FormatError(
-        f"{path}: cannot tell the format from its name or content; pass format= "
+        f"{path}: cannot tell the format from its name or content; {inside}pass format= "
         f"(--format) with one of: {', '.join(formats())}"
     )
+
+
+def _readable_inside(path: Path, *, limit: int = 50) -> str:
+    """For a directory no reader claims: the files directly in it that one would read (at most
+    ``limit`` looked at), as the start of the hint, e.g. ``it holds results.json (promptfoo):
+    give the file itself; ``."""
+    found = []
+    try:
+        children = sorted(q for q in path.iterdir() if q.is_file())[:limit]
+    except OSError:
+        return ""
+    for f in children:
+        try:
+            reader = sniff(f, file_head(f))
+        except (OSError, PasshatError):
+            continue
+        if reader is not None:
+            found.append(f"{f.name} ({reader.name})")
+    if not found:
+        return ""
+    more = " ..." if len(found) > 5 else ""
+    return f"it holds {', '.join(found[:5])}{more}: give the file itself, or "
 
 
 def _json_holds(doc: Any) -> str:
@@ -362,6 +385,11 @@ trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > run
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         keys = list(dict.fromkeys(k for r in doc[:100] for k in r))
         shown = ", ".join(map(str, keys[:8])) + (" ..." if len(keys) > 8 else "")
+        from passhat.io._scores import predictions_hint
+
+        hint = predictions_hint(keys)
+        if hint is not None:
+            return f"a JSON array of {len(doc)} record(s) with keys {shown}: {hint}"
         if "task_id" in keys and "reward" in keys:
             return (
                 f"a JSON array of {len(doc)} record(s) with keys {shown}: τ-bench results "
@@ -373,6 +401,13 @@ trial tables are read as JSON lines, one object per line (jq -c '.[]' FILE > run
             "(jq -c '.[]' FILE > runs.jsonl)"
         )
     if isinstance(doc, dict):
+        first = next(iter(doc.values()), None)
+        if isinstance(first, dict):  # SWE-bench's preds.json: {instance_id: prediction}
+            from passhat.io._scores import predictions_hint
+
+            hint = predictions_hint(first)
+            if hint is not None:
+                return f"a JSON object of {len(doc)} prediction(s): {hint}"
         what = (
             f"an object with keys {', '.join(map(str, list(doc)[:8]))}"
             if doc

@@ -42,6 +42,7 @@ __all__ = [
     "refuse_runs_and_counts",
     "resolve_columns",
     "source_files",
+    "unread_note",
     "walk_files",
 ]
 
@@ -206,13 +207,55 @@ def estimated_rows(path: Path) -> int:
     return int(size * lines / max(len(head), 1))
 
 
+def unread_note(root: Path, read: Iterable[Path], *, tables_only: bool, what: str) -> str | None:
+    """The note naming the files of a directory that a read left out, or None.
+
+    ``tables_only``: only csv / tsv / jsonl / parquet files directly in ``root`` (beside a
+    framework's own files, e.g. a runs.csv in a Harbor job directory); else every file under
+    ``root`` (a dataset directory's JSON results beside its part files). Hidden files and
+    those starting with ``_`` (``_SUCCESS``) are not named.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name in ("part-0.csv", "results.json", "_SUCCESS"):
+    ...     _ = (d / name).write_text("x")
+    >>> unread_note(d, [d / "part-0.csv"], tables_only=False, what="part files")[-39:]
+    'not read (not part files): results.json'
+    """
+    done = {Path(f) for f in read}
+    if tables_only:
+        found = sorted(q for q in root.iterdir() if q.is_file() and file_kind(q) is not None)
+    else:
+        found = sorted(walk_files(root))
+    left = [
+        q
+        for q in found
+        if q not in done and not any(p.startswith((".", "_")) for p in q.relative_to(root).parts)
+    ]
+    if not left:
+        return None
+    shown = ", ".join(str(q.relative_to(root)) for q in left[:5])
+    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+    return f"{root}: not read (not {what}): {shown}{more}"
+
+
 def walk_files(root: Path) -> Iterator[Path]:
     """Every file under a directory, following links to directories (a dataset assembled from
-    links loses no part) but entering each real directory once (a link loop ends there)."""
+    links loses no part) but entering each real directory once (a link loop ends there), and
+    not entering what passhat wrote (a report directory holding passhat's manifest: its
+    tables are results, not runs). A directory that cannot be listed raises its OSError (a part
+    never read is never dropped without a word)."""
+    from passhat._write.journal import MANIFEST
+
+    def refuse(err: OSError) -> None:  # os.walk skips what it cannot list: never silently
+        raise err
+
     seen: set[tuple[int, int]] = set()
-    for top, dirs, names in os.walk(root, followlinks=True):
+    for top, dirs, names in os.walk(root, followlinks=True, onerror=refuse):
         st = os.stat(top)
-        if (st.st_dev, st.st_ino) in seen:
+        if (st.st_dev, st.st_ino) in seen or (top != str(root) and MANIFEST in names):
             dirs[:] = []
             continue
         seen.add((st.st_dev, st.st_ino))

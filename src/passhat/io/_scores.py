@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import FormatError, OptionError
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "json_score",
     "missing_success",
     "one_line",
+    "predictions_hint",
     "verdicts",
 ]
 
@@ -70,9 +72,9 @@ def json_score(value: Any, where: str, what: str, *, bools: bool = True) -> floa
     if isinstance(value, bool) and bools:
         return 1.0 if value else 0.0
     if isinstance(value, int | float) and not isinstance(value, bool):
-        x = float(value)
+        x = safe_float(value)
         if math.isinf(x):
-            raise FormatError(f"{where}: {what} is {value}, not a finite number")
+            raise FormatError(f"{where}: {what} is {show_value(value)}, not a finite number")
         return None if math.isnan(x) else x
     names: dict[type, str] = {str: "text", list: "a list", dict: "an object", bool: "a boolean"}
     kind = names.get(type(value), type(value).__name__)
@@ -177,6 +179,9 @@ def missing_success(
 --map success=points --threshold T"
     """
     text = f"{where}: required column 'success' is missing (columns: {', '.join(columns)})"
+    hint = predictions_hint(columns)
+    if hint is not None:
+        return f"{text}; {hint}"
     pool = [c for c in columns if c not in _NOT_SCORES]
     if ranges is not None:
         pool = [c for c in pool if c in ranges]
@@ -195,4 +200,26 @@ def missing_success(
         f"--map success={col} --threshold {cut} (success = {col} ≥ {cut}"
         + (", full credit; choose your own cut, e.g. --threshold 0.5" if cut == "1" else "")
         + f"; Python: success={col!r}, threshold={shown})"
+    )
+
+
+def predictions_hint(keys: Any) -> str | None:
+    """What to give instead of SWE-bench predictions (records with ``instance_id`` and
+    ``model_patch``): they hold patches, not verdicts. None for other keys.
+
+    Examples
+    --------
+    >>> predictions_hint(["task_id", "success"]) is None
+    True
+    >>> predictions_hint(["instance_id", "model_name_or_path", "model_patch"])[:50]
+    'SWE-bench predictions (instance_id, model_patch) h'
+    """
+    names = {str(k) for k in keys}
+    if not {"instance_id", "model_patch"} <= names:
+        return None
+    return (
+        "SWE-bench predictions (instance_id, model_patch) hold patches, not verdicts: evaluate "
+        "them with the harness (python -m swebench.harness.run_evaluation --predictions_path "
+        "FILE --run_id ID) and give the run report it writes, <model>.<run_id>.json (no --format "
+        "reads predictions)"
     )

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from passhat._frames import to_numbers
 from passhat.errors import ValidationError
 
 __all__ = [
@@ -190,7 +191,7 @@ class Groups:
 
 def _is_run_index(g: Groups, n_tasks: int) -> bool:
     """Whole numbers that number each task's runs 0, 1, … or 1, 2, … (with repeats allowed)."""
-    num_u = pd.to_numeric(pd.Series(list(g.uniques), dtype=object), errors="coerce").to_numpy(
+    num_u = to_numbers(pd.Series(list(g.uniques), dtype=object)).to_numpy(
         dtype=float, na_value=np.nan
     )
     if np.isnan(num_u).any() or not np.all(num_u == np.floor(num_u)):

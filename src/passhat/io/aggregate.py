@@ -52,7 +52,14 @@ from numpy.typing import NDArray
 from passhat._ids import missing_column
 from passhat.errors import DependencyError, FormatError, OptionError, ValidationError
 from passhat.io._countgrid import FIELDS, Counts, Ids
-from passhat.io._scan import batches, file_kind, header, resolve_columns, source_files
+from passhat.io._scan import (
+    batches,
+    file_kind,
+    header,
+    resolve_columns,
+    source_files,
+    unread_note,
+)
 from passhat.io._scores import missing_success
 from passhat.io._system_column import is_candidate_name, system_column_note, system_name_ignored
 from passhat.io._system_scan import SystemScan
@@ -238,6 +245,13 @@ def aggregate_counts(
             f"{len(empty)} empty part file(s) hold no rows and were skipped: {shown}",
         ]
         ds.attrs["source_empty_files"] = len(empty)
+    root = Path(source)
+    if root.is_dir():
+        unread = unread_note(
+            root, [*files, *empty], tables_only=False, what="csv, tsv, jsonl or parquet parts"
+        )
+        if unread:
+            ds.attrs["notes"] = [*ds.attrs.get("notes", []), unread]
     if found is not None:
         col, also = found
         ds.attrs.update({"source_system_from": f"column {col!r}", "source_system_column": col})

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from passhat._frames import safe_float, show_value, to_numbers
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat.errors import CountError, FormatError, PasshatError, ValidationError
 from passhat.io._json import jsonl_objects, records_frame
@@ -59,9 +60,9 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
         raw = df[col]
         if pd.api.types.is_bool_dtype(raw.dtype) or raw.dtype.kind in "Mm":
             raise CountError(f"{where}: {col} is a {raw.dtype} column, not numbers")
-        num = pd.to_numeric(raw, errors="coerce")
+        num = to_numbers(raw)
         if num.dtype == object:  # whole numbers beyond int64 stay Python ints
-            num = pd.to_numeric(num.map(float), errors="coerce")
+            num = pd.to_numeric(num.map(safe_float), errors="coerce")
         vals = num.to_numpy(dtype=float, na_value=np.nan)
         bad = ~np.isfinite(vals)
         if col != "weight":
@@ -70,12 +71,12 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
             row = int(np.flatnonzero(bad)[0])
             kind = "a number" if col == "weight" else "a whole number"
             value = raw.iloc[row]
-            shown = _plain(value) if isinstance(value, np.generic) else repr(value)
+            shown = _plain(value) if isinstance(value, np.generic) else show_value(value)
             what = (
                 "is missing"
                 if pd.isna(value)
                 else f"= {_plain(value)} is too large (a count is at most 2^53)"
-                if np.isfinite(vals[row]) and vals[row] > MAX_COUNT
+                if vals[row] > MAX_COUNT and (np.isfinite(vals[row]) or _is_int(value))
                 else f"= {shown} is not {kind}"
             )
             raise CountError(
@@ -126,11 +127,16 @@ def counts_from_table(df: pd.DataFrame, *, where: str = "count table") -> xr.Dat
     return ds
 
 
+def _is_int(value: Any) -> bool:
+    """A whole number as read (a Python or numpy integer, not a float or text)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 def _plain(value: Any) -> str:
     """A raw cell as written (a number's digits, not a float's rounding)."""
     if isinstance(value, np.generic):
         value = value.item()
-    return str(value).strip() if isinstance(value, str | int) else repr(value)
+    return str(value).strip() if isinstance(value, str) else show_value(value)
 
 
 def read_count_table(path: Path, *, system_name: str | None = None, **options: Any) -> xr.Dataset:

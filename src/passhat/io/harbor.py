@@ -61,7 +61,8 @@ import pandas as pd
 
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import load_json, records_frame, scenario_fingerprint
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict, check_threshold, json_score, one_line, verdicts
 from passhat.trials import Trials
 
@@ -187,7 +188,13 @@ def _trial_row(f: Path, t: Any, reward_key: str | None) -> dict[str, Any]:
     if etype is not None and not (isinstance(etype, str) and etype):
         raise FormatError(f"{f}: exception_info.exception_type {etype!r} is not an exception name")
     rewards = _rewards(f, t)
-    score = _reward(f, rewards, reward_key)
+    vdir = f.parent / "verifier"  # where the rewards came from, when not from result.json
+    source = (
+        next((q for q in (vdir / "reward.json", vdir / "reward.txt") if q.is_file()), f)
+        if as_dict(t.get("verifier_result")).get("rewards") is None
+        else f
+    )
+    score = _reward(source, rewards, reward_key)
     return {
         "task_name": t["task_name"],
         "source": t.get("source"),
@@ -265,10 +272,11 @@ def read_harbor(
     if errors not in ("unscored", "failure"):
         raise OptionError(f"{path}: errors must be 'unscored' or 'failure' (got {errors!r})")
     dirs = job_dirs(path)
-    if not dirs and path.is_file() and path.name == "result.json":
+    trial = path if path.is_file() else path / "result.json"
+    if not dirs and trial.name == "result.json" and _is_trial(trial):
         raise FormatError(
             f"{path}: one Harbor trial's result; passhat reads a job's trials together: give the "
-            f"job directory ({path.parent.parent})"
+            f"job directory ({trial.parent.parent})"
         )
     if not dirs:
         raise FormatError(
@@ -312,6 +320,9 @@ def read_harbor(
     }
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(_notes(jobs))
+    for d in dict.fromkeys([path, *(j.path for j in jobs)]):
+        unread = unread_note(d, [], tables_only=True, what="Harbor trials") if d.is_dir() else None
+        trials.notes.extend([unread] if unread else [])
     return trials
 
 
@@ -362,10 +373,18 @@ def _notes(jobs: list[_Job]) -> list[str]:
     return notes
 
 
+def _is_trial(f: Path) -> bool:
+    """A trial's ``result.json`` (by its head: task_name, trial_name and agent_info)."""
+    if not f.is_file():
+        return False
+    head = file_head(f)
+    return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
+
+
 def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
+    if path.is_dir():  # a job, a directory of jobs, or one trial (refused with the job to give)
         try:
-            return bool(job_dirs(path))
+            return bool(job_dirs(path)) or _is_trial(path / "result.json")
         except OSError:
             return False
     if path.name != "result.json":

@@ -50,6 +50,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import load_json, records_frame
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import check_threshold, json_score, verdicts
 from passhat.trials import Trials
 
@@ -80,14 +81,16 @@ class _Run:
 
 def stats_files(path: Path) -> list[Path]:
     """The ``per_instance_stats.json`` files a path names: itself, a run directory's, or those
-    of the run directories of a suite (or of the suites of a ``runs`` directory)."""
+    of the run directories of a suite (or of the suites of a ``runs`` directory, or of HELM's
+    output directory, ``benchmark_output/runs/<suite>/<run>``)."""
     if path.is_file():  # the run's other files (stats.json, run_spec.json, ...) name the run
         sibling = path.parent / _FILE
         return [sibling if path.name in _RUN_FILES and sibling.is_file() else path]
     if (path / _FILE).is_file():
         return [path / _FILE]
     found = sorted(q for q in path.glob(f"*/{_FILE}") if q.is_file())
-    return found or sorted(q for q in path.glob(f"*/*/{_FILE}") if q.is_file())
+    found = found or sorted(q for q in path.glob(f"*/*/{_FILE}") if q.is_file())
+    return found or sorted(q for q in path.glob(f"runs/*/*/{_FILE}") if q.is_file())
 
 
 def parse_run_name(name: str) -> tuple[str, dict[str, str]]:
@@ -201,11 +204,24 @@ def _value(run: _Run, i: int, e: dict[str, Any], stat: str) -> float | None:
     if not found:
         return None
     s = found[0]
-    mean = json_score(s.get("mean"), where, f"stat {stat!r} mean")
-    if mean is None and s.get("count"):
-        total = json_score(s.get("sum"), where, f"stat {stat!r} sum")
-        count = json_score(s.get("count"), where, f"stat {stat!r} count")
-        mean = None if total is None or not count else total / count
+    what = f"stat {stat!r}"
+    mean = json_score(s.get("mean"), where, f"{what} mean")
+    total = json_score(s.get("sum"), where, f"{what} sum")
+    count = json_score(s.get("count"), where, f"{what} count", bools=False)
+    if count == 0:  # HELM's Stat has no mean without values
+        if mean is not None:
+            raise FormatError(
+                f"{where}: {what} has count 0 (no values) but mean {mean!r}: HELM writes no "
+                "mean without values; fix the file"
+            )
+        return None
+    if mean is None:
+        return None if total is None or not count else total / count
+    if total is not None and count and abs(total / count - mean) > 1e-9 * max(1.0, abs(mean)):
+        raise FormatError(
+            f"{where}: {what} mean {mean!r} is not its sum {total!r} / count {count:g}: "
+            "the file disagrees with itself; fix it"
+        )
     return mean
 
 
@@ -245,8 +261,8 @@ def read_helm(
     Parameters
     ----------
     path : Path
-        ``per_instance_stats.json``, its run directory, a suite directory of runs, or a
-        ``runs`` directory of suites.
+        ``per_instance_stats.json``, its run directory, a suite directory of runs, a
+        ``runs`` directory of suites, or HELM's output directory (``benchmark_output``).
     stat : str, optional
         The per-instance stat that decides success (default: the first of
         :data:`DEFAULT_STATS` present).
@@ -311,6 +327,8 @@ def read_helm(
     }
     trials = Trials.from_frame(df.drop(columns="instance_id"), where=str(path), source=source)
     trials.notes.extend(_notes(path, runs, stat, perturbation))
+    unread = unread_note(path, [], tables_only=True, what="HELM runs") if path.is_dir() else None
+    trials.notes.extend([unread] if unread else [])
     return trials
 
 

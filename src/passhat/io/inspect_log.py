@@ -53,8 +53,16 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import DependencyError, FormatError, OptionError
-from passhat.io._inspect_dir import log_files, looks_like_log, other_files, refuse_repeated_runs
+from passhat.io._inspect_dir import (
+    log_files,
+    looks_like_log,
+    nested_logs,
+    other_files,
+    refuse_repeated_runs,
+    shown_dirs,
+)
 from passhat.io._json import scenario_fingerprint
 from passhat.io._registry import register_reader
 from passhat.io._zip_guard import check_zip_sizes, unreadable_eval
@@ -94,7 +102,7 @@ def inspect_value_to_float(value: Any) -> float | None:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        return float(value)
+        return safe_float(value)
     if isinstance(value, str):
         key = value.strip()
         if key in _LETTERS:
@@ -310,7 +318,7 @@ def read_inspect_log(
             if math.isinf(value):
                 raise FormatError(
                     f"{path}: sample {s.id!r} epoch {s.epoch}: scorer {name!r} value "
-                    f"{score.value!r} is not a finite number"
+                    f"{show_value(score.value)} is not a finite number"
                 )
             if not math.isnan(value):
                 row["score"] = value
@@ -383,8 +391,16 @@ def _read_log_dir(
             "--system-name applies to one log file"
         )
     files = log_files(path)
+    nested = nested_logs(path)
     if not files:
-        raise FormatError(f"{path}: a directory without Inspect AI logs (.eval or .json)")
+        with_logs = [(n, k) for n, k in nested if k]
+        below = (
+            f"; its subdirectories hold logs ({shown_dirs(with_logs)}): give each directory as "
+            "an input"
+            if with_logs
+            else ""
+        )
+        raise FormatError(f"{path}: a directory without Inspect AI logs (.eval or .json){below}")
     data, skipped = other_files(path, files)
     if data:
         raise FormatError(
@@ -411,12 +427,17 @@ def _read_log_dir(
             f"{path}: not read, not Inspect AI logs: {', '.join(skipped[:5])}"
             + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
         )
+    if nested:
+        trials.notes.append(
+            f"{path}: subdirectories are not read ({shown_dirs(nested)}): only the logs directly "
+            "in the directory are; give another directory of logs as an input of its own"
+        )
     return trials
 
 
 def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return bool(log_files(path))
+    if path.is_dir():  # logs only in subdirectories: claimed, to be refused with their names
+        return bool(log_files(path)) or any(k for _, k in nested_logs(path))
     return looks_like_log(path, head)
 
 

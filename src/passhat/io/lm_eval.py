@@ -56,6 +56,7 @@ import pandas as pd
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json, records_frame
 from passhat.io._registry import register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict, check_threshold, json_score, verdicts
 from passhat.trials import Trials
 
@@ -82,6 +83,8 @@ _FIXED = frozenset(
     }
 )
 _WHAT = "lm-evaluation-harness samples file"
+#: lm-eval's metric of a run that computed none (``--predict_only``): every value is 999.
+_BYPASS = "bypass"
 
 
 @dataclass
@@ -244,6 +247,12 @@ def _choose(
                 "(no 'metrics' list)"
             )
         chosen = metric if metric is not None else metrics[0]
+        if chosen == _BYPASS:
+            raise FormatError(
+                f"{where}: the samples of lm-eval task {task!r} hold no scores: metric 'bypass' "
+                "is lm-eval's placeholder (999) of a run with --predict_only or a task without "
+                "metrics; score the responses (run lm_eval without --predict_only)"
+            )
         out[task] = _Choice(chosen, filt if filt is not None else filters[0], metrics, filters)
     return out
 
@@ -386,6 +395,9 @@ def read_lm_eval(
     source = _source(runs, choice, threshold)
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(_notes(path, runs, choice))
+    if path.is_dir():
+        unread = unread_note(path, files, tables_only=True, what="lm-eval samples files")
+        trials.notes.extend([unread] if unread else [])
     return trials
 
 

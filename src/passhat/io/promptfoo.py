@@ -1,4 +1,6 @@
-"""promptfoo ``eval --output results.json`` files (results version 3, and 2).
+"""promptfoo ``eval --output results.json`` files (results version 3, and 2), and
+``promptfoo export EVAL_ID -o x.json`` files (``{version: 4, createdAt, results, config, ...}``
+around the same summary).
 
 The shapes read here are promptfoo's own (promptfoo/promptfoo ``src/types/index.ts``:
 ``EvaluateSummaryV3``, ``EvaluateResult``, ``EvaluateStats``, ``ResultFailureReason``; the
@@ -41,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -133,12 +136,24 @@ def _test_key(row: dict[str, Any]) -> tuple[str, str]:
     return str(desc), json.dumps(body, sort_keys=True, default=str)
 
 
+#: The longest prompt label kept whole in a system name.
+_LABEL_CHARS = 60
+
+
 def _prompt_label(summary: dict[str, Any], row: dict[str, Any]) -> str:
+    """The prompt's label as a name: on one line (promptfoo's label of an inline prompt is its
+    text, often several lines), and a long one cut with the prompt's id (its hash) kept."""
     prompts = summary.get("prompts")
     prompts = prompts if isinstance(prompts, list) else []
     idx = row.get("promptIdx", 0)
     p = prompts[idx] if idx < len(prompts) else row.get("prompt")
-    return str(p.get("label") or p.get("raw") or idx) if isinstance(p, dict) else str(idx)
+    if not isinstance(p, dict):
+        return str(idx)
+    text = " ".join(str(p.get("label") or p.get("raw") or idx).split())
+    if len(text) <= _LABEL_CHARS:
+        return text
+    key = str(p.get("id") or row.get("promptId") or idx)
+    return f"{text[: _LABEL_CHARS - 12]}… ({key[:8]})"
 
 
 def _systems(summary: dict[str, Any], rows: list[dict[str, Any]], path: Path) -> list[str]:
@@ -187,7 +202,8 @@ def read_promptfoo(
     for k, r in sorted(zip(keys, rows, strict=True), key=lambda kr: kr[1]["testIdx"]):
         first.setdefault(k, r["testIdx"])
     descs = {k[0] for k in first}
-    by_desc = len(descs) == len(first) and "" not in descs
+    printable = all(d.isprintable() for d in descs)  # a line break is no task id
+    by_desc = len(descs) == len(first) and "" not in descs and printable
     records = []
     for i, (r, k, system) in enumerate(zip(rows, keys, systems, strict=True)):
         err = r.get("failureReason", 0) == ERROR
@@ -269,8 +285,8 @@ def _notes(path: Path, df: pd.DataFrame, config: dict[str, Any], by_desc: bool) 
         )
     if not by_desc:
         notes.append(
-            f"{path}: tests are named by the testIdx of their first run (descriptions are missing "
-            "or repeat across tests)"
+            f"{path}: tests are named by the testIdx of their first run (descriptions are missing, "
+            "repeat across tests or hold line breaks)"
         )
     return notes
 
@@ -279,10 +295,19 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
+#: The start of ``promptfoo export``'s file (``Eval.toResultsFile``: version, createdAt, then the
+#: summary with its own version and timestamp), which has no evalId and may hold prompts longer
+#: than the sniffed head before the first result.
+_EXPORT = re.compile(
+    r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"createdAt"\s*:\s*"[^"]*"\s*,\s*"results"\s*:\s*'
+    r'\{\s*"version"\s*:\s*[23]\s*,\s*"timestamp"\s*:'
+)
+
+
 def _sniff(path: Path, head: str) -> bool:
     if path.is_dir() or not head.lstrip().startswith("{"):
         return False
-    if '"evalId"' in head and '"results"' in head:
+    if ('"evalId"' in head and '"results"' in head) or _EXPORT.match(head):
         return True
     return '"testIdx"' in head and '"promptIdx"' in head and '"version"' in head
 

@@ -55,7 +55,8 @@ import pandas as pd
 
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import jsonl_objects, load_json
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
+from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict
 from passhat.trials import Trials
 
@@ -102,9 +103,8 @@ def _is_experiment(doc: Any) -> bool:
 def _head_kind(path: Path) -> str | None:
     """``report`` or ``experiment`` for a JSON file of either shape (read from its head)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(65536).decode("utf-8", errors="replace")
-    except OSError:
+        head = file_head(path)  # gzip looked through
+    except (OSError, FormatError):
         return None
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
         return "report"
@@ -114,6 +114,8 @@ def _head_kind(path: Path) -> str | None:
         f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
     ):
         return "experiment"
+    if '"patch_successfully_applied"' in head and '"resolved"' in head:
+        return "instance"
     return None
 
 
@@ -123,7 +125,7 @@ def report_files(path: Path) -> tuple[str, list[Path]]:
     if path.is_file():
         kind = _head_kind(path)
         return ("report" if kind == "partial" else kind or ""), [path] if kind else []
-    jsons = sorted(q for q in path.glob("*.json") if q.is_file())
+    jsons = sorted(q for q in [*path.glob("*.json"), *path.glob("*.json.gz")] if q.is_file())
     kinds = [_head_kind(q) for q in jsons]
     if "report" in kinds:
         models = {_model_and_run(q)[0] for q, k in zip(jsons, kinds, strict=True) if k == "report"}
@@ -138,6 +140,10 @@ def report_files(path: Path) -> tuple[str, list[Path]]:
         found = sorted(q for q in path.glob(pattern) if q.is_file())
         if any(_head_kind(q) == "experiment" for q in found):
             return "experiment", found  # every one is read: a damaged one is refused by name
+    for depth in range(5):  # logs/run_evaluation/<run_id>/<model>/<instance>/report.json
+        found = sorted(q for q in path.glob("*/" * depth + "report.json") if q.is_file())
+        if any(_head_kind(q) == "instance" for q in found[:20]):
+            return "instance", found
     return "", []
 
 
@@ -150,7 +156,7 @@ def _ids(doc: dict[str, Any], key: str, where: Path) -> list[str]:
 
 def _model_and_run(f: Path) -> tuple[str, str]:
     """``<model>.<run_id>.json`` split at the last dot (model names often hold dots)."""
-    stem = f.name.removesuffix(".json")
+    stem = f.name.removesuffix(".gz").removesuffix(".json")
     model, dot, run_id = stem.rpartition(".")
     return (model, run_id) if dot and model else (stem, "")
 
@@ -282,6 +288,14 @@ def read_swebench(
             f"{path}: no SWE-bench results (a run report <model>.<run_id>.json with resolved_ids, "
             "or an experiments results/results.json)"
         )
+    if kind == "instance":
+        raise FormatError(
+            f"{path}: SWE-bench's per-instance logs (logs/run_evaluation/<run_id>/<model>/"
+            "<instance>/report.json); they leave out the instances whose patch was empty (never "
+            "run, yet failures) and those that errored, so passhat reads the run report the "
+            "harness writes beside them: <model>.<run_id>.json in the directory it ran from "
+            "(one per run; give those files or their directory)"
+        )
     ids = load_instances(instances) if instances is not None else None
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -309,7 +323,8 @@ def read_swebench(
                 f, load_json(f, expected="SWE-bench results.json"), submission, ids
             )
     if kind == "report" and path.is_dir():
-        skipped = sorted(q.name for q in path.glob("*.json") if q.is_file() and q not in files)
+        others = [*path.glob("*.json"), *path.glob("*.json.gz")]
+        skipped = sorted(q.name for q in others if q.is_file() and q not in files)
         if skipped:
             notes.append(
                 f"{path}: not read, not SWE-bench run reports: {', '.join(skipped[:5])}"
@@ -335,6 +350,10 @@ def read_swebench(
     }
     trials = Trials.from_frame(df, where=str(path), source=source)
     trials.notes.extend(notes)
+    unread = (
+        unread_note(path, [], tables_only=True, what="SWE-bench results") if path.is_dir() else None
+    )
+    trials.notes.extend([unread] if unread else [])
     return trials
 
 
@@ -345,6 +364,8 @@ def _sniff(path: Path, head: str) -> bool:
         return False
     if '"resolved_ids"' in head and '"unresolved_ids"' in head:
         return True
+    if '"patch_successfully_applied"' in head and '"tests_status"' in head:
+        return True  # a per-instance report: refused with the file to give instead
     return '"resolved"' in head and any(
         f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
     )

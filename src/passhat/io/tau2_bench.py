@@ -53,6 +53,7 @@ from typing import Any
 
 import pandas as pd
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import FormatError
 from passhat.io._json import (
     file_stem,
@@ -61,7 +62,7 @@ from passhat.io._json import (
     reward_success,
     scenario_fingerprint,
 )
-from passhat.io._registry import register_reader
+from passhat.io._registry import file_head, register_reader
 from passhat.io.traces import (
     ToolAnswers,
     finish_traces,
@@ -224,14 +225,17 @@ def read_tau2_bench(
             raise FormatError(f"{where}: reward_info must be an object")
         if reward is not None:
             try:  # a JSON number: text ("1.0") or a boolean is not read as one
-                reward = float(reward if not isinstance(reward, str | bool) else "x")
+                raw, reward = (
+                    reward,
+                    safe_float(reward if not isinstance(reward, str | bool) else "x"),
+                )
             except (TypeError, ValueError) as err:
                 raise FormatError(
                     f"{where} (task {task_id!r}): reward {reward!r} is not a number"
                 ) from err
             if math.isinf(reward):
                 raise FormatError(
-                    f"{where} (task {task_id!r}): reward is {reward}, not a finite number"
+                    f"{where} (task {task_id!r}): reward is {show_value(raw)}, not a finite number"
                 )
             if math.isnan(reward):
                 reward = None
@@ -276,8 +280,9 @@ _OBJECT_START = re.compile(r"^\s*\{")
 
 
 def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return (path / "results.json").is_file()
+    if path.is_dir():  # results.json is many tools' name (promptfoo's too): look inside
+        index = path / "results.json"
+        return index.is_file() and _sniff(index, file_head(index))
     if not _OBJECT_START.match(head):
         return False
     if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):

@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from passhat._frames import safe_float, show_value
 from passhat.errors import FormatError, OptionError
 from passhat.io._json import (
     file_stem,
@@ -109,11 +110,13 @@ def tau_bench_runs(
             raise FormatError(f"{path}: record {i}: info must be an object")
         reward = rec["reward"]
         try:  # a JSON number: text ("1.0") or a boolean is not read as one
-            reward_f = float(reward if not isinstance(reward, str | bool) else "x")
+            reward_f = safe_float(reward if not isinstance(reward, str | bool) else "x")
         except (TypeError, ValueError) as err:
             raise FormatError(f"{path}: record {i}: reward {reward!r} is not a number") from err
         if not math.isfinite(reward_f):
-            raise FormatError(f"{path}: record {i}: reward is {reward_f}, not a finite number")
+            raise FormatError(
+                f"{path}: record {i}: reward is {show_value(reward)}, not a finite number"
+            )
         if "trial" in rec:
             trial = rec["trial"]
         else:  # older τ-bench files: number trials in order of appearance

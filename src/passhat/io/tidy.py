@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._frames import to_numbers
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import damaged_gzip, jsonl_objects, not_utf8, records_frame
-from passhat.io._registry import register_reader
+from passhat.io._registry import readers, register_reader
 from passhat.io._scan import (
     _open_text,
     delimiter,
@@ -91,7 +92,7 @@ def frame_to_trials(
         )
         if score_col is None:
             raise ValidationError(f"{where}: threshold given but there is no score column")
-        score = pd.to_numeric(df[score_col], errors="coerce")
+        score = to_numbers(df[score_col])
         bad = score.isna() & df[score_col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -134,7 +135,7 @@ def _numeric_ranges(df: pd.DataFrame, names: list[str]) -> dict[str, tuple[float
         if df.columns[pos] in (*REQUIRED, *OPTIONAL):
             continue
         col = df.iloc[:, pos]
-        x = pd.to_numeric(col, errors="coerce")
+        x = to_numbers(col)
         if x.notna().any() and bool((x.notna() | col.isna()).all()):
             out[name] = (float(x.min()), float(x.max()))
     return out
@@ -281,14 +282,24 @@ def _looks_parquet(path: Path, head: str) -> bool:
 
 
 def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
-    """A directory of part files of these kinds (not a τ²-bench run directory)."""
+    """A directory of part files of these kinds, and not one a framework's reader claims (an
+    Inspect log directory, a HELM suite, ...: a stray table below it is not the runs)."""
     if (path / "results.json").is_file():
         return False
     try:
         files = source_files(path)
     except InputError:
         return False
-    return (file_kind(files[0]) or "csv") in kinds
+    if (file_kind(files[0]) or "csv") not in kinds:
+        return False
+    return not any(_claims(r, path) for r in readers(("trials",)) if r.stream is None)
+
+
+def _claims(reader: Any, path: Path) -> bool:
+    try:
+        return bool(reader.sniff(path, ""))
+    except Exception:  # a sniffer that cannot tell says no, as in the registry
+        return False
 
 
 def is_count_schema(names: list[str]) -> bool:

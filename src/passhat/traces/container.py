@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passhat._frames import show_value, to_numbers
 from passhat._ids import check_spaced_ids, clean_ids
 from passhat.errors import FormatError, OptionError, ValidationError
 
@@ -211,11 +212,13 @@ class Traces:
             for col in ("system", "task_id"):
                 df[col] = clean_ids(df[col], column=col, where=where)
             check_spaced_ids(df, where)  # 't' and 't ' are not two tasks, as in the trial readers
-            t = pd.to_numeric(df["trial"], errors="coerce")
-            if len(df) and (t.isna().any() or (t != np.floor(t)).any()):
-                row = int(np.flatnonzero((t.isna() | (t != np.floor(t))).to_numpy())[0])
+            t = to_numbers(df["trial"]).astype(float)
+            bad = t.isna() | (t != np.floor(t)) | (t < 0) | (t > 2.0**53)  # inf too
+            if len(df) and bad.any():
+                row = int(np.flatnonzero(bad.to_numpy())[0])
                 raise ValidationError(
-                    f"{where}: row {row + 1}: trial {df['trial'].iloc[row]!r} is not a whole number"
+                    f"{where}: row {row + 1}: trial {show_value(df['trial'].iloc[row])} is not a "
+                    "whole number from 0 to 2^53"
                 )
             df["trial"] = t.astype(np.int64)
         key = ["system", "task_id", "trial"]
@@ -253,10 +256,10 @@ class Traces:
         if st["args"].map(lambda a: not isinstance(a, str)).any():
             st["args"] = _canonical_column(st["args"], where)
         if len(st):
-            s = pd.to_numeric(st["step"], errors="coerce")
-            if s.isna().any():
-                row = int(np.flatnonzero(s.isna().to_numpy())[0])
-                raise ValidationError(f"{where}: step row {row + 1}: step is not a number")
+            s = to_numbers(st["step"]).astype(float)
+            if (s.isna() | np.isinf(s)).any():
+                row = int(np.flatnonzero((s.isna() | np.isinf(s)).to_numpy())[0])
+                raise ValidationError(f"{where}: step row {row + 1}: step is not a finite number")
             st["step"] = s
             dups = st.duplicated([*key, "step"], keep=False)
             if dups.any():
