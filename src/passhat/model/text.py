@@ -372,6 +372,7 @@ def rules_line(
     *,
     benchmark: bool = True,
     benchmark_some: bool = False,
+    bound: bool = False,
 ) -> str:
     """Which rule made each scope's intervals: where the runs measure a value (k up to the
     fewest runs of a task; ``upto``: per system, the largest such k among the model-free
@@ -380,6 +381,8 @@ def rules_line(
     up to that k are model-free. ``benchmark=False``: no benchmark row is model-free (fewer
     than 10 tasks with both outcomes) while population rows up to ``upto`` are;
     ``benchmark_some``: only some benchmark rows up to that k are (the rule's condition said).
+    ``bound``: some population rows are the Clopper–Pearson-type bound (said after the
+    bootstrap).
 
     Examples
     --------
@@ -392,10 +395,16 @@ def rules_line(
     """
     ks = sorted(set(upto.values()))
     at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    cp = (
+        " (where every task's value is 0 or 1 and fewer lie on a side: the Clopper–Pearson "
+        "bounds of the share of tasks at 1)"
+        if bound
+        else ""
+    )
     if not benchmark:
         return (
             f"intervals: population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each "
-            "side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates, "
+            f"side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates{cp}, "
             "model-free, as `passhat estimate`, whatever the model; every other row (the "
             "benchmark scope: fewer than 10 tasks with both outcomes): the "
             f"{_model_phrase(model)}'s posterior (each row's rule: `method` in --json)."
@@ -405,7 +414,7 @@ def rules_line(
         which = " (some rows here)" if population == "some" else ""
         pop = (
             f"; population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each side of the "
-            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates — both "
+            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates{cp} — both "
             "model-free, as `passhat estimate`"
         )
     else:
@@ -434,13 +443,24 @@ ONE_TASK_NOTE = (
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
 BENCHMARK_RULE = (
     "unbiased estimate ± z·se (model-free: estimate's normal interval; where a task has "
-    "n < 2k runs its variance is the exact one at (c + ½)/(n + 1), not a model's)"
+    "fewer than 2k runs, se from the larger of the exact variance at (c + ½)/(n + 1) and a "
+    "conservative model-free bound, not a model's)"
 )
 
 #: The ``method`` of a population-scope row that the histogram of successes fixes.
 POPULATION_RULE = (
     "Bayesian bootstrap of the tasks' unbiased estimates (model-free, as estimate resamples tasks)"
 )
+
+#: The ``method`` of a population-scope row where every task's value is 0 or 1 and few tasks
+#: lie on a side of the estimate (:func:`passhat.model.histogram.population_bound`).
+POPULATION_BOUND_RULE = (
+    "Clopper–Pearson bounds of the share of tasks at 1 (model-free: estimate's rule where every "
+    "task's value is 0 or 1 and fewer than 10 tasks lie on a side of the estimate)"
+)
+
+#: Every ``method`` of a population-scope row the histogram fixes.
+POPULATION_RULES = (POPULATION_RULE, POPULATION_BOUND_RULE)
 
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
