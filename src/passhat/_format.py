@@ -16,7 +16,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from passhat._lazy import is_numpy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,7 +106,7 @@ def jsonable(obj: Any) -> Any:
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
+    if is_numpy(obj, "generic"):
         obj = obj.item()
     if isinstance(obj, float):
         if not math.isfinite(obj):
@@ -191,7 +191,7 @@ def num(x: float | None, digits: int = 3) -> str:
     >>> num(0.42), num(None), num(float("nan")), num(-0.0001)
     ('0.420', '—', '—', '0.000')
     """
-    if x is None or (isinstance(x, float | np.floating) and math.isnan(x)):
+    if x is None or ((isinstance(x, float) or is_numpy(x, "floating")) and math.isnan(x)):
         return "—"
     return fixed(float(x), digits)
 

@@ -23,7 +23,6 @@ passhat.errors.CountError: n must hold numbers, not text (got '3')
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import NDArray
 
+from passhat._numbers import safe_float, show_value
 from passhat.errors import CountError, ValidationError
 
 __all__ = [
@@ -167,23 +167,6 @@ task needs its own id
             )
 
 
-def safe_float(value: Any) -> float:
-    """``float(value)``, with whole numbers beyond the float range as ±inf (not OverflowError).
-
-    JSON allows integer literals of any length (``1`` followed by 400 zeros); every caller
-    already refuses a non-finite number by name, so ±inf carries the refusal to it.
-
-    Examples
-    --------
-    >>> safe_float(3), safe_float(10**400), safe_float(-(10**400))
-    (3.0, inf, -inf)
-    """
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
 def to_numbers(s: pd.Series) -> pd.Series:
     """``pd.to_numeric(s, errors="coerce")``, with integers beyond the float range as ±inf.
 
@@ -202,22 +185,3 @@ def to_numbers(s: pd.Series) -> pd.Series:
             lambda v: safe_float(v) if isinstance(v, int) and not isinstance(v, bool) else v
         )
         return pd.to_numeric(big, errors="coerce")
-
-
-def show_value(value: Any) -> str:
-    """repr of a value for a message: numpy scalars as Python values, long integers cut short.
-
-    Examples
-    --------
-    >>> show_value(np.int64(3)), show_value("a")
-    ('3', "'a'")
-    >>> show_value(10**400)
-    '1000000000... (401 digits)'
-    """
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, int) and not isinstance(value, bool):
-        text = str(abs(value))
-        if len(text) > 40:
-            return f"{'-' if value < 0 else ''}{text[:10]}... ({len(text)} digits)"
-    return repr(value)

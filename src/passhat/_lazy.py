@@ -27,9 +27,24 @@ import importlib
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
-__all__ = ["LazyPackage", "defer_dask", "lazy_exports", "load_modules"]
+__all__ = ["LazyPackage", "defer_dask", "is_numpy", "lazy_exports", "load_modules"]
+
+
+def is_numpy(obj: object, kind: str = "generic") -> TypeGuard[Any]:
+    """Whether ``obj`` is an instance of ``numpy.<kind>`` (``"generic"``, ``"integer"``,
+    ``"floating"``, ``"bool_"``, ``"ndarray"``), without importing numpy: while numpy is not
+    imported, no object can be one, so a closed-form command never loads it to ask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_numpy(np.int64(3), "integer"), is_numpy(3, "integer"), is_numpy(np.float64(1))
+    (True, False, True)
+    """
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, getattr(np, kind))
 
 
 class LazyPackage(types.ModuleType):

@@ -16,13 +16,16 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-import numpy as np
-from numpy.typing import NDArray
-
+from passhat._lazy import is_numpy
 from passhat.errors import OptionError
+
+if TYPE_CHECKING:  # numpy loads in the functions that compute: a closed form needs none
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -85,7 +88,11 @@ def check_n_boot(n_boot: int) -> int:
     passhat.errors.OptionError: n_boot must be at most 1,000,000 (got 1000000000000): that many \
 resamples would need at least 7.3 TiB of memory (8 bytes per resample for each value)
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 100:
+    if (
+        isinstance(n_boot, bool)
+        or not (isinstance(n_boot, int) or is_numpy(n_boot, "integer"))
+        or n_boot < 100
+    ):
         raise OptionError(
             f"{{param}} must be a whole number ≥ 100 (got {n_boot!r})", param="n_boot"
         )
@@ -116,10 +123,14 @@ def memory_text(n_bytes: float) -> str:
 
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """A generator from ``seed`` (None, a whole number ≥ 0, or a Generator passed through)."""
+    import numpy as np
+
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+        isinstance(seed, bool)
+        or not (isinstance(seed, int) or is_numpy(seed, "integer"))
+        or seed < 0
     ):
         raise OptionError(
             f"{{param}} must be None or a whole number ≥ 0 (got {seed!r})", param="seed"
@@ -136,6 +147,8 @@ def root_seed(seed: int | np.random.Generator | None) -> int:
     >>> root_seed(7)
     7
     """
+    import numpy as np
+
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(2**63))
     return int(make_rng(seed).integers(2**63)) if seed is None else resolve_seed(seed)
@@ -153,6 +166,8 @@ def named_rng(root: int, *names: str) -> np.random.Generator:
     True
     """
     import hashlib
+
+    import numpy as np
 
     text = "\x00".join(names).encode("utf-8", "surrogatepass")
     digest = hashlib.sha256(text).digest()
@@ -174,8 +189,14 @@ def resolve_seed(seed: int | None) -> int:
     (7, True)
     """
     if seed is None:
+        import numpy as np
+
         seed = int(np.random.SeedSequence().entropy) % (2**31)  # type: ignore[arg-type]
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+    if (
+        isinstance(seed, bool)
+        or not (isinstance(seed, int) or is_numpy(seed, "integer"))
+        or seed < 0
+    ):
         raise OptionError(f"{{param}} must be a whole number ≥ 0 (got {seed!r})", param="seed")
     return int(seed)
 
@@ -196,11 +217,11 @@ def check_k(k: object, *, minimum: int = 1) -> int:
     ...
     passhat.errors.OptionError: k must be a whole number ≥ 1, not a boolean (got True)
     """
-    if isinstance(k, bool | np.bool_):
+    if isinstance(k, bool) or is_numpy(k, "bool_"):
         raise OptionError(
             f"{{param}} must be a whole number ≥ {minimum}, not a boolean (got {k!r})", param="k"
         )
-    if not isinstance(k, int | np.integer) or k < minimum:
+    if not (isinstance(k, int) or is_numpy(k, "integer")) or k < minimum:
         raise OptionError(f"{{param}} must be a whole number ≥ {minimum} (got {k!r})", param="k")
     return int(k)
 
@@ -232,7 +253,9 @@ def check_min_runs(min_runs: object, *, optional: bool = True) -> int | None:
     """
     if min_runs is None and optional:
         return None
-    whole = isinstance(min_runs, int | np.integer) and not isinstance(min_runs, bool | np.bool_)
+    whole = (isinstance(min_runs, int) or is_numpy(min_runs, "integer")) and not (
+        isinstance(min_runs, bool) or is_numpy(min_runs, "bool_")
+    )
     if not whole or min_runs < 1:  # type: ignore[operator]
         raise OptionError(
             f"{{param}} must be a whole number ≥ 1 (got {min_runs!r})", param="min_runs"
@@ -253,9 +276,12 @@ def check_k_values(k: object) -> NDArray[np.float64]:
     ...
     passhat.errors.OptionError: k must be whole numbers ≥ 1, not booleans (got [True, 2])
     """
+    import numpy as np
+
     raw = k if isinstance(k, np.ndarray) else np.asarray(k, dtype=object)
     if raw.dtype == np.bool_ or (
-        raw.dtype == object and any(isinstance(v, bool | np.bool_) for v in raw.ravel())
+        raw.dtype == object
+        and any((isinstance(v, bool) or is_numpy(v, "bool_")) for v in raw.ravel())
     ):
         raise OptionError(
             f"{{param}} must be whole numbers ≥ 1, not booleans (got {raw.ravel()[:5].tolist()})",
@@ -283,11 +309,11 @@ def norm_k(k: int | Sequence[int]) -> list[int]:
     if not ks:
         raise OptionError("{param} must name at least one value", param="k")
     for v in ks:
-        if isinstance(v, bool | np.bool_):
+        if isinstance(v, bool) or is_numpy(v, "bool_"):
             raise OptionError(
                 f"{{param}} must be whole numbers ≥ 1, not booleans (got {v!r})", param="k"
             )
-        if not isinstance(v, int | np.integer) or v < 1:
+        if not (isinstance(v, int) or is_numpy(v, "integer")) or v < 1:
             raise OptionError(f"{{param}} must be whole numbers ≥ 1 (got {v!r})", param="k")
     return sorted({int(v) for v in ks})
 
@@ -304,7 +330,7 @@ def check_flag(value: object, name: str) -> bool:
     ...
     passhat.errors.OptionError: matched must be True or False (got 'no')
     """
-    if not isinstance(value, bool | np.bool_):
+    if not (isinstance(value, bool) or is_numpy(value, "bool_")):
         raise OptionError(f"{{param}} must be True or False (got {value!r})", param=name)
     return bool(value)
 
@@ -335,7 +361,7 @@ def check_weight(key: object, value: object) -> float:
         w = float(value) if not isinstance(value, bool | str | bytes) else float("nan")  # type: ignore[arg-type]
     except (TypeError, ValueError):
         w = float("nan")
-    if not (np.isfinite(w) and w >= 0):
+    if not (math.isfinite(w) and w >= 0):
         raise OptionError(
             f"weight of {key!r} must be a finite and non-negative number, got {value!r}"
         )
@@ -387,6 +413,8 @@ def stable_scale(w: Any) -> Any:
     >>> float(w.sum()) > 0 and float(w[0, 0]) == float(w[0, 1])
     True
     """
+    import numpy as np
+
     vals = np.asarray(w.values, dtype=float)
     finite = vals[np.isfinite(vals) & (vals > 0)]
     if finite.size == 0:

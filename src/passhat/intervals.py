@@ -22,8 +22,9 @@ and each row's ``method`` names the one that ran and why.
 :func:`estimate_intervals` applies it to every system of
 :func:`passhat.estimate`. Paired differences of two systems are in
 :mod:`passhat.compare`. :func:`benchmark_se` keeps the plain normal-theory
-standard error (unbiased per-task variances; plug-in at a shrunk rate where
-n < 2k) for callers that want that number alone.
+standard error (unbiased per-task variances; where n < 2k the larger of a
+plug-in at a shrunk rate and a conservative model-free bound) for callers
+that want that number alone (``fit``'s benchmark rows).
 
 References
 ----------
@@ -301,16 +302,24 @@ def benchmark_se(
     """Standard error of a benchmark (these tasks) value from per-task variances.
 
     ``SE² = Σ w_i² V̂_i`` with normalised weights, where ``V̂_i`` is the
-    unbiased variance estimate of the task's estimator (n ≥ 2k), or the exact
-    variance at the shrunk rate (c + ½)/(n + 1) where n < 2k. pass@k uses
-    the failures (pass@k = 1 − pass^k of failures); mean is pass^1. A sum of
-    unbiased estimates can be negative by chance; it is floored at 0.
+    unbiased variance estimate of the task's estimator (n ≥ 2k). Where some
+    task has n < 2k runs no unbiased estimate exists, and SE² is the larger of
+    two sums: with the exact variance at the shrunk rate (c + ½)/(n + 1) for
+    those tasks, and with the conservative model-free bound of
+    :mod:`passhat.variance_bound` (an unbiased estimate of an upper bound of
+    each task's variance). The plug-in can fall short when rates sit at
+    far-apart values (two kinds of task: 0.83 at 90% in reports/fit_shapes),
+    the bound when few tasks carry it (it rests on the tasks one success short
+    of all-pass); the larger of the two held ≥ 0.85 in every cell there
+    (reports/bench_variance). pass@k uses the failures (pass@k = 1 − pass^k of
+    failures); mean is pass^1. A sum of unbiased estimates can be negative by
+    chance; it is floored at 0.
 
     Returns
     -------
     se : float
     n_plugin : int
-        How many tasks used the plug-in variance (n < 2k).
+        How many tasks have fewer than 2k runs (no unbiased variance).
 
     Examples
     --------
@@ -334,6 +343,11 @@ def benchmark_se(
     succ = n_a - c_a if metric == "pass_at_k" else c_a
     v, low = _per_task_variance(n_a, succ, kk)
     var = float(np.sum(w * w * v))
+    if low.any():  # no unbiased variance: the larger of the plug-in's and the bound's sums
+        from passhat.variance_bound import bounded_variance_estimate
+
+        bound = bounded_variance_estimate(n_a.astype(np.int64), succ.astype(np.int64), kk)
+        var = max(var, float(np.sum(w * w * bound)))
     return float(np.sqrt(max(var, 0.0))), int(low.sum())
 
 

@@ -274,6 +274,11 @@ FINAL_SOURCES = (
     ("rerun", "after f0cb06a", True),
     ("rerun_t50", "after f0cb06a", True),
     ("rerun_mostly_one", "after f0cb06a", True),
+    (
+        "rerun_mostly_one_200x5",
+        "70% at 1 + 30% Beta(2, 2), T = 200, n = 5, replicates 100–314, commit fa93bb1",
+        True,
+    ),
 )
 
 
@@ -502,10 +507,16 @@ def final_markdown(
         "model's.",
         "",
         f"Runs ({runs}). Their cells where this code takes the histogram's values (k ≤ n "
-        "where `estimate`'s rule trusts a model-free interval: the benchmark's U ± z · se, the "
-        "population's Bayesian bootstrap of the tasks' unbiased estimates) are re-read with this "
+        "where `estimate`'s rule trusts a model-free interval: the benchmark's U ± z · se — "
+        "below 2k runs se from the larger of the plug-in at (c + ½)/(n + 1) and the "
+        "conservative model-free bound —, the population's Bayesian bootstrap of the tasks' "
+        "unbiased estimates, or where every task's value is 0 or 1 with fewer than 10 tasks on "
+        "a side, estimate's Clopper–Pearson-type bound) are re-read with this "
         "code (`rebench`: the fit's own random streams, no fit needed); the other cells are the "
-        "model's, whose code (models, stacking, checks) is unchanged since f0cb06a. A replicate "
+        "model's, whose code (models, stacking) is unchanged since f0cb06a. `warned` is as the "
+        "runs computed it: the agreement check's se below 2k runs has since become the larger "
+        "of the plug-in and the bound, which can only make it warn less, and no cell is done "
+        "by its warnings (at most 0.25 of a cell's replicates warned). A replicate "
         "fitted again with this code gives its committed rows exactly (checked on 102 rows of 7 "
         "replicates from all four runs, and by tests/test_fit_shapes_study.py on one).",
         "",
@@ -523,7 +534,8 @@ def final_markdown(
         *_benchmark_rule_lines(bench),
         "Earlier runs: `before_f0cb06a/` (the full grid, 24 replicates, the code before the "
         "discrete model took the histogram's values), `rerun*/` (after it, before the benchmark "
-        "rule), `histogram_rule.md` (the histogram's rule alone, 400 replicates).",
+        "rule), `histogram_rule.md` (the histogram's rule alone, 400 replicates). The rules "
+        "below 2k runs and at k = n were chosen by paired runs: `../bench_variance/`.",
         "",
         "| truth | T | n | metric | k | scope | reps | coverage | before | warned | below "
         "| width | w discrete | done | clearly below | run |",

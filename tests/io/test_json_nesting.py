@@ -76,7 +76,7 @@ def test_a_dataset_of_deep_json_lines_and_the_counts_sniffer(tmp_path: Path) -> 
     (d / "part-0.jsonl").write_text('{"task_id": ' + DEEP + "\n")
     with pytest.raises(FormatError, match=r"part-0\.jsonl: .*JSON nested too deeply"):
         ph.read_counts(d)
-    from passhat.io.counts import _sniff_counts
+    from passhat.io._sniff import counts as _sniff_counts
 
     f = tmp_path / "deep.jsonl"
     f.write_text('{"task_id": ' + DEEP + "\n")

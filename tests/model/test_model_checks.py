@@ -48,7 +48,10 @@ def two_point_big() -> ph.Trials:
 def test_agreement_warns_when_the_beta_model_is_contradicted(two_point_big):
     f = ph.fit(two_point_big, k=[1, 5], model="beta", seed=0)
     a = f.agreement().set_index(["metric", "k"])
-    assert a.loc[("pass_at_k", 5), "disagrees"] and a.loc[("pass_at_k", 5), "z"] < -3
+    # z against the unbiased estimate's se; below 2k runs that se is the larger of the plug-in
+    # and the conservative bound (passhat.intervals.benchmark_se), so |z| is smaller than with
+    # the plug-in alone (−2.6 here)
+    assert a.loc[("pass_at_k", 5), "disagrees"] and a.loc[("pass_at_k", 5), "z"] < -2.5
     s = f.summarize()
     warned = [w for w in s.warnings() if "pass@5" in w]
     assert len(warned) == 1, s.warnings()

@@ -133,9 +133,10 @@ def test_every_models_benchmark_at_k_up_to_n_is_the_unbiased_estimate():
 def test_benchmark_rows_are_estimates_where_n_reaches_2k_and_plug_in_below():
     """fit's k ≤ n benchmark rows: estimate's normal interval where n ≥ 2k (the unbiased
     per-task variance; oracle: ph.estimate on the same counts), and below 2k the unbiased
-    estimate ± z · benchmark_se (the exact variance at the shrunk rate (c + ½)/(n + 1), not the
-    Beta model's expected variance that estimate takes: on the non-Beta truths of
-    reports/fit_shapes the model's variance lost 11 cells), which the method says. The draws'
+    estimate ± z · benchmark_se (the larger of the exact variance at the shrunk rate
+    (c + ½)/(n + 1) and the conservative model-free bound, not the Beta model's expected
+    variance that estimate takes: reports/bench_variance), clipped to [0, 1], which the method
+    says. The draws'
     5%/95% quantiles are within 0.1 se of the closed form (the Monte-Carlo error of a normal
     quantile from 4000 draws is about 0.03 se). 40 tasks × 4 runs, k = 2 (n = 2k), 3 and 4."""
     from passhat.intervals import benchmark_se
@@ -152,7 +153,7 @@ def test_benchmark_rows_are_estimates_where_n_reaches_2k_and_plug_in_below():
             row = s.loc[(metric, kk, "benchmark")]
             se, _ = benchmark_se(n, c, k=kk, metric=metric)
             u = float(est.loc[(metric, kk), "value"])
-            want = (u - 1.6449 * se, u + 1.6449 * se)
+            want = (max(0.0, u - 1.6449 * se), min(1.0, u + 1.6449 * se))
             if kk == 2:  # n = 2k: the same interval as estimate's
                 want = (est.loc[(metric, kk), "lower"], est.loc[(metric, kk), "upper"])
             assert row["lower"] == pytest.approx(want[0], abs=0.1 * se), (metric, kk)
@@ -171,3 +172,40 @@ def test_unequal_weights_keep_the_models_population_scope():
     assert informative(equal, "mean", 1, scope="population")
     assert not informative(unequal, "mean", 1, scope="population")
     assert informative(unequal, "mean", 1, scope="benchmark")  # weights enter the benchmark
+
+
+def test_binary_values_with_few_on_a_side_take_estimates_bound():
+    """Where every task's value is 0 or 1 (pass@n) and fewer than 10 tasks lie on a side of
+    the estimate, the population draws are estimate's Clopper–Pearson-type bound: their 5% and
+    95% quantiles are the Beta(x, T − x + 1) and Beta(x + 1, T − x) quantiles for x tasks at 1
+    of T (oracle: scipy.stats.beta.ppf, and passhat.scopes.bound_interval on the same values),
+    and the fit's row says so. 40 tasks × 3 runs, 4 of them never passing: pass@3 = 36/40."""
+    from scipy import stats
+
+    from passhat.bootstrap import compress
+    from passhat.model.histogram import informative, population_bound
+    from passhat.model.text import POPULATION_BOUND_RULE
+    from passhat.scopes import bound_interval
+
+    n, c = np.full(40, 3), np.array([0] * 4 + [1, 2, 3] * 12)
+    g = Groups.from_tasks(n, c, np.ones(40))
+    assert population_bound(g, "pass_at_k", 3) and informative(
+        g, "pass_at_k", 3, scope="population"
+    )
+    assert not population_bound(g, "pass_at_k", 2)  # values 2/3: not 0 or 1
+    d = identified_values(g, [("pass_at_k", 3)], 4000, scope="population",
+                          rng=np.random.default_rng(0))[("pass_at_k", 3)]  # fmt: skip
+    lo, hi = np.quantile(d, [0.05, 0.95])
+    assert lo == pytest.approx(stats.beta.ppf(0.05, 36, 5), abs=2e-3)
+    assert hi == pytest.approx(stats.beta.ppf(0.95, 37, 4), abs=2e-3)
+    v = (c > 0).astype(float)[:, None]
+    want = bound_interval(compress(v, v, np.ones(40)), alpha=0.1, n_boot=1,
+                          rng=np.random.default_rng(0))[:, 0]  # fmt: skip
+    np.testing.assert_allclose([lo, hi], want, atol=2e-3)
+    f = ph.fit(ph.counts_from_arrays(n, c), k=[3], model="beta", seed=1, chains=2, draws=300,
+               progress=False)  # fmt: skip
+    row = f.summary(k=[3], ci=0.9).query("metric == 'pass_at_k' and scope == 'population'")
+    assert row["method"].iloc[0] == POPULATION_BOUND_RULE
+    assert row["lower"].iloc[0] == pytest.approx(stats.beta.ppf(0.05, 36, 5), abs=0.01)
+    lines = "\n".join(f.summarize(k=[3], ci=0.9).view().parts[0].lines)
+    assert "the Clopper–Pearson bounds of the share of tasks at 1" in lines

@@ -429,6 +429,8 @@ class InputSpec:
             return fmt, path
         if fmt in ("", "counts", "csv") and path.lower().endswith(".csv"):
             return fmt, path
+        if not fmt and _sniffed(path) == "tau-bench":
+            return "tau-bench", path
         return None
 
     def load(
@@ -446,6 +448,22 @@ class InputSpec:
         _queue(notes, quiet)
         check_distinct(named)
         return join_inputs(named, data, notes=notes)  # type: ignore[no-any-return]
+
+
+def _sniffed(path: str) -> str | None:
+    """The format :func:`passhat.read` would sniff for a file (its registry's sniffers, which
+    import no reader), or None when it would find none or stop at an error (the whole reading
+    reports it)."""
+    from pathlib import Path
+
+    from passhat.errors import PasshatError
+    from passhat.io._registry import file_head, sniff
+
+    try:
+        found = sniff(Path(path), file_head(Path(path)))
+    except (PasshatError, OSError):
+        return None
+    return None if found is None else found.name
 
 
 def _queue(notes: Sequence[str], quiet: bool) -> None:

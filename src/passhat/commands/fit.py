@@ -37,7 +37,9 @@ EXIT_DIAGNOSTICS = EXIT_FAIL
     default="auto",
     show_default=True,
     help="grid: each model on its grid (no sampler, no compiling); nuts: NUTS sampling of "
-    "the beta or inflated model (compiles first); auto: the grid, NUTS for joint and rasch.",
+    "the beta or inflated model (compiles first); auto: the grid; for joint, independence "
+    "Metropolis-Hastings from a t at the mode when its PSIS k-hat <= 0.7 and its chains mix, "
+    "else NUTS; NUTS for rasch.",
 )
 @click.option(
     "--model",
@@ -64,7 +66,7 @@ EXIT_DIAGNOSTICS = EXIT_FAIL
     type=click.Choice(["auto", "nutpie", "pymc"]),
     default="auto",
     show_default=True,
-    help="NUTS implementation (auto: nutpie when installed).",
+    help="NUTS implementation (auto: nutpie when installed; joint: see --method).",
 )
 @click.option(
     "-o",

@@ -3,14 +3,15 @@ directory holds, and runs that two logs of one directory repeat (for :mod:`.insp
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from passhat.errors import FormatError
 from passhat.io._registry import file_head
+from passhat.io._sniff import looks_like_log
+
+if TYPE_CHECKING:  # numpy loads where two logs are compared: telling a log by its head needs none
+    import pandas as pd
 
 __all__ = [
     "log_files",
@@ -20,26 +21,6 @@ __all__ = [
     "refuse_repeated_runs",
     "shown_dirs",
 ]
-
-
-def looks_like_log(path: Path, head: str) -> bool:
-    """Whether a file is an Inspect AI log: an ``.eval`` (a zip archive, damaged ones included:
-    the reader refuses them by name) or a JSON log (``head``: its first characters)."""
-    if path.suffix.lower() == ".eval":  # Inspect's own extension: damaged ones are ours to refuse
-        return True
-    if head.startswith("PK"):  # a zip under another name: an .eval log by its members
-        if "_journal/" in head[:512] or "header.json" in head:
-            return zipfile.is_zipfile(path)
-        return False
-    text = head.lstrip()
-    if not text.startswith("{"):
-        return False
-    window = text[:4096]
-    return (
-        '"eval"' in window
-        and '"version"' in window
-        and ('"status"' in window or '"plan"' in window)
-    )
 
 
 def log_files(path: Path) -> list[Path]:
@@ -111,6 +92,8 @@ def refuse_repeated_runs(
     """Two logs of one directory holding the same (model, sample, epoch): a rerun or a copy.
     ``frame`` stacks the logs ``names`` of ``sizes`` rows each. Named by file (a row number of
     the stacked logs would say nothing)."""
+    import numpy as np
+
     keys = frame[["system", "task_id", "trial"]]
     dup = keys.duplicated(keep=False).to_numpy()
     if not dup.any():

@@ -224,13 +224,37 @@ def sniff(path: Path, head: str, *, kinds: Iterable[str] = _DATA_KINDS) -> Reade
     >>> sniff(f, file_head(f)).name
     'csv'
     """
-    for reader in readers(kinds):
+    for reader in _sniffing_order(kinds) if not path.is_dir() else readers(kinds):
         try:
             if reader.sniff(path, head):
-                return reader
+                return _loaded(reader)
         except Exception:  # a sniffer that cannot tell simply says no
             continue
     return None
+
+
+def _sniffing_order(kinds: Iterable[str]) -> list[Any]:
+    """The sniffers of a file for readers of these kinds, in sniffing order (priority, then
+    name): the registered readers', and the built-in ones not imported yet by their file
+    sniffers alone (:mod:`passhat.io._sniff`, for trial and count tables; other kinds import
+    every reader module)."""
+    from passhat.io._sniff import SNIFFERS  # here: _sniff imports modules that import this one
+
+    wanted = set(kinds)
+    if not wanted <= set(_DATA_KINDS):
+        return readers(wanted)
+    order: dict[tuple[str, str], Any] = {(s.kind, s.name): s for s in SNIFFERS if s.kind in wanted}
+    order.update({(r.kind, r.name): r for r in _registered(wanted)})
+    return sorted(order.values(), key=lambda r: (r.priority, r.name))
+
+
+def _loaded(found: Any) -> Reader:
+    """The registered reader of a sniffer that recognised a file: a built-in one's module is
+    imported now (it registers the reader with this sniffer)."""
+    if isinstance(found, Reader):
+        return found
+    _load_readers(found.name)
+    return _READERS[(found.kind, found.name)]
 
 
 def input_stamp(data: Trials | xr.Dataset) -> dict[str, str]:

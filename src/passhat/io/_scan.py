@@ -21,12 +21,13 @@ import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from passhat.errors import FormatError, InputError, ValidationError
 from passhat.io._json import damaged_gzip, is_gzip, json_object, missing, records_frame
+
+if TYPE_CHECKING:  # pandas loads where a frame is made: naming a file's kind needs none
+    import pandas as pd
 
 __all__ = [
     "PANDAS_NA",
@@ -85,6 +86,8 @@ def na_except_ids(df: pd.DataFrame, ids: Collection[str]) -> pd.DataFrame:
     >>> na_except_ids(df, {"task_id"}).isna().values.tolist()
     [[False, True], [False, False]]
     """
+    import pandas as pd
+
     cols = {c: df[c].mask(df[c] == "" if c in ids else df[c].isin(_NA_WORDS)) for c in df.columns}
     return pd.DataFrame(cols, index=df.index)
 
@@ -621,6 +624,8 @@ def _parquet_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Ite
 
 
 def _jsonl_batches(path: Path, columns: Sequence[str], batch_rows: int) -> Iterator[Batch]:
+    import pandas as pd
+
     wanted = list(columns)
     records: list[dict[str, Any]] = []
     offset = 0

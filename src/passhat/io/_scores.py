@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from passhat._frames import safe_float, show_value
+from passhat._numbers import safe_float, show_value
 from passhat.errors import FormatError, OptionError
 
 __all__ = [

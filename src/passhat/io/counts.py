@@ -16,6 +16,7 @@ import xarray as xr
 from passhat._frames import safe_float, show_value, to_numbers
 from passhat._ids import case_variant_notes, check_spaced_ids, clean_ids, missing_column
 from passhat.errors import CountError, FormatError, PasshatError, ValidationError
+from passhat.io import _sniff
 from passhat.io._json import jsonl_objects, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import (
@@ -28,7 +29,6 @@ from passhat.io._scan import (
     resolve_columns,
 )
 from passhat.io._system_column import system_name_ignored
-from passhat.io.tidy import is_count_schema
 from passhat.trials import DEFAULT_SYSTEM, MAX_COUNT, check_scalar_column, validate_counts
 
 __all__ = ["counts_from_table", "read_count_table"]
@@ -174,21 +174,4 @@ def read_count_table(path: Path, *, system_name: str | None = None, **options: A
     return counts_from_table(df, where=str(path))
 
 
-def _sniff_counts(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
-    kind = file_kind(path)
-    if kind == "parquet" or head.startswith("PAR1"):
-        return is_count_schema(header(path))
-    first = head.splitlines()[0] if head.strip() else ""
-    if first.lstrip().startswith("{"):
-        import json
-
-        try:
-            return is_count_schema(list(json.loads(first)))
-        except (ValueError, RecursionError):  # not one JSON object per line: not counts
-            return False
-    return is_count_schema([c.strip('"') for c in first.split(delimiter(path))])
-
-
-register_reader("counts", read_count_table, sniff=_sniff_counts, kind="counts", priority=20)
+register_reader("counts", read_count_table, sniff=_sniff.counts, kind="counts", priority=20)

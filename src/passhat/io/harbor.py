@@ -60,10 +60,12 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame, scenario_fingerprint
 from passhat.io._registry import file_head, register_reader
 from passhat.io._scan import unread_note
 from passhat.io._scores import as_dict, check_threshold, json_score, one_line, verdicts
+from passhat.io._sniff import harbor_job as _is_job
 from passhat.trials import Trials
 
 __all__ = ["job_dirs", "read_harbor"]
@@ -79,14 +81,6 @@ class _Job:
     result: dict[str, Any]
     trials: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
-
-
-def _is_job(path: Path) -> bool:
-    f = path / "result.json"
-    if not f.is_file():
-        return False
-    with open(f, "rb") as fh:
-        return b'"n_total_trials"' in fh.read(65536)
 
 
 def job_dirs(path: Path) -> list[Path]:
@@ -381,17 +375,14 @@ def _is_trial(f: Path) -> bool:
     return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():  # a job, a directory of jobs, or one trial (refused with the job to give)
-        try:
-            return bool(job_dirs(path)) or _is_trial(path / "result.json")
-        except OSError:
-            return False
-    if path.name != "result.json":
+def _job_dirs_in(path: Path) -> bool:
+    """A job, a directory of jobs, or one trial (refused with the job to give)."""
+    try:
+        return bool(job_dirs(path)) or _is_trial(path / "result.json")
+    except OSError:
         return False
-    if '"n_total_trials"' in head:
-        return _is_job(path.parent)
-    return '"task_name"' in head and '"trial_name"' in head and '"agent_info"' in head
 
 
-register_reader("harbor", read_harbor, sniff=_sniff, priority=13)
+register_reader(
+    "harbor", read_harbor, sniff=_sniff.with_directories(_sniff.harbor, _job_dirs_in), priority=13
+)

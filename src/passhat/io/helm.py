@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import unread_note
@@ -63,9 +64,9 @@ DEFAULT_STATS = (
     "prefix_exact_match",
     "quasi_prefix_exact_match",
 )
-_FILE = "per_instance_stats.json"
+_FILE = _sniff.HELM_FILE
 #: Files HELM writes beside per_instance_stats.json in a run directory.
-_RUN_FILES = frozenset({"stats.json", "run_spec.json", "scenario_state.json", "scenario.json"})
+_RUN_FILES = _sniff.HELM_RUN_FILES
 _WHAT = "HELM per_instance_stats.json"
 
 
@@ -384,18 +385,9 @@ def _notes(path: Path, runs: list[_Run], stat: str, perturbation: str | None) ->
     return notes
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return bool(stats_files(path))
-    if path.name == _FILE or (path.name in _RUN_FILES and (path.parent / _FILE).is_file()):
-        return True
-    text = head.lstrip()
-    return (
-        text.startswith("[")
-        and '"instance_id"' in head
-        and '"train_trial_index"' in head
-        and '"stats"' in head
-    )
-
-
-register_reader("helm", read_helm, sniff=_sniff, priority=14)
+register_reader(
+    "helm",
+    read_helm,
+    sniff=_sniff.with_directories(_sniff.helm, lambda path: bool(stats_files(path))),
+    priority=14,
+)

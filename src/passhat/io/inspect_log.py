@@ -53,8 +53,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from passhat._frames import safe_float, show_value
+from passhat._numbers import safe_float, show_value
 from passhat.errors import DependencyError, FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._inspect_dir import (
     log_files,
     looks_like_log,
@@ -435,13 +436,18 @@ def _read_log_dir(
     return trials
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():  # logs only in subdirectories: claimed, to be refused with their names
-        return bool(log_files(path)) or any(k for _, k in nested_logs(path))
-    return looks_like_log(path, head)
+def _has_logs(path: Path) -> bool:
+    """Logs in the directory, or only in its subdirectories (claimed, to be refused with their
+    names)."""
+    return bool(log_files(path)) or any(k for _, k in nested_logs(path))
 
 
-register_reader("inspect", read_inspect_log, sniff=_sniff, priority=15)
+register_reader(
+    "inspect",
+    read_inspect_log,
+    sniff=_sniff.with_directories(looks_like_log, _has_logs),
+    priority=15,
+)
 
 
 # ----------------------------------------------------------------- traces

@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import jsonl_objects, load_json, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scan import unread_note
@@ -62,10 +63,7 @@ from passhat.trials import Trials
 
 __all__ = ["read_lm_eval", "samples_files"]
 
-_NAME = re.compile(
-    r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)"
-    r"\.jsonl(?:\.gz)?$"
-)
+_NAME = _sniff.LM_EVAL_SAMPLES
 #: Keys of a logged sample that are not metric values (lm_eval/result_schema.py SampleResult).
 _FIXED = frozenset(
     {
@@ -100,7 +98,7 @@ class _Run:
     system_from: str = ""
 
 
-_RESULTS = re.compile(r"^results_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
+_RESULTS = _sniff.LM_EVAL_RESULTS
 
 
 def samples_files(path: Path) -> list[Path]:
@@ -453,17 +451,10 @@ def _notes(path: Path, runs: list[_Run], choice: dict[str, _Choice]) -> list[str
     return notes
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return bool(samples_files(path))
-    if _NAME.match(path.name):
-        return True
-    if _RESULTS.match(path.name):
-        return '"results"' in head and ('"n-samples"' in head or '"configs"' in head)
-    first = next((ln for ln in head.splitlines() if ln.strip()), "")
-    return first.lstrip().startswith("{") and '"doc_id"' in first and '"filtered_resps"' in first
-
-
 register_reader(
-    "lm-eval", read_lm_eval, sniff=_sniff, priority=12, aliases=("lm-evaluation-harness",)
+    "lm-eval",
+    read_lm_eval,
+    sniff=_sniff.with_directories(_sniff.lm_eval, lambda path: bool(samples_files(path))),
+    priority=12,
+    aliases=("lm-evaluation-harness",),
 )

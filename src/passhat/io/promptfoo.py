@@ -43,7 +43,6 @@ Examples
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import load_json, records_frame
 from passhat.io._registry import register_reader
 from passhat.io._scores import as_dict, json_score, one_line
@@ -295,21 +295,4 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
-#: The start of ``promptfoo export``'s file (``Eval.toResultsFile``: version, createdAt, then the
-#: summary with its own version and timestamp), which has no evalId and may hold prompts longer
-#: than the sniffed head before the first result.
-_EXPORT = re.compile(
-    r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"createdAt"\s*:\s*"[^"]*"\s*,\s*"results"\s*:\s*'
-    r'\{\s*"version"\s*:\s*[23]\s*,\s*"timestamp"\s*:'
-)
-
-
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir() or not head.lstrip().startswith("{"):
-        return False
-    if ('"evalId"' in head and '"results"' in head) or _EXPORT.match(head):
-        return True
-    return '"testIdx"' in head and '"promptIdx"' in head and '"version"' in head
-
-
-register_reader("promptfoo", read_promptfoo, sniff=_sniff, priority=17)
+register_reader("promptfoo", read_promptfoo, sniff=_sniff.promptfoo, priority=17)

@@ -54,6 +54,7 @@ from typing import Any
 import pandas as pd
 
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import jsonl_objects, load_json
 from passhat.io._registry import file_head, register_reader
 from passhat.io._scan import unread_note
@@ -357,18 +358,10 @@ def read_swebench(
     return trials
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return bool(report_files(path)[1])
-    if not head.lstrip().startswith("{"):
-        return False
-    if '"resolved_ids"' in head and '"unresolved_ids"' in head:
-        return True
-    if '"patch_successfully_applied"' in head and '"tests_status"' in head:
-        return True  # a per-instance report: refused with the file to give instead
-    return '"resolved"' in head and any(
-        f'"{k}"' in head for k in ("no_generation", "no_logs", "generated")
-    )
-
-
-register_reader("swe-bench", read_swebench, sniff=_sniff, priority=16, aliases=("swebench",))
+register_reader(
+    "swe-bench",
+    read_swebench,
+    sniff=_sniff.with_directories(_sniff.swebench, lambda path: bool(report_files(path)[1])),
+    priority=16,
+    aliases=("swebench",),
+)

@@ -46,15 +46,15 @@ Examples
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from passhat._frames import safe_float, show_value
+from passhat._numbers import safe_float, show_value
 from passhat.errors import FormatError
+from passhat.io import _sniff
 from passhat.io._json import (
     file_stem,
     load_json,
@@ -276,23 +276,19 @@ def read_tau2_bench(
     return Trials.from_frame(df, where=str(path), source={"system_from": system_from, **extra})
 
 
-_OBJECT_START = re.compile(r"^\s*\{")
+def _run_dir(path: Path) -> bool:
+    """A run directory: its ``results.json`` is τ²-bench's (many tools use that name, promptfoo
+    too: look inside)."""
+    index = path / "results.json"
+    return index.is_file() and _sniff.tau2_bench(index, file_head(index))
 
 
-def _sniff(path: Path, head: str) -> bool:
-    if path.is_dir():  # results.json is many tools' name (promptfoo's too): look inside
-        index = path / "results.json"
-        return index.is_file() and _sniff(index, file_head(index))
-    if not _OBJECT_START.match(head):
-        return False
-    if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):
-        return True
-    # big task lists can push "simulations" past the sniffed head
-    has_info = '"agent_info"' in head or '"user_info"' in head
-    return has_info and ('"tasks"' in head or '"simulation_index"' in head)
-
-
-register_reader("tau2-bench", read_tau2_bench, sniff=_sniff, priority=25)
+register_reader(
+    "tau2-bench",
+    read_tau2_bench,
+    sniff=_sniff.with_directories(_sniff.tau2_bench, _run_dir),
+    priority=25,
+)
 
 
 # ----------------------------------------------------------------- traces

@@ -21,12 +21,12 @@ Traces (:func:`read_tau_bench_traces`, for :func:`passhat.read_traces`): every
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from passhat._frames import safe_float, show_value
+from passhat._numbers import safe_float, show_value
 from passhat.errors import FormatError, OptionError
+from passhat.io import _sniff
 from passhat.io._json import (
     file_stem,
     load_json,
@@ -169,22 +169,7 @@ def read_tau_bench(
     return Trials.from_frame(df, where=str(path), source={"system_from": "file name"})
 
 
-_SNIFF = re.compile(r"^\s*\[\s*\{")
-
-
-def _sniff(path: Path, head: str) -> bool:
-    if not _SNIFF.match(head):
-        return False
-    window = head[:65536]
-    return (
-        '"task_id"' in window
-        and '"reward"' in window
-        and ('"traj"' in window or '"info"' in window)
-        and '"simulations"' not in window
-    )
-
-
-register_reader("tau-bench", read_tau_bench, sniff=_sniff, priority=30)
+register_reader("tau-bench", read_tau_bench, sniff=_sniff.tau_bench, priority=30)
 
 
 # ----------------------------------------------------------------- traces

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +23,20 @@ import numpy as np
 import pandas as pd
 
 from passhat._frames import to_numbers
-from passhat.errors import FormatError, InputError, ValidationError
+from passhat.errors import FormatError, ValidationError
+from passhat.io import _sniff
 from passhat.io._json import damaged_gzip, jsonl_objects, not_utf8, records_frame
 from passhat.io._registry import readers, register_reader
 from passhat.io._scan import (
     _open_text,
     delimiter,
-    file_kind,
     header,
-    header_delimiter,
     is_gzip,
     na_except_ids,
     resolve_columns,
-    source_files,
 )
 from passhat.io._scores import missing_success
+from passhat.io._sniff import is_count_schema
 from passhat.io._system_column import (
     find_system_column,
     system_column_note,
@@ -244,57 +244,6 @@ def _stream(path: Path, **options: Any) -> Any:
     return aggregate_counts(path, **options)
 
 
-def _first_line(head: str) -> str:
-    return head.splitlines()[0] if head.strip() else ""
-
-
-def _looks_tabular_csv(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("csv", "tsv"))
-    kind = file_kind(path)
-    if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
-        return False
-    first = _first_line(head)
-    sep = "\t" if kind == "tsv" else header_delimiter(first)
-    return sep in first and not first.lstrip().startswith(("{", "["))
-
-
-def _looks_jsonl(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("jsonl",))
-    lines = [ln for ln in head.splitlines() if ln.strip()]
-    return (
-        bool(lines)
-        and lines[0].lstrip().startswith("{")
-        and (file_kind(path) == "jsonl" or (len(lines) > 1 and lines[1].lstrip().startswith("{")))
-    )
-
-
-def _looks_parquet(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return _dataset_of(path, ("parquet",))
-    if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
-        return False
-    try:
-        return not is_count_schema(header(path))
-    except FormatError:
-        return True  # named .parquet: the reader says what is wrong with it
-
-
-def _dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
-    """A directory of part files of these kinds, and not one a framework's reader claims (an
-    Inspect log directory, a HELM suite, ...: a stray table below it is not the runs)."""
-    if (path / "results.json").is_file():
-        return False
-    try:
-        files = source_files(path)
-    except InputError:
-        return False
-    if (file_kind(files[0]) or "csv") not in kinds:
-        return False
-    return not any(_claims(r, path) for r in readers(("trials",)) if r.stream is None)
-
-
 def _claims(reader: Any, path: Path) -> bool:
     try:
         return bool(reader.sniff(path, ""))
@@ -302,19 +251,23 @@ def _claims(reader: Any, path: Path) -> bool:
         return False
 
 
-def is_count_schema(names: list[str]) -> bool:
-    """Whether column names are a count table's (``task_id``/``task``, ``n``, ``c``, no
-    ``success``).
+def _table_dir(kinds: tuple[str, ...]) -> Callable[[Path], bool]:
+    """A directory of part files of these kinds, and not one a framework's reader claims (an
+    Inspect log directory, a HELM suite, ...: a stray table below it is not the runs)."""
 
-    Examples
-    --------
-    >>> is_count_schema(["task_id", "n", "c"]), is_count_schema(["task_id", "success"])
-    (True, False)
-    """
-    cols = {str(c).strip() for c in names}
-    return {"n", "c"} <= cols and bool(cols & {"task_id", "task"}) and "success" not in cols
+    def test(path: Path) -> bool:
+        return _sniff.dataset_of(path, kinds) and not any(
+            _claims(r, path) for r in readers(("trials",)) if r.stream is None
+        )
+
+    return test
 
 
-register_reader("csv", read_csv, sniff=_looks_tabular_csv, priority=80, stream=_stream)
-register_reader("jsonl", read_jsonl, sniff=_looks_jsonl, priority=80, stream=_stream)
-register_reader("parquet", read_parquet, sniff=_looks_parquet, priority=10, stream=_stream)
+def _register(name: str, read: Any, file_sniff: Any, kinds: tuple[str, ...], prio: int) -> None:
+    sniff = _sniff.with_directories(file_sniff, _table_dir(kinds))
+    register_reader(name, read, sniff=sniff, priority=prio, stream=_stream)
+
+
+_register("csv", read_csv, _sniff.tabular_csv, ("csv", "tsv"), 80)
+_register("jsonl", read_jsonl, _sniff.jsonl, ("jsonl",), 80)
+_register("parquet", read_parquet, _sniff.parquet, ("parquet",), 10)

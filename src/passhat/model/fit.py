@@ -168,9 +168,11 @@ def fit(
         the same shape as NUTS' (the plain model on (logit μ, log κ), the inflated model on a
         four-dimensional grid, the discrete model by its Bayesian bootstrap). ``"nuts"``: NUTS
         sampling of the Beta or inflated model (compiles the model first: seconds to a minute
-        in a new process). ``"auto"``: the grid for every single-system model, NUTS for
-        ``model="joint"`` and ``"rasch"``. The method that ran is :attr:`Fit.method` (and in
-        ``Fit.method_label``).
+        in a new process). ``"auto"``: the grid for every single-system model; for
+        ``model="joint"`` (with ``sampler="auto"``) independence Metropolis–Hastings from a
+        multivariate t at the posterior's mode when its PSIS k̂ ≤ 0.7 and its chains mix
+        (:mod:`passhat.model.joint_imh`), else NUTS; NUTS for ``"rasch"``. The method that
+        ran is :attr:`Fit.method` (and in ``Fit.method_label``).
     model : {"auto", "beta", "inflated", "discrete", "joint", "rasch"}
         How task rates spread, one fit per system: ``"beta"`` (Beta-Binomial), ``"inflated"``
         (with shares of always-pass / always-fail tasks), ``"discrete"`` (a distribution on a
@@ -208,7 +210,8 @@ def fit(
         Draws kept per chain, tuning steps, chains (grid: chains × draws
         independent draws; ``tune`` unused).
     sampler : {"auto", "nutpie", "pymc"}
-        "auto" uses nutpie when installed, else PyMC's NUTS.
+        "auto" uses nutpie when installed, else PyMC's NUTS (``model="joint"``: see
+        ``method``); a named sampler always runs NUTS.
     target_accept : float
         NUTS target acceptance rate.
     progress : bool, optional
@@ -347,7 +350,7 @@ def _fit_joint(
             f"model={model!r} takes {{param}}=JointPriors(...) (passhat.model.joint_build)",
             param="priors",
         )
-    return fit_joint(data, priors=priors, model=model, **kw)
+    return fit_joint(data, priors=priors, model=model, method=method, **kw)
 
 
 def fit_notes(result: Fit) -> list[str]:

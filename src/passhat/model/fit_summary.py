@@ -35,7 +35,8 @@ from passhat.model.diagnostics import Diagnostics
 from passhat.model.text import (
     BENCHMARK_RULE,
     ONE_TASK_NOTE,
-    POPULATION_RULE,
+    POPULATION_BOUND_RULE,
+    POPULATION_RULES,
     SCOPES_NOTE,
     SHAPE_WEIGHT,
     diagnostics_line,
@@ -374,27 +375,29 @@ class FitSummary(Result):
 def _rules(table: pd.DataFrame, model: str) -> list[str]:
     """The line saying which rule made each scope's intervals, when some rows are the
     histogram's model-free values (their ``method`` is :data:`BENCHMARK_RULE` or
-    :data:`POPULATION_RULE`)."""
+    one of :data:`POPULATION_RULES`)."""
     free = table[table["method"] == BENCHMARK_RULE]
     if free.empty:  # no benchmark row model-free: the population's may still be
-        pop_free = table[table["method"] == POPULATION_RULE]
+        pop_free = table[table["method"].isin(POPULATION_RULES)]
         if pop_free.empty:
             return []
         ks = pop_free[pop_free["metric"] != "mean"]
         upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
         k_of = {str(s): int(upto.get(s, 1)) for s in pop_free["system"].unique()}
-        return [rules_line(model, k_of, "all", benchmark=False)]
+        bound = bool((pop_free["method"] == POPULATION_BOUND_RULE).any())
+        return [rules_line(model, k_of, "all", benchmark=False, bound=bound)]
     ks = free[free["metric"] != "mean"]  # the mean's rows repeat for every k
     upto = ks.groupby("system", sort=False)["k"].max().astype(int).to_dict()
     k_of = {str(s): int(upto.get(s, 1)) for s in free["system"].unique()}
     pop = table[(table["scope"] == "population") & table["metric"].isin(free["metric"].unique())]
     pop = pop[pop["k"].fillna(1).astype(int) <= pop["system"].map(k_of).fillna(0)]
-    n_free = int((pop["method"] == POPULATION_RULE).sum())
+    n_free = int(pop["method"].isin(POPULATION_RULES).sum())
     which = "none" if n_free == 0 else ("all" if n_free == len(pop) else "some")
     bench = table[(table["scope"] == "benchmark") & table["metric"].isin(free["metric"].unique())]
     bench = bench[bench["k"].fillna(1).astype(int) <= max(k_of.values())]
     some = bool((bench["method"] != BENCHMARK_RULE).any())  # e.g. a system with few flaky tasks
-    return [rules_line(model, k_of, which, benchmark_some=some)]
+    bound = bool((pop["method"] == POPULATION_BOUND_RULE).any())
+    return [rules_line(model, k_of, which, benchmark_some=some, bound=bound)]
 
 
 def _stacked(models: pd.DataFrame) -> bool:

@@ -16,10 +16,13 @@ histogram says, without a model:
 
 * **population**: the Bayesian bootstrap of the per-task unbiased estimates, with the discrete
   model's own prior (Dirichlet weights: Gamma(multiplicity) per group of tasks, and half a
-  pseudo-task at p = 0 and half at p = 1);
+  pseudo-task at p = 0 and half at p = 1); where every task's value is 0 or 1 and fewer than
+  10 tasks lie on a side of the estimate, draws whose intervals are ``estimate``'s
+  Clopper–Pearson bounds of the share of tasks at 1 (:func:`population_bound`);
 * **benchmark** (these tasks): the weighted unbiased estimate U plus a normal deviate times its
-  standard error (:func:`passhat.intervals.benchmark_se`), the rule of ``estimate``; the
-  Rao–Blackwellised value is U.
+  standard error (:func:`passhat.intervals.benchmark_se`: below 2k runs the larger of the
+  shrunk-rate plug-in and the model-free bound of :mod:`passhat.variance_bound`), the rule of
+  ``estimate`` where n ≥ 2k; the Rao–Blackwellised value is U.
 
 Above the fewest runs of a task nothing fixes the value and the NPMLE's extrapolation stays.
 In the population scope the Beta and inflated models keep their own values (a shape they
@@ -52,7 +55,15 @@ from numpy.typing import NDArray
 from passhat.estimators import pass_at_k, pass_hat_k
 from passhat.intervals import benchmark_se
 
-__all__ = ["PSEUDO", "Groups", "identified", "identified_values", "informative", "task_values"]
+__all__ = [
+    "PSEUDO",
+    "Groups",
+    "identified",
+    "identified_values",
+    "informative",
+    "population_bound",
+    "task_values",
+]
 
 
 class Groups(Protocol):
@@ -102,12 +113,14 @@ def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark"
       interval U ± z · se);
     * **population**: equal task weights (the fit weights the benchmark scope only, so with
       unequal weights its population scope stays the model's, unweighted), at least
-      :data:`~passhat.scopes.MIN_TASKS` tasks and at least :data:`~passhat.scopes.MIN_SIDE` of
-      them strictly on each side of the estimate (where ``estimate`` resamples tasks; here
-      the Bayesian bootstrap of the tasks' unbiased estimates).
+      :data:`~passhat.scopes.MIN_TASKS` tasks, and either at least
+      :data:`~passhat.scopes.MIN_SIDE` of them strictly on each side of the estimate (where
+      ``estimate`` resamples tasks; here the Bayesian bootstrap of the tasks' unbiased
+      estimates) or every task's value 0 or 1 (``estimate``'s Clopper–Pearson-type bound:
+      :func:`population_bound`).
 
-    Otherwise (few tasks; most tasks all-pass or all-fail) ``estimate`` needs a model too, and
-    the fit keeps its own.
+    Otherwise (few tasks; most tasks all-pass or all-fail with values between 0 and 1)
+    ``estimate`` needs a model or pseudo-tasks, and the fit keeps its model.
 
     Examples
     --------
@@ -128,11 +141,8 @@ def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark"
     if scope == "population":
         if np.ptp(groups.weight[used]) > 1e-12 * float(groups.weight[used].max()):
             return False  # unequal weights: the fit's population scope is unweighted (the model)
-        vals = task_values(groups, metric, k)
-        u = float((groups.weight * groups.mult) @ vals)
-        below = groups.mult[used & (vals < u - 1e-12)].sum()
-        above = groups.mult[used & (vals > u + 1e-12)].sum()
-        return bool(below >= MIN_SIDE and above >= MIN_SIDE)
+        below, above = _sides(groups, metric, k)
+        return bool(min(below, above) >= MIN_SIDE or _binary(groups, metric, k))
     flaky = used & (groups.c > 0) & (groups.c < groups.n)
     if groups.mult[flaky].sum() < MIN_FLAKY:
         return False
@@ -141,6 +151,45 @@ def informative(groups: Groups, metric: str, k: int, *, scope: str = "benchmark"
     w = np.repeat(groups.weight, groups.mult)
     se, _ = benchmark_se(n, c, k=int(k), metric=metric, weights=w)
     return bool(se > 0)
+
+
+def _sides(groups: Groups, metric: str, k: int) -> tuple[float, float]:
+    """How many tasks' unbiased estimates lie strictly below and strictly above their mean."""
+    used = groups.weight > 0
+    vals = task_values(groups, metric, k)
+    u = float((groups.weight * groups.mult) @ vals)
+    below = groups.mult[used & (vals < u - 1e-12)].sum()
+    above = groups.mult[used & (vals > u + 1e-12)].sum()
+    return float(below), float(above)
+
+
+def _binary(groups: Groups, metric: str, k: int) -> bool:
+    """Whether every task's unbiased estimate is 0 or 1 (pass^k and pass@k at k = n)."""
+    vals = task_values(groups, metric, k)[groups.weight > 0]
+    return bool(np.all((vals == 0.0) | (vals == 1.0)))
+
+
+def population_bound(groups: Groups, metric: str, k: int) -> bool:
+    """Whether the population values of (metric, k) are the Clopper–Pearson-type bound: the
+    rule of ``estimate`` (:func:`passhat.scopes.bound_interval`) where every task's value is 0
+    or 1 and fewer than :data:`~passhat.scopes.MIN_SIDE` tasks lie on a side of the estimate
+    (typically pass@n with most tasks passing at least once); it needs no model, and the
+    fit's model there covered 0.81–0.84 at 90% in ``reports/fit_shapes``.
+
+    Examples
+    --------
+    >>> from passhat.model.metrics import Groups
+    >>> g = Groups.from_tasks([3] * 40, [0] * 3 + [1] * 37, [1.0] * 40)   # 3 tasks at 0
+    >>> population_bound(g, "pass_at_k", 3), population_bound(g, "pass_at_k", 2)
+    (True, False)
+    """
+    from passhat.scopes import MIN_SIDE
+
+    if not (identified(groups, metric, k) and _binary(groups, metric, k)):
+        return False
+    return min(_sides(groups, metric, k)) < MIN_SIDE and informative(
+        groups, metric, k, scope="population"
+    )
 
 
 def task_values(groups: Groups, metric: str, k: int) -> NDArray[np.float64]:
@@ -175,11 +224,32 @@ def _population(
     else:
         g = rng.gamma(shape, size=(size, shape.size))
         v = g / g.sum(axis=1, keepdims=True)
+    # the bound's draws come after the Dirichlet weights, whatever the requests
+    u = None if rao_blackwell else (rng.permutation(size) + 0.5) / size
     out = {}
     for metric, k in requests:
         vals = np.append(task_values(groups, metric, k), [0.0, 1.0])  # pseudo at p = 0, 1
         out[(metric, k)] = np.broadcast_to(v @ vals, (size,)).copy()
+        if u is not None and population_bound(groups, metric, k):
+            out[(metric, k)] = _bound_draws(groups, metric, k, u)
     return out
+
+
+def _bound_draws(
+    groups: Groups, metric: str, k: int, u: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Draws whose equal-tailed intervals are the Clopper–Pearson bounds of x tasks at 1 of T
+    (as :func:`passhat.scopes.bound_interval`): the u-quantile of Beta(x, T − x + 1) for u < ½
+    (the lower end's distribution), of Beta(x + 1, T − x) for u ≥ ½ (the upper end's)."""
+    from scipy import special
+
+    used = groups.weight > 0
+    t = float(groups.mult[used].sum())
+    x = float(groups.mult[used] @ task_values(groups, metric, k)[used])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = special.betaincinv(x, t - x + 1, u) if x > 0 else np.zeros_like(u)
+        hi = special.betaincinv(x + 1, t - x, u) if x < t else np.ones_like(u)
+    return np.asarray(np.where(u < 0.5, lo, hi), dtype=float)
 
 
 def _benchmark(

@@ -41,6 +41,7 @@ from passhat.model.joint_build import (
     build_joint_model,
     quad_model_data,
 )
+from passhat.model.joint_imh import sample_joint_imh
 from passhat.model.joint_quad import design, draw_task_effects
 from passhat.model.joint_rasch import (
     build_rasch_model,
@@ -81,6 +82,7 @@ def fit_joint(
     target_accept: float = 0.9,
     progress: bool | None = None,
     model: str = "joint",
+    method: str = "auto",
 ) -> JointFit:
     """Fit the joint crossed model of several systems (see :mod:`passhat.model.joint_build`).
 
@@ -89,6 +91,11 @@ def fit_joint(
     :mod:`passhat.model.joint_rasch`); tasks with no decided run for a system
     are cells left out (``unscored_tasks`` "exclude", the default, or
     "error"). Returns a :class:`JointFit`.
+
+    Which sampler: with ``method`` and ``sampler`` both "auto", the joint form is
+    sampled by independence Metropolis–Hastings from a t fitted at the mode
+    (:mod:`passhat.model.joint_imh`) when its Pareto k̂ ≤ 0.7, else by NUTS; the Rasch
+    form, ``method="nuts"`` or a named sampler always run NUTS.
 
     Raises
     ------
@@ -106,11 +113,15 @@ def fit_joint(
     jd, present = _cells(ds, unscored_tasks, model)
     seed = resolve_seed(seed)
     show = resolve_progress(progress)
-    used = resolve_sampler(sampler)
     quad: Any = rasch_design(jd) if model == "rasch" else design(jd)
-    run = _sample_nutpie if used == "nutpie" else _sample_pymc
-    res = run(jd, quad, pri, model=model, chains=chains, draws=draws, tune=tune, seed=seed,
-              progress=show, target_accept=target_accept)  # fmt: skip
+    res, imh = None, None
+    if model == "joint" and method == "auto" and sampler == "auto":
+        res, imh = sample_joint_imh(quad, pri, chains=chains, draws=draws, seed=seed)
+    used = "imh" if res is not None else resolve_sampler(sampler)
+    if res is None:
+        run = _sample_nutpie if used == "nutpie" else _sample_pymc
+        res = run(jd, quad, pri, model=model, chains=chains, draws=draws, tune=tune, seed=seed,
+                  progress=show, target_accept=target_accept)  # fmt: skip
     loss = _draw_task_effects(res, quad, model=model, seed=seed)
     left_out = int((np.asarray(ds["present"].values, dtype=bool) & ~present).sum())
     ran = np.asarray(ds["present"].values, dtype=bool)
@@ -125,7 +136,7 @@ def fit_joint(
     posterior.attrs.update(
         {
             "passhat_model": model,
-            "passhat_method": "nuts",
+            "passhat_method": "imh" if used == "imh" else "nuts",
             "passhat_sampler": used,
             "passhat_seed": seed,
             "passhat_priors": pri.to_json(),
@@ -137,6 +148,11 @@ def fit_joint(
             "passhat_settings": json.dumps(settings),
         }
     )
+    if imh is not None:  # the independence sampler was tried: what its check found
+        finite = {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in imh.items()
+        }
+        posterior.attrs["passhat_imh"] = json.dumps(finite)
     sample_stats = xr.Dataset(
         {"diverging": (("chain", "draw"), res["diverging"])},
         coords={"chain": posterior["chain"].values, "draw": posterior["draw"].values},

@@ -55,7 +55,7 @@ from passhat.model.joint_metrics import (
 from passhat.model.joint_rasch import conditional_check_draws
 from passhat.model.joint_spread import JointSpread
 from passhat.model.joint_summary import JointFitSummary
-from passhat.model.text import mean_outside_note
+from passhat.model.text import imh_label, mean_outside_note
 from passhat.trials import provenance
 
 __all__ = ["JointFit", "JointSpread"]
@@ -137,7 +137,13 @@ class JointFit(Result):
     def method_label(self) -> str:
         """e.g. ``posterior, joint crossed model, NUTS (nutpie)``."""
         form = " without deviation (Rasch form, κ = ∞)" if self.model == "rasch" else ""
-        return f"posterior, joint crossed model{form}, NUTS ({self.sampler})"
+        return f"posterior, joint crossed model{form}, {imh_label(self.sampler, self._imh)}"
+
+    @property
+    def _imh(self) -> dict[str, Any] | None:
+        """What the independence sampler's check found (None: it was not tried)."""
+        raw = self.idata.posterior.attrs.get("passhat_imh")
+        return None if raw is None else dict(json.loads(str(raw)))
 
     @property
     def notes(self) -> list[str]:

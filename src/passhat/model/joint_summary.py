@@ -142,7 +142,14 @@ class JointFitSummary(Result):
         lines = (
             task_effects_line(self.parameters, self.correlation),
             dispersion_line(self.dispersion, st.model),
-            joint_diagnostics_line(diag.status(), diag.table, diag.divergences["(all)"]),
+            joint_diagnostics_line(
+                diag.status(),
+                diag.table,
+                None
+                if self.method_label.startswith("posterior, joint crossed model")
+                and "independence MH" in self.method_label
+                else diag.divergences["(all)"],
+            ),
         )
         title = (
             f"passhat fit --model {st.model} ({self.method_label}; {st.ci:.0%} posterior "

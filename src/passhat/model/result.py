@@ -44,7 +44,7 @@ from passhat.model.checks import AGREEMENT_COLUMNS, agreement_rows
 from passhat.model.comparison import ModelComparison
 from passhat.model.diagnostics import Diagnostics, compute_diagnostics
 from passhat.model.fit_summary import FitSettings, FitSummary
-from passhat.model.histogram import informative
+from passhat.model.histogram import informative, population_bound
 from passhat.model.metrics import Groups, system_metrics
 from passhat.model.parts import COMPONENTS, component_idata, hyper_draws, model_variables
 from passhat.model.shape import MAX_RUNS, SHAPE_COLUMNS, shape_check, shape_rows
@@ -57,7 +57,13 @@ from passhat.model.summaries import (
     summary_table,
     task_posterior_frames,
 )
-from passhat.model.text import BENCHMARK_RULE, POPULATION_RULE, mean_outside_note, method_label
+from passhat.model.text import (
+    BENCHMARK_RULE,
+    POPULATION_BOUND_RULE,
+    POPULATION_RULE,
+    mean_outside_note,
+    method_label,
+)
 from passhat.trials import provenance
 
 __all__ = ["K_METRICS", "Fit"]
@@ -467,7 +473,25 @@ class Fit(Result):
         bench = (table["scope"] == "benchmark").to_numpy()
         table.loc[free & bench, "method"] = BENCHMARK_RULE
         table.loc[free & ~bench, "method"] = POPULATION_RULE
+        table.loc[free & ~bench & self._bounded(table), "method"] = POPULATION_BOUND_RULE
         return table
+
+    def _bounded(self, table: pd.DataFrame) -> NDArray[np.bool_]:
+        """The population rows whose values are the Clopper–Pearson-type bound
+        (:func:`~passhat.model.histogram.population_bound`)."""
+        index = {s: si for si, s in enumerate(self.systems)}
+        kk = table["k"].fillna(1).astype(int)
+        return np.array(
+            [
+                scope == "population"
+                and m in ("mean", "pass_at_k", "pass_hat_k")
+                and population_bound(self._groups(index[str(s)]), m, int(k))
+                for s, m, k, scope in zip(
+                    table["system"], table["metric"], kk, table["scope"], strict=True
+                )
+            ],
+            dtype=bool,
+        )
 
     def _model_free(self, table: pd.DataFrame) -> NDArray[np.bool_]:
         """The rows of a summary table whose values are the histogram's, not the model's: the

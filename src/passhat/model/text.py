@@ -38,6 +38,7 @@ __all__ = [
     "disagreement_line",
     "dispersion_line",
     "extrapolation_line",
+    "imh_label",
     "interval",
     "joint_cell_notes",
     "joint_diagnostics_line",
@@ -162,12 +163,24 @@ def diagnostics_line(
     return f"diagnostics {system}: {status} ({detail})"
 
 
-def joint_diagnostics_line(status: str, table: pd.DataFrame, divergences: int) -> str:
-    """The joint fit's diagnostics: status, worst R-hat, ESS, divergences."""
+def joint_diagnostics_line(status: str, table: pd.DataFrame, divergences: int | None) -> str:
+    """The joint fit's diagnostics: status, worst R-hat, ESS, divergences (``None``: a sampler
+    without trajectories, which has none to count).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"r_hat": [1.001], "ess_bulk": [2100.0], "ess_tail": [2500.0]})
+    >>> joint_diagnostics_line("ok", t, None).split(", ")[-1]
+    'no divergences to count: independence MH)'
+    """
+    counted = (
+        "no divergences to count: independence MH"
+        if divergences is None
+        else f"{divergences} divergences"
+    )
     return (
         f"diagnostics: {status} (max r_hat {table['r_hat'].max():.3f}, min ESS bulk "
-        f"{table['ess_bulk'].min():.0f} / tail {table['ess_tail'].min():.0f}, "
-        f"{divergences} divergences)"
+        f"{table['ess_bulk'].min():.0f} / tail {table['ess_tail'].min():.0f}, {counted})"
     )
 
 
@@ -359,6 +372,7 @@ def rules_line(
     *,
     benchmark: bool = True,
     benchmark_some: bool = False,
+    bound: bool = False,
 ) -> str:
     """Which rule made each scope's intervals: where the runs measure a value (k up to the
     fewest runs of a task; ``upto``: per system, the largest such k among the model-free
@@ -367,6 +381,8 @@ def rules_line(
     up to that k are model-free. ``benchmark=False``: no benchmark row is model-free (fewer
     than 10 tasks with both outcomes) while population rows up to ``upto`` are;
     ``benchmark_some``: only some benchmark rows up to that k are (the rule's condition said).
+    ``bound``: some population rows are the Clopper–Pearson-type bound (said after the
+    bootstrap).
 
     Examples
     --------
@@ -379,10 +395,16 @@ def rules_line(
     """
     ks = sorted(set(upto.values()))
     at = f"k ≤ {ks[0]}" if len(ks) == 1 else "k up to each system's fewest runs of a task"
+    cp = (
+        " (where every task's value is 0 or 1 and fewer lie on a side: the Clopper–Pearson "
+        "bounds of the share of tasks at 1)"
+        if bound
+        else ""
+    )
     if not benchmark:
         return (
             f"intervals: population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each "
-            "side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates, "
+            f"side of the estimate: a Bayesian bootstrap of the tasks' unbiased estimates{cp}, "
             "model-free, as `passhat estimate`, whatever the model; every other row (the "
             "benchmark scope: fewer than 10 tasks with both outcomes): the "
             f"{_model_phrase(model)}'s posterior (each row's rule: `method` in --json)."
@@ -392,7 +414,7 @@ def rules_line(
         which = " (some rows here)" if population == "some" else ""
         pop = (
             f"; population scope, mean and {at} where ≥ 30 tasks lie ≥ 10 on each side of the "
-            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates — both "
+            f"estimate{which}: a Bayesian bootstrap of the tasks' unbiased estimates{cp} — both "
             "model-free, as `passhat estimate`"
         )
     else:
@@ -421,13 +443,24 @@ ONE_TASK_NOTE = (
 #: The ``method`` of a benchmark-scope row that the histogram of successes fixes.
 BENCHMARK_RULE = (
     "unbiased estimate ± z·se (model-free: estimate's normal interval; where a task has "
-    "n < 2k runs its variance is the exact one at (c + ½)/(n + 1), not a model's)"
+    "fewer than 2k runs, se from the larger of the exact variance at (c + ½)/(n + 1) and a "
+    "conservative model-free bound, not a model's)"
 )
 
 #: The ``method`` of a population-scope row that the histogram of successes fixes.
 POPULATION_RULE = (
     "Bayesian bootstrap of the tasks' unbiased estimates (model-free, as estimate resamples tasks)"
 )
+
+#: The ``method`` of a population-scope row where every task's value is 0 or 1 and few tasks
+#: lie on a side of the estimate (:func:`passhat.model.histogram.population_bound`).
+POPULATION_BOUND_RULE = (
+    "Clopper–Pearson bounds of the share of tasks at 1 (model-free: estimate's rule where every "
+    "task's value is 0 or 1 and fewer than 10 tasks lie on a side of the estimate)"
+)
+
+#: Every ``method`` of a population-scope row the histogram fixes.
+POPULATION_RULES = (POPULATION_RULE, POPULATION_BOUND_RULE)
 
 
 def shape_line(system: str, rows: Sequence[Mapping[str, Any]], *, level: float = 0.05) -> str:
@@ -497,3 +530,35 @@ def _metric_label(metric: str, k: int) -> str:
     if metric == "mean":
         return "mean"
     return ("pass^" if metric == "pass_hat_k" else "pass@") + str(k)
+
+
+def imh_label(sampler: str, imh: dict[str, Any] | None) -> str:
+    """How a joint fit's posterior was sampled, with the independence sampler's check.
+
+    Examples
+    --------
+    >>> imh_label("imh", {"khat": 0.27, "acceptance": 0.81})
+    'independence MH (t proposal at the mode; PSIS k̂ 0.27 ≤ 0.7, 81% accepted)'
+    >>> imh_label("nutpie", {"khat": 0.93, "acceptance": 0.1, "refused": "khat"})
+    'NUTS (nutpie; the independence sampler was not used: PSIS k̂ 0.93 > 0.7)'
+    >>> imh_label("nutpie", {"khat": 0.5, "ess_min": 120.4, "refused": "mixing"})[42:]
+    ' not used: its chains mixed too slowly: smallest ESS 120)'
+    >>> imh_label("nutpie", {"khat": None, "cells": 100, "refused": "cells"})[42:]
+    ' not used: 100 cells are too few for a Gaussian-like posterior)'
+    >>> imh_label("nutpie", None)
+    'NUTS (nutpie)'
+    """
+    if sampler == "imh" and imh is not None:
+        return (
+            f"independence MH (t proposal at the mode; PSIS k̂ {imh['khat']:.2f} ≤ 0.7, "
+            f"{imh['acceptance']:.0%} accepted)"
+        )
+    if imh is None:
+        return f"NUTS ({sampler})"
+    why = {
+        "cells": f"{imh.get('cells')} cells are too few for a Gaussian-like posterior",
+        "mode": "no mode found",
+        "khat": f"PSIS k̂ {imh.get('khat') or float('inf'):.2f} > 0.7",
+        "mixing": f"its chains mixed too slowly: smallest ESS {imh.get('ess_min', 0):.0f}",
+    }.get(str(imh.get("refused")), "its check failed")
+    return f"NUTS ({sampler}; the independence sampler was not used: {why})"

@@ -41,10 +41,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
-from typing import Any, Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Literal
 
 from passhat._format import pct
 from passhat._validate import check_k
@@ -63,6 +60,10 @@ from passhat.planner.runs_text import (
     retry_reasoning,
     width_reasoning,
 )
+
+if TYPE_CHECKING:  # numpy loads with SciPy, in the functions that need a quantile
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = [
     "DEFAULT_CI",
@@ -230,6 +231,7 @@ def _smallest_ok(
 
 def _cert_ok(n: NDArray[np.float64], x: int, f0: float, alpha: float) -> NDArray[np.bool_]:
     # x or fewer failures at the true rate f0 must be rare: P(X ≤ x | n, f0) ≤ α
+    import numpy as np
     from scipy import stats
 
     return np.asarray(stats.binom.cdf(x, n, f0) <= alpha)
@@ -275,6 +277,8 @@ def runs_to_certify(
         f0 = _prob("max_failure_rate", max_failure_rate)
         q = _prob("ci", ci)
         alpha = 1 - q
+        import numpy as np
+
         n = _smallest_ok(
             lambda m: bool(_cert_ok(np.array([float(m)]), x, f0, alpha)[0]),
             start=max(x + 1, 2),
@@ -331,6 +335,7 @@ def runs_to_certify(
 
 def _half_width(n: NDArray[np.float64], rate: float, method: str, ci: float) -> NDArray[np.float64]:
     """Two-sided interval half-width at the expected count c = rate·n (not an approximation)."""
+    import numpy as np
     from scipy import stats
 
     alpha = 1 - ci
@@ -382,6 +387,8 @@ def runs_for_width(
         example="rate=0.8, half_width=0.1",
     )
     p = _prob("rate", rate, closed_low=True)
+    import numpy as np
+
     q = _prob("ci", ci)
     meth = str(method).lower().replace("_", "-")
     if meth in ("cp", "beta", "exact"):
