@@ -211,7 +211,8 @@ class Estimate(Result):
     def cost(self) -> CostEstimate | None:
         """Cost per run, per success, per all-k-pass and pass^k per unit cost per (system, k)
         (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column (or their
-        ``duration_s`` column with ``cost_of="duration"``); None without it. Built on first access; a run without a cost is an error then.
+        ``duration_s`` column with ``cost_of="duration"``); None without it. Built on first
+        access; a run without a cost is an error then.
 
         Examples
         --------

@@ -59,8 +59,8 @@ from passhat.compare.cost_result import FEW_TASKS, CostComparison, CostSettings,
 from passhat.compare.cost_small import pair_bootstrap_t
 from passhat.compare.paired import _matched_tasks, _pair_weights, _refuse_short, _sources
 from passhat.compare.scores import score_trials
-from passhat.cost_of import COLUMN, CostOf, check_cost_of, missing_column
 from passhat.compare.selection import Selection, select_systems
+from passhat.cost_of import COLUMN, CostOf, check_cost_of, missing_column
 from passhat.errors import OptionError, ValidationError
 from passhat.estimators import WeightSpec, mean_success, pass_hat_k
 from passhat.exclusions import WEIGHT_ZERO, default_ks
