@@ -405,7 +405,7 @@ def compare_cost(
         settings=CostSettings(ks=tuple(ks), ci=level, n_boot=nb, seed=opts.seed,
                               baseline=sel.baseline, intersect=intersect, clusters=clusters,
                               weights=_label(weights), cost_of=of),
-        notes=tuple(sel.notes) + _cost_cluster_notes(clusters),
+        notes=tuple(sel.notes) + _cost_cluster_notes(clusters, of),
         source=_sources(a, b),
     )  # fmt: skip
 
@@ -417,17 +417,17 @@ def _label(weights: WeightSpec) -> str:
     return weights if isinstance(weights, str) else "mapping"
 
 
-#: How the cost intervals use clusters (the notes' words).
+#: How the cost (or duration) intervals use clusters (the notes' words).
 _CLUSTER_HOW = (
-    "the cost intervals resample clusters, each with all its tasks (percentile cluster "
+    "the {of} intervals resample clusters, each with all its tasks (percentile cluster "
     f"bootstrap from {FEW_TASKS} clusters up; below, the symmetric bootstrap-t on the "
     "leave-one-cluster-out jackknife standard error)"
 )
 
 
-def _cost_cluster_notes(clusters: dict[str, int]) -> tuple[str, ...]:
+def _cost_cluster_notes(clusters: dict[str, int], of: str = "cost") -> tuple[str, ...]:
     """The clusters' notes without the generic warning that the cluster bootstrap may be too
     narrow below 20 clusters: below :data:`FEW_TASKS` clusters the cost intervals are the
     bootstrap-t, and :meth:`CostComparison.all_notes` says where that may still fall short."""
-    notes = cluster_notes(clusters, ci=True, how=_CLUSTER_HOW)
+    notes = cluster_notes(clusters, ci=True, how=_CLUSTER_HOW.format(of=of))
     return tuple(n for n in notes if not (n.startswith("only ") and "may be too narrow" in n))
