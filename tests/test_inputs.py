@@ -56,3 +56,33 @@ def test_rank_the_same_file_twice_is_said(
     rc, out, err = run(capsys, ["rank", str(a), str(tmp_path / "b.csv")])
     assert rc == 0, err
     assert "files of identical content (same SHA-256)" in out + err
+
+
+def _category_runs(systems: list[str], cats: dict[str, str]) -> ph.Trials:
+    import pandas as pd
+
+    rows = [
+        {"system": s, "task_id": t, "trial": r, "success": (r + i) % 2, "category": c}
+        for i, s in enumerate(systems) for t, c in cats.items() for r in range(2)
+    ]  # fmt: skip
+    return ph.Trials.from_frame(pd.DataFrame(rows))
+
+
+def test_concat_systems_keeps_the_tasks_categories() -> None:
+    """Several inputs combined (rank A.csv B.csv --by category) keep each task's category; the
+    merge dropped it and --by said 'no category column'. A task in two categories is an error
+    naming it. Oracle: the categories as written."""
+    from passhat.errors import ValidationError
+    from passhat.inputs import concat_systems
+
+    cats = {"t1": "x", "t2": "y", "t3": "x"}
+    a, b = _category_runs(["A"], cats).counts(), _category_runs(["B", "C"], cats).counts()
+    merged = concat_systems([a, b])
+    assert dict(zip(merged["task"].values, merged["category"].values, strict=True)) == cats
+    clash = _category_runs(["D"], {**cats, "t2": "z"})
+    assert "category" not in concat_systems([a, clash.counts()]).coords  # used only with by
+    with pytest.raises(ValidationError, match=r"task 't2' is in category 'y' in one input and 'z'"):
+        ph.rank([_category_runs(["A"], cats), clash], k=1, n_boot=200, by="category")
+    r = ph.rank([_category_runs(["A"], cats), _category_runs(["B", "C"], cats)], k=1,
+                metrics=["mean"], n_boot=200, by="category")  # fmt: skip
+    assert r.by_category is not None and set(r.by_category.table["category"]) == {"x", "y"}

@@ -256,6 +256,24 @@ def test_md_escape_keeps_table_rows_and_html_inert() -> None:
     assert md_escape("a|b`*_[x]\\\n<i>&") == "a\\|b\\`\\*\\_\\[x\\]\\\\ &lt;i&gt;&amp;"
 
 
+@pytest.mark.parametrize("name", ["# x", "## x", "- x", "+ x", "#", "-"])
+def test_md_escape_keeps_a_name_at_a_line_start_literal(name: str) -> None:
+    """A report sentence starts with a system's name ("- NAME against ...: ..."): a name that
+    begins like a heading or a list item was rendered as one and lost its marker ('# x' read
+    'x' in a heading). Oracle: markdown-it's rendering of the bullet."""
+    html = MarkdownIt("commonmark").render(f"- {md_escape(name)} against base: text\n")
+    assert html == f"<ul>\n<li>{name} against base: text</li>\n</ul>\n"
+
+
+def test_md_escape_leaves_names_that_are_no_marker() -> None:
+    assert [md_escape(n) for n in ("1.5-pro", "#1", "-x", "gpt-4")] == [
+        "1.5-pro",
+        "#1",
+        "-x",
+        "gpt-4",
+    ]
+
+
 # ------------------------------------------------------------------ words
 def test_words() -> None:
     assert level_words(0.9) == "90%" and level_words(0.975) == "97.5%"

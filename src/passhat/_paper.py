@@ -333,6 +333,9 @@ def _rules_between_groups(text: str, starts: list[int]) -> str:
 
 # ---------------------------------------------------------------------------- Markdown
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+# A block marker at the start (a heading's #, a list item's - or +): a name that opens a line,
+# as a report's sentences do ("- NAME: ..."), would become a heading or a nested list.
+_MD_BLOCK_START = re.compile(r"^(#{1,6}|[-+])(\s|$)")
 
 
 def md_escape(value: object) -> str:
@@ -345,7 +348,8 @@ def md_escape(value: object) -> str:
     """
     text = str(value).replace("\r", " ").replace("\n", " ")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return "\\" + text if _MD_BLOCK_START.match(text) else text  # "# x" -> "\# x"
 
 
 def _md_cell(value: object, *, name: bool) -> str:

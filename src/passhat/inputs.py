@@ -91,28 +91,35 @@ def concat_systems(tables: Sequence[xr.Dataset]) -> xr.Dataset:
     )
     merged["present"] = merged["present"].astype(bool)
     if any("cluster" in t.coords for t in tables):
-        merged = merged.assign_coords(cluster=("task", _merged_clusters(tables, merged)))
+        merged = merged.assign_coords(cluster=("task", _merged_labels(tables, merged, "cluster")))
+    if any("category" in t.coords for t in tables):  # kept for by="category"
+        try:
+            cats = _merged_labels(tables, merged, "category")
+        except ValidationError as err:  # an error only when the categories are used
+            merged.attrs["category_clash"] = str(err)
+        else:
+            merged = merged.assign_coords(category=("task", cats))
     return merged
 
 
-def _merged_clusters(tables: Sequence[xr.Dataset], merged: xr.Dataset) -> np.ndarray:
-    """Each task's cluster over the inputs that name one (a task placed in two clusters is an
-    error naming it; a task no input places stays without one, for :func:`passhat.clusters.
-    clusters_of` to name)."""
+def _merged_labels(tables: Sequence[xr.Dataset], merged: xr.Dataset, coord: str) -> np.ndarray:
+    """Each task's cluster (or category) over the inputs that name one (a task placed in two
+    is an error naming it; a task no input places stays without one, for
+    :func:`passhat.clusters.clusters_of` or ``by`` to name)."""
     found = pd.Series(
         np.full(merged.sizes["task"], None, dtype=object), index=merged["task"].values
     )
     for t in tables:
-        if "cluster" not in t.coords:
+        if coord not in t.coords:
             continue
-        own = pd.Series(np.asarray(t["cluster"].values, dtype=object), index=t["task"].values)
+        own = pd.Series(np.asarray(t[coord].values, dtype=object), index=t["task"].values)
         old = found.reindex(own.index)
         clash = old.notna() & own.notna() & (old != own)
         if clash.any():
             task = clash.index[int(np.flatnonzero(clash.to_numpy())[0])]
             raise ValidationError(
-                f"task {task!r} is in cluster {old[task]!r} in one input and {own[task]!r} in "
-                "another; a task belongs to one cluster"
+                f"task {task!r} is in {coord} {old[task]!r} in one input and {own[task]!r} in "
+                f"another; a task belongs to one {coord}"
             )
         found.loc[own.index] = own.where(own.notna(), old).to_numpy()
     return found.to_numpy(dtype=object)

@@ -90,3 +90,23 @@ def test_weights_reach_the_cost_comparison(
     assert row["base_value"] == pytest.approx(1 / (3.0 / 5))
     plain = write(tmp_path, "plain.csv", RUNS)
     bad(capsys, ["compare", plain, "--cost", "--weights", "declared"], "declare no weight column")
+
+
+def test_csv_rows_name_scope_and_method(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--csv: every row's intervals name their scope and how they were computed (weights
+    included), as compare --csv's rows do; the rows had neither, so a weighted table read the
+    same as an unweighted one."""
+    import io
+
+    import pandas as pd
+
+    lines = RUNS.splitlines()
+    lines = [lines[0] + ",weight"] + [f"{x},{3 if ',t1,' in x else 1}" for x in lines[1:]]
+    path = write(tmp_path, "w.csv", "\n".join(lines) + "\n")
+    argv = ["compare", path, "--cost", "--k", "1", "--n-boot", "200", "--weights", "declared"]
+    rc, out, _ = run(capsys, [*argv, "--csv"])
+    csv = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    api = ph.compare_cost(ph.read(path), k=1, n_boot=200, weights="declared")
+    assert rc == 0 and len(csv) == len(api.table)
+    assert (csv["scope"] == "population").all()
+    assert (csv["method"] == api.method).all() and "task weights (declared" in api.method

@@ -174,7 +174,9 @@ def test_rank_by_category(capsys: pytest.CaptureFixture[str]) -> None:
     assert per["category"].tolist() == got["category"].tolist()
     assert per["system"].tolist() == got["system"].tolist()
     assert per["upper"].astype(float).tolist() == pytest.approx(got["upper"].tolist(), abs=1e-12)
-    assert (per["method"] != "").all() and (overall["method"] == "").all()
+    assert (per["method"] != "").all()
+    # the overall rows name their interval's method too (a CSV row is read on its own)
+    assert (overall["method"] == doc["settings"]["value_interval"]).all()
     # --markdown / --latex: the overall table, then each category's (the terminal's rows)
     rc, out, _ = run(capsys, [*argv, "--markdown"])
     tables = [line for line in out.splitlines() if line.startswith("Table: ")]
@@ -183,3 +185,25 @@ def test_rank_by_category(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(body) == len(doc["leaderboard"]) + len(got)
     rc, out, _ = run(capsys, [*argv, "--latex"])
     assert rc == 0 and out.count("\\begin{table}") == 2
+
+
+def test_rank_by_category_csv_overall_rows_name_the_posterior(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Below 30 tasks the overall leaderboard's interval is each system's hierarchical
+    posterior, though the engine column says 'bootstrap': the overall CSV rows' method says
+    so (it was empty)."""
+    rows = [
+        {"system": s, "task_id": f"t{t}", "trial": r, "success": int((t + r + i) % 3 != 0),
+         "category": "ab"[t % 2]}
+        for i, s in enumerate(["x", "y", "z"]) for t in range(8) for r in range(3)
+    ]  # fmt: skip
+    path = tmp_path / "runs.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    argv = ["rank", str(path), "--k", "1", "--metric", "mean", "--n-boot", "200", "--by",
+            "category"]  # fmt: skip
+    rc, out, _ = run(capsys, [*argv, "--csv"])
+    csv = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    overall = csv[csv["category"] == ""]
+    assert rc == 0 and len(overall) == 3
+    assert overall["method"].str.startswith("posterior interval of each system's").all()

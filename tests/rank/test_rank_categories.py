@@ -190,3 +190,22 @@ def test_one_category_test_is_said_not_computed() -> None:
     assert t["p_value"].isna().all()
     assert t["method"].str.contains("not computed: fewer than two categories").all()
     assert not t["method"].str.contains("0 arrangements").any()
+
+
+def test_paper_caption_names_the_intervals_that_are_not_the_method() -> None:
+    """A category of one task whose runs all pass gets estimate's bound, not the posterior's
+    interval: the terminal says so ('except ...'), and now the --markdown/--latex caption of
+    the per-category table does too (it named only the category's method)."""
+    rows = [
+        {"system": s, "task_id": f"t{t}", "trial": r, "category": "solo" if t == 0 else "rest",
+         "success": 1 if t == 0 else int((t + r + i) % 3 != 0)}
+        for i, s in enumerate(["x", "y", "z"]) for t in range(7) for r in range(3)
+    ]  # fmt: skip
+    r = ph.rank(ph.Trials.from_frame(pd.DataFrame(rows)), k=1, metrics=["mean"], n_boot=200,
+                by="category").by_category  # fmt: skip
+    assert r is not None
+    odd = r.table[r.table["interval"] != "marginal"]
+    assert set(odd["category"]) == {"solo"}  # the oracle: the rows' own interval rules
+    caption = r.to_markdown().split("Table: ")[-1]
+    for system, rule in zip(odd["system"], odd["interval"], strict=True):
+        assert f"solo {system}: {rule}" in caption

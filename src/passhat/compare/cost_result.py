@@ -212,7 +212,8 @@ class CostComparison(Result):
             "inputs": dict(self.source),
             "settings": s,
             "method": self.method,
-            "cost": records(self.table),
+            # each row names its intervals' scope and method (a --csv row is read on its own)
+            "cost": records(self.table.assign(scope="population", method=self.method)),
             "missing_cost": records(self.missing),
             "dropped": records(self.dropped),
             "notes": list(self.all_notes()),

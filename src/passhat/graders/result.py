@@ -177,8 +177,8 @@ class GraderCorrection(Result):
                 "se^n), else a sign that se and sp do not fit these data; the averages stay "
                 "unbiased, interval ends are cut to [0, 1]"
             )
-        if len(self.excluded):
-            out.append(f"excluded {len(self.excluded)} task(s) with no decided run")
+        for reason, count in self.excluded["reason"].astype(str).value_counts(sort=False).items():
+            out.append(f"excluded {count} task(s): {reason}")
         return out
 
     @property

@@ -42,6 +42,8 @@ def category_codes(ds: xr.Dataset, by: str) -> tuple[list[str], NDArray[np.int64
     table has none or a task has none (no task is dropped silently)."""
     if by not in BY_KEYS:
         raise OptionError(f"{{param}} must be one of {', '.join(BY_KEYS)} (got {by!r})", param="by")
+    if by not in ds.coords and ds.attrs.get(f"{by}_clash"):  # inputs that disagree
+        raise ValidationError(str(ds.attrs[f"{by}_clash"]))
     if by not in ds.coords:
         raise ValidationError(
             f"no {by} column to estimate by (map one with --map {by}=COLUMN, or add a "

@@ -114,7 +114,8 @@ class CategoryRanking(Result):
         """What the per-category table holds, its level, scope and methods."""
         methods = "; ".join(
             f"{how} ({', '.join(dict.fromkeys(rows['category'].astype(str)))})"
-            for how, rows in self.table.groupby("method", sort=False)
+            + _exceptions(rows)  # a degenerate bootstrap, a bound: as the terminal says
+            for how, rows in self.table[_shown(self.table)].groupby("method", sort=False)
         )
         return (
             f"Leaderboard of each {self.by}: the leaderboard of its tasks alone, best first per "

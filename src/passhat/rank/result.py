@@ -133,6 +133,10 @@ class Ranking(Result):
         }
         if self.by_category is not None:
             inner = self.by_category._document()
+            # each category's rows name their interval's method; so do the overall ones
+            # (stacked with them by --csv, a row is read on its own)
+            how = str(self.settings.get("value_interval", ""))
+            doc["leaderboard"] = records(self.table.assign(method=how))
             doc["by"] = inner["by"]
             doc["category_settings"] = inner["settings"]
             for key in ("by_category", "category_pairs", "category_tests"):
