@@ -58,6 +58,10 @@ def test_json_records_which_column() -> None:
     assert est.cost is not None and est.cost.to_dict()["cost_of"] == "duration"
     cmp = ph.compare_cost(dur, k=[1], n_boot=100, cost_of="duration").to_dict()
     assert cmp["settings"]["cost_of"] == "duration" and "cost" in cmp
+    from passhat.schemas import validate
+
+    for document in (doc, est.cost.to_dict(), cmp):  # the schemas know the new field
+        validate(document)
 
 
 def _texts(view: object) -> str:
