@@ -100,8 +100,9 @@ def test_duration_notes_with_few_tasks_and_missing_durations() -> None:
 
 def test_missing_duration_column_is_a_named_error(tmp_path) -> None:
     path = tmp_path / "runs.csv"
-    path.write_text("system,task_id,success,cost\nx,a,1,1\nx,a,0,1\ny,a,1,2\ny,a,1,2\n",
-                    encoding="utf-8")
+    path.write_text(
+        "system,task_id,success,cost\nx,a,1,1\nx,a,0,1\ny,a,1,2\ny,a,1,2\n", encoding="utf-8"
+    )
     runs = ph.read(str(path))
     est = ph.estimate(runs, k=[1], cost_of="duration")
     assert est.cost is None

@@ -283,8 +283,7 @@ def estimate(
             "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
         )
     min_runs = check_min_runs(min_runs)
-    matched = check_flag(matched, "matched")
-    cost_of = check_cost_of(cost_of)  # type: ignore[assignment]
+    matched, cost_of = check_flag(matched, "matched"), check_cost_of(cost_of)  # type: ignore[assignment]
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     data = as_input(data)
     ds = as_counts(data)
