@@ -30,6 +30,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from passhat._frames import to_numbers
+from passhat.cost_of import COLUMN
 from passhat.cost_result import COST_COLUMNS, CostEstimate
 from passhat.errors import ValidationError
 from passhat.trials import Trials
@@ -49,13 +50,17 @@ class CostCells:
     where: str
 
 
-def cost_cells(data: Trials | xr.Dataset, ds: xr.Dataset) -> CostCells | None:
-    """The cost sums per cell of ``ds`` (a count table of ``data``); None without runs or
-    without a cost column."""
-    if not isinstance(data, Trials) or "cost" not in data.frame.columns:
+def cost_cells(
+    data: Trials | xr.Dataset, ds: xr.Dataset, *, cost_of: str = "cost"
+) -> CostCells | None:
+    """The cost sums per cell of ``ds`` (a count table of ``data``) from the column
+    ``cost_of`` reads (``cost``, or ``duration_s`` for ``"duration"``); None without runs or
+    without that column."""
+    column = COLUMN[cost_of]
+    if not isinstance(data, Trials) or column not in data.frame.columns:
         return None
     df = data.frame
-    x = to_numbers(df["cost"]).to_numpy(dtype=float, na_value=np.nan)
+    x = to_numbers(df[column]).to_numpy(dtype=float, na_value=np.nan)
     tasks = pd.Index(ds["task"].values)
     s_idx = pd.Index(ds["system"].values).get_indexer(df["system"])
     t_idx = tasks.get_indexer(df["task_id"])
@@ -81,14 +86,16 @@ def cost_cells(data: Trials | xr.Dataset, ds: xr.Dataset) -> CostCells | None:
     )
 
 
-def _checked(cells: CostCells, include: NDArray[np.bool_], path: str) -> None:
-    """Every run of an included task has a cost ≥ 0, or an error naming the first one."""
-    for count, rule in ((cells.missing, "no cost"), (cells.negative, "a negative cost")):
+def _checked(cells: CostCells, include: NDArray[np.bool_], path: str, cost_of: str) -> None:
+    """Every run of an included task has a cost (or duration) ≥ 0, or an error naming the
+    first one."""
+    word = "cost" if cost_of == "cost" else "duration_s"
+    for count, rule in ((cells.missing, f"no {word}"), (cells.negative, f"a negative {word}")):
         bad = int((count * include).sum())
         if bad:
             raise ValidationError(
                 f"{path}{bad} run(s) of the estimated tasks have {rule} (first: {cells.where}); "
-                "cost per success needs a cost ≥ 0 for every run"
+                f"{cost_of} per success needs a {word} ≥ 0 for every run"
             )
 
 
@@ -186,14 +193,16 @@ def cost_estimate(
     source: dict[str, str] | None = None,
     rates: NDArray[np.float64] | None = None,
     boot: dict[str, Any] | None = None,
+    cost_of: str = "cost",
 ) -> CostEstimate:
     """The cost ratios per (system, k) from ``cells``, the estimate's ``wide()`` table (mean
     and pass^k per system and k), its included tasks and normalised ``weights``. With
     ``rates`` (system × task × (mean, pass^k per k)) and ``boot`` (ci, n_boot, seed): the
     population scope's percentile task-bootstrap intervals of cost / success and cost /
-    all-k-pass."""
+    all-k-pass. ``cost_of`` names what ``cells`` hold (``"cost"`` or ``"duration"``, for the
+    result's words)."""
     src = dict(source or {})
-    _checked(cells, include, f"{src['path']}: " if "path" in src else "")
+    _checked(cells, include, f"{src['path']}: " if "path" in src else "", cost_of)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_run = np.where(include & (cells.runs > 0), cells.total / cells.runs, 0.0)
     cpr = (weights * per_run).sum(axis=1)
@@ -231,5 +240,6 @@ def cost_estimate(
         else ""
     )
     return CostEstimate(
-        table=table, source=src, ci=boot["ci"] if ivs and boot else None, method=method
-    )
+        table=table, source=src, ci=boot["ci"] if ivs and boot else None, method=method,
+        cost_of=cost_of,
+    )  # fmt: skip

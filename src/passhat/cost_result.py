@@ -20,6 +20,7 @@ import pandas as pd
 from passhat._format import num
 from passhat._repr import View
 from passhat._result import Result, records
+from passhat.cost_of import label
 
 __all__ = ["COST_COLUMNS", "CostEstimate"]
 
@@ -34,6 +35,28 @@ COST_COLUMNS = {
     "pass_hat_k": "pass^k",
     "cost_per_all_k_pass": "cost / all-k-pass",
     "pass_hat_k_per_cost": "pass^k / cost",
+}
+
+
+#: The columns whose label names the quantity (cost or duration).
+_FIGURES = frozenset(
+    {"runs", "total_cost", "cost_per_run", "cost_per_success", "cost_per_all_k_pass",
+     "pass_hat_k_per_cost"}
+)  # fmt: skip
+
+#: The view's title and definitions, per quantity.
+_TITLE = {
+    "cost": "cost per success and per all-k-pass (the cost column; ratios of benchmark averages)",
+    "duration": "duration per success and per all-k-pass, in seconds (the duration_s column; "
+    "ratios of benchmark averages)",
+}
+_HOW = {
+    "cost": "cost / run: the tasks' mean cost per run, every run counted (unscored ones "
+    "too); cost / success = cost per run / mean; cost / all-k-pass = k × cost per "
+    "run / pass^k; pass^k / cost = its inverse",
+    "duration": "duration / run: the tasks' mean seconds per run, every run counted (unscored "
+    "ones too); duration / success = duration per run / mean; duration / all-k-pass = k × "
+    "duration per run / pass^k; pass^k / second = its inverse",
 }
 
 
@@ -70,6 +93,11 @@ class CostEstimate(Result):
     method : str
         How the intervals were computed (population scope: the percentile task bootstrap of
         the ratio Σ wᵢ cᵢ / Σ wᵢ Uᵢ, each task drawn with its cost per run and its rates).
+    cost_of : {"cost", "duration"}
+        What the figures measure: the runs' ``cost`` column, or their ``duration_s`` column
+        (seconds: duration per run, per success, per all-k-pass, pass^k per second). The
+        table's column names are the same for both; the labels and ``to_dict()["cost_of"]``
+        say which.
     """
 
     schema: ClassVar[str] = "cost"
@@ -78,6 +106,7 @@ class CostEstimate(Result):
     source: dict[str, str] = field(default_factory=dict)
     ci: float | None = None
     method: str = ""
+    cost_of: str = "cost"
 
     def to_frame(self) -> pd.DataFrame:
         """The table (a copy)."""
@@ -88,36 +117,34 @@ class CostEstimate(Result):
             "input": dict(self.source),
             "ci": self.ci,
             "method": self.method,
+            "cost_of": self.cost_of,
             "cost": records(self.table),
         }
 
     def view(self) -> View:
         """One row per (system, k)."""
-        t = self.table
+        t, of = self.table, self.cost_of
         frame = pd.DataFrame({"system": t["system"].astype(str), "k": t["k"].astype(str)})
-        for col, label in COST_COLUMNS.items():
+        for col, plain in COST_COLUMNS.items():
+            shown = label(col, of) if col in _FIGURES else plain
             if col in ("tasks", "runs"):
-                frame[label] = t[col].astype(str)
+                frame[shown] = t[col].astype(str)
             elif col in ("mean", "pass_hat_k"):
-                frame[label] = [num(v) for v in t[col]]
+                frame[shown] = [num(v) for v in t[col]]
             else:
-                frame[label] = [_amount(v) for v in t[col]]
+                frame[shown] = [_amount(v) for v in t[col]]
         if self.ci is not None:
-            for col, label in (("cost_per_success", "cost / success"),
-                               ("cost_per_all_k_pass", "cost / all-k-pass"),
-                               ("pass_hat_k_per_cost", "pass^k / cost")):  # fmt: skip
+            for col in ("cost_per_success", "cost_per_all_k_pass", "pass_hat_k_per_cost"):
                 lo, hi = t[f"{col}_lower"], t[f"{col}_upper"]
-                frame[label] = [
+                frame[label(col, of)] = [
                     f"{_amount(v)} [{_amount(a)}, {_amount(b)}]"
                     for v, a, b in zip(t[col], lo, hi, strict=True)
                 ]
         return View(
-            "cost per success and per all-k-pass (the cost column; ratios of benchmark averages)",
+            _TITLE[of],
             frame,
             notes=(
-                "cost / run: the tasks' mean cost per run, every run counted (unscored ones "
-                "too); cost / success = cost per run / mean; cost / all-k-pass = k × cost per "
-                "run / pass^k; pass^k / cost = its inverse",
+                _HOW[of],
                 f"{self.ci:g} intervals, {self.method}"
                 if self.ci is not None
                 else "no intervals (ask with ci= / --ci)",

@@ -43,6 +43,7 @@ from passhat._validate import (
 )
 from passhat.clusters import FEW_RULE, cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
+from passhat.cost_of import CostOf, check_cost_of
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
 from passhat.estimators import (
@@ -163,6 +164,7 @@ def estimate(
     predictive: int | None = None,
     scores: bool | Sequence[float] = False,
     by: str | None = None,
+    cost_of: CostOf = "cost",
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -256,6 +258,10 @@ def estimate(
         Also the estimate per category of tasks (``by_category``): each category's values
         and intervals over its included tasks, and a permutation F test per (system, metric,
         k) of whether the categories differ (:mod:`passhat.groups`).
+    cost_of : {"cost", "duration"}
+        What :attr:`Estimate.cost` measures: the runs' ``cost`` column (default) or their
+        ``duration_s`` column, for duration (seconds) per run, per success and per
+        all-k-pass and pass^k per second, computed the same way.
 
     Returns
     -------
@@ -277,7 +283,7 @@ def estimate(
             "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
         )
     min_runs = check_min_runs(min_runs)
-    matched = check_flag(matched, "matched")
+    matched, cost_of = check_flag(matched, "matched"), check_cost_of(cost_of)  # type: ignore[assignment]
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     data = as_input(data)
     ds = as_counts(data)
@@ -363,7 +369,8 @@ def estimate(
         ),
         by_category=extra.by_category,
         _counts=ds,
-        _cost=cost_cells(data, ds),
+        _cost=cost_cells(data, ds, cost_of=cost_of),
+        _cost_of=cost_of,
         _include=tasks.include,
         _weights=tasks.normalised,
     )

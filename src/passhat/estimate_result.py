@@ -39,6 +39,7 @@ from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k, check_method
 from passhat.cost import CostCells, cost_estimate
+from passhat.cost_of import missing_column
 from passhat.cost_result import CostEstimate
 from passhat.errors import OptionError
 from passhat.estimate_view import VALUES_TITLE, values_notes, values_table
@@ -114,6 +115,7 @@ class Estimate(Result):
     by_category: CategoryEstimate | None = None
     _counts: xr.Dataset | None = None
     _cost: CostCells | None = None
+    _cost_of: str = "cost"
     _include: NDArray[np.bool_] | None = None
     _weights: NDArray[np.float64] | None = None
 
@@ -139,6 +141,7 @@ class Estimate(Result):
             doc["category_tests"] = records(self.by_category.tests)
         if cost:
             doc["cost"] = records(self._cost_result().table)
+            doc["cost_of"] = self._cost_of
         return doc
 
     def to_dict(self, *, per_task: bool = False, cost: bool = False) -> dict[str, Any]:
@@ -156,6 +159,9 @@ class Estimate(Result):
     def _cost_result(self) -> CostEstimate:
         """:attr:`cost`, or an error saying the data have no cost column."""
         if self.cost is None:
+            if self._cost_of == "duration":
+                where = f"{self.source['path']}: " if "path" in self.source else ""
+                raise OptionError(missing_column("duration", where))
             raise OptionError("{param} needs runs with a cost column", param="cost")
         return self.cost
 
@@ -204,8 +210,9 @@ class Estimate(Result):
     @cached_property
     def cost(self) -> CostEstimate | None:
         """Cost per run, per success, per all-k-pass and pass^k per unit cost per (system, k)
-        (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column; None
-        without one. Built on first access; a run without a cost is an error then.
+        (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column (or their
+        ``duration_s`` column with ``cost_of="duration"``); None without it. Built on first
+        access; a run without a cost is an error then.
 
         Examples
         --------
@@ -226,7 +233,7 @@ class Estimate(Result):
         return cost_estimate(
             self._cost, self.wide(), self._include, self._weights, ks,
             systems=[str(s) for s in self.summary["system"]], source=self.source,
-            rates=rates, boot=boot,
+            rates=rates, boot=boot, cost_of=self._cost_of,
         )  # fmt: skip
 
     @cached_property

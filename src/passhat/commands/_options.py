@@ -34,6 +34,7 @@ __all__ = [
     "PasshatCommand",
     "ci_option",
     "command",
+    "cost_of_option",
     "grader_options",
     "json_option",
     "k_option",
@@ -201,6 +202,21 @@ def weights_option(*, help: str | None = None) -> Callable[[F], F]:
         default="equal",
         show_default=True,
         help=help or "Task weights in the benchmark average.",
+    )
+
+
+def cost_of_option() -> Callable[[F], F]:
+    """``--cost-of {cost,duration}``: what the cost figures measure (the ``cost`` column or the
+    ``duration_s`` column, in seconds); ``duration`` asks for the figures."""
+    return click.option(  # type: ignore[return-value]
+        "--cost-of",
+        "cost_of",
+        type=click.Choice(["cost", "duration"]),
+        default="cost",
+        show_default=True,
+        help="What the cost figures measure: the cost column, or the duration_s column "
+        "(seconds per run: duration per success, per all-k-pass, pass^k per second). "
+        "'duration' turns the figures on.",
     )
 
 

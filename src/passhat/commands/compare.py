@@ -26,6 +26,7 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    cost_of_option,
     json_option,
     k_option,
     n_boot_option,
@@ -96,6 +97,7 @@ PAIRED_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         help="Compare what the systems pay (needs a cost column): cost per run, per success, "
         "per all-k-pass and pass^k per unit cost, with the paired difference and ratio.",
     ),
+    cost_of_option(),
 ]
 
 # Options of the baseline-vs-candidate classification (--classify).
@@ -260,6 +262,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
         raise OptionError(f"--{opts['paper']} writes the paired comparison's table, not --classify")
     if opts["classify"] and opts["scores"]:
         raise OptionError("--scores compares scores in the paired comparison, not --classify")
+    opts["cost"] = opts["cost"] or opts["cost_of"] != "cost"  # --cost-of duration: --cost
     _refuse_by(opts)
     _refuse_cost(opts)
     source = clustered_spec(
@@ -290,6 +293,7 @@ def compare_cmd(source: InputSpec, **opts: Any) -> None:
     cmp: Comparison | CategoryComparison | CostComparison
     if opts["cost"]:
         del shared["multiplicity"], shared["min_runs"]  # refused above
+        shared["cost_of"] = opts["cost_of"]
         cmp = compare_cost(data_a, data_b, **shared)  # type: ignore[arg-type]
     elif opts["by"] is not None:
         del shared["weights"], shared["multiplicity"]  # checked above: equal, none

@@ -19,6 +19,7 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    cost_of_option,
     grader_options,
     json_option,
     k_option,
@@ -107,6 +108,7 @@ __all__ = ["register"]
     help="Also cost per run, per success, per all-k-pass and pass^k per unit cost (needs a "
     "cost column).",
 )
+@cost_of_option()
 @grader_options()
 @json_option("tasks", "estimates")
 @paper_option(scopes=("population", "benchmark", "predictive"))
@@ -132,6 +134,7 @@ def estimate_cmd(
     by: str | None,
     curve: bool,
     cost: bool,
+    cost_of: str,
     sensitivity: float | None,
     specificity: float | None,
     audit: list[int] | None,
@@ -147,6 +150,7 @@ def estimate_cmd(
     same corrected for a noisy grader, with intervals that include the grader's uncertainty
     (with --weights and clusters too).
     """
+    cost = cost or cost_of != "cost"  # --cost-of duration asks for the figures
     grader = {"sensitivity": sensitivity, "specificity": specificity, "audit": audit,
               "truth": truth}  # fmt: skip
     if any(v is not None for v in grader.values()):
@@ -198,6 +202,7 @@ def estimate_cmd(
         predictive=predictive,
         scores=thresholds if thresholds is not None else scores,
         by=by,
+        cost_of=cost_of,  # type: ignore[arg-type]
     )
     if as_json:
         emit_json(est.to_dict(per_task=per_task, cost=cost))

@@ -18,6 +18,7 @@ from passhat.commands._common import (
 from passhat.commands._options import (
     ci_option,
     command,
+    cost_of_option,
     grader_options,
     json_option,
     k_option,
@@ -105,6 +106,7 @@ __all__ = ["register"]
     help="The 'Cost' section (cost per run, per success, per all-k-pass, pass^k per unit "
     "cost). Default: shown when the runs have a cost column.",
 )
+@cost_of_option()
 @grader_options()
 @click.option(
     "--traces",
@@ -144,6 +146,7 @@ def report_cmd(
     by: str | None,
     no_by: bool,
     cost: bool | None,
+    cost_of: str,
     sensitivity: float | None,
     specificity: float | None,
     audit: list[int] | None,
@@ -172,7 +175,8 @@ def report_cmd(
     # --scores and --cost need every run (its score, its cost): a large file is read whole
     data = clustered_input(
         source, cluster_column=cluster_column, ignore_clusters=ignore_clusters,
-        runs=bool(scores) or thresholds is not None or bool(cost) or truth is not None,
+        runs=bool(scores) or thresholds is not None or bool(cost) or truth is not None
+        or cost_of != "cost",
     )  # fmt: skip
     grader = {name: v for name, v in (("sensitivity", sensitivity), ("specificity", specificity),
               ("audit", audit), ("truth", truth)) if v is not None}  # fmt: skip
@@ -207,6 +211,7 @@ def report_cmd(
         scores=thresholds if thresholds is not None else scores,
         by=False if no_by else by,
         cost=cost,
+        cost_of=cost_of,
         grader=grader or None,
     )
     if as_json:

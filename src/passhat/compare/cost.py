@@ -60,6 +60,7 @@ from passhat.compare.cost_small import pair_bootstrap_t
 from passhat.compare.paired import _matched_tasks, _pair_weights, _refuse_short, _sources
 from passhat.compare.scores import score_trials
 from passhat.compare.selection import Selection, select_systems
+from passhat.cost_of import COLUMN, CostOf, check_cost_of, missing_column
 from passhat.errors import OptionError, ValidationError
 from passhat.estimators import WeightSpec, mean_success, pass_hat_k
 from passhat.exclusions import WEIGHT_ZERO, default_ks
@@ -89,9 +90,10 @@ class RunCosts:
             return np.where(self.costed > 0, self.total / np.maximum(self.costed, 1), np.nan)
 
 
-def run_costs(trials: Trials, ds: xr.Dataset) -> RunCosts:
-    """The cost sums per cell of ``ds`` from ``trials``' cost column; a negative cost is an
-    error naming the file, the task, the system and the trial (a missing one is counted).
+def run_costs(trials: Trials, ds: xr.Dataset, *, cost_of: str = "cost") -> RunCosts:
+    """The cost sums per cell of ``ds`` from ``trials``' cost column (``duration_s`` with
+    ``cost_of="duration"``); a negative value is an error naming the file, the task, the
+    system and the trial (a missing one is counted).
 
     Examples
     --------
@@ -106,12 +108,15 @@ def run_costs(trials: Trials, ds: xr.Dataset) -> RunCosts:
     """
     df = trials.frame
     where = f"{trials.source['path']}: " if "path" in trials.source else ""
-    if "cost" not in df.columns:
+    column = COLUMN[cost_of]
+    if column not in df.columns:
+        if cost_of == "duration":
+            raise OptionError(missing_column("duration", where))
         raise OptionError(
             where + "{param} needs a cost column (a cost per run); the runs have none",
             param="cost",
         )
-    x = pd.to_numeric(df["cost"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    x = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     tasks = pd.Index(ds["task"].values)
     s_idx = pd.Index(ds["system"].values).get_indexer(df["system"])
     t_idx = tasks.get_indexer(df["task_id"])
@@ -121,8 +126,8 @@ def run_costs(trials: Trials, ds: xr.Dataset) -> RunCosts:
         row = df.iloc[int(bad[0])]
         raise ValidationError(
             f"{where}task {row['task_id']!r} (system {row['system']!r}), trial {row['trial']}: "
-            f"cost {x[bad[0]]:g} is negative ({bad.size} negative cost(s) in all); a cost "
-            "must be a number ≥ 0"
+            f"{column} {x[bad[0]]:g} is negative ({bad.size} negative {column}(s) in all); "
+            f"a {column} must be a number ≥ 0"
         )
     cell = (s_idx * len(tasks) + t_idx)[keep]
     xs = x[keep]
@@ -209,6 +214,7 @@ class _Options:
     seed: int
     intersect: bool
     weights: WeightSpec = None
+    cost_of: str = "cost"
 
 
 def _pair_rows(
@@ -227,7 +233,7 @@ def _pair_rows(
     cpr = costs.per_run()
     no_cost = both & (np.isnan(cpr[ib]) | np.isnan(cpr[ic]))
     dropped += [{"baseline": base, "candidate": cand, "task": tasks[i],
-                 "reason": "no run with a cost for "
+                 "reason": f"no run with a {COLUMN[opts.cost_of]} for "
                  + " and ".join(s for s, j in ((base, ib), (cand, ic)) if np.isnan(cpr[j, i]))}
                 for i in np.flatnonzero(no_cost)]  # fmt: skip
     n_all = np.asarray(ds["n"].values, dtype=float)
@@ -240,7 +246,8 @@ def _pair_rows(
     keep = both & ~no_cost & ~undecided
     if not keep.any():
         raise ValidationError(
-            f"systems {base!r} and {cand!r} have no matched task with a cost for both"
+            f"systems {base!r} and {cand!r} have no matched task with a {COLUMN[opts.cost_of]} "
+            "for both"
         )
     w = _pair_weights(sel, base, cand, tasks[keep], opts.weights)
     zero = np.flatnonzero(keep)[w <= 0]  # in no average: left out and listed
@@ -322,6 +329,7 @@ def compare_cost(
     baseline: str | None = None,
     names: tuple[str, str] | None = None,
     weights: WeightSpec = None,
+    cost_of: CostOf = "cost",
 ) -> CostComparison:
     """Paired comparison of what systems pay: cost per run, per success, per all-k-pass and
     pass^k per unit cost of each system on the matched tasks, with the candidate's
@@ -352,6 +360,10 @@ def compare_cost(
         over tasks (cost per run, mean success, pass^k) is the weighted mean, in the values
         and in each resample (a drawn task brings its weight); tasks of weight 0 are left
         out and listed. Equal weights give the unweighted result exactly.
+    cost_of : {"cost", "duration"}
+        What is compared: the runs' ``cost`` column (default) or their ``duration_s``
+        column (seconds: duration per run, per success, per all-k-pass, pass^k per second),
+        computed the same way; ``settings.cost_of`` records it.
 
     Returns
     -------
@@ -369,15 +381,16 @@ def compare_cost(
     """
     level, nb = check_ci(ci), check_n_boot(n_boot)
     check_flag(intersect, "intersect")
+    of = check_cost_of(cost_of)
     sel = select_systems(a, b, baseline=baseline, names=names)
     ks = default_ks(sel.counts) if k is None else norm_k(k)
     inputs: list[Trials | xr.Dataset] = [a] if isinstance(a, Trials | xr.Dataset) else list(a)
     inputs += [b] if b is not None else []
     trials = score_trials(inputs, [str(s) for s in sel.counts["system"].values], param="cost",
-                          need="a cost")  # fmt: skip
-    costs = run_costs(trials, sel.counts)
+                          need=f"a {COLUMN[of]}")  # fmt: skip
+    costs = run_costs(trials, sel.counts, cost_of=of)
     opts = _Options(ks=ks, ci=level, n_boot=nb, seed=resolve_seed(seed), intersect=intersect,
-                    weights=weights)  # fmt: skip
+                    weights=weights, cost_of=of)  # fmt: skip
     parts = [_pair_rows(sel, cand, costs, opts) for cand in sel.candidates]
     clusters = {
         f"{sel.baseline} vs {c}": p[2]
@@ -391,8 +404,8 @@ def compare_cost(
                              columns=["baseline", "candidate", "task", "reason"]),
         settings=CostSettings(ks=tuple(ks), ci=level, n_boot=nb, seed=opts.seed,
                               baseline=sel.baseline, intersect=intersect, clusters=clusters,
-                              weights=_label(weights)),
-        notes=tuple(sel.notes) + _cost_cluster_notes(clusters),
+                              weights=_label(weights), cost_of=of),
+        notes=tuple(sel.notes) + _cost_cluster_notes(clusters, of),
         source=_sources(a, b),
     )  # fmt: skip
 
@@ -404,17 +417,17 @@ def _label(weights: WeightSpec) -> str:
     return weights if isinstance(weights, str) else "mapping"
 
 
-#: How the cost intervals use clusters (the notes' words).
+#: How the cost (or duration) intervals use clusters (the notes' words).
 _CLUSTER_HOW = (
-    "the cost intervals resample clusters, each with all its tasks (percentile cluster "
+    "the {of} intervals resample clusters, each with all its tasks (percentile cluster "
     f"bootstrap from {FEW_TASKS} clusters up; below, the symmetric bootstrap-t on the "
     "leave-one-cluster-out jackknife standard error)"
 )
 
 
-def _cost_cluster_notes(clusters: dict[str, int]) -> tuple[str, ...]:
+def _cost_cluster_notes(clusters: dict[str, int], of: str = "cost") -> tuple[str, ...]:
     """The clusters' notes without the generic warning that the cluster bootstrap may be too
     narrow below 20 clusters: below :data:`FEW_TASKS` clusters the cost intervals are the
     bootstrap-t, and :meth:`CostComparison.all_notes` says where that may still fall short."""
-    notes = cluster_notes(clusters, ci=True, how=_CLUSTER_HOW)
+    notes = cluster_notes(clusters, ci=True, how=_CLUSTER_HOW.format(of=of))
     return tuple(n for n in notes if not (n.startswith("only ") and "may be too narrow" in n))

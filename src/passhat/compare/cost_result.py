@@ -43,18 +43,39 @@ FEW_TASKS = 100
 #: 20 tasks and log-normal costs; every ratio ≥ 0.90 there).
 FEW_FOR_DIFFERENCES = 50
 
-#: What the study measured where the notes warn (filled from reports/compare_cost_coverage).
-_SHORT_DIFFERENCES = (
-    "with 20 tasks and log-normal costs the differences covered 0.83–0.92 at 90%, cost / run's "
-    "0.83, with 50 tasks 0.85–0.91"
-)
+#: What the study measured where the notes warn (filled from reports/compare_cost_coverage),
+#: per quantity (the study drew costs; the same computation runs on durations).
+_SHORT_DIFFERENCES = {
+    "cost": "with 20 tasks and log-normal costs the differences covered 0.83–0.92 at 90%, "
+    "cost / run's 0.83, with 50 tasks 0.85–0.91",
+    "duration": "with 20 tasks and log-normal values per run the differences covered "
+    "0.83–0.92 at 90%, the mean per run's 0.83, with 50 tasks 0.85–0.91",
+}
 
-#: Display labels of the metrics (with k where it enters).
+#: Display labels of the metrics (with k where it enters), per quantity (``cost_of``).
 _LABELS = {
-    "cost_per_run": "cost / run",
-    "cost_per_success": "cost / success",
-    "cost_per_all_k_pass": "cost / all-{k}-pass",
-    "pass_hat_k_per_cost": "pass^{k} / cost",
+    "cost": {
+        "cost_per_run": "cost / run",
+        "cost_per_success": "cost / success",
+        "cost_per_all_k_pass": "cost / all-{k}-pass",
+        "pass_hat_k_per_cost": "pass^{k} / cost",
+    },
+    "duration": {
+        "cost_per_run": "duration / run (s)",
+        "cost_per_success": "duration / success (s)",
+        "cost_per_all_k_pass": "duration / all-{k}-pass (s)",
+        "pass_hat_k_per_cost": "pass^{k} / second",
+    },
+}
+
+#: The definitions under the view's table, per quantity ({mean}: mean or weighted mean).
+_HOW = {
+    "cost": "cost / run: the tasks' {mean} cost per run, every run counted (unscored ones "
+    "too); cost / success = cost per run / mean; cost / all-k-pass = k × cost per run / "
+    "pass^k; pass^k / cost = its inverse",
+    "duration": "duration / run: the tasks' {mean} seconds per run (the duration_s column), "
+    "every run counted (unscored ones too); duration / success = duration per run / mean; "
+    "duration / all-k-pass = k × duration per run / pass^k; pass^k / second = its inverse",
 }
 
 
@@ -62,7 +83,8 @@ _LABELS = {
 class CostSettings:
     """The options a cost comparison used (``clusters``: per pair, its number of clusters
     when the tasks are clustered; ``weights``: the task weights, equal, declared, category
-    or mapping)."""
+    or mapping; ``cost_of``: what was compared, the ``cost`` column or ``duration``, the
+    ``duration_s`` column)."""
 
     ks: tuple[int, ...]
     ci: float
@@ -72,6 +94,7 @@ class CostSettings:
     intersect: bool
     clusters: dict[str, int] = field(default_factory=dict)
     weights: str = "equal"
+    cost_of: str = "cost"
 
 
 def cost_method(settings: CostSettings) -> str:
@@ -96,8 +119,12 @@ def cost_method(settings: CostSettings) -> str:
         f"them up; below {FEW_TASKS}, the symmetric bootstrap-t on the leave-one-out "
         "(jackknife) standard error (ratios on the log scale); "
         f"{settings.n_boot} resamples, seed {settings.seed}; no benchmark-scope interval (the "
-        "run-to-run spread of costs is not modelled)"
+        f"run-to-run spread of {_PLURAL[settings.cost_of]} is not modelled)"
     )
+
+
+#: The quantity in the plural, per ``cost_of``.
+_PLURAL = {"cost": "costs", "duration": "durations"}
 
 
 def interval_rule(units: int, *, clustered: bool) -> str:
@@ -195,6 +222,8 @@ class CostComparison(Result):
     def all_notes(self) -> tuple[str, ...]:
         """The notes: the inputs', missing costs, tasks left out, undefined resamples."""
         out = list(self.notes)
+        of = self.settings.cost_of
+        word = "a cost" if of == "cost" else "a duration_s"
         gone = self.missing[self.missing["runs_without_cost"] > 0]
         if len(gone):
             who = "; ".join(
@@ -203,7 +232,7 @@ class CostComparison(Result):
                                    gone["tasks_without_cost"], strict=True)
             )  # fmt: skip
             out.append(
-                f"runs without a cost ({who}): each task's cost per run is the mean of its "
+                f"runs without {word} ({who}): each task's {of} per run is the mean of its "
                 "runs that have one; a task with none for a system is left out of that pair"
             )
         if len(self.dropped):
@@ -219,8 +248,8 @@ class CostComparison(Result):
             unit = "clusters" if self.settings.clusters else "matched tasks"
             out.append(
                 f"few {unit} ({pairs}): below {FEW_FOR_DIFFERENCES} {unit} the intervals of the "
-                "differences (candidate − baseline) may be too narrow when costs are skewed "
-                f"(study compare_cost_coverage: {_SHORT_DIFFERENCES}); the ratios' held"
+                f"differences (candidate − baseline) may be too narrow when {_PLURAL[of]} are "
+                f"skewed (study compare_cost_coverage: {_SHORT_DIFFERENCES[of]}); the ratios' held"
             )
         one = self.table.groupby(["baseline", "candidate"], sort=False)["tasks"].first()
         one = [f"{b} vs {c}" for (b, c), t in one.items()
@@ -250,9 +279,9 @@ class CostComparison(Result):
 
     def view(self) -> Display:
         """Per pair: both systems' values and the difference and ratio with intervals."""
-        t = self.table
+        t, of = self.table, self.settings.cost_of
         label = [
-            _LABELS[m].format(k="k" if pd.isna(kv) else int(kv))
+            _LABELS[of][m].format(k="k" if pd.isna(kv) else int(kv))
             for m, kv in zip(t["metric"], t["k"], strict=True)
         ]
         frame = pd.DataFrame({
@@ -267,7 +296,8 @@ class CostComparison(Result):
             "tasks": t["tasks"].astype(str),
         })  # fmt: skip
         title = (
-            f"cost compared with {self.settings.baseline} (paired, matched tasks; "
+            f"{of if of == 'cost' else 'duration (seconds)'} compared with "
+            f"{self.settings.baseline} (paired, matched tasks; "
             "difference = candidate − baseline, ratio = candidate / baseline)"
         )
         return Display((
@@ -275,10 +305,7 @@ class CostComparison(Result):
                 title, frame, left=frozenset({"candidate", "metric"}), section_by="candidate",
                 notes=(f"{self.settings.ci:g} intervals, {self.method}",
                        *self._rules(),
-                       f"cost / run: the tasks' {self._mean_word()} cost per run, every run "
-                       "counted (unscored "
-                       "ones too); cost / success = cost per run / mean; cost / all-k-pass = "
-                       "k × cost per run / pass^k; pass^k / cost = its inverse",
+                       _HOW[of].format(mean=self._mean_word()),
                        *self.all_notes()),
             ),
         ))  # fmt: skip

@@ -165,6 +165,13 @@ def report(
         without one, or for a run without a cost). With two systems or more and ``ci``, a
         "Cost comparison" section follows: :func:`passhat.compare_cost` on the report's tasks
         against the baseline, with the report's k, level, resamples, seed and weights.
+    cost_of : {"cost", "duration"}
+        What those sections measure: the ``cost`` column (default) or, with ``"duration"``,
+        the ``duration_s`` column in seconds (sections "Duration" and "Duration comparison":
+        duration per run, per success, per all-k-pass, pass^k per second). ``"duration"``
+        turns them on (an error without a duration_s column, or with ``cost=False``); by
+        default durations are never shown, even for runs with durations and no cost: a
+        report shows one of the two, the one asked for.
     grader : mapping, optional
         The grader's error, as :func:`passhat.correct_grader` takes it: ``{"sensitivity":
         SE, "specificity": SP}``, ``{"audit": (TP, FN, TN, FP)}`` or ``{"truth": COLUMN}``.

@@ -199,6 +199,8 @@ def _extra_settings(results: ReportResults) -> dict[str, Any]:
     for key, section, on in sections:
         if on or asked.get(key) is not None or section in skipped:
             out[key] = {"asked": asked.get(key), "shown": on}
+    if "cost" in out:  # which column the cost sections read
+        out["cost"]["cost_of"] = ex.cost_of
     if results.clusters is not None:
         out["clusters"] = dict(results.clusters.counts)
     if results.grader is not None:

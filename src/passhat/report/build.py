@@ -115,6 +115,7 @@ class ReportOptions(TypedDict, total=False):
     scores: Any
     by: Any
     cost: bool | None
+    cost_of: str
     grader: Mapping[str, Any] | None
 
 
@@ -131,6 +132,7 @@ DEFAULTS: ReportOptions = {
     "scores": None,
     "by": None,
     "cost": None,
+    "cost_of": "cost",
     "grader": None,
 }
 
@@ -188,8 +190,8 @@ def build_report_data(
         The further options of :func:`passhat.report` (:class:`ReportOptions`): ``weights``,
         ``on_short``, ``min_runs``, ``unscored_tasks`` (as in :func:`passhat.estimate`),
         ``model_method``, ``compare_models``, ``tolerate_extra_lookups``, ``progress``,
-        ``scores``, ``by``, ``cost`` (the sections that follow the data's columns:
-        :mod:`passhat.report.extras`), ``grader`` (the grader's error, as
+        ``scores``, ``by``, ``cost``, ``cost_of`` (the sections that follow the data's
+        columns: :mod:`passhat.report.extras`), ``grader`` (the grader's error, as
         :func:`passhat.correct_grader` takes it: the "Grader correction" section).
 
     Returns
@@ -279,7 +281,8 @@ def compute_results(
     seeds = ReportSeeds.from_seed(seed)
     div, trace_counts = _divergence_input(data, traces, opts)
     ds_all = as_counts(data)
-    wanted = plan_extras(data, scores=opts["scores"], by=opts["by"], cost=opts["cost"], ds=ds_all)
+    wanted = plan_extras(data, scores=opts["scores"], by=opts["by"], cost=opts["cost"], ds=ds_all,
+                         cost_of=opts["cost_of"])  # fmt: skip
     # runs (not their counts) only when a score or a cost is read from them
     est = _estimate(ds_all, opts, seeds, wanted, runs=data)
     extras, cost = _cost(est, wanted.extras)
@@ -495,6 +498,8 @@ def _estimate(
         est_opts["scores"] = wanted.scores
     if wanted.by is not None:
         est_opts["by"] = wanted.by
+    if wanted.extras.cost_of != "cost":
+        est_opts["cost_of"] = wanted.extras.cost_of
     if opts["ci"] is not None:
         # the predictive interval: what a new benchmark of as many tasks would show
         est_opts.update(
@@ -514,7 +519,7 @@ def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:
     try:
         return extras, est.cost
     except ValidationError as err:
-        if (extras.asked or {}).get("cost") is True:
+        if (extras.asked or {}).get("cost") is True or extras.cost_of != "cost":
             raise
         return without_cost(extras, str(err)), None
 
@@ -546,6 +551,7 @@ def _cost_comparison(
         return compare_cost(
             runs, k=list(settings.ks), ci=settings.ci, n_boot=settings.n_boot, seed=seed,
             intersect=True, baseline=settings.baseline or systems[0], weights=settings.weights,
+            cost_of=cost.cost_of,  # type: ignore[arg-type]
         )  # fmt: skip
     except (ValidationError, OptionError) as err:  # e.g. no matched task with a cost for both
         return str(err)

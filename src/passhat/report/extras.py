@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from passhat.cost_of import COLUMN, check_cost_of, missing_column
 from passhat.errors import OptionError, ValidationError
 from passhat.report.results import Extras
 from passhat.trials import Trials
@@ -94,6 +95,7 @@ def plan_extras(
     by: Any,
     cost: Any,
     ds: xr.Dataset | None = None,
+    cost_of: str = "cost",
 ) -> ExtrasPlan:
     """The extras the report computes, from the options (None: detect) and the data's
     columns (``ds``: its count table, built when not given).
@@ -102,7 +104,8 @@ def plan_extras(
     ------
     OptionError
         An option of the wrong kind; ``cost=True`` for data without a cost column (a count
-        table has none).
+        table has none); ``cost_of="duration"`` (which turns the section on unless
+        ``cost=False`` says otherwise: then an error) for data without a duration_s column.
     """
     asked = {"scores": _scores_option(scores), "by": by, "cost": cost}
     if by not in (None, False, "category"):
@@ -113,8 +116,17 @@ def plan_extras(
         raise OptionError(
             f"{{param}} must be None (detect), True or False (got {cost!r})", param="cost"
         )
-    has_cost = isinstance(data, Trials) and "cost" in data.frame.columns
+    cost_of = check_cost_of(cost_of)
+    if cost_of == "duration":  # asked for: on, and an error without the column
+        if cost is False:
+            raise OptionError("cost=False (--no-cost) and cost_of='duration' (--cost-of "
+                              "duration) contradict each other; give one")  # fmt: skip
+        cost = True
+    has_cost = isinstance(data, Trials) and COLUMN[cost_of] in data.frame.columns
     if cost is True and not has_cost:
+        if cost_of == "duration":
+            where = f"{data.source['path']}: " if "path" in getattr(data, "source", {}) else ""
+            raise OptionError(missing_column("duration", where))
         raise OptionError("{param} needs runs with a cost column", param="cost")
     skipped: list[tuple[str, str]] = []
     score_arg: bool | list[float]
@@ -133,6 +145,7 @@ def plan_extras(
         scores=score_arg is not False,
         by_category=on_by,
         cost=bool(cost) if cost is not None else has_cost,
+        cost_of=cost_of,
         asked=asked,
         skipped=tuple(skipped),
     )

@@ -160,12 +160,14 @@ class Extras:
     data; True / False / thresholds / "category": given). ``skipped``: (section id, reason)
     for a section the data carry a column for but that could not be computed (a score
     outside [0, 1], a task without a category, a run without a cost) when it was not asked
-    for explicitly (then it is an error).
+    for explicitly (then it is an error). ``cost_of``: what the cost sections measure,
+    ``"cost"`` (the cost column) or ``"duration"`` (the duration_s column, seconds).
     """
 
     scores: bool = False
     by_category: bool = False
     cost: bool = False
+    cost_of: str = "cost"
     asked: dict[str, Any] | None = None
     skipped: tuple[tuple[str, str], ...] = ()
 

@@ -75,3 +75,49 @@ def test_a_detected_missing_cost_is_said_and_an_asked_one_refused() -> None:
     assert "task_01" in sec.note  # the first run without a cost, by name
     with pytest.raises(ValidationError, match="no cost"):
         results_of(data, **ONLY_COST, cost=True)
+
+
+# ------------------------------------------------------------------ cost_of="duration"
+def _with_duration() -> ph.Trials:
+    """The fixture's two systems with duration_s := 100 × cost + 3 (seconds) and the cost
+    column kept: the sections must read the durations, not the costs."""
+    runs = pd.read_csv(EXTRAS_CSV)
+    runs["duration_s"] = 100 * runs["cost"] + 3
+    return ph.Trials.from_frame(runs)
+
+
+def _words(sec) -> str:  # type: ignore[no-untyped-def]
+    t = sec.tables[0]
+    return " ".join([sec.title, *sec.sentences, t.caption, t.note or "",
+                     *[c.label for c in t.columns]])  # fmt: skip
+
+
+def test_duration_sections_are_the_duration_results() -> None:
+    """Oracle: estimate(cost_of="duration") and compare_cost(cost_of="duration") on the same
+    tasks; the wording says duration and seconds, never cost."""
+    from passhat.report.sections.cost_comparison import cost_comparison_section
+
+    data = _with_duration()
+    res = results_of(data, k=[1, 2], scores=False, by=False, cost_of="duration", ci=0.9)
+    sec = cost_section(res)
+    assert sec is not None and sec.status == "ok" and sec.title == "Duration"
+    want = ph.estimate(data, k=[1, 2], matched=True, cost_of="duration").cost
+    assert want is not None
+    got = [r["cost_per_success"] for r in sec.tables[0].rows]
+    assert got == pytest.approx(want.table["cost_per_success"].tolist(), rel=1e-12)
+    words = _words(sec)
+    assert "cost" not in words.lower() and "seconds" in words and "Duration per success" in words
+    cmp = cost_comparison_section(res)
+    assert cmp is not None and cmp.status == "ok" and cmp.title == "Duration comparison"
+    words = _words(cmp)
+    assert "cost" not in words.lower().replace("compare_cost_coverage", "")
+    assert res.cost_comparison.settings.cost_of == "duration"  # type: ignore[union-attr]
+
+
+def test_durations_are_never_shown_by_default() -> None:
+    """Runs with durations and no cost: no section unless cost_of="duration" asks."""
+    runs = _with_duration().frame.drop(columns="cost")
+    data = ph.Trials.from_frame(runs[runs["system"] == "plain"].reset_index(drop=True))
+    assert cost_section(results_of(data, **ONLY_COST)) is None
+    sec = cost_section(results_of(data, **ONLY_COST, cost_of="duration"))
+    assert sec is not None and sec.title == "Duration"

@@ -1,5 +1,6 @@
 """Section "Cost comparison": each system's costs against the baseline's on the report's
-tasks, when the runs carry a cost and the report holds two systems or more.
+tasks, when the runs carry a cost and the report holds two systems or more; "Duration
+comparison" (the same id) with ``cost_of="duration"``: the same from the duration_s column.
 
 Every number is the report's cost comparison (:func:`passhat.compare_cost` on the report's
 tasks with its weights, k, level, resamples and seed: ``results.cost_comparison``): both
@@ -18,16 +19,31 @@ from passhat.report.document import Column, Section, Table
 if TYPE_CHECKING:
     from passhat.report.results import ReportResults
 
-__all__ = ["COST_COMPARISON_TITLE", "cost_comparison_section"]
+__all__ = ["COST_COMPARISON_TITLE", "DURATION_COMPARISON_TITLE", "cost_comparison_section"]
 
 COST_COMPARISON_TITLE = "Cost comparison"
+DURATION_COMPARISON_TITLE = "Duration comparison"
 
-#: Each compared metric in words (k where it enters).
+#: Each compared metric in words (k where it enters), per quantity (``cost_of``).
 _WORDS = {
-    "cost_per_run": "cost per run",
-    "cost_per_success": "cost per success",
-    "cost_per_all_k_pass": "cost per all-{k}-pass",
-    "pass_hat_k_per_cost": "pass^{k} per unit cost",
+    "cost": {
+        "cost_per_run": "cost per run",
+        "cost_per_success": "cost per success",
+        "cost_per_all_k_pass": "cost per all-{k}-pass",
+        "pass_hat_k_per_cost": "pass^{k} per unit cost",
+    },
+    "duration": {
+        "cost_per_run": "duration per run (s)",
+        "cost_per_success": "duration per success (s)",
+        "cost_per_all_k_pass": "duration per all-{k}-pass (s)",
+        "pass_hat_k_per_cost": "pass^{k} per second",
+    },
+}
+_CAPTION = {
+    "cost": "Cost per run, per success, per all-k-pass and pass^k per unit cost, each system "
+    "against the baseline on the tasks both ran",
+    "duration": "Duration per run, per success and per all-k-pass (seconds) and pass^k per "
+    "second, each system against the baseline on the tasks both ran",
 }
 
 
@@ -39,18 +55,18 @@ def _amount(x: Any) -> str:
     return ("∞" if v > 0 else "−∞") if math.isinf(v) else f"{v:.4g}"
 
 
-def _label(metric: str, k: Any) -> str:
-    return _WORDS[metric].format(k="k" if k is None or k != k else int(k))
+def _label(metric: str, k: Any, cost_of: str = "cost") -> str:
+    return _WORDS[cost_of][metric].format(k="k" if k is None or k != k else int(k))
 
 
-def _rows(table: Any) -> list[dict[str, Any]]:
+def _rows(table: Any, cost_of: str) -> list[dict[str, Any]]:
     """The comparison's rows as the table shows them (the metric in words; raw numbers)."""
     rows = []
     for r in table.to_dict(orient="records"):
         row = {str(key): value for key, value in r.items()}
         k = None if row["k"] is None or row["k"] != row["k"] else int(row["k"])
         row["k"] = k
-        row["metric"] = _label(str(r["metric"]), k)
+        row["metric"] = _label(str(r["metric"]), k, cost_of)
         rows.append(row)
     return rows
 
@@ -60,12 +76,14 @@ def _sentences(cmp: Any, kmax: int, level: str) -> list[str]:
     t = cmp.table
     at = t[(t["metric"] == "cost_per_all_k_pass") & (t["k"] == kmax)]
     out = []
+    spend = "the time spent" if cmp.settings.cost_of == "duration" else "the spend"
+    unit = " s" if cmp.settings.cost_of == "duration" else ""
     for r in at.to_dict(orient="records"):
         runs = "run" if kmax == 1 else f"{kmax} runs"
         out.append(
-            f"{r['candidate']} against {r['baseline']}: the spend on {runs} per task whose "
-            f"{runs} all pass is {_amount(r['cand_value'])} against "
-            f"{_amount(r['base_value'])}, a ratio of {_amount(r['ratio'])} ({level} interval "
+            f"{r['candidate']} against {r['baseline']}: {spend} on {runs} per task whose "
+            f"{runs} all pass is {_amount(r['cand_value'])}{unit} against "
+            f"{_amount(r['base_value'])}{unit}, a ratio of {_amount(r['ratio'])} ({level} interval "
             f"for tasks like these {_amount(r['ratio_lower'])}–{_amount(r['ratio_upper'])}) "
             f"on {r['tasks']} matched tasks."
         )
@@ -101,10 +119,13 @@ def cost_comparison_section(results: ReportResults) -> Section | None:
     cmp = results.cost_comparison
     if cmp is None:
         return None
+    title = (
+        DURATION_COMPARISON_TITLE if results.extras.cost_of == "duration" else COST_COMPARISON_TITLE
+    )
     if isinstance(cmp, str):
         return Section(
             id="cost_comparison",
-            title=COST_COMPARISON_TITLE,
+            title=title,
             status="skipped",
             note=f"Not shown: {cmp}.",
         )
@@ -121,16 +142,15 @@ def cost_comparison_section(results: ReportResults) -> Section | None:
     ]
     table = Table(
         id="cost_comparison",
-        caption="Cost per run, per success, per all-k-pass and pass^k per unit cost, each "
-        "system against the baseline on the tasks both ran",
+        caption=_CAPTION[cmp.settings.cost_of],
         columns=cols,
-        rows=_rows(cmp.table),
+        rows=_rows(cmp.table, cmp.settings.cost_of),
         note=f"Intervals: {cmp.method}. An end ±∞ (null in results.json): in that share of "
         "resamples a value was unbounded or undefined (no all-k-pass).",
     )
     return Section(
         id="cost_comparison",
-        title=COST_COMPARISON_TITLE,
+        title=title,
         sentences=_sentences(cmp, results.settings.kmax, level),
         tables=[table],
     )

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from passhat.report.document import Column, Table
 from passhat.report.sections._rows import weighted
 from passhat.report.sections.categories import CATEGORY_TITLE
-from passhat.report.sections.cost import COST_TITLE
-from passhat.report.sections.cost_comparison import COST_COMPARISON_TITLE
+from passhat.report.sections.cost import COST_TITLE, DURATION_TITLE
+from passhat.report.sections.cost_comparison import COST_COMPARISON_TITLE, DURATION_COMPARISON_TITLE
 from passhat.report.sections.divergence import DIVERGENCE_TITLE
 from passhat.report.sections.graders import GRADER_TITLE
 from passhat.report.sections.model import MODEL_TITLE, MODEL_WEIGHTS
@@ -99,14 +99,19 @@ def _rows(results: ReportResults) -> list[tuple[str, str, str]]:
             )
         )
     if ex.cost and results.cost is not None:
+        timed = results.cost.cost_of == "duration"
         rows.append(
-            (COST_TITLE, *_said(est, how="each task's mean cost per run averaged with them"))
-        )
+            (DURATION_TITLE if timed else COST_TITLE,
+             *_said(est, how=f"each task's mean {'duration' if timed else 'cost'} per run "
+                    "averaged with them"))
+        )  # fmt: skip
     cmp = results.cost_comparison
     if cmp is not None and not isinstance(cmp, str):
         rows.append(
             (
-                COST_COMPARISON_TITLE,
+                DURATION_COMPARISON_TITLE
+                if cmp.settings.cost_of == "duration"
+                else COST_COMPARISON_TITLE,
                 *_said(
                     cmp.settings.weights,
                     how="both systems' averages over the matched tasks with them; each "
