@@ -102,6 +102,11 @@ def test_clustered_headline_follows_the_estimate_on_clusters(extras_results, ext
     assert "below 20 clusters" in warning
     assert warning in sections["summary"].sentences
     assert report_stamp(extras_results)["settings"]["clusters"] == {"plain": 6, "tuned<b>": 6}
+    # what the headline says of the other sections is what they did: the comparison flips clusters
+    said = next(s for s in head if s.startswith("The tasks are clustered"))
+    assert "The paired comparison, the leaderboard and the cost comparison use the clusters" in said
+    cmp = extras_results.comparison.table
+    assert cmp.loc[cmp["scope"] == "population", "method"].str.contains("cluster").all()
 
 
 def test_no_cluster_sentences_without_a_cluster_column() -> None:

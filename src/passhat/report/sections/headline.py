@@ -97,9 +97,9 @@ def cluster_sentences(clusters: Clusters, *, intervals: bool) -> list[str]:
             "the population and new-benchmark intervals above and the pass^k-over-k figure "
             "resample clusters, each with all its tasks (cluster bootstrap; below "
             f"{clusters.few} clusters the population intervals are the {FEW_RULE}); the "
-            "benchmark scope is unchanged. The paired comparison, the leaderboard, the spread, the "
-            "model and the partial-credit, per-category and cost intervals treat the tasks "
-            "as independent."
+            "benchmark scope is unchanged. The paired comparison, the leaderboard and the cost "
+            "comparison use the clusters too (each says how); the spread, the model and the "
+            "partial-credit, per-category and cost intervals treat the tasks as independent."
             if intervals
             else "a report with intervals resamples clusters in the population scope."
         )
