@@ -279,6 +279,12 @@ FINAL_SOURCES = (
         "70% at 1 + 30% Beta(2, 2), T = 200, n = 5, replicates 100–314, commit fa93bb1",
         True,
     ),
+    (
+        "rerun_more",
+        "logit-normal T = 200 × n = 3 and 5, zero/one-inflated + middle T = 50 × n = 5, "
+        "replicates 100–299, commit 3a6193a",
+        True,
+    ),
 )
 
 
