@@ -28,7 +28,7 @@ def _frames() -> tuple[ph.Trials, ph.Trials]:
 
 def test_estimate_duration_equals_cost_path_on_copied_column() -> None:
     dur, oracle = _frames()
-    a = ph.estimate(dur, k=[1, 3], ci=0.9, n_boot=100, cost_of="duration").cost
+    a = ph.estimate(dur, k=[1, 3], ci=0.9, n_boot=100).with_cost_of("duration").cost
     b = ph.estimate(oracle, k=[1, 3], ci=0.9, n_boot=100).cost
     assert a is not None and b is not None
     assert a.cost_of == "duration" and b.cost_of == "cost"
@@ -51,7 +51,7 @@ def test_compare_cost_duration_equals_cost_path_on_copied_column() -> None:
 
 def test_json_records_which_column() -> None:
     dur, _ = _frames()
-    est = ph.estimate(dur, k=[1], cost_of="duration")
+    est = ph.estimate(dur, k=[1]).with_cost_of("duration")
     doc = est.to_dict(cost=True)
     assert doc["cost_of"] == "duration" and "cost" in doc  # the existing key kept
     assert ph.estimate(dur, k=[1]).to_dict(cost=True)["cost_of"] == "cost"
@@ -76,7 +76,7 @@ def _texts(view: object) -> str:
 
 def test_duration_wording_says_seconds_never_cost() -> None:
     dur, _ = _frames()
-    est_view = ph.estimate(dur, k=[1, 2], ci=0.9, n_boot=100, cost_of="duration").cost.view()
+    est_view = ph.estimate(dur, k=[1, 2], ci=0.9, n_boot=100).with_cost_of("duration").cost.view()
     cmp_view = ph.compare_cost(dur, k=[2], n_boot=100, cost_of="duration").view()
     for text in (_texts(est_view), _texts(cmp_view)):
         assert "cost" not in text.lower().replace("compare_cost", "")
@@ -104,7 +104,7 @@ def test_missing_duration_column_is_a_named_error(tmp_path) -> None:
         "system,task_id,success,cost\nx,a,1,1\nx,a,0,1\ny,a,1,2\ny,a,1,2\n", encoding="utf-8"
     )
     runs = ph.read(str(path))
-    est = ph.estimate(runs, k=[1], cost_of="duration")
+    est = ph.estimate(runs, k=[1]).with_cost_of("duration")
     assert est.cost is None
     with pytest.raises(OptionError, match=r"runs\.csv: duration per success needs a duration_s"):
         est.to_dict(cost=True)
@@ -116,7 +116,7 @@ def test_missing_or_negative_durations_are_named() -> None:
     df = pd.DataFrame({"system": list("xxyy"), "task_id": list("aaaa"), "success": [1, 0, 1, 1],
                        "duration_s": [1.0, None, 2.0, 2.0]})  # fmt: skip
     with pytest.raises(ValidationError, match=r"have no duration_s .*task 'a'"):
-        _ = ph.estimate(ph.Trials.from_frame(df), k=[1], cost_of="duration").cost
+        _ = ph.estimate(ph.Trials.from_frame(df), k=[1]).with_cost_of("duration").cost
     df.loc[1, "duration_s"] = -3.0
     with pytest.raises(ValidationError, match="duration_s -3 is negative"):
         ph.compare_cost(ph.Trials.from_frame(df), k=[1], cost_of="duration")
@@ -124,7 +124,7 @@ def test_missing_or_negative_durations_are_named() -> None:
 
 def test_bad_cost_of() -> None:
     with pytest.raises(OptionError, match="cost_of must be 'cost' or 'duration'"):
-        ph.estimate(ph.load_example("agents"), k=[1], cost_of="time")  # type: ignore[arg-type]
+        ph.estimate(ph.load_example("agents"), k=[1]).with_cost_of("time")
     with pytest.raises(OptionError, match="cost_of must be 'cost' or 'duration'"):
         check_cost_of(None)
 

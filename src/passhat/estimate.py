@@ -43,7 +43,6 @@ from passhat._validate import (
 )
 from passhat.clusters import FEW_RULE, cluster_codes, cluster_notes, clusters_of
 from passhat.cost import cost_cells
-from passhat.cost_of import CostOf, check_cost_of
 from passhat.errors import OptionError, ShortTaskError, ValidationError
 from passhat.estimate_result import ALL_METRICS, SCOPES, Estimate
 from passhat.estimators import (
@@ -164,7 +163,6 @@ def estimate(
     predictive: int | None = None,
     scores: bool | Sequence[float] = False,
     by: str | None = None,
-    cost_of: CostOf = "cost",
 ) -> Estimate:
     """Benchmark mean success, pass@k and pass^k per system.
 
@@ -258,11 +256,6 @@ def estimate(
         Also the estimate per category of tasks (``by_category``): each category's values
         and intervals over its included tasks, and a permutation F test per (system, metric,
         k) of whether the categories differ (:mod:`passhat.groups`).
-    cost_of : {"cost", "duration"}
-        What :attr:`Estimate.cost` measures: the runs' ``cost`` column (default) or their
-        ``duration_s`` column, for duration (seconds) per run, per success and per
-        all-k-pass and pass^k per second, computed the same way.
-
     Returns
     -------
     Estimate
@@ -283,7 +276,7 @@ def estimate(
             "{param} needs {ci} (a confidence level)", param="predictive", also=("ci",)
         )
     min_runs = check_min_runs(min_runs)
-    matched, cost_of = check_flag(matched, "matched"), check_cost_of(cost_of)  # type: ignore[assignment]
+    matched = check_flag(matched, "matched")
     check_method(task_method, TASK_METHODS, "task_method")  # validate the per-task method now
     data = as_input(data)
     ds = as_counts(data)
@@ -369,8 +362,8 @@ def estimate(
         ),
         by_category=extra.by_category,
         _counts=ds,
-        _cost=cost_cells(data, ds, cost_of=cost_of),
-        _cost_of=cost_of,
+        _cost=cost_cells(data, ds, cost_of="cost"),
+        _duration=cost_cells(data, ds, cost_of="duration"),
         _include=tasks.include,
         _weights=tasks.normalised,
     )

@@ -17,7 +17,7 @@ seed-example     4   20        0 2 0.550  0.675  0.425
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -39,7 +39,7 @@ from passhat._repr import Display, View
 from passhat._result import Result, records
 from passhat._validate import check_k, check_method
 from passhat.cost import CostCells, cost_estimate
-from passhat.cost_of import missing_column
+from passhat.cost_of import check_cost_of, missing_column
 from passhat.cost_result import CostEstimate
 from passhat.errors import OptionError
 from passhat.estimate_view import VALUES_TITLE, values_notes, values_table
@@ -115,6 +115,7 @@ class Estimate(Result):
     by_category: CategoryEstimate | None = None
     _counts: xr.Dataset | None = None
     _cost: CostCells | None = None
+    _duration: CostCells | None = None
     _cost_of: str = "cost"
     _include: NDArray[np.bool_] | None = None
     _weights: NDArray[np.float64] | None = None
@@ -207,11 +208,25 @@ class Estimate(Result):
         per["included"] = (("system", "task"), self._include)
         return per
 
+    def with_cost_of(self, cost_of: str) -> Estimate:
+        """The same estimate whose :attr:`cost` reads the runs' ``cost`` column (``"cost"``, the
+        default) or their ``duration_s`` column (``"duration"``: seconds per run, per success
+        and per all-k-pass, and pass^k per second, computed the same way and labelled so).
+
+        Examples
+        --------
+        >>> import passhat as ph
+        >>> est = ph.estimate(ph.load_example("agents"), k=[1]).with_cost_of("duration")
+        >>> round(float(est.cost.to_frame()["cost_per_success"].iloc[0]), 2)
+        63.8
+        """
+        return replace(self, _cost_of=check_cost_of(cost_of))
+
     @cached_property
     def cost(self) -> CostEstimate | None:
         """Cost per run, per success, per all-k-pass and pass^k per unit cost per (system, k)
         (:class:`passhat.cost_result.CostEstimate`), from the runs' ``cost`` column (or their
-        ``duration_s`` column with ``cost_of="duration"``); None without it. Built on first
+        ``duration_s`` column after :meth:`with_cost_of`); None without it. Built on first
         access; a run without a cost is an error then.
 
         Examples
@@ -221,7 +236,8 @@ class Estimate(Result):
         >>> round(float(est.cost.to_frame()["cost_per_success"].iloc[0]), 4)
         0.134
         """
-        if self._cost is None or self._include is None or self._weights is None:
+        cells = self._duration if self._cost_of == "duration" else self._cost
+        if cells is None or self._include is None or self._weights is None:
             return None
         ks = self.settings["k"]
         boot = None
@@ -231,7 +247,7 @@ class Estimate(Result):
             rates = np.concatenate([per["mean"].values[:, :, :1], per["pass_hat_k"].values], axis=2)
             boot = {k: self.settings[k] for k in ("ci", "n_boot", "seed")}
         return cost_estimate(
-            self._cost, self.wide(), self._include, self._weights, ks,
+            cells, self.wide(), self._include, self._weights, ks,
             systems=[str(s) for s in self.summary["system"]], source=self.source,
             rates=rates, boot=boot, cost_of=self._cost_of,
         )  # fmt: skip

@@ -35,7 +35,7 @@ def test_estimate_cost_of_duration(tmp_path: Path, capsys: pytest.CaptureFixture
     assert rc == 0 and out2 == out
     rc, out, _ = run(capsys, ["estimate", path, "--k", "1,2", "--cost-of", "duration", "--json"])
     doc = json.loads(out)
-    api = ph.estimate(ph.read(path), k=[1, 2], cost_of="duration").cost
+    api = ph.estimate(ph.read(path), k=[1, 2]).with_cost_of("duration").cost
     assert api is not None and doc["cost_of"] == "duration"
     assert [r["cost_per_success"] for r in doc["cost"]] == pytest.approx(
         api.table["cost_per_success"].tolist()

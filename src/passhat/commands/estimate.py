@@ -202,8 +202,7 @@ def estimate_cmd(
         predictive=predictive,
         scores=thresholds if thresholds is not None else scores,
         by=by,
-        cost_of=cost_of,  # type: ignore[arg-type]
-    )
+    ).with_cost_of(cost_of)
     if as_json:
         emit_json(est.to_dict(per_task=per_task, cost=cost))
     elif paper is not None:

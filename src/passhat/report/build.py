@@ -498,8 +498,6 @@ def _estimate(
         est_opts["scores"] = wanted.scores
     if wanted.by is not None:
         est_opts["by"] = wanted.by
-    if wanted.extras.cost_of != "cost":
-        est_opts["cost_of"] = wanted.extras.cost_of
     if opts["ci"] is not None:
         # the predictive interval: what a new benchmark of as many tasks would show
         est_opts.update(
@@ -508,7 +506,8 @@ def _estimate(
             n_boot=opts["n_boot"],
             predictive=int(ds_all.sizes["task"]),
         )
-    return estimate(runs if wanted.scores or wanted.extras.cost else ds_all, **est_opts)
+    est = estimate(runs if wanted.scores or wanted.extras.cost else ds_all, **est_opts)
+    return est.with_cost_of(wanted.extras.cost_of)
 
 
 def _cost(est: Estimate, extras: Extras) -> tuple[Extras, CostEstimate | None]:

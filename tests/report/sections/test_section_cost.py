@@ -93,15 +93,15 @@ def _words(sec) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_duration_sections_are_the_duration_results() -> None:
-    """Oracle: estimate(cost_of="duration") and compare_cost(cost_of="duration") on the same
-    tasks; the wording says duration and seconds, never cost."""
+    """Oracle: estimate(...).with_cost_of("duration") and compare_cost(cost_of="duration") on
+    the same tasks; the wording says duration and seconds, never cost."""
     from passhat.report.sections.cost_comparison import cost_comparison_section
 
     data = _with_duration()
     res = results_of(data, k=[1, 2], scores=False, by=False, cost_of="duration", ci=0.9)
     sec = cost_section(res)
     assert sec is not None and sec.status == "ok" and sec.title == "Duration"
-    want = ph.estimate(data, k=[1, 2], matched=True, cost_of="duration").cost
+    want = ph.estimate(data, k=[1, 2], matched=True).with_cost_of("duration").cost
     assert want is not None
     got = [r["cost_per_success"] for r in sec.tables[0].rows]
     assert got == pytest.approx(want.table["cost_per_success"].tolist(), rel=1e-12)
