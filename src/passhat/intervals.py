@@ -270,8 +270,8 @@ def task_intervals(
         out[f"pass_at_{kv}"] = np.where(short, np.nan, 1.0 - subset_ratio(nf - cf, nk, kv))
         out[f"pass_at_{kv}_lower"] = 1.0 - (1.0 - lo) ** kv
         out[f"pass_at_{kv}_upper"] = 1.0 - (1.0 - hi) ** kv
+    out["method"] = f"{m} {level:g}"  # in the frame at once: no block per late column
     df = pd.DataFrame(out, copy=False)  # no consolidating copy of a million-task table
-    df["method"] = f"{m} {level:g}"
     return df
 
 
