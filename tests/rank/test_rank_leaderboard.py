@@ -439,6 +439,7 @@ def test_few_tasks_take_each_systems_posterior_the_interval_estimate_gives() -> 
         r = ph.rank(df, k=[1, 4], n_boot=2000, seed=0)
         assert "fewer than 30 common tasks" in r.settings["engine_label"]
         assert r.settings["draws_word"] == "draws"
+        assert (r.table["engine"] == "posterior").all()  # the rows say what drew them
         assert (r.table["upper"] - r.table["lower"] > 0.05).all()
         # each system's estimate, once for the k grid rank was given (its rows do not depend
         # on the other k asked for)

@@ -425,7 +425,7 @@ def _leaderboard(
         r["scope"] = "population"
         r["interval"] = rule[:, j]
         r["tasks"] = d.tasks
-        r["engine"] = opts.engine
+        r["engine"] = "posterior" if unpaired else opts.engine  # what drew the values
         rows.append(r.sort_values(["rank", "system"], kind="stable"))
     return pd.concat(rows, ignore_index=True)
 
