@@ -166,6 +166,27 @@ def one_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _draws_row(
+    truth: Truth,
+    t: int,
+    n: int,
+    rep: int,
+    p: np.ndarray,
+    metric: str,
+    k: int,
+    scope: str,
+    draws: np.ndarray,
+) -> dict[str, Any]:
+    """One cell's row from its draws: whether the central interval holds the truth (the
+    population value, or the mean over these tasks' rates p at the benchmark scope)."""
+    g = p**k if metric == "pass_hat_k" else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
+    value = truth.expected(metric, k) if scope == "population" else float(g.mean())
+    lo, hi = np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
+            "scope": scope, "covered": bool(lo <= value <= hi), "below": bool(value < lo),
+            "width": float(hi - lo)}  # fmt: skip
+
+
 def histogram_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any]]:
     """The same simulated benchmark as :func:`one_replicate`, read by the histogram's rule
     alone (:mod:`passhat.model.histogram`, no model: population the Bayesian bootstrap of the
@@ -184,18 +205,7 @@ def histogram_replicate(ti: int, t: int, n: int, rep: int) -> list[dict[str, Any
         draws = identified_values(groups, requests, 4000, scope=scope,
                                   rng=np.random.default_rng([rep, 29]))  # fmt: skip
         for metric, k in requests:
-            g = (
-                p**k
-                if metric == "pass_hat_k"
-                else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
-            )
-            value = truth.expected(metric, k) if scope == "population" else float(g.mean())
-            lo, hi = np.quantile(draws[(metric, k)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
-            rows.append(
-                {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
-                 "scope": scope, "covered": bool(lo <= value <= hi), "below": bool(value < lo),
-                 "width": float(hi - lo)}
-            )  # fmt: skip
+            rows.append(_draws_row(truth, t, n, rep, p, metric, k, scope, draws[(metric, k)]))
     return rows
 
 
@@ -225,18 +235,7 @@ def identified_rows(
         for metric, k in requests:
             if not informative(groups, metric, k, scope=scope):  # the model's: no row
                 continue
-            g = (
-                p**k
-                if metric == "pass_hat_k"
-                else (1 - (1 - p) ** k if metric == "pass_at_k" else p)
-            )
-            value = truth.expected(metric, k) if scope == "population" else float(g.mean())
-            lo, hi = np.quantile(draws[(metric, k)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
-            rows.append(
-                {"truth": truth.name, "T": t, "n": n, "rep": rep, "metric": metric, "k": k,
-                 "scope": scope, "covered": bool(lo <= value <= hi), "below": bool(value < lo),
-                 "width": float(hi - lo)}
-            )  # fmt: skip
+            rows.append(_draws_row(truth, t, n, rep, p, metric, k, scope, draws[(metric, k)]))
     return rows
 
 
