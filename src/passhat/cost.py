@@ -50,25 +50,34 @@ class CostCells:
     where: str
 
 
-def cost_cells(
-    data: Trials | xr.Dataset, ds: xr.Dataset, *, cost_of: str = "cost"
-) -> CostCells | None:
-    """The cost sums per cell of ``ds`` (a count table of ``data``) from the column
-    ``cost_of`` reads (``cost``, or ``duration_s`` for ``"duration"``); None without runs or
-    without that column."""
-    column = COLUMN[cost_of]
-    if not isinstance(data, Trials) or column not in data.frame.columns:
-        return None
+def cost_cells(data: Trials | xr.Dataset, ds: xr.Dataset) -> dict[str, CostCells]:
+    """The cost sums per cell of ``ds`` (a count table of ``data``) from each column the
+    runs carry, by what it measures (``"cost"``: ``cost``; ``"duration"``: ``duration_s``);
+    empty without runs or without either column. The runs are matched to cells once."""
+    if not isinstance(data, Trials):
+        return {}
     df = data.frame
-    x = to_numbers(df[column]).to_numpy(dtype=float, na_value=np.nan)
+    present = [(of, col) for of, col in COLUMN.items() if col in df.columns]
+    if not present:
+        return {}
     tasks = pd.Index(ds["task"].values)
     s_idx = pd.Index(ds["system"].values).get_indexer(df["system"])
     t_idx = tasks.get_indexer(df["task_id"])
     keep = (s_idx >= 0) & (t_idx >= 0)
     cell = (s_idx * len(tasks) + t_idx)[keep]
-    xs = x[keep]
-    size = ds["n"].size
-    shape = ds["n"].shape
+    return {of: _cells_of(df, col, keep, cell, ds["n"].shape) for of, col in present}
+
+
+def _cells_of(
+    df: pd.DataFrame,
+    column: str,
+    keep: NDArray[np.bool_],
+    cell: NDArray[np.int64],
+    shape: tuple[int, ...],
+) -> CostCells:
+    """One column's sums per cell (``cell``: the flat cell of each kept run)."""
+    xs = to_numbers(df[column]).to_numpy(dtype=float, na_value=np.nan)[keep]
+    size = int(np.prod(shape))
     gone, neg = np.isnan(xs), xs < 0
     first = np.flatnonzero(gone | neg)
     where = ""

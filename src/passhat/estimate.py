@@ -362,8 +362,8 @@ def estimate(
         ),
         by_category=extra.by_category,
         _counts=ds,
-        _cost=cost_cells(data, ds, cost_of="cost"),
-        _duration=cost_cells(data, ds, cost_of="duration"),
+        _cost=(costs := cost_cells(data, ds)).get("cost"),  # the runs' sums per cell, if any
+        _duration=costs.get("duration"),
         _include=tasks.include,
         _weights=tasks.normalised,
     )
