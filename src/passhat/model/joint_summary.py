@@ -145,10 +145,7 @@ class JointFitSummary(Result):
             joint_diagnostics_line(
                 diag.status(),
                 diag.table,
-                None
-                if self.method_label.startswith("posterior, joint crossed model")
-                and "independence MH" in self.method_label
-                else diag.divergences["(all)"],
+                None if st.sampler == "imh" else diag.divergences["(all)"],  # IMH: none to count
             ),
         )
         title = (
