@@ -101,9 +101,7 @@ def dataset_of(path: Path, kinds: tuple[str, ...]) -> bool:
 
 
 def tabular_csv(path: Path, head: str) -> bool:
-    """A CSV or TSV trial table (or a directory of them)."""
-    if path.is_dir():
-        return dataset_of(path, ("csv", "tsv"))
+    """A CSV or TSV trial table (a directory of them: :mod:`passhat.io.tidy`)."""
     kind = file_kind(path)
     if kind not in ("csv", "tsv") and path.suffix.lower() not in {".txt", ""}:
         return False
@@ -113,9 +111,7 @@ def tabular_csv(path: Path, head: str) -> bool:
 
 
 def jsonl(path: Path, head: str) -> bool:
-    """A JSON-lines trial table (or a directory of them)."""
-    if path.is_dir():
-        return dataset_of(path, ("jsonl",))
+    """A JSON-lines trial table (a directory of them: :mod:`passhat.io.tidy`)."""
     lines = [ln for ln in head.splitlines() if ln.strip()]
     return (
         bool(lines)
@@ -125,9 +121,7 @@ def jsonl(path: Path, head: str) -> bool:
 
 
 def parquet(path: Path, head: str) -> bool:
-    """A Parquet trial table (not a count table), or a directory of them."""
-    if path.is_dir():
-        return dataset_of(path, ("parquet",))
+    """A Parquet trial table, not a count table (a directory of them: :mod:`passhat.io.tidy`)."""
     if not (file_kind(path) == "parquet" or head.startswith("PAR1")):
         return False
     try:
@@ -272,9 +266,7 @@ _OBJECT_START = re.compile(r"^\s*\{")
 
 
 def tau2_bench(path: Path, head: str) -> bool:
-    """τ²-bench results (a file or a run directory)."""
-    if path.is_dir():
-        return (path / "results.json").is_file()
+    """τ²-bench results (a run directory: :mod:`passhat.io.tau2_bench`)."""
     if not _OBJECT_START.match(head):
         return False
     if '"simulations"' in head and ('"termination_reason"' in head or '"info"' in head):
